@@ -1,0 +1,56 @@
+/** Server configuration: read from the environment once, validated at start. */
+export interface Config {
+  port: number;
+  host: string;
+  /** PGlite folder, or 'memory'; ignored when databaseUrl is set. */
+  dataDir: string;
+  databaseUrl: string | undefined;
+  rootToken: string | undefined;
+  externalUrl: string;
+  logLevel: LogLevel;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: number;
+  /** Requests per minute allowed for one token (or one address when anonymous). 0 disables the limit. */
+  rateLimitPerMinute: number;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const port = overrides.port ?? integer(env, 'PORT', 8080, 0, 65535);
+  const databaseUrl = overrides.databaseUrl ?? (env.DATABASE_URL || undefined);
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgresql:// URL');
+  }
+  const logLevel = (overrides.logLevel ?? env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const externalUrl = (overrides.externalUrl ?? env.EXTERNAL_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(externalUrl);
+  } catch {
+    throw new ConfigError(`EXTERNAL_URL is not a URL: "${externalUrl}"`);
+  }
+  return {
+    port,
+    host: overrides.host ?? env.HOST ?? '0.0.0.0',
+    dataDir: overrides.dataDir ?? env.DATA_DIR ?? './data',
+    databaseUrl,
+    rootToken: overrides.rootToken ?? (env.GITLAB_ROOT_TOKEN || undefined),
+    externalUrl,
+    logLevel,
+    bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
+  };
+}
