@@ -16,16 +16,22 @@ const NO_FILTERS = { externalTables: [], externalEnums: [] };
 
 let wasmReady: Promise<void> | undefined;
 
+/** The slice of the WebAssembly API used here (Node's global; @types/node 20 does not declare it). */
+interface WasmApi {
+  instantiate(bytes: Uint8Array, imports: Record<string, object>): Promise<{ instance: { exports: { __wbindgen_start(): void } } }>;
+}
+
 /** The package imports its .wasm as an ES module, which Node 20 refuses; instantiate it by hand, once. */
 function loadWasm(): Promise<void> {
   wasmReady ??= (async () => {
     const require = createRequire(import.meta.url);
     const wasmPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg').replace(/\.js$/, '.wasm');
     const bytes = await readFile(wasmPath);
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': bg as unknown as WebAssembly.ModuleImports });
-    const exports = instance.exports as WebAssembly.Exports & { __wbindgen_start: () => void };
-    (bg as unknown as { __wbg_set_wasm: (e: WebAssembly.Exports) => void }).__wbg_set_wasm(exports);
-    exports.__wbindgen_start();
+    const { instance } = await (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly.instantiate(bytes, {
+      './schema_engine_bg.js': bg,
+    });
+    (bg as unknown as { __wbg_set_wasm: (e: object) => void }).__wbg_set_wasm(instance.exports);
+    instance.exports.__wbindgen_start();
   })();
   return wasmReady;
 }

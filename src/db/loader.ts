@@ -1,0 +1,13 @@
+/** The by-key loader every module uses: one `findMany` with `in` per batch, results in key order, null when missing. */
+import DataLoader from 'dataloader';
+
+export function byKeyLoader<K extends string | number, T>(
+  fetch: (keys: readonly K[]) => Promise<T[]>,
+  keyOf: (row: T) => K,
+): DataLoader<K, T | null> {
+  return new DataLoader<K, T | null>(async (keys) => {
+    const rows = await fetch(keys);
+    const found = new Map(rows.map((row) => [keyOf(row), row]));
+    return keys.map((k) => found.get(k) ?? null);
+  });
+}

@@ -1,0 +1,62 @@
+/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD) and JSON scalars. */
+import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { invalidParams } from '../errors.js';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function parseTime(value: unknown): Date {
+  const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(date.getTime())) throw invalidParams([`${String(value)} is not a valid time`]);
+  return date;
+}
+
+function parseDate(value: unknown): Date {
+  const match = typeof value === 'string' ? DATE.exec(value.trim()) : null;
+  const date = match ? new Date(Date.UTC(+match[1], +match[2] - 1, +match[3])) : new Date(NaN);
+  if (!match || Number.isNaN(date.getTime()) || date.getUTCDate() !== +match[3]) {
+    throw invalidParams([`${String(value)} is not a valid date`]);
+  }
+  return date;
+}
+
+function literal(ast: ValueNode): unknown {
+  return ast.kind === Kind.STRING ? ast.value : undefined;
+}
+
+export const Time = new GraphQLScalarType({
+  name: 'Time',
+  serialize: (value) => (value instanceof Date ? value : parseTime(value)).toISOString(),
+  parseValue: parseTime,
+  parseLiteral: (ast) => parseTime(literal(ast)),
+});
+
+export const DateScalar = new GraphQLScalarType({
+  name: 'Date',
+  serialize: (value) => (value instanceof Date ? value : parseDate(value)).toISOString().slice(0, 10),
+  parseValue: parseDate,
+  parseLiteral: (ast) => parseDate(literal(ast)),
+});
+
+function jsonLiteral(ast: ValueNode): unknown {
+  switch (ast.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return ast.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(ast.value);
+    case Kind.LIST:
+      return ast.values.map(jsonLiteral);
+    case Kind.OBJECT:
+      return Object.fromEntries(ast.fields.map((f) => [f.name.value, jsonLiteral(f.value)]));
+    default:
+      return null;
+  }
+}
+
+export const JSONScalar = new GraphQLScalarType({
+  name: 'JSON',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: jsonLiteral,
+});

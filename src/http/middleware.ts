@@ -1,0 +1,79 @@
+/** Express middleware shared by every surface: request ids, access logs, security headers, rate limits, body errors. */
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../logger.js';
+import { digestToken } from '../auth/secrets.js';
+import { extractToken } from '../auth/viewer.js';
+
+export function requestId(req: Request, res: Response, next: NextFunction): void {
+  const id = req.get('x-request-id') ?? randomUUID();
+  res.locals.requestId = id;
+  res.set('X-Request-Id', id);
+  next();
+}
+
+/** One JSON line per request: method, route, status, duration. */
+export function accessLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : req.baseUrl || req.path;
+      logger.info({
+        requestId: res.locals.requestId,
+        method: req.method,
+        route,
+        path: req.originalUrl.split('?')[0],
+        status: res.statusCode,
+        durationMs: Number((process.hrtime.bigint() - start) / 1000n) / 1000,
+      });
+    });
+    next();
+  };
+}
+
+/** GitLab sets these on every API response. */
+export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.set({ 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' });
+  next();
+}
+
+/**
+ * Fixed-window limit per token (or per address for anonymous callers), in this replica's memory:
+ * 429 `{"message":"429 Too Many Requests"}` with `Retry-After`, as GitLab's `too_many_requests!`.
+ */
+export function rateLimit(perMinute: number) {
+  const windows = new Map<string, { start: number; count: number }>();
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (perMinute <= 0) return next();
+    const token = extractToken({ header: (n) => req.get(n), param: (n) => (req.query as Record<string, unknown>)[n] });
+    const key = token ? digestToken(token) : `ip:${req.ip}`;
+    const now = Date.now();
+    let w = windows.get(key);
+    if (!w || now - w.start >= 60_000) {
+      if (windows.size > 100_000) windows.clear();
+      w = { start: now, count: 0 };
+      windows.set(key, w);
+    }
+    w.count += 1;
+    if (w.count > perMinute) {
+      res.set('Retry-After', String(Math.ceil((w.start + 60_000 - now) / 1000)));
+      res.status(429).json({ message: '429 Too Many Requests' });
+      return;
+    }
+    next();
+  };
+}
+
+/** Body-parser failures: malformed JSON is a 400, an oversized body a 413; never a stack trace. */
+export function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const e = err as { type?: string; status?: number };
+  if (e?.type === 'entity.too.large') {
+    res.status(413).json({ message: '413 Request Entity Too Large' });
+    return;
+  }
+  if (e?.type === 'entity.parse.failed' || e?.status === 400) {
+    res.status(400).json({ error: 'The request body could not be parsed' });
+    return;
+  }
+  next(err);
+}

@@ -1,0 +1,84 @@
+/**
+ * Owns activity events (GitLab's Events API records): every module records `opened`, `closed`, `pushed`,
+ * `commented on` … through `record`, inside its own transaction when it passes one.
+ */
+import type { ServiceDeps } from '../../context.js';
+import type { Prisma } from '../../db/database.js';
+
+/** GitLab's event actions; `action_name` in REST is derived from these. */
+export type ActivityAction =
+  | 'created'
+  | 'updated'
+  | 'closed'
+  | 'reopened'
+  | 'pushed'
+  | 'commented'
+  | 'merged'
+  | 'joined'
+  | 'left'
+  | 'destroyed'
+  | 'expired'
+  | 'approved';
+
+export interface ActivityInput {
+  action: ActivityAction;
+  authorId: number;
+  projectId?: number | null;
+  groupId?: number | null;
+  /** GitLab's target class name: Issue, Note, Snippet, Milestone, MergeRequest, Project … */
+  targetType: string | null;
+  targetId?: number | null;
+  targetIid?: number | null;
+  targetTitle?: string | null;
+  pushData?: Prisma.InputJsonValue;
+  data?: Prisma.InputJsonValue;
+}
+
+/** `action_name` as GitLab's Event#action_name words it. */
+export function actionName(action: string, targetType: string | null): string {
+  switch (action) {
+    case 'created':
+      return targetType === null ? 'created' : 'opened';
+    case 'commented':
+      return 'commented on';
+    case 'pushed':
+      return 'pushed to';
+    case 'merged':
+      return 'accepted';
+    case 'joined':
+      return 'joined';
+    case 'left':
+      return 'left';
+    case 'destroyed':
+      return 'deleted';
+    default:
+      return action;
+  }
+}
+
+export const ACTIVITY_TOPIC = 'activity.recorded';
+
+export class ActivityService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  /** Records one event; with `tx` it commits or rolls back with the change it describes. */
+  async record(input: ActivityInput, tx?: Prisma.TransactionClient): Promise<void> {
+    const client = tx ?? this.deps.db;
+    const event = await client.event.create({
+      data: {
+        action: input.action,
+        authorId: input.authorId,
+        projectId: input.projectId ?? null,
+        groupId: input.groupId ?? null,
+        targetType: input.targetType,
+        targetId: input.targetId ?? null,
+        targetIid: input.targetIid ?? null,
+        targetTitle: input.targetTitle ?? null,
+        pushData: input.pushData,
+        data: input.data,
+      },
+      select: { id: true },
+    });
+    await this.deps.app.bus.publish(ACTIVITY_TOPIC, { id: event.id, projectId: input.projectId ?? null, action: input.action }, tx);
+  }
+}

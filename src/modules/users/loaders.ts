@@ -1,0 +1,9 @@
+/** Batched user reads. */
+import type { PrismaClient } from '../../db/database.js';
+import { byKeyLoader } from '../../db/loader.js';
+
+export function createUserLoaders(db: PrismaClient) {
+  return {
+    byId: byKeyLoader((ids: readonly number[]) => db.user.findMany({ where: { id: { in: [...ids] } } }), (u) => u.id),
+  };
+}

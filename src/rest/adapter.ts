@@ -1,0 +1,134 @@
+/**
+ * The one generic REST handler. For each route of the tables it collects parameters (path over body over
+ * query), authenticates, checks the token scope, coerces variables, executes the precompiled operation on
+ * the shared schema, maps errors through src/errors.ts, and sends GitLab's JSON, status and headers.
+ */
+import { Router, type Request, type Response } from 'express';
+import { GraphQLError, execute, type GraphQLSchema } from 'graphql';
+import { createContext, type App } from '../context.js';
+import { insufficientScope, isCoded, notFound, restError, unauthenticated } from '../errors.js';
+import { READ_SCOPES, WRITE_SCOPES, hasScope, type Viewer } from '../auth/viewer.js';
+import { applyOutput, type CompiledOperation, type OutputPlan } from './compile.js';
+import { variablesFromParams } from './params.js';
+import { connectionArgs, paginationHeaders, readOffsetPage } from './pagination.js';
+import type { RestRoute } from './route.js';
+import { resolveViewer } from '../auth/resolve.js';
+
+interface PreparedRoute extends RestRoute {
+  compiled: CompiledOperation;
+  resultPath: string[];
+  plans: OutputPlan[];
+}
+
+/** Binds each route to its compiled operation; an unknown operation or a bad result path fails here, at start. */
+export function prepareRoutes(routes: RestRoute[], operations: Map<string, CompiledOperation>): PreparedRoute[] {
+  const seen = new Set<string>();
+  return routes.map((route) => {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) throw new Error(`REST route ${key} is declared twice`);
+    seen.add(key);
+    const compiled = operations.get(route.operation);
+    if (!compiled) throw new Error(`REST route ${key}: operation ${route.operation} does not exist in graphql/rest`);
+    if (route.method === 'GET' && compiled.kind !== 'query') throw new Error(`REST route ${key}: GET must use a query`);
+    const resultPath = route.result ? route.result.split('.') : compiled.rootFields;
+    if (resultPath.length === 0 || !compiled.rootFields.includes(resultPath[0])) {
+      throw new Error(`REST route ${key}: result ${route.result ?? '(root)'} is not selected by ${route.operation}`);
+    }
+    if (!route.result && compiled.rootFields.length !== 1) throw new Error(`REST route ${key}: name the result field`);
+    if (route.paginate && !compiled.variables.some((v) => v.name === 'first') ) {
+      throw new Error(`REST route ${key}: a paginated operation must declare $first and $after`);
+    }
+    const plans = plansAt(compiled.output, [...resultPath, ...(route.paginate ? ['nodes'] : [])]);
+    return { ...route, compiled, resultPath, plans };
+  });
+}
+
+function send(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.set(headers);
+  if (status === 204) {
+    res.status(204).end();
+    return;
+  }
+  res.status(status).json(body);
+}
+
+export function sendError(res: Response, app: App, error: unknown, req?: Request): void {
+  if (isCoded(error)) {
+    const { status, body, headers } = restError(error);
+    send(res, status, body, headers);
+    return;
+  }
+  const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  const err = cause instanceof Error ? { message: cause.message, stack: cause.stack } : String(cause);
+  app.logger.error({ err, requestId: req?.get('x-request-id') }, 'unhandled error');
+  send(res, 500, { message: '500 Internal Server Error' });
+}
+
+function scopeCheck(route: RestRoute, viewer: Viewer | null): void {
+  if (!viewer) {
+    if (route.authenticate) throw unauthenticated();
+    return;
+  }
+  const accepted = [...(route.method === 'GET' ? READ_SCOPES : WRITE_SCOPES), ...(route.scopes ?? [])];
+  if (!hasScope(viewer, accepted)) throw insufficientScope(accepted);
+}
+
+function dig(data: Record<string, unknown>, path: string[], resource: string | undefined): unknown {
+  let value: unknown = data;
+  for (const key of path) {
+    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : null;
+    if (value === null || value === undefined) throw notFound(resource);
+  }
+  return value;
+}
+
+function handler(app: App, schema: GraphQLSchema, route: PreparedRoute) {
+  const status = route.status ?? (route.method === 'POST' ? 201 : 200);
+  return async (req: Request, res: Response) => {
+    try {
+      const params: Record<string, unknown> = {
+        ...(req.query as Record<string, unknown>),
+        ...(req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}),
+        ...req.params,
+      };
+      const viewer = await resolveViewer(app, req, params);
+      scopeCheck(route, viewer);
+      const page = route.paginate ? readOffsetPage(params) : null;
+      const variables = variablesFromParams(route.compiled.variables, params);
+      if (page) Object.assign(variables, connectionArgs(page));
+      const result = await execute({
+        schema,
+        document: route.compiled.document,
+        variableValues: variables,
+        contextValue: createContext(app, viewer),
+      });
+      if (result.errors?.length) throw result.errors[0];
+      const value = dig(result.data as Record<string, unknown>, route.resultPath, route.notFound);
+      if (page) {
+        const connection = value as { nodes: unknown[]; count: number };
+        const headers = paginationHeaders(req, app.config.externalUrl, page, connection.count);
+        send(res, status, applyOutput(connection.nodes, route.plans), headers);
+        return;
+      }
+      send(res, status, applyOutput(value, route.plans));
+    } catch (error) {
+      sendError(res, app, error, req);
+    }
+  };
+}
+
+/** The output plans that apply at the route's result path (inside `nodes` for paginated routes). */
+function plansAt(output: OutputPlan[], path: string[]): OutputPlan[] {
+  let plans = output;
+  for (const key of path) plans = plans.find((p) => p.key === key)?.children ?? [];
+  return plans;
+}
+
+export function restRouter(app: App, schema: GraphQLSchema, routes: PreparedRoute[]): Router {
+  const router = Router();
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    router[method](route.path, handler(app, schema, route));
+  }
+  return router;
+}

@@ -1,0 +1,187 @@
+/**
+ * Compiles the REST operations once, at start-up: every document in graphql/rest/ is parsed and validated
+ * against the schema, and each operation gets its variable list and an output plan (enum values to REST
+ * strings, `@omitIfNull`, `@unwrap`, `@spread`). A bad operation fails the start, not a request.
+ */
+import {
+  GraphQLEnumType,
+  Kind,
+  getNamedType,
+  isObjectType,
+  isInterfaceType,
+  parse,
+  typeFromAST,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { readGraphqlFiles } from '../graphql/schema.js';
+
+export interface OutputPlan {
+  key: string;
+  enumType?: GraphQLEnumType;
+  omitIfNull: boolean;
+  unwrap: boolean;
+  spread: boolean;
+  children: OutputPlan[];
+}
+
+export interface VariablePlan {
+  name: string;
+  type: GraphQLInputType;
+  hasDefault: boolean;
+}
+
+export interface CompiledOperation {
+  name: string;
+  document: DocumentNode;
+  kind: 'query' | 'mutation';
+  rootFields: string[];
+  variables: VariablePlan[];
+  /** Top-level plans, only the branches that need work. */
+  output: OutputPlan[];
+}
+
+function hasDirective(node: { directives?: readonly { name: { value: string } }[] }, name: string): boolean {
+  return !!node.directives?.some((d) => d.name.value === name);
+}
+
+function planSelection(
+  schema: GraphQLSchema,
+  parent: GraphQLNamedType,
+  selection: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+): OutputPlan[] {
+  const plans: OutputPlan[] = [];
+  for (const node of selection.selections) {
+    if (node.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = fragments.get(node.name.value);
+      if (fragment) plans.push(...planSelection(schema, parent, fragment.selectionSet, fragments));
+      continue;
+    }
+    if (node.kind === Kind.INLINE_FRAGMENT) {
+      const type = node.typeCondition ? schema.getType(node.typeCondition.name.value) ?? parent : parent;
+      plans.push(...planSelection(schema, type, node.selectionSet, fragments));
+      continue;
+    }
+    if (!(isObjectType(parent) || isInterfaceType(parent))) continue;
+    const field = parent.getFields()[node.name.value];
+    if (!field) continue;
+    const named = getNamedType(field.type);
+    const plan: OutputPlan = {
+      key: node.alias?.value ?? node.name.value,
+      enumType: named instanceof GraphQLEnumType ? named : undefined,
+      omitIfNull: hasDirective(node, 'omitIfNull'),
+      unwrap: hasDirective(node, 'unwrap'),
+      spread: hasDirective(node, 'spread'),
+      children: node.selectionSet ? planSelection(schema, named, node.selectionSet, fragments) : [],
+    };
+    plans.push(plan);
+  }
+  return plans;
+}
+
+/** Keeps only the branches that change something, so responses without enums or directives are not walked. */
+function prune(plans: OutputPlan[]): OutputPlan[] {
+  return plans.flatMap((p) => {
+    const children = p.unwrap || p.spread ? p.children : prune(p.children);
+    const needed = p.enumType || p.omitIfNull || p.unwrap || p.spread || children.length;
+    return needed ? [{ ...p, children }] : [];
+  });
+}
+
+export function compileOperations(schema: GraphQLSchema, dir: string): Map<string, CompiledOperation> {
+  const files = readGraphqlFiles(dir);
+  const all = files.flatMap((f) => {
+    try {
+      return parse(f.source, { noLocation: true }).definitions;
+    } catch (err) {
+      throw new Error(`graphql/rest/${f.name}: ${(err as Error).message}`);
+    }
+  });
+  const fragments = all.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+  const fragmentMap = new Map(fragments.map((f) => [f.name.value, f]));
+  const operations = all.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const compiled = new Map<string, CompiledOperation>();
+  for (const op of operations) {
+    const name = op.name?.value;
+    if (!name) throw new Error('graphql/rest: every operation needs a name');
+    if (compiled.has(name)) throw new Error(`graphql/rest: operation ${name} is defined twice`);
+    if (op.operation === 'subscription') throw new Error(`graphql/rest: ${name} is a subscription`);
+    // Each operation carries only the fragments it uses (transitively), so validation sees no unused fragment.
+    const used = new Set<string>();
+    const collect = (set: SelectionSetNode) => {
+      for (const s of set.selections) {
+        if (s.kind === Kind.FRAGMENT_SPREAD && !used.has(s.name.value)) {
+          used.add(s.name.value);
+          const f = fragmentMap.get(s.name.value);
+          if (f) collect(f.selectionSet);
+        } else if (s.kind !== Kind.FRAGMENT_SPREAD && s.selectionSet) collect(s.selectionSet);
+      }
+    };
+    collect(op.selectionSet);
+    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [op, ...fragments.filter((f) => used.has(f.name.value))] };
+    const errors = validate(schema, document);
+    if (errors.length) throw new Error(`graphql/rest: ${name}: ${errors.map((e) => e.message).join('; ')}`);
+    const root = op.operation === 'query' ? schema.getQueryType() : schema.getMutationType();
+    if (!root) throw new Error(`graphql/rest: ${name}: schema has no ${op.operation} type`);
+    compiled.set(name, {
+      name,
+      document,
+      kind: op.operation,
+      rootFields: op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.alias?.value ?? s.name.value] : [])),
+      variables: (op.variableDefinitions ?? []).map((v) => ({
+        name: v.variable.name.value,
+        type: typeFromAST(schema, v.type as never) as GraphQLInputType,
+        hasDefault: v.defaultValue !== undefined,
+      })),
+      output: prune(planSelection(schema, root, op.selectionSet, fragmentMap)),
+    });
+  }
+  return compiled;
+}
+
+/** Applies an output plan in place (returns the new value where an object had to be rebuilt). */
+export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
+  if (value === null || value === undefined || !plans.length) return value;
+  if (Array.isArray(value)) return value.map((item) => applyOutput(item, plans));
+  if (typeof value !== 'object') return value;
+  const obj = value as Record<string, unknown>;
+  let rebuild = false;
+  for (const plan of plans) {
+    const v = obj[plan.key];
+    if (v === null || v === undefined) {
+      if (plan.omitIfNull) delete obj[plan.key];
+      continue;
+    }
+    if (plan.enumType) {
+      const enumType = plan.enumType;
+      const toRest = (name: unknown) => enumType.getValue(String(name))?.value ?? name;
+      obj[plan.key] = Array.isArray(v) ? v.map(toRest) : toRest(v);
+      continue;
+    }
+    const inner = applyOutput(v, plan.children);
+    if (plan.unwrap) {
+      const only = plan.children[0]?.key;
+      const pick = (o: unknown) => (o && typeof o === 'object' && only ? (o as Record<string, unknown>)[only] : o);
+      obj[plan.key] = Array.isArray(inner) ? inner.map(pick) : pick(inner);
+    } else {
+      obj[plan.key] = inner;
+    }
+    if (plan.spread) rebuild = true;
+  }
+  if (!rebuild) return obj;
+  // Spread keys take the place of the field that held them, so the REST key order reads naturally.
+  const spreads = new Set(plans.filter((p) => p.spread).map((p) => p.key));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (spreads.has(k) && v && typeof v === 'object') Object.assign(out, v);
+    else if (!spreads.has(k)) out[k] = v;
+  }
+  return out;
+}

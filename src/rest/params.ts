@@ -1,0 +1,117 @@
+/**
+ * REST parameters to GraphQL variables: `per_page` fills `$perPage`, values are coerced by the variable's
+ * declared type the way GitLab's Grape does (`"true"`, `scopes[]=api`, enum values, snake_case input keys),
+ * and every failure is reported in Grape's words (`name is missing, scopes is invalid`).
+ */
+import {
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLScalarType,
+  type GraphQLInputType,
+} from 'graphql';
+import { invalidParams } from '../errors.js';
+import type { VariablePlan } from './compile.js';
+
+const TRUE = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
+const FALSE = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+
+export function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+const INVALID = Symbol('invalid');
+type Coerced = unknown | typeof INVALID;
+
+function coerceScalar(type: GraphQLScalarType, raw: unknown): Coerced {
+  switch (type.name) {
+    case 'Int': {
+      const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+      if (!/^-?\d{1,10}$/.test(text) || Math.abs(Number(text)) > 2147483647) return INVALID;
+      return Number(text);
+    }
+    case 'Float': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+      return Number.isFinite(n) ? n : INVALID;
+    }
+    case 'Boolean': {
+      if (typeof raw === 'boolean') return raw;
+      const text = String(raw).toLowerCase();
+      return TRUE.has(text) ? true : FALSE.has(text) ? false : INVALID;
+    }
+    case 'String':
+    case 'ID':
+      return typeof raw === 'string' || typeof raw === 'number' ? String(raw) : INVALID;
+    case 'JSON':
+      return raw;
+    default:
+      // Custom scalars (Time, Date) validate with their own parser; the adapter passes the raw value on.
+      try {
+        type.parseValue(raw);
+        return raw;
+      } catch {
+        return INVALID;
+      }
+  }
+}
+
+function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: string[]): unknown {
+  const nullable = type instanceof GraphQLNonNull ? type.ofType : type;
+  if (raw === null || raw === undefined) return null;
+  if (nullable instanceof GraphQLList) {
+    const items = Array.isArray(raw) ? raw : raw === '' ? [] : typeof raw === 'object' ? Object.values(raw) : [raw];
+    return items.map((item, i) => coerce(nullable.ofType, item, `${param}[${i}]`, errors));
+  }
+  if (nullable instanceof GraphQLInputObjectType) {
+    if (typeof raw !== 'object' || Array.isArray(raw)) {
+      errors.push(`${param} is invalid`);
+      return null;
+    }
+    const source = raw as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const field of Object.values(nullable.getFields())) {
+      const value = source[snakeCase(field.name)] ?? source[field.name];
+      const key = `${param}[${snakeCase(field.name)}]`;
+      if (value === undefined || value === null) {
+        if (field.type instanceof GraphQLNonNull && field.defaultValue === undefined) errors.push(`${key} is missing`);
+        continue;
+      }
+      out[field.name] = coerce(field.type, value, key, errors);
+    }
+    return out;
+  }
+  if (nullable instanceof GraphQLEnumType) {
+    const text = String(raw);
+    const match = nullable.getValues().find((v) => v.name === text || v.name.toLowerCase() === text.toLowerCase() || v.value === text);
+    if (!match) errors.push(`${param} does not have a valid value`);
+    return match?.name ?? null;
+  }
+  const value = coerceScalar(nullable as GraphQLScalarType, raw);
+  if (value === INVALID) {
+    errors.push(`${param} is invalid`);
+    return null;
+  }
+  return value;
+}
+
+/** Variables for an operation from merged request parameters; throws BAD_USER_INPUT listing every problem. */
+export function variablesFromParams(variables: VariablePlan[], params: Record<string, unknown>): Record<string, unknown> {
+  const errors: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const v of variables) {
+    const param = snakeCase(v.name);
+    let raw = params[param] ?? params[v.name];
+    const nullable = v.type instanceof GraphQLNonNull ? v.type.ofType : v.type;
+    // Grape passes an empty string through for strings and lists; for other optional types it means "not given".
+    const keepsEmpty = nullable instanceof GraphQLList || (nullable instanceof GraphQLScalarType && nullable.name === 'String');
+    if (raw === '' && !(v.type instanceof GraphQLNonNull) && !keepsEmpty) raw = undefined;
+    if (raw === undefined || raw === null) {
+      if (v.type instanceof GraphQLNonNull && !v.hasDefault) errors.push(`${param} is missing`);
+      continue;
+    }
+    out[v.name] = coerce(v.type, raw, param, errors);
+  }
+  if (errors.length) throw invalidParams([...new Set(errors)]);
+  return out;
+}

@@ -1,0 +1,166 @@
+/**
+ * `npm run bench`: the same two reads — one project, and a 20-item project list with embedded users — three ways:
+ * REST through the adapter, the same query through /api/graphql, and a hand-written express handler calling
+ * Prisma directly. Prints req/s, p50 and p99 for each, and the REST-adapter / direct ratio (target ≥ 0.8).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
+import express from 'express';
+import { digestToken } from '../../src/auth/secrets.js';
+import { loadConfig } from '../../src/config.js';
+import { openMigratedDatabase } from '../../src/db/database.js';
+import { startServer } from '../../src/server.js';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const TOKEN = 'glpat-bench-root-token-0000000000';
+
+const { db } = await openMigratedDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory' });
+const server = await startServer(loadConfig({}, { port: 0, host: '127.0.0.1', rootToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 }), { database: db });
+const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+  const res = await fetch(`${server.url}/api/v4${path}`, {
+    method,
+    headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+};
+
+// 30 users, each with a public personal project: a list page embeds 20 owners and 20 namespaces.
+for (let i = 0; i < 30; i++) {
+  const user = await api('POST', '/users', { username: `bench${i}`, name: `Bench ${i}`, email: `bench${i}@example.com` });
+  const token = await api('POST', `/users/${user.id}/personal_access_tokens`, { name: 'seed', scopes: ['api'] });
+  const res = await fetch(`${server.url}/api/v4/projects`, {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': token.token, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: `project-${i}`, visibility: 'public', description: `Bench project ${i}` }),
+  });
+  if (res.status !== 201) throw new Error(`seed project: ${res.status}`);
+}
+const projectId = (await api('GET', '/projects?per_page=1'))[0].id as number;
+
+// The hand-written baseline: Prisma with includes, the same JSON and headers, no GraphQL.
+const prisma = db.prisma;
+const external = server.app.config.externalUrl;
+type Row = Awaited<ReturnType<typeof loadProjects>>[number];
+function loadProjects(where: { id?: number }, skip: number, take: number) {
+  return prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take, include: { namespace: { include: { owner: true } } } });
+}
+function projectJson(p: Row) {
+  const ns = p.namespace;
+  const owner = ns.owner;
+  return {
+    id: p.id,
+    description: p.description,
+    name: p.name,
+    name_with_namespace: `${ns.fullName} / ${p.name}`,
+    path: p.path,
+    path_with_namespace: p.fullPath,
+    created_at: p.createdAt.toISOString(),
+    default_branch: p.defaultBranch,
+    tag_list: [],
+    topics: [],
+    ssh_url_to_repo: `git@${new URL(external).hostname}:${p.fullPath}.git`,
+    http_url_to_repo: `${external}/${p.fullPath}.git`,
+    web_url: `${external}/${p.fullPath}`,
+    readme_url: null,
+    forks_count: 0,
+    avatar_url: null,
+    star_count: 0,
+    last_activity_at: p.lastActivityAt.toISOString(),
+    visibility: p.visibility,
+    namespace: { id: ns.id, name: ns.name, path: ns.path, kind: ns.kind, full_path: ns.fullPath, parent_id: ns.parentId, avatar_url: ns.avatarUrl, web_url: `${external}/${ns.fullPath}` },
+    ...(owner ? { owner: { id: owner.id, username: owner.username, name: owner.name, state: owner.state, locked: false, avatar_url: owner.avatarUrl, web_url: `${external}/${owner.username}` } } : {}),
+    creator_id: p.creatorId,
+    archived: p.archived,
+    empty_repo: true,
+    updated_at: p.updatedAt.toISOString(),
+    repository_storage: p.repositoryStorage,
+    _links: { self: `${external}/api/v4/projects/${p.id}` },
+  };
+}
+const direct = express();
+// Authenticates like the server does (token digest lookup with its user), so both sides pay for it.
+direct.use(async (req, res, next) => {
+  const token = await prisma.personalAccessToken.findUnique({ where: { digest: digestToken(req.get('private-token') ?? '') }, include: { user: true } });
+  if (!token || token.revoked) res.status(401).json({ message: '401 Unauthorized' });
+  else next();
+});
+direct.get('/projects/:id', async (req, res) => {
+  const [row] = await loadProjects({ id: Number(req.params.id) }, 0, 1);
+  res.json(projectJson(row));
+});
+direct.get('/projects', async (_req, res) => {
+  const [rows, total] = await Promise.all([loadProjects({}, 0, 20), prisma.project.count()]);
+  res.set({ 'X-Total': String(total), 'X-Page': '1', 'X-Per-Page': '20' });
+  res.json(rows.map(projectJson));
+});
+const directServer = createServer(direct);
+await new Promise<void>((resolve) => directServer.listen(0, '127.0.0.1', resolve));
+const directUrl = `http://127.0.0.1:${(directServer.address() as AddressInfo).port}`;
+
+const PROJECT_FIELDS = `id: databaseId description name name_with_namespace: nameWithNamespace path path_with_namespace: fullPath
+  created_at: createdAt default_branch: defaultBranch web_url: webUrl visibility last_activity_at: lastActivityAt
+  namespace { id: databaseId name path kind full_path: fullPath parent_id: parentId web_url: webUrl }
+  owner { id: databaseId username name state avatar_url: avatarUrl web_url: webUrl }`;
+const graphqlBody = (query: string) => JSON.stringify({ query });
+
+interface Case {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  body?: string;
+  headers: Record<string, string>;
+}
+const auth = { 'PRIVATE-TOKEN': TOKEN };
+const scenarios: { read: string; cases: Case[] }[] = [
+  {
+    read: 'one project',
+    cases: [
+      { name: 'REST adapter', url: `${server.url}/api/v4/projects/${projectId}`, headers: auth },
+      { name: 'GraphQL', url: `${server.url}/api/graphql`, method: 'POST', body: graphqlBody(`{ project(fullPath: "${projectId}") { ${PROJECT_FIELDS} } }`), headers: { ...auth, 'content-type': 'application/json' } },
+      { name: 'direct Prisma', url: `${directUrl}/projects/${projectId}`, headers: auth },
+    ],
+  },
+  {
+    read: '20 projects with owners',
+    cases: [
+      { name: 'REST adapter', url: `${server.url}/api/v4/projects?per_page=20`, headers: auth },
+      { name: 'GraphQL', url: `${server.url}/api/graphql`, method: 'POST', body: graphqlBody(`{ projects(first: 20) { count nodes { ${PROJECT_FIELDS} } } }`), headers: { ...auth, 'content-type': 'application/json' } },
+      { name: 'direct Prisma', url: `${directUrl}/projects`, headers: auth },
+    ],
+  },
+];
+
+function run(c: Case): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url: c.url, method: c.method ?? 'GET', body: c.body, headers: c.headers, connections: CONNECTIONS, duration: DURATION }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
+  });
+}
+
+console.log(`database: ${db.kind}; ${CONNECTIONS} connections, ${DURATION}s per case\n`);
+const rows: string[] = [];
+for (const scenario of scenarios) {
+  const results = new Map<string, autocannon.Result>();
+  for (const c of scenario.cases) {
+    await run({ ...c }); // warm-up pass, discarded
+    const result = await run(c);
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.read} / ${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    results.set(c.name, result);
+    rows.push(`${scenario.read.padEnd(24)} ${c.name.padEnd(14)} ${result.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(result.latency.p50).padStart(4)} ms   p99 ${String(result.latency.p99).padStart(4)} ms`);
+    console.log(rows[rows.length - 1]);
+  }
+  const rest = results.get('REST adapter')?.requests.average ?? 0;
+  const base = results.get('direct Prisma')?.requests.average ?? 1;
+  const line = `${scenario.read.padEnd(24)} ratio REST adapter / direct = ${(rest / base).toFixed(2)} (target >= 0.80)`;
+  rows.push(line);
+  console.log(line);
+}
+
+await new Promise<void>((resolve) => directServer.close(() => resolve()));
+await server.close();
+await db.close();

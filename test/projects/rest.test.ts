@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer, EXTERNAL_URL } from '../support/server.js';
+import { addMember, createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
+
+let t: TestServer;
+let alice: TestUser;
+beforeAll(async () => {
+  t = await startTestServer();
+  alice = await createUser(t);
+});
+afterAll(() => t?.close());
+
+describe('projects', () => {
+  it('creates a personal project with GitLab\'s fields', async () => {
+    const res = await t.api('POST', '/projects', { token: alice.token, body: { name: 'My Project', description: 'x' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      name: 'My Project',
+      path: 'My-Project',
+      path_with_namespace: `${alice.username}/My-Project`,
+      visibility: 'private',
+      default_branch: 'main',
+      web_url: `${EXTERNAL_URL}/${alice.username}/My-Project`,
+      http_url_to_repo: `${EXTERNAL_URL}/${alice.username}/My-Project.git`,
+      ssh_url_to_repo: `git@gitlab.example.com:${alice.username}/My-Project.git`,
+      namespace: { kind: 'user', path: alice.username, full_path: alice.username, parent_id: null },
+      owner: { id: alice.id, username: alice.username },
+      creator_id: alice.id,
+      _links: { self: `${EXTERNAL_URL}/api/v4/projects/${res.body.id}` },
+    });
+    expect(res.body).not.toHaveProperty('repository_storage');
+    expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('reads a project by id and by URL-encoded path; an unencoded path is an unknown route', async () => {
+    const p = await createProject(t, alice.token);
+    const byId = await t.api('GET', `/projects/${p.id}`, { token: alice.token });
+    expect(byId.body.permissions).toEqual({ project_access: { access_level: 50 }, group_access: null });
+    const byPath = await t.api('GET', `/projects/${encodeURIComponent(p.path_with_namespace)}`, { token: alice.token });
+    expect(byPath.body.id).toBe(p.id);
+    const raw = await t.api('GET', `/projects/${p.path_with_namespace}`, { token: alice.token });
+    expect(raw.status).toBe(404);
+    expect(raw.body).toEqual({ error: '404 Not Found' });
+  });
+
+  it('answers 404 Project Not Found for private projects of others, and for unknown ids', async () => {
+    const p = await createProject(t, alice.token);
+    const bob = await createUser(t);
+    for (const token of [bob.token, null]) {
+      const res = await t.api('GET', `/projects/${p.id}`, { token });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ message: '404 Project Not Found' });
+    }
+    expect((await t.api('GET', '/projects/99999999')).body).toEqual({ message: '404 Project Not Found' });
+  });
+
+  it('needs name or path', async () => {
+    const res = await t.api('POST', '/projects', { token: alice.token, body: { description: 'no name' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'name, path are missing, at least one parameter must be provided' });
+  });
+
+  it('refuses a taken path with a validation body', async () => {
+    const p = await createProject(t, alice.token);
+    const res = await t.api('POST', '/projects', { token: alice.token, body: { name: unique('other'), path: p.path } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: { path: ['has already been taken'] } });
+  });
+
+  it('filters by search, visibility, owned and membership, and paginates with GitLab headers', async () => {
+    const bob = await createUser(t);
+    const tag = unique('zeta');
+    for (let i = 0; i < 3; i++) await createProject(t, bob.token, { name: `${tag}-${i}`, visibility: 'public' });
+    const page1 = await t.api('GET', `/projects?search=${tag}&per_page=2&order_by=id&sort=asc`, { token: alice.token });
+    expect(page1.status).toBe(200);
+    expect(page1.body.map((p: { name: string }) => p.name)).toEqual([`${tag}-0`, `${tag}-1`]);
+    expect(page1.headers.get('x-total')).toBe('3');
+    expect(page1.headers.get('x-total-pages')).toBe('2');
+    expect(page1.headers.get('x-page')).toBe('1');
+    expect(page1.headers.get('x-per-page')).toBe('2');
+    expect(page1.headers.get('x-next-page')).toBe('2');
+    expect(page1.headers.get('x-prev-page')).toBe('');
+    const link = page1.headers.get('link') ?? '';
+    expect(link).toContain(`<${EXTERNAL_URL}/api/v4/projects?order_by=id&page=2&per_page=2&search=${tag}&sort=asc>; rel="next"`);
+    expect(link).toContain('rel="first"');
+    expect(link).toContain('rel="last"');
+    const page2 = await t.api('GET', `/projects?search=${tag}&per_page=2&page=2&order_by=id&sort=asc`, { token: alice.token });
+    expect(page2.body.map((p: { name: string }) => p.name)).toEqual([`${tag}-2`]);
+    expect(page2.headers.get('x-next-page')).toBe('');
+    expect(page2.headers.get('x-prev-page')).toBe('1');
+
+    const owned = await t.api('GET', `/projects?owned=true&search=${tag}`, { token: alice.token });
+    expect(owned.body).toEqual([]);
+    const membership = await t.api('GET', `/projects?membership=true&search=${tag}`, { token: bob.token });
+    expect(membership.body).toHaveLength(3);
+    const priv = await t.api('GET', `/projects?visibility=private&search=${tag}`, { token: alice.token });
+    expect(priv.body).toEqual([]);
+  });
+
+  it('rejects bad pagination and filter values in Grape words', async () => {
+    expect((await t.api('GET', '/projects?per_page=0')).body).toEqual({ error: 'per_page has a value not allowed' });
+    expect((await t.api('GET', '/projects?page=abc')).body).toEqual({ error: 'page is invalid' });
+    expect((await t.api('GET', '/projects?visibility=secret')).body).toEqual({ error: 'visibility does not have a valid value' });
+    expect((await t.api('GET', '/projects?owned=maybe')).body).toEqual({ error: 'owned is invalid' });
+    const big = await t.api('GET', '/projects?per_page=1000');
+    expect(big.headers.get('x-per-page')).toBe('100');
+  });
+
+  it('lets only administrators filter by repository_storage and see it', async () => {
+    const p = await createProject(t, alice.token);
+    const asRoot = await t.api('GET', `/projects?repository_storage=default&per_page=100`);
+    expect(asRoot.body.map((x: { id: number }) => x.id)).toContain(p.id);
+    expect(asRoot.body[0].repository_storage).toBe('default');
+    const none = await t.api('GET', '/projects?repository_storage=elsewhere');
+    expect(none.body).toEqual([]);
+  });
+
+  it('manages project members: maintainers add up to their level, guests cannot add', async () => {
+    const group = await createGroup(t, alice.token);
+    const project = await createProject(t, alice.token, { namespaceId: group.id });
+    const maint = await createUser(t);
+    const guest = await createUser(t);
+    await addMember(t, alice.token, 'projects', project.id, maint.id, 40);
+    const asOwner = await t.api('POST', `/projects/${project.id}/members`, { token: maint.token, body: { user_id: guest.id, access_level: 50 } });
+    expect(asOwner.status).toBe(403);
+    const ok = await t.api('POST', `/projects/${project.id}/members`, { token: maint.token, body: { username: guest.username, access_level: 10 } });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ id: guest.id, username: guest.username, access_level: 10, created_by: { id: maint.id } });
+    expect(Object.keys(ok.body)).toEqual(['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url', 'access_level', 'created_at', 'created_by', 'expires_at', 'membership_state']);
+    const byGuest = await t.api('POST', `/projects/${project.id}/members`, { token: guest.token, body: { user_id: alice.id, access_level: 10 } });
+    expect(byGuest.status).toBe(403);
+    const list = await t.api('GET', `/projects/${project.id}/members`, { token: guest.token });
+    expect(list.body.map((m: { id: number }) => m.id)).toEqual([maint.id, guest.id]);
+    const missing = await t.api('POST', `/projects/${project.id}/members`, { token: alice.token, body: { access_level: 30 } });
+    expect(missing.body).toEqual({ error: 'user_id, username are missing, exactly one parameter must be provided' });
+  });
+});

@@ -1,0 +1,67 @@
+/** Starts the real server on a real port (port 0) over a fresh database, with helpers to call it over HTTP. */
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { freshDatabase } from './db.js';
+
+export const EXTERNAL_URL = 'http://gitlab.example.com';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestServer {
+  server: RunningServer;
+  url: string;
+  rootToken: string;
+  /** Raw HTTP to `/api/v4<path>`; JSON bodies are sent as JSON. */
+  api<T = any>(method: string, path: string, options?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  /** POST a GraphQL operation to /api/graphql. */
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<ApiResponse<{ data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const { db, cleanup } = await freshDatabase();
+  const rootToken = `glpat-root-${randomBytes(12).toString('hex')}`;
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', rootToken, logLevel: 'silent', externalUrl: EXTERNAL_URL, ...overrides });
+  const server = await startServer(config, { database: db });
+  const url = server.url;
+
+  async function request<T>(method: string, target: string, token: string | null | undefined, body: unknown, headers: Record<string, string> = {}) {
+    const h: Record<string, string> = { ...headers };
+    if (token) h['PRIVATE-TOKEN'] = token;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      if (typeof body === 'string') payload = body;
+      else {
+        payload = JSON.stringify(body);
+        h['Content-Type'] ??= 'application/json';
+      }
+    }
+    const res = await fetch(`${url}${target}`, { method, headers: h, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  return {
+    server,
+    url,
+    rootToken,
+    api: (method, path, options = {}) => request(method, `/api/v4${path}`, options.token === undefined ? rootToken : options.token, options.body, options.headers),
+    graphql: (query, variables = {}, token = rootToken) => request('POST', '/api/graphql', token, { query, variables }),
+    async close() {
+      await server.close();
+      await cleanup();
+    },
+  };
+}

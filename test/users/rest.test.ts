@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer, EXTERNAL_URL } from '../support/server.js';
+import { createUser, unique } from '../support/factories.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t?.close());
+
+describe('authentication', () => {
+  it('answers GET /user for the root token in the PRIVATE-TOKEN header', async () => {
+    const res = await t.api('GET', '/user');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.body).toMatchObject({ id: 1, username: 'root', name: 'Administrator', state: 'active', is_admin: true, web_url: `${EXTERNAL_URL}/root` });
+  });
+
+  it('accepts Authorization: Bearer, private_token and access_token', async () => {
+    const bearer = await t.api('GET', '/user', { token: null, headers: { Authorization: `Bearer ${t.rootToken}` } });
+    expect(bearer.status).toBe(200);
+    const query = await t.api('GET', `/user?private_token=${t.rootToken}`, { token: null });
+    expect(query.status).toBe(200);
+    const access = await t.api('GET', `/user?access_token=${t.rootToken}`, { token: null });
+    expect(access.status).toBe(200);
+  });
+
+  it('answers 401 {"message":"401 Unauthorized"} to a bad token, even on routes open to anonymous callers', async () => {
+    for (const path of ['/user', '/projects', '/users']) {
+      const res = await t.api('GET', path, { token: 'glpat-not-a-token' });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: '401 Unauthorized' });
+    }
+  });
+
+  it('answers 401 to anonymous callers of /user', async () => {
+    const res = await t.api('GET', '/user', { token: null });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ message: '401 Unauthorized' });
+  });
+
+  it('rejects a revoked token with the OAuth invalid_token body', async () => {
+    const user = await createUser(t);
+    expect((await t.api('DELETE', '/personal_access_tokens/self', { token: user.token })).status).toBe(204);
+    const res = await t.api('GET', '/user', { token: user.token });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'invalid_token', error_description: 'Token was revoked. You have to re-authorize from the user.' });
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('lets a read_api token read but not write', async () => {
+    const user = await createUser(t, { scopes: ['read_api'] });
+    expect((await t.api('GET', '/projects', { token: user.token })).status).toBe(200);
+    const res = await t.api('POST', '/projects', { token: user.token, body: { name: unique('p') } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ error: 'insufficient_scope', scope: 'api' });
+  });
+
+  it('sets GitLab security headers', async () => {
+    const res = await t.api('GET', '/version');
+    expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+describe('users', () => {
+  it('GET /version returns the version', async () => {
+    const res = await t.api('GET', '/version');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body)).toEqual(['version', 'revision', 'enterprise']);
+  });
+
+  it('POST /users creates a user (admin only) and GET /users/:id reads it', async () => {
+    const username = unique('alice');
+    const res = await t.api('POST', '/users', { body: { username, name: 'Alice', email: `${username}@example.com`, password: 'long-enough-pw' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ username, name: 'Alice', state: 'active', email: `${username}@example.com`, is_admin: false, bot: false });
+    const got = await t.api('GET', `/users/${res.body.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.username).toBe(username);
+    const byName = await t.api('GET', `/users?username=${username}`);
+    expect(byName.body).toHaveLength(1);
+  });
+
+  it('answers 409 when the username or email is taken', async () => {
+    const user = await createUser(t);
+    const dupName = await t.api('POST', '/users', { body: { username: user.username, name: 'X', email: `${unique('x')}@example.com` } });
+    expect(dupName.status).toBe(409);
+    expect(dupName.body).toEqual({ message: 'Username has already been taken' });
+    const dupEmail = await t.api('POST', '/users', { body: { username: unique('y'), name: 'Y', email: `${user.username}@example.com` } });
+    expect(dupEmail.status).toBe(409);
+    expect(dupEmail.body).toEqual({ message: 'Email has already been taken' });
+  });
+
+  it('lists every missing parameter in Grape words', async () => {
+    const res = await t.api('POST', '/users', { body: {} });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'email is missing, username is missing, name is missing' });
+  });
+
+  it('forbids non-administrators from creating users', async () => {
+    const user = await createUser(t);
+    const res = await t.api('POST', '/users', { token: user.token, body: { username: unique('z'), name: 'Z', email: `${unique('z')}@example.com` } });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: '403 Forbidden' });
+  });
+
+  it('answers 404 User Not Found for an unknown user', async () => {
+    const res = await t.api('GET', '/users/999999');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: '404 User Not Found' });
+  });
+
+  it('hides email from other non-admin users', async () => {
+    const a = await createUser(t);
+    const b = await createUser(t);
+    const res = await t.api('GET', `/users/${b.id}`, { token: a.token });
+    expect(res.status).toBe(200);
+    expect(res.body).not.toHaveProperty('email');
+    expect(res.body).not.toHaveProperty('is_admin');
+  });
+});
+
+describe('personal access tokens', () => {
+  it('creates a token shown once, lists it without the value, and revokes it', async () => {
+    const user = await createUser(t);
+    const created = await t.api('POST', `/users/${user.id}/personal_access_tokens`, { body: { name: 'ci', scopes: ['read_api'], expires_at: '2099-01-31' } });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(
+      ['active', 'created_at', 'description', 'expires_at', 'id', 'last_used_at', 'name', 'revoked', 'scopes', 'token', 'user_id'].sort(),
+    );
+    expect(created.body).toMatchObject({ name: 'ci', scopes: ['read_api'], expires_at: '2099-01-31', active: true, revoked: false, user_id: user.id });
+    expect(created.body.token).toMatch(/^glpat-/);
+
+    const list = await t.api('GET', '/personal_access_tokens', { token: user.token });
+    expect(list.status).toBe(200);
+    expect(list.body.map((x: { name: string }) => x.name).sort()).toEqual(['ci', 'test']);
+    expect(list.body[0]).not.toHaveProperty('token');
+
+    const self = await t.api('GET', '/personal_access_tokens/self', { token: created.body.token });
+    expect(self.body).toMatchObject({ id: created.body.id, last_used_at: expect.any(String) });
+
+    expect((await t.api('DELETE', `/personal_access_tokens/${created.body.id}`, { token: user.token })).status).toBe(204);
+    const after = await t.api('GET', `/personal_access_tokens/${created.body.id}`, { token: user.token });
+    expect(after.body).toMatchObject({ revoked: true, active: false });
+    const inactive = await t.api('GET', '/personal_access_tokens?state=inactive', { token: user.token });
+    expect(inactive.body.map((x: { id: number }) => x.id)).toEqual([created.body.id]);
+  });
+
+  it("hides other users' tokens from non-administrators", async () => {
+    const a = await createUser(t);
+    const b = await createUser(t);
+    const list = await t.api('GET', '/personal_access_tokens', { token: b.token });
+    const bTokenId = list.body[0].id;
+    expect((await t.api('GET', `/personal_access_tokens/${bTokenId}`, { token: a.token })).status).toBe(404);
+    expect((await t.api('DELETE', `/personal_access_tokens/${bTokenId}`, { token: a.token })).body).toEqual({ message: '404 Personal Access Token Not Found' });
+  });
+
+  it('rejects unknown scopes', async () => {
+    const user = await createUser(t);
+    const res = await t.api('POST', `/users/${user.id}/personal_access_tokens`, { body: { name: 'x', scopes: ['everything'] } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'scopes does not have a valid value' });
+  });
+
+  it('rejects an expired token with the OAuth expiry body', async () => {
+    const user = await createUser(t);
+    const created = await t.api('POST', `/users/${user.id}/personal_access_tokens`, { body: { name: 'soon', scopes: ['api'], expires_at: '2099-01-01' } });
+    await t.server.database.prisma.personalAccessToken.update({ where: { id: created.body.id }, data: { expiresAt: new Date('2020-01-01') } });
+    const res = await t.api('GET', '/user', { token: created.body.token });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'invalid_token', error_description: 'Token is expired. You can either do re-authorization or token refresh.' });
+  });
+});
