@@ -19,6 +19,7 @@ import { createProjectLoaders } from './modules/projects/loaders.js';
 import { MembersService } from './modules/members/service.js';
 import { createMemberLoaders } from './modules/members/loaders.js';
 import { ActivityService } from './modules/activity/service.js';
+import { createActivityLoaders } from './modules/activity/loaders.js';
 
 /** Long-lived parts shared by every request. */
 export interface App {
@@ -34,6 +35,7 @@ export interface Loaders {
   namespaces: ReturnType<typeof createNamespaceLoaders>;
   projects: ReturnType<typeof createProjectLoaders>;
   members: ReturnType<typeof createMemberLoaders>;
+  activity: ReturnType<typeof createActivityLoaders>;
 }
 
 export interface Services {
@@ -53,6 +55,8 @@ export interface ServiceDeps {
   loaders: Loaders;
   services: Services;
   app: App;
+  /** A new context for the same viewer: fresh loaders, for long-lived work such as subscriptions. */
+  renew: () => Context;
 }
 
 export interface Context {
@@ -80,10 +84,11 @@ export function createContext(app: App, viewer: Viewer | null): Context {
     namespaces: createNamespaceLoaders(app.db),
     projects: createProjectLoaders(app.db),
     members: createMemberLoaders(app.db, viewer),
+    activity: createActivityLoaders(app.db),
   };
   const built: Partial<Services> = {};
   const services = {} as Services;
-  const deps: ServiceDeps = { db: app.db, viewer, loaders, services, app };
+  const deps: ServiceDeps = { db: app.db, viewer, loaders, services, app, renew: () => createContext(app, viewer) };
   for (const name of Object.keys(SERVICE_CLASSES) as (keyof Services)[]) {
     Object.defineProperty(services, name, {
       enumerable: true,

@@ -28,17 +28,26 @@ export interface DatabaseOptions {
   loadDataDir?: Blob;
   /** Connections in the PostgreSQL pool. */
   poolSize?: number;
+  /** Called for every SQL statement Prisma runs (query-budget tests). */
+  onQuery?: (sql: string) => void;
+}
+
+function prismaClient(adapter: PrismaPGlite | PrismaPg, onQuery: DatabaseOptions['onQuery']): PrismaClient {
+  if (!onQuery) return new PrismaClient({ adapter });
+  const client = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  client.$on('query', (e) => onQuery(e.query));
+  return client as unknown as PrismaClient;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onQuery) : openPglite(options);
 }
 
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
   const pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
   const factory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: factory });
+  const prisma = prismaClient(factory, options.onQuery);
   return {
     prisma,
     kind: 'pglite',
@@ -51,10 +60,10 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, onQuery: DatabaseOptions['onQuery']): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   const factory = new PrismaPg(pool);
-  const prisma = new PrismaClient({ adapter: factory });
+  const prisma = prismaClient(factory, onQuery);
   // LISTEN needs a connection of its own: a pooled one would be handed to other queries.
   let listener: pg.Client | undefined;
   const handlers = new Map<string, Set<(payload: string) => void>>();

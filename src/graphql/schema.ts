@@ -10,6 +10,7 @@ import { tokenResolvers } from '../modules/tokens/resolvers.js';
 import { namespaceResolvers } from '../modules/namespaces/resolvers.js';
 import { memberResolvers } from '../modules/members/resolvers.js';
 import { projectResolvers } from '../modules/projects/resolvers.js';
+import { activityResolvers } from '../modules/activity/resolvers.js';
 
 export const GRAPHQL_DIR = new URL('../../graphql/', import.meta.url).pathname;
 
@@ -31,6 +32,7 @@ export function buildSchema(): GraphQLSchema {
       namespaceResolvers,
       memberResolvers,
       projectResolvers,
+      activityResolvers,
     ],
   });
 }

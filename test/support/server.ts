@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
 import { freshDatabase } from './db.js';
 
 export const EXTERNAL_URL = 'http://gitlab.example.com';
@@ -16,6 +17,8 @@ export interface ApiResponse<T = unknown> {
 export interface TestServer {
   server: RunningServer;
   url: string;
+  /** The PostgreSQL database this server uses; undefined on PGlite. */
+  databaseUrl: string | undefined;
   rootToken: string;
   /** Raw HTTP to `/api/v4<path>`; JSON bodies are sent as JSON. */
   api<T = any>(method: string, path: string, options?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
@@ -24,9 +27,27 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
-  const { db, cleanup } = await freshDatabase();
-  const rootToken = `glpat-root-${randomBytes(12).toString('hex')}`;
+export interface TestServerOptions {
+  /** Run as another replica on the database of this server (PostgreSQL only). */
+  replicaOf?: TestServer;
+  /** Called with every SQL statement the server runs (query budgets). */
+  onQuery?: (sql: string) => void;
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+  const primary = options.replicaOf;
+  let db: Database;
+  let cleanup: () => Promise<void>;
+  let fresh: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  if (primary) {
+    if (!primary.databaseUrl) throw new Error('replicas need a PostgreSQL database');
+    db = await openDatabase({ databaseUrl: primary.databaseUrl, poolSize: 4 });
+    cleanup = () => db.close();
+  } else {
+    fresh = await freshDatabase('test', { onQuery: options.onQuery });
+    ({ db, cleanup } = fresh);
+  }
+  const rootToken = primary?.rootToken ?? `glpat-root-${randomBytes(12).toString('hex')}`;
   const config = loadConfig({}, { port: 0, host: '127.0.0.1', rootToken, logLevel: 'silent', externalUrl: EXTERNAL_URL, ...overrides });
   const server = await startServer(config, { database: db });
   const url = server.url;
@@ -56,6 +77,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   return {
     server,
     url,
+    databaseUrl: primary?.databaseUrl ?? fresh?.databaseUrl,
     rootToken,
     api: (method, path, options = {}) => request(method, `/api/v4${path}`, options.token === undefined ? rootToken : options.token, options.body, options.headers),
     graphql: (query, variables = {}, token = rootToken) => request('POST', '/api/graphql', token, { query, variables }),

@@ -3,7 +3,7 @@
  * `commented on` … through `record`, inside its own transaction when it passes one.
  */
 import type { ServiceDeps } from '../../context.js';
-import type { Prisma } from '../../db/database.js';
+import type { Prisma, PrismaClient } from '../../db/database.js';
 
 /** GitLab's event actions; `action_name` in REST is derived from these. */
 export type ActivityAction =
@@ -58,6 +58,13 @@ export function actionName(action: string, targetType: string | null): string {
 
 export const ACTIVITY_TOPIC = 'activity.recorded';
 
+export type EventRow = Awaited<ReturnType<PrismaClient['event']['findUniqueOrThrow']>>;
+
+interface RecordedMessage {
+  id: number;
+  projectId: number | null;
+}
+
 export class ActivityService {
   constructor(private readonly deps: ServiceDeps) {}
 
@@ -79,6 +86,27 @@ export class ActivityService {
       },
       select: { id: true },
     });
-    await this.deps.app.bus.publish(ACTIVITY_TOPIC, { id: event.id, projectId: input.projectId ?? null, action: input.action }, tx);
+    const message: RecordedMessage = { id: event.id, projectId: input.projectId ?? null };
+    await this.deps.app.bus.publish(ACTIVITY_TOPIC, message, tx);
+  }
+
+  /**
+   * Recorded events as they happen on any replica, limited to projects the subscriber can read. Each event is
+   * checked with a fresh context, so a membership granted or removed meanwhile is seen.
+   */
+  async *recorded(projectRef: string | null | undefined): AsyncGenerator<{ activityEventRecorded: EventRow }> {
+    const { app } = this.deps;
+    const only = projectRef != null ? (await this.deps.services.projects.get(projectRef)).id : null;
+    const events = app.bus.iterate<RecordedMessage>(ACTIVITY_TOPIC, (m) => m.projectId !== null && (only === null || m.projectId === only));
+    try {
+      for await (const message of events) {
+        const fresh = this.deps.renew();
+        if (message.projectId === null || !(await fresh.services.projects.find(String(message.projectId)))) continue;
+        const event = await fresh.loaders.activity.byId.load(message.id);
+        if (event) yield { activityEventRecorded: event };
+      }
+    } finally {
+      await events.return?.();
+    }
   }
 }

@@ -1,5 +1,6 @@
 /** The viewer's own memberships, loaded once per request: every access check in the request reads them. */
 import type { Viewer } from '../../auth/viewer.js';
+import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
 
 export interface ViewerMemberships {
@@ -25,5 +26,19 @@ export function createMemberLoaders(db: PrismaClient, viewer: Viewer | null) {
     }
     return result;
   }
-  return { viewerMemberships: () => (mine ??= load()) };
+  return {
+    viewerMemberships: () => (mine ??= load()),
+    /** Distinct users with a membership in each group or any of its descendants. */
+    countWithDescendants: new DataLoader<number, number>(async (ids) => {
+      const rows = await db.$queryRaw<{ ancestor: number; count: bigint }[]>`
+        SELECT a.ancestor, count(DISTINCT m."userId") AS count
+        FROM "members" m
+        JOIN "namespaces" n ON n."id" = m."namespaceId"
+        CROSS JOIN LATERAL unnest(n."traversalIds") AS a(ancestor)
+        WHERE a.ancestor = ANY(${[...ids]}::int[])
+        GROUP BY a.ancestor`;
+      const counts = new Map(rows.map((r) => [Number(r.ancestor), Number(r.count)]));
+      return ids.map((id) => counts.get(id) ?? 0);
+    }),
+  };
 }

@@ -63,13 +63,8 @@ export class MembersService {
   }
 
   /** Number of distinct users with a membership in the group or any of its descendants. */
-  async countWithDescendants(namespaceId: number): Promise<number> {
-    const rows = await this.deps.db.member.findMany({
-      where: { namespace: { traversalIds: { has: namespaceId } } },
-      distinct: ['userId'],
-      select: { userId: true },
-    });
-    return rows.length;
+  countWithDescendants(namespaceId: number): Promise<number> {
+    return this.deps.loaders.members.countWithDescendants.load(namespaceId);
   }
 
   /** Adds a member to a group. Needs Owner access (or administrator). */

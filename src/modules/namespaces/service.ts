@@ -25,10 +25,12 @@ export function fuzzyWhere(search: string, fields: readonly ('name' | 'path')[])
 export class NamespacesService {
   constructor(private readonly deps: ServiceDeps) {}
 
-  static createPersonal(tx: Prisma.TransactionClient, user: { id: number; username: string; name: string }) {
-    return tx.namespace.create({
+  /** A user's namespace; like groups, its traversal ids end with its own id. */
+  static async createPersonal(tx: Prisma.TransactionClient, user: { id: number; username: string; name: string }) {
+    const ns = await tx.namespace.create({
       data: { kind: 'user', name: user.username, path: user.username, fullPath: user.username, fullName: user.name, ownerId: user.id, traversalIds: [] },
     });
+    return tx.namespace.update({ where: { id: ns.id }, data: { traversalIds: [ns.id] } });
   }
 
   /** A namespace row by numeric ID or full path, without any permission check (for services that check themselves). */

@@ -146,7 +146,7 @@ export class ProjectsService {
   }
 
   countInNamespaceTree(namespaceId: number): Promise<number> {
-    return this.deps.db.project.count({ where: { OR: [{ namespaceId }, { namespace: { traversalIds: { has: namespaceId } } }] } });
+    return this.deps.loaders.projects.countInNamespaceTree.load(namespaceId);
   }
 
   /**

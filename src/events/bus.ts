@@ -1,0 +1,182 @@
+/** The event bus: domain changes published through PostgreSQL NOTIFY and delivered to subscribers in every replica. */
+import { randomUUID } from 'node:crypto';
+import type { Database, PrismaClient } from '../db/database.js';
+
+/** Anything that can run a raw statement: the Prisma client, or the client of an open transaction. */
+export type RawExecutor = Pick<PrismaClient, '$executeRaw'>;
+
+export interface EventBusOptions {
+  channel?: string;
+  logger?: { warn(obj: object, msg?: string): void };
+}
+
+interface Envelope {
+  topic: string;
+  payload: unknown;
+  origin: string;
+}
+
+type Handler = (payload: unknown) => void;
+
+/** PostgreSQL rejects NOTIFY payloads of 8000 bytes or more; keep a margin below it. */
+export const MAX_MESSAGE_BYTES = 7900;
+/** Events an iterate() consumer may fall behind by before the oldest are dropped. */
+export const ITERATOR_BUFFER_LIMIT = 1000;
+
+export class EventBus {
+  /** Sent with every message so a replica's logs can tell where an event came from. */
+  readonly id = randomUUID();
+  private readonly channel: string;
+  private readonly logger: { warn(obj: object, msg?: string): void };
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly iterators = new Set<() => void>();
+  private unlisten: (() => Promise<void>) | undefined;
+  private starting: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    options: EventBusOptions = {},
+  ) {
+    this.channel = options.channel ?? 'gitlab_events';
+    this.logger = options.logger ?? { warn: (obj, msg) => console.warn(msg ?? 'event bus', obj) };
+  }
+
+  /** Must resolve before events published anywhere (this process included) reach this bus's subscribers. */
+  start(): Promise<void> {
+    this.starting ??= this.db.listen(this.channel, (raw) => this.receive(raw)).then(
+      (unlisten) => {
+        this.unlisten = unlisten;
+      },
+      (err: unknown) => {
+        // Let a later start() try again instead of replaying this failure forever.
+        this.starting = undefined;
+        throw err;
+      },
+    );
+    return this.starting;
+  }
+
+  /** Stops listening and ends every open iterate() so GraphQL subscriptions complete instead of hanging. */
+  async stop(): Promise<void> {
+    await this.starting;
+    this.starting = undefined;
+    const unlisten = this.unlisten;
+    this.unlisten = undefined;
+    await unlisten?.();
+    for (const end of [...this.iterators]) end();
+  }
+
+  /**
+   * Subscribers, local ones included, hear the event only through the NOTIFY loop-back: delivering
+   * locally at once would announce changes of a transaction that may still roll back, and would
+   * order local events differently from the other replicas. Passing `tx` makes the event fire on commit.
+   * Topics carry small payloads (ids, statuses); a message over MAX_MESSAGE_BYTES is refused, never truncated.
+   */
+  async publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<void> {
+    const envelope: Envelope = { topic, payload, origin: this.id };
+    const message = JSON.stringify(envelope);
+    const bytes = Buffer.byteLength(message, 'utf8');
+    if (bytes > MAX_MESSAGE_BYTES) {
+      throw new Error(
+        `Event "${topic}" is ${bytes} bytes once encoded; NOTIFY allows at most ${MAX_MESSAGE_BYTES}. Publish ids and let subscribers load the rest.`,
+      );
+    }
+    await (tx ?? this.db.prisma).$executeRaw`SELECT pg_notify(${this.channel}, ${message})`;
+  }
+
+  subscribe(topic: string, handler: (payload: unknown) => void): () => void {
+    let set = this.handlers.get(topic);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(topic, set);
+    }
+    set.add(handler);
+    return () => {
+      const current = this.handlers.get(topic);
+      current?.delete(handler);
+      if (current?.size === 0) this.handlers.delete(topic);
+    };
+  }
+
+  /**
+   * Payloads are not validated: `T` is what the topic's publishers send. A slow consumer loses the
+   * oldest events beyond ITERATOR_BUFFER_LIMIT rather than growing memory without bound.
+   */
+  iterate<T>(topic: string, filter?: (payload: T) => boolean): AsyncIterableIterator<T> {
+    const buffer: T[] = [];
+    const waiting: Array<(result: IteratorResult<T>) => void> = [];
+    let done = false;
+    let dropped = 0;
+
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      unsubscribe();
+      this.iterators.delete(finish);
+      buffer.length = 0;
+      for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
+    };
+
+    const unsubscribe = this.subscribe(topic, (raw) => {
+      const payload = raw as T;
+      if (filter && !filter(payload)) return;
+      const resolve = waiting.shift();
+      if (resolve) {
+        resolve({ value: payload, done: false });
+        return;
+      }
+      buffer.push(payload);
+      if (buffer.length > ITERATOR_BUFFER_LIMIT) {
+        buffer.shift();
+        dropped += 1;
+        if (dropped === 1 || dropped % ITERATOR_BUFFER_LIMIT === 0) {
+          this.logger.warn({ topic, dropped }, 'event bus: subscriber is too slow, dropping its oldest events');
+        }
+      }
+    });
+    this.iterators.add(finish);
+
+    const iterator: AsyncIterableIterator<T> = {
+      next: () => {
+        if (buffer.length > 0) return Promise.resolve({ value: buffer.shift() as T, done: false });
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => waiting.push(resolve));
+      },
+      return: () => {
+        finish();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      throw: (error: unknown) => {
+        finish();
+        return Promise.reject(error);
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  private receive(raw: string): void {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(raw) as Envelope;
+    } catch {
+      this.logger.warn({ channel: this.channel, raw: raw.slice(0, 200) }, 'event bus: ignoring a notification that is not JSON');
+      return;
+    }
+    if (typeof envelope !== 'object' || envelope === null || typeof envelope.topic !== 'string') {
+      this.logger.warn({ channel: this.channel, raw: raw.slice(0, 200) }, 'event bus: ignoring a notification without a topic');
+      return;
+    }
+    const set = this.handlers.get(envelope.topic);
+    if (!set) return;
+    // A copy, so a handler that unsubscribes (an iterator's return()) does not disturb this loop.
+    for (const handler of [...set]) {
+      try {
+        handler(envelope.payload);
+      } catch (err) {
+        // One failing subscriber must not keep the event from the others.
+        this.logger.warn({ err, topic: envelope.topic, origin: envelope.origin }, 'event bus: subscriber threw');
+      }
+    }
+  }
+}

@@ -1,0 +1,288 @@
+/** The background job queue: jobs stored in the `jobs` table, claimed by any replica, retried with backoff. */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { Prisma, type Database, type PrismaClient } from '../db/database.js';
+
+/** Anything that can run a raw query: the Prisma client, or the client of an open transaction. */
+export type RawQuerier = Pick<PrismaClient, '$queryRaw'>;
+
+export interface JobInfo {
+  id: bigint;
+  /** 1 on the first run. */
+  attempts: number;
+}
+
+export type JobHandler = (payload: unknown, job: JobInfo) => Promise<void>;
+
+export interface JobQueueOptions {
+  /** Recorded in "lockedBy"; must differ between processes sharing a database. */
+  workerId?: string;
+  pollIntervalMs?: number;
+  /** How long a claim lasts without renewal; a crashed worker's jobs run again after it. */
+  leaseMs?: number;
+  /** Jobs run at the same time by this queue, and claimed per tick. */
+  concurrency?: number;
+  /** How long stop() waits for running handlers. */
+  stopTimeoutMs?: number;
+  logger?: { warn(obj: object, msg?: string): void };
+}
+
+export interface EnqueueOptions {
+  runAt?: Date;
+  maxAttempts?: number;
+  /** A job with this key is created once, ever: later enqueues return the existing job's id. */
+  uniqueKey?: string;
+}
+
+interface ClaimedJob {
+  id: bigint;
+  kind: string;
+  payload: unknown;
+  attempts: number;
+  maxAttempts: number;
+}
+
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+const MAX_ERROR_LENGTH = 4000;
+
+/** 2^attempts seconds, capped at an hour, plus up to 10% jitter so failed jobs do not retry in lockstep. */
+export function backoffMs(attempts: number): number {
+  const base = Math.min(2 ** attempts * 1000, MAX_BACKOFF_MS);
+  return Math.round(base + Math.random() * base * 0.1);
+}
+
+export class JobQueue {
+  readonly workerId: string;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly stopTimeoutMs: number;
+  private readonly logger: { warn(obj: object, msg?: string): void };
+  private readonly handlers = new Map<string, JobHandler>();
+  /** Claimed jobs still running here, by id, with the attempt number that identifies this claim. */
+  private readonly inFlight = new Map<bigint, number>();
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private tick: Promise<void> | undefined;
+  private wakeRequested = false;
+
+  constructor(
+    private readonly db: Database,
+    options: JobQueueOptions = {},
+  ) {
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.concurrency = options.concurrency ?? 1;
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
+    this.logger = options.logger ?? { warn: (obj, msg) => console.warn(msg ?? 'job queue', obj) };
+  }
+
+  register(kind: string, handler: JobHandler): void {
+    if (this.handlers.has(kind)) throw new Error(`A handler for job kind "${kind}" is already registered`);
+    this.handlers.set(kind, handler);
+  }
+
+  /** With `tx`, the job exists only if that transaction commits; this process then finds it on its next poll. */
+  async enqueue(kind: string, payload: unknown, options: EnqueueOptions = {}, tx?: RawQuerier): Promise<bigint> {
+    const client = tx ?? this.db.prisma;
+    const json = JSON.stringify(payload ?? {});
+    const runAt = options.runAt ?? null;
+    const maxAttempts = options.maxAttempts ?? 5;
+    const uniqueKey = options.uniqueKey ?? null;
+    const inserted = await client.$queryRaw<Array<{ id: bigint }>>`
+      INSERT INTO "jobs" ("kind", "payload", "maxAttempts", "runAt", "uniqueKey", "updatedAt")
+      VALUES (${kind}, ${json}::jsonb, ${maxAttempts}::int, COALESCE(${runAt}::timestamptz, now()), ${uniqueKey}::text, now())
+      ON CONFLICT ("uniqueKey") DO NOTHING
+      RETURNING "id"`;
+    let id = inserted[0]?.id;
+    if (id === undefined) {
+      const existing = await client.$queryRaw<Array<{ id: bigint }>>`SELECT "id" FROM "jobs" WHERE "uniqueKey" = ${uniqueKey}::text`;
+      id = existing[0]?.id;
+      if (id === undefined) throw new Error(`Job with unique key "${uniqueKey}" neither inserted nor found`);
+    }
+    this.wake();
+    return id;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.heartbeat ??= setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.schedule(0);
+  }
+
+  /** Handlers still running after stopTimeoutMs are abandoned: their leases lapse and another worker reruns them. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const tick = this.tick;
+    if (tick) {
+      let timeout: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timeout = setTimeout(() => resolve('timeout'), this.stopTimeoutMs);
+      });
+      const outcome = await Promise.race([tick.then(() => 'done' as const), timedOut]);
+      clearTimeout(timeout);
+      if (outcome === 'timeout') {
+        this.logger.warn({ jobs: [...this.inFlight.keys()].map(String), workerId: this.workerId }, 'job queue: stopped with jobs still running');
+      }
+    }
+    // start() may have been called again while this stop() waited.
+    if (!this.running) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+    }
+  }
+
+  /** Claims one batch and runs it to the end; resolves to the number of jobs claimed. */
+  async runOnce(): Promise<number> {
+    const kinds = [...this.handlers.keys()];
+    if (kinds.length === 0) return 0;
+    const jobs = await this.claim(kinds, this.concurrency);
+    // allSettled: returning while a sibling still runs would let stop() and the next tick miss it.
+    const outcomes = await Promise.allSettled(jobs.map((job) => this.run(job)));
+    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
+    return jobs.length;
+  }
+
+  /** Runs batches until no job is runnable now (jobs waiting for a later runAt stay queued). */
+  async drain(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.runOnce()) > 0) {
+      if (Date.now() > deadline) throw new Error(`Job queue not drained after ${timeoutMs} ms`);
+    }
+  }
+
+  private wake(): void {
+    if (!this.running) return;
+    if (this.tick) {
+      this.wakeRequested = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      // A restart right after stop() can find the previous tick still running; never run two at once.
+      if (this.tick) {
+        this.wakeRequested = true;
+        return;
+      }
+      this.tick = this.loop().finally(() => {
+        this.tick = undefined;
+      });
+    }, delayMs);
+  }
+
+  private async loop(): Promise<void> {
+    this.wakeRequested = false;
+    let claimed = 0;
+    try {
+      claimed = await this.runOnce();
+    } catch (err) {
+      // The database may be briefly unreachable; the next poll tries again.
+      this.logger.warn({ err, workerId: this.workerId }, 'job queue: running a batch failed');
+    }
+    if (!this.running) return;
+    // A full batch suggests more are waiting: go on at once instead of sleeping a whole interval.
+    const again = this.wakeRequested || claimed >= this.concurrency;
+    this.schedule(again ? 0 : this.pollIntervalMs);
+  }
+
+  /** One statement, so rows are locked only for its duration and never while a handler runs. */
+  private async claim(kinds: string[], limit: number): Promise<ClaimedJob[]> {
+    const jobs = await this.db.prisma.$queryRaw<ClaimedJob[]>`
+      UPDATE "jobs" SET
+        "status" = 'running',
+        "attempts" = "attempts" + 1,
+        "lockedUntil" = now() + (${this.leaseMs}::double precision * interval '1 millisecond'),
+        "lockedBy" = ${this.workerId}::text,
+        "updatedAt" = now()
+      WHERE "id" IN (
+        SELECT "id" FROM "jobs"
+        WHERE (("status" = 'queued' AND "runAt" <= now()) OR ("status" = 'running' AND "lockedUntil" < now()))
+          AND "kind" = ANY(${kinds}::text[])
+        ORDER BY "runAt", "id"
+        LIMIT ${limit}::int
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING "id", "kind", "payload", "attempts", "maxAttempts"`;
+    for (const job of jobs) this.inFlight.set(job.id, job.attempts);
+    return jobs;
+  }
+
+  private async run(job: ClaimedJob): Promise<void> {
+    try {
+      const handler = this.handlers.get(job.kind);
+      if (!handler) throw new Error(`No handler registered for job kind "${job.kind}"`);
+      if (job.attempts > job.maxAttempts) {
+        // Only a lapsed lease gets here: the final attempt never reported back, probably because it
+        // crashed its worker, so running it again could crash the next one too.
+        await this.finishFailed(job, new Error('Lease expired during the final attempt'), true);
+        return;
+      }
+      try {
+        await handler(job.payload, { id: job.id, attempts: job.attempts });
+      } catch (err) {
+        await this.finishFailed(job, err, job.attempts >= job.maxAttempts);
+        return;
+      }
+      await this.finishDone(job);
+    } finally {
+      this.inFlight.delete(job.id);
+    }
+  }
+
+  private async finishDone(job: ClaimedJob): Promise<void> {
+    const updated = await this.db.prisma.$executeRaw`
+      UPDATE "jobs" SET "status" = 'done', "finishedAt" = now(), "lockedUntil" = NULL, "lastError" = NULL, "updatedAt" = now()
+      WHERE ${this.ownClaim(job)}`;
+    if (updated === 0) this.lostClaim(job);
+  }
+
+  private async finishFailed(job: ClaimedJob, err: unknown, final: boolean): Promise<void> {
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, MAX_ERROR_LENGTH);
+    this.logger.warn({ err, jobId: String(job.id), kind: job.kind, attempts: job.attempts, final }, 'job queue: job failed');
+    const updated = final
+      ? await this.db.prisma.$executeRaw`
+          UPDATE "jobs" SET "status" = 'failed', "finishedAt" = now(), "lockedUntil" = NULL, "lastError" = ${message}::text, "updatedAt" = now()
+          WHERE ${this.ownClaim(job)}`
+      : await this.db.prisma.$executeRaw`
+          UPDATE "jobs" SET "status" = 'queued', "runAt" = now() + (${backoffMs(job.attempts)}::double precision * interval '1 millisecond'),
+            "lockedUntil" = NULL, "lockedBy" = NULL, "lastError" = ${message}::text, "updatedAt" = now()
+          WHERE ${this.ownClaim(job)}`;
+    if (updated === 0) this.lostClaim(job);
+  }
+
+  /** A claim is this worker's and this attempt's: a reclaim by anyone, even this worker, bumps attempts. */
+  private ownClaim(job: ClaimedJob): Prisma.Sql {
+    return Prisma.sql`"id" = ${job.id} AND "lockedBy" = ${this.workerId}::text AND "status" = 'running' AND "attempts" = ${job.attempts}::int`;
+  }
+
+  private lostClaim(job: ClaimedJob): void {
+    this.logger.warn(
+      { jobId: String(job.id), kind: job.kind, attempts: job.attempts, workerId: this.workerId },
+      'job queue: lease lapsed before the job finished; another worker owns it now, result discarded',
+    );
+  }
+
+  /** Runs while handlers do, so a long job keeps its claim and is not started a second time elsewhere. */
+  private async renewLeases(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    const ids = [...this.inFlight.keys()];
+    try {
+      await this.db.prisma.$executeRaw`
+        UPDATE "jobs" SET "lockedUntil" = now() + (${this.leaseMs}::double precision * interval '1 millisecond'), "updatedAt" = now()
+        WHERE "id" = ANY(${ids}::bigint[]) AND "lockedBy" = ${this.workerId}::text AND "status" = 'running'`;
+    } catch (err) {
+      this.logger.warn({ err, workerId: this.workerId }, 'job queue: renewing leases failed');
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceHarness, type ServiceHarness } from '../support/context.js';
+import { unique } from '../support/factories.js';
+
+let h: ServiceHarness;
+beforeAll(async () => {
+  h = await serviceHarness();
+});
+afterAll(() => h?.close());
+
+async function codeOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (err) {
+    return (err as { extensions?: { code?: string } }).extensions?.code;
+  }
+}
+
+describe('MembersService and access levels', () => {
+  it('inherits group membership down the tree, and direct project membership adds to it', async () => {
+    const owner = await h.user();
+    const dev = await h.user();
+    const root = await owner.ctx.services.groups.create({ name: 'root', path: unique('root') });
+    const child = await owner.ctx.services.groups.create({ name: 'child', path: unique('child'), parentId: String(root.id) });
+    const project = await owner.ctx.services.projects.create({ name: unique('p'), namespaceId: String(child.id) });
+    expect(await dev.ctx.services.projects.find(String(project.id))).toBeNull();
+
+    await owner.ctx.services.members.addToGroup(String(root.id), { userId: String(dev.viewer.id), accessLevel: 20 });
+    // Memberships are loaded once per request: the next request of the same viewer sees the new one.
+    const fresh = h.contextFor(dev.viewer);
+    expect(await fresh.services.members.levelInNamespace(child)).toBe(20);
+    expect((await fresh.services.projects.find(String(project.id)))?.id).toBe(project.id);
+    await owner.ctx.services.members.addToProject(String(project.id), { userId: String(dev.viewer.id), accessLevel: 30 });
+    expect(await h.contextFor(dev.viewer).services.projects.accessLevel(project)).toBe(30);
+  });
+
+  it('ignores expired memberships', async () => {
+    const owner = await h.user();
+    const guest = await h.user();
+    const group = await owner.ctx.services.groups.create({ name: 'g', path: unique('g') });
+    await owner.ctx.services.members.addToGroup(String(group.id), { userId: String(guest.viewer.id), accessLevel: 10, expiresAt: new Date('2020-01-01') });
+    expect(await h.contextFor(guest.viewer).services.groups.find(String(group.id))).toBeNull();
+  });
+
+  it('makes personal namespaces owned by their user only', async () => {
+    const a = await h.user();
+    const b = await h.user();
+    const ns = await a.ctx.services.namespaces.get(a.row.username);
+    expect(await a.ctx.services.members.levelInNamespace(ns)).toBe(50);
+    expect(await b.ctx.services.members.levelInNamespace(ns)).toBe(0);
+    expect(await codeOf(b.ctx.services.namespaces.get(a.row.username))).toBe('NOT_FOUND');
+  });
+
+  it('refuses writes to read_api viewers and membership changes to non-owners', async () => {
+    const owner = await h.user();
+    const reader = await h.user({ scopes: ['read_api'] });
+    expect(await codeOf(reader.ctx.services.groups.create({ name: 'x', path: unique('x') }))).toBe('INSUFFICIENT_SCOPE');
+    const group = await owner.ctx.services.groups.create({ name: 'g', path: unique('g'), visibility: 'internal' });
+    const maint = await h.user();
+    await owner.ctx.services.members.addToGroup(String(group.id), { userId: String(maint.viewer.id), accessLevel: 40 });
+    expect(await codeOf(h.contextFor(maint.viewer).services.members.addToGroup(String(group.id), { userId: String(reader.viewer.id), accessLevel: 10 }))).toBe('FORBIDDEN');
+  });
+
+  it('lets internal resources be read by signed-in users but not by external users or anonymous callers', async () => {
+    const owner = await h.user();
+    const regular = await h.user();
+    const external = await h.user({ external: true });
+    const project = await owner.ctx.services.projects.create({ name: unique('int'), visibility: 'internal' });
+    expect(await regular.ctx.services.projects.find(String(project.id))).not.toBeNull();
+    expect(await external.ctx.services.projects.find(String(project.id))).toBeNull();
+    expect(await h.anonymous().services.projects.find(String(project.id))).toBeNull();
+    expect(await codeOf(h.anonymous().services.projects.get(String(project.id)))).toBe('NOT_FOUND');
+  });
+});
+
+describe('NamespacesService.exists', () => {
+  it('suggests the first free candidate, case preserved, and checks names as well as paths', async () => {
+    const owner = await h.user();
+    const base = unique('taken');
+    await owner.ctx.services.groups.create({ name: base, path: base });
+    await owner.ctx.services.groups.create({ name: `${base}1`, path: unique('other') });
+    expect(await owner.ctx.services.namespaces.exists(base.toUpperCase(), null)).toEqual({ exists: true, suggests: [`${base.toUpperCase()}2`] });
+  });
+});

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { GraphQLError } from 'graphql';
+import { buildSchema, GRAPHQL_DIR } from '../../src/graphql/schema.js';
+import { applyOutput, compileOperations } from '../../src/rest/compile.js';
+import { variablesFromParams } from '../../src/rest/params.js';
+import { connectionArgs, readOffsetPage } from '../../src/rest/pagination.js';
+import { connection, toPage } from '../../src/graphql/connection.js';
+import { restError } from '../../src/errors.js';
+
+const schema = buildSchema();
+const operations = compileOperations(schema, `${GRAPHQL_DIR}rest`);
+
+function paramsError(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (err) {
+    return JSON.stringify(restError(err as GraphQLError).body);
+  }
+}
+
+describe('parameter coercion', () => {
+  const listProjects = operations.get('RestListProjects')!;
+  const createToken = operations.get('RestCreatePersonalAccessToken')!;
+
+  it('maps snake_case parameters onto camelCase variables and coerces by declared type', () => {
+    expect(variablesFromParams(listProjects.variables, { min_access_level: '30', owned: 'yes', visibility: 'public', order_by: 'name', sort: 'asc', unknown: 'x' })).toEqual({
+      minAccessLevel: 30,
+      owned: true,
+      visibility: 'public',
+      orderBy: 'name',
+      sort: 'ASC',
+    });
+  });
+
+  it('accepts Grape booleans and refuses anything else', () => {
+    for (const [raw, value] of [['1', true], ['t', true], ['FALSE', false], ['off', false], [true, true]] as const) {
+      expect(variablesFromParams(listProjects.variables, { archived: raw })).toEqual({ archived: value });
+    }
+    expect(paramsError(() => variablesFromParams(listProjects.variables, { archived: 'perhaps' }))).toBe('{"error":"archived is invalid"}');
+  });
+
+  it('takes arrays from JSON, from scopes[]=… and from indexed objects', () => {
+    const base = { id: '5', name: 'n' };
+    expect(variablesFromParams(createToken.variables, { ...base, scopes: ['api', 'read_api'] }).scopes).toEqual(['api', 'read_api']);
+    expect(variablesFromParams(createToken.variables, { ...base, scopes: { 0: 'api', 1: 'read_user' } }).scopes).toEqual(['api', 'read_user']);
+    expect(variablesFromParams(createToken.variables, { ...base, scopes: 'api' }).scopes).toEqual(['api']);
+  });
+
+  it('lists every problem at once, in declaration order', () => {
+    expect(paramsError(() => variablesFromParams(createToken.variables, { expires_at: 'soon' }))).toBe(
+      '{"error":"id is missing, name is missing, scopes is missing, expires_at is invalid"}',
+    );
+  });
+
+  it('refuses integers that are not integers and enum values outside the list', () => {
+    expect(paramsError(() => variablesFromParams(listProjects.variables, { min_access_level: '12abc' }))).toBe('{"error":"min_access_level is invalid"}');
+    expect(paramsError(() => variablesFromParams(listProjects.variables, { order_by: 'stars' }))).toBe('{"error":"order_by does not have a valid value"}');
+  });
+
+  it('treats an empty optional non-string parameter as not given', () => {
+    expect(variablesFromParams(listProjects.variables, { owned: '', search: '' })).toEqual({ search: '' });
+  });
+});
+
+describe('pagination', () => {
+  it('turns page and per_page into connection arguments', () => {
+    expect(connectionArgs(readOffsetPage({}))).toEqual({ first: 20, after: null });
+    const third = connectionArgs(readOffsetPage({ page: '3', per_page: '10' }));
+    expect(toPage(third)).toEqual({ skip: 20, take: 10 });
+    expect(readOffsetPage({ per_page: '500' }).perPage).toBe(100);
+  });
+
+  it('refuses per_page=0, negative values and non-integers in Grape words', () => {
+    expect(paramsError(() => readOffsetPage({ per_page: '0' }))).toBe('{"error":"per_page has a value not allowed"}');
+    expect(paramsError(() => readOffsetPage({ page: '0' }))).toBe('{"error":"page does not have a valid value"}');
+    expect(paramsError(() => readOffsetPage({ per_page: '-5' }))).toBe('{"error":"per_page does not have a valid value"}');
+    expect(paramsError(() => readOffsetPage({ page: 'x', per_page: 'y' }))).toBe('{"error":"page is invalid, per_page is invalid"}');
+  });
+
+  it('fetches one extra row to know whether a next page exists, and counts only when asked', async () => {
+    const items = Array.from({ length: 7 }, (_, i) => i);
+    const fetched: { skip: number; take: number }[] = [];
+    let counted = 0;
+    const conn = connection(
+      { first: 3, after: null },
+      async (page) => {
+        fetched.push(page);
+        return items.slice(page.skip, page.skip + page.take);
+      },
+      async () => {
+        counted++;
+        return items.length;
+      },
+    );
+    expect(await conn.nodes()).toEqual([0, 1, 2]);
+    expect(await conn.pageInfo()).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    expect(fetched).toEqual([{ skip: 0, take: 4 }]);
+    expect(counted).toBe(0);
+    expect(await conn.count()).toBe(7);
+  });
+});
+
+describe('output plans', () => {
+  it('applies @spread, @unwrap and @omitIfNull from the operation, keeping key order', () => {
+    const op = operations.get('RestListGroupMembers')!;
+    const nodes = op.output.find((p) => p.key === 'group')!.children.find((p) => p.key === 'groupMembers')!.children.find((p) => p.key === 'nodes')!.children;
+    const out = applyOutput(
+      [{ user: { id: 3, username: 'u' }, access_level: { integerValue: 30 }, created_at: 't' }],
+      nodes,
+    );
+    expect(out).toEqual([{ id: 3, username: 'u', access_level: 30, created_at: 't' }]);
+    expect(Object.keys((out as object[])[0])).toEqual(['id', 'username', 'access_level', 'created_at']);
+  });
+
+  it('maps enum values to their REST strings', () => {
+    const op = operations.get('RestCurrentUser')!;
+    const plans = op.output.find((p) => p.key === 'currentUser')!.children;
+    expect(applyOutput({ state: 'active', is_admin: null }, plans)).toEqual({ state: 'active' });
+  });
+});
