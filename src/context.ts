@@ -79,10 +79,12 @@ const SERVICE_CLASSES: ServiceClasses = {
 };
 
 export function createContext(app: App, viewer: Viewer | null): Context {
+  const namespaces = createNamespaceLoaders(app.db);
+  const users = createUserLoaders(app.db);
   const loaders: Loaders = {
-    users: createUserLoaders(app.db),
-    namespaces: createNamespaceLoaders(app.db),
-    projects: createProjectLoaders(app.db),
+    users,
+    namespaces,
+    projects: createProjectLoaders(app.db, { namespaces, users }),
     members: createMemberLoaders(app.db, viewer),
     activity: createActivityLoaders(app.db),
   };

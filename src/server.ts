@@ -114,6 +114,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     schema,
     formatError,
     includeStacktraceInErrorResponses: false,
+    introspection: true,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),

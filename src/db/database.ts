@@ -62,43 +62,87 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
 
 async function openPostgres(url: string, poolSize: number, onQuery: DatabaseOptions['onQuery']): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  pool.on('error', () => {}); // an idle client's lost connection; the pool replaces it on next use
   const factory = new PrismaPg(pool);
   const prisma = prismaClient(factory, onQuery);
-  // LISTEN needs a connection of its own: a pooled one would be handed to other queries.
-  let listener: pg.Client | undefined;
-  const handlers = new Map<string, Set<(payload: string) => void>>();
-  async function listenerClient(): Promise<pg.Client> {
-    if (listener) return listener;
-    const client = new pg.Client({ connectionString: url });
-    client.on('notification', (msg) => handlers.get(msg.channel)?.forEach((h) => h(msg.payload ?? '')));
-    client.on('error', () => {});
-    await client.connect();
-    listener = client;
-    return client;
-  }
+  const listener = new Listener(url);
   return {
     prisma,
     kind: 'postgres',
-    migrationFactory: new PrismaPg({ connectionString: url, max: 1 }),
-    async listen(channel, onPayload) {
-      const client = await listenerClient();
-      let set = handlers.get(channel);
-      if (!set) {
-        set = new Set();
-        handlers.set(channel, set);
-        await client.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
-      }
-      set.add(onPayload);
-      return async () => {
-        set.delete(onPayload);
-      };
-    },
+    migrationFactory: factory,
+    listen: (channel, onPayload) => listener.listen(channel, onPayload),
     async close() {
       await prisma.$disconnect();
-      await listener?.end();
+      await listener.close();
       await pool.end();
     },
   };
+}
+
+/**
+ * LISTEN needs a connection of its own (a pooled one would be handed to other queries). When that connection
+ * drops, it reconnects with backoff and listens again on every channel; notifications sent in the gap are lost.
+ */
+class Listener {
+  private client: Promise<pg.Client> | undefined;
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+  private retryMs = 100;
+
+  constructor(private readonly url: string) {}
+
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    const client = await this.connect();
+    let set = this.handlers.get(channel);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    }
+    set.add(onPayload);
+    return async () => {
+      set.delete(onPayload);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = await this.client?.catch(() => undefined);
+    this.client = undefined;
+    await client?.end().catch(() => {});
+  }
+
+  private connect(): Promise<pg.Client> {
+    this.client ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url });
+      client.on('notification', (msg) => this.handlers.get(msg.channel)?.forEach((h) => h(msg.payload ?? '')));
+      const lost = () => this.reconnect(client);
+      client.on('error', lost);
+      client.on('end', lost);
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      this.retryMs = 100;
+      return client;
+    })();
+    return this.client;
+  }
+
+  private reconnect(lostClient: pg.Client): void {
+    if (this.closed) return;
+    void this.client?.then((current) => {
+      if (current !== lostClient) return;
+      this.client = undefined;
+      const retry = () => {
+        if (this.closed) return;
+        this.connect().catch(() => {
+          this.client = undefined;
+          this.retryMs = Math.min(this.retryMs * 2, 10_000);
+          setTimeout(retry, this.retryMs);
+        });
+      };
+      setTimeout(retry, this.retryMs);
+    });
+  }
 }
 
 /** Opens and migrates. */

@@ -17,12 +17,13 @@ export function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : req.baseUrl || req.path;
+      // Handlers name their route template in res.locals.route; anything else (404s, GraphQL) logs its path.
+      const path = req.originalUrl.split('?')[0];
       logger.info({
         requestId: res.locals.requestId,
         method: req.method,
-        route,
-        path: req.originalUrl.split('?')[0],
+        route: typeof res.locals.route === 'string' ? res.locals.route : path,
+        path,
         status: res.statusCode,
         durationMs: Number((process.hrtime.bigint() - start) / 1000n) / 1000,
       });

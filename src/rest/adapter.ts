@@ -84,7 +84,9 @@ function dig(data: Record<string, unknown>, path: string[], resource: string | u
 
 function handler(app: App, schema: GraphQLSchema, route: PreparedRoute) {
   const status = route.status ?? (route.method === 'POST' ? 201 : 200);
+  const template = `/api/v4${route.path}`;
   return async (req: Request, res: Response) => {
+    res.locals.route = template;
     try {
       const params: Record<string, unknown> = {
         ...(req.query as Record<string, unknown>),
@@ -124,11 +126,23 @@ function plansAt(output: OutputPlan[], path: string[]): OutputPlan[] {
   return plans;
 }
 
+/**
+ * One sub-router per first path segment, so a request is matched against its own family of routes only
+ * (express tries routes one by one), in table order within the family.
+ */
 export function restRouter(app: App, schema: GraphQLSchema, routes: PreparedRoute[]): Router {
   const router = Router();
+  const families = new Map<string, Router>();
   for (const route of routes) {
+    const [, first, ...rest] = route.path.split('/');
+    let family = families.get(first);
+    if (!family) {
+      family = Router({ mergeParams: true });
+      families.set(first, family);
+      router.use(`/${first}`, family);
+    }
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    router[method](route.path, handler(app, schema, route));
+    family[method](`/${rest.join('/')}`, handler(app, schema, route));
   }
   return router;
 }

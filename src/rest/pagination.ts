@@ -43,7 +43,7 @@ export function paginationHeaders(req: Request, externalUrl: string, { page, per
   const totalPages = Math.max(1, Math.ceil(total / perPage));
   const next = page < totalPages ? page + 1 : null;
   const prev = page > 1 ? page - 1 : null;
-  const base = `${externalUrl}${req.baseUrl}${req.path}`;
+  const base = `${externalUrl}${req.originalUrl.split('?')[0]}`;
   const query = { ...(req.query as Record<string, unknown>) };
   const link = (p: number) => {
     const all: Record<string, unknown> = { ...query, page: p, per_page: perPage };

@@ -7,10 +7,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import express from 'express';
-import { digestToken } from '../../src/auth/secrets.js';
 import { loadConfig } from '../../src/config.js';
 import { openMigratedDatabase } from '../../src/db/database.js';
 import { startServer } from '../../src/server.js';
+import { accessLog, bodyErrors, rateLimit, requestId, securityHeaders } from '../../src/http/middleware.js';
+import { authenticate } from '../../src/modules/tokens/service.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -29,8 +30,9 @@ const api = async (method: string, path: string, body?: unknown): Promise<any> =
 };
 
 // 30 users, each with a public personal project: a list page embeds 20 owners and 20 namespaces.
+const runId = Date.now().toString(36);
 for (let i = 0; i < 30; i++) {
-  const user = await api('POST', '/users', { username: `bench${i}`, name: `Bench ${i}`, email: `bench${i}@example.com` });
+  const user = await api('POST', '/users', { username: `bench${i}-${runId}`, name: `Bench ${i}`, email: `bench${i}-${runId}@example.com` });
   const token = await api('POST', `/users/${user.id}/personal_access_tokens`, { name: 'seed', scopes: ['api'] });
   const res = await fetch(`${server.url}/api/v4/projects`, {
     method: 'POST',
@@ -78,21 +80,48 @@ function projectJson(p: Row) {
     empty_repo: true,
     updated_at: p.updatedAt.toISOString(),
     repository_storage: p.repositoryStorage,
-    _links: { self: `${external}/api/v4/projects/${p.id}` },
+    _links: {
+      self: `${external}/api/v4/projects/${p.id}`,
+      issues: `${external}/api/v4/projects/${p.id}/issues`,
+      merge_requests: `${external}/api/v4/projects/${p.id}/merge_requests`,
+      repo_branches: `${external}/api/v4/projects/${p.id}/repository/branches`,
+      labels: `${external}/api/v4/projects/${p.id}/labels`,
+      events: `${external}/api/v4/projects/${p.id}/events`,
+      members: `${external}/api/v4/projects/${p.id}/members`,
+      cluster_agents: `${external}/api/v4/projects/${p.id}/cluster_agents`,
+    },
   };
 }
+// Mounted behind the server's own middleware (request id, access log, security headers, body parsers), so the
+// comparison isolates what the adapter and GraphQL add.
 const direct = express();
-// Authenticates like the server does (token digest lookup with its user), so both sides pay for it.
+direct.set('query parser', 'extended');
+direct.use(requestId, accessLog(server.app.logger), securityHeaders, rateLimit(server.app.config.rateLimitPerMinute));
+direct.use(express.json(), express.urlencoded({ extended: true }), bodyErrors);
+// The same work as the server, written by hand: the shared token authentication, the viewer's memberships for
+// the visibility check, then the rows with Prisma includes. The difference left is the GraphQL layer and the adapter.
 direct.use(async (req, res, next) => {
-  const token = await prisma.personalAccessToken.findUnique({ where: { digest: digestToken(req.get('private-token') ?? '') }, include: { user: true } });
-  if (!token || token.revoked) res.status(401).json({ message: '401 Unauthorized' });
-  else next();
+  try {
+    res.locals.viewer = await authenticate(server.app, req.get('private-token') ?? '');
+    next();
+  } catch {
+    res.status(401).json({ message: '401 Unauthorized' });
+  }
 });
+const memberships = (userId: number) =>
+  prisma.member.findMany({
+    where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] },
+    select: { namespaceId: true, projectId: true, accessLevel: true },
+  });
 direct.get('/projects/:id', async (req, res) => {
-  const [row] = await loadProjects({ id: Number(req.params.id) }, 0, 1);
-  res.json(projectJson(row));
+  const [rows, mine] = await Promise.all([loadProjects({ id: Number(req.params.id) }, 0, 1), memberships(res.locals.viewer.id)]);
+  const row = rows[0];
+  const visible = row && (row.visibility !== 'private' || res.locals.viewer.admin || mine.some((m) => m.projectId === row.id || (m.namespaceId !== null && row.namespace.traversalIds.includes(m.namespaceId))));
+  if (!visible) res.status(404).json({ message: '404 Project Not Found' });
+  else res.json(projectJson(row));
 });
 direct.get('/projects', async (_req, res) => {
+  // The viewer is an administrator: every project is visible, no membership lookup (the server skips it too).
   const [rows, total] = await Promise.all([loadProjects({}, 0, 20), prisma.project.count()]);
   res.set({ 'X-Total': String(total), 'X-Page': '1', 'X-Per-Page': '20' });
   res.json(rows.map(projectJson));
@@ -100,6 +129,19 @@ direct.get('/projects', async (_req, res) => {
 const directServer = createServer(direct);
 await new Promise<void>((resolve) => directServer.listen(0, '127.0.0.1', resolve));
 const directUrl = `http://127.0.0.1:${(directServer.address() as AddressInfo).port}`;
+
+// The baseline must answer exactly what the adapter answers, or the comparison means nothing.
+for (const [rest, hand] of [[`/api/v4/projects/${projectId}`, `/projects/${projectId}`], ['/api/v4/projects?per_page=20', '/projects']]) {
+  const [a, b] = await Promise.all([
+    fetch(`${server.url}${rest}`, { headers: { 'PRIVATE-TOKEN': TOKEN } }).then((r) => r.json()),
+    fetch(`${directUrl}${hand}`, { headers: { 'PRIVATE-TOKEN': TOKEN } }).then((r) => r.json()),
+  ]);
+  const single = (x: unknown) => (Array.isArray(x) ? x : [x]) as Record<string, unknown>[];
+  const strip = (x: unknown) => single(x).map(({ permissions: _p, ...rest }) => rest);
+  if (JSON.stringify(strip(a)) !== JSON.stringify(strip(b))) {
+    throw new Error(`direct handler differs from the adapter for ${rest}:\n${JSON.stringify(a).slice(0, 600)}\n${JSON.stringify(b).slice(0, 600)}`);
+  }
+}
 
 const PROJECT_FIELDS = `id: databaseId description name name_with_namespace: nameWithNamespace path path_with_namespace: fullPath
   created_at: createdAt default_branch: defaultBranch web_url: webUrl visibility last_activity_at: lastActivityAt
@@ -144,9 +186,11 @@ function run(c: Case): Promise<autocannon.Result> {
 
 console.log(`database: ${db.kind}; ${CONNECTIONS} connections, ${DURATION}s per case\n`);
 const rows: string[] = [];
+// BENCH_ONLY=<substring> runs only the matching cases (for profiling one of them).
+const only = process.env.BENCH_ONLY;
 for (const scenario of scenarios) {
   const results = new Map<string, autocannon.Result>();
-  for (const c of scenario.cases) {
+  for (const c of scenario.cases.filter((x) => !only || `${scenario.read} ${x.name}`.includes(only))) {
     await run({ ...c }); // warm-up pass, discarded
     const result = await run(c);
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.read} / ${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -163,4 +207,6 @@ for (const scenario of scenarios) {
 
 await new Promise<void>((resolve) => directServer.close(() => resolve()));
 await server.close();
+// Handlers of requests autocannon abandoned at the end of a run may still be waiting on the database.
+await new Promise((resolve) => setTimeout(resolve, 500));
 await db.close();

@@ -146,6 +146,30 @@ describe('EventBus', () => {
     }
   });
 
+  it.skipIf(!process.env.TEST_DATABASE_URL)('listens again after its PostgreSQL connection is killed', async () => {
+    if (!fresh.databaseUrl) throw new Error('a PostgreSQL run has a database URL');
+    const own = await openDatabase({ databaseUrl: fresh.databaseUrl });
+    try {
+      const bus = new EventBus(own, { channel: `test_reconnect_${Math.random().toString(36).slice(2, 10)}` });
+      await bus.start();
+      const heard: unknown[] = [];
+      bus.subscribe('test.reconnect', (payload) => heard.push(payload));
+      const killed = await own.prisma.$queryRaw<{ pid: number }[]>`
+        SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`;
+      expect(killed.length).toBeGreaterThan(0);
+      // Notifications sent while it reconnects are lost; keep publishing until one gets through.
+      for (let i = 0; i < 100 && heard.length === 0; i++) {
+        await bus.publish('test.reconnect', { i });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(heard.length).toBeGreaterThan(0);
+      await bus.stop();
+    } finally {
+      await own.close();
+    }
+  });
+
   it('iterates over the filtered events of a topic until return() is called', async () => {
     const bus = await startedBus();
     const iterator = bus.iterate<{ id: number }>('pipeline.updated', (payload) => payload.id % 2 === 1);

@@ -2,10 +2,37 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
+import type { createNamespaceLoaders } from '../namespaces/loaders.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { createUserLoaders } from '../users/loaders.js';
+import type { UserRow } from '../users/service.js';
 
-export function createProjectLoaders(db: PrismaClient) {
+type UserLoaders = ReturnType<typeof createUserLoaders>;
+
+type NamespaceLoaders = ReturnType<typeof createNamespaceLoaders>;
+type WithNamespace = { namespace: NamespaceRow & { owner: UserRow | null } };
+
+/** Hands the namespaces and owners fetched with projects to their loaders, so nothing loads them again. */
+export function primeNamespaces<T extends WithNamespace>(loaders: { namespaces: NamespaceLoaders; users: UserLoaders }, rows: T[]): T[] {
+  for (const row of rows) {
+    loaders.namespaces.byId.prime(row.namespace.id, row.namespace);
+    if (row.namespace.owner) loaders.users.byId.prime(row.namespace.owner.id, row.namespace.owner);
+  }
+  return rows;
+}
+
+/**
+ * Projects always come with their namespace (every read checks access through it) and the namespace's owner
+ * (personal projects show it), as GitLab preloads `namespace: :owner` for project lists.
+ */
+export const WITH_NAMESPACE = { namespace: { include: { owner: true } } } as const;
+
+export function createProjectLoaders(db: PrismaClient, loaders: { namespaces: NamespaceLoaders; users: UserLoaders }) {
   return {
-    byId: byKeyLoader((ids: readonly number[]) => db.project.findMany({ where: { id: { in: [...ids] } } }), (p) => p.id),
+    byId: byKeyLoader(
+      async (ids: readonly number[]) => primeNamespaces(loaders, await db.project.findMany({ where: { id: { in: [...ids] } }, include: WITH_NAMESPACE })),
+      (p) => p.id,
+    ),
     /** Projects in each namespace and its descendants. */
     countInNamespaceTree: new DataLoader<number, number>(async (ids) => {
       const rows = await db.$queryRaw<{ ancestor: number; count: bigint }[]>`

@@ -4,7 +4,6 @@ import type { PageArgs } from '../../graphql/connection.js';
 import { apiUrl, idFields, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectFilters, ProjectInput, ProjectRow } from './service.js';
 
-const namespaceOf = (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.namespaces.byId.load(p.namespaceId);
 
 export const projectResolvers = {
   Query: {
@@ -16,10 +15,7 @@ export const projectResolvers = {
   },
   Project: {
     ...idFields('Project'),
-    nameWithNamespace: async (p: ProjectRow, _a: unknown, ctx: Context) => {
-      const ns = await ctx.loaders.namespaces.byId.load(p.namespaceId);
-      return ns ? `${ns.fullName} / ${p.name}` : p.name;
-    },
+    nameWithNamespace: (p: ProjectRow) => `${p.namespace.fullName} / ${p.name}`,
     repositoryStorage: (p: ProjectRow, _a: unknown, ctx: Context) => (ctx.viewer?.admin ? p.repositoryStorage : null),
     topics: () => [],
     webUrl: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, p.fullPath),
@@ -30,15 +26,8 @@ export const projectResolvers = {
     forksCount: () => 0,
     starCount: () => 0,
     emptyRepo: () => true,
-    namespace: namespaceOf,
-    group: async (p: ProjectRow, a: unknown, ctx: Context) => {
-      const ns = await namespaceOf(p, a, ctx);
-      return ns?.kind === 'group' ? ns : null;
-    },
-    owner: async (p: ProjectRow, a: unknown, ctx: Context) => {
-      const ns = await namespaceOf(p, a, ctx);
-      return ns?.ownerId ? ctx.loaders.users.byId.load(ns.ownerId) : null;
-    },
+    group: (p: ProjectRow) => (p.namespace.kind === 'group' ? p.namespace : null),
+    owner: (p: ProjectRow) => p.namespace.owner,
     links: (p: ProjectRow) => p,
     projectMembers: (p: ProjectRow, args: PageArgs & { search?: string }, ctx: Context) =>
       ctx.services.members.listForProject(p.id, args.search, args),
@@ -46,10 +35,8 @@ export const projectResolvers = {
   },
   ProjectPermissions: {
     projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.services.members.directProjectLevel(p.id)) || null,
-    groupAccess: async (p: ProjectRow, a: unknown, ctx: Context) => {
-      const ns = await namespaceOf(p, a, ctx);
-      return ns?.kind === 'group' ? (await ctx.services.members.levelInNamespace(ns)) || null : null;
-    },
+    groupAccess: async (p: ProjectRow, _a: unknown, ctx: Context) =>
+      p.namespace.kind === 'group' ? (await ctx.services.members.levelInNamespace(p.namespace)) || null : null,
   },
   ProjectLinks: {
     self: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}`),

@@ -15,8 +15,11 @@ import { connection, type PageArgs } from '../../graphql/connection.js';
 import { isNumericId } from '../../graphql/ids.js';
 import { PATH_RULE, isValidPath, pathFromName } from '../namespaces/paths.js';
 import type { NamespaceRow } from '../namespaces/service.js';
+import type { UserRow } from '../users/service.js';
+import { WITH_NAMESPACE, primeNamespaces } from './loaders.js';
 
-export type ProjectRow = Awaited<ReturnType<PrismaClient['project']['findUniqueOrThrow']>>;
+/** A project row; projects are always read with their namespace and its owner (see WITH_NAMESPACE). */
+export type ProjectRow = Awaited<ReturnType<PrismaClient['project']['findUniqueOrThrow']>> & { namespace: NamespaceRow & { owner: UserRow | null } };
 
 export interface ProjectFilters {
   search?: string | null;
@@ -52,15 +55,9 @@ const ORDER_COLUMNS = {
 export class ProjectsService {
   constructor(private readonly deps: ServiceDeps) {}
 
-  private async namespaceOf(project: ProjectRow): Promise<NamespaceRow> {
-    const ns = await this.deps.loaders.namespaces.byId.load(project.namespaceId);
-    if (!ns) throw notFound('Namespace');
-    return ns;
-  }
-
   /** The viewer's effective access level on the project. */
-  async accessLevel(project: ProjectRow): Promise<number> {
-    return this.deps.services.members.levelInProject(project.id, await this.namespaceOf(project));
+  accessLevel(project: ProjectRow): Promise<number> {
+    return this.deps.services.members.levelInProject(project.id, project.namespace);
   }
 
   /** A project the viewer can read, by numeric ID or full path; null otherwise. */
@@ -69,8 +66,9 @@ export class ProjectsService {
     const project = isNumericId(ref)
       ? await loaders.projects.byId.load(Number(ref))
       : ref.includes('/')
-        ? await db.project.findFirst({ where: { fullPath: { equals: ref, mode: 'insensitive' } } })
+        ? await db.project.findFirst({ where: { fullPath: { equals: ref, mode: 'insensitive' } }, include: WITH_NAMESPACE })
         : null;
+    if (project) primeNamespaces(loaders, [project]);
     if (!project) return null;
     return canRead(viewer, project.visibility, await this.accessLevel(project)) ? project : null;
   }
@@ -128,7 +126,7 @@ export class ProjectsService {
     const db = this.deps.db;
     return connection(
       page,
-      ({ skip, take }) => db.project.findMany({ where, orderBy, skip, take }),
+      async ({ skip, take }) => primeNamespaces(this.deps.loaders, await db.project.findMany({ where, orderBy, skip, take, include: WITH_NAMESPACE })),
       () => db.project.count({ where }),
     );
   }
@@ -140,7 +138,8 @@ export class ProjectsService {
     const db = this.deps.db;
     return connection(
       page,
-      ({ skip, take }) => db.project.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
+      async ({ skip, take }) =>
+        primeNamespaces(this.deps.loaders, await db.project.findMany({ where, orderBy: { id: 'asc' }, skip, take, include: WITH_NAMESPACE })),
       () => db.project.count({ where }),
     );
   }
@@ -184,6 +183,7 @@ export class ProjectsService {
 
     const project = await db.$transaction(async (tx) => {
       const created = await tx.project.create({
+        include: WITH_NAMESPACE,
         data: {
           name,
           path,
