@@ -11,3 +11,11 @@ export function byKeyLoader<K extends string | number, T>(
     return keys.map((k) => found.get(k) ?? null);
   });
 }
+
+/** Counts keyed by id from one grouped query per batch; an id the query does not return counts 0. */
+export function countLoader(fetch: (ids: number[]) => Promise<{ key: number; count: bigint | number }[]>): DataLoader<number, number> {
+  return new DataLoader<number, number>(async (ids) => {
+    const counts = new Map((await fetch([...ids])).map((r) => [Number(r.key), Number(r.count)]));
+    return ids.map((id) => counts.get(id) ?? 0);
+  });
+}

@@ -1,7 +1,7 @@
 /** The viewer's own memberships, loaded once per request: every access check in the request reads them. */
 import type { Viewer } from '../../auth/viewer.js';
-import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
+import { countLoader } from '../../db/loader.js';
 
 export interface ViewerMemberships {
   /** Direct group memberships: namespace id → access level. */
@@ -29,16 +29,14 @@ export function createMemberLoaders(db: PrismaClient, viewer: Viewer | null) {
   return {
     viewerMemberships: () => (mine ??= load()),
     /** Distinct users with a membership in each group or any of its descendants. */
-    countWithDescendants: new DataLoader<number, number>(async (ids) => {
-      const rows = await db.$queryRaw<{ ancestor: number; count: bigint }[]>`
-        SELECT a.ancestor, count(DISTINCT m."userId") AS count
+    countWithDescendants: countLoader(
+      (ids) => db.$queryRaw`
+        SELECT a.ancestor AS key, count(DISTINCT m."userId") AS count
         FROM "members" m
         JOIN "namespaces" n ON n."id" = m."namespaceId"
         CROSS JOIN LATERAL unnest(n."traversalIds") AS a(ancestor)
-        WHERE a.ancestor = ANY(${[...ids]}::int[])
-        GROUP BY a.ancestor`;
-      const counts = new Map(rows.map((r) => [Number(r.ancestor), Number(r.count)]));
-      return ids.map((id) => counts.get(id) ?? 0);
-    }),
+        WHERE a.ancestor = ANY(${ids}::int[])
+        GROUP BY a.ancestor`,
+    ),
   };
 }

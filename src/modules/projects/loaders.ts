@@ -1,7 +1,6 @@
 /** Batched project reads. */
-import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
-import { byKeyLoader } from '../../db/loader.js';
+import { byKeyLoader, countLoader } from '../../db/loader.js';
 import type { createNamespaceLoaders } from '../namespaces/loaders.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { createUserLoaders } from '../users/loaders.js';
@@ -34,16 +33,14 @@ export function createProjectLoaders(db: PrismaClient, loaders: { namespaces: Na
       (p) => p.id,
     ),
     /** Projects in each namespace and its descendants. */
-    countInNamespaceTree: new DataLoader<number, number>(async (ids) => {
-      const rows = await db.$queryRaw<{ ancestor: number; count: bigint }[]>`
-        SELECT a.ancestor, count(*) AS count
+    countInNamespaceTree: countLoader(
+      (ids) => db.$queryRaw`
+        SELECT a.ancestor AS key, count(*) AS count
         FROM "projects" p
         JOIN "namespaces" n ON n."id" = p."namespaceId"
         CROSS JOIN LATERAL unnest(n."traversalIds") AS a(ancestor)
-        WHERE a.ancestor = ANY(${[...ids]}::int[])
-        GROUP BY a.ancestor`;
-      const counts = new Map(rows.map((r) => [Number(r.ancestor), Number(r.count)]));
-      return ids.map((id) => counts.get(id) ?? 0);
-    }),
+        WHERE a.ancestor = ANY(${ids}::int[])
+        GROUP BY a.ancestor`,
+    ),
   };
 }
