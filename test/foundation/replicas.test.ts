@@ -82,3 +82,22 @@ describe('live events', () => {
     expect(seen.map((e) => e.projectId)).toContain(pub.body.id);
   });
 });
+
+describe('first start', () => {
+  it('creates exactly one root when replicas start together on an empty database (PostgreSQL)', async (ctx) => {
+    if (!process.env.TEST_DATABASE_URL) return ctx.skip();
+    const { freshDatabase } = await import('../support/db.js');
+    const { openDatabase } = await import('../../src/db/database.js');
+    const { ensureRootUser } = await import('../../src/modules/users/service.js');
+    const fresh = await freshDatabase('seed');
+    const others = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: fresh.databaseUrl, poolSize: 2 })));
+    try {
+      const tokens = await Promise.all([fresh.db, ...others].map((d) => ensureRootUser(d.prisma, undefined)));
+      expect(tokens.filter((t) => t !== null)).toHaveLength(1);
+      expect(await fresh.db.prisma.user.count({ where: { username: 'root' } })).toBe(1);
+    } finally {
+      for (const d of others) await d.close();
+      await fresh.cleanup();
+    }
+  });
+});

@@ -114,12 +114,15 @@ export class UsersService {
   }
 
   /** Creates a user without an acting viewer: used by first-start seeding and by bot users of access tokens. */
-  static async createSystemUser(db: PrismaClient, data: Prisma.UserCreateInput): Promise<UserRow> {
-    return db.$transaction(async (tx) => {
-      const user = await tx.user.create({ data });
-      await NamespacesService.createPersonal(tx, user);
-      return user;
-    });
+  static createSystemUser(db: PrismaClient, data: Prisma.UserCreateInput): Promise<UserRow> {
+    return db.$transaction((tx) => UsersService.insertSystemUser(tx, data));
+  }
+
+  /** The same, inside the caller's transaction. */
+  static async insertSystemUser(tx: Prisma.TransactionClient, data: Prisma.UserCreateInput): Promise<UserRow> {
+    const user = await tx.user.create({ data });
+    await NamespacesService.createPersonal(tx, user);
+    return user;
   }
 }
 
@@ -129,15 +132,23 @@ export class UsersService {
  * still authenticates root. Returns the generated token, or null.
  */
 export async function ensureRootUser(db: PrismaClient, configuredToken: string | undefined): Promise<string | null> {
-  const root = await db.user.findUnique({ where: { username: 'root' } });
-  if (root) {
-    if (configuredToken && !(await db.personalAccessToken.findUnique({ where: { digest: digestToken(configuredToken) } }))) {
-      await issueToken(db, { userId: root.id, name: 'root-token', scopes: ['api', 'sudo', 'admin_mode'], expiresAt: null }, configuredToken);
+  const scopes = ['api', 'sudo', 'admin_mode'];
+  // Replicas starting together on one empty database take turns here, so exactly one creates root.
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROOT_SEED_LOCK})`;
+    const root = await tx.user.findUnique({ where: { username: 'root' } });
+    if (root) {
+      if (configuredToken && !(await tx.personalAccessToken.findUnique({ where: { digest: digestToken(configuredToken) } }))) {
+        await issueToken(tx, { userId: root.id, name: 'root-token', scopes, expiresAt: null }, configuredToken);
+      }
+      return null;
     }
-    return null;
-  }
-  if ((await db.user.count()) > 0) return null;
-  const user = await UsersService.createSystemUser(db, { username: 'root', name: 'Administrator', email: 'admin@example.com', admin: true });
-  const issued = await issueToken(db, { userId: user.id, name: 'root-token', scopes: ['api', 'sudo', 'admin_mode'], expiresAt: null }, configuredToken);
-  return configuredToken ? null : (issued.token ?? null);
+    if ((await tx.user.count()) > 0) return null;
+    const user = await UsersService.insertSystemUser(tx, { username: 'root', name: 'Administrator', email: 'admin@example.com', admin: true });
+    const issued = await issueToken(tx, { userId: user.id, name: 'root-token', scopes, expiresAt: null }, configuredToken);
+    return configuredToken ? null : (issued.token ?? null);
+  });
 }
+
+/** Advisory-lock key of first-start seeding (any constant that no other lock uses). */
+const ROOT_SEED_LOCK = 4_711_001;
