@@ -23,8 +23,10 @@ function literal(ast: ValueNode): unknown {
   return ast.kind === Kind.STRING ? ast.value : undefined;
 }
 
+// Descriptions repeat graphql/base.graphql: a resolver-provided scalar replaces the SDL one, description included.
 export const Time = new GraphQLScalarType({
   name: 'Time',
+  description: 'An ISO 8601 date-time in UTC with milliseconds, for example `2026-11-21T10:15:30.123Z`.',
   serialize: (value) => (value instanceof Date ? value : parseTime(value)).toISOString(),
   parseValue: parseTime,
   parseLiteral: (ast) => parseTime(literal(ast)),
@@ -32,6 +34,7 @@ export const Time = new GraphQLScalarType({
 
 export const DateScalar = new GraphQLScalarType({
   name: 'Date',
+  description: 'A calendar date, `YYYY-MM-DD`.',
   serialize: (value) => (value instanceof Date ? value : parseDate(value)).toISOString().slice(0, 10),
   parseValue: parseDate,
   parseLiteral: (ast) => parseDate(literal(ast)),
@@ -56,6 +59,7 @@ function jsonLiteral(ast: ValueNode): unknown {
 
 export const JSONScalar = new GraphQLScalarType({
   name: 'JSON',
+  description: 'Any JSON value.',
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: jsonLiteral,

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { describe, expect, it } from 'vitest';
+import { isEnumType, isInputObjectType, isObjectType } from 'graphql';
 import { buildSchema, GRAPHQL_DIR } from '../../src/graphql/schema.js';
 import { compileOperations } from '../../src/rest/compile.js';
 import { prepareRoutes } from '../../src/rest/adapter.js';
@@ -38,6 +39,22 @@ describe('contract', () => {
     const operations = compileOperations(schema, `${GRAPHQL_DIR}rest`);
     const route = restRoutes[0];
     expect(() => prepareRoutes([route, route], operations)).toThrow(/declared twice/);
+  });
+
+  it('describes every type, field, argument and enum value of the schema', () => {
+    const missing: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith('__') || ['String', 'Int', 'Float', 'Boolean', 'ID'].includes(type.name)) continue;
+      if (!type.description) missing.push(type.name);
+      if (isObjectType(type) || isInputObjectType(type)) {
+        for (const field of Object.values(type.getFields())) {
+          if (!field.description) missing.push(`${type.name}.${field.name}`);
+          for (const arg of 'args' in field ? field.args : []) if (!arg.description) missing.push(`${type.name}.${field.name}(${arg.name})`);
+        }
+      }
+      if (isEnumType(type)) for (const value of type.getValues()) if (!value.description) missing.push(`${type.name}.${value.name}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it('keeps Prisma inside src/db, services, loaders, the job and event infrastructure and the composition root', () => {
