@@ -44,10 +44,21 @@ export interface ServerOptions {
   database?: Database;
 }
 
-/** Errors GraphQL clients see: ours with their code; anything else masked. */
+/** Apollo's own codes for a bad request (syntax, validation, variables): the client's to see. */
+const APOLLO_CLIENT_ERRORS = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+/** Errors GraphQL clients see: ours and Apollo's request errors with their code; anything else masked. */
 function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
-  if (isCoded(original) || isCoded(error) || formatted.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' || formatted.extensions?.code === 'GRAPHQL_PARSE_FAILED' || formatted.extensions?.code === 'BAD_USER_INPUT') {
+  const code = formatted.extensions?.code;
+  if (isCoded(error) || (typeof code === 'string' && APOLLO_CLIENT_ERRORS.has(code))) {
     const { stacktrace: _drop, ...extensions } = formatted.extensions ?? {};
     return { ...formatted, extensions };
   }
@@ -145,7 +156,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));
   web.use('/api/v3', (_req, res) => res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' }));
   web.use((_req: Request, res: Response) => res.status(404).json({ error: '404 Not Found' }));
-  web.use((error: unknown, req: Request, res: Response, _next: unknown) => sendError(res, app, error, req));
+  web.use((error: unknown, _req: Request, res: Response, _next: unknown) => sendError(res, app, error));
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

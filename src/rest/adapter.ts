@@ -35,7 +35,7 @@ export function prepareRoutes(routes: RestRoute[], operations: Map<string, Compi
       throw new Error(`REST route ${key}: result ${route.result ?? '(root)'} is not selected by ${route.operation}`);
     }
     if (!route.result && compiled.rootFields.length !== 1) throw new Error(`REST route ${key}: name the result field`);
-    if (route.paginate && !compiled.variables.some((v) => v.name === 'first') ) {
+    if (route.paginate && !['first', 'after'].every((name) => compiled.variables.some((v) => v.name === name))) {
       throw new Error(`REST route ${key}: a paginated operation must declare $first and $after`);
     }
     const plans = plansAt(compiled.output, [...resultPath, ...(route.paginate ? ['nodes'] : [])]);
@@ -52,7 +52,7 @@ function send(res: Response, status: number, body: unknown, headers: Record<stri
   res.status(status).json(body);
 }
 
-export function sendError(res: Response, app: App, error: unknown, req?: Request): void {
+export function sendError(res: Response, app: App, error: unknown): void {
   if (isCoded(error)) {
     const { status, body, headers } = restError(error);
     send(res, status, body, headers);
@@ -60,7 +60,7 @@ export function sendError(res: Response, app: App, error: unknown, req?: Request
   }
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   const err = cause instanceof Error ? { message: cause.message, stack: cause.stack } : String(cause);
-  app.logger.error({ err, requestId: req?.get('x-request-id') }, 'unhandled error');
+  app.logger.error({ err, requestId: res.locals.requestId }, 'unhandled error');
   send(res, 500, { message: '500 Internal Server Error' });
 }
 
@@ -114,7 +114,7 @@ function handler(app: App, schema: GraphQLSchema, route: PreparedRoute) {
       }
       send(res, status, applyOutput(value, route.plans));
     } catch (error) {
-      sendError(res, app, error, req);
+      sendError(res, app, error);
     }
   };
 }
