@@ -117,6 +117,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         }
       },
       context: (ctx) => createContext(app, ctx.extra.viewer ?? null),
+      // The same masking as over HTTP: coded errors keep their code, anything else says nothing.
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e)),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e)) } : undefined,
     },
     wsServer,
   );

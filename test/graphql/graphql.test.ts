@@ -109,3 +109,17 @@ describe('GraphQL subscriptions over graphql-ws', () => {
     await client.dispose();
   });
 });
+
+describe('GraphQL subscription errors', () => {
+  it('reports a coded error for a project the subscriber cannot see', async () => {
+    const client = createClient({ url: `${t.url.replace('http', 'ws')}/api/graphql`, webSocketImpl: WebSocket, connectionParams: { 'PRIVATE-TOKEN': alice.token } });
+    const errors = await new Promise<unknown>((resolve) => {
+      client.subscribe(
+        { query: 'subscription { activityEventRecorded(projectPath: "nobody/nothing") { id } }' },
+        { next: (msg) => resolve(msg.errors), error: resolve, complete: () => resolve('complete') },
+      );
+    });
+    await client.dispose();
+    expect(errors).toEqual([expect.objectContaining({ message: '404 Project Not Found', extensions: { code: 'NOT_FOUND', resource: 'Project' } })]);
+  });
+});
