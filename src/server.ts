@@ -103,6 +103,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.set('query parser', 'extended');
   web.set('trust proxy', true);
   const httpServer: Server = createServer(web);
+  // Requests Node's parser refuses never reach express: answer them in JSON too (an over-long URL is a 414).
+  httpServer.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [414, 'URI Too Long'] : [400, 'Bad Request'];
+    const body = JSON.stringify({ message: `${status} ${text}` });
+    socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
 
   const wsServer = new WebSocketServer({ server: httpServer, path: '/api/graphql' });
   const wsCleanup = useServer<Record<string, unknown>, { viewer?: Context['viewer'] }>(
