@@ -49,6 +49,8 @@ describe('query budget', () => {
     ['GET /groups/:id/projects', () => `/groups/${group.id}/projects`],
     ['GET /groups/:id/subgroups', () => `/groups/${sub.id}/subgroups`],
     ['GET /projects/:id/members', () => `/projects/${project.id}/members`],
+    ['GET /projects/:id/members/all', () => `/projects/${project.id}/members/all`],
+    ['GET /groups/:id/members/all', () => `/groups/${group.id}/members/all`],
     ['GET /namespaces', () => '/namespaces?search=group'],
     ['GET /users', () => '/users'],
     ['GET /personal_access_tokens', () => '/personal_access_tokens'],

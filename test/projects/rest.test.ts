@@ -134,4 +134,31 @@ describe('projects', () => {
     const missing = await t.api('POST', `/projects/${project.id}/members`, { token: alice.token, body: { access_level: 30 } });
     expect(missing.body).toEqual({ error: 'user_id, username are missing, exactly one parameter must be provided' });
   });
+
+  it('lists inherited members once each at their highest level under /members/all', async () => {
+    const group = await createGroup(t, alice.token);
+    const sub = await createGroup(t, alice.token, { parentId: group.id });
+    const project = await createProject(t, alice.token, { namespaceId: sub.id });
+    const dev = await createUser(t);
+    const guest = await createUser(t);
+    await addMember(t, alice.token, 'groups', group.id, dev.id, 30);
+    await addMember(t, alice.token, 'projects', project.id, dev.id, 20);
+    await addMember(t, alice.token, 'projects', project.id, guest.id, 10);
+
+    const direct = await t.api('GET', `/projects/${project.id}/members`, { token: guest.token });
+    expect(direct.body.map((m: { id: number; access_level: number }) => [m.id, m.access_level])).toEqual([[dev.id, 20], [guest.id, 10]]);
+    const all = await t.api('GET', `/projects/${project.id}/members/all`, { token: guest.token });
+    expect(all.status).toBe(200);
+    expect(all.headers.get('x-total')).toBe('3');
+    const levels = Object.fromEntries(all.body.map((m: { username: string; access_level: number }) => [m.username, m.access_level]));
+    expect(levels).toEqual({ [alice.username]: 50, [dev.username]: 30, [guest.username]: 10 });
+    const searched = await t.api('GET', `/projects/${project.id}/members/all?query=${guest.username}`, { token: guest.token });
+    expect(searched.body.map((m: { id: number }) => m.id)).toEqual([guest.id]);
+
+    const groupAll = await t.api('GET', `/groups/${sub.id}/members/all`, { token: alice.token });
+    expect(groupAll.body.map((m: { id: number }) => m.id).sort()).toEqual([alice.id, dev.id].sort());
+    // The subgroup's creator is its direct Owner, as in GitLab; the developer only inherits.
+    const subDirect = await t.api('GET', `/groups/${sub.id}/members`, { token: alice.token });
+    expect(subDirect.body.map((m: { id: number }) => m.id)).toEqual([alice.id]);
+  });
 });

@@ -1,6 +1,6 @@
 /** Owns memberships: effective access levels (group membership inherited by subgroups and projects) and member lists. */
 import type { ServiceDeps } from '../../context.js';
-import type { Prisma, PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { AccessLevel, MEMBER_LEVELS, requireLevel, requireWriteScope } from '../../auth/policy.js';
 import { conflict, forbidden, invalidParams, invalidValue } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -14,6 +14,11 @@ export interface NamespaceScope {
   kind: string;
   ownerId: number | null;
   traversalIds: number[];
+}
+
+export interface MemberFilters {
+  search?: string | null;
+  relations?: readonly ('DIRECT' | 'INHERITED')[] | null;
 }
 
 export interface MemberInput {
@@ -54,12 +59,19 @@ export class MembersService {
     return { groupIds: atLeast(groups), projectIds: atLeast(projects) };
   }
 
-  listForNamespace(namespaceId: number, search: string | null | undefined, page: PageArgs) {
-    return this.list({ namespaceId }, search, page);
+  /** Members of a readable group: direct, or with those inherited from its ancestors. */
+  listForNamespace(ns: NamespaceScope, filters: MemberFilters, page: PageArgs) {
+    return filters.relations?.includes('INHERITED')
+      ? this.listInherited({ projectId: null, ancestors: ns.traversalIds }, filters.search, page)
+      : this.list({ namespaceId: ns.id }, filters.search, page);
   }
 
-  listForProject(projectId: number, search: string | null | undefined, page: PageArgs) {
-    return this.list({ projectId }, search, page);
+  /** Members of a readable project: direct, or with those inherited from its groups. */
+  listForProject(project: { id: number; namespace: NamespaceScope }, filters: MemberFilters, page: PageArgs) {
+    const ancestors = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
+    return filters.relations?.includes('INHERITED')
+      ? this.listInherited({ projectId: project.id, ancestors }, filters.search, page)
+      : this.list({ projectId: project.id }, filters.search, page);
   }
 
   /** Number of distinct users with a membership in the group or any of its descendants. */
@@ -86,6 +98,27 @@ export class MembersService {
   /** Makes the creator of a group or personal project its owner (no permission check: the caller just created it). */
   async addOwner(tx: Prisma.TransactionClient, source: { namespaceId: number } | { projectId: number }, userId: number): Promise<void> {
     await tx.member.create({ data: { ...source, userId, accessLevel: AccessLevel.OWNER, createdById: userId } });
+  }
+
+  /**
+   * Memberships of a project and/or a chain of groups, each user once with their highest level (GitLab's
+   * `members/all`); expired memberships do not count.
+   */
+  private listInherited(scope: { projectId: number | null; ancestors: number[] }, search: string | null | undefined, page: PageArgs) {
+    const db = this.deps.db;
+    const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    const matching = Prisma.sql`
+      SELECT DISTINCT ON (m."userId") m.*
+      FROM "members" m JOIN "users" u ON u."id" = m."userId"
+      WHERE (m."projectId" = ${scope.projectId}::int OR m."namespaceId" = ANY(${scope.ancestors}::int[]))
+        AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
+        AND (${pattern}::text IS NULL OR u."username" ILIKE ${pattern}::text OR u."name" ILIKE ${pattern}::text)
+      ORDER BY m."userId", m."accessLevel" DESC, m."id"`;
+    return connection(
+      page,
+      ({ skip, take }) => db.$queryRaw<MemberRow[]>`SELECT * FROM (${matching}) d ORDER BY d."id" LIMIT ${take} OFFSET ${skip}`,
+      async () => Number((await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM (${matching}) d`)[0]?.n ?? 0),
+    );
   }
 
   private list(source: { namespaceId: number } | { projectId: number }, search: string | null | undefined, page: PageArgs) {

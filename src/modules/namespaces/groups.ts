@@ -67,13 +67,13 @@ export class GroupsService {
   async list(filters: GroupFilters, page: PageArgs) {
     const viewer = this.deps.viewer;
     const and: Prisma.NamespaceWhereInput[] = [await this.readableWhere()];
-    // GitLab lists a signed-in non-admin's own groups unless all_available is set.
-    const onlyMine = filters.owned || filters.minAccessLevel != null || (viewer && !viewer.admin && !filters.allAvailable);
-    if (onlyMine) {
-      const v = requireViewer(viewer);
+    // A signed-in non-admin sees their own groups unless all_available is set; owned and min_access_level
+    // narrow anyone's list to groups they hold at least that level in (inherited by subgroups).
+    if (filters.owned || filters.minAccessLevel != null || (viewer && !viewer.admin && !filters.allAvailable)) {
+      requireViewer(viewer);
       const min = filters.owned ? AccessLevel.OWNER : (filters.minAccessLevel ?? AccessLevel.GUEST);
       const { groupIds } = await this.deps.services.members.viewerMembershipIds(min);
-      and.push(v.admin && !filters.owned && filters.minAccessLevel == null ? {} : { traversalIds: { hasSome: groupIds } });
+      and.push({ traversalIds: { hasSome: groupIds } });
     }
     if (filters.topLevelOnly) and.push({ parentId: null });
     if (filters.visibility) and.push({ visibility: filters.visibility });

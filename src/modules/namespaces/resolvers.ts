@@ -4,6 +4,7 @@ import type { PageArgs } from '../../graphql/connection.js';
 import { idFields, webUrl } from '../../graphql/resolvers.js';
 import type { GroupFilters, GroupInput } from './groups.js';
 import type { NamespaceFilters, NamespaceRow } from './service.js';
+import type { MemberFilters } from '../members/service.js';
 
 type Args<T = unknown> = T & PageArgs;
 
@@ -50,8 +51,7 @@ export const namespaceResolvers = {
     parent: (ns: NamespaceRow, _a: unknown, ctx: Context) => (ns.parentId ? ctx.loaders.namespaces.byId.load(ns.parentId) : null),
     defaultBranch: () => null,
     subgroups: (ns: NamespaceRow, args: Args<{ search?: string }>, ctx: Context) => ctx.services.groups.subgroups(ns, args.search, args),
-    groupMembers: (ns: NamespaceRow, args: Args<{ search?: string }>, ctx: Context) =>
-      ctx.services.members.listForNamespace(ns.id, args.search, args),
+    groupMembers: (ns: NamespaceRow, args: Args<MemberFilters>, ctx: Context) => ctx.services.members.listForNamespace(ns, args, args),
     projects: (ns: NamespaceRow, args: Args<{ includeSubgroups?: boolean }>, ctx: Context) =>
       ctx.services.projects.listInNamespace(ns, args.includeSubgroups ?? false, args),
     viewerAccess: async (ns: NamespaceRow, _a: unknown, ctx: Context) => {

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { apiUrl, idFields, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectFilters, ProjectInput, ProjectRow } from './service.js';
+import type { MemberFilters } from '../members/service.js';
 
 
 export const projectResolvers = {
@@ -29,8 +30,7 @@ export const projectResolvers = {
     group: (p: ProjectRow) => (p.namespace.kind === 'group' ? p.namespace : null),
     owner: (p: ProjectRow) => p.namespace.owner,
     links: (p: ProjectRow) => p,
-    projectMembers: (p: ProjectRow, args: PageArgs & { search?: string }, ctx: Context) =>
-      ctx.services.members.listForProject(p.id, args.search, args),
+    projectMembers: (p: ProjectRow, args: PageArgs & MemberFilters, ctx: Context) => ctx.services.members.listForProject(p, args, args),
     viewerPermissions: (p: ProjectRow) => p,
   },
   ProjectPermissions: {

@@ -8,5 +8,6 @@ export const groupRoutes: RestRoute[] = [
   { method: 'GET', path: '/groups/:id/subgroups', operation: 'RestListSubgroups', result: 'group.subgroups', paginate: true, notFound: 'Group' },
   { method: 'GET', path: '/groups/:id/projects', operation: 'RestListGroupProjects', result: 'group.projects', paginate: true, notFound: 'Group' },
   { method: 'GET', path: '/groups/:id/members', operation: 'RestListGroupMembers', result: 'group.groupMembers', paginate: true, notFound: 'Group' },
+  { method: 'GET', path: '/groups/:id/members/all', operation: 'RestListAllGroupMembers', result: 'group.groupMembers', paginate: true, notFound: 'Group' },
   { method: 'POST', path: '/groups/:id/members', operation: 'RestCreateGroupMember', authenticate: true },
 ];
