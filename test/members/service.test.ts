@@ -83,3 +83,25 @@ describe('NamespacesService.exists', () => {
     expect(await owner.ctx.services.namespaces.exists(base.toUpperCase(), null)).toEqual({ exists: true, suggests: [`${base.toUpperCase()}2`] });
   });
 });
+
+describe('activity recorded by memberships and projects', () => {
+  it('records "created" for a new project and "joined" for a new member, authored by the member', async () => {
+    const owner = await h.user();
+    const dev = await h.user();
+    const project = await owner.ctx.services.projects.create({ name: unique('act') });
+    await owner.ctx.services.members.addToProject(String(project.id), { userId: String(dev.viewer.id), accessLevel: 30 });
+    const events = await h.app.db.event.findMany({ where: { projectId: project.id }, orderBy: { id: 'asc' } });
+    expect(events.map((e) => [e.action, e.authorId])).toEqual([
+      ['created', owner.viewer.id],
+      ['joined', dev.viewer.id],
+    ]);
+  });
+
+  it('records nothing when the membership is refused', async () => {
+    const owner = await h.user();
+    const stranger = await h.user();
+    const project = await owner.ctx.services.projects.create({ name: unique('act') });
+    await expect(stranger.ctx.services.members.addToProject(String(project.id), { userId: String(stranger.viewer.id), accessLevel: 30 })).rejects.toThrow();
+    expect(await h.app.db.event.count({ where: { projectId: project.id, action: 'joined' } })).toBe(0);
+  });
+});

@@ -139,8 +139,14 @@ export class MembersService {
     const user = await this.resolveUser(input);
     const existing = await this.deps.db.member.findFirst({ where: { ...source, userId: user.id }, select: { id: true } });
     if (existing) throw conflict('Member already exists');
-    return this.deps.db.member.create({
-      data: { ...source, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: this.deps.viewer?.id },
+    // GitLab records that the member joined, with the member as the event's author.
+    return this.deps.db.$transaction(async (tx) => {
+      const member = await tx.member.create({
+        data: { ...source, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: this.deps.viewer?.id },
+      });
+      const where = 'projectId' in source ? { projectId: source.projectId } : { groupId: source.namespaceId };
+      await this.deps.services.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...where }, tx);
+      return member;
     });
   }
 
