@@ -29,7 +29,19 @@ export const projectResolvers = {
     emptyRepo: () => true,
     group: (p: ProjectRow) => (p.namespace.kind === 'group' ? p.namespace : null),
     owner: (p: ProjectRow) => p.namespace.owner,
-    links: (p: ProjectRow) => p,
+    links: (p: ProjectRow, _a: unknown, ctx: Context) => {
+      const base = apiUrl(ctx, `projects/${p.id}`);
+      return {
+        self: base,
+        issues: `${base}/issues`,
+        mergeRequests: `${base}/merge_requests`,
+        repoBranches: `${base}/repository/branches`,
+        labels: `${base}/labels`,
+        events: `${base}/events`,
+        members: `${base}/members`,
+        clusterAgents: `${base}/cluster_agents`,
+      };
+    },
     projectMembers: (p: ProjectRow, args: PageArgs & MemberFilters, ctx: Context) => ctx.services.members.listForProject(p, args, args),
     viewerPermissions: (p: ProjectRow) => p,
   },
@@ -37,15 +49,5 @@ export const projectResolvers = {
     projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.services.members.directProjectLevel(p.id)) || null,
     groupAccess: async (p: ProjectRow, _a: unknown, ctx: Context) =>
       p.namespace.kind === 'group' ? (await ctx.services.members.levelInNamespace(p.namespace)) || null : null,
-  },
-  ProjectLinks: {
-    self: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}`),
-    issues: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}/issues`),
-    mergeRequests: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}/merge_requests`),
-    repoBranches: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}/repository/branches`),
-    labels: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}/labels`),
-    events: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}/events`),
-    members: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}/members`),
-    clusterAgents: (p: ProjectRow, _a: unknown, ctx: Context) => apiUrl(ctx, `projects/${p.id}/cluster_agents`),
   },
 };
