@@ -156,6 +156,13 @@ describe('personal access tokens', () => {
     expect((await t.api('DELETE', `/personal_access_tokens/${bTokenId}`, { token: a.token })).body).toEqual({ message: '404 Personal Access Token Not Found' });
   });
 
+  it('gives a token created without expires_at the default lifetime of a year', async () => {
+    const user = await createUser(t);
+    const res = await t.api('POST', `/users/${user.id}/personal_access_tokens`, { body: { name: 'default', scopes: ['api'] } });
+    const expected = new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10);
+    expect(res.body.expires_at).toBe(expected);
+  });
+
   it('rejects unknown scopes', async () => {
     const user = await createUser(t);
     const res = await t.api('POST', `/users/${user.id}/personal_access_tokens`, { body: { name: 'x', scopes: ['everything'] } });

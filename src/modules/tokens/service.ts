@@ -35,6 +35,9 @@ export const TOKEN_SCOPES = [
   'self_rotate',
 ] as const;
 
+/** Lifetime of a token created without `expires_at`. */
+const DEFAULT_LIFETIME_DAYS = 365;
+
 /** `last_used_at` is written at most this often, so authentication stays a read. */
 const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000;
 
@@ -160,7 +163,8 @@ export class TokensService {
       userId: user.id,
       name: input.name,
       scopes: input.scopes,
-      expiresAt: input.expiresAt ?? null,
+      // GitLab requires an expiry: without one, a token lives the default year.
+      expiresAt: input.expiresAt ?? new Date(today().getTime() + DEFAULT_LIFETIME_DAYS * 86_400_000),
       description: input.description,
     });
   }
