@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { suiteServer } from '../support/server.js';
 import { createUser, unique, type TestUser } from '../support/factories.js';
 
-let t: TestServer;
+const t = suiteServer();
 let admin: InstanceType<typeof Gitlab>;
 let alice: TestUser;
 let asAlice: InstanceType<typeof Gitlab>;
 
 beforeAll(async () => {
-  t = await startTestServer();
   admin = new Gitlab({ host: t.url, token: t.rootToken });
   alice = await createUser(t);
   asAlice = new Gitlab({ host: t.url, token: alice.token });
 });
-afterAll(() => t?.close());
 
 describe('@gitbeaker/rest against the server', () => {
   it('reads the current user and the version', async () => {

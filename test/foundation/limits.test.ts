@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { suiteServer } from '../support/server.js';
 
-let t: TestServer;
+const t = suiteServer({ rateLimitPerMinute: 5, bodyLimit: 2048 });
 beforeAll(async () => {
-  t = await startTestServer({ rateLimitPerMinute: 5, bodyLimit: 2048 });
   // Each test below sends its own (unknown) token: the limit counts per token, so no test trips another.
 });
-afterAll(() => t?.close());
 
 describe('bounds', () => {
   it('answers malformed JSON with a 400 and no stack trace', async () => {

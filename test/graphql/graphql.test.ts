@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { suiteServer } from '../support/server.js';
 import { createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
-let t: TestServer;
+const t = suiteServer();
 let alice: TestUser;
 beforeAll(async () => {
-  t = await startTestServer();
   alice = await createUser(t);
 });
-afterAll(() => t?.close());
 
 describe('GraphQL over HTTP', () => {
   it('answers currentUser with GitLab global IDs', async () => {

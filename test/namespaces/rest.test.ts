@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, EXTERNAL_URL } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { suiteServer, EXTERNAL_URL } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
-let t: TestServer;
+const t = suiteServer();
 let owner: TestUser;
 beforeAll(async () => {
-  t = await startTestServer();
   owner = await createUser(t);
 });
-afterAll(() => t?.close());
 
 describe('namespaces', () => {
   it('lists the personal namespace and groups of the caller, with owner-only fields for owned groups', async () => {

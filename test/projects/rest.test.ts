@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, EXTERNAL_URL } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { suiteServer, EXTERNAL_URL } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 
-let t: TestServer;
+const t = suiteServer();
 let alice: TestUser;
 beforeAll(async () => {
-  t = await startTestServer();
   alice = await createUser(t);
 });
-afterAll(() => t?.close());
 
 describe('projects', () => {
   it('creates a personal project with GitLab\'s fields', async () => {

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 /** Starts the real server on a real port (port 0) over a fresh database, with helpers to call it over HTTP. */
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -86,4 +87,23 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       await cleanup();
     },
   };
+}
+
+/**
+ * The server of one test file: started before its tests, closed after them. The returned object forwards to
+ * it, so a file writes `const t = suiteServer();` and uses `t` in its hooks and tests.
+ */
+export function suiteServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): TestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startTestServer(overrides, options);
+  });
+  afterAll(() => started?.close());
+  return new Proxy({} as TestServer, {
+    get(_target, key) {
+      if (!started) throw new Error('the suite server is used before beforeAll started it');
+      const value = started[key as keyof TestServer];
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+  });
 }

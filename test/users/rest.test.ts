@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, EXTERNAL_URL } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { suiteServer, EXTERNAL_URL } from '../support/server.js';
 import { createUser, unique } from '../support/factories.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t?.close());
+const t = suiteServer();
 
 describe('authentication', () => {
   it('answers GET /user for the root token in the PRIVATE-TOKEN header', async () => {
