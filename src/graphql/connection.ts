@@ -35,14 +35,14 @@ export function toPage(args: PageArgs): Page {
 }
 
 export interface Connection<T> {
-  nodes: () => Promise<T[]>;
-  count: () => Promise<number>;
-  pageInfo: () => Promise<{ hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }>;
+  readonly nodes: Promise<T[]>;
+  readonly count: Promise<number>;
+  readonly pageInfo: Promise<{ hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }>;
 }
 
 /**
- * A lazy connection: GraphQL resolves only the fields a query selects, so a page without `count` costs one
- * query and `count` alone costs one. `fetch` must order by a unique key.
+ * A lazy connection: its fields are getters, so GraphQL runs only the queries of the fields a query selects
+ * (a page without `count` costs one query, `count` alone one). `fetch` must order by a unique key.
  */
 export function connection<T>(
   args: PageArgs,
@@ -51,20 +51,26 @@ export function connection<T>(
 ): Connection<T> {
   const page = toPage(args);
   let rows: Promise<T[]> | undefined;
-  const load = () => (rows ??= page.take === 0 ? Promise.resolve([]) : fetch({ skip: page.skip, take: page.take + 1 }));
+  // Promise.resolve: Prisma's lazy PrismaPromise is a thenable, not a Promise, and not every executor takes thenables.
+  const load = () => (rows ??= page.take === 0 ? Promise.resolve([]) : Promise.resolve(fetch({ skip: page.skip, take: page.take + 1 })));
   let total: Promise<number> | undefined;
   return {
-    nodes: async () => (await load()).slice(0, page.take),
-    count: () => (total ??= count()),
-    pageInfo: async () => {
-      const all = await load();
-      const shown = Math.min(all.length, page.take);
-      return {
-        hasNextPage: all.length > page.take,
-        hasPreviousPage: page.skip > 0,
-        startCursor: shown ? encodeCursor(page.skip) : null,
-        endCursor: shown ? encodeCursor(page.skip + shown - 1) : null,
-      };
+    get nodes() {
+      return load().then((all) => all.slice(0, page.take));
+    },
+    get count() {
+      return (total ??= Promise.resolve(count()));
+    },
+    get pageInfo() {
+      return load().then((all) => {
+        const shown = Math.min(all.length, page.take);
+        return {
+          hasNextPage: all.length > page.take,
+          hasPreviousPage: page.skip > 0,
+          startCursor: shown ? encodeCursor(page.skip) : null,
+          endCursor: shown ? encodeCursor(page.skip + shown - 1) : null,
+        };
+      });
     },
   };
 }

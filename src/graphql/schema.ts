@@ -21,11 +21,22 @@ export function readGraphqlFiles(dir: string): { name: string; source: string }[
     .map((name) => ({ name, source: readFileSync(join(dir, name), 'utf8') }));
 }
 
+/**
+ * Connection fields are lazy getters (see connection.ts) that yield promises. Explicit resolvers make every
+ * executor await them: the REST adapter's compiled executor inlines default resolvers as plain property reads.
+ */
+function connectionResolvers(typeDefs: string[]): Record<string, Record<string, (c: Record<string, unknown>) => unknown>> {
+  const names = typeDefs.flatMap((sdl) => [...sdl.matchAll(/^type (\w+Connection)\b/gm)].map((m) => m[1]));
+  return Object.fromEntries(names.map((name) => [name, { nodes: (c) => c.nodes, count: (c) => c.count, pageInfo: (c) => c.pageInfo }]));
+}
+
 export function buildSchema(): GraphQLSchema {
+  const typeDefs = readGraphqlFiles(GRAPHQL_DIR).map((f) => f.source);
   return makeExecutableSchema({
-    typeDefs: readGraphqlFiles(GRAPHQL_DIR).map((f) => f.source),
+    typeDefs,
     resolvers: [
       { Time, Date: DateScalar, JSON: JSONScalar },
+      connectionResolvers(typeDefs),
       metadataResolvers,
       userResolvers,
       tokenResolvers,

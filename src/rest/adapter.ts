@@ -4,7 +4,7 @@
  * the shared schema, maps errors through src/errors.ts, and sends GitLab's JSON, status and headers.
  */
 import { Router, type Request, type Response } from 'express';
-import { GraphQLError, execute, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createContext, type App } from '../context.js';
 import { insufficientScope, isCoded, notFound, restError, unauthenticated } from '../errors.js';
 import { READ_SCOPES, WRITE_SCOPES, hasScope, type Viewer } from '../auth/viewer.js';
@@ -98,12 +98,7 @@ function handler(app: App, schema: GraphQLSchema, route: PreparedRoute) {
       const page = route.paginate ? readOffsetPage(params) : null;
       const variables = variablesFromParams(route.compiled.variables, params);
       if (page) Object.assign(variables, connectionArgs(page));
-      const result = await execute({
-        schema,
-        document: route.compiled.document,
-        variableValues: variables,
-        contextValue: createContext(app, viewer),
-      });
+      const result = await route.compiled.run(createContext(app, viewer), variables);
       if (result.errors?.length) throw result.errors[0];
       const value = dig(result.data as Record<string, unknown>, route.resultPath, route.notFound);
       if (page) {

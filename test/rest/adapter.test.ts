@@ -93,11 +93,11 @@ describe('pagination', () => {
         return items.length;
       },
     );
-    expect(await conn.nodes()).toEqual([0, 1, 2]);
-    expect(await conn.pageInfo()).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    expect(await conn.nodes).toEqual([0, 1, 2]);
+    expect(await conn.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
     expect(fetched).toEqual([{ skip: 0, take: 4 }]);
     expect(counted).toBe(0);
-    expect(await conn.count()).toBe(7);
+    expect(await conn.count).toBe(7);
   });
 });
 
