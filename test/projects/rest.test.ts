@@ -36,6 +36,10 @@ describe('projects', () => {
     expect(byId.body.permissions).toEqual({ project_access: { access_level: 50 }, group_access: null });
     const byPath = await t.api('GET', `/projects/${encodeURIComponent(p.path_with_namespace)}`, { token: alice.token });
     expect(byPath.body.id).toBe(p.id);
+    const upper = await t.api('GET', `/projects/${encodeURIComponent(p.path_with_namespace.toUpperCase())}`, { token: alice.token });
+    expect(upper.body.id).toBe(p.id);
+    const group = await t.api('GET', `/namespaces/${encodeURIComponent(alice.username.toUpperCase())}`, { token: alice.token });
+    expect(group.body.full_path).toBe(alice.username);
     const raw = await t.api('GET', `/projects/${p.path_with_namespace}`, { token: alice.token });
     expect(raw.status).toBe(404);
     expect(raw.body).toEqual({ error: '404 Not Found' });

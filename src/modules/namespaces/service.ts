@@ -36,7 +36,10 @@ export class NamespacesService {
   /** A namespace row by numeric ID or full path, without any permission check (for services that check themselves). */
   async lookup(ref: string): Promise<NamespaceRow | null> {
     if (isNumericId(ref)) return this.deps.loaders.namespaces.byId.load(Number(ref));
-    return this.deps.db.namespace.findFirst({ where: { fullPath: { equals: ref, mode: 'insensitive' } } });
+    // Paths match case-insensitively, as GitLab's routes do; the exact spelling is tried first because only
+    // it can use the unique index.
+    const db = this.deps.db;
+    return (await db.namespace.findUnique({ where: { fullPath: ref } })) ?? db.namespace.findFirst({ where: { fullPath: { equals: ref, mode: 'insensitive' } } });
   }
 
   /** Whether the viewer may see the namespace through the namespaces API: its owner, a group reader, or an administrator. */

@@ -62,15 +62,21 @@ export class ProjectsService {
 
   /** A project the viewer can read, by numeric ID or full path; null otherwise. */
   async find(ref: string): Promise<ProjectRow | null> {
-    const { db, loaders, viewer } = this.deps;
-    const project = isNumericId(ref)
-      ? await loaders.projects.byId.load(Number(ref))
-      : ref.includes('/')
-        ? await db.project.findFirst({ where: { fullPath: { equals: ref, mode: 'insensitive' } }, include: WITH_NAMESPACE })
-        : null;
-    if (project) primeNamespaces(loaders, [project]);
+    const { loaders, viewer } = this.deps;
+    // A full path always has a slash; anything else that is not a number names nothing.
+    const project = isNumericId(ref) ? await loaders.projects.byId.load(Number(ref)) : ref.includes('/') ? await this.byPath(ref) : null;
     if (!project) return null;
     return canRead(viewer, project.visibility, await this.accessLevel(project)) ? project : null;
+  }
+
+  /** Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. */
+  private async byPath(fullPath: string): Promise<ProjectRow | null> {
+    const db = this.deps.db;
+    const project =
+      (await db.project.findUnique({ where: { fullPath }, include: WITH_NAMESPACE })) ??
+      (await db.project.findFirst({ where: { fullPath: { equals: fullPath, mode: 'insensitive' } }, include: WITH_NAMESPACE }));
+    if (project) primeNamespaces(this.deps.loaders, [project]);
+    return project;
   }
 
   async get(ref: string): Promise<ProjectRow> {
