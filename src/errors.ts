@@ -120,3 +120,13 @@ export const payloadTooLarge = () => coded('413 Request Entity Too Large', { cod
 export function isCoded(error: unknown): error is GraphQLError {
   return error instanceof GraphQLError && typeof error.extensions?.code === 'string' && error.extensions.code !== 'INTERNAL_SERVER_ERROR';
 }
+
+/**
+ * Database refusals that are the caller's concern, as coded errors: a unique index rejecting a row a concurrent
+ * request wrote first is a conflict (the services' own checks answer the ordinary duplicate). Null otherwise.
+ */
+export function fromDatabase(error: unknown): GraphQLError | null {
+  const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  const code = cause && typeof cause === 'object' ? (cause as { code?: unknown }).code : undefined;
+  return code === 'P2002' ? conflict('409 Conflict') : null;
+}

@@ -24,7 +24,7 @@ import { prepareRoutes, restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes/index.js';
 import { resolveViewer } from './auth/resolve.js';
 import { requireWriteScope } from './auth/policy.js';
-import { isCoded } from './errors.js';
+import { fromDatabase, isCoded } from './errors.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { accessLog, bodyErrors, rateLimit, requestId, securityHeaders } from './http/middleware.js';
 
@@ -57,6 +57,8 @@ const APOLLO_CLIENT_ERRORS = new Set([
 
 /** Errors GraphQL clients see: ours and Apollo's request errors with their code; anything else masked. */
 function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const known = fromDatabase(error);
+  if (known) return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'CONFLICT' } };
   const code = formatted.extensions?.code;
   if (isCoded(error) || (typeof code === 'string' && APOLLO_CLIENT_ERRORS.has(code))) {
     const { stacktrace: _drop, ...extensions } = formatted.extensions ?? {};

@@ -6,7 +6,7 @@
 import { Router, type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createContext, type App } from '../context.js';
-import { insufficientScope, isCoded, notFound, restError, unauthenticated } from '../errors.js';
+import { fromDatabase, insufficientScope, isCoded, notFound, restError, unauthenticated } from '../errors.js';
 import { READ_SCOPES, WRITE_SCOPES, hasScope, type Viewer } from '../auth/viewer.js';
 import { applyOutput, type CompiledOperation, type OutputPlan } from './compile.js';
 import { variablesFromParams } from './params.js';
@@ -53,8 +53,9 @@ function send(res: Response, status: number, body: unknown, headers: Record<stri
 }
 
 export function sendError(res: Response, app: App, error: unknown): void {
-  if (isCoded(error)) {
-    const { status, body, headers } = restError(error);
+  const coded = isCoded(error) ? error : fromDatabase(error);
+  if (coded) {
+    const { status, body, headers } = restError(coded);
     send(res, status, body, headers);
     return;
   }

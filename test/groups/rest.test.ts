@@ -97,4 +97,12 @@ describe('groups', () => {
     const all = await t.api('GET', '/groups?all_available=true&per_page=100', { token: owner.token });
     expect(all.body.map((g: { id: number }) => g.id)).toContain(theirs.id);
   });
+
+  it('answers concurrent creations of the same path with one success and errors, never a 500', async () => {
+    const path = unique('race');
+    const results = await Promise.all(Array.from({ length: 6 }, () => t.api('POST', '/groups', { token: owner.token, body: { name: path, path } })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.every((s) => s === 201 || s === 400 || s === 409)).toBe(true);
+  });
 });
