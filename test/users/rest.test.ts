@@ -107,6 +107,15 @@ describe('users', () => {
     expect(res.body).toEqual({ message: '404 User Not Found' });
   });
 
+  it('shows is_admin to administrators only, and the email to the user themselves', async () => {
+    const user = await createUser(t);
+    const me = await t.api('GET', '/user', { token: user.token });
+    expect(me.body).not.toHaveProperty('is_admin');
+    expect(me.body.email).toBe(`${user.username}@example.com`);
+    const asAdmin = await t.api('GET', `/users/${user.id}`);
+    expect(asAdmin.body).toMatchObject({ is_admin: false, email: `${user.username}@example.com` });
+  });
+
   it('hides email from other non-admin users', async () => {
     const a = await createUser(t);
     const b = await createUser(t);

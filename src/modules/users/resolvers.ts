@@ -25,7 +25,8 @@ export const userResolvers = {
     webUrl: (user: UserRow, _a: unknown, ctx: Context) => webUrl(ctx, user.username),
     webPath: (user: UserRow) => `/${user.username}`,
     email: privateField('email'),
-    admin: privateField('admin'),
+    // GitLab shows is_admin only to administrators (UserWithAdmin), not to users looking at themselves.
+    admin: (user: UserRow, _a: unknown, ctx: Context) => (ctx.viewer?.admin ? user.admin : null),
     publicEmail: () => null,
     canCreateProject: (user: UserRow) => user.projectsLimit > 0,
     namespace: (user: UserRow, _a: unknown, ctx: Context) => ctx.loaders.namespaces.personalByOwnerId.load(user.id),
