@@ -17,9 +17,6 @@ export const metadataResolvers = {
   Query: {
     metadata: () => ({ version: API_VERSION, revision: REVISION, enterprise: false }),
   },
-  Mutation: {
-    noop: () => null,
-  },
   Subscription: {
     heartbeat: { subscribe: (_: unknown, args: { intervalSeconds: number }) => beats(args.intervalSeconds) },
   },
