@@ -31,6 +31,8 @@ export interface ErrorExtensions {
   scopes?: string[];
   /** UNAUTHENTICATED: token-specific OAuth error description. */
   tokenError?: string;
+  /** RATE_LIMITED: seconds until the caller's window opens again. */
+  retryAfter?: number;
 }
 
 function coded(message: string, extensions: ErrorExtensions): GraphQLError {
@@ -107,13 +109,13 @@ export function restError(error: GraphQLError): RestError {
     case 'UNPROCESSABLE':
       return { status: 422, body: { message: error.message } };
     case 'RATE_LIMITED':
-      return { status: 429, body: { message: '429 Too Many Requests' }, headers: { 'Retry-After': '60' } };
+      return { status: 429, body: { message: '429 Too Many Requests' }, headers: { 'Retry-After': String(ext.retryAfter ?? 60) } };
     default:
       return { status: 500, body: { message: '500 Internal Server Error' } };
   }
 }
 
-export const rateLimited = () => coded('429 Too Many Requests', { code: 'RATE_LIMITED' });
+export const rateLimited = (retryAfter: number) => coded('429 Too Many Requests', { code: 'RATE_LIMITED', retryAfter });
 export const payloadTooLarge = () => coded('413 Request Entity Too Large', { code: 'PAYLOAD_TOO_LARGE' });
 
 /** Errors that are ours to show; anything else is an unexpected failure and is masked. */

@@ -4,6 +4,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.js';
 import { digestToken } from '../auth/secrets.js';
 import { extractToken } from '../auth/viewer.js';
+import { invalidParams, payloadTooLarge, rateLimited, restError } from '../errors.js';
+import type { GraphQLError } from 'graphql';
 
 export function requestId(req: Request, res: Response, next: NextFunction): void {
   const id = req.get('x-request-id') ?? randomUUID();
@@ -56,25 +58,22 @@ export function rateLimit(perMinute: number) {
       windows.set(key, w);
     }
     w.count += 1;
-    if (w.count > perMinute) {
-      res.set('Retry-After', String(Math.ceil((w.start + 60_000 - now) / 1000)));
-      res.status(429).json({ message: '429 Too Many Requests' });
-      return;
-    }
+    if (w.count > perMinute) return sendCoded(res, rateLimited(Math.ceil((w.start + 60_000 - now) / 1000)));
     next();
   };
+}
+
+/** Answers a coded error with its status, body and headers from the table in src/errors.ts. */
+export function sendCoded(res: Response, error: GraphQLError): void {
+  const { status, body, headers } = restError(error);
+  res.set(headers ?? {});
+  res.status(status).json(body);
 }
 
 /** Body-parser failures: malformed JSON is a 400, an oversized body a 413; never a stack trace. */
 export function bodyErrors(err: unknown, _req: Request, res: Response, next: NextFunction): void {
   const e = err as { type?: string; status?: number };
-  if (e?.type === 'entity.too.large') {
-    res.status(413).json({ message: '413 Request Entity Too Large' });
-    return;
-  }
-  if (e?.type === 'entity.parse.failed' || e?.status === 400) {
-    res.status(400).json({ error: 'The request body could not be parsed' });
-    return;
-  }
+  if (e?.type === 'entity.too.large') return sendCoded(res, payloadTooLarge());
+  if (e?.type === 'entity.parse.failed' || e?.status === 400) return sendCoded(res, invalidParams(['The request body could not be parsed']));
   next(err);
 }

@@ -6,7 +6,8 @@
 import { Router, type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createContext, type App } from '../context.js';
-import { fromDatabase, insufficientScope, isCoded, notFound, restError, unauthenticated } from '../errors.js';
+import { fromDatabase, insufficientScope, isCoded, notFound, unauthenticated } from '../errors.js';
+import { sendCoded } from '../http/middleware.js';
 import { READ_SCOPES, WRITE_SCOPES, hasScope, type Viewer } from '../auth/viewer.js';
 import { applyOutput, type CompiledOperation, type OutputPlan } from './compile.js';
 import { variablesFromParams } from './params.js';
@@ -54,11 +55,7 @@ function send(res: Response, status: number, body: unknown, headers: Record<stri
 
 export function sendError(res: Response, app: App, error: unknown): void {
   const coded = isCoded(error) ? error : fromDatabase(error);
-  if (coded) {
-    const { status, body, headers } = restError(coded);
-    send(res, status, body, headers);
-    return;
-  }
+  if (coded) return sendCoded(res, coded);
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   const err = cause instanceof Error ? { message: cause.message, stack: cause.stack } : String(cause);
   app.logger.error({ err, requestId: res.locals.requestId }, 'unhandled error');
