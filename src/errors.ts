@@ -10,10 +10,8 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'INSUFFICIENT_SCOPE'
   | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
-  | 'UNPROCESSABLE'
   | 'RATE_LIMITED'
   | 'INTERNAL_SERVER_ERROR';
 
@@ -44,7 +42,6 @@ export const invalidParams = (messages: string[]) => coded(messages.join(', '), 
 export const invalidValue = (param: string) => invalidParams([`${param} does not have a valid value`]);
 export const invalid = (fields: Record<string, string[]>) =>
   coded(Object.entries(fields).map(([f, m]) => `${f} ${m.join(', ')}`).join('; '), { code: 'BAD_USER_INPUT', fields });
-export const badRequest = (reason: string) => coded(`400 Bad request - ${reason}`, { code: 'BAD_USER_INPUT' });
 /** A 400 whose body is `{"message": message}` verbatim, as GitLab's `render_api_error!(message, 400)`. */
 export const rejected = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 export const unauthenticated = (tokenError?: string) =>
@@ -56,8 +53,6 @@ export const insufficientScope = (scopes: string[]) =>
 export const notFound = (resource?: string) =>
   coded(resource ? `404 ${resource} Not Found` : '404 Not Found', { code: 'NOT_FOUND', ...(resource ? { resource } : {}) });
 export const conflict = (message: string) => coded(message, { code: 'CONFLICT' });
-export const unprocessable = (message: string) => coded(message, { code: 'UNPROCESSABLE' });
-export const methodNotAllowed = (message: string) => coded(message, { code: 'METHOD_NOT_ALLOWED' });
 
 export interface RestError {
   status: number;
@@ -100,14 +95,10 @@ export function restError(error: GraphQLError): RestError {
       };
     case 'NOT_FOUND':
       return { status: 404, body: { message: error.message } };
-    case 'METHOD_NOT_ALLOWED':
-      return { status: 405, body: { message: error.message } };
     case 'CONFLICT':
       return { status: 409, body: { message: error.message } };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
-    case 'UNPROCESSABLE':
-      return { status: 422, body: { message: error.message } };
     case 'RATE_LIMITED':
       return { status: 429, body: { message: '429 Too Many Requests' }, headers: { 'Retry-After': String(ext.retryAfter ?? 60) } };
     default:

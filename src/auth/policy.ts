@@ -1,7 +1,7 @@
 /** Access levels and the rules every service applies before it reads or writes. */
 import type { Viewer } from './viewer.js';
-import { forbidden, insufficientScope, notFound, unauthenticated } from '../errors.js';
-import { READ_SCOPES, WRITE_SCOPES, hasScope } from './viewer.js';
+import { forbidden, insufficientScope, unauthenticated } from '../errors.js';
+import { WRITE_SCOPES, hasScope } from './viewer.js';
 
 export const AccessLevel = {
   NO_ACCESS: 0,
@@ -50,11 +50,6 @@ export function requireWriteScope(viewer: Viewer | null): void {
   if (viewer && !hasScope(viewer, WRITE_SCOPES)) throw insufficientScope([...WRITE_SCOPES]);
 }
 
-export function requireReadScope(viewer: Viewer | null, extra: readonly string[] = []): void {
-  const accepted = [...READ_SCOPES, ...extra];
-  if (viewer && !hasScope(viewer, accepted)) throw insufficientScope(accepted);
-}
-
 /** Throws FORBIDDEN unless the viewer is an administrator or has at least `min` access. */
 export function requireLevel(viewer: Viewer | null, level: number, min: number): Viewer {
   const v = requireViewer(viewer);
@@ -62,7 +57,3 @@ export function requireLevel(viewer: Viewer | null, level: number, min: number):
   return v;
 }
 
-/** A resource the viewer may not read does not exist, as far as they can tell. */
-export function requireReadable(viewer: Viewer | null, visibility: string, level: number, resource: string): void {
-  if (!canRead(viewer, visibility, level)) throw notFound(resource);
-}

@@ -9,7 +9,7 @@ import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapte
 import * as bg from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 
-export const PRISMA_DIR = new URL('../../prisma/', import.meta.url).pathname;
+const PRISMA_DIR = new URL('../../prisma/', import.meta.url).pathname;
 export const MIGRATIONS_DIR = join(PRISMA_DIR, 'migrations');
 const LOCKFILE = 'migration_lock.toml';
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
@@ -42,12 +42,12 @@ async function openEngine(factory: SqlMigrationAwareDriverAdapterFactory, schema
   return Engine.new({ datamodels: [['schema.prisma', schema]] }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
 }
 
-export function readSchema(): Promise<string> {
+function readSchema(): Promise<string> {
   return readFile(join(PRISMA_DIR, 'schema.prisma'), 'utf8');
 }
 
 /** The committed migrations, in Prisma's layout, oldest first. */
-export async function readMigrations(): Promise<MigrationList> {
+async function readMigrations(): Promise<MigrationList> {
   const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true }).catch(() => []);
   const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const migrationDirectories = await Promise.all(

@@ -75,7 +75,3 @@ export function connection<T>(
   };
 }
 
-/** A connection over a list already in memory (small, bounded lists). */
-export function arrayConnection<T>(args: PageArgs, items: T[]): Connection<T> {
-  return connection(args, async ({ skip, take }) => items.slice(skip, skip + take), async () => items.length);
-}

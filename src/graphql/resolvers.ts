@@ -1,13 +1,9 @@
 /** Shared resolver pieces: the resolver-map type, GitLab global IDs and web URLs read from config. */
-import type { GraphQLFieldResolver, GraphQLScalarType } from 'graphql';
+import type { GraphQLFieldResolver } from 'graphql';
 import type { Context } from '../context.js';
 import { globalId } from './ids.js';
 
 export type Resolver<TParent = unknown, TArgs = Record<string, never>> = GraphQLFieldResolver<TParent, Context, TArgs>;
-
-export interface ResolverMap {
-  [typeName: string]: GraphQLScalarType | Record<string, unknown>;
-}
 
 /** `id` (global) and `databaseId` (numeric) fields for a type. */
 export function idFields(type: string) {

@@ -56,7 +56,7 @@ export function actionName(action: string, targetType: string | null): string {
   }
 }
 
-export const ACTIVITY_TOPIC = 'activity.recorded';
+const ACTIVITY_TOPIC = 'activity.recorded';
 
 export type EventRow = Awaited<ReturnType<PrismaClient['event']['findUniqueOrThrow']>>;
 

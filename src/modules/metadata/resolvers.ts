@@ -2,8 +2,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invalidValue } from '../../errors.js';
 
-export const API_VERSION = '18.6.0';
-export const REVISION = 'gitlab-compatible';
+const API_VERSION = '18.6.0';
+const REVISION = 'gitlab-compatible';
 
 async function* beats(intervalSeconds: number): AsyncGenerator<{ heartbeat: Date }> {
   if (intervalSeconds < 1 || intervalSeconds > 60) throw invalidValue('intervalSeconds');

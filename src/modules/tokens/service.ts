@@ -12,10 +12,10 @@ export type TokenRow = Awaited<ReturnType<PrismaClient['personalAccessToken']['f
 /** A token row, with its clear value when it was just created. */
 export type IssuedToken = TokenRow & { token?: string };
 
-export const TOKEN_PREFIX = 'glpat-';
+const TOKEN_PREFIX = 'glpat-';
 
 /** Scopes a personal access token may carry. */
-export const TOKEN_SCOPES = [
+const TOKEN_SCOPES = [
   'api',
   'read_api',
   'read_user',
