@@ -94,6 +94,14 @@ describe('users', () => {
     expect(res.body).toEqual({ error: 'email is missing, username is missing, name is missing' });
   });
 
+  it('holds usernames to the namespace path rule, since each is a namespace path', async () => {
+    for (const username of ['bad.', '-bad', 'bad.git', 'has space']) {
+      const res = await t.api('POST', '/users', { body: { username, name: 'N', email: `${unique('n')}@example.com` } });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.message)).toEqual(['username']);
+    }
+  });
+
   it('forbids non-administrators from creating users', async () => {
     const user = await createUser(t);
     const res = await t.api('POST', '/users', { token: user.token, body: { username: unique('z'), name: 'Z', email: `${unique('z')}@example.com` } });

@@ -6,7 +6,7 @@ import { forbidden, notFound, rejected } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { parseId } from '../../graphql/ids.js';
 import { PATH_RULE, isValidPath } from './paths.js';
-import { fuzzyWhere, type NamespaceRow } from './service.js';
+import { NamespacesService, fuzzyWhere, type NamespaceRow } from './service.js';
 
 export interface GroupFilters {
   search?: string | null;
@@ -127,8 +127,9 @@ export class GroupsService {
     if (Object.keys(errors).length) throw rejected(`Failed to save group ${rubyErrors(errors)}`);
 
     return db.$transaction(async (tx) => {
-      const created = await tx.namespace.create({
-        data: {
+      const group = await NamespacesService.insert(
+        tx,
+        {
           kind: 'group',
           name: input.name,
           path: input.path,
@@ -137,13 +138,9 @@ export class GroupsService {
           description: input.description ?? '',
           visibility,
           parentId: parent?.id ?? null,
-          traversalIds: [],
         },
-      });
-      const group = await tx.namespace.update({
-        where: { id: created.id },
-        data: { traversalIds: [...(parent?.traversalIds ?? []), created.id] },
-      });
+        parent?.traversalIds ?? [],
+      );
       await services.members.addOwner(tx, { namespaceId: group.id }, viewer.id);
       return group;
     });

@@ -25,12 +25,15 @@ export function fuzzyWhere(search: string, fields: readonly ('name' | 'path')[])
 export class NamespacesService {
   constructor(private readonly deps: ServiceDeps) {}
 
-  /** A user's namespace; like groups, its traversal ids end with its own id. */
-  static async createPersonal(tx: Prisma.TransactionClient, user: { id: number; username: string; name: string }) {
-    const ns = await tx.namespace.create({
-      data: { kind: 'user', name: user.username, path: user.username, fullPath: user.username, fullName: user.name, ownerId: user.id, traversalIds: [] },
-    });
-    return tx.namespace.update({ where: { id: ns.id }, data: { traversalIds: [ns.id] } });
+  /** A user's namespace. */
+  static createPersonal(tx: Prisma.TransactionClient, user: { id: number; username: string; name: string }) {
+    return NamespacesService.insert(tx, { kind: 'user', name: user.username, path: user.username, fullPath: user.username, fullName: user.name, ownerId: user.id }, []);
+  }
+
+  /** Inserts a namespace whose traversal ids are its parent's followed by its own (known only once inserted). */
+  static async insert(tx: Prisma.TransactionClient, data: Omit<Prisma.NamespaceUncheckedCreateInput, 'traversalIds'>, parentTraversalIds: number[]) {
+    const ns = await tx.namespace.create({ data: { ...data, traversalIds: [] } });
+    return tx.namespace.update({ where: { id: ns.id }, data: { traversalIds: [...parentTraversalIds, ns.id] } });
   }
 
   /** A namespace row by numeric ID or full path, without any permission check (for services that check themselves). */

@@ -8,6 +8,7 @@ import { isNumericId, parseId } from '../../graphql/ids.js';
 import { digestToken, hashPassword } from '../../auth/secrets.js';
 import { issueToken } from '../tokens/service.js';
 import { NamespacesService } from '../namespaces/service.js';
+import { PATH_RULE, isValidPath } from '../namespaces/paths.js';
 
 export type UserRow = Awaited<ReturnType<PrismaClient['user']['findUniqueOrThrow']>>;
 
@@ -30,7 +31,6 @@ export interface UserInput {
   canCreateGroup?: boolean | null;
 }
 
-const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]{0,254}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export class UsersService {
@@ -82,9 +82,8 @@ export class UsersService {
     requireWriteScope(this.deps.viewer);
     requireAdmin(this.deps.viewer);
     const errors: Record<string, string[]> = {};
-    if (!USERNAME.test(input.username) || /\.(git|atom)$/.test(input.username)) {
-      errors.username = ['can contain only letters, digits, \'_\', \'-\' and \'.\'. Cannot start with \'-\' or end in \'.\', \'.git\' or \'.atom\'.'];
-    }
+    // A username is its personal namespace's path, so it follows the namespace path rule.
+    if (!isValidPath(input.username)) errors.username = [PATH_RULE];
     if (!EMAIL.test(input.email)) errors.email = ['is invalid'];
     if (!input.name.trim()) errors.name = ["can't be blank"];
     if (input.password != null && input.password.length < 8) errors.password = ['is too short (minimum is 8 characters)'];
