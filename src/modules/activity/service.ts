@@ -34,26 +34,13 @@ export interface ActivityInput {
   data?: Prisma.InputJsonValue;
 }
 
-/** `action_name` as GitLab's Event#action_name words it. */
+/** Actions whose `action_name` GitLab words differently; the others read as stored. */
+const ACTION_NAMES: Partial<Record<string, string>> = { commented: 'commented on', pushed: 'pushed to', merged: 'accepted', destroyed: 'deleted' };
+
+/** `action_name` as GitLab's Event#action_name words it: a created target is "opened", a created project "created". */
 export function actionName(action: string, targetType: string | null): string {
-  switch (action) {
-    case 'created':
-      return targetType === null ? 'created' : 'opened';
-    case 'commented':
-      return 'commented on';
-    case 'pushed':
-      return 'pushed to';
-    case 'merged':
-      return 'accepted';
-    case 'joined':
-      return 'joined';
-    case 'left':
-      return 'left';
-    case 'destroyed':
-      return 'deleted';
-    default:
-      return action;
-  }
+  if (action === 'created') return targetType === null ? 'created' : 'opened';
+  return ACTION_NAMES[action] ?? action;
 }
 
 const ACTIVITY_TOPIC = 'activity.recorded';
