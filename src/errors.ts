@@ -15,12 +15,26 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'INTERNAL_SERVER_ERROR';
 
+/**
+ * A problem with arguments, named as the GraphQL schema names them (`accessLevel`): `text` follows the names, as
+ * Grape words it (`accessLevel does not have a valid value`, `userId, username are mutually exclusive`). REST
+ * renders the same problem with its parameter names (`access_level does not have a valid value`).
+ */
+export interface ArgumentProblem {
+  arguments: string[];
+  text: string;
+}
+
 export interface ErrorExtensions {
   code: ErrorCode;
-  /** BAD_USER_INPUT about request parameters, in Grape's words: `name is missing`. */
+  /** BAD_USER_INPUT about request parameters, already in REST's words (the adapter's own coercion): `name is missing`. */
   params?: string[];
-  /** BAD_USER_INPUT about a record's fields: `{ name: ['is too long'] }`. */
+  /** BAD_USER_INPUT about arguments, by their GraphQL names. */
+  problems?: ArgumentProblem[];
+  /** BAD_USER_INPUT about a record's fields, by their GraphQL names: `{ name: ['is too long'] }`. */
   fields?: Record<string, string[]>;
+  /** With `fields`: GitLab words this record's failure as `Failed to save <record> {:field=>[…]}`. */
+  failedToSave?: string;
   /** NOT_FOUND: the resource named in `404 <Resource> Not Found`. */
   resource?: string;
   /** FORBIDDEN: the reason after `403 Forbidden - `. */
@@ -37,13 +51,30 @@ function coded(message: string, extensions: ErrorExtensions): GraphQLError {
   return new GraphQLError(message, { extensions: { ...extensions } });
 }
 
-export const missing = (...params: string[]) => invalidParams(params.map((p) => `${p} is missing`));
+/** Problems in words, each argument named by `name`. */
+export function describeProblems(problems: readonly ArgumentProblem[], name: (argument: string) => string = (a) => a): string {
+  return problems.map((p) => `${p.arguments.map(name).join(', ')} ${p.text}`).join(', ');
+}
+
+function problems(list: ArgumentProblem[]): GraphQLError {
+  return coded(describeProblems(list), { code: 'BAD_USER_INPUT', problems: list });
+}
+
+/** Grape's `requires`: each argument is missing. */
+export const missing = (...args: string[]) => problems(args.map((a) => ({ arguments: [a], text: 'is missing' })));
+/** Grape's `values:`: the argument's value is not one of those allowed. */
+export const invalidArgument = (arg: string) => problems([{ arguments: [arg], text: 'does not have a valid value' }]);
+/** Grape's `exactly_one_of`, when none is given. */
+export const exactlyOneOf = (...args: string[]) => problems([{ arguments: args, text: 'are missing, exactly one parameter must be provided' }]);
+/** Grape's `at_least_one_of`. */
+export const atLeastOneOf = (...args: string[]) => problems([{ arguments: args, text: 'are missing, at least one parameter must be provided' }]);
+/** Grape's `mutually_exclusive`. */
+export const mutuallyExclusive = (...args: string[]) => problems([{ arguments: args, text: 'are mutually exclusive' }]);
+/** REST's own parameter errors (the adapter's coercion), already in Grape's words. */
 export const invalidParams = (messages: string[]) => coded(messages.join(', '), { code: 'BAD_USER_INPUT', params: messages });
-export const invalidValue = (param: string) => invalidParams([`${param} does not have a valid value`]);
-export const invalid = (fields: Record<string, string[]>) =>
-  coded(Object.entries(fields).map(([f, m]) => `${f} ${m.join(', ')}`).join('; '), { code: 'BAD_USER_INPUT', fields });
-/** A 400 whose body is `{"message": message}` verbatim, as GitLab's `render_api_error!(message, 400)`. */
-export const rejected = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
+/** A record that failed validation, by field (GraphQL names): REST answers `{"message": {"<field>": [...]}}`. */
+export const invalid = (fields: Record<string, string[]>, options: { failedToSave?: string } = {}) =>
+  coded(Object.entries(fields).map(([f, m]) => `${f} ${m.join(', ')}`).join('; '), { code: 'BAD_USER_INPUT', fields, ...options });
 export const unauthenticated = (tokenError?: string) =>
   coded(tokenError ?? '401 Unauthorized', { code: 'UNAUTHENTICATED', ...(tokenError ? { tokenError } : {}) });
 export const forbidden = (reason?: string) =>
@@ -60,20 +91,34 @@ export interface RestError {
   headers?: Record<string, string>;
 }
 
-const TOKEN_ERRORS = {
+export const tokenErrors = {
   expired: 'Token is expired. You can either do re-authorization or token refresh.',
   revoked: 'Token was revoked. You have to re-authorize from the user.',
 } as const;
-export const tokenErrors = TOKEN_ERRORS;
+
+/** Ruby's Hash#inspect of ActiveModel errors, as GitLab puts it into `Failed to save group …`. */
+function rubyErrors(errors: Record<string, string[]>): string {
+  const entries = Object.entries(errors).map(([k, v]) => `:${k}=>[${v.map((m) => JSON.stringify(m)).join(', ')}]`);
+  return `{${entries.join(', ')}}`;
+}
+
+/** The REST name of a GraphQL argument or field: the route's parameter that fills it, else its snake_case. */
+export type RestName = (argument: string) => string;
+const snakeCase: RestName = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** GitLab's answer for an error thrown anywhere below the adapter. */
-export function restError(error: GraphQLError): RestError {
+export function restError(error: GraphQLError, restName: RestName = snakeCase): RestError {
   const ext = (error.extensions ?? {}) as Partial<ErrorExtensions>;
   switch (ext.code) {
-    case 'BAD_USER_INPUT':
-      if (ext.fields) return { status: 400, body: { message: ext.fields } };
+    case 'BAD_USER_INPUT': {
+      if (ext.fields) {
+        const fields = Object.fromEntries(Object.entries(ext.fields).map(([f, m]) => [snakeCase(f), m]));
+        return { status: 400, body: { message: ext.failedToSave ? `Failed to save ${ext.failedToSave} ${rubyErrors(fields)}` : fields } };
+      }
+      if (ext.problems) return { status: 400, body: { error: describeProblems(ext.problems, restName) } };
       if (ext.params) return { status: 400, body: { error: ext.params.join(', ') } };
       return { status: 400, body: { message: error.message } };
+    }
     case 'UNAUTHENTICATED':
       if (ext.tokenError) {
         const description = ext.tokenError;

@@ -1,59 +1,320 @@
-/** Access levels and the rules every service applies before it reads or writes. */
+/**
+ * Who may do what, in GitLab's ability names: `can(actor, 'read_project', project)`. Each rule is written once
+ * and gives both the check for one object and the filter for a list (a Prisma `where`), so a list never shows
+ * what a lookup would hide. Services ask abilities through a request's `Access`; nothing else compares levels
+ * or reads the admin flag.
+ */
+import type { Prisma } from '../db/database.js';
+import { forbidden, unauthenticated } from '../errors.js';
+import { AccessLevel } from './access-levels.js';
 import type { Viewer } from './viewer.js';
-import { forbidden, insufficientScope, unauthenticated } from '../errors.js';
-import { WRITE_SCOPES, hasScope } from './viewer.js';
 
-export const AccessLevel = {
-  NO_ACCESS: 0,
-  MINIMAL_ACCESS: 5,
-  GUEST: 10,
-  PLANNER: 15,
-  REPORTER: 20,
-  DEVELOPER: 30,
-  MAINTAINER: 40,
-  OWNER: 50,
-} as const;
-
-/** The levels a membership may be created with. */
-export const MEMBER_LEVELS: readonly number[] = [10, 15, 20, 30, 40, 50];
-
-export function accessLevelName(level: number): keyof typeof AccessLevel {
-  const entries = Object.entries(AccessLevel) as [keyof typeof AccessLevel, number][];
-  return entries.reduce((best, [name, value]) => (value <= level ? name : best), 'NO_ACCESS' as keyof typeof AccessLevel);
+/** Direct memberships of one user: group (namespace) id or project id to access level. */
+export interface Memberships {
+  groups: ReadonlyMap<number, number>;
+  projects: ReadonlyMap<number, number>;
 }
 
-export type Visibility = 'private' | 'internal' | 'public';
-export const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 10, public: 20 };
-
-/** Whether the viewer may read a resource of this visibility, given their effective access level on it. */
-export function canRead(viewer: Viewer | null, visibility: string, level: number): boolean {
-  if (visibility === 'public') return true;
-  if (!viewer) return false;
-  if (viewer.admin) return true;
-  if (visibility === 'internal' && !viewer.external) return true;
-  return level >= AccessLevel.GUEST;
+/** The viewer with the memberships their abilities depend on. */
+export interface Actor {
+  viewer: Viewer | null;
+  memberships: Memberships;
 }
 
-export function requireViewer(viewer: Viewer | null): Viewer {
-  if (!viewer) throw unauthenticated();
-  return viewer;
+/** What deciding access to a namespace (personal or group) needs. */
+export interface NamespaceSubject {
+  id: number;
+  kind: string;
+  visibility: string;
+  ownerId: number | null;
+  traversalIds: number[];
 }
 
-export function requireAdmin(viewer: Viewer | null): Viewer {
-  const v = requireViewer(viewer);
-  if (!v.admin) throw forbidden();
-  return v;
+export interface ProjectSubject {
+  id: number;
+  visibility: string;
+  namespace: NamespaceSubject;
 }
 
-/** Writes need the `api` scope; `read_api` tokens may only read. */
-export function requireWriteScope(viewer: Viewer | null): void {
-  if (viewer && !hasScope(viewer, WRITE_SCOPES)) throw insufficientScope([...WRITE_SCOPES]);
+export interface UserSubject {
+  id: number;
 }
 
-/** Throws FORBIDDEN unless the viewer is an administrator or has at least `min` access. */
-export function requireLevel(viewer: Viewer | null, level: number, min: number): Viewer {
-  const v = requireViewer(viewer);
-  if (!v.admin && level < min) throw forbidden();
-  return v;
+/** A personal access token, by its owner. */
+export interface TokenSubject {
+  userId: number;
 }
 
+const NO_MEMBERSHIPS: Memberships = { groups: new Map(), projects: new Map() };
+
+/** An actor who holds no memberships (anonymous callers, and checks that never depend on them). */
+export function actorWithoutMemberships(viewer: Viewer | null): Actor {
+  return { viewer, memberships: NO_MEMBERSHIPS };
+}
+
+/** The viewer's effective level in a namespace: owner of a personal one, else the highest membership up the group tree. */
+export function namespaceLevel(actor: Actor, ns: NamespaceSubject): number {
+  const viewer = actor.viewer;
+  if (!viewer) return AccessLevel.NO_ACCESS;
+  if (ns.kind === 'user') return ns.ownerId === viewer.id ? AccessLevel.OWNER : AccessLevel.NO_ACCESS;
+  return Math.max(AccessLevel.NO_ACCESS, ...ns.traversalIds.map((id) => actor.memberships.groups.get(id) ?? AccessLevel.NO_ACCESS));
+}
+
+/** The viewer's effective level on a project: direct membership, or inherited from its namespace. */
+export function projectLevel(actor: Actor, project: ProjectSubject): number {
+  return Math.max(actor.memberships.projects.get(project.id) ?? AccessLevel.NO_ACCESS, namespaceLevel(actor, project.namespace));
+}
+
+/** The viewer's own level on the project through a direct membership only. */
+export function directProjectLevel(actor: Actor, project: ProjectSubject): number {
+  return actor.memberships.projects.get(project.id) ?? AccessLevel.NO_ACCESS;
+}
+
+function heldAtLeast(levels: ReadonlyMap<number, number>, min: number): number[] {
+  return [...levels].filter(([, level]) => level >= min).map(([id]) => id);
+}
+
+/** A rule: a check for one subject, and the same rule as a list filter (true: all rows; false: none). */
+interface Rule<S, W> {
+  allows(actor: Actor, subject: S): boolean;
+  where(actor: Actor): W | boolean;
+}
+
+function anyOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+  return {
+    allows: (actor, subject) => rules.some((r) => r.allows(actor, subject)),
+    where(actor) {
+      const parts = rules.map((r) => r.where(actor));
+      if (parts.includes(true)) return true;
+      const filters = parts.filter((p): p is W => p !== false);
+      return filters.length === 0 ? false : filters.length === 1 ? filters[0] : ({ OR: filters } as W);
+    },
+  };
+}
+
+const signedInInternal = (actor: Actor) => !!actor.viewer && !actor.viewer.external;
+
+/** Public to everyone; internal to every signed-in user who is not external. */
+function visible<W>(): Rule<{ visibility: string }, W> {
+  return {
+    allows: (actor, s) => s.visibility === 'public' || (s.visibility === 'internal' && signedInInternal(actor)),
+    where: (actor) => ({ visibility: { in: signedInInternal(actor) ? ['public', 'internal'] : ['public'] } }) as W,
+  };
+}
+
+/** Administrators (GitLab's `admin_all_resources`; this server has no admin mode). */
+const administrator: Rule<unknown, never> = {
+  allows: (actor) => !!actor.viewer?.admin,
+  where: (actor) => !!actor.viewer?.admin,
+};
+
+function namespaceMember(min: number): Rule<NamespaceSubject, Prisma.NamespaceWhereInput> {
+  return {
+    allows: (actor, ns) => namespaceLevel(actor, ns) >= min,
+    where(actor) {
+      const viewer = actor.viewer;
+      if (!viewer) return false;
+      // The owner of a personal namespace holds Owner on it, the highest level.
+      return { OR: [{ traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min) } }, { kind: 'user', ownerId: viewer.id }] };
+    },
+  };
+}
+
+function projectMember(min: number): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
+  return {
+    allows: (actor, project) => projectLevel(actor, project) >= min,
+    where(actor) {
+      const viewer = actor.viewer;
+      if (!viewer) return false;
+      const { groups, projects } = actor.memberships;
+      return {
+        OR: [
+          { id: { in: heldAtLeast(projects, min) } },
+          { namespace: { traversalIds: { hasSome: heldAtLeast(groups, min) } } },
+          { namespace: { kind: 'user', ownerId: viewer.id } },
+        ],
+      };
+    },
+  };
+}
+
+function groupsOnly<W>(rule: Rule<NamespaceSubject, W>): Rule<NamespaceSubject, W> {
+  return {
+    allows: (actor, ns) => ns.kind === 'group' && rule.allows(actor, ns),
+    where: (actor) => {
+      const w = rule.where(actor);
+      return w === false ? false : ({ AND: [{ kind: 'group' }, ...(w === true ? [] : [w])] } as W);
+    },
+  };
+}
+
+const self: Rule<UserSubject, Prisma.UserWhereInput> = {
+  allows: (actor, user) => actor.viewer?.id === user.id,
+  where: (actor) => (actor.viewer ? { id: actor.viewer.id } : false),
+};
+
+const tokenOwner: Rule<TokenSubject, Prisma.PersonalAccessTokenWhereInput> = {
+  allows: (actor, token) => actor.viewer?.id === token.userId,
+  where: (actor) => (actor.viewer ? { userId: actor.viewer.id } : false),
+};
+
+const groupCreator: Rule<null, never> = {
+  allows: (actor) => !!actor.viewer?.canCreateGroup,
+  where: (actor) => !!actor.viewer?.canCreateGroup,
+};
+
+const { GUEST, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+
+/** GitLab's ability names, by the kind of subject they are asked about. */
+const RULES = {
+  // GlobalPolicy: no subject.
+  admin_all_resources: administrator as Rule<null, never>,
+  create_group: anyOf<null, never>(administrator, groupCreator),
+
+  // ProjectPolicy
+  read_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
+  admin_project_member: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  manage_owners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  change_repository_storage: administrator as Rule<ProjectSubject, never>,
+
+  // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
+  read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST))),
+  read_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST), groupsOnly(visible())),
+  create_projects: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(DEVELOPER)),
+  create_subgroup: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(MAINTAINER))),
+  admin_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)),
+  admin_group_member: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
+
+  // UserPolicy
+  read_user_email_address: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
+  read_user_personal_access_tokens: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
+
+  // PersonalAccessTokenPolicy
+  read_token: anyOf<TokenSubject, Prisma.PersonalAccessTokenWhereInput>(administrator, tokenOwner),
+  revoke_token: anyOf<TokenSubject, Prisma.PersonalAccessTokenWhereInput>(administrator, tokenOwner),
+};
+
+type Rules = typeof RULES;
+export type Ability = keyof Rules;
+export type SubjectOf<A extends Ability> = Rules[A] extends Rule<infer S, unknown> ? S : never;
+type WhereOf<A extends Ability> = Rules[A] extends Rule<unknown, infer W> ? W : never;
+/** Abilities asked without a subject: they never depend on memberships. */
+type GlobalAbility = { [A in Ability]: SubjectOf<A> extends null ? A : never }[Ability];
+type SubjectAbility = Exclude<Ability, GlobalAbility>;
+
+/** The one check: may this actor do this to this subject? */
+export function can<A extends Ability>(actor: Actor, ability: A, subject: SubjectOf<A>): boolean {
+  return (RULES[ability] as Rule<SubjectOf<A>, unknown>).allows(actor, subject);
+}
+
+/** The same rule as a filter for a list query of the subject's model. */
+export function allowedWhere<A extends Ability>(actor: Actor, ability: A): WhereOf<A> {
+  return allowedOrNone((RULES[ability] as Rule<unknown, WhereOf<A>>).where(actor));
+}
+
+/**
+ * A request's view of the policy: the viewer, with their memberships loaded once (on the first question that
+ * needs them). Services hold one and ask it; GraphQL subscriptions hold an `Actor` and call `can` directly.
+ */
+export class Access {
+  private loaded: Promise<Actor> | undefined;
+
+  constructor(
+    readonly viewer: Viewer | null,
+    private readonly loadMemberships: (userId: number) => Promise<Memberships>,
+  ) {}
+
+  actor(): Promise<Actor> {
+    const viewer = this.viewer;
+    return (this.loaded ??= viewer
+      ? this.loadMemberships(viewer.id).then((memberships) => ({ viewer, memberships }))
+      : Promise.resolve(actorWithoutMemberships(null)));
+  }
+
+  /** The signed-in viewer; UNAUTHENTICATED for anonymous callers (GitLab's `authenticate!`). */
+  requireViewer(): Viewer {
+    if (!this.viewer) throw unauthenticated();
+    return this.viewer;
+  }
+
+  /** A global ability (no subject), decided without loading memberships. */
+  allowed(ability: GlobalAbility): boolean {
+    return can(actorWithoutMemberships(this.viewer), ability, null);
+  }
+
+  async can<A extends SubjectAbility>(ability: A, subject: SubjectOf<A>): Promise<boolean> {
+    return can(await this.actor(), ability, subject);
+  }
+
+  /** Any ability; memberships are loaded only for one asked about a subject. */
+  async check<A extends Ability>(ability: A, subject: SubjectOf<A>): Promise<boolean> {
+    return can(subject === null ? actorWithoutMemberships(this.viewer) : await this.actor(), ability, subject);
+  }
+
+  /** Throws unless allowed: UNAUTHENTICATED for anonymous callers, FORBIDDEN for others. */
+  async authorize<A extends Ability>(ability: A, subject: SubjectOf<A>): Promise<void> {
+    if (await this.check(ability, subject)) return;
+    throw this.viewer ? forbidden() : unauthenticated();
+  }
+
+  /**
+   * GitLab's rule for granting a level on a project: whoever may admin its members may grant up to Maintainer;
+   * Owner only those who may manage owners.
+   */
+  async authorizeGrant(project: ProjectSubject, level: number): Promise<void> {
+    await this.authorize('admin_project_member', project);
+    if (level >= OWNER) await this.authorize('manage_owners', project);
+  }
+
+  /** The ability as a list filter. */
+  async where<A extends SubjectAbility>(ability: A): Promise<WhereOf<A>> {
+    return allowedWhere(await this.actor(), ability);
+  }
+
+  /** Namespaces where the viewer holds the level directly (their personal one, groups they are a member of): "my namespaces". */
+  async heldNamespacesWhere(filter: MembershipFilter = {}): Promise<Prisma.NamespaceWhereInput> {
+    const actor = await this.actor();
+    const viewer = this.requireViewer();
+    return { OR: [{ kind: 'user', ownerId: viewer.id }, { id: { in: heldAtLeast(actor.memberships.groups, minimumLevel(filter)) } }] };
+  }
+
+  /** Groups where the viewer holds the level, directly or through an ancestor group. */
+  async memberGroupsWhere(filter: MembershipFilter = {}): Promise<Prisma.NamespaceWhereInput> {
+    this.requireViewer();
+    return allowedOrNone(groupsOnly(namespaceMember(minimumLevel(filter))).where(await this.actor()));
+  }
+
+  /** Projects where the viewer holds the level: directly, through a group, or owning the personal namespace. */
+  async memberProjectsWhere(filter: MembershipFilter = {}): Promise<Prisma.ProjectWhereInput> {
+    this.requireViewer();
+    return allowedOrNone(projectMember(minimumLevel(filter)).where(await this.actor()));
+  }
+
+  async namespaceLevel(ns: NamespaceSubject): Promise<number> {
+    return namespaceLevel(await this.actor(), ns);
+  }
+
+  async projectLevel(project: ProjectSubject): Promise<number> {
+    return projectLevel(await this.actor(), project);
+  }
+
+  async directProjectLevel(project: ProjectSubject): Promise<number> {
+    return directProjectLevel(await this.actor(), project);
+  }
+}
+
+/** "Member of" in a list filter: at least `minAccessLevel` (Guest by default), or Owner when `owned`. */
+export interface MembershipFilter {
+  owned?: boolean | null;
+  minAccessLevel?: number | null;
+}
+
+function minimumLevel(filter: MembershipFilter): number {
+  return filter.owned ? OWNER : (filter.minAccessLevel ?? GUEST);
+}
+
+function allowedOrNone<W>(where: W | boolean): W {
+  if (where === true) return {} as W;
+  if (where === false) return { OR: [] } as W; // Prisma: an empty OR matches no row
+  return where;
+}

@@ -2,7 +2,7 @@
  * Offset-backed connections shaped like GitLab's (`nodes`, `pageInfo`, `count`). Cursors encode offsets,
  * so REST's `page`/`per_page` map onto `first`/`after` in one place (src/rest/pagination.ts).
  */
-import { invalidValue } from '../errors.js';
+import { invalidArgument } from '../errors.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -23,12 +23,12 @@ export function encodeCursor(offset: number): string {
 
 function decodeCursor(cursor: string): number {
   const match = /^offset:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw invalidValue('after');
+  if (!match) throw invalidArgument('after');
   return Number(match[1]);
 }
 
 export function toPage(args: PageArgs): Page {
-  if (args.first != null && args.first < 0) throw invalidValue('first');
+  if (args.first != null && args.first < 0) throw invalidArgument('first');
   const take = Math.min(args.first ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
   const skip = args.after ? decodeCursor(args.after) + 1 : 0;
   return { skip, take };

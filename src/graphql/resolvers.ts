@@ -1,5 +1,6 @@
-/** Shared resolver pieces: the resolver-map type, GitLab global IDs and web URLs read from config. */
+/** Shared resolver pieces: the resolver type, GitLab global IDs, web URLs read from config, fields shown by ability. */
 import type { GraphQLFieldResolver } from 'graphql';
+import type { Ability, SubjectOf } from '../auth/policy.js';
 import type { Context } from '../context.js';
 import { globalId } from './ids.js';
 
@@ -19,4 +20,16 @@ export function webUrl(ctx: Context, path: string): string {
 
 export function apiUrl(ctx: Context, path: string): string {
   return `${ctx.config.externalUrl}/api/v4/${path}`;
+}
+
+/**
+ * A field shown only to viewers with an ability on its object (GitLab's conditional `expose … if:`); null for
+ * others. `subject` picks what the ability is asked about: the object itself, or nothing for a global ability.
+ */
+export function shownWith<T, A extends Ability, V>(
+  ability: A,
+  subject: (row: T) => SubjectOf<A>,
+  value: (row: T, ctx: Context) => V | Promise<V>,
+): Resolver<T> {
+  return async (row, _args, ctx) => ((await ctx.access.check(ability, subject(row))) ? value(row, ctx) : null);
 }

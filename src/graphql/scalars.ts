@@ -1,12 +1,11 @@
-/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD) and JSON scalars. */
+/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD) and JSON scalars; a bad value fails variable coercion. */
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { invalidParams } from '../errors.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 function parseTime(value: unknown): Date {
   const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw invalidParams([`${String(value)} is not a valid time`]);
+  if (Number.isNaN(date.getTime())) throw new TypeError(`${String(value)} is not a valid time`);
   return date;
 }
 
@@ -14,7 +13,7 @@ function parseDate(value: unknown): Date {
   const match = typeof value === 'string' ? DATE.exec(value.trim()) : null;
   const date = match ? new Date(Date.UTC(+match[1], +match[2] - 1, +match[3])) : new Date(NaN);
   if (!match || Number.isNaN(date.getTime()) || date.getUTCDate() !== +match[3]) {
-    throw invalidParams([`${String(value)} is not a valid date`]);
+    throw new TypeError(`${String(value)} is not a valid date`);
   }
   return date;
 }

@@ -1,24 +1,21 @@
-/** The one executable schema: every `graphql/*.graphql` file plus every module's resolver map. */
-import { readFileSync, readdirSync } from 'node:fs';
+/** The one executable schema: `graphql/base.graphql` plus every module's SDL and resolver map, with scopes enforced. */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
+import { modules } from '../modules/index.js';
 import { DateScalar, JSONScalar, Time } from './scalars.js';
-import { metadataResolvers } from '../modules/metadata/resolvers.js';
-import { userResolvers } from '../modules/users/resolvers.js';
-import { tokenResolvers } from '../modules/tokens/resolvers.js';
-import { namespaceResolvers } from '../modules/namespaces/resolvers.js';
-import { memberResolvers } from '../modules/members/resolvers.js';
-import { projectResolvers } from '../modules/projects/resolvers.js';
-import { activityResolvers } from '../modules/activity/resolvers.js';
+import { enforceScopes } from './scopes.js';
 
 export const GRAPHQL_DIR = new URL('../../graphql/', import.meta.url).pathname;
+export const REST_OPERATIONS_DIR = join(GRAPHQL_DIR, 'rest');
 
-export function readGraphqlFiles(dir: string): { name: string; source: string }[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.graphql'))
-    .sort()
-    .map((name) => ({ name, source: readFileSync(join(dir, name), 'utf8') }));
+/** Shared SDL and REST fragments, owned by no module. */
+export const SHARED_SCHEMA = ['base.graphql'];
+export const SHARED_OPERATIONS = ['fragments.graphql'];
+
+export function readGraphqlFiles(dir: string, names: readonly string[]): { name: string; source: string }[] {
+  return names.map((name) => ({ name, source: readFileSync(join(dir, name), 'utf8') }));
 }
 
 /**
@@ -31,19 +28,11 @@ function connectionResolvers(typeDefs: string[]): Record<string, Record<string, 
 }
 
 export function buildSchema(): GraphQLSchema {
-  const typeDefs = readGraphqlFiles(GRAPHQL_DIR).map((f) => f.source);
-  return makeExecutableSchema({
+  const files = [...SHARED_SCHEMA, ...modules.flatMap((m) => m.schema)];
+  const typeDefs = readGraphqlFiles(GRAPHQL_DIR, files).map((f) => f.source);
+  const schema = makeExecutableSchema({
     typeDefs,
-    resolvers: [
-      { Time, Date: DateScalar, JSON: JSONScalar },
-      connectionResolvers(typeDefs),
-      metadataResolvers,
-      userResolvers,
-      tokenResolvers,
-      namespaceResolvers,
-      memberResolvers,
-      projectResolvers,
-      activityResolvers,
-    ],
+    resolvers: [{ Time, Date: DateScalar, JSON: JSONScalar }, connectionResolvers(typeDefs), ...modules.map((m) => m.resolvers)],
   });
+  return enforceScopes(schema);
 }

@@ -2,9 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.js';
-import { digestToken } from '../auth/secrets.js';
-import { extractToken } from '../auth/viewer.js';
-import { invalidParams, payloadTooLarge, rateLimited, restError } from '../errors.js';
+import { readCredentials } from '../auth/credentials.js';
+import { invalidParams, payloadTooLarge, rateLimited, restError, type RestName } from '../errors.js';
 import type { GraphQLError } from 'graphql';
 
 export function requestId(req: Request, res: Response, next: NextFunction): void {
@@ -40,6 +39,12 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
   next();
 }
 
+/** Reads the request's token once (`res.locals.credentials`: its digest, or null): authentication and the rate limit use it. */
+export function credentials(req: Request, res: Response, next: NextFunction): void {
+  res.locals.credentials = readCredentials({ header: (n) => req.get(n), param: (n) => (req.query as Record<string, unknown>)[n] });
+  next();
+}
+
 /**
  * Fixed-window limit per token (or per address for anonymous callers), in this replica's memory:
  * 429 `{"message":"429 Too Many Requests"}` with `Retry-After`, as GitLab's `too_many_requests!`.
@@ -48,8 +53,7 @@ export function rateLimit(perMinute: number) {
   const windows = new Map<string, { start: number; count: number }>();
   return (req: Request, res: Response, next: NextFunction): void => {
     if (perMinute <= 0) return next();
-    const token = extractToken({ header: (n) => req.get(n), param: (n) => (req.query as Record<string, unknown>)[n] });
-    const key = token ? digestToken(token) : `ip:${req.ip}`;
+    const key = (res.locals.credentials as { digest: string } | null)?.digest ?? `ip:${req.ip}`;
     const now = Date.now();
     let w = windows.get(key);
     if (!w || now - w.start >= 60_000) {
@@ -64,8 +68,8 @@ export function rateLimit(perMinute: number) {
 }
 
 /** Answers a coded error with its status, body and headers from the table in src/errors.ts. */
-export function sendCoded(res: Response, error: GraphQLError): void {
-  const { status, body, headers } = restError(error);
+export function sendCoded(res: Response, error: GraphQLError, restName?: RestName): void {
+  const { status, body, headers } = restError(error, restName);
   res.set(headers ?? {});
   res.status(status).json(body);
 }

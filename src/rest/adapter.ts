@@ -1,30 +1,36 @@
 /**
- * The one generic REST handler. For each route of the tables it collects parameters (path over body over
- * query), authenticates, checks the token scope, coerces variables, executes the precompiled operation on
- * the shared schema, maps errors through src/errors.ts, and sends GitLab's JSON, status and headers.
+ * The one generic REST handler. For each route of the module tables it collects parameters (path over body over
+ * query), authenticates, coerces variables, executes the precompiled operation on the shared schema (where
+ * scopes and abilities are enforced, as for every GraphQL caller), maps errors through src/errors.ts, and sends
+ * GitLab's JSON, status and headers.
  */
 import { Router, type Request, type Response } from 'express';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { resolveViewer, type Authenticator, type Credentials } from '../auth/credentials.js';
 import { createContext, type App } from '../context.js';
-import { fromDatabase, insufficientScope, isCoded, notFound, unauthenticated } from '../errors.js';
+import { fromDatabase, isCoded, notFound, unauthenticated, type RestName } from '../errors.js';
 import { sendCoded } from '../http/middleware.js';
-import { READ_SCOPES, WRITE_SCOPES, hasScope, type Viewer } from '../auth/viewer.js';
-import { applyOutput, type CompiledOperation, type OutputPlan } from './compile.js';
-import { variablesFromParams } from './params.js';
+import type { CompiledOperation } from './compile.js';
+import { applyOutput, type OutputPlan } from './output.js';
+import { variablesFromParams, snakeCase } from './params.js';
 import { connectionArgs, paginationHeaders, readOffsetPage } from './pagination.js';
-import type { RestRoute } from './route.js';
-import { resolveViewer } from '../auth/resolve.js';
+import { comparePrecedence, type RestRoute } from './route.js';
 
-interface PreparedRoute extends RestRoute {
+export interface PreparedRoute extends RestRoute {
   compiled: CompiledOperation;
   resultPath: string[];
   plans: OutputPlan[];
+  /** Names an argument as this route's parameters do, for error messages. */
+  restName: RestName;
 }
 
-/** Binds each route to its compiled operation; an unknown operation or a bad result path fails here, at start. */
-export function prepareRoutes(routes: RestRoute[], operations: Map<string, CompiledOperation>): PreparedRoute[] {
+/**
+ * Binds each route to its compiled operation, in precedence order; an unknown operation or a bad result path
+ * fails here, at start.
+ */
+export function prepareRoutes(routes: readonly RestRoute[], operations: Map<string, CompiledOperation>): PreparedRoute[] {
   const seen = new Set<string>();
-  return routes.map((route) => {
+  return [...routes].sort(comparePrecedence).map((route) => {
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) throw new Error(`REST route ${key} is declared twice`);
     seen.add(key);
@@ -40,8 +46,16 @@ export function prepareRoutes(routes: RestRoute[], operations: Map<string, Compi
       throw new Error(`REST route ${key}: a paginated operation must declare $first and $after`);
     }
     const plans = plansAt(compiled.output, [...resultPath, ...(route.paginate ? ['nodes'] : [])]);
-    return { ...route, compiled, resultPath, plans };
+    const restName: RestName = (argument) => compiled.restNames.get(argument) ?? snakeCase(argument);
+    return { ...route, compiled, resultPath, plans, restName };
   });
+}
+
+/** The output plans that apply at the route's result path (inside `nodes` for paginated routes). */
+function plansAt(output: OutputPlan[], path: string[]): OutputPlan[] {
+  let plans = output;
+  for (const key of path) plans = plans.find((p) => p.key === key)?.children ?? [];
+  return plans;
 }
 
 function send(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -53,34 +67,32 @@ function send(res: Response, status: number, body: unknown, headers: Record<stri
   res.status(status).json(body);
 }
 
-export function sendError(res: Response, app: App, error: unknown): void {
+/** Answers any error: coded ones from the table in src/errors.ts (named as the route names them), others as a logged 500. */
+export function sendError(res: Response, app: App, error: unknown, restName?: RestName): void {
   const coded = isCoded(error) ? error : fromDatabase(error);
-  if (coded) return sendCoded(res, coded);
+  if (coded) return sendCoded(res, coded, restName);
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   const err = cause instanceof Error ? { message: cause.message, stack: cause.stack } : String(cause);
   app.logger.error({ err, requestId: res.locals.requestId }, 'unhandled error');
   send(res, 500, { message: '500 Internal Server Error' });
 }
 
-function scopeCheck(route: RestRoute, viewer: Viewer | null): void {
-  if (!viewer) {
-    if (route.authenticate) throw unauthenticated();
-    return;
-  }
-  const accepted = [...(route.method === 'GET' ? READ_SCOPES : WRITE_SCOPES), ...(route.scopes ?? [])];
-  if (!hasScope(viewer, accepted)) throw insufficientScope(accepted);
-}
-
-function dig(data: Record<string, unknown>, path: string[], resource: string | undefined): unknown {
-  let value: unknown = data;
-  for (const key of path) {
+/**
+ * What a route answers for its operation's result: the first error is thrown; so is a null on the way to the
+ * result, as the route declares it (`404 <Resource> Not Found`, or 401 for `whenNull: 'unauthenticated'`).
+ * The same function judges a result obtained over `/api/graphql`, so tests can check both surfaces agree.
+ */
+export function routeValue(route: PreparedRoute, result: ExecutionResult): unknown {
+  if (result.errors?.length) throw result.errors[0];
+  let value: unknown = result.data;
+  for (const key of route.resultPath) {
     value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : null;
-    if (value === null || value === undefined) throw notFound(resource);
+    if (value === null || value === undefined) throw route.whenNull === 'unauthenticated' ? unauthenticated() : notFound(route.notFound);
   }
   return value;
 }
 
-function handler(app: App, schema: GraphQLSchema, route: PreparedRoute) {
+function handler(app: App, authenticate: Authenticator, route: PreparedRoute) {
   const status = route.status ?? (route.method === 'POST' ? 201 : 200);
   const template = `/api/v4${route.path}`;
   return async (req: Request, res: Response) => {
@@ -91,14 +103,11 @@ function handler(app: App, schema: GraphQLSchema, route: PreparedRoute) {
         ...(req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}),
         ...req.params,
       };
-      const viewer = await resolveViewer(app, req, params);
-      scopeCheck(route, viewer);
+      const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
       const page = route.paginate ? readOffsetPage(params) : null;
       const variables = variablesFromParams(route.compiled.variables, params);
       if (page) Object.assign(variables, connectionArgs(page));
-      const result = await route.compiled.run(createContext(app, viewer), variables);
-      if (result.errors?.length) throw result.errors[0];
-      const value = dig(result.data as Record<string, unknown>, route.resultPath, route.notFound);
+      const value = routeValue(route, await route.compiled.run(createContext(app, viewer), variables));
       if (page) {
         const connection = value as { nodes: unknown[]; count: number };
         const headers = paginationHeaders(req, app.config.externalUrl, page, connection.count);
@@ -107,23 +116,16 @@ function handler(app: App, schema: GraphQLSchema, route: PreparedRoute) {
       }
       send(res, status, applyOutput(value, route.plans));
     } catch (error) {
-      sendError(res, app, error);
+      sendError(res, app, error, route.restName);
     }
   };
 }
 
-/** The output plans that apply at the route's result path (inside `nodes` for paginated routes). */
-function plansAt(output: OutputPlan[], path: string[]): OutputPlan[] {
-  let plans = output;
-  for (const key of path) plans = plans.find((p) => p.key === key)?.children ?? [];
-  return plans;
-}
-
 /**
  * One sub-router per first path segment, so a request is matched against its own family of routes only
- * (express tries routes one by one), in table order within the family.
+ * (express tries routes one by one), in precedence order within the family.
  */
-export function restRouter(app: App, schema: GraphQLSchema, routes: PreparedRoute[]): Router {
+export function restRouter(app: App, authenticate: Authenticator, routes: PreparedRoute[]): Router {
   const router = Router();
   const families = new Map<string, Router>();
   for (const route of routes) {
@@ -135,7 +137,7 @@ export function restRouter(app: App, schema: GraphQLSchema, routes: PreparedRout
       router.use(`/${first}`, family);
     }
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    family[method](`/${rest.join('/')}`, handler(app, schema, route));
+    family[method](`/${rest.join('/')}`, handler(app, authenticate, route));
   }
   return router;
 }

@@ -1,7 +1,7 @@
 /**
- * Compiles the REST operations once, at start-up: every document in graphql/rest/ is parsed and validated
- * against the schema, and each operation gets its variable list and an output plan (enum values to REST
- * strings, `@omitIfNull`, `@unwrap`, `@spread`). A bad operation fails the start, not a request.
+ * Compiles the REST operations once, at start-up: every operation file is parsed and validated against the
+ * schema, compiled to a function (graphql-jit), and given its variable list, the REST name of each argument it
+ * fills, and an output plan (applied per request by output.ts). A bad operation fails the start, not a request.
  */
 import {
   GraphQLEnumType,
@@ -23,15 +23,8 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { readGraphqlFiles } from '../graphql/schema.js';
-
-export interface OutputPlan {
-  key: string;
-  enumType?: GraphQLEnumType;
-  omitIfNull: boolean;
-  unwrap: boolean;
-  spread: boolean;
-  children: OutputPlan[];
-}
+import type { OutputPlan } from './output.js';
+import { snakeCase } from './params.js';
 
 export interface VariablePlan {
   name: string;
@@ -49,6 +42,26 @@ export interface CompiledOperation {
   variables: VariablePlan[];
   /** Top-level plans, only the branches that need work. */
   output: OutputPlan[];
+  /** The REST parameter that fills each argument named in the operation (`userId` → `id`), for error messages. */
+  restNames: Map<string, string>;
+}
+
+/** Each field argument given by a variable, to the REST parameter of that variable. */
+function argumentParams(selection: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, out = new Map<string, string>()): Map<string, string> {
+  for (const node of selection.selections) {
+    if (node.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = fragments.get(node.name.value);
+      if (fragment) argumentParams(fragment.selectionSet, fragments, out);
+      continue;
+    }
+    if (node.kind === Kind.FIELD) {
+      for (const arg of node.arguments ?? []) {
+        if (arg.value.kind === Kind.VARIABLE && !out.has(arg.name.value)) out.set(arg.name.value, snakeCase(arg.value.name.value));
+      }
+    }
+    if (node.selectionSet) argumentParams(node.selectionSet, fragments, out);
+  }
+  return out;
 }
 
 function hasDirective(node: { directives?: readonly { name: { value: string } }[] }, name: string): boolean {
@@ -99,8 +112,8 @@ function prune(plans: OutputPlan[]): OutputPlan[] {
   });
 }
 
-export function compileOperations(schema: GraphQLSchema, dir: string): Map<string, CompiledOperation> {
-  const files = readGraphqlFiles(dir);
+export function compileOperations(schema: GraphQLSchema, dir: string, names: readonly string[]): Map<string, CompiledOperation> {
+  const files = readGraphqlFiles(dir, names);
   const all = files.flatMap((f) => {
     try {
       return parse(f.source, { noLocation: true }).definitions;
@@ -148,47 +161,8 @@ export function compileOperations(schema: GraphQLSchema, dir: string): Map<strin
         hasDefault: v.defaultValue !== undefined,
       })),
       output: prune(planSelection(schema, root, op.selectionSet, fragmentMap)),
+      restNames: argumentParams(op.selectionSet, fragmentMap),
     });
   }
   return compiled;
-}
-
-/** Applies an output plan in place (returns the new value where an object had to be rebuilt). */
-export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
-  if (value === null || value === undefined || !plans.length) return value;
-  if (Array.isArray(value)) return value.map((item) => applyOutput(item, plans));
-  if (typeof value !== 'object') return value;
-  const obj = value as Record<string, unknown>;
-  let rebuild = false;
-  for (const plan of plans) {
-    const v = obj[plan.key];
-    if (v === null || v === undefined) {
-      if (plan.omitIfNull) delete obj[plan.key];
-      continue;
-    }
-    if (plan.enumType) {
-      const enumType = plan.enumType;
-      const toRest = (name: unknown) => enumType.getValue(String(name))?.value ?? name;
-      obj[plan.key] = Array.isArray(v) ? v.map(toRest) : toRest(v);
-      continue;
-    }
-    const inner = applyOutput(v, plan.children);
-    if (plan.unwrap) {
-      const only = plan.children[0]?.key;
-      const pick = (o: unknown) => (o && typeof o === 'object' && only ? (o as Record<string, unknown>)[only] : o);
-      obj[plan.key] = Array.isArray(inner) ? inner.map(pick) : pick(inner);
-    } else {
-      obj[plan.key] = inner;
-    }
-    if (plan.spread) rebuild = true;
-  }
-  if (!rebuild) return obj;
-  // Spread keys take the place of the field that held them, so the REST key order reads naturally.
-  const spreads = new Set(plans.filter((p) => p.spread).map((p) => p.key));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) {
-    if (spreads.has(k) && v && typeof v === 'object') Object.assign(out, v);
-    else if (!spreads.has(k)) out[k] = v;
-  }
-  return out;
 }

@@ -83,7 +83,13 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
   }
   if (nullable instanceof GraphQLEnumType) {
     const text = String(raw);
-    const match = nullable.getValues().find((v) => v.name === text || v.name.toLowerCase() === text.toLowerCase() || v.value === text);
+    // An enum of numbers is an Integer parameter with `values:` in Grape: a non-integer is invalid, not out of range.
+    if (nullable.getValues().every((v) => typeof v.value === 'number') && !/^\d+$/.test(text)) {
+      errors.push(`${param} is invalid`);
+      return null;
+    }
+    // By name in any case (`DESC`, `desc`), or by internal value (`access_level=30`).
+    const match = nullable.getValues().find((v) => v.name.toLowerCase() === text.toLowerCase() || String(v.value) === text);
     if (!match) errors.push(`${param} does not have a valid value`);
     return match?.name ?? null;
   }

@@ -15,8 +15,26 @@ export interface RestRoute {
   paginate?: boolean;
   /** Resource named in `404 <Resource> Not Found` when a step of `result` is null. */
   notFound?: string;
-  /** Anonymous callers get 401 (GitLab's `authenticate!`). */
-  authenticate?: boolean;
-  /** Token scopes accepted besides `api` (and `read_api` for GET). */
-  scopes?: readonly string[];
+  /** A null result means the caller is anonymous: 401 (`GET /user`, whose GraphQL field is null when signed out). */
+  whenNull?: 'unauthenticated';
+}
+
+function segments(path: string): string[] {
+  return path.split('/').filter(Boolean);
+}
+
+/**
+ * Route precedence, explicit rather than by file order: compared segment by segment, a static segment comes
+ * before a parameter (`/personal_access_tokens/self` before `/personal_access_tokens/:id`), then by text.
+ */
+export function comparePrecedence(a: RestRoute, b: RestRoute): number {
+  const x = segments(a.path);
+  const y = segments(b.path);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const xp = x[i].startsWith(':');
+    const yp = y[i].startsWith(':');
+    if (xp !== yp) return xp ? 1 : -1;
+    if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  }
+  return x.length - y.length || a.method.localeCompare(b.method);
 }

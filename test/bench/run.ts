@@ -10,8 +10,9 @@ import express from 'express';
 import { loadConfig } from '../../src/config.js';
 import { openMigratedDatabase } from '../../src/db/database.js';
 import { startServer } from '../../src/server.js';
-import { accessLog, bodyErrors, rateLimit, requestId, securityHeaders } from '../../src/http/middleware.js';
-import { authenticate } from '../../src/modules/tokens/service.js';
+import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from '../../src/http/middleware.js';
+import { tokenAuthenticator } from '../../src/modules/tokens/service.js';
+import { digestToken } from '../../src/auth/secrets.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -94,15 +95,16 @@ function projectJson(p: Row) {
 }
 // Mounted behind the server's own middleware (request id, access log, security headers, body parsers), so the
 // comparison isolates what the adapter and GraphQL add.
+const authenticate = tokenAuthenticator(prisma);
 const direct = express();
 direct.set('query parser', 'extended');
-direct.use(requestId, accessLog(server.app.logger), securityHeaders, rateLimit(server.app.config.rateLimitPerMinute));
+direct.use(requestId, accessLog(server.app.logger), securityHeaders, credentials, rateLimit(server.app.config.rateLimitPerMinute));
 direct.use(express.json(), express.urlencoded({ extended: true }), bodyErrors);
 // The same work as the server, written by hand: the shared token authentication, the viewer's memberships for
 // the visibility check, then the rows with Prisma includes. The difference left is the GraphQL layer and the adapter.
 direct.use(async (req, res, next) => {
   try {
-    res.locals.viewer = await authenticate(server.app, req.get('private-token') ?? '');
+    res.locals.viewer = await authenticate(digestToken(req.get('private-token') ?? ''));
     next();
   } catch {
     res.status(401).json({ message: '401 Unauthorized' });

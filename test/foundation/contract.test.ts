@@ -1,14 +1,14 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { describe, expect, it } from 'vitest';
 import { isEnumType, isInputObjectType, isObjectType } from 'graphql';
-import { buildSchema, GRAPHQL_DIR } from '../../src/graphql/schema.js';
-import { compileOperations } from '../../src/rest/compile.js';
+import { buildSchema, GRAPHQL_DIR, REST_OPERATIONS_DIR, SHARED_OPERATIONS, SHARED_SCHEMA } from '../../src/graphql/schema.js';
 import { prepareRoutes } from '../../src/rest/adapter.js';
-import { restRoutes } from '../../src/rest/routes/index.js';
+import { declaredRoutes, restOperations, restRoutes } from '../../src/rest/routes.js';
 import { pendingSchemaChanges } from '../../src/db/engine.js';
+import { modules } from '../../src/modules/index.js';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 
@@ -23,22 +23,77 @@ describe('contract', () => {
   const schema = buildSchema();
 
   it('compiles every REST operation and binds every route to one', () => {
-    const operations = compileOperations(schema, `${GRAPHQL_DIR}rest`);
-    const routes = prepareRoutes(restRoutes, operations);
-    expect(routes.length).toBe(restRoutes.length);
-    const used = new Set(restRoutes.map((r) => r.operation));
+    const operations = restOperations(schema);
+    const routes = restRoutes(schema);
+    expect(routes.length).toBe(declaredRoutes.length);
+    const used = new Set(declaredRoutes.map((r) => r.operation));
     expect([...operations.keys()].filter((name) => !used.has(name))).toEqual([]);
   });
 
   it('refuses a route whose operation does not exist', () => {
-    const operations = compileOperations(schema, `${GRAPHQL_DIR}rest`);
-    expect(() => prepareRoutes([{ method: 'GET', path: '/nope', operation: 'RestNothing' }], operations)).toThrow(/does not exist/);
+    expect(() => prepareRoutes([{ method: 'GET', path: '/nope', operation: 'RestNothing' }], restOperations(schema))).toThrow(/does not exist/);
   });
 
   it('refuses two routes with the same method and path', () => {
-    const operations = compileOperations(schema, `${GRAPHQL_DIR}rest`);
-    const route = restRoutes[0];
-    expect(() => prepareRoutes([route, route], operations)).toThrow(/declared twice/);
+    const route = declaredRoutes[0];
+    expect(() => prepareRoutes([route, route], restOperations(schema))).toThrow(/declared twice/);
+  });
+
+  it('orders routes by precedence, static segments before parameters, whatever order the modules list them in', () => {
+    const operations = restOperations(schema);
+    const forward = prepareRoutes(declaredRoutes, operations).map((r) => `${r.method} ${r.path}`);
+    const backward = prepareRoutes([...declaredRoutes].reverse(), operations).map((r) => `${r.method} ${r.path}`);
+    expect(backward).toEqual(forward);
+    expect(forward.indexOf('GET /personal_access_tokens/self')).toBeLessThan(forward.indexOf('GET /personal_access_tokens/:id'));
+  });
+
+  it('has complete modules: one name in every layer, files that exist and belong to one module, services built from earlier ones', () => {
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    const ownedSchema = new Map<string, string>();
+    const ownedOperations = new Map<string, string>();
+    for (const m of modules) {
+      const folder = join(SRC, 'modules', m.name);
+      for (const file of ['index.ts', 'service.ts', 'resolvers.ts']) if (!existsSync(join(folder, file))) problems.push(`${m.name}: no ${file}`);
+      if (m.routes.length && !existsSync(join(folder, 'routes.ts'))) problems.push(`${m.name}: routes outside routes.ts`);
+      if (!m.schema.includes(`${m.name}.graphql`)) problems.push(`${m.name}: no graphql/${m.name}.graphql`);
+      if (m.routes.length && !m.operations.includes(`${m.name}.graphql`)) problems.push(`${m.name}: no graphql/rest/${m.name}.graphql`);
+      for (const used of m.uses) if (!seen.has(used)) problems.push(`${m.name} uses ${used}, which is not listed before it`);
+      for (const f of m.schema) ownedSchema.has(f) ? problems.push(`${f} owned twice`) : ownedSchema.set(f, m.name);
+      for (const f of m.operations) ownedOperations.has(f) ? problems.push(`rest/${f} owned twice`) : ownedOperations.set(f, m.name);
+      const operations = restOperations(schema);
+      for (const route of m.routes) {
+        const op = operations.get(route.operation);
+        if (!op) continue;
+        const file = m.operations.find((f) => readFileSync(join(REST_OPERATIONS_DIR, f), 'utf8').includes(` ${route.operation}`));
+        if (!file) problems.push(`${m.name}: ${route.operation} is not in its own operation files`);
+      }
+      seen.add(m.name);
+    }
+    const sdl = readdirSync(GRAPHQL_DIR).filter((f) => f.endsWith('.graphql'));
+    for (const f of sdl) if (!ownedSchema.has(f) && !SHARED_SCHEMA.includes(f)) problems.push(`graphql/${f} belongs to no module`);
+    for (const f of readdirSync(REST_OPERATIONS_DIR)) if (!ownedOperations.has(f) && !SHARED_OPERATIONS.includes(f)) problems.push(`graphql/rest/${f} belongs to no module`);
+    for (const d of readdirSync(join(SRC, 'modules'))) {
+      if (statSync(join(SRC, 'modules', d)).isDirectory() && !modules.some((m) => m.name === d)) problems.push(`src/modules/${d} is not listed`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('asks abilities: no admin flag, access level or REST parameter name outside src/auth and src/rest', () => {
+    const offenders: string[] = [];
+    const rules: [RegExp, string][] = [
+      [/viewer\??\.admin\b/, 'reads the admin flag'],
+      [/\bAccessLevel\.[A-Z_]+/, 'names an access level'],
+      [/[<>]=?\s*(10|15|20|30|40|50)\b/, 'compares with an access level'],
+      [/['"`][a-z]+_[a-z_]+ (is missing|is invalid|does not have a valid value)/, 'words an error in REST parameter names'],
+      [/\b(invalidParams|requireWriteScope)\(/, 'uses a REST-only or removed check'],
+    ];
+    for (const path of files(SRC).map((p) => relative(SRC, p))) {
+      if (!path.endsWith('.ts') || path.startsWith('auth/') || path.startsWith('rest/') || path.startsWith('generated/') || path === 'errors.ts' || path.startsWith('http/')) continue;
+      const text = readFileSync(join(SRC, path), 'utf8');
+      for (const [pattern, what] of rules) if (pattern.test(text)) offenders.push(`${path} ${what}`);
+    }
+    expect(offenders).toEqual([]);
   });
 
   it('describes every type, field, argument and enum value of the schema', () => {

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { GraphQLError } from 'graphql';
-import { buildSchema, GRAPHQL_DIR } from '../../src/graphql/schema.js';
-import { applyOutput, compileOperations } from '../../src/rest/compile.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { applyOutput } from '../../src/rest/output.js';
+import { restOperations } from '../../src/rest/routes.js';
 import { variablesFromParams } from '../../src/rest/params.js';
 import { connectionArgs, readOffsetPage } from '../../src/rest/pagination.js';
 import { connection, toPage } from '../../src/graphql/connection.js';
 import { restError } from '../../src/errors.js';
 
 const schema = buildSchema();
-const operations = compileOperations(schema, `${GRAPHQL_DIR}rest`);
+const operations = restOperations(schema);
 
 function paramsError(fn: () => unknown): string | undefined {
   try {
@@ -25,7 +26,7 @@ describe('parameter coercion', () => {
 
   it('maps snake_case parameters onto camelCase variables and coerces by declared type', () => {
     expect(variablesFromParams(listProjects.variables, { min_access_level: '30', owned: 'yes', visibility: 'public', order_by: 'name', sort: 'asc', unknown: 'x' })).toEqual({
-      minAccessLevel: 30,
+      minAccessLevel: 'DEVELOPER',
       owned: true,
       visibility: 'public',
       orderBy: 'name',
@@ -55,6 +56,7 @@ describe('parameter coercion', () => {
 
   it('refuses integers that are not integers and enum values outside the list', () => {
     expect(paramsError(() => variablesFromParams(listProjects.variables, { min_access_level: '12abc' }))).toBe('{"error":"min_access_level is invalid"}');
+    expect(paramsError(() => variablesFromParams(listProjects.variables, { min_access_level: '35' }))).toBe('{"error":"min_access_level does not have a valid value"}');
     expect(paramsError(() => variablesFromParams(listProjects.variables, { order_by: 'stars' }))).toBe('{"error":"order_by does not have a valid value"}');
   });
 

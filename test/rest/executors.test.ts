@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from 'graphql';
-import { buildSchema, GRAPHQL_DIR } from '../../src/graphql/schema.js';
-import { compileOperations } from '../../src/rest/compile.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { restOperations } from '../../src/rest/routes.js';
 import { serviceHarness, type ServiceHarness } from '../support/context.js';
 import { unique } from '../support/factories.js';
 import type { Viewer } from '../../src/auth/viewer.js';
@@ -9,7 +9,7 @@ import type { Viewer } from '../../src/auth/viewer.js';
 // REST runs its operations compiled (graphql-jit); /api/graphql runs graphql-js. Same schema, same resolvers:
 // the two must give the same data and the same errors for every operation the routes use.
 const schema = buildSchema();
-const operations = compileOperations(schema, `${GRAPHQL_DIR}rest`);
+const operations = restOperations(schema);
 let h: ServiceHarness;
 let owner: Viewer;
 let outsider: Viewer;
@@ -22,8 +22,8 @@ beforeAll(async () => {
   owner = a.viewer;
   outsider = b.viewer;
   const group = await a.ctx.services.groups.create({ name: 'g', path: unique('g') });
-  const project = await a.ctx.services.projects.create({ name: unique('p'), namespaceId: String(group.id) });
-  await a.ctx.services.members.addToProject(String(project.id), { userId: String(b.viewer.id), accessLevel: 20 });
+  const project = await a.ctx.services.projects.create({ name: unique('p'), namespace: { id: group.id } });
+  await a.ctx.services.members.addToProject(project, { userId: b.viewer.id, accessLevel: 20 });
   ids = { group: String(group.id), project: String(project.id), user: String(b.viewer.id) };
 });
 afterAll(() => h?.close());

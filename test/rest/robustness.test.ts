@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { restRoutes } from '../../src/rest/routes/index.js';
-import { buildSchema, GRAPHQL_DIR } from '../../src/graphql/schema.js';
-import { compileOperations } from '../../src/rest/compile.js';
+import { declaredRoutes, restOperations } from '../../src/rest/routes.js';
+import { buildSchema } from '../../src/graphql/schema.js';
 import { snakeCase } from '../../src/rest/params.js';
 
 // Every route, every declared parameter, hostile values: the answer is a 4xx or a success, never a 500.
@@ -33,8 +32,8 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe('robustness', () => {
-  const operations = compileOperations(buildSchema(), `${GRAPHQL_DIR}rest`);
-  for (const route of restRoutes) {
+  const operations = restOperations(buildSchema());
+  for (const route of declaredRoutes) {
     it(`${route.method} ${route.path} never answers 500 to hostile parameters`, async () => {
       const params = (operations.get(route.operation)?.variables ?? []).map((v) => snakeCase(v.name)).concat(['page', 'per_page']);
       const failures: string[] = [];

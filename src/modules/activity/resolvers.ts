@@ -1,12 +1,14 @@
 /** GraphQL resolvers of activity events. */
 import type { Context } from '../../context.js';
+import { parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
 import { actionName, type EventRow } from './service.js';
 
 export const activityResolvers = {
   Subscription: {
     activityEventRecorded: {
-      subscribe: (_: unknown, args: { projectPath?: string | null }, ctx: Context) => ctx.services.activity.recorded(args.projectPath),
+      subscribe: async (_: unknown, args: { projectPath?: string | null }, ctx: Context) =>
+        ctx.services.activity.recorded(args.projectPath != null ? await ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath')) : null),
     },
   },
   Event: {

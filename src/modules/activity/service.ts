@@ -2,8 +2,9 @@
  * Owns activity events (GitLab's Events API records): every module records `opened`, `closed`, `pushed`,
  * `commented on` … through `record`, inside its own transaction when it passes one.
  */
-import type { ServiceDeps } from '../../context.js';
+import type { NamespaceSubject, ProjectSubject } from '../../auth/policy.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
+import type { ServiceBase } from '../module.js';
 
 /** GitLab's event actions; `action_name` in REST is derived from these. */
 export type ActivityAction =
@@ -23,7 +24,8 @@ export type ActivityAction =
 export interface ActivityInput {
   action: ActivityAction;
   authorId: number;
-  projectId?: number | null;
+  /** The project the event happened in: subscribers' access to it decides who hears of it. */
+  project?: ProjectSubject | null;
   groupId?: number | null;
   /** GitLab's target class name: Issue, Note, Snippet, Milestone, MergeRequest, Project … */
   targetType: string | null;
@@ -47,22 +49,28 @@ const ACTIVITY_TOPIC = 'activity.recorded';
 
 export type EventRow = Awaited<ReturnType<PrismaClient['event']['findUniqueOrThrow']>>;
 
+/** What an event's subscribers need to decide, without a query, whether they may hear of it. */
 interface RecordedMessage {
   id: number;
-  projectId: number | null;
+  project: ProjectSubject | null;
+}
+
+function accessSubject(project: ProjectSubject): ProjectSubject {
+  const { id, kind, visibility, ownerId, traversalIds }: NamespaceSubject = project.namespace;
+  return { id: project.id, visibility: project.visibility, namespace: { id, kind, visibility, ownerId, traversalIds } };
 }
 
 export class ActivityService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(private readonly base: ServiceBase) {}
 
   /** Records one event; with `tx` it commits or rolls back with the change it describes. */
   async record(input: ActivityInput, tx?: Prisma.TransactionClient): Promise<void> {
-    const client = tx ?? this.deps.db;
+    const client = tx ?? this.base.db;
     const event = await client.event.create({
       data: {
         action: input.action,
         authorId: input.authorId,
-        projectId: input.projectId ?? null,
+        projectId: input.project?.id ?? null,
         groupId: input.groupId ?? null,
         targetType: input.targetType,
         targetId: input.targetId ?? null,
@@ -73,23 +81,21 @@ export class ActivityService {
       },
       select: { id: true },
     });
-    const message: RecordedMessage = { id: event.id, projectId: input.projectId ?? null };
-    await this.deps.app.bus.publish(ACTIVITY_TOPIC, message, tx);
+    const message: RecordedMessage = { id: event.id, project: input.project ? accessSubject(input.project) : null };
+    await this.base.app.bus.publish(ACTIVITY_TOPIC, message, tx);
   }
 
   /**
-   * Recorded events as they happen on any replica, limited to projects the subscriber can read. Each event is
-   * checked with a fresh context, so a membership granted or removed meanwhile is seen.
+   * Project events as they are recorded on any replica: of one readable project, or of every project the
+   * subscriber can read. Access is decided per event on fresh memberships, so one granted or removed meanwhile counts.
    */
-  async *recorded(projectRef: string | null | undefined): AsyncGenerator<{ activityEventRecorded: EventRow }> {
-    const { app } = this.deps;
-    const only = projectRef != null ? (await this.deps.services.projects.get(projectRef)).id : null;
-    const events = app.bus.iterate<RecordedMessage>(ACTIVITY_TOPIC, (m) => m.projectId !== null && (only === null || m.projectId === only));
+  async *recorded(project: ProjectSubject | null): AsyncGenerator<{ activityEventRecorded: EventRow }> {
+    const { app, db } = this.base;
+    const events = app.bus.iterate<RecordedMessage>(ACTIVITY_TOPIC, (m) => m.project !== null && (project === null || m.project.id === project.id));
     try {
       for await (const message of events) {
-        const fresh = this.deps.renew();
-        if (message.projectId === null || !(await fresh.services.projects.find(String(message.projectId)))) continue;
-        const event = await fresh.loaders.activity.byId.load(message.id);
+        if (!message.project || !(await this.base.renewAccess().can('read_project', message.project))) continue;
+        const event = await db.event.findUnique({ where: { id: message.id } });
         if (event) yield { activityEventRecorded: event };
       }
     } finally {

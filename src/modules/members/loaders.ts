@@ -1,33 +1,26 @@
-/** The viewer's own memberships, loaded once per request: every access check in the request reads them. */
-import type { Viewer } from '../../auth/viewer.js';
+/** Batched membership reads: a user's own memberships (every ability check reads them) and member counts. */
+import type { Memberships } from '../../auth/policy.js';
 import type { PrismaClient } from '../../db/database.js';
 import { countLoader } from '../../db/loader.js';
+import DataLoader from 'dataloader';
 
-export interface ViewerMemberships {
-  /** Direct group memberships: namespace id → access level. */
-  groups: Map<number, number>;
-  /** Direct project memberships: project id → access level. */
-  projects: Map<number, number>;
-}
-
-export function createMemberLoaders(db: PrismaClient, viewer: Viewer | null) {
-  let mine: Promise<ViewerMemberships> | undefined;
-  async function load(): Promise<ViewerMemberships> {
-    const result: ViewerMemberships = { groups: new Map(), projects: new Map() };
-    if (!viewer) return result;
-    const today = new Date(new Date().toISOString().slice(0, 10));
-    const rows = await db.member.findMany({
-      where: { userId: viewer.id, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] },
-      select: { namespaceId: true, projectId: true, accessLevel: true },
-    });
-    for (const row of rows) {
-      if (row.namespaceId != null) result.groups.set(row.namespaceId, row.accessLevel);
-      if (row.projectId != null) result.projects.set(row.projectId, row.accessLevel);
-    }
-    return result;
-  }
+export function createMemberLoaders(db: PrismaClient) {
   return {
-    viewerMemberships: () => (mine ??= load()),
+    /** Each user's unexpired direct memberships, by group (namespace) id and by project id. */
+    membershipsOf: new DataLoader<number, Memberships>(async (userIds) => {
+      const today = new Date(new Date().toISOString().slice(0, 10));
+      const rows = await db.member.findMany({
+        where: { userId: { in: [...userIds] }, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] },
+        select: { userId: true, namespaceId: true, projectId: true, accessLevel: true },
+      });
+      const byUser = new Map(userIds.map((id) => [id, { groups: new Map<number, number>(), projects: new Map<number, number>() }]));
+      for (const row of rows) {
+        const held = byUser.get(row.userId);
+        if (row.namespaceId != null) held?.groups.set(row.namespaceId, row.accessLevel);
+        if (row.projectId != null) held?.projects.set(row.projectId, row.accessLevel);
+      }
+      return userIds.map((id) => byUser.get(id) ?? { groups: new Map(), projects: new Map() });
+    }),
     /** Distinct users with a membership in each group or any of its descendants. */
     countWithDescendants: countLoader(
       (ids) => db.$queryRaw`
@@ -40,3 +33,5 @@ export function createMemberLoaders(db: PrismaClient, viewer: Viewer | null) {
     ),
   };
 }
+
+export type MemberLoaders = ReturnType<typeof createMemberLoaders>;

@@ -1,20 +1,15 @@
-/** Owns memberships: effective access levels (group membership inherited by subgroups and projects) and member lists. */
-import type { ServiceDeps } from '../../context.js';
+/** Owns memberships: member lists (direct, or with those inherited from ancestor groups) and adding members. */
+import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { AccessLevel, MEMBER_LEVELS, requireLevel, requireWriteScope } from '../../auth/policy.js';
-import { conflict, forbidden, invalidParams, invalidValue } from '../../errors.js';
+import { conflict, exactlyOneOf, mutuallyExclusive } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
-import type { UserRow } from '../users/service.js';
+import type { ServiceBase } from '../module.js';
+import type { ActivityService } from '../activity/service.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { UserRow, UsersService } from '../users/service.js';
 
 export type MemberRow = Awaited<ReturnType<PrismaClient['member']['findUniqueOrThrow']>>;
-
-/** The parts of a namespace access depends on. */
-export interface NamespaceScope {
-  id: number;
-  kind: string;
-  ownerId: number | null;
-  traversalIds: number[];
-}
 
 export interface MemberFilters {
   search?: string | null;
@@ -22,52 +17,31 @@ export interface MemberFilters {
 }
 
 export interface MemberInput {
-  userId?: string | null;
+  userId?: number | null;
   username?: string | null;
+  /** A level GitLab allows for memberships (the `MemberAccessLevel` enum's values). */
   accessLevel: number;
   expiresAt?: Date | null;
 }
 
+type Source = { namespaceId: number } | { projectId: number };
+
 export class MembersService {
-  constructor(private readonly deps: ServiceDeps) {}
-
-  /** The viewer's effective level in a namespace: owner of a personal one, else the highest group membership up the tree. */
-  async levelInNamespace(ns: NamespaceScope): Promise<number> {
-    const viewer = this.deps.viewer;
-    if (!viewer) return AccessLevel.NO_ACCESS;
-    if (ns.kind === 'user') return ns.ownerId === viewer.id ? AccessLevel.OWNER : AccessLevel.NO_ACCESS;
-    const { groups } = await this.deps.loaders.members.viewerMemberships();
-    return Math.max(AccessLevel.NO_ACCESS, ...ns.traversalIds.map((id) => groups.get(id) ?? 0));
-  }
-
-  /** The viewer's direct level on a project (0 when none). */
-  async directProjectLevel(projectId: number): Promise<number> {
-    if (!this.deps.viewer) return AccessLevel.NO_ACCESS;
-    const { projects } = await this.deps.loaders.members.viewerMemberships();
-    return projects.get(projectId) ?? AccessLevel.NO_ACCESS;
-  }
-
-  /** The viewer's effective level on a project in a namespace. */
-  async levelInProject(projectId: number, ns: NamespaceScope): Promise<number> {
-    return Math.max(await this.directProjectLevel(projectId), await this.levelInNamespace(ns));
-  }
-
-  /** Groups and projects the viewer is a direct member of, with at least `min` access. */
-  async viewerMembershipIds(min: number = AccessLevel.GUEST): Promise<{ groupIds: number[]; projectIds: number[] }> {
-    const { groups, projects } = await this.deps.loaders.members.viewerMemberships();
-    const atLeast = (m: Map<number, number>) => [...m].filter(([, level]) => level >= min).map(([id]) => id);
-    return { groupIds: atLeast(groups), projectIds: atLeast(projects) };
-  }
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly users: UsersService,
+    private readonly activity: ActivityService,
+  ) {}
 
   /** Members of a readable group: direct, or with those inherited from its ancestors. */
-  listForNamespace(ns: NamespaceScope, filters: MemberFilters, page: PageArgs) {
+  listForGroup(group: NamespaceRow, filters: MemberFilters, page: PageArgs) {
     return filters.relations?.includes('INHERITED')
-      ? this.listInherited({ projectId: null, ancestors: ns.traversalIds }, filters.search, page)
-      : this.list({ namespaceId: ns.id }, filters.search, page);
+      ? this.listInherited({ projectId: null, ancestors: group.traversalIds }, filters.search, page)
+      : this.list({ namespaceId: group.id }, filters.search, page);
   }
 
   /** Members of a readable project: direct, or with those inherited from its groups. */
-  listForProject(project: { id: number; namespace: NamespaceScope }, filters: MemberFilters, page: PageArgs) {
+  listForProject(project: ProjectRow, filters: MemberFilters, page: PageArgs) {
     const ancestors = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
     return filters.relations?.includes('INHERITED')
       ? this.listInherited({ projectId: project.id, ancestors }, filters.search, page)
@@ -75,29 +49,25 @@ export class MembersService {
   }
 
   /** Number of distinct users with a membership in the group or any of its descendants. */
-  countWithDescendants(namespaceId: number): Promise<number> {
-    return this.deps.loaders.members.countWithDescendants.load(namespaceId);
+  countWithDescendants(group: NamespaceRow): Promise<number> {
+    return this.base.loaders.members.countWithDescendants.load(group.id);
   }
 
-  /** Adds a member to a group. Needs Owner access (or administrator). */
-  async addToGroup(groupRef: string, input: MemberInput): Promise<MemberRow> {
-    requireWriteScope(this.deps.viewer);
-    const group = await this.deps.services.groups.get(groupRef);
-    requireLevel(this.deps.viewer, await this.levelInNamespace(group), AccessLevel.OWNER);
-    return this.add({ namespaceId: group.id }, input);
+  /** Adds a member to a readable group. Needs `admin_group_member` (Owner). */
+  async addToGroup(group: NamespaceRow, input: MemberInput): Promise<MemberRow> {
+    await this.base.access.authorize('admin_group_member', group);
+    return this.add({ namespaceId: group.id }, input, { groupId: group.id });
   }
 
-  /** Adds a member to a project. Maintainers may grant up to their own level; Owner needs Owner (or administrator). */
-  async addToProject(projectRef: string, input: MemberInput): Promise<MemberRow> {
-    requireWriteScope(this.deps.viewer);
-    const { project, level } = await this.deps.services.projects.getWithAccess(projectRef, AccessLevel.MAINTAINER);
-    if (!this.deps.viewer?.admin && input.accessLevel > level) throw forbidden();
-    return this.add({ projectId: project.id }, input);
+  /** Adds a member to a readable project. Maintainers may grant up to Maintainer; Owner needs `manage_owners`. */
+  async addToProject(project: ProjectRow, input: MemberInput): Promise<MemberRow> {
+    await this.base.access.authorizeGrant(project, input.accessLevel);
+    return this.add({ projectId: project.id }, input, { project });
   }
 
-  /** Makes the creator of a group or personal project its owner (no permission check: the caller just created it). */
-  async addOwner(tx: Prisma.TransactionClient, source: { namespaceId: number } | { projectId: number }, userId: number): Promise<void> {
-    await tx.member.create({ data: { ...source, userId, accessLevel: AccessLevel.OWNER, createdById: userId } });
+  /** Makes the creator of a group or personal project its owner (no check: the caller just created it). */
+  async addCreator(tx: Prisma.TransactionClient, source: Source, userId: number): Promise<void> {
+    await tx.member.create({ data: { ...source, userId, accessLevel: CREATOR_ACCESS_LEVEL, createdById: userId } });
   }
 
   /**
@@ -105,7 +75,7 @@ export class MembersService {
    * `members/all`); expired memberships do not count.
    */
   private listInherited(scope: { projectId: number | null; ancestors: number[] }, search: string | null | undefined, page: PageArgs) {
-    const db = this.deps.db;
+    const db = this.base.db;
     const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
     const matching = Prisma.sql`
       SELECT DISTINCT ON (m."userId") m.*
@@ -121,12 +91,12 @@ export class MembersService {
     );
   }
 
-  private list(source: { namespaceId: number } | { projectId: number }, search: string | null | undefined, page: PageArgs) {
+  private list(source: Source, search: string | null | undefined, page: PageArgs) {
     const where: Prisma.MemberWhereInput = { ...source };
     if (search) {
       where.user = { OR: [{ username: { contains: search, mode: 'insensitive' } }, { name: { contains: search, mode: 'insensitive' } }] };
     }
-    const db = this.deps.db;
+    const db = this.base.db;
     return connection(
       page,
       ({ skip, take }) => db.member.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
@@ -134,28 +104,25 @@ export class MembersService {
     );
   }
 
-  private async add(source: { namespaceId: number } | { projectId: number }, input: MemberInput): Promise<MemberRow> {
-    if (!MEMBER_LEVELS.includes(input.accessLevel)) throw invalidValue('access_level');
+  private async add(source: Source, input: MemberInput, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
     const user = await this.resolveUser(input);
-    const existing = await this.deps.db.member.findFirst({ where: { ...source, userId: user.id }, select: { id: true } });
+    const { db, viewer } = this.base;
+    const existing = await db.member.findFirst({ where: { ...source, userId: user.id }, select: { id: true } });
     if (existing) throw conflict('Member already exists');
     // GitLab records that the member joined, with the member as the event's author.
-    return this.deps.db.$transaction(async (tx) => {
+    return db.$transaction(async (tx) => {
       const member = await tx.member.create({
-        data: { ...source, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: this.deps.viewer?.id },
+        data: { ...source, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: viewer?.id },
       });
-      const where = 'projectId' in source ? { projectId: source.projectId } : { groupId: source.namespaceId };
-      await this.deps.services.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...where }, tx);
+      await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...on }, tx);
       return member;
     });
   }
 
-  private async resolveUser(input: MemberInput): Promise<UserRow> {
-    const given = [input.userId != null, input.username != null].filter(Boolean).length;
-    if (given === 0) throw invalidParams(['user_id, username are missing, exactly one parameter must be provided']);
-    if (given === 2) throw invalidParams(['user_id, username are mutually exclusive']);
-    return input.userId != null
-      ? this.deps.services.users.get({ id: input.userId })
-      : this.deps.services.users.get({ username: input.username });
+  private resolveUser(input: MemberInput): Promise<UserRow> {
+    if (input.userId != null && input.username != null) throw mutuallyExclusive('userId', 'username');
+    if (input.userId != null) return this.users.get({ id: input.userId });
+    if (input.username != null) return this.users.get({ path: input.username });
+    throw exactlyOneOf('userId', 'username');
   }
 }

@@ -11,3 +11,5 @@ export function createNamespaceLoaders(db: PrismaClient) {
     ),
   };
 }
+
+export type NamespaceLoaders = ReturnType<typeof createNamespaceLoaders>;

@@ -1,4 +1,4 @@
-/** GitLab's rules for namespace and project paths, and the alternative it suggests for a taken one. */
+/** GitLab's rules for namespace and project paths (and the alternative it suggests for a taken one) and visibility levels. */
 
 const PATH = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_.-]*[a-zA-Z0-9_-]|[a-zA-Z0-9_])$/;
 
@@ -39,3 +39,8 @@ export function* suggestionCandidates(slug: string, now: Date = new Date()): Gen
   const base = Number(`${String(now.getUTCMilliseconds()).padStart(3, '0')}${String(now.getUTCMinutes()).padStart(2, '0')}${String(week).padStart(2, '0')}`);
   for (let attempt = 0; attempt < 100; attempt++) yield `${slug}${base + attempt}`;
 }
+
+/** Visibility levels, lowest first: a child may not be more visible than its parent. */
+export type Visibility = 'private' | 'internal' | 'public';
+
+export const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 10, public: 20 };

@@ -1,10 +1,8 @@
 /** Owns the namespaces table (personal namespaces and groups): the /namespaces API and lookups other modules use. */
-import type { ServiceDeps } from '../../context.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { AccessLevel, canRead, requireViewer } from '../../auth/policy.js';
-import { notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
-import { isNumericId } from '../../graphql/ids.js';
+import type { Ref } from '../../graphql/ids.js';
+import type { ServiceBase } from '../module.js';
 import { slugForSuggestion, suggestionCandidates } from './paths.js';
 
 export type NamespaceRow = Awaited<ReturnType<PrismaClient['namespace']['findUniqueOrThrow']>>;
@@ -23,7 +21,7 @@ export function fuzzyWhere(search: string, fields: readonly ('name' | 'path')[])
 }
 
 export class NamespacesService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(private readonly base: ServiceBase) {}
 
   /** A user's namespace. */
   static createPersonal(tx: Prisma.TransactionClient, user: { id: number; username: string; name: string }) {
@@ -36,54 +34,32 @@ export class NamespacesService {
     return tx.namespace.update({ where: { id: ns.id }, data: { traversalIds: [...parentTraversalIds, ns.id] } });
   }
 
-  /** A namespace row by numeric ID or full path, without any permission check (for services that check themselves). */
-  async lookup(ref: string): Promise<NamespaceRow | null> {
-    if (isNumericId(ref)) return this.deps.loaders.namespaces.byId.load(Number(ref));
+  /** A namespace row by ID or full path, without any permission check (for services that ask their own ability). */
+  async lookup(ref: Ref): Promise<NamespaceRow | null> {
+    if ('id' in ref) return this.base.loaders.namespaces.byId.load(ref.id);
     // Paths match case-insensitively, as GitLab's routes do; the exact spelling is tried first because only
     // it can use the unique index.
-    const db = this.deps.db;
-    return (await db.namespace.findUnique({ where: { fullPath: ref } })) ?? db.namespace.findFirst({ where: { fullPath: { equals: ref, mode: 'insensitive' } } });
+    const db = this.base.db;
+    return (await db.namespace.findUnique({ where: { fullPath: ref.path } })) ?? db.namespace.findFirst({ where: { fullPath: { equals: ref.path, mode: 'insensitive' } } });
   }
 
-  /** Whether the viewer may see the namespace through the namespaces API: its owner, a group reader, or an administrator. */
-  async canSee(ns: NamespaceRow): Promise<boolean> {
-    const { viewer, services } = this.deps;
-    if (ns.kind === 'user') return !!viewer && (viewer.admin || ns.ownerId === viewer.id);
-    return canRead(viewer, ns.visibility, await services.members.levelInNamespace(ns));
-  }
-
-  /** Owner of a personal namespace, group Owner, or administrator: sees plan and size fields. */
-  async canAdmin(ns: NamespaceRow): Promise<boolean> {
-    const viewer = this.deps.viewer;
-    if (!viewer) return false;
-    return viewer.admin || (await this.deps.services.members.levelInNamespace(ns)) >= AccessLevel.OWNER;
-  }
-
-  async get(ref: string): Promise<NamespaceRow> {
-    requireViewer(this.deps.viewer);
+  /** A namespace the viewer may read through the namespaces API (signed-in callers only, as GitLab's); null otherwise. */
+  async find(ref: Ref): Promise<NamespaceRow | null> {
+    this.base.access.requireViewer();
     const ns = await this.lookup(ref);
-    if (!ns || !(await this.canSee(ns))) throw notFound('Namespace');
-    return ns;
-  }
-
-  /** GraphQL's nullable lookup. */
-  async find(ref: string): Promise<NamespaceRow | null> {
-    const ns = await this.lookup(ref);
-    return ns && (await this.canSee(ns)) ? ns : null;
+    return ns && (await this.base.access.can('read_namespace', ns)) ? ns : null;
   }
 
   /** The viewer's personal namespace and the groups they are a direct member of; everything for administrators. */
   async list(filters: NamespaceFilters, page: PageArgs) {
-    const viewer = requireViewer(this.deps.viewer);
+    const { access } = this.base;
+    access.requireViewer();
     const and: Prisma.NamespaceWhereInput[] = [];
-    if (!viewer.admin || filters.ownedOnly) {
-      const { groupIds } = await this.deps.services.members.viewerMembershipIds(filters.ownedOnly ? AccessLevel.OWNER : AccessLevel.GUEST);
-      and.push({ OR: [{ ownerId: viewer.id }, { id: { in: groupIds } }] });
-    }
+    if (!access.allowed('admin_all_resources') || filters.ownedOnly) and.push(await access.heldNamespacesWhere({ owned: filters.ownedOnly }));
     if (filters.topLevelOnly) and.push({ parentId: null });
     if (filters.search) and.push(fuzzyWhere(filters.search, ['name', 'path']));
     const where: Prisma.NamespaceWhereInput = { AND: and };
-    const db = this.deps.db;
+    const db = this.base.db;
     return connection(
       page,
       ({ skip, take }) => db.namespace.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
@@ -97,7 +73,7 @@ export class NamespacesService {
 
   /** Whether `path` is taken among the children of `parentId` (top level when null), with a free alternative. */
   async exists(path: string, parentId: number | null): Promise<{ exists: boolean; suggests: string[] }> {
-    requireViewer(this.deps.viewer);
+    this.base.access.requireViewer();
     if (!(await this.takenIn(parentId, path, false))) return { exists: false, suggests: [] };
     for (const candidate of suggestionCandidates(slugForSuggestion(path))) {
       if (!(await this.takenIn(parentId, candidate, true))) return { exists: true, suggests: [candidate] };
@@ -105,17 +81,13 @@ export class NamespacesService {
     return { exists: true, suggests: [] };
   }
 
-  private async takenIn(parentId: number | null, path: string, orName: boolean): Promise<boolean> {
+  /** Whether a path (or, with `orName`, a name) is taken among the children of `parentId`. */
+  async takenIn(parentId: number | null, path: string, orName: boolean): Promise<boolean> {
     const match = { equals: path, mode: 'insensitive' as const };
-    const found = await this.deps.db.namespace.findFirst({
+    const found = await this.base.db.namespace.findFirst({
       where: { parentId, OR: orName ? [{ path: match }, { name: match }] : [{ path: match }] },
       select: { id: true },
     });
     return found !== null;
-  }
-
-  /** Number of projects in the namespace and its descendants. */
-  projectsCount(ns: NamespaceRow): Promise<number> {
-    return this.deps.services.projects.countInNamespaceTree(ns.id);
   }
 }

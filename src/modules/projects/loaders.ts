@@ -1,14 +1,12 @@
 /** Batched project reads. */
 import type { PrismaClient } from '../../db/database.js';
 import { byKeyLoader, countLoader } from '../../db/loader.js';
-import type { createNamespaceLoaders } from '../namespaces/loaders.js';
+import type { Loaders } from '../module.js';
+import type { NamespaceLoaders } from '../namespaces/loaders.js';
 import type { NamespaceRow } from '../namespaces/service.js';
-import type { createUserLoaders } from '../users/loaders.js';
+import type { UserLoaders } from '../users/loaders.js';
 import type { UserRow } from '../users/service.js';
 
-type UserLoaders = ReturnType<typeof createUserLoaders>;
-
-type NamespaceLoaders = ReturnType<typeof createNamespaceLoaders>;
 type WithNamespace = { namespace: NamespaceRow & { owner: UserRow | null } };
 
 /** Hands the namespaces and owners fetched with projects to their loaders, so nothing loads them again. */
@@ -26,7 +24,7 @@ export function primeNamespaces<T extends WithNamespace>(loaders: { namespaces: 
  */
 export const WITH_NAMESPACE = { namespace: { include: { owner: true } } } as const;
 
-export function createProjectLoaders(db: PrismaClient, loaders: { namespaces: NamespaceLoaders; users: UserLoaders }) {
+export function createProjectLoaders(db: PrismaClient, loaders: Loaders) {
   return {
     byId: byKeyLoader(
       async (ids: readonly number[]) => primeNamespaces(loaders, await db.project.findMany({ where: { id: { in: [...ids] } }, include: WITH_NAMESPACE })),
@@ -44,3 +42,5 @@ export function createProjectLoaders(db: PrismaClient, loaders: { namespaces: Na
     ),
   };
 }
+
+export type ProjectLoaders = ReturnType<typeof createProjectLoaders>;

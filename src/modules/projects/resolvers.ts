@@ -1,23 +1,25 @@
 /** GraphQL resolvers of projects. */
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
-import { apiUrl, idFields, webUrl } from '../../graphql/resolvers.js';
+import { parseRef } from '../../graphql/ids.js';
+import { apiUrl, idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectFilters, ProjectInput, ProjectRow } from './service.js';
-import type { MemberFilters } from '../members/service.js';
 
+type ProjectArgs = Omit<ProjectInput, 'namespace'> & { namespaceId?: string | null };
 
 export const projectResolvers = {
   Query: {
-    project: (_: unknown, args: { fullPath: string }, ctx: Context) => ctx.services.projects.find(args.fullPath),
+    project: (_: unknown, args: { fullPath: string }, ctx: Context) => ctx.services.projects.find(parseRef(args.fullPath, 'Project', 'fullPath')),
     projects: (_: unknown, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.list(args, args),
   },
   Mutation: {
-    projectCreate: (_: unknown, args: ProjectInput, ctx: Context) => ctx.services.projects.create(args),
+    projectCreate: (_: unknown, { namespaceId, ...args }: ProjectArgs, ctx: Context) =>
+      ctx.services.projects.create({ ...args, namespace: namespaceId != null ? parseRef(namespaceId, 'Namespace', 'namespaceId') : null }),
   },
   Project: {
     ...idFields('Project'),
     nameWithNamespace: (p: ProjectRow) => `${p.namespace.fullName} / ${p.name}`,
-    repositoryStorage: (p: ProjectRow, _a: unknown, ctx: Context) => (ctx.viewer?.admin ? p.repositoryStorage : null),
+    repositoryStorage: shownWith('change_repository_storage', (p: ProjectRow) => p, (p) => p.repositoryStorage),
     topics: () => [],
     webUrl: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, p.fullPath),
     httpUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, `${p.fullPath}.git`),
@@ -42,12 +44,10 @@ export const projectResolvers = {
         clusterAgents: `${base}/cluster_agents`,
       };
     },
-    projectMembers: (p: ProjectRow, args: PageArgs & MemberFilters, ctx: Context) => ctx.services.members.listForProject(p, args, args),
     viewerPermissions: (p: ProjectRow) => p,
   },
   ProjectPermissions: {
-    projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.services.members.directProjectLevel(p.id)) || null,
-    groupAccess: async (p: ProjectRow, _a: unknown, ctx: Context) =>
-      p.namespace.kind === 'group' ? (await ctx.services.members.levelInNamespace(p.namespace)) || null : null,
+    projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.access.directProjectLevel(p)) || null,
+    groupAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (p.namespace.kind === 'group' ? (await ctx.access.namespaceLevel(p.namespace)) || null : null),
   },
 };

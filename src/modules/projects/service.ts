@@ -1,20 +1,13 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
-import type { ServiceDeps } from '../../context.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import {
-  AccessLevel,
-  VISIBILITY_RANK,
-  canRead,
-  requireLevel,
-  requireViewer,
-  requireWriteScope,
-  type Visibility,
-} from '../../auth/policy.js';
-import { forbidden, invalid, invalidParams, notFound } from '../../errors.js';
+import { atLeastOneOf, invalid, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
-import { isNumericId } from '../../graphql/ids.js';
-import { PATH_RULE, isValidPath, pathFromName } from '../namespaces/paths.js';
-import type { NamespaceRow } from '../namespaces/service.js';
+import type { Ref } from '../../graphql/ids.js';
+import type { ServiceBase } from '../module.js';
+import type { ActivityService } from '../activity/service.js';
+import type { MembersService } from '../members/service.js';
+import { PATH_RULE, VISIBILITY_RANK, isValidPath, pathFromName, type Visibility } from '../namespaces/paths.js';
+import type { NamespaceRow, NamespacesService } from '../namespaces/service.js';
 import type { UserRow } from '../users/service.js';
 import { WITH_NAMESPACE, primeNamespaces } from './loaders.js';
 
@@ -37,7 +30,8 @@ export interface ProjectFilters {
 export interface ProjectInput {
   name?: string | null;
   path?: string | null;
-  namespaceId?: string | null;
+  /** The namespace to create the project in; the viewer's personal one when absent. */
+  namespace?: Ref | null;
   description?: string | null;
   visibility?: Visibility | null;
   defaultBranch?: string | null;
@@ -53,75 +47,46 @@ const ORDER_COLUMNS = {
 } as const;
 
 export class ProjectsService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly namespaces: NamespacesService,
+    private readonly members: MembersService,
+    private readonly activity: ActivityService,
+  ) {}
 
-  /** The viewer's effective access level on the project. */
-  accessLevel(project: ProjectRow): Promise<number> {
-    return this.deps.services.members.levelInProject(project.id, project.namespace);
-  }
-
-  /** A project the viewer can read, by numeric ID or full path; null otherwise. */
-  async find(ref: string): Promise<ProjectRow | null> {
-    const { loaders, viewer } = this.deps;
-    // A full path always has a slash; anything else that is not a number names nothing.
-    const project = isNumericId(ref) ? await loaders.projects.byId.load(Number(ref)) : ref.includes('/') ? await this.byPath(ref) : null;
-    if (!project) return null;
-    return canRead(viewer, project.visibility, await this.accessLevel(project)) ? project : null;
+  /** A project the viewer can read, by ID or full path; null otherwise. */
+  async find(ref: Ref): Promise<ProjectRow | null> {
+    const { loaders, access } = this.base;
+    // GitLab looks a project up by path only when the path has a slash; anything else names nothing.
+    const project = 'id' in ref ? await loaders.projects.byId.load(ref.id) : ref.path.includes('/') ? await this.byPath(ref.path) : null;
+    return project && (await access.can('read_project', project)) ? project : null;
   }
 
   /** Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. */
   private async byPath(fullPath: string): Promise<ProjectRow | null> {
-    const db = this.deps.db;
+    const db = this.base.db;
     const project =
       (await db.project.findUnique({ where: { fullPath }, include: WITH_NAMESPACE })) ??
       (await db.project.findFirst({ where: { fullPath: { equals: fullPath, mode: 'insensitive' } }, include: WITH_NAMESPACE }));
-    if (project) primeNamespaces(this.deps.loaders, [project]);
+    if (project) primeNamespaces(this.base.loaders, [project]);
     return project;
   }
 
-  async get(ref: string): Promise<ProjectRow> {
+  async get(ref: Ref): Promise<ProjectRow> {
     const project = await this.find(ref);
     if (!project) throw notFound('Project');
     return project;
   }
 
-  /** A readable project on which the viewer has at least `min` access; FORBIDDEN below it. */
-  async getWithAccess(ref: string, min: number): Promise<{ project: ProjectRow; level: number }> {
-    const project = await this.get(ref);
-    const level = await this.accessLevel(project);
-    requireLevel(this.deps.viewer, level, min);
-    return { project, level };
-  }
-
-  /** Visible to the viewer: public, internal (signed-in, not external), or through a membership; all for administrators. */
-  private async readableWhere(): Promise<Prisma.ProjectWhereInput> {
-    const viewer = this.deps.viewer;
-    if (viewer?.admin) return {};
-    const open: Prisma.ProjectWhereInput[] = [{ visibility: 'public' }];
-    if (viewer && !viewer.external) open.push({ visibility: 'internal' });
-    if (viewer) open.push(await this.memberWhere(AccessLevel.GUEST));
-    return { OR: open };
-  }
-
-  private async memberWhere(min: number): Promise<Prisma.ProjectWhereInput> {
-    const viewer = requireViewer(this.deps.viewer);
-    const { groupIds, projectIds } = await this.deps.services.members.viewerMembershipIds(min);
-    return {
-      OR: [{ id: { in: projectIds } }, { namespace: { traversalIds: { hasSome: groupIds } } }, { namespace: { ownerId: viewer.id } }],
-    };
-  }
-
   async list(filters: ProjectFilters, page: PageArgs) {
-    const viewer = this.deps.viewer;
-    const and: Prisma.ProjectWhereInput[] = [await this.readableWhere()];
-    if (filters.owned) and.push({ namespace: { ownerId: requireViewer(viewer).id } });
-    if (filters.membership || filters.minAccessLevel != null) {
-      and.push(await this.memberWhere(filters.minAccessLevel ?? AccessLevel.GUEST));
-    }
+    const { access } = this.base;
+    const and: Prisma.ProjectWhereInput[] = [await access.where('read_project')];
+    if (filters.owned) and.push({ namespace: { kind: 'user', ownerId: access.requireViewer().id } });
+    if (filters.membership || filters.minAccessLevel != null) and.push(await access.memberProjectsWhere({ minAccessLevel: filters.minAccessLevel }));
     if (filters.visibility) and.push({ visibility: filters.visibility });
     if (filters.archived != null) and.push({ archived: filters.archived });
     // Only administrators may filter by storage shard; GitLab ignores the filter for others.
-    if (filters.repositoryStorage && viewer?.admin) and.push({ repositoryStorage: filters.repositoryStorage });
+    if (filters.repositoryStorage && access.allowed('admin_all_resources')) and.push({ repositoryStorage: filters.repositoryStorage });
     if (filters.search) {
       const term = { contains: filters.search, mode: 'insensitive' as const };
       and.push({ OR: [{ name: term }, { path: term }, ...(filters.searchNamespaces ? [{ fullPath: term }] : []), { description: term }] });
@@ -129,46 +94,40 @@ export class ProjectsService {
     const where: Prisma.ProjectWhereInput = { AND: and };
     const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
     const orderBy: Prisma.ProjectOrderByWithRelationInput[] = [{ [ORDER_COLUMNS[filters.orderBy ?? 'created_at']]: direction }, { id: direction }];
-    const db = this.deps.db;
-    return connection(
-      page,
-      async ({ skip, take }) => primeNamespaces(this.deps.loaders, await db.project.findMany({ where, orderBy, skip, take, include: WITH_NAMESPACE })),
-      () => db.project.count({ where }),
-    );
+    return this.page(where, orderBy, page);
   }
 
   /** Readable projects of a namespace (and its descendants when asked). */
   async listInNamespace(ns: NamespaceRow, includeDescendants: boolean, page: PageArgs) {
     const scope: Prisma.ProjectWhereInput = includeDescendants ? { namespace: { traversalIds: { has: ns.id } } } : { namespaceId: ns.id };
-    const where: Prisma.ProjectWhereInput = { AND: [await this.readableWhere(), scope] };
-    const db = this.deps.db;
+    return this.page({ AND: [await this.base.access.where('read_project'), scope] }, { id: 'asc' }, page);
+  }
+
+  private page(where: Prisma.ProjectWhereInput, orderBy: Prisma.ProjectOrderByWithRelationInput | Prisma.ProjectOrderByWithRelationInput[], page: PageArgs) {
+    const { db, loaders } = this.base;
     return connection(
       page,
-      async ({ skip, take }) =>
-        primeNamespaces(this.deps.loaders, await db.project.findMany({ where, orderBy: { id: 'asc' }, skip, take, include: WITH_NAMESPACE })),
+      async ({ skip, take }) => primeNamespaces(loaders, await db.project.findMany({ where, orderBy, skip, take, include: WITH_NAMESPACE })),
       () => db.project.count({ where }),
     );
   }
 
-  countInNamespaceTree(namespaceId: number): Promise<number> {
-    return this.deps.loaders.projects.countInNamespaceTree.load(namespaceId);
+  /** Number of projects in the namespace and its descendants. */
+  countInNamespaceTree(ns: NamespaceRow): Promise<number> {
+    return this.base.loaders.projects.countInNamespaceTree.load(ns.id);
   }
 
   /**
-   * Creates a project in the viewer's personal namespace or a group where they are at least Developer
-   * (GitLab's default project creation level). The creator of a personal project becomes its Owner.
+   * Creates a project in a namespace where the viewer may `create_projects` (their own, or a group where they are
+   * at least Developer, GitLab's default project creation level). The creator of a personal project becomes its Owner.
    */
   async create(input: ProjectInput): Promise<ProjectRow> {
-    requireWriteScope(this.deps.viewer);
-    const viewer = requireViewer(this.deps.viewer);
-    if (!input.name && !input.path) throw invalidParams(['name, path are missing, at least one parameter must be provided']);
-    const { db, services } = this.deps;
-    const ns = input.namespaceId != null
-      ? await services.namespaces.lookup(input.namespaceId)
-      : await this.deps.loaders.namespaces.personalByOwnerId.load(viewer.id);
-    if (!ns || !(await services.namespaces.canSee(ns))) throw notFound('Namespace');
-    const level = await services.members.levelInNamespace(ns);
-    if (!viewer.admin && level < (ns.kind === 'user' ? AccessLevel.OWNER : AccessLevel.DEVELOPER)) throw forbidden();
+    const { db, access, loaders } = this.base;
+    const viewer = access.requireViewer();
+    if (!input.name && !input.path) throw atLeastOneOf('name', 'path');
+    const ns = input.namespace ? await this.namespaces.lookup(input.namespace) : await loaders.namespaces.personalByOwnerId.load(viewer.id);
+    if (!ns || !(await access.can('read_namespace', ns))) throw notFound('Namespace');
+    await access.authorize('create_projects', ns);
 
     const path = input.path ?? pathFromName(input.name ?? '');
     const name = input.name ?? path;
@@ -177,7 +136,7 @@ export class ProjectsService {
     if (!name.trim()) errors.name = ["can't be blank"];
     if (!isValidPath(path)) errors.path = [PATH_RULE];
     if (ns.kind === 'group' && VISIBILITY_RANK[visibility] > VISIBILITY_RANK[ns.visibility as Visibility]) {
-      errors.visibility_level = [`${visibility} is not allowed in a ${ns.visibility} group.`];
+      errors.visibilityLevel = [`${visibility} is not allowed in a ${ns.visibility} group.`];
     }
     const clash = await db.project.findFirst({
       where: { namespaceId: ns.id, OR: [{ path: { equals: path, mode: 'insensitive' } }, { name: { equals: name, mode: 'insensitive' } }] },
@@ -201,10 +160,10 @@ export class ProjectsService {
           creatorId: viewer.id,
         },
       });
-      if (ns.kind === 'user' && ns.ownerId != null) await services.members.addOwner(tx, { projectId: created.id }, ns.ownerId);
+      if (ns.kind === 'user' && ns.ownerId != null) await this.members.addCreator(tx, { projectId: created.id }, ns.ownerId);
       return created;
     });
-    await services.activity.record({ action: 'created', authorId: viewer.id, projectId: project.id, targetType: null });
+    await this.activity.record({ action: 'created', authorId: viewer.id, project, targetType: null });
     return project;
   }
 }

@@ -1,39 +1,19 @@
 /** Owns personal access tokens: authentication of requests, creation (clear value shown once), listing and revocation. */
-import type { App, ServiceDeps } from '../../context.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import type { Viewer } from '../../auth/viewer.js';
-import { requireAdmin, requireViewer, requireWriteScope } from '../../auth/policy.js';
+import type { Authenticator } from '../../auth/credentials.js';
+import { TOKEN_SCOPES } from '../../auth/scopes.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
-import { forbidden, invalid, invalidValue, notFound, tokenErrors, unauthenticated } from '../../errors.js';
+import type { Viewer } from '../../auth/viewer.js';
+import { invalid, invalidArgument, notFound, tokenErrors, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
-import { parseId } from '../../graphql/ids.js';
+import type { ServiceBase } from '../module.js';
+import type { UsersService } from '../users/service.js';
 
 export type TokenRow = Awaited<ReturnType<PrismaClient['personalAccessToken']['findUniqueOrThrow']>>;
 /** A token row, with its clear value when it was just created. */
 export type IssuedToken = TokenRow & { token?: string };
 
 const TOKEN_PREFIX = 'glpat-';
-
-/** Scopes a personal access token may carry. */
-const TOKEN_SCOPES = [
-  'api',
-  'read_api',
-  'read_user',
-  'create_runner',
-  'manage_runner',
-  'k8s_proxy',
-  'read_repository',
-  'write_repository',
-  'read_registry',
-  'write_registry',
-  'read_virtual_registry',
-  'write_virtual_registry',
-  'sudo',
-  'admin_mode',
-  'read_service_ping',
-  'ai_features',
-  'self_rotate',
-] as const;
 
 /** Lifetime of a token created without `expires_at`. */
 const DEFAULT_LIFETIME_DAYS = 365;
@@ -50,28 +30,6 @@ export function isTokenActive(token: Pick<TokenRow, 'revoked' | 'expiresAt'>): b
   return !token.revoked && (token.expiresAt === null || token.expiresAt.getTime() > today().getTime());
 }
 
-/**
- * Turns a clear token into the viewer it authenticates. Unknown tokens, blocked users, and revoked or expired
- * tokens are UNAUTHENTICATED: a bad token is never downgraded to anonymous.
- */
-export async function authenticate(app: App, secret: string): Promise<Viewer> {
-  // Every request runs this: one round trip for the token and its user.
-  const [row] = await app.db.$queryRaw<AuthRow[]>`
-    SELECT t."id", t."scopes", t."revoked", t."expiresAt", t."lastUsedAt",
-           u."id" AS "userId", u."username", u."admin", u."external", u."bot", u."state"
-    FROM "personal_access_tokens" t JOIN "users" u ON u."id" = t."userId"
-    WHERE t."digest" = ${digestToken(secret)}`;
-  if (!row) throw unauthenticated();
-  if (row.revoked) throw unauthenticated(tokenErrors.revoked);
-  if (row.expiresAt && row.expiresAt.getTime() <= today().getTime()) throw unauthenticated(tokenErrors.expired);
-  if (row.state !== 'active') throw unauthenticated();
-  const now = Date.now();
-  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await app.db.personalAccessToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
-  }
-  return { id: row.userId, username: row.username, admin: row.admin, external: row.external, bot: row.bot, tokenId: row.id, scopes: row.scopes };
-}
-
 interface AuthRow {
   id: number;
   scopes: string[];
@@ -83,7 +41,42 @@ interface AuthRow {
   admin: boolean;
   external: boolean;
   bot: boolean;
+  canCreateGroup: boolean;
   state: string;
+}
+
+/**
+ * The authenticator of every request: a token digest to the viewer it authenticates. Unknown tokens, blocked
+ * users, and revoked or expired tokens are UNAUTHENTICATED: a bad token is never downgraded to anonymous.
+ */
+export function tokenAuthenticator(db: PrismaClient): Authenticator {
+  return async (digest) => {
+    // Every request runs this: one round trip for the token and its user.
+    const [row] = await db.$queryRaw<AuthRow[]>`
+      SELECT t."id", t."scopes", t."revoked", t."expiresAt", t."lastUsedAt",
+             u."id" AS "userId", u."username", u."admin", u."external", u."bot", u."canCreateGroup", u."state"
+      FROM "personal_access_tokens" t JOIN "users" u ON u."id" = t."userId"
+      WHERE t."digest" = ${digest}`;
+    if (!row) throw unauthenticated();
+    if (row.revoked) throw unauthenticated(tokenErrors.revoked);
+    if (row.expiresAt && row.expiresAt.getTime() <= today().getTime()) throw unauthenticated(tokenErrors.expired);
+    if (row.state !== 'active') throw unauthenticated();
+    const now = Date.now();
+    if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      await db.personalAccessToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
+    }
+    const viewer: Viewer = {
+      id: row.userId,
+      username: row.username,
+      admin: row.admin,
+      external: row.external,
+      bot: row.bot,
+      canCreateGroup: row.canCreateGroup,
+      tokenId: row.id,
+      scopes: row.scopes,
+    };
+    return viewer;
+  };
 }
 
 /** Stores a token for `userId`; `clear` is the value to store (generated when absent). */
@@ -99,14 +92,14 @@ export async function issueToken(
 }
 
 export interface TokenFilters {
-  userId?: string | null;
+  userId?: number | null;
   state?: 'active' | 'inactive' | null;
   revoked?: boolean | null;
   search?: string | null;
 }
 
 export interface TokenInput {
-  userId: string;
+  userId: number;
   name: string;
   description?: string | null;
   scopes: string[];
@@ -114,17 +107,19 @@ export interface TokenInput {
 }
 
 export class TokensService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly users: UsersService,
+  ) {}
 
-  list(filters: TokenFilters, page: PageArgs) {
-    const viewer = requireViewer(this.deps.viewer);
-    const and: Prisma.PersonalAccessTokenWhereInput[] = [];
+  /** Tokens the viewer may read (their own; any for an administrator), optionally of one user. */
+  async list(filters: TokenFilters, page: PageArgs) {
+    const { access } = this.base;
+    access.requireViewer();
+    const and: Prisma.PersonalAccessTokenWhereInput[] = [await access.where('read_token')];
     if (filters.userId != null) {
-      const userId = parseId(filters.userId, 'User', 'user_id');
-      if (!viewer.admin && userId !== viewer.id) throw forbidden();
-      and.push({ userId });
-    } else if (!viewer.admin) {
-      and.push({ userId: viewer.id });
+      await access.authorize('read_user_personal_access_tokens', { id: filters.userId });
+      and.push({ userId: filters.userId });
     }
     const active: Prisma.PersonalAccessTokenWhereInput = { revoked: false, OR: [{ expiresAt: null }, { expiresAt: { gt: today() } }] };
     if (filters.state === 'active') and.push(active);
@@ -132,7 +127,7 @@ export class TokensService {
     if (filters.revoked != null) and.push({ revoked: filters.revoked });
     if (filters.search) and.push({ name: { contains: filters.search, mode: 'insensitive' } });
     const where: Prisma.PersonalAccessTokenWhereInput = { AND: and };
-    const db = this.deps.db;
+    const db = this.base.db;
     return connection(
       page,
       ({ skip, take }) => db.personalAccessToken.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
@@ -140,26 +135,27 @@ export class TokensService {
     );
   }
 
-  /** A token the viewer owns (any token for an administrator); the request's own token when `id` is omitted. */
-  async get(id: string | null | undefined): Promise<TokenRow> {
-    const viewer = requireViewer(this.deps.viewer);
-    const tokenId = id == null ? viewer.tokenId : parseId(id, 'PersonalAccessToken', 'id');
-    const row = await this.deps.db.personalAccessToken.findUnique({ where: { id: tokenId } });
-    if (!row || (!viewer.admin && row.userId !== viewer.id)) throw notFound('Personal Access Token');
+  /** A token the viewer may read. */
+  async get(id: number): Promise<TokenRow> {
+    this.base.access.requireViewer();
+    const row = await this.base.db.personalAccessToken.findUnique({ where: { id } });
+    if (!row || !(await this.base.access.can('read_token', row))) throw notFound('Personal Access Token');
     return row;
+  }
+
+  /** The token authenticating this request. */
+  self(): Promise<TokenRow> {
+    return this.get(this.base.access.requireViewer().tokenId);
   }
 
   /** Creates a token for a user. Administrators only. */
   async create(input: TokenInput): Promise<IssuedToken> {
-    requireWriteScope(this.deps.viewer);
-    requireAdmin(this.deps.viewer);
-    const user = await this.deps.services.users.get({ id: input.userId });
-    if (!input.scopes.length || input.scopes.some((s) => !(TOKEN_SCOPES as readonly string[]).includes(s))) throw invalidValue('scopes');
+    await this.base.access.authorize('admin_all_resources', null);
+    const user = await this.users.get({ id: input.userId });
+    if (!input.scopes.length || input.scopes.some((s) => !(TOKEN_SCOPES as readonly string[]).includes(s))) throw invalidArgument('scopes');
     if (!input.name.trim()) throw invalid({ name: ["can't be blank"] });
-    if (input.expiresAt && input.expiresAt.getTime() <= today().getTime()) {
-      throw invalid({ expires_at: ['must be in the future'] });
-    }
-    return issueToken(this.deps.db, {
+    if (input.expiresAt && input.expiresAt.getTime() <= today().getTime()) throw invalid({ expiresAt: ['must be in the future'] });
+    return issueToken(this.base.db, {
       userId: user.id,
       name: input.name,
       scopes: input.scopes,
@@ -169,11 +165,15 @@ export class TokensService {
     });
   }
 
-  /** Revokes a token the viewer owns (any for an administrator). */
-  async revoke(id: string | null | undefined): Promise<TokenRow> {
+  /** Revokes a token the viewer may revoke (their own; any for an administrator). */
+  async revoke(id: number): Promise<TokenRow> {
     const row = await this.get(id);
-    // Revoking the request's own token is allowed with any scope, as GitLab's self-revocation is.
-    if (id != null) requireWriteScope(this.deps.viewer);
-    return this.deps.db.personalAccessToken.update({ where: { id: row.id }, data: { revoked: true } });
+    await this.base.access.authorize('revoke_token', row);
+    return this.base.db.personalAccessToken.update({ where: { id: row.id }, data: { revoked: true } });
+  }
+
+  /** Revokes the token authenticating this request. */
+  revokeSelf(): Promise<TokenRow> {
+    return this.revoke(this.base.access.requireViewer().tokenId);
   }
 }

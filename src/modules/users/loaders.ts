@@ -7,3 +7,5 @@ export function createUserLoaders(db: PrismaClient) {
     byId: byKeyLoader((ids: readonly number[]) => db.user.findMany({ where: { id: { in: [...ids] } } }), (u) => u.id),
   };
 }
+
+export type UserLoaders = ReturnType<typeof createUserLoaders>;

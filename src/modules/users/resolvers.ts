@@ -1,19 +1,19 @@
 /** GraphQL resolvers of users. */
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
-import { idFields, webUrl, type Resolver } from '../../graphql/resolvers.js';
+import { parseRef } from '../../graphql/ids.js';
+import { idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
 import type { UserFilters, UserInput, UserRow } from './service.js';
-
-/** Fields only the user themselves and administrators may see. */
-const privateField =
-  <K extends keyof UserRow>(key: K): Resolver<UserRow> =>
-  (user, _args, ctx) =>
-    ctx.viewer && (ctx.viewer.admin || ctx.viewer.id === user.id) ? user[key] : null;
 
 export const userResolvers = {
   Query: {
     currentUser: (_: unknown, _a: unknown, ctx: Context) => ctx.services.users.current(),
-    user: (_: unknown, args: { id?: string; username?: string }, ctx: Context) => ctx.services.users.find(args),
+    user: (_: unknown, args: { id?: string | null; username?: string | null }, ctx: Context) =>
+      args.id != null
+        ? ctx.services.users.find(parseRef(args.id, 'User', 'id'))
+        : args.username != null
+          ? ctx.services.users.find({ path: args.username })
+          : null,
     users: (_: unknown, args: UserFilters & PageArgs, ctx: Context) => ctx.services.users.list(args, args),
   },
   Mutation: {
@@ -24,9 +24,9 @@ export const userResolvers = {
     locked: () => false,
     webUrl: (user: UserRow, _a: unknown, ctx: Context) => webUrl(ctx, user.username),
     webPath: (user: UserRow) => `/${user.username}`,
-    email: privateField('email'),
+    email: shownWith('read_user_email_address', (user: UserRow) => user, (user) => user.email),
     // GitLab shows is_admin only to administrators (UserWithAdmin), not to users looking at themselves.
-    admin: (user: UserRow, _a: unknown, ctx: Context) => (ctx.viewer?.admin ? user.admin : null),
+    admin: shownWith('admin_all_resources', () => null, (user: UserRow) => user.admin),
     publicEmail: () => null,
     canCreateProject: (user: UserRow) => user.projectsLimit > 0,
     namespace: (user: UserRow, _a: unknown, ctx: Context) => ctx.loaders.namespaces.personalByOwnerId.load(user.id),

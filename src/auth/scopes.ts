@@ -1,0 +1,57 @@
+/**
+ * Token scopes, GitLab's rule for them: every API call accepts `api`; reads (queries, subscriptions) also accept
+ * `read_api`. A root field names further scopes in the SDL (`@scopes(accept: [read_user])`), or accepts a token
+ * of any scope (`@scopes(any: true)`, GitLab's token self-information endpoints). The rule is applied once, around
+ * the resolvers (src/graphql/scopes.ts), so REST, GraphQL over HTTP and graphql-ws subscriptions agree.
+ */
+import { insufficientScope } from '../errors.js';
+import type { Viewer } from './viewer.js';
+
+/** Every scope a personal access token may carry (GitLab's `Gitlab::Auth.all_available_scopes`). */
+export const TOKEN_SCOPES = [
+  'api',
+  'read_api',
+  'read_user',
+  'create_runner',
+  'manage_runner',
+  'k8s_proxy',
+  'read_repository',
+  'write_repository',
+  'read_registry',
+  'write_registry',
+  'read_virtual_registry',
+  'write_virtual_registry',
+  'sudo',
+  'admin_mode',
+  'read_service_ping',
+  'ai_features',
+  'self_rotate',
+] as const;
+
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+export type OperationKind = 'query' | 'mutation' | 'subscription';
+
+/** What one field declares: scopes accepted besides the defaults, or any scope at all. */
+export interface ScopeDeclaration {
+  accept?: readonly string[];
+  any?: boolean;
+}
+
+const DEFAULTS: Record<OperationKind, readonly string[]> = {
+  query: ['api', 'read_api'],
+  subscription: ['api', 'read_api'],
+  mutation: ['api'],
+};
+
+/** The scopes a field accepts, or null when any scope will do. */
+export function acceptedScopes(kind: OperationKind, declared: ScopeDeclaration | undefined): readonly string[] | null {
+  if (declared?.any) return null;
+  return [...new Set([...DEFAULTS[kind], ...(declared?.accept ?? [])])];
+}
+
+/** Throws INSUFFICIENT_SCOPE when the viewer's token carries none of the accepted scopes. Anonymous callers have no token to check. */
+export function requireScope(viewer: Viewer | null, accepted: readonly string[] | null): void {
+  if (!viewer || accepted === null) return;
+  if (!viewer.scopes.some((s) => accepted.includes(s))) throw insufficientScope([...accepted]);
+}

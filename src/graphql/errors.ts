@@ -1,0 +1,28 @@
+/**
+ * What GraphQL clients see of an error, over HTTP and WebSocket alike: coded errors (src/errors.ts) and Apollo's
+ * request errors keep their message and code; a unique-index refusal is a CONFLICT; anything else is masked.
+ */
+import type { GraphQLFormattedError } from 'graphql';
+import { fromDatabase, isCoded } from '../errors.js';
+
+/** Apollo's own codes for a bad request (syntax, validation, variables): the client's to see. */
+const APOLLO_CLIENT_ERRORS = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const known = fromDatabase(error);
+  if (known) return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'CONFLICT' } };
+  const code = formatted.extensions?.code;
+  if (isCoded(error) || (typeof code === 'string' && APOLLO_CLIENT_ERRORS.has(code))) {
+    const { stacktrace: _drop, ...extensions } = formatted.extensions ?? {};
+    return { ...formatted, extensions };
+  }
+  return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}

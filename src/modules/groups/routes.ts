@@ -1,0 +1,10 @@
+/** Groups and subgroups (GitLab's `lib/api/groups.rb`). */
+import type { RestRoute } from '../../rest/route.js';
+
+export const groupRoutes: RestRoute[] = [
+  { method: 'GET', path: '/groups', operation: 'RestListGroups', paginate: true },
+  { method: 'POST', path: '/groups', operation: 'RestCreateGroup' },
+  { method: 'GET', path: '/groups/:id', operation: 'RestGetGroup', notFound: 'Group' },
+  { method: 'GET', path: '/groups/:id/subgroups', operation: 'RestListSubgroups', result: 'group.subgroups', paginate: true, notFound: 'Group' },
+  { method: 'GET', path: '/groups/:id/projects', operation: 'RestListGroupProjects', result: 'group.projects', paginate: true, notFound: 'Group' },
+];

@@ -1,0 +1,14 @@
+/**
+ * Every domain module, in dependency order: a module's `uses` name only modules listed before it. The schema,
+ * the context, the REST routes and the job workers loop over this list; adding a domain adds one line here.
+ */
+import { metadataModule } from './metadata/index.js';
+import { activityModule } from './activity/index.js';
+import { namespacesModule } from './namespaces/index.js';
+import { usersModule } from './users/index.js';
+import { tokensModule } from './tokens/index.js';
+import { membersModule } from './members/index.js';
+import { groupsModule } from './groups/index.js';
+import { projectsModule } from './projects/index.js';
+
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule] as const;

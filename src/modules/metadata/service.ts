@@ -1,0 +1,32 @@
+/** Owns what the server says about itself (`/version`, `/metadata`) and the heartbeat subscription. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { invalidArgument } from '../../errors.js';
+import type { ServiceBase } from '../module.js';
+
+const API_VERSION = '18.6.0';
+const REVISION = 'gitlab-compatible';
+
+export interface Metadata {
+  version: string;
+  revision: string;
+  enterprise: boolean;
+}
+
+export class MetadataService {
+  constructor(private readonly base: ServiceBase) {}
+
+  /** The version this server is compatible with; signed-in callers only, as GitLab's `/version`. */
+  get(): Metadata {
+    this.base.access.requireViewer();
+    return { version: API_VERSION, revision: REVISION, enterprise: false };
+  }
+
+  /** A beat every `intervalSeconds` (1 to 60). */
+  async *heartbeat(intervalSeconds: number): AsyncGenerator<{ heartbeat: Date }> {
+    if (intervalSeconds < 1 || intervalSeconds > 60) throw invalidArgument('intervalSeconds');
+    for (;;) {
+      await sleep(intervalSeconds * 1000);
+      yield { heartbeat: new Date() };
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The shape of a domain module. Each `src/modules/<domain>/index.ts` exports one manifest made with
+ * `defineModule`; `src/modules/index.ts` lists them, and the schema, the context, the REST routes and the job
+ * workers loop over that list. A module adds its service and loaders to `Services` and `Loaders` by declaration
+ * merging, so the context is typed without naming any domain:
+ *
+ *   declare module '../module.js' {
+ *     interface Services { pipelines: PipelinesService }
+ *     interface Loaders { pipelines: PipelineLoaders }
+ *   }
+ */
+import type { Access } from '../auth/policy.js';
+import type { Viewer } from '../auth/viewer.js';
+import type { App } from '../context.js';
+import type { PrismaClient } from '../db/database.js';
+import type { JobHandler } from '../jobs/queue.js';
+import type { RestRoute } from '../rest/route.js';
+
+/** Each module's service, by module name (filled by the modules). */
+export interface Services {}
+
+/** Each module's per-request DataLoaders, by module name (filled by the modules). */
+export interface Loaders {}
+
+/** What every service is built with, besides the sibling services it names in `uses`. */
+export interface ServiceBase {
+  db: PrismaClient;
+  viewer: Viewer | null;
+  /** The policy for this viewer: abilities, list filters, levels. */
+  access: Access;
+  /** A new Access for the same viewer, with memberships read afresh: for long-lived work such as subscriptions. */
+  renewAccess: () => Access;
+  loaders: Loaders;
+  app: App;
+}
+
+export interface Module<N extends string = string, U extends keyof Services = keyof Services> {
+  /** The domain's one name: `graphql/<name>.graphql`, `graphql/rest/<name>.graphql`, `src/modules/<name>/`. */
+  name: N;
+  /** SDL files under `graphql/` this module owns. */
+  schema: readonly string[];
+  /** REST operation files under `graphql/rest/` this module owns. */
+  operations: readonly string[];
+  /** Its GraphQL resolver map: root fields, subscriptions, and its types' fields. */
+  resolvers: Readonly<Record<string, object>>;
+  /** Its `/api/v4` routes (paths relative to `/api/v4`). */
+  routes: readonly RestRoute[];
+  /** Its per-request DataLoaders; `loaders` holds every module's, built on first use. */
+  loaders?: (db: PrismaClient, loaders: Loaders) => N extends keyof Loaders ? Loaders[N] : never;
+  /** Services of other modules its service is built with; each must come earlier in `src/modules/index.ts`. */
+  uses: readonly U[];
+  /** Its service, for one request. */
+  service: (base: ServiceBase, uses: Pick<Services, U>) => N extends keyof Services ? Services[N] : never;
+  /** Background job handlers by job kind, registered with the job queue at start. */
+  jobs?: Readonly<Record<string, JobHandler>>;
+}
+
+/** A manifest, typed by its name and the services it uses. */
+export function defineModule<N extends keyof Services, U extends keyof Services = never>(module: Module<N, U>): Module<N, U> {
+  return module;
+}

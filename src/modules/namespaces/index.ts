@@ -1,0 +1,26 @@
+/** Namespaces: personal namespaces and groups as the namespaces API shows them, lookups and path checks. */
+import { defineModule } from '../module.js';
+import { createNamespaceLoaders, type NamespaceLoaders } from './loaders.js';
+import { namespaceResolvers } from './resolvers.js';
+import { namespaceRoutes } from './routes.js';
+import { NamespacesService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    namespaces: NamespacesService;
+  }
+  interface Loaders {
+    namespaces: NamespaceLoaders;
+  }
+}
+
+export const namespacesModule = defineModule({
+  name: 'namespaces',
+  schema: ['namespaces.graphql'],
+  operations: ['namespaces.graphql'],
+  resolvers: namespaceResolvers,
+  routes: namespaceRoutes,
+  loaders: createNamespaceLoaders,
+  uses: [],
+  service: (base) => new NamespacesService(base),
+});

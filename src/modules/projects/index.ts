@@ -1,0 +1,26 @@
+/** Projects: lookups by ID or path, lists with GitLab's filters, and creation. */
+import { defineModule } from '../module.js';
+import { createProjectLoaders, type ProjectLoaders } from './loaders.js';
+import { projectResolvers } from './resolvers.js';
+import { projectRoutes } from './routes.js';
+import { ProjectsService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    projects: ProjectsService;
+  }
+  interface Loaders {
+    projects: ProjectLoaders;
+  }
+}
+
+export const projectsModule = defineModule({
+  name: 'projects',
+  schema: ['projects.graphql'],
+  operations: ['projects.graphql'],
+  resolvers: projectResolvers,
+  routes: projectRoutes,
+  loaders: createProjectLoaders,
+  uses: ['namespaces', 'members', 'activity'],
+  service: (base, { namespaces, members, activity }) => new ProjectsService(base, namespaces, members, activity),
+});

@@ -1,0 +1,11 @@
+/** Personal access tokens (GitLab's `lib/api/personal_access_tokens*.rb` and `POST /users/:id/personal_access_tokens`). */
+import type { RestRoute } from '../../rest/route.js';
+
+export const tokenRoutes: RestRoute[] = [
+  { method: 'POST', path: '/users/:id/personal_access_tokens', operation: 'RestCreatePersonalAccessToken' },
+  { method: 'GET', path: '/personal_access_tokens', operation: 'RestListPersonalAccessTokens', paginate: true },
+  { method: 'GET', path: '/personal_access_tokens/self', operation: 'RestGetOwnPersonalAccessToken' },
+  { method: 'DELETE', path: '/personal_access_tokens/self', operation: 'RestRevokeOwnPersonalAccessToken', status: 204 },
+  { method: 'GET', path: '/personal_access_tokens/:id', operation: 'RestGetPersonalAccessToken' },
+  { method: 'DELETE', path: '/personal_access_tokens/:id', operation: 'RestRevokePersonalAccessToken', status: 204 },
+];

@@ -1,0 +1,9 @@
+/** The current user and users (GitLab's `lib/api/users.rb`). */
+import type { RestRoute } from '../../rest/route.js';
+
+export const userRoutes: RestRoute[] = [
+  { method: 'GET', path: '/user', operation: 'RestCurrentUser', whenNull: 'unauthenticated' },
+  { method: 'GET', path: '/users', operation: 'RestListUsers', paginate: true },
+  { method: 'POST', path: '/users', operation: 'RestCreateUser' },
+  { method: 'GET', path: '/users/:id', operation: 'RestGetUser', notFound: 'User' },
+];

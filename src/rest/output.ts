@@ -1,0 +1,55 @@
+/**
+ * Per-request response shaping: applies an operation's output plan (made once at start-up by compile.ts) to its
+ * result: enum values to REST strings, `@omitIfNull`, `@unwrap`, `@spread`. Only the branches that need work are walked.
+ */
+import type { GraphQLEnumType } from 'graphql';
+
+/** What to do at one key of the result; `children` apply inside it. */
+export interface OutputPlan {
+  key: string;
+  enumType?: GraphQLEnumType;
+  omitIfNull: boolean;
+  unwrap: boolean;
+  spread: boolean;
+  children: OutputPlan[];
+}
+
+/** Applies an output plan in place (returns the new value where an object had to be rebuilt). */
+export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
+  if (value === null || value === undefined || !plans.length) return value;
+  if (Array.isArray(value)) return value.map((item) => applyOutput(item, plans));
+  if (typeof value !== 'object') return value;
+  const obj = value as Record<string, unknown>;
+  let rebuild = false;
+  for (const plan of plans) {
+    const v = obj[plan.key];
+    if (v === null || v === undefined) {
+      if (plan.omitIfNull) delete obj[plan.key];
+      continue;
+    }
+    if (plan.enumType) {
+      const enumType = plan.enumType;
+      const toRest = (name: unknown) => enumType.getValue(String(name))?.value ?? name;
+      obj[plan.key] = Array.isArray(v) ? v.map(toRest) : toRest(v);
+      continue;
+    }
+    const inner = applyOutput(v, plan.children);
+    if (plan.unwrap) {
+      const only = plan.children[0]?.key;
+      const pick = (o: unknown) => (o && typeof o === 'object' && only ? (o as Record<string, unknown>)[only] : o);
+      obj[plan.key] = Array.isArray(inner) ? inner.map(pick) : pick(inner);
+    } else {
+      obj[plan.key] = inner;
+    }
+    if (plan.spread) rebuild = true;
+  }
+  if (!rebuild) return obj;
+  // Spread keys take the place of the field that held them, so the REST key order reads naturally.
+  const spreads = new Set(plans.filter((p) => p.spread).map((p) => p.key));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (spreads.has(k) && v && typeof v === 'object') Object.assign(out, v);
+    else if (!spreads.has(k)) out[k] = v;
+  }
+  return out;
+}
