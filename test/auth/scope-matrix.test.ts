@@ -1,0 +1,190 @@
+import { GraphQLError, print, type ExecutionResult } from 'graphql';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { describe, expect, it } from 'vitest';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { routeValue, type PreparedRoute } from '../../src/rest/adapter.js';
+import { restError } from '../../src/errors.js';
+import { variablesFromParams } from '../../src/rest/params.js';
+import { connectionArgs, readOffsetPage } from '../../src/rest/pagination.js';
+import { restRoutes } from '../../src/rest/routes.js';
+import { suiteServer, type ApiResponse } from '../support/server.js';
+import { createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
+
+// Every REST route's operation, replayed with the same token over /api/graphql and over graphql-ws: for every
+// kind of credential (each scope, a token of another user, expired, revoked, anonymous), REST's answer is what
+// the adapter makes of the GraphQL result, on both transports. Scopes, abilities and authentication live below
+// the resolvers' entry, so no surface can decide differently.
+const t = suiteServer({ rateLimitPerMinute: 0 });
+const routes = restRoutes(buildSchema());
+
+type Kind = 'api' | 'read_api' | 'read_user' | 'read_repository' | 'sudo' | 'admin' | 'expired' | 'revoked' | 'anonymous';
+const KINDS: Kind[] = ['api', 'read_api', 'read_user', 'read_repository', 'sudo', 'admin', 'expired', 'revoked', 'anonymous'];
+
+interface Fixtures {
+  owner: TestUser;
+  group: { id: number };
+  project: { id: number };
+  tokenId: number;
+}
+
+/** A token of the given kind: the owner's with one scope, root's (`admin`), expired, revoked, or none. */
+async function tokenOf(kind: Kind, f: Fixtures): Promise<string | null> {
+  if (kind === 'anonymous') return null;
+  const userId = kind === 'admin' ? 1 : f.owner.id;
+  const scopes = [kind === 'admin' || kind === 'expired' || kind === 'revoked' ? 'api' : kind];
+  const res = await t.api('POST', `/users/${userId}/personal_access_tokens`, { body: { name: unique('matrix'), scopes } });
+  if (res.status !== 201) throw new Error(`token: ${res.status} ${res.text}`);
+  if (kind === 'expired') await t.server.database.prisma.personalAccessToken.update({ where: { id: res.body.id }, data: { expiresAt: new Date('2020-01-01') } });
+  if (kind === 'revoked') await t.api('DELETE', `/personal_access_tokens/${res.body.id}`);
+  return res.body.token;
+}
+
+/** Parameters that pass coercion, fresh on every call so that no surface meets another's leftovers. */
+async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<string, unknown>> {
+  const family = route.path.split('/')[1];
+  const ids: Record<string, number> = { users: f.owner.id, groups: f.group.id, projects: f.project.id, namespaces: f.group.id, personal_access_tokens: f.tokenId };
+  const params: Record<string, unknown> = {};
+  if (route.path.includes(':id')) {
+    if (!(family in ids)) throw new Error(`no fixture for :id of ${route.path}: add one`);
+    params.id = String(ids[family]);
+  }
+  const name = unique('m');
+  const samples: Record<string, () => Promise<unknown> | unknown> = {
+    name: () => name,
+    path: () => name,
+    username: () => name,
+    email: () => `${name}@example.com`,
+    scopes: () => ['api'],
+    accessLevel: () => 30,
+    userId: async () => (await createUser(t)).id,
+  };
+  for (const v of route.compiled.variables) {
+    if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
+    const sample = samples[v.name];
+    if (!sample) throw new Error(`no sample value for required $${v.name} of ${route.operation}: add one`);
+    params[v.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = await sample();
+  }
+  // Optional ones that change who is added, where a route needs one of a set (members: user_id or username).
+  if (route.compiled.variables.some((v) => v.name === 'userId') && !('user_id' in params) && route.method === 'POST' && route.path.endsWith('/members')) {
+    params.user_id = await samples.userId();
+  }
+  return params;
+}
+
+/** The status REST would give for a GraphQL result, by the adapter's own rule. */
+function statusOf(route: PreparedRoute, result: ExecutionResult<Record<string, unknown>>): number {
+  const errors = result.errors?.map((e) => new GraphQLError(e.message, { extensions: e.extensions }));
+  try {
+    routeValue(route, { data: result.data, errors });
+    return route.status ?? (route.method === 'POST' ? 201 : 200);
+  } catch (error) {
+    return restError(error as GraphQLError).status;
+  }
+}
+
+function variables(route: PreparedRoute, params: Record<string, unknown>): Record<string, unknown> {
+  const vars = variablesFromParams(route.compiled.variables, params);
+  return route.paginate ? { ...vars, ...connectionArgs(readOffsetPage(params)) } : vars;
+}
+
+async function viaRest(route: PreparedRoute, token: string | null, params: Record<string, unknown>): Promise<ApiResponse> {
+  const path = route.path.replace(':id', encodeURIComponent(String(params.id ?? '')));
+  const { id: _id, ...rest } = params;
+  if (route.method === 'GET' || route.method === 'DELETE') {
+    const qs = new URLSearchParams(Object.entries(rest).map(([k, v]) => [k, String(v)])).toString();
+    return t.api(route.method, qs ? `${path}?${qs}` : path, { token });
+  }
+  return t.api(route.method, path, { token, body: rest });
+}
+
+async function viaHttp(route: PreparedRoute, token: string | null, params: Record<string, unknown>): Promise<number> {
+  const res = await t.graphql(print(route.compiled.document), variables(route, params), token);
+  if (res.status === 401) return 401;
+  return statusOf(route, res.body as ExecutionResult<Record<string, unknown>>);
+}
+
+async function viaWebSocket(route: PreparedRoute, token: string | null, params: Record<string, unknown>): Promise<number> {
+  const client = createClient({
+    url: `${t.url.replace('http', 'ws')}/api/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: token ? { 'PRIVATE-TOKEN': token } : {},
+    retryAttempts: 0,
+  });
+  try {
+    const result = await new Promise<ExecutionResult<Record<string, unknown>> | 'refused'>((resolve) => {
+      let last: ExecutionResult<Record<string, unknown>> = {};
+      client.subscribe(
+        { query: print(route.compiled.document), variables: variables(route, params) },
+        {
+          next: (r) => (last = r as ExecutionResult<Record<string, unknown>>),
+          // The server closes the socket with 4403 when the token does not authenticate.
+          error: (e) => resolve((e as { code?: number }).code === 4403 ? 'refused' : { errors: [new GraphQLError(String(e))] }),
+          complete: () => resolve(last),
+        },
+      );
+    });
+    return result === 'refused' ? 401 : statusOf(route, result);
+  } finally {
+    await client.dispose();
+  }
+}
+
+describe('scopes and abilities agree over REST, GraphQL over HTTP and graphql-ws', () => {
+  let fixtures: Fixtures | undefined;
+  const setup = async (): Promise<Fixtures> => {
+    if (fixtures) return fixtures;
+    const owner = await createUser(t);
+    const group = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token, { namespaceId: group.id });
+    const tokens = await t.api('GET', `/personal_access_tokens?user_id=${owner.id}`);
+    fixtures = { owner, group, project, tokenId: tokens.body[0].id };
+    return fixtures;
+  };
+  const outcomes = new Map<string, number>();
+
+  for (const route of routes) {
+    it(`${route.method} ${route.path} (${route.operation})`, async () => {
+      const f = await setup();
+      // Tokens a read can share; a write gets fresh ones (it may revoke the very token it runs with).
+      const shared = new Map<Kind, string | null>();
+      for (const kind of KINDS) {
+        const token = async () => (route.compiled.kind === 'mutation' ? tokenOf(kind, f) : (shared.get(kind) ?? shared.set(kind, await tokenOf(kind, f)).get(kind) ?? null));
+        const rest = (await viaRest(route, await token(), await paramsFor(route, f))).status;
+        const http = await viaHttp(route, await token(), await paramsFor(route, f));
+        const ws = await viaWebSocket(route, await token(), await paramsFor(route, f));
+        expect({ kind, rest, http, ws }).toEqual({ kind, rest, http: rest, ws: rest });
+        expect(rest).toBeLessThan(500);
+        outcomes.set(`${kind} ${route.method} ${route.path}`, rest);
+      }
+    });
+  }
+
+  // The matrix is not vacuous: GitLab's scope rules, as they show through every surface.
+  it('answers as GitLab for the scopes each route accepts', () => {
+    const expected: [string, number][] = [
+      ['read_user GET /projects', 403],
+      ['read_user GET /user', 200],
+      ['read_user GET /users/:id', 200],
+      ['read_user GET /version', 200],
+      ['read_user GET /namespaces', 403],
+      ['read_api GET /projects/:id', 200],
+      ['read_api POST /groups', 403],
+      ['read_api DELETE /personal_access_tokens/self', 204],
+      ['read_repository GET /personal_access_tokens/self', 200],
+      ['read_repository GET /user', 403],
+      ['sudo DELETE /personal_access_tokens/:id', 403],
+      ['api POST /projects/:id/members', 201],
+      ['api POST /users', 403],
+      ['admin POST /users', 201],
+      ['expired GET /user', 401],
+      ['revoked GET /projects', 401],
+      ['anonymous GET /projects/:id', 404],
+      ['anonymous GET /user', 401],
+      ['anonymous GET /version', 401],
+      ['anonymous POST /groups', 401],
+      ['anonymous GET /namespaces/:id', 401],
+    ];
+    expect(expected.map(([key]) => [key, outcomes.get(key)])).toEqual(expected);
+  });
+});
