@@ -26,7 +26,7 @@ import { resolveViewer, type Credentials } from './auth/credentials.js';
 import { isCoded } from './errors.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
-import { ensureRootUser } from './modules/users/seed.js';
+import { ensureRootUser } from './modules/users/service.js';
 import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from './http/middleware.js';
 
 export interface RunningServer {

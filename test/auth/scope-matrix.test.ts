@@ -92,7 +92,7 @@ async function viaRest(route: PreparedRoute, token: string | null, params: Recor
   const path = route.path.replace(':id', encodeURIComponent(String(params.id ?? '')));
   const { id: _id, ...rest } = params;
   if (route.method === 'GET' || route.method === 'DELETE') {
-    const qs = new URLSearchParams(Object.entries(rest).map(([k, v]) => [k, String(v)])).toString();
+    const qs = new URLSearchParams(Object.entries(rest).map(([k, v]): [string, string] => [k, String(v)])).toString();
     return t.api(route.method, qs ? `${path}?${qs}` : path, { token });
   }
   return t.api(route.method, path, { token, body: rest });

@@ -88,7 +88,7 @@ describe('first start', () => {
     if (!process.env.TEST_DATABASE_URL) return ctx.skip();
     const { freshDatabase } = await import('../support/db.js');
     const { openDatabase } = await import('../../src/db/database.js');
-    const { ensureRootUser } = await import('../../src/modules/users/seed.js');
+    const { ensureRootUser } = await import('../../src/modules/users/service.js');
     const fresh = await freshDatabase('seed');
     const others = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: fresh.databaseUrl, poolSize: 2 })));
     try {
