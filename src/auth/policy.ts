@@ -315,6 +315,7 @@ function minimumLevel(filter: MembershipFilter): number {
 
 function allowedOrNone<W>(where: W | boolean): W {
   if (where === true) return {} as W;
-  if (where === false) return { OR: [] } as W; // Prisma: an empty OR matches no row
+  // Every model has an `id`; no id is in the empty list. (Prisma reads an empty `OR` as no condition at all.)
+  if (where === false) return { id: { in: [] } } as W;
   return where;
 }
