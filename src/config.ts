@@ -12,6 +12,8 @@ export interface Config {
   bodyLimit: number;
   /** Requests per minute allowed for one token (or one address when anonymous). 0 disables the limit. */
   rateLimitPerMinute: number;
+  /** How long a stop may wait for in-flight requests before closing their connections. */
+  shutdownTimeoutMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -52,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel,
     bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
+    shutdownTimeoutMs: overrides.shutdownTimeoutMs ?? integer(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
   };
 }

@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import { GraphQLError } from 'graphql';
 import type { Config } from './config.js';
@@ -28,6 +27,7 @@ import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from './http/middleware.js';
+import { trackConnections } from './http/drain.js';
 
 export interface RunningServer {
   url: string;
@@ -64,6 +64,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.set('query parser', 'extended');
   web.set('trust proxy', true);
   const httpServer: Server = createServer(web);
+  const connections = trackConnections(httpServer);
   // Requests Node's parser refuses never reach express: answer them in JSON too (an over-long URL is a 414).
   httpServer.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
@@ -78,11 +79,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     formatError,
     includeStacktraceInErrorResponses: false,
     introspection: true,
-    plugins: [
-      ApolloServerPluginLandingPageDisabled(),
-      ApolloServerPluginDrainHttpServer({ httpServer }),
-      { async serverWillStart() { return { async drainServer() { await subscriptions.dispose(); } }; } },
-    ],
+    plugins: [ApolloServerPluginLandingPageDisabled()],
   });
   await apollo.start();
 
@@ -126,7 +123,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     generatedRootToken,
     close: () =>
       (closing ??= (async () => {
-        await apollo.stop(); // drains HTTP: stops accepting, finishes in-flight requests, closes subscriptions
+        // Stop accepting and finish every accepted request; meanwhile close subscriptions with 1001 (going away).
+        const drained = connections.drain(config.shutdownTimeoutMs);
+        await subscriptions.dispose();
+        await drained;
+        await apollo.stop();
         await jobs.stop();
         await bus.stop();
         if (!options.database) await database.close();

@@ -1,0 +1,64 @@
+/**
+ * Graceful stop of the HTTP server. Node's `server.close()` also closes every connection that is not handling a
+ * request at that instant, which resets connections whose request has not been read yet and keep-alive connections
+ * a client is about to reuse; and closing the listening socket resets the connections still in the kernel's
+ * accept queue. Instead: answer every request that arrives from now on with `Connection: close`; keep accepting
+ * for a moment, so that what is already on its way is taken in and answered; then stop listening (connections that
+ * come later are refused, never reset); give idle connections a moment to send the request already on its way;
+ * wait for in-flight requests (bounded by the drain timeout); then close whatever is left.
+ */
+import { Server as NetServer, type Socket } from 'node:net';
+import type { Server } from 'node:http';
+
+/** How long the server keeps accepting once draining starts. */
+const ACCEPT_GRACE_MS = 250;
+/** How long an idle connection may still bring a request once the server stops accepting. */
+const IDLE_LINGER_MS = 750;
+
+export interface Drainer {
+  /** True once draining has started: responses carry `Connection: close`. */
+  readonly draining: boolean;
+  /** Stops accepting, finishes what was accepted, and resolves when every connection has closed. */
+  drain(timeoutMs: number): Promise<void>;
+}
+
+export function trackConnections(server: Server): Drainer {
+  const busy = new Map<Socket, number>();
+  let draining = false;
+  server.on('connection', (socket: Socket) => {
+    busy.set(socket, 0);
+    socket.once('close', () => busy.delete(socket));
+  });
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    if (draining) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      if (busy.has(socket)) busy.set(socket, Math.max(0, (busy.get(socket) ?? 1) - 1));
+      if (draining && busy.get(socket) === 0) socket.end();
+    });
+  });
+  const closeIdle = () => {
+    for (const [socket, requests] of busy) if (requests === 0) socket.end();
+  };
+  return {
+    get draining() {
+      return draining;
+    },
+    drain(timeoutMs) {
+      if (draining) return Promise.resolve();
+      draining = true;
+      return new Promise<void>((resolve) => {
+        const timers = [
+          // The plain net close: stop listening, without http's closing of idle connections.
+          setTimeout(() => NetServer.prototype.close.call(server, () => resolve()), ACCEPT_GRACE_MS),
+          setTimeout(closeIdle, ACCEPT_GRACE_MS + IDLE_LINGER_MS),
+          setTimeout(() => {
+            for (const socket of busy.keys()) socket.destroy();
+          }, Math.max(timeoutMs, ACCEPT_GRACE_MS + IDLE_LINGER_MS)),
+        ];
+        server.once('close', () => timers.forEach(clearTimeout));
+      });
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/db.js';
+
+// `npm start` as users and supervisors run it, stopped the three ways they stop it: SIGTERM to the whole process
+// group (Ctrl-C, systemd), to npm alone (a supervisor that knows only its child), or to the server alone. Every
+// request the server accepted gets its answer, and no process outlives the stop.
+const ROOT = new URL('../../', import.meta.url).pathname;
+const TOKEN = 'glpat-shutdown-test-token';
+
+interface Tree {
+  npm: number;
+  server: number;
+  port: number;
+  exited: Promise<number | null>;
+}
+
+async function npmStart(databaseUrl: string | undefined): Promise<Tree> {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    detached: true, // its own process group, as a terminal or a service manager gives it
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'memory', DATABASE_URL: databaseUrl ?? '', GITLAB_ROOT_TOKEN: TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) {
+        clearInterval(timer);
+        resolve(Number(new URL(JSON.parse(line).url).port));
+      }
+    }, 50);
+    void exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`npm start exited with ${code}: ${out}`));
+    });
+  });
+  const pid = child.pid ?? 0;
+  const server = Number(execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n')[0]);
+  return { npm: pid, server, port, exited };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pids: number[], timeoutMs = 20_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (pids.every((p) => !alive(p))) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+/** A burst of reads and writes; each ends as a status, or as the network error that ended it. */
+function burst(port: number, n: number): Promise<string>[] {
+  const base = `http://127.0.0.1:${port}/api/v4`;
+  const headers = { 'PRIVATE-TOKEN': TOKEN, 'content-type': 'application/json' };
+  return Array.from({ length: n }, (_, i) =>
+    fetch(i % 2 ? `${base}/projects?per_page=100` : `${base}/projects`, i % 2 ? { headers } : { method: 'POST', headers, body: JSON.stringify({ name: `p-${process.pid}-${Date.now()}-${i}` }) }).then(
+      (res) => String(res.status),
+      (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
+    ),
+  );
+}
+
+describe('npm start stops cleanly', () => {
+  const ways: [string, (t: Tree) => void][] = [
+    ['SIGTERM to the process group', (t) => process.kill(-t.npm, 'SIGTERM')],
+    ['SIGTERM to npm alone', (t) => process.kill(t.npm, 'SIGTERM')],
+    ['SIGTERM to the server alone', (t) => process.kill(t.server, 'SIGTERM')],
+    ['SIGKILL to npm (the parent dies without passing anything on)', (t) => process.kill(t.npm, 'SIGKILL')],
+  ];
+  for (const [way, signal] of ways) {
+    it(`answers every accepted request and leaves no process behind after ${way}`, async () => {
+      // On PostgreSQL the server gets a scratch database of its own; on PGlite it keeps one in memory.
+      const db = await freshDatabase('shutdown');
+      const tree = await npmStart(db.databaseUrl);
+      try {
+        // Warm up so the burst meets a running server, then stop it while the burst is in flight.
+        expect((await Promise.all(burst(tree.port, 2))).every((s) => s === '200' || s === '201')).toBe(true);
+        const answers = burst(tree.port, 20);
+        await new Promise((r) => setTimeout(r, 20));
+        signal(tree);
+        const outcomes = await Promise.all(answers);
+        // A request either got its answer, or was refused before the server accepted it; never reset, never 5xx.
+        expect(outcomes.filter((o) => !['200', '201', 'ECONNREFUSED'].includes(o))).toEqual([]);
+        expect(outcomes.filter((o) => o === '200' || o === '201').length).toBeGreaterThan(0);
+        expect(await gone([tree.npm, tree.server])).toBe(true);
+      } finally {
+        for (const pid of [tree.server, tree.npm]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+        await db.cleanup();
+      }
+    }, 60_000);
+  }
+});
