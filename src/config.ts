@@ -1,4 +1,6 @@
 /** Server configuration: read from the environment once, validated at start. */
+import { isIP } from 'node:net';
+
 export interface Config {
   port: number;
   host: string;
@@ -14,6 +16,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** How long a stop may wait for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
+  /** Proxies whose `X-Forwarded-For` is believed (addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`); none by default. */
+  trustedProxies: string[];
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -28,6 +32,15 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+const PROXY = /^(loopback|linklocal|uniquelocal|[0-9.]+(\/\d{1,2})?|[0-9a-fA-F:.]+(\/\d{1,3})?)$/;
+
+function proxies(raw: string | undefined): string[] {
+  const list = (raw ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const bad = list.filter((p) => !PROXY.test(p) || (!/^[a-z]+$/.test(p) && isIP(p.split('/')[0]) === 0));
+  if (bad.length) throw new ConfigError(`TRUSTED_PROXIES must list addresses, CIDR ranges, loopback, linklocal or uniquelocal; got "${bad.join(', ')}"`);
+  return list;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -55,5 +68,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
     shutdownTimeoutMs: overrides.shutdownTimeoutMs ?? integer(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
+    trustedProxies: overrides.trustedProxies ?? proxies(env.TRUSTED_PROXIES),
   };
 }

@@ -62,7 +62,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const web = express();
   web.disable('x-powered-by');
   web.set('query parser', 'extended');
-  web.set('trust proxy', true);
+  // Only configured proxies may say who the client is: the rate limit keys anonymous callers by address.
+  web.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   const httpServer: Server = createServer(web);
   const connections = trackConnections(httpServer);
   // Requests Node's parser refuses never reach express: answer them in JSON too (an over-long URL is a 414).

@@ -36,3 +36,14 @@ export type Authenticator = (digest: string) => Promise<Viewer>;
 export function resolveViewer(authenticate: Authenticator, credentials: Credentials | null): Promise<Viewer | null> {
   return credentials ? authenticate(credentials.digest) : Promise.resolve(null);
 }
+
+/**
+ * Bus topic: credentials stopped working (a token revoked; later a user blocked). Long-lived connections that
+ * authenticated with them close at once, on every replica.
+ */
+export const CREDENTIALS_REVOKED = 'credentials.revoked';
+
+export interface CredentialsRevoked {
+  tokenId?: number;
+  userId?: number;
+}

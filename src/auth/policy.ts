@@ -13,6 +13,8 @@ import type { Viewer } from './viewer.js';
 export interface Memberships {
   groups: ReadonlyMap<number, number>;
   projects: ReadonlyMap<number, number>;
+  /** Every namespace on the path to a group or project the user is a member of, the member's own groups included. */
+  ancestors: ReadonlySet<number>;
 }
 
 /** The viewer with the memberships their abilities depend on. */
@@ -45,7 +47,7 @@ export interface TokenSubject {
   userId: number;
 }
 
-const NO_MEMBERSHIPS: Memberships = { groups: new Map(), projects: new Map() };
+const NO_MEMBERSHIPS: Memberships = { groups: new Map(), projects: new Map(), ancestors: new Set() };
 
 /** An actor who holds no memberships (anonymous callers, and checks that never depend on them). */
 export function actorWithoutMemberships(viewer: Viewer | null): Actor {
@@ -138,6 +140,15 @@ function projectMember(min: number): Rule<ProjectSubject, Prisma.ProjectWhereInp
   };
 }
 
+/**
+ * GitLab's `has_projects` and descendant access: a member of a group's subgroup or of a project inside it may read
+ * the group (its name and path; what the group holds is filtered by each item's own rule).
+ */
+const memberBelow: Rule<NamespaceSubject, Prisma.NamespaceWhereInput> = {
+  allows: (actor, ns) => actor.memberships.ancestors.has(ns.id),
+  where: (actor) => (actor.memberships.ancestors.size ? { id: { in: [...actor.memberships.ancestors] } } : false),
+};
+
 function groupsOnly<W>(rule: Rule<NamespaceSubject, W>): Rule<NamespaceSubject, W> {
   return {
     allows: (actor, ns) => ns.kind === 'group' && rule.allows(actor, ns),
@@ -178,7 +189,7 @@ const RULES = {
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
 
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
-  read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST))),
+  read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),
   read_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST), groupsOnly(visible())),
   create_projects: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(DEVELOPER)),
   create_subgroup: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(MAINTAINER))),

@@ -9,5 +9,7 @@ export interface Viewer {
   canCreateGroup: boolean;
   /** ID of the token that authenticated the request. */
   tokenId: number;
+  /** The day that token expires (it stops working at the start of that day), if it does. */
+  tokenExpiresAt: Date | null;
   scopes: readonly string[];
 }

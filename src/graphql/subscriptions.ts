@@ -1,6 +1,7 @@
 /**
  * graphql-ws on `/api/graphql`: the token comes in `connectionParams` (`PRIVATE-TOKEN`, `token` or
- * `Authorization: Bearer`) and is checked once, when the socket connects; a bad token refuses the connection.
+ * `Authorization: Bearer`) and is checked when the socket connects (a bad token refuses the connection); the
+ * socket closes with 4401 when that token is revoked or expires.
  * Every operation gets a context from the one factory, and its errors the same masking as over HTTP.
  */
 import type { Server } from 'node:http';
@@ -11,6 +12,7 @@ import { readCredentials, resolveViewer, type Authenticator } from '../auth/cred
 import type { Viewer } from '../auth/viewer.js';
 import { createContext, type App } from '../context.js';
 import { formatError } from './errors.js';
+import { CredentialWatch } from './revocation.js';
 
 /** A connection parameter by name, in any case, as HTTP headers are. */
 function connectionHeader(params: Record<string, unknown> | undefined, name: string): string | undefined {
@@ -26,6 +28,7 @@ export interface SubscriptionServer {
 
 export function startSubscriptionServer(httpServer: Server, app: App, schema: GraphQLSchema, authenticate: Authenticator): SubscriptionServer {
   const wsServer = new WebSocketServer({ server: httpServer, path: '/api/graphql' });
+  const credentialWatch = new CredentialWatch(app.bus);
   const cleanup = useServer<Record<string, unknown>, { viewer?: Viewer | null }>(
     {
       schema,
@@ -37,6 +40,7 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
         });
         try {
           ctx.extra.viewer = await resolveViewer(authenticate, credentials);
+          credentialWatch.watch(ctx.extra.socket, ctx.extra.viewer);
           return true;
         } catch {
           return false;
@@ -51,6 +55,7 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
   );
   return {
     async dispose() {
+      credentialWatch.stop();
       await cleanup.dispose();
       wsServer.close();
     },

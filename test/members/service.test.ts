@@ -39,8 +39,18 @@ describe('MembersService and access levels', () => {
     const owner = await h.user();
     const guest = await h.user();
     const group = await owner.ctx.services.groups.create({ name: 'g', path: unique('g') });
-    await owner.ctx.services.members.addToGroup(group, { userId: guest.viewer.id, accessLevel: 10, expiresAt: new Date('2020-01-01') });
+    await owner.ctx.services.members.addToGroup(group, { userId: guest.viewer.id, accessLevel: 10, expiresAt: new Date('2099-01-01') });
+    expect(await h.contextFor(guest.viewer).services.groups.find({ id: group.id })).not.toBeNull();
+    await h.app.db.member.updateMany({ where: { namespaceId: group.id, userId: guest.viewer.id }, data: { expiresAt: new Date('2020-01-01') } });
     expect(await h.contextFor(guest.viewer).services.groups.find({ id: group.id })).toBeNull();
+  });
+
+  it('refuses a membership that would expire in the past, as GitLab does', async () => {
+    const owner = await h.user();
+    const guest = await h.user();
+    const group = await owner.ctx.services.groups.create({ name: 'g', path: unique('g') });
+    const refused = owner.ctx.services.members.addToGroup(group, { userId: guest.viewer.id, accessLevel: 10, expiresAt: new Date('2020-01-01') });
+    await expect(refused).rejects.toMatchObject({ extensions: { code: 'BAD_USER_INPUT', fields: { expiresAt: ['cannot be a date in the past'] } } });
   });
 
   it('makes personal namespaces owned by their user only', async () => {

@@ -37,7 +37,7 @@ export async function serviceHarness(): Promise<ServiceHarness> {
         admin: options.admin ?? false,
         external: options.external ?? false,
       });
-      const viewer: Viewer = { id: row.id, username, admin: row.admin, external: row.external, bot: false, canCreateGroup: row.canCreateGroup, tokenId: tokenId++, scopes: options.scopes ?? ['api'] };
+      const viewer: Viewer = { id: row.id, username, admin: row.admin, external: row.external, bot: false, canCreateGroup: row.canCreateGroup, tokenId: tokenId++, tokenExpiresAt: null, scopes: options.scopes ?? ['api'] };
       return { row, viewer, ctx: createContext(app, viewer) };
     },
     anonymous: () => createContext(app, null),

@@ -21,7 +21,7 @@ export const groupResolvers = {
   Group: {
     ...idFields('Group'),
     webUrl: namespaceWebUrl,
-    parent: (ns: NamespaceRow, _a: unknown, ctx: Context) => (ns.parentId ? ctx.loaders.namespaces.byId.load(ns.parentId) : null),
+    parent: (ns: NamespaceRow, _a: unknown, ctx: Context) => (ns.parentId ? ctx.services.groups.find({ id: ns.parentId }) : null),
     defaultBranch: () => null,
     subgroups: (ns: NamespaceRow, args: PageArgs & { search?: string }, ctx: Context) => ctx.services.groups.subgroups(ns, args.search, args),
     projects: (ns: NamespaceRow, args: PageArgs & { includeSubgroups?: boolean }, ctx: Context) =>

@@ -1,7 +1,7 @@
 /** Owns memberships: member lists (direct, or with those inherited from ancestor groups) and adding members. */
 import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { conflict, exactlyOneOf, mutuallyExclusive } from '../../errors.js';
+import { conflict, exactlyOneOf, invalid, mutuallyExclusive } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { ActivityService } from '../activity/service.js';
@@ -106,6 +106,10 @@ export class MembersService {
 
   private async add(source: Source, input: MemberInput, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
     const user = await this.resolveUser(input);
+    // GitLab's FutureDateValidator: a membership may expire today at the earliest.
+    if (input.expiresAt && input.expiresAt.toISOString().slice(0, 10) < new Date().toISOString().slice(0, 10)) {
+      throw invalid({ expiresAt: ['cannot be a date in the past'] });
+    }
     const { db, viewer } = this.base;
     const existing = await db.member.findFirst({ where: { ...source, userId: user.id }, select: { id: true } });
     if (existing) throw conflict('Member already exists');

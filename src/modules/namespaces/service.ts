@@ -50,6 +50,12 @@ export class NamespacesService {
     return ns && (await this.base.access.can('read_namespace', ns)) ? ns : null;
   }
 
+  /** A user's personal namespace, to those who may read it (its owner and administrators); null for others. */
+  async personalOf(user: { id: number }): Promise<NamespaceRow | null> {
+    const ns = await this.base.loaders.namespaces.personalByOwnerId.load(user.id);
+    return ns && (await this.base.access.can('read_namespace', ns)) ? ns : null;
+  }
+
   /** The viewer's personal namespace and the groups they are a direct member of; everything for administrators. */
   async list(filters: NamespaceFilters, page: PageArgs) {
     const { access } = this.base;

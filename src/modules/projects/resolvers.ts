@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
 import { apiUrl, idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
+import { namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { ProjectFilters, ProjectInput, ProjectRow } from './service.js';
 
 type ProjectArgs = Omit<ProjectInput, 'namespace'> & { namespaceId?: string | null };
@@ -29,7 +30,8 @@ export const projectResolvers = {
     forksCount: () => 0,
     starCount: () => 0,
     emptyRepo: () => true,
-    group: (p: ProjectRow) => (p.namespace.kind === 'group' ? p.namespace : null),
+    // Through the group's own rule, as `group(fullPath:)` would answer (GitLab lets a project's members read its group).
+    group: (p: ProjectRow, _a: unknown, ctx: Context) => (p.namespace.kind === 'group' ? ctx.services.groups.find({ id: p.namespace.id }) : null),
     owner: (p: ProjectRow) => p.namespace.owner,
     links: (p: ProjectRow, _a: unknown, ctx: Context) => {
       const base = apiUrl(ctx, `projects/${p.id}`);
@@ -45,6 +47,10 @@ export const projectResolvers = {
       };
     },
     viewerPermissions: (p: ProjectRow) => p,
+  },
+  ProjectNamespace: {
+    ...idFields('Namespace'),
+    webUrl: namespaceWebUrl,
   },
   ProjectPermissions: {
     projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.access.directProjectLevel(p)) || null,

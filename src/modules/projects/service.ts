@@ -112,6 +112,21 @@ export class ProjectsService {
     );
   }
 
+  /**
+   * GitLab's `projects_limit`: how many projects a user may create in personal namespaces (the creator's limit
+   * counts, wherever the personal namespace). Null while under it.
+   */
+  private async personalProjectsLimitError(creatorId: number): Promise<string | null> {
+    const { db } = this.base;
+    const creator = await this.base.loaders.users.byId.load(creatorId);
+    if (!creator) return null;
+    const created = await db.project.count({ where: { creatorId, namespace: { kind: 'user' } } });
+    if (created < creator.projectsLimit) return null;
+    return creator.projectsLimit === 0
+      ? 'You cannot create projects in your personal namespace. Contact your GitLab administrator.'
+      : `You've reached your limit of ${creator.projectsLimit} projects created. Contact your GitLab administrator.`;
+  }
+
   /** Number of projects in the namespace and its descendants. */
   countInNamespaceTree(ns: NamespaceRow): Promise<number> {
     return this.base.loaders.projects.countInNamespaceTree.load(ns.id);
@@ -144,6 +159,10 @@ export class ProjectsService {
     });
     if (clash?.path.toLowerCase() === path.toLowerCase()) errors.path = [...(errors.path ?? []), 'has already been taken'];
     if (clash?.name.toLowerCase() === name.toLowerCase()) errors.name = [...(errors.name ?? []), 'has already been taken'];
+    if (ns.kind === 'user') {
+      const limit = await this.personalProjectsLimitError(viewer.id);
+      if (limit) errors.limitReached = [limit];
+    }
     if (Object.keys(errors).length) throw invalid(errors);
 
     const project = await db.$transaction(async (tx) => {

@@ -1,6 +1,6 @@
 /** Owns personal access tokens: authentication of requests, creation (clear value shown once), listing and revocation. */
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import type { Authenticator } from '../../auth/credentials.js';
+import { CREDENTIALS_REVOKED, type Authenticator, type CredentialsRevoked } from '../../auth/credentials.js';
 import { TOKEN_SCOPES } from '../../auth/scopes.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import type { Viewer } from '../../auth/viewer.js';
@@ -73,6 +73,7 @@ export function tokenAuthenticator(db: PrismaClient): Authenticator {
       bot: row.bot,
       canCreateGroup: row.canCreateGroup,
       tokenId: row.id,
+      tokenExpiresAt: row.expiresAt,
       scopes: row.scopes,
     };
     return viewer;
@@ -169,7 +170,13 @@ export class TokensService {
   async revoke(id: number): Promise<TokenRow> {
     const row = await this.get(id);
     await this.base.access.authorize('revoke_token', row);
-    return this.base.db.personalAccessToken.update({ where: { id: row.id }, data: { revoked: true } });
+    const { db, app } = this.base;
+    return db.$transaction(async (tx) => {
+      const revoked = await tx.personalAccessToken.update({ where: { id: row.id }, data: { revoked: true } });
+      const message: CredentialsRevoked = { tokenId: row.id };
+      await app.bus.publish(CREDENTIALS_REVOKED, message, tx);
+      return revoked;
+    });
   }
 
   /** Revokes the token authenticating this request. */

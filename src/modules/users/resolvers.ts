@@ -29,6 +29,6 @@ export const userResolvers = {
     admin: shownWith('admin_all_resources', () => null, (user: UserRow) => user.admin),
     publicEmail: () => null,
     canCreateProject: (user: UserRow) => user.projectsLimit > 0,
-    namespace: (user: UserRow, _a: unknown, ctx: Context) => ctx.loaders.namespaces.personalByOwnerId.load(user.id),
+    namespace: (user: UserRow, _a: unknown, ctx: Context) => ctx.services.namespaces.personalOf(user),
   },
 };

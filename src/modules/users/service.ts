@@ -61,7 +61,9 @@ export class UsersService {
     const where: Prisma.UserWhereInput = {};
     if (filters.username) where.username = { equals: filters.username, mode: 'insensitive' };
     if (filters.search) {
-      where.OR = ['username', 'name', 'email'].map((f) => ({ [f]: { contains: filters.search ?? '', mode: 'insensitive' } }));
+      // E-mail addresses are private: only administrators find users by them (GitLab's UsersFinder).
+      const fields = this.base.access.allowed('admin_all_resources') ? ['username', 'name', 'email'] : ['username', 'name'];
+      where.OR = fields.map((f) => ({ [f]: { contains: filters.search ?? '', mode: 'insensitive' } }));
     }
     if (filters.active) where.state = 'active';
     if (filters.blocked) where.state = 'blocked';
