@@ -10,8 +10,10 @@
 import { Server as NetServer, type Socket } from 'node:net';
 import type { Server } from 'node:http';
 
-/** How long the server keeps accepting once draining starts. */
+/** How long the server keeps accepting once draining starts, at least. */
 const ACCEPT_GRACE_MS = 250;
+/** It stops accepting only after this long without a new connection (a burst is taken in whole). */
+const ACCEPT_QUIET_MS = 50;
 /** How long an idle connection may still bring a request once the server stops accepting. */
 const IDLE_LINGER_MS = 750;
 
@@ -25,7 +27,9 @@ export interface Drainer {
 export function trackConnections(server: Server): Drainer {
   const busy = new Map<Socket, number>();
   let draining = false;
+  let lastConnection = 0;
   server.on('connection', (socket: Socket) => {
+    lastConnection = Date.now();
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
   });
@@ -48,11 +52,22 @@ export function trackConnections(server: Server): Drainer {
     drain(timeoutMs) {
       if (draining) return Promise.resolve();
       draining = true;
+      const started = Date.now();
       return new Promise<void>((resolve) => {
+        const stopAccepting = () => {
+          if (Date.now() - lastConnection < ACCEPT_QUIET_MS && Date.now() - started < timeoutMs) {
+            timers.push(setTimeout(stopAccepting, ACCEPT_QUIET_MS));
+            return;
+          }
+          // After the next poll phase, which takes in what is in the accept queue; then the plain net close:
+          // stop listening, without http's closing of idle connections.
+          setImmediate(() => {
+            NetServer.prototype.close.call(server, () => resolve());
+            timers.push(setTimeout(closeIdle, IDLE_LINGER_MS));
+          });
+        };
         const timers = [
-          // The plain net close: stop listening, without http's closing of idle connections.
-          setTimeout(() => NetServer.prototype.close.call(server, () => resolve()), ACCEPT_GRACE_MS),
-          setTimeout(closeIdle, ACCEPT_GRACE_MS + IDLE_LINGER_MS),
+          setTimeout(stopAccepting, ACCEPT_GRACE_MS),
           setTimeout(() => {
             for (const socket of busy.keys()) socket.destroy();
           }, Math.max(timeoutMs, ACCEPT_GRACE_MS + IDLE_LINGER_MS)),
