@@ -56,7 +56,10 @@ const withLoaders = modules.filter((m) => m.loaders).map((m) => m.name as string
 
 export function createContext(app: App, viewer: Viewer | null): Context {
   const loaders: Loaders = lazily<Loaders>(withLoaders, (name) => byName.get(name)?.loaders?.(app.db, loaders));
-  const access = new Access(viewer, (userId) => loaders.members.membershipsOf.load(userId));
+  const access = new Access(viewer, {
+    memberships: (userId) => loaders.members.membershipsOf.load(userId),
+    ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
+  });
   const base: ServiceBase = { db: app.db, viewer, access, renewAccess: () => createContext(app, viewer).access, loaders, app };
   const services: Services = lazily<Services>(names, (name) => {
     const module = byName.get(name);

@@ -13,14 +13,17 @@ import type { Viewer } from './viewer.js';
 export interface Memberships {
   groups: ReadonlyMap<number, number>;
   projects: ReadonlyMap<number, number>;
-  /** Every namespace on the path to a group or project the user is a member of, the member's own groups included. */
-  ancestors: ReadonlySet<number>;
 }
 
 /** The viewer with the memberships their abilities depend on. */
 export interface Actor {
   viewer: Viewer | null;
   memberships: Memberships;
+  /**
+   * Every namespace on the path to a group or project the user is a member of (their own groups included), for
+   * the abilities in NEEDS_ANCESTORS; absent, those abilities count on direct and inherited memberships only.
+   */
+  ancestors?: ReadonlySet<number>;
 }
 
 /** What deciding access to a namespace (personal or group) needs. */
@@ -47,7 +50,7 @@ export interface TokenSubject {
   userId: number;
 }
 
-const NO_MEMBERSHIPS: Memberships = { groups: new Map(), projects: new Map(), ancestors: new Set() };
+const NO_MEMBERSHIPS: Memberships = { groups: new Map(), projects: new Map() };
 
 /** An actor who holds no memberships (anonymous callers, and checks that never depend on them). */
 export function actorWithoutMemberships(viewer: Viewer | null): Actor {
@@ -145,8 +148,8 @@ function projectMember(min: number): Rule<ProjectSubject, Prisma.ProjectWhereInp
  * the group (its name and path; what the group holds is filtered by each item's own rule).
  */
 const memberBelow: Rule<NamespaceSubject, Prisma.NamespaceWhereInput> = {
-  allows: (actor, ns) => actor.memberships.ancestors.has(ns.id),
-  where: (actor) => (actor.memberships.ancestors.size ? { id: { in: [...actor.memberships.ancestors] } } : false),
+  allows: (actor, ns) => !!actor.ancestors?.has(ns.id),
+  where: (actor) => (actor.ancestors?.size ? { id: { in: [...actor.ancestors] } } : false),
 };
 
 function groupsOnly<W>(rule: Rule<NamespaceSubject, W>): Rule<NamespaceSubject, W> {
@@ -206,6 +209,9 @@ const RULES = {
 };
 
 type Rules = typeof RULES;
+
+/** Abilities that read the actor's ancestors: loaded, one query, only when one of these is asked. */
+const NEEDS_ANCESTORS: ReadonlySet<string> = new Set(['read_group']);
 export type Ability = keyof Rules;
 export type SubjectOf<A extends Ability> = Rules[A] extends Rule<infer S, unknown> ? S : never;
 type WhereOf<A extends Ability> = Rules[A] extends Rule<unknown, infer W> ? W : never;
@@ -228,18 +234,30 @@ export function allowedWhere<A extends Ability>(actor: Actor, ability: A): Where
  * needs them). Services hold one and ask it; GraphQL subscriptions hold an `Actor` and call `can` directly.
  */
 export class Access {
-  private loaded: Promise<Actor> | undefined;
+  private loading: Promise<Actor> | undefined;
+  /** The actor once its memberships are in: later checks answer synchronously. */
+  private loaded: Actor | undefined;
+  private loadingAncestors: Promise<Actor> | undefined;
 
   constructor(
     readonly viewer: Viewer | null,
-    private readonly loadMemberships: (userId: number) => Promise<Memberships>,
-  ) {}
+    private readonly source: { memberships(userId: number): Promise<Memberships>; ancestors(userId: number): Promise<ReadonlySet<number>> },
+  ) {
+    if (!viewer) this.loaded = actorWithoutMemberships(null);
+  }
 
-  actor(): Promise<Actor> {
+  /** The actor, with what `ability` needs loaded (memberships; ancestors for NEEDS_ANCESTORS). */
+  actor(ability?: Ability): Promise<Actor> {
     const viewer = this.viewer;
-    return (this.loaded ??= viewer
-      ? this.loadMemberships(viewer.id).then((memberships) => ({ viewer, memberships }))
-      : Promise.resolve(actorWithoutMemberships(null)));
+    const loaded = this.loaded;
+    const ancestors = ability !== undefined && NEEDS_ANCESTORS.has(ability);
+    if (loaded && (!ancestors || loaded.ancestors || !viewer)) return Promise.resolve(loaded);
+    if (!viewer) return Promise.resolve(actorWithoutMemberships(null));
+    const base = (this.loading ??= this.source.memberships(viewer.id).then((memberships) => (this.loaded = { ...this.loaded, viewer, memberships })));
+    if (!ancestors) return base;
+    return (this.loadingAncestors ??= Promise.all([base, this.source.ancestors(viewer.id)]).then(
+      ([actor, found]) => (this.loaded = { ...actor, ancestors: found }),
+    ));
   }
 
   /** The signed-in viewer; UNAUTHENTICATED for anonymous callers (GitLab's `authenticate!`). */
@@ -254,12 +272,17 @@ export class Access {
   }
 
   async can<A extends SubjectAbility>(ability: A, subject: SubjectOf<A>): Promise<boolean> {
-    return can(await this.actor(), ability, subject);
+    return can(await this.actor(ability), ability, subject);
   }
 
-  /** Any ability; memberships are loaded only for one asked about a subject. */
-  async check<A extends Ability>(ability: A, subject: SubjectOf<A>): Promise<boolean> {
-    return can(subject === null ? actorWithoutMemberships(this.viewer) : await this.actor(), ability, subject);
+  /**
+   * Any ability; memberships are loaded only for one asked about a subject. Synchronous once they are loaded
+   * (as they are after a list's filter), so a field shown by ability costs a list no promise per row.
+   */
+  check<A extends Ability>(ability: A, subject: SubjectOf<A>): boolean | Promise<boolean> {
+    if (subject === null) return can(actorWithoutMemberships(this.viewer), ability, subject);
+    if (this.loaded && (this.loaded.ancestors || !NEEDS_ANCESTORS.has(ability))) return can(this.loaded, ability, subject);
+    return this.actor(ability).then((actor) => can(actor, ability, subject));
   }
 
   /** Throws unless allowed: UNAUTHENTICATED for anonymous callers, FORBIDDEN for others. */
@@ -279,7 +302,7 @@ export class Access {
 
   /** The ability as a list filter. */
   async where<A extends SubjectAbility>(ability: A): Promise<WhereOf<A>> {
-    return allowedWhere(await this.actor(), ability);
+    return allowedWhere(await this.actor(ability), ability);
   }
 
   /** Namespaces where the viewer holds the level directly (their personal one, groups they are a member of): "my namespaces". */

@@ -31,5 +31,9 @@ export function shownWith<T, A extends Ability, V>(
   subject: (row: T) => SubjectOf<A>,
   value: (row: T, ctx: Context) => V | Promise<V>,
 ): Resolver<T> {
-  return async (row, _args, ctx) => ((await ctx.access.check(ability, subject(row))) ? value(row, ctx) : null);
+  return (row, _args, ctx) => {
+    const allowed = ctx.access.check(ability, subject(row));
+    if (typeof allowed === 'boolean') return allowed ? value(row, ctx) : null;
+    return allowed.then((yes) => (yes ? value(row, ctx) : null));
+  };
 }

@@ -44,8 +44,8 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-async function actorOf(viewer: Viewer | null): Promise<Actor> {
-  return (viewer ? h.contextFor(viewer) : h.anonymous()).access.actor();
+async function actorOf(viewer: Viewer | null, ability?: Ability): Promise<Actor> {
+  return (viewer ? h.contextFor(viewer) : h.anonymous()).access.actor(ability);
 }
 
 describe('the policy', () => {
@@ -55,8 +55,8 @@ describe('the policy', () => {
   it('filters a list of projects exactly as it checks each one', async () => {
     const rows = await h.app.db.project.findMany({ where: { id: { in: projectIds } }, include: { namespace: true } });
     for (const { label, viewer } of viewers) {
-      const actor = await actorOf(viewer);
       for (const ability of projectAbilities) {
+        const actor = await actorOf(viewer, ability);
         const listed = await h.app.db.project.findMany({ where: { AND: [{ id: { in: projectIds } }, allowedWhere(actor, ability as 'read_project')] }, select: { id: true } });
         const checked = rows.filter((p) => can(actor, ability as 'read_project', p)).map((p) => p.id);
         expect([label, ability, listed.map((p) => p.id).sort()]).toEqual([label, ability, checked.sort()]);
@@ -67,8 +67,8 @@ describe('the policy', () => {
   it('filters a list of namespaces exactly as it checks each one', async () => {
     const rows = await h.app.db.namespace.findMany({ where: { id: { in: namespaceIds } } });
     for (const { label, viewer } of viewers) {
-      const actor = await actorOf(viewer);
       for (const ability of namespaceAbilities) {
+        const actor = await actorOf(viewer, ability);
         const listed = await h.app.db.namespace.findMany({ where: { AND: [{ id: { in: namespaceIds } }, allowedWhere(actor, ability as 'read_group')] }, select: { id: true } });
         const checked = rows.filter((n) => can(actor, ability as 'read_group', n)).map((n) => n.id);
         expect([label, ability, listed.map((n) => n.id).sort()]).toEqual([label, ability, checked.sort()]);

@@ -6,27 +6,36 @@ import DataLoader from 'dataloader';
 
 export function createMemberLoaders(db: PrismaClient) {
   return {
-    /**
-     * Each user's unexpired direct memberships, by group (namespace) id and by project id, and every namespace on
-     * the path to one of them (GitLab lets members of a group's subgroups and projects read the group).
-     */
+    /** Each user's unexpired direct memberships, by group (namespace) id and by project id. */
     membershipsOf: new DataLoader<number, Memberships>(async (userIds) => {
-      const rows = await db.$queryRaw<{ userId: number; namespaceId: number | null; projectId: number | null; accessLevel: number; path: number[] }[]>`
-        SELECT m."userId", m."namespaceId", m."projectId", m."accessLevel", coalesce(n."traversalIds", pn."traversalIds") AS path
+      const today = new Date(new Date().toISOString().slice(0, 10));
+      const rows = await db.member.findMany({
+        where: { userId: { in: [...userIds] }, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] },
+        select: { userId: true, namespaceId: true, projectId: true, accessLevel: true },
+      });
+      const byUser = new Map(userIds.map((id) => [id, { groups: new Map<number, number>(), projects: new Map<number, number>() }]));
+      for (const row of rows) {
+        const held = byUser.get(row.userId);
+        if (row.namespaceId != null) held?.groups.set(row.namespaceId, row.accessLevel);
+        if (row.projectId != null) held?.projects.set(row.projectId, row.accessLevel);
+      }
+      return userIds.map((id) => byUser.get(id) ?? { groups: new Map(), projects: new Map() });
+    }),
+    /**
+     * Every namespace on the path to a group or project each user is a member of (GitLab lets members of a
+     * group's subgroups and projects read the group); read only by the abilities that need it.
+     */
+    ancestorsOf: new DataLoader<number, ReadonlySet<number>>(async (userIds) => {
+      const rows = await db.$queryRaw<{ userId: number; path: number[] | null }[]>`
+        SELECT m."userId", coalesce(n."traversalIds", pn."traversalIds") AS path
         FROM "members" m
         LEFT JOIN "namespaces" n ON n."id" = m."namespaceId"
         LEFT JOIN "projects" p ON p."id" = m."projectId"
         LEFT JOIN "namespaces" pn ON pn."id" = p."namespaceId"
         WHERE m."userId" = ANY(${[...userIds]}::int[]) AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)`;
-      const byUser = new Map(userIds.map((id) => [id, { groups: new Map<number, number>(), projects: new Map<number, number>(), ancestors: new Set<number>() }]));
-      for (const row of rows) {
-        const held = byUser.get(row.userId);
-        if (!held) continue;
-        if (row.namespaceId != null) held.groups.set(row.namespaceId, row.accessLevel);
-        if (row.projectId != null) held.projects.set(row.projectId, row.accessLevel);
-        for (const id of row.path ?? []) held.ancestors.add(id);
-      }
-      return userIds.map((id) => byUser.get(id) ?? { groups: new Map(), projects: new Map(), ancestors: new Set() });
+      const byUser = new Map(userIds.map((id) => [id, new Set<number>()]));
+      for (const row of rows) for (const id of row.path ?? []) byUser.get(row.userId)?.add(id);
+      return userIds.map((id) => byUser.get(id) ?? new Set<number>());
     }),
     /** Distinct users with a membership in each group or any of its descendants. */
     countWithDescendants: countLoader(
