@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { suiteServer } from '../support/server.js';
+import { createProject, createUser } from '../support/factories.js';
+
+// Services name GraphQL arguments in their errors; REST renders the same problem with the route's own parameter
+// names, in Grape's words, from the one table in src/errors.ts.
+const t = suiteServer();
+
+describe('argument errors on both surfaces', () => {
+  it('words a mutual exclusion with GraphQL names over GraphQL and REST names over REST', async () => {
+    const owner = await createUser(t);
+    const other = await createUser(t);
+    const project = await createProject(t, owner.token);
+    const rest = await t.api('POST', `/projects/${project.id}/members`, { token: owner.token, body: { user_id: other.id, username: other.username, access_level: 30 } });
+    expect(rest.status).toBe(400);
+    expect(rest.body).toEqual({ error: 'user_id, username are mutually exclusive' });
+    const gql = await t.graphql(
+      `mutation { projectMemberCreate(projectId: "${project.id}", userId: "${other.id}", username: "${other.username}", accessLevel: DEVELOPER) { id } }`,
+      {},
+      owner.token,
+    );
+    expect(gql.body.errors?.[0]).toMatchObject({
+      message: 'userId, username are mutually exclusive',
+      extensions: { code: 'BAD_USER_INPUT', problems: [{ arguments: ['userId', 'username'], text: 'are mutually exclusive' }] },
+    });
+  });
+
+  it("names the route's parameter where the operation fills an argument from a differently named variable", async () => {
+    // POST /users/:id/personal_access_tokens fills personalAccessTokenCreate(userId:) from :id.
+    const rest = await t.api('POST', '/users/gid%3A%2F%2Fgitlab%2FProject%2F1/personal_access_tokens', { body: { name: 'x', scopes: ['api'] } });
+    expect(rest.status).toBe(400);
+    expect(rest.body).toEqual({ error: 'id does not have a valid value' });
+    const gql = await t.graphql('mutation { personalAccessTokenCreate(userId: "gid://gitlab/Project/1", name: "x", scopes: ["api"]) { id } }');
+    expect(gql.body.errors?.[0].message).toBe('userId does not have a valid value');
+  });
+
+  it('words a record that failed validation with snake_case fields over REST', async () => {
+    const owner = await createUser(t);
+    const res = await t.api('POST', '/groups', { token: owner.token, body: { name: 'x', path: 'not a path!' } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^Failed to save group \{:path=>\["can contain only/);
+    const gql = await t.graphql('mutation { groupCreate(name: "x", path: "not a path!") { id } }', {}, owner.token);
+    expect(gql.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { path: [expect.stringContaining('can contain only')] } });
+  });
+});
