@@ -12,6 +12,8 @@ export interface Config {
   bodyLimit: number;
   /** Requests per minute allowed for one token (or one address when anonymous). 0 disables the limit. */
   rateLimitPerMinute: number;
+  /** Objects a GraphQL operation's connections may return at most (a bound of ours; GitLab has none). 0 disables. */
+  graphqlMaxNodes: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -52,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel,
     bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
+    graphqlMaxNodes: overrides.graphqlMaxNodes ?? integer(env, 'GRAPHQL_MAX_NODES', 25_000, 0, 1_000_000_000),
   };
 }
