@@ -14,6 +14,10 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Objects a GraphQL operation's connections may return at most (a bound of ours; GitLab has none). 0 disables. */
   graphqlMaxNodes: number;
+  /** Operations one graphql-ws connection may run at a time. */
+  wsMaxSubscriptions: number;
+  /** Messages one graphql-ws connection may send per minute; beyond, the socket is closed. 0 disables. */
+  wsMessagesPerMinute: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -55,5 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
     graphqlMaxNodes: overrides.graphqlMaxNodes ?? integer(env, 'GRAPHQL_MAX_NODES', 25_000, 0, 1_000_000_000),
+    wsMaxSubscriptions: overrides.wsMaxSubscriptions ?? integer(env, 'GRAPHQL_WS_MAX_SUBSCRIPTIONS', 100, 1, 100_000),
+    wsMessagesPerMinute: overrides.wsMessagesPerMinute ?? integer(env, 'GRAPHQL_WS_MESSAGES_PER_MINUTE', 600, 0, 10_000_000),
   };
 }
