@@ -61,11 +61,14 @@ describe('operation bounds over graphql-ws', () => {
     }
   });
 
-  it('answers a syntax error as the operation\'s error instead of closing the connection', async () => {
+  it('answers syntax and validation errors as the operation\'s errors, with Apollo\'s codes, and keeps the connection', async () => {
     const client = clientOf(alice.token);
     try {
       const outcome = await first(client, '{ currentUser {');
       expect(outcome.errors).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_PARSE_FAILED' } })]);
+      expect((await first(client, '{ nothing }')).errors).toEqual([
+        expect.objectContaining({ message: 'Cannot query field "nothing" on type "Query".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+      ]);
       expect(await first(client, '{ currentUser { username } }')).toEqual({ data: { currentUser: { username: alice.username } } });
     } finally {
       await client.dispose();
