@@ -18,6 +18,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Proxies whose `X-Forwarded-For` is believed (addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`); none by default. */
   trustedProxies: string[];
+  /** Objects a GraphQL operation's connections may return at most (a bound of ours; GitLab has none). 0 disables. */
+  graphqlMaxNodes: number;
+  /** Operations one graphql-ws connection may run at a time. */
+  wsMaxSubscriptions: number;
+  /** Messages one graphql-ws connection may send per minute; beyond, the socket is closed. 0 disables. */
+  wsMessagesPerMinute: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -69,5 +75,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
     shutdownTimeoutMs: overrides.shutdownTimeoutMs ?? integer(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
     trustedProxies: overrides.trustedProxies ?? proxies(env.TRUSTED_PROXIES),
+    graphqlMaxNodes: overrides.graphqlMaxNodes ?? integer(env, 'GRAPHQL_MAX_NODES', 25_000, 0, 1_000_000_000),
+    wsMaxSubscriptions: overrides.wsMaxSubscriptions ?? integer(env, 'GRAPHQL_WS_MAX_SUBSCRIPTIONS', 100, 1, 100_000),
+    wsMessagesPerMinute: overrides.wsMessagesPerMinute ?? integer(env, 'GRAPHQL_WS_MESSAGES_PER_MINUTE', 600, 0, 10_000_000),
   };
 }

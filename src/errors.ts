@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
+  | 'LIMIT_EXCEEDED'
   | 'INTERNAL_SERVER_ERROR';
 
 /**
@@ -146,6 +147,8 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
     case 'RATE_LIMITED':
       return { status: 429, body: { message: '429 Too Many Requests' }, headers: { 'Retry-After': String(ext.retryAfter ?? 60) } };
+    case 'LIMIT_EXCEEDED':
+      return { status: 400, body: { message: `400 Bad request - ${error.message}` } };
     default:
       return { status: 500, body: { message: '500 Internal Server Error' } };
   }
@@ -153,6 +156,8 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
 
 export const rateLimited = (retryAfter: number) => coded('429 Too Many Requests', { code: 'RATE_LIMITED', retryAfter });
 export const payloadTooLarge = () => coded('413 Request Entity Too Large', { code: 'PAYLOAD_TOO_LARGE' });
+/** A GraphQL operation beyond a bound (size, complexity, depth, subscriptions per connection), refused before it runs. */
+export const limitExceeded = (message: string) => coded(message, { code: 'LIMIT_EXCEEDED' });
 
 /** Errors that are ours to show; anything else is an unexpected failure and is masked. */
 export function isCoded(error: unknown): error is GraphQLError {

@@ -18,6 +18,7 @@ import { JobQueue } from './jobs/queue.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildSchema } from './graphql/schema.js';
 import { formatError } from './graphql/errors.js';
+import { boundsPlugin, refuseLargeQuery } from './graphql/bounds.js';
 import { startSubscriptionServer } from './graphql/subscriptions.js';
 import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
@@ -80,7 +81,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     formatError,
     includeStacktraceInErrorResponses: false,
     introspection: true,
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    plugins: [ApolloServerPluginLandingPageDisabled(), boundsPlugin(config.graphqlMaxNodes)],
   });
   await apollo.start();
 
@@ -91,14 +92,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use(
     '/api/graphql',
     expressMiddleware(apollo, {
-      context: async ({ res }) => {
+      context: async ({ req, res }) => {
+        let viewer;
         try {
-          return createContext(app, await resolveViewer(authenticate, res.locals.credentials as Credentials | null));
+          viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
         } catch (error) {
           // A bad token answers 401 before anything runs, as GitLab's GraphQL endpoint does.
           if (isCoded(error)) throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 401 } } });
           throw error;
         }
+        refuseLargeQuery(req); // after authentication, as in GitLab's controller
+        return createContext(app, viewer);
       },
     }),
   );

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { modules } from '../modules/index.js';
+import { queryComplexityResolvers } from './bounds.js';
 import { DateScalar, JSONScalar, Time } from './scalars.js';
 import { enforceScopes } from './scopes.js';
 
@@ -11,7 +12,7 @@ export const GRAPHQL_DIR = new URL('../../graphql/', import.meta.url).pathname;
 export const REST_OPERATIONS_DIR = join(GRAPHQL_DIR, 'rest');
 
 /** Shared SDL and REST fragments, owned by no module. */
-export const SHARED_SCHEMA = ['base.graphql'];
+export const SHARED_SCHEMA = ['base.graphql', 'query-complexity.graphql'];
 export const SHARED_OPERATIONS = ['fragments.graphql'];
 
 export function readGraphqlFiles(dir: string, names: readonly string[]): { name: string; source: string }[] {
@@ -32,7 +33,12 @@ export function buildSchema(): GraphQLSchema {
   const typeDefs = readGraphqlFiles(GRAPHQL_DIR, files).map((f) => f.source);
   const schema = makeExecutableSchema({
     typeDefs,
-    resolvers: [{ Time, Date: DateScalar, JSON: JSONScalar }, connectionResolvers(typeDefs), ...modules.map((m) => m.resolvers)],
+    resolvers: [
+      { Time, Date: DateScalar, JSON: JSONScalar },
+      connectionResolvers(typeDefs),
+      queryComplexityResolvers,
+      ...modules.map((m) => m.resolvers),
+    ],
   });
   return enforceScopes(schema);
 }

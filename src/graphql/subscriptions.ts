@@ -1,8 +1,8 @@
 /**
  * graphql-ws on `/api/graphql`: the token comes in `connectionParams` (`PRIVATE-TOKEN`, `token` or
  * `Authorization: Bearer`) and is checked when the socket connects (a bad token refuses the connection); the
- * socket closes with 4401 when that token is revoked or expires.
- * Every operation gets a context from the one factory, and its errors the same masking as over HTTP.
+ * socket closes with 4401 when that token is revoked or expires. Every operation is bounded as over HTTP
+ * (ws-limits.ts) and gets a context from the one factory, and its errors the same masking as over HTTP.
  */
 import type { Server } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
@@ -10,9 +10,10 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { readCredentials, resolveViewer, type Authenticator } from '../auth/credentials.js';
 import type { Viewer } from '../auth/viewer.js';
-import { createContext, type App } from '../context.js';
+import type { App } from '../context.js';
 import { formatError } from './errors.js';
 import { CredentialWatch } from './revocation.js';
+import { limitMessageRate, prepareOperation } from './ws-limits.js';
 
 /** A connection parameter by name, in any case, as HTTP headers are. */
 function connectionHeader(params: Record<string, unknown> | undefined, name: string): string | undefined {
@@ -27,7 +28,9 @@ export interface SubscriptionServer {
 }
 
 export function startSubscriptionServer(httpServer: Server, app: App, schema: GraphQLSchema, authenticate: Authenticator): SubscriptionServer {
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/api/graphql' });
+  const wsServer = new WebSocketServer({ server: httpServer, path: '/api/graphql', maxPayload: app.config.bodyLimit });
+  // Before useServer, so that a connection's messages are counted before graphql-ws handles them.
+  wsServer.on('connection', (socket) => limitMessageRate(socket, app.config.wsMessagesPerMinute));
   const credentialWatch = new CredentialWatch(app.bus);
   const cleanup = useServer<Record<string, unknown>, { viewer?: Viewer | null }>(
     {
@@ -46,7 +49,7 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
           return false;
         }
       },
-      context: (ctx) => createContext(app, ctx.extra.viewer ?? null),
+      onSubscribe: prepareOperation(app, schema),
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e)),
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e)) } : undefined,

@@ -1,0 +1,73 @@
+/**
+ * Bounds of one graphql-ws connection: the operation bounds of bounds.ts for every `subscribe` message, at most
+ * `wsMaxSubscriptions` operations running at a time (the next one is refused with an error; the others go on),
+ * and at most `wsMessagesPerMinute` messages of any kind (beyond, the socket is closed with 1008, Policy
+ * Violation, which graphql-ws clients treat as final rather than reconnecting at once).
+ */
+import { GraphQLError, parse, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import type { SubscribePayload } from 'graphql-ws';
+import type { WebSocket } from 'ws';
+import type { Viewer } from '../auth/viewer.js';
+import { createContext, type App } from '../context.js';
+import { limitExceeded } from '../errors.js';
+import { boundOperation, querySizeError } from './bounds.js';
+
+const POLICY_VIOLATION = 1008;
+const MINUTE_MS = 60_000;
+
+/** A graphql-js error with the client-error code Apollo gives it over HTTP, so that it is shown, not masked. */
+function withCode(error: GraphQLError, code: string): GraphQLError {
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
+}
+
+interface Connection {
+  subscriptions: Record<string, unknown>;
+  extra: { viewer?: Viewer | null };
+}
+
+/**
+ * graphql-ws's `onSubscribe`: parses, validates and bounds the operation, and builds its context (which records
+ * the measured complexity for `queryComplexity`). Refusals are sent as the operation's errors.
+ */
+export function prepareOperation(app: App, schema: GraphQLSchema) {
+  return (ctx: Connection, _id: string, payload: SubscribePayload): ExecutionArgs | GraphQLError[] => {
+    // The operation being subscribed is already listed.
+    if (Object.keys(ctx.subscriptions).length > app.config.wsMaxSubscriptions) {
+      return [limitExceeded(`Too many subscriptions: at most ${app.config.wsMaxSubscriptions} operations may run at a time on one connection`)];
+    }
+    const tooLarge = querySizeError(payload.query);
+    if (tooLarge) return [tooLarge];
+    let document;
+    try {
+      document = parse(payload.query);
+    } catch (error) {
+      return [withCode(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
+    }
+    const invalid = validate(schema, document);
+    if (invalid.length) return invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED'));
+    const contextValue = createContext(app, ctx.extra.viewer ?? null);
+    const refused = boundOperation(schema, document, payload.operationName, payload.variables, contextValue, app.config.graphqlMaxNodes);
+    if (refused.length) return refused;
+    return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+  };
+}
+
+/**
+ * Counts a socket's messages in one-minute windows and closes it past the limit. From then on its messages are
+ * dropped unread (graphql-ws's handler is removed too), while the close handshake completes.
+ */
+export function limitMessageRate(socket: WebSocket, perMinute: number): void {
+  if (perMinute === 0) return;
+  let windowStart = Date.now();
+  let count = 0;
+  socket.on('message', () => {
+    const now = Date.now();
+    if (now - windowStart >= MINUTE_MS) {
+      windowStart = now;
+      count = 0;
+    }
+    if (++count <= perMinute) return;
+    socket.removeAllListeners('message');
+    socket.close(POLICY_VIOLATION, `Too many messages: at most ${perMinute} per minute`);
+  });
+}
