@@ -160,11 +160,51 @@ export function isCoded(error: unknown): error is GraphQLError {
 }
 
 /**
- * Database refusals that are the caller's concern, as coded errors: a unique index rejecting a row a concurrent
- * request wrote first is a conflict (the services' own checks answer the ordinary duplicate). Null otherwise.
+ * What a unique index refusing a row means to the caller, by index name: a concurrent request wrote the same key
+ * first, after the service's own check had passed, so the answer is the one that check gives. The `lower(…)`
+ * indexes (prisma/migrations/…_case_insensitive_uniqueness) make paths, usernames and e-mails unique regardless of
+ * case, as GitLab's are; Prisma's schema cannot express them, and its migration diff leaves them alone. A user and a
+ * top-level group created at the same moment with one path meet at the namespaces index, answered as the group's.
+ */
+const pathTaken = { path: ['has already been taken'] };
+export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> = {
+  users_username_key: () => conflict('Username has already been taken'),
+  users_lower_username_key: () => conflict('Username has already been taken'),
+  users_email_key: () => conflict('Email has already been taken'),
+  users_lower_email_key: () => conflict('Email has already been taken'),
+  namespaces_fullPath_key: () => invalid(pathTaken, { failedToSave: 'group' }),
+  namespaces_top_level_lower_path_key: () => invalid(pathTaken, { failedToSave: 'group' }),
+  namespaces_parentId_lower_path_key: () => invalid(pathTaken, { failedToSave: 'group' }),
+  projects_fullPath_key: () => invalid(pathTaken),
+  projects_namespaceId_path_key: () => invalid(pathTaken),
+  projects_namespaceId_lower_path_key: () => invalid(pathTaken),
+  members_userId_namespaceId_key: () => conflict('Member already exists'),
+  members_userId_projectId_key: () => conflict('Member already exists'),
+};
+
+interface DriverFailure {
+  originalCode?: string;
+  originalMessage?: string;
+  constraint?: { index?: string };
+}
+
+/**
+ * The index a unique violation names: the pg adapter reports it; the PGlite adapter only keeps PostgreSQL's
+ * message, whose wording (`… violates unique constraint "<name>"`) is fixed.
+ */
+function violatedIndex(failure: DriverFailure | undefined): string | undefined {
+  return failure?.constraint?.index ?? /unique constraint "([^"]+)"/.exec(failure?.originalMessage ?? '')?.[1];
+}
+
+/**
+ * Database refusals that are the caller's concern, as coded errors, in this one place: a unique index refusing a
+ * concurrent duplicate answers as the table above says (any other index is a 409). Null otherwise.
  */
 export function fromDatabase(error: unknown): GraphQLError | null {
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
-  const code = cause && typeof cause === 'object' ? (cause as { code?: unknown }).code : undefined;
-  return code === 'P2002' ? conflict('409 Conflict') : null;
+  if (!cause || typeof cause !== 'object') return null;
+  const { code, meta } = cause as { code?: unknown; meta?: { driverAdapterError?: { cause?: DriverFailure } } };
+  if (code !== 'P2002') return null;
+  const index = violatedIndex(meta?.driverAdapterError?.cause);
+  return (index && UNIQUE_INDEX_ERRORS[index]?.()) || conflict('409 Conflict');
 }

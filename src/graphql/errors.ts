@@ -1,6 +1,7 @@
 /**
  * What GraphQL clients see of an error, over HTTP and WebSocket alike: coded errors (src/errors.ts) and Apollo's
- * request errors keep their message and code; a unique-index refusal is a CONFLICT; anything else is masked.
+ * request errors keep their message and code; a unique-index refusal becomes the coded error src/errors.ts gives
+ * it (the answer of the service's own check); anything else is masked.
  */
 import type { GraphQLFormattedError } from 'graphql';
 import { fromDatabase, isCoded } from '../errors.js';
@@ -17,8 +18,8 @@ const APOLLO_CLIENT_ERRORS = new Set([
 ]);
 
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const known = fromDatabase(error);
-  if (known) return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: { code: 'CONFLICT' } };
+  const known = isCoded(error) ? null : fromDatabase(error);
+  if (known) return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: { ...known.extensions } };
   const code = formatted.extensions?.code;
   if (isCoded(error) || (typeof code === 'string' && APOLLO_CLIENT_ERRORS.has(code))) {
     const { stacktrace: _drop, ...extensions } = formatted.extensions ?? {};
