@@ -12,6 +12,14 @@ export interface Config {
   bodyLimit: number;
   /** Requests per minute allowed for one token (or one address when anonymous). 0 disables the limit. */
   rateLimitPerMinute: number;
+  /** Connections to PostgreSQL per replica, reads and writes together (PGlite has one). */
+  databasePoolSize: number;
+  /** Of those, the connections kept for writes (mutations) and background work; read requests share the rest. */
+  databaseWritePoolSize: number;
+  /** Longest wait, in ms, for a connection or for a transaction to start; beyond it the request answers 503. */
+  databasePoolTimeoutMs: number;
+  /** Longest a statement may run (PostgreSQL's statement_timeout), and a transaction last, in ms. */
+  databaseStatementTimeoutMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -42,6 +50,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   } catch {
     throw new ConfigError(`EXTERNAL_URL is not a URL: "${externalUrl}"`);
   }
+  const databasePoolSize = overrides.databasePoolSize ?? integer(env, 'DATABASE_POOL_SIZE', 10, 2, 1000);
+  const databaseWritePoolSize =
+    overrides.databaseWritePoolSize ?? integer(env, 'DATABASE_WRITE_POOL_SIZE', Math.max(1, Math.floor(databasePoolSize / 3)), 1, 1000);
+  if (databaseWritePoolSize >= databasePoolSize) {
+    throw new ConfigError(`DATABASE_WRITE_POOL_SIZE must be smaller than DATABASE_POOL_SIZE (${databasePoolSize}), got ${databaseWritePoolSize}`);
+  }
   return {
     port,
     host: overrides.host ?? env.HOST ?? '0.0.0.0',
@@ -52,5 +66,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel,
     bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
+    databasePoolSize,
+    databaseWritePoolSize,
+    databasePoolTimeoutMs: overrides.databasePoolTimeoutMs ?? integer(env, 'DATABASE_POOL_TIMEOUT_MS', 5000, 1, 600_000),
+    databaseStatementTimeoutMs: overrides.databaseStatementTimeoutMs ?? integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 1, 3_600_000),
   };
 }

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
 /**
@@ -43,7 +44,7 @@ export interface ErrorExtensions {
   scopes?: string[];
   /** UNAUTHENTICATED: token-specific OAuth error description. */
   tokenError?: string;
-  /** RATE_LIMITED: seconds until the caller's window opens again. */
+  /** RATE_LIMITED: seconds until the caller's window opens again; SERVICE_UNAVAILABLE: seconds to wait before retrying. */
   retryAfter?: number;
 }
 
@@ -146,12 +147,22 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
     case 'RATE_LIMITED':
       return { status: 429, body: { message: '429 Too Many Requests' }, headers: { 'Retry-After': String(ext.retryAfter ?? 60) } };
+    case 'SERVICE_UNAVAILABLE':
+      return { status: 503, body: { message: '503 Service Unavailable' }, headers: { 'Retry-After': String(ext.retryAfter ?? UNAVAILABLE_RETRY_AFTER) } };
     default:
       return { status: 500, body: { message: '500 Internal Server Error' } };
   }
 }
 
 export const rateLimited = (retryAfter: number) => coded('429 Too Many Requests', { code: 'RATE_LIMITED', retryAfter });
+
+/** Seconds a caller is asked to wait when the database has no connection to spare. */
+const UNAVAILABLE_RETRY_AFTER = 5;
+/** No database connection (or transaction) could be had in time: GitLab's `service_unavailable!`. */
+export const unavailable = () => coded('503 Service Unavailable', { code: 'SERVICE_UNAVAILABLE', retryAfter: UNAVAILABLE_RETRY_AFTER });
+/** A statement ran past the statement timeout: GitLab's GraphQL answers a cancelled query with a 503 and these words. */
+export const statementTimedOut = () =>
+  coded('Request timed out. Please try a less complex query or a smaller set of records.', { code: 'SERVICE_UNAVAILABLE', retryAfter: UNAVAILABLE_RETRY_AFTER });
 export const payloadTooLarge = () => coded('413 Request Entity Too Large', { code: 'PAYLOAD_TOO_LARGE' });
 
 /** Errors that are ours to show; anything else is an unexpected failure and is masked. */
@@ -196,15 +207,27 @@ function violatedIndex(failure: DriverFailure | undefined): string | undefined {
   return failure?.constraint?.index ?? /unique constraint "([^"]+)"/.exec(failure?.originalMessage ?? '')?.[1];
 }
 
+/** pg-pool's words when no connection frees up within `connectionTimeoutMillis`. */
+const POOL_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
 /**
- * Database refusals that are the caller's concern, as coded errors, in this one place: a unique index refusing a
- * concurrent duplicate answers as the table above says (any other index is a 409). Null otherwise.
+ * Database failures that are not bugs, as coded errors, in this one place: a unique index refusing a concurrent
+ * duplicate (the table above; any other index is a 409), no connection or transaction to be had in time (Prisma's
+ * P2024 and P2028, pg-pool's timeout: 503 with Retry-After), a statement cancelled by the statement timeout
+ * (SQLSTATE 57014: 503). Null otherwise.
  */
 export function fromDatabase(error: unknown): GraphQLError | null {
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   if (!cause || typeof cause !== 'object') return null;
-  const { code, meta } = cause as { code?: unknown; meta?: { driverAdapterError?: { cause?: DriverFailure } } };
-  if (code !== 'P2002') return null;
-  const index = violatedIndex(meta?.driverAdapterError?.cause);
-  return (index && UNIQUE_INDEX_ERRORS[index]?.()) || conflict('409 Conflict');
+  const { code, message, meta } = cause as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: DriverFailure } } };
+  const failure = meta?.driverAdapterError?.cause;
+  if (code === 'P2002') {
+    const index = violatedIndex(failure);
+    return (index && UNIQUE_INDEX_ERRORS[index]?.()) || conflict('409 Conflict');
+  }
+  if (code === 'P2024') return unavailable();
+  if (code === 'P2028' && typeof message === 'string' && /Unable to start a transaction|expired transaction/.test(message)) return unavailable();
+  if (message === POOL_TIMEOUT_MESSAGE) return unavailable();
+  if (failure?.originalCode === '57014') return statementTimedOut();
+  return null;
 }

@@ -4,7 +4,7 @@
  * Every operation gets a context from the one factory, and its errors the same masking as over HTTP.
  */
 import type { Server } from 'node:http';
-import type { GraphQLSchema } from 'graphql';
+import { getOperationAST, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { readCredentials, resolveViewer, type Authenticator } from '../auth/credentials.js';
@@ -42,7 +42,9 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
           return false;
         }
       },
-      context: (ctx) => createContext(app, ctx.extra.viewer ?? null),
+      // Subscriptions and queries read; a mutation sent over the socket writes.
+      context: (ctx, _id, _payload, args) =>
+        createContext(app, ctx.extra.viewer ?? null, { lane: getOperationAST(args.document, args.operationName)?.operation === 'mutation' ? 'write' : 'read' }),
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e)),
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e)) } : undefined,
