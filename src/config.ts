@@ -20,6 +20,10 @@ export interface Config {
   databasePoolTimeoutMs: number;
   /** Longest a statement may run (PostgreSQL's statement_timeout), and a transaction last, in ms. */
   databaseStatementTimeoutMs: number;
+  /** Deadline of a GraphQL request, in ms: fields not started by then fail with a timeout (GitLab: 30 s). */
+  graphqlTimeoutMs: number;
+  /** Deadline of a REST request, in ms: answered 503 when it passes (GitLab: 60 s). */
+  restTimeoutMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -70,5 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseWritePoolSize,
     databasePoolTimeoutMs: overrides.databasePoolTimeoutMs ?? integer(env, 'DATABASE_POOL_TIMEOUT_MS', 5000, 1, 600_000),
     databaseStatementTimeoutMs: overrides.databaseStatementTimeoutMs ?? integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 1, 3_600_000),
+    graphqlTimeoutMs: overrides.graphqlTimeoutMs ?? integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 1, 3_600_000),
+    restTimeoutMs: overrides.restTimeoutMs ?? integer(env, 'REST_TIMEOUT_MS', 60_000, 1, 3_600_000),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The one context factory: Apollo (`/api/graphql`), the REST adapter and graphql-ws subscriptions all call
- * `createContext(app, viewer, { lane })`. It loops over the module list: each module's loaders and
+ * `createContext(app, viewer, { lane, deadline })`. It loops over the module list: each module's loaders and
  * service are built on first use in the request, the service with exactly the sibling services its manifest `uses`.
  */
 import { Access } from './auth/policy.js';
@@ -34,11 +34,14 @@ export interface Context {
   loaders: Loaders;
   services: Services;
   config: Config;
+  /** When, in ms since the epoch, fields stop starting (src/graphql/deadline.ts); Infinity for none. */
+  deadline: number;
 }
 
-/** What the caller knows of the request: the lane whose connections it uses (write unless said). */
+/** What the caller knows of the request: the lane whose connections it uses (write unless said), and its deadline. */
 export interface RequestBounds {
   lane?: Lane;
+  deadline?: number;
 }
 
 /** An object whose keys are built by `build` on first read, then kept. */
@@ -73,5 +76,5 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
     const uses = Object.fromEntries(module.uses.map((used) => [used, services[used]]));
     return module.service(base, uses as never);
   });
-  return { viewer, access, loaders, services, config: app.config };
+  return { viewer, access, loaders, services, config: app.config, deadline: request.deadline ?? Infinity };
 }

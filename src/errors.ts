@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
+  | 'TIMEOUT'
   | 'INTERNAL_SERVER_ERROR';
 
 /**
@@ -149,6 +150,8 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       return { status: 429, body: { message: '429 Too Many Requests' }, headers: { 'Retry-After': String(ext.retryAfter ?? 60) } };
     case 'SERVICE_UNAVAILABLE':
       return { status: 503, body: { message: '503 Service Unavailable' }, headers: { 'Retry-After': String(ext.retryAfter ?? UNAVAILABLE_RETRY_AFTER) } };
+    case 'TIMEOUT':
+      return { status: 503, body: { message: '503 Service Unavailable' } };
     default:
       return { status: 500, body: { message: '500 Internal Server Error' } };
   }
@@ -163,6 +166,8 @@ export const unavailable = () => coded('503 Service Unavailable', { code: 'SERVI
 /** A statement ran past the statement timeout: GitLab's GraphQL answers a cancelled query with a 503 and these words. */
 export const statementTimedOut = () =>
   coded('Request timed out. Please try a less complex query or a smaller set of records.', { code: 'SERVICE_UNAVAILABLE', retryAfter: UNAVAILABLE_RETRY_AFTER });
+/** The request's deadline passed before this field (`Query.projects`) started, in graphql-ruby's words. */
+export const timedOut = (field: string) => coded(`Timeout on ${field}`, { code: 'TIMEOUT' });
 export const payloadTooLarge = () => coded('413 Request Entity Too Large', { code: 'PAYLOAD_TOO_LARGE' });
 
 /** Errors that are ours to show; anything else is an unexpected failure and is masked. */

@@ -96,10 +96,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     '/api/graphql',
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
+        const deadline = Date.now() + config.graphqlTimeoutMs;
         const params = (req.method === 'GET' ? req.query : req.body) as { query?: unknown; operationName?: unknown } | undefined;
         const lane = laneOf(params?.query, params?.operationName);
         try {
-          return createContext(app, await resolveViewer(authenticators[lane], res.locals.credentials as Credentials | null), { lane });
+          return createContext(app, await resolveViewer(authenticators[lane], res.locals.credentials as Credentials | null), { lane, deadline });
         } catch (error) {
           throw contextError(error);
         }

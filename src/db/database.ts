@@ -69,7 +69,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 /**
  * PGlite is one connection in this process: there is no pool to split, and WebAssembly cannot interrupt a running
- * statement, so statement_timeout is not enforced. What holds here is the transaction bounds.
+ * statement, so statement_timeout is not enforced. What holds here is the transaction bounds and the request
+ * deadlines (src/graphql/deadline.ts).
  */
 async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;

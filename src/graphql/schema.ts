@@ -1,10 +1,11 @@
-/** The one executable schema: `graphql/base.graphql` plus every module's SDL and resolver map, with scopes enforced. */
+/** The one executable schema: `graphql/base.graphql` plus every module's SDL and resolver map, with scopes and deadlines enforced. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { modules } from '../modules/index.js';
 import { DateScalar, JSONScalar, Time } from './scalars.js';
+import { enforceDeadline } from './deadline.js';
 import { enforceScopes } from './scopes.js';
 
 export const GRAPHQL_DIR = new URL('../../graphql/', import.meta.url).pathname;
@@ -34,5 +35,5 @@ export function buildSchema(): GraphQLSchema {
     typeDefs,
     resolvers: [{ Time, Date: DateScalar, JSON: JSONScalar }, connectionResolvers(typeDefs), ...modules.map((m) => m.resolvers)],
   });
-  return enforceScopes(schema);
+  return enforceDeadline(enforceScopes(schema));
 }

@@ -2,13 +2,15 @@
  * The one generic REST handler. For each route of the module tables it collects parameters (path over body over
  * query), authenticates, coerces variables, executes the precompiled operation on the shared schema (where
  * scopes and abilities are enforced, as for every GraphQL caller) on its lane's connections (queries read,
- * mutations write), maps errors through src/errors.ts, and sends GitLab's JSON, status and headers.
+ * mutations write) until the REST deadline, maps errors through src/errors.ts, and sends GitLab's JSON, status
+ * and headers.
  */
 import { Router, type Request, type Response } from 'express';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { resolveViewer, type Authenticator, type Credentials } from '../auth/credentials.js';
 import { createContext, type App } from '../context.js';
 import type { Lane } from '../db/database.js';
+import { beforeDeadline } from '../graphql/deadline.js';
 import { fromDatabase, isCoded, notFound, unauthenticated, type RestName } from '../errors.js';
 import { sendCoded } from '../http/middleware.js';
 import type { CompiledOperation } from './compile.js';
@@ -100,17 +102,23 @@ function handler(app: App, authenticators: Record<Lane, Authenticator>, route: P
   const authenticate = authenticators[lane];
   return async (req: Request, res: Response) => {
     res.locals.route = template;
+    const deadline = Date.now() + app.config.restTimeoutMs;
     try {
       const params: Record<string, unknown> = {
         ...(req.query as Record<string, unknown>),
         ...(req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}),
         ...req.params,
       };
-      const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
-      const page = route.paginate ? readOffsetPage(params) : null;
-      const variables = variablesFromParams(route.compiled.variables, params);
-      if (page) Object.assign(variables, connectionArgs(page));
-      const value = routeValue(route, await route.compiled.run(createContext(app, viewer, { lane }), variables));
+      const execute = async () => {
+        const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
+        const page = route.paginate ? readOffsetPage(params) : null;
+        const variables = variablesFromParams(route.compiled.variables, params);
+        if (page) Object.assign(variables, connectionArgs(page));
+        return { page, result: await route.compiled.run(createContext(app, viewer, { lane, deadline }), variables) };
+      };
+      // Authentication waits for a connection too, so the deadline covers it.
+      const { page, result } = await beforeDeadline(execute(), deadline, route.operation);
+      const value = routeValue(route, result);
       if (page) {
         const connection = value as { nodes: unknown[]; count: number };
         const headers = paginationHeaders(req, app.config.externalUrl, page, connection.count);

@@ -71,19 +71,21 @@ function expectUnavailable(res: ApiResponse) {
 }
 
 describe('configuration', () => {
-  it('defaults to a pool that keeps a third of its connections for writes', () => {
+  it('defaults to GitLab\'s deadlines and a pool that keeps a third of its connections for writes', () => {
     expect(loadConfig({})).toMatchObject({
       databasePoolSize: 10,
       databaseWritePoolSize: 3,
       databasePoolTimeoutMs: 5000,
       databaseStatementTimeoutMs: 15_000,
+      graphqlTimeoutMs: 30_000,
+      restTimeoutMs: 60_000,
     });
   });
 
   it('refuses a write pool as large as the pool, and bounds that are not positive integers', () => {
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '4', DATABASE_WRITE_POOL_SIZE: '4' })).toThrow(ConfigError);
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '1' })).toThrow(/DATABASE_POOL_SIZE must be an integer between 2/);
-    for (const name of ['DATABASE_POOL_TIMEOUT_MS', 'DATABASE_STATEMENT_TIMEOUT_MS']) {
+    for (const name of ['DATABASE_POOL_TIMEOUT_MS', 'DATABASE_STATEMENT_TIMEOUT_MS', 'GRAPHQL_TIMEOUT_MS', 'REST_TIMEOUT_MS']) {
       expect(() => loadConfig({ [name]: '0' }), name).toThrow(ConfigError);
       expect(() => loadConfig({ [name]: '1.5s' }), name).toThrow(ConfigError);
     }
@@ -122,6 +124,38 @@ describe.skipIf(!onPostgres)('a saturated pool (PostgreSQL)', () => {
   });
 });
 
+describe('request deadlines', () => {
+  // The pool waits longer than the deadlines, so it is the deadline that ends a request stuck behind the held connection.
+  const t = server({ databasePoolSize: 2, databaseWritePoolSize: 1, databasePoolTimeoutMs: 10_000, restTimeoutMs: 300, graphqlTimeoutMs: 300 });
+
+  it('answers a REST request still waiting at its deadline 503, and does not do its work later', async () => {
+    const path = unique('late');
+    const release = await hold(t().server.database.prisma);
+    let late: ApiResponse;
+    try {
+      late = await t().api('POST', '/groups', { body: { name: path, path } });
+    } finally {
+      await release();
+    }
+    expect(late.status).toBe(503);
+    expect(late.body).toEqual({ message: '503 Service Unavailable' });
+    expect(late.headers.get('retry-after')).toBeNull();
+    // The late request reaches its resolvers once the connection is free, past its deadline: they refuse to start.
+    expect((await t().api('POST', '/groups', { body: { name: path, path } })).status).toBe(201);
+  });
+
+  it('fails GraphQL fields that would start after the deadline with graphql-ruby\'s timeout error', async () => {
+    const release = await hold(t().server.database.readPrisma);
+    const pending = t().graphql('{ currentUser { username } }');
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the deadline itself is what this waits for
+    await release();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ currentUser: null });
+    expect(res.body.errors).toEqual([expect.objectContaining({ message: 'Timeout on Query.currentUser', extensions: { code: 'TIMEOUT' } })]);
+  });
+});
+
 describe('heavy reads', () => {
   const t = server({ databasePoolSize: 6, databaseWritePoolSize: 2, databasePoolTimeoutMs: 2000 });
   beforeAll(async () => {
@@ -153,7 +187,7 @@ describe('heavy reads', () => {
 });
 
 describe.skipIf(!onPostgres)('the statement timeout (PostgreSQL)', () => {
-  // PGlite runs in WebAssembly, which cannot interrupt a statement.
+  // PGlite runs in WebAssembly, which cannot interrupt a statement: there the deadlines are the bound.
   const t = server({ databaseStatementTimeoutMs: 40 });
   beforeAll(async () => {
     await bulkUsers(t(), 200_000);
