@@ -108,7 +108,7 @@ async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: Databa
   };
   const writePool = lanePool(bounds.databaseWritePoolSize);
   const readPool = lanePool(bounds.databasePoolSize - bounds.databaseWritePoolSize);
-  const migrationPool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 1000 });
+  const migrationPool = new pg.Pool({ connectionString: url, max: 1 });
   migrationPool.on('error', () => {});
   const prisma = prismaClient(new PrismaPg(writePool), bounds, onQuery);
   const readPrisma = prismaClient(new PrismaPg(readPool), bounds, onQuery);
