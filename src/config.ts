@@ -24,6 +24,18 @@ export interface Config {
   wsMaxSubscriptions: number;
   /** Messages one graphql-ws connection may send per minute; beyond, the socket is closed. 0 disables. */
   wsMessagesPerMinute: number;
+  /** Connections to PostgreSQL per replica, reads and writes together (PGlite has one). */
+  databasePoolSize: number;
+  /** Of those, the connections kept for writes (mutations) and background work; read requests share the rest. */
+  databaseWritePoolSize: number;
+  /** Longest wait, in ms, for a connection or for a transaction to start; beyond it the request answers 503. */
+  databasePoolTimeoutMs: number;
+  /** Longest a statement may run (PostgreSQL's statement_timeout), and a transaction last, in ms. */
+  databaseStatementTimeoutMs: number;
+  /** Deadline of a GraphQL request, in ms: fields not started by then fail with a timeout (GitLab: 30 s). */
+  graphqlTimeoutMs: number;
+  /** Deadline of a REST request, in ms: answered 503 when it passes (GitLab: 60 s). */
+  restTimeoutMs: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -63,6 +75,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   } catch {
     throw new ConfigError(`EXTERNAL_URL is not a URL: "${externalUrl}"`);
   }
+  const databasePoolSize = overrides.databasePoolSize ?? integer(env, 'DATABASE_POOL_SIZE', 10, 2, 1000);
+  const databaseWritePoolSize =
+    overrides.databaseWritePoolSize ?? integer(env, 'DATABASE_WRITE_POOL_SIZE', Math.max(1, Math.floor(databasePoolSize / 3)), 1, 1000);
+  if (databaseWritePoolSize >= databasePoolSize) {
+    throw new ConfigError(`DATABASE_WRITE_POOL_SIZE must be smaller than DATABASE_POOL_SIZE (${databasePoolSize}), got ${databaseWritePoolSize}`);
+  }
   return {
     port,
     host: overrides.host ?? env.HOST ?? '0.0.0.0',
@@ -78,5 +96,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     graphqlMaxNodes: overrides.graphqlMaxNodes ?? integer(env, 'GRAPHQL_MAX_NODES', 25_000, 0, 1_000_000_000),
     wsMaxSubscriptions: overrides.wsMaxSubscriptions ?? integer(env, 'GRAPHQL_WS_MAX_SUBSCRIPTIONS', 100, 1, 100_000),
     wsMessagesPerMinute: overrides.wsMessagesPerMinute ?? integer(env, 'GRAPHQL_WS_MESSAGES_PER_MINUTE', 600, 0, 10_000_000),
+    databasePoolSize,
+    databaseWritePoolSize,
+    databasePoolTimeoutMs: overrides.databasePoolTimeoutMs ?? integer(env, 'DATABASE_POOL_TIMEOUT_MS', 5000, 1, 600_000),
+    databaseStatementTimeoutMs: overrides.databaseStatementTimeoutMs ?? integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 1, 3_600_000),
+    graphqlTimeoutMs: overrides.graphqlTimeoutMs ?? integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 1, 3_600_000),
+    restTimeoutMs: overrides.restTimeoutMs ?? integer(env, 'REST_TIMEOUT_MS', 60_000, 1, 3_600_000),
   };
 }

@@ -1,12 +1,12 @@
 /**
  * The one context factory: Apollo (`/api/graphql`), the REST adapter and graphql-ws subscriptions all call
- * `createContext(app, viewer)`. It loops over the module list: each module's loaders and service are built on
- * first use in the request, the service with exactly the sibling services its manifest `uses`.
+ * `createContext(app, viewer, { lane, deadline })`. It loops over the module list: each module's loaders and
+ * service are built on first use in the request, the service with exactly the sibling services its manifest `uses`.
  */
 import { Access } from './auth/policy.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
-import type { PrismaClient } from './db/database.js';
+import type { Lane, PrismaClient } from './db/database.js';
 import type { EventBus } from './events/bus.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './logger.js';
@@ -17,7 +17,10 @@ export type { Loaders, Services } from './modules/module.js';
 
 /** Long-lived parts shared by every request. */
 export interface App {
+  /** The write lane's client: mutations and background work. */
   db: PrismaClient;
+  /** The read lane's client (a pool of its own on PostgreSQL): read requests. */
+  readDb: PrismaClient;
   config: Config;
   bus: EventBus;
   jobs: JobQueue;
@@ -31,6 +34,14 @@ export interface Context {
   loaders: Loaders;
   services: Services;
   config: Config;
+  /** When, in ms since the epoch, fields stop starting (src/graphql/deadline.ts); Infinity for none. */
+  deadline: number;
+}
+
+/** What the caller knows of the request: the lane whose connections it uses (write unless said), and its deadline. */
+export interface RequestBounds {
+  lane?: Lane;
+  deadline?: number;
 }
 
 /** An object whose keys are built by `build` on first read, then kept. */
@@ -54,18 +65,19 @@ const byName = new Map(modules.map((m) => [m.name as string, m]));
 const names = modules.map((m) => m.name as string);
 const withLoaders = modules.filter((m) => m.loaders).map((m) => m.name as string);
 
-export function createContext(app: App, viewer: Viewer | null): Context {
-  const loaders: Loaders = lazily<Loaders>(withLoaders, (name) => byName.get(name)?.loaders?.(app.db, loaders));
+export function createContext(app: App, viewer: Viewer | null, request: RequestBounds = {}): Context {
+  const db = request.lane === 'read' ? app.readDb : app.db;
+  const loaders: Loaders = lazily<Loaders>(withLoaders, (name) => byName.get(name)?.loaders?.(db, loaders));
   const access = new Access(viewer, {
     memberships: (userId) => loaders.members.membershipsOf.load(userId),
     ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
   });
-  const base: ServiceBase = { db: app.db, viewer, access, renewAccess: () => createContext(app, viewer).access, loaders, app };
+  const base: ServiceBase = { db, viewer, access, renewAccess: () => createContext(app, viewer, request).access, loaders, app };
   const services: Services = lazily<Services>(names, (name) => {
     const module = byName.get(name);
     if (!module) throw new Error(`no module ${name}`);
     const uses = Object.fromEntries(module.uses.map((used) => [used, services[used]]));
     return module.service(base, uses as never);
   });
-  return { viewer, access, loaders, services, config: app.config };
+  return { viewer, access, loaders, services, config: app.config, deadline: request.deadline ?? Infinity };
 }

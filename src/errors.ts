@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'LIMIT_EXCEEDED'
+  | 'SERVICE_UNAVAILABLE'
+  | 'TIMEOUT'
   | 'INTERNAL_SERVER_ERROR';
 
 /**
@@ -44,7 +46,7 @@ export interface ErrorExtensions {
   scopes?: string[];
   /** UNAUTHENTICATED: token-specific OAuth error description. */
   tokenError?: string;
-  /** RATE_LIMITED: seconds until the caller's window opens again. */
+  /** RATE_LIMITED: seconds until the caller's window opens again; SERVICE_UNAVAILABLE: seconds to wait before retrying. */
   retryAfter?: number;
 }
 
@@ -149,12 +151,26 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       return { status: 429, body: { message: '429 Too Many Requests' }, headers: { 'Retry-After': String(ext.retryAfter ?? 60) } };
     case 'LIMIT_EXCEEDED':
       return { status: 400, body: { message: `400 Bad request - ${error.message}` } };
+    case 'SERVICE_UNAVAILABLE':
+      return { status: 503, body: { message: '503 Service Unavailable' }, headers: { 'Retry-After': String(ext.retryAfter ?? UNAVAILABLE_RETRY_AFTER) } };
+    case 'TIMEOUT':
+      return { status: 503, body: { message: '503 Service Unavailable' } };
     default:
       return { status: 500, body: { message: '500 Internal Server Error' } };
   }
 }
 
 export const rateLimited = (retryAfter: number) => coded('429 Too Many Requests', { code: 'RATE_LIMITED', retryAfter });
+
+/** Seconds a caller is asked to wait when the database has no connection to spare. */
+const UNAVAILABLE_RETRY_AFTER = 5;
+/** No database connection (or transaction) could be had in time: GitLab's `service_unavailable!`. */
+export const unavailable = () => coded('503 Service Unavailable', { code: 'SERVICE_UNAVAILABLE', retryAfter: UNAVAILABLE_RETRY_AFTER });
+/** A statement ran past the statement timeout: GitLab's GraphQL answers a cancelled query with a 503 and these words. */
+export const statementTimedOut = () =>
+  coded('Request timed out. Please try a less complex query or a smaller set of records.', { code: 'SERVICE_UNAVAILABLE', retryAfter: UNAVAILABLE_RETRY_AFTER });
+/** The request's deadline passed before this field (`Query.projects`) started, in graphql-ruby's words. */
+export const timedOut = (field: string) => coded(`Timeout on ${field}`, { code: 'TIMEOUT' });
 export const payloadTooLarge = () => coded('413 Request Entity Too Large', { code: 'PAYLOAD_TOO_LARGE' });
 /** A GraphQL operation beyond a bound (size, complexity, depth, subscriptions per connection), refused before it runs. */
 export const limitExceeded = (message: string) => coded(message, { code: 'LIMIT_EXCEEDED' });
@@ -165,11 +181,63 @@ export function isCoded(error: unknown): error is GraphQLError {
 }
 
 /**
- * Database refusals that are the caller's concern, as coded errors: a unique index rejecting a row a concurrent
- * request wrote first is a conflict (the services' own checks answer the ordinary duplicate). Null otherwise.
+ * What a unique index refusing a row means to the caller, by index name: a concurrent request wrote the same key
+ * first, after the service's own check had passed, so the answer is the one that check gives. The `lower(…)`
+ * indexes (prisma/migrations/…_case_insensitive_uniqueness) make paths, usernames and e-mails unique regardless of
+ * case, as GitLab's are; Prisma's schema cannot express them, and its migration diff leaves them alone. A user and a
+ * top-level group created at the same moment with one path meet at the namespaces index, answered as the group's.
+ */
+const pathTaken = { path: ['has already been taken'] };
+export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> = {
+  users_username_key: () => conflict('Username has already been taken'),
+  users_lower_username_key: () => conflict('Username has already been taken'),
+  users_email_key: () => conflict('Email has already been taken'),
+  users_lower_email_key: () => conflict('Email has already been taken'),
+  namespaces_fullPath_key: () => invalid(pathTaken, { failedToSave: 'group' }),
+  namespaces_top_level_lower_path_key: () => invalid(pathTaken, { failedToSave: 'group' }),
+  namespaces_parentId_lower_path_key: () => invalid(pathTaken, { failedToSave: 'group' }),
+  projects_fullPath_key: () => invalid(pathTaken),
+  projects_namespaceId_path_key: () => invalid(pathTaken),
+  projects_namespaceId_lower_path_key: () => invalid(pathTaken),
+  members_userId_namespaceId_key: () => conflict('Member already exists'),
+  members_userId_projectId_key: () => conflict('Member already exists'),
+};
+
+interface DriverFailure {
+  originalCode?: string;
+  originalMessage?: string;
+  constraint?: { index?: string };
+}
+
+/**
+ * The index a unique violation names: the pg adapter reports it; the PGlite adapter only keeps PostgreSQL's
+ * message, whose wording (`… violates unique constraint "<name>"`) is fixed.
+ */
+function violatedIndex(failure: DriverFailure | undefined): string | undefined {
+  return failure?.constraint?.index ?? /unique constraint "([^"]+)"/.exec(failure?.originalMessage ?? '')?.[1];
+}
+
+/** pg-pool's words when no connection frees up within `connectionTimeoutMillis`. */
+const POOL_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
+/**
+ * Database failures that are not bugs, as coded errors, in this one place: a unique index refusing a concurrent
+ * duplicate (the table above; any other index is a 409), no connection or transaction to be had in time (Prisma's
+ * P2024 and P2028, pg-pool's timeout: 503 with Retry-After), a statement cancelled by the statement timeout
+ * (SQLSTATE 57014: 503). Null otherwise.
  */
 export function fromDatabase(error: unknown): GraphQLError | null {
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
-  const code = cause && typeof cause === 'object' ? (cause as { code?: unknown }).code : undefined;
-  return code === 'P2002' ? conflict('409 Conflict') : null;
+  if (!cause || typeof cause !== 'object') return null;
+  const { code, message, meta } = cause as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: DriverFailure } } };
+  const failure = meta?.driverAdapterError?.cause;
+  if (code === 'P2002') {
+    const index = violatedIndex(failure);
+    return (index && UNIQUE_INDEX_ERRORS[index]?.()) || conflict('409 Conflict');
+  }
+  if (code === 'P2024') return unavailable();
+  if (code === 'P2028' && typeof message === 'string' && /Unable to start a transaction|expired transaction/.test(message)) return unavailable();
+  if (message === POOL_TIMEOUT_MESSAGE) return unavailable();
+  if (failure?.originalCode === '57014') return statementTimedOut();
+  return null;
 }

@@ -9,21 +9,20 @@ import express, { type Request, type Response } from 'express';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import { GraphQLError } from 'graphql';
 import type { Config } from './config.js';
 import { createContext, type App, type Context } from './context.js';
-import { openMigratedDatabase, type Database } from './db/database.js';
+import { databaseBounds, openMigratedDatabase, type Database } from './db/database.js';
 import { EventBus } from './events/bus.js';
 import { JobQueue } from './jobs/queue.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildSchema } from './graphql/schema.js';
-import { formatError } from './graphql/errors.js';
+import { contextError, formatError, unavailableStatus } from './graphql/errors.js';
 import { boundsPlugin, refuseLargeQuery } from './graphql/bounds.js';
+import { graphqlLanes } from './graphql/lane.js';
 import { startSubscriptionServer } from './graphql/subscriptions.js';
 import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
 import { resolveViewer, type Credentials } from './auth/credentials.js';
-import { isCoded } from './errors.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
@@ -48,13 +47,15 @@ export interface ServerOptions {
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const database = options.database ?? (await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })).db;
+  const database =
+    options.database ?? (await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, bounds: databaseBounds(config) })).db;
   const bus = new EventBus(database, { logger });
   await bus.start();
   const jobs = new JobQueue(database, { logger });
   for (const module of modules) for (const [kind, handle] of Object.entries(module.jobs ?? {})) jobs.register(kind, handle);
-  const app: App = { db: database.prisma, config, bus, jobs, logger };
-  const authenticate = tokenAuthenticator(database.prisma);
+  const app: App = { db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger };
+  const authenticators = { read: tokenAuthenticator(database.readPrisma), write: tokenAuthenticator(database.prisma) };
+  const laneOf = graphqlLanes();
   const generatedRootToken = await ensureRootUser(database.prisma, config.rootToken);
 
   const schema = buildSchema();
@@ -75,13 +76,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
 
-  const subscriptions = startSubscriptionServer(httpServer, app, schema, authenticate);
+  const subscriptions = startSubscriptionServer(httpServer, app, schema, authenticators.read);
   const apollo = new ApolloServer<Context>({
     schema,
     formatError,
     includeStacktraceInErrorResponses: false,
     introspection: true,
-    plugins: [ApolloServerPluginLandingPageDisabled(), boundsPlugin(config.graphqlMaxNodes)],
+    plugins: [ApolloServerPluginLandingPageDisabled(), boundsPlugin(config.graphqlMaxNodes), unavailableStatus],
   });
   await apollo.start();
 
@@ -93,20 +94,21 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     '/api/graphql',
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
+        const deadline = Date.now() + config.graphqlTimeoutMs;
+        const params = (req.method === 'GET' ? req.query : req.body) as { query?: unknown; operationName?: unknown } | undefined;
+        const lane = laneOf(params?.query, params?.operationName);
         let viewer;
         try {
-          viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
+          viewer = await resolveViewer(authenticators[lane], res.locals.credentials as Credentials | null);
         } catch (error) {
-          // A bad token answers 401 before anything runs, as GitLab's GraphQL endpoint does.
-          if (isCoded(error)) throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 401 } } });
-          throw error;
+          throw contextError(error);
         }
         refuseLargeQuery(req); // after authentication, as in GitLab's controller
-        return createContext(app, viewer);
+        return createContext(app, viewer, { lane, deadline });
       },
     }),
   );
-  web.use('/api/v4', restRouter(app, authenticate, routes));
+  web.use('/api/v4', restRouter(app, authenticators, routes));
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));
   web.use('/api/v3', (_req, res) => res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' }));
   web.use((_req: Request, res: Response) => res.status(404).json({ error: '404 Not Found' }));

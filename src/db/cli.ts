@@ -2,14 +2,14 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { loadConfig } from '../config.js';
-import { openMigratedDatabase } from './database.js';
+import { databaseBounds, openMigratedDatabase } from './database.js';
 import { createMigration } from './engine.js';
 
 const [command, name] = process.argv.slice(2);
 
 if (command === 'migrate') {
   const config = loadConfig();
-  const { db, applied } = await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const { db, applied } = await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, bounds: databaseBounds(config) });
   await db.close();
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
 } else if (command === 'migration') {

@@ -5,13 +5,23 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { loadConfig, type Config } from '../config.js';
 import { applyMigrations } from './engine.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
 
+/**
+ * Which connections a request uses. Read requests (queries, REST GETs, subscriptions) have a pool of their own
+ * on PostgreSQL, so however many of them run, they cannot hold the connections writes need.
+ */
+export type Lane = 'read' | 'write';
+
 export interface Database {
+  /** The write lane: mutations, background jobs, events, seeding. */
   prisma: PrismaClient;
+  /** The read lane: its own pool on PostgreSQL; on PGlite, one connection for everything, the same client. */
+  readPrisma: PrismaClient;
   kind: 'pglite' | 'postgres';
   /** The adapter factory Prisma's schema engine uses to migrate this database. */
   migrationFactory: SqlMigrationAwareDriverAdapterFactory;
@@ -26,30 +36,50 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** A PGlite data-folder dump to start from (tests start from a migrated dump). */
   loadDataDir?: Blob;
-  /** Connections in the PostgreSQL pool. */
-  poolSize?: number;
+  /** Pool sizes and time bounds; the configuration's defaults when absent. */
+  bounds?: DatabaseBounds;
   /** Called for every SQL statement Prisma runs (query-budget tests). */
   onQuery?: (sql: string) => void;
 }
 
-function prismaClient(adapter: PrismaPGlite | PrismaPg, onQuery: DatabaseOptions['onQuery']): PrismaClient {
-  if (!onQuery) return new PrismaClient({ adapter });
-  const client = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+/** The pool and time bounds of src/config.ts that the database applies. */
+export type DatabaseBounds = Pick<Config, 'databasePoolSize' | 'databaseWritePoolSize' | 'databasePoolTimeoutMs' | 'databaseStatementTimeoutMs'>;
+
+export function databaseBounds(config: Config): DatabaseBounds {
+  const { databasePoolSize, databaseWritePoolSize, databasePoolTimeoutMs, databaseStatementTimeoutMs } = config;
+  return { databasePoolSize, databaseWritePoolSize, databasePoolTimeoutMs, databaseStatementTimeoutMs };
+}
+
+/**
+ * Every interactive transaction waits at most the pool timeout to start (its connection, or PGlite's one) and
+ * lasts at most the statement timeout: Prisma then answers P2028, which src/errors.ts turns into a 503.
+ */
+function prismaClient(adapter: PrismaPGlite | PrismaPg, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): PrismaClient {
+  const transactionOptions = { maxWait: bounds.databasePoolTimeoutMs, timeout: bounds.databaseStatementTimeoutMs };
+  if (!onQuery) return new PrismaClient({ adapter, transactionOptions });
+  const client = new PrismaClient({ adapter, transactionOptions, log: [{ emit: 'event', level: 'query' }] });
   client.$on('query', (e) => onQuery(e.query));
   return client as unknown as PrismaClient;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.onQuery) : openPglite(options);
+  const bounds = options.bounds ?? databaseBounds(loadConfig({}));
+  return options.databaseUrl ? openPostgres(options.databaseUrl, bounds, options.onQuery) : openPglite(options, bounds);
 }
 
-async function openPglite(options: DatabaseOptions): Promise<Database> {
+/**
+ * PGlite is one connection in this process: there is no pool to split, and WebAssembly cannot interrupt a running
+ * statement, so statement_timeout is not enforced. What holds here is the transaction bounds and the request
+ * deadlines (src/graphql/deadline.ts).
+ */
+async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
   const pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
   const factory = new PrismaPGlite(pglite);
-  const prisma = prismaClient(factory, options.onQuery);
+  const prisma = prismaClient(factory, bounds, options.onQuery);
   return {
     prisma,
+    readPrisma: prisma,
     kind: 'pglite',
     migrationFactory: factory,
     listen: (channel, onPayload) => pglite.listen(channel, onPayload),
@@ -60,21 +90,39 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string, poolSize: number, onQuery: DatabaseOptions['onQuery']): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  pool.on('error', () => {}); // an idle client's lost connection; the pool replaces it on next use
-  const factory = new PrismaPg(pool);
-  const prisma = prismaClient(factory, onQuery);
+/**
+ * Two pools, one per lane, together `databasePoolSize` connections. A statement runs at most the statement timeout
+ * (PostgreSQL cancels it), and waits at most the pool timeout for a connection (pg-pool gives up). Migrations get
+ * a pool of their own without the statement timeout: building an index may take longer than any request may.
+ */
+async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): Promise<Database> {
+  const lanePool = (max: number) => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max,
+      connectionTimeoutMillis: bounds.databasePoolTimeoutMs,
+      statement_timeout: bounds.databaseStatementTimeoutMs,
+    });
+    pool.on('error', () => {}); // an idle client's lost connection; the pool replaces it on next use
+    return pool;
+  };
+  const writePool = lanePool(bounds.databaseWritePoolSize);
+  const readPool = lanePool(bounds.databasePoolSize - bounds.databaseWritePoolSize);
+  const migrationPool = new pg.Pool({ connectionString: url, max: 1 });
+  migrationPool.on('error', () => {});
+  const prisma = prismaClient(new PrismaPg(writePool), bounds, onQuery);
+  const readPrisma = prismaClient(new PrismaPg(readPool), bounds, onQuery);
   const listener = new Listener(url);
   return {
     prisma,
+    readPrisma,
     kind: 'postgres',
-    migrationFactory: factory,
+    migrationFactory: new PrismaPg(migrationPool),
     listen: (channel, onPayload) => listener.listen(channel, onPayload),
     async close() {
-      await prisma.$disconnect();
+      await Promise.all([prisma.$disconnect(), readPrisma.$disconnect()]);
       await listener.close();
-      await pool.end();
+      await Promise.all([writePool.end(), readPool.end(), migrationPool.end()]);
     },
   };
 }

@@ -74,7 +74,12 @@ export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFac
   }
 }
 
-/** SQL that takes the committed migrations to schema.prisma; empty when they agree. Uses the factory's shadow database. */
+/**
+ * SQL that takes the committed migrations to schema.prisma; empty when they agree. Uses the factory's shadow database.
+ * Indexes schema.prisma cannot express (on expressions such as lower(path), or partial) are invisible to Prisma's
+ * diff: it neither asks for them nor drops them, so hand-written migrations may add them (test/foundation/
+ * uniqueness.test.ts checks the case-insensitive ones exist).
+ */
 export async function pendingSchemaChanges(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
   const schema = await readSchema();
   const engine = await openEngine(factory, schema);

@@ -1,4 +1,4 @@
-/** The one executable schema: `graphql/base.graphql` plus every module's SDL and resolver map, with scopes enforced. */
+/** The one executable schema: `graphql/base.graphql` plus every module's SDL and resolver map, with scopes and deadlines enforced. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
@@ -6,6 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import { modules } from '../modules/index.js';
 import { queryComplexityResolvers } from './bounds.js';
 import { DateScalar, JSONScalar, Time } from './scalars.js';
+import { enforceDeadline } from './deadline.js';
 import { enforceScopes } from './scopes.js';
 
 export const GRAPHQL_DIR = new URL('../../graphql/', import.meta.url).pathname;
@@ -40,5 +41,5 @@ export function buildSchema(): GraphQLSchema {
       ...modules.map((m) => m.resolvers),
     ],
   });
-  return enforceScopes(schema);
+  return enforceDeadline(enforceScopes(schema));
 }

@@ -4,7 +4,7 @@
  * and at most `wsMessagesPerMinute` messages of any kind (beyond, the socket is closed with 1008, Policy
  * Violation, which graphql-ws clients treat as final rather than reconnecting at once).
  */
-import { GraphQLError, parse, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getOperationAST, parse, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { Viewer } from '../auth/viewer.js';
@@ -45,7 +45,9 @@ export function prepareOperation(app: App, schema: GraphQLSchema) {
     }
     const invalid = validate(schema, document);
     if (invalid.length) return invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED'));
-    const contextValue = createContext(app, ctx.extra.viewer ?? null);
+    // Subscriptions and queries read; a mutation sent over the socket writes.
+    const lane = getOperationAST(document, payload.operationName)?.operation === 'mutation' ? 'write' : 'read';
+    const contextValue = createContext(app, ctx.extra.viewer ?? null, { lane });
     const refused = boundOperation(schema, document, payload.operationName, payload.variables, contextValue, app.config.graphqlMaxNodes);
     if (refused.length) return refused;
     return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };

@@ -1,13 +1,16 @@
 /**
  * The one generic REST handler. For each route of the module tables it collects parameters (path over body over
  * query), authenticates, coerces variables, executes the precompiled operation on the shared schema (where
- * scopes and abilities are enforced, as for every GraphQL caller), maps errors through src/errors.ts, and sends
- * GitLab's JSON, status and headers.
+ * scopes and abilities are enforced, as for every GraphQL caller) on its lane's connections (queries read,
+ * mutations write) until the REST deadline, maps errors through src/errors.ts, and sends GitLab's JSON, status
+ * and headers.
  */
 import { Router, type Request, type Response } from 'express';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { resolveViewer, type Authenticator, type Credentials } from '../auth/credentials.js';
 import { createContext, type App } from '../context.js';
+import type { Lane } from '../db/database.js';
+import { beforeDeadline } from '../graphql/deadline.js';
 import { fromDatabase, isCoded, notFound, unauthenticated, type RestName } from '../errors.js';
 import { sendCoded } from '../http/middleware.js';
 import type { CompiledOperation } from './compile.js';
@@ -92,22 +95,30 @@ export function routeValue(route: PreparedRoute, result: ExecutionResult): unkno
   return value;
 }
 
-function handler(app: App, authenticate: Authenticator, route: PreparedRoute) {
+function handler(app: App, authenticators: Record<Lane, Authenticator>, route: PreparedRoute) {
   const status = route.status ?? (route.method === 'POST' ? 201 : 200);
   const template = `/api/v4${route.path}`;
+  const lane: Lane = route.compiled.kind === 'query' ? 'read' : 'write';
+  const authenticate = authenticators[lane];
   return async (req: Request, res: Response) => {
     res.locals.route = template;
+    const deadline = Date.now() + app.config.restTimeoutMs;
     try {
       const params: Record<string, unknown> = {
         ...(req.query as Record<string, unknown>),
         ...(req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}),
         ...req.params,
       };
-      const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
-      const page = route.paginate ? readOffsetPage(params) : null;
-      const variables = variablesFromParams(route.compiled.variables, params);
-      if (page) Object.assign(variables, connectionArgs(page));
-      const value = routeValue(route, await route.compiled.run(createContext(app, viewer), variables));
+      const execute = async () => {
+        const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
+        const page = route.paginate ? readOffsetPage(params) : null;
+        const variables = variablesFromParams(route.compiled.variables, params);
+        if (page) Object.assign(variables, connectionArgs(page));
+        return { page, result: await route.compiled.run(createContext(app, viewer, { lane, deadline }), variables) };
+      };
+      // Authentication waits for a connection too, so the deadline covers it.
+      const { page, result } = await beforeDeadline(execute(), deadline, route.operation);
+      const value = routeValue(route, result);
       if (page) {
         const connection = value as { nodes: unknown[]; count: number };
         const headers = paginationHeaders(req, app.config.externalUrl, page, connection.count);
@@ -125,7 +136,7 @@ function handler(app: App, authenticate: Authenticator, route: PreparedRoute) {
  * One sub-router per first path segment, so a request is matched against its own family of routes only
  * (express tries routes one by one), in precedence order within the family.
  */
-export function restRouter(app: App, authenticate: Authenticator, routes: PreparedRoute[]): Router {
+export function restRouter(app: App, authenticators: Record<Lane, Authenticator>, routes: PreparedRoute[]): Router {
   const router = Router();
   const families = new Map<string, Router>();
   for (const route of routes) {
@@ -137,7 +148,7 @@ export function restRouter(app: App, authenticate: Authenticator, routes: Prepar
       router.use(`/${first}`, family);
     }
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    family[method](`/${rest.join('/')}`, handler(app, authenticate, route));
+    family[method](`/${rest.join('/')}`, handler(app, authenticators, route));
   }
   return router;
 }

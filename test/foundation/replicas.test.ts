@@ -90,7 +90,7 @@ describe('first start', () => {
     const { openDatabase } = await import('../../src/db/database.js');
     const { ensureRootUser } = await import('../../src/modules/users/service.js');
     const fresh = await freshDatabase('seed');
-    const others = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: fresh.databaseUrl, poolSize: 2 })));
+    const others = await Promise.all([1, 2, 3].map(() => openDatabase({ databaseUrl: fresh.databaseUrl })));
     try {
       const tokens = await Promise.all([fresh.db, ...others].map((d) => ensureRootUser(d.prisma, undefined)));
       expect(tokens.filter((t) => t !== null)).toHaveLength(1);

@@ -103,6 +103,6 @@ describe('groups', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => t.api('POST', '/groups', { token: owner.token, body: { name: path, path } })));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
-    expect(statuses.every((s) => s === 201 || s === 400 || s === 409)).toBe(true);
+    expect(statuses.every((s) => s === 201 || s === 400)).toBe(true);
   });
 });

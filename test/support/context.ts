@@ -24,7 +24,7 @@ export async function serviceHarness(): Promise<ServiceHarness> {
   const logger = createLogger('silent');
   const bus = new EventBus(db, { logger });
   await bus.start();
-  const app: App = { db: db.prisma, config: loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent' }), bus, jobs: new JobQueue(db, { logger }), logger };
+  const app: App = { db: db.prisma, readDb: db.readPrisma, config: loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent' }), bus, jobs: new JobQueue(db, { logger }), logger };
   let tokenId = 1000;
   return {
     app,

@@ -19,12 +19,12 @@ export interface FreshDatabase {
 }
 
 /** `label` only names the scratch database on PostgreSQL, to tell leftovers apart. */
-export async function freshDatabase(label = 'test', options: Pick<DatabaseOptions, 'onQuery'> = {}): Promise<FreshDatabase> {
+export async function freshDatabase(label = 'test', options: Pick<DatabaseOptions, 'onQuery' | 'bounds'> = {}): Promise<FreshDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   return serverUrl ? freshPostgres(serverUrl, label, options) : freshPglite(options);
 }
 
-async function freshPglite(options: Pick<DatabaseOptions, 'onQuery'>): Promise<FreshDatabase> {
+async function freshPglite(options: Pick<DatabaseOptions, 'onQuery' | 'bounds'>): Promise<FreshDatabase> {
   const { db } = await openMigratedDatabase({ dataDir: 'memory', loadDataDir: await migratedTemplate(), ...options });
   return { db, databaseUrl: undefined, cleanup: () => db.close() };
 }
@@ -76,7 +76,7 @@ async function templateKey(): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
-async function freshPostgres(serverUrl: string, label: string, options: Pick<DatabaseOptions, 'onQuery'>): Promise<FreshDatabase> {
+async function freshPostgres(serverUrl: string, label: string, options: Pick<DatabaseOptions, 'onQuery' | 'bounds'>): Promise<FreshDatabase> {
   const url = new URL(serverUrl);
   const base = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres';
   const name = `${base}_${label}_${randomBytes(4).toString('hex')}`.replace(/[^A-Za-z0-9_]/g, '_').toLowerCase();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { databaseBounds, openDatabase, type Database } from '../../src/db/database.js';
 import { freshDatabase } from './db.js';
 
 export const EXTERNAL_URL = 'http://gitlab.example.com';
@@ -37,19 +37,19 @@ export interface TestServerOptions {
 
 export async function startTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const primary = options.replicaOf;
+  const rootToken = primary?.rootToken ?? `glpat-root-${randomBytes(12).toString('hex')}`;
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', rootToken, logLevel: 'silent', externalUrl: EXTERNAL_URL, ...overrides });
   let db: Database;
   let cleanup: () => Promise<void>;
   let fresh: Awaited<ReturnType<typeof freshDatabase>> | undefined;
   if (primary) {
     if (!primary.databaseUrl) throw new Error('replicas need a PostgreSQL database');
-    db = await openDatabase({ databaseUrl: primary.databaseUrl, poolSize: 4 });
+    db = await openDatabase({ databaseUrl: primary.databaseUrl, bounds: databaseBounds(config) });
     cleanup = () => db.close();
   } else {
-    fresh = await freshDatabase('test', { onQuery: options.onQuery });
+    fresh = await freshDatabase('test', { onQuery: options.onQuery, bounds: databaseBounds(config) });
     ({ db, cleanup } = fresh);
   }
-  const rootToken = primary?.rootToken ?? `glpat-root-${randomBytes(12).toString('hex')}`;
-  const config = loadConfig({}, { port: 0, host: '127.0.0.1', rootToken, logLevel: 'silent', externalUrl: EXTERNAL_URL, ...overrides });
   const server = await startServer(config, { database: db });
   const url = server.url;
 
