@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'MALFORMED_REQUEST'
+  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
   | 'LIMIT_EXCEEDED'
   | 'SERVICE_UNAVAILABLE'
@@ -90,7 +92,9 @@ export const conflict = (message: string) => coded(message, { code: 'CONFLICT' }
 
 export interface RestError {
   status: number;
+  /** JSON, or plain text where GitLab answers in plain text. */
   body: unknown;
+  text?: boolean;
   headers?: Record<string, string>;
 }
 
@@ -145,6 +149,11 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       return { status: 404, body: { message: error.message } };
     case 'CONFLICT':
       return { status: 409, body: { message: error.message } };
+    case 'MALFORMED_REQUEST':
+      // GitLab's HandleMalformedStrings middleware answers before any controller, in plain text.
+      return { status: 400, body: 'Bad Request', text: true };
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return { status: 415, body: { message: '415 Unsupported Media Type' } };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
     case 'RATE_LIMITED':
@@ -172,6 +181,9 @@ export const statementTimedOut = () =>
 /** The request's deadline passed before this field (`Query.projects`) started, in graphql-ruby's words. */
 export const timedOut = (field: string) => coded(`Timeout on ${field}`, { code: 'TIMEOUT' });
 export const payloadTooLarge = () => coded('413 Request Entity Too Large', { code: 'PAYLOAD_TOO_LARGE' });
+/** Percent-encoding that does not decode, bytes that are not UTF-8, or a NUL byte, anywhere in the request. */
+export const malformedRequest = () => coded('Bad Request', { code: 'MALFORMED_REQUEST' });
+export const unsupportedMediaType = () => coded('415 Unsupported Media Type', { code: 'UNSUPPORTED_MEDIA_TYPE' });
 /** A GraphQL operation beyond a bound (size, complexity, depth, subscriptions per connection), refused before it runs. */
 export const limitExceeded = (message: string) => coded(message, { code: 'LIMIT_EXCEEDED' });
 

@@ -19,6 +19,7 @@ import { buildSchema } from './graphql/schema.js';
 import { contextError, formatError, unavailableStatus } from './graphql/errors.js';
 import { boundsPlugin, refuseLargeQuery } from './graphql/bounds.js';
 import { graphqlLanes } from './graphql/lane.js';
+import { NoNullBytes, noSubscriptionsOverHttp } from './graphql/input.js';
 import { startSubscriptionServer } from './graphql/subscriptions.js';
 import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
@@ -28,6 +29,7 @@ import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from './http/middleware.js';
 import { trackConnections } from './http/drain.js';
+import { bodyEncodingErrors, rejectMalformedInput, verifyBody } from './http/input.js';
 
 export interface RunningServer {
   url: string;
@@ -82,14 +84,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     formatError,
     includeStacktraceInErrorResponses: false,
     introspection: true,
-    plugins: [ApolloServerPluginLandingPageDisabled(), boundsPlugin(config.graphqlMaxNodes), unavailableStatus],
+    validationRules: [NoNullBytes],
+    plugins: [ApolloServerPluginLandingPageDisabled(), noSubscriptionsOverHttp, boundsPlugin(config.graphqlMaxNodes), unavailableStatus],
   });
   await apollo.start();
 
   web.use(requestId, accessLog(logger), securityHeaders, credentials, rateLimit(config.rateLimitPerMinute));
-  web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'] }));
-  web.use(express.urlencoded({ extended: true, limit: config.bodyLimit }));
-  web.use(bodyErrors);
+  web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
+  web.use(express.urlencoded({ extended: true, limit: config.bodyLimit, verify: verifyBody }));
+  web.use(bodyEncodingErrors, bodyErrors, rejectMalformedInput);
   web.use(
     '/api/graphql',
     expressMiddleware(apollo, {

@@ -4,7 +4,9 @@
  * and at most `wsMessagesPerMinute` messages of any kind (beyond, the socket is closed with 1008, Policy
  * Violation, which graphql-ws clients treat as final rather than reconnecting at once).
  */
-import { GraphQLError, getOperationAST, parse, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getOperationAST, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { cleanValue } from '../http/input.js';
+import { NoNullBytes } from './input.js';
 import type { SubscribePayload } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { Viewer } from '../auth/viewer.js';
@@ -37,13 +39,14 @@ export function prepareOperation(app: App, schema: GraphQLSchema) {
     }
     const tooLarge = querySizeError(payload.query);
     if (tooLarge) return [tooLarge];
+    if (!cleanValue(payload.variables)) return [withCode(new GraphQLError('Variables may not contain a null byte.'), 'BAD_USER_INPUT')];
     let document;
     try {
       document = parse(payload.query);
     } catch (error) {
       return [withCode(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
     }
-    const invalid = validate(schema, document);
+    const invalid = validate(schema, document, [...specifiedRules, NoNullBytes]);
     if (invalid.length) return invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED'));
     // Subscriptions and queries read; a mutation sent over the socket writes.
     const lane = getOperationAST(document, payload.operationName)?.operation === 'mutation' ? 'write' : 'read';

@@ -69,9 +69,10 @@ export function rateLimit(perMinute: number) {
 
 /** Answers a coded error with its status, body and headers from the table in src/errors.ts. */
 export function sendCoded(res: Response, error: GraphQLError, restName?: RestName): void {
-  const { status, body, headers } = restError(error, restName);
+  const { status, body, headers, text } = restError(error, restName);
   res.set(headers ?? {});
-  res.status(status).json(body);
+  if (text) res.status(status).type('text/plain').send(body);
+  else res.status(status).json(body);
 }
 
 /** Body-parser failures: malformed JSON is a 400, an oversized body a 413; never a stack trace. */

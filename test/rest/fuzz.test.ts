@@ -1,0 +1,194 @@
+import { gzipSync } from 'node:zlib';
+import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isScalarType, type GraphQLInputType } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { snakeCase } from '../../src/rest/params.js';
+import { restRoutes } from '../../src/rest/routes.js';
+import { suiteServer } from '../support/server.js';
+import { createGroup, createProject, createUser } from '../support/factories.js';
+
+// A seeded, bounded fuzzer over every route of the route table and every GraphQL root field: hostile values for
+// each parameter's type, odd content types, charsets, encodings and tokens. Whatever it sends, the server answers
+// with a 4xx or a success, never a 5xx nor INTERNAL_SERVER_ERROR, and keeps answering. The seed is printed with
+// any failure, so a finding replays exactly (FUZZ_SEED=<seed>).
+const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+const REST_REQUESTS = 2000;
+const GRAPHQL_REQUESTS = 600;
+const CONCURRENCY = 8;
+
+const t = suiteServer({ rateLimitPerMinute: 0 });
+const schema = buildSchema();
+const routes = restRoutes(schema);
+
+/** mulberry32: small, fast, good enough to pick hostile inputs reproducibly. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)], chance: (p: number) => next() < p };
+}
+
+const STRINGS = ['', ' ', '\0', 'a\0b', '%00', '%ff', '%', '%zz', '../../etc/passwd', 'ü/ß/日本', '😀'.repeat(50), 'a'.repeat(5000), "'; DROP TABLE users; --", '<script>', 'null', 'true', '-1', '0', '1.5', '1e308', '99999999999999999999', 'gid://gitlab/Project/1', 'gid://gitlab/User/99999999999', '\ud800', '\r\n'];
+const VALUES: unknown[] = [...STRINGS, -1, 0, 2147483648, 1e308, -0.5, true, false, null, [], ['x'], [['x']], {}, { nested: { deeper: ['y'] } }, { 0: 'api', 1: '\0' }];
+
+/** A hostile value, biased towards the shape the type expects so that it passes coercion and reaches deeper. */
+function hostile(type: GraphQLInputType, r: ReturnType<typeof prng>, depth = 0): unknown {
+  if (r.chance(0.3) || depth > 3) return r.pick(VALUES);
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) return Array.from({ length: r.pick([0, 1, 2, 200]) }, () => hostile(inner.ofType, r, depth + 1));
+  if (isInputObjectType(inner)) return Object.fromEntries(Object.values(inner.getFields()).map((f) => [snakeCase(f.name), hostile(f.type, r, depth + 1)]));
+  if (isEnumType(inner)) return r.chance(0.5) ? r.pick(inner.getValues()).name.toLowerCase() : r.pick(STRINGS);
+  if (isScalarType(inner) && (inner.name === 'Int' || inner.name === 'Float')) return r.pick(['-1', '0', '2147483648', '-2147483649', '1.5', 'NaN', '1e400', ' 7 ', '0x10', '00012']);
+  if (isScalarType(inner) && inner.name === 'Boolean') return r.pick(['yes', 'no', 'maybe', '1', '', 'TRUE']);
+  if (isScalarType(inner) && (inner.name === 'Time' || inner.name === 'Date')) return r.pick(['2026-13-45', '2026-02-30', '9999-99-99T99:99:99Z', '2026-11-23', 'yesterday', '']);
+  return r.pick(STRINGS);
+}
+
+const encodeValue = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** Percent-encoding, except for what cannot be encoded (a lone surrogate), which goes raw as a careless client sends it. */
+function percent(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A query string, sometimes with raw (not percent-encoded) hostile bytes the way a careless client sends them. */
+function queryString(params: Record<string, unknown>, r: ReturnType<typeof prng>): string {
+  return Object.entries(params)
+    .flatMap(([k, v]) => (Array.isArray(v) ? v.map((item) => [`${k}[]`, item] as const) : [[k, v] as const]))
+    .map(([k, v]) => `${k}=${r.chance(0.2) ? encodeValue(v).replace(/[&#\s]/g, '') : percent(encodeValue(v))}`)
+    .join('&');
+}
+
+interface Outcome {
+  status: number;
+  text: string;
+  sent: string;
+}
+
+async function send(method: string, path: string, headers: Record<string, string>, body: string | Buffer | undefined): Promise<Outcome> {
+  const res = await fetch(`${t.url}${path}`, { method, headers, body });
+  return { status: res.status, text: (await res.text()).slice(0, 300), sent: `${method} ${path.slice(0, 200)} ${JSON.stringify(headers).slice(0, 200)}` };
+}
+
+async function pool<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await jobs[i]();
+      }
+    }),
+  );
+  return out;
+}
+
+function histogram(outcomes: Outcome[]): Record<number, number> {
+  const h: Record<number, number> = {};
+  for (const o of outcomes) h[o.status] = (h[o.status] ?? 0) + 1;
+  return h;
+}
+
+describe(`fuzzing (seed ${SEED})`, () => {
+  it('never answers a hostile REST request with a 5xx, over every route', async () => {
+    const owner = await createUser(t);
+    const group = await createGroup(t, owner.token, { visibility: 'public' });
+    const project = await createProject(t, owner.token, { namespaceId: group.id, visibility: 'public' });
+    const r = prng(SEED);
+    const tokens = [owner.token, owner.token, t.rootToken, t.rootToken, owner.token, 'glpat-not-a-token', '', 'a'.repeat(3000)];
+    const ids = [String(group.id), String(project.id), encodeURIComponent(project.path_with_namespace), String(owner.id), '%ff', '%00', '0', '-1', '99999999999', 'a'.repeat(300), '..', '%2e%2e', 'gid%3A%2F%2Fgitlab%2FProject%2F1'];
+    const jobs = Array.from({ length: REST_REQUESTS }, () => {
+      const route = r.pick(routes);
+      const params: Record<string, unknown> = {};
+      for (const v of route.compiled.variables) if (v.name !== 'id' && r.chance(0.6)) params[snakeCase(v.name)] = hostile(v.type, r);
+      if (route.paginate && r.chance(0.3)) Object.assign(params, { page: r.pick(['0', '-3', 'x', '99999999999']), per_page: r.pick(['0', '101', '-1', 'many']) });
+      const path = `/api/v4${route.path.replace(':id', r.pick(ids))}`;
+      const headers: Record<string, string> = {};
+      const token = r.pick(tokens);
+      if (token && r.chance(0.8)) headers['PRIVATE-TOKEN'] = token;
+      let body: string | Buffer | undefined;
+      let target = path;
+      if (route.method === 'GET' || route.method === 'DELETE' || r.chance(0.2)) {
+        target = `${path}?${queryString(params, r)}`;
+      } else if (r.chance(0.3)) {
+        headers['Content-Type'] = r.pick(['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=latin1']);
+        body = queryString(params, r);
+      } else {
+        headers['Content-Type'] = r.pick(['application/json', 'application/json; charset=utf-8', 'application/json; charset=foo', 'application/vnd.api+json', 'text/plain', 'multipart/form-data; boundary=x']);
+        const json = r.chance(0.1) ? '{"broken": ' : JSON.stringify(params);
+        body = r.chance(0.1) ? Buffer.from([0xff, 0xfe, ...Buffer.from(json)]) : json;
+        if (r.chance(0.15)) {
+          const encoding = r.pick(['gzip', 'deflate', 'zstd', 'identity', 'gzip, gzip']);
+          headers['Content-Encoding'] = encoding;
+          if (encoding === 'gzip') body = gzipSync(body);
+        }
+      }
+      // Revoking a token must not cost the fuzzer its own: such a request runs with, and on, a fresh one.
+      const revokes = route.method === 'DELETE' && route.path.startsWith('/personal_access_tokens');
+      return async () => {
+        if (revokes && headers['PRIVATE-TOKEN']) {
+          const fresh = await t.api('POST', `/users/${owner.id}/personal_access_tokens`, { body: { name: 'fuzz', scopes: ['api'] } });
+          headers['PRIVATE-TOKEN'] = fresh.body.token;
+          if (route.path.endsWith(':id')) target = target.replace(/\/personal_access_tokens\/[^/?]*/, `/personal_access_tokens/${fresh.body.id}`);
+        }
+        return send(route.method, target, headers, body);
+      };
+    });
+    const outcomes = await pool(jobs, CONCURRENCY);
+    console.log(`fuzz REST: ${outcomes.length} requests, statuses ${JSON.stringify(histogram(outcomes))}`);
+    const failures = outcomes.filter((o) => o.status >= 500).map((o) => `${o.status} ${o.sent} -> ${o.text}`);
+    expect(failures).toEqual([]);
+    const version = await t.api('GET', '/version');
+    expect(version.status).toBe(200);
+  }, 120_000);
+
+  it('never answers a hostile GraphQL operation with INTERNAL_SERVER_ERROR, over every root field', async () => {
+    const r = prng(SEED + 1);
+    const owner = await createUser(t);
+    const roots = [schema.getQueryType(), schema.getMutationType()].flatMap((type) => Object.values(type?.getFields() ?? {}).map((f) => ({ kind: type === schema.getMutationType() ? 'mutation' : 'query', field: f })));
+    const jobs = Array.from({ length: GRAPHQL_REQUESTS }, () => {
+      const { kind, field } = r.pick(roots);
+      const args = field.args.filter((a) => isNonNullType(a.type) || r.chance(0.5));
+      const variables: Record<string, unknown> = {};
+      const declared: string[] = [];
+      const passed: string[] = [];
+      for (const arg of args) {
+        if (r.chance(0.5)) {
+          // As a variable of the argument's type: the server coerces it.
+          declared.push(`$${arg.name}: ${String(arg.type)}`);
+          passed.push(`${arg.name}: $${arg.name}`);
+          const value = hostile(arg.type, r);
+          variables[arg.name] = typeof value === 'string' && r.chance(0.5) ? value : value;
+        } else {
+          // As a literal in the document: a string with hostile content, escaped the GraphQL way.
+          passed.push(`${arg.name}: ${JSON.stringify(encodeValue(hostile(arg.type, r)))}`);
+        }
+      }
+      const named = getNamedType(field.type);
+      const selection = 'getFields' in named ? ` { __typename }` : '';
+      const query = `${kind} Fuzz${declared.length ? `(${declared.join(', ')})` : ''} { ${field.name}${passed.length ? `(${passed.join(', ')})` : ''}${selection} }`;
+      let token = r.pick([owner.token, t.rootToken, t.rootToken, null, 'glpat-wrong']);
+      const revokes = kind === 'mutation' && /Revoke/.test(field.name);
+      return async () => {
+        // Revoking a token must not cost the fuzzer its own.
+        if (revokes && token) token = (await t.api('POST', `/users/${owner.id}/personal_access_tokens`, { body: { name: 'fuzz', scopes: ['api'] } })).body.token;
+        const res = await t.graphql(query, variables, token);
+        return { status: res.status, text: res.text.slice(0, 300), sent: `${query.slice(0, 200)} ${JSON.stringify(variables).slice(0, 200)}` };
+      };
+    });
+    const outcomes = await pool(jobs, CONCURRENCY);
+    console.log(`fuzz GraphQL: ${outcomes.length} operations, statuses ${JSON.stringify(histogram(outcomes))}`);
+    const failures = outcomes.filter((o) => o.status >= 500 || o.text.includes('INTERNAL_SERVER_ERROR')).map((o) => `${o.status} ${o.sent} -> ${o.text}`);
+    expect(failures).toEqual([]);
+    expect((await t.graphql('{ metadata { version } }')).status).toBe(200);
+  }, 120_000);
+});
