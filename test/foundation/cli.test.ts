@@ -1,44 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, startProcess } from '../support/process.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-
-interface Started {
-  child: ChildProcess;
-  port: number;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Runs `src/main.ts` the way `npm start` does, and waits for its "listening" log line. */
-async function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
-        clearInterval(timer);
-        resolve(Number(new URL(JSON.parse(line).url).port));
-      }
-    }, 50);
-    void exited.then((code) => {
-      clearInterval(timer);
-      reject(new Error(`exited with ${code}: ${out}`));
-    });
-  });
-  return { child, port, output: () => out, exited };
-}
+/** Runs `src/main.ts` the way `npm start` does. */
+const start = (env: Record<string, string>) => startProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], env);
 
 describe('npm start', () => {
   let dataDir: string;

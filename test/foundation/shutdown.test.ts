@@ -1,11 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/db.js';
+import { startProcess } from '../support/process.js';
 
 // `npm start` as users and supervisors run it, stopped the three ways they stop it: SIGTERM to the whole process
 // group (Ctrl-C, systemd), to npm alone (a supervisor that knows only its child), or to the server alone. Every
 // request the server accepted gets its answer, and no process outlives the stop.
-const ROOT = new URL('../../', import.meta.url).pathname;
 const TOKEN = 'glpat-shutdown-test-token';
 
 interface Tree {
@@ -16,32 +16,11 @@ interface Tree {
 }
 
 async function npmStart(databaseUrl: string | undefined): Promise<Tree> {
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
-    detached: true, // its own process group, as a terminal or a service manager gives it
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'memory', DATABASE_URL: databaseUrl ?? '', GITLAB_ROOT_TOKEN: TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
-        clearInterval(timer);
-        resolve(Number(new URL(JSON.parse(line).url).port));
-      }
-    }, 50);
-    void exited.then((code) => {
-      clearInterval(timer);
-      reject(new Error(`npm start exited with ${code}: ${out}`));
-    });
-  });
-  const pid = child.pid ?? 0;
-  const server = Number(execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n')[0]);
-  return { npm: pid, server, port, exited };
+  const env = { DATA_DIR: 'memory', DATABASE_URL: databaseUrl ?? '', GITLAB_ROOT_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '0' };
+  const started = await startProcess('npm', ['start', '--silent'], env, { detached: true }); // a process group of its own, as a terminal gives it
+  const npm = started.child.pid ?? 0;
+  const server = Number(execFileSync('pgrep', ['-P', String(npm)]).toString().trim().split('\n')[0]);
+  return { npm, server, port: started.port, exited: started.exited };
 }
 
 function alive(pid: number): boolean {
