@@ -10,10 +10,10 @@ import { createGroup, createProject, createUser } from '../support/factories.js'
 // A seeded, bounded fuzzer over every route of the route table and every GraphQL root field: hostile values for
 // each parameter's type, odd content types, charsets, encodings and tokens. Whatever it sends, the server answers
 // with a 4xx or a success, never a 5xx nor INTERNAL_SERVER_ERROR, and keeps answering. The seed is printed with
-// any failure, so a finding replays exactly (FUZZ_SEED=<seed>).
+// any failure, so a finding replays exactly (FUZZ_SEED=<seed>); FUZZ_REST_REQUESTS and FUZZ_GRAPHQL_REQUESTS scale it.
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const REST_REQUESTS = 2000;
-const GRAPHQL_REQUESTS = 600;
+const REST_REQUESTS = Number(process.env.FUZZ_REST_REQUESTS ?? 2000);
+const GRAPHQL_REQUESTS = Number(process.env.FUZZ_GRAPHQL_REQUESTS ?? 600);
 const CONCURRENCY = 8;
 
 const t = suiteServer({ rateLimitPerMinute: 0 });
