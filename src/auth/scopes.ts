@@ -28,8 +28,6 @@ export const TOKEN_SCOPES = [
   'self_rotate',
 ] as const;
 
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
-
 export type OperationKind = 'query' | 'mutation' | 'subscription';
 
 /** What one field declares: scopes accepted besides the defaults, or any scope at all. */

@@ -8,7 +8,7 @@ import { CREDENTIALS_REVOKED, type CredentialsRevoked } from '../auth/credential
 import type { Viewer } from '../auth/viewer.js';
 import type { EventBus } from '../events/bus.js';
 
-export const CLOSE_UNAUTHORIZED = 4401;
+const CLOSE_UNAUTHORIZED = 4401;
 /**
  * A revoked socket closes this long after the news: the operation that revoked the token, possibly running over
  * this very socket (`personalAccessTokenSelfRevoke`), gets to send its answer first.

@@ -34,26 +34,10 @@ function wrap(field: Field, check: (ctx: Context) => void): void {
 }
 
 /** The `@scopes` directive of a field, if any. */
-export function scopeDeclaration(schema: GraphQLSchema, field: Field): ScopeDeclaration | undefined {
+function scopeDeclaration(schema: GraphQLSchema, field: Field): ScopeDeclaration | undefined {
   const directive = schema.getDirective('scopes');
   if (!directive || !field.astNode) return undefined;
   return getDirectiveValues(directive, field.astNode) as ScopeDeclaration | undefined;
-}
-
-/** The scopes each root field accepts (null: any scope), for the schema's root types. */
-export function rootFieldScopes(schema: GraphQLSchema): Map<string, { kind: OperationKind; accepted: readonly string[] | null }> {
-  const out = new Map<string, { kind: OperationKind; accepted: readonly string[] | null }>();
-  const roots: [OperationKind, ReturnType<GraphQLSchema['getQueryType']>][] = [
-    ['query', schema.getQueryType()],
-    ['mutation', schema.getMutationType()],
-    ['subscription', schema.getSubscriptionType()],
-  ];
-  for (const [kind, type] of roots) {
-    for (const field of Object.values(type?.getFields() ?? {})) {
-      out.set(`${type?.name}.${field.name}`, { kind, accepted: acceptedScopes(kind, scopeDeclaration(schema, field)) });
-    }
-  }
-  return out;
 }
 
 /** Wraps the resolvers in place; call once on the built schema. */

@@ -18,8 +18,6 @@ const ACCEPT_QUIET_MS = 50;
 const IDLE_LINGER_MS = 750;
 
 export interface Drainer {
-  /** True once draining has started: responses carry `Connection: close`. */
-  readonly draining: boolean;
   /** Stops accepting, finishes what was accepted, and resolves when every connection has closed. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -46,9 +44,6 @@ export function trackConnections(server: Server): Drainer {
     for (const [socket, requests] of busy) if (requests === 0) socket.end();
   };
   return {
-    get draining() {
-      return draining;
-    },
     drain(timeoutMs) {
       if (draining) return Promise.resolve();
       draining = true;
