@@ -82,4 +82,29 @@ describe('namespaces', () => {
     const top = await t.api('GET', '/namespaces/with.dot/exists', { token: owner.token });
     expect(top.body.exists).toBe(false);
   });
+
+  it('matches LIKE wildcards and backslashes in paths and searches literally, never as patterns', async () => {
+    const group = await createGroup(t, owner.token, { path: `wild_card-${Date.now()}` });
+    const project = await createProject(t, owner.token, { namespaceId: group.id, name: 'a_b' });
+    const enc = encodeURIComponent;
+    // A `%` or `_` that is not in the path names nothing.
+    expect((await t.api('GET', `/groups/${enc(group.full_path.replace('wild_card', 'wild%'))}`, { token: owner.token })).status).toBe(404);
+    expect((await t.api('GET', `/groups/${enc(group.full_path.replace('wild_card', 'wildxcard'))}`, { token: owner.token })).status).toBe(404);
+    expect((await t.api('GET', `/namespaces/${enc(group.full_path.toUpperCase())}`, { token: owner.token })).body.id).toBe(group.id);
+    expect((await t.api('GET', `/projects/${enc(`${group.full_path}/a%`)}`, { token: owner.token })).status).toBe(404);
+    expect((await t.api('GET', `/projects/${enc(`${group.full_path}/A_B`)}`, { token: owner.token })).body.id).toBe(project.id);
+    // Searches: `%` finds only names that contain a percent sign.
+    for (const path of ['/namespaces?search=%25%25%25', '/projects?search=%25', '/users?search=%25', '/users?username=%25', `/groups/${group.id}/members?query=%25`]) {
+      const res = await t.api('GET', path, { token: owner.token });
+      expect([path, res.status, res.body]).toEqual([path, 200, []]);
+    }
+    // A trailing backslash is an invalid LIKE pattern in PostgreSQL; here it is just a character.
+    for (const path of ['/projects?search=a%5C', '/users?search=x%5C', '/namespaces?search=abc%5C', `/groups/${enc('x\\')}`, `/users/${enc('x\\')}/projects`]) {
+      const res = await t.api('GET', path, { token: owner.token });
+      expect([path, res.status < 500]).toEqual([path, true]);
+    }
+    // A project named `axb` does not clash with `a_b`.
+    const other = await t.api('POST', '/projects', { token: owner.token, body: { name: 'axb', namespace_id: group.id } });
+    expect(other.status).toBe(201);
+  });
 });

@@ -8,6 +8,7 @@ import type { ActivityService } from '../activity/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { UserRow, UsersService } from '../users/service.js';
+import { containsIgnoringCase } from '../../db/text.js';
 
 export type MemberRow = Awaited<ReturnType<PrismaClient['member']['findUniqueOrThrow']>>;
 
@@ -94,7 +95,7 @@ export class MembersService {
   private list(source: Source, search: string | null | undefined, page: PageArgs) {
     const where: Prisma.MemberWhereInput = { ...source };
     if (search) {
-      where.user = { OR: [{ username: { contains: search, mode: 'insensitive' } }, { name: { contains: search, mode: 'insensitive' } }] };
+      where.user = { OR: [{ username: containsIgnoringCase(search) }, { name: containsIgnoringCase(search) }] };
     }
     const db = this.base.db;
     return connection(

@@ -4,6 +4,7 @@ import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import { slugForSuggestion, suggestionCandidates } from './paths.js';
+import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 
 export type NamespaceRow = Awaited<ReturnType<PrismaClient['namespace']['findUniqueOrThrow']>>;
 
@@ -16,8 +17,8 @@ export interface NamespaceFilters {
 /** GitLab's fuzzy search: words of 3+ characters must each appear in the name or path; shorter queries match whole. */
 export function fuzzyWhere(search: string, fields: readonly ('name' | 'path')[]): Prisma.NamespaceWhereInput {
   const words = search.split(/\s+/).filter((w) => w.length >= 3);
-  if (!words.length) return { OR: fields.map((f) => ({ [f]: { equals: search, mode: 'insensitive' } })) };
-  return { AND: words.map((w) => ({ OR: fields.map((f) => ({ [f]: { contains: w, mode: 'insensitive' } })) })) };
+  if (!words.length) return { OR: fields.map((f) => ({ [f]: equalsIgnoringCase(search) })) };
+  return { AND: words.map((w) => ({ OR: fields.map((f) => ({ [f]: containsIgnoringCase(w) })) })) };
 }
 
 export class NamespacesService {
@@ -40,7 +41,7 @@ export class NamespacesService {
     // Paths match case-insensitively, as GitLab's routes do; the exact spelling is tried first because only
     // it can use the unique index.
     const db = this.base.db;
-    return (await db.namespace.findUnique({ where: { fullPath: ref.path } })) ?? db.namespace.findFirst({ where: { fullPath: { equals: ref.path, mode: 'insensitive' } } });
+    return (await db.namespace.findUnique({ where: { fullPath: ref.path } })) ?? db.namespace.findFirst({ where: { fullPath: equalsIgnoringCase(ref.path) } });
   }
 
   /** A namespace the viewer may read through the namespaces API (signed-in callers only, as GitLab's); null otherwise. */
@@ -89,7 +90,7 @@ export class NamespacesService {
 
   /** Whether a path (or, with `orName`, a name) is taken among the children of `parentId`. */
   async takenIn(parentId: number | null, path: string, orName: boolean): Promise<boolean> {
-    const match = { equals: path, mode: 'insensitive' as const };
+    const match = equalsIgnoringCase(path);
     const found = await this.base.db.namespace.findFirst({
       where: { parentId, OR: orName ? [{ path: match }, { name: match }] : [{ path: match }] },
       select: { id: true },

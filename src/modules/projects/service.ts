@@ -10,6 +10,7 @@ import { PATH_RULE, VISIBILITY_RANK, isValidPath, pathFromName, type Visibility 
 import type { NamespaceRow, NamespacesService } from '../namespaces/service.js';
 import type { UserRow } from '../users/service.js';
 import { WITH_NAMESPACE, primeNamespaces } from './loaders.js';
+import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 
 /** A project row; projects are always read with their namespace and its owner (see WITH_NAMESPACE). */
 export type ProjectRow = Awaited<ReturnType<PrismaClient['project']['findUniqueOrThrow']>> & { namespace: NamespaceRow & { owner: UserRow | null } };
@@ -67,7 +68,7 @@ export class ProjectsService {
     const db = this.base.db;
     const project =
       (await db.project.findUnique({ where: { fullPath }, include: WITH_NAMESPACE })) ??
-      (await db.project.findFirst({ where: { fullPath: { equals: fullPath, mode: 'insensitive' } }, include: WITH_NAMESPACE }));
+      (await db.project.findFirst({ where: { fullPath: equalsIgnoringCase(fullPath) }, include: WITH_NAMESPACE }));
     if (project) primeNamespaces(this.base.loaders, [project]);
     return project;
   }
@@ -88,7 +89,7 @@ export class ProjectsService {
     // Only administrators may filter by storage shard; GitLab ignores the filter for others.
     if (filters.repositoryStorage && access.allowed('admin_all_resources')) and.push({ repositoryStorage: filters.repositoryStorage });
     if (filters.search) {
-      const term = { contains: filters.search, mode: 'insensitive' as const };
+      const term = containsIgnoringCase(filters.search);
       and.push({ OR: [{ name: term }, { path: term }, ...(filters.searchNamespaces ? [{ fullPath: term }] : []), { description: term }] });
     }
     const where: Prisma.ProjectWhereInput = { AND: and };
@@ -154,7 +155,7 @@ export class ProjectsService {
       errors.visibilityLevel = [`${visibility} is not allowed in a ${ns.visibility} group.`];
     }
     const clash = await db.project.findFirst({
-      where: { namespaceId: ns.id, OR: [{ path: { equals: path, mode: 'insensitive' } }, { name: { equals: name, mode: 'insensitive' } }] },
+      where: { namespaceId: ns.id, OR: [{ path: equalsIgnoringCase(path) }, { name: equalsIgnoringCase(name) }] },
       select: { path: true, name: true },
     });
     if (clash?.path.toLowerCase() === path.toLowerCase()) errors.path = [...(errors.path ?? []), 'has already been taken'];

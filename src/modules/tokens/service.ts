@@ -8,6 +8,7 @@ import { invalid, invalidArgument, notFound, tokenErrors, unauthenticated } from
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { UsersService } from '../users/service.js';
+import { containsIgnoringCase } from '../../db/text.js';
 
 export type TokenRow = Awaited<ReturnType<PrismaClient['personalAccessToken']['findUniqueOrThrow']>>;
 /** A token row, with its clear value when it was just created. */
@@ -126,7 +127,7 @@ export class TokensService {
     if (filters.state === 'active') and.push(active);
     if (filters.state === 'inactive') and.push({ NOT: active });
     if (filters.revoked != null) and.push({ revoked: filters.revoked });
-    if (filters.search) and.push({ name: { contains: filters.search, mode: 'insensitive' } });
+    if (filters.search) and.push({ name: containsIgnoringCase(filters.search) });
     const where: Prisma.PersonalAccessTokenWhereInput = { AND: and };
     const db = this.base.db;
     return connection(

@@ -8,6 +8,7 @@ import type { ServiceBase } from '../module.js';
 import { issueToken } from '../tokens/service.js';
 import { NamespacesService } from '../namespaces/service.js';
 import { PATH_RULE, isValidPath } from '../namespaces/paths.js';
+import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 
 export type UserRow = Awaited<ReturnType<PrismaClient['user']['findUniqueOrThrow']>>;
 
@@ -48,7 +49,7 @@ export class UsersService {
   async find(ref: Ref): Promise<UserRow | null> {
     if ('id' in ref) return this.base.loaders.users.byId.load(ref.id);
     const db = this.base.db;
-    return (await db.user.findUnique({ where: { username: ref.path } })) ?? db.user.findFirst({ where: { username: { equals: ref.path, mode: 'insensitive' } } });
+    return (await db.user.findUnique({ where: { username: ref.path } })) ?? db.user.findFirst({ where: { username: equalsIgnoringCase(ref.path) } });
   }
 
   async get(ref: Ref): Promise<UserRow> {
@@ -59,11 +60,11 @@ export class UsersService {
 
   list(filters: UserFilters, page: PageArgs) {
     const where: Prisma.UserWhereInput = {};
-    if (filters.username) where.username = { equals: filters.username, mode: 'insensitive' };
+    if (filters.username) where.username = equalsIgnoringCase(filters.username);
     if (filters.search) {
       // E-mail addresses are private: only administrators find users by them (GitLab's UsersFinder).
       const fields = this.base.access.allowed('admin_all_resources') ? ['username', 'name', 'email'] : ['username', 'name'];
-      where.OR = fields.map((f) => ({ [f]: { contains: filters.search ?? '', mode: 'insensitive' } }));
+      where.OR = fields.map((f) => ({ [f]: containsIgnoringCase(filters.search ?? '') }));
     }
     if (filters.active) where.state = 'active';
     if (filters.blocked) where.state = 'blocked';
@@ -87,7 +88,7 @@ export class UsersService {
     if (input.password != null && input.password.length < 8) errors.password = ['is too short (minimum is 8 characters)'];
     if (Object.keys(errors).length) throw invalid(errors);
     const db = this.base.db;
-    if (await db.user.findFirst({ where: { email: { equals: input.email, mode: 'insensitive' } }, select: { id: true } })) {
+    if (await db.user.findFirst({ where: { email: equalsIgnoringCase(input.email) }, select: { id: true } })) {
       throw conflict('Email has already been taken');
     }
     if (!(await this.namespaces.isTopLevelPathFree(input.username))) throw conflict('Username has already been taken');
