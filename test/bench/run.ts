@@ -1,221 +1,247 @@
 /**
- * `npm run bench`: the same two reads — one project, and a 20-item project list with embedded users — three ways:
- * REST through the adapter, the same query through /api/graphql, and a hand-written express handler calling
- * Prisma directly. Prints req/s, p50 and p99 for each, and the REST-adapter / direct ratio (target ≥ 0.8).
+ * `npm run bench`: the server as a user runs it (`npm start`, its own process), loaded by autocannon from this
+ * process, against floors measured in the same run on the same data (test/bench/floor.ts):
+ *
+ * - `GET /version` against a bare `http` handler that authenticates with one query;
+ * - `GET /projects/:id` and the 20-project list against bare handlers running the same SQL with the raw driver;
+ * - the REST adapter against a hand-written Prisma handler behind the server's middleware;
+ * - a mixed workload: 80% reads over five routes, 20% writes (project create, member add, token create);
+ * - the SQL statements each route runs per request.
+ *
+ * PostgreSQL when `DATABASE_URL` is set, PGlite (a new data folder) otherwise. Rounds alternate the processes, so
+ * drift on a shared machine hits every case alike; the median round is shown. Then test/bench/fanout.ts and
+ * test/bench/startup.ts, when present, run as children (`BENCH_PARTS=http,fanout,startup` picks parts).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
-import express from 'express';
 import { loadConfig } from '../../src/config.js';
-import { openMigratedDatabase } from '../../src/db/database.js';
+import { openDatabase } from '../../src/db/database.js';
 import { startServer } from '../../src/server.js';
-import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from '../../src/http/middleware.js';
-import { tokenAuthenticator } from '../../src/modules/tokens/service.js';
-import { digestToken } from '../../src/auth/secrets.js';
+import { ROOT, TOKEN, startChild } from './shared.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const TOKEN = 'glpat-bench-root-token-0000000000';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup').split(',');
+const EXTERNAL = 'http://gitlab.example.com';
+const databaseUrl = process.env.DATABASE_URL || undefined;
+const dataDir = databaseUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-pglite-'));
+const databaseEnv: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir as string, DATABASE_URL: '' };
+const env = { ...databaseEnv, NODE_ENV: 'production', GITLAB_ROOT_TOKEN: TOKEN, EXTERNAL_URL: EXTERNAL, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
+const auth = { 'PRIVATE-TOKEN': TOKEN };
+const json = { ...auth, 'Content-Type': 'application/json' };
 
-const { db } = await openMigratedDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: 'memory' });
-const server = await startServer(loadConfig({}, { port: 0, host: '127.0.0.1', rootToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0 }), { database: db });
-const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-  const res = await fetch(`${server.url}/api/v4${path}`, {
-    method,
-    headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
+/** The server exactly as `npm start` runs it. */
+const startApi = () => startChild('npm', ['start', '--silent'], env, '/api/v4/version', auth);
+const startFloor = (mode: 'raw' | 'prisma') => startChild(process.execPath, ['--import', 'tsx', 'test/bench/floor.ts', mode], env, mode === 'raw' ? '/floor/version' : '/direct/projects', auth);
+
+async function call(base: string, method: string, path: string, body?: unknown, token = TOKEN): Promise<any> {
+  const res = await fetch(`${base}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
-};
+}
 
-// 30 users, each with a public personal project: a list page embeds 20 owners and 20 namespaces.
-const runId = Date.now().toString(36);
-for (let i = 0; i < 30; i++) {
-  const user = await api('POST', '/users', { username: `bench${i}-${runId}`, name: `Bench ${i}`, email: `bench${i}-${runId}@example.com` });
-  const token = await api('POST', `/users/${user.id}/personal_access_tokens`, { name: 'seed', scopes: ['api'] });
-  const res = await fetch(`${server.url}/api/v4/projects`, {
-    method: 'POST',
-    headers: { 'PRIVATE-TOKEN': token.token, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name: `project-${i}`, visibility: 'public', description: `Bench project ${i}` }),
-  });
-  if (res.status !== 201) throw new Error(`seed project: ${res.status}`);
+interface Fixture {
+  projectId: number;
+  groupId: number;
+  userIds: number[];
 }
-const projectId = (await api('GET', '/projects?per_page=1'))[0].id as number;
 
-// The hand-written baseline: Prisma with includes, the same JSON and headers, no GraphQL.
-const prisma = db.prisma;
-const external = server.app.config.externalUrl;
-type Row = Awaited<ReturnType<typeof loadProjects>>[number];
-function loadProjects(where: { id?: number }, skip: number, take: number) {
-  return prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take, include: { namespace: { include: { owner: true } } } });
-}
-function projectJson(p: Row) {
-  const ns = p.namespace;
-  const owner = ns.owner;
-  return {
-    id: p.id,
-    description: p.description,
-    name: p.name,
-    name_with_namespace: `${ns.fullName} / ${p.name}`,
-    path: p.path,
-    path_with_namespace: p.fullPath,
-    created_at: p.createdAt.toISOString(),
-    default_branch: p.defaultBranch,
-    tag_list: [],
-    topics: [],
-    ssh_url_to_repo: `git@${new URL(external).hostname}:${p.fullPath}.git`,
-    http_url_to_repo: `${external}/${p.fullPath}.git`,
-    web_url: `${external}/${p.fullPath}`,
-    readme_url: null,
-    forks_count: 0,
-    avatar_url: null,
-    star_count: 0,
-    last_activity_at: p.lastActivityAt.toISOString(),
-    visibility: p.visibility,
-    namespace: { id: ns.id, name: ns.name, path: ns.path, kind: ns.kind, full_path: ns.fullPath, parent_id: ns.parentId, avatar_url: ns.avatarUrl, web_url: `${external}/${ns.fullPath}` },
-    ...(owner ? { owner: { id: owner.id, username: owner.username, name: owner.name, state: owner.state, locked: false, avatar_url: owner.avatarUrl, web_url: `${external}/${owner.username}` } } : {}),
-    creator_id: p.creatorId,
-    archived: p.archived,
-    empty_repo: true,
-    updated_at: p.updatedAt.toISOString(),
-    repository_storage: p.repositoryStorage,
-    _links: {
-      self: `${external}/api/v4/projects/${p.id}`,
-      issues: `${external}/api/v4/projects/${p.id}/issues`,
-      merge_requests: `${external}/api/v4/projects/${p.id}/merge_requests`,
-      repo_branches: `${external}/api/v4/projects/${p.id}/repository/branches`,
-      labels: `${external}/api/v4/projects/${p.id}/labels`,
-      events: `${external}/api/v4/projects/${p.id}/events`,
-      members: `${external}/api/v4/projects/${p.id}/members`,
-      cluster_agents: `${external}/api/v4/projects/${p.id}/cluster_agents`,
-    },
-  };
-}
-// Mounted behind the server's own middleware (request id, access log, security headers, body parsers), so the
-// comparison isolates what the adapter and GraphQL add.
-const authenticate = tokenAuthenticator(prisma);
-const direct = express();
-direct.set('query parser', 'extended');
-direct.use(requestId, accessLog(server.app.logger), securityHeaders, credentials, rateLimit(server.app.config.rateLimitPerMinute));
-direct.use(express.json(), express.urlencoded({ extended: true }), bodyErrors);
-// The same work as the server, written by hand: the shared token authentication, the viewer's memberships for
-// the visibility check, then the rows with Prisma includes. The difference left is the GraphQL layer and the adapter.
-direct.use(async (req, res, next) => {
-  try {
-    res.locals.viewer = await authenticate(digestToken(req.get('private-token') ?? ''));
-    next();
-  } catch {
-    res.status(401).json({ message: '401 Unauthorized' });
+/** 30 users, each with a public personal project (a list page embeds 20 owners and namespaces), and a group. */
+async function seed(base: string): Promise<Fixture> {
+  const runId = Date.now().toString(36);
+  const userIds: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const user = await call(base, 'POST', '/users', { username: `bench${i}-${runId}`, name: `Bench ${i}`, email: `bench${i}-${runId}@example.com` });
+    userIds.push(user.id);
+    const token = await call(base, 'POST', `/users/${user.id}/personal_access_tokens`, { name: 'seed', scopes: ['api'] });
+    await call(base, 'POST', '/projects', { name: `project-${i}`, visibility: 'public', description: `Bench project ${i}` }, token.token);
   }
-});
-const memberships = (userId: number) =>
-  prisma.member.findMany({
-    where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] },
-    select: { namespaceId: true, projectId: true, accessLevel: true },
-  });
-direct.get('/projects/:id', async (req, res) => {
-  const [rows, mine] = await Promise.all([loadProjects({ id: Number(req.params.id) }, 0, 1), memberships(res.locals.viewer.id)]);
-  const row = rows[0];
-  const visible = row && (row.visibility !== 'private' || res.locals.viewer.admin || mine.some((m) => m.projectId === row.id || (m.namespaceId !== null && row.namespace.traversalIds.includes(m.namespaceId))));
-  if (!visible) res.status(404).json({ message: '404 Project Not Found' });
-  else res.json(projectJson(row));
-});
-direct.get('/projects', async (_req, res) => {
-  // The viewer is an administrator: every project is visible, no membership lookup (the server skips it too).
-  const [rows, total] = await Promise.all([loadProjects({}, 0, 20), prisma.project.count()]);
-  res.set({ 'X-Total': String(total), 'X-Page': '1', 'X-Per-Page': '20' });
-  res.json(rows.map(projectJson));
-});
-const directServer = createServer(direct);
-await new Promise<void>((resolve) => directServer.listen(0, '127.0.0.1', resolve));
-const directUrl = `http://127.0.0.1:${(directServer.address() as AddressInfo).port}`;
-
-// The baseline must answer exactly what the adapter answers, or the comparison means nothing.
-for (const [rest, hand] of [[`/api/v4/projects/${projectId}`, `/projects/${projectId}`], ['/api/v4/projects?per_page=20', '/projects']]) {
-  const [a, b] = await Promise.all([
-    fetch(`${server.url}${rest}`, { headers: { 'PRIVATE-TOKEN': TOKEN } }).then((r) => r.json()),
-    fetch(`${directUrl}${hand}`, { headers: { 'PRIVATE-TOKEN': TOKEN } }).then((r) => r.json()),
-  ]);
-  const single = (x: unknown) => (Array.isArray(x) ? x : [x]) as Record<string, unknown>[];
-  const strip = (x: unknown) => single(x).map(({ permissions: _p, ...rest }) => rest);
-  if (JSON.stringify(strip(a)) !== JSON.stringify(strip(b))) {
-    throw new Error(`direct handler differs from the adapter for ${rest}:\n${JSON.stringify(a).slice(0, 600)}\n${JSON.stringify(b).slice(0, 600)}`);
-  }
+  const group = await call(base, 'POST', '/groups', { name: `Bench ${runId}`, path: `bench-${runId}` });
+  for (const id of userIds.slice(0, 5)) await call(base, 'POST', `/groups/${group.id}/members`, { user_id: id, access_level: 30 });
+  const projectId = (await call(base, 'GET', '/projects?per_page=1'))[0].id as number;
+  return { projectId, groupId: group.id, userIds };
 }
 
 const PROJECT_FIELDS = `id: databaseId description name name_with_namespace: nameWithNamespace path path_with_namespace: fullPath
   created_at: createdAt default_branch: defaultBranch web_url: webUrl visibility last_activity_at: lastActivityAt
   namespace { id: databaseId name path kind full_path: fullPath parent_id: parentId web_url: webUrl }
   owner { id: databaseId username name state avatar_url: avatarUrl web_url: webUrl }`;
-const graphqlBody = (query: string) => JSON.stringify({ query });
+const graphql = (query: string) => ({ method: 'POST' as const, body: JSON.stringify({ query }), headers: json });
 
 interface Case {
   name: string;
-  url: string;
+  process: 'api' | 'raw' | 'prisma';
+  path: string;
   method?: 'GET' | 'POST';
   body?: string;
-  headers: Record<string, string>;
+  headers?: Record<string, string>;
+  /** autocannon's request sequence, for the mixed workload. */
+  requests?: autocannon.Request[];
 }
-const auth = { 'PRIVATE-TOKEN': TOKEN };
-const scenarios: { read: string; cases: Case[] }[] = [
-  {
-    read: 'one project',
-    cases: [
-      { name: 'REST adapter', url: `${server.url}/api/v4/projects/${projectId}`, headers: auth },
-      { name: 'GraphQL', url: `${server.url}/api/graphql`, method: 'POST', body: graphqlBody(`{ project(fullPath: "${projectId}") { ${PROJECT_FIELDS} } }`), headers: { ...auth, 'content-type': 'application/json' } },
-      { name: 'direct Prisma', url: `${directUrl}/projects/${projectId}`, headers: auth },
-    ],
-  },
-  {
-    read: '20 projects with owners',
-    cases: [
-      { name: 'REST adapter', url: `${server.url}/api/v4/projects?per_page=20`, headers: auth },
-      { name: 'GraphQL', url: `${server.url}/api/graphql`, method: 'POST', body: graphqlBody(`{ projects(first: 20) { count nodes { ${PROJECT_FIELDS} } } }`), headers: { ...auth, 'content-type': 'application/json' } },
-      { name: 'direct Prisma', url: `${directUrl}/projects`, headers: auth },
-    ],
-  },
-];
 
-function run(c: Case): Promise<autocannon.Result> {
+function cases(f: Fixture): Case[] {
+  let serial = 0;
+  const unique = () => `${process.pid}-${Date.now().toString(36)}-${serial++}`;
+  const read = (path: string): autocannon.Request => ({ method: 'GET', path: `/api/v4${path}`, headers: auth });
+  const reads = [`/projects/${f.projectId}`, '/projects?per_page=20', '/user', `/groups/${f.groupId}`, `/projects/${f.projectId}/members`].map(read);
+  // 15 requests: 12 reads (the five routes, 2–3 times each) and 3 writes (20%): a project in the group, a member of
+  // that project, a token for a user.
+  const writes: autocannon.Request[] = [
+    {
+      method: 'POST',
+      path: '/api/v4/projects',
+      headers: json,
+      setupRequest: (req) => ({ ...req, body: JSON.stringify({ name: `mixed ${unique()}`, namespace_id: f.groupId }) }),
+      onResponse: (status, body, context) => {
+        if (status === 201) (context as { projectId?: number }).projectId = JSON.parse(body).id;
+      },
+    },
+    {
+      method: 'POST',
+      headers: json,
+      setupRequest: (req, context) => ({ ...req, path: `/api/v4/projects/${(context as { projectId?: number }).projectId}/members`, body: JSON.stringify({ user_id: f.userIds[serial % f.userIds.length], access_level: 30 }) }),
+    },
+    {
+      method: 'POST',
+      headers: json,
+      setupRequest: (req) => ({ ...req, path: `/api/v4/users/${f.userIds[serial % f.userIds.length]}/personal_access_tokens`, body: JSON.stringify({ name: `mixed ${unique()}`, scopes: ['read_api'] }) }),
+    },
+  ];
+  return [
+    { name: 'GET /version', process: 'api', path: '/api/v4/version', headers: auth },
+    { name: 'GET /projects/:id', process: 'api', path: `/api/v4/projects/${f.projectId}`, headers: auth },
+    { name: 'GET /projects?per_page=20', process: 'api', path: '/api/v4/projects?per_page=20', headers: auth },
+    { name: 'GraphQL project', process: 'api', path: '/api/graphql', ...graphql(`{ project(fullPath: "${f.projectId}") { ${PROJECT_FIELDS} } }`) },
+    { name: 'GraphQL 20 projects', process: 'api', path: '/api/graphql', ...graphql(`{ projects(first: 20) { count nodes { ${PROJECT_FIELDS} } } }`) },
+    { name: 'mixed 80/20', process: 'api', path: '/', requests: [...reads, ...reads, reads[0], reads[1], writes[0], writes[1], writes[2]] },
+    { name: 'floor: auth + static', process: 'raw', path: '/floor/version', headers: auth },
+    { name: 'floor: project', process: 'raw', path: `/floor/projects/${f.projectId}` },
+    { name: 'floor: 20 projects', process: 'raw', path: '/floor/projects' },
+    { name: 'Prisma by hand: project', process: 'prisma', path: `/direct/projects/${f.projectId}`, headers: auth },
+    { name: 'Prisma by hand: 20 projects', process: 'prisma', path: '/direct/projects', headers: auth },
+  ];
+}
+
+function load(base: string, c: Case, duration: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url: c.url, method: c.method ?? 'GET', body: c.body, headers: c.headers, connections: CONNECTIONS, duration: DURATION }, (err, result) =>
-      err ? reject(err) : resolve(result),
+    autocannon(
+      { url: `${base}${c.path}`, method: c.method ?? 'GET', body: c.body, headers: c.headers, requests: c.requests, connections: CONNECTIONS, duration },
+      (err, result) => (err ? reject(err) : resolve(result)),
     );
   });
 }
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-console.log(`database: ${db.kind}; ${CONNECTIONS} connections, ${DURATION}s per run, ${ROUNDS} interleaved rounds, median shown\n`);
-// BENCH_ONLY=<substring> runs only the matching cases (for profiling one of them).
-const only = process.env.BENCH_ONLY;
-for (const scenario of scenarios) {
-  const cases = scenario.cases.filter((x) => !only || `${scenario.read} ${x.name}`.includes(only));
-  for (const c of cases) await run(c); // warm-up pass, discarded
-  // Rounds alternate the cases, so drift (JIT, GC, the database warming up) hits all of them alike.
-  const runs = new Map<string, autocannon.Result[]>(cases.map((c) => [c.name, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const c of cases) {
-      const result = await run(c);
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.read} / ${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-      runs.get(c.name)?.push(result);
-    }
-  }
-  const median = new Map<string, autocannon.Result>();
-  for (const [name, results] of runs) {
-    const sorted = [...results].sort((a, b) => a.requests.average - b.requests.average);
-    const m = sorted[Math.floor(sorted.length / 2)];
-    median.set(name, m);
-    console.log(`${scenario.read.padEnd(24)} ${name.padEnd(14)} ${m.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(m.latency.p50).padStart(4)} ms   p99 ${String(m.latency.p99).padStart(4)} ms`);
-  }
-  const rest = median.get('REST adapter')?.requests.average;
-  const base = median.get('direct Prisma')?.requests.average;
-  if (rest && base) console.log(`${scenario.read.padEnd(24)} ratio REST adapter / direct = ${(rest / base).toFixed(2)} (target >= 0.80)`);
+/** The server's answers to the two project reads the floors also answer (`permissions` aside: the floors skip it). */
+async function answers(base: string, paths: string[]): Promise<string[]> {
+  const strip = (x: unknown) => (Array.isArray(x) ? x : [x]).map(({ permissions: _p, ...rest }) => rest);
+  return Promise.all(paths.map(async (path) => JSON.stringify(strip(await fetch(`${base}${path}`, { headers: auth }).then((r) => r.json())))));
 }
 
-await new Promise<void>((resolve) => directServer.close(() => resolve()));
-await server.close();
-// Handlers of requests autocannon abandoned at the end of a run may still be waiting on the database.
-await new Promise((resolve) => setTimeout(resolve, 500));
-await db.close();
+/** A floor must answer exactly what the server answers, or the comparison means nothing. */
+async function checkFloor(base: string, which: 'raw' | 'prisma', expected: string[], f: Fixture): Promise<void> {
+  const paths = which === 'raw' ? [`/floor/projects/${f.projectId}`, '/floor/projects'] : [`/direct/projects/${f.projectId}`, '/direct/projects'];
+  const got = await answers(base, paths);
+  got.forEach((g, i) => {
+    if (g !== expected[i]) throw new Error(`${paths[i]} differs from the server:\n${expected[i].slice(0, 600)}\n${g.slice(0, 600)}`);
+  });
+}
+
+/** SQL statements per request for each read route and each write of the mixed workload, counted in-process. */
+async function queriesPerRequest(f: Fixture): Promise<[string, number][]> {
+  let count = 0;
+  const db = await openDatabase({ databaseUrl, dataDir, onQuery: () => (count += 1) });
+  const server = await startServer(loadConfig({}, { port: 0, host: '127.0.0.1', rootToken: TOKEN, logLevel: 'silent', rateLimitPerMinute: 0, externalUrl: EXTERNAL }), { database: db });
+  const rows: [string, number][] = [];
+  const measure = async (name: string, send: (i: number) => Promise<unknown>) => {
+    await send(-1); // warm: loaders, caches
+    const before = count;
+    for (let i = 0; i < 10; i++) await send(i);
+    rows.push([name, (count - before) / 10]);
+  };
+  const base = server.url;
+  for (const path of ['/version', `/projects/${f.projectId}`, '/projects?per_page=20', '/user', `/groups/${f.groupId}`, `/projects/${f.projectId}/members`]) {
+    await measure(`GET ${path.replace(String(f.projectId), ':id').replace(String(f.groupId), ':id')}`, () => call(base, 'GET', path));
+  }
+  const stamp = Date.now().toString(36);
+  const created: number[] = [];
+  await measure('POST /projects', async (i) => created.push((await call(base, 'POST', '/projects', { name: `q ${stamp} ${i}`, namespace_id: f.groupId })).id));
+  await measure('POST /projects/:id/members', (i) => call(base, 'POST', `/projects/${created[i + 1]}/members`, { user_id: f.userIds[0], access_level: 30 }));
+  await measure('POST /users/:id/personal_access_tokens', (i) => call(base, 'POST', `/users/${f.userIds[0]}/personal_access_tokens`, { name: `q ${i}`, scopes: ['api'] }));
+  await server.close();
+  await db.close();
+  return rows;
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits);
+const median = (results: autocannon.Result[]) => [...results].sort((a, b) => a.requests.average - b.requests.average)[Math.floor(results.length / 2)];
+
+async function benchHttp(): Promise<void> {
+  console.log(`## HTTP: ${databaseUrl ? 'PostgreSQL' : 'PGlite'}; autocannon -c ${CONNECTIONS} from its own process, ${DURATION}s per case, ${ROUNDS} rounds (median)\n`);
+  const seeding = await startApi();
+  const fixture = await seed(seeding.url);
+  const expected = await answers(seeding.url, [`/api/v4/projects/${fixture.projectId}`, '/api/v4/projects?per_page=20']);
+  await seeding.stop();
+  const all = cases(fixture);
+  const runs = new Map<string, autocannon.Result[]>(all.map((c) => [c.name, []]));
+  const only = process.env.BENCH_ONLY; // a substring of case names, for profiling one of them
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const which of ['raw', 'prisma', 'api'] as const) {
+      const chosen = all.filter((c) => c.process === which && (!only || c.name.includes(only)));
+      if (!chosen.length) continue;
+      // PGlite is one process's database: the server and the floors take turns on its folder.
+      const child = which === 'api' ? await startApi() : await startFloor(which);
+      if (which !== 'api' && round === 0) await checkFloor(child.url, which, expected, fixture);
+      try {
+        for (const c of chosen) {
+          await load(child.url, c, 1); // warm-up, discarded
+          const result = await load(child.url, c, DURATION);
+          if (result.errors > 0 || (result.non2xx > 0 && !c.requests)) throw new Error(`${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+          runs.get(c.name)?.push(result);
+        }
+      } finally {
+        await child.stop();
+      }
+    }
+  }
+  const result = (name: string) => median(runs.get(name) ?? []);
+  const rate = (name: string) => result(name)?.requests.average ?? NaN;
+  const floorOf: Record<string, [string, number]> = {
+    'GET /version': ['floor: auth + static', 0.7],
+    'GET /projects/:id': ['floor: project', 0.5],
+    'GET /projects?per_page=20': ['floor: 20 projects', 0.4],
+    'GraphQL project': ['floor: project', NaN],
+    'GraphQL 20 projects': ['floor: 20 projects', NaN],
+    'Prisma by hand: project': ['floor: project', NaN],
+    'Prisma by hand: 20 projects': ['floor: 20 projects', NaN],
+  };
+  console.log('| case | req/s | p50 ms | p99 ms | × floor | target |');
+  console.log('|---|---|---|---|---|---|');
+  for (const c of all) {
+    const m = result(c.name);
+    if (!m) continue;
+    const [floor, target] = floorOf[c.name] ?? [c.name, NaN];
+    const ratio = floor === c.name ? '' : fmt(rate(c.name) / rate(floor), 2);
+    console.log(`| ${c.name} | ${fmt(m.requests.average)} | ${m.latency.p50} | ${m.latency.p99} | ${ratio} | ${Number.isNaN(target) ? '' : `≥ ${target}`} |`);
+  }
+  const mixed = result('mixed 80/20');
+  if (mixed) console.log(`\nmixed 80/20: ${fmt(mixed.requests.average)} req/s, p99 ${mixed.latency.p99} ms (target ≤ 50), ${mixed.non2xx} non-2xx`);
+  for (const [rest, hand] of [['GET /projects/:id', 'Prisma by hand: project'], ['GET /projects?per_page=20', 'Prisma by hand: 20 projects']]) {
+    console.log(`REST adapter / Prisma by hand, ${rest}: ${fmt(rate(rest) / rate(hand), 2)} (target ≥ 0.9)`);
+  }
+  console.log('\n| route | SQL statements per request |\n|---|---|');
+  for (const [name, n] of await queriesPerRequest(fixture)) console.log(`| ${name} | ${fmt(n, 1)} |`);
+  console.log();
+}
+
+if (PARTS.includes('http')) await benchHttp();
+for (const part of ['fanout', 'startup']) {
+  const script = join(ROOT, 'test/bench', `${part}.ts`);
+  if (!PARTS.includes(part) || !existsSync(script)) continue;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  if (run.status !== 0) process.exitCode = 1;
+}
+if (dataDir) rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,137 @@
+/**
+ * The bench's floors, in a process of their own (`tsx test/bench/floor.ts raw|prisma`), on the server's database:
+ *
+ * - `raw`: bare Node `http` handlers, no framework, running the SQL each route's data needs with the database's own
+ *   driver (`pg`, or PGlite directly): `/floor/projects/:id` (one query, no auth), `/floor/version` (authenticates
+ *   the token with one query, then a static answer), `/floor/projects` (20 projects with namespaces and owners, and
+ *   the count). The JSON is the same as the server's.
+ * - `prisma`: a hand-written express handler behind the server's own middleware, calling Prisma with includes:
+ *   what the REST adapter and GraphQL add is the difference to the server.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import express from 'express';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { openDatabase } from '../../src/db/database.js';
+import { digestToken } from '../../src/auth/secrets.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from '../../src/http/middleware.js';
+import { tokenAuthenticator } from '../../src/modules/tokens/service.js';
+import { projectJson, type ProjectRow } from './shared.js';
+
+const mode = process.argv[2];
+const config = loadConfig();
+const external = config.externalUrl;
+
+/** The project columns with its namespace and owner, as the server's answer needs them. */
+const PROJECT_SELECT = `
+  SELECT p."id", p."name", p."path", p."description", p."fullPath", p."defaultBranch", p."visibility", p."archived",
+         p."creatorId", p."repositoryStorage", p."createdAt", p."updatedAt", p."lastActivityAt",
+         n."id" AS "ns_id", n."name" AS "ns_name", n."path" AS "ns_path", n."kind" AS "ns_kind", n."fullPath" AS "ns_fullPath",
+         n."fullName" AS "ns_fullName", n."parentId" AS "ns_parentId", n."avatarUrl" AS "ns_avatarUrl",
+         o."id" AS "owner_id", o."username" AS "owner_username", o."name" AS "owner_name", o."state" AS "owner_state",
+         o."avatarUrl" AS "owner_avatarUrl"
+  FROM "projects" p JOIN "namespaces" n ON n."id" = p."namespaceId" LEFT JOIN "users" o ON o."id" = n."ownerId"`;
+
+type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
+
+async function rawQuery(): Promise<Query> {
+  if (config.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.databasePoolSize });
+    return async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];
+  }
+  const pglite = await PGlite.create({ dataDir: config.dataDir });
+  return async <T>(sql: string, params: unknown[]) => (await pglite.query<T>(sql, params)).rows;
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json), ...headers });
+  res.end(json);
+}
+
+async function serveRaw(): Promise<void> {
+  const query = await rawQuery();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '';
+    let m: RegExpExecArray | null;
+    if ((m = /^\/floor\/projects\/(\d+)$/.exec(url))) {
+      const [row] = await query<ProjectRow>(`${PROJECT_SELECT} WHERE p."id" = $1`, [Number(m[1])]);
+      return row ? send(res, 200, projectJson(row, external)) : send(res, 404, { message: '404 Project Not Found' });
+    }
+    if (url === '/floor/version') {
+      const token = req.headers['private-token'];
+      const [row] = await query<{ revoked: boolean; state: string }>(
+        `SELECT t."revoked", u."state" FROM "personal_access_tokens" t JOIN "users" u ON u."id" = t."userId" WHERE t."digest" = $1`,
+        [digestToken(typeof token === 'string' ? token : '')],
+      );
+      if (!row || row.revoked || row.state !== 'active') return send(res, 401, { message: '401 Unauthorized' });
+      return send(res, 200, { version: '18.6.0', revision: 'gitlab-compatible' });
+    }
+    if (url === '/floor/projects') {
+      const [rows, [count]] = await Promise.all([
+        query<ProjectRow>(`${PROJECT_SELECT} ORDER BY p."createdAt" DESC, p."id" DESC LIMIT 20`, []),
+        query<{ n: string }>(`SELECT count(*) AS n FROM "projects"`, []),
+      ]);
+      return send(res, 200, rows.map((r) => projectJson(r, external)), { 'X-Total': String(count.n), 'X-Page': '1', 'X-Per-Page': '20' });
+    }
+    send(res, 404, { message: '404 Not Found' });
+  };
+  listen(createServer((req, res) => void handle(req, res).catch((err: unknown) => send(res, 500, { message: String(err) }))));
+}
+
+async function servePrisma(): Promise<void> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const prisma = db.readPrisma;
+  const authenticate = tokenAuthenticator(prisma);
+  const loadProjects = (where: { id?: number }, take: number) =>
+    prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, include: { namespace: { include: { owner: true } } } });
+  type Loaded = Awaited<ReturnType<typeof loadProjects>>[number];
+  const row = ({ namespace: ns, ...p }: Loaded): ProjectRow => ({
+    ...p,
+    ns_id: ns.id, ns_name: ns.name, ns_path: ns.path, ns_kind: ns.kind, ns_fullPath: ns.fullPath, ns_fullName: ns.fullName, ns_parentId: ns.parentId, ns_avatarUrl: ns.avatarUrl,
+    owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null, owner_state: ns.owner?.state ?? null, owner_avatarUrl: ns.owner?.avatarUrl ?? null,
+  });
+  const memberships = (userId: number) =>
+    prisma.member.findMany({
+      where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] },
+      select: { namespaceId: true, projectId: true, accessLevel: true },
+    });
+  const web = express();
+  web.set('query parser', 'extended');
+  web.use(requestId, accessLog(createLogger(config.logLevel)), securityHeaders, credentials, rateLimit(config.rateLimitPerMinute));
+  web.use(express.json(), express.urlencoded({ extended: true }), bodyErrors);
+  web.use(async (req, res, next) => {
+    try {
+      res.locals.viewer = await authenticate(digestToken(req.get('private-token') ?? ''));
+      next();
+    } catch {
+      res.status(401).json({ message: '401 Unauthorized' });
+    }
+  });
+  web.get('/direct/projects/:id', async (req, res) => {
+    const viewer = res.locals.viewer as { id: number; admin: boolean };
+    const [rows, mine] = await Promise.all([loadProjects({ id: Number(req.params.id) }, 1), memberships(viewer.id)]);
+    const p = rows[0];
+    const visible = p && (p.visibility !== 'private' || viewer.admin || mine.some((m) => m.projectId === p.id || (m.namespaceId !== null && p.namespace.traversalIds.includes(m.namespaceId))));
+    if (!visible) res.status(404).json({ message: '404 Project Not Found' });
+    else res.json(projectJson(row(p), external));
+  });
+  web.get('/direct/projects', async (_req, res) => {
+    // The viewer is an administrator: every project is visible, no membership lookup (the server skips it too).
+    const [rows, total] = await Promise.all([loadProjects({}, 20), prisma.project.count()]);
+    res.set({ 'X-Total': String(total), 'X-Page': '1', 'X-Per-Page': '20' });
+    res.json(rows.map((p) => projectJson(row(p), external)));
+  });
+  listen(createServer(web));
+}
+
+function listen(server: ReturnType<typeof createServer>): void {
+  server.listen(config.port, config.host);
+  process.once('SIGTERM', () => process.exit(0));
+}
+
+if (mode === 'raw') await serveRaw();
+else if (mode === 'prisma') await servePrisma();
+else throw new Error('usage: floor.ts raw|prisma');

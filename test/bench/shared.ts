@@ -1,0 +1,125 @@
+/** What the bench's processes share: the token, the project JSON the floors answer with, and process plumbing. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const TOKEN = 'glpat-bench-root-token-0000000000';
+
+/** The columns a project answer needs, as one row: the project, its namespace and the namespace's owner. */
+export interface ProjectRow {
+  id: number;
+  name: string;
+  path: string;
+  description: string | null;
+  fullPath: string;
+  defaultBranch: string | null;
+  visibility: string;
+  archived: boolean;
+  creatorId: number | null;
+  repositoryStorage: string;
+  createdAt: Date;
+  updatedAt: Date;
+  lastActivityAt: Date;
+  ns_id: number;
+  ns_name: string;
+  ns_path: string;
+  ns_kind: string;
+  ns_fullPath: string;
+  ns_fullName: string;
+  ns_parentId: number | null;
+  ns_avatarUrl: string | null;
+  owner_id: number | null;
+  owner_username: string | null;
+  owner_name: string | null;
+  owner_state: string | null;
+  owner_avatarUrl: string | null;
+}
+
+/** GitLab's project JSON (without `permissions`), written by hand from one row. */
+export function projectJson(p: ProjectRow, external: string) {
+  const links = (id: number) => ({
+    self: `${external}/api/v4/projects/${id}`,
+    issues: `${external}/api/v4/projects/${id}/issues`,
+    merge_requests: `${external}/api/v4/projects/${id}/merge_requests`,
+    repo_branches: `${external}/api/v4/projects/${id}/repository/branches`,
+    labels: `${external}/api/v4/projects/${id}/labels`,
+    events: `${external}/api/v4/projects/${id}/events`,
+    members: `${external}/api/v4/projects/${id}/members`,
+    cluster_agents: `${external}/api/v4/projects/${id}/cluster_agents`,
+  });
+  return {
+    id: p.id,
+    description: p.description,
+    name: p.name,
+    name_with_namespace: `${p.ns_fullName} / ${p.name}`,
+    path: p.path,
+    path_with_namespace: p.fullPath,
+    created_at: new Date(p.createdAt).toISOString(),
+    default_branch: p.defaultBranch,
+    tag_list: [],
+    topics: [],
+    ssh_url_to_repo: `git@${new URL(external).hostname}:${p.fullPath}.git`,
+    http_url_to_repo: `${external}/${p.fullPath}.git`,
+    web_url: `${external}/${p.fullPath}`,
+    readme_url: null,
+    forks_count: 0,
+    avatar_url: null,
+    star_count: 0,
+    last_activity_at: new Date(p.lastActivityAt).toISOString(),
+    visibility: p.visibility,
+    namespace: { id: p.ns_id, name: p.ns_name, path: p.ns_path, kind: p.ns_kind, full_path: p.ns_fullPath, parent_id: p.ns_parentId, avatar_url: p.ns_avatarUrl, web_url: `${external}/${p.ns_fullPath}` },
+    ...(p.owner_id !== null
+      ? { owner: { id: p.owner_id, username: p.owner_username, name: p.owner_name, state: p.owner_state, locked: false, avatar_url: p.owner_avatarUrl, web_url: `${external}/${p.owner_username}` } }
+      : {}),
+    creator_id: p.creatorId,
+    archived: p.archived,
+    empty_repo: true,
+    updated_at: new Date(p.updatedAt).toISOString(),
+    repository_storage: p.repositoryStorage,
+    _links: links(p.id),
+  };
+}
+
+/** A port nobody listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Child {
+  process: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a process in the project folder and waits until `readyPath` answers 2xx (or the process exits). */
+export async function startChild(command: string, args: string[], env: Record<string, string>, readyPath: string, readyHeaders: Record<string, string> = {}): Promise<Child> {
+  const port = await freePort();
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (gone) throw new Error(`${command} ${args.join(' ')} exited before answering:\n${stderr}`);
+    const ok = await fetch(`${url}${readyPath}`, { headers: readyHeaders }).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    process: child,
+    url,
+    async stop() {
+      if (!gone) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
