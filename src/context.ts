@@ -7,7 +7,7 @@ import { Access } from './auth/policy.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
 import type { Lane, PrismaClient } from './db/database.js';
-import type { EventBus } from './events/bus.js';
+import type { EventBus, RawExecutor } from './events/bus.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './logger.js';
 import { modules } from './modules/index.js';
@@ -36,6 +36,8 @@ export interface Context {
   config: Config;
   /** When, in ms since the epoch, fields stop starting (src/graphql/deadline.ts); Infinity for none. */
   deadline: number;
+  /** Resolves once the events this request published have reached this replica's subscribers: await before answering. */
+  settle(): Promise<void>;
 }
 
 /** What the caller knows of the request: the lane whose connections it uses (write unless said), and its deadline. */
@@ -72,12 +74,17 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
     memberships: (userId) => loaders.members.membershipsOf.load(userId),
     ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
   });
-  const base: ServiceBase = { db, viewer, access, renewAccess: () => createContext(app, viewer, request).access, loaders, app };
+  const published: number[] = [];
+  const publish = async (topic: string, payload: unknown, tx?: RawExecutor) => {
+    published.push(await app.bus.publish(topic, payload, tx));
+  };
+  const base: ServiceBase = { db, viewer, access, renewAccess: () => createContext(app, viewer, request).access, loaders, app, publish };
   const services: Services = lazily<Services>(names, (name) => {
     const module = byName.get(name);
     if (!module) throw new Error(`no module ${name}`);
     const uses = Object.fromEntries(module.uses.map((used) => [used, services[used]]));
     return module.service(base, uses as never);
   });
-  return { viewer, access, loaders, services, config: app.config, deadline: request.deadline ?? Infinity };
+  const settle = () => app.bus.delivered(published);
+  return { viewer, access, loaders, services, config: app.config, deadline: request.deadline ?? Infinity, settle };
 }

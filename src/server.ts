@@ -21,9 +21,11 @@ import { boundsPlugin, refuseLargeQuery } from './graphql/bounds.js';
 import { graphqlLanes } from './graphql/lane.js';
 import { NoNullBytes, noSubscriptionsOverHttp } from './graphql/input.js';
 import { startSubscriptionServer } from './graphql/subscriptions.js';
+import { settleEvents } from './graphql/settle.js';
 import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
 import { resolveViewer, type Credentials } from './auth/credentials.js';
+import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
@@ -56,7 +58,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const jobs = new JobQueue(database, { logger });
   for (const module of modules) for (const [kind, handle] of Object.entries(module.jobs ?? {})) jobs.register(kind, handle);
   const app: App = { db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger };
-  const authenticators = { read: tokenAuthenticator(database.readPrisma), write: tokenAuthenticator(database.prisma) };
+  // One memory of tokens for both lanes; each lane looks a token up on its own connections.
+  const credentialCache = new CredentialCache(bus);
+  const authenticators = { read: credentialCache.wrap(tokenAuthenticator(database.readPrisma)), write: credentialCache.wrap(tokenAuthenticator(database.prisma)) };
   const laneOf = graphqlLanes();
   const generatedRootToken = await ensureRootUser(database.prisma, config.rootToken);
 
@@ -85,7 +89,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     includeStacktraceInErrorResponses: false,
     introspection: true,
     validationRules: [NoNullBytes],
-    plugins: [ApolloServerPluginLandingPageDisabled(), noSubscriptionsOverHttp, boundsPlugin(config.graphqlMaxNodes), unavailableStatus],
+    plugins: [ApolloServerPluginLandingPageDisabled(), noSubscriptionsOverHttp, boundsPlugin(config.graphqlMaxNodes), unavailableStatus, settleEvents],
   });
   await apollo.start();
 
@@ -139,6 +143,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await drained;
         await apollo.stop();
         await jobs.stop();
+        credentialCache.stop();
         await bus.stop();
         if (!options.database) await database.close();
       })()),

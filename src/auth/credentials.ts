@@ -43,6 +43,12 @@ export function resolveViewer(authenticate: Authenticator, credentials: Credenti
  */
 export const CREDENTIALS_REVOKED = 'credentials.revoked';
 
+/**
+ * Bus topic: what a viewer carries (admin, username, state, group creation) changed for `userId`: remembered
+ * viewers of that user are dropped (src/auth/credential-cache.ts). Whatever changes a users row publishes it.
+ */
+export const VIEWER_CHANGED = 'viewer.changed';
+
 export interface CredentialsRevoked {
   tokenId?: number;
   userId?: number;

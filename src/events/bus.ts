@@ -14,12 +14,21 @@ interface Envelope {
   topic: string;
   payload: unknown;
   origin: string;
+  /** Its number among the messages of its origin: the publisher waits for it to come back (delivered()). */
+  seq: number;
 }
 
 type Handler = (payload: unknown) => void;
 
 /** PostgreSQL rejects NOTIFY payloads of 8000 bytes or more; keep a margin below it. */
 export const MAX_MESSAGE_BYTES = 7900;
+/**
+ * How long delivered() waits for a message to come back before giving up (a listener reconnecting, a message
+ * whose transaction rolled back): the write then answers anyway, as it would without the wait.
+ */
+export const DELIVERY_WAIT_MS = 2000;
+/** How long the numbers of messages heard back are remembered for a delivered() that asks after they arrived. */
+const HEARD_MEMORY_MS = 30_000;
 /** Events an iterate() consumer may fall behind by before the oldest are dropped. */
 export const ITERATOR_BUFFER_LIMIT = 1000;
 
@@ -32,6 +41,10 @@ export class EventBus {
   private readonly iterators = new Set<() => void>();
   private unlisten: (() => Promise<void>) | undefined;
   private starting: Promise<void> | undefined;
+  private sequence = 0;
+  /** Own messages heard back: sequence number → when. */
+  private readonly heard = new Map<number, number>();
+  private readonly awaiting = new Map<number, Set<() => void>>();
 
   constructor(
     private readonly db: Database,
@@ -71,9 +84,11 @@ export class EventBus {
    * locally at once would announce changes of a transaction that may still roll back, and would
    * order local events differently from the other replicas. Passing `tx` makes the event fire on commit.
    * Topics carry small payloads (ids, statuses); a message over MAX_MESSAGE_BYTES is refused, never truncated.
+   * Resolves to the message's number, for delivered().
    */
-  async publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<void> {
-    const envelope: Envelope = { topic, payload, origin: this.id };
+  async publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<number> {
+    const seq = ++this.sequence;
+    const envelope: Envelope = { topic, payload, origin: this.id, seq };
     const message = JSON.stringify(envelope);
     const bytes = Buffer.byteLength(message, 'utf8');
     if (bytes > MAX_MESSAGE_BYTES) {
@@ -82,6 +97,33 @@ export class EventBus {
       );
     }
     await (tx ?? this.db.prisma).$executeRaw`SELECT pg_notify(${this.channel}, ${message})`;
+    return seq;
+  }
+
+  /**
+   * Resolves once this process's subscribers have handled the messages it published as `seqs` (their NOTIFY came
+   * back), or after DELIVERY_WAIT_MS. A request that changed something waits for this before it answers, so its
+   * caller's next request sees every cache and subscription of this replica already told of the change.
+   */
+  delivered(seqs: readonly number[], timeoutMs = DELIVERY_WAIT_MS): Promise<void> {
+    const pending = seqs.filter((seq) => !this.heard.has(seq));
+    if (!pending.length || !this.unlisten) return Promise.resolve();
+    return new Promise((resolve) => {
+      let left = pending.length;
+      const done = () => {
+        clearTimeout(timer);
+        for (const seq of pending) this.awaiting.get(seq)?.delete(arrived);
+        resolve();
+      };
+      const arrived = () => --left === 0 && done();
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      for (const seq of pending) {
+        let waiters = this.awaiting.get(seq);
+        if (!waiters) this.awaiting.set(seq, (waiters = new Set()));
+        waiters.add(arrived);
+      }
+    });
   }
 
   subscribe(topic: string, handler: (payload: unknown) => void): () => void {
@@ -167,10 +209,8 @@ export class EventBus {
       this.logger.warn({ channel: this.channel, raw: raw.slice(0, 200) }, 'event bus: ignoring a notification without a topic');
       return;
     }
-    const set = this.handlers.get(envelope.topic);
-    if (!set) return;
     // A copy, so a handler that unsubscribes (an iterator's return()) does not disturb this loop.
-    for (const handler of [...set]) {
+    for (const handler of [...(this.handlers.get(envelope.topic) ?? [])]) {
       try {
         handler(envelope.payload);
       } catch (err) {
@@ -178,5 +218,19 @@ export class EventBus {
         this.logger.warn({ err, topic: envelope.topic, origin: envelope.origin }, 'event bus: subscriber threw');
       }
     }
+    if (envelope.origin === this.id) this.heardBack(envelope.seq);
+  }
+
+  /** Notes an own message as delivered here, after its handlers ran, and wakes whoever waits for it. */
+  private heardBack(seq: number): void {
+    const now = Date.now();
+    this.heard.set(seq, now);
+    for (const [old, at] of this.heard) {
+      if (now - at < HEARD_MEMORY_MS) break;
+      this.heard.delete(old);
+    }
+    const waiters = this.awaiting.get(seq);
+    this.awaiting.delete(seq);
+    for (const wake of waiters ?? []) wake();
   }
 }

@@ -12,6 +12,7 @@
 import type { Access } from '../auth/policy.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { App } from '../context.js';
+import type { RawExecutor } from '../events/bus.js';
 import type { PrismaClient } from '../db/database.js';
 import type { JobHandler } from '../jobs/queue.js';
 import type { RestRoute } from '../rest/route.js';
@@ -32,6 +33,11 @@ export interface ServiceBase {
   renewAccess: () => Access;
   loaders: Loaders;
   app: App;
+  /**
+   * Publishes on the event bus (on commit of `tx` when given) as part of this request: the request answers only
+   * once this replica's subscribers have handled it (Context.settle), so its caller never reads around the change.
+   */
+  publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<void>;
 }
 
 export interface Module<N extends string = string, U extends keyof Services = keyof Services> {

@@ -114,7 +114,10 @@ function handler(app: App, authenticators: Record<Lane, Authenticator>, route: P
         const page = route.paginate ? readOffsetPage(params) : null;
         const variables = variablesFromParams(route.compiled.variables, params);
         if (page) Object.assign(variables, connectionArgs(page));
-        return { page, result: await route.compiled.run(createContext(app, viewer, { lane, deadline }), variables) };
+        const context = createContext(app, viewer, { lane, deadline });
+        const result = await route.compiled.run(context, variables);
+        await context.settle();
+        return { page, result };
       };
       // Authentication waits for a connection too, so the deadline covers it.
       const { page, result } = await beforeDeadline(execute(), deadline, route.operation);

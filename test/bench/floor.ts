@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from '../../src/http/middleware.js';
 import { tokenAuthenticator } from '../../src/modules/tokens/service.js';
+import { CredentialCache } from '../../src/auth/credential-cache.js';
 import { projectJson, type ProjectRow } from './shared.js';
 
 const mode = process.argv[2];
@@ -84,7 +85,8 @@ async function serveRaw(): Promise<void> {
 async function servePrisma(): Promise<void> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const prisma = db.readPrisma;
-  const authenticate = tokenAuthenticator(prisma);
+  // The server's authentication, its memory of tokens included (nothing here announces changes).
+  const authenticate = new CredentialCache({ subscribe: () => () => {} }).wrap(tokenAuthenticator(prisma));
   const loadProjects = (where: { id?: number }, take: number) =>
     prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, include: { namespace: { include: { owner: true } } } });
   type Loaded = Awaited<ReturnType<typeof loadProjects>>[number];

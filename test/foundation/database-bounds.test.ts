@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type Config } from '../../src/config.js';
 import type { PrismaClient } from '../../src/db/database.js';
 import { startTestServer, type ApiResponse, type TestServer } from '../support/server.js';
-import { unique } from '../support/factories.js';
+import { createUser, unique } from '../support/factories.js';
 
 const onPostgres = !!process.env.TEST_DATABASE_URL;
 
@@ -145,8 +145,10 @@ describe('request deadlines', () => {
   });
 
   it('fails GraphQL fields that would start after the deadline with graphql-ruby\'s timeout error', async () => {
+    // A token used for the first time: its lookup waits for the held connection (a known one is remembered).
+    const user = await createUser(t());
     const release = await hold(t().server.database.readPrisma);
-    const pending = t().graphql('{ currentUser { username } }');
+    const pending = t().graphql('{ currentUser { username } }', {}, user.token);
     await new Promise((resolve) => setTimeout(resolve, 400)); // the deadline itself is what this waits for
     await release();
     const res = await pending;

@@ -82,7 +82,7 @@ export class ActivityService {
       select: { id: true },
     });
     const message: RecordedMessage = { id: event.id, project: input.project ? accessSubject(input.project) : null };
-    await this.base.app.bus.publish(ACTIVITY_TOPIC, message, tx);
+    await this.base.publish(ACTIVITY_TOPIC, message, tx);
   }
 
   /**

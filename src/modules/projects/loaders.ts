@@ -20,14 +20,15 @@ export function primeNamespaces<T extends WithNamespace>(loaders: { namespaces: 
 
 /**
  * Projects always come with their namespace (every read checks access through it) and the namespace's owner
- * (personal projects show it), as GitLab preloads `namespace: :owner` for project lists.
+ * (personal projects show it), as GitLab preloads `namespace: :owner` for project lists: in the same statement
+ * (Prisma's join strategy), not one more round trip for each.
  */
-export const WITH_NAMESPACE = { namespace: { include: { owner: true } } } as const;
+export const WITH_NAMESPACE = { relationLoadStrategy: 'join', include: { namespace: { include: { owner: true } } } } as const;
 
 export function createProjectLoaders(db: PrismaClient, loaders: Loaders) {
   return {
     byId: byKeyLoader(
-      async (ids: readonly number[]) => primeNamespaces(loaders, await db.project.findMany({ where: { id: { in: [...ids] } }, include: WITH_NAMESPACE })),
+      async (ids: readonly number[]) => primeNamespaces(loaders, await db.project.findMany({ where: { id: { in: [...ids] } }, ...WITH_NAMESPACE })),
       (p) => p.id,
     ),
     /** Projects in each namespace and its descendants. */

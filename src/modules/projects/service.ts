@@ -67,8 +67,8 @@ export class ProjectsService {
   private async byPath(fullPath: string): Promise<ProjectRow | null> {
     const db = this.base.db;
     const project =
-      (await db.project.findUnique({ where: { fullPath }, include: WITH_NAMESPACE })) ??
-      (await db.project.findFirst({ where: { fullPath: equalsIgnoringCase(fullPath) }, include: WITH_NAMESPACE }));
+      (await db.project.findUnique({ where: { fullPath }, ...WITH_NAMESPACE })) ??
+      (await db.project.findFirst({ where: { fullPath: equalsIgnoringCase(fullPath) }, ...WITH_NAMESPACE }));
     if (project) primeNamespaces(this.base.loaders, [project]);
     return project;
   }
@@ -108,7 +108,7 @@ export class ProjectsService {
     const { db, loaders } = this.base;
     return connection(
       page,
-      async ({ skip, take }) => primeNamespaces(loaders, await db.project.findMany({ where, orderBy, skip, take, include: WITH_NAMESPACE })),
+      async ({ skip, take }) => primeNamespaces(loaders, await db.project.findMany({ where, orderBy, skip, take, ...WITH_NAMESPACE })),
       () => db.project.count({ where }),
     );
   }
@@ -168,7 +168,7 @@ export class ProjectsService {
 
     const project = await db.$transaction(async (tx) => {
       const created = await tx.project.create({
-        include: WITH_NAMESPACE,
+        ...WITH_NAMESPACE,
         data: {
           name,
           path,

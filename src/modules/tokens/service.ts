@@ -171,11 +171,11 @@ export class TokensService {
   async revoke(id: number): Promise<TokenRow> {
     const row = await this.get(id);
     await this.base.access.authorize('revoke_token', row);
-    const { db, app } = this.base;
+    const { db } = this.base;
     return db.$transaction(async (tx) => {
       const revoked = await tx.personalAccessToken.update({ where: { id: row.id }, data: { revoked: true } });
       const message: CredentialsRevoked = { tokenId: row.id };
-      await app.bus.publish(CREDENTIALS_REVOKED, message, tx);
+      await this.base.publish(CREDENTIALS_REVOKED, message, tx);
       return revoked;
     });
   }

@@ -1,0 +1,126 @@
+/**
+ * The memory of tokens (src/auth/credential-cache.ts) never serves a revoked, expired or blocked token, and a
+ * revocation is seen by the revoking caller's next request and, through the bus, by other replicas.
+ */
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { CredentialCache } from '../../src/auth/credential-cache.js';
+import { CREDENTIALS_REVOKED, VIEWER_CHANGED } from '../../src/auth/credentials.js';
+import type { Viewer } from '../../src/auth/viewer.js';
+import { startTestServer, suiteServer, type TestServer } from '../support/server.js';
+import { createUser } from '../support/factories.js';
+
+let statements: string[] = [];
+const t = suiteServer({}, { onQuery: (sql) => statements.push(sql) });
+const authQueries = () => statements.filter((sql) => sql.includes('"personal_access_tokens" t JOIN "users" u')).length;
+
+describe('the memory of tokens, on a real server', () => {
+  it('authenticates a token once, then answers from memory', async () => {
+    const user = await createUser(t);
+    expect((await t.api('GET', '/version', { token: user.token })).status).toBe(200);
+    statements = [];
+    for (let i = 0; i < 5; i++) expect((await t.api('GET', '/version', { token: user.token })).status).toBe(200);
+    expect(authQueries()).toBe(0);
+  });
+
+  it('refuses a token revoked by its owner on the very next request', async () => {
+    const user = await createUser(t);
+    expect((await t.api('GET', '/user', { token: user.token })).status).toBe(200);
+    expect((await t.api('DELETE', '/personal_access_tokens/self', { token: user.token })).status).toBe(204);
+    const after = await t.api('GET', '/user', { token: user.token });
+    expect([after.status, after.body.error]).toEqual([401, 'invalid_token']);
+  });
+
+  it('refuses a token an administrator revoked, over GraphQL too', async () => {
+    const user = await createUser(t);
+    expect((await t.graphql('{ currentUser { id } }', {}, user.token)).body.data?.currentUser).toBeTruthy();
+    const self = await t.api('GET', '/personal_access_tokens/self', { token: user.token });
+    expect((await t.api('DELETE', `/personal_access_tokens/${self.body.id}`)).status).toBe(204);
+    expect((await t.api('GET', '/version', { token: user.token })).status).toBe(401);
+    expect((await t.graphql('{ currentUser { id } }', {}, user.token)).status).toBe(401);
+  });
+
+  it('forgets every token of a user when the bus says the user was blocked or changed', async () => {
+    const user = await createUser(t);
+    expect((await t.api('GET', '/user', { token: user.token })).body.is_admin).toBeUndefined();
+    // No endpoint blocks users yet: do what one must, change the row and announce it.
+    await t.server.database.prisma.user.update({ where: { id: user.id }, data: { state: 'blocked' } });
+    const seq = await t.server.app.bus.publish(CREDENTIALS_REVOKED, { userId: user.id });
+    await t.server.app.bus.delivered([seq]);
+    expect((await t.api('GET', '/user', { token: user.token })).status).toBe(401);
+
+    const other = await createUser(t);
+    expect((await t.api('GET', '/user', { token: other.token })).body.is_admin).toBeUndefined();
+    await t.server.database.prisma.user.update({ where: { id: other.id }, data: { admin: true } });
+    await t.server.app.bus.delivered([await t.server.app.bus.publish(VIEWER_CHANGED, { userId: other.id })]);
+    expect((await t.api('GET', '/user', { token: other.token })).body.is_admin).toBe(true);
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('across replicas (PostgreSQL)', () => {
+  let replica: TestServer;
+  afterAll(() => replica?.close());
+
+  it('a token revoked on one replica stops working on the other as soon as the news arrives', async () => {
+    replica = await startTestServer({}, { replicaOf: t });
+    const user = await createUser(t);
+    expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(200);
+    const heard = new Promise<void>((resolve) => {
+      const stop = replica.server.app.bus.subscribe(CREDENTIALS_REVOKED, () => {
+        stop();
+        resolve();
+      });
+    });
+    expect((await t.api('DELETE', '/personal_access_tokens/self', { token: user.token })).status).toBe(204);
+    await heard;
+    expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(401);
+  });
+});
+
+describe('CredentialCache', () => {
+  const listeners = new Map<string, (payload: unknown) => void>();
+  const bus = { subscribe: (topic: string, handler: (payload: unknown) => void) => (listeners.set(topic, handler), () => listeners.delete(topic)) };
+  const viewer = (over: Partial<Viewer> = {}): Viewer => ({ id: 1, username: 'u', admin: false, external: false, bot: false, canCreateGroup: true, tokenId: 7, tokenExpiresAt: null, scopes: ['api'], ...over });
+  afterEach(() => vi.useRealTimers());
+
+  it('looks a token up again after its time to live and at the start of its expiry day', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-23T23:59:00Z'));
+    const lookups = vi.fn(async () => viewer({ tokenExpiresAt: new Date('2026-11-24T00:00:00Z') }));
+    const authenticate = new CredentialCache(bus, 30_000).wrap(lookups);
+    await authenticate('d');
+    await authenticate('d');
+    expect(lookups).toHaveBeenCalledTimes(1);
+    vi.setSystemTime(new Date('2026-11-23T23:59:31Z'));
+    await authenticate('d');
+    expect(lookups).toHaveBeenCalledTimes(2);
+    vi.setSystemTime(new Date('2026-11-24T00:00:00Z'));
+    await authenticate('d');
+    expect(lookups).toHaveBeenCalledTimes(3);
+  });
+
+  it('does not remember failures, nor a lookup that was under way when a revocation arrived', async () => {
+    let release: (v: Viewer) => void = () => {};
+    const lookups = vi
+      .fn<(digest: string) => Promise<Viewer>>()
+      .mockRejectedValueOnce(new Error('unknown token'))
+      .mockImplementationOnce(() => new Promise<Viewer>((resolve) => (release = resolve)))
+      .mockResolvedValue(viewer());
+    const authenticate = new CredentialCache(bus).wrap(lookups);
+    await expect(authenticate('d')).rejects.toThrow('unknown token');
+    const slow = authenticate('d');
+    listeners.get(CREDENTIALS_REVOKED)?.({ tokenId: 7 });
+    release(viewer());
+    await slow;
+    await authenticate('d');
+    expect(lookups).toHaveBeenCalledTimes(3);
+  });
+
+  it('drops only the tokens the news concerns', async () => {
+    const lookups = vi.fn(async (digest: string) => viewer(digest === 'a' ? { id: 1, tokenId: 10 } : { id: 2, tokenId: 20 }));
+    const authenticate = new CredentialCache(bus).wrap(lookups);
+    await Promise.all([authenticate('a'), authenticate('b')]);
+    listeners.get(VIEWER_CHANGED)?.({ userId: 1 });
+    await Promise.all([authenticate('a'), authenticate('b')]);
+    expect(lookups.mock.calls.map(([d]) => d)).toEqual(['a', 'b', 'a']);
+  });
+});
