@@ -46,30 +46,36 @@ export interface RequestBounds {
   deadline?: number;
 }
 
-/** An object whose keys are built by `build` on first read, then kept. */
-function lazily<T extends object>(names: readonly string[], build: (name: string) => unknown): T {
-  const target = {} as T;
+const BUILD = Symbol('build');
+type Lazy = { [BUILD]: (name: string) => unknown };
+
+/**
+ * A factory of objects whose keys are built by the object's `build` on first read, then kept. The getters live
+ * on one prototype made here, once: a request pays only for the keys it reads.
+ */
+function lazily<T extends object>(names: readonly string[]): (build: (name: string) => unknown) => T {
+  const prototype = {};
   for (const name of names) {
-    Object.defineProperty(target, name, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const value = build(name);
-        Object.defineProperty(target, name, { value, enumerable: true });
+    Object.defineProperty(prototype, name, {
+      get(this: Lazy) {
+        const value = this[BUILD](name);
+        Object.defineProperty(this, name, { value, enumerable: true });
         return value;
       },
     });
   }
-  return target;
+  return (build) => Object.assign(Object.create(prototype) as Lazy, { [BUILD]: build }) as unknown as T;
 }
 
 const byName = new Map(modules.map((m) => [m.name as string, m]));
 const names = modules.map((m) => m.name as string);
 const withLoaders = modules.filter((m) => m.loaders).map((m) => m.name as string);
+const lazyLoaders = lazily<Loaders>(withLoaders);
+const lazyServices = lazily<Services>(names);
 
 export function createContext(app: App, viewer: Viewer | null, request: RequestBounds = {}): Context {
   const db = request.lane === 'read' ? app.readDb : app.db;
-  const loaders: Loaders = lazily<Loaders>(withLoaders, (name) => byName.get(name)?.loaders?.(db, loaders));
+  const loaders: Loaders = lazyLoaders((name) => byName.get(name)?.loaders?.(db, loaders));
   const access = new Access(viewer, {
     memberships: (userId) => loaders.members.membershipsOf.load(userId),
     ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
@@ -79,7 +85,7 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
     published.push(await app.bus.publish(topic, payload, tx));
   };
   const base: ServiceBase = { db, viewer, access, renewAccess: () => createContext(app, viewer, request).access, loaders, app, publish };
-  const services: Services = lazily<Services>(names, (name) => {
+  const services: Services = lazyServices((name) => {
     const module = byName.get(name);
     if (!module) throw new Error(`no module ${name}`);
     const uses = Object.fromEntries(module.uses.map((used) => [used, services[used]]));

@@ -29,7 +29,7 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
-import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from './http/middleware.js';
+import { bodyErrors, requestBasics } from './http/middleware.js';
 import { trackConnections } from './http/drain.js';
 import { bodyEncodingErrors, rejectMalformedInput, verifyBody } from './http/input.js';
 
@@ -93,7 +93,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
   await apollo.start();
 
-  web.use(requestId, accessLog(logger), securityHeaders, credentials, rateLimit(config.rateLimitPerMinute));
+  web.use(requestBasics(logger, config.rateLimitPerMinute));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.urlencoded({ extended: true, limit: config.bodyLimit, verify: verifyBody }));
   web.use(bodyEncodingErrors, bodyErrors, rejectMalformedInput);

@@ -6,22 +6,32 @@ import { readCredentials } from '../auth/credentials.js';
 import { invalidParams, payloadTooLarge, rateLimited, restError, type RestName } from '../errors.js';
 import type { GraphQLError } from 'graphql';
 
-export function requestId(req: Request, res: Response, next: NextFunction): void {
-  const id = req.get('x-request-id') ?? randomUUID();
-  res.locals.requestId = id;
-  res.set('X-Request-Id', id);
-  next();
-}
+/** GitLab sets these on every API response. */
+const SECURITY_HEADERS: [string, string][] = [
+  ['X-Frame-Options', 'SAMEORIGIN'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Cache-Control', 'no-cache'],
+];
 
-/** One JSON line per request: method, route, status, duration. */
-export function accessLog(logger: Logger) {
+/**
+ * What every request gets first, in one step rather than a chain of middleware: a request id (`X-Request-Id`,
+ * the caller's or a new one), one JSON access-log line when it finishes (method, route, status, duration),
+ * GitLab's security headers, its token read once (`res.locals.credentials`: its digest, or null), and the rate
+ * limit.
+ */
+export function requestBasics(logger: Logger, rateLimitPerMinute: number) {
+  const limited = rateLimit(rateLimitPerMinute);
   return (req: Request, res: Response, next: NextFunction): void => {
     const start = process.hrtime.bigint();
+    const id = req.get('x-request-id') ?? randomUUID();
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
     res.on('finish', () => {
       // Handlers name their route template in res.locals.route; anything else (404s, GraphQL) logs its path.
       const path = req.originalUrl.split('?')[0];
       logger.info({
-        requestId: res.locals.requestId,
+        requestId: id,
         method: req.method,
         route: typeof res.locals.route === 'string' ? res.locals.route : path,
         path,
@@ -29,31 +39,21 @@ export function accessLog(logger: Logger) {
         durationMs: Number((process.hrtime.bigint() - start) / 1000n) / 1000,
       });
     });
+    res.locals.credentials = readCredentials({ header: (n) => req.get(n), param: (n) => (req.query as Record<string, unknown>)[n] });
+    const refused = limited(res.locals.credentials?.digest ?? `ip:${req.ip}`);
+    if (refused) return sendCoded(res, refused);
     next();
   };
-}
-
-/** GitLab sets these on every API response. */
-export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.set({ 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-cache' });
-  next();
-}
-
-/** Reads the request's token once (`res.locals.credentials`: its digest, or null): authentication and the rate limit use it. */
-export function credentials(req: Request, res: Response, next: NextFunction): void {
-  res.locals.credentials = readCredentials({ header: (n) => req.get(n), param: (n) => (req.query as Record<string, unknown>)[n] });
-  next();
 }
 
 /**
  * Fixed-window limit per token (or per address for anonymous callers), in this replica's memory:
  * 429 `{"message":"429 Too Many Requests"}` with `Retry-After`, as GitLab's `too_many_requests!`.
  */
-export function rateLimit(perMinute: number) {
+function rateLimit(perMinute: number): (key: string) => GraphQLError | null {
   const windows = new Map<string, { start: number; count: number }>();
-  return (req: Request, res: Response, next: NextFunction): void => {
-    if (perMinute <= 0) return next();
-    const key = (res.locals.credentials as { digest: string } | null)?.digest ?? `ip:${req.ip}`;
+  return (key) => {
+    if (perMinute <= 0) return null;
     const now = Date.now();
     let w = windows.get(key);
     if (!w || now - w.start >= 60_000) {
@@ -62,8 +62,7 @@ export function rateLimit(perMinute: number) {
       windows.set(key, w);
     }
     w.count += 1;
-    if (w.count > perMinute) return sendCoded(res, rateLimited(Math.ceil((w.start + 60_000 - now) / 1000)));
-    next();
+    return w.count > perMinute ? rateLimited(Math.ceil((w.start + 60_000 - now) / 1000)) : null;
   };
 }
 

@@ -5,7 +5,7 @@
  * mutations write) until the REST deadline, maps errors through src/errors.ts, and sends GitLab's JSON, status
  * and headers.
  */
-import { Router, type Request, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { resolveViewer, type Authenticator, type Credentials } from '../auth/credentials.js';
 import { createContext, type App } from '../context.js';
@@ -135,23 +135,59 @@ function handler(app: App, authenticators: Record<Lane, Authenticator>, route: P
   };
 }
 
-/**
- * One sub-router per first path segment, so a request is matched against its own family of routes only
- * (express tries routes one by one), in precedence order within the family.
- */
-export function restRouter(app: App, authenticators: Record<Lane, Authenticator>, routes: PreparedRoute[]): Router {
-  const router = Router();
-  const families = new Map<string, Router>();
-  for (const route of routes) {
-    const [, first, ...rest] = route.path.split('/');
-    let family = families.get(first);
-    if (!family) {
-      family = Router({ mergeParams: true });
-      families.set(first, family);
-      router.use(`/${first}`, family);
+/** A route's path, split once: static segments (lower case) and parameter names. */
+interface Pattern {
+  segments: { static?: string; param?: string }[];
+  method: string;
+  handle: RequestHandler;
+}
+
+function pattern(route: PreparedRoute, handle: RequestHandler): Pattern {
+  const segments = route.path.split('/').filter(Boolean).map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { static: s.toLowerCase() }));
+  return { segments, method: route.method, handle };
+}
+
+/** The parameters when `parts` (the request's path segments, still encoded) match the pattern; null otherwise. */
+function match(p: Pattern, parts: string[]): Record<string, string> | null {
+  if (p.segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    const segment = p.segments[i];
+    if (segment.static !== undefined) {
+      if (segment.static !== parts[i].toLowerCase()) return null;
+    } else {
+      if (parts[i] === '') return null;
+      params[segment.param as string] = decodeURIComponent(parts[i]); // rejectMalformedInput checked it decodes
     }
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    family[method](`/${rest.join('/')}`, handler(app, authenticators, route));
   }
-  return router;
+  return params;
+}
+
+/**
+ * Dispatches `/api/v4` requests over the route table in precedence order (static segments before parameters),
+ * without a chain of routers: one table walk per request. Paths match case-insensitively and with or without a
+ * trailing slash. HEAD runs GET routes. OPTIONS on a known path is Grape's 204 with `Allow`; any other method
+ * goes on, as every unmatched request does, to GitLab's catch-all `404 Not Found` (lib/api/api.rb routes
+ * `:any, '*path'` last, so Grape's 405 never answers).
+ */
+export function restRouter(app: App, authenticators: Record<Lane, Authenticator>, routes: PreparedRoute[]): RequestHandler {
+  const patterns = routes.map((route) => pattern(route, handler(app, authenticators, route)));
+  return (req, res, next) => {
+    const path = req.path.endsWith('/') && req.path.length > 1 ? req.path.slice(0, -1) : req.path;
+    const parts = path.split('/').slice(1);
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    let allowed: Set<string> | undefined;
+    for (const p of patterns) {
+      const params = match(p, parts);
+      if (!params) continue;
+      if (p.method === method) {
+        req.params = params;
+        return void p.handle(req, res, next);
+      }
+      (allowed ??= new Set()).add(p.method);
+    }
+    if (!allowed || req.method !== 'OPTIONS') return next();
+    if (allowed.has('GET')) allowed.add('HEAD');
+    res.status(204).set('Allow', [...allowed, 'OPTIONS'].join(', ')).end();
+  };
 }

@@ -16,7 +16,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { digestToken } from '../../src/auth/secrets.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { accessLog, bodyErrors, credentials, rateLimit, requestId, securityHeaders } from '../../src/http/middleware.js';
+import { bodyErrors, requestBasics } from '../../src/http/middleware.js';
 import { tokenAuthenticator } from '../../src/modules/tokens/service.js';
 import { CredentialCache } from '../../src/auth/credential-cache.js';
 import { projectJson, type ProjectRow } from './shared.js';
@@ -102,7 +102,7 @@ async function servePrisma(): Promise<void> {
     });
   const web = express();
   web.set('query parser', 'extended');
-  web.use(requestId, accessLog(createLogger(config.logLevel)), securityHeaders, credentials, rateLimit(config.rateLimitPerMinute));
+  web.use(requestBasics(createLogger(config.logLevel), config.rateLimitPerMinute));
   web.use(express.json(), express.urlencoded({ extended: true }), bodyErrors);
   web.use(async (req, res, next) => {
     try {

@@ -43,3 +43,19 @@ describe('argument errors on both surfaces', () => {
     expect(gql.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { path: [expect.stringContaining('can contain only')] } });
   });
 });
+
+describe('routing', () => {
+  it('routes with or without a trailing slash, in any case, HEAD as GET, OPTIONS with Allow, and decodes path parameters', async () => {
+    const headers = { 'PRIVATE-TOKEN': t.rootToken };
+    for (const path of ['/api/v4/version/', '/api/v4/VERSION', '/api/v4/users/root', '/api/v4/users/r%6F%6Ft']) {
+      const res = await fetch(`${t.url}${path}`, { headers });
+      expect([path, res.status]).toEqual([path, 200]);
+    }
+    const head = await fetch(`${t.url}/api/v4/version`, { method: 'HEAD', headers });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    const options = await fetch(`${t.url}/api/v4/personal_access_tokens/self`, { method: 'OPTIONS', headers });
+    expect([options.status, options.headers.get('allow')]).toEqual([204, 'DELETE, GET, HEAD, OPTIONS']);
+    expect((await fetch(`${t.url}/api/v4/nothing`, { method: 'OPTIONS', headers })).status).toBe(404);
+    expect((await fetch(`${t.url}/api/v4/users//projects`, { headers })).status).toBe(404);
+  });
+});
