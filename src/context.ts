@@ -4,6 +4,7 @@
  * service are built on first use in the request, the service with exactly the sibling services its manifest `uses`.
  */
 import { Access } from './auth/policy.js';
+import type { MembershipCache } from './auth/memberships.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
 import type { Lane, PrismaClient } from './db/database.js';
@@ -25,6 +26,8 @@ export interface App {
   bus: EventBus;
   jobs: JobQueue;
   logger: Logger;
+  /** Users' memberships, remembered across requests until the bus says they changed. */
+  memberships: MembershipCache;
 }
 
 export interface Context {
@@ -77,7 +80,7 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
   const db = request.lane === 'read' ? app.readDb : app.db;
   const loaders: Loaders = lazyLoaders((name) => byName.get(name)?.loaders?.(db, loaders));
   const access = new Access(viewer, {
-    memberships: (userId) => loaders.members.membershipsOf.load(userId),
+    memberships: (userId) => app.memberships.of(userId, (id) => loaders.members.membershipsOf.load(id)),
     ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
   });
   const published: number[] = [];

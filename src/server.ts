@@ -26,6 +26,7 @@ import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
 import { resolveViewer, type Credentials } from './auth/credentials.js';
 import { CredentialCache } from './auth/credential-cache.js';
+import { MembershipCache } from './auth/memberships.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
@@ -57,7 +58,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   await bus.start();
   const jobs = new JobQueue(database, { logger });
   for (const module of modules) for (const [kind, handle] of Object.entries(module.jobs ?? {})) jobs.register(kind, handle);
-  const app: App = { db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger };
+  const app: App = { db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, memberships: new MembershipCache(bus) };
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
   const authenticators = { read: credentialCache.wrap(tokenAuthenticator(database.readPrisma)), write: credentialCache.wrap(tokenAuthenticator(database.prisma)) };
@@ -144,6 +145,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await apollo.stop();
         await jobs.stop();
         credentialCache.stop();
+        app.memberships.stop();
         await bus.stop();
         if (!options.database) await database.close();
       })()),

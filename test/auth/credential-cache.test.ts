@@ -1,13 +1,14 @@
 /**
  * The memory of tokens (src/auth/credential-cache.ts) never serves a revoked, expired or blocked token, and a
- * revocation is seen by the revoking caller's next request and, through the bus, by other replicas.
+ * revocation is seen by the revoking caller's next request and, through the bus, by other replicas; remembered
+ * memberships (src/auth/memberships.ts) likewise.
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CredentialCache } from '../../src/auth/credential-cache.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED } from '../../src/auth/credentials.js';
 import type { Viewer } from '../../src/auth/viewer.js';
 import { startTestServer, suiteServer, type TestServer } from '../support/server.js';
-import { createUser } from '../support/factories.js';
+import { createProject, createUser } from '../support/factories.js';
 
 let statements: string[] = [];
 const t = suiteServer({}, { onQuery: (sql) => statements.push(sql) });
@@ -53,6 +54,21 @@ describe('the memory of tokens, on a real server', () => {
     await t.server.database.prisma.user.update({ where: { id: other.id }, data: { admin: true } });
     await t.server.app.bus.delivered([await t.server.app.bus.publish(VIEWER_CHANGED, { userId: other.id })]);
     expect((await t.api('GET', '/user', { token: other.token })).body.is_admin).toBe(true);
+  });
+});
+
+describe('remembered memberships', () => {
+  it('a membership granted counts on the member\'s very next request', async () => {
+    const owner = await createUser(t);
+    const member = await createUser(t);
+    const project = await createProject(t, owner.token, { visibility: 'private' });
+    expect((await t.api('GET', `/projects/${project.id}`, { token: member.token })).status).toBe(404);
+    statements = [];
+    expect((await t.api('GET', `/projects/${project.id}`, { token: member.token })).status).toBe(404);
+    expect(statements.filter((sql) => sql.includes('"public"."members"')).length).toBe(0);
+    expect((await t.api('POST', `/projects/${project.id}/members`, { token: owner.token, body: { user_id: member.id, access_level: 30 } })).status).toBe(201);
+    const seen = await t.api('GET', `/projects/${project.id}`, { token: member.token });
+    expect([seen.status, seen.body.permissions?.project_access?.access_level]).toEqual([200, 30]);
   });
 });
 

@@ -65,6 +65,7 @@ describe('query budget', () => {
     const path = () => special[name]?.() ?? route.path.replace(':id', String(ids[route.path.split('/')[1]]?.()));
     it(`${name} costs the same for 1 row as for 4`, async () => {
       const sep = path().includes('?') ? '&' : '?';
+      await measure(path()); // the caller's token and memberships are remembered from the first request on
       const one = await measure(`${path()}${sep}per_page=1`);
       const four = await measure(`${path()}${sep}per_page=4`);
       expect(one).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { MEMBERSHIPS_CHANGED } from '../../src/auth/memberships.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceHarness, type ServiceHarness } from '../support/context.js';
 import { unique } from '../support/factories.js';
@@ -41,7 +42,9 @@ describe('MembersService and access levels', () => {
     const group = await owner.ctx.services.groups.create({ name: 'g', path: unique('g') });
     await owner.ctx.services.members.addToGroup(group, { userId: guest.viewer.id, accessLevel: 10, expiresAt: new Date('2099-01-01') });
     expect(await h.contextFor(guest.viewer).services.groups.find({ id: group.id })).not.toBeNull();
+    // Memberships are remembered across requests: a change made behind the services' back is announced, as theirs are.
     await h.app.db.member.updateMany({ where: { namespaceId: group.id, userId: guest.viewer.id }, data: { expiresAt: new Date('2020-01-01') } });
+    await h.app.bus.delivered([await h.app.bus.publish(MEMBERSHIPS_CHANGED, { userIds: [guest.viewer.id] })]);
     expect(await h.contextFor(guest.viewer).services.groups.find({ id: group.id })).toBeNull();
   });
 

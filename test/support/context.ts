@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { UsersService, type UserRow } from '../../src/modules/users/service.js';
 import { freshDatabase } from './db.js';
 import { unique } from './factories.js';
+import { MembershipCache } from '../../src/auth/memberships.js';
 
 export interface ServiceHarness {
   app: App;
@@ -24,7 +25,7 @@ export async function serviceHarness(): Promise<ServiceHarness> {
   const logger = createLogger('silent');
   const bus = new EventBus(db, { logger });
   await bus.start();
-  const app: App = { db: db.prisma, readDb: db.readPrisma, config: loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent' }), bus, jobs: new JobQueue(db, { logger }), logger };
+  const app: App = { db: db.prisma, readDb: db.readPrisma, config: loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent' }), bus, jobs: new JobQueue(db, { logger }), logger, memberships: new MembershipCache(bus) };
   let tokenId = 1000;
   return {
     app,

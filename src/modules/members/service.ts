@@ -4,6 +4,7 @@ import { Prisma, type PrismaClient } from '../../db/database.js';
 import { conflict, exactlyOneOf, invalid, mutuallyExclusive } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
+import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { ActivityService } from '../activity/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -69,6 +70,13 @@ export class MembersService {
   /** Makes the creator of a group or personal project its owner (no check: the caller just created it). */
   async addCreator(tx: Prisma.TransactionClient, source: Source, userId: number): Promise<void> {
     await tx.member.create({ data: { ...source, userId, accessLevel: CREATOR_ACCESS_LEVEL, createdById: userId } });
+    await this.changed([userId], tx);
+  }
+
+  /** Announces, on commit, that these users' memberships changed: remembered ones are dropped everywhere. */
+  private changed(userIds: number[], tx: Prisma.TransactionClient): Promise<void> {
+    const message: MembershipsChanged = { userIds };
+    return this.base.publish(MEMBERSHIPS_CHANGED, message, tx);
   }
 
   /**
@@ -120,6 +128,7 @@ export class MembersService {
         data: { ...source, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: viewer?.id },
       });
       await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...on }, tx);
+      await this.changed([user.id], tx);
       return member;
     });
   }
