@@ -19,6 +19,7 @@ import { createLogger } from '../../src/logger.js';
 import { bodyErrors, requestBasics } from '../../src/http/middleware.js';
 import { tokenAuthenticator } from '../../src/modules/tokens/service.js';
 import { CredentialCache } from '../../src/auth/credential-cache.js';
+import { MembershipCache } from '../../src/auth/memberships.js';
 import { projectJson, type ProjectRow } from './shared.js';
 
 const mode = process.argv[2];
@@ -82,11 +83,14 @@ async function serveRaw(): Promise<void> {
   listen(createServer((req, res) => void handle(req, res).catch((err: unknown) => send(res, 500, { message: String(err) }))));
 }
 
+/** Nothing announces changes to the hand-written handler: its memories only expire. */
+const quietBus = { subscribe: () => () => {} };
+
 async function servePrisma(): Promise<void> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const prisma = db.readPrisma;
   // The server's authentication, its memory of tokens included (nothing here announces changes).
-  const authenticate = new CredentialCache({ subscribe: () => () => {} }).wrap(tokenAuthenticator(prisma));
+  const authenticate = new CredentialCache(quietBus).wrap(tokenAuthenticator(prisma));
   const loadProjects = (where: { id?: number }, take: number) =>
     prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, include: { namespace: { include: { owner: true } } } });
   type Loaded = Awaited<ReturnType<typeof loadProjects>>[number];
@@ -95,10 +99,20 @@ async function servePrisma(): Promise<void> {
     ns_id: ns.id, ns_name: ns.name, ns_path: ns.path, ns_kind: ns.kind, ns_fullPath: ns.fullPath, ns_fullName: ns.fullName, ns_parentId: ns.parentId, ns_avatarUrl: ns.avatarUrl,
     owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null, owner_state: ns.owner?.state ?? null, owner_avatarUrl: ns.owner?.avatarUrl ?? null,
   });
+  // The server's memory of memberships too.
+  const remembered = new MembershipCache(quietBus);
   const memberships = (userId: number) =>
-    prisma.member.findMany({
-      where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] },
-      select: { namespaceId: true, projectId: true, accessLevel: true },
+    remembered.of(userId, async () => {
+      const rows = await prisma.member.findMany({
+        where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] },
+        select: { namespaceId: true, projectId: true, accessLevel: true },
+      });
+      const held = { groups: new Map<number, number>(), projects: new Map<number, number>() };
+      for (const m of rows) {
+        if (m.namespaceId !== null) held.groups.set(m.namespaceId, m.accessLevel);
+        if (m.projectId !== null) held.projects.set(m.projectId, m.accessLevel);
+      }
+      return held;
     });
   const web = express();
   web.set('query parser', 'extended');
@@ -116,7 +130,7 @@ async function servePrisma(): Promise<void> {
     const viewer = res.locals.viewer as { id: number; admin: boolean };
     const [rows, mine] = await Promise.all([loadProjects({ id: Number(req.params.id) }, 1), memberships(viewer.id)]);
     const p = rows[0];
-    const visible = p && (p.visibility !== 'private' || viewer.admin || mine.some((m) => m.projectId === p.id || (m.namespaceId !== null && p.namespace.traversalIds.includes(m.namespaceId))));
+    const visible = p && (p.visibility !== 'private' || viewer.admin || mine.projects.has(p.id) || p.namespace.traversalIds.some((id) => mine.groups.has(id)));
     if (!visible) res.status(404).json({ message: '404 Project Not Found' });
     else res.json(projectJson(row(p), external));
   });
