@@ -28,11 +28,13 @@ describe('MembersService and access levels', () => {
     expect(await dev.ctx.services.projects.find({ id: project.id })).toBeNull();
 
     await owner.ctx.services.members.addToGroup(root, { userId: dev.viewer.id, accessLevel: 20 });
+    await owner.ctx.settle(); // as a request does before it answers: the bus has told every cache
     // Memberships are loaded once per request: the next request of the same viewer sees the new one.
     const fresh = h.contextFor(dev.viewer);
     expect(await fresh.access.namespaceLevel(child)).toBe(20);
     expect((await fresh.services.projects.find({ id: project.id }))?.id).toBe(project.id);
     await owner.ctx.services.members.addToProject(project, { userId: dev.viewer.id, accessLevel: 30 });
+    await owner.ctx.settle();
     expect(await h.contextFor(dev.viewer).access.projectLevel(project)).toBe(30);
   });
 
@@ -41,6 +43,7 @@ describe('MembersService and access levels', () => {
     const guest = await h.user();
     const group = await owner.ctx.services.groups.create({ name: 'g', path: unique('g') });
     await owner.ctx.services.members.addToGroup(group, { userId: guest.viewer.id, accessLevel: 10, expiresAt: new Date('2099-01-01') });
+    await owner.ctx.settle();
     expect(await h.contextFor(guest.viewer).services.groups.find({ id: group.id })).not.toBeNull();
     // Memberships are remembered across requests: a change made behind the services' back is announced, as theirs are.
     await h.app.db.member.updateMany({ where: { namespaceId: group.id, userId: guest.viewer.id }, data: { expiresAt: new Date('2020-01-01') } });
@@ -72,6 +75,7 @@ describe('MembersService and access levels', () => {
     const group = await owner.ctx.services.groups.create({ name: 'g', path: unique('g'), visibility: 'internal' });
     const maint = await h.user();
     await owner.ctx.services.members.addToGroup(group, { userId: maint.viewer.id, accessLevel: 40 });
+    await owner.ctx.settle();
     expect(await codeOf(h.contextFor(maint.viewer).services.members.addToGroup(group, { userId: reader.viewer.id, accessLevel: 10 }))).toBe('FORBIDDEN');
   });
 
@@ -103,6 +107,7 @@ describe('activity recorded by memberships and projects', () => {
     const dev = await h.user();
     const project = await owner.ctx.services.projects.create({ name: unique('act') });
     await owner.ctx.services.members.addToProject(project, { userId: dev.viewer.id, accessLevel: 30 });
+    await owner.ctx.settle();
     const events = await h.app.db.event.findMany({ where: { projectId: project.id }, orderBy: { id: 'asc' } });
     expect(events.map((e) => [e.action, e.authorId])).toEqual([
       ['created', owner.viewer.id],
