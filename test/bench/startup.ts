@@ -1,0 +1,171 @@
+/**
+ * `npx tsx test/bench/startup.ts`: how fast `npm start` answers and how much memory it keeps, started the way a user
+ * starts it. For each case (PGlite on a new folder, PGlite on an existing folder, PGlite in memory, and PostgreSQL
+ * on DATABASE_URL or a scratch database on 127.0.0.1) it spawns `npm start`, polls GET /api/v4/version until it
+ * answers 200, waits for the server to idle, sums VmRSS over the server's processes (the node running main, its
+ * cluster workers) and, apart, over the wrappers (npm, sh), then stops it with SIGTERM. Prints a markdown table of
+ * medians. STARTUP_RUNS (default 5) runs per case; STARTUP_CASES picks cases by name (comma-separated);
+ * STARTUP_ENV adds variables (`WEB_CONCURRENCY=2,LOG_LEVEL=silent`).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const RUNS = Number(process.env.STARTUP_RUNS ?? 5);
+const TOKEN = 'glpat-startup-bench-token';
+const IDLE_MS = 2000;
+const EXTRA_ENV = Object.fromEntries((process.env.STARTUP_ENV ?? '').split(',').filter(Boolean).map((kv) => kv.split('=', 2) as [string, string]));
+
+interface Sample {
+  ms: number;
+  serverKb: number;
+  wrapperKb: number;
+  processes: number;
+}
+
+interface Case {
+  name: string;
+  /** Environment of one run; `prepare` runs once before the runs, `cleanup` once after. */
+  env(): Promise<Record<string, string>>;
+  prepare?(): Promise<void>;
+  cleanup?(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function status(pid: number): Promise<{ name: string; ppid: number; rssKb: number } | null> {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => null);
+  if (!text) return null;
+  const field = (key: string) => new RegExp(`^${key}:\\s*(.*)$`, 'm').exec(text)?.[1] ?? '';
+  return { name: field('Name'), ppid: Number(field('PPid')), rssKb: parseInt(field('VmRSS'), 10) || 0 };
+}
+
+/** Every process below `root`, with `root` itself. */
+async function tree(root: number): Promise<{ pid: number; name: string; rssKb: number; cmdline: string }[]> {
+  const all = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const s = await status(Number(entry));
+    if (s) all.push({ pid: Number(entry), ...s });
+  }
+  const inTree = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) if (!inTree.has(p.pid) && inTree.has(p.ppid)) grew = inTree.add(p.pid).size > 0;
+  }
+  const picked = all.filter((p) => inTree.has(p.pid));
+  return Promise.all(
+    picked.map(async (p) => ({ ...p, cmdline: (await readFile(`/proc/${p.pid}/cmdline`, 'utf8').catch(() => '')).replace(/\0/g, ' ') })),
+  );
+}
+
+/** The wrappers are npm and the shell it runs the script in; every other process of the tree is the server. */
+const isWrapper = (p: { name: string; cmdline: string }) => p.name === 'sh' || p.name.startsWith('npm') || /\bnpm(-cli\.js)?\b/.test(p.cmdline.split(' ').slice(0, 2).join(' '));
+
+async function once(env: Record<string, string>): Promise<Sample> {
+  const port = await freePort();
+  const started = process.hrtime.bigint();
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', GITLAB_ROOT_TOKEN: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: '', ...EXTRA_ENV, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let done = false;
+  void exited.then(() => (done = true));
+  try {
+    for (;;) {
+      if (done) throw new Error(`npm start exited: ${stderr}`);
+      const ok = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': TOKEN } }).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const procs = await tree(child.pid ?? 0);
+    const sum = (list: typeof procs) => list.reduce((n, p) => n + p.rssKb, 0);
+    return { ms, serverKb: sum(procs.filter((p) => !isWrapper(p))), wrapperKb: sum(procs.filter(isWrapper)), processes: procs.length };
+  } finally {
+    if (!done) process.kill(-(child.pid ?? 0), 'SIGTERM');
+    await exited;
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function pgliteFolder(existing: boolean): Case {
+  let dir = '';
+  return {
+    name: existing ? 'PGlite, existing folder' : 'PGlite, new folder',
+    async prepare() {
+      dir = await mkdtemp(join(tmpdir(), 'startup-bench-'));
+      if (existing) await once({ DATA_DIR: join(dir, 'data') });
+    },
+    async env() {
+      if (existing) return { DATA_DIR: join(dir, 'data') };
+      return { DATA_DIR: await mkdtemp(join(dir, 'new-')) };
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+function postgres(): Case {
+  let url = process.env.DATABASE_URL ?? '';
+  const scratch = url ? null : `startup_bench_${process.pid}`;
+  const psql = (sql: string) => execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qc', sql]);
+  return {
+    name: 'PostgreSQL',
+    async prepare() {
+      if (scratch) {
+        psql(`CREATE DATABASE ${scratch}`);
+        url = `postgresql://postgres@127.0.0.1:5432/${scratch}`;
+      }
+      await once({ DATABASE_URL: url }); // migrated and seeded once: the runs measure a restart
+    },
+    env: async () => ({ DATABASE_URL: url }),
+    async cleanup() {
+      if (scratch) psql(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+    },
+  };
+}
+
+const cases: Case[] = [pgliteFolder(false), pgliteFolder(true), { name: 'PGlite, memory', env: async () => ({ DATA_DIR: 'memory' }) }, postgres()];
+const only = process.env.STARTUP_CASES?.split(',').map((s) => s.trim().toLowerCase());
+const rows: string[] = [];
+for (const c of cases.filter((c) => !only || only.some((o) => c.name.toLowerCase().includes(o)))) {
+  await c.prepare?.();
+  const samples: Sample[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) samples.push(await once(await c.env()));
+  } finally {
+    await c.cleanup?.();
+  }
+  const ms = samples.map((s) => s.ms);
+  rows.push(
+    `| ${c.name} | ${median(ms).toFixed(0)} (${Math.min(...ms).toFixed(0)}–${Math.max(...ms).toFixed(0)}) | ` +
+      `${(median(samples.map((s) => s.serverKb)) / 1024).toFixed(0)} | ${(median(samples.map((s) => s.wrapperKb)) / 1024).toFixed(0)} | ${median(samples.map((s) => s.processes))} |`,
+  );
+  process.stderr.write(`${rows[rows.length - 1]}\n`);
+}
+console.log(`\n${RUNS} runs per case, medians (min–max)${Object.keys(EXTRA_ENV).length ? `, ${process.env.STARTUP_ENV}` : ''}\n`);
+console.log('| case | first answer, ms | server RSS, MB | npm/sh RSS, MB | processes |');
+console.log('|---|---|---|---|---|');
+for (const row of rows) console.log(row);
