@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { PrismaClient } from '../../src/generated/prisma/client.js';
 import { committedMigrations, pendingMigrations } from '../../src/db/migrations.js';
@@ -64,13 +64,9 @@ describe('pending migrations', () => {
 });
 
 describe('npm start (compiled)', () => {
-  let dataDir: string;
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'gitlab-api-startup-'));
-  });
-  afterAll(() => rm(dataDir, { recursive: true, force: true }));
-
   it('answers on a new PGlite folder, and starts again on it without applying anything', async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'gitlab-api-startup-')), 'data');
+    onTestFinished(() => rm(dirname(dataDir), { recursive: true, force: true }));
     for (let i = 0; i < 2; i++) {
       const started = await npmStart({ DATA_DIR: dataDir, LOG_LEVEL: 'debug' });
       try {
