@@ -5,17 +5,14 @@
  * answers 200, waits for the server to idle, sums VmRSS over the server's processes (the node running main, its
  * cluster workers) and, apart, over the wrappers (npm, sh), then stops it with SIGTERM. Prints a markdown table of
  * medians. STARTUP_RUNS (default 5) runs per case; STARTUP_CASES picks cases by name (comma-separated);
- * STARTUP_ENV adds variables (`WEB_CONCURRENCY=2,LOG_LEVEL=silent`).
+ * STARTUP_ENV adds variables (`WEB_CONCURRENCY=1,DATABASE_POOL_SIZE=4`).
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { npmStart, scratchPostgres } from './npm-start.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const RUNS = Number(process.env.STARTUP_RUNS ?? 5);
-const TOKEN = 'glpat-startup-bench-token';
 const IDLE_MS = 2000;
 const EXTRA_ENV = Object.fromEntries((process.env.STARTUP_ENV ?? '').split(',').filter(Boolean).map((kv) => kv.split('=', 2) as [string, string]));
 
@@ -32,17 +29,6 @@ interface Case {
   env(): Promise<Record<string, string>>;
   prepare?(): Promise<void>;
   cleanup?(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function status(pid: number): Promise<{ name: string; ppid: number; rssKb: number } | null> {
@@ -75,37 +61,14 @@ async function tree(root: number): Promise<{ pid: number; name: string; rssKb: n
 const isWrapper = (p: { name: string; cmdline: string }) => p.name === 'sh' || p.name.startsWith('npm') || /\bnpm(-cli\.js)?\b/.test(p.cmdline.split(' ').slice(0, 2).join(' '));
 
 async function once(env: Record<string, string>): Promise<Sample> {
-  const port = await freePort();
-  const started = process.hrtime.bigint();
-  const child = spawn('npm', ['start'], {
-    cwd: ROOT,
-    detached: true,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', GITLAB_ROOT_TOKEN: TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: '', ...EXTRA_ENV, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  let done = false;
-  void exited.then(() => (done = true));
+  const server = await npmStart({ ...EXTRA_ENV, ...env });
   try {
-    for (;;) {
-      if (done) throw new Error(`npm start exited: ${stderr}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': TOKEN } }).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
     await new Promise((r) => setTimeout(r, IDLE_MS));
-    const procs = await tree(child.pid ?? 0);
+    const procs = await tree(server.pid);
     const sum = (list: typeof procs) => list.reduce((n, p) => n + p.rssKb, 0);
-    return { ms, serverKb: sum(procs.filter((p) => !isWrapper(p))), wrapperKb: sum(procs.filter(isWrapper)), processes: procs.length };
+    return { ms: server.ms, serverKb: sum(procs.filter((p) => !isWrapper(p))), wrapperKb: sum(procs.filter(isWrapper)), processes: procs.length };
   } finally {
-    if (!done) process.kill(-(child.pid ?? 0), 'SIGTERM');
-    await exited;
+    await server.stop();
   }
 }
 
@@ -128,21 +91,16 @@ function pgliteFolder(existing: boolean): Case {
 }
 
 function postgres(): Case {
-  let url = process.env.DATABASE_URL ?? '';
-  const scratch = url ? null : `startup_bench_${process.pid}`;
-  const psql = (sql: string) => execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qc', sql]);
+  let db: ReturnType<typeof scratchPostgres> | undefined;
   return {
     name: 'PostgreSQL',
     async prepare() {
-      if (scratch) {
-        psql(`CREATE DATABASE ${scratch}`);
-        url = `postgresql://postgres@127.0.0.1:5432/${scratch}`;
-      }
-      await once({ DATABASE_URL: url }); // migrated and seeded once: the runs measure a restart
+      db = scratchPostgres('startup_bench');
+      await once({ DATABASE_URL: db.url }); // migrated and seeded once: the runs measure a restart
     },
-    env: async () => ({ DATABASE_URL: url }),
+    env: async () => ({ DATABASE_URL: db?.url ?? '' }),
     async cleanup() {
-      if (scratch) psql(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+      db?.drop();
     },
   };
 }
