@@ -1,5 +1,6 @@
 /** Server configuration: read from the environment once, validated at start. */
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   port: number;
@@ -36,6 +37,8 @@ export interface Config {
   graphqlTimeoutMs: number;
   /** Deadline of a REST request, in ms: answered 503 when it passes (GitLab: 60 s). */
   restTimeoutMs: number;
+  /** Server processes sharing the port (node:cluster); more than one only on PostgreSQL. */
+  webConcurrency: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -81,6 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (databaseWritePoolSize >= databasePoolSize) {
     throw new ConfigError(`DATABASE_WRITE_POOL_SIZE must be smaller than DATABASE_POOL_SIZE (${databasePoolSize}), got ${databaseWritePoolSize}`);
   }
+  const webConcurrency = overrides.webConcurrency ?? integer(env, 'WEB_CONCURRENCY', databaseUrl ? availableParallelism() : 1, 1, 256);
+  // PGlite is one database inside one process: a second process could not open it.
+  if (webConcurrency > 1 && !databaseUrl) throw new ConfigError('WEB_CONCURRENCY above 1 needs DATABASE_URL: PGlite runs inside one process');
   return {
     port,
     host: overrides.host ?? env.HOST ?? '0.0.0.0',
@@ -102,5 +108,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseStatementTimeoutMs: overrides.databaseStatementTimeoutMs ?? integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 1, 3_600_000),
     graphqlTimeoutMs: overrides.graphqlTimeoutMs ?? integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 1, 3_600_000),
     restTimeoutMs: overrides.restTimeoutMs ?? integer(env, 'REST_TIMEOUT_MS', 60_000, 1, 3_600_000),
+    webConcurrency,
   };
 }

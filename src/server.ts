@@ -50,10 +50,15 @@ export interface ServerOptions {
   database?: Database;
 }
 
+async function openConfiguredDatabase(config: Config, logger: Logger): Promise<Database> {
+  const { db, pending, applied } = await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, bounds: databaseBounds(config) });
+  logger.debug({ pending, applied }, 'migrations checked');
+  return db;
+}
+
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const database =
-    options.database ?? (await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, bounds: databaseBounds(config) })).db;
+  const database = options.database ?? (await openConfiguredDatabase(config, logger));
   const bus = new EventBus(database, { logger });
   await bus.start();
   const jobs = new JobQueue(database, { logger });

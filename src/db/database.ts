@@ -1,12 +1,13 @@
 /** Opens the database: embedded PGlite (a folder or memory) by default, a PostgreSQL server when a URL is given. */
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { PrismaPg } from '@prisma/adapter-pg';
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import pg from 'pg';
+import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
-import { applyMigrations } from './engine.js';
+import { pendingMigrations } from './migrations.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -68,13 +69,35 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
+ * A migrated PGlite data folder written by the build (scripts/build.mjs), next to the compiled code; absent when
+ * running from src/ (tests), where a new database runs initdb and the migrations instead.
+ */
+const PGLITE_TEMPLATE = new URL('../pglite-template.tar', import.meta.url).pathname;
+
+/**
+ * PostgreSQL's default 128 MB of shared buffers live in WebAssembly memory, which only grows: the server's idle size
+ * would be mostly cache. The data folder's files still sit in the operating system's page cache.
+ */
+const PGLITE_START_PARAMS = ['-c', 'shared_buffers=16MB'];
+
+/** A new database (a folder without PG_VERSION, or memory) starts from the build's template when there is one. */
+async function pgliteTemplate(dataDir: string | undefined): Promise<Blob | undefined> {
+  const exists = (path: string) => access(path).then(() => true, () => false);
+  if (dataDir && (await exists(join(dataDir, 'PG_VERSION')))) return undefined;
+  const bytes = await readFile(PGLITE_TEMPLATE).catch(() => undefined);
+  return bytes && new Blob([bytes]);
+}
+
+/**
  * PGlite is one connection in this process: there is no pool to split, and WebAssembly cannot interrupt a running
  * statement, so statement_timeout is not enforced. What holds here is the transaction bounds and the request
  * deadlines (src/graphql/deadline.ts).
  */
 async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
-  const pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
+  const loadDataDir = options.loadDataDir ?? (await pgliteTemplate(dataDir));
+  const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS] });
   const factory = new PrismaPGlite(pglite);
   const prisma = prismaClient(factory, bounds, options.onQuery);
   return {
@@ -96,6 +119,7 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
  * a pool of their own without the statement timeout: building an index may take longer than any request may.
  */
 async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): Promise<Database> {
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   const lanePool = (max: number) => {
     const pool = new pg.Pool({
       connectionString: url,
@@ -112,7 +136,7 @@ async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: Databa
   migrationPool.on('error', () => {});
   const prisma = prismaClient(new PrismaPg(writePool), bounds, onQuery);
   const readPrisma = prismaClient(new PrismaPg(readPool), bounds, onQuery);
-  const listener = new Listener(url);
+  const listener = new Listener(pg, url);
   return {
     prisma,
     readPrisma,
@@ -137,7 +161,10 @@ class Listener {
   private closed = false;
   private retryMs = 100;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly pg: typeof import('pg').default,
+    private readonly url: string,
+  ) {}
 
   async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
     const client = await this.connect();
@@ -145,7 +172,7 @@ class Listener {
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
-      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      await client.query(`LISTEN ${this.pg.escapeIdentifier(channel)}`);
     }
     set.add(onPayload);
     return async () => {
@@ -162,13 +189,13 @@ class Listener {
 
   private connect(): Promise<pg.Client> {
     this.client ??= (async () => {
-      const client = new pg.Client({ connectionString: this.url });
+      const client = new this.pg.Client({ connectionString: this.url });
       client.on('notification', (msg) => this.handlers.get(msg.channel)?.forEach((h) => h(msg.payload ?? '')));
       const lost = () => this.reconnect(client);
       client.on('error', lost);
       client.on('end', lost);
       await client.connect();
-      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${this.pg.escapeIdentifier(channel)}`);
       this.retryMs = 100;
       return client;
     })();
@@ -193,12 +220,17 @@ class Listener {
   }
 }
 
-/** Opens and migrates. */
-export async function openMigratedDatabase(options: DatabaseOptions): Promise<{ db: Database; applied: string[] }> {
+/**
+ * Opens and migrates. The schema engine is loaded only when a migration is pending; several replicas starting
+ * together on PostgreSQL may all find one pending, and the engine's lock then lets one apply it.
+ */
+export async function openMigratedDatabase(options: DatabaseOptions): Promise<{ db: Database; pending: string[]; applied: string[] }> {
   const db = await openDatabase(options);
   try {
-    const applied = await applyMigrations(db.migrationFactory);
-    return { db, applied };
+    const pending = await pendingMigrations(db.prisma);
+    if (!pending.length) return { db, pending, applied: [] };
+    const { applyMigrations } = await import('./engine.js');
+    return { db, pending, applied: await applyMigrations(db.migrationFactory) };
   } catch (err) {
     await db.close();
     throw err;

@@ -2,15 +2,13 @@
  * Prisma's schema engine, compiled to WebAssembly, driven through a driver adapter: applies the committed
  * migrations and diffs the schema without the native binary the Prisma CLI would download.
  */
-import { readFile, readdir, mkdir, writeFile } from 'node:fs/promises';
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as bg from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
-
-const PRISMA_DIR = new URL('../../prisma/', import.meta.url).pathname;
-export const MIGRATIONS_DIR = join(PRISMA_DIR, 'migrations');
+import { MIGRATIONS_DIR, PRISMA_DIR, committedMigrations } from './migrations.js';
 const LOCKFILE = 'migration_lock.toml';
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
 
@@ -48,10 +46,8 @@ function readSchema(): Promise<string> {
 
 /** The committed migrations, in Prisma's layout, oldest first. */
 async function readMigrations(): Promise<MigrationList> {
-  const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true }).catch(() => []);
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const migrationDirectories = await Promise.all(
-    dirs.map(async (dir) => ({
+    (await committedMigrations()).map(async (dir) => ({
       path: dir,
       migrationFile: {
         path: 'migration.sql',

@@ -28,6 +28,7 @@ describe('contract', () => {
     expect(routes.length).toBe(declaredRoutes.length);
     const used = new Set(declaredRoutes.map((r) => r.operation));
     expect([...operations.keys()].filter((name) => !used.has(name))).toEqual([]);
+    for (const op of operations.values()) expect(op.compiled, op.name).not.toThrow();
   });
 
   it('refuses a route whose operation does not exist', () => {

@@ -11,16 +11,21 @@ const TOKEN = 'glpat-shutdown-test-token';
 interface Tree {
   npm: number;
   server: number;
+  /** The cluster's workers on PostgreSQL; none on PGlite, where the server serves alone. */
+  workers: number[];
   port: number;
   exited: Promise<number | null>;
 }
 
 async function npmStart(databaseUrl: string | undefined): Promise<Tree> {
-  const env = { DATA_DIR: 'memory', DATABASE_URL: databaseUrl ?? '', GITLAB_ROOT_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '0' };
+  // On PostgreSQL two workers, whatever the machine's CPU count: a stop must drain every one of them.
+  const env = { DATA_DIR: 'memory', DATABASE_URL: databaseUrl ?? '', WEB_CONCURRENCY: databaseUrl ? '2' : '1', GITLAB_ROOT_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '0' };
   const started = await startProcess('npm', ['start', '--silent'], env, { detached: true }); // a process group of its own, as a terminal gives it
   const npm = started.child.pid ?? 0;
-  const server = Number(execFileSync('pgrep', ['-P', String(npm)]).toString().trim().split('\n')[0]);
-  return { npm, server, port: started.port, exited: started.exited };
+  const children = (pid: number) => execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n').map(Number);
+  const server = children(npm)[0];
+  const workers = databaseUrl ? children(server) : [];
+  return { npm, server, workers, port: started.port, exited: started.exited };
 }
 
 function alive(pid: number): boolean {
@@ -75,9 +80,9 @@ describe('npm start stops cleanly', () => {
         // A request either got its answer, or was refused before the server accepted it; never reset, never 5xx.
         expect(outcomes.filter((o) => !['200', '201', 'ECONNREFUSED'].includes(o))).toEqual([]);
         expect(outcomes.filter((o) => o === '200' || o === '201').length).toBeGreaterThan(0);
-        expect(await gone([tree.npm, tree.server])).toBe(true);
+        expect(await gone([tree.npm, tree.server, ...tree.workers])).toBe(true);
       } finally {
-        for (const pid of [tree.server, tree.npm]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+        for (const pid of [...tree.workers, tree.server, tree.npm]) if (alive(pid)) process.kill(pid, 'SIGKILL');
         await db.cleanup();
       }
     }, 60_000);

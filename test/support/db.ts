@@ -8,7 +8,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { openMigratedDatabase, type Database, type DatabaseOptions } from '../../src/db/database.js';
-import { MIGRATIONS_DIR, applyMigrations } from '../../src/db/engine.js';
+import { applyMigrations } from '../../src/db/engine.js';
+import { MIGRATIONS_DIR } from '../../src/db/migrations.js';
 
 export interface FreshDatabase {
   db: Database;
