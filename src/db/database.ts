@@ -69,7 +69,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * A migrated PGlite data folder written by the build (scripts/build.mjs), next to the compiled code; absent when
+ * A migrated PGlite data folder written by the build (src/build.mjs), next to the compiled code; absent when
  * running from src/ (tests), where a new database runs initdb and the migrations instead.
  */
 const PGLITE_TEMPLATE = new URL('../pglite-template.tar', import.meta.url).pathname;
