@@ -14,6 +14,8 @@ import type { Server } from 'node:http';
 const ACCEPT_GRACE_MS = 250;
 /** It stops accepting only after this long without a new connection (a burst is taken in whole). */
 const ACCEPT_QUIET_MS = 50;
+/** A turn of the event loop this short took in every connection that was waiting, and little can have come since. */
+const QUICK_TURN_MS = 2;
 /** How long an idle connection may still bring a request once the server stops accepting. */
 const IDLE_LINGER_MS = 750;
 
@@ -49,14 +51,19 @@ export function trackConnections(server: Server): Drainer {
       draining = true;
       const started = Date.now();
       return new Promise<void>((resolve) => {
+        // Closing the listening socket resets whatever sits in the kernel's accept queue, so close it only between
+        // two quick turns of the event loop: the poll phase in between took in every waiting connection, and was
+        // short, so hardly anything can have arrived since. A turn spent on other callbacks (a burst of requests,
+        // PGlite's synchronous work) is a turn in which connections may have queued: look again.
         const stopAccepting = () => {
-          if (Date.now() - lastConnection < ACCEPT_QUIET_MS && Date.now() - started < timeoutMs) {
-            timers.push(setTimeout(stopAccepting, ACCEPT_QUIET_MS));
-            return;
-          }
-          // After the next poll phase, which takes in what is in the accept queue; then the plain net close:
-          // stop listening, without http's closing of idle connections.
+          const turnStarted = performance.now();
           setImmediate(() => {
+            const quiet = Date.now() - lastConnection >= ACCEPT_QUIET_MS && performance.now() - turnStarted < QUICK_TURN_MS;
+            if (!quiet && Date.now() - started < timeoutMs) {
+              timers.push(setTimeout(stopAccepting, 1));
+              return;
+            }
+            // The plain net close: stop listening, without http's closing of idle connections.
             NetServer.prototype.close.call(server, () => resolve());
             timers.push(setTimeout(closeIdle, IDLE_LINGER_MS));
           });
