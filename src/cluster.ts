@@ -1,8 +1,9 @@
 /**
  * WEB_CONCURRENCY above 1 (PostgreSQL only): this process supervises and serves nothing; each worker runs the whole
- * server on the shared port (node:cluster hands them the connections in turn). The workers migrate and seed as
- * replicas do: the schema engine's lock lets one apply a pending migration, and one of them creates root and prints
- * its token. Kept small on purpose: it loads neither Prisma nor GraphQL.
+ * server on the shared port (node:cluster hands them the connections in turn). The first worker starts alone: it
+ * applies pending migrations and creates root (printing a generated token), and answers as soon as a single process
+ * would, without the others competing for the CPU; the rest start once it listens and find nothing left to do.
+ * Kept small on purpose: it loads neither Prisma nor GraphQL.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
@@ -16,10 +17,13 @@ export interface Supervisor {
 export function superviseWorkers(config: Config, logger: Logger): Supervisor {
   let stopping = false;
   const exited = new Map<Worker, Promise<void>>();
-  const fork = () => {
+  const fork = (then?: () => void) => {
     const worker = cluster.fork();
     let listened = false;
-    worker.once('listening', () => (listened = true));
+    worker.once('listening', () => {
+      listened = true;
+      then?.();
+    });
     exited.set(
       worker,
       new Promise((resolve) =>
@@ -44,7 +48,9 @@ export function superviseWorkers(config: Config, logger: Logger): Supervisor {
     for (const worker of exited.keys()) worker.process.kill('SIGTERM');
     await Promise.all(exited.values());
   };
-  for (let i = 0; i < config.webConcurrency; i++) fork();
+  fork(() => {
+    for (let i = 1; i < config.webConcurrency && !stopping; i++) fork();
+  });
   logger.info({ workers: config.webConcurrency }, 'supervising workers');
   return { close };
 }
