@@ -3,6 +3,7 @@
  * `createContext(app, viewer, { lane, deadline })`. It loops over the module list: each module's loaders and
  * service are built on first use in the request, the service with exactly the sibling services its manifest `uses`.
  */
+import { HeldAbilities } from './auth/held-access.js';
 import { Access } from './auth/policy.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
@@ -23,8 +24,17 @@ export interface App {
   readDb: PrismaClient;
   config: Config;
   bus: EventBus;
+  /** Memberships held by subscriptions, by user, refreshed when the bus announces a change. */
+  abilities: HeldAbilities;
   jobs: JobQueue;
   logger: Logger;
+}
+
+/** The App from its parts; the held abilities read memberships afresh, with loaders of their own, when out of date. */
+export function createApp(parts: Omit<App, 'abilities'>): App {
+  const abilities = new HeldAbilities(parts.bus, (userId) => createContext(app, null, { lane: 'read' }).loaders.members.membershipsOf.load(userId));
+  const app: App = { ...parts, abilities };
+  return app;
 }
 
 export interface Context {
@@ -72,7 +82,7 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
     memberships: (userId) => loaders.members.membershipsOf.load(userId),
     ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
   });
-  const base: ServiceBase = { db, viewer, access, renewAccess: () => createContext(app, viewer, request).access, loaders, app };
+  const base: ServiceBase = { db, viewer, access, loaders, app };
   const services: Services = lazily<Services>(names, (name) => {
     const module = byName.get(name);
     if (!module) throw new Error(`no module ${name}`);

@@ -10,7 +10,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { Config } from './config.js';
-import { createContext, type App, type Context } from './context.js';
+import { createApp, createContext, type App, type Context } from './context.js';
 import { databaseBounds, openMigratedDatabase, type Database } from './db/database.js';
 import { EventBus } from './events/bus.js';
 import { JobQueue } from './jobs/queue.js';
@@ -55,7 +55,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   await bus.start();
   const jobs = new JobQueue(database, { logger });
   for (const module of modules) for (const [kind, handle] of Object.entries(module.jobs ?? {})) jobs.register(kind, handle);
-  const app: App = { db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger };
+  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger });
   const authenticators = { read: tokenAuthenticator(database.readPrisma), write: tokenAuthenticator(database.prisma) };
   const laneOf = graphqlLanes();
   const generatedRootToken = await ensureRootUser(database.prisma, config.rootToken);
@@ -139,6 +139,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await drained;
         await apollo.stop();
         await jobs.stop();
+        app.abilities.stop();
         await bus.stop();
         if (!options.database) await database.close();
       })()),

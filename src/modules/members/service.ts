@@ -1,5 +1,6 @@
 /** Owns memberships: member lists (direct, or with those inherited from ancestor groups) and adding members. */
 import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
+import { publishMembershipsChanged } from '../../auth/held-access.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { conflict, exactlyOneOf, invalid, mutuallyExclusive } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -69,6 +70,7 @@ export class MembersService {
   /** Makes the creator of a group or personal project its owner (no check: the caller just created it). */
   async addCreator(tx: Prisma.TransactionClient, source: Source, userId: number): Promise<void> {
     await tx.member.create({ data: { ...source, userId, accessLevel: CREATOR_ACCESS_LEVEL, createdById: userId } });
+    await publishMembershipsChanged(this.base.app.bus, [userId], tx);
   }
 
   /**
@@ -119,6 +121,8 @@ export class MembersService {
       const member = await tx.member.create({
         data: { ...source, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: viewer?.id },
       });
+      // Announced before the event it causes, so the new member's subscriptions hear of that event.
+      await publishMembershipsChanged(this.base.app.bus, [user.id], tx);
       await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...on }, tx);
       return member;
     });
