@@ -5,6 +5,7 @@
  * (ws-limits.ts) and gets a context from the one factory, and its errors the same masking as over HTTP.
  */
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -20,6 +21,22 @@ function connectionHeader(params: Record<string, unknown> | undefined, name: str
   const key = Object.keys(params ?? {}).find((k) => k.toLowerCase() === name);
   const v = key === undefined ? undefined : params?.[key];
   return typeof v === 'string' ? v : undefined;
+}
+
+const corked = new WeakSet<Socket>();
+
+/**
+ * Holds a connection's writes until the current turn of the event loop ends, so that the messages of its many
+ * subscriptions an event fans out to leave in one write, not one system call each (ws corks each frame alone).
+ */
+function coalesceWrites(stream: Socket): void {
+  if (corked.has(stream)) return;
+  corked.add(stream);
+  stream.cork();
+  setImmediate(() => {
+    corked.delete(stream);
+    stream.uncork();
+  });
 }
 
 export interface SubscriptionServer {
@@ -51,8 +68,10 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
       },
       onSubscribe: prepareOperation(app, schema),
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e)),
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e)) } : undefined,
+      onNext: (ctx, _id, _payload, _args, result) => {
+        coalesceWrites(ctx.extra.request.socket);
+        return result.errors ? { ...result, errors: result.errors.map((e) => formatError(e.toJSON(), e)) } : undefined;
+      },
     },
     wsServer,
   );

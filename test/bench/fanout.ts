@@ -6,9 +6,9 @@
  *
  * For each size (FANOUT_SIZES, default 1000,10000): opens that many subscriptions, 100 per socket (FANOUT_PER_SOCKET)
  * spread over 10 users who are developers of one private group, waits until every one has heard a warm-up event,
- * then creates FANOUT_EVENTS projects (default 5) in the group through REST, one at a time, and measures from the
+ * and three more, then creates FANOUT_EVENTS projects (default 10) in the group through REST, one at a time, and measures from the
  * REST call to the last subscriber's delivery. Heap is read through the inspector (`--inspect` on the child) after a
- * forced garbage collection, before the subscriptions open and once they are all listening. Prints a markdown table.
+ * forced garbage collection, before the subscriptions open and after the events, with them still open. Prints a markdown table.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -19,6 +19,7 @@ import WebSocket from 'ws';
 
 const PER_SOCKET = Number(process.env.FANOUT_PER_SOCKET ?? 100);
 const USERS = 10;
+const WARM_UP_EVENTS = 3;
 const QUERY = 'subscription { activityEventRecorded { id action actionName projectId author { username } createdAt } }';
 
 /** Messages between the main thread and the subscribers' worker. */
@@ -86,12 +87,14 @@ function openSocket(url, token, subscriptions) {
 
 async function main(): Promise<void> {
   const sizes = (process.env.FANOUT_SIZES ?? '1000,10000').split(',').map(Number);
-  const events = Number(process.env.FANOUT_EVENTS ?? 5);
+  const events = Number(process.env.FANOUT_EVENTS ?? 10);
   const timeoutMs = Number(process.env.FANOUT_TIMEOUT_MS ?? 300_000);
   const token = 'glpat-fanout-bench-root-0000000000';
   const [port, inspectPort] = [await freePort(), await freePort()];
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [`--inspect=127.0.0.1:${inspectPort}`, '--import', 'tsx', 'src/main.ts'], {
+  // FANOUT_SERVER_FLAGS: more node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const flags = (process.env.FANOUT_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, `--inspect=127.0.0.1:${inspectPort}`, '--import', 'tsx', 'src/main.ts'], {
     cwd: new URL('../../', import.meta.url).pathname,
     env: {
       ...process.env,
@@ -171,9 +174,9 @@ async function main(): Promise<void> {
           if (warm > 0) throw err;
         }
       }
+      // A few more, so that what is measured runs warmed up, as a long-running server does.
+      for (let warm = 0; warm < WARM_UP_EVENTS; warm++) await lastDelivery(await createProject(), timeoutMs);
       progress(`${size} subscriptions listening`);
-      const heapAfter = await heapUsed(inspectPort);
-      const rssAfter = rss(child.pid);
 
       const sampler = sampleVersion(base, token);
       const latencies: number[] = [];
@@ -184,6 +187,9 @@ async function main(): Promise<void> {
         progress(`${size}: event ${i + 1} reached everyone in ${ms(latencies[i])} ms`);
       }
       const versions = await sampler.stop();
+      // Measured after the events, with the subscriptions still open: the inspector's collection would disturb them.
+      const heapAfter = await heapUsed(inspectPort);
+      const rssAfter = rss(child.pid);
       worker.postMessage({ close: true } satisfies ToWorker);
       const perThousand = (v: number) => ((v * 1000) / size / 1024 / 1024).toFixed(2);
       rows.push(
