@@ -14,6 +14,7 @@ import type { Viewer } from '../auth/viewer.js';
 import type { App } from '../context.js';
 import { formatError } from './errors.js';
 import { CredentialWatch } from './revocation.js';
+import { subscribeCompiled } from './compiled-subscriptions.js';
 import { limitMessageRate, prepareOperation } from './ws-limits.js';
 
 /** A connection parameter by name, in any case, as HTTP headers are. */
@@ -67,6 +68,7 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
         }
       },
       onSubscribe: prepareOperation(app, schema),
+      subscribe: subscribeCompiled,
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e.toJSON(), e)),
       onNext: (ctx, _id, _payload, _args, result) => {
         coalesceWrites(ctx.extra.request.socket);
