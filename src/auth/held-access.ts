@@ -36,6 +36,8 @@ interface HeldUser {
 
 /** A subscription's hold on its viewer's abilities. */
 export interface HeldActor {
+  /** The actor if the held memberships are current; undefined (nothing is loaded) if they are not. */
+  ready(): Actor | undefined;
   /** The actor: at once while the held memberships are current, else once they are reloaded. */
   actor(): Actor | Promise<Actor>;
   /** Ends the hold; the memberships are dropped with the user's last hold. */
@@ -66,7 +68,7 @@ export class HeldAbilities {
   hold(viewer: Viewer | null): HeldActor {
     if (!viewer) {
       const anonymous = actorWithoutMemberships(null);
-      return { actor: () => anonymous, release: () => undefined };
+      return { ready: () => anonymous, actor: () => anonymous, release: () => undefined };
     }
     let held = this.users.get(viewer.id);
     if (!held) {
@@ -77,13 +79,15 @@ export class HeldAbilities {
     user.holders += 1;
     let actor: Actor | undefined;
     let released = false;
+    const ready = (): Actor | undefined => {
+      const memberships = HeldAbilities.currentOf(user);
+      if (!memberships) return undefined;
+      if (actor?.memberships !== memberships) actor = { viewer, memberships };
+      return actor;
+    };
     return {
-      actor: () => {
-        const memberships = this.current(viewer.id, user);
-        if (memberships instanceof Promise) return memberships.then((m) => ({ viewer, memberships: m }));
-        if (actor?.memberships !== memberships) actor = { viewer, memberships };
-        return actor;
-      },
+      ready,
+      actor: () => ready() ?? this.reload(viewer.id, user).then((memberships) => ({ viewer, memberships })),
       release: () => {
         if (released) return;
         released = true;
@@ -98,9 +102,14 @@ export class HeldAbilities {
     this.unsubscribe();
   }
 
-  private current(userId: number, held: HeldUser): Memberships | Promise<Memberships> {
+  /** The held memberships if no change was announced since they were loaded and no day has passed. */
+  private static currentOf(held: HeldUser): Memberships | undefined {
+    return held.loadedGeneration === held.generation && Date.now() < held.expiresAt ? held.memberships : undefined;
+  }
+
+  /** Memberships loaded afresh: one load per user and announced change, however many subscriptions ask. */
+  private reload(userId: number, held: HeldUser): Promise<Memberships> {
     const { generation } = held;
-    if (held.memberships && held.loadedGeneration === generation && Date.now() < held.expiresAt) return held.memberships;
     if (held.loading?.generation === generation) return held.loading.memberships;
     const memberships = this.load(userId).then(
       (loaded) => {

@@ -103,8 +103,8 @@ export class ActivityService {
       m.project !== null && (project === null || m.project.id === project.id) && can(actor, 'read_project', m.project);
     // Decided as the message arrives while the held memberships are current (most messages: nothing wakes up).
     const events = app.bus.iterate<RecordedMessage>(ACTIVITY_TOPIC, (m) => {
-      const actor = held.actor();
-      return actor instanceof Promise || wanted(m, actor);
+      const actor = held.ready();
+      return actor === undefined || wanted(m, actor);
     });
     try {
       for await (const message of events) {
