@@ -113,7 +113,13 @@ async function main(): Promise<void> {
   const worker = new Worker(SUBSCRIBERS, { eval: true, workerData: { ws: createRequire(import.meta.url).resolve('ws'), perSocket: PER_SOCKET, query: QUERY } });
   try {
     const api = async (method: string, path: string, body?: unknown, as = token): Promise<any> => {
-      const res = await fetch(`${base}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': as, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const send = () => fetch(`${base}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': as, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      // A server that stalled for longer than its keep-alive timeout closes the idle connection this request was
+      // sent on before reading it: the request never ran, so it is sent again once, on a new connection.
+      const res = await send().catch((err: Error & { cause?: { code?: string } }) => {
+        if (err.cause?.code === 'ECONNRESET') return send();
+        throw err;
+      });
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return res.json();
     };
