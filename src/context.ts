@@ -4,7 +4,8 @@
  * service are built on first use in the request, the service with exactly the sibling services its manifest `uses`.
  */
 import { Access } from './auth/policy.js';
-import type { MembershipCache } from './auth/memberships.js';
+import { MembershipCache } from './auth/memberships.js';
+import { loadMemberships } from './modules/members/loaders.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
 import type { Lane, PrismaClient } from './db/database.js';
@@ -28,6 +29,11 @@ export interface App {
   logger: Logger;
   /** Users' memberships, remembered across requests until the bus says they changed. */
   memberships: MembershipCache;
+}
+
+/** The App from its parts: users' memberships are remembered across requests, read on the read lane when not. */
+export function createApp(parts: Omit<App, 'memberships'>): App {
+  return { ...parts, memberships: new MembershipCache(parts.bus, (userId) => loadMemberships(parts.readDb, userId)) };
 }
 
 export interface Context {
@@ -80,14 +86,14 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
   const db = request.lane === 'read' ? app.readDb : app.db;
   const loaders: Loaders = lazyLoaders((name) => byName.get(name)?.loaders?.(db, loaders));
   const access = new Access(viewer, {
-    memberships: (userId) => app.memberships.of(userId, (id) => loaders.members.membershipsOf.load(id)),
+    memberships: (userId) => app.memberships.of(userId),
     ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
   });
   const published: number[] = [];
   const publish = async (topic: string, payload: unknown, tx?: RawExecutor) => {
     published.push(await app.bus.publish(topic, payload, tx));
   };
-  const base: ServiceBase = { db, viewer, access, renewAccess: () => createContext(app, viewer, request).access, loaders, app, publish };
+  const base: ServiceBase = { db, viewer, access, loaders, app, publish };
   const services: Services = lazyServices((name) => {
     const module = byName.get(name);
     if (!module) throw new Error(`no module ${name}`);

@@ -10,7 +10,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { Config } from './config.js';
-import { createContext, type App, type Context } from './context.js';
+import { createApp, createContext, type App, type Context } from './context.js';
 import { databaseBounds, openMigratedDatabase, type Database } from './db/database.js';
 import { EventBus } from './events/bus.js';
 import { JobQueue } from './jobs/queue.js';
@@ -26,7 +26,6 @@ import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
 import { resolveViewer, type Credentials } from './auth/credentials.js';
 import { CredentialCache } from './auth/credential-cache.js';
-import { MembershipCache } from './auth/memberships.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
@@ -63,7 +62,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   await bus.start();
   const jobs = new JobQueue(database, { logger });
   for (const module of modules) for (const [kind, handle] of Object.entries(module.jobs ?? {})) jobs.register(kind, handle);
-  const app: App = { db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, memberships: new MembershipCache(bus) };
+  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger });
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
   const authenticators = { read: credentialCache.wrap(tokenAuthenticator(database.readPrisma)), write: credentialCache.wrap(tokenAuthenticator(database.prisma)) };

@@ -11,8 +11,9 @@ import type { Memberships } from './policy.js';
 /** Bus topic: the memberships of these users changed. */
 export const MEMBERSHIPS_CHANGED = 'memberships.changed';
 
+/** Whose memberships changed: user ids, or `all` where a change cannot be narrowed to some users. */
 export interface MembershipsChanged {
-  userIds: number[];
+  userIds: number[] | 'all';
 }
 
 /** How long memberships are remembered: bounds what a change nobody announced could leave stale. */
@@ -28,16 +29,26 @@ export class MembershipCache {
   });
   private readonly unsubscribe: () => void;
 
-  constructor(bus: Bus) {
+  constructor(
+    bus: Bus,
+    private readonly load: (userId: number) => Promise<Memberships>,
+  ) {
+    // Bus handlers run in the order messages arrive: an event published after a change is decided on it.
     this.unsubscribe = bus.subscribe(MEMBERSHIPS_CHANGED, (payload) => {
-      const changed = new Set((payload as MembershipsChanged).userIds);
-      this.held.forget((userId) => changed.has(userId));
+      const { userIds } = payload as MembershipsChanged;
+      const changed = new Set(userIds === 'all' ? [] : userIds);
+      this.held.forget((userId) => userIds === 'all' || changed.has(userId));
     });
   }
 
-  /** The user's memberships, remembered, or loaded with `load`. */
-  of(userId: number, load: (userId: number) => Promise<Memberships>): Promise<Memberships> {
-    return this.held.get(userId, () => load(userId));
+  /** The user's memberships, remembered, or loaded. */
+  of(userId: number): Promise<Memberships> {
+    return this.held.get(userId, () => this.load(userId));
+  }
+
+  /** The user's memberships if they are remembered and current, at once; undefined when they must be loaded. */
+  current(userId: number): Memberships | undefined {
+    return this.held.peek(userId);
   }
 
   stop(): void {

@@ -27,6 +27,12 @@ export class Remembered<K, V> {
     return this.pending.get(key) ?? this.load(key, load);
   }
 
+  /** The remembered value, if it is still good; never loads. */
+  peek(key: K): V | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.until > Date.now() ? hit.value : undefined;
+  }
+
   /** Forgets, at once, every entry `concerned` picks; loads under way are not remembered. */
   forget(concerned: (key: K, value: V) => boolean): void {
     this.generation += 1;

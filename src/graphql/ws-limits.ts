@@ -4,7 +4,7 @@
  * and at most `wsMessagesPerMinute` messages of any kind (beyond, the socket is closed with 1008, Policy
  * Violation, which graphql-ws clients treat as final rather than reconnecting at once).
  */
-import { GraphQLError, getOperationAST, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getOperationAST, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { cleanValue } from '../http/input.js';
 import { NoNullBytes } from './input.js';
 import type { SubscribePayload } from 'graphql-ws';
@@ -22,6 +22,27 @@ function withCode(error: GraphQLError, code: string): GraphQLError {
   return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
 }
 
+/** Operations kept parsed and validated, by their text: the subscribers of one dashboard send the same few. */
+const DOCUMENT_CACHE_SIZE = 500;
+
+/** The operation's document, or why it is refused; one parse and validation per distinct text, shared. */
+function parsedDocument(schema: GraphQLSchema, documents: Map<string, DocumentNode | GraphQLError[]>, query: string): DocumentNode | GraphQLError[] {
+  const cached = documents.get(query);
+  if (cached) return cached;
+  let result: DocumentNode | GraphQLError[];
+  try {
+    const document = parse(query);
+    const invalid = validate(schema, document, [...specifiedRules, NoNullBytes]);
+    result = invalid.length ? invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED')) : document;
+  } catch (error) {
+    result = [withCode(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
+  }
+  // The oldest entry goes first: a Map iterates in insertion order.
+  if (documents.size >= DOCUMENT_CACHE_SIZE) documents.delete(documents.keys().next().value as string);
+  documents.set(query, result);
+  return result;
+}
+
 interface Connection {
   subscriptions: Record<string, unknown>;
   extra: { viewer?: Viewer | null };
@@ -32,6 +53,7 @@ interface Connection {
  * the measured complexity for `queryComplexity`). Refusals are sent as the operation's errors.
  */
 export function prepareOperation(app: App, schema: GraphQLSchema) {
+  const documents = new Map<string, DocumentNode | GraphQLError[]>();
   return (ctx: Connection, _id: string, payload: SubscribePayload): ExecutionArgs | GraphQLError[] => {
     // The operation being subscribed is already listed.
     if (Object.keys(ctx.subscriptions).length > app.config.wsMaxSubscriptions) {
@@ -40,14 +62,8 @@ export function prepareOperation(app: App, schema: GraphQLSchema) {
     const tooLarge = querySizeError(payload.query);
     if (tooLarge) return [tooLarge];
     if (!cleanValue(payload.variables)) return [withCode(new GraphQLError('Variables may not contain a null byte.'), 'BAD_USER_INPUT')];
-    let document;
-    try {
-      document = parse(payload.query);
-    } catch (error) {
-      return [withCode(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
-    }
-    const invalid = validate(schema, document, [...specifiedRules, NoNullBytes]);
-    if (invalid.length) return invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED'));
+    const document = parsedDocument(schema, documents, payload.query);
+    if (Array.isArray(document)) return document;
     // Subscriptions and queries read; a mutation sent over the socket writes.
     const lane = getOperationAST(document, payload.operationName)?.operation === 'mutation' ? 'write' : 'read';
     const contextValue = createContext(app, ctx.extra.viewer ?? null, { lane });

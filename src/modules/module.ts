@@ -29,8 +29,6 @@ export interface ServiceBase {
   viewer: Viewer | null;
   /** The policy for this viewer: abilities, list filters, levels. */
   access: Access;
-  /** A new Access for the same viewer, with memberships read afresh: for long-lived work such as subscriptions. */
-  renewAccess: () => Access;
   loaders: Loaders;
   app: App;
   /**

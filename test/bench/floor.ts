@@ -20,6 +20,7 @@ import { bodyErrors, requestBasics } from '../../src/http/middleware.js';
 import { tokenAuthenticator } from '../../src/modules/tokens/service.js';
 import { CredentialCache } from '../../src/auth/credential-cache.js';
 import { MembershipCache } from '../../src/auth/memberships.js';
+import { loadMemberships } from '../../src/modules/members/loaders.js';
 import { projectJson, type ProjectRow } from './shared.js';
 
 const mode = process.argv[2];
@@ -100,20 +101,8 @@ async function servePrisma(): Promise<void> {
     owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null, owner_state: ns.owner?.state ?? null, owner_avatarUrl: ns.owner?.avatarUrl ?? null,
   });
   // The server's memory of memberships too.
-  const remembered = new MembershipCache(quietBus);
-  const memberships = (userId: number) =>
-    remembered.of(userId, async () => {
-      const rows = await prisma.member.findMany({
-        where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] },
-        select: { namespaceId: true, projectId: true, accessLevel: true },
-      });
-      const held = { groups: new Map<number, number>(), projects: new Map<number, number>() };
-      for (const m of rows) {
-        if (m.namespaceId !== null) held.groups.set(m.namespaceId, m.accessLevel);
-        if (m.projectId !== null) held.projects.set(m.projectId, m.accessLevel);
-      }
-      return held;
-    });
+  const remembered = new MembershipCache(quietBus, (userId) => loadMemberships(prisma, userId));
+  const memberships = (userId: number) => remembered.of(userId);
   const web = express();
   web.set('query parser', 'extended');
   web.use(requestBasics(createLogger(config.logLevel), config.rateLimitPerMinute));

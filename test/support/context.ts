@@ -1,5 +1,5 @@
 /** Service-level tests: the App over a fresh database, and contexts for viewers, with no HTTP in between. */
-import { createContext, type App, type Context } from '../../src/context.js';
+import { createApp, createContext, type App, type Context } from '../../src/context.js';
 import { loadConfig } from '../../src/config.js';
 import type { Viewer } from '../../src/auth/viewer.js';
 import { EventBus } from '../../src/events/bus.js';
@@ -8,7 +8,6 @@ import { createLogger } from '../../src/logger.js';
 import { UsersService, type UserRow } from '../../src/modules/users/service.js';
 import { freshDatabase } from './db.js';
 import { unique } from './factories.js';
-import { MembershipCache } from '../../src/auth/memberships.js';
 
 export interface ServiceHarness {
   app: App;
@@ -25,7 +24,7 @@ export async function serviceHarness(): Promise<ServiceHarness> {
   const logger = createLogger('silent');
   const bus = new EventBus(db, { logger });
   await bus.start();
-  const app: App = { db: db.prisma, readDb: db.readPrisma, config: loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent' }), bus, jobs: new JobQueue(db, { logger }), logger, memberships: new MembershipCache(bus) };
+  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config: loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent' }), bus, jobs: new JobQueue(db, { logger }), logger });
   let tokenId = 1000;
   return {
     app,

@@ -2,8 +2,10 @@
  * Owns activity events (GitLab's Events API records): every module records `opened`, `closed`, `pushed`,
  * `commented on` … through `record`, inside its own transaction when it passes one.
  */
-import type { NamespaceSubject, ProjectSubject } from '../../auth/policy.js';
+import { actorWithoutMemberships, can, type Actor, type NamespaceSubject, type ProjectSubject } from '../../auth/policy.js';
+import type { Viewer } from '../../auth/viewer.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
+import { perMessage } from '../../events/bus.js';
 import type { ServiceBase } from '../module.js';
 
 /** GitLab's event actions; `action_name` in REST is derived from these. */
@@ -55,6 +57,11 @@ interface RecordedMessage {
   project: ProjectSubject | null;
 }
 
+/** The event a message names, with its author: loaded once per message for every subscriber of this process. */
+const recordedEvent = perMessage((message: RecordedMessage, db: PrismaClient) =>
+  db.event.findUnique({ where: { id: message.id }, include: { author: true } }),
+);
+
 function accessSubject(project: ProjectSubject): ProjectSubject {
   const { id, kind, visibility, ownerId, traversalIds }: NamespaceSubject = project.namespace;
   return { id: project.id, visibility: project.visibility, namespace: { id, kind, visibility, ownerId, traversalIds } };
@@ -87,16 +94,36 @@ export class ActivityService {
 
   /**
    * Project events as they are recorded on any replica: of one readable project, or of every project the
-   * subscriber can read. Access is decided per event on fresh memberships, so one granted or removed meanwhile counts.
+   * subscriber can read. Readability is decided on the event's own project subject with the viewer's held
+   * memberships (src/auth/held-access.ts), reloaded first when a change was announced before the event.
    */
   async *recorded(project: ProjectSubject | null): AsyncGenerator<{ activityEventRecorded: EventRow }> {
-    const { app, db } = this.base;
-    const events = app.bus.iterate<RecordedMessage>(ACTIVITY_TOPIC, (m) => m.project !== null && (project === null || m.project.id === project.id));
+    const { app, db, viewer, loaders } = this.base;
+    const wanted = (m: RecordedMessage, actor: Actor) =>
+      m.project !== null && (project === null || m.project.id === project.id) && can(actor, 'read_project', m.project);
+    // The viewer's memberships as the App remembers them (dropped when the bus announces a change, which arrives
+    // before any event it causes): at once when current, else loaded once for all of the user's subscriptions.
+    const ready = (): Actor | undefined => {
+      if (!viewer) return actorWithoutMemberships(null);
+      const memberships = app.memberships.current(viewer.id);
+      return memberships && { viewer, memberships };
+    };
+    const actor = async (): Promise<Actor> => ready() ?? { viewer, memberships: await app.memberships.of((viewer as Viewer).id) };
+    // Decided as the message arrives while the memberships are current (most messages: nothing wakes up).
+    const events = app.bus.iterate<RecordedMessage>(ACTIVITY_TOPIC, (m) => {
+      const now = ready();
+      return now === undefined || wanted(m, now);
+    });
     try {
       for await (const message of events) {
-        if (!message.project || !(await this.base.renewAccess().can('read_project', message.project))) continue;
-        const event = await db.event.findUnique({ where: { id: message.id } });
-        if (event) yield { activityEventRecorded: event };
+        if (!wanted(message, await actor())) continue;
+        const event = await recordedEvent(message, db);
+        if (!event) continue;
+        const { author, ...row } = event;
+        // Fresh for this event, and no query of this subscriber's own for the `author` field.
+        loaders.users.byId.clear(author.id).prime(author.id, author);
+        await app.bus.turn();
+        yield { activityEventRecorded: row };
       }
     } finally {
       await events.return?.();

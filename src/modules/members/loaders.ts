@@ -4,23 +4,26 @@ import type { PrismaClient } from '../../db/database.js';
 import { countLoader } from '../../db/loader.js';
 import DataLoader from 'dataloader';
 
+/**
+ * A user's unexpired direct memberships, by group (namespace) id and by project id: what every ability check
+ * reads. Remembered across requests by the App's MembershipCache (src/auth/memberships.ts), which calls this.
+ */
+export async function loadMemberships(db: PrismaClient, userId: number): Promise<Memberships> {
+  const today = new Date(new Date().toISOString().slice(0, 10));
+  const rows = await db.member.findMany({
+    where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] },
+    select: { namespaceId: true, projectId: true, accessLevel: true },
+  });
+  const held = { groups: new Map<number, number>(), projects: new Map<number, number>() };
+  for (const row of rows) {
+    if (row.namespaceId != null) held.groups.set(row.namespaceId, row.accessLevel);
+    if (row.projectId != null) held.projects.set(row.projectId, row.accessLevel);
+  }
+  return held;
+}
+
 export function createMemberLoaders(db: PrismaClient) {
   return {
-    /** Each user's unexpired direct memberships, by group (namespace) id and by project id. */
-    membershipsOf: new DataLoader<number, Memberships>(async (userIds) => {
-      const today = new Date(new Date().toISOString().slice(0, 10));
-      const rows = await db.member.findMany({
-        where: { userId: { in: [...userIds] }, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] },
-        select: { userId: true, namespaceId: true, projectId: true, accessLevel: true },
-      });
-      const byUser = new Map(userIds.map((id) => [id, { groups: new Map<number, number>(), projects: new Map<number, number>() }]));
-      for (const row of rows) {
-        const held = byUser.get(row.userId);
-        if (row.namespaceId != null) held?.groups.set(row.namespaceId, row.accessLevel);
-        if (row.projectId != null) held?.projects.set(row.projectId, row.accessLevel);
-      }
-      return userIds.map((id) => byUser.get(id) ?? { groups: new Map(), projects: new Map() });
-    }),
     /**
      * Every namespace on the path to a group or project each user is a member of (GitLab lets members of a
      * group's subgroups and projects read the group); read only by the abilities that need it.

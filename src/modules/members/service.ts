@@ -127,8 +127,9 @@ export class MembersService {
       const member = await tx.member.create({
         data: { ...source, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: viewer?.id },
       });
-      await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...on }, tx);
+      // Announced before the event it causes, so the new member's subscriptions hear of that event.
       await this.changed([user.id], tx);
+      await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...on }, tx);
       return member;
     });
   }
