@@ -10,7 +10,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { npmStart, scratchPostgres } from './npm-start.js';
+import { npmStart, scratchPostgres } from './shared.js';
 
 const RUNS = Number(process.env.STARTUP_RUNS ?? 5);
 const IDLE_MS = 2000;

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { TOKEN, npmStart, scratchPostgres } from './npm-start.js';
+import { TOKEN, npmStart, scratchPostgres } from './shared.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const AUTOCANNON = new URL('../../node_modules/.bin/autocannon', import.meta.url).pathname;
