@@ -53,7 +53,7 @@ export interface ServerOptions {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database =
-    options.database ?? (await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, bounds: databaseBounds(config) })).db;
+    options.database ?? (await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteWorker: config.pgliteWorker, bounds: databaseBounds(config) })).db;
   const bus = new EventBus(database, { logger });
   await bus.start();
   const jobs = new JobQueue(database, { logger });

@@ -2,11 +2,12 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { applyMigrations } from './engine.js';
+import { PgliteThread, type WorkerOptions } from './pglite-thread.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -36,6 +37,8 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** A PGlite data-folder dump to start from (tests start from a migrated dump). */
   loadDataDir?: Blob;
+  /** Run PGlite in a worker thread (src/db/pglite-thread.ts); the configuration's default when absent. */
+  pgliteWorker?: boolean;
   /** Pool sizes and time bounds; the configuration's defaults when absent. */
   bounds?: DatabaseBounds;
   /** Called for every SQL statement Prisma runs (query-budget tests). */
@@ -54,7 +57,7 @@ export function databaseBounds(config: Config): DatabaseBounds {
  * Every interactive transaction waits at most the pool timeout to start (its connection, or PGlite's one) and
  * lasts at most the statement timeout: Prisma then answers P2028, which src/errors.ts turns into a 503.
  */
-function prismaClient(adapter: PrismaPGlite | PrismaPg, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): PrismaClient {
+function prismaClient(adapter: SqlDriverAdapterFactory, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): PrismaClient {
   const transactionOptions = { maxWait: bounds.databasePoolTimeoutMs, timeout: bounds.databaseStatementTimeoutMs };
   if (!onQuery) return new PrismaClient({ adapter, transactionOptions });
   const client = new PrismaClient({ adapter, transactionOptions, log: [{ emit: 'event', level: 'query' }] });
@@ -74,6 +77,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  */
 async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
+  if (options.pgliteWorker ?? loadConfig({}).pgliteWorker) return openPgliteThread({ dataDir, loadDataDir: options.loadDataDir }, bounds, options.onQuery);
   const pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
   const factory = new PrismaPGlite(pglite);
   const prisma = prismaClient(factory, bounds, options.onQuery);
@@ -86,6 +90,23 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
     async close() {
       await prisma.$disconnect();
       await pglite.close();
+    },
+  };
+}
+
+/** PGlite and its adapter in a worker thread: the server's thread keeps only Prisma's side of each statement. */
+async function openPgliteThread(options: WorkerOptions, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): Promise<Database> {
+  const thread = await PgliteThread.start(options);
+  const prisma = prismaClient(thread.factory, bounds, onQuery);
+  return {
+    prisma,
+    readPrisma: prisma,
+    kind: 'pglite',
+    migrationFactory: thread.factory,
+    listen: (channel, onPayload) => thread.listen(channel, onPayload),
+    async close() {
+      await prisma.$disconnect();
+      await thread.close();
     },
   };
 }

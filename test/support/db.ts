@@ -8,6 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { openMigratedDatabase, type Database, type DatabaseOptions } from '../../src/db/database.js';
+import { loadConfig } from '../../src/config.js';
 import { MIGRATIONS_DIR, applyMigrations } from '../../src/db/engine.js';
 
 export interface FreshDatabase {
@@ -25,7 +26,9 @@ export async function freshDatabase(label = 'test', options: Pick<DatabaseOption
 }
 
 async function freshPglite(options: Pick<DatabaseOptions, 'onQuery' | 'bounds'>): Promise<FreshDatabase> {
-  const { db } = await openMigratedDatabase({ dataDir: 'memory', loadDataDir: await migratedTemplate(), ...options });
+  // PGLITE_WORKER=1 runs the suite with PGlite in a worker thread.
+  const pgliteWorker = loadConfig().pgliteWorker;
+  const { db } = await openMigratedDatabase({ dataDir: 'memory', loadDataDir: await migratedTemplate(), pgliteWorker, ...options });
   return { db, databaseUrl: undefined, cleanup: () => db.close() };
 }
 
