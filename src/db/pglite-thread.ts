@@ -72,7 +72,10 @@ export class PgliteThread {
   private nextId = 1;
   private failure: Error | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly started: { resolve: () => void; reject: (error: Error) => void },
+  ) {
     worker.on('message', (reply: Reply) => this.receive(reply));
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => this.fail(new Error(`the PGlite worker thread exited (code ${code})`)));
@@ -81,16 +84,10 @@ export class PgliteThread {
   /** Starts the worker and resolves once its PGlite is open. */
   static async start(options: WorkerOptions): Promise<PgliteThread> {
     const worker = new Worker(bootstrap(), { eval: true, workerData: options });
-    const thread = new PgliteThread(worker);
-    await new Promise<void>((resolve, reject) => {
-      thread.onReady = resolve;
-      thread.onStartFailure = reject;
+    return new Promise((resolve, reject) => {
+      const thread: PgliteThread = new PgliteThread(worker, { resolve: () => resolve(thread), reject });
     });
-    return thread;
   }
-
-  private onReady: () => void = () => {};
-  private onStartFailure: (error: Error) => void = () => {};
 
   /** The driver-adapter factory for Prisma and for the schema engine. */
   readonly factory: SqlMigrationAwareDriverAdapterFactory = {
@@ -126,7 +123,7 @@ export class PgliteThread {
   }
 
   private receive(reply: Reply): void {
-    if ('ready' in reply) return this.onReady();
+    if ('ready' in reply) return this.started.resolve();
     if ('subscription' in reply) return this.subscriptions.get(reply.subscription)?.(reply.payload);
     const waiting = this.pending.get(reply.id);
     this.pending.delete(reply.id);
@@ -136,7 +133,7 @@ export class PgliteThread {
 
   private fail(error: Error): void {
     this.failure ??= error;
-    this.onStartFailure(error);
+    this.started.reject(error);
     for (const waiting of this.pending.values()) waiting.reject(error);
     this.pending.clear();
   }

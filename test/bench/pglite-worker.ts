@@ -64,7 +64,7 @@ try {
       for (const name of order) {
         const s = servers[name];
         const result = await load(s.child.url, cases(s.projectId)[i]);
-        if (result.non2xx) throw new Error(`${c.name} on ${name}: ${result.non2xx} non-2xx answers`);
+        if (result.non2xx || result.errors) throw new Error(`${c.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
         runs.set(`${c.name}|${name}`, [...(runs.get(`${c.name}|${name}`) ?? []), result]);
       }
     }
