@@ -71,13 +71,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * PGlite is one connection in this process: there is no pool to split, and WebAssembly cannot interrupt a running
- * statement, so statement_timeout is not enforced. What holds here is the transaction bounds and the request
- * deadlines (src/graphql/deadline.ts).
+ * PGlite is one connection (in a worker thread unless `pgliteWorker` is off): there is no pool to split, and
+ * WebAssembly cannot interrupt a running statement, so statement_timeout is not enforced. What holds here is the
+ * transaction bounds and the request deadlines (src/graphql/deadline.ts).
  */
 async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
-  if (options.pgliteWorker ?? loadConfig({}).pgliteWorker) return openPgliteThread({ dataDir, loadDataDir: options.loadDataDir }, bounds, options.onQuery);
+  if (options.pgliteWorker ?? loadConfig({}).pgliteWorker) {
+    return openPgliteThread({ dataDir, loadDataDir: options.loadDataDir }, bounds, options.onQuery);
+  }
   const pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
   const factory = new PrismaPGlite(pglite);
   const prisma = prismaClient(factory, bounds, options.onQuery);

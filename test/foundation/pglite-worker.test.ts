@@ -1,12 +1,27 @@
-/** PGLITE_WORKER: the real server with PGlite in a worker thread answers reads, writes and subscriptions alike. */
+/** PGLITE_WORKER: the real server answers reads, writes and subscriptions alike with PGlite in a worker thread or not. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { suiteServer } from '../support/server.js';
 import { createUser, unique, type TestUser } from '../support/factories.js';
 
-describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('PGlite in a worker thread', () => {
-  const t = suiteServer({ pgliteWorker: true });
+describe('PGLITE_WORKER', () => {
+  it('is on unless set to 0 or false, and refuses other values', () => {
+    expect(loadConfig({}).pgliteWorker).toBe(true);
+    expect(loadConfig({ PGLITE_WORKER: '0' }).pgliteWorker).toBe(false);
+    expect(loadConfig({ PGLITE_WORKER: 'false' }).pgliteWorker).toBe(false);
+    expect(loadConfig({ PGLITE_WORKER: '1' }).pgliteWorker).toBe(true);
+    expect(() => loadConfig({ PGLITE_WORKER: 'yes' })).toThrow(ConfigError);
+  });
+});
+
+// The suite runs in a worker thread by default; the server's own thread gets the same checks here.
+describe.skipIf(Boolean(process.env.TEST_DATABASE_URL)).each([
+  { pgliteWorker: true, where: 'in a worker thread' },
+  { pgliteWorker: false, where: "in the server's thread" },
+])('PGlite $where', ({ pgliteWorker }) => {
+  const t = suiteServer({ pgliteWorker });
   let alice: TestUser;
   beforeAll(async () => {
     alice = await createUser(t);
