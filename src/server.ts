@@ -50,7 +50,7 @@ export interface ServerOptions {
 }
 
 async function openConfiguredDatabase(config: Config, logger: Logger): Promise<Database> {
-  const { db, pending, applied } = await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, bounds: databaseBounds(config) });
+  const { db, pending, applied } = await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteWorker: config.pgliteWorker, bounds: databaseBounds(config) });
   logger.debug({ pending, applied }, 'migrations checked');
   return db;
 }

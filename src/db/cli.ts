@@ -9,7 +9,7 @@ const [command, name] = process.argv.slice(2);
 
 if (command === 'migrate') {
   const config = loadConfig();
-  const { db, applied } = await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, bounds: databaseBounds(config) });
+  const { db, applied } = await openMigratedDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteWorker: config.pgliteWorker, bounds: databaseBounds(config) });
   await db.close();
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
 } else if (command === 'migration') {

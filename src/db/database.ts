@@ -1,13 +1,12 @@
 /** Opens the database: embedded PGlite (a folder or memory) by default, a PostgreSQL server when a URL is given. */
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PrismaPGlite } from 'pglite-prisma-adapter';
-import type { PrismaPg } from '@prisma/adapter-pg';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
+import type { PgliteThread } from './pglite-thread.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -37,6 +36,8 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** A PGlite data-folder dump to start from (tests start from a migrated dump). */
   loadDataDir?: Blob;
+  /** Run PGlite in a worker thread (src/db/pglite-thread.ts); the configuration's default when absent. */
+  pgliteWorker?: boolean;
   /** Pool sizes and time bounds; the configuration's defaults when absent. */
   bounds?: DatabaseBounds;
   /** Called for every SQL statement Prisma runs (query-budget tests). */
@@ -55,7 +56,7 @@ export function databaseBounds(config: Config): DatabaseBounds {
  * Every interactive transaction waits at most the pool timeout to start (its connection, or PGlite's one) and
  * lasts at most the statement timeout: Prisma then answers P2028, which src/errors.ts turns into a 503.
  */
-function prismaClient(adapter: PrismaPGlite | PrismaPg, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): PrismaClient {
+function prismaClient(adapter: SqlDriverAdapterFactory, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): PrismaClient {
   const transactionOptions = { maxWait: bounds.databasePoolTimeoutMs, timeout: bounds.databaseStatementTimeoutMs };
   if (!onQuery) return new PrismaClient({ adapter, transactionOptions });
   const client = new PrismaClient({ adapter, transactionOptions, log: [{ emit: 'event', level: 'query' }] });
@@ -89,15 +90,20 @@ async function pgliteTemplate(dataDir: string | undefined): Promise<Blob | undef
 }
 
 /**
- * PGlite is one connection in this process: there is no pool to split, and WebAssembly cannot interrupt a running
- * statement, so statement_timeout is not enforced. What holds here is the transaction bounds and the request
+ * PGlite is one connection (in a worker thread with PGLITE_WORKER): there is no pool to split, and WebAssembly
+ * cannot interrupt a running statement, so statement_timeout is not enforced. What holds here is the transaction bounds and the request
  * deadlines (src/graphql/deadline.ts).
  */
 async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
   const loadDataDir = options.loadDataDir ?? (await pgliteTemplate(dataDir));
-  const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS] });
+  const startParams = [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS];
+  if (options.pgliteWorker ?? loadConfig({}).pgliteWorker) {
+    const { PgliteThread } = await import('./pglite-thread.js');
+    return openPgliteThread(await PgliteThread.start({ dataDir, loadDataDir, startParams }), bounds, options.onQuery);
+  }
+  const pglite = await PGlite.create({ dataDir, loadDataDir, startParams });
   const factory = new PrismaPGlite(pglite);
   const prisma = prismaClient(factory, bounds, options.onQuery);
   return {
@@ -109,6 +115,22 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
     async close() {
       await prisma.$disconnect();
       await pglite.close();
+    },
+  };
+}
+
+/** PGlite and its adapter in a worker thread: the server's thread keeps only Prisma's side of each statement. */
+function openPgliteThread(thread: PgliteThread, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): Database {
+  const prisma = prismaClient(thread.factory, bounds, onQuery);
+  return {
+    prisma,
+    readPrisma: prisma,
+    kind: 'pglite',
+    migrationFactory: thread.factory,
+    listen: (channel, onPayload) => thread.listen(channel, onPayload),
+    async close() {
+      await prisma.$disconnect();
+      await thread.close();
     },
   };
 }

@@ -88,7 +88,7 @@ async function serveRaw(): Promise<void> {
 const quietBus = { subscribe: () => () => {} };
 
 async function servePrisma(): Promise<void> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteWorker: config.pgliteWorker });
   const prisma = db.readPrisma;
   // The server's authentication, its memory of tokens included (nothing here announces changes).
   const authenticate = new CredentialCache(quietBus).wrap(tokenAuthenticator(prisma));

@@ -10,7 +10,8 @@
  *
  * PostgreSQL when `DATABASE_URL` is set, PGlite (a new data folder) otherwise. Rounds alternate the processes, so
  * drift on a shared machine hits every case alike; the median round is shown. Then test/bench/fanout.ts and
- * test/bench/startup.ts, when present, run as children (`BENCH_PARTS=http,fanout,startup` picks parts).
+ * test/bench/startup.ts, when present, run as children (`BENCH_PARTS=http,fanout,startup` picks parts);
+ * `BENCH_PARTS=pglite-worker` runs test/bench/pglite-worker.ts, PGlite in the server's thread against a worker thread.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -238,7 +239,7 @@ async function benchHttp(): Promise<void> {
 }
 
 if (PARTS.includes('http')) await benchHttp();
-for (const part of ['fanout', 'startup']) {
+for (const part of ['fanout', 'startup', 'pglite-worker']) {
   const script = join(ROOT, 'test/bench', `${part}.ts`);
   if (!PARTS.includes(part) || !existsSync(script)) continue;
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { openMigratedDatabase, type Database, type DatabaseOptions } from '../../src/db/database.js';
 import { applyMigrations } from '../../src/db/engine.js';
 import { MIGRATIONS_DIR } from '../../src/db/migrations.js';
+import { loadConfig } from '../../src/config.js';
 
 export interface FreshDatabase {
   db: Database;
@@ -20,13 +21,15 @@ export interface FreshDatabase {
 }
 
 /** `label` only names the scratch database on PostgreSQL, to tell leftovers apart. */
-export async function freshDatabase(label = 'test', options: Pick<DatabaseOptions, 'onQuery' | 'bounds'> = {}): Promise<FreshDatabase> {
+export async function freshDatabase(label = 'test', options: Pick<DatabaseOptions, 'onQuery' | 'bounds' | 'pgliteWorker'> = {}): Promise<FreshDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   return serverUrl ? freshPostgres(serverUrl, label, options) : freshPglite(options);
 }
 
-async function freshPglite(options: Pick<DatabaseOptions, 'onQuery' | 'bounds'>): Promise<FreshDatabase> {
-  const { db } = await openMigratedDatabase({ dataDir: 'memory', loadDataDir: await migratedTemplate(), ...options });
+async function freshPglite(options: Pick<DatabaseOptions, 'onQuery' | 'bounds' | 'pgliteWorker'>): Promise<FreshDatabase> {
+  // PGLITE_WORKER=1 runs the suite with PGlite in a worker thread.
+  const pgliteWorker = options.pgliteWorker ?? loadConfig().pgliteWorker;
+  const { db } = await openMigratedDatabase({ dataDir: 'memory', loadDataDir: await migratedTemplate(), ...options, pgliteWorker });
   return { db, databaseUrl: undefined, cleanup: () => db.close() };
 }
 

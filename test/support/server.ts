@@ -47,7 +47,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     db = await openDatabase({ databaseUrl: primary.databaseUrl, bounds: databaseBounds(config) });
     cleanup = () => db.close();
   } else {
-    fresh = await freshDatabase('test', { onQuery: options.onQuery, bounds: databaseBounds(config) });
+    fresh = await freshDatabase('test', { onQuery: options.onQuery, bounds: databaseBounds(config), pgliteWorker: overrides.pgliteWorker });
     ({ db, cleanup } = fresh);
   }
   const server = await startServer(config, { database: db });

@@ -1,0 +1,182 @@
+/**
+ * PGlite in a worker thread (PGLITE_WORKER): the main thread keeps a driver-adapter factory whose every call is a
+ * message to src/db/pglite-worker.ts, where pglite-prisma-adapter runs on the one PGlite. PGlite's own PGliteWorker
+ * needs a browser (navigator.locks, Web Workers), so this is the bridge for node:worker_threads.
+ *
+ * Semantics are the in-thread adapter's: the worker handles messages in arrival order and PGlite's transaction lock
+ * keeps other statements out of an open transaction. Values cross by structured clone, which keeps what the adapter
+ * returns (strings, numbers, booleans, Uint8Array) and what Prisma passes in (Date, Uint8Array) intact.
+ */
+import { Worker } from 'node:worker_threads';
+import {
+  DriverAdapterError,
+  type ConnectionInfo,
+  type IsolationLevel,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+  type SqlQuery,
+  type SqlResultSet,
+  type Transaction,
+  type TransactionOptions,
+} from '@prisma/driver-adapter-utils';
+
+/** What the worker opens: the same options as an in-thread PGlite. */
+export interface WorkerOptions {
+  dataDir: string | undefined;
+  loadDataDir: Blob | undefined;
+  startParams: string[];
+}
+
+type Call =
+  | { op: 'connect' }
+  | { op: 'connectShadow' }
+  | { op: 'queryRaw' | 'executeRaw'; adapter: number; tx?: number; query: SqlQuery }
+  | { op: 'executeScript'; adapter: number; script: string }
+  | { op: 'startTransaction'; adapter: number; isolationLevel?: IsolationLevel }
+  | { op: 'commit' | 'rollback'; tx: number }
+  | { op: 'dispose'; adapter: number }
+  | { op: 'listen'; channel: string; subscription: number }
+  | { op: 'unlisten'; listener: number }
+  | { op: 'close' };
+
+export type Request = Call & { id: number };
+
+interface SerialisedError {
+  name: string;
+  message: string;
+  stack?: string;
+  cause?: unknown;
+}
+
+export type Reply = { ready: true } | { id: number; value: unknown } | { id: number; error: SerialisedError } | { subscription: number; payload: string };
+
+/** The adapter name Prisma sees; the same as pglite-prisma-adapter's, since the same code answers. */
+const ADAPTER_NAME = 'pglite-prisma-adapter';
+
+/**
+ * The worker runs what the main thread runs: compiled JavaScript (`npm start`, dist/) as is; TypeScript (tests,
+ * tsx) with tsx's loader, registered inside the worker before its import.
+ */
+function bootstrap(): string {
+  if (import.meta.url.endsWith('.js')) return `import(${JSON.stringify(new URL('./pglite-worker.js', import.meta.url).href)});`;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const script = new URL('./pglite-worker.ts', import.meta.url).href;
+  return `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`;
+}
+
+function rebuild(error: SerialisedError): Error {
+  const rebuilt = error.name === 'DriverAdapterError' ? new DriverAdapterError(error.cause as DriverAdapterError['cause']) : new Error(error.message);
+  rebuilt.message = error.message;
+  if (error.stack) rebuilt.stack = error.stack;
+  return rebuilt;
+}
+
+export class PgliteThread {
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly subscriptions = new Map<number, (payload: string) => void>();
+  private nextId = 1;
+  private failure: Error | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly started: { resolve: () => void; reject: (error: Error) => void },
+  ) {
+    worker.on('message', (reply: Reply) => this.receive(reply));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`the PGlite worker thread exited (code ${code})`)));
+  }
+
+  /** Starts the worker and resolves once its PGlite is open. */
+  static async start(options: WorkerOptions): Promise<PgliteThread> {
+    const worker = new Worker(bootstrap(), { eval: true, workerData: options });
+    return new Promise((resolve, reject) => {
+      const thread: PgliteThread = new PgliteThread(worker, { resolve: () => resolve(thread), reject });
+    });
+  }
+
+  /** The driver-adapter factory for Prisma and for the schema engine. */
+  readonly factory: SqlMigrationAwareDriverAdapterFactory = {
+    provider: 'postgres',
+    adapterName: ADAPTER_NAME,
+    connect: async () => this.adapter((await this.call({ op: 'connect' })) as number),
+    connectToShadowDb: async () => this.adapter((await this.call({ op: 'connectShadow' })) as number),
+  };
+
+  /** Subscribes to a NOTIFY channel of the worker's PGlite; resolves to an unsubscribe function. */
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    const subscription = this.nextId++;
+    this.subscriptions.set(subscription, onPayload);
+    const listener = (await this.call({ op: 'listen', channel, subscription })) as number;
+    return async () => {
+      this.subscriptions.delete(subscription);
+      await this.call({ op: 'unlisten', listener });
+    };
+  }
+
+  async close(): Promise<void> {
+    if (!this.failure) await this.call({ op: 'close' });
+    await this.worker.terminate();
+  }
+
+  private call(call: Call): Promise<unknown> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ ...call, id } satisfies Request);
+    });
+  }
+
+  private receive(reply: Reply): void {
+    if ('ready' in reply) return this.started.resolve();
+    if ('subscription' in reply) return this.subscriptions.get(reply.subscription)?.(reply.payload);
+    const waiting = this.pending.get(reply.id);
+    this.pending.delete(reply.id);
+    if ('error' in reply) waiting?.reject(rebuild(reply.error));
+    else waiting?.resolve(reply.value);
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    this.started.reject(error);
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+  }
+
+  private adapter(id: number): SqlDriverAdapter {
+    const connectionInfo: ConnectionInfo = { supportsRelationJoins: true };
+    return {
+      provider: 'postgres',
+      adapterName: ADAPTER_NAME,
+      queryRaw: (query) => this.call({ op: 'queryRaw', adapter: id, query }) as Promise<SqlResultSet>,
+      executeRaw: (query) => this.call({ op: 'executeRaw', adapter: id, query }) as Promise<number>,
+      executeScript: async (script) => {
+        await this.call({ op: 'executeScript', adapter: id, script });
+      },
+      startTransaction: async (isolationLevel) => {
+        const started = (await this.call({ op: 'startTransaction', adapter: id, isolationLevel })) as { id: number; options: TransactionOptions };
+        return this.transaction(id, started.id, started.options);
+      },
+      getConnectionInfo: () => connectionInfo,
+      dispose: async () => {
+        await this.call({ op: 'dispose', adapter: id });
+      },
+    };
+  }
+
+  private transaction(adapter: number, tx: number, options: TransactionOptions): Transaction {
+    return {
+      provider: 'postgres',
+      adapterName: ADAPTER_NAME,
+      options,
+      queryRaw: (query) => this.call({ op: 'queryRaw', adapter, tx, query }) as Promise<SqlResultSet>,
+      executeRaw: (query) => this.call({ op: 'executeRaw', adapter, tx, query }) as Promise<number>,
+      commit: async () => {
+        await this.call({ op: 'commit', tx });
+      },
+      rollback: async () => {
+        await this.call({ op: 'rollback', tx });
+      },
+    };
+  }
+}
