@@ -116,7 +116,8 @@ function handler(app: App, authenticators: Record<Lane, Authenticator>, route: P
         if (page) Object.assign(variables, connectionArgs(page));
         const context = createContext(app, viewer, { lane, deadline });
         const result = await route.compiled.run(context, variables);
-        await context.settle();
+        // A failed operation may have published in a transaction that rolled back: nothing would come to wait for.
+        if (!result.errors?.length) await context.settle();
         return { page, result };
       };
       // Authentication waits for a connection too, so the deadline covers it.
