@@ -107,6 +107,8 @@ async function main(): Promise<void> {
       GRAPHQL_WS_MAX_SUBSCRIPTIONS: String(PER_SOCKET),
       GRAPHQL_WS_MESSAGES_PER_MINUTE: '0',
       NODE_ENV: 'production',
+      // One process, whose heap the inspector reads (a cluster's primary serves nothing).
+      WEB_CONCURRENCY: '1',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
