@@ -1,6 +1,5 @@
 /** Server configuration: read from the environment once, validated at start. */
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
 
 export interface Config {
   port: number;
@@ -97,7 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (databaseWritePoolSize >= databasePoolSize) {
     throw new ConfigError(`DATABASE_WRITE_POOL_SIZE must be smaller than DATABASE_POOL_SIZE (${databasePoolSize}), got ${databaseWritePoolSize}`);
   }
-  const webConcurrency = overrides.webConcurrency ?? integer(env, 'WEB_CONCURRENCY', databaseUrl ? availableParallelism() : 1, 1, 256);
+  const webConcurrency = overrides.webConcurrency ?? integer(env, 'WEB_CONCURRENCY', 1, 1, 256);
   // PGlite is one database inside one process: a second process could not open it.
   if (webConcurrency > 1 && !databaseUrl) throw new ConfigError('WEB_CONCURRENCY above 1 needs DATABASE_URL: PGlite runs inside one process');
   return {
