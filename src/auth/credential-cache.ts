@@ -11,7 +11,7 @@ import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type Authenticator, type Credentia
 import type { Viewer } from './viewer.js';
 
 /** How long a viewer is remembered: bounds what a change nobody announced could leave stale. */
-export const CREDENTIAL_TTL_MS = 30_000;
+const CREDENTIAL_TTL_MS = 30_000;
 /** Distinct tokens remembered at most. */
 const CREDENTIAL_CACHE_SIZE = 10_000;
 

@@ -6,7 +6,6 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
-import type { PgliteThread } from './pglite-thread.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -91,48 +90,43 @@ async function pgliteTemplate(dataDir: string | undefined): Promise<Blob | undef
 
 /**
  * PGlite is one connection (in a worker thread with PGLITE_WORKER): there is no pool to split, and WebAssembly
- * cannot interrupt a running statement, so statement_timeout is not enforced. What holds here is the transaction bounds and the request
- * deadlines (src/graphql/deadline.ts).
+ * cannot interrupt a running statement, so statement_timeout is not enforced. What holds here is the transaction
+ * bounds and the request deadlines (src/graphql/deadline.ts).
  */
 async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
-  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+  const { PGlite } = await import('@electric-sql/pglite');
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
   const loadDataDir = options.loadDataDir ?? (await pgliteTemplate(dataDir));
   const startParams = [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS];
+  let engine: PgliteEngine;
   if (options.pgliteWorker ?? loadConfig({}).pgliteWorker) {
+    // PGlite and its adapter in a worker thread: the server's thread keeps only Prisma's side of each statement.
     const { PgliteThread } = await import('./pglite-thread.js');
-    return openPgliteThread(await PgliteThread.start({ dataDir, loadDataDir, startParams }), bounds, options.onQuery);
+    engine = await PgliteThread.start({ dataDir, loadDataDir, startParams });
+  } else {
+    const { PrismaPGlite } = await import('pglite-prisma-adapter');
+    const pglite = await PGlite.create({ dataDir, loadDataDir, startParams });
+    engine = { factory: new PrismaPGlite(pglite), listen: (channel, onPayload) => pglite.listen(channel, onPayload), close: () => pglite.close() };
   }
-  const pglite = await PGlite.create({ dataDir, loadDataDir, startParams });
-  const factory = new PrismaPGlite(pglite);
-  const prisma = prismaClient(factory, bounds, options.onQuery);
+  const prisma = prismaClient(engine.factory, bounds, options.onQuery);
   return {
     prisma,
     readPrisma: prisma,
     kind: 'pglite',
-    migrationFactory: factory,
-    listen: (channel, onPayload) => pglite.listen(channel, onPayload),
+    migrationFactory: engine.factory,
+    listen: (channel, onPayload) => engine.listen(channel, onPayload),
     async close() {
       await prisma.$disconnect();
-      await pglite.close();
+      await engine.close();
     },
   };
 }
 
-/** PGlite and its adapter in a worker thread: the server's thread keeps only Prisma's side of each statement. */
-function openPgliteThread(thread: PgliteThread, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): Database {
-  const prisma = prismaClient(thread.factory, bounds, onQuery);
-  return {
-    prisma,
-    readPrisma: prisma,
-    kind: 'pglite',
-    migrationFactory: thread.factory,
-    listen: (channel, onPayload) => thread.listen(channel, onPayload),
-    async close() {
-      await prisma.$disconnect();
-      await thread.close();
-    },
-  };
+/** The one PGlite, in this thread or another: its adapter factory, LISTEN, and closing. */
+interface PgliteEngine {
+  factory: SqlMigrationAwareDriverAdapterFactory;
+  listen: Database['listen'];
+  close(): Promise<void>;
 }
 
 /**

@@ -33,7 +33,7 @@ export const MAX_MESSAGE_BYTES = 7900;
  * How long delivered() waits for a message to come back before giving up (a listener reconnecting, a message
  * whose transaction rolled back): the write then answers anyway, as it would without the wait.
  */
-export const DELIVERY_WAIT_MS = 2000;
+const DELIVERY_WAIT_MS = 2000;
 /** How long the numbers of messages heard back are remembered for a delivered() that asks after they arrived. */
 const HEARD_MEMORY_MS = 30_000;
 /** Events an iterate() consumer may fall behind by before the oldest are dropped. */
@@ -43,7 +43,7 @@ export const ITERATOR_BUFFER_LIMIT = 1000;
  * executes its GraphQL operation (about 20 µs for a small selection, measured with test/bench/fanout.ts), so a
  * chunk stays within a few milliseconds and requests go on being answered between chunks.
  */
-export const DELIVERY_CHUNK = 100;
+const DELIVERY_CHUNK = 100;
 
 /**
  * One value per delivered message, computed by the first subscriber that asks and shared by the others: every

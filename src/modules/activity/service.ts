@@ -94,8 +94,8 @@ export class ActivityService {
 
   /**
    * Project events as they are recorded on any replica: of one readable project, or of every project the
-   * subscriber can read. Readability is decided on the event's own project subject with the viewer's held
-   * memberships (src/auth/held-access.ts), reloaded first when a change was announced before the event.
+   * subscriber can read. Readability is decided on the event's own project subject with the viewer's remembered
+   * memberships (src/auth/memberships.ts), reloaded first when a change was announced before the event.
    */
   async *recorded(project: ProjectSubject | null): AsyncGenerator<{ activityEventRecorded: EventRow }> {
     const { app, db, viewer, loaders } = this.base;

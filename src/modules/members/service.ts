@@ -9,7 +9,7 @@ import type { ActivityService } from '../activity/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { UserRow, UsersService } from '../users/service.js';
-import { containsIgnoringCase } from '../../db/text.js';
+import { containsIgnoringCase, escapeLike } from '../../db/text.js';
 
 export type MemberRow = Awaited<ReturnType<PrismaClient['member']['findUniqueOrThrow']>>;
 
@@ -85,7 +85,7 @@ export class MembersService {
    */
   private listInherited(scope: { projectId: number | null; ancestors: number[] }, search: string | null | undefined, page: PageArgs) {
     const db = this.base.db;
-    const pattern = search ? `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    const pattern = search ? `%${escapeLike(search)}%` : null;
     const matching = Prisma.sql`
       SELECT DISTINCT ON (m."userId") m.*
       FROM "members" m JOIN "users" u ON u."id" = m."userId"
