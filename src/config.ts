@@ -1,5 +1,6 @@
 /** Server configuration: read from the environment once, validated at start. */
 import { isIP } from 'node:net';
+import { resolve } from 'node:path';
 
 export interface Config {
   port: number;
@@ -17,6 +18,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
+  /** Largest file a commit made through the API may write (COMMIT_MAX_FILE_SIZE, bytes after decoding); 413 beyond. */
+  commitMaxFileSize: number;
   /** Requests per minute allowed for one token (or one address when anonymous). 0 disables the limit. */
   rateLimitPerMinute: number;
   /** How long a stop may wait for in-flight requests before closing their connections. */
@@ -43,6 +46,19 @@ export interface Config {
   restTimeoutMs: number;
   /** Server processes sharing the port (node:cluster); more than one only on PostgreSQL. */
   webConcurrency: number;
+  /**
+   * Where repositories live (REPOSITORY_STORAGES): named folders, each with GitLab's weight for new repositories.
+   * Undefined: one storage `default` under the data folder (a temporary folder when DATA_DIR is `memory`).
+   */
+  repositoryStorages: RepositoryStorageConfig[] | undefined;
+}
+
+export interface RepositoryStorageConfig {
+  name: string;
+  /** Absolute folder. */
+  path: string;
+  /** Share of new repositories, as GitLab's storage weights (0 takes none). */
+  weight: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -74,6 +90,31 @@ function proxies(raw: string | undefined): string[] {
   const bad = list.filter((p) => !PROXY.test(p) || (!/^[a-z]+$/.test(p) && isIP(p.split('/')[0]) === 0));
   if (bad.length) throw new ConfigError(`TRUSTED_PROXIES must list addresses, CIDR ranges, loopback, linklocal or uniquelocal; got "${bad.join(', ')}"`);
   return list;
+}
+
+const STORAGE = /^([A-Za-z0-9][A-Za-z0-9_.-]*)=(.+?)(?::(\d{1,3}))?$/;
+
+/**
+ * `name=path[:weight]` pairs, comma-separated. GitLab needs a storage named `default`; without a weight it takes
+ * every new repository (weight 100) and the others none, as GitLab's defaults do.
+ */
+function repositoryStorages(raw: string | undefined): RepositoryStorageConfig[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const storages = raw.split(',').map((entry) => {
+    const match = STORAGE.exec(entry.trim());
+    if (!match || match[2].trim() === '') {
+      throw new ConfigError(`REPOSITORY_STORAGES entries are name=path or name=path:weight, got "${entry.trim()}"`);
+    }
+    const [, name, path, weight] = match;
+    if (weight !== undefined && Number(weight) > 100) throw new ConfigError(`REPOSITORY_STORAGES: the weight of "${name}" must be between 0 and 100, got ${weight}`);
+    return { name, path: resolve(path), weight: weight === undefined ? (name === 'default' ? 100 : 0) : Number(weight) };
+  });
+  const names = storages.map((s) => s.name);
+  const twice = names.filter((n, i) => names.indexOf(n) !== i);
+  if (twice.length) throw new ConfigError(`REPOSITORY_STORAGES names "${twice[0]}" twice`);
+  if (!names.includes('default')) throw new ConfigError('REPOSITORY_STORAGES must include a storage named "default"');
+  if (storages.every((s) => s.weight === 0)) throw new ConfigError('REPOSITORY_STORAGES: at least one storage needs a weight above 0 for new repositories');
+  return storages;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -109,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     externalUrl,
     logLevel,
     bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    commitMaxFileSize: overrides.commitMaxFileSize ?? integer(env, 'COMMIT_MAX_FILE_SIZE', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
     shutdownTimeoutMs: overrides.shutdownTimeoutMs ?? integer(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,
     trustedProxies: overrides.trustedProxies ?? proxies(env.TRUSTED_PROXIES),
@@ -122,5 +164,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     graphqlTimeoutMs: overrides.graphqlTimeoutMs ?? integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 1, 3_600_000),
     restTimeoutMs: overrides.restTimeoutMs ?? integer(env, 'REST_TIMEOUT_MS', 60_000, 1, 3_600_000),
     webConcurrency,
+    repositoryStorages: overrides.repositoryStorages ?? repositoryStorages(env.REPOSITORY_STORAGES),
   };
 }

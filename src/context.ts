@@ -3,6 +3,7 @@
  * `createContext(app, viewer, { lane, deadline })`. It loops over the module list: each module's loaders and
  * service are built on first use in the request, the service with exactly the sibling services its manifest `uses`.
  */
+import type { RepositoryStorages } from './git/storages.js';
 import { Access } from './auth/policy.js';
 import { MembershipCache } from './auth/memberships.js';
 import { loadMemberships } from './modules/members/loaders.js';
@@ -29,6 +30,8 @@ export interface App {
   logger: Logger;
   /** Users' memberships, remembered across requests until the bus says they changed. */
   memberships: MembershipCache;
+  /** Where each project's bare Git repository lives (src/git/storages.ts). */
+  repositories: RepositoryStorages;
 }
 
 /** The App from its parts: users' memberships are remembered across requests, read on the read lane when not. */

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'INSUFFICIENT_SCOPE'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'METHOD_NOT_ALLOWED'
   | 'PAYLOAD_TOO_LARGE'
   | 'MALFORMED_REQUEST'
   | 'UNSUPPORTED_MEDIA_TYPE'
@@ -69,6 +70,8 @@ function problems(list: ArgumentProblem[]): GraphQLError {
 export const missing = (...args: string[]) => problems(args.map((a) => ({ arguments: [a], text: 'is missing' })));
 /** Grape's `values:`: the argument's value is not one of those allowed. */
 export const invalidArgument = (arg: string) => problems([{ arguments: [arg], text: 'does not have a valid value' }]);
+/** An argument whose value fails a Grape validator with its own words (`file_path should be a valid file path`). */
+export const argumentRefused = (arg: string, text: string) => problems([{ arguments: [arg], text }]);
 /** Grape's `exactly_one_of`, when none is given. */
 export const exactlyOneOf = (...args: string[]) => problems([{ arguments: args, text: 'are missing, exactly one parameter must be provided' }]);
 /** Grape's `at_least_one_of`. */
@@ -89,6 +92,12 @@ export const insufficientScope = (scopes: string[]) =>
 export const notFound = (resource?: string) =>
   coded(resource ? `404 ${resource} Not Found` : '404 Not Found', { code: 'NOT_FOUND', ...(resource ? { resource } : {}) });
 export const conflict = (message: string) => coded(message, { code: 'CONFLICT' });
+/** GitLab's answer to an ActiveRecord::RecordNotFound its API rescues (`find_by!`): `404 Not found`, lower-case `f`. */
+export const recordNotFound = () => coded('404 Not found', { code: 'NOT_FOUND' });
+/** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
+export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
+/** GitLab's 405 for an operation the resource refuses (deleting the default branch). */
+export const methodNotAllowed = (message: string) => coded(message, { code: 'METHOD_NOT_ALLOWED' });
 
 export interface RestError {
   status: number;
@@ -149,6 +158,8 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       return { status: 404, body: { message: error.message } };
     case 'CONFLICT':
       return { status: 409, body: { message: error.message } };
+    case 'METHOD_NOT_ALLOWED':
+      return { status: 405, body: { message: error.message } };
     case 'MALFORMED_REQUEST':
       // GitLab's HandleMalformedStrings middleware answers before any controller, in plain text.
       return { status: 400, body: 'Bad Request', text: true };

@@ -13,7 +13,10 @@ import type { Config } from './config.js';
 import { createApp, createContext, type App, type Context } from './context.js';
 import { databaseBounds, openMigratedDatabase, type Database } from './db/database.js';
 import { EventBus } from './events/bus.js';
-import { JobQueue } from './jobs/queue.js';
+import { JobQueue, type JobQueueOptions } from './jobs/queue.js';
+import { RepositoryStorages } from './git/storages.js';
+import { PushHooks } from './git/hooks.js';
+import { gitHttp } from './http/git-http.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildSchema } from './graphql/schema.js';
 import { contextError, formatError, unavailableStatus } from './graphql/errors.js';
@@ -47,6 +50,11 @@ export interface ServerOptions {
   logger?: Logger;
   /** Use this database instead of opening one from the config (tests). */
   database?: Database;
+  /**
+   * How often the job queue looks for jobs it was not woken for (other replicas', retries, recurring ones); tests
+   * that count statements or hold the connection lengthen it, since jobs enqueued here still run at once.
+   */
+  jobPollIntervalMs?: JobQueueOptions['pollIntervalMs'];
 }
 
 async function openConfiguredDatabase(config: Config, logger: Logger): Promise<Database> {
@@ -60,12 +68,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const database = options.database ?? (await openConfiguredDatabase(config, logger));
   const bus = new EventBus(database, { logger });
   await bus.start();
-  const jobs = new JobQueue(database, { logger });
+  const jobs = new JobQueue(database, { logger, pollIntervalMs: options.jobPollIntervalMs });
   for (const module of modules) for (const [kind, handle] of Object.entries(module.jobs ?? {})) jobs.register(kind, handle);
-  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger });
+  const repositories = await RepositoryStorages.open(config);
+  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories });
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
   const authenticators = { read: credentialCache.wrap(tokenAuthenticator(database.readPrisma)), write: credentialCache.wrap(tokenAuthenticator(database.prisma)) };
+  const pushHooks = await PushHooks.start();
   const laneOf = graphqlLanes();
   const generatedRootToken = await ensureRootUser(database.prisma, config.rootToken);
 
@@ -99,6 +109,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   await apollo.start();
 
   web.use(requestBasics(logger, config.rateLimitPerMinute));
+  // Git over HTTP streams its bodies (packs) itself: before the body parsers, and without their size limit.
+  web.use(gitHttp({ app, authenticators: { personalAccessToken: authenticators.read }, hooks: pushHooks }));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.urlencoded({ extended: true, limit: config.bodyLimit, verify: verifyBody }));
   web.use(bodyEncodingErrors, bodyErrors, rejectMalformedInput);
@@ -152,6 +164,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         app.memberships.stop();
         await bus.stop();
         if (!options.database) await database.close();
+        await pushHooks.close();
+        await repositories.close();
       })()),
   };
 }

@@ -8,6 +8,8 @@ export const AccessLevel = {
   DEVELOPER: 30,
   MAINTAINER: 40,
   OWNER: 50,
+  /** Only protected refs use it: "Admins" may push, merge or unprotect. */
+  ADMIN: 60,
 } as const;
 
 export type AccessLevelName = keyof typeof AccessLevel;
@@ -30,3 +32,25 @@ export const MEMBER_ACCESS_LEVELS = {
   MAINTAINER: AccessLevel.MAINTAINER,
   OWNER: AccessLevel.OWNER,
 } as const;
+
+/** The levels a protected branch's push, merge and unprotect rules take, in GitLab's words (ProtectedRefAccess::HUMAN_ACCESS_LEVELS). */
+export const PROTECTED_REF_ACCESS_LEVELS: Readonly<Record<number, string>> = {
+  [AccessLevel.NO_ACCESS]: 'No one',
+  [AccessLevel.DEVELOPER]: 'Developers + Maintainers',
+  [AccessLevel.MAINTAINER]: 'Maintainers',
+  [AccessLevel.ADMIN]: 'Admins',
+};
+
+/** A protected branch's levels when the API is not told: Maintainers push and merge (GitLab's API defaults). */
+export const DEFAULT_PROTECTED_REF_LEVEL = AccessLevel.MAINTAINER;
+
+/**
+ * GitLab's `default_branch_protection_defaults` as shipped ("fully protected"): only Maintainers push and merge,
+ * no force pushes. Applied when a project's default branch is first pushed.
+ */
+export const DEFAULT_BRANCH_PROTECTION = { push: AccessLevel.MAINTAINER, merge: AccessLevel.MAINTAINER, allowForcePush: false } as const;
+
+/** Whether a protected ref's level is exactly Developers + Maintainers (GitLab's `developers_can?` on a protected branch). */
+export function isDevelopersLevel(level: number): boolean {
+  return level === AccessLevel.DEVELOPER;
+}

@@ -2,6 +2,7 @@
  * The token a request carries, read and digested once per request (REST, GraphQL over HTTP, graphql-ws), and
  * turned into a viewer by the authenticator the composition root supplies.
  */
+import { isCoded, unauthenticated } from '../errors.js';
 import { digestToken } from './secrets.js';
 import type { Viewer } from './viewer.js';
 
@@ -27,6 +28,51 @@ export function readCredentials(source: CredentialSource): Credentials | null {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(source.header('authorization') ?? '')?.[1];
   const token = param('private_token') ?? source.header('private-token') ?? param('access_token') ?? bearer;
   return token ? { digest: digestToken(token) } : null;
+}
+
+/** A username and password from HTTP Basic authentication (git clients send nothing else). */
+export interface BasicCredentials {
+  login: string;
+  password: string;
+}
+
+/** `Authorization: Basic …`, decoded; null when absent or not Basic; `malformed` when it does not decode to `login:password`. */
+export function readBasicCredentials(header: string | undefined): BasicCredentials | null | 'malformed' {
+  const encoded = /^Basic\s+([A-Za-z0-9+/=]*)\s*$/i.exec(header ?? '')?.[1];
+  if (encoded === undefined) return /^Basic\b/i.test(header ?? '') ? 'malformed' : null;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1 || decoded.includes('\0')) return 'malformed';
+  return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** The login a CI job's git client uses, with the job's token as password (GitLab's `gitlab-ci-token`). */
+export const CI_JOB_TOKEN_LOGIN = 'gitlab-ci-token';
+
+/**
+ * How a git client's Basic credentials are checked (GitLab's Gitlab::Auth.find_for_git_client): the login
+ * `gitlab-ci-token` first tries `jobToken` when CI supplies one; then the password as a personal access token,
+ * whatever the login. Passwords themselves are not accepted (GitLab refuses them for git when tokens are required).
+ */
+export interface GitClientAuthenticators {
+  personalAccessToken: Authenticator;
+  /** CI job tokens: absent until CI jobs exist, when `gitlab-ci-token` is tried as a personal access token like any login. */
+  jobToken?: Authenticator;
+}
+
+/** The viewer Basic credentials authenticate; UNAUTHENTICATED otherwise. */
+export async function authenticateGitClient(authenticators: GitClientAuthenticators, credentials: BasicCredentials): Promise<Viewer> {
+  if (!credentials.password) throw unauthenticated();
+  const digest = digestToken(credentials.password);
+  if (credentials.login === CI_JOB_TOKEN_LOGIN && authenticators.jobToken) {
+    // Not a job token: try it as a personal access token, as GitLab's chain of checks does.
+    const viewer = await authenticators.jobToken(digest).catch((error: unknown) => {
+      if (isCoded(error) && error.extensions.code === 'UNAUTHENTICATED') return null;
+      throw error;
+    });
+    if (viewer) return viewer;
+  }
+  return authenticators.personalAccessToken(digest);
 }
 
 /** Turns a token digest into its viewer; UNAUTHENTICATED for an unknown, expired or revoked token. */

@@ -45,6 +45,17 @@ export interface UserSubject {
   id: number;
 }
 
+/** One access level of a protected ref (a protected branch's push, merge or unprotect level) on its project. */
+export interface ProtectedRefAccessSubject {
+  project: ProjectSubject;
+  accessLevel: number;
+}
+
+/** A user whose profile (activity, contributions) may be private. */
+export interface ProfileSubject extends UserSubject {
+  privateProfile: boolean;
+}
+
 /** A personal access token, by its owner. */
 export interface TokenSubject {
   userId: number;
@@ -167,6 +178,11 @@ const self: Rule<UserSubject, Prisma.UserWhereInput> = {
   where: (actor) => (actor.viewer ? { id: actor.viewer.id } : false),
 };
 
+const publicProfile: Rule<ProfileSubject, Prisma.UserWhereInput> = {
+  allows: (_actor, user) => !user.privateProfile,
+  where: () => ({ privateProfile: false }),
+};
+
 const tokenOwner: Rule<TokenSubject, Prisma.PersonalAccessTokenWhereInput> = {
   allows: (actor, token) => actor.viewer?.id === token.userId,
   where: (actor) => (actor.viewer ? { userId: actor.viewer.id } : false),
@@ -177,7 +193,21 @@ const groupCreator: Rule<null, never> = {
   where: (actor) => !!actor.viewer?.canCreateGroup,
 };
 
-const { GUEST, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+const { GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+
+/**
+ * GitLab's ProtectedRefAccess#check_access: "No one" lets nobody through, "Admins" only administrators, any other
+ * level the members holding it on the project (administrators get no pass there, as in GitLab). Asked about one
+ * ref at a time, never as a list filter.
+ */
+const protectedRefAccess: Rule<ProtectedRefAccessSubject, never> = {
+  allows(actor, { project, accessLevel }) {
+    if (!actor.viewer || accessLevel === AccessLevel.NO_ACCESS) return false;
+    if (accessLevel === AccessLevel.ADMIN) return actor.viewer.admin;
+    return projectLevel(actor, project) >= accessLevel;
+  },
+  where: () => false,
+};
 
 /** GitLab's ability names, by the kind of subject they are asked about. */
 const RULES = {
@@ -190,6 +220,13 @@ const RULES = {
   admin_project_member: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   manage_owners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
+  // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).
+  download_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
+  push_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  admin_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  push_to_delete_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  // ProtectedRefAccess: one push, merge or unprotect level of a protected branch.
+  access_protected_ref: protectedRefAccess,
 
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
   read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),
@@ -200,6 +237,7 @@ const RULES = {
   admin_group_member: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
 
   // UserPolicy
+  read_user_profile: anyOf<ProfileSubject, Prisma.UserWhereInput>(publicProfile, administrator, self),
   read_user_email_address: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
   read_user_personal_access_tokens: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
 

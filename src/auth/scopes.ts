@@ -1,7 +1,8 @@
 /**
  * Token scopes, GitLab's rule for them: every API call accepts `api`; reads (queries, subscriptions) also accept
- * `read_api`. A root field names further scopes in the SDL (`@scopes(accept: [read_user])`), or accepts a token
- * of any scope (`@scopes(any: true)`, GitLab's token self-information endpoints). The rule is applied once, around
+ * `read_api`. A root field names further scopes in the SDL (`@scopes(accept: [read_user])`), replaces the defaults
+ * (`@scopes(only: [api, read_user])`), or accepts a token of any scope (`@scopes(any: true)`, GitLab's token
+ * self-information endpoints). The rule is applied once, around
  * the resolvers (src/graphql/scopes.ts), so REST, GraphQL over HTTP and graphql-ws subscriptions agree.
  */
 import { insufficientScope } from '../errors.js';
@@ -30,9 +31,10 @@ export const TOKEN_SCOPES = [
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';
 
-/** What one field declares: scopes accepted besides the defaults, or any scope at all. */
+/** What one field declares: scopes accepted besides the defaults, only some scopes, or any scope at all. */
 export interface ScopeDeclaration {
   accept?: readonly string[];
+  only?: readonly string[];
   any?: boolean;
 }
 
@@ -45,6 +47,7 @@ const DEFAULTS: Record<OperationKind, readonly string[]> = {
 /** The scopes a field accepts, or null when any scope will do. */
 export function acceptedScopes(kind: OperationKind, declared: ScopeDeclaration | undefined): readonly string[] | null {
   if (declared?.any) return null;
+  if (declared?.only) return [...declared.only];
   return [...new Set([...DEFAULTS[kind], ...(declared?.accept ?? [])])];
 }
 
@@ -53,3 +56,12 @@ export function requireScope(viewer: Viewer | null, accepted: readonly string[] 
   if (!viewer || accepted === null) return;
   if (!viewer.scopes.some((s) => accepted.includes(s))) throw insufficientScope([...accepted]);
 }
+
+/**
+ * Scopes that let a token use git over HTTP (GitLab's `abilities_for_scopes`): `download_code` comes with `api`,
+ * `read_api`, `read_repository` and `write_repository`; `push_code` with `api` and `write_repository`.
+ */
+export const GIT_SCOPES = {
+  download: ['api', 'read_api', 'read_repository', 'write_repository'],
+  push: ['api', 'write_repository'],
+} as const;

@@ -12,7 +12,20 @@ export interface JobInfo {
   attempts: number;
 }
 
-export type JobHandler = (payload: unknown, job: JobInfo) => Promise<void>;
+/** Runs one job; `db` is the queue's database (write connections), for the handler's own statements. */
+export type JobHandler = (payload: unknown, job: JobInfo, db: PrismaClient) => Promise<void>;
+
+/**
+ * A job that runs every `everyMs`, on one replica at a time: one row per kind (unique key `recurring:<kind>`),
+ * claimed like any job and, once run (or failed), queued again for the next interval instead of finishing.
+ */
+export interface RecurringJob {
+  everyMs: number;
+  run: JobHandler;
+}
+
+/** Handlers by job kind, as modules declare them. */
+export type JobHandlers = Readonly<Record<string, JobHandler | RecurringJob>>;
 
 export interface JobQueueOptions {
   /** Recorded in "lockedBy"; must differ between processes sharing a database. */
@@ -45,6 +58,11 @@ interface ClaimedJob {
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 const MAX_ERROR_LENGTH = 4000;
 
+/** The unique key of a recurring kind's one row. */
+export function recurringKey(kind: string): string {
+  return `recurring:${kind}`;
+}
+
 /** 2^attempts seconds, capped at an hour, plus up to 10% jitter so failed jobs do not retry in lockstep. */
 export function backoffMs(attempts: number): number {
   const base = Math.min(2 ** attempts * 1000, MAX_BACKOFF_MS);
@@ -59,6 +77,8 @@ export class JobQueue {
   private readonly stopTimeoutMs: number;
   private readonly logger: { warn(obj: object, msg?: string): void };
   private readonly handlers = new Map<string, JobHandler>();
+  /** Interval of each recurring kind. */
+  private readonly recurring = new Map<string, number>();
   /** Claimed jobs still running here, by id, with the attempt number that identifies this claim. */
   private readonly inFlight = new Map<bigint, number>();
   private running = false;
@@ -79,9 +99,30 @@ export class JobQueue {
     this.logger = options.logger ?? { warn: (obj, msg) => console.warn(msg ?? 'job queue', obj) };
   }
 
-  register(kind: string, handler: JobHandler): void {
+  register(kind: string, handler: JobHandler | RecurringJob): void {
     if (this.handlers.has(kind)) throw new Error(`A handler for job kind "${kind}" is already registered`);
-    this.handlers.set(kind, handler);
+    if (typeof handler === 'function') {
+      this.handlers.set(kind, handler);
+      return;
+    }
+    if (!(handler.everyMs > 0)) throw new Error(`Recurring job kind "${kind}" needs a positive interval`);
+    this.handlers.set(kind, handler.run);
+    this.recurring.set(kind, handler.everyMs);
+  }
+
+  /**
+   * Makes sure every recurring kind has its row, first due one interval from now (a new database has nothing to
+   * catch up on); a row left finished by an older version is due at once. Every replica calls this at start; the
+   * unique key leaves one row whoever comes first.
+   */
+  async scheduleRecurring(): Promise<void> {
+    for (const [kind, everyMs] of this.recurring) {
+      await this.db.prisma.$executeRaw`
+        INSERT INTO "jobs" ("kind", "payload", "maxAttempts", "uniqueKey", "runAt", "updatedAt")
+        VALUES (${kind}, '{}'::jsonb, 1, ${recurringKey(kind)}::text, now() + (${everyMs}::double precision * interval '1 millisecond'), now())
+        ON CONFLICT ("uniqueKey") DO UPDATE SET "status" = 'queued', "runAt" = now(), "updatedAt" = now()
+        WHERE "jobs"."status" IN ('done', 'failed')`;
+    }
   }
 
   /** With `tx`, the job exists only if that transaction commits; this process then finds it on its next poll. */
@@ -106,11 +147,15 @@ export class JobQueue {
     return id;
   }
 
+  /** Starts polling; recurring kinds get their rows first (a failure there is logged, and the next start retries). */
   start(): void {
     if (this.running) return;
     this.running = true;
     this.heartbeat ??= setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.leaseMs / 3)));
-    this.schedule(0);
+    if (this.recurring.size === 0) return this.schedule(0);
+    this.scheduleRecurring()
+      .catch((err) => this.logger.warn({ err, workerId: this.workerId }, 'job queue: scheduling recurring jobs failed'))
+      .finally(() => this.running && this.schedule(0));
   }
 
   /** Handlers still running after stopTimeoutMs are abandoned: their leases lapse and another worker reruns them. */
@@ -222,18 +267,23 @@ export class JobQueue {
     try {
       const handler = this.handlers.get(job.kind);
       if (!handler) throw new Error(`No handler registered for job kind "${job.kind}"`);
+      const every = this.recurring.get(job.kind);
       if (job.attempts > job.maxAttempts) {
         // Only a lapsed lease gets here: the final attempt never reported back, probably because it
         // crashed its worker, so running it again could crash the next one too.
-        await this.finishFailed(job, new Error('Lease expired during the final attempt'), true);
+        const lapsed = new Error('Lease expired during the final attempt');
+        if (every !== undefined) return await this.finishRecurring(job, every, lapsed);
+        await this.finishFailed(job, lapsed, true);
         return;
       }
       try {
-        await handler(job.payload, { id: job.id, attempts: job.attempts });
+        await handler(job.payload, { id: job.id, attempts: job.attempts }, this.db.prisma);
       } catch (err) {
+        if (every !== undefined) return await this.finishRecurring(job, every, err);
         await this.finishFailed(job, err, job.attempts >= job.maxAttempts);
         return;
       }
+      if (every !== undefined) return await this.finishRecurring(job, every);
       await this.finishDone(job);
     } finally {
       this.inFlight.delete(job.id);
@@ -258,6 +308,17 @@ export class JobQueue {
           UPDATE "jobs" SET "status" = 'queued', "runAt" = now() + (${backoffMs(job.attempts)}::double precision * interval '1 millisecond'),
             "lockedUntil" = NULL, "lockedBy" = NULL, "lastError" = ${message}::text, "updatedAt" = now()
           WHERE ${this.ownClaim(job)}`;
+    if (updated === 0) this.lostClaim(job);
+  }
+
+  /** A recurring job waits for its next interval, whether this run succeeded or failed (it is not retried sooner). */
+  private async finishRecurring(job: ClaimedJob, everyMs: number, err?: unknown): Promise<void> {
+    const message = err === undefined ? null : (err instanceof Error ? err.message : String(err)).slice(0, MAX_ERROR_LENGTH);
+    if (err !== undefined) this.logger.warn({ err, jobId: String(job.id), kind: job.kind }, 'job queue: recurring job failed; it runs again at its next interval');
+    const updated = await this.db.prisma.$executeRaw`
+      UPDATE "jobs" SET "status" = 'queued', "attempts" = 0, "runAt" = now() + (${everyMs}::double precision * interval '1 millisecond'),
+        "finishedAt" = now(), "lockedUntil" = NULL, "lockedBy" = NULL, "lastError" = ${message}::text, "updatedAt" = now()
+      WHERE ${this.ownClaim(job)}`;
     if (updated === 0) this.lostClaim(job);
   }
 

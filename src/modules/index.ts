@@ -10,5 +10,7 @@ import { tokensModule } from './tokens/index.js';
 import { membersModule } from './members/index.js';
 import { groupsModule } from './groups/index.js';
 import { projectsModule } from './projects/index.js';
+import { protectedBranchesModule } from './protected_branches/index.js';
+import { repositoriesModule } from './repositories/index.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule] as const;

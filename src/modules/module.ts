@@ -14,7 +14,7 @@ import type { Viewer } from '../auth/viewer.js';
 import type { App } from '../context.js';
 import type { RawExecutor } from '../events/bus.js';
 import type { PrismaClient } from '../db/database.js';
-import type { JobHandler } from '../jobs/queue.js';
+import type { JobHandlers } from '../jobs/queue.js';
 import type { RestRoute } from '../rest/route.js';
 
 /** Each module's service, by module name (filled by the modules). */
@@ -55,8 +55,8 @@ export interface Module<N extends string = string, U extends keyof Services = ke
   uses: readonly U[];
   /** Its service, for one request. */
   service: (base: ServiceBase, uses: Pick<Services, U>) => N extends keyof Services ? Services[N] : never;
-  /** Background job handlers by job kind, registered with the job queue at start. */
-  jobs?: Readonly<Record<string, JobHandler>>;
+  /** Background job handlers by job kind (recurring ones with their interval), registered with the job queue at start. */
+  jobs?: JobHandlers;
 }
 
 /** A manifest, typed by its name and the services it uses. */

@@ -124,12 +124,19 @@ function handler(app: App, authenticators: Record<Lane, Authenticator>, route: P
       const { page, result } = await beforeDeadline(execute(), deadline, route.operation);
       const value = routeValue(route, result);
       if (page) {
-        const connection = value as { nodes: unknown[]; count: number };
-        const headers = paginationHeaders(req, app.config.externalUrl, page, connection.count);
+        const connection = value as { nodes: unknown[]; count?: number };
+        const total = route.paginate === 'without-count' ? null : (connection.count ?? 0);
+        const headers = paginationHeaders(req, app.config.externalUrl, page, total, connection.nodes.length);
         send(res, status, applyOutput(connection.nodes, route.plans), headers);
         return;
       }
-      send(res, status, applyOutput(value, route.plans));
+      const body = applyOutput(value, route.plans) as Record<string, unknown>;
+      const headers = route.headers ? Object.fromEntries(Object.entries(route.headers).map(([header, key]) => [header, String(body[key])])) : {};
+      if (route.raw) {
+        res.set(headers).status(status).type(String(body.content_type)).send(Buffer.from(String(body.content), 'base64'));
+        return;
+      }
+      send(res, status, body, headers);
     } catch (error) {
       sendError(res, app, error, route.restName);
     }

@@ -20,6 +20,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { readGraphqlFiles } from '../graphql/schema.js';
@@ -28,8 +29,17 @@ import { snakeCase } from './params.js';
 
 export interface VariablePlan {
   name: string;
+  /** The request parameter that fills it: its name in snake_case unless `@param(name:)` says otherwise. */
+  param: string;
   type: GraphQLInputType;
   hasDefault: boolean;
+}
+
+/** The request parameter of a variable definition (see VariablePlan.param). */
+function paramOf(definition: VariableDefinitionNode): string {
+  const directive = definition.directives?.find((d) => d.name.value === 'param');
+  const name = directive?.arguments?.find((a) => a.name.value === 'name')?.value;
+  return name?.kind === Kind.STRING ? name.value : snakeCase(definition.variable.name.value);
 }
 
 export interface CompiledOperation {
@@ -52,20 +62,26 @@ export interface CompiledOperation {
   restNames: Map<string, string>;
 }
 
-/** Each field argument given by a variable, to the REST parameter of that variable. */
-function argumentParams(selection: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, out = new Map<string, string>()): Map<string, string> {
+/** Each field argument given by a variable, to the REST parameter of that variable (`params`: by variable name). */
+function argumentParams(
+  selection: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  params: Map<string, string>,
+  out = new Map<string, string>(),
+): Map<string, string> {
   for (const node of selection.selections) {
     if (node.kind === Kind.FRAGMENT_SPREAD) {
       const fragment = fragments.get(node.name.value);
-      if (fragment) argumentParams(fragment.selectionSet, fragments, out);
+      if (fragment) argumentParams(fragment.selectionSet, fragments, params, out);
       continue;
     }
     if (node.kind === Kind.FIELD) {
       for (const arg of node.arguments ?? []) {
-        if (arg.value.kind === Kind.VARIABLE && !out.has(arg.name.value)) out.set(arg.name.value, snakeCase(arg.value.name.value));
+        const variable = arg.value.kind === Kind.VARIABLE ? arg.value.name.value : undefined;
+        if (variable !== undefined && !out.has(arg.name.value)) out.set(arg.name.value, params.get(variable) ?? snakeCase(variable));
       }
     }
-    if (node.selectionSet) argumentParams(node.selectionSet, fragments, out);
+    if (node.selectionSet) argumentParams(node.selectionSet, fragments, params, out);
   }
   return out;
 }
@@ -160,6 +176,12 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       if (!isCompiledQuery(result)) throw new Error(`graphql/rest: ${name}: ${result.errors?.map((e) => e.message).join('; ')}`);
       return (jit = result);
     };
+    const variables: VariablePlan[] = (op.variableDefinitions ?? []).map((v) => ({
+      name: v.variable.name.value,
+      param: paramOf(v),
+      type: typeFromAST(schema, v.type as never) as GraphQLInputType,
+      hasDefault: v.defaultValue !== undefined,
+    }));
     compiled.set(name, {
       name,
       document,
@@ -167,13 +189,9 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       compiled: jitCompiled,
       kind: op.operation,
       rootFields: op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.alias?.value ?? s.name.value] : [])),
-      variables: (op.variableDefinitions ?? []).map((v) => ({
-        name: v.variable.name.value,
-        type: typeFromAST(schema, v.type as never) as GraphQLInputType,
-        hasDefault: v.defaultValue !== undefined,
-      })),
+      variables,
       output: prune(planSelection(schema, root, op.selectionSet, fragmentMap)),
-      restNames: argumentParams(op.selectionSet, fragmentMap),
+      restNames: argumentParams(op.selectionSet, fragmentMap, new Map(variables.map((v) => [v.name, v.param]))),
     });
   }
   return compiled;

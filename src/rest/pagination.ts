@@ -38,10 +38,14 @@ export function connectionArgs({ page, perPage }: OffsetPage): { first: number; 
   return { first: perPage, after: offset > 0 ? encodeCursor(offset - 1) : null };
 }
 
-/** `X-Total`, `X-Total-Pages`, `X-Page`, `X-Per-Page`, `X-Next-Page`, `X-Prev-Page` and `Link`, as GitLab sends them. */
-export function paginationHeaders(req: Request, externalUrl: string, { page, perPage }: OffsetPage, total: number): Record<string, string> {
-  const totalPages = Math.max(1, Math.ceil(total / perPage));
-  const next = page < totalPages ? page + 1 : null;
+/**
+ * `X-Total`, `X-Total-Pages`, `X-Page`, `X-Per-Page`, `X-Next-Page`, `X-Prev-Page` and `Link`, as GitLab sends them.
+ * Without a total (`null`: GitLab's `without_count`), the totals and the `last` link are left out and a full page
+ * (`shown` items) has a next one, as Kaminari decides it.
+ */
+export function paginationHeaders(req: Request, externalUrl: string, { page, perPage }: OffsetPage, total: number | null, shown: number): Record<string, string> {
+  const totalPages = total === null ? null : Math.max(1, Math.ceil(total / perPage));
+  const next = (totalPages === null ? shown >= perPage : page < totalPages) ? page + 1 : null;
   const prev = page > 1 ? page - 1 : null;
   const base = `${externalUrl}${req.originalUrl.split('?')[0]}`;
   const query = { ...(req.query as Record<string, unknown>) };
@@ -64,10 +68,9 @@ export function paginationHeaders(req: Request, externalUrl: string, { page, per
   if (prev) links.push(`<${link(prev)}>; rel="prev"`);
   if (next) links.push(`<${link(next)}>; rel="next"`);
   links.push(`<${link(1)}>; rel="first"`);
-  links.push(`<${link(totalPages)}>; rel="last"`);
+  if (totalPages !== null) links.push(`<${link(totalPages)}>; rel="last"`);
   return {
-    'X-Total': String(total),
-    'X-Total-Pages': String(totalPages),
+    ...(totalPages !== null ? { 'X-Total': String(total), 'X-Total-Pages': String(totalPages) } : {}),
     'X-Page': String(page),
     'X-Per-Page': String(perPage),
     'X-Next-Page': next ? String(next) : '',

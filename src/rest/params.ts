@@ -72,7 +72,7 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
     const out: Record<string, unknown> = {};
     for (const field of Object.values(nullable.getFields())) {
       const value = source[snakeCase(field.name)] ?? source[field.name];
-      const key = `${param}[${snakeCase(field.name)}]`;
+      const key = param ? `${param}[${snakeCase(field.name)}]` : snakeCase(field.name);
       if (value === undefined || value === null) {
         if (field.type instanceof GraphQLNonNull && field.defaultValue === undefined) errors.push(`${key} is missing`);
         continue;
@@ -101,12 +101,24 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
   return value;
 }
 
+/** The variable of a wide route (architecture.md): one input object filled from the request's parameters. */
+const WIDE_INPUT = 'input';
+
+function isInputObject(type: GraphQLInputType): boolean {
+  return (type instanceof GraphQLNonNull ? type.ofType : type) instanceof GraphQLInputObjectType;
+}
+
 /** Variables for an operation from merged request parameters; throws BAD_USER_INPUT listing every problem. */
 export function variablesFromParams(variables: VariablePlan[], params: Record<string, unknown>): Record<string, unknown> {
   const errors: string[] = [];
   const out: Record<string, unknown> = {};
   for (const v of variables) {
-    const param = snakeCase(v.name);
+    const param = v.param;
+    // A wide route's `$input` object is filled from the request's own parameters, named as its fields are.
+    if (v.name === WIDE_INPUT && params[param] === undefined && isInputObject(v.type)) {
+      out[v.name] = coerce(v.type, params, '', errors);
+      continue;
+    }
     let raw = params[param] ?? params[v.name];
     const nullable = v.type instanceof GraphQLNonNull ? v.type.ofType : v.type;
     // Grape passes an empty string through for strings and lists; for other optional types it means "not given".

@@ -1,5 +1,5 @@
 /** A REST route is data: the adapter turns each one into an express handler. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RestRoute {
   method: HttpMethod;
@@ -11,8 +11,15 @@ export interface RestRoute {
   status?: number;
   /** Dotted path of the response inside `data`; default the operation's only root field. */
   result?: string;
-  /** The result is a connection: send its `nodes` with GitLab's pagination headers. */
-  paginate?: boolean;
+  /**
+   * The result is a connection: send its `nodes` with GitLab's pagination headers. `without-count` pages as GitLab
+   * pages commits: no `X-Total`, `X-Total-Pages` or `last` link, and a next page whenever this one is full.
+   */
+  paginate?: boolean | 'without-count';
+  /** Response headers from keys of the result (`{ 'X-Gitlab-Blob-Id': 'blob_id' }`), as GitLab's files API sends them. */
+  headers?: Readonly<Record<string, string>>;
+  /** Send the result's bytes, not JSON: `content` (base64) with `content_type` as Content-Type. */
+  raw?: boolean;
   /** Resource named in `404 <Resource> Not Found` when a step of `result` is null. */
   notFound?: string;
   /** A null result means the caller is anonymous: 401 (`GET /user`, whose GraphQL field is null when signed out). */

@@ -40,15 +40,28 @@ describe('the memory of tokens, on a real server', () => {
     expect((await t.graphql('{ currentUser { id } }', {}, user.token)).status).toBe(401);
   });
 
-  it('forgets every token of a user when the bus says the user was blocked or changed', async () => {
+  it('refuses a blocked user on the very next request, and serves them again once unblocked', async () => {
     const user = await createUser(t);
-    expect((await t.api('GET', '/user', { token: user.token })).body.is_admin).toBeUndefined();
-    // No endpoint blocks users yet: do what one must, change the row and announce it.
-    await t.server.database.prisma.user.update({ where: { id: user.id }, data: { state: 'blocked' } });
-    const seq = await t.server.app.bus.publish(CREDENTIALS_REVOKED, { userId: user.id });
-    await t.server.app.bus.delivered([seq]);
-    expect((await t.api('GET', '/user', { token: user.token })).status).toBe(401);
+    expect((await t.api('GET', '/user', { token: user.token })).status).toBe(200);
+    const blocked = await t.api('POST', `/users/${user.id}/block`);
+    expect([blocked.status, blocked.body]).toEqual([201, true]);
+    const refused = await t.api('GET', '/user', { token: user.token });
+    expect([refused.status, refused.body]).toEqual([403, { message: '403 Forbidden - Your account has been blocked.' }]);
+    expect((await t.graphql('{ currentUser { id } }', {}, user.token)).status).toBe(403);
+    expect((await t.api('POST', `/users/${user.id}/block`)).body).toBe(true);
+    expect((await t.api('POST', `/users/${user.id}/unblock`)).status).toBe(201);
+    expect((await t.api('GET', '/user', { token: user.token })).status).toBe(200);
+  });
 
+  it('lets only administrators block, and hides nothing they may not see', async () => {
+    const user = await createUser(t);
+    const other = await createUser(t);
+    expect((await t.api('POST', `/users/${other.id}/block`, { token: user.token })).status).toBe(403);
+    expect((await t.api('POST', '/users/2147483000/block')).body).toEqual({ message: '404 User Not Found' });
+    expect((await t.api('GET', '/user', { token: other.token })).status).toBe(200);
+  });
+
+  it('forgets every token of a user when the bus says the user changed', async () => {
     const other = await createUser(t);
     expect((await t.api('GET', '/user', { token: other.token })).body.is_admin).toBeUndefined();
     await t.server.database.prisma.user.update({ where: { id: other.id }, data: { admin: true } });
@@ -75,17 +88,30 @@ describe('remembered memberships', () => {
 describe.runIf(process.env.TEST_DATABASE_URL)('across replicas (PostgreSQL)', () => {
   let replica: TestServer;
   afterAll(() => replica?.close());
-
-  it('a token revoked on one replica stops working on the other as soon as the news arrives', async () => {
-    replica = await startTestServer({}, { replicaOf: t });
-    const user = await createUser(t);
-    expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(200);
-    const heard = new Promise<void>((resolve) => {
-      const stop = replica.server.app.bus.subscribe(CREDENTIALS_REVOKED, () => {
+  /** Resolves when the replica's bus delivers the next revocation. */
+  const revocationHeard = (server: TestServer) =>
+    new Promise<void>((resolve) => {
+      const stop = server.server.app.bus.subscribe(CREDENTIALS_REVOKED, () => {
         stop();
         resolve();
       });
     });
+
+  it('a user blocked on one replica is refused by the other as soon as the news arrives', async () => {
+    replica ??= await startTestServer({}, { replicaOf: t });
+    const user = await createUser(t);
+    expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(200);
+    const heard = revocationHeard(replica);
+    expect((await t.api('POST', `/users/${user.id}/block`)).status).toBe(201);
+    await heard;
+    expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(403);
+  });
+
+  it('a token revoked on one replica stops working on the other as soon as the news arrives', async () => {
+    replica ??= await startTestServer({}, { replicaOf: t });
+    const user = await createUser(t);
+    expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(200);
+    const heard = revocationHeard(replica);
     expect((await t.api('DELETE', '/personal_access_tokens/self', { token: user.token })).status).toBe(204);
     await heard;
     expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(401);

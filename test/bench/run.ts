@@ -10,7 +10,9 @@
  *
  * PostgreSQL when `DATABASE_URL` is set, PGlite (a new data folder) otherwise. Rounds alternate the processes, so
  * drift on a shared machine hits every case alike; the median round is shown. Then test/bench/fanout.ts and
- * test/bench/startup.ts, when present, run as children (`BENCH_PARTS=http,fanout,startup` picks parts);
+ * test/bench/startup.ts, test/bench/clone.ts (git clone over HTTP against a local clone) and test/bench/commits.ts
+ * (commits per second through the API against the same git plumbing run directly), when present, run as children
+ * (`BENCH_PARTS=http,fanout,startup,clone,commits` picks parts);
  * `BENCH_PARTS=pglite-worker` runs test/bench/pglite-worker.ts, PGlite in the server's thread against a worker thread.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +28,7 @@ import { ROOT, TOKEN, startChild } from './shared.js';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup,clone,commits').split(',');
 const EXTERNAL = 'http://gitlab.example.com';
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const dataDir = databaseUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-pglite-'));
@@ -239,7 +241,7 @@ async function benchHttp(): Promise<void> {
 }
 
 if (PARTS.includes('http')) await benchHttp();
-for (const part of ['fanout', 'startup', 'pglite-worker']) {
+for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits']) {
   const script = join(ROOT, 'test/bench', `${part}.ts`);
   if (!PARTS.includes(part) || !existsSync(script)) continue;
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });

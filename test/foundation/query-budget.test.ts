@@ -30,6 +30,8 @@ beforeAll(async () => {
   group = await createGroup(t, owner.token, { visibility: 'internal' });
   sub = await createGroup(t, owner.token, { parentId: group.id, visibility: 'internal' });
   project = await createProject(t, owner.token, { namespaceId: group.id });
+  const files = ['a', 'b', 'c', 'd'].map((name) => ({ action: 'create', file_path: name, content: name }));
+  await t.api('POST', `/projects/${project.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'Four files', actions: files } });
   for (let i = 0; i < 4; i++) {
     const member = await createUser(t);
     await createProject(t, member.token, { visibility: 'internal' });
@@ -46,7 +48,7 @@ afterAll(() => t?.close());
 describe('query budget', () => {
   // Every paginated route of the route table, with a fixture for its path and, where the list needs one, a filter
   // that selects the rows made above. A new list route fails here until it gets a fixture.
-  const ids: Record<string, () => number> = { groups: () => group.id, projects: () => project.id };
+  const ids: Record<string, () => number> = { groups: () => group.id, projects: () => project.id, users: () => owner.id };
   const special: Record<string, () => string> = {
     'GET /groups/:id/subgroups': () => `/groups/${sub.id}/subgroups`,
     'GET /projects': () => '/projects?visibility=internal',

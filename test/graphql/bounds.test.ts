@@ -68,8 +68,9 @@ describe('refusing hostile queries', () => {
     const [refused, answered] = await Promise.all([Promise.all(hostile), Promise.all(versions)]);
     for (const { value } of refused) expect(value.body.errors?.[0].extensions).toEqual(LIMIT_EXCEEDED);
     for (const { value } of answered) expect(value.status).toBe(200);
-    // Thirty refusals and ten reads at once on a shared two-core machine: each well within a second.
-    expect(Math.max(...refused.map((r) => r.ms), ...answered.map((r) => r.ms))).toBeLessThan(1000);
+    // Thirty refusals and ten reads at once: none waits on the others' work (running the hostile queries would take
+    // minutes). The bound is loose, as a shared two-core machine running other suites can stall anything for a second.
+    expect(Math.max(...refused.map((r) => r.ms), ...answered.map((r) => r.ms))).toBeLessThan(5000);
   });
 
   it('refuses a fragment that multiplies itself before measuring it out', async () => {

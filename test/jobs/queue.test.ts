@@ -1,7 +1,7 @@
 /** The job queue against a real database: runs, retries, leases, races between workers, deduplication. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { JobQueue, backoffMs, type JobInfo, type JobQueueOptions } from '../../src/jobs/queue.js';
+import { JobQueue, backoffMs, recurringKey, type JobInfo, type JobQueueOptions } from '../../src/jobs/queue.js';
 import { freshDatabase, type FreshDatabase } from '../support/db.js';
 
 let fresh: FreshDatabase;
@@ -309,5 +309,44 @@ describe('JobQueue', () => {
     await q.drain(5000);
     expect(runs).toBe(10);
     expect(await db.prisma.job.count({ where: { kind, status: 'queued' } })).toBe(1);
+  });
+
+  it('keeps one row per recurring kind across replicas and queues it again after each run, failed or not', async () => {
+    const kind = uniqueKind('recurring');
+    const everyMs = 60 * 60 * 1000;
+    const a = queue({ workerId: 'replica-a' });
+    const b = queue({ workerId: 'replica-b' });
+    let runs = 0;
+    const recurring = { everyMs, run: async () => {
+      runs += 1;
+      if (runs === 2) throw new Error('flaky');
+    } };
+    a.register(kind, recurring);
+    b.register(kind, recurring);
+    await Promise.all([a.scheduleRecurring(), b.scheduleRecurring()]);
+    const rows = await db.prisma.job.findMany({ where: { kind } });
+    expect(rows.map((r) => r.uniqueKey)).toEqual([recurringKey(kind)]);
+    // First due one interval after the first start.
+    expect(rows[0].runAt.getTime()).toBeGreaterThan(Date.now() + everyMs - 60_000);
+    expect(await a.runOnce()).toBe(0);
+    await db.prisma.job.update({ where: { id: rows[0].id }, data: { runAt: new Date() } });
+    expect((await Promise.all([a.runOnce(), b.runOnce()])).reduce((x, y) => x + y)).toBe(1);
+    const after = await job(rows[0].id);
+    expect(after).toMatchObject({ status: 'queued', attempts: 0, lastError: null, lockedBy: null });
+    expect(after.runAt.getTime()).toBeGreaterThan(Date.now() + everyMs - 60_000);
+    // Due again: a failure waits for the next interval too, with its error kept.
+    await db.prisma.job.update({ where: { id: rows[0].id }, data: { runAt: new Date() } });
+    expect(await a.runOnce()).toBe(1);
+    expect(await job(rows[0].id)).toMatchObject({ status: 'queued', attempts: 0, lastError: 'flaky' });
+    expect(runs).toBe(2);
+    // A row an older version left finished is queued again at the next start.
+    await db.prisma.job.update({ where: { id: rows[0].id }, data: { status: 'done', runAt: new Date(Date.now() + everyMs) } });
+    await b.scheduleRecurring();
+    expect(await b.runOnce()).toBe(1);
+    expect(runs).toBe(3);
+  });
+
+  it('refuses a recurring kind without a positive interval', () => {
+    expect(() => queue().register(uniqueKind('never'), { everyMs: 0, run: async () => {} })).toThrow(/positive interval/);
   });
 });

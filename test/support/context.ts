@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Viewer } from '../../src/auth/viewer.js';
 import { EventBus } from '../../src/events/bus.js';
 import { JobQueue } from '../../src/jobs/queue.js';
+import { RepositoryStorages } from '../../src/git/storages.js';
 import { createLogger } from '../../src/logger.js';
 import { UsersService, type UserRow } from '../../src/modules/users/service.js';
 import { freshDatabase } from './db.js';
@@ -24,7 +25,9 @@ export async function serviceHarness(): Promise<ServiceHarness> {
   const logger = createLogger('silent');
   const bus = new EventBus(db, { logger });
   await bus.start();
-  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config: loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent' }), bus, jobs: new JobQueue(db, { logger }), logger });
+  const config = loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent', dataDir: 'memory' });
+  const repositories = await RepositoryStorages.open(config);
+  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config, bus, jobs: new JobQueue(db, { logger }), logger, repositories });
   let tokenId = 1000;
   return {
     app,
@@ -45,6 +48,7 @@ export async function serviceHarness(): Promise<ServiceHarness> {
     async close() {
       await bus.stop();
       await cleanup();
+      await repositories.close();
     },
   };
 }

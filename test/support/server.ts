@@ -38,7 +38,9 @@ export interface TestServerOptions {
 export async function startTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const primary = options.replicaOf;
   const rootToken = primary?.rootToken ?? `glpat-root-${randomBytes(12).toString('hex')}`;
-  const config = loadConfig({}, { port: 0, host: '127.0.0.1', rootToken, logLevel: 'silent', externalUrl: EXTERNAL_URL, ...overrides });
+  // Repositories in a temporary folder removed at close; a replica uses its primary's, as replicas share storages.
+  const repositoryStorages = primary?.server.app.repositories.storages.slice();
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', rootToken, logLevel: 'silent', externalUrl: EXTERNAL_URL, dataDir: 'memory', repositoryStorages, ...overrides });
   let db: Database;
   let cleanup: () => Promise<void>;
   let fresh: Awaited<ReturnType<typeof freshDatabase>> | undefined;
@@ -50,7 +52,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     fresh = await freshDatabase('test', { onQuery: options.onQuery, bounds: databaseBounds(config), pgliteWorker: overrides.pgliteWorker });
     ({ db, cleanup } = fresh);
   }
-  const server = await startServer(config, { database: db });
+  // A poll of the job queue every second would land in the statement counts and connection waits tests measure.
+  const server = await startServer(config, { database: db, jobPollIntervalMs: 60_000 });
   const url = server.url;
 
   async function request<T>(method: string, target: string, token: string | null | undefined, body: unknown, headers: Record<string, string> = {}) {

@@ -1,6 +1,8 @@
-/** Activity events: the recorder every module writes through, and the live activity subscription. */
+/** Activity events: the recorder every module writes through, the Events API, retention, and the live subscription. */
 import { defineModule } from '../module.js';
+import { activityJobs } from './jobs.js';
 import { activityResolvers } from './resolvers.js';
+import { activityRoutes } from './routes.js';
 import { ActivityService } from './service.js';
 
 declare module '../module.js' {
@@ -12,9 +14,10 @@ declare module '../module.js' {
 export const activityModule = defineModule({
   name: 'activity',
   schema: ['activity.graphql'],
-  operations: [],
+  operations: ['activity.graphql'],
   resolvers: activityResolvers,
-  routes: [],
+  routes: activityRoutes,
   uses: [],
   service: (base) => new ActivityService(base),
+  jobs: activityJobs,
 });

@@ -1,8 +1,12 @@
 /** GraphQL resolvers of activity events. */
 import type { Context } from '../../context.js';
+import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
-import { actionName, type EventRow } from './service.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { UserRow } from '../users/service.js';
+import { ACTIVITY_ACTIONS, TARGET_TYPES, actionName } from './actions.js';
+import type { EventFilters, EventRow } from './service.js';
 
 export const activityResolvers = {
   Subscription: {
@@ -11,9 +15,21 @@ export const activityResolvers = {
         ctx.services.activity.recorded(args.projectPath != null ? await ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath')) : null),
     },
   },
+  UserCore: {
+    events: (user: UserRow, args: EventFilters & { scope?: string | null } & PageArgs, ctx: Context) => ctx.services.activity.listForUser(user, args, args),
+  },
+  Project: {
+    events: (project: ProjectRow, args: EventFilters & PageArgs, ctx: Context) => ctx.services.activity.listForProject(project, args, args),
+  },
+  EventAction: Object.fromEntries(ACTIVITY_ACTIONS.map((action) => [action.toUpperCase(), action])),
+  EventTargetType: TARGET_TYPES,
   Event: {
     ...idFields('Event'),
-    actionName: (e: EventRow) => actionName(e.action, e.targetType),
+    title: () => null,
+    actionName: (e: EventRow) => actionName(e),
     author: (e: EventRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(e.authorId),
+    targetIid: (e: EventRow) => e.targetIid ?? e.targetId,
+    importedFrom: () => 'none',
+    pushData: (e: EventRow) => (e.action === 'pushed' ? e.pushData : null),
   },
 };

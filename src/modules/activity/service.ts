@@ -1,27 +1,15 @@
 /**
  * Owns activity events (GitLab's Events API records): every module records `opened`, `closed`, `pushed`,
- * `commented on` … through `record`, inside its own transaction when it passes one.
+ * `commented on` … through `record`, inside its own transaction when it passes one; the Events API lists them,
+ * and `prune` removes those past retention.
  */
-import { actorWithoutMemberships, can, type Actor, type NamespaceSubject, type ProjectSubject } from '../../auth/policy.js';
+import { actorWithoutMemberships, can, type Actor, type NamespaceSubject, type ProfileSubject, type ProjectSubject } from '../../auth/policy.js';
 import type { Viewer } from '../../auth/viewer.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { perMessage } from '../../events/bus.js';
+import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
-
-/** GitLab's event actions; `action_name` in REST is derived from these. */
-export type ActivityAction =
-  | 'created'
-  | 'updated'
-  | 'closed'
-  | 'reopened'
-  | 'pushed'
-  | 'commented'
-  | 'merged'
-  | 'joined'
-  | 'left'
-  | 'destroyed'
-  | 'expired'
-  | 'approved';
+import type { ActivityAction, PushData } from './actions.js';
 
 export interface ActivityInput {
   action: ActivityAction;
@@ -29,23 +17,32 @@ export interface ActivityInput {
   /** The project the event happened in: subscribers' access to it decides who hears of it. */
   project?: ProjectSubject | null;
   groupId?: number | null;
-  /** GitLab's target class name: Issue, Note, Snippet, Milestone, MergeRequest, Project … */
+  /** GitLab's target class name: Issue, Note, Snippet, Milestone, MergeRequest, Project … (TARGET_TYPES) */
   targetType: string | null;
   targetId?: number | null;
   targetIid?: number | null;
   targetTitle?: string | null;
-  pushData?: Prisma.InputJsonValue;
+  /** For push events. */
+  pushData?: PushData;
   data?: Prisma.InputJsonValue;
 }
 
-/** Actions whose `action_name` GitLab words differently; the others read as stored. */
-const ACTION_NAMES: Partial<Record<string, string>> = { commented: 'commented on', pushed: 'pushed to', merged: 'accepted', destroyed: 'deleted' };
-
-/** `action_name` as GitLab's Event#action_name words it: a created target is "opened", a created project "created". */
-export function actionName(action: string, targetType: string | null): string {
-  if (action === 'created') return targetType === null ? 'created' : 'opened';
-  return ACTION_NAMES[action] ?? action;
+/** The filters of GitLab's Events API (EventsFinder). */
+export interface EventFilters {
+  action?: ActivityAction | null;
+  /** A stored class name (TARGET_TYPES). */
+  targetType?: string | null;
+  /** Events before the start of this day (UTC). */
+  createdBefore?: Date | null;
+  /** Events after the end of this day (UTC). */
+  createdAfter?: Date | null;
+  sort?: 'ASC' | 'DESC' | null;
 }
+
+/** Events are kept this long; the `activity.prune` job removes older ones (GitLab's event retention). */
+export const EVENT_RETENTION_YEARS = 3;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const ACTIVITY_TOPIC = 'activity.recorded';
 
@@ -83,13 +80,76 @@ export class ActivityService {
         targetId: input.targetId ?? null,
         targetIid: input.targetIid ?? null,
         targetTitle: input.targetTitle ?? null,
-        pushData: input.pushData,
+        pushData: input.pushData ? { ...input.pushData } : undefined,
         data: input.data,
       },
       select: { id: true },
     });
     const message: RecordedMessage = { id: event.id, project: input.project ? accessSubject(input.project) : null };
     await this.base.publish(ACTIVITY_TOPIC, message, tx);
+  }
+
+  /**
+   * Events a user authored, in projects the viewer can read; none when the user's profile is private to the viewer
+   * (GitLab's EventsFinder). `scope: 'all'` on the viewer's own user lists every event of the projects the viewer
+   * is a member of (GitLab's authorized projects), whoever authored them.
+   */
+  async listForUser(user: ProfileSubject, filters: EventFilters & { scope?: string | null }, page: PageArgs) {
+    const { access, viewer } = this.base;
+    if (!(await access.can('read_user_profile', user))) return connection(page, async () => [], async () => 0);
+    const source: Prisma.EventWhereInput =
+      filters.scope === 'all' && viewer?.id === user.id ? { project: { is: await access.memberProjectsWhere() } } : { authorId: user.id };
+    return this.list(source, filters, page);
+  }
+
+  /** Events of a project the caller has already looked up as readable. */
+  listForProject(project: ProjectSubject, filters: EventFilters, page: PageArgs) {
+    return this.list({ projectId: project.id }, filters, page);
+  }
+
+  /** One query per page, one to count; readability is part of the filter, never decided row by row. */
+  private async list(source: Prisma.EventWhereInput, filters: EventFilters, page: PageArgs) {
+    const { db, access } = this.base;
+    const createdAt: Prisma.DateTimeFilter = {};
+    if (filters.createdBefore) createdAt.lt = filters.createdBefore;
+    // GitLab compares with the end of that day: the first instant after it is the next day's start.
+    if (filters.createdAfter) createdAt.gte = new Date(filters.createdAfter.getTime() + DAY_MS);
+    const where: Prisma.EventWhereInput = {
+      AND: [
+        source,
+        // Only project events (GitLab joins the project), of projects the viewer can read; a push only for those
+        // who may download the code (Event#visible_to_user?).
+        { project: { is: await access.where('read_project') } },
+        { OR: [{ action: { not: 'pushed' } }, { project: { is: await access.where('download_code') } }] },
+        ...(filters.action ? [{ action: filters.action }] : []),
+        ...(filters.targetType ? [{ targetType: filters.targetType }] : []),
+        ...(filters.createdBefore || filters.createdAfter ? [{ createdAt }] : []),
+      ],
+    };
+    const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
+    return connection(
+      page,
+      ({ skip, take }) => db.event.findMany({ where, orderBy: { id: direction }, skip, take }),
+      () => db.event.count({ where }),
+    );
+  }
+
+  /**
+   * Removes events older than the retention period, `batchSize` rows per statement so no statement holds many
+   * locks or runs long; returns how many went.
+   */
+  static async prune(db: PrismaClient, now: Date, batchSize: number): Promise<number> {
+    const cutoff = new Date(now);
+    cutoff.setUTCFullYear(cutoff.getUTCFullYear() - EVENT_RETENTION_YEARS);
+    let removed = 0;
+    for (;;) {
+      const batch = await db.$executeRaw`
+        DELETE FROM "events" WHERE "id" IN (
+          SELECT "id" FROM "events" WHERE "createdAt" < ${cutoff}::timestamptz ORDER BY "createdAt" LIMIT ${batchSize}::int
+        )`;
+      removed += batch;
+      if (batch < batchSize) return removed;
+    }
   }
 
   /**

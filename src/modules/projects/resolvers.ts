@@ -29,7 +29,6 @@ export const projectResolvers = {
     avatarUrl: () => null,
     forksCount: () => 0,
     starCount: () => 0,
-    emptyRepo: () => true,
     // Through the group's own rule, as `group(fullPath:)` would answer (GitLab lets a project's members read its group).
     group: (p: ProjectRow, _a: unknown, ctx: Context) => (p.namespace.kind === 'group' ? ctx.services.groups.find({ id: p.namespace.id }) : null),
     owner: (p: ProjectRow) => p.namespace.owner,

@@ -134,11 +134,24 @@ export class ProjectsService {
   }
 
   /**
+   * The repository's state after a ref update (src/modules/repositories): whether it has a branch, its default
+   * branch, and the project's last activity when something was pushed. No ability is checked: the caller pushed.
+   */
+  async repositoryChanged(tx: Prisma.TransactionClient, projectId: number, state: { emptyRepo: boolean; defaultBranch: string; pushedAt?: boolean }): Promise<void> {
+    await tx.project.update({
+      where: { id: projectId },
+      data: { emptyRepo: state.emptyRepo, defaultBranch: state.defaultBranch, ...(state.pushedAt ? { lastActivityAt: new Date() } : {}) },
+      select: { id: true },
+    });
+    this.base.loaders.projects.byId.clear(projectId);
+  }
+
+  /**
    * Creates a project in a namespace where the viewer may `create_projects` (their own, or a group where they are
    * at least Developer, GitLab's default project creation level). The creator of a personal project becomes its Owner.
    */
   async create(input: ProjectInput): Promise<ProjectRow> {
-    const { db, access, loaders } = this.base;
+    const { db, access, loaders, app } = this.base;
     const viewer = access.requireViewer();
     if (!input.name && !input.path) throw atLeastOneOf('name', 'path');
     const ns = input.namespace ? await this.namespaces.lookup(input.namespace) : await loaders.namespaces.personalByOwnerId.load(viewer.id);
@@ -176,6 +189,7 @@ export class ProjectsService {
           description: input.description ?? null,
           visibility,
           defaultBranch: input.defaultBranch ?? 'main',
+          repositoryStorage: app.repositories.pick(),
           namespaceId: ns.id,
           creatorId: viewer.id,
         },
@@ -183,6 +197,9 @@ export class ProjectsService {
       if (ns.kind === 'user' && ns.ownerId != null) await this.members.addCreator(tx, { projectId: created.id }, ns.ownerId);
       return created;
     });
+    // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or
+    // the server die right here), the repository is created on first use instead (RepositoryStorages.ensure).
+    await app.repositories.ensure(project, project.defaultBranch).catch((error: unknown) => app.logger.warn({ err: String(error), projectId: project.id }, 'repository not created yet'));
     await this.activity.record({ action: 'created', authorId: viewer.id, project, targetType: null });
     return project;
   }

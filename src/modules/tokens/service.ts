@@ -4,7 +4,7 @@ import { CREDENTIALS_REVOKED, type Authenticator, type CredentialsRevoked } from
 import { TOKEN_SCOPES } from '../../auth/scopes.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import type { Viewer } from '../../auth/viewer.js';
-import { invalid, invalidArgument, notFound, tokenErrors, unauthenticated } from '../../errors.js';
+import { forbidden, invalid, invalidArgument, notFound, tokenErrors, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { UsersService } from '../users/service.js';
@@ -47,8 +47,8 @@ interface AuthRow {
 }
 
 /**
- * The authenticator of every request: a token digest to the viewer it authenticates. Unknown tokens, blocked
- * users, and revoked or expired tokens are UNAUTHENTICATED: a bad token is never downgraded to anonymous.
+ * The authenticator of every request: a token digest to the viewer it authenticates. Unknown, revoked or expired
+ * tokens are UNAUTHENTICATED and a blocked user's FORBIDDEN: a bad token is never downgraded to anonymous.
  */
 export function tokenAuthenticator(db: PrismaClient): Authenticator {
   return async (digest) => {
@@ -61,6 +61,8 @@ export function tokenAuthenticator(db: PrismaClient): Authenticator {
     if (!row) throw unauthenticated();
     if (row.revoked) throw unauthenticated(tokenErrors.revoked);
     if (row.expiresAt && row.expiresAt.getTime() <= today().getTime()) throw unauthenticated(tokenErrors.expired);
+    // GitLab authenticates a blocked user's token, then refuses API access with UserAccessDeniedReason's words.
+    if (row.state === 'blocked') throw forbidden('Your account has been blocked.');
     if (row.state !== 'active') throw unauthenticated();
     const now = Date.now();
     if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {

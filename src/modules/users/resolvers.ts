@@ -1,7 +1,7 @@
 /** GraphQL resolvers of users. */
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
-import { parseRef } from '../../graphql/ids.js';
+import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
 import type { UserFilters, UserInput, UserRow } from './service.js';
 
@@ -18,6 +18,8 @@ export const userResolvers = {
   },
   Mutation: {
     userCreate: (_: unknown, args: UserInput, ctx: Context) => ctx.services.users.create(args),
+    userBlock: (_: unknown, args: { id: string }, ctx: Context) => ctx.services.users.setBlocked(parseId(args.id, 'User', 'id'), true),
+    userUnblock: (_: unknown, args: { id: string }, ctx: Context) => ctx.services.users.setBlocked(parseId(args.id, 'User', 'id'), false),
   },
   UserCore: {
     ...idFields('User'),

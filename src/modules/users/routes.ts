@@ -6,4 +6,6 @@ export const userRoutes: RestRoute[] = [
   { method: 'GET', path: '/users', operation: 'RestListUsers', paginate: true },
   { method: 'POST', path: '/users', operation: 'RestCreateUser' },
   { method: 'GET', path: '/users/:id', operation: 'RestGetUser', notFound: 'User' },
+  { method: 'POST', path: '/users/:id/block', operation: 'RestBlockUser' },
+  { method: 'POST', path: '/users/:id/unblock', operation: 'RestUnblockUser' },
 ];

@@ -1,6 +1,7 @@
 /** Owns users: lookup, listing and creation (with the personal namespace every user has). */
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { conflict, invalid, notFound } from '../../errors.js';
+import { conflict, forbidden, invalid, notFound } from '../../errors.js';
+import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import { digestToken, hashPassword } from '../../auth/secrets.js';
@@ -105,6 +106,28 @@ export class UsersService {
         passwordDigest,
       }),
     );
+  }
+
+  /**
+   * Blocks or unblocks a user (GitLab's `POST /users/:id/block|unblock`). Administrators only. A blocked user's
+   * tokens stop working at once on every replica: remembered viewers are dropped and live subscriptions closed
+   * through the bus, before this request answers. Answers true, as GitLab does; blocking twice changes nothing.
+   */
+  async setBlocked(id: number, blocked: boolean): Promise<boolean> {
+    const { db, access, loaders } = this.base;
+    await access.authorize('admin_all_resources', null);
+    const user = await db.user.findUnique({ where: { id }, select: { id: true, state: true } });
+    if (!user) throw notFound('User');
+    if (!blocked && user.state === 'deactivated') throw forbidden('Deactivated users cannot be unblocked by the API');
+    const state = blocked ? 'blocked' : 'active';
+    if (user.state === state) return true;
+    await db.$transaction(async (tx) => {
+      await tx.user.update({ where: { id }, data: { state }, select: { id: true } });
+      const news: CredentialsRevoked = { userId: id };
+      await this.base.publish(blocked ? CREDENTIALS_REVOKED : VIEWER_CHANGED, news, tx);
+    });
+    loaders.users.byId.clear(id);
+    return true;
   }
 
   /** Creates a user without an acting viewer: used by first-start seeding and by bot users of access tokens. */

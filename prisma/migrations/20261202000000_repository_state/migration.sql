@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "projects" ADD COLUMN     "emptyRepo" BOOLEAN NOT NULL DEFAULT true;

@@ -1,0 +1,416 @@
+/**
+ * One bare repository on disk and the git reads every module shares. Reads and writes go through `git` (src/git/run.ts);
+ * modules add what they need here rather than spawning git themselves.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { git, gitText, GitError, type GitOptions, type GitResult } from './run.js';
+
+/** The all-zero object name git uses for "no commit" in ref updates (a created ref's old value, a deleted one's new). */
+export const ZERO_SHA = '0000000000000000000000000000000000000000';
+
+/** One ref moving from `before` to `after` (either may be ZERO_SHA), with the full ref name (refs/heads/…, refs/tags/…). */
+export interface RefUpdate {
+  ref: string;
+  before: string;
+  after: string;
+}
+
+/** A commit as git stores it; dates are ISO 8601 with the author's and committer's own offsets. */
+export interface CommitInfo {
+  sha: string;
+  parentIds: string[];
+  authorName: string;
+  authorEmail: string;
+  authoredDate: string;
+  committerName: string;
+  committerEmail: string;
+  committedDate: string;
+  message: string;
+  /** Git trailers of the message (`Signed-off-by: …`), last value per key, and every value per key. */
+  trailers: Record<string, string>;
+  extendedTrailers: Record<string, string[]>;
+}
+
+/** One entry of a tree: `path` is relative to the repository root. */
+export interface TreeEntry {
+  mode: string;
+  type: 'blob' | 'tree' | 'commit';
+  sha: string;
+  path: string;
+}
+
+/** Line counts of a change (`git diff --numstat`); binary files count nothing, as GitLab counts them. */
+export interface DiffStats {
+  additions: number;
+  deletions: number;
+  total: number;
+}
+
+/** One file's change between two trees. */
+export interface FileDiff {
+  oldPath: string;
+  newPath: string;
+  aMode: string;
+  bMode: string;
+  newFile: boolean;
+  renamedFile: boolean;
+  deletedFile: boolean;
+  diff: string;
+}
+
+/** A change to apply to a tree: a blob (by object name) at a path with a mode, or the path removed. */
+export type IndexChange = { path: string; mode: string; sha: string } | { path: string; remove: true };
+
+export interface Signature {
+  name: string;
+  email: string;
+}
+
+export interface LogOptions {
+  /** A revision (or range); ignored with `all`. */
+  revision: string | null;
+  all?: boolean;
+  path?: string | null;
+  since?: string | null;
+  until?: string | null;
+  firstParent?: boolean;
+  topo?: boolean;
+  skip: number;
+  max: number;
+}
+
+/** Fields of `--format`, separated by NUL; the message (%B) and trailers come last. */
+const COMMIT_FORMAT = '%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B%x00%(trailers:only,unfold)%x00';
+const COMMIT_FIELDS = 10;
+
+/** Git's ISO dates lack the milliseconds Rails writes (`2024-01-02T03:04:05.000+00:00`). */
+function railsTime(iso: string): string {
+  return iso.replace(/(T\d\d:\d\d:\d\d)(Z|[+-])/, '$1.000$2').replace(/Z$/, '+00:00');
+}
+
+function parseCommits(out: string): CommitInfo[] {
+  const fields = out.split('\0');
+  const commits: CommitInfo[] = [];
+  for (let i = 0; i + COMMIT_FIELDS <= fields.length; i += COMMIT_FIELDS) {
+    const f = fields.slice(i, i + COMMIT_FIELDS);
+    const trailers: Record<string, string> = {};
+    const extendedTrailers: Record<string, string[]> = {};
+    for (const line of f[9].split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon <= 0) continue;
+      const key = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      trailers[key] = value;
+      (extendedTrailers[key] ??= []).push(value);
+    }
+    commits.push({
+      sha: f[0].trim(),
+      parentIds: f[1] ? f[1].split(' ') : [],
+      authorName: f[2],
+      authorEmail: f[3],
+      authoredDate: railsTime(f[4]),
+      committerName: f[5],
+      committerEmail: f[6],
+      committedDate: railsTime(f[7]),
+      message: f[8],
+      trailers,
+      extendedTrailers,
+    });
+  }
+  return commits;
+}
+
+/** `git ls-tree -z` output: `<mode> <type> <sha>\t<path>` records. */
+function parseTree(out: Buffer): TreeEntry[] {
+  return out
+    .toString('utf8')
+    .split('\0')
+    .filter(Boolean)
+    .map((record) => {
+      const tab = record.indexOf('\t');
+      const [mode, type, sha] = record.slice(0, tab).split(' ');
+      return { mode, type: type as TreeEntry['type'], sha, path: record.slice(tab + 1) };
+    });
+}
+
+/** A well-formed full object name (not an abbreviation). */
+export function isObjectName(text: string): boolean {
+  return /^[0-9a-f]{40}$/.test(text);
+}
+
+export class Repository {
+  constructor(readonly path: string) {}
+
+  run(args: readonly string[], options?: GitOptions): Promise<GitResult> {
+    return git(this.path, args, options);
+  }
+
+  text(args: readonly string[], options?: GitOptions): Promise<string> {
+    return gitText(this.path, args, options);
+  }
+
+  /** The commit (or tag object) a revision names, or null when it names nothing. */
+  async resolve(revision: string): Promise<string | null> {
+    if (revision.startsWith('-')) return null;
+    const { stdout, code } = await git(this.path, ['rev-parse', '--verify', '--quiet', '--end-of-options', revision], { okCodes: [1, 128] });
+    return code === 0 ? stdout.toString('utf8').trim() : null;
+  }
+
+  /** Every ref with the object it points at. */
+  async refs(prefix = 'refs/'): Promise<Map<string, string>> {
+    const out = await gitText(this.path, ['for-each-ref', '--format=%(objectname) %(refname)', prefix]);
+    const refs = new Map<string, string>();
+    for (const line of out.split('\n')) {
+      if (!line) continue;
+      const space = line.indexOf(' ');
+      refs.set(line.slice(space + 1), line.slice(0, space));
+    }
+    return refs;
+  }
+
+  /** Whether the repository has no branch yet (GitLab's `empty_repo`). */
+  async isEmpty(): Promise<boolean> {
+    return (await gitText(this.path, ['for-each-ref', '--count=1', '--format=x', 'refs/heads/'])) === '';
+  }
+
+  /** The branch HEAD names (the default branch), whether or not it exists yet. */
+  async headBranch(): Promise<string | null> {
+    const { stdout, code } = await git(this.path, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [1] });
+    return code === 0 ? stdout.toString('utf8').trim() : null;
+  }
+
+  async setHeadBranch(branch: string): Promise<void> {
+    await git(this.path, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+  }
+
+  /** The first line of a commit's message. */
+  async commitTitle(sha: string): Promise<string> {
+    return gitText(this.path, ['show', '-s', '--format=%s', '--end-of-options', sha]);
+  }
+
+  /** Commits reachable from `include` and from none of `exclude` (`git rev-list --count`). */
+  async countCommits(include: string, exclude: readonly string[]): Promise<number> {
+    const out = await gitText(this.path, ['rev-list', '--count', include, '--not', ...exclude, '--']);
+    return Number(out);
+  }
+
+  /**
+   * Whether `ancestor` is reachable from `descendant` (a fast-forward from one to the other). `options.env` lets
+   * a push's checks see the objects it brought, still in quarantine (GIT_OBJECT_DIRECTORY and friends).
+   */
+  async isAncestor(ancestor: string, descendant: string, options: Pick<GitOptions, 'env'> = {}): Promise<boolean> {
+    const { code } = await git(this.path, ['merge-base', '--is-ancestor', '--end-of-options', ancestor, descendant], { ...options, okCodes: [1] });
+    return code === 0;
+  }
+
+  /** The branches (short names) whose tip contains the commit. */
+  async branchesContaining(sha: string, options: Pick<GitOptions, 'env'> = {}): Promise<string[]> {
+    const out = await gitText(this.path, ['for-each-ref', '--format=%(refname:short)', `--contains=${sha}`, 'refs/heads/'], options);
+    return out ? out.split('\n') : [];
+  }
+
+  /** The commit a revision names (peeling tags), or null. */
+  async commit(revision: string): Promise<CommitInfo | null> {
+    const sha = await this.resolve(`${revision}^{commit}`);
+    if (!sha) return null;
+    const out = await gitText(this.path, ['show', '-s', `--format=${COMMIT_FORMAT}`, sha]);
+    return parseCommits(out)[0] ?? null;
+  }
+
+  /** Several commits by full object name, in one run. */
+  async commits(shas: readonly string[]): Promise<CommitInfo[]> {
+    if (shas.length === 0) return [];
+    const out = await gitText(this.path, ['show', '-s', '--no-walk=unsorted', `--format=${COMMIT_FORMAT}`, '--stdin'], { input: `${shas.join('\n')}\n` });
+    return parseCommits(out);
+  }
+
+  private logArgs(options: Omit<LogOptions, 'skip' | 'max'>): string[] {
+    const args: string[] = [];
+    if (options.since) args.push(`--since=${options.since}`);
+    if (options.until) args.push(`--until=${options.until}`);
+    if (options.firstParent) args.push('--first-parent');
+    if (options.topo) args.push('--topo-order');
+    if (options.all) args.push('--all');
+    else if (options.revision) args.push('--end-of-options', options.revision);
+    args.push('--');
+    if (options.path) args.push(options.path);
+    return args;
+  }
+
+  /** A page of `git log`, newest first; an unknown revision gives no commits. */
+  async log(options: LogOptions): Promise<CommitInfo[]> {
+    if (!options.all && options.revision && (await this.resolve(options.revision.split('..')[0] || 'HEAD')) === null) return [];
+    const { stdout, code } = await git(
+      this.path,
+      ['log', `--format=${COMMIT_FORMAT}`, `--skip=${options.skip}`, `--max-count=${options.max}`, ...this.logArgs(options)],
+      { okCodes: [128] },
+    );
+    return code === 0 ? parseCommits(stdout.toString('utf8')) : [];
+  }
+
+  /** How many commits `log` would list without paging. */
+  async countLog(options: Omit<LogOptions, 'skip' | 'max'>): Promise<number> {
+    const { stdout, code } = await git(this.path, ['rev-list', '--count', ...this.logArgs(options)], { okCodes: [128] });
+    return code === 0 ? Number(stdout.toString('utf8').trim()) : 0;
+  }
+
+  /** Lines added and removed by a commit against its first parent (everything, for a root commit). */
+  async stats(sha: string): Promise<DiffStats> {
+    const out = await gitText(this.path, ['diff-tree', '--no-commit-id', '--numstat', '-r', '--root', '-z', sha]);
+    let additions = 0;
+    let deletions = 0;
+    for (const record of out.split('\0')) {
+      const match = /^(\d+|-)\t(\d+|-)\t/.exec(record);
+      if (!match) continue;
+      additions += match[1] === '-' ? 0 : Number(match[1]);
+      deletions += match[2] === '-' ? 0 : Number(match[2]);
+    }
+    return { additions, deletions, total: additions + deletions };
+  }
+
+  /**
+   * The entries of the tree at `path` in `revision` (recursively with `recursive`, directories included), or
+   * null when the revision or the path names no tree.
+   */
+  async tree(revision: string, path: string, recursive: boolean): Promise<TreeEntry[] | null> {
+    const treeish = path ? `${revision}:${path}` : `${revision}^{tree}`;
+    const sha = await this.resolve(treeish);
+    if (!sha || (await this.objectType(sha)) !== 'tree') return null;
+    const { stdout } = await git(this.path, ['ls-tree', '-z', ...(recursive ? ['-r', '-t'] : []), sha]);
+    const prefix = path ? `${path.replace(/\/+$/, '')}/` : '';
+    return parseTree(stdout).map((e) => ({ ...e, path: prefix + e.path }));
+  }
+
+  /** The entries at exactly these paths in a commit (a directory shows as its tree entry); missing paths are absent. */
+  async entries(revision: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
+    const found = new Map<string, TreeEntry>();
+    if (paths.length === 0) return found;
+    const { stdout } = await git(this.path, ['ls-tree', '-z', '--full-tree', '--end-of-options', revision, '--', ...paths.map((p) => `:(literal)${p}`)]);
+    for (const entry of parseTree(stdout)) found.set(entry.path, entry);
+    return found;
+  }
+
+  async objectType(sha: string): Promise<string | null> {
+    const { stdout, code } = await git(this.path, ['cat-file', '-t', sha], { okCodes: [128] });
+    return code === 0 ? stdout.toString('utf8').trim() : null;
+  }
+
+  /** A blob's bytes (at most `max` of them, else null), or null when `sha` names no blob. */
+  async blob(sha: string, max?: number): Promise<Buffer | null> {
+    if ((await this.objectType(sha)) !== 'blob') return null;
+    if (max !== undefined && (await this.blobSize(sha)) > max) return null;
+    return (await git(this.path, ['cat-file', 'blob', sha], max !== undefined ? { maxOutput: max } : {})).stdout;
+  }
+
+  async blobSize(sha: string): Promise<number> {
+    return Number(await gitText(this.path, ['cat-file', '-s', sha]));
+  }
+
+  /** The last commit reachable from `revision` that changed `path`. */
+  async lastCommitFor(revision: string, path: string): Promise<string | null> {
+    const out = await gitText(this.path, ['log', '-1', '--format=%H', '--end-of-options', revision, '--', `:(literal)${path}`]);
+    return out || null;
+  }
+
+  /** Per-file changes from one tree-ish to another, with their patches (renames detected). */
+  async diff(from: string, to: string): Promise<FileDiff[]> {
+    const raw = await gitText(this.path, ['diff-tree', '-r', '-M', '-z', '--no-commit-id', from, to]);
+    const records = raw.split('\0');
+    const files: FileDiff[] = [];
+    for (let i = 0; i < records.length; ) {
+      const head = records[i++];
+      if (!head.startsWith(':')) continue;
+      const [aMode, bMode, , , status] = head.slice(1).split(' ');
+      const oldPath = records[i++];
+      const newPath = status.startsWith('R') || status.startsWith('C') ? records[i++] : oldPath;
+      files.push({ oldPath, newPath, aMode, bMode, newFile: status === 'A', deletedFile: status === 'D', renamedFile: status.startsWith('R'), diff: '' });
+    }
+    await Promise.all(
+      files.map(async (f) => {
+        const patch = await gitText(this.path, ['diff', '-M', '--no-color', '--full-index', from, to, '--', `:(literal)${f.oldPath}`, `:(literal)${f.newPath}`]);
+        // GitLab's `diff` holds the hunks only: from the first `@@` on.
+        const hunk = patch.indexOf('\n@@');
+        f.diff = hunk >= 0 ? `${patch.slice(hunk + 1)}\n` : '';
+      }),
+    );
+    return files;
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const { stdout, code } = await git(this.path, ['merge-base', a, b], { okCodes: [1] });
+    return code === 0 ? stdout.toString('utf8').trim() : null;
+  }
+
+  /** Writes a blob and returns its object name. */
+  async writeBlob(content: Buffer): Promise<string> {
+    return gitText(this.path, ['hash-object', '-w', '--stdin'], { input: content });
+  }
+
+  /**
+   * Writes the tree of `base` (a commit, or none for an empty tree) with `changes` applied, through a temporary
+   * index outside the repository: no working tree, and nothing but unreferenced objects is left by a crash.
+   */
+  async writeTree(base: string | null, changes: readonly IndexChange[]): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'git-index-'));
+    const env = { GIT_INDEX_FILE: join(dir, 'index') };
+    try {
+      await git(this.path, base ? ['read-tree', base] : ['read-tree', '--empty'], { env });
+      const lines = changes.map((c) => ('remove' in c ? `0 ${ZERO_SHA}\t${c.path}` : `${c.mode} ${c.sha}\t${c.path}`));
+      if (lines.length) await git(this.path, ['update-index', '-z', '--index-info'], { env, input: lines.join('\0') + '\0' });
+      return await gitText(this.path, ['write-tree'], { env });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Writes a commit object (not yet on any ref). */
+  async commitTree(tree: string, parents: readonly string[], message: string, author: Signature, committer: Signature): Promise<string> {
+    const env = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email };
+    return gitText(this.path, ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p])], { env, input: message });
+  }
+
+  /** Writes an annotated tag object for `target` and returns its object name. */
+  async writeTag(name: string, target: string, message: string, tagger: Signature): Promise<string> {
+    const type = await this.objectType(target);
+    const body = `object ${target}\ntype ${type}\ntag ${name}\ntagger ${tagger.name} <${tagger.email}> ${Math.floor(Date.now() / 1000)} +0000\n\n${message.endsWith('\n') ? message : `${message}\n`}`;
+    return gitText(this.path, ['mktag'], { input: body });
+  }
+
+  /**
+   * Moves `ref` to `after` only if it is still at `before` (ZERO_SHA: only if it does not exist; `after` ZERO_SHA
+   * deletes it). Git locks the ref and compares under the lock, so of two writers that read the same `before`
+   * one wins and the other gets false. The objects are written first: a crash leaves the ref where it was.
+   */
+  async updateRef(ref: string, after: string, before: string): Promise<boolean> {
+    const args = after === ZERO_SHA ? ['update-ref', '-d', ref, before] : ['update-ref', ref, after, before];
+    try {
+      await git(this.path, args);
+      return true;
+    } catch (error) {
+      if (error instanceof GitError && error.code === 128) return false;
+      throw error;
+    }
+  }
+
+  /** Whether `ref` (a full ref name) is one git accepts (`git check-ref-format`). */
+  async validRefName(ref: string): Promise<boolean> {
+    if (!ref.startsWith('refs/')) return false;
+    const { code } = await git(this.path, ['check-ref-format', ref], { okCodes: [1] });
+    return code === 0;
+  }
+
+  /** Refs under `prefix` with what they point at; for tags, also the commit an annotated tag peels to and its message. */
+  async refDetails(prefix: string): Promise<{ ref: string; name: string; sha: string; peeled: string; type: string; message: string; taggerDate: string }[]> {
+    const format = '%(refname)%00%(refname:strip=2)%00%(objectname)%00%(*objectname)%00%(objecttype)%00%(contents)%00%(taggerdate:iso-strict)%00';
+    const out = await gitText(this.path, ['for-each-ref', `--format=${format}`, prefix]);
+    const fields = out.split('\0');
+    const refs = [];
+    for (let i = 0; i + 7 <= fields.length; i += 7) {
+      const [ref, name, sha, peeled, type, message, taggerDate] = fields.slice(i, i + 7);
+      refs.push({ ref: ref.replace(/^\n/, ''), name, sha, peeled: peeled || sha, type, message, taggerDate });
+    }
+    return refs;
+  }
+}

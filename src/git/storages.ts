@@ -1,0 +1,132 @@
+/**
+ * Repository storages: the named folders where bare repositories live (GitLab's `repository_storage`), each
+ * repository at GitLab's hashed path, `@hashed/ab/cd/<sha256 of the project id>.git`, so renaming or moving a
+ * project never moves bytes. A repository is created with its project and created again on first use if a crash
+ * came between the two; creation goes through a temporary folder renamed into place, so a killed server leaves
+ * either no repository or a whole one.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { Config, RepositoryStorageConfig } from '../config.js';
+import { git } from './run.js';
+
+/** What finding a project's repository needs. */
+export interface RepositorySubject {
+  id: number;
+  repositoryStorage: string;
+}
+
+/** GitLab's hashed repository path, relative to its storage: the same for a project wherever it is moved. */
+export function hashedPath(projectId: number): string {
+  const hash = createHash('sha256').update(String(projectId)).digest('hex');
+  return `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`;
+}
+
+export class RepositoryStorages {
+  private readonly byName: ReadonlyMap<string, RepositoryStorageConfig>;
+  /** Repositories known to exist on disk (created or seen by this process): their path needs no stat. */
+  private readonly present = new Set<string>();
+  private readonly creating = new Map<string, Promise<void>>();
+
+  private constructor(
+    readonly storages: readonly RepositoryStorageConfig[],
+    /** A temporary folder this process made for its only storage, removed on `close`. */
+    private readonly temporary: string | undefined,
+  ) {
+    this.byName = new Map(storages.map((s) => [s.name, s]));
+  }
+
+  /** The configured storages, or `default` under the data folder (in a temporary folder for an in-memory database). */
+  static async open(config: Pick<Config, 'repositoryStorages' | 'dataDir'>): Promise<RepositoryStorages> {
+    if (config.repositoryStorages) return new RepositoryStorages(config.repositoryStorages, undefined);
+    if (config.dataDir === 'memory') {
+      const folder = await mkdtemp(join(tmpdir(), 'gitlab-repositories-'));
+      return new RepositoryStorages([{ name: 'default', path: folder, weight: 100 }], folder);
+    }
+    return new RepositoryStorages([{ name: 'default', path: resolve(config.dataDir, 'repositories'), weight: 100 }], undefined);
+  }
+
+  get names(): string[] {
+    return this.storages.map((s) => s.name);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /** The storage for a new repository, at random by weight, as GitLab picks. */
+  pick(random: () => number = Math.random): string {
+    const total = this.storages.reduce((sum, s) => sum + s.weight, 0);
+    let point = random() * total;
+    for (const s of this.storages) {
+      if (s.weight === 0) continue;
+      point -= s.weight;
+      if (point < 0) return s.name;
+    }
+    return this.storages.find((s) => s.weight > 0)!.name;
+  }
+
+  /** The repository's folder on disk. Throws for a storage that is not configured (a project moved to one since removed). */
+  path(subject: RepositorySubject): string {
+    const storage = this.byName.get(subject.repositoryStorage);
+    if (!storage) throw new Error(`repository storage "${subject.repositoryStorage}" is not configured`);
+    return join(storage.path, hashedPath(subject.id));
+  }
+
+  /** Whether the repository is on disk. */
+  exists(subject: RepositorySubject): boolean {
+    const path = this.path(subject);
+    return this.present.has(path) || existsSync(join(path, 'HEAD'));
+  }
+
+  /** Creates the bare repository unless it exists; its HEAD names `defaultBranch`. Returns its folder. */
+  async ensure(subject: RepositorySubject, defaultBranch = 'main'): Promise<string> {
+    const path = this.path(subject);
+    if (this.present.has(path)) return path;
+    let pending = this.creating.get(path);
+    if (!pending) {
+      pending = this.create(path, defaultBranch).finally(() => this.creating.delete(path));
+      this.creating.set(path, pending);
+    }
+    await pending;
+    return path;
+  }
+
+  private async create(path: string, defaultBranch: string): Promise<void> {
+    if (existsSync(join(path, 'HEAD'))) {
+      this.present.add(path);
+      return;
+    }
+    await mkdir(dirname(path), { recursive: true });
+    // Built beside its final place, then renamed: a repository is on disk whole or not at all.
+    const building = `${path}.${randomBytes(4).toString('hex')}+creating`;
+    try {
+      await mkdir(building);
+      await git(building, ['init', '--quiet', '--bare', `--initial-branch=${defaultBranch}`]);
+      await rename(building, path);
+    } catch (error) {
+      await rm(building, { recursive: true, force: true });
+      // Another process created it meanwhile: that one counts.
+      if (!existsSync(join(path, 'HEAD'))) throw error;
+    }
+    this.present.add(path);
+  }
+
+  /** Removes the repository (its project is gone): renamed out of the way first, so no reader sees half of it. */
+  async remove(subject: RepositorySubject): Promise<void> {
+    const path = this.path(subject);
+    this.present.delete(path);
+    if (!existsSync(path)) return;
+    const doomed = `${path}.${randomBytes(4).toString('hex')}+deleted`;
+    await rename(path, doomed);
+    await rm(doomed, { recursive: true, force: true });
+  }
+
+  /** Removes the temporary storage of an in-memory server. */
+  async close(): Promise<void> {
+    if (this.temporary) await rm(this.temporary, { recursive: true, force: true });
+  }
+}

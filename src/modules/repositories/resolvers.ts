@@ -1,0 +1,161 @@
+/** GraphQL resolvers of repositories: `Project.repository`, GitLab's `Repository` fields, commits, refs and files. */
+import { basename } from 'node:path';
+import type { Context } from '../../context.js';
+import { isCoded } from '../../errors.js';
+import type { PageArgs } from '../../graphql/connection.js';
+import { parseRef } from '../../graphql/ids.js';
+import { webUrl } from '../../graphql/resolvers.js';
+import type { TreeEntry } from '../../git/repository.js';
+import type { ProjectRow } from '../projects/service.js';
+import { contentSha256, listConnection, type BlobRow, type CommitFilters, type CommitRow, type FileRow, type RefRow } from './reads.js';
+import type { CommitActionInput, CommitInput, FileWriteInput } from './writes.js';
+
+interface TreeArgs {
+  path?: string | null;
+  ref?: string | null;
+  recursive?: boolean | null;
+}
+
+interface CommitCreateArgs {
+  input: { projectPath: string; branch: string; startBranch?: string | null; message: string; actions: CommitActionInput[] };
+}
+
+const project = (ctx: Context, id: string) => ctx.services.projects.get(parseRef(id, 'Project', 'projectId'));
+
+/** Binary content (a NUL in the first 8000 bytes, as git decides) is served as octet-stream. */
+function isBinary(content: Buffer): boolean {
+  return content.subarray(0, 8000).includes(0);
+}
+
+const contentType = (content: Buffer) => (isBinary(content) ? 'application/octet-stream' : 'text/plain; charset=utf-8');
+
+const entryFields = {
+  name: (e: TreeEntry) => basename(e.path),
+  flatPath: (e: TreeEntry) => e.path,
+};
+
+const byType = (type: TreeEntry['type']) => (tree: { entries: TreeEntry[] }, args: PageArgs) => listConnection(args, tree.entries.filter((e) => e.type === type));
+
+export const repositoryResolvers = {
+  Query: {
+    projectRepository: async (_: unknown, args: { projectId: string }, ctx: Context) => {
+      const row = await project(ctx, args.projectId);
+      await ctx.services.repositories.authorizeRead(row);
+      return row;
+    },
+  },
+  Mutation: {
+    commitCreate: async (_: unknown, { input }: CommitCreateArgs, ctx: Context) => {
+      const row = await project(ctx, input.projectPath);
+      try {
+        const commit = await ctx.services.repositories.writes.createCommit(row, { branch: input.branch, startBranch: input.startBranch, commitMessage: input.message, actions: input.actions });
+        return { clientMutationId: null, commit, errors: [] };
+      } catch (error) {
+        // GitLab's mutations answer a refused commit in `errors`; permissions and missing objects stay errors.
+        if (isCoded(error) && error.extensions.code === 'BAD_USER_INPUT') return { clientMutationId: null, commit: null, errors: [error.message] };
+        throw error;
+      }
+    },
+    repositoryCommitCreate: async (_: unknown, args: { projectId: string; input: CommitInput }, ctx: Context) =>
+      ctx.services.repositories.writes.createCommit(await project(ctx, args.projectId), args.input),
+    repositoryFileCreate: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) =>
+      ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'CREATE', args.input),
+    repositoryFileUpdate: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) =>
+      ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'UPDATE', args.input),
+    repositoryFileDelete: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) =>
+      ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'DELETE', args.input),
+    repositoryBranchCreate: async (_: unknown, args: { projectId: string; branch: string; ref: string }, ctx: Context) =>
+      ctx.services.repositories.writes.createBranch(await project(ctx, args.projectId), args.branch, args.ref),
+    repositoryBranchDelete: async (_: unknown, args: { projectId: string; branch: string }, ctx: Context) =>
+      ctx.services.repositories.writes.deleteBranch(await project(ctx, args.projectId), args.branch),
+    repositoryTagCreate: async (_: unknown, args: { projectId: string; tagName: string; ref: string; message?: string | null }, ctx: Context) =>
+      ctx.services.repositories.writes.createTag(await project(ctx, args.projectId), args.tagName, args.ref, args.message),
+    repositoryTagDelete: async (_: unknown, args: { projectId: string; tagName: string }, ctx: Context) =>
+      ctx.services.repositories.writes.deleteTag(await project(ctx, args.projectId), args.tagName),
+  },
+  Project: {
+    repository: async (p: ProjectRow, _a: unknown, ctx: Context) => ((await ctx.access.can('download_code', p)) ? p : null),
+  },
+  Repository: {
+    rootRef: (p: ProjectRow) => (p.emptyRepo ? null : p.defaultBranch),
+    empty: (p: ProjectRow) => p.emptyRepo,
+    exists: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.repositories.exists(p),
+    tree: async (p: ProjectRow, args: TreeArgs, ctx: Context) => {
+      const entries = await ctx.services.repositories.reads.tree(p, args.ref, args.path, args.recursive ?? false);
+      return entries && { entries };
+    },
+    treeEntries: (p: ProjectRow, args: TreeArgs & PageArgs, ctx: Context) => ctx.services.repositories.reads.treeConnection(p, args.ref, args.path, args.recursive ?? false, args),
+    blobs: async (p: ProjectRow, args: { paths: string[]; ref?: string | null }, ctx: Context) =>
+      listConnection({ first: 100 }, await ctx.services.repositories.reads.blobs(p, args.paths, args.ref)),
+    blob: (p: ProjectRow, args: { sha: string }, ctx: Context) => ctx.services.repositories.reads.blob(p, args.sha),
+    commits: (p: ProjectRow, args: CommitFilters & PageArgs, ctx: Context) => ctx.services.repositories.reads.commits(p, args, args),
+    commit: (p: ProjectRow, args: { ref: string }, ctx: Context) => ctx.services.repositories.reads.commit(p, args.ref),
+    file: (p: ProjectRow, args: { filePath: string; ref?: string | null }, ctx: Context) => ctx.services.repositories.reads.file(p, args.filePath, args.ref),
+    branches: async (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => listConnection(args, await ctx.services.repositories.reads.branches(p, args.search)),
+    branch: (p: ProjectRow, args: { name: string }, ctx: Context) => ctx.services.repositories.reads.branch(p, args.name),
+    tags: async (p: ProjectRow, args: { search?: string | null; orderBy?: 'name' | 'updated' | null; sort?: 'ASC' | 'DESC' | null } & PageArgs, ctx: Context) =>
+      listConnection(args, await ctx.services.repositories.reads.tags(p, args.search, args.orderBy, args.sort)),
+    tag: (p: ProjectRow, args: { name: string }, ctx: Context) => ctx.services.repositories.reads.tag(p, args.name),
+    compare: (p: ProjectRow, args: { from: string; to: string; straight?: boolean | null }, ctx: Context) => ctx.services.repositories.reads.compare(p, args.from, args.to, args.straight ?? false),
+  },
+  Tree: {
+    trees: byType('tree'),
+    blobs: byType('blob'),
+    submodules: byType('commit'),
+  },
+  TreeEntry: entryFields,
+  Blob: entryFields,
+  Submodule: entryFields,
+  RepositoryBlob: {
+    oid: (b: BlobRow) => b.sha,
+    name: (b: BlobRow) => basename(b.path),
+    size: (b: BlobRow) => b.content.length,
+    rawSize: (b: BlobRow) => b.content.length,
+    rawTextBlob: (b: BlobRow) => (isBinary(b.content) ? null : b.content.toString('utf8')),
+    base64Content: (b: BlobRow) => b.content.toString('base64'),
+    encoding: () => 'base64',
+    contentType: (b: BlobRow) => contentType(b.content),
+  },
+  RepositoryFile: {
+    fileName: (f: FileRow) => basename(f.filePath),
+    size: (f: FileRow) => f.content.length,
+    encoding: () => 'base64',
+    contentSha256: (f: FileRow) => contentSha256(f.content),
+    executeFilemode: (f: FileRow) => f.mode === '100755',
+    content: (f: FileRow) => f.content.toString('base64'),
+    contentType: (f: FileRow) => contentType(f.content),
+  },
+  Commit: {
+    shortId: (c: CommitRow) => c.sha.slice(0, 11),
+    title: (c: CommitRow) => c.message.split('\n')[0],
+    description: (c: CommitRow) => c.message.split('\n').slice(1).join('\n').trim() || null,
+    createdAt: (c: CommitRow) => c.committedDate,
+    stats: (c: CommitRow, _a: unknown, ctx: Context) => ctx.services.repositories.reads.stats(c),
+    projectId: (c: CommitRow) => c.project.id,
+    webUrl: (c: CommitRow, _a: unknown, ctx: Context) => webUrl(ctx, `${c.project.fullPath}/-/commit/${c.sha}`),
+    webPath: (c: CommitRow) => `/${c.project.fullPath}/-/commit/${c.sha}`,
+    status: () => null,
+    lastPipeline: () => null,
+  },
+  Branch: {
+    merged: (b: RefRow, _a: unknown, ctx: Context) => ctx.services.repositories.reads.isMerged(b),
+    protected: async (b: RefRow, _a: unknown, ctx: Context) => (await ctx.services.repositories.branchProtection(b.project, b.name)).protected,
+    developersCanPush: async (b: RefRow, _a: unknown, ctx: Context) => (await ctx.services.repositories.branchProtection(b.project, b.name)).developersCanPush,
+    developersCanMerge: async (b: RefRow, _a: unknown, ctx: Context) => (await ctx.services.repositories.branchProtection(b.project, b.name)).developersCanMerge,
+    canPush: async (b: RefRow, _a: unknown, ctx: Context) => (await ctx.services.repositories.branchProtection(b.project, b.name)).canPush,
+    default: (b: RefRow) => b.name === b.project.defaultBranch,
+    webUrl: (b: RefRow, _a: unknown, ctx: Context) => webUrl(ctx, `${b.project.fullPath}/-/tree/${b.name}`),
+  },
+  Tag: {
+    release: () => null,
+    protected: () => false,
+  },
+  Compare: {
+    webUrl: (c: { project: ProjectRow; from: string; to: string }, _a: unknown, ctx: Context) => webUrl(ctx, `${c.project.fullPath}/-/compare/${c.from}...${c.to}`),
+  },
+  Diff: {
+    collapsed: () => false,
+    tooLarge: () => false,
+    generatedFile: () => false,
+  },
+};
