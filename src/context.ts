@@ -34,9 +34,9 @@ export interface App {
   repositories: RepositoryStorages;
 }
 
-/** The App from its parts: users' memberships are remembered across requests, read on the read lane when not. */
+/** The App from its parts: users' memberships are remembered across requests, loaded on the asking request's lane. */
 export function createApp(parts: Omit<App, 'memberships'>): App {
-  return { ...parts, memberships: new MembershipCache(parts.bus, (userId) => loadMemberships(parts.readDb, userId)) };
+  return { ...parts, memberships: new MembershipCache(parts.bus, (userId, lane) => loadMemberships(lane === 'read' ? parts.readDb : parts.db, userId)) };
 }
 
 export interface Context {
@@ -86,10 +86,11 @@ const lazyLoaders = lazily<Loaders>(withLoaders);
 const lazyServices = lazily<Services>(names);
 
 export function createContext(app: App, viewer: Viewer | null, request: RequestBounds = {}): Context {
-  const db = request.lane === 'read' ? app.readDb : app.db;
+  const lane = request.lane ?? 'write';
+  const db = lane === 'read' ? app.readDb : app.db;
   const loaders: Loaders = lazyLoaders((name) => byName.get(name)?.loaders?.(db, loaders));
   const access = new Access(viewer, {
-    memberships: (userId) => app.memberships.of(userId),
+    memberships: (userId) => app.memberships.of(userId, lane),
     ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
   });
   const published: number[] = [];

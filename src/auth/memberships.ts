@@ -5,6 +5,7 @@
  * Memberships expire by date, so nothing is remembered past the next midnight (UTC).
  */
 import { Remembered } from '../events/remembered.js';
+import type { Lane } from '../db/database.js';
 import type { Bus } from './credential-cache.js';
 import type { Memberships } from './policy.js';
 
@@ -31,7 +32,7 @@ export class MembershipCache {
 
   constructor(
     bus: Bus,
-    private readonly load: (userId: number) => Promise<Memberships>,
+    private readonly load: (userId: number, lane: Lane) => Promise<Memberships>,
   ) {
     // Bus handlers run in the order messages arrive: an event published after a change is decided on it.
     this.unsubscribe = bus.subscribe(MEMBERSHIPS_CHANGED, (payload) => {
@@ -41,9 +42,12 @@ export class MembershipCache {
     });
   }
 
-  /** The user's memberships, remembered, or loaded. */
-  of(userId: number): Promise<Memberships> {
-    return this.held.get(userId, () => this.load(userId));
+  /**
+   * The user's memberships, remembered, or loaded on the caller's lane: a write never queues for a connection
+   * behind slow reads (a membership change forgets the entry, so the next write would).
+   */
+  of(userId: number, lane: Lane = 'read'): Promise<Memberships> {
+    return this.held.get(userId, () => this.load(userId, lane));
   }
 
   /** The user's memberships if they are remembered and current, at once; undefined when they must be loaded. */
