@@ -69,9 +69,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const bus = new EventBus(database, { logger });
   await bus.start();
   const jobs = new JobQueue(database, { logger, pollIntervalMs: options.jobPollIntervalMs });
-  for (const module of modules) for (const [kind, handle] of Object.entries(module.jobs ?? {})) jobs.register(kind, handle);
   const repositories = await RepositoryStorages.open(config);
   const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories });
+  for (const module of modules) {
+    const handlers = typeof module.jobs === 'function' ? module.jobs({ app, contextFor: (viewer) => createContext(app, viewer) }) : (module.jobs ?? {});
+    for (const [kind, handle] of Object.entries(handlers)) jobs.register(kind, handle);
+  }
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
   const authenticators = { read: credentialCache.wrap(tokenAuthenticator(database.readPrisma)), write: credentialCache.wrap(tokenAuthenticator(database.prisma)) };

@@ -227,6 +227,16 @@ const RULES = {
   push_to_delete_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   // ProtectedRefAccess: one push, merge or unprotect level of a protected branch.
   access_protected_ref: protectedRefAccess,
+  // CI (ProjectPolicy with "public pipelines" on, GitLab's default): whoever sees the project sees its pipelines and jobs.
+  read_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
+  read_build: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
+  create_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  update_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  cancel_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  update_build: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  admin_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  erase_build: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  destroy_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
 
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
   read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),

@@ -1,3 +1,4 @@
+import type { PrismaClient } from '../db/database.js';
 /** Who a request acts as. `null` is an anonymous caller; services decide what anonymous callers may do. */
 export interface Viewer {
   id: number;
@@ -12,4 +13,14 @@ export interface Viewer {
   /** The day that token expires (it stops working at the start of that day), if it does. */
   tokenExpiresAt: Date | null;
   scopes: readonly string[];
+}
+
+/**
+ * The user a background job acts for (a push's pipeline is created as its pusher), with every ability the user has
+ * and no token; null when the user is gone or not active.
+ */
+export async function userViewer(db: PrismaClient, userId: number): Promise<Viewer | null> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, username: true, admin: true, external: true, bot: true, canCreateGroup: true, state: true } });
+  if (!user || user.state !== 'active') return null;
+  return { id: user.id, username: user.username, admin: user.admin, external: user.external, bot: user.bot, canCreateGroup: user.canCreateGroup, tokenId: 0, tokenExpiresAt: null, scopes: ['api'] };
 }

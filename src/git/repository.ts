@@ -314,6 +314,13 @@ export class Repository {
     return out || null;
   }
 
+  /** The paths that differ between two commits (both sides of a rename), or null when either is unknown. */
+  async changedPaths(from: string, to: string): Promise<string[] | null> {
+    const { stdout, code } = await git(this.path, ['diff-tree', '-r', '--name-only', '--no-commit-id', '-z', '--end-of-options', from, to], { okCodes: [128] });
+    if (code !== 0) return null;
+    return stdout.toString('utf8').split('\0').filter(Boolean);
+  }
+
   /** Per-file changes from one tree-ish to another, with their patches (renames detected). */
   async diff(from: string, to: string): Promise<FileDiff[]> {
     const raw = await gitText(this.path, ['diff-tree', '-r', '-M', '-z', '--no-commit-id', from, to]);

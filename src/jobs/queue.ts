@@ -202,7 +202,8 @@ export class JobQueue {
     }
   }
 
-  private wake(): void {
+  /** Looks for due jobs now (after a transaction that enqueued some committed), not at the next poll. */
+  wake(): void {
     if (!this.running) return;
     if (this.tick) {
       this.wakeRequested = true;

@@ -17,6 +17,12 @@ import type { PrismaClient } from '../db/database.js';
 import type { JobHandlers } from '../jobs/queue.js';
 import type { RestRoute } from '../rest/route.js';
 
+/** What a module's background jobs are made with: the App, and a request context for a viewer (null: anonymous). */
+export interface JobEnvironment {
+  app: App;
+  contextFor(viewer: Viewer | null): { services: Services };
+}
+
 /** Each module's service, by module name (filled by the modules). */
 export interface Services {}
 
@@ -55,8 +61,11 @@ export interface Module<N extends string = string, U extends keyof Services = ke
   uses: readonly U[];
   /** Its service, for one request. */
   service: (base: ServiceBase, uses: Pick<Services, U>) => N extends keyof Services ? Services[N] : never;
-  /** Background job handlers by job kind (recurring ones with their interval), registered with the job queue at start. */
-  jobs?: JobHandlers;
+  /**
+   * Background job handlers by job kind (recurring ones with their interval), registered with the job queue at start;
+   * made from a JobEnvironment when a handler needs services (it builds a context for the user it acts for).
+   */
+  jobs?: JobHandlers | ((env: JobEnvironment) => JobHandlers);
 }
 
 /** A manifest, typed by its name and the services it uses. */

@@ -26,6 +26,16 @@ interface Fixtures {
   group: { id: number };
   project: { id: number };
   tokenId: number;
+  /** A pipeline of the project (with its jobs) that reads share. */
+  pipeline: { id: number; jobId: number };
+}
+
+/** A new API pipeline of the fixture project, with its first job: writes act on one of their own. */
+async function newPipeline(projectId: number): Promise<{ id: number; jobId: number }> {
+  const res = await t.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'main' } });
+  if (res.status !== 201) throw new Error(`pipeline: ${res.status} ${res.text}`);
+  const jobs = await t.api('GET', `/projects/${projectId}/pipelines/${res.body.id}/jobs`);
+  return { id: res.body.id, jobId: jobs.body[0].id };
 }
 
 /** A token of the given kind: the owner's with one scope, root's (`admin`), expired, revoked, or none. */
@@ -68,6 +78,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     branch: () => name,
     tagName: () => name,
     filePath: () => `${name}.txt`,
+    pipelineId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).id,
+    jobId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).jobId,
     input: () => ({ branch: 'main', commit_message: 'matrix', file_path: `${name}.txt`, content: 'x', actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }] }),
   };
   for (const v of route.compiled.variables) {
@@ -154,7 +166,12 @@ describe('scopes and abilities agree over REST, GraphQL over HTTP and graphql-ws
     const group = await createGroup(t, owner.token);
     const project = await createProject(t, owner.token, { namespaceId: group.id });
     const tokens = await t.api('GET', `/personal_access_tokens?user_id=${owner.id}`);
-    fixtures = { owner, group, project, tokenId: tokens.body[0].id };
+    const ci = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+      body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  script: echo\n' }] },
+      token: owner.token,
+    });
+    if (ci.status !== 201) throw new Error(`commit: ${ci.status} ${ci.text}`);
+    fixtures = { owner, group, project, tokenId: tokens.body[0].id, pipeline: await newPipeline(project.id) };
     return fixtures;
   };
   const outcomes = new Map<string, number>();
@@ -191,6 +208,11 @@ describe('scopes and abilities agree over REST, GraphQL over HTTP and graphql-ws
       ['anonymous GET /events', 401],
       ['anonymous GET /users/:id/events', 200],
       ['read_api GET /projects/:id', 200],
+      ['read_api GET /projects/:id/pipelines', 200],
+      ['read_api POST /projects/:id/pipeline', 403],
+      ['read_repository GET /projects/:id/pipelines', 403],
+      ['api POST /projects/:id/pipeline', 201],
+      ['anonymous GET /projects/:id/pipelines/:pipeline_id', 404],
       ['read_api POST /groups', 403],
       ['read_api DELETE /personal_access_tokens/self', 204],
       ['read_repository GET /personal_access_tokens/self', 200],

@@ -22,6 +22,12 @@ export { ZERO_SHA, type RefUpdate };
 /** Bus topic: one message per updated ref, after the events recording it committed. */
 export const REPOSITORY_PUSHED = 'repository.pushed';
 
+/**
+ * Background job kind: the work one pushed ref causes once, on one replica (GitLab's PostReceive worker), with a
+ * PushedMessage as payload; queued in the transaction that records the push. The pipelines module handles it.
+ */
+export const PUSH_JOB = 'repository.push';
+
 export interface PushedMessage {
   projectId: number;
   userId: number;
@@ -231,10 +237,13 @@ export class RepositoriesService {
       for (const u of relevant) {
         const message: PushedMessage = { projectId: project.id, userId: authorId, ref: u.ref, before: u.before, after: u.after };
         await this.base.publish(REPOSITORY_PUSHED, message, tx);
+        await this.base.app.jobs.enqueue(PUSH_JOB, message, {}, tx);
       }
       if (createsDefault && head !== null) await this.protectedBranches.protectDefaultBranch(tx, project.id, head);
       await this.projects.repositoryChanged(tx, project.id, { emptyRepo: branches.size === 0, defaultBranch: head ?? project.defaultBranch, pushedAt: true });
     });
+    // The push's jobs exist now that the transaction committed: run them without waiting for the next poll.
+    this.base.app.jobs.wake();
   }
 
   private async pushData(repository: Repository, update: RefUpdate, defaultBranch: string | null): Promise<PushData> {

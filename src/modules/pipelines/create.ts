@@ -1,0 +1,210 @@
+/**
+ * Creating a pipeline (GitLab's Ci::CreatePipelineService chain): the ref's commit, `[skip ci]`, the CI
+ * configuration at that commit, workflow rules, the jobs the rules keep, then one transaction writing the
+ * pipeline, its variables and its jobs, and processing it once so its first stage starts.
+ *
+ * What GitLab refuses without keeping a pipeline comes back as `{ error }` (the API answers it as
+ * `{"message":{"base":[…]}}`); a configuration with errors is kept as a failed pipeline with `yaml_errors`.
+ */
+import type { Config } from '../../config.js';
+import type { Prisma, PrismaClient } from '../../db/database.js';
+import { planPipeline, type PipelinePlan, type PlannedJob } from '../../ci/config/index.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { ProtectedBranchesService } from '../protected_branches/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import { pipelineVariables, variableMap } from './predefined.js';
+import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type StoredNeed } from './processing.js';
+
+/** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
+export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
+/** Larger configuration files are refused (GitLab's max YAML size is a few MB). */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+export const CREATE_ERRORS = {
+  referenceNotFound: 'Reference not found',
+  missingConfig: 'Missing CI config file',
+  filteredByWorkflow: 'Pipeline filtered out by workflow rules.',
+  noJobs: 'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.',
+} as const;
+
+export interface CreateInput {
+  project: ProjectRow;
+  userId: number;
+  /** Branch or tag name (short form). */
+  ref: string;
+  /** Whether `ref` names a tag; found out from the repository when absent (branches first, as GitLab). */
+  tag?: boolean;
+  /** The commit; the ref's head when absent. */
+  sha?: string;
+  source: string;
+  beforeSha: string;
+  variables: readonly { key: string; value: string; variableType: string }[];
+  /** Whether `[skip ci]` in the commit message makes a skipped pipeline (pushes; not API calls). */
+  honourSkipCi: boolean;
+  /** The commit before the push, for rules:changes; null when there is none (a new branch or tag). */
+  changesFrom?: string | null;
+  triggerId?: number | null;
+}
+
+export interface CreateDeps {
+  db: PrismaClient;
+  config: Config;
+  repositories: RepositoriesService;
+  protectedBranches: ProtectedBranchesService;
+  publish(topic: string, payload: unknown, tx?: Prisma.TransactionClient): Promise<void>;
+}
+
+type PipelineRow = Prisma.PipelineGetPayload<object>;
+
+const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
+
+export async function createPipeline(deps: CreateDeps, input: CreateInput): Promise<{ pipeline: PipelineRow } | { error: string }> {
+  const { project } = input;
+  const repository = await deps.repositories.open(project);
+  let tag = input.tag;
+  let sha = input.sha ?? null;
+  if (tag === undefined || sha === null) {
+    const branch = tag === true ? null : await repository.resolve(`refs/heads/${input.ref}^{commit}`);
+    const tagged = branch ? null : await repository.resolve(`refs/tags/${input.ref}^{commit}`);
+    if (!branch && !tagged) return { error: CREATE_ERRORS.referenceNotFound };
+    tag = !branch;
+    sha ??= branch ?? tagged;
+  }
+  if (!sha) return { error: CREATE_ERRORS.referenceNotFound };
+  const commit = await repository.commit(sha);
+  if (!commit) return { error: CREATE_ERRORS.referenceNotFound };
+  const user = await deps.db.user.findUnique({ where: { id: input.userId }, select: { id: true, username: true, name: true, email: true } });
+  const configPath = project.ciConfigPath || DEFAULT_CI_CONFIG_PATH;
+  const protectedRef = !tag && (await deps.protectedBranches.anyProtected(project.id, [input.ref]));
+  const row = {
+    projectId: project.id,
+    ref: input.ref,
+    tag,
+    sha,
+    beforeSha: input.beforeSha,
+    source: input.source,
+    userId: input.userId,
+    triggerId: input.triggerId ?? null,
+    committedAt: new Date(commit.committedDate),
+  };
+
+  if (input.honourSkipCi && SKIP_CI.test(commit.message)) {
+    return { pipeline: await insert(deps, row, { status: 'skipped' }, [], input.variables, null) };
+  }
+
+  const blobSha = await repository.resolve(`${sha}:${configPath}`);
+  const content = blobSha ? await repository.blob(blobSha, MAX_CONFIG_BYTES) : null;
+  if (content === null) return { error: CREATE_ERRORS.missingConfig };
+
+  const facts = {
+    source: input.source,
+    ref: input.ref,
+    tag,
+    sha,
+    beforeSha: input.beforeSha,
+    protectedRef,
+    configPath,
+    triggered: input.source === 'trigger',
+    commit,
+    user,
+    project: {
+      id: project.id,
+      name: project.name,
+      path: project.path,
+      fullPath: project.fullPath,
+      visibility: project.visibility,
+      defaultBranch: project.defaultBranch,
+      namespaceFullPath: project.namespace.fullPath,
+    },
+  };
+  const changes = input.changesFrom ? ((await repository.changedPaths(input.changesFrom, sha)) ?? undefined) : undefined;
+  const plan = await planPipeline(content.toString('utf8'), {
+    variables: variableMap(pipelineVariables(deps.config, facts), input.variables),
+    changes,
+    readLocal: async (path) => {
+      const local = await repository.resolve(`${sha}:${path.replace(/^\/+/, '')}`);
+      const bytes = local ? await repository.blob(local, MAX_CONFIG_BYTES) : null;
+      return bytes ? bytes.toString('utf8') : null;
+    },
+  });
+  if (plan.errors.length > 0) {
+    return { pipeline: await insert(deps, row, { status: 'failed', yamlErrors: plan.errors.join(', '), failureReason: 'config_error', finishedAt: new Date() }, [], input.variables, null) };
+  }
+  if (plan.filteredByWorkflow) return { error: CREATE_ERRORS.filteredByWorkflow };
+  if (plan.jobs.length === 0) return { error: CREATE_ERRORS.noJobs };
+  return { pipeline: await insert(deps, row, { status: 'created', name: plan.name }, plan.jobs, input.variables, plan) };
+}
+
+/** What a job row keeps of its configuration, in the names the runner protocol uses. */
+function jobOptions(job: PlannedJob): Prisma.InputJsonObject {
+  const needs: StoredNeed[] | undefined = job.needs?.map((n) => ({ name: n.name, artifacts: n.artifacts, optional: n.optional }));
+  return JSON.parse(
+    JSON.stringify({
+      script: job.script,
+      before_script: job.beforeScript,
+      after_script: job.afterScript,
+      image: job.image,
+      services: job.services,
+      artifacts: job.artifacts,
+      dependencies: job.dependencies,
+      needs,
+      coverage: job.coverage,
+      retry: job.retry,
+      allow_failure_exit_codes: job.allowFailureExitCodes,
+      start_in_seconds: job.startIn,
+      environment: job.environment,
+      interruptible: job.interruptible,
+      trigger: job.trigger,
+    }),
+  ) as Prisma.InputJsonObject;
+}
+
+/**
+ * Writes the pipeline with its number (the project's row is locked for the count, so concurrent pipelines of one
+ * project get consecutive numbers), its variables and its jobs, in one transaction.
+ */
+async function insert(
+  deps: CreateDeps,
+  row: Omit<Prisma.PipelineUncheckedCreateInput, 'iid' | 'status'>,
+  state: Pick<Prisma.PipelineUncheckedCreateInput, 'status' | 'yamlErrors' | 'failureReason' | 'finishedAt' | 'name'>,
+  jobs: readonly PlannedJob[],
+  variables: CreateInput['variables'],
+  plan: PipelinePlan | null,
+): Promise<PipelineRow> {
+  return deps.db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${row.projectId} FOR UPDATE`;
+    const { _max } = await tx.pipeline.aggregate({ where: { projectId: row.projectId }, _max: { iid: true } });
+    const pipeline = await tx.pipeline.create({ data: { ...row, ...state, iid: (_max.iid ?? 0) + 1 } });
+    if (variables.length) {
+      await tx.pipelineVariable.createMany({ data: variables.map((v) => ({ pipelineId: pipeline.id, key: v.key, value: v.value, variableType: v.variableType })) });
+    }
+    if (jobs.length) {
+      await tx.ciJob.createMany({
+        data: jobs.map((job) => ({
+          pipelineId: pipeline.id,
+          projectId: row.projectId,
+          type: job.trigger ? 'bridge' : 'build',
+          name: job.name,
+          stage: job.stage,
+          stageIdx: job.stageIdx,
+          when: job.when,
+          allowFailure: job.allowFailure,
+          schedulingType: job.needs ? 'dag' : 'stages',
+          options: jobOptions(job),
+          yamlVariables: [...(plan?.workflowVariables ?? []), ...job.variables],
+          tagList: job.tags,
+          ref: row.ref,
+          tag: row.tag ?? false,
+          sha: row.sha,
+          userId: row.userId ?? null,
+          timeout: job.timeout,
+        })),
+      });
+    }
+    await deps.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status: pipeline.status } satisfies PipelineUpdatedMessage, tx);
+    if (jobs.length === 0) return pipeline;
+    // Its first processing in the same transaction: the pipeline is never seen with its first stage not started.
+    await processPipeline(tx, pipeline.id, deps.publish);
+    return tx.pipeline.findUniqueOrThrow({ where: { id: pipeline.id } });
+  });
+}

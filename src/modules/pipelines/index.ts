@@ -1,0 +1,23 @@
+/** CI pipelines and their jobs: created from `.gitlab-ci.yml` on push and through the API, processed stage by stage. */
+import { defineModule } from '../module.js';
+import { pipelineJobs } from './jobs.js';
+import { pipelineResolvers } from './resolvers.js';
+import { pipelineRoutes } from './routes.js';
+import { PipelinesService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    pipelines: PipelinesService;
+  }
+}
+
+export const pipelinesModule = defineModule({
+  name: 'pipelines',
+  schema: ['pipelines.graphql'],
+  operations: ['pipelines.graphql'],
+  resolvers: pipelineResolvers,
+  routes: pipelineRoutes,
+  uses: ['repositories', 'protected_branches'],
+  service: (base, uses) => new PipelinesService(base, uses.repositories, uses.protected_branches),
+  jobs: pipelineJobs,
+});

@@ -1,0 +1,116 @@
+/**
+ * GitLab's predefined CI/CD variables (doc/ci/variables/predefined_variables.md): those of a pipeline, known when
+ * it is created (rules and workflow read them), and those a job adds when it runs.
+ */
+import type { Config } from '../../config.js';
+
+export interface PredefinedVariable {
+  key: string;
+  value: string;
+}
+
+/** GitLab's slug of a ref: lower case, anything but a-z and 0-9 replaced by `-`, at most 63 characters, no `-` at either end. */
+export function slugify(value: string): string {
+  return value
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '-')
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, '');
+}
+
+export interface PipelineFacts {
+  id?: number;
+  iid?: number;
+  source: string;
+  ref: string;
+  tag: boolean;
+  sha: string;
+  beforeSha: string;
+  name?: string | null;
+  createdAt?: Date;
+  protectedRef: boolean;
+  configPath: string;
+  triggered: boolean;
+  commit: { message: string; authorName: string; authorEmail: string; committedDate: string } | null;
+  user: { id: number; username: string; name: string; email: string } | null;
+  project: { id: number; name: string; path: string; fullPath: string; visibility: string; defaultBranch: string; namespaceFullPath: string };
+}
+
+function serverVariables(config: Config): PredefinedVariable[] {
+  const url = new URL(config.externalUrl);
+  return [
+    { key: 'CI', value: 'true' },
+    { key: 'GITLAB_CI', value: 'true' },
+    { key: 'CI_SERVER', value: 'yes' },
+    { key: 'CI_SERVER_URL', value: url.origin },
+    { key: 'CI_SERVER_HOST', value: url.hostname },
+    { key: 'CI_SERVER_PORT', value: url.port || (url.protocol === 'https:' ? '443' : '80') },
+    { key: 'CI_SERVER_PROTOCOL', value: url.protocol.replace(':', '') },
+    { key: 'CI_SERVER_NAME', value: 'GitLab' },
+    { key: 'CI_API_V4_URL', value: `${url.origin}/api/v4` },
+    { key: 'CI_API_GRAPHQL_URL', value: `${url.origin}/api/graphql` },
+  ];
+}
+
+/** The variables of a pipeline, in GitLab's names, as rules and `workflow` see them and every job gets them. */
+export function pipelineVariables(config: Config, facts: PipelineFacts): PredefinedVariable[] {
+  const { project, commit, user } = facts;
+  const base = config.externalUrl.replace(/\/+$/, '');
+  const refName = facts.ref;
+  const out: PredefinedVariable[] = [
+    ...serverVariables(config),
+    { key: 'CI_PROJECT_ID', value: String(project.id) },
+    { key: 'CI_PROJECT_NAME', value: project.path },
+    { key: 'CI_PROJECT_TITLE', value: project.name },
+    { key: 'CI_PROJECT_PATH', value: project.fullPath },
+    { key: 'CI_PROJECT_PATH_SLUG', value: slugify(project.fullPath) },
+    { key: 'CI_PROJECT_NAMESPACE', value: project.namespaceFullPath },
+    { key: 'CI_PROJECT_ROOT_NAMESPACE', value: project.namespaceFullPath.split('/')[0] },
+    { key: 'CI_PROJECT_URL', value: `${base}/${project.fullPath}` },
+    { key: 'CI_PROJECT_VISIBILITY', value: project.visibility },
+    { key: 'CI_DEFAULT_BRANCH', value: project.defaultBranch },
+    { key: 'CI_CONFIG_PATH', value: facts.configPath },
+    { key: 'CI_PIPELINE_SOURCE', value: facts.source },
+    { key: 'CI_COMMIT_SHA', value: facts.sha },
+    { key: 'CI_COMMIT_SHORT_SHA', value: facts.sha.slice(0, 8) },
+    { key: 'CI_COMMIT_BEFORE_SHA', value: facts.beforeSha },
+    { key: 'CI_COMMIT_REF_NAME', value: refName },
+    { key: 'CI_COMMIT_REF_SLUG', value: slugify(refName) },
+    { key: 'CI_COMMIT_REF_PROTECTED', value: String(facts.protectedRef) },
+    facts.tag ? { key: 'CI_COMMIT_TAG', value: refName } : { key: 'CI_COMMIT_BRANCH', value: refName },
+  ];
+  if (facts.id !== undefined) {
+    out.push({ key: 'CI_PIPELINE_ID', value: String(facts.id) }, { key: 'CI_PIPELINE_URL', value: `${base}/${project.fullPath}/-/pipelines/${facts.id}` });
+  }
+  if (facts.iid !== undefined) out.push({ key: 'CI_PIPELINE_IID', value: String(facts.iid) });
+  if (facts.createdAt) out.push({ key: 'CI_PIPELINE_CREATED_AT', value: facts.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z') });
+  if (facts.name) out.push({ key: 'CI_PIPELINE_NAME', value: facts.name });
+  if (facts.triggered) out.push({ key: 'CI_PIPELINE_TRIGGERED', value: 'true' });
+  if (commit) {
+    const [title = ''] = commit.message.split('\n');
+    const description = commit.message.includes('\n') ? commit.message.slice(commit.message.indexOf('\n') + 1) : '';
+    out.push(
+      { key: 'CI_COMMIT_MESSAGE', value: commit.message },
+      { key: 'CI_COMMIT_TITLE', value: title },
+      { key: 'CI_COMMIT_DESCRIPTION', value: description },
+      { key: 'CI_COMMIT_AUTHOR', value: `${commit.authorName} <${commit.authorEmail}>` },
+      { key: 'CI_COMMIT_TIMESTAMP', value: commit.committedDate },
+    );
+  }
+  if (user) {
+    out.push(
+      { key: 'GITLAB_USER_ID', value: String(user.id) },
+      { key: 'GITLAB_USER_LOGIN', value: user.username },
+      { key: 'GITLAB_USER_NAME', value: user.name },
+      { key: 'GITLAB_USER_EMAIL', value: user.email },
+    );
+  }
+  return out;
+}
+
+/** As a map for expressions: later entries win. */
+export function variableMap(...lists: readonly (readonly PredefinedVariable[])[]): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const list of lists) for (const { key, value } of list) map[key] = value;
+  return map;
+}

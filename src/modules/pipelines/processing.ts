@@ -1,0 +1,168 @@
+/**
+ * The pipeline engine (GitLab's Ci::PipelineProcessing::AtomicProcessingService and Ci::ProcessBuildService): after
+ * anything changes a job, the pipeline is processed once, under a lock on its row, so two runners finishing jobs at
+ * the same time never both start, or both miss, the next stage. Each created job whose prerequisites (earlier
+ * stages, or its `needs`) have completed is started as its `when` says, or skipped; then the pipeline's status is
+ * composed from its latest jobs. Transitions are published on the bus after the transaction commits.
+ */
+import type { Prisma, PrismaClient } from '../../db/database.js';
+import { compositeStatus, isCompleted, type CiStatus, type StatusOf } from './status.js';
+
+/** Bus topic: a pipeline's status (or timing) changed. */
+export const PIPELINE_UPDATED = 'ci.pipeline.updated';
+/** Bus topic: a job's status changed. */
+export const JOB_UPDATED = 'ci.job.updated';
+
+export interface PipelineUpdatedMessage {
+  pipelineId: number;
+  projectId: number;
+  status: string;
+}
+
+export interface JobUpdatedMessage {
+  jobId: number;
+  pipelineId: number;
+  projectId: number;
+  status: string;
+}
+
+/** How a job entry in `options.needs` is stored. */
+export interface StoredNeed {
+  name: string;
+  artifacts: boolean;
+  optional: boolean;
+}
+
+type Tx = Prisma.TransactionClient;
+type Publish = (topic: string, payload: unknown, tx?: Tx) => Promise<void>;
+
+interface ProcessedJob extends StatusOf {
+  id: number;
+  name: string;
+  stageIdx: number;
+  when: string;
+  type: string;
+  schedulingType: string;
+  options: Prisma.JsonValue;
+  queuedAt: Date | null;
+}
+
+function needsOf(job: ProcessedJob): StoredNeed[] {
+  const options = job.options as { needs?: StoredNeed[] } | null;
+  return Array.isArray(options?.needs) ? options.needs : [];
+}
+
+function startInSeconds(job: ProcessedJob): number {
+  const options = job.options as { start_in_seconds?: number } | null;
+  return typeof options?.start_in_seconds === 'number' ? options.start_in_seconds : 0;
+}
+
+/** What a job's prerequisites allow once they completed (ProcessBuildService#valid_statuses_for_build). */
+function runsAfter(when: string, prerequisites: CiStatus): boolean {
+  switch (when) {
+    case 'on_failure':
+      return prerequisites === 'failed';
+    case 'always':
+      return prerequisites === 'success' || prerequisites === 'failed' || prerequisites === 'skipped';
+    default:
+      return prerequisites === 'success' || prerequisites === 'skipped';
+  }
+}
+
+/** Locks the pipeline's row for the rest of the transaction: one processing of a pipeline at a time. */
+export async function lockPipeline(tx: Tx, pipelineId: number): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ id: number }[]>`SELECT "id" FROM "ci_pipelines" WHERE "id" = ${pipelineId} FOR UPDATE`;
+  return rows.length > 0;
+}
+
+/**
+ * Processes the pipeline inside `tx` (which must hold its lock, see lockPipeline): starts or skips what may now
+ * start, then sets the pipeline's status and times. Publishes every job and pipeline transition on commit.
+ */
+export async function processPipeline(tx: Tx, pipelineId: number, publish: Publish, now = new Date()): Promise<void> {
+  const pipeline = await tx.pipeline.findUnique({ where: { id: pipelineId } });
+  if (!pipeline) return;
+  const jobs: ProcessedJob[] = await tx.ciJob.findMany({
+    where: { pipelineId, retried: false },
+    orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }],
+    select: { id: true, name: true, stageIdx: true, status: true, when: true, allowFailure: true, type: true, schedulingType: true, options: true, queuedAt: true },
+  });
+  const byName = new Map(jobs.map((job) => [job.name, job]));
+  const changed = new Map<number, Prisma.CiJobUpdateInput>();
+  const set = (job: ProcessedJob, status: CiStatus, data: Prisma.CiJobUpdateInput = {}) => {
+    job.status = status;
+    changed.set(job.id, { ...changed.get(job.id), ...data, status });
+  };
+  const prerequisites = (job: ProcessedJob): CiStatus | null => {
+    if (job.schedulingType === 'dag') {
+      const needed = needsOf(job).map((need) => byName.get(need.name)).filter((j): j is ProcessedJob => !!j);
+      return compositeStatus(needed, { dag: true }) ?? 'success';
+    }
+    return compositeStatus(jobs.filter((other) => other.stageIdx < job.stageIdx)) ?? 'success';
+  };
+  // Stage order, then again while a DAG job's decision unblocks another: each pass only moves jobs forward.
+  for (let pass = 0, moved = true; moved && pass <= jobs.length; pass++) {
+    moved = false;
+    for (const job of jobs) {
+      if (job.status !== 'created') continue;
+      const before = prerequisites(job);
+      if (before === null || !isCompleted(before)) continue;
+      moved = true;
+      if (!runsAfter(job.when, before)) {
+        set(job, 'skipped');
+      } else if (job.type === 'bridge') {
+        // Downstream pipelines (trigger:) are not run by this server: the bridge fails, saying why.
+        set(job, 'failed', { failureReason: 'downstream_pipeline_creation_failed', finishedAt: now });
+      } else if (job.when === 'manual') {
+        set(job, 'manual');
+      } else if (job.when === 'delayed') {
+        set(job, 'scheduled', { scheduledAt: new Date(now.getTime() + startInSeconds(job) * 1000) });
+      } else {
+        set(job, 'pending', { queuedAt: now });
+      }
+    }
+  }
+  for (const [id, data] of changed) {
+    await tx.ciJob.update({ where: { id }, data });
+    await publish(JOB_UPDATED, { jobId: id, pipelineId, projectId: pipeline.projectId, status: data.status as string } satisfies JobUpdatedMessage, tx);
+  }
+  const status: CiStatus = pipeline.yamlErrors ? 'failed' : (compositeStatus(jobs) ?? 'skipped');
+  await setPipelineStatus(tx, pipeline, status, publish, now, changed.size > 0);
+}
+
+/** GitLab's pipeline state machine: started_at set once on entering running, finished_at and duration on finishing. */
+async function setPipelineStatus(
+  tx: Tx,
+  pipeline: { id: number; projectId: number; status: string; startedAt: Date | null; createdAt: Date },
+  status: CiStatus,
+  publish: Publish,
+  now: Date,
+  jobsMoved: boolean,
+): Promise<void> {
+  if (pipeline.status === status && !jobsMoved) return;
+  const data: Prisma.PipelineUpdateInput = { status };
+  if (pipeline.status !== status) {
+    const startedAt = pipeline.startedAt ?? (status === 'running' || isCompleted(status) ? now : null);
+    if (status === 'running' && !pipeline.startedAt) data.startedAt = now;
+    if (status === 'success' || status === 'failed' || status === 'canceled') {
+      data.finishedAt = now;
+      if (startedAt) data.duration = Math.max(0, Math.round((now.getTime() - startedAt.getTime()) / 1000));
+    } else if (!isCompleted(status)) {
+      data.finishedAt = null;
+    }
+  }
+  await tx.pipeline.update({ where: { id: pipeline.id }, data });
+  if (pipeline.status !== status) {
+    await publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies PipelineUpdatedMessage, tx);
+  }
+}
+
+/** Runs `change` and then processes the pipeline, in one transaction holding the pipeline's lock. */
+export async function withPipeline<T>(db: PrismaClient, pipelineId: number, publish: Publish, change: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.$transaction(async (tx) => {
+    await lockPipeline(tx, pipelineId);
+    const result = await change(tx);
+    await processPipeline(tx, pipelineId, publish);
+    return result;
+  });
+}

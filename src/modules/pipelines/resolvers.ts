@@ -1,0 +1,223 @@
+/** GraphQL resolvers of pipelines and jobs; the REST routes run through them too. */
+import type { Context } from '../../context.js';
+import type { PageArgs } from '../../graphql/connection.js';
+import { parseId, parseRef } from '../../graphql/ids.js';
+import { recordNotFound } from '../../errors.js';
+import { idFields, webUrl } from '../../graphql/resolvers.js';
+import type { ProjectRow } from '../projects/service.js';
+import { JOB_UPDATED, PIPELINE_UPDATED, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
+import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
+import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
+
+const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
+const projectOf = async (ctx: Context, row: { projectId: number }): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(row.projectId)) as ProjectRow;
+
+/**
+ * A pipeline by global or numeric ID, with its project, as the viewer may see it (404 otherwise). With
+ * `projectPath` (REST paths name the project), the pipeline must belong to that project.
+ */
+async function pipelineById(ctx: Context, id: string, projectPath?: string | null): Promise<{ pipeline: PipelineRow; project: ProjectRow }> {
+  const pipelineId = parseId(id, 'Ci::Pipeline', 'id');
+  if (projectPath != null) {
+    const named = await project(ctx, projectPath);
+    return { pipeline: await ctx.services.pipelines.get(named, pipelineId), project: named };
+  }
+  const row = await ctx.services.pipelines.locate(pipelineId);
+  // A pipeline of a project the viewer cannot see is answered as one that does not exist.
+  const p = await ctx.services.projects.find({ id: row.projectId });
+  if (!p) throw recordNotFound();
+  return { pipeline: await ctx.services.pipelines.get(p, pipelineId), project: p };
+}
+
+async function jobById(ctx: Context, id: string, projectPath?: string | null): Promise<{ job: JobRow; project: ProjectRow }> {
+  const jobId = parseId(id, 'Ci::Build', 'id');
+  if (projectPath != null) {
+    const named = await project(ctx, projectPath);
+    return { job: await ctx.services.pipelines.job(named, jobId), project: named };
+  }
+  const row = await ctx.services.pipelines.locateJob(jobId);
+  const p = await ctx.services.projects.find({ id: row.projectId });
+  if (!p) throw recordNotFound();
+  return { job: await ctx.services.pipelines.job(p, jobId), project: p };
+}
+
+const ONE_PAGE = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
+const statuses = (list: readonly string[] | null | undefined) => list?.map((s) => s.toLowerCase()) ?? null;
+const seconds = (from: Date | null, to: Date | null) => (from && to ? Math.max(0, (to.getTime() - from.getTime()) / 1000) : null);
+
+/** GitLab's runner is online when it called within the last two hours, stale after three months. */
+const ONLINE_MS = 2 * 60 * 60 * 1000;
+const STALE_MS = 90 * 24 * 60 * 60 * 1000;
+const runnerOnline = (contactedAt: Date | null) => contactedAt !== null && Date.now() - contactedAt.getTime() < ONLINE_MS;
+function runnerStatus(r: { contactedAt: Date | null; createdAt: Date }): string {
+  if (r.contactedAt === null) return Date.now() - r.createdAt.getTime() > STALE_MS ? 'stale' : 'never_contacted';
+  if (runnerOnline(r.contactedAt)) return 'online';
+  return Date.now() - r.contactedAt.getTime() > STALE_MS ? 'stale' : 'offline';
+}
+
+const lowerEnum = (values: readonly string[]) => Object.fromEntries(values.map((v) => [v.toUpperCase(), v]));
+
+type PipelineArgs = Omit<PipelineFilters, 'status' | 'scope'> & { status?: string | null; scope?: string | null } & PageArgs;
+
+export const pipelineResolvers = {
+  PipelineStatusEnum: lowerEnum(CI_STATUSES),
+  CiJobStatus: lowerEnum(CI_STATUSES),
+  PipelineScopeEnum: lowerEnum(['running', 'pending', 'finished', 'branches', 'tags']),
+  Project: {
+    pipelines: (p: ProjectRow, args: PipelineArgs, ctx: Context) =>
+      ctx.services.pipelines.list(p, { ...args, scope: args.scope as PipelineFilters['scope'], sort: args.sort ? (args.sort.toLowerCase() as 'asc' | 'desc') : null }, args),
+    pipeline: async (p: ProjectRow, args: { iid?: string | null; id?: string | null }, ctx: Context) => {
+      if (args.id != null) return ctx.services.pipelines.get(p, parseId(args.id, 'Ci::Pipeline', 'id'));
+      if (args.iid != null) return ctx.services.pipelines.byIid(p, parseId(args.iid, 'Ci::Pipeline', 'iid'));
+      return null;
+    },
+    latestPipeline: (p: ProjectRow, args: { ref?: string | null }, ctx: Context) => ctx.services.pipelines.latest(p, args.ref),
+    jobs: (p: ProjectRow, args: { statuses?: string[] | null; includeRetried?: boolean | null } & PageArgs, ctx: Context) =>
+      ctx.services.pipelines.projectJobs(p, { scope: statuses(args.statuses), includeRetried: args.includeRetried }, args),
+    job: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.job(p, parseId(args.id, 'Ci::Build', 'id')),
+    pipelineJobs: (p: ProjectRow, args: { pipelineId: string; statuses?: string[] | null; includeRetried?: boolean | null; type?: string | null } & PageArgs, ctx: Context) =>
+      ctx.services.pipelines.pipelineJobs(
+        p,
+        parseId(args.pipelineId, 'Ci::Pipeline', 'pipelineId'),
+        { scope: statuses(args.statuses), includeRetried: args.includeRetried, type: args.type === 'bridge' ? 'bridge' : 'build' },
+        args,
+      ),
+  },
+  Pipeline: {
+    ...idFields('Ci::Pipeline'),
+    iid: (p: PipelineRow) => String(p.iid),
+    databaseIid: (p: PipelineRow) => p.iid,
+    archived: () => false,
+    yamlErrors: (p: PipelineRow) => p.yamlErrors !== null,
+    yamlErrorMessages: (p: PipelineRow) => p.yamlErrors,
+    user: (p: PipelineRow, _a: unknown, ctx: Context) => (p.userId === null ? null : ctx.loaders.users.byId.load(p.userId)),
+    queuedDuration: (p: PipelineRow) => seconds(p.createdAt, p.startedAt) || null,
+    coverage: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.coverage(p),
+    warnings: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.warnings(p),
+    path: async (p: PipelineRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`,
+    webUrl: async (p: PipelineRow, _a: unknown, ctx: Context) => webUrl(ctx, `${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`),
+    detailedStatus: async (p: PipelineRow, _a: unknown, ctx: Context) =>
+      pipelineDetailedStatus(p.status as CiStatus, await ctx.services.pipelines.warnings(p), `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`),
+    cancelable: async (p: PipelineRow, _a: unknown, ctx: Context) =>
+      (await ctx.services.pipelines.latestJobs(p.id)).some((j) => (CANCELABLE_STATUSES as readonly string[]).includes(j.status)),
+    retryable: async (p: PipelineRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.latestJobs(p.id)).some((j) => j.status === 'failed' || j.status === 'canceled'),
+    jobs: async (p: PipelineRow, args: { statuses?: string[] | null; retried?: boolean | null } & PageArgs, ctx: Context) =>
+      ctx.services.pipelines.pipelineJobs(await projectOf(ctx, p), p.id, { scope: statuses(args.statuses), includeRetried: args.retried === true }, args),
+    stages: async (p: PipelineRow, _a: unknown, ctx: Context) => {
+      const jobs = await ctx.services.pipelines.latestJobs(p.id);
+      const path = `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`;
+      const byStage = new Map<number, JobRow[]>();
+      for (const job of jobs) byStage.set(job.stageIdx, [...(byStage.get(job.stageIdx) ?? []), job]);
+      const nodes = [...byStage.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([position, stageJobs]) => {
+          const status = compositeStatus(stageJobs) ?? 'skipped';
+          return { name: stageJobs[0].stage, position, status, detailedStatus: pipelineDetailedStatus(status, false, path), jobs: { nodes: stageJobs, count: stageJobs.length, pageInfo: ONE_PAGE } };
+        });
+      return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+    },
+    variables: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.variables(await projectOf(ctx, p), p.id),
+  },
+  CiJob: {
+    ...idFields('Ci::Build'),
+    stageName: (j: JobRow) => j.stage,
+    refName: (j: JobRow) => j.ref,
+    shortSha: (j: JobRow) => j.sha.slice(0, 8),
+    manualJob: (j: JobRow) => j.when === 'manual',
+    playable: (j: JobRow) => j.status === 'manual' || j.status === 'scheduled',
+    retryable: (j: JobRow) => !j.retried && j.type === 'build' && ['success', 'failed', 'canceled'].includes(j.status),
+    cancelable: (j: JobRow) => (CANCELABLE_STATUSES as readonly string[]).includes(j.status),
+    tags: (j: JobRow) => j.tagList,
+    failureReason: (j: JobRow) => (j.status === 'failed' ? (j.failureReason ?? 'unknown_failure') : null),
+    user: (j: JobRow, _a: unknown, ctx: Context) => (j.userId === null ? null : ctx.loaders.users.byId.load(j.userId)),
+    pipeline: (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.locate(j.pipelineId),
+    duration: (j: JobRow) => {
+      const s = seconds(j.startedAt, j.finishedAt ?? (j.startedAt ? new Date() : null));
+      return s === null ? null : Math.round(s);
+    },
+    preciseDuration: (j: JobRow) => seconds(j.startedAt, j.finishedAt ?? (j.startedAt ? new Date() : null)),
+    commit: async (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.commitOf(await projectOf(ctx, j), j.sha),
+    ciSettings: () => ({ ciJobTokenScopeEnabled: false }),
+    artifacts: (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.artifacts(j.id),
+    artifactsFile: async (j: JobRow, _a: unknown, ctx: Context) => {
+      const archive = (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive');
+      return archive ? { filename: archive.filename, size: archive.size } : null;
+    },
+    artifactsExpireAt: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive')?.expireAt ?? null,
+    runner: (j: JobRow, _a: unknown, ctx: Context) => (j.runnerId === null ? null : ctx.services.pipelines.runner(j.runnerId)),
+    archived: () => false,
+    downstreamPipeline: () => null,
+    traceEncoded: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.trace(await projectOf(ctx, j), j.id)).toString('base64'),
+    traceContentType: () => 'text/plain',
+    queuedDuration: (j: JobRow) => seconds(j.queuedAt, j.startedAt ?? (j.queuedAt && j.status === 'pending' ? new Date() : null)),
+    webUrl: async (j: JobRow, _a: unknown, ctx: Context) => webUrl(ctx, `${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`),
+    detailedStatus: async (j: JobRow, _a: unknown, ctx: Context) => jobDetailedStatus(j, `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`),
+    trace: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.trace(await projectOf(ctx, j), j.id)).toString('utf8'),
+  },
+  CiRunner: {
+    ...idFields('Ci::Runner'),
+    active: (r: { paused: boolean }) => !r.paused,
+    isShared: (r: { runnerType: string }) => r.runnerType === 'instance_type',
+    name: (r: { name?: string | null }) => r.name ?? null,
+    online: (r: { contactedAt: Date | null }) => runnerOnline(r.contactedAt),
+    status: (r: { contactedAt: Date | null; createdAt: Date }) => runnerStatus(r),
+  },
+  Mutation: {
+    pipelineCreate: async (_: unknown, args: { projectPath: string; ref: string; variables?: PipelineVariableInput[] | null }, ctx: Context) => ({
+      pipeline: await ctx.services.pipelines.create(await project(ctx, args.projectPath), { ref: args.ref, variables: args.variables }),
+      errors: [],
+    }),
+    pipelineRetry: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+      const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
+      return { pipeline: await ctx.services.pipelines.retry(p, pipeline.id), errors: [] };
+    },
+    pipelineCancel: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+      const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
+      return { pipeline: await ctx.services.pipelines.cancel(p, pipeline.id), errors: [] };
+    },
+    pipelineDestroy: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+      const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
+      return { pipeline: await ctx.services.pipelines.destroy(p, pipeline.id), errors: [] };
+    },
+    pipelineUpdateMetadata: async (_: unknown, args: { id: string; projectPath?: string | null; name: string }, ctx: Context) => {
+      const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
+      return { pipeline: await ctx.services.pipelines.updateMetadata(p, pipeline.id, args.name), errors: [] };
+    },
+    jobRetry: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+      const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
+      return { job: await ctx.services.pipelines.retryJob(p, job.id), errors: [] };
+    },
+    jobCancel: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+      const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
+      return { job: await ctx.services.pipelines.cancelJob(p, job.id), errors: [] };
+    },
+    jobPlay: async (_: unknown, args: { id: string; projectPath?: string | null; variables?: PipelineVariableInput[] | null }, ctx: Context) => {
+      const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
+      return { job: await ctx.services.pipelines.play(p, job.id, args.variables ?? []), errors: [] };
+    },
+    jobErase: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+      const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
+      return { job: await ctx.services.pipelines.erase(p, job.id), errors: [] };
+    },
+  },
+  Subscription: {
+    ciPipelineStatusUpdated: {
+      subscribe: async (_: unknown, args: { pipelineId: string }, ctx: Context) => {
+        const { pipeline, project: p } = await pipelineById(ctx, args.pipelineId);
+        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.pipelineId === pipeline.id, async (m) => ({ ...(await ctx.services.pipelines.locate(m.pipelineId)), status: m.status }), 'ciPipelineStatusUpdated');
+      },
+    },
+    ciJobStatusUpdated: {
+      subscribe: async (_: unknown, args: { jobId: string }, ctx: Context) => {
+        const { job, project: p } = await jobById(ctx, args.jobId);
+        return ctx.services.pipelines.watch<JobUpdatedMessage>(p, JOB_UPDATED, (m) => m.jobId === job.id, async (m) => ({ ...(await ctx.services.pipelines.locateJob(m.jobId)), status: m.status }), 'ciJobStatusUpdated');
+      },
+    },
+    projectPipelinesUpdated: {
+      subscribe: async (_: unknown, args: { projectPath: string }, ctx: Context) => {
+        const p = await project(ctx, args.projectPath);
+        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.projectId === p.id, async (m) => ({ ...(await ctx.services.pipelines.locate(m.pipelineId)), status: m.status }), 'projectPipelinesUpdated');
+      },
+    },
+  },
+};

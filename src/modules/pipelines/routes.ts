@@ -1,0 +1,27 @@
+/** Pipelines and jobs (GitLab's `lib/api/ci/pipelines.rb` and `lib/api/ci/jobs.rb`). */
+import type { RestRoute } from '../../rest/route.js';
+
+const pipeline = '/projects/:id/pipelines/:pipeline_id';
+const job = '/projects/:id/jobs/:job_id';
+
+export const pipelineRoutes: RestRoute[] = [
+  { method: 'GET', path: '/projects/:id/pipelines', operation: 'RestListPipelines', result: 'project.pipelines', paginate: true, notFound: 'Project' },
+  { method: 'GET', path: '/projects/:id/pipelines/latest', operation: 'RestLatestPipeline', result: 'project.latestPipeline', notFound: 'Project' },
+  { method: 'GET', path: pipeline, operation: 'RestGetPipeline', result: 'project.pipeline', notFound: 'Project' },
+  { method: 'GET', path: `${pipeline}/variables`, operation: 'RestPipelineVariables', result: 'project.pipeline.variables', notFound: 'Project' },
+  { method: 'GET', path: `${pipeline}/jobs`, operation: 'RestPipelineJobs', result: 'project.pipelineJobs', paginate: true, notFound: 'Project' },
+  { method: 'GET', path: `${pipeline}/bridges`, operation: 'RestPipelineBridges', result: 'project.pipelineJobs', paginate: true, notFound: 'Project' },
+  { method: 'POST', path: '/projects/:id/pipeline', operation: 'RestCreatePipeline', result: 'pipelineCreate.pipeline' },
+  { method: 'POST', path: `${pipeline}/retry`, operation: 'RestRetryPipeline', result: 'pipelineRetry.pipeline' },
+  // GitLab answers 200 to a cancel, canceled or not.
+  { method: 'POST', path: `${pipeline}/cancel`, operation: 'RestCancelPipeline', result: 'pipelineCancel.pipeline', status: 200 },
+  { method: 'DELETE', path: pipeline, operation: 'RestDeletePipeline', status: 204 },
+  { method: 'PUT', path: `${pipeline}/metadata`, operation: 'RestUpdatePipelineMetadata', result: 'pipelineUpdateMetadata.pipeline' },
+  { method: 'GET', path: '/projects/:id/jobs', operation: 'RestListJobs', result: 'project.jobs', paginate: true, notFound: 'Project' },
+  { method: 'GET', path: job, operation: 'RestGetJob', result: 'project.job', notFound: 'Project' },
+  { method: 'GET', path: `${job}/trace`, operation: 'RestGetJobTrace', result: 'project.job', notFound: 'Project', raw: true },
+  { method: 'POST', path: `${job}/play`, operation: 'RestPlayJob', result: 'jobPlay.job', status: 200 },
+  { method: 'POST', path: `${job}/cancel`, operation: 'RestCancelJob', result: 'jobCancel.job' },
+  { method: 'POST', path: `${job}/retry`, operation: 'RestRetryJob', result: 'jobRetry.job' },
+  { method: 'POST', path: `${job}/erase`, operation: 'RestEraseJob', result: 'jobErase.job' },
+];

@@ -1,0 +1,541 @@
+/**
+ * Owns CI pipelines and their jobs (GitLab's Ci::Pipeline, Ci::Build): creating a pipeline from the project's CI
+ * configuration at a commit (on push, through the API), the pipelines and jobs APIs (lists with GitLab's filters,
+ * retry, cancel, delete, play), and every job transition, each followed by processing the pipeline
+ * (processing.ts) so later stages start as earlier ones finish.
+ */
+import { actorWithoutMemberships, can } from '../../auth/policy.js';
+import type { Prisma, PrismaClient } from '../../db/database.js';
+import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound } from '../../errors.js';
+import { connection, type PageArgs } from '../../graphql/connection.js';
+import { ZERO_SHA } from '../../git/repository.js';
+import type { ServiceBase } from '../module.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { ProtectedBranchesService } from '../protected_branches/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import { createPipeline } from './create.js';
+import { JOB_UPDATED, withPipeline, type JobUpdatedMessage } from './processing.js';
+import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, hasWarnings, isCompleted } from './status.js';
+
+export type PipelineRow = Prisma.PipelineGetPayload<object>;
+export type JobRow = Prisma.CiJobGetPayload<object>;
+
+export const PIPELINE_SCOPES = ['running', 'pending', 'finished', 'branches', 'tags'] as const;
+export const PIPELINE_ORDERS = ['id', 'status', 'ref', 'updated_at', 'user_id'] as const;
+
+export interface PipelineFilters {
+  scope?: (typeof PIPELINE_SCOPES)[number] | null;
+  status?: string | null;
+  source?: string | null;
+  ref?: string | null;
+  sha?: string | null;
+  yamlErrors?: boolean | null;
+  username?: string | null;
+  name?: string | null;
+  updatedAfter?: Date | null;
+  updatedBefore?: Date | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  orderBy?: (typeof PIPELINE_ORDERS)[number] | null;
+  sort?: 'asc' | 'desc' | null;
+}
+
+export interface PipelineVariableInput {
+  key: string;
+  value: string;
+  variableType?: string | null;
+}
+
+const ORDER_COLUMNS: Record<(typeof PIPELINE_ORDERS)[number], keyof Prisma.PipelineOrderByWithRelationInput> = {
+  id: 'id',
+  status: 'status',
+  ref: 'ref',
+  updated_at: 'updatedAt',
+  user_id: 'userId',
+};
+
+/** Job statuses a `scope` filter of the jobs API accepts (GitLab: any status). */
+export function checkJobScopes(scopes: readonly string[] | null | undefined): string[] | null {
+  if (!scopes || scopes.length === 0) return null;
+  for (const scope of scopes) if (!(CI_STATUSES as readonly string[]).includes(scope)) throw invalidArgument('scope');
+  return [...scopes];
+}
+
+export class PipelinesService {
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly repositories: RepositoriesService,
+    private readonly protectedBranches: ProtectedBranchesService,
+  ) {}
+
+  private get db(): PrismaClient {
+    return this.base.db;
+  }
+
+  /** The project, when the viewer may read its pipelines: 404 when they may not see the project, 403 when not its pipelines. */
+  private async readable(project: ProjectRow, ability: 'read_pipeline' | 'read_build' = 'read_pipeline'): Promise<void> {
+    const { access } = this.base;
+    if (!(await access.can('read_project', project))) throw notFound('Project');
+    await access.authorize(ability, project);
+  }
+
+  private async allowed(project: ProjectRow, ability: 'create_pipeline' | 'update_pipeline' | 'cancel_pipeline' | 'destroy_pipeline' | 'admin_pipeline' | 'update_build' | 'erase_build'): Promise<void> {
+    const { access } = this.base;
+    if (!(await access.can('read_project', project))) throw notFound('Project');
+    await access.authorize(ability, project);
+  }
+
+  // ---- Pipelines ----
+
+  async list(project: ProjectRow, filters: PipelineFilters, page: PageArgs) {
+    await this.readable(project);
+    await this.base.access.authorize('read_build', project);
+    const where = await this.listWhere(project, filters);
+    const column = ORDER_COLUMNS[filters.orderBy ?? 'id'];
+    const direction = filters.sort ?? 'desc';
+    const orderBy: Prisma.PipelineOrderByWithRelationInput[] = [{ [column]: direction }];
+    if (column !== 'id') orderBy.push({ id: direction });
+    return connection(
+      page,
+      ({ skip, take }) => this.db.pipeline.findMany({ where, orderBy, skip, take }),
+      () => this.db.pipeline.count({ where }),
+    );
+  }
+
+  private async listWhere(project: ProjectRow, filters: PipelineFilters): Promise<Prisma.PipelineWhereInput> {
+    const and: Prisma.PipelineWhereInput[] = [{ projectId: project.id }];
+    // Child pipelines appear only when asked for by their source (GitLab's PipelinesFinder).
+    if (filters.source) and.push({ source: filters.source });
+    else and.push({ source: { not: 'parent_pipeline' } });
+    if (filters.status) {
+      if (!(CI_STATUSES as readonly string[]).includes(filters.status)) throw invalidArgument('status');
+      and.push({ status: filters.status });
+    }
+    if (filters.ref) and.push({ ref: filters.ref });
+    if (filters.sha) and.push({ sha: filters.sha });
+    if (filters.name) and.push({ name: filters.name });
+    if (filters.yamlErrors === true) and.push({ yamlErrors: { not: null } });
+    if (filters.yamlErrors === false) and.push({ yamlErrors: null });
+    if (filters.username) {
+      const user = await this.db.user.findUnique({ where: { username: filters.username }, select: { id: true } });
+      and.push({ userId: user?.id ?? -1 });
+    }
+    if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
+    if (filters.updatedBefore) and.push({ updatedAt: { lte: filters.updatedBefore } });
+    if (filters.createdAfter) and.push({ createdAt: { gt: filters.createdAfter } });
+    if (filters.createdBefore) and.push({ createdAt: { lt: filters.createdBefore } });
+    switch (filters.scope) {
+      case 'running':
+      case 'pending':
+        and.push({ status: filters.scope });
+        break;
+      case 'finished':
+        and.push({ status: { in: [...FINISHED_STATUSES] } });
+        break;
+      case 'branches':
+      case 'tags': {
+        // The newest pipeline of each branch (tag) the repository has.
+        const tag = filters.scope === 'tags';
+        const repository = await this.repositories.open(project);
+        const refs = [...(await repository.refs(tag ? 'refs/tags/' : 'refs/heads/')).keys()].map((r) => r.replace(/^refs\/(heads|tags)\//, ''));
+        const newest = refs.length
+          ? await this.db.pipeline.groupBy({ by: ['ref'], where: { projectId: project.id, tag, ref: { in: refs } }, _max: { id: true } })
+          : [];
+        and.push({ id: { in: newest.map((row) => row._max.id).filter((id): id is number => id !== null) } });
+        break;
+      }
+    }
+    return { AND: and };
+  }
+
+  /** One pipeline of the project by ID (child pipelines too); `404 Not found` when it has none such. */
+  async get(project: ProjectRow, id: number): Promise<PipelineRow> {
+    await this.readable(project);
+    return this.find(project, id);
+  }
+
+  /** One pipeline by its number in the project, or null. */
+  async byIid(project: ProjectRow, iid: number): Promise<PipelineRow | null> {
+    await this.readable(project);
+    return this.db.pipeline.findUnique({ where: { projectId_iid: { projectId: project.id, iid } } });
+  }
+
+  private async find(project: ProjectRow, id: number): Promise<PipelineRow> {
+    const pipeline = await this.db.pipeline.findFirst({ where: { id, projectId: project.id } });
+    if (!pipeline) throw recordNotFound();
+    return pipeline;
+  }
+
+  /**
+   * The newest pipeline for the head commit of a ref (default: the default branch); GitLab authorizes the missing
+   * pipeline and so answers 403 when there is none.
+   */
+  async latest(project: ProjectRow, ref: string | null | undefined): Promise<PipelineRow> {
+    await this.readable(project);
+    const name = ref || project.defaultBranch;
+    const repository = await this.repositories.open(project);
+    const sha = (await repository.resolve(`refs/heads/${name}`)) ?? (await repository.resolve(`refs/tags/${name}`));
+    const pipeline = sha ? await this.db.pipeline.findFirst({ where: { projectId: project.id, ref: name, sha }, orderBy: { id: 'desc' } }) : null;
+    if (!pipeline) throw forbidden();
+    return pipeline;
+  }
+
+  /** The variables the pipeline was created with: Maintainers, or the Developer who created it. */
+  async variables(project: ProjectRow, id: number) {
+    await this.readable(project);
+    const pipeline = await this.find(project, id);
+    const { access } = this.base;
+    const own = access.viewer !== null && pipeline.userId === access.viewer.id && (await access.can('update_pipeline', project));
+    if (!own) await access.authorize('admin_pipeline', project);
+    return this.db.pipelineVariable.findMany({ where: { pipelineId: pipeline.id }, orderBy: { id: 'asc' } });
+  }
+
+  /** Whether the pipeline's latest jobs include a failure that was allowed (for "passed with warnings"). */
+  async warnings(pipeline: PipelineRow): Promise<boolean> {
+    if (pipeline.status !== 'success') return false;
+    const jobs = await this.db.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false, allowFailure: true }, select: { status: true, allowFailure: true } });
+    return hasWarnings(jobs);
+  }
+
+  /** The mean coverage of the pipeline's latest jobs that report one, or null. */
+  async coverage(pipeline: PipelineRow): Promise<number | null> {
+    const { _avg } = await this.db.ciJob.aggregate({ where: { pipelineId: pipeline.id, retried: false, coverage: { not: null } }, _avg: { coverage: true } });
+    return _avg.coverage === null ? null : Math.round(_avg.coverage * 100) / 100;
+  }
+
+  /** `POST /projects/:id/pipeline`: a pipeline for the ref's head commit, created as the viewer (source `api` unless said). */
+  async create(project: ProjectRow, input: { ref: string; variables?: readonly PipelineVariableInput[] | null; source?: string }): Promise<PipelineRow> {
+    await this.allowed(project, 'create_pipeline');
+    const viewer = this.base.access.requireViewer();
+    const variables = (input.variables ?? []).map((v) => ({ key: v.key, value: v.value, variableType: v.variableType ?? 'env_var' }));
+    const keys = variables.map((v) => v.key);
+    const duplicates = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
+    if (duplicates.length) throw invalid({ base: [`Duplicate variable name${duplicates.length > 1 ? 's' : ''}: ${duplicates.join(', ')}`] });
+    for (const v of variables) if (v.variableType !== 'env_var' && v.variableType !== 'file') throw invalidArgument('variables[variable_type]');
+    const result = await createPipeline(this.deps(), {
+      project,
+      userId: viewer.id,
+      ref: input.ref,
+      source: input.source ?? 'api',
+      beforeSha: ZERO_SHA,
+      variables,
+      honourSkipCi: false,
+    });
+    if ('error' in result) throw invalid({ base: [result.error] });
+    return result.pipeline;
+  }
+
+  /** A push's pipeline (GitLab's Ci::CreatePipelineService from PostReceive): none for deletions or without a config. */
+  async createForPush(project: ProjectRow, push: { userId: number; ref: string; before: string; after: string }): Promise<PipelineRow | null> {
+    if (push.after === ZERO_SHA) return null;
+    const tag = push.ref.startsWith('refs/tags/');
+    const name = push.ref.replace(/^refs\/(heads|tags)\//, '');
+    const result = await createPipeline(this.deps(), {
+      project,
+      userId: push.userId,
+      ref: name,
+      tag,
+      sha: push.after,
+      source: 'push',
+      beforeSha: push.before,
+      variables: [],
+      honourSkipCi: true,
+      changesFrom: push.before === ZERO_SHA ? null : push.before,
+    });
+    return 'error' in result ? null : result.pipeline;
+  }
+
+  private deps() {
+    return {
+      db: this.db,
+      config: this.base.app.config,
+      repositories: this.repositories,
+      protectedBranches: this.protectedBranches,
+      publish: this.base.publish,
+    };
+  }
+
+  /** Retries the failed and canceled jobs (new copies) and re-runs skipped ones; the same pipeline either way. */
+  async retry(project: ProjectRow, id: number): Promise<PipelineRow> {
+    await this.allowed(project, 'update_pipeline');
+    const pipeline = await this.find(project, id);
+    const viewer = this.base.access.requireViewer();
+    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
+      const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false } });
+      const retryable = jobs.filter((job) => job.status === 'failed' || job.status === 'canceled');
+      if (retryable.length === 0) return;
+      for (const job of retryable) await this.cloneForRetry(tx, job, viewer.id);
+      // Jobs skipped because of what failed are processed again (GitLab's `process` event on skipped processables).
+      await tx.ciJob.updateMany({ where: { pipelineId: pipeline.id, retried: false, status: { in: ['skipped', 'manual'] }, type: { not: 'generic' } }, data: { status: 'created' } });
+    });
+    return this.find(project, id);
+  }
+
+  /** Cancels every cancelable job; answers the pipeline whether or not anything could be canceled (GitLab's 200). */
+  async cancel(project: ProjectRow, id: number): Promise<PipelineRow> {
+    await this.allowed(project, 'cancel_pipeline');
+    const pipeline = await this.find(project, id);
+    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
+      const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
+      for (const job of jobs) await this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
+    });
+    return this.find(project, id);
+  }
+
+  /** Deletes the pipeline with its jobs, variables, traces and artifacts; its child pipelines stay. Owners only. */
+  async destroy(project: ProjectRow, id: number): Promise<PipelineRow> {
+    await this.allowed(project, 'destroy_pipeline');
+    const pipeline = await this.find(project, id);
+    await this.db.pipeline.delete({ where: { id: pipeline.id } });
+    await this.base.publish('ci.pipeline.deleted', { pipelineId: pipeline.id, projectId: project.id });
+    return pipeline;
+  }
+
+  /** `PUT …/metadata`: the pipeline's name, stripped of surrounding blanks. */
+  async updateMetadata(project: ProjectRow, id: number, name: string): Promise<PipelineRow> {
+    await this.allowed(project, 'update_pipeline');
+    const pipeline = await this.find(project, id);
+    const stripped = name.trim();
+    if (stripped.length > 255) throw badRequest(`400 Bad request - Failed to update pipeline - Name is too long (maximum is 255 characters)`);
+    return this.db.pipeline.update({ where: { id: pipeline.id }, data: { name: stripped || null } });
+  }
+
+  // ---- Jobs ----
+
+  /** A pipeline's jobs (latest tries unless `includeRetried`), by ID. */
+  async pipelineJobs(project: ProjectRow, pipelineId: number, filters: { scope?: readonly string[] | null; includeRetried?: boolean | null; type?: 'build' | 'bridge' }, page: PageArgs) {
+    await this.readable(project, 'read_build');
+    const pipeline = await this.find(project, pipelineId);
+    const scope = checkJobScopes(filters.scope);
+    const where: Prisma.CiJobWhereInput = {
+      pipelineId: pipeline.id,
+      type: filters.type ?? 'build',
+      ...(filters.includeRetried ? {} : { retried: false }),
+      ...(scope ? { status: { in: scope } } : {}),
+    };
+    return connection(
+      page,
+      ({ skip, take }) => this.db.ciJob.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
+      () => this.db.ciJob.count({ where }),
+    );
+  }
+
+  /** The project's jobs, newest first (GitLab's `GET /projects/:id/jobs`: retried ones too unless asked otherwise). */
+  async projectJobs(project: ProjectRow, filters: { scope?: readonly string[] | null; includeRetried?: boolean | null }, page: PageArgs) {
+    await this.readable(project, 'read_build');
+    const scope = checkJobScopes(filters.scope);
+    const where: Prisma.CiJobWhereInput = {
+      projectId: project.id,
+      type: 'build',
+      ...(filters.includeRetried === false ? { retried: false } : {}),
+      ...(scope ? { status: { in: scope } } : {}),
+    };
+    return connection(
+      page,
+      ({ skip, take }) => this.db.ciJob.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      () => this.db.ciJob.count({ where }),
+    );
+  }
+
+  async job(project: ProjectRow, jobId: number): Promise<JobRow> {
+    await this.readable(project, 'read_build');
+    return this.findJob(project, jobId);
+  }
+
+  private async findJob(project: ProjectRow, jobId: number): Promise<JobRow> {
+    const job = await this.db.ciJob.findFirst({ where: { id: jobId, projectId: project.id, type: { not: 'generic' } } });
+    if (!job) throw notFound('Job');
+    return job;
+  }
+
+  /** Starts a manual (or delayed) job now, as the viewer. */
+  async play(project: ProjectRow, jobId: number, variables: readonly PipelineVariableInput[] = []): Promise<JobRow> {
+    await this.allowed(project, 'update_build');
+    const job = await this.findJob(project, jobId);
+    const viewer = this.base.access.requireViewer();
+    if (job.status !== 'manual' && job.status !== 'scheduled') throw badRequest('400 Bad request - Unplayable Job');
+    const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
+    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
+      const options = { ...(job.options as object), ...(variables.length ? { job_variables: variables.map((v) => ({ key: v.key, value: v.value })) } : {}) };
+      await this.setJobStatus(tx, pipeline, job.id, 'pending', { queuedAt: new Date(), user: { connect: { id: viewer.id } }, options });
+    });
+    return this.findJob(project, jobId);
+  }
+
+  /** Cancels the job when it can be canceled; the job either way (GitLab answers 201). */
+  async cancelJob(project: ProjectRow, jobId: number): Promise<JobRow> {
+    await this.allowed(project, 'update_build');
+    const job = await this.findJob(project, jobId);
+    if ((CANCELABLE_STATUSES as readonly string[]).includes(job.status)) {
+      const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
+      await withPipeline(this.db, pipeline.id, this.base.publish, (tx) => this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null }));
+    }
+    return this.findJob(project, jobId);
+  }
+
+  /** A new try of a finished job; `403 Forbidden - Job is not retryable` otherwise. */
+  async retryJob(project: ProjectRow, jobId: number): Promise<JobRow> {
+    await this.allowed(project, 'update_build');
+    const job = await this.findJob(project, jobId);
+    const viewer = this.base.access.requireViewer();
+    if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw forbidden('Job is not retryable');
+    const copy = await withPipeline(this.db, job.pipelineId, this.base.publish, (tx) => this.cloneForRetry(tx, job, viewer.id));
+    return this.findJob(project, copy.id);
+  }
+
+  /** Erases a finished job's trace and artifacts. */
+  async erase(project: ProjectRow, jobId: number): Promise<JobRow> {
+    await this.allowed(project, 'update_build');
+    const job = await this.findJob(project, jobId);
+    const viewer = this.base.access.requireViewer();
+    // GitLab's erase_build: Maintainers, or the Developer who ran the job.
+    if (job.userId !== viewer.id) await this.base.access.authorize('erase_build', project);
+    if (!isCompleted(job.status) || job.erasedAt) throw badRequest('400 Bad request - Job is not erasable!');
+    await this.db.$transaction([
+      this.db.ciTraceChunk.deleteMany({ where: { jobId: job.id } }),
+      this.db.ciJobArtifact.deleteMany({ where: { jobId: job.id } }),
+      this.db.ciJob.update({ where: { id: job.id }, data: { erasedAt: new Date(), traceSize: 0, traceChecksum: null } }),
+    ]);
+    return this.findJob(project, jobId);
+  }
+
+  /** The job's log as the runner sent it so far. */
+  async trace(project: ProjectRow, jobId: number): Promise<Buffer> {
+    const job = await this.job(project, jobId);
+    const chunks = await this.db.ciTraceChunk.findMany({ where: { jobId: job.id }, orderBy: { offset: 'asc' }, select: { data: true } });
+    return Buffer.concat(chunks.map((c) => Buffer.from(c.data)));
+  }
+
+  /** Jobs by pipeline, for GraphQL stages and REST embedding. */
+  latestJobs(pipelineId: number): Promise<JobRow[]> {
+    return this.db.ciJob.findMany({ where: { pipelineId, retried: false }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }] });
+  }
+
+  /** A pipeline by ID, whoever may read it (callers check through `get`); `404 Not found` when there is none. */
+  async locate(id: number): Promise<PipelineRow> {
+    const pipeline = await this.db.pipeline.findUnique({ where: { id } });
+    if (!pipeline) throw recordNotFound();
+    return pipeline;
+  }
+
+  /** A job by ID, whoever may read it (callers check through `job`); `404 Job Not Found` when there is none. */
+  async locateJob(id: number): Promise<JobRow> {
+    const job = await this.db.ciJob.findUnique({ where: { id } });
+    if (!job || job.type === 'generic') throw notFound('Job');
+    return job;
+  }
+
+  /**
+   * Live updates of one topic for a project's pipelines or jobs: the viewer must read the project's pipelines to
+   * subscribe, and each message is checked again against their memberships as the App remembers them (dropped
+   * when they change), so a subscriber whose access is removed stops receiving. Yields `{ [field]: row }`.
+   */
+  async watch<M extends { projectId: number }>(
+    project: ProjectRow,
+    topic: string,
+    match: (message: M) => boolean,
+    load: (message: M) => Promise<unknown>,
+    field: string,
+  ): Promise<AsyncGenerator<Record<string, unknown>>> {
+    await this.readable(project);
+    const { app, viewer } = this.base;
+    const messages = app.bus.iterate<M>(topic, (m) => m.projectId === project.id && match(m));
+    const mayRead = async () => can(viewer ? { viewer, memberships: await app.memberships.of(viewer.id) } : actorWithoutMemberships(null), 'read_pipeline', project);
+    return (async function* () {
+      try {
+        for await (const message of messages) {
+          if (!(await mayRead())) return;
+          const row = await load(message).catch(() => null);
+          if (row === null) continue;
+          yield { [field]: row };
+        }
+      } finally {
+        await messages.return?.();
+      }
+    })();
+  }
+
+  private readonly commits = new Map<string, Promise<unknown>>();
+
+  /** A job's commit, once per commit in a request; null when the viewer may not read the code. */
+  commitOf(project: ProjectRow, sha: string): Promise<unknown> {
+    const key = `${project.id}:${sha}`;
+    let found = this.commits.get(key);
+    if (!found) {
+      found = this.repositories.reads.commit(project, sha).catch(() => null);
+      this.commits.set(key, found);
+    }
+    return found;
+  }
+
+  private readonly artifactRows = new Map<number, Promise<{ fileType: string; size: number; filename: string; fileFormat: string; expireAt: Date | null }[]>>();
+
+  /** A job's uploaded files, once per job in a request. */
+  artifacts(jobId: number) {
+    let rows = this.artifactRows.get(jobId);
+    if (!rows) {
+      rows = this.db.ciJobArtifact
+        .findMany({ where: { jobId }, orderBy: { id: 'asc' }, select: { fileType: true, size: true, fileName: true, fileFormat: true, expireAt: true } })
+        .then((list) => list.map(({ fileName, ...a }) => ({ ...a, filename: fileName })));
+      this.artifactRows.set(jobId, rows);
+    }
+    return rows;
+  }
+
+  /** The runner a job ran on, as jobs show it. */
+  runner(runnerId: number) {
+    return this.db.runner.findUnique({ where: { id: runnerId } });
+  }
+
+  // ---- Shared transitions ----
+
+  /** Sets one job's status (and more), publishing the change on commit of `tx`. */
+  async setJobStatus(tx: Prisma.TransactionClient, pipeline: { id: number; projectId: number }, jobId: number, status: string, data: Prisma.CiJobUpdateInput = {}): Promise<void> {
+    await tx.ciJob.update({ where: { id: jobId }, data: { ...data, status } });
+    await this.base.publish(JOB_UPDATED, { jobId, pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies JobUpdatedMessage, tx);
+  }
+
+  /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried. */
+  private async cloneForRetry(tx: Prisma.TransactionClient, job: JobRow, userId: number): Promise<JobRow> {
+    await tx.ciJob.update({ where: { id: job.id }, data: { retried: true } });
+    return tx.ciJob.create({
+      data: {
+        pipelineId: job.pipelineId,
+        projectId: job.projectId,
+        type: job.type,
+        name: job.name,
+        stage: job.stage,
+        stageIdx: job.stageIdx,
+        when: job.when,
+        allowFailure: job.allowFailure,
+        schedulingType: job.schedulingType,
+        options: job.options ?? {},
+        yamlVariables: job.yamlVariables ?? [],
+        tagList: job.tagList,
+        ref: job.ref,
+        tag: job.tag,
+        sha: job.sha,
+        userId,
+        timeout: job.timeout,
+      },
+    });
+  }
+
+  /** Delayed jobs whose time came: each becomes pending (GitLab's Ci::BuildScheduleWorker). */
+  async startDueJobs(now: Date): Promise<number> {
+    const due = await this.db.ciJob.findMany({ where: { status: 'scheduled', scheduledAt: { lte: now } }, select: { id: true, pipelineId: true, projectId: true }, take: 100 });
+    for (const job of due) {
+      await withPipeline(this.db, job.pipelineId, this.base.publish, async (tx) => {
+        const current = await tx.ciJob.findUnique({ where: { id: job.id }, select: { status: true } });
+        if (current?.status !== 'scheduled') return;
+        await this.setJobStatus(tx, { id: job.pipelineId, projectId: job.projectId }, job.id, 'pending', { queuedAt: now });
+      });
+    }
+    return due.length;
+  }
+
+  /** Processes a pipeline now (after a change made elsewhere, or a delayed job falling due). */
+  process(pipelineId: number): Promise<void> {
+    return withPipeline(this.db, pipelineId, this.base.publish, async () => undefined);
+  }
+}

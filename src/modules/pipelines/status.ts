@@ -1,0 +1,161 @@
+/**
+ * CI statuses as GitLab defines them (Ci::HasStatus, Gitlab::Ci::Status::Composite, Gitlab::Ci::Status::*): the
+ * groups of statuses, how a pipeline's or stage's status is composed from its jobs', and the `detailed_status`
+ * objects the API shows. Pure: no database.
+ */
+
+export const CI_STATUSES = [
+  'created',
+  'waiting_for_resource',
+  'preparing',
+  'waiting_for_callback',
+  'pending',
+  'running',
+  'success',
+  'failed',
+  'canceling',
+  'canceled',
+  'skipped',
+  'manual',
+  'scheduled',
+] as const;
+export type CiStatus = (typeof CI_STATUSES)[number];
+
+export const COMPLETED_STATUSES: readonly CiStatus[] = ['success', 'failed', 'canceled', 'skipped'];
+export const ACTIVE_STATUSES: readonly CiStatus[] = ['waiting_for_resource', 'preparing', 'waiting_for_callback', 'pending', 'running'];
+/** What cancel acts on: every status that is neither completed nor blocked, plus scheduled (GitLab's CANCELABLE_STATUSES). */
+export const CANCELABLE_STATUSES: readonly CiStatus[] = ['created', 'waiting_for_resource', 'preparing', 'waiting_for_callback', 'pending', 'running', 'scheduled'];
+/** `scope=finished` of the pipelines list: skipped is not finished. */
+export const FINISHED_STATUSES: readonly CiStatus[] = ['success', 'failed', 'canceled'];
+
+export function isCompleted(status: string): boolean {
+  return (COMPLETED_STATUSES as readonly string[]).includes(status);
+}
+
+/** What the composition reads of one job. */
+export interface StatusOf {
+  status: string;
+  allowFailure: boolean;
+}
+
+/**
+ * Gitlab::Ci::Status::Composite: the status of a set of (latest, not retried) jobs. A failed or canceled job that may
+ * fail counts as success with warnings, a manual one that may fail as ignored. With `dag` (a job's needs), any
+ * skipped or ignored need makes the result skipped. Null for no jobs.
+ */
+export function compositeStatus(jobs: readonly StatusOf[], options: { dag?: boolean } = {}): CiStatus | null {
+  if (jobs.length === 0) return null;
+  const set = new Set<string>();
+  for (const job of jobs) {
+    if (job.allowFailure && (job.status === 'failed' || job.status === 'canceled')) set.add('success_with_warnings');
+    else if (job.allowFailure && job.status === 'manual') set.add('ignored');
+    else set.add(job.status);
+  }
+  const only = (...allowed: string[]) => [...set].every((s) => allowed.includes(s));
+  const any = (...wanted: string[]) => wanted.some((s) => set.has(s));
+  if (options.dag && any('skipped', 'ignored')) return 'skipped';
+  if (only('skipped', 'ignored')) return 'skipped';
+  if (only('success', 'skipped', 'success_with_warnings', 'ignored')) return 'success';
+  if (only('created', 'success_with_warnings', 'ignored')) return 'created';
+  if (only('preparing', 'success_with_warnings', 'ignored')) return 'preparing';
+  if (only('canceled', 'success', 'skipped', 'success_with_warnings', 'ignored')) return 'canceled';
+  if (only('pending', 'created', 'skipped', 'success_with_warnings', 'ignored')) return 'pending';
+  if (any('running', 'pending')) return 'running';
+  if (any('waiting_for_resource')) return 'waiting_for_resource';
+  if (any('waiting_for_callback')) return 'waiting_for_callback';
+  if (any('manual')) return 'manual';
+  if (any('scheduled')) return 'scheduled';
+  if (any('preparing')) return 'preparing';
+  if (any('created')) return 'running';
+  if (any('canceling')) return 'canceling';
+  return 'failed';
+}
+
+/** Whether a successful set of jobs had warnings: a job that may fail failed or was canceled (GitLab's has_warnings?). */
+export function hasWarnings(jobs: readonly StatusOf[]): boolean {
+  return jobs.some((job) => job.allowFailure && (job.status === 'failed' || job.status === 'canceled'));
+}
+
+/** GitLab's DetailedStatus object, as REST and GraphQL show it. */
+export interface DetailedStatus {
+  icon: string;
+  text: string;
+  label: string;
+  group: string;
+  tooltip: string;
+  hasDetails: boolean;
+  detailsPath: string | null;
+  illustration: null;
+  favicon: string;
+}
+
+/** Text and label of each core status (Gitlab::Ci::Status::<Status>, current wording). */
+const CORE: Record<CiStatus, { text: string; label: string }> = {
+  created: { text: 'Created', label: 'created' },
+  waiting_for_resource: { text: 'Waiting', label: 'waiting for resource' },
+  preparing: { text: 'Preparing', label: 'preparing' },
+  waiting_for_callback: { text: 'Waiting', label: 'waiting for callback' },
+  pending: { text: 'Pending', label: 'pending' },
+  running: { text: 'Running', label: 'running' },
+  success: { text: 'Passed', label: 'passed' },
+  failed: { text: 'Failed', label: 'failed' },
+  canceling: { text: 'Canceling', label: 'canceling' },
+  canceled: { text: 'Canceled', label: 'canceled' },
+  skipped: { text: 'Skipped', label: 'skipped' },
+  manual: { text: 'Manual', label: 'manual action' },
+  scheduled: { text: 'Scheduled', label: 'scheduled' },
+};
+
+/** Icon name of a status: GitLab names the manual and scheduled icons differently from their status. */
+const ICON: Partial<Record<CiStatus, string>> = { scheduled: 'status_scheduled', waiting_for_resource: 'status_pending', waiting_for_callback: 'status_pending' };
+
+function favicon(name: string): string {
+  return `/assets/ci_favicons/favicon_${name}.png`;
+}
+
+/** The core status as GitLab details it: icon, text and label of the status, and the page of its subject. */
+function coreDetailed(status: CiStatus, detailsPath: string | null): DetailedStatus {
+  const core = CORE[status] ?? CORE.created;
+  const icon = ICON[status] ?? `status_${status}`;
+  return {
+    icon,
+    text: core.text,
+    label: core.label,
+    group: status,
+    tooltip: core.label,
+    hasDetails: detailsPath !== null,
+    detailsPath,
+    illustration: null,
+    favicon: favicon(icon),
+  };
+}
+
+/**
+ * A pipeline's detailed status (Gitlab::Ci::Status::Pipeline::Factory): the core status, extended to "passed with
+ * warnings" for a success with warnings, "waiting for manual action" when blocked and "waiting for delayed job" when
+ * scheduled. `detailsPath` is the pipeline's page, shown to those who may read it.
+ */
+export function pipelineDetailedStatus(status: CiStatus, warnings: boolean, detailsPath: string | null): DetailedStatus {
+  const base = coreDetailed(status, detailsPath);
+  if (status === 'success' && warnings) {
+    return { ...base, icon: 'status_warning', text: 'Warning', label: 'passed with warnings', group: 'success_with_warnings', tooltip: 'passed with warnings', favicon: favicon('status_warning') };
+  }
+  if (status === 'manual') return { ...base, text: 'Blocked', label: 'waiting for manual action', tooltip: 'waiting for manual action' };
+  if (status === 'scheduled') return { ...base, text: 'Delayed', label: 'waiting for delayed job', tooltip: 'waiting for delayed job' };
+  return base;
+}
+
+/**
+ * A job's detailed status (Gitlab::Ci::Status::Build::Factory, the parts without actions' paths): failed jobs that
+ * may fail show as warnings, manual jobs as "manual play action", scheduled ones as "delayed".
+ */
+export function jobDetailedStatus(job: StatusOf, detailsPath: string | null): DetailedStatus {
+  const status = (CI_STATUSES as readonly string[]).includes(job.status) ? (job.status as CiStatus) : 'created';
+  const base = coreDetailed(status, detailsPath);
+  if (status === 'failed' && job.allowFailure) {
+    return { ...base, icon: 'status_warning', text: 'Failed', label: 'failed (allowed to fail)', group: 'failed_with_warnings', tooltip: 'failed - (allowed to fail)', favicon: favicon('status_warning') };
+  }
+  if (status === 'manual') return { ...base, label: 'manual play action', tooltip: 'manual action' };
+  if (status === 'scheduled') return { ...base, text: 'Scheduled', label: 'delayed manual action', tooltip: 'delayed manual action' };
+  return base;
+}
