@@ -27,7 +27,8 @@ import { startSubscriptionServer } from './graphql/subscriptions.js';
 import { settleEvents } from './graphql/settle.js';
 import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
-import { resolveViewer, type Credentials } from './auth/credentials.js';
+import { byKind, resolveViewer, type Credentials } from './auth/credentials.js';
+import { jobTokenAuthenticator } from './auth/job-tokens.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
@@ -77,7 +78,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   }
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
-  const authenticators = { read: credentialCache.wrap(tokenAuthenticator(database.readPrisma)), write: credentialCache.wrap(tokenAuthenticator(database.prisma)) };
+  const tokens = { read: credentialCache.wrap(tokenAuthenticator(database.readPrisma)), write: credentialCache.wrap(tokenAuthenticator(database.prisma)) };
+  // Job tokens are not remembered: one stops working the moment its job ends.
+  const jobTokens = { read: jobTokenAuthenticator(database.readPrisma), write: jobTokenAuthenticator(database.prisma) };
+  const authenticators = { read: byKind(tokens.read, jobTokens.read), write: byKind(tokens.write, jobTokens.write) };
   const pushHooks = await PushHooks.start();
   const laneOf = graphqlLanes();
   const generatedRootToken = await ensureRootUser(database.prisma, config.rootToken);
@@ -113,7 +117,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
   web.use(requestBasics(logger, config.rateLimitPerMinute));
   // Git over HTTP streams its bodies (packs) itself: before the body parsers, and without their size limit.
-  web.use(gitHttp({ app, authenticators: { personalAccessToken: authenticators.read }, hooks: pushHooks }));
+  web.use(gitHttp({ app, authenticators: { personalAccessToken: tokens.read, jobToken: jobTokens.read }, hooks: pushHooks }));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.urlencoded({ extended: true, limit: config.bodyLimit, verify: verifyBody }));
   web.use(bodyEncodingErrors, bodyErrors, rejectMalformedInput);

@@ -9,6 +9,8 @@ import type { Viewer } from './viewer.js';
 export interface Credentials {
   /** SHA-256 of the token: tokens are looked up, and rate-limited, by digest. */
   digest: string;
+  /** `token`: a personal (or project, group) access token; `job`: a CI job token (`JOB-TOKEN`, `job_token`). */
+  kind: 'token' | 'job';
 }
 
 interface CredentialSource {
@@ -17,8 +19,9 @@ interface CredentialSource {
 }
 
 /**
- * GitLab's precedence: `private_token` parameter, `PRIVATE-TOKEN` header, `access_token` parameter, then
- * `Authorization: Bearer`. Null when the request carries no token.
+ * GitLab's precedence: `private_token` parameter, `PRIVATE-TOKEN` header, `access_token` parameter,
+ * `Authorization: Bearer`, then a CI job token (`job_token` parameter, `JOB-TOKEN` header). Null when the request
+ * carries no token.
  */
 export function readCredentials(source: CredentialSource): Credentials | null {
   const param = (name: string) => {
@@ -27,7 +30,9 @@ export function readCredentials(source: CredentialSource): Credentials | null {
   };
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(source.header('authorization') ?? '')?.[1];
   const token = param('private_token') ?? source.header('private-token') ?? param('access_token') ?? bearer;
-  return token ? { digest: digestToken(token) } : null;
+  if (token) return { digest: digestToken(token), kind: 'token' };
+  const job = param('job_token') ?? source.header('job-token');
+  return job ? { digest: digestToken(job), kind: 'job' } : null;
 }
 
 /** A username and password from HTTP Basic authentication (git clients send nothing else). */
@@ -56,7 +61,7 @@ export const CI_JOB_TOKEN_LOGIN = 'gitlab-ci-token';
  */
 export interface GitClientAuthenticators {
   personalAccessToken: Authenticator;
-  /** CI job tokens: absent until CI jobs exist, when `gitlab-ci-token` is tried as a personal access token like any login. */
+  /** CI job tokens, tried for the login `gitlab-ci-token`. */
   jobToken?: Authenticator;
 }
 
@@ -78,9 +83,17 @@ export async function authenticateGitClient(authenticators: GitClientAuthenticat
 /** Turns a token digest into its viewer; UNAUTHENTICATED for an unknown, expired or revoked token. */
 export type Authenticator = (digest: string) => Promise<Viewer>;
 
+/** Turns credentials of either kind into their viewer. */
+export type CredentialsAuthenticator = (credentials: Credentials) => Promise<Viewer>;
+
+/** One authenticator for both kinds of credentials. */
+export function byKind(tokens: Authenticator, jobTokens: Authenticator): CredentialsAuthenticator {
+  return (credentials) => (credentials.kind === 'job' ? jobTokens(credentials.digest) : tokens(credentials.digest));
+}
+
 /** No token gives an anonymous viewer (null); a bad token is UNAUTHENTICATED, never downgraded to anonymous. */
-export function resolveViewer(authenticate: Authenticator, credentials: Credentials | null): Promise<Viewer | null> {
-  return credentials ? authenticate(credentials.digest) : Promise.resolve(null);
+export function resolveViewer(authenticate: CredentialsAuthenticator, credentials: Credentials | null): Promise<Viewer | null> {
+  return credentials ? authenticate(credentials) : Promise.resolve(null);
 }
 
 /**

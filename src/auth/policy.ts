@@ -267,8 +267,20 @@ type WhereOf<A extends Ability> = Rules[A] extends Rule<unknown, infer W> ? W : 
 type GlobalAbility = { [A in Ability]: SubjectOf<A> extends null ? A : never }[Ability];
 type SubjectAbility = Exclude<Ability, GlobalAbility>;
 
+/**
+ * A CI job token reaches its own project only (GitLab's job token scope with an empty allowlist): a project subject,
+ * or a protected ref of one, must be the job's project.
+ */
+function withinJobScope(job: NonNullable<Viewer['job']>, subject: unknown): boolean {
+  if (typeof subject !== 'object' || subject === null) return true;
+  const project = 'project' in subject ? (subject as { project: unknown }).project : subject;
+  const isProject = typeof project === 'object' && project !== null && 'namespace' in project && 'visibility' in project && 'id' in project;
+  return !isProject || (project as { id: number }).id === job.projectId;
+}
+
 /** The one check: may this actor do this to this subject? */
 export function can<A extends Ability>(actor: Actor, ability: A, subject: SubjectOf<A>): boolean {
+  if (actor.viewer?.job && !withinJobScope(actor.viewer.job, subject)) return false;
   return (RULES[ability] as Rule<SubjectOf<A>, unknown>).allows(actor, subject);
 }
 

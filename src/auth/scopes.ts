@@ -5,7 +5,7 @@
  * self-information endpoints). The rule is applied once, around
  * the resolvers (src/graphql/scopes.ts), so REST, GraphQL over HTTP and graphql-ws subscriptions agree.
  */
-import { insufficientScope } from '../errors.js';
+import { insufficientScope, unauthenticated } from '../errors.js';
 import type { Viewer } from './viewer.js';
 
 /** Every scope a personal access token may carry (GitLab's `Gitlab::Auth.all_available_scopes`). */
@@ -31,12 +31,19 @@ export const TOKEN_SCOPES = [
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';
 
-/** What one field declares: scopes accepted besides the defaults, only some scopes, or any scope at all. */
+/** What one field declares: scopes accepted besides the defaults, only some scopes, or any scope at all; and job tokens. */
 export interface ScopeDeclaration {
   accept?: readonly string[];
   only?: readonly string[];
   any?: boolean;
+  jobToken?: boolean;
 }
+
+/**
+ * The scope a CI job token carries. No personal access token can have it (it is not in TOKEN_SCOPES): only fields
+ * declaring `@scopes(jobToken: true)` accept it (GitLab's `job_token_allowed` routes), and git clones.
+ */
+export const JOB_TOKEN_SCOPE = 'ci_job_token';
 
 const DEFAULTS: Record<OperationKind, readonly string[]> = {
   query: ['api', 'read_api'],
@@ -47,21 +54,25 @@ const DEFAULTS: Record<OperationKind, readonly string[]> = {
 /** The scopes a field accepts, or null when any scope will do. */
 export function acceptedScopes(kind: OperationKind, declared: ScopeDeclaration | undefined): readonly string[] | null {
   if (declared?.any) return null;
-  if (declared?.only) return [...declared.only];
-  return [...new Set([...DEFAULTS[kind], ...(declared?.accept ?? [])])];
+  const job = declared?.jobToken ? [JOB_TOKEN_SCOPE] : [];
+  if (declared?.only) return [...declared.only, ...job];
+  return [...new Set([...DEFAULTS[kind], ...(declared?.accept ?? []), ...job])];
 }
 
 /** Throws INSUFFICIENT_SCOPE when the viewer's token carries none of the accepted scopes. Anonymous callers have no token to check. */
 export function requireScope(viewer: Viewer | null, accepted: readonly string[] | null): void {
-  if (!viewer || accepted === null) return;
+  if (!viewer) return;
+  // GitLab reads a job token only where a route allows one: elsewhere the caller is not authenticated.
+  if (viewer.job && !accepted?.includes(JOB_TOKEN_SCOPE)) throw unauthenticated();
+  if (accepted === null) return;
   if (!viewer.scopes.some((s) => accepted.includes(s))) throw insufficientScope([...accepted]);
 }
 
 /**
  * Scopes that let a token use git over HTTP (GitLab's `abilities_for_scopes`): `download_code` comes with `api`,
- * `read_api`, `read_repository` and `write_repository`; `push_code` with `api` and `write_repository`.
+ * `read_api`, `read_repository` and `write_repository` (and a CI job token); `push_code` with `api` and `write_repository`.
  */
 export const GIT_SCOPES = {
-  download: ['api', 'read_api', 'read_repository', 'write_repository'],
+  download: ['api', 'read_api', 'read_repository', 'write_repository', JOB_TOKEN_SCOPE],
   push: ['api', 'write_repository'],
 } as const;

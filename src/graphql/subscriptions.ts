@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { readCredentials, resolveViewer, type Authenticator } from '../auth/credentials.js';
+import { readCredentials, resolveViewer, type CredentialsAuthenticator } from '../auth/credentials.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { App } from '../context.js';
 import { formatError } from './errors.js';
@@ -45,7 +45,7 @@ export interface SubscriptionServer {
   dispose(): Promise<void>;
 }
 
-export function startSubscriptionServer(httpServer: Server, app: App, schema: GraphQLSchema, authenticate: Authenticator): SubscriptionServer {
+export function startSubscriptionServer(httpServer: Server, app: App, schema: GraphQLSchema, authenticate: CredentialsAuthenticator): SubscriptionServer {
   const wsServer = new WebSocketServer({ server: httpServer, path: '/api/graphql', maxPayload: app.config.bodyLimit });
   // Before useServer, so that a connection's messages are counted before graphql-ws handles them.
   wsServer.on('connection', (socket) => limitMessageRate(socket, app.config.wsMessagesPerMinute));

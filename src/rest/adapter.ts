@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { resolveViewer, type Authenticator, type Credentials } from '../auth/credentials.js';
+import { resolveViewer, type CredentialsAuthenticator, type Credentials } from '../auth/credentials.js';
 import { createContext, type App } from '../context.js';
 import type { Lane } from '../db/database.js';
 import { beforeDeadline } from '../graphql/deadline.js';
@@ -95,7 +95,7 @@ export function routeValue(route: PreparedRoute, result: ExecutionResult): unkno
   return value;
 }
 
-function handler(app: App, authenticators: Record<Lane, Authenticator>, route: PreparedRoute) {
+function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator>, route: PreparedRoute) {
   const status = route.status ?? (route.method === 'POST' ? 201 : 200);
   const template = `/api/v4${route.path}`;
   const lane: Lane = route.compiled.kind === 'query' ? 'read' : 'write';
@@ -178,7 +178,7 @@ function match(p: Pattern, parts: string[]): Record<string, string> | null {
  * goes on, as every unmatched request does, to GitLab's catch-all `404 Not Found` (lib/api/api.rb routes
  * `:any, '*path'` last, so Grape's 405 never answers).
  */
-export function restRouter(app: App, authenticators: Record<Lane, Authenticator>, routes: PreparedRoute[]): RequestHandler {
+export function restRouter(app: App, authenticators: Record<Lane, CredentialsAuthenticator>, routes: PreparedRoute[]): RequestHandler {
   const patterns = routes.map((route) => pattern(route, handler(app, authenticators, route)));
   return (req, res, next) => {
     const path = req.path.endsWith('/') && req.path.length > 1 ? req.path.slice(0, -1) : req.path;

@@ -63,6 +63,9 @@ export const pipelineResolvers = {
   PipelineStatusEnum: lowerEnum(CI_STATUSES),
   CiJobStatus: lowerEnum(CI_STATUSES),
   PipelineScopeEnum: lowerEnum(['running', 'pending', 'finished', 'branches', 'tags']),
+  Query: {
+    currentJob: (_: unknown, _a: unknown, ctx: Context) => ctx.services.pipelines.currentJob(),
+  },
   Project: {
     pipelines: (p: ProjectRow, args: PipelineArgs, ctx: Context) =>
       ctx.services.pipelines.list(p, { ...args, scope: args.scope as PipelineFilters['scope'], sort: args.sort ? (args.sort.toLowerCase() as 'asc' | 'desc') : null }, args),

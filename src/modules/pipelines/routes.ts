@@ -17,6 +17,7 @@ export const pipelineRoutes: RestRoute[] = [
   { method: 'POST', path: `${pipeline}/cancel`, operation: 'RestCancelPipeline', result: 'pipelineCancel.pipeline', status: 200 },
   { method: 'DELETE', path: pipeline, operation: 'RestDeletePipeline', status: 204 },
   { method: 'PUT', path: `${pipeline}/metadata`, operation: 'RestUpdatePipelineMetadata', result: 'pipelineUpdateMetadata.pipeline' },
+  { method: 'GET', path: '/job', operation: 'RestCurrentJob', result: 'currentJob' },
   { method: 'GET', path: '/projects/:id/jobs', operation: 'RestListJobs', result: 'project.jobs', paginate: true, notFound: 'Project' },
   { method: 'GET', path: job, operation: 'RestGetJob', result: 'project.job', notFound: 'Project' },
   { method: 'GET', path: `${job}/trace`, operation: 'RestGetJobTrace', result: 'project.job', notFound: 'Project', raw: true },

@@ -6,7 +6,7 @@
  */
 import { actorWithoutMemberships, can } from '../../auth/policy.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound } from '../../errors.js';
+import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
@@ -409,6 +409,13 @@ export class PipelinesService {
   /** Jobs by pipeline, for GraphQL stages and REST embedding. */
   latestJobs(pipelineId: number): Promise<JobRow[]> {
     return this.db.ciJob.findMany({ where: { pipelineId, retried: false }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }] });
+  }
+
+  /** GitLab's `GET /job`: the job whose CI job token authenticated the request. */
+  async currentJob(): Promise<JobRow> {
+    const job = this.base.viewer?.job;
+    if (!job) throw unauthenticated();
+    return this.locateJob(job.id);
   }
 
   /** A pipeline by ID, whoever may read it (callers check through `get`); `404 Not found` when there is none. */

@@ -1,0 +1,49 @@
+/**
+ * CI job tokens (GitLab's CI_JOB_TOKEN): a running job's token authenticates as the job's user, for that job. It
+ * works only while the job runs (the runner protocol clears it when the job ends), on fields that accept job
+ * tokens (src/auth/scopes.ts), and only on the job's own project (src/auth/policy.ts).
+ */
+import type { PrismaClient } from '../db/database.js';
+import { forbidden, unauthenticated } from '../errors.js';
+import type { Authenticator } from './credentials.js';
+import { JOB_TOKEN_SCOPE } from './scopes.js';
+import type { Viewer } from './viewer.js';
+
+interface JobTokenRow {
+  jobId: number;
+  projectId: number;
+  pipelineId: number;
+  userId: number;
+  username: string;
+  external: boolean;
+  bot: boolean;
+  canCreateGroup: boolean;
+  state: string;
+}
+
+export function jobTokenAuthenticator(db: PrismaClient): Authenticator {
+  return async (digest) => {
+    const [row] = await db.$queryRaw<JobTokenRow[]>`
+      SELECT j."id" AS "jobId", j."projectId", j."pipelineId", u."id" AS "userId", u."username", u."external",
+             u."bot", u."canCreateGroup", u."state"
+      FROM "ci_builds" j JOIN "users" u ON u."id" = j."userId"
+      WHERE j."tokenDigest" = ${digest} AND j."status" = 'running'`;
+    if (!row) throw unauthenticated();
+    if (row.state === 'blocked') throw forbidden('Your account has been blocked.');
+    if (row.state !== 'active') throw unauthenticated();
+    const viewer: Viewer = {
+      id: row.userId,
+      username: row.username,
+      // A job acts with its user's memberships, never with administrator rights.
+      admin: false,
+      external: row.external,
+      bot: row.bot,
+      canCreateGroup: row.canCreateGroup,
+      tokenId: 0,
+      tokenExpiresAt: null,
+      scopes: [JOB_TOKEN_SCOPE],
+      job: { id: row.jobId, projectId: row.projectId, pipelineId: row.pipelineId },
+    };
+    return viewer;
+  };
+}
