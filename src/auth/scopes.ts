@@ -37,6 +37,8 @@ export interface ScopeDeclaration {
   only?: readonly string[];
   any?: boolean;
   jobToken?: boolean;
+  /** A mutation that authenticates by an argument of its own (a trigger token), so callers need no API token. */
+  tokenless?: boolean;
 }
 
 /**

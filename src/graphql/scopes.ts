@@ -11,9 +11,9 @@ import { unauthenticated } from '../errors.js';
 
 type Field = GraphQLField<unknown, Context>;
 
-function guard(kind: OperationKind, accepted: readonly string[] | null) {
+function guard(kind: OperationKind, accepted: readonly string[] | null, tokenless: boolean) {
   return (ctx: Context) => {
-    if (kind === 'mutation' && !ctx.viewer) throw unauthenticated();
+    if (kind === 'mutation' && !ctx.viewer && !tokenless) throw unauthenticated();
     requireScope(ctx.viewer, accepted);
   };
 }
@@ -52,7 +52,7 @@ export function enforceScopes(schema: GraphQLSchema): GraphQLSchema {
     for (const field of Object.values(type.getFields())) {
       const declared = scopeDeclaration(schema, field);
       if (!rootKind && !declared) continue;
-      wrap(field, guard(rootKind ?? 'query', acceptedScopes(rootKind ?? 'query', declared)));
+      wrap(field, guard(rootKind ?? 'query', acceptedScopes(rootKind ?? 'query', declared), declared?.tokenless === true));
     }
   }
   return schema;

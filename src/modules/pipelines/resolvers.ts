@@ -7,6 +7,7 @@ import { idFields, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
 import { JOB_UPDATED, PIPELINE_UPDATED, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
+import type { TriggerRow } from './triggers.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -78,6 +79,8 @@ export const pipelineResolvers = {
     jobs: (p: ProjectRow, args: { statuses?: string[] | null; includeRetried?: boolean | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.projectJobs(p, { scope: statuses(args.statuses), includeRetried: args.includeRetried }, args),
     job: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.job(p, parseId(args.id, 'Ci::Build', 'id')),
+    pipelineTriggers: (p: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.pipelines.triggers.list(p, args),
+    pipelineTrigger: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.triggers.get(p, parseId(args.id, 'Ci::Trigger', 'id')),
     pipelineJobs: (p: ProjectRow, args: { pipelineId: string; statuses?: string[] | null; includeRetried?: boolean | null; type?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.pipelineJobs(
         p,
@@ -165,7 +168,21 @@ export const pipelineResolvers = {
     online: (r: { contactedAt: Date | null }) => runnerOnline(r.contactedAt),
     status: (r: { contactedAt: Date | null; createdAt: Date }) => runnerStatus(r),
   },
+  PipelineTrigger: {
+    ...idFields('Ci::Trigger'),
+    token: (trigger: TriggerRow, _a: unknown, ctx: Context) => ctx.services.pipelines.triggers.shownToken(trigger),
+    owner: (trigger: TriggerRow, _a: unknown, ctx: Context) => (trigger.ownerId === null ? null : ctx.loaders.users.byId.load(trigger.ownerId)),
+    lastUsed: (trigger: TriggerRow) => trigger.lastUsedAt,
+  },
   Mutation: {
+    pipelineTriggerCreate: async (_: unknown, args: { projectPath: string; description?: string | null }, ctx: Context) =>
+      ctx.services.pipelines.triggers.create(await project(ctx, args.projectPath), args.description),
+    pipelineTriggerUpdate: async (_: unknown, args: { projectPath: string; id: string; description?: string | null }, ctx: Context) =>
+      ctx.services.pipelines.triggers.update(await project(ctx, args.projectPath), parseId(args.id, 'Ci::Trigger', 'id'), args.description),
+    pipelineTriggerDelete: async (_: unknown, args: { projectPath: string; id: string }, ctx: Context) =>
+      ctx.services.pipelines.triggers.delete(await project(ctx, args.projectPath), parseId(args.id, 'Ci::Trigger', 'id')),
+    pipelineTriggerRun: (_: unknown, args: { projectPath: string; token: string; ref: string; variables?: unknown }, ctx: Context) =>
+      ctx.services.pipelines.runTrigger(parseRef(args.projectPath, 'Project', 'projectPath'), args),
     pipelineCreate: async (_: unknown, args: { projectPath: string; ref: string; variables?: PipelineVariableInput[] | null }, ctx: Context) => ({
       pipeline: await ctx.services.pipelines.create(await project(ctx, args.projectPath), { ref: args.ref, variables: args.variables }),
       errors: [],

@@ -14,6 +14,9 @@ import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline } from './create.js';
+import { PipelineTriggers, type TriggerRun } from './triggers.js';
+import { WITH_NAMESPACE } from '../projects/loaders.js';
+import type { Ref } from '../../graphql/ids.js';
 import { JOB_UPDATED, withPipeline, type JobUpdatedMessage } from './processing.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, hasWarnings, isCompleted } from './status.js';
 
@@ -62,11 +65,16 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 }
 
 export class PipelinesService {
+  /** Trigger tokens of projects. */
+  readonly triggers: PipelineTriggers;
+
   constructor(
     private readonly base: ServiceBase,
     private readonly repositories: RepositoriesService,
     private readonly protectedBranches: ProtectedBranchesService,
-  ) {}
+  ) {
+    this.triggers = new PipelineTriggers(base);
+  }
 
   private get db(): PrismaClient {
     return this.base.db;
@@ -220,6 +228,29 @@ export class PipelinesService {
       beforeSha: ZERO_SHA,
       variables,
       honourSkipCi: false,
+    });
+    if ('error' in result) throw invalid({ base: [result.error] });
+    return result.pipeline;
+  }
+
+  /**
+   * `POST /projects/:id/trigger/pipeline`: the token authenticates, not the caller, so the project is found whoever
+   * asks (an unknown project and a wrong token both answer `404 Not Found`).
+   */
+  async runTrigger(projectRef: Ref, run: TriggerRun): Promise<PipelineRow> {
+    const where = 'id' in projectRef ? { id: projectRef.id } : { fullPath: projectRef.path };
+    const project = (await this.db.project.findFirst({ where, ...WITH_NAMESPACE })) as ProjectRow | null;
+    if (!project) throw notFound();
+    const runner = await this.triggers.runner(project, run);
+    const result = await createPipeline(this.deps(), {
+      project,
+      userId: runner.userId,
+      ref: run.ref,
+      source: runner.source,
+      beforeSha: ZERO_SHA,
+      variables: runner.variables,
+      honourSkipCi: false,
+      triggerId: runner.triggerId,
     });
     if ('error' in result) throw invalid({ base: [result.error] });
     return result.pipeline;

@@ -1,0 +1,72 @@
+/** Pipeline trigger tokens: Maintainers manage them; a token starts a pipeline as its owner, without any API token. */
+import { describe, expect, it } from 'vitest';
+import { Gitlab } from '@gitbeaker/rest';
+import { suiteServer } from '../support/server.js';
+import { addMember, createProject, createUser } from '../support/factories.js';
+
+const t = suiteServer();
+
+async function projectWithConfig(token = t.rootToken) {
+  const project = await createProject(t, token);
+  const res = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+    token,
+    body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  script: echo $DEPLOY\n' }] },
+  });
+  expect(res.status).toBe(201);
+  return project;
+}
+
+describe('trigger tokens', () => {
+  it('are created, listed, shown in full to their owner only, updated and deleted by Maintainers', async () => {
+    const owner = await createUser(t);
+    const project = await projectWithConfig(owner.token);
+    const maintainer = await createUser(t);
+    const developer = await createUser(t);
+    await addMember(t, owner.token, 'projects', project.id, maintainer.id, 40);
+    await addMember(t, owner.token, 'projects', project.id, developer.id, 30);
+    const created = await t.api('POST', `/projects/${project.id}/triggers`, { token: owner.token, body: { description: 'deploys' } });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(['created_at', 'description', 'id', 'last_used', 'owner', 'token', 'updated_at']);
+    expect(created.body).toMatchObject({ description: 'deploys', last_used: null, owner: { username: owner.username } });
+    expect(created.body.token).toMatch(/^glptt-[0-9a-f]{40}$/);
+    const seenByMaintainer = await t.api('GET', `/projects/${project.id}/triggers/${created.body.id}`, { token: maintainer.token });
+    expect(seenByMaintainer.body.token).toBe(created.body.token.slice(6, 10));
+    expect((await t.api('GET', `/projects/${project.id}/triggers`, { token: developer.token })).status).toBe(403);
+    expect((await t.api('GET', `/projects/${project.id}/triggers`, { token: owner.token })).body.map((x: { id: number }) => x.id)).toEqual([created.body.id]);
+    const updated = await t.api('PUT', `/projects/${project.id}/triggers/${created.body.id}`, { token: maintainer.token, body: { description: 'nightly' } });
+    expect(updated).toMatchObject({ status: 200, body: { description: 'nightly' } });
+    expect((await t.api('DELETE', `/projects/${project.id}/triggers/${created.body.id}`, { token: maintainer.token })).status).toBe(204);
+    expect(await t.api('GET', `/projects/${project.id}/triggers/${created.body.id}`, { token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Trigger Not Found' } });
+  });
+
+  it('start a trigger pipeline as the owner, with variables, and nothing for a wrong token', async () => {
+    const owner = await createUser(t);
+    const project = await projectWithConfig(owner.token);
+    const { body: trigger } = await t.api('POST', `/projects/${project.id}/triggers`, { token: owner.token, body: { description: 'x' } });
+    const run = await t.api('POST', `/projects/${project.id}/trigger/pipeline`, { token: null, body: { token: trigger.token, ref: 'main', variables: { DEPLOY: 'prod' } } });
+    expect(run.status).toBe(201);
+    expect(run.body).toMatchObject({ source: 'trigger', ref: 'main', status: 'pending', user: { username: owner.username } });
+    const variables = await t.api('GET', `/projects/${project.id}/pipelines/${run.body.id}/variables`, { token: owner.token });
+    expect(variables.body).toEqual([{ variable_type: 'env_var', key: 'DEPLOY', value: 'prod' }]);
+    // Form fields, as curl -F token=… -F ref=… -F "variables[X]=y" sends them.
+    const form = new URLSearchParams({ token: trigger.token, ref: 'main', 'variables[X]': 'y' });
+    const viaForm = await fetch(`${t.url}/api/v4/projects/${project.id}/trigger/pipeline`, { method: 'POST', body: form });
+    expect(viaForm.status).toBe(201);
+    expect((await t.api('GET', `/projects/${project.id}/triggers/${trigger.id}`, { token: owner.token })).body.last_used).not.toBeNull();
+    expect(await t.api('POST', `/projects/${project.id}/trigger/pipeline`, { token: null, body: { token: 'glptt-wrong', ref: 'main' } })).toMatchObject({ status: 404, body: { message: '404 Not Found' } });
+    const other = await projectWithConfig(owner.token);
+    expect((await t.api('POST', `/projects/${other.id}/trigger/pipeline`, { token: null, body: { token: trigger.token, ref: 'main' } })).status).toBe(404);
+    expect(await t.api('POST', `/projects/${project.id}/trigger/pipeline`, { token: null, body: { token: trigger.token, ref: 'nope' } })).toMatchObject({ status: 400, body: { message: { base: ['Reference not found'] } } });
+    expect((await t.api('POST', `/projects/${project.id}/trigger/pipeline`, { token: null, body: { token: trigger.token, ref: 'main', variables: ['x'] } })).status).toBe(400);
+    expect((await t.api('GET', `/projects/${project.id}/pipelines?source=trigger`, { token: owner.token })).body).toHaveLength(2);
+  });
+
+  it('work through gitbeaker', async () => {
+    const project = await projectWithConfig();
+    const api = new Gitlab({ host: t.url, token: t.rootToken });
+    const trigger = await api.PipelineTriggerTokens.create(project.id, 'from gitbeaker');
+    const pipeline = await api.PipelineTriggerTokens.trigger(project.id, 'main', trigger.token, { variables: { A: 'b' } });
+    expect(pipeline).toMatchObject({ source: 'trigger', ref: 'main' });
+    expect((await api.PipelineTriggerTokens.all(project.id)).map((x) => x.id)).toEqual([trigger.id]);
+  });
+});
