@@ -81,6 +81,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     triggerId: async () => (await t.api('POST', `/projects/${f.project.id}/triggers`, { body: { description: 'matrix' } })).body.id,
     // A trigger token authenticates by itself: every token kind gets the same wrong one, and the same 404.
     token: () => 'glptt-not-a-trigger',
+    state: () => 'success',
     pipelineId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).id,
     jobId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).jobId,
     input: () => ({ branch: 'main', commit_message: 'matrix', file_path: `${name}.txt`, content: 'x', actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }] }),

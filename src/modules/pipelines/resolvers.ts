@@ -8,6 +8,7 @@ import type { ProjectRow } from '../projects/service.js';
 import { JOB_UPDATED, PIPELINE_UPDATED, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
+import type { CommitStatusInput } from './statuses.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -79,6 +80,8 @@ export const pipelineResolvers = {
     jobs: (p: ProjectRow, args: { statuses?: string[] | null; includeRetried?: boolean | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.projectJobs(p, { scope: statuses(args.statuses), includeRetried: args.includeRetried }, args),
     job: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.job(p, parseId(args.id, 'Ci::Build', 'id')),
+    commitStatuses: (p: ProjectRow, args: { sha: string; ref?: string | null; stage?: string | null; name?: string | null; pipelineId?: number | null; all?: boolean | null; orderBy?: string | null; sort?: string | null } & PageArgs, ctx: Context) =>
+      ctx.services.pipelines.statuses.list(p, args.sha, args, args),
     pipelineTriggers: (p: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.pipelines.triggers.list(p, args),
     pipelineTrigger: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.triggers.get(p, parseId(args.id, 'Ci::Trigger', 'id')),
     pipelineJobs: (p: ProjectRow, args: { pipelineId: string; statuses?: string[] | null; includeRetried?: boolean | null; type?: string | null } & PageArgs, ctx: Context) =>
@@ -175,6 +178,8 @@ export const pipelineResolvers = {
     lastUsed: (trigger: TriggerRow) => trigger.lastUsedAt,
   },
   Mutation: {
+    commitStatusCreate: async (_: unknown, args: CommitStatusInput & { projectPath: string; sha: string }, ctx: Context) =>
+      ctx.services.pipelines.statuses.create(await project(ctx, args.projectPath), args.sha, args),
     pipelineTriggerCreate: async (_: unknown, args: { projectPath: string; description?: string | null }, ctx: Context) =>
       ctx.services.pipelines.triggers.create(await project(ctx, args.projectPath), args.description),
     pipelineTriggerUpdate: async (_: unknown, args: { projectPath: string; id: string; description?: string | null }, ctx: Context) =>

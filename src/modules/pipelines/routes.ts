@@ -24,6 +24,8 @@ export const pipelineRoutes: RestRoute[] = [
   { method: 'DELETE', path: '/projects/:id/triggers/:trigger_id', operation: 'RestDeleteTrigger', status: 204 },
   { method: 'POST', path: '/projects/:id/trigger/pipeline', operation: 'RestRunTrigger' },
   { method: 'POST', path: '/projects/:id/ref/:ref/trigger/pipeline', operation: 'RestRunTrigger' },
+  { method: 'POST', path: '/projects/:id/statuses/:sha', operation: 'RestCreateCommitStatus' },
+  { method: 'GET', path: '/projects/:id/repository/commits/:sha/statuses', operation: 'RestListCommitStatuses', result: 'project.commitStatuses', paginate: true, notFound: 'Project' },
   { method: 'GET', path: '/job', operation: 'RestCurrentJob', result: 'currentJob' },
   { method: 'GET', path: '/projects/:id/jobs', operation: 'RestListJobs', result: 'project.jobs', paginate: true, notFound: 'Project' },
   { method: 'GET', path: job, operation: 'RestGetJob', result: 'project.job', notFound: 'Project' },

@@ -15,6 +15,7 @@ import type { ProtectedBranchesService } from '../protected_branches/service.js'
 import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline } from './create.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
+import { CommitStatuses } from './statuses.js';
 import { WITH_NAMESPACE } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { JOB_UPDATED, withPipeline, type JobUpdatedMessage } from './processing.js';
@@ -67,6 +68,8 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 export class PipelinesService {
   /** Trigger tokens of projects. */
   readonly triggers: PipelineTriggers;
+  /** Commit statuses from external CI. */
+  readonly statuses: CommitStatuses;
 
   constructor(
     private readonly base: ServiceBase,
@@ -74,6 +77,7 @@ export class PipelinesService {
     private readonly protectedBranches: ProtectedBranchesService,
   ) {
     this.triggers = new PipelineTriggers(base);
+    this.statuses = new CommitStatuses(base, repositories);
   }
 
   private get db(): PrismaClient {

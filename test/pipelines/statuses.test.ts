@@ -1,0 +1,70 @@
+/** Commit statuses from external CI: they join the commit's pipeline (or make an external one) and move its status. */
+import { describe, expect, it } from 'vitest';
+import { Gitlab } from '@gitbeaker/rest';
+import { suiteServer } from '../support/server.js';
+import { addMember, createProject, createUser } from '../support/factories.js';
+
+const t = suiteServer();
+
+async function projectWithCommit() {
+  const project = await createProject(t, t.rootToken);
+  const res = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+    body: { branch: 'main', commit_message: 'Init', actions: [{ action: 'create', file_path: 'README.md', content: 'x' }] },
+  });
+  return { project, sha: res.body.id as string };
+}
+
+describe('commit statuses', () => {
+  it('make an external pipeline, move through their states, and set its status', async () => {
+    const { project, sha } = await projectWithCommit();
+    const pending = await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'pending', name: 'ci/jenkins', target_url: 'https://ci.example.com/1', description: 'queued' } });
+    expect(pending.status).toBe(201);
+    expect(Object.keys(pending.body).sort()).toEqual(
+      ['allow_failure', 'author', 'coverage', 'created_at', 'description', 'finished_at', 'id', 'name', 'pipeline_id', 'ref', 'sha', 'started_at', 'status', 'target_url'].sort(),
+    );
+    expect(pending.body).toMatchObject({ sha, ref: 'main', status: 'pending', name: 'ci/jenkins', target_url: 'https://ci.example.com/1', description: 'queued', author: { username: 'root' } });
+    const pipeline = await t.api('GET', `/projects/${project.id}/pipelines/${pending.body.pipeline_id}`);
+    expect(pipeline.body).toMatchObject({ source: 'external', status: 'pending', sha, ref: 'main' });
+
+    const running = await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'running', name: 'ci/jenkins' } });
+    expect(running.body).toMatchObject({ id: pending.body.id, status: 'running', description: 'queued' });
+    expect(running.body.started_at).not.toBeNull();
+    expect((await t.api('GET', `/projects/${project.id}/pipelines/${pending.body.pipeline_id}`)).body.status).toBe('running');
+
+    const done = await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'success', name: 'ci/jenkins', coverage: 81.5 } });
+    expect(done.body).toMatchObject({ id: pending.body.id, status: 'success', coverage: 81.5 });
+    const finished = (await t.api('GET', `/projects/${project.id}/pipelines/${pending.body.pipeline_id}`)).body;
+    expect(finished).toMatchObject({ status: 'success', coverage: 81.5 });
+
+    // A finished status is not moved again: a new one of the same name starts.
+    const again = await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'failed', name: 'ci/jenkins' } });
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(pending.body.id);
+    expect((await t.api('GET', `/projects/${project.id}/pipelines/${pending.body.pipeline_id}`)).body.status).toBe('failed');
+
+    const listed = await t.api('GET', `/projects/${project.id}/repository/commits/${sha}/statuses`);
+    expect(listed.body.map((s: { id: number }) => s.id)).toEqual([pending.body.id, again.body.id]);
+    expect((await t.api('GET', `/projects/${project.id}/repository/commits/${sha}/statuses?name=nope`)).body).toEqual([]);
+  });
+
+  it("answers GitLab's errors", async () => {
+    const { project, sha } = await projectWithCommit();
+    expect(await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'bogus' } })).toMatchObject({ status: 400, body: { error: 'state does not have a valid value' } });
+    expect(await t.api('POST', `/projects/${project.id}/statuses/${'f'.repeat(40)}`, { body: { state: 'success' } })).toMatchObject({ status: 404, body: { message: '404 Commit Not Found' } });
+    await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'pending' } });
+    const twice = await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'pending' } });
+    expect(twice).toMatchObject({ status: 400, body: { message: 'Cannot transition status via :enqueue from :pending (Reason(s): Status cannot transition via "enqueue")' } });
+    const reporter = await createUser(t);
+    await addMember(t, t.rootToken, 'projects', project.id, reporter.id, 20);
+    expect((await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { token: reporter.token, body: { state: 'success' } })).status).toBe(403);
+    expect((await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { token: null, body: { state: 'success' } })).status).toBe(401);
+  });
+
+  it('work through gitbeaker', async () => {
+    const { project, sha } = await projectWithCommit();
+    const api = new Gitlab({ host: t.url, token: t.rootToken });
+    const status = await api.Commits.editStatus(project.id, sha, 'success', { name: 'lint' });
+    expect(status).toMatchObject({ status: 'success', name: 'lint' });
+    expect((await api.Commits.allStatuses(project.id, sha)).map((s) => s.name)).toEqual(['lint']);
+  });
+});
