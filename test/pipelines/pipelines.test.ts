@@ -289,6 +289,44 @@ describe('changing pipelines and jobs', () => {
   });
 });
 
+describe('test reports', () => {
+  it('count the JUnit reports of the latest jobs, one suite per job name, and zero without any', async () => {
+    const project = await projectWithConfig();
+    const pipeline = (await t.api('GET', `/projects/${project.id}/pipelines`)).body[0];
+    const empty = await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/test_report_summary`);
+    expect(empty.body).toEqual({ total: { time: 0, count: 0, success: 0, failed: 0, skipped: 0, error: 0, suite_error: null }, test_suites: [] });
+    const [build, test] = await jobsOf(project.id, pipeline.id);
+    // What the runner protocol's artifacts upload stores for a junit report (tested end to end with the runner).
+    const stored = (jobId: number, cases: object[], error: string | null = null) =>
+      t.server.database.prisma.ciJobArtifact.create({
+        data: { jobId, projectId: project.id, fileType: 'junit', fileFormat: 'gzip', fileName: 'junit.xml.gz', size: 1, fileSha256: 'x', path: 'x', report: { suites: [{ name: 'rspec', error, cases }] } },
+      });
+    await stored(build.id, [
+      { status: 'success', name: 'adds', classname: 'Calc', execution_time: 0.25, system_output: null, stack_trace: null },
+      { status: 'failed', name: 'divides', classname: 'Calc', execution_time: 1.5, system_output: 'expected 2', stack_trace: 'at line 3' },
+      { status: 'skipped', name: 'later', classname: 'Calc', execution_time: 0, system_output: null, stack_trace: null },
+    ]);
+    await stored(test.id, [], 'JUnit XML parsing failed: 1:1: FATAL: Document is empty');
+    const summary = await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/test_report_summary`);
+    expect(summary.body).toEqual({
+      total: { time: 1.75, count: 3, success: 1, failed: 1, skipped: 1, error: 0, suite_error: 'JUnit XML parsing failed: 1:1: FATAL: Document is empty' },
+      test_suites: [
+        { name: 'build-job', total_time: 1.75, total_count: 3, success_count: 1, failed_count: 1, skipped_count: 1, error_count: 0, build_ids: [build.id], suite_error: null },
+        { name: 'test-job', total_time: 0, total_count: 0, success_count: 0, failed_count: 0, skipped_count: 0, error_count: 0, build_ids: [test.id], suite_error: 'JUnit XML parsing failed: 1:1: FATAL: Document is empty' },
+      ],
+    });
+    const report = await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/test_report`);
+    expect(report.body).toMatchObject({ total_time: 1.75, total_count: 3, success_count: 1, failed_count: 1, skipped_count: 1, error_count: 0 });
+    expect(report.body.test_suites[0].test_cases[1]).toEqual({ status: 'failed', name: 'divides', classname: 'Calc', file: null, execution_time: 1.5, system_output: 'expected 2', stack_trace: 'at line 3' });
+    expect(report.body.test_suites[1]).toMatchObject({ suite_error: 'JUnit XML parsing failed: 1:1: FATAL: Document is empty', test_cases: [] });
+    const graphql = await t.graphql(
+      'query($p: ID!, $id: ID!) { project(fullPath: $p) { pipeline(id: $id) { testReportSummary { total { count failed } testSuites { nodes { name buildIds } } } } } }',
+      { p: project.path_with_namespace, id: String(pipeline.id) },
+    );
+    expect(graphql.body.data.project.pipeline.testReportSummary).toEqual({ total: { count: 3, failed: 1 }, testSuites: { nodes: [{ name: 'build-job', buildIds: [build.id] }, { name: 'test-job', buildIds: [test.id] }] } });
+  });
+});
+
 describe('GraphQL and live status', () => {
   it('reads pipelines with stages and jobs, and pushes every transition to a subscriber', async () => {
     const project = await projectWithConfig();

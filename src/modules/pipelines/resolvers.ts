@@ -9,6 +9,7 @@ import { JOB_UPDATED, PIPELINE_UPDATED, type JobUpdatedMessage, type PipelineUpd
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
 import type { CommitStatusInput } from './statuses.js';
+import type { StoredTestCase } from './test-reports.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -126,6 +127,22 @@ export const pipelineResolvers = {
       return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
     },
     variables: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.variables(await projectOf(ctx, p), p.id),
+    testReport: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.testReport(await projectOf(ctx, p), p),
+    testReportSummary: async (p: PipelineRow, _a: unknown, ctx: Context) => {
+      const report = await ctx.services.pipelines.testReport(await projectOf(ctx, p), p);
+      return {
+        total: {
+          time: report.totalTime,
+          count: report.totalCount,
+          success: report.successCount,
+          failed: report.failedCount,
+          skipped: report.skippedCount,
+          error: report.errorCount,
+          suiteError: report.testSuites.find((s) => s.suiteError)?.suiteError ?? null,
+        },
+        testSuites: { nodes: report.testSuites, count: report.testSuites.length, pageInfo: ONE_PAGE },
+      };
+    },
   },
   CiJob: {
     ...idFields('Ci::Build'),
@@ -162,6 +179,12 @@ export const pipelineResolvers = {
     webUrl: async (j: JobRow, _a: unknown, ctx: Context) => webUrl(ctx, `${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`),
     detailedStatus: async (j: JobRow, _a: unknown, ctx: Context) => jobDetailedStatus(j, `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`),
     trace: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.trace(await projectOf(ctx, j), j.id)).toString('utf8'),
+  },
+  TestCase: {
+    executionTime: (c: StoredTestCase) => Number(c.execution_time) || 0,
+    systemOutput: (c: StoredTestCase) => c.system_output ?? null,
+    stackTrace: (c: StoredTestCase) => c.stack_trace ?? null,
+    file: (c: StoredTestCase) => c.file ?? null,
   },
   CiRunner: {
     ...idFields('Ci::Runner'),

@@ -9,6 +9,8 @@ export const pipelineRoutes: RestRoute[] = [
   { method: 'GET', path: '/projects/:id/pipelines/latest', operation: 'RestLatestPipeline', result: 'project.latestPipeline', notFound: 'Project' },
   { method: 'GET', path: pipeline, operation: 'RestGetPipeline', result: 'project.pipeline', notFound: 'Project' },
   { method: 'GET', path: `${pipeline}/variables`, operation: 'RestPipelineVariables', result: 'project.pipeline.variables', notFound: 'Project' },
+  { method: 'GET', path: `${pipeline}/test_report`, operation: 'RestPipelineTestReport', result: 'project.pipeline.testReport', notFound: 'Project' },
+  { method: 'GET', path: `${pipeline}/test_report_summary`, operation: 'RestPipelineTestReportSummary', result: 'project.pipeline.testReportSummary', notFound: 'Project' },
   { method: 'GET', path: `${pipeline}/jobs`, operation: 'RestPipelineJobs', result: 'project.pipelineJobs', paginate: true, notFound: 'Project' },
   { method: 'GET', path: `${pipeline}/bridges`, operation: 'RestPipelineBridges', result: 'project.pipelineJobs', paginate: true, notFound: 'Project' },
   { method: 'POST', path: '/projects/:id/pipeline', operation: 'RestCreatePipeline', result: 'pipelineCreate.pipeline' },

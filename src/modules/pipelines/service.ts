@@ -16,6 +16,7 @@ import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline } from './create.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { CommitStatuses } from './statuses.js';
+import { buildTestReport, type TestReport } from './test-reports.js';
 import { WITH_NAMESPACE } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { JOB_UPDATED, withPipeline, type JobUpdatedMessage } from './processing.js';
@@ -213,6 +214,17 @@ export class PipelinesService {
   async coverage(pipeline: PipelineRow): Promise<number | null> {
     const { _avg } = await this.db.ciJob.aggregate({ where: { pipelineId: pipeline.id, retried: false, coverage: { not: null } }, _avg: { coverage: true } });
     return _avg.coverage === null ? null : Math.round(_avg.coverage * 100) / 100;
+  }
+
+  /** The JUnit reports of the pipeline's latest jobs (GitLab needs read_build). */
+  async testReport(project: ProjectRow, pipeline: PipelineRow): Promise<TestReport> {
+    await this.readable(project, 'read_build');
+    const artifacts = await this.db.ciJobArtifact.findMany({
+      where: { fileType: 'junit', job: { pipelineId: pipeline.id, retried: false } },
+      orderBy: { id: 'asc' },
+      select: { report: true, job: { select: { id: true, name: true } } },
+    });
+    return buildTestReport(artifacts.map((a) => ({ jobId: a.job.id, jobName: a.job.name, report: a.report })));
   }
 
   /** `POST /projects/:id/pipeline`: a pipeline for the ref's head commit, created as the viewer (source `api` unless said). */
