@@ -13,6 +13,8 @@ let owner: TestUser;
 let group: { id: number };
 let sub: { id: number };
 let project: { id: number };
+let pipelineId: number;
+let sha: string;
 
 async function measure(path: string): Promise<number> {
   queries = 0;
@@ -31,7 +33,11 @@ beforeAll(async () => {
   sub = await createGroup(t, owner.token, { parentId: group.id, visibility: 'internal' });
   project = await createProject(t, owner.token, { namespaceId: group.id });
   const files = ['a', 'b', 'c', 'd'].map((name) => ({ action: 'create', file_path: name, content: name }));
-  await t.api('POST', `/projects/${project.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'Four files', actions: files } });
+  // Four jobs of four stages each run by owner and four members below: pipelines and jobs embed their users.
+  const ci = ['one', 'two', 'three', 'four'].map((job) => `${job}:\n  script: echo ${job}\n  coverage: '/c: \\d+/'\n`).join('');
+  files.push({ action: 'create', file_path: '.gitlab-ci.yml', content: ci });
+  const commit = await t.api('POST', `/projects/${project.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'Four files', actions: files } });
+  sha = commit.body.id;
   for (let i = 0; i < 4; i++) {
     const member = await createUser(t);
     await createProject(t, member.token, { visibility: 'internal' });
@@ -41,6 +47,11 @@ beforeAll(async () => {
     await createGroup(t, owner.token, { parentId: sub.id });
     await createGroup(t, owner.token);
     await t.api('POST', `/users/${owner.id}/personal_access_tokens`, { body: { name: `t${i}`, scopes: ['api'] } });
+    const pipeline = await t.api('POST', `/projects/${project.id}/pipeline`, { token: member.token, body: { ref: 'main' } });
+    expect(pipeline.body.status).toBe('pending');
+    pipelineId = pipeline.body.id;
+    await t.api('POST', `/projects/${project.id}/triggers`, { token: owner.token, body: { description: `t${i}` } });
+    await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { token: member.token, body: { state: 'success', name: `s${i}` } });
   }
 });
 afterAll(() => t?.close());
@@ -53,6 +64,9 @@ describe('query budget', () => {
     'GET /groups/:id/subgroups': () => `/groups/${sub.id}/subgroups`,
     'GET /projects': () => '/projects?visibility=internal',
     'GET /namespaces': () => '/namespaces?search=group',
+    'GET /projects/:id/pipelines/:pipeline_id/jobs': () => `/projects/${project.id}/pipelines/${pipelineId}/jobs`,
+    'GET /projects/:id/pipelines/:pipeline_id/bridges': () => `/projects/${project.id}/pipelines/${pipelineId}/bridges`,
+    'GET /projects/:id/repository/commits/:sha/statuses': () => `/projects/${project.id}/repository/commits/${sha}/statuses?all=true`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

@@ -4,10 +4,14 @@ import { pipelineJobs } from './jobs.js';
 import { pipelineResolvers } from './resolvers.js';
 import { pipelineRoutes } from './routes.js';
 import { PipelinesService } from './service.js';
+import { createPipelineLoaders, type PipelineLoaders } from './loaders.js';
 
 declare module '../module.js' {
   interface Services {
     pipelines: PipelinesService;
+  }
+  interface Loaders {
+    pipelines: PipelineLoaders;
   }
 }
 
@@ -17,6 +21,7 @@ export const pipelinesModule = defineModule({
   operations: ['pipelines.graphql'],
   resolvers: pipelineResolvers,
   routes: pipelineRoutes,
+  loaders: (db) => createPipelineLoaders(db),
   uses: ['repositories', 'protected_branches'],
   service: (base, uses) => new PipelinesService(base, uses.repositories, uses.protected_branches),
   jobs: pipelineJobs,

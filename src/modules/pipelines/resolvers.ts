@@ -252,7 +252,7 @@ export const pipelineResolvers = {
     ciPipelineStatusUpdated: {
       subscribe: async (_: unknown, args: { pipelineId: string }, ctx: Context) => {
         const { pipeline, project: p } = await pipelineById(ctx, args.pipelineId);
-        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.pipelineId === pipeline.id, async (m) => ({ ...(await ctx.services.pipelines.locate(m.pipelineId)), status: m.status }), 'ciPipelineStatusUpdated');
+        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.pipelineId === pipeline.id, async (m) => ({ ...(await ctx.services.pipelines.current(m.pipelineId)), status: m.status }), 'ciPipelineStatusUpdated');
       },
     },
     ciJobStatusUpdated: {
@@ -264,7 +264,7 @@ export const pipelineResolvers = {
     projectPipelinesUpdated: {
       subscribe: async (_: unknown, args: { projectPath: string }, ctx: Context) => {
         const p = await project(ctx, args.projectPath);
-        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.projectId === p.id, async (m) => ({ ...(await ctx.services.pipelines.locate(m.pipelineId)), status: m.status }), 'projectPipelinesUpdated');
+        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.projectId === p.id, async (m) => ({ ...(await ctx.services.pipelines.current(m.pipelineId)), status: m.status }), 'projectPipelinesUpdated');
       },
     },
   },

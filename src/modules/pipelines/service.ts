@@ -20,7 +20,7 @@ import { buildTestReport, type TestReport } from './test-reports.js';
 import { WITH_NAMESPACE } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { JOB_UPDATED, withPipeline, type JobUpdatedMessage } from './processing.js';
-import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, hasWarnings, isCompleted } from './status.js';
+import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted } from './status.js';
 
 export type PipelineRow = Prisma.PipelineGetPayload<object>;
 export type JobRow = Prisma.CiJobGetPayload<object>;
@@ -203,17 +203,15 @@ export class PipelinesService {
     return this.db.pipelineVariable.findMany({ where: { pipelineId: pipeline.id }, orderBy: { id: 'asc' } });
   }
 
-  /** Whether the pipeline's latest jobs include a failure that was allowed (for "passed with warnings"). */
+  /** Whether the pipeline passed with warnings: a latest job that may fail failed or was canceled. */
   async warnings(pipeline: PipelineRow): Promise<boolean> {
-    if (pipeline.status !== 'success') return false;
-    const jobs = await this.db.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false, allowFailure: true }, select: { status: true, allowFailure: true } });
-    return hasWarnings(jobs);
+    return pipeline.status === 'success' && (await this.base.loaders.pipelines.warnings.load(pipeline.id));
   }
 
   /** The mean coverage of the pipeline's latest jobs that report one, or null. */
   async coverage(pipeline: PipelineRow): Promise<number | null> {
-    const { _avg } = await this.db.ciJob.aggregate({ where: { pipelineId: pipeline.id, retried: false, coverage: { not: null } }, _avg: { coverage: true } });
-    return _avg.coverage === null ? null : Math.round(_avg.coverage * 100) / 100;
+    const mean = await this.base.loaders.pipelines.coverage.load(pipeline.id);
+    return mean === null ? null : Math.round(mean * 100) / 100;
   }
 
   /** The JUnit reports of the pipeline's latest jobs (GitLab needs read_build). */
@@ -467,9 +465,15 @@ export class PipelinesService {
 
   /** A pipeline by ID, whoever may read it (callers check through `get`); `404 Not found` when there is none. */
   async locate(id: number): Promise<PipelineRow> {
-    const pipeline = await this.db.pipeline.findUnique({ where: { id } });
+    const pipeline = await this.base.loaders.pipelines.byId.load(id);
     if (!pipeline) throw recordNotFound();
     return pipeline;
+  }
+
+  /** The pipeline as it is now, not as this request first read it (live updates outlive a request's loaders). */
+  async current(id: number): Promise<PipelineRow> {
+    this.base.loaders.pipelines.byId.clear(id);
+    return this.locate(id);
   }
 
   /** A job by ID, whoever may read it (callers check through `job`); `404 Job Not Found` when there is none. */
@@ -522,23 +526,14 @@ export class PipelinesService {
     return found;
   }
 
-  private readonly artifactRows = new Map<number, Promise<{ fileType: string; size: number; filename: string; fileFormat: string; expireAt: Date | null }[]>>();
-
-  /** A job's uploaded files, once per job in a request. */
+  /** A job's uploaded files (batched across the jobs of a page). */
   artifacts(jobId: number) {
-    let rows = this.artifactRows.get(jobId);
-    if (!rows) {
-      rows = this.db.ciJobArtifact
-        .findMany({ where: { jobId }, orderBy: { id: 'asc' }, select: { fileType: true, size: true, fileName: true, fileFormat: true, expireAt: true } })
-        .then((list) => list.map(({ fileName, ...a }) => ({ ...a, filename: fileName })));
-      this.artifactRows.set(jobId, rows);
-    }
-    return rows;
+    return this.base.loaders.pipelines.artifactsByJob.load(jobId);
   }
 
-  /** The runner a job ran on, as jobs show it. */
+  /** The runner a job ran on, as jobs show it (batched). */
   runner(runnerId: number) {
-    return this.db.runner.findUnique({ where: { id: runnerId } });
+    return this.base.loaders.pipelines.runnerById.load(runnerId);
   }
 
   // ---- Shared transitions ----

@@ -1,0 +1,43 @@
+/** Batched reads of pipelines, job artifacts and runners, so a page of jobs costs a query per kind, not per job. */
+import DataLoader from 'dataloader';
+import type { PrismaClient } from '../../db/database.js';
+import { byKeyLoader } from '../../db/loader.js';
+
+export interface ArtifactSummary {
+  jobId: number;
+  fileType: string;
+  size: number;
+  filename: string;
+  fileFormat: string;
+  expireAt: Date | null;
+}
+
+export function createPipelineLoaders(db: PrismaClient) {
+  return {
+    byId: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { id: { in: [...ids] } } }), (p) => p.id),
+    runnerById: byKeyLoader((ids: readonly number[]) => db.runner.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),
+    /** Mean coverage of each pipeline's latest jobs that report one (null for none). */
+    coverage: new DataLoader<number, number | null>(async (pipelineIds) => {
+      const rows = await db.ciJob.groupBy({ by: ['pipelineId'], where: { pipelineId: { in: [...pipelineIds] }, retried: false, coverage: { not: null } }, _avg: { coverage: true } });
+      const found = new Map(rows.map((r) => [r.pipelineId, r._avg.coverage]));
+      return pipelineIds.map((id) => found.get(id) ?? null);
+    }),
+    /** Whether each pipeline has latest jobs that failed or were canceled but may fail (GitLab's warnings). */
+    warnings: new DataLoader<number, boolean>(async (pipelineIds) => {
+      const rows = await db.ciJob.groupBy({ by: ['pipelineId'], where: { pipelineId: { in: [...pipelineIds] }, retried: false, allowFailure: true, status: { in: ['failed', 'canceled'] } }, _count: { _all: true } });
+      const found = new Set(rows.map((r) => r.pipelineId));
+      return pipelineIds.map((id) => found.has(id));
+    }),
+    /** Each job's uploaded files, by ID. */
+    artifactsByJob: new DataLoader<number, ArtifactSummary[]>(async (jobIds) => {
+      const rows = await db.ciJobArtifact.findMany({
+        where: { jobId: { in: [...jobIds] } },
+        orderBy: { id: 'asc' },
+        select: { jobId: true, fileType: true, size: true, fileName: true, fileFormat: true, expireAt: true },
+      });
+      return jobIds.map((id) => rows.filter((r) => r.jobId === id).map(({ fileName, ...r }) => ({ ...r, filename: fileName })));
+    }),
+  };
+}
+
+export type PipelineLoaders = ReturnType<typeof createPipelineLoaders>;
