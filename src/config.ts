@@ -51,6 +51,20 @@ export interface Config {
    * Undefined: one storage `default` under the data folder (a temporary folder when DATA_DIR is `memory`).
    */
   repositoryStorages: RepositoryStorageConfig[] | undefined;
+  /**
+   * RUNNER=shell: at start the server makes sure it has an instance runner of its own (created once; its token kept
+   * in `<DATA_DIR>/shell-runner.json`, or a new runner per start with DATA_DIR=memory) and runs the built-in shell
+   * runner (`src/runner/`, the same client `npm run runner` starts) as a child process in its process group, which
+   * stops with the server. Unset: no runner; jobs wait for one to be registered.
+   */
+  runner: 'shell' | null;
+  /** Largest job artifact accepted (CI_MAX_ARTIFACT_SIZE, bytes; GitLab's default maximum artifacts size, 100 MB); 413 beyond. */
+  ciMaxArtifactSize: number;
+  /**
+   * How long `POST /jobs/request` holds a runner that already holds the latest queue state, waiting for a job to
+   * become pending (CI_LONG_POLLING_MS; Workhorse's `apiCiLongPollingDuration`, 50 s). 0 answers at once.
+   */
+  ciLongPollingMs: number;
 }
 
 export interface RepositoryStorageConfig {
@@ -73,6 +87,12 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function runnerKind(raw: string | undefined): 'shell' | null {
+  if (raw === undefined || raw === '') return null;
+  if (raw === 'shell') return 'shell';
+  throw new ConfigError(`RUNNER must be "shell" or unset, got "${raw}"`);
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -165,5 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     restTimeoutMs: overrides.restTimeoutMs ?? integer(env, 'REST_TIMEOUT_MS', 60_000, 1, 3_600_000),
     webConcurrency,
     repositoryStorages: overrides.repositoryStorages ?? repositoryStorages(env.REPOSITORY_STORAGES),
+    runner: overrides.runner !== undefined ? overrides.runner : runnerKind(env.RUNNER),
+    ciMaxArtifactSize: overrides.ciMaxArtifactSize ?? integer(env, 'CI_MAX_ARTIFACT_SIZE', 100 * 1024 * 1024, 1, 1024 ** 4),
+    ciLongPollingMs: overrides.ciLongPollingMs ?? integer(env, 'CI_LONG_POLLING_MS', 50_000, 0, 600_000),
   };
 }

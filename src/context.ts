@@ -3,6 +3,7 @@
  * `createContext(app, viewer, { lane, deadline })`. It loops over the module list: each module's loaders and
  * service are built on first use in the request, the service with exactly the sibling services its manifest `uses`.
  */
+import type { ArtifactStorage } from './ci/artifact-storage.js';
 import type { RepositoryStorages } from './git/storages.js';
 import { Access } from './auth/policy.js';
 import { MembershipCache } from './auth/memberships.js';
@@ -32,6 +33,8 @@ export interface App {
   memberships: MembershipCache;
   /** Where each project's bare Git repository lives (src/git/storages.ts). */
   repositories: RepositoryStorages;
+  /** Where job artifacts live (src/ci/artifact-storage.ts). */
+  artifacts: ArtifactStorage;
 }
 
 /** The App from its parts: users' memberships are remembered across requests, loaded on the asking request's lane. */

@@ -45,6 +45,8 @@ export interface ErrorExtensions {
   resource?: string;
   /** FORBIDDEN: the reason after `403 Forbidden - `. */
   reason?: string;
+  /** FORBIDDEN of the runner protocol: the job's status, sent as `Job-Status` (GitLab's job_forbidden!). */
+  jobStatus?: string;
   /** INSUFFICIENT_SCOPE: the scopes the operation accepts. */
   scopes?: string[];
   /** UNAUTHENTICATED: token-specific OAuth error description. */
@@ -87,6 +89,8 @@ export const unauthenticated = (tokenError?: string) =>
   coded(tokenError ?? '401 Unauthorized', { code: 'UNAUTHENTICATED', ...(tokenError ? { tokenError } : {}) });
 export const forbidden = (reason?: string) =>
   coded(reason ? `403 Forbidden - ${reason}` : '403 Forbidden', { code: 'FORBIDDEN', ...(reason ? { reason } : {}) });
+/** GitLab's job_forbidden!: 403 with the job's status in `Job-Status`, so a runner stops working on a job that stopped. */
+export const jobForbidden = (jobStatus: string, reason: string) => coded(`403 Forbidden - ${reason}`, { code: 'FORBIDDEN', reason, jobStatus });
 export const insufficientScope = (scopes: string[]) =>
   coded('The request requires higher privileges than provided by the access token.', { code: 'INSUFFICIENT_SCOPE', scopes });
 export const notFound = (resource?: string) =>
@@ -148,7 +152,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       }
       return { status: 401, body: { message: '401 Unauthorized' } };
     case 'FORBIDDEN':
-      return { status: 403, body: { message: error.message } };
+      return { status: 403, body: { message: error.message }, ...(ext.jobStatus ? { headers: { 'Job-Status': ext.jobStatus } } : {}) };
     case 'INSUFFICIENT_SCOPE':
       return {
         status: 403,

@@ -15,8 +15,10 @@ import { databaseBounds, openMigratedDatabase, type Database } from './db/databa
 import { EventBus } from './events/bus.js';
 import { JobQueue, type JobQueueOptions } from './jobs/queue.js';
 import { RepositoryStorages } from './git/storages.js';
+import { ArtifactStorage } from './ci/artifact-storage.js';
 import { PushHooks } from './git/hooks.js';
 import { gitHttp } from './http/git-http.js';
+import { runnerApi } from './http/runner-api.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildSchema } from './graphql/schema.js';
 import { contextError, formatError, unavailableStatus } from './graphql/errors.js';
@@ -71,7 +73,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   await bus.start();
   const jobs = new JobQueue(database, { logger, pollIntervalMs: options.jobPollIntervalMs });
   const repositories = await RepositoryStorages.open(config);
-  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories });
+  const artifacts = await ArtifactStorage.open(config);
+  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories, artifacts });
   for (const module of modules) {
     const handlers = typeof module.jobs === 'function' ? module.jobs({ app, contextFor: (viewer) => createContext(app, viewer) }) : (module.jobs ?? {});
     for (const [kind, handle] of Object.entries(handlers)) jobs.register(kind, handle);
@@ -118,9 +121,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use(requestBasics(logger, config.rateLimitPerMinute));
   // Git over HTTP streams its bodies (packs) itself: before the body parsers, and without their size limit.
   web.use(gitHttp({ app, authenticators: { personalAccessToken: tokens.read, jobToken: jobTokens.read }, hooks: pushHooks }));
+  // So do a runner's log patches and artifact uploads; the rest of the runner protocol comes after the parsers.
+  const runners = runnerApi({ app, authenticators });
+  web.use('/api/v4', runners.streams);
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.urlencoded({ extended: true, limit: config.bodyLimit, verify: verifyBody }));
   web.use(bodyEncodingErrors, bodyErrors, rejectMalformedInput);
+  web.use('/api/v4', runners.json);
   web.use(
     '/api/graphql',
     expressMiddleware(apollo, {
@@ -163,6 +170,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       (closing ??= (async () => {
         // Stop accepting and finish every accepted request; meanwhile close subscriptions with 1001 (going away).
         const drained = connections.drain(config.shutdownTimeoutMs);
+        // Runners held waiting for a job are answered at once rather than at the end of their long poll.
+        runners.close();
         await subscriptions.dispose();
         await drained;
         await apollo.stop();
@@ -173,6 +182,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         if (!options.database) await database.close();
         await pushHooks.close();
         await repositories.close();
+        await artifacts.close();
       })()),
   };
 }

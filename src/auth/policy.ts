@@ -61,6 +61,14 @@ export interface TokenSubject {
   userId: number;
 }
 
+/** A runner, with what deciding access to it needs: the group of a group runner, the projects of a project runner. */
+export interface RunnerSubject {
+  runnerType: string;
+  locked: boolean;
+  group: NamespaceSubject | null;
+  projects: readonly ProjectSubject[];
+}
+
 const NO_MEMBERSHIPS: Memberships = { groups: new Map(), projects: new Map() };
 
 /** An actor who holds no memberships (anonymous callers, and checks that never depend on them). */
@@ -196,6 +204,44 @@ const groupCreator: Rule<null, never> = {
 const { GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
 
 /**
+ * GitLab's owned runners (User#ci_owned_runners): group runners of groups the user owns (subgroups included), and
+ * project runners of projects the user maintains.
+ */
+const runnerOwner: Rule<RunnerSubject, Prisma.RunnerWhereInput> = {
+  allows(actor, runner) {
+    if (runner.runnerType === 'group_type') return runner.group !== null && namespaceLevel(actor, runner.group) >= OWNER;
+    if (runner.runnerType === 'project_type') return runner.projects.some((project) => projectLevel(actor, project) >= MAINTAINER);
+    return false;
+  },
+  where(actor) {
+    const groups = namespaceMember(OWNER).where(actor);
+    const projects = projectMember(MAINTAINER).where(actor);
+    const or: Prisma.RunnerWhereInput[] = [];
+    if (groups !== false) or.push({ runnerType: 'group_type', namespace: groups === true ? {} : groups });
+    if (projects !== false) or.push({ runnerType: 'project_type', projects: { some: { project: projects === true ? {} : projects } } });
+    return or.length ? { OR: or } : false;
+  },
+};
+
+/** Instance runners: every signed-in user sees them (GitLab's `authenticate_show_runner!`). */
+const instanceRunner: Rule<RunnerSubject, Prisma.RunnerWhereInput> = {
+  allows: (actor, runner) => !!actor.viewer && runner.runnerType === 'instance_type',
+  where: (actor) => (actor.viewer ? { runnerType: 'instance_type' } : false),
+};
+
+/** An owned runner that is not locked to its projects may be enabled for another (GitLab's `assign_runner`). */
+const unlockedOwnedRunner: Rule<RunnerSubject, never> = {
+  allows: (actor, runner) => !runner.locked && runnerOwner.allows(actor, runner),
+  where: () => false,
+};
+
+/** Creating a runner for a group (its Owners) or a project (its Maintainers); GitLab's `create_runner` on either. */
+const runnerScopeOwner: Rule<NamespaceSubject | ProjectSubject, never> = {
+  allows: (actor, scope) => ('namespace' in scope ? projectLevel(actor, scope) >= MAINTAINER : scope.kind === 'group' && namespaceLevel(actor, scope) >= OWNER),
+  where: () => false,
+};
+
+/**
  * GitLab's ProtectedRefAccess#check_access: "No one" lets nobody through, "Admins" only administrators, any other
  * level the members holding it on the project (administrators get no pass there, as in GitLab). Asked about one
  * ref at a time, never as a list filter.
@@ -237,6 +283,18 @@ const RULES = {
   admin_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   erase_build: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   destroy_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  destroy_artifacts: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  read_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  admin_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+
+  // Runners (RunnerPolicy; creation: GlobalPolicy's create_instance_runner, Group and ProjectPolicy's create_runner).
+  create_instance_runner: administrator as Rule<null, never>,
+  create_runner: anyOf<NamespaceSubject | ProjectSubject, never>(administrator, runnerScopeOwner),
+  read_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner, instanceRunner),
+  update_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
+  delete_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
+  assign_runner: anyOf<RunnerSubject, never>(administrator, unlockedOwnedRunner),
+  read_builds: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
 
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
   read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),
@@ -245,6 +303,7 @@ const RULES = {
   create_subgroup: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(MAINTAINER))),
   admin_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)),
   admin_group_member: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
+  read_group_runners: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
 
   // UserPolicy
   read_user_profile: anyOf<ProfileSubject, Prisma.UserWhereInput>(publicProfile, administrator, self),
@@ -376,6 +435,12 @@ export class Access {
   async memberGroupsWhere(filter: MembershipFilter = {}): Promise<Prisma.NamespaceWhereInput> {
     this.requireViewer();
     return allowedOrNone(groupsOnly(namespaceMember(minimumLevel(filter))).where(await this.actor()));
+  }
+
+  /** The runners the viewer owns (GitLab's `ci_owned_runners`), as a list filter. */
+  async ownedRunnersWhere(): Promise<Prisma.RunnerWhereInput> {
+    this.requireViewer();
+    return allowedOrNone(runnerOwner.where(await this.actor()));
   }
 
   /** Projects where the viewer holds the level: directly, through a group, or owning the personal namespace. */

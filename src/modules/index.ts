@@ -13,5 +13,6 @@ import { projectsModule } from './projects/index.js';
 import { protectedBranchesModule } from './protected_branches/index.js';
 import { repositoriesModule } from './repositories/index.js';
 import { pipelinesModule } from './pipelines/index.js';
+import { runnersModule } from './runners/index.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, pipelinesModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, pipelinesModule, runnersModule] as const;

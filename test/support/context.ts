@@ -5,6 +5,7 @@ import type { Viewer } from '../../src/auth/viewer.js';
 import { EventBus } from '../../src/events/bus.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { RepositoryStorages } from '../../src/git/storages.js';
+import { ArtifactStorage } from '../../src/ci/artifact-storage.js';
 import { createLogger } from '../../src/logger.js';
 import { UsersService, type UserRow } from '../../src/modules/users/service.js';
 import { freshDatabase } from './db.js';
@@ -27,7 +28,8 @@ export async function serviceHarness(): Promise<ServiceHarness> {
   await bus.start();
   const config = loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent', dataDir: 'memory' });
   const repositories = await RepositoryStorages.open(config);
-  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config, bus, jobs: new JobQueue(db, { logger }), logger, repositories });
+  const artifacts = await ArtifactStorage.open(config);
+  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config, bus, jobs: new JobQueue(db, { logger }), logger, repositories, artifacts });
   let tokenId = 1000;
   return {
     app,
@@ -49,6 +51,7 @@ export async function serviceHarness(): Promise<ServiceHarness> {
       await bus.stop();
       await cleanup();
       await repositories.close();
+      await artifacts.close();
     },
   };
 }

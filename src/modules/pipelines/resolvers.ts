@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
 import { recordNotFound } from '../../errors.js';
+import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
 import { idFields, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
 import { JOB_UPDATED, PIPELINE_UPDATED, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
@@ -32,7 +33,7 @@ async function pipelineById(ctx: Context, id: string, projectPath?: string | nul
   return { pipeline: await ctx.services.pipelines.get(p, pipelineId), project: p };
 }
 
-async function jobById(ctx: Context, id: string, projectPath?: string | null): Promise<{ job: JobRow; project: ProjectRow }> {
+export async function jobById(ctx: Context, id: string, projectPath?: string | null): Promise<{ job: JobRow; project: ProjectRow }> {
   const jobId = parseId(id, 'Ci::Build', 'id');
   if (projectPath != null) {
     const named = await project(ctx, projectPath);
@@ -47,16 +48,6 @@ async function jobById(ctx: Context, id: string, projectPath?: string | null): P
 const ONE_PAGE = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
 const statuses = (list: readonly string[] | null | undefined) => list?.map((s) => s.toLowerCase()) ?? null;
 const seconds = (from: Date | null, to: Date | null) => (from && to ? Math.max(0, (to.getTime() - from.getTime()) / 1000) : null);
-
-/** GitLab's runner is online when it called within the last two hours, stale after three months. */
-const ONLINE_MS = 2 * 60 * 60 * 1000;
-const STALE_MS = 90 * 24 * 60 * 60 * 1000;
-const runnerOnline = (contactedAt: Date | null) => contactedAt !== null && Date.now() - contactedAt.getTime() < ONLINE_MS;
-function runnerStatus(r: { contactedAt: Date | null; createdAt: Date }): string {
-  if (r.contactedAt === null) return Date.now() - r.createdAt.getTime() > STALE_MS ? 'stale' : 'never_contacted';
-  if (runnerOnline(r.contactedAt)) return 'online';
-  return Date.now() - r.contactedAt.getTime() > STALE_MS ? 'stale' : 'offline';
-}
 
 const lowerEnum = (values: readonly string[]) => Object.fromEntries(values.map((v) => [v.toUpperCase(), v]));
 

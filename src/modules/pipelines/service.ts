@@ -544,8 +544,8 @@ export class PipelinesService {
     await this.base.publish(JOB_UPDATED, { jobId, pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies JobUpdatedMessage, tx);
   }
 
-  /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried. */
-  private async cloneForRetry(tx: Prisma.TransactionClient, job: JobRow, userId: number): Promise<JobRow> {
+  /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried (also the runners module's automatic retries). */
+  async cloneForRetry(tx: Prisma.TransactionClient, job: JobRow, userId: number | null): Promise<JobRow> {
     await tx.ciJob.update({ where: { id: job.id }, data: { retried: true } });
     return tx.ciJob.create({
       data: {

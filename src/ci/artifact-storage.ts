@@ -1,0 +1,95 @@
+/**
+ * Where job artifacts live: `<DATA_DIR>/artifacts` (a temporary folder, removed at close, when DATA_DIR is
+ * `memory`), each file at `<project id>/<job id>/<random>.<file type>`, relative paths being what the database
+ * keeps. An upload streams into a temporary file beside its final place, hashed and counted as it goes, and is
+ * renamed into place only once complete and within the size limit, so a failed or refused upload leaves nothing.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Config } from '../config.js';
+
+/** The upload went beyond the size limit. */
+export class ArtifactTooLarge extends Error {}
+
+export interface StoredFile {
+  /** Relative to the storage's root. */
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+export class ArtifactStorage {
+  private constructor(
+    readonly root: string,
+    /** A temporary folder made by this process, removed at close. */
+    private readonly temporary: boolean,
+  ) {}
+
+  static async open(config: Pick<Config, 'dataDir'>): Promise<ArtifactStorage> {
+    if (config.dataDir === 'memory') return new ArtifactStorage(await mkdtemp(join(tmpdir(), 'gitlab-artifacts-')), true);
+    const root = resolve(config.dataDir, 'artifacts');
+    await mkdir(root, { recursive: true });
+    return new ArtifactStorage(root, false);
+  }
+
+  private absolute(path: string): string {
+    const full = resolve(this.root, path);
+    if (!full.startsWith(`${this.root}/`)) throw new Error(`artifact path outside the storage: ${path}`);
+    return full;
+  }
+
+  /** Streams `source` into a new file for the job, refusing it (ArtifactTooLarge) past `limit` bytes. */
+  async write(projectId: number, jobId: number, fileType: string, source: Readable, limit: number): Promise<StoredFile> {
+    const path = `${projectId}/${jobId}/${randomBytes(8).toString('hex')}.${fileType.replace(/[^a-z0-9_]/g, '')}`;
+    const target = this.absolute(path);
+    await mkdir(dirname(target), { recursive: true });
+    const partial = `${target}.partial`;
+    const hash = createHash('sha256');
+    let size = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > limit) return done(new ArtifactTooLarge());
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, count, createWriteStream(partial, { mode: 0o600 }));
+      await rename(partial, target);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+    return { path, size, sha256: hash.digest('hex') };
+  }
+
+  /** A whole file, for the small ones read at once (reports). */
+  bytes(path: string): Promise<Buffer> {
+    return readFile(this.absolute(path));
+  }
+
+  read(path: string): ReadStream {
+    return createReadStream(this.absolute(path));
+  }
+
+  async exists(path: string): Promise<boolean> {
+    return stat(this.absolute(path)).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async remove(paths: readonly string[]): Promise<void> {
+    for (const path of paths) await rm(this.absolute(path), { force: true });
+  }
+
+  async close(): Promise<void> {
+    if (this.temporary) await rm(this.root, { recursive: true, force: true });
+  }
+}

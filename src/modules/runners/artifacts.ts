@@ -1,0 +1,110 @@
+/**
+ * Job artifacts (GitLab's Ci::JobArtifacts::CreateService and friends): a running job uploads each kind once,
+ * streamed to the artifact storage within the size limit and hashed; a `junit` report (gzip, one member per file)
+ * is parsed into the artifact's report as well. Archives are downloaded until they expire; Maintainers delete them.
+ */
+import type { ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { ArtifactTooLarge, type ArtifactStorage } from '../../ci/artifact-storage.js';
+import { parseDuration } from '../../ci/config/index.js';
+import { parseJunit } from '../../ci/junit.js';
+import type { PrismaClient } from '../../db/database.js';
+import { badRequest, invalidArgument, notFound, payloadTooLarge } from '../../errors.js';
+import type { JobRow } from '../pipelines/service.js';
+import type { ProtocolDeps } from './protocol.js';
+
+/** GitLab's artifact file types (Enums::Ci::JobArtifact.file_type). */
+export const ARTIFACT_TYPES = [
+  'archive', 'metadata', 'trace', 'junit', 'sast', 'dependency_scanning', 'container_scanning', 'dast', 'codequality', 'license_scanning',
+  'performance', 'metrics', 'metrics_referee', 'network_referee', 'lsif', 'dotenv', 'cobertura', 'terraform', 'accessibility', 'cluster_applications',
+  'secret_detection', 'requirements', 'coverage_fuzzing', 'browser_performance', 'load_performance', 'api_fuzzing', 'cluster_image_scanning',
+  'cyclonedx', 'requirements_v2', 'annotations', 'repository_xray', 'jacoco',
+] as const;
+export const ARTIFACT_FORMATS = ['zip', 'gzip', 'raw'] as const;
+
+/** GitLab's default `default_artifacts_expire_in`. */
+const DEFAULT_EXPIRE_IN = '30 days';
+/** Expired artifacts removed per run of the recurring cleanup. */
+const EXPIRED_BATCH = 100;
+
+export interface ArtifactUpload {
+  type: string;
+  format: string;
+  /** `expire_in` as the runner sends it (`1 week`, `never`); GitLab's default when absent. */
+  expireIn: string | null;
+  /** The uploaded file's name. */
+  fileName: string;
+}
+
+export interface Download {
+  fileName: string;
+  size: number;
+  format: string;
+  open(): ReadStream;
+}
+
+/** When an artifact uploaded now expires: never for `never` or what GitLab's ChronicDuration cannot read. */
+function expiry(expireIn: string | null, now: Date): Date | null {
+  const seconds = parseDuration(expireIn ?? DEFAULT_EXPIRE_IN);
+  return seconds === null ? null : new Date(now.getTime() + seconds * 1000);
+}
+
+export async function storeArtifact(deps: ProtocolDeps, job: JobRow, upload: ArtifactUpload, file: Readable): Promise<void> {
+  if (!(ARTIFACT_TYPES as readonly string[]).includes(upload.type)) throw invalidArgument('artifactType');
+  if (!(ARTIFACT_FORMATS as readonly string[]).includes(upload.format)) throw invalidArgument('artifactFormat');
+  const { db, app } = deps;
+  const uploaded = () => db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: upload.type } }, select: { id: true } });
+  const duplicate = () => badRequest('another artifact of the same type already exists');
+  if (await uploaded()) throw duplicate();
+  const stored = await app.artifacts.write(job.projectId, job.id, upload.type, file, app.config.ciMaxArtifactSize).catch((error: unknown) => {
+    throw error instanceof ArtifactTooLarge ? payloadTooLarge() : error;
+  });
+  const report = upload.type === 'junit' ? await parseJunit(await app.artifacts.bytes(stored.path), job.name) : null;
+  // Two uploads of one kind at once: the unique index keeps the first; the second's file goes.
+  const created = await db.ciJobArtifact
+    .createMany({
+      data: [
+        {
+          jobId: job.id,
+          projectId: job.projectId,
+          fileType: upload.type,
+          fileFormat: upload.format,
+          fileName: upload.fileName,
+          size: stored.size,
+          fileSha256: stored.sha256,
+          path: stored.path,
+          expireAt: expiry(upload.expireIn, new Date()),
+          ...(report ? { report: report as object } : {}),
+        },
+      ],
+      skipDuplicates: true,
+    })
+    .then((result) => result.count);
+  if (created === 0) {
+    await app.artifacts.remove([stored.path]);
+    throw duplicate();
+  }
+}
+
+/** The job's archive while it lasts: `404 Not Found` when it has none or it expired. */
+export async function downloadableArchive(db: PrismaClient, storage: ArtifactStorage, job: JobRow): Promise<Download> {
+  const archive = await db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: 'archive' } } });
+  if (!archive || (archive.expireAt !== null && archive.expireAt <= new Date()) || !(await storage.exists(archive.path))) throw notFound();
+  return { fileName: archive.fileName, size: archive.size, format: archive.fileFormat, open: () => storage.read(archive.path) };
+}
+
+/** Deletes every artifact of the job, files and rows; how many there were. */
+export async function deleteJobArtifacts(db: PrismaClient, storage: ArtifactStorage, jobId: number): Promise<number> {
+  const rows = await db.ciJobArtifact.findMany({ where: { jobId }, select: { id: true, path: true } });
+  await db.ciJobArtifact.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
+  await storage.remove(rows.map((r) => r.path));
+  return rows.length;
+}
+
+/** Removes artifacts that expired before `now` (GitLab's ExpireBuildArtifactsWorker); how many. */
+export async function removeExpiredArtifacts(db: PrismaClient, storage: ArtifactStorage, now: Date): Promise<number> {
+  const rows = await db.ciJobArtifact.findMany({ where: { expireAt: { lt: now } }, orderBy: { id: 'asc' }, take: EXPIRED_BATCH, select: { id: true, path: true } });
+  await db.ciJobArtifact.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
+  await storage.remove(rows.map((r) => r.path));
+  return rows.length;
+}

@@ -1,0 +1,29 @@
+/** Runners: the runners API, GitLab's runner protocol (with src/http/runner-api.ts), job artifacts, stuck jobs. */
+import { defineModule } from '../module.js';
+import { runnerJobs } from './jobs.js';
+import { createRunnerLoaders, type RunnerLoaders } from './loaders.js';
+import { runnerResolvers } from './resolvers.js';
+import { runnerRoutes } from './routes.js';
+import { RunnersService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    runners: RunnersService;
+  }
+  interface Loaders {
+    runners: RunnerLoaders;
+  }
+}
+
+export const runnersModule = defineModule({
+  name: 'runners',
+  schema: ['runners.graphql'],
+  operations: ['runners.graphql'],
+  resolvers: runnerResolvers,
+  routes: runnerRoutes,
+  loaders: (db) => createRunnerLoaders(db),
+  uses: ['pipelines', 'repositories', 'protected_branches'],
+  // The CI/CD variables seam: pass `uses.ci_variables` (its `forJob`) here once that module exists; until then jobs get none.
+  service: (base, uses) => new RunnersService(base, uses.pipelines, uses.repositories, uses.protected_branches, null),
+  jobs: runnerJobs,
+});

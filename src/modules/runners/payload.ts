@@ -1,0 +1,240 @@
+/**
+ * A claimed job as `POST /jobs/request` answers it (GitLab's API::Entities::Ci::JobRequest::Response over
+ * Ci::BuildRunnerPresenter): what to fetch, which variables to set, which steps to run, which artifacts to upload,
+ * which jobs' artifacts to download. Pure: the facts in, the JSON out.
+ */
+import type { Config } from '../../config.js';
+import type { CommitInfo } from '../../git/repository.js';
+import { expandVariables, fromCiVariables, runnerVariable, type JobCiVariable, type RunnerVariable } from '../../ci/variables.js';
+import { pipelineVariables, slugify } from '../pipelines/predefined.js';
+import type { JobRow, PipelineRow } from '../pipelines/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import { effectiveTimeout, optionsOf } from './protocol.js';
+
+/** GitLab's failure reasons (Enums::Ci::CommitStatus), which runners may report. */
+export const FAILURE_REASONS = [
+  'unknown_failure',
+  'script_failure',
+  'api_failure',
+  'stuck_or_timeout_failure',
+  'runner_system_failure',
+  'missing_dependency_failure',
+  'runner_unsupported',
+  'stale_schedule',
+  'job_execution_timeout',
+  'archived_failure',
+  'unmet_prerequisites',
+  'scheduler_failure',
+  'data_integrity_failure',
+  'forward_deployment_failure',
+  'user_blocked',
+  'project_deleted',
+  'ci_quota_exceeded',
+  'pipeline_loop_detected',
+  'no_matching_runner',
+  'trace_size_exceeded',
+  'builds_disabled',
+  'insufficient_bridge_permissions',
+  'downstream_bridge_project_not_found',
+  'invalid_bridge_trigger',
+  'bridge_pipeline_is_child_pipeline',
+  'downstream_pipeline_creation_failed',
+  'secrets_provider_not_found',
+  'reached_max_descendant_pipelines_depth',
+] as const;
+
+/** GitLab's default project git depth for new projects (`ci_default_git_depth`); `GIT_DEPTH` overrides it. */
+const DEFAULT_GIT_DEPTH = 20;
+/** The largest count GitLab tells of a project's jobs running on instance runners (INSTANCE_RUNNER_RUNNING_JOBS_MAX_BUCKET). */
+const RUNNING_JOBS_MAX_BUCKET = 5;
+
+export interface JobResponse {
+  id: number;
+  token: string;
+  allow_git_fetch: boolean;
+  job_info: { id: number; name: string; stage: string; project_id: number; project_name: string; time_in_queue_seconds: number; project_jobs_running_on_instance_runners_count: string };
+  git_info: { repo_url: string; ref: string; sha: string; before_sha: string; ref_type: 'branch' | 'tag'; refspecs: string[]; depth: number };
+  runner_info: { timeout: number; runner_session_url: string | null };
+  variables: RunnerVariable[];
+  steps: { name: string; script: string[]; timeout: number; when: string; allow_failure: boolean }[];
+  image: { name: string; entrypoint: string[] | null; ports: never[] } | null;
+  services: { name: string; entrypoint: string[] | null; ports: never[]; alias: string | null; command: string[] | null; variables: null }[];
+  artifacts: Record<string, unknown>[] | null;
+  cache: never[];
+  credentials: never[];
+  features: { trace_sections: boolean; failure_reasons: readonly string[] };
+  dependencies: { id: number; name: string; token: string; artifacts_file?: { filename: string; size: number } }[];
+}
+
+export interface JobFacts {
+  config: Config;
+  job: JobRow;
+  token: string;
+  pipeline: PipelineRow;
+  project: ProjectRow;
+  runner: { id: number; description: string; tagList: string[]; runnerType: string; maximumTimeout: number | null };
+  /** Who the job runs as (who played it, or the pipeline's user). */
+  user: { id: number; username: string; name: string; email: string } | null;
+  commit: CommitInfo | null;
+  protectedRef: boolean;
+  /** Whether `refs/pipelines/<id>` exists for the runner to fetch. */
+  persistentRef: boolean;
+  pipelineVariables: { key: string; value: string; variableType: string }[];
+  ciVariables: JobCiVariable[];
+  dependencies: { id: number; name: string; archive: { filename: string; size: number } | null }[];
+  /** The project's jobs running on instance runners now (instance runners only). */
+  runningOnInstanceRunners: number | null;
+  now: Date;
+}
+
+/** `http://gitlab-ci-token:<token>@host/<path>.git`, GitLab's repo URL with the job's credentials. */
+export function repoUrl(config: Config, project: ProjectRow, token: string): string {
+  const url = new URL(`${config.externalUrl.replace(/\/+$/, '')}/${project.fullPath}.git`);
+  url.username = 'gitlab-ci-token';
+  url.password = token;
+  return url.toString();
+}
+
+/** Ruby's Time#iso8601 of a UTC time: seconds, `Z`. */
+const iso8601 = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The job's variables in GitLab's order (Ci::Build#variables): the job's own, the pipeline's predefined ones, the runner's, then configured ones. */
+function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
+  const { job, project, config } = facts;
+  const options = optionsOf(job);
+  const base = config.externalUrl.replace(/\/+$/, '');
+  const v = runnerVariable;
+  const list: RunnerVariable[] = [
+    v('CI_JOB_ID', String(job.id)),
+    v('CI_JOB_URL', `${base}/${project.fullPath}/-/jobs/${job.id}`),
+    v('CI_JOB_TOKEN', facts.token, { public: false, masked: true }),
+    v('CI_JOB_STARTED_AT', iso8601(job.startedAt ?? facts.now)),
+    v('CI_REPOSITORY_URL', url, { public: false }),
+    v('CI_JOB_NAME', job.name),
+    v('CI_JOB_NAME_SLUG', slugify(job.name)),
+    v('CI_JOB_STAGE', job.stage),
+    ...(job.when === 'manual' ? [v('CI_JOB_MANUAL', 'true')] : []),
+    v('CI_NODE_TOTAL', '1'),
+    ...(options.environment ? [v('CI_ENVIRONMENT_NAME', options.environment.name)] : []),
+    ...pipelineVariables(config, {
+      id: facts.pipeline.id,
+      iid: facts.pipeline.iid,
+      source: facts.pipeline.source,
+      ref: job.ref,
+      tag: job.tag,
+      sha: job.sha,
+      beforeSha: facts.pipeline.beforeSha,
+      name: facts.pipeline.name,
+      createdAt: facts.pipeline.createdAt,
+      protectedRef: facts.protectedRef,
+      configPath: project.ciConfigPath || '.gitlab-ci.yml',
+      triggered: facts.pipeline.source === 'trigger',
+      commit: facts.commit,
+      user: facts.user,
+      project: {
+        id: project.id,
+        name: project.name,
+        path: project.path,
+        fullPath: project.fullPath,
+        visibility: project.visibility,
+        defaultBranch: project.defaultBranch,
+        namespaceFullPath: project.namespace.fullPath,
+      },
+    }).map((p) => v(p.key, p.value)),
+    v('CI_RUNNER_ID', String(facts.runner.id)),
+    v('CI_RUNNER_DESCRIPTION', facts.runner.description),
+    v('CI_RUNNER_TAGS', facts.runner.tagList.join(', ')),
+    ...((job.yamlVariables ?? []) as { key: string; value: string }[]).map((y) => v(y.key, y.value)),
+    ...fromCiVariables(facts.ciVariables),
+    ...facts.pipelineVariables.map((p) => v(p.key, p.value, { public: false, file: p.variableType === 'file' })),
+    ...(options.job_variables ?? []).map((p) => v(p.key, p.value, { public: false })),
+  ];
+  return expandVariables(list);
+}
+
+/** The archive entry and one per report (BuildRunnerPresenter#artifacts); null when the job declares none. */
+function artifactsOf(job: JobRow): Record<string, unknown>[] | null {
+  const artifacts = optionsOf(job).artifacts;
+  if (!artifacts) return null;
+  const list: Record<string, unknown>[] = [];
+  if (artifacts.untracked || artifacts.paths.length) {
+    list.push({
+      name: artifacts.name ?? null,
+      ...(artifacts.untracked ? { untracked: true } : {}),
+      paths: artifacts.paths,
+      ...(artifacts.exclude.length ? { exclude: artifacts.exclude } : {}),
+      when: artifacts.when,
+      expire_in: artifacts.expireIn ?? null,
+      artifact_type: 'archive',
+      artifact_format: 'zip',
+    });
+  }
+  if (artifacts.reports.junit.length) {
+    list.push({
+      name: 'junit.xml',
+      paths: artifacts.reports.junit,
+      when: 'always',
+      ...(artifacts.expireIn ? { expire_in: artifacts.expireIn } : {}),
+      artifact_type: 'junit',
+      artifact_format: 'gzip',
+    });
+  }
+  return list;
+}
+
+/** GitLab's refspecs: the pipeline's persistent ref, then the ref itself (depth > 0) or every branch and tag. */
+function refspecs(facts: JobFacts, depth: number): string[] {
+  const { job, pipeline } = facts;
+  const specs = facts.persistentRef ? [`+refs/pipelines/${pipeline.id}:refs/pipelines/${pipeline.id}`] : [];
+  if (depth > 0) specs.push(job.tag ? `+refs/tags/${job.ref}:refs/tags/${job.ref}` : `+refs/heads/${job.ref}:refs/remotes/origin/${job.ref}`);
+  else specs.push('+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*');
+  return specs;
+}
+
+export function jobResponse(facts: JobFacts): JobResponse {
+  const { job, project, runner } = facts;
+  const options = optionsOf(job);
+  const url = repoUrl(facts.config, project, facts.token);
+  const variables = variablesOf(facts, url);
+  const gitDepth = variables.findLast((v) => v.key === 'GIT_DEPTH');
+  const depth = gitDepth && /^\d+$/.test(gitDepth.value) ? Number(gitDepth.value) : DEFAULT_GIT_DEPTH;
+  const timeout = effectiveTimeout(job, runner);
+  const afterScript = options.after_script ?? [];
+  const running = facts.runningOnInstanceRunners;
+  return {
+    id: job.id,
+    token: facts.token,
+    allow_git_fetch: true,
+    job_info: {
+      id: job.id,
+      name: job.name,
+      stage: job.stage,
+      project_id: project.id,
+      project_name: project.name,
+      time_in_queue_seconds: job.queuedAt ? Math.max(0, Math.floor(((job.startedAt ?? facts.now).getTime() - job.queuedAt.getTime()) / 1000)) : 0,
+      project_jobs_running_on_instance_runners_count: running === null ? '+Inf' : running < RUNNING_JOBS_MAX_BUCKET ? String(running) : `${RUNNING_JOBS_MAX_BUCKET}+`,
+    },
+    git_info: {
+      repo_url: url,
+      ref: job.ref,
+      sha: job.sha,
+      before_sha: facts.pipeline.beforeSha,
+      ref_type: job.tag ? 'tag' : 'branch',
+      refspecs: refspecs(facts, depth),
+      depth,
+    },
+    runner_info: { timeout, runner_session_url: null },
+    variables,
+    steps: [
+      { name: 'script', script: [...(options.before_script ?? []), ...(options.script ?? [])], timeout, when: 'on_success', allow_failure: false },
+      ...(afterScript.length ? [{ name: 'after_script', script: afterScript, timeout, when: 'always', allow_failure: true }] : []),
+    ],
+    image: options.image ? { name: options.image.name, entrypoint: options.image.entrypoint ?? null, ports: [] } : null,
+    services: (options.services ?? []).map((s) => ({ name: s.name, entrypoint: s.entrypoint ?? null, ports: [], alias: s.alias ?? null, command: s.command ?? null, variables: null })),
+    artifacts: artifactsOf(job),
+    cache: [],
+    credentials: [],
+    features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
+    dependencies: facts.dependencies.map((d) => ({ id: d.id, name: d.name, token: facts.token, ...(d.archive ? { artifacts_file: d.archive } : {}) })),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * What the runner protocol's steps share: their dependencies (the runners service hands them over), a job found by
+ * the token a runner works on it with (GitLab's authenticate_job!), and the values its log must never show.
+ */
+import { digestToken } from '../../auth/secrets.js';
+import type { JobCiVariable } from '../../ci/variables.js';
+import type { App } from '../../context.js';
+import type { Prisma, PrismaClient } from '../../db/database.js';
+import { forbidden, jobForbidden } from '../../errors.js';
+import type { PipelinesService, JobRow } from '../pipelines/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { ProtectedBranchesService } from '../protected_branches/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import type { UserRow } from '../users/service.js';
+
+export type Tx = Prisma.TransactionClient;
+
+export interface ProtocolDeps {
+  db: PrismaClient;
+  app: App;
+  publish(topic: string, payload: unknown, tx?: Tx): Promise<void>;
+  pipelines: PipelinesService;
+  repositories: RepositoriesService;
+  protectedBranches: ProtectedBranchesService;
+  /** A project by ID, whoever asks (runners act for no user). */
+  projectOf(id: number): Promise<ProjectRow>;
+  userOf(id: number): Promise<UserRow | null>;
+  /** The job's CI/CD variables of the instance, its groups and its project (none until that module is wired). */
+  ciVariables(project: ProjectRow, options: { protectedRef: boolean; environment: string | null }): Promise<JobCiVariable[]>;
+}
+
+/** A job's options as the pipelines module stores them (create.ts `jobOptions`), in the names the protocol uses. */
+export interface JobOptions {
+  script?: string[];
+  before_script?: string[];
+  after_script?: string[];
+  image?: { name: string; entrypoint?: string[] } | null;
+  services?: { name: string; alias?: string; entrypoint?: string[]; command?: string[] }[];
+  artifacts?: { name?: string; paths: string[]; exclude: string[]; untracked: boolean; when: string; expireIn?: string; reports: { junit: string[] } } | null;
+  dependencies?: string[] | null;
+  needs?: { name: string; artifacts: boolean; optional: boolean }[];
+  coverage?: string | null;
+  retry?: { max: number; when: string[]; exitCodes: number[] };
+  allow_failure_exit_codes?: number[] | null;
+  environment?: { name: string; action?: string } | null;
+  /** Variables a manual job was played with. */
+  job_variables?: { key: string; value: string }[];
+}
+
+export function optionsOf(job: Pick<JobRow, 'options'>): JobOptions {
+  return (job.options ?? {}) as JobOptions;
+}
+
+/** GitLab's project build timeout (an hour) for jobs without their own; a runner's maximum timeout caps either. */
+export const DEFAULT_JOB_TIMEOUT = 3600;
+
+export function effectiveTimeout(job: Pick<JobRow, 'timeout'>, runner: { maximumTimeout: number | null } | null): number {
+  const own = job.timeout ?? DEFAULT_JOB_TIMEOUT;
+  return runner?.maximumTimeout ? Math.min(own, runner.maximumTimeout) : own;
+}
+
+/**
+ * The job a runner works on with `token`: `403 Forbidden` for an unknown job or a wrong token; for a job that is no
+ * longer running, `403 Forbidden - Job is not running` with its status in `Job-Status`, so the runner stops (a job's
+ * token is cleared when it ends, so a stopped job answers this to whichever token asks).
+ */
+export async function jobByToken(db: PrismaClient, jobId: number, token: unknown): Promise<JobRow> {
+  const job = await db.ciJob.findUnique({ where: { id: jobId } });
+  if (!job || job.type !== 'build') throw forbidden();
+  const digest = typeof token === 'string' && token !== '' ? digestToken(token) : null;
+  if (job.status !== 'running' && job.tokenDigest === null && digest !== null) throw jobForbidden(job.status, 'Job is not running');
+  if (digest === null || job.tokenDigest !== digest) throw forbidden();
+  if (job.status !== 'running') throw jobForbidden(job.status, 'Job is not running');
+  return job;
+}
+
+/** Values the job's log must not show: its token, and its masked CI/CD variables. */
+export async function maskedValues(deps: ProtocolDeps, job: JobRow, token: string): Promise<string[]> {
+  const project = await deps.projectOf(job.projectId);
+  const protectedRef = !job.tag && (await deps.protectedBranches.anyProtected(project.id, [job.ref]));
+  const variables = await deps.ciVariables(project, { protectedRef, environment: optionsOf(job).environment?.name ?? null });
+  return [token, ...variables.filter((v) => v.masked).map((v) => v.value)];
+}

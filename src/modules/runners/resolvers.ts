@@ -1,0 +1,70 @@
+/** GraphQL resolvers of runners and job artifacts; the REST routes run through them too. */
+import type { Context } from '../../context.js';
+import { restRunnerStatus } from '../../ci/runner-status.js';
+import type { PageArgs } from '../../graphql/connection.js';
+import { parseRef } from '../../graphql/ids.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import { jobById } from '../pipelines/resolvers.js';
+import type { JobRow } from '../pipelines/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import { RUNNER_STATUSES, RUNNER_TYPES, type IssuedRunner, type RunnerCreateInput, type RunnerFilters, type RunnerRow, type RunnerUpdateInput } from './service.js';
+
+type FilterArgs = RunnerFilters & PageArgs;
+
+const lowerEnum = (values: readonly string[]) => Object.fromEntries(values.map((v) => [v.toUpperCase(), v]));
+
+export const runnerResolvers = {
+  CiRunnerType: lowerEnum(RUNNER_TYPES),
+  CiRunnerAccessLevel: lowerEnum(['not_protected', 'ref_protected']),
+  CiRunnerStatus: lowerEnum(RUNNER_STATUSES),
+  Query: {
+    runners: (_: unknown, args: FilterArgs, ctx: Context) => ctx.services.runners.all(args, args),
+    ownedRunners: (_: unknown, args: FilterArgs, ctx: Context) => ctx.services.runners.owned(args, args),
+    runner: (_: unknown, args: { id: string }, ctx: Context) => ctx.services.runners.get(args.id),
+  },
+  Project: {
+    runners: (p: ProjectRow, args: FilterArgs, ctx: Context) => ctx.services.runners.forProject(p, args, args),
+  },
+  Group: {
+    runners: (g: NamespaceRow, args: FilterArgs, ctx: Context) => ctx.services.runners.forGroup(g, args, args),
+  },
+  CiJob: {
+    project: (j: JobRow, _a: unknown, ctx: Context) => ctx.loaders.projects.byId.load(j.projectId),
+  },
+  CiRunner: {
+    shortSha: (r: RunnerRow) => r.tokenPrefix.replace(/^glrt-/, ''),
+    // GitLab's default: runner tokens do not expire unless an instance setting says so; this server has none.
+    tokenExpiresAt: () => null,
+    ephemeralAuthenticationToken: (r: IssuedRunner) => r.token ?? null,
+    maintenanceNote: (r: RunnerRow, _a: unknown, ctx: Context) => ctx.services.runners.maintenanceNoteOf(r),
+    platformName: (r: RunnerRow) => r.platform,
+    architectureName: (r: RunnerRow) => r.architecture,
+    executorName: (r: RunnerRow) => r.executorType,
+    restStatus: (r: RunnerRow) => restRunnerStatus(r),
+    projects: (r: RunnerRow, _a: unknown, ctx: Context) => ctx.services.runners.projectsOf(r),
+    groups: (r: RunnerRow, _a: unknown, ctx: Context) => ctx.services.runners.groupsOf(r),
+    jobs: (r: RunnerRow, args: { statuses?: string[] | null; sort?: string | null } & PageArgs, ctx: Context) =>
+      ctx.services.runners.jobs(r, { statuses: args.statuses, sort: args.sort === 'ASC' ? 'asc' : 'desc' }, args),
+  },
+  Mutation: {
+    runnerCreate: async (_: unknown, args: { input: RunnerCreateInput }, ctx: Context) => ({ runner: await ctx.services.runners.create(args.input), errors: [] }),
+    runnerUpdate: async (_: unknown, args: { input: RunnerUpdateInput }, ctx: Context) => ({ runner: await ctx.services.runners.update(args.input), errors: [] }),
+    runnerDelete: async (_: unknown, args: { input: { id: string } }, ctx: Context) => {
+      await ctx.services.runners.delete(args.input.id);
+      return { errors: [] };
+    },
+    runnerAssignToProject: async (_: unknown, args: { input: { runnerId: string; projectPath: string } }, ctx: Context) => {
+      const project = await ctx.services.projects.get(parseRef(args.input.projectPath, 'Project', 'projectPath'));
+      return { runner: await ctx.services.runners.assignToProject(project, args.input.runnerId), errors: [] };
+    },
+    runnerUnassignFromProject: async (_: unknown, args: { input: { runnerId: string; projectPath: string } }, ctx: Context) => {
+      const project = await ctx.services.projects.get(parseRef(args.input.projectPath, 'Project', 'projectPath'));
+      return { runner: await ctx.services.runners.unassignFromProject(project, args.input.runnerId), errors: [] };
+    },
+    jobArtifactsDestroy: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+      const { job, project } = await jobById(ctx, args.id, args.projectPath);
+      const { job: updated, count } = await ctx.services.runners.destroyArtifacts(project, job.id);
+      return { job: updated, destroyedArtifactsCount: count, errors: [] };
+    },
+  },
+};

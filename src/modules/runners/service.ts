@@ -1,0 +1,550 @@
+/**
+ * Owns runners (GitLab's Ci::Runner): creating them with a token shown once, the runners API (lists with GitLab's
+ * filters, details, changes, deletion, enabling project runners for other projects) and, through the runner
+ * protocol, what a runner does with its token: verify itself, ask for jobs (queue.ts), report on them
+ * (transitions.ts), stream their logs (trace.ts) and upload their artifacts (artifacts.ts).
+ */
+import type { Readable } from 'node:stream';
+import type { RunnerSubject } from '../../auth/policy.js';
+import { digestToken, generateToken } from '../../auth/secrets.js';
+import { ONLINE_MS, STALE_MS } from '../../ci/runner-status.js';
+import type { JobCiVariable } from '../../ci/variables.js';
+import type { Prisma, PrismaClient } from '../../db/database.js';
+import { argumentRefused, atLeastOneOf, badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
+import { connection, type PageArgs } from '../../graphql/connection.js';
+import { parseId } from '../../graphql/ids.js';
+import type { ServiceBase } from '../module.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { PipelinesService } from '../pipelines/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { ProtectedBranchesService } from '../protected_branches/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import { deleteJobArtifacts, downloadableArchive, removeExpiredArtifacts, storeArtifact, type ArtifactUpload, type Download } from './artifacts.js';
+import { claimJob } from './queue.js';
+import { appendTrace, type TraceResult } from './trace.js';
+import { failStuckJobs, jobByToken, updateJobState, type JobUpdate, type JobUpdateResult } from './transitions.js';
+import type { JobResponse } from './payload.js';
+
+export type RunnerRow = Prisma.RunnerGetPayload<object>;
+/** A runner as its creation answers it: with its clear token, shown this once. */
+export type IssuedRunner = RunnerRow & { token?: string };
+
+export const RUNNER_TYPES = ['instance_type', 'group_type', 'project_type'] as const;
+export type RunnerType = (typeof RUNNER_TYPES)[number];
+export const RUNNER_STATUSES = ['active', 'paused', 'online', 'offline', 'stale', 'never_contacted'] as const;
+/** REST's deprecated `scope`: a status, or a kind by its old names too. */
+const KIND_SCOPES = ['specific', 'shared', ...RUNNER_TYPES] as const;
+
+const TOKEN_PREFIX = 'glrt-';
+/** GitLab's minimum for a runner's maximum timeout. */
+const MIN_MAXIMUM_TIMEOUT = 600;
+const MAX_NOTE_LENGTH = 1024;
+/** A runner's contact (and what it reports about itself) is written at most this often, so polling stays a read. */
+const CONTACT_RESOLUTION_MS = 60_000;
+
+export interface RunnerFilters {
+  type?: RunnerType | null;
+  status?: (typeof RUNNER_STATUSES)[number] | null;
+  paused?: boolean | null;
+  tagList?: readonly string[] | null;
+  versionPrefix?: string | null;
+  scope?: string | null;
+}
+
+export interface RunnerAttributes {
+  description?: string | null;
+  maintenanceNote?: string | null;
+  paused?: boolean | null;
+  locked?: boolean | null;
+  runUntagged?: boolean | null;
+  tagList?: readonly string[] | null;
+  accessLevel?: 'not_protected' | 'ref_protected' | null;
+  maximumTimeout?: number | null;
+}
+
+export interface RunnerCreateInput extends RunnerAttributes {
+  runnerType: RunnerType;
+  groupId?: string | null;
+  projectId?: string | null;
+}
+
+export interface RunnerUpdateInput extends RunnerAttributes {
+  id: string;
+  active?: boolean | null;
+}
+
+/** What a runner says about itself (`info` of the runner protocol). */
+export interface RunnerInfo {
+  name?: string;
+  version?: string;
+  revision?: string;
+  platform?: string;
+  architecture?: string;
+  executor?: string;
+}
+
+/**
+ * The CI/CD variables (instance, group, project) a job gets: supplied by the CI/CD variables module once it is
+ * wired in `index.ts` (`ci_variables.forJob`); without it jobs get none.
+ */
+export interface CiVariablesSource {
+  forJob(project: ProjectRow, options: { protectedRef: boolean; environment: string | null }): Promise<JobCiVariable[]>;
+}
+
+/** Tags as GitLab's CommaSeparatedToArray reads them: comma-separated values split, blanks dropped, each once. */
+export function splitTags(tags: readonly string[] | null | undefined): string[] {
+  return [...new Set((tags ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean))];
+}
+
+/** Ruby's Array#to_sentence. */
+function sentence(parts: string[]): string {
+  return parts.length <= 2 ? parts.join(' and ') : `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
+}
+
+const HUMAN: Record<string, string> = { maximumTimeout: 'Maximum timeout', maintenanceNote: 'Maintenance note', tagsList: 'Tags list' };
+
+export class RunnersService {
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly pipelines: PipelinesService,
+    private readonly repositories: RepositoriesService,
+    private readonly protectedBranches: ProtectedBranchesService,
+    private readonly ciVariables: CiVariablesSource | null,
+  ) {}
+
+  private get db(): PrismaClient {
+    return this.base.db;
+  }
+
+  // ---- Access ----
+
+  /** What deciding access to the runner needs: its group and its projects, through the request's loaders. */
+  private async subject(runner: RunnerRow): Promise<RunnerSubject> {
+    const { loaders } = this.base;
+    const group = runner.namespaceId === null ? null : await loaders.namespaces.byId.load(runner.namespaceId);
+    const ids = runner.runnerType === 'project_type' ? await loaders.runners.projectIds.load(runner.id) : [];
+    const projects = (await loaders.projects.byId.loadMany(ids)).filter((p): p is ProjectRow => !!p && !(p instanceof Error));
+    return { runnerType: runner.runnerType, locked: runner.locked, group, projects };
+  }
+
+  async can(ability: 'read_runner' | 'update_runner' | 'delete_runner' | 'assign_runner' | 'read_builds', runner: RunnerRow): Promise<boolean> {
+    return this.base.access.can(ability, await this.subject(runner));
+  }
+
+  private async find(id: number): Promise<RunnerRow> {
+    const runner = await this.db.runner.findUnique({ where: { id } });
+    if (!runner) throw notFound('Runner');
+    return runner;
+  }
+
+  /** A runner the viewer may see: `404 Runner Not Found`, then `403 Forbidden - No access granted`, as GitLab checks. */
+  async get(id: string): Promise<RunnerRow> {
+    this.base.access.requireViewer();
+    const runner = await this.find(parseId(id, 'Ci::Runner', 'id'));
+    if (!this.base.access.allowed('admin_all_resources') && !(await this.can('read_runner', runner))) throw forbidden('No access granted');
+    return runner;
+  }
+
+  // ---- Lists ----
+
+  private filtersWhere(filters: RunnerFilters, scopes: readonly string[]): Prisma.RunnerWhereInput[] {
+    const now = Date.now();
+    const and: Prisma.RunnerWhereInput[] = [];
+    if (filters.scope) {
+      // GitLab's filter_runners: a scope outside those the list allows is refused in these words.
+      if (!scopes.includes(filters.scope)) throw badRequest('Scope contains invalid value');
+      and.push(scopeWhere(filters.scope, now));
+    }
+    if (filters.type) and.push({ runnerType: filters.type });
+    if (filters.status) and.push(scopeWhere(filters.status, now));
+    if (filters.paused != null) and.push({ paused: filters.paused });
+    if (filters.versionPrefix != null) {
+      if (!/^[\d+.]+/.test(filters.versionPrefix)) throw argumentRefused('versionPrefix', 'is invalid');
+      and.push({ version: { startsWith: filters.versionPrefix } });
+    }
+    const tags = splitTags(filters.tagList);
+    if (tags.length) and.push({ tagList: { hasEvery: tags } });
+    return and;
+  }
+
+  private page(where: Prisma.RunnerWhereInput, page: PageArgs) {
+    return connection(
+      page,
+      ({ skip, take }) => this.db.runner.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
+      () => this.db.runner.count({ where }),
+    );
+  }
+
+  /** `GET /runners`: the runners the viewer owns (group runners of groups they own, project runners of projects they maintain). */
+  async owned(filters: RunnerFilters, page: PageArgs) {
+    const owned = await this.base.access.ownedRunnersWhere();
+    return this.page({ AND: [owned, ...this.filtersWhere(filters, RUNNER_STATUSES)] }, page);
+  }
+
+  /** `GET /runners/all`: every runner, for administrators. */
+  async all(filters: RunnerFilters, page: PageArgs) {
+    const { access } = this.base;
+    access.requireViewer();
+    if (!access.allowed('admin_all_resources')) throw forbidden();
+    return this.page({ AND: this.filtersWhere(filters, [...KIND_SCOPES, ...RUNNER_STATUSES]) }, page);
+  }
+
+  /** `GET /projects/:id/runners`: its own runners, its groups' and the instance's (GitLab's owned_or_instance_wide). */
+  async forProject(project: ProjectRow, filters: RunnerFilters, page: PageArgs) {
+    await this.base.access.authorize('read_project_runners', project);
+    const scope: Prisma.RunnerWhereInput = {
+      OR: [
+        { runnerType: 'project_type', projects: { some: { projectId: project.id } } },
+        { runnerType: 'group_type', namespaceId: { in: project.namespace.traversalIds } },
+        { runnerType: 'instance_type' },
+      ],
+    };
+    return this.page({ AND: [scope, ...this.filtersWhere(filters, [...KIND_SCOPES, ...RUNNER_STATUSES])] }, page);
+  }
+
+  /** `GET /groups/:id/runners`: the group's runners, its ancestors' and the instance's (GitLab's group_or_instance_wide). */
+  async forGroup(group: NamespaceRow, filters: RunnerFilters, page: PageArgs) {
+    await this.base.access.authorize('read_group_runners', group);
+    const scope: Prisma.RunnerWhereInput = { OR: [{ runnerType: 'group_type', namespaceId: { in: group.traversalIds } }, { runnerType: 'instance_type' }] };
+    return this.page({ AND: [scope, ...this.filtersWhere(filters, [])] }, page);
+  }
+
+  /** The maintenance note, for those who may update the runner (GitLab's RunnerDetails). */
+  async maintenanceNoteOf(runner: RunnerRow): Promise<string | null> {
+    const { access } = this.base;
+    return access.allowed('admin_all_resources') || (await this.can('update_runner', runner)) ? runner.maintenanceNote : null;
+  }
+
+  /** The projects a project runner is enabled for that the viewer may read (all for administrators). */
+  async projectsOf(runner: RunnerRow): Promise<ProjectRow[]> {
+    const { loaders, access } = this.base;
+    const ids = runner.runnerType === 'project_type' ? await loaders.runners.projectIds.load(runner.id) : [];
+    const projects = (await loaders.projects.byId.loadMany(ids)).filter((p): p is ProjectRow => !!p && !(p instanceof Error));
+    const shown: ProjectRow[] = [];
+    for (const project of projects) if (await access.can('read_project', project)) shown.push(project);
+    return shown;
+  }
+
+  /** The group of a group runner, when the viewer may read it. */
+  async groupsOf(runner: RunnerRow): Promise<NamespaceRow[]> {
+    if (runner.namespaceId === null) return [];
+    const group = await this.base.loaders.namespaces.byId.load(runner.namespaceId);
+    return group && (await this.base.access.can('read_group', group)) ? [group] : [];
+  }
+
+  /** Jobs the runner ran, in projects whose jobs the viewer may read (all for administrators). */
+  async jobs(runner: RunnerRow, filters: { statuses?: readonly string[] | null; sort?: 'asc' | 'desc' | null }, page: PageArgs) {
+    const { access } = this.base;
+    const admin = access.allowed('admin_all_resources');
+    if (!admin && !(await this.can('read_builds', runner))) throw forbidden('No access granted');
+    const where: Prisma.CiJobWhereInput = {
+      runnerId: runner.id,
+      ...(filters.statuses?.length ? { status: { in: [...filters.statuses] } } : {}),
+      ...(admin ? {} : { project: await access.where('read_build') }),
+    };
+    const direction = filters.sort ?? 'desc';
+    return connection(
+      page,
+      ({ skip, take }) => this.db.ciJob.findMany({ where, orderBy: { id: direction }, skip, take }),
+      () => this.db.ciJob.count({ where }),
+    );
+  }
+
+  // ---- Changes ----
+
+  /** GitLab's Ci::Runner validations, by field, for the runner as it would be saved. */
+  private problems(state: { maximumTimeout: number | null; maintenanceNote: string | null; runUntagged: boolean; tagList: readonly string[] }): Record<string, string[]> {
+    const problems: Record<string, string[]> = {};
+    if (state.maximumTimeout !== null && state.maximumTimeout < MIN_MAXIMUM_TIMEOUT) problems.maximumTimeout = ['needs to be at least 10 minutes'];
+    if ((state.maintenanceNote ?? '').length > MAX_NOTE_LENGTH) problems.maintenanceNote = [`is too long (maximum is ${MAX_NOTE_LENGTH} characters)`];
+    if (!state.runUntagged && state.tagList.length === 0) problems.tagsList = ['can not be empty when runner is not allowed to pick untagged jobs'];
+    return problems;
+  }
+
+  /** `POST /user/runners`: a runner of the kind asked, created by the viewer, with its token (shown this once). */
+  async create(input: RunnerCreateInput): Promise<IssuedRunner> {
+    const { access } = this.base;
+    const viewer = access.requireViewer();
+    let namespaceId: number | null = null;
+    let projectId: number | null = null;
+    // GitLab's runner creation strategies: the scope is looked up whoever asks, then the viewer's right on it.
+    if (input.runnerType === 'instance_type') {
+      if (!access.allowed('create_instance_runner')) throw forbidden('Insufficient permissions');
+    } else if (input.runnerType === 'group_type') {
+      const id = input.groupId == null ? null : parseId(input.groupId, 'Group', 'groupId');
+      const group = id === null ? null : await this.db.namespace.findFirst({ where: { id, kind: 'group' } });
+      if (!group) throw badRequest('400 Bad request - Missing/invalid group');
+      if (!(await access.can('create_runner', group))) throw forbidden('Insufficient permissions');
+      namespaceId = group.id;
+    } else {
+      const id = input.projectId == null ? null : parseId(input.projectId, 'Project', 'projectId');
+      const project = id === null ? null : await this.base.loaders.projects.byId.load(id);
+      if (!project) throw badRequest('400 Bad request - Missing/invalid project');
+      if (!(await access.can('create_runner', project))) throw forbidden('Insufficient permissions');
+      projectId = project.id;
+    }
+    const tagList = splitTags(input.tagList);
+    const state = { maximumTimeout: input.maximumTimeout ?? null, maintenanceNote: input.maintenanceNote ?? null, runUntagged: input.runUntagged ?? true, tagList };
+    const problems = this.problems(state);
+    if (Object.keys(problems).length) {
+      throw badRequest(`400 Bad request - ${sentence(Object.entries(problems).flatMap(([field, texts]) => texts.map((t) => `${HUMAN[field]} ${t}`)))}`);
+    }
+    const token = generateToken(TOKEN_PREFIX);
+    const runner = await this.db.$transaction(async (tx) => {
+      const created = await tx.runner.create({
+        data: {
+          tokenDigest: digestToken(token),
+          tokenPrefix: token.slice(0, TOKEN_PREFIX.length + 8),
+          runnerType: input.runnerType,
+          namespaceId,
+          description: input.description ?? '',
+          maintenanceNote: state.maintenanceNote,
+          paused: input.paused ?? false,
+          locked: input.locked ?? false,
+          runUntagged: state.runUntagged,
+          tagList,
+          accessLevel: input.accessLevel ?? 'not_protected',
+          maximumTimeout: state.maximumTimeout,
+          creatorId: viewer.id,
+        },
+      });
+      if (projectId !== null) await tx.runnerProject.create({ data: { runnerId: created.id, projectId } });
+      return created;
+    });
+    return { ...runner, token };
+  }
+
+  /** `PUT /runners/:id`: at least one change; `active` and `paused` are two words for one thing, not both at once. */
+  async update(input: RunnerUpdateInput): Promise<RunnerRow> {
+    const runner = await this.find(parseId(input.id, 'Ci::Runner', 'id'));
+    this.base.access.requireViewer();
+    if (!this.base.access.allowed('admin_all_resources') && !(await this.can('update_runner', runner))) throw forbidden('No access granted');
+    const fields = ['description', 'active', 'paused', 'tagList', 'runUntagged', 'locked', 'accessLevel', 'maximumTimeout', 'maintenanceNote'] as const;
+    const given = fields.filter((f) => input[f] !== undefined && input[f] !== null);
+    if (given.length === 0) throw atLeastOneOf(...fields);
+    if (given.includes('active') && given.includes('paused')) throw mutuallyExclusive('active', 'paused');
+    const data: Prisma.RunnerUpdateInput = {};
+    if (input.description != null) data.description = input.description;
+    if (input.active != null) data.paused = !input.active;
+    if (input.paused != null) data.paused = input.paused;
+    if (input.tagList != null) data.tagList = splitTags(input.tagList);
+    if (input.runUntagged != null) data.runUntagged = input.runUntagged;
+    if (input.locked != null) data.locked = input.locked;
+    if (input.accessLevel != null) data.accessLevel = input.accessLevel;
+    if (input.maximumTimeout != null) data.maximumTimeout = input.maximumTimeout;
+    if (input.maintenanceNote != null) data.maintenanceNote = input.maintenanceNote;
+    const problems = this.problems({
+      maximumTimeout: (data.maximumTimeout as number | undefined) ?? runner.maximumTimeout,
+      maintenanceNote: (data.maintenanceNote as string | undefined) ?? runner.maintenanceNote,
+      runUntagged: (data.runUntagged as boolean | undefined) ?? runner.runUntagged,
+      tagList: (data.tagList as string[] | undefined) ?? runner.tagList,
+    });
+    if (Object.keys(problems).length) throw invalid(problems);
+    return this.db.runner.update({ where: { id: runner.id }, data });
+  }
+
+  /** `DELETE /runners/:id`; a project runner of several projects only by administrators (GitLab's check comes first). */
+  async delete(id: string): Promise<RunnerRow> {
+    const runner = await this.find(parseId(id, 'Ci::Runner', 'id'));
+    this.base.access.requireViewer();
+    if (!this.base.access.allowed('admin_all_resources')) {
+      if (runner.runnerType === 'project_type' && (await this.base.loaders.runners.projectIds.load(runner.id)).length > 1) {
+        throw forbidden('Runner associated with more than one project');
+      }
+      if (!(await this.can('delete_runner', runner))) throw forbidden('No access granted');
+    }
+    await this.db.runner.delete({ where: { id: runner.id } });
+    return runner;
+  }
+
+  /** `POST /projects/:id/runners`: a project runner the viewer owns takes this project's jobs too. */
+  async assignToProject(project: ProjectRow, runnerId: string): Promise<RunnerRow> {
+    const { access } = this.base;
+    await access.authorize('create_runner', project);
+    const runner = await this.find(parseId(runnerId, 'Ci::Runner', 'runnerId'));
+    if (runner.runnerType === 'group_type') throw forbidden('Runner is a group runner');
+    if (!access.allowed('admin_all_resources')) {
+      if (runner.locked) throw forbidden('Runner is locked');
+      if (!(await this.can('assign_runner', runner))) throw forbidden('No access granted');
+    }
+    if (runner.runnerType === 'instance_type') throw badRequest('400 Bad request - Transitioning an instance runner to a project runner is not supported');
+    const linked = await this.db.runnerProject.findUnique({ where: { runnerId_projectId: { runnerId: runner.id, projectId: project.id } } });
+    if (linked) throw badRequest('400 Bad request - Validation failed: Runner has already been taken');
+    await this.db.runnerProject.create({ data: { runnerId: runner.id, projectId: project.id } });
+    return runner;
+  }
+
+  /** `DELETE /projects/:id/runners/:runner_id`: not the runner's last project (delete the runner instead). */
+  async unassignFromProject(project: ProjectRow, runnerId: string): Promise<RunnerRow> {
+    await this.base.access.authorize('admin_project_runners', project);
+    const id = parseId(runnerId, 'Ci::Runner', 'runnerId');
+    const link = await this.db.runnerProject.findUnique({ where: { runnerId_projectId: { runnerId: id, projectId: project.id } } });
+    if (!link) throw notFound('Runner');
+    if ((await this.db.runnerProject.count({ where: { runnerId: id } })) === 1) {
+      throw forbidden('Only one project associated with the runner. Please remove the runner instead');
+    }
+    await this.db.runnerProject.delete({ where: { id: link.id } });
+    return this.find(id);
+  }
+
+  // ---- The runner protocol: a runner's own token ----
+
+  /** The runner whose token this is; `403 Forbidden` otherwise (GitLab's authenticate_runner!). */
+  async authenticate(token: unknown): Promise<RunnerRow> {
+    const runner = typeof token === 'string' && token !== '' ? await this.db.runner.findUnique({ where: { tokenDigest: digestToken(token) } }) : null;
+    if (!runner) throw forbidden();
+    return runner;
+  }
+
+  /** GitLab's Ci::Runner#heartbeat: when it called, from where, and what it says it is; written at most once a minute unless it changed. */
+  async heartbeat(runner: RunnerRow, info: RunnerInfo | null | undefined, ipAddress: string | null): Promise<RunnerRow> {
+    const reported = {
+      ...(info?.name !== undefined ? { name: String(info.name) } : {}),
+      ...(info?.version !== undefined ? { version: String(info.version) } : {}),
+      ...(info?.revision !== undefined ? { revision: String(info.revision) } : {}),
+      ...(info?.platform !== undefined ? { platform: String(info.platform) } : {}),
+      ...(info?.architecture !== undefined ? { architecture: String(info.architecture) } : {}),
+      ...(info?.executor !== undefined ? { executorType: String(info.executor) } : {}),
+      ...(ipAddress ? { ipAddress } : {}),
+    };
+    const changed = Object.entries(reported).some(([key, value]) => runner[key as keyof RunnerRow] !== value);
+    const recent = runner.contactedAt !== null && Date.now() - runner.contactedAt.getTime() < CONTACT_RESOLUTION_MS;
+    if (recent && !changed) return runner;
+    return this.db.runner.update({ where: { id: runner.id }, data: { ...reported, contactedAt: new Date() } });
+  }
+
+  /** `POST /runners/verify`. */
+  async verify(token: unknown, info: RunnerInfo | null | undefined, ipAddress: string | null): Promise<RunnerRow> {
+    return this.heartbeat(await this.authenticate(token), info, ipAddress);
+  }
+
+  /** `DELETE /runners` with the runner's token: the runner unregisters itself. */
+  async unregister(token: unknown): Promise<void> {
+    const runner = await this.authenticate(token);
+    await this.db.runner.delete({ where: { id: runner.id } });
+  }
+
+  /** `POST /runners/reset_authentication_token`: a new token for the runner, the old one stops working. */
+  async resetToken(token: unknown): Promise<{ runner: RunnerRow; token: string }> {
+    const runner = await this.authenticate(token);
+    const fresh = generateToken(TOKEN_PREFIX);
+    const updated = await this.db.runner.update({ where: { id: runner.id }, data: { tokenDigest: digestToken(fresh), tokenPrefix: fresh.slice(0, TOKEN_PREFIX.length + 8) } });
+    return { runner: updated, token: fresh };
+  }
+
+  private protocolDeps() {
+    const { app, loaders, publish } = this.base;
+    return {
+      db: this.db,
+      app,
+      publish,
+      pipelines: this.pipelines,
+      repositories: this.repositories,
+      protectedBranches: this.protectedBranches,
+      projectOf: async (id: number) => {
+        const project = await loaders.projects.byId.load(id);
+        if (!project) throw notFound('Project');
+        return project;
+      },
+      userOf: (id: number) => loaders.users.byId.load(id),
+      ciVariables: (project: ProjectRow, options: { protectedRef: boolean; environment: string | null }) => this.ciVariables?.forJob(project, options) ?? Promise.resolve([]),
+    };
+  }
+
+  /** `POST /jobs/request`: the oldest pending job this runner may take, claimed for it, as the runner protocol answers it; null when there is none. */
+  async requestJob(runner: RunnerRow): Promise<JobResponse | null> {
+    if (runner.paused) return null;
+    return claimJob(this.protocolDeps(), runner);
+  }
+
+  /** `PUT /jobs/:id`: the runner's word on a running job. */
+  updateJob(jobId: number, token: unknown, update: JobUpdate): Promise<JobUpdateResult> {
+    return updateJobState(this.protocolDeps(), jobId, token, update);
+  }
+
+  /** `PATCH /jobs/:id/trace`: more of the job's log, starting at `contentRange`'s first byte. */
+  appendTrace(jobId: number, token: unknown, contentRange: string | undefined, body: Buffer): Promise<TraceResult> {
+    return appendTrace(this.protocolDeps(), jobId, token, contentRange, body);
+  }
+
+  /** The running job whose token this is, for uploads (403 otherwise, with its status when it stopped running). */
+  runningJob(jobId: number, token: unknown) {
+    return jobByToken(this.db, jobId, token);
+  }
+
+  /** `POST /jobs/:id/artifacts`: streams the upload to storage; parses JUnit reports. */
+  async uploadArtifact(jobId: number, token: unknown, upload: ArtifactUpload, file: Readable): Promise<void> {
+    const job = await jobByToken(this.db, jobId, token);
+    await storeArtifact(this.protocolDeps(), job, upload, file);
+  }
+
+  /**
+   * The archive of a job, for a viewer who may read the job's project's jobs: a runner downloading a dependency
+   * with its running job's token, or a user. `404 Not Found` when it has none, or it expired.
+   */
+  async archive(project: ProjectRow, jobId: number): Promise<Download> {
+    const job = await this.pipelines.job(project, jobId);
+    return downloadableArchive(this.db, this.base.app.artifacts, job);
+  }
+
+  /** The archive of a job, for a runner holding another running job's token (GitLab's authenticate_job_via_dependent_job!). */
+  async dependencyArchive(jobId: number): Promise<Download> {
+    const job = await this.db.ciJob.findUnique({ where: { id: jobId } });
+    const project = job ? await this.base.loaders.projects.byId.load(job.projectId) : null;
+    if (!job || !project || !(await this.base.access.can('read_build', project))) throw forbidden();
+    return downloadableArchive(this.db, this.base.app.artifacts, job);
+  }
+
+  /** `GET /projects/:id/jobs/artifacts/:ref_name/download?job=`: the named job of the ref's latest successful pipeline. */
+  async latestArchive(project: ProjectRow, ref: string, jobName: string): Promise<Download> {
+    await this.base.access.authorize('read_build', project);
+    const pipeline = await this.db.pipeline.findFirst({ where: { projectId: project.id, ref, status: 'success' }, orderBy: { id: 'desc' } });
+    const job = pipeline ? await this.db.ciJob.findFirst({ where: { pipelineId: pipeline.id, name: jobName, type: 'build', status: 'success', retried: false }, orderBy: { id: 'desc' } }) : null;
+    // GitLab's latest_successful_build_for_ref! raises RecordNotFound, which its API answers `404 Not found`.
+    if (!job) throw recordNotFound();
+    return this.archive(project, job.id);
+  }
+
+  /** `DELETE /projects/:id/jobs/:job_id/artifacts`: Maintainers delete a job's files. */
+  async destroyArtifacts(project: ProjectRow, jobId: number): Promise<{ job: Prisma.CiJobGetPayload<object>; count: number }> {
+    const job = await this.pipelines.job(project, jobId);
+    await this.base.access.authorize('destroy_artifacts', project);
+    return { job, count: await deleteJobArtifacts(this.db, this.base.app.artifacts, job.id) };
+  }
+
+  /** Removes artifacts that expired before `now`; how many. */
+  removeExpiredArtifacts(now: Date): Promise<number> {
+    return removeExpiredArtifacts(this.db, this.base.app.artifacts, now);
+  }
+
+  /** GitLab's StuckCiJobsWorker and timed-out job check, at `now`: fails what no runner will finish. */
+  failStuckJobs(now: Date): Promise<number> {
+    return failStuckJobs(this.protocolDeps(), now);
+  }
+}
+
+/** A status or kind (REST's `scope` and `status`) as a filter at `now`. */
+function scopeWhere(scope: string, now: number): Prisma.RunnerWhereInput {
+  const online = new Date(now - ONLINE_MS);
+  const stale = new Date(now - STALE_MS);
+  switch (scope) {
+    case 'active':
+      return { paused: false };
+    case 'paused':
+      return { paused: true };
+    case 'online':
+      return { contactedAt: { gt: online } };
+    case 'offline':
+      return { contactedAt: { lte: online } };
+    case 'never_contacted':
+      return { contactedAt: null };
+    case 'stale':
+      return { createdAt: { lte: stale }, OR: [{ contactedAt: null }, { contactedAt: { lte: stale } }] };
+    case 'shared':
+      return { runnerType: 'instance_type' };
+    case 'specific':
+      return { runnerType: { in: ['group_type', 'project_type'] } };
+    default:
+      return { runnerType: scope };
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * One job on the shell executor, as GitLab Runner runs it: a fresh folder, the repository fetched with the job's
+ * token at the job's commit, the dependencies' artifacts extracted into it, `before_script` and `script` in one
+ * shell (`set -e`, each command echoed), `after_script` in another whatever happened, the declared artifacts
+ * uploaded when their `when` says, and the job's end reported. The job's processes run in their own process
+ * group, killed when the job times out or is canceled. The folder is removed afterwards.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { artifactFiles, extractZip, gzipMembers, zipStream } from './artifacts.js';
+import type { JobPayload, ProtocolClient, RunnerIdentity } from './client.js';
+import { JobTrace } from './trace.js';
+
+export interface JobOptions {
+  client: ProtocolClient;
+  identity: RunnerIdentity;
+  /** Where job folders are made. */
+  buildsDir: string;
+  /** GitLab Runner's `clone_url`: fetch from here rather than the URL the server names (its external URL). */
+  cloneUrl: string | null;
+  /** `bash` when the machine has it, else `sh`. */
+  shell: 'bash' | 'sh';
+  concurrentId: number;
+  updateIntervalMs: number;
+  outputLimit: number;
+  log(level: 'info' | 'warn' | 'error', msg: string, fields?: object): void;
+}
+
+type Outcome = { state: 'success' } | { state: 'failed'; reason: string; exitCode?: number; message: string };
+
+/** GitLab Runner's after_script timeout. */
+const AFTER_SCRIPT_TIMEOUT_MS = 5 * 60 * 1000;
+/** How long a killed job's processes get between SIGTERM and SIGKILL. */
+const KILL_GRACE_MS = 1000;
+/** Environment variables of the runner that jobs inherit; nothing else of the runner's environment leaks into a job. */
+const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER', 'SHELL'];
+
+const GREEN = '\x1b[32;1m';
+const YELLOW = '\x1b[0;33m';
+const RED = '\x1b[31;1m';
+const RESET = '\x1b[0;m';
+
+/** `'…'` for the shell. */
+const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** Seconds as GitLab Runner words a timeout (Go's Duration: `1h0m0s`, `2s`). */
+function goDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
+}
+
+export class JobRun {
+  private readonly trace: JobTrace;
+  private readonly deadline: number;
+  private canceled = false;
+  /** Stopped by the runner itself (it is shutting down): reported as a system failure. */
+  private terminated = false;
+  private killCurrent: (() => void) | undefined;
+
+  constructor(
+    private readonly job: JobPayload,
+    private readonly options: JobOptions,
+  ) {
+    this.trace = new JobTrace(options.client, job, { updateIntervalMs: options.updateIntervalMs, outputLimit: options.outputLimit, onAbort: () => this.cancel() });
+    this.deadline = Date.now() + job.runner_info.timeout * 1000;
+  }
+
+  /** Stops the job: its processes are killed and its end is not reported (the server already knows it). */
+  cancel(): void {
+    this.canceled = true;
+    this.killCurrent?.();
+  }
+
+  /** Stops the job because the runner stops: its processes are killed, and it is reported failed (system failure). */
+  terminate(): void {
+    this.terminated = true;
+    this.killCurrent?.();
+  }
+
+  private line(text: string): void {
+    this.trace.write(`${text}\n`);
+  }
+
+  /** The repository's URL to fetch: GitLab Runner's GetRemoteURL, with `clone_url` when set. */
+  private remoteUrl(env: Record<string, string>): string {
+    const clone = this.options.cloneUrl?.replace(/\/+$/, '');
+    if (!clone || !/^https?:\/\//.test(clone)) return this.job.git_info.repo_url;
+    const [scheme, rest] = clone.split('://');
+    return `${scheme}://gitlab-ci-token:${encodeURIComponent(this.job.token)}@${rest}/${env.CI_PROJECT_PATH}.git`;
+  }
+
+  /** Runs `args` (no shell), its output into the log unless `quiet`; its exit code. */
+  private command(cmd: string, args: string[], cwd: string, env: Record<string, string>, quiet = false): Promise<number> {
+    return new Promise((resolve) => {
+      const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (!quiet) {
+        child.stdout.on('data', (d: Buffer) => this.trace.write(d));
+        child.stderr.on('data', (d: Buffer) => this.trace.write(d));
+      } else {
+        child.stdout.resume();
+        child.stderr.resume();
+      }
+      child.on('error', () => resolve(127));
+      child.on('close', (code) => resolve(code ?? 1));
+    });
+  }
+
+  /** Runs commands in one shell, each echoed first; `timedOut` when `limitMs` passed and its processes were killed. */
+  private async script(commands: string[], dir: string, env: Record<string, string>, limitMs: number, scratch: string, name: string): Promise<{ code: number; timedOut: boolean }> {
+    const body = [this.options.shell === 'bash' ? 'set -eo pipefail' : 'set -e'];
+    for (const command of commands) {
+      const [first, ...more] = command.split('\n');
+      const shown = more.length && more.some((l) => l.trim()) ? `${first} # collapsed multi-line command` : first;
+      body.push(`printf '%s\\n' ${quote(`${GREEN}$ ${shown}${RESET}`)}`, command);
+    }
+    const file = join(scratch, `${name}.sh`);
+    await writeFile(file, `${body.join('\n')}\n`, { mode: 0o700 });
+    return new Promise((resolve) => {
+      const child = spawn(this.options.shell, [file], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      let timedOut = false;
+      const kill = () => {
+        const group = child.pid;
+        if (group === undefined) return;
+        const signal = (sig: NodeJS.Signals) => {
+          try {
+            process.kill(-group, sig);
+          } catch {
+            // The group is gone already.
+          }
+        };
+        signal('SIGTERM');
+        setTimeout(() => signal('SIGKILL'), KILL_GRACE_MS).unref();
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, Math.max(0, limitMs));
+      this.killCurrent = kill;
+      child.stdout.on('data', (d: Buffer) => this.trace.write(d));
+      child.stderr.on('data', (d: Buffer) => this.trace.write(d));
+      child.on('error', () => {
+        clearTimeout(timer);
+        resolve({ code: 127, timedOut });
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        this.killCurrent = undefined;
+        resolve({ code: code ?? (signal ? 128 + 15 : 1), timedOut });
+      });
+    });
+  }
+
+  /** The job's environment: what the runner defines, then the job's variables (file variables as files). */
+  private async environment(projectDir: string, buildsDir: string, scratch: string): Promise<Record<string, string>> {
+    const env: Record<string, string> = {};
+    for (const key of INHERITED) if (process.env[key] !== undefined) env[key] = process.env[key] as string;
+    Object.assign(env, {
+      CI_BUILDS_DIR: buildsDir,
+      CI_PROJECT_DIR: projectDir,
+      CI_CONCURRENT_ID: String(this.options.concurrentId),
+      CI_CONCURRENT_PROJECT_ID: String(this.options.concurrentId),
+      CI_SHARED_ENVIRONMENT: 'true',
+      CI_JOB_TIMEOUT: String(this.job.runner_info.timeout),
+      CI_RUNNER_VERSION: this.options.identity.version,
+      CI_RUNNER_REVISION: this.options.identity.revision,
+      CI_RUNNER_EXECUTABLE_ARCH: `${this.options.identity.platform}/${this.options.identity.architecture}`,
+    });
+    for (const variable of this.job.variables) {
+      if (variable.file) {
+        const path = join(scratch, variable.key);
+        await writeFile(path, variable.value, { mode: 0o600 });
+        env[variable.key] = path;
+      } else env[variable.key] = variable.value;
+    }
+    return env;
+  }
+
+  private async fetchSources(projectDir: string, env: Record<string, string>): Promise<boolean> {
+    const { git_info: git } = this.job;
+    const gitEnv = { ...env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
+    this.line(`${git.depth > 0 ? `Fetching changes with git depth set to ${git.depth}...` : 'Fetching changes...'}`);
+    await mkdir(projectDir, { recursive: true });
+    const steps: string[][] = [
+      ['init', '-q', '.'],
+      ['remote', 'add', 'origin', this.remoteUrl(env)],
+      ['-c', 'credential.helper=', 'fetch', 'origin', '--prune', '--quiet', ...(git.depth > 0 ? ['--depth', String(git.depth)] : []), ...git.refspecs],
+      ['-c', 'advice.detachedHead=false', 'checkout', '-f', '-q', git.sha],
+    ];
+    for (const [i, args] of steps.entries()) {
+      // Never print the remote (it carries the job's token): git's own output goes to the log for the fetch and checkout only.
+      const code = await this.command('git', args, projectDir, gitEnv, i < 2);
+      if (code !== 0) return false;
+      if (i === 0) this.line(`Created fresh repository.`);
+    }
+    this.line(`Checking out ${git.sha.slice(0, 8)} as detached HEAD (ref is ${git.ref})...`);
+    return true;
+  }
+
+  /** Downloads and extracts the artifacts of the jobs this one depends on; false when one cannot be had. */
+  private async downloadDependencies(projectDir: string, scratch: string): Promise<boolean> {
+    for (const dependency of this.job.dependencies) {
+      if (!dependency.artifacts_file) continue;
+      this.line(`Downloading artifacts for ${dependency.name} (${dependency.id})...`);
+      const download = await this.options.client.downloadArtifacts(dependency.id, dependency.token);
+      if (typeof download === 'number') {
+        this.line(`${RED}ERROR: Downloading artifacts from coordinator... ${download === 404 ? 'not found' : download === 403 ? 'forbidden' : 'failed'}${RESET}  id=${dependency.id} status=${download}`);
+        return false;
+      }
+      const zip = join(scratch, `dependency-${dependency.id}.zip`);
+      await pipeline(download, createWriteStream(zip));
+      await extractZip(zip, projectDir, (text) => this.line(`${YELLOW}WARNING: ${text}${RESET}`));
+      await rm(zip, { force: true });
+      this.line(`Downloading artifacts from coordinator... ok        id=${dependency.id}`);
+    }
+    return true;
+  }
+
+  /** Uploads the artifacts whose `when` matches the job's state; false when an upload was refused. */
+  private async uploadArtifacts(projectDir: string, succeeded: boolean): Promise<boolean> {
+    for (const artifact of this.job.artifacts ?? []) {
+      const when = artifact.when || 'on_success';
+      if (!(when === 'always' || (when === 'on_success') === succeeded)) continue;
+      this.line(`Uploading artifacts for ${succeeded ? 'successful' : 'failed'} job`);
+      const warn = (text: string) => this.line(`${YELLOW}WARNING: ${text}${RESET}`);
+      const files = await artifactFiles(projectDir, artifact, warn);
+      if (files.length === 0) {
+        warn(`${artifact.paths.join(', ')}: no matching files`);
+        this.line(`${RED}ERROR: No files to upload${RESET}`);
+        continue;
+      }
+      const junit = artifact.artifact_format === 'gzip';
+      const stream = junit ? gzipMembers(projectDir, files) : zipStream(projectDir, files);
+      const fileName = junit ? `${artifact.name ?? artifact.artifact_type}.gz` : `${artifact.name || 'artifacts'}.zip`;
+      const status = await this.options.client.uploadArtifact(this.job, stream, { fileName, type: artifact.artifact_type, format: artifact.artifact_format, expireIn: artifact.expire_in ?? null });
+      if (status !== 201) {
+        this.line(`${RED}ERROR: Uploading artifacts as "${artifact.artifact_type}" to coordinator... ${status === 413 ? 'too large archive' : 'failed'}${RESET}  id=${this.job.id} status=${status}`);
+        return false;
+      }
+      this.line(`Uploading artifacts as "${artifact.artifact_type}" to coordinator... 201 Created  id=${this.job.id} responseStatus=201 Created`);
+    }
+    return true;
+  }
+
+  private async execute(root: string): Promise<Outcome> {
+    const projectDir = join(root, 'builds', String(this.job.job_info.project_id));
+    const scratch = join(root, 'tmp');
+    await mkdir(scratch, { recursive: true });
+    const env = await this.environment(projectDir, join(root, 'builds'), scratch);
+    const remaining = () => this.deadline - Date.now();
+    const timeoutMessage = `execution took longer than ${goDuration(this.job.runner_info.timeout)} seconds`;
+    if (env.GIT_STRATEGY === 'none') {
+      await mkdir(projectDir, { recursive: true });
+      this.line('Skipping Git repository setup');
+    } else if (!(await this.fetchSources(projectDir, env))) {
+      return { state: 'failed', reason: 'script_failure', exitCode: 1, message: 'exit code 1' };
+    }
+    if (!(await this.downloadDependencies(projectDir, scratch))) return { state: 'failed', reason: 'missing_dependency_failure', message: 'missing dependency' };
+    const main = this.job.steps.find((s) => s.name === 'script');
+    let outcome: Outcome = { state: 'success' };
+    if (main) {
+      this.line(`${GREEN}Executing "step_script" stage of the job script${RESET}`);
+      const { code, timedOut } = await this.script(main.script, projectDir, env, remaining(), scratch, 'step_script');
+      if (timedOut) outcome = { state: 'failed', reason: 'job_execution_timeout', message: timeoutMessage };
+      else if (code !== 0) outcome = { state: 'failed', reason: 'script_failure', exitCode: code, message: `exit code ${code}` };
+    }
+    const after = this.job.steps.find((s) => s.name === 'after_script');
+    if (after && !this.canceled && !this.terminated) {
+      this.line(`${GREEN}Running after_script${RESET}`);
+      const status = outcome.state === 'success' ? 'success' : 'failed';
+      const { code, timedOut } = await this.script(after.script, projectDir, { ...env, CI_JOB_STATUS: status }, AFTER_SCRIPT_TIMEOUT_MS, scratch, 'after_script');
+      if (timedOut) this.line(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: execution took longer than ${goDuration(AFTER_SCRIPT_TIMEOUT_MS / 1000)} seconds${RESET}`);
+      else if (code !== 0) this.line(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: exit code ${code}${RESET}`);
+    }
+    if (!this.canceled && !this.terminated && !(await this.uploadArtifacts(projectDir, outcome.state === 'success')) && outcome.state === 'success') {
+      outcome = { state: 'failed', reason: 'unknown_failure', message: 'uploading artifacts failed' };
+    }
+    return outcome;
+  }
+
+  /** Runs the job to its end and reports it (unless it was canceled). */
+  async run(): Promise<void> {
+    const { job, options } = this;
+    this.trace.start();
+    this.line(`Running with ${options.identity.name} ${options.identity.version} (${options.identity.revision})`);
+    this.line(`${GREEN}Preparing the "shell" executor${RESET}`);
+    this.line(`Using Shell (${options.shell}) executor...`);
+    await mkdir(options.buildsDir, { recursive: true });
+    const root = await mkdtemp(join(options.buildsDir, `job-${job.id}-`));
+    let outcome: Outcome;
+    try {
+      outcome = await this.execute(root);
+      if (this.terminated) outcome = { state: 'failed', reason: 'runner_system_failure', message: 'aborted: terminated' };
+    } catch (error) {
+      outcome = { state: 'failed', reason: 'runner_system_failure', message: (error as Error).message };
+    } finally {
+      this.line(`${GREEN}Cleaning up project directory and file based variables${RESET}`);
+      await rm(root, { recursive: true, force: true });
+    }
+    if (this.canceled) {
+      this.line(`${RED}ERROR: Job failed: canceled${RESET}`);
+      await this.trace.finish();
+      options.log('info', 'job canceled', { job: job.id });
+      return;
+    }
+    this.line(outcome.state === 'success' ? `${GREEN}Job succeeded${RESET}` : `${RED}ERROR: Job failed: ${outcome.message}${RESET}`);
+    const output = await this.trace.finish();
+    const update = {
+      state: outcome.state,
+      ...(outcome.state === 'failed' ? { failure_reason: outcome.reason, ...(outcome.exitCode !== undefined ? { exit_code: outcome.exitCode } : {}) } : { exit_code: 0 }),
+      checksum: output.checksum,
+      output,
+    };
+    // A runner that is stopping tries once: the server may be stopping too.
+    for (let attempt = 0; attempt < (this.terminated ? 1 : 10) && !this.canceled; attempt++) {
+      const result = await options.client.updateJob(job, update).catch(() => null);
+      if (result && (result.status === 200 || result.status === 403 || result.status === 404)) break;
+      await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** attempt, 10_000)));
+    }
+    options.log('info', 'job finished', { job: job.id, state: outcome.state });
+  }
+}

@@ -1,0 +1,90 @@
+/** What the runners tests share: projects with a CI configuration and their push pipeline, runners, and a runner's calls written with fetch. */
+import { expect } from 'vitest';
+import type { TestServer } from '../support/server.js';
+import { createProject } from '../support/factories.js';
+
+/** Waits for what a background job or another request makes (the push pipeline, a job's next status). */
+export async function eventually<T>(read: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Commits files to a branch through the API; the commit's sha. */
+export async function commit(t: TestServer, projectId: number, files: Record<string, string>, branch = 'main', token = t.rootToken): Promise<string> {
+  const tree = await t.api('GET', `/projects/${projectId}/repository/tree?ref=${branch}&recursive=true&per_page=100`, { token });
+  const existing = new Set(tree.status === 200 ? (tree.body as { path: string }[]).map((e) => e.path) : []);
+  const actions = Object.entries(files).map(([file_path, content]) => ({ action: existing.has(file_path) ? 'update' : 'create', file_path, content }));
+  const res = await t.api('POST', `/projects/${projectId}/repository/commits`, { token, body: { branch, commit_message: 'CI', actions } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id as string;
+}
+
+/** The push pipeline of a commit, once the push's background job made it. */
+export function pushPipeline(t: TestServer, projectId: number, sha: string, token = t.rootToken): Promise<{ id: number; status: string; sha: string; ref: string }> {
+  return eventually(async () => (await t.api('GET', `/projects/${projectId}/pipelines?sha=${sha}`, { token })).body[0]);
+}
+
+/** A new project whose first commit is `config`, with that commit's push pipeline. */
+export async function projectWithConfig(t: TestServer, config: string, options: { visibility?: string; token?: string; files?: Record<string, string> } = {}) {
+  const token = options.token ?? t.rootToken;
+  const project = await createProject(t, token, { visibility: options.visibility });
+  const sha = await commit(t, project.id, { '.gitlab-ci.yml': config, ...options.files }, 'main', token);
+  const pipeline = await pushPipeline(t, project.id, sha, token);
+  return { project, pipeline, sha };
+}
+
+export async function jobsOf(t: TestServer, projectId: number, pipelineId: number): Promise<{ id: number; name: string; status: string; stage: string; failure_reason?: string; allow_failure: boolean; coverage: number | null }[]> {
+  const res = await t.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs?include_retried=true&per_page=100`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+/** A runner made through `POST /user/runners` (a project runner of `projectId` unless said otherwise); its id and token. */
+export async function createRunner(t: TestServer, body: Record<string, unknown>): Promise<{ id: number; token: string }> {
+  const res = await t.api('POST', '/user/runners', { body: { runner_type: 'project_type', ...body } });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+export interface RunnerCall {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** A call of the runner protocol, as GitLab Runner makes it (JSON bodies). */
+export async function runnerCall(t: TestServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RunnerCall> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body instanceof Uint8Array || typeof body === 'string') init.body = body;
+  else if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
+  }
+  const res = await fetch(`${t.url}/api/v4${path}`, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+export const RUNNER_INFO = { name: 'gitlab-runner', version: '17.5.0', revision: 'abcdef12', platform: 'linux', architecture: 'amd64', executor: 'shell', features: { trace_sections: true } };
+
+/** `POST /jobs/request` until a job comes (the queue may still be settling); the job. */
+export async function requestJob(t: TestServer, token: string): Promise<any> {
+  return eventually(async () => {
+    const res = await runnerCall(t, 'POST', '/jobs/request', { token, info: RUNNER_INFO });
+    if (res.status === 201) return res.body;
+    expect(res.status, res.text).toBe(204);
+    return null;
+  });
+}
