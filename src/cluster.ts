@@ -9,6 +9,9 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 
+/** Set in the environment of the one worker that runs the built-in runner (RUNNER=shell), and of its replacement. */
+export const RUNNER_HOST_ENV = 'GITLAB_BUILTIN_RUNNER_HOST';
+
 export interface Supervisor {
   /** Asks every worker to drain (SIGTERM) and resolves when all have exited. */
   close(): Promise<void>;
@@ -17,8 +20,8 @@ export interface Supervisor {
 export function superviseWorkers(config: Config, logger: Logger): Supervisor {
   let stopping = false;
   const exited = new Map<Worker, Promise<void>>();
-  const fork = (then?: () => void) => {
-    const worker = cluster.fork();
+  const fork = (then?: () => void, hostsRunner = false) => {
+    const worker = cluster.fork(hostsRunner ? { [RUNNER_HOST_ENV]: '1' } : {});
     let listened = false;
     worker.once('listening', () => {
       listened = true;
@@ -38,7 +41,7 @@ export function superviseWorkers(config: Config, logger: Logger): Supervisor {
             return;
           }
           logger.warn({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
-          fork();
+          fork(undefined, hostsRunner);
         }),
       ),
     );
@@ -50,7 +53,7 @@ export function superviseWorkers(config: Config, logger: Logger): Supervisor {
   };
   fork(() => {
     for (let i = 1; i < config.webConcurrency && !stopping; i++) fork();
-  });
+  }, config.runner !== null);
   logger.info({ workers: config.webConcurrency }, 'supervising workers');
   return { close };
 }

@@ -8,7 +8,7 @@ import cluster from 'node:cluster';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { superviseWorkers } from './cluster.js';
+import { RUNNER_HOST_ENV, superviseWorkers } from './cluster.js';
 
 // Before graphql is loaded: its development-mode checks cost a tenth of a request's execution time.
 process.env.NODE_ENV ??= 'production';
@@ -26,6 +26,22 @@ async function serve(config: Config, logger: Logger): Promise<{ close(): Promise
   logger.info({ url: `http://${config.host}:${server.port}`, externalUrl: config.externalUrl, database: server.database.kind }, 'listening');
   if (server.generatedRootToken) {
     process.stdout.write(`\nCreated the root administrator. Its personal access token (shown once):\n\n  ${server.generatedRootToken}\n\n`);
+  }
+  // RUNNER=shell: one process runs the built-in runner (of several workers, the one the supervisor chose).
+  if (config.runner === 'shell' && (cluster.isPrimary || process.env[RUNNER_HOST_ENV] === '1')) {
+    // Started beside the server rather than before answering: a stop may come at any time, and stops both.
+    const runner = import('./builtin-runner.js')
+      .then(({ startBuiltInRunner }) => startBuiltInRunner(server.app, config, server.port, logger))
+      .catch((err: unknown) => {
+        logger.error({ err: String(err) }, 'built-in runner failed to start');
+        return null;
+      });
+    return {
+      close: async () => {
+        await (await runner)?.stop();
+        await server.close();
+      },
+    };
   }
   return server;
 }

@@ -4,10 +4,14 @@
  * shows them, and @gitbeaker/rest where it covers.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Gitlab } from '@gitbeaker/rest';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShellRunner } from '../../src/runner/runner.js';
+import { startProcess } from '../support/process.js';
 import { suiteServer } from '../support/server.js';
 import { createProject } from '../support/factories.js';
 import { createRunner, eventually, jobsOf, projectWithConfig } from './support.js';
@@ -164,4 +168,42 @@ describe('the built-in shell runner', () => {
     expect(await log(project.id, job.id)).toContain('ERROR: Job failed: execution took longer than 2s seconds');
     expect(execFileSync('ps', ['-eo', 'args']).toString()).not.toContain('sleep 30.5');
   });
+});
+
+describe('RUNNER=shell', () => {
+  it('makes the server create its own instance runner once and run it beside itself', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'gitlab-shell-runner-'));
+    const env = { DATA_DIR: dataDir, RUNNER: 'shell', GITLAB_ROOT_TOKEN: 'glpat-builtin-runner-test' };
+    const start = () => startProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], env);
+    try {
+      const server = await start();
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`http://127.0.0.1:${server.port}/api/v4${path}`, { ...init, headers: { 'PRIVATE-TOKEN': env.GITLAB_ROOT_TOKEN, 'Content-Type': 'application/json', ...init.headers } });
+      const project = (await (await api('/projects', { method: 'POST', body: JSON.stringify({ name: 'builtin' }) })).json()) as { id: number };
+      const commit = await api(`/projects/${project.id}/repository/commits`, {
+        method: 'POST',
+        body: JSON.stringify({ branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'hello:\n  script: echo "hello from the built-in runner"\n' }] }),
+      });
+      expect(commit.status).toBe(201);
+      const [job] = await eventually(async () => {
+        const jobs = (await (await api(`/projects/${project.id}/jobs`)).json()) as { id: number; status: string; runner: { description: string } | null }[];
+        return jobs[0]?.status === 'success' && jobs;
+      }, 60_000);
+      expect(job.runner?.description).toBe('Built-in shell runner');
+      expect(await (await api(`/projects/${project.id}/jobs/${job.id}/trace`)).text()).toContain('hello from the built-in runner');
+      const stored = JSON.parse(await readFile(join(dataDir, 'shell-runner.json'), 'utf8')) as { token: string };
+      expect(stored.token).toMatch(/^glrt-/);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      expect(server.output()).toContain('built-in runner exited');
+
+      const again = await start();
+      const runners = (await (await fetch(`http://127.0.0.1:${again.port}/api/v4/runners/all`, { headers: { 'PRIVATE-TOKEN': env.GITLAB_ROOT_TOKEN } })).json()) as { description: string }[];
+      expect(runners.filter((r) => r.description === 'Built-in shell runner')).toHaveLength(1);
+      again.child.kill('SIGTERM');
+      expect(await again.exited).toBe(0);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -387,6 +387,19 @@ export class RunnersService {
     return this.find(id);
   }
 
+  /**
+   * The server's own instance runner (RUNNER=shell): the runner of `token` when there is one, else a new one; its
+   * token either way. Created once and kept, as long as its token is kept.
+   */
+  async builtInRunner(token: string | null): Promise<string> {
+    if (token && (await this.db.runner.findUnique({ where: { tokenDigest: digestToken(token) }, select: { id: true } }))) return token;
+    const fresh = generateToken(TOKEN_PREFIX);
+    await this.db.runner.create({
+      data: { tokenDigest: digestToken(fresh), tokenPrefix: fresh.slice(0, TOKEN_PREFIX.length + 8), runnerType: 'instance_type', description: 'Built-in shell runner', locked: false },
+    });
+    return fresh;
+  }
+
   // ---- The runner protocol: a runner's own token ----
 
   /** The runner whose token this is; `403 Forbidden` otherwise (GitLab's authenticate_runner!). */
