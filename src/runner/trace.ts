@@ -9,6 +9,8 @@ import { aborted, type JobPayload, type JobState, type ProtocolClient } from './
 
 /** GitLab Runner's DefaultTracePatchLimit: the most sent in one patch. */
 const PATCH_LIMIT = 1024 * 1024;
+/** Attempts at sending the rest of the log once the job ended. */
+const FINAL_ATTEMPTS = 20;
 /** Sent before the interval is up when this much is waiting. */
 const EAGER_BYTES = 64 * 1024;
 
@@ -97,7 +99,7 @@ export class JobTrace {
   async finish(): Promise<{ checksum: string; bytesize: number }> {
     clearInterval(this.timer);
     await this.sending;
-    for (let attempt = 0; this.sent < this.size && attempt < 20 && !this.abortedOnce; attempt++) {
+    for (let attempt = 0; this.sent < this.size && attempt < FINAL_ATTEMPTS && !this.abortedOnce; attempt++) {
       const before = this.sent;
       await this.tick();
       if (this.sent === before) await new Promise((r) => setTimeout(r, Math.min(1000, this.options.updateIntervalMs)));

@@ -28,6 +28,15 @@ interface Fixtures {
   tokenId: number;
   /** A pipeline of the project (with its jobs) that reads share. */
   pipeline: { id: number; jobId: number };
+  /** A project runner of the project that reads share. */
+  runnerId: number;
+}
+
+/** A new project runner of the fixture project: writes act on one of their own. */
+async function newRunner(projectId: number): Promise<number> {
+  const res = await t.api('POST', '/user/runners', { body: { runner_type: 'project_type', project_id: projectId } });
+  if (res.status !== 201) throw new Error(`runner: ${res.status} ${res.text}`);
+  return res.body.id;
 }
 
 /** A new API pipeline of the fixture project, with its first job: writes act on one of their own. */
@@ -53,13 +62,15 @@ async function tokenOf(kind: Kind, f: Fixtures): Promise<string | null> {
 /** Parameters that pass coercion, fresh on every call so that no surface meets another's leftovers. */
 async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<string, unknown>> {
   const family = route.path.split('/')[1];
-  const ids: Record<string, number> = { users: f.owner.id, groups: f.group.id, projects: f.project.id, namespaces: f.group.id, personal_access_tokens: f.tokenId };
+  const ids: Record<string, number> = { users: f.owner.id, groups: f.group.id, projects: f.project.id, namespaces: f.group.id, personal_access_tokens: f.tokenId, runners: f.runnerId };
   const params: Record<string, unknown> = {};
   if (route.path.includes(':id')) {
     if (!(family in ids)) throw new Error(`no fixture for :id of ${route.path}: add one`);
     params.id = String(ids[family]);
     // Blocking acts on a user of its own: the fixtures' owner must keep working for the routes that follow.
     if (/\/(un)?block$/.test(route.path)) params.id = String((await createUser(t)).id);
+    // Changing or deleting a runner acts on one of its own.
+    if (family === 'runners' && route.compiled.kind === 'mutation') params.id = String(await newRunner(f.project.id));
   }
   const name = unique('m');
   const samples: Record<string, () => Promise<unknown> | unknown> = {
@@ -84,7 +95,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     state: () => 'success',
     pipelineId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).id,
     jobId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).jobId,
-    input: () => ({ branch: 'main', commit_message: 'matrix', file_path: `${name}.txt`, content: 'x', actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }] }),
+    runnerId: async () => (route.compiled.kind === 'mutation' ? await newRunner(f.project.id) : f.runnerId),
+    input: () => ({ runner_type: 'instance_type', description: name, branch: 'main', commit_message: 'matrix', file_path: `${name}.txt`, content: 'x', actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }] }),
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
@@ -175,7 +187,7 @@ describe('scopes and abilities agree over REST, GraphQL over HTTP and graphql-ws
       token: owner.token,
     });
     if (ci.status !== 201) throw new Error(`commit: ${ci.status} ${ci.text}`);
-    fixtures = { owner, group, project, tokenId: tokens.body[0].id, pipeline: await newPipeline(project.id) };
+    fixtures = { owner, group, project, tokenId: tokens.body[0].id, pipeline: await newPipeline(project.id), runnerId: await newRunner(project.id) };
     return fixtures;
   };
   const outcomes = new Map<string, number>();
