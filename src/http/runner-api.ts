@@ -16,7 +16,7 @@ import { acceptedScopes, requireScope } from '../auth/scopes.js';
 import type { Viewer } from '../auth/viewer.js';
 import { createContext, type App, type Context } from '../context.js';
 import { digestToken } from '../auth/secrets.js';
-import { forbidden, invalidParams, isCoded, missing, payloadTooLarge } from '../errors.js';
+import { forbidden, invalidParams, isCoded, malformedRequest, missing, payloadTooLarge } from '../errors.js';
 import { parseRef } from '../graphql/ids.js';
 import { JOB_UPDATED, type JobUpdatedMessage } from '../modules/pipelines/processing.js';
 import type { Download } from '../modules/runners/artifacts.js';
@@ -212,10 +212,14 @@ export function runnerApi({ app, authenticators }: RunnerApiOptions) {
       }
       const uploaded = await new Promise<boolean>((resolve, reject) => {
         let started = false;
+        // A multipart body that does not parse fails the file's stream too: the answer is the client's 400 either way.
+        let malformed = false;
         parser.on('field', (name, value) => {
           if (!(name in fields)) fields[name] = value;
         });
         parser.on('file', (name, file, info) => {
+          // A body that ends early fails the file's stream as well as the parser: the parser's error answers it.
+          file.on('error', () => undefined);
           if (name !== 'file' || started) return void file.resume();
           started = true;
           const upload = {
@@ -228,12 +232,16 @@ export function runnerApi({ app, authenticators }: RunnerApiOptions) {
             () => resolve(true),
             (error: unknown) => {
               file.resume();
-              reject(error);
+              // The parser says whether the body was at fault once it has seen the rest of it.
+              setImmediate(() => reject(malformed && !isCoded(error) ? malformedRequest() : error));
             },
           );
         });
         parser.on('close', () => !started && resolve(false));
-        parser.on('error', reject);
+        parser.on('error', () => {
+          malformed = true;
+          reject(malformedRequest());
+        });
         req.pipe(parser);
       }).finally(() => req.unpipe(parser));
       if (!uploaded) throw missing('file');

@@ -454,6 +454,12 @@ test:
     expect(await upload(job, ARCHIVE, { artifact_type: 'nonsense' })).toMatchObject({ status: 400, text: '{"error":"artifact_type does not have a valid value"}' });
     expect((await upload(job, Buffer.alloc(MAX_ARTIFACT + 1), { artifact_type: 'metadata', artifact_format: 'gzip' })).status).toBe(413);
     expect((await fetchForm(`/jobs/${job.id}/artifacts`, new FormData(), { 'JOB-TOKEN': job.token })).status).toBe(400);
+    const truncated = await runnerCall(t, 'POST', `/jobs/${job.id}/artifacts`, '--x\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\nPK', {
+      'JOB-TOKEN': job.token,
+      'Content-Type': 'multipart/form-data; boundary=x',
+    });
+    expect(truncated.status).toBe(400);
+    expect((await runnerCall(t, 'POST', `/jobs/${job.id}/artifacts`, 'not multipart', { 'JOB-TOKEN': job.token, 'Content-Type': 'text/plain' })).status).toBe(400);
 
     const detail = await t.api('GET', `/projects/${project.id}/jobs/${job.id}`);
     expect(detail.body.artifacts_file).toEqual({ filename: 'artifacts.zip', size: ARCHIVE.length });
