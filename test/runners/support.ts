@@ -51,30 +51,9 @@ export async function createRunner(t: TestServer, body: Record<string, unknown>)
   return res.body;
 }
 
-export interface RunnerCall {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
-/** A call of the runner protocol, as GitLab Runner makes it (JSON bodies). */
-export async function runnerCall(t: TestServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RunnerCall> {
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (body instanceof Uint8Array || typeof body === 'string') init.body = body;
-  else if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
-  }
-  const res = await fetch(`${t.url}/api/v4${path}`, init);
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+/** A call of the runner protocol, as GitLab Runner makes it: no user token; JSON bodies sent as JSON, strings as they are. */
+export function runnerCall(t: TestServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return t.api(method, path, { token: null, body, headers });
 }
 
 export const RUNNER_INFO = { name: 'gitlab-runner', version: '17.5.0', revision: 'abcdef12', platform: 'linux', architecture: 'amd64', executor: 'shell', features: { trace_sections: true } };

@@ -107,15 +107,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     triggered: input.source === 'trigger',
     commit,
     user,
-    project: {
-      id: project.id,
-      name: project.name,
-      path: project.path,
-      fullPath: project.fullPath,
-      visibility: project.visibility,
-      defaultBranch: project.defaultBranch,
-      namespaceFullPath: project.namespace.fullPath,
-    },
+    project,
   };
   const changes = input.changesFrom ? ((await repository.changedPaths(input.changesFrom, sha)) ?? undefined) : undefined;
   const plan = await planPipeline(content.toString('utf8'), {

@@ -33,7 +33,7 @@ export interface PipelineFacts {
   triggered: boolean;
   commit: { message: string; authorName: string; authorEmail: string; committedDate: string } | null;
   user: { id: number; username: string; name: string; email: string } | null;
-  project: { id: number; name: string; path: string; fullPath: string; visibility: string; defaultBranch: string; namespaceFullPath: string };
+  project: { id: number; name: string; path: string; fullPath: string; visibility: string; defaultBranch: string; namespace: { fullPath: string } };
 }
 
 function serverVariables(config: Config): PredefinedVariable[] {
@@ -64,8 +64,8 @@ export function pipelineVariables(config: Config, facts: PipelineFacts): Predefi
     { key: 'CI_PROJECT_TITLE', value: project.name },
     { key: 'CI_PROJECT_PATH', value: project.fullPath },
     { key: 'CI_PROJECT_PATH_SLUG', value: slugify(project.fullPath) },
-    { key: 'CI_PROJECT_NAMESPACE', value: project.namespaceFullPath },
-    { key: 'CI_PROJECT_ROOT_NAMESPACE', value: project.namespaceFullPath.split('/')[0] },
+    { key: 'CI_PROJECT_NAMESPACE', value: project.namespace.fullPath },
+    { key: 'CI_PROJECT_ROOT_NAMESPACE', value: project.namespace.fullPath.split('/')[0] },
     { key: 'CI_PROJECT_URL', value: `${base}/${project.fullPath}` },
     { key: 'CI_PROJECT_VISIBILITY', value: project.visibility },
     { key: 'CI_DEFAULT_BRANCH', value: project.defaultBranch },
