@@ -286,7 +286,8 @@ export function runnerApi({ app, authenticators }: RunnerApiOptions) {
       const token = required(params, 'token');
       const runners = protocol().services.runners;
       const runner = await runners.heartbeat(await runners.authenticate(token), runnerInfo(params.info), req.ip ?? null);
-      if (!runner.paused && typeof params.last_update === 'string' && params.last_update !== '') {
+      // Workhorse holds any runner that has the latest state, a paused one too: it asks no sooner than a job comes.
+      if (typeof params.last_update === 'string' && params.last_update !== '') {
         await queue.changed(params.last_update, app.config.ciLongPollingMs, req);
         if (queue.value() === params.last_update) {
           res.status(204).set('X-GitLab-Last-Update', params.last_update).end();
@@ -296,7 +297,7 @@ export function runnerApi({ app, authenticators }: RunnerApiOptions) {
       // Read before looking: a job that becomes pending meanwhile changes it, so the runner's next request looks again.
       const value = queue.value();
       const context = protocol();
-      const job = runner.paused ? null : await context.services.runners.requestJob(runner);
+      const job = await context.services.runners.requestJob(runner);
       await context.settle();
       if (!job) {
         res.status(204).set('X-GitLab-Last-Update', value).end();

@@ -503,6 +503,23 @@ test:
     expect((await fetch(`${t.url}/api/v4/projects/${project.id}/jobs/${job.id}/artifacts`, { headers: { 'PRIVATE-TOKEN': t.rootToken } })).status).toBe(404);
   });
 
+  it("removes a job's files when the job is erased or its pipeline deleted", async () => {
+    const erased = await claimed('one:\n  script: echo\n');
+    await upload(erased.job, ARCHIVE);
+    const { path } = await t.server.database.prisma.ciJobArtifact.findFirstOrThrow({ where: { jobId: erased.job.id } });
+    expect(await t.server.app.artifacts.exists(path)).toBe(true);
+    await put(erased.job, { state: 'success' });
+    expect((await t.api('POST', `/projects/${erased.project.id}/jobs/${erased.job.id}/erase`)).status).toBe(201);
+    expect(await t.server.app.artifacts.exists(path)).toBe(false);
+
+    const deleted = await claimed('one:\n  script: echo\n');
+    await upload(deleted.job, ARCHIVE);
+    const stored = await t.server.database.prisma.ciJobArtifact.findFirstOrThrow({ where: { jobId: deleted.job.id } });
+    await put(deleted.job, { state: 'success' });
+    expect((await t.api('DELETE', `/projects/${deleted.project.id}/pipelines/${deleted.pipeline.id}`)).status).toBe(204);
+    expect(await t.server.app.artifacts.exists(stored.path)).toBe(false);
+  });
+
   it('parses a JUnit report of several files into the test report', async () => {
     const { project, pipeline, job } = await claimed('rspec 1/2:\n  script: echo\n');
     const first = `<?xml version="1.0"?>

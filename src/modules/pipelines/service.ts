@@ -331,7 +331,9 @@ export class PipelinesService {
   async destroy(project: ProjectRow, id: number): Promise<PipelineRow> {
     await this.allowed(project, 'destroy_pipeline');
     const pipeline = await this.find(project, id);
+    const files = await this.db.ciJobArtifact.findMany({ where: { job: { pipelineId: pipeline.id } }, select: { path: true } });
     await this.db.pipeline.delete({ where: { id: pipeline.id } });
+    await this.base.app.artifacts.remove(files.map((f) => f.path));
     await this.base.publish('ci.pipeline.deleted', { pipelineId: pipeline.id, projectId: project.id });
     return pipeline;
   }
@@ -436,11 +438,13 @@ export class PipelinesService {
     // GitLab's erase_build: Maintainers, or the Developer who ran the job.
     if (job.userId !== viewer.id) await this.base.access.authorize('erase_build', project);
     if (!isCompleted(job.status) || job.erasedAt) throw badRequest('400 Bad request - Job is not erasable!');
+    const files = await this.db.ciJobArtifact.findMany({ where: { jobId: job.id }, select: { path: true } });
     await this.db.$transaction([
       this.db.ciTraceChunk.deleteMany({ where: { jobId: job.id } }),
       this.db.ciJobArtifact.deleteMany({ where: { jobId: job.id } }),
       this.db.ciJob.update({ where: { id: job.id }, data: { erasedAt: new Date(), traceSize: 0, traceChecksum: null } }),
     ]);
+    await this.base.app.artifacts.remove(files.map((f) => f.path));
     return this.findJob(project, jobId);
   }
 
