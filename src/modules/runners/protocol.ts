@@ -51,6 +51,9 @@ export function optionsOf(job: Pick<JobRow, 'options'>): JobOptions {
   return (job.options ?? {}) as JobOptions;
 }
 
+/** A runner's contact (and what it reports about itself) is written at most this often, so polling stays a read. */
+export const CONTACT_RESOLUTION_MS = 60_000;
+
 /** GitLab's project build timeout (an hour) for jobs without their own; a runner's maximum timeout caps either. */
 export const DEFAULT_JOB_TIMEOUT = 3600;
 

@@ -7,7 +7,8 @@ import type { NamespaceRow } from '../namespaces/service.js';
 import { jobById } from '../pipelines/resolvers.js';
 import type { JobRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { RUNNER_STATUSES, RUNNER_TYPES, type IssuedRunner, type RunnerCreateInput, type RunnerFilters, type RunnerRow, type RunnerUpdateInput } from './service.js';
+import { RUNNER_STATUSES, RUNNER_TYPES, type RunnerCreateInput, type RunnerFilters, type RunnerUpdateInput } from './attributes.js';
+import type { IssuedRunner, RunnerRow } from './service.js';
 
 type FilterArgs = RunnerFilters & PageArgs;
 

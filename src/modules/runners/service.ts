@@ -7,10 +7,9 @@
 import type { Readable } from 'node:stream';
 import type { RunnerSubject } from '../../auth/policy.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
-import { ONLINE_MS, STALE_MS } from '../../ci/runner-status.js';
 import type { JobCiVariable } from '../../ci/variables.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { argumentRefused, atLeastOneOf, badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { parseId } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
@@ -20,7 +19,9 @@ import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { deleteJobArtifacts, downloadableArchive, removeExpiredArtifacts, storeArtifact, type ArtifactUpload, type Download } from './artifacts.js';
+import { creationRefused, filtersWhere, KIND_SCOPES, problems, RUNNER_STATUSES, splitTags, type RunnerCreateInput, type RunnerFilters, type RunnerUpdateInput } from './attributes.js';
 import { claimJob } from './queue.js';
+import { CONTACT_RESOLUTION_MS } from './protocol.js';
 import { appendTrace, type TraceResult } from './trace.js';
 import { failStuckJobs, jobByToken, updateJobState, type JobUpdate, type JobUpdateResult } from './transitions.js';
 import type { JobResponse } from './payload.js';
@@ -29,49 +30,7 @@ export type RunnerRow = Prisma.RunnerGetPayload<object>;
 /** A runner as its creation answers it: with its clear token, shown this once. */
 export type IssuedRunner = RunnerRow & { token?: string };
 
-export const RUNNER_TYPES = ['instance_type', 'group_type', 'project_type'] as const;
-export type RunnerType = (typeof RUNNER_TYPES)[number];
-export const RUNNER_STATUSES = ['active', 'paused', 'online', 'offline', 'stale', 'never_contacted'] as const;
-/** REST's deprecated `scope`: a status, or a kind by its old names too. */
-const KIND_SCOPES = ['specific', 'shared', ...RUNNER_TYPES] as const;
-
 const TOKEN_PREFIX = 'glrt-';
-/** GitLab's minimum for a runner's maximum timeout. */
-const MIN_MAXIMUM_TIMEOUT = 600;
-const MAX_NOTE_LENGTH = 1024;
-/** A runner's contact (and what it reports about itself) is written at most this often, so polling stays a read. */
-const CONTACT_RESOLUTION_MS = 60_000;
-
-export interface RunnerFilters {
-  type?: RunnerType | null;
-  status?: (typeof RUNNER_STATUSES)[number] | null;
-  paused?: boolean | null;
-  tagList?: readonly string[] | null;
-  versionPrefix?: string | null;
-  scope?: string | null;
-}
-
-export interface RunnerAttributes {
-  description?: string | null;
-  maintenanceNote?: string | null;
-  paused?: boolean | null;
-  locked?: boolean | null;
-  runUntagged?: boolean | null;
-  tagList?: readonly string[] | null;
-  accessLevel?: 'not_protected' | 'ref_protected' | null;
-  maximumTimeout?: number | null;
-}
-
-export interface RunnerCreateInput extends RunnerAttributes {
-  runnerType: RunnerType;
-  groupId?: string | null;
-  projectId?: string | null;
-}
-
-export interface RunnerUpdateInput extends RunnerAttributes {
-  id: string;
-  active?: boolean | null;
-}
 
 /** What a runner says about itself (`info` of the runner protocol). */
 export interface RunnerInfo {
@@ -90,18 +49,6 @@ export interface RunnerInfo {
 export interface CiVariablesSource {
   forJob(project: ProjectRow, options: { protectedRef: boolean; environment: string | null }): Promise<JobCiVariable[]>;
 }
-
-/** Tags as GitLab's CommaSeparatedToArray reads them: comma-separated values split, blanks dropped, each once. */
-export function splitTags(tags: readonly string[] | null | undefined): string[] {
-  return [...new Set((tags ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean))];
-}
-
-/** Ruby's Array#to_sentence. */
-function sentence(parts: string[]): string {
-  return parts.length <= 2 ? parts.join(' and ') : `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
-}
-
-const HUMAN: Record<string, string> = { maximumTimeout: 'Maximum timeout', maintenanceNote: 'Maintenance note', tagsList: 'Tags list' };
 
 export class RunnersService {
   constructor(
@@ -147,26 +94,6 @@ export class RunnersService {
 
   // ---- Lists ----
 
-  private filtersWhere(filters: RunnerFilters, scopes: readonly string[]): Prisma.RunnerWhereInput[] {
-    const now = Date.now();
-    const and: Prisma.RunnerWhereInput[] = [];
-    if (filters.scope) {
-      // GitLab's filter_runners: a scope outside those the list allows is refused in these words.
-      if (!scopes.includes(filters.scope)) throw badRequest('Scope contains invalid value');
-      and.push(scopeWhere(filters.scope, now));
-    }
-    if (filters.type) and.push({ runnerType: filters.type });
-    if (filters.status) and.push(scopeWhere(filters.status, now));
-    if (filters.paused != null) and.push({ paused: filters.paused });
-    if (filters.versionPrefix != null) {
-      if (!/^[\d+.]+/.test(filters.versionPrefix)) throw argumentRefused('versionPrefix', 'is invalid');
-      and.push({ version: { startsWith: filters.versionPrefix } });
-    }
-    const tags = splitTags(filters.tagList);
-    if (tags.length) and.push({ tagList: { hasEvery: tags } });
-    return and;
-  }
-
   private page(where: Prisma.RunnerWhereInput, page: PageArgs) {
     return connection(
       page,
@@ -178,7 +105,7 @@ export class RunnersService {
   /** `GET /runners`: the runners the viewer owns (group runners of groups they own, project runners of projects they maintain). */
   async owned(filters: RunnerFilters, page: PageArgs) {
     const owned = await this.base.access.ownedRunnersWhere();
-    return this.page({ AND: [owned, ...this.filtersWhere(filters, RUNNER_STATUSES)] }, page);
+    return this.page({ AND: [owned, ...filtersWhere(filters, RUNNER_STATUSES)] }, page);
   }
 
   /** `GET /runners/all`: every runner, for administrators. */
@@ -186,7 +113,7 @@ export class RunnersService {
     const { access } = this.base;
     access.requireViewer();
     if (!access.allowed('admin_all_resources')) throw forbidden();
-    return this.page({ AND: this.filtersWhere(filters, [...KIND_SCOPES, ...RUNNER_STATUSES]) }, page);
+    return this.page({ AND: filtersWhere(filters, [...KIND_SCOPES, ...RUNNER_STATUSES]) }, page);
   }
 
   /** `GET /projects/:id/runners`: its own runners, its groups' and the instance's (GitLab's owned_or_instance_wide). */
@@ -199,14 +126,14 @@ export class RunnersService {
         { runnerType: 'instance_type' },
       ],
     };
-    return this.page({ AND: [scope, ...this.filtersWhere(filters, [...KIND_SCOPES, ...RUNNER_STATUSES])] }, page);
+    return this.page({ AND: [scope, ...filtersWhere(filters, [...KIND_SCOPES, ...RUNNER_STATUSES])] }, page);
   }
 
   /** `GET /groups/:id/runners`: the group's runners, its ancestors' and the instance's (GitLab's group_or_instance_wide). */
   async forGroup(group: NamespaceRow, filters: RunnerFilters, page: PageArgs) {
     await this.base.access.authorize('read_group_runners', group);
     const scope: Prisma.RunnerWhereInput = { OR: [{ runnerType: 'group_type', namespaceId: { in: group.traversalIds } }, { runnerType: 'instance_type' }] };
-    return this.page({ AND: [scope, ...this.filtersWhere(filters, [])] }, page);
+    return this.page({ AND: [scope, ...filtersWhere(filters, [])] }, page);
   }
 
   /** The maintenance note, for those who may update the runner (GitLab's RunnerDetails). */
@@ -252,15 +179,6 @@ export class RunnersService {
 
   // ---- Changes ----
 
-  /** GitLab's Ci::Runner validations, by field, for the runner as it would be saved. */
-  private problems(state: { maximumTimeout: number | null; maintenanceNote: string | null; runUntagged: boolean; tagList: readonly string[] }): Record<string, string[]> {
-    const problems: Record<string, string[]> = {};
-    if (state.maximumTimeout !== null && state.maximumTimeout < MIN_MAXIMUM_TIMEOUT) problems.maximumTimeout = ['needs to be at least 10 minutes'];
-    if ((state.maintenanceNote ?? '').length > MAX_NOTE_LENGTH) problems.maintenanceNote = [`is too long (maximum is ${MAX_NOTE_LENGTH} characters)`];
-    if (!state.runUntagged && state.tagList.length === 0) problems.tagsList = ['can not be empty when runner is not allowed to pick untagged jobs'];
-    return problems;
-  }
-
   /** `POST /user/runners`: a runner of the kind asked, created by the viewer, with its token (shown this once). */
   async create(input: RunnerCreateInput): Promise<IssuedRunner> {
     const { access } = this.base;
@@ -285,10 +203,8 @@ export class RunnersService {
     }
     const tagList = splitTags(input.tagList);
     const state = { maximumTimeout: input.maximumTimeout ?? null, maintenanceNote: input.maintenanceNote ?? null, runUntagged: input.runUntagged ?? true, tagList };
-    const problems = this.problems(state);
-    if (Object.keys(problems).length) {
-      throw badRequest(`400 Bad request - ${sentence(Object.entries(problems).flatMap(([field, texts]) => texts.map((t) => `${HUMAN[field]} ${t}`)))}`);
-    }
+    const found = problems(state);
+    if (Object.keys(found).length) throw creationRefused(found);
     const token = generateToken(TOKEN_PREFIX);
     const runner = await this.db.$transaction(async (tx) => {
       const created = await tx.runner.create({
@@ -333,13 +249,13 @@ export class RunnersService {
     if (input.accessLevel != null) data.accessLevel = input.accessLevel;
     if (input.maximumTimeout != null) data.maximumTimeout = input.maximumTimeout;
     if (input.maintenanceNote != null) data.maintenanceNote = input.maintenanceNote;
-    const problems = this.problems({
+    const found = problems({
       maximumTimeout: (data.maximumTimeout as number | undefined) ?? runner.maximumTimeout,
       maintenanceNote: (data.maintenanceNote as string | undefined) ?? runner.maintenanceNote,
       runUntagged: (data.runUntagged as boolean | undefined) ?? runner.runUntagged,
       tagList: (data.tagList as string[] | undefined) ?? runner.tagList,
     });
-    if (Object.keys(problems).length) throw invalid(problems);
+    if (Object.keys(found).length) throw invalid(found);
     return this.db.runner.update({ where: { id: runner.id }, data });
   }
 
@@ -536,28 +452,3 @@ export class RunnersService {
   }
 }
 
-/** A status or kind (REST's `scope` and `status`) as a filter at `now`. */
-function scopeWhere(scope: string, now: number): Prisma.RunnerWhereInput {
-  const online = new Date(now - ONLINE_MS);
-  const stale = new Date(now - STALE_MS);
-  switch (scope) {
-    case 'active':
-      return { paused: false };
-    case 'paused':
-      return { paused: true };
-    case 'online':
-      return { contactedAt: { gt: online } };
-    case 'offline':
-      return { contactedAt: { lte: online } };
-    case 'never_contacted':
-      return { contactedAt: null };
-    case 'stale':
-      return { createdAt: { lte: stale }, OR: [{ contactedAt: null }, { contactedAt: { lte: stale } }] };
-    case 'shared':
-      return { runnerType: 'instance_type' };
-    case 'specific':
-      return { runnerType: { in: ['group_type', 'project_type'] } };
-    default:
-      return { runnerType: scope };
-  }
-}

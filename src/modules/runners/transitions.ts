@@ -10,7 +10,7 @@ import { maskTrace } from '../../ci/mask.js';
 import { withPipeline } from '../pipelines/processing.js';
 import type { JobRow } from '../pipelines/service.js';
 import { FAILURE_REASONS } from './payload.js';
-import { DEFAULT_JOB_TIMEOUT, jobByToken, maskedValues, optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
+import { CONTACT_RESOLUTION_MS, DEFAULT_JOB_TIMEOUT, jobByToken, maskedValues, optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
 
 export { jobByToken };
 
@@ -38,8 +38,6 @@ const PENDING_OUTDATED_MS = 24 * 60 * 60 * 1000;
 const TIMEOUT_GRACE_MS = 5 * 60 * 1000;
 /** Stuck jobs failed per run of the recurring check. */
 const STUCK_BATCH = 100;
-/** A runner's contact is written at most this often by its jobs' requests. */
-const CONTACT_RESOLUTION_MS = 60_000;
 
 /** Whether a failure is retried automatically, and the job not retried too often already. */
 async function autoRetry(tx: Tx, job: JobRow, reason: string, exitCode: number | null): Promise<boolean> {
