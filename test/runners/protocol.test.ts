@@ -3,6 +3,7 @@
  * once), the job payload, state updates moving the pipeline on, log patches (ranges, masking), artifacts (upload,
  * JUnit reports, downloads) and jobs no runner finishes.
  */
+import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
@@ -55,6 +56,12 @@ function upload(job: { id: number; token: string }, content: Buffer, query: Reco
 async function fetchForm(path: string, form: FormData, headers: Record<string, string>) {
   const res = await fetch(`${t.url}/api/v4${path}`, { method: 'POST', body: form, headers });
   return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** The refs of a project's repository, straight from git. */
+function refsOf(projectId: number): string {
+  const gitDir = t.server.app.repositories.path({ id: projectId, repositoryStorage: 'default' });
+  return execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)']).toString();
 }
 
 async function jobStatus(projectId: number, jobId: number): Promise<string> {
@@ -271,6 +278,8 @@ untagged:
 describe('PUT /jobs/:id', () => {
   it('moves the pipeline on: success starts the next stage, the job token then stops working', async () => {
     const { project, pipeline, runner, job } = await claimed();
+    // GitLab's persistent ref keeps the pipeline's commit fetchable while it runs.
+    expect(refsOf(project.id)).toContain(`refs/pipelines/${pipeline.id}\n`);
     const running = await put(job, { state: 'running' });
     expect(running).toMatchObject({ status: 200, text: '200' });
     expect(running.headers.get('job-status')).toBe('running');
@@ -292,6 +301,7 @@ describe('PUT /jobs/:id', () => {
     await put(next, { state: 'success' });
     const finished = await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}`);
     expect(finished.body).toMatchObject({ status: 'success', finished_at: expect.any(String) });
+    expect(refsOf(project.id)).not.toContain(`refs/pipelines/${pipeline.id}\n`);
   });
 
   it('fails the job with the runner’s reason, and the later stage is skipped', async () => {

@@ -7,6 +7,8 @@ import type { JobCiVariable } from '../../ci/variables.js';
 import type { App } from '../../context.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { forbidden, jobForbidden } from '../../errors.js';
+import { ZERO_SHA } from '../../git/repository.js';
+import { isCompleted } from '../pipelines/status.js';
 import type { PipelinesService, JobRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
@@ -83,4 +85,22 @@ export async function maskedValues(deps: ProtocolDeps, job: JobRow, token: strin
   const protectedRef = !job.tag && (await deps.protectedBranches.anyProtected(project.id, [job.ref]));
   const variables = await deps.ciVariables(project, { protectedRef, environment: optionsOf(job).environment?.name ?? null });
   return [token, ...variables.filter((v) => v.masked).map((v) => v.value)];
+}
+
+/** GitLab's persistent ref of a pipeline: its commit stays fetchable while it runs, whatever its branch does. */
+export const persistentRef = (pipelineId: number) => `refs/pipelines/${pipelineId}`;
+
+/** Creates the pipeline's persistent ref at `sha` unless it is there; whether it is there now. */
+export async function keepPersistentRef(deps: ProtocolDeps, project: ProjectRow, pipelineId: number, sha: string): Promise<boolean> {
+  const repository = await deps.repositories.open(project);
+  return (await repository.resolve(persistentRef(pipelineId))) !== null || repository.updateRef(persistentRef(pipelineId), sha, ZERO_SHA);
+}
+
+/** Removes the pipeline's persistent ref once the pipeline completed (GitLab's Ci::PipelineCleanupRefWorker). */
+export async function releasePersistentRef(deps: ProtocolDeps, pipelineId: number): Promise<void> {
+  const pipeline = await deps.db.pipeline.findUnique({ where: { id: pipelineId }, select: { status: true, projectId: true } });
+  if (!pipeline || !isCompleted(pipeline.status)) return;
+  const repository = await deps.repositories.open(await deps.projectOf(pipeline.projectId));
+  const sha = await repository.resolve(persistentRef(pipelineId));
+  if (sha) await repository.updateRef(persistentRef(pipelineId), ZERO_SHA, sha);
 }

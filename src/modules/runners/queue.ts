@@ -7,11 +7,11 @@
  * lock and only while still pending, so of two runners asking at once one gets it; the pipeline is then processed.
  */
 import { digestToken, generateToken } from '../../auth/secrets.js';
-import { ZERO_SHA } from '../../git/repository.js';
 import { withPipeline } from '../pipelines/processing.js';
 import type { JobRow } from '../pipelines/service.js';
 import { jobResponse, type JobResponse } from './payload.js';
-import { optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
+import { keepPersistentRef, optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
+import { failAs } from './transitions.js';
 import type { RunnerRow } from './service.js';
 
 /** GitLab's MAX_QUEUE_DEPTH: the candidates looked at per request. */
@@ -98,11 +98,8 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
   const { db } = deps;
   const [pipeline, project] = await Promise.all([db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } }), deps.projectOf(job.projectId)]);
   const user = job.userId === null ? null : await deps.userOf(job.userId);
-  const repository = await deps.repositories.open(project);
-  const commit = await repository.commit(job.sha);
-  // GitLab keeps `refs/pipelines/<id>` while the pipeline runs, so a job can fetch its commit after its branch moved on.
-  const persistentRef = `refs/pipelines/${pipeline.id}`;
-  const hasPersistentRef = (await repository.resolve(persistentRef)) !== null || (await repository.updateRef(persistentRef, job.sha, ZERO_SHA));
+  const commit = await (await deps.repositories.open(project)).commit(job.sha);
+  const hasPersistentRef = await keepPersistentRef(deps, project, pipeline.id, job.sha);
   const protectedRef = !job.tag && (await deps.protectedBranches.anyProtected(project.id, [job.ref]));
   const pipelineVariables = await db.pipelineVariable.findMany({ where: { pipelineId: pipeline.id }, orderBy: { id: 'asc' }, select: { key: true, value: true, variableType: true } });
   const ciVariables = await deps.ciVariables(project, { protectedRef, environment: optionsOf(job).environment?.name ?? null });
@@ -141,7 +138,14 @@ export async function claimJob(deps: ProtocolDeps, runner: RunnerRow): Promise<J
     const token = generateToken(JOB_TOKEN_PREFIX);
     const now = new Date();
     const job = await claim(deps, runner, candidate, token, now);
-    if (job) return present(deps, runner, job, token, now);
+    if (!job) continue;
+    try {
+      return await present(deps, runner, job, token, now);
+    } catch (error) {
+      // GitLab's scheduler_failure!: a job that cannot be presented fails (and is retried twice), the next one is tried.
+      deps.app.logger.error({ err: (error as Error).message, job: job.id }, 'presenting a job to its runner failed');
+      await failAs(deps, { id: job.id, pipelineId: job.pipelineId, status: 'running' }, 'scheduler_failure', new Date());
+    }
   }
   return null;
 }

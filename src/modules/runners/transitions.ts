@@ -10,7 +10,7 @@ import { maskTrace } from '../../ci/mask.js';
 import { withPipeline } from '../pipelines/processing.js';
 import type { JobRow } from '../pipelines/service.js';
 import { FAILURE_REASONS } from './payload.js';
-import { CONTACT_RESOLUTION_MS, DEFAULT_JOB_TIMEOUT, jobByToken, maskedValues, optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
+import { CONTACT_RESOLUTION_MS, DEFAULT_JOB_TIMEOUT, jobByToken, maskedValues, optionsOf, releasePersistentRef, type ProtocolDeps, type Tx } from './protocol.js';
 
 export { jobByToken };
 
@@ -121,6 +121,7 @@ export async function updateJobState(deps: ProtocolDeps, jobId: number, token: u
     await fail(deps, tx, current, reason, update.exitCode ?? null, now, { traceChecksum });
     return 'failed';
   });
+  await releasePersistentRef(deps, job.pipelineId);
   return { status: 200, jobStatus };
 }
 
@@ -152,14 +153,21 @@ export async function failStuckJobs(deps: ProtocolDeps, now: Date): Promise<numb
     ORDER BY j."id"
     LIMIT ${STUCK_BATCH}`;
   let failed = 0;
-  for (const candidate of stuck) {
-    failed += await withPipeline(deps.db, candidate.pipelineId, deps.publish, async (tx) => {
-      const job = await tx.ciJob.findUnique({ where: { id: candidate.id } });
-      if (job?.status !== candidate.status) return 0;
-      // What the runner sent but was held back is dropped: without the job's token it cannot be masked.
-      await fail(deps, tx, job, candidate.reason, null, now);
-      return 1;
-    });
-  }
+  for (const candidate of stuck) if (await failAs(deps, candidate, candidate.reason, now)) failed += 1;
+  return failed;
+}
+
+/**
+ * Fails a job the server gives up on (no runner's word), when it still has the status it was found with; what its
+ * runner sent but was held back of its log is dropped: without the job's token it cannot be masked.
+ */
+export async function failAs(deps: ProtocolDeps, found: { id: number; pipelineId: number; status: string }, reason: string, now: Date): Promise<boolean> {
+  const failed = await withPipeline(deps.db, found.pipelineId, deps.publish, async (tx) => {
+    const job = await tx.ciJob.findUnique({ where: { id: found.id } });
+    if (job?.status !== found.status) return false;
+    await fail(deps, tx, job, reason, null, now);
+    return true;
+  });
+  if (failed) await releasePersistentRef(deps, found.pipelineId);
   return failed;
 }
