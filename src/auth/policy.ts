@@ -227,6 +227,8 @@ const RULES = {
   push_to_delete_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   // ProtectedRefAccess: one push, merge or unprotect level of a protected branch.
   access_protected_ref: protectedRefAccess,
+  // CI: creating a pipeline, and linting a given configuration (which may simulate one), needs Developer.
+  create_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
 
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
   read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),

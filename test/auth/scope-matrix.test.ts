@@ -68,6 +68,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     branch: () => name,
     tagName: () => name,
     filePath: () => `${name}.txt`,
+    // CI Lint: a configuration to check.
+    content: () => 'job:\n  script: echo\n',
     input: () => ({ branch: 'main', commit_message: 'matrix', file_path: `${name}.txt`, content: 'x', actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }] }),
   };
   for (const v of route.compiled.variables) {
