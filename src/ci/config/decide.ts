@@ -9,14 +9,11 @@ import { evaluateExpression } from './expression.js';
 import { isRegexpLiteral, regexpLiteral } from './regexp.js';
 import type { CiContext, PolicyValue } from './types.js';
 
-/**
- * Ruby's `merge_variables`: later lists override earlier ones, and a key overridden takes the later position.
- */
+/** GitLab's `merge_variables` (a Hash#merge): later lists override earlier ones; a key keeps its first place. */
 export function mergeVariables(...lists: (readonly [string, string][])[]): [string, string][] {
-  const all = lists.flat();
-  const last = new Map<string, number>();
-  all.forEach(([key], i) => last.set(key, i));
-  return all.filter(([key], i) => last.get(key) === i).map(([k, v]) => [k, v]);
+  const merged = new Map<string, string>();
+  for (const list of lists) for (const [key, value] of list) merged.set(key, value);
+  return [...merged];
 }
 
 /** Predefined variables (and GitLab's own) rank below YAML variables; project and pipeline variables above them. */

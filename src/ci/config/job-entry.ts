@@ -211,8 +211,8 @@ const DEPRECATED_GLOBALS = ['before_script', 'image', 'services', 'after_script'
 
 /** GitLab's InheritError: a deprecated top-level key and the same key in `default:`. */
 export function defaultConflict(root: ConfigMap): string | null {
-  const declared = root.get('default');
-  if (!isMap(declared)) return null;
+  const declared = declaredDefaults(root);
+  if (!declared) return null;
   const key = DEPRECATED_GLOBALS.find((k) => root.has(k) && !isBlank(root.get(k)) && declared.has(k));
   return key ? `${key} is defined in top-level and \`default:\` entry` : null;
 }
@@ -229,10 +229,16 @@ function validateDefault(key: string, entry: Value, loc: string, p: Problems): v
 }
 
 /** Validates `default:` and returns its entries (deprecated top-level keys folded in), with GitLab's errors. */
+/** The root's `default:` entry, unless that key holds a job (GitLab reads `default: {script: …}` as one). */
+function declaredDefaults(root: ConfigMap): ConfigMap | null {
+  const value = root.get('default');
+  return isMap(value) && jobType('default', value) === null ? value : null;
+}
+
 export function readDefaults(root: ConfigMap, p: Problems): ConfigMap {
   const defaults: ConfigMap = new Map();
   const value = root.get('default');
-  const declared = isMap(value) ? value : new Map<string, Value>();
+  const declared = declaredDefaults(root) ?? new Map<string, Value>();
   if (value !== undefined && value !== null && !isMap(value)) p.add('default', 'config should be a hash');
   unknownKeys(p, 'default', declared.keys(), ['before_script', 'image', 'services', 'after_script', 'cache', 'interruptible', 'timeout', 'retry', 'tags', 'artifacts', 'hooks', 'id_tokens']);
   for (const [key, entry] of declared) defaults.set(key, entry);
