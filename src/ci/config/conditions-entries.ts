@@ -7,15 +7,12 @@ import { isValidExpression } from './expression.js';
 import { Problems, unknownKeys } from './problems.js';
 import { isRegexpLiteral, regexpLiteral } from './regexp.js';
 import type { Clauses } from './conditions.js';
-import type { PolicyValue, Value } from './types.js';
+import type { PlannedJob, PlannedNeed, PolicyValue, Value } from './types.js';
 import { readVariables } from './entries.js';
 import { isBlank, isBoolean, isMap, isString, isStringArray, toPlain } from './values.js';
 
-export interface NeedSpec {
-  name: string;
-  artifacts: boolean;
-  optional: boolean;
-}
+/** A need as the plan carries it. */
+export type NeedSpec = PlannedNeed;
 
 export interface RuleSpec extends Clauses {
   when?: string;
@@ -227,12 +224,7 @@ export function readPolicy(value: Value, location: string, p: Problems): PolicyV
   return ok ? policy : null;
 }
 
-export interface TriggerSpec {
-  include?: unknown;
-  project?: string;
-  branch?: string;
-  strategy?: string;
-}
+export type TriggerSpec = NonNullable<PlannedJob['trigger']>;
 
 /** `trigger:` of a bridge: a project path, `{ project, branch, strategy, forward }` or `{ include, strategy, forward }`. */
 export function readTrigger(value: Value, location: string, p: Problems): TriggerSpec | null {

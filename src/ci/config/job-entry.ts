@@ -7,11 +7,11 @@ import {
   readAllowFailure, readArtifacts, readBoolean, readCommands, readCoverage, readEnvironment, readImage, readRetry, readServices, readTags,
   readTimeout, readVariables,
 } from './entries.js';
-import { readNeeds, readPolicy, readRules, readTrigger, type NeedSpec, type RuleSpec, type TriggerSpec } from './conditions-entries.js';
+import { readNeeds, readPolicy, readRules, readTrigger, type RuleSpec } from './conditions-entries.js';
 import { LIMITS, parseDuration } from './durations.js';
 import { readParallel, type ParallelInstance } from './parallel.js';
 import { Problems, unknownKeys } from './problems.js';
-import type { ConfigMap, JobWhen, PlannedArtifacts, PlannedService, PolicyValue, Value } from './types.js';
+import type { ConfigMap, JobWhen, PlannedJob, Value } from './types.js';
 import { isBlank, isBoolean, isMap, isString, isStringArray } from './values.js';
 
 const PROCESSABLE_KEYS = ['extends', 'stage', 'only', 'except', 'rules', 'variables', 'inherit', 'allow_failure', 'when', 'needs', 'resource_group', 'environment', 'interruptible'];
@@ -30,37 +30,20 @@ const INHERITED_KEYS = ['before_script', 'after_script', 'image', 'services', 'c
 const WARNING =
   'may allow multiple pipelines to run for a single action due to `rules:when` clause with no `workflow:rules` - read more: https://docs.gitlab.com/ee/ci/troubleshooting.html#pipeline-warnings';
 
-export interface JobSpec {
-  name: string;
+/** A validated job: the plan's settings as the job states them, and what deciding whether it runs needs. */
+export interface JobSpec
+  extends Pick<
+    PlannedJob,
+    | 'name' | 'stage' | 'when' | 'startIn' | 'allowFailure' | 'allowFailureExitCodes' | 'script' | 'beforeScript' | 'afterScript' | 'image'
+    | 'services' | 'tags' | 'artifacts' | 'retry' | 'timeout' | 'interruptible' | 'coverage' | 'dependencies' | 'needs' | 'trigger' | 'only' | 'except'
+  > {
   bridge: boolean;
-  stage: string;
-  when: JobWhen;
-  startIn: number | null;
-  /** GitLab's `ignore`: the job may fail (explicit `allow_failure: true`, or a manual job without `allow_failure`). */
-  allowFailure: boolean;
-  allowFailureExitCodes: number[] | null;
-  script: string[];
-  beforeScript: string[];
-  afterScript: string[];
-  image: { name: string; entrypoint?: string[] } | null;
-  services: PlannedService[];
-  tags: string[];
-  artifacts: PlannedArtifacts | null;
-  retry: { max: number; when: string[]; exitCodes: number[] };
-  timeout: number | null;
-  interruptible: boolean;
-  coverage: string | null;
   environment: { name: string; action?: string; onStop?: string } | null;
-  dependencies: string[] | null;
-  /** null when the job has no `needs:` (it waits for earlier stages). */
-  needs: NeedSpec[] | null;
   rules: RuleSpec[] | null;
-  only: PolicyValue | null;
-  except: PolicyValue | null;
+  /** The job's own variables (and a matrix instance's). */
   variables: [string, string][];
   /** Which global variables the job takes (`inherit:variables`). */
   inheritVariables: boolean | string[];
-  trigger: TriggerSpec | null;
   /** The instances `parallel:` makes, or null. */
   parallel: ParallelInstance[] | null;
 }
@@ -134,11 +117,13 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
     else if (startIn > LIMITS.week) p.add(loc, 'start_in should not exceed the limit');
   } else if (has('start_in') && !has('rules')) p.add(loc, 'start_in must be blank');
 
-  let allowFailure = { allowFailure: when === 'manual', exitCodes: null as number[] | null };
+  // GitLab's `ignore`: a manual job may fail unless it says otherwise; a bridge takes only a boolean.
+  let allowFailure: { allowFailure: boolean; exitCodes: number[] | null } = { allowFailure: when === 'manual', exitCodes: null };
   if (has('allow_failure')) {
-    const read = bridge ? readBoolean(get('allow_failure'), `${loc}:allow_failure`, p) : null;
-    const full = bridge ? (read === null ? null : { allowFailure: read, exitCodes: null }) : readAllowFailure(get('allow_failure'), `${loc}:allow_failure`, p);
-    if (full) allowFailure = full;
+    const value = get('allow_failure');
+    if (!bridge) allowFailure = readAllowFailure(value, `${loc}:allow_failure`, p) ?? allowFailure;
+    else if (isBoolean(value)) allowFailure = { allowFailure: value, exitCodes: null };
+    else p.add(loc, 'allow_failure should be a boolean value');
   }
 
   const script = !bridge && has('script') ? readCommands(get('script'), `${loc}:script`, p) : [];

@@ -43,10 +43,15 @@ async function compose(content: string, ctx: CiContext, probe: RepositoryProbe):
   }
 }
 
+/** The global variables a job takes (`inherit:variables`). */
+function inherited(job: JobSpec, rootVariables: [string, string][]): [string, string][] {
+  const inherit = job.inheritVariables;
+  return inherit === true ? rootVariables : inherit === false ? [] : rootVariables.filter(([key]) => inherit.includes(key));
+}
+
 /** A job of the plan, as its spec and (in a pipeline) the rule that matched decide. */
 function planned(job: JobSpec, root: RootSpec, rootVariables: [string, string][], rule: RuleSpec | null): PlannedJob {
-  const inherit = job.inheritVariables;
-  const globals = inherit === true ? rootVariables : inherit === false ? [] : rootVariables.filter(([key]) => inherit.includes(key));
+  const globals = inherited(job, rootVariables);
   const when = (rule?.when as PlannedJob['when'] | undefined) ?? job.when;
   return {
     name: job.name,
@@ -128,7 +133,7 @@ export async function planPipeline(content: string, ctx: CiContext, options: Pla
 
   const jobs: PlannedJob[] = [];
   for (const job of root.jobs) {
-    const variables = visibleVariables(ctx, mergeVariables(rootVariables, job.variables));
+    const variables = visibleVariables(ctx, mergeVariables(inherited(job, rootVariables), job.variables));
     if (job.rules) {
       const rule = await matchingRule(job.rules, variables, ctx, probe);
       if (rule && rule.when !== 'never') jobs.push(planned(job, root, rootVariables, rule));

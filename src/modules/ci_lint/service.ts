@@ -103,7 +103,8 @@ export class CiLintService {
     if (input.content != null) {
       await access.authorize('create_pipeline', project);
       content = input.content;
-      sha = input.sha ?? (await this.repositories.reads.commit(project, `refs/heads/${project.defaultBranch}`))?.sha ?? null;
+      // Includes are read at `sha` when it names a commit, else at the default branch's head (none when empty).
+      sha = (await this.repositories.reads.commit(project, input.sha ?? `refs/heads/${project.defaultBranch}`))?.sha ?? null;
     } else {
       await this.repositories.authorizeRead(project);
       if (project.emptyRepo) throw notFound('Repository');
