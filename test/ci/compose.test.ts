@@ -177,3 +177,13 @@ describe('include', () => {
     expect(ctx.reads).toEqual(['ci/build.yml', 'ci/nested.yml']);
   });
 });
+
+describe('spec headers', () => {
+  it('reads the configuration after a `spec:` header, and refuses inputs it would have to interpolate', async () => {
+    expect((await jobs('spec:\n  description: no inputs\n---\njob:\n  script: x\n')).job.script).toEqual(['x']);
+    expect(await errors('spec:\n  inputs:\n    name: {default: a}\n---\njob:\n  script: echo $[[ inputs.name ]]\n')).toEqual(['Inputs (`spec:inputs` and `$[[ inputs.… ]]`) are not supported']);
+    expect(await errors('include: t.yml\njob:\n  script: x\n', { files: { 't.yml': 'spec:\n  inputs:\n    a:\n---\nt:\n  script: $[[ inputs.a ]]\n' } })).toEqual([
+      '`t.yml`: Inputs (`spec:inputs` and `$[[ inputs.… ]]`) are not supported',
+    ]);
+  });
+});

@@ -23,7 +23,7 @@ export interface RuleSpec extends Clauses {
   needs?: NeedSpec[];
 }
 
-export type RuleKind = 'job' | 'workflow' | 'include';
+type RuleKind = 'job' | 'workflow' | 'include';
 
 const RULE_KEYS: Readonly<Record<RuleKind, readonly string[]>> = {
   job: ['if', 'changes', 'exists', 'when', 'start_in', 'allow_failure', 'variables', 'needs', 'interruptible'],
@@ -224,7 +224,7 @@ export function readPolicy(value: Value, location: string, p: Problems): PolicyV
   return ok ? policy : null;
 }
 
-export type TriggerSpec = NonNullable<PlannedJob['trigger']>;
+type TriggerSpec = NonNullable<PlannedJob['trigger']>;
 
 /** `trigger:` of a bridge: a project path, `{ project, branch, strategy, forward }` or `{ include, strategy, forward }`. */
 export function readTrigger(value: Value, location: string, p: Problems): TriggerSpec | null {

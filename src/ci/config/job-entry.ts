@@ -48,7 +48,7 @@ export interface JobSpec
   parallel: ParallelInstance[] | null;
 }
 
-export interface JobContext {
+interface JobContext {
   /** `default:` (with the deprecated top-level keys folded in), as validated values by key. */
   defaults: ConfigMap;
   workflowHasRules: boolean;

@@ -117,7 +117,7 @@ function translate(source: string, fold: boolean): string {
   return out;
 }
 
-export interface RegexpOptions {
+interface RegexpOptions {
   ignoreCase?: boolean;
   /** `^` and `$` at line boundaries (RE2's `m`). */
   multiline?: boolean;
@@ -126,7 +126,7 @@ export interface RegexpOptions {
 }
 
 /** A linear-time RegExp for an RE2-style pattern, or null when it is not a valid one. */
-export function safeRegexp(source: string, options: RegexpOptions = {}): RegExp | null {
+function safeRegexp(source: string, options: RegexpOptions = {}): RegExp | null {
   if (source.length > MAX_PATTERN_LENGTH) return null;
   let fold = options.ignoreCase ?? false;
   let pattern = source;

@@ -16,7 +16,7 @@ const RESERVED = ['include', 'before_script', 'image', 'services', 'after_script
 const GLOBAL = ['default', 'workflow'];
 const DEFAULT_STAGES = ['build', 'test', 'deploy'];
 
-export interface Workflow {
+interface Workflow {
   name: string | null;
   rules: RuleSpec[] | null;
 }

@@ -32,7 +32,7 @@ export interface PlannedNeed {
 }
 
 export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';
-export type ArtifactsWhen = 'on_success' | 'on_failure' | 'always';
+type ArtifactsWhen = 'on_success' | 'on_failure' | 'always';
 
 export interface PlannedArtifacts {
   name?: string;

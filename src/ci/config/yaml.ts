@@ -18,7 +18,10 @@ const MAX_DOCUMENTS = 2;
 
 export const TOO_BIG = 'The parsed YAML is too big';
 
-export type Parsed = { ok: true; value: Value; documents: number } | { ok: false; error: string };
+type Parsed = { ok: true; value: Value } | { ok: false; error: string };
+
+/** What this engine cannot do: interpolate a `spec:inputs` header's inputs into the configuration. */
+const INPUTS_UNSUPPORTED = 'Inputs (`spec:inputs` and `$[[ inputs.… ]]`) are not supported';
 
 class YamlError extends Error {}
 
@@ -178,7 +181,9 @@ export function parseYaml(content: string): Parsed {
     const present = all.filter((doc) => doc.contents !== null).slice(0, MAX_DOCUMENTS);
     const values = present.map((doc) => new Converter(doc).convert(doc.contents, 0));
     const header = values.length > 1 && values[0] instanceof Map && values[0].has('spec');
-    return { ok: true, value: header ? values[1] : (values[0] ?? new Map()), documents: values.length };
+    // A header's inputs would be interpolated into the configuration (`$[[ inputs.name ]]`); refused rather than left as text.
+    if (header && content.includes('$[[')) return { ok: false, error: INPUTS_UNSUPPORTED };
+    return { ok: true, value: header ? values[1] : (values[0] ?? new Map()) };
   } catch (error) {
     if (error instanceof YamlError) return { ok: false, error: error.message };
     // The parser itself can overflow the stack on absurd nesting; that is a refusal, not a crash.

@@ -9,7 +9,7 @@ import type { LintInput, LintJob, LintResult } from './service.js';
  * GitLab's CommitStatus#group_name: the name without a `parallel:` suffix (`rspec 1/3`, `build: [linux, amd64]`)
  * or trailing numbering (`job 1 2`).
  */
-export function groupName(name: string): string {
+function groupName(name: string): string {
   return name.replace(/(?:[\s:]+(?:\[.*\]|\d+[\s:/\\]+\d+))+\s*$/, '').trim();
 }
 

@@ -11,10 +11,10 @@ import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 
 /** GitLab's configuration file when the project names none (`ci_config_path`). */
-export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
+const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
 
 /** GitLab's errors of a simulated pipeline that the configuration does not explain (Ci::CreatePipelineService). */
-export const DRY_RUN_ERRORS = {
+const DRY_RUN_ERRORS = {
   permission: 'Insufficient permissions to create a new pipeline',
   reference: 'Reference not found',
   filtered: 'Pipeline filtered out by workflow rules.',
