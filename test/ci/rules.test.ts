@@ -1,7 +1,7 @@
 /** Which jobs run: GitLab's expression language, rules, only/except and workflow:rules. */
 import { describe, expect, it } from 'vitest';
 import { evaluateExpression } from '../../src/ci/config/index.js';
-import { errors, jobs, names, plan } from './support.js';
+import { errors, itReports, jobs, names, plan } from './support.js';
 
 const onTag = () => ({ CI_COMMIT_TAG: 'v1.0', CI_COMMIT_REF_NAME: 'v1.0', CI_COMMIT_BRANCH: null });
 
@@ -155,16 +155,17 @@ describe('rules', () => {
     expect(await names(content, { changes: ['lib/a'] })).toEqual([]);
   });
 
-  it('reports invalid rules with GitLab wording', async () => {
-    expect(await errors("job:\n  script: x\n  rules:\n    - if: '$A =='\n")).toEqual(['jobs:job:rules:rule if invalid expression syntax']);
-    expect(await errors('job:\n  script: x\n  rules:\n    - when: sometimes\n')).toEqual(['jobs:job:rules:rule when unknown value: sometimes']);
-    expect(await errors('job:\n  script: x\n  rules:\n    - iff: $A\n')).toEqual(['jobs:job:rules:rule config contains unknown keys: iff']);
-    expect(await errors('job:\n  script: x\n  rules: $A\n')).toEqual(['jobs:job rules should be an array containing hashes and arrays of hashes']);
-    expect(await errors('job:\n  script: x\n  rules:\n    - when: delayed\n')).toEqual(["jobs:job:rules:rule start_in can't be blank"]);
-    expect(await errors('job:\n  script: x\n  rules:\n    - start_in: 1 day\n')).toEqual(['jobs:job:rules:rule config contains disallowed keys: start_in']);
-    expect(await errors('job:\n  script: x\n  rules:\n    - changes: src\n')).toEqual(['jobs:job:rules:rule:changes should be an array or a hash']);
-    expect(await errors('job:\n  script: x\n  only: [main]\n  rules:\n    - when: always\n')).toEqual(['jobs:job config key may not be used with `rules`: only']);
-  });
+  const RULE_ERRORS: [string, string][] = [
+    ["job:\n  script: x\n  rules:\n    - if: '$A =='\n", 'jobs:job:rules:rule if invalid expression syntax'],
+    ['job:\n  script: x\n  rules:\n    - when: sometimes\n', 'jobs:job:rules:rule when unknown value: sometimes'],
+    ['job:\n  script: x\n  rules:\n    - iff: $A\n', 'jobs:job:rules:rule config contains unknown keys: iff'],
+    ['job:\n  script: x\n  rules: $A\n', 'jobs:job rules should be an array containing hashes and arrays of hashes'],
+    ['job:\n  script: x\n  rules:\n    - when: delayed\n', "jobs:job:rules:rule start_in can't be blank"],
+    ['job:\n  script: x\n  rules:\n    - start_in: 1 day\n', 'jobs:job:rules:rule config contains disallowed keys: start_in'],
+    ['job:\n  script: x\n  rules:\n    - changes: src\n', 'jobs:job:rules:rule:changes should be an array or a hash'],
+    ['job:\n  script: x\n  only: [main]\n  rules:\n    - when: always\n', 'jobs:job config key may not be used with `rules`: only'],
+  ];
+  itReports('words invalid rules as GitLab', RULE_ERRORS);
 
   it('flattens nested rule lists, as !reference builds them', async () => {
     expect(await names(".rules:\n  main:\n    - if: $CI_COMMIT_BRANCH\njob:\n  script: x\n  rules:\n    - !reference [.rules, main]\n    - when: never\n")).toEqual(['job']);

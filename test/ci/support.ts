@@ -1,4 +1,5 @@
 /** A CI context for the engine's unit tests: a push pipeline on `main` of `group/project`, files from a map. */
+import { expect, it } from 'vitest';
 import { planPipeline, type CiContext, type PipelinePlan, type PlanOptions } from '../../src/ci/config/index.js';
 
 export const SHA = '0123456789abcdef0123456789abcdef01234567';
@@ -55,4 +56,11 @@ export async function names(content: string, options: ContextOptions & PlanOptio
 /** The plan's errors. */
 export async function errors(content: string, options: ContextOptions & PlanOptions = {}): Promise<string[]> {
   return (await plan(content, options)).errors;
+}
+
+/** One test per row: the configuration, and the one error GitLab answers it with. */
+export function itReports(title: string, table: [content: string, error: string][]): void {
+  it.each(table)(`${title}: %j`, async (content, error) => {
+    expect(await errors(content)).toEqual([error]);
+  });
 }
