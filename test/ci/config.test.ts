@@ -14,6 +14,12 @@ describe('jobs and stages', () => {
     expect([j.first.stage, j.first.stageIdx, j.second.stage, j.second.stageIdx, j.third.stage, j.third.stageIdx]).toEqual(['.pre', 0, 'test', 2, 'deploy', 3]);
   });
 
+  it('plans no jobs when only .pre and .post jobs remain, as GitLab creates no pipeline then', async () => {
+    expect(await names('first:\n  stage: .pre\n  script: a\nlast:\n  stage: .post\n  script: b\n')).toEqual([]);
+    expect(await names('first:\n  stage: .pre\n  script: a\nbuild:\n  script: b\n')).toEqual(['first', 'build']);
+    expect((await plan('first:\n  stage: .pre\n  script: a\n', { static: true })).jobs.map((j) => j.name)).toEqual(['first']);
+  });
+
   it('keeps jobs in configuration order and leaves hidden jobs out', async () => {
     expect(await names('zeta:\n  script: z\n.hidden:\n  script: h\nalpha:\n  script: a\n')).toEqual(['zeta', 'alpha']);
   });

@@ -142,5 +142,8 @@ export async function planPipeline(content: string, ctx: CiContext, options: Pla
     }
   }
   const checked = missingNeeds(jobs);
-  return { ...header, errors: checked.error ? [checked.error] : [], jobs: checked.error ? [] : checked.jobs };
+  if (checked.error) return { ...header, errors: [checked.error], jobs: [] };
+  // Jobs of `.pre` and `.post` alone are not a pipeline (GitLab's Chain::Populate): none is created.
+  const complete = checked.jobs.some((job) => job.stage !== '.pre' && job.stage !== '.post');
+  return { ...header, errors: [], jobs: complete ? checked.jobs : [] };
 }
