@@ -99,3 +99,13 @@ describe('hostile input', () => {
     }
   });
 });
+
+describe('hostile includes', () => {
+  it('bounds the values of all included files together, not each file alone', async () => {
+    const bomb = (n: number) => `b${n}a: &a${n} [x, x, x, x, x, x, x, x, x, x]\nb${n}b: &b${n} [*a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}]\nb${n}c: &c${n} [*b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}]\nb${n}d: [*c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}]\n`;
+    const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`b${i}.yml`, bomb(i)]));
+    const { result, ms } = await timed(`include: [${Object.keys(files).join(', ')}]\njob:\n  script: x\n`, { files });
+    expect(result.errors[0]).toMatch(/^`b\d+\.yml`: The parsed YAML is too big$/);
+    expect(ms).toBeLessThan(5000);
+  });
+});

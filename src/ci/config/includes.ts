@@ -12,7 +12,7 @@ import { Problems } from './problems.js';
 import type { CiContext, ConfigMap, PlannedInclude, Value } from './types.js';
 import { deepMerge, isBlank, isMap, isString, toPlain } from './values.js';
 import { expandVariables } from './variables.js';
-import { parseYaml } from './yaml.js';
+import { parseYaml, type ValueBudget } from './yaml.js';
 
 export class IncludeError extends Error {}
 
@@ -54,6 +54,7 @@ export class IncludeExpander {
   constructor(
     private readonly ctx: CiContext,
     private readonly probe: RepositoryProbe,
+    private readonly budget: ValueBudget,
   ) {}
 
   private metadata(location: string): PlannedInclude {
@@ -145,7 +146,7 @@ export class IncludeExpander {
     if (content.trim() === '') throw new IncludeError(`Local file \`${path}\` is empty!`);
     this.bytes += Buffer.byteLength(content, 'utf8');
     if (this.bytes > MAX_TOTAL_BYTES) throw new IncludeError('Total size of combined CI/CD configuration is too big');
-    const parsed = parseYaml(content);
+    const parsed = parseYaml(content, this.budget);
     if (!parsed.ok) throw new IncludeError(`\`${path}\`: ${parsed.error}`);
     if (!isMap(parsed.value)) throw new IncludeError(`\`${path}\`: Invalid configuration format`);
     if (parsed.value.size === 0) throw new IncludeError(`Included file \`${path}\` does not have valid YAML syntax!`);

@@ -14,10 +14,8 @@ import { logicalError, readRoot, type RootSpec } from './root-entry.js';
 import type { CiContext, ConfigMap, PipelinePlan, PlannedJob, PlanOptions } from './types.js';
 import { exceedsSize, isMap } from './values.js';
 import { expandNested } from './variables.js';
-import { TOO_BIG, emitYaml, parseYaml } from './yaml.js';
+import { MAX_VALUES, TOO_BIG, ValueBudget, emitYaml, parseYaml } from './yaml.js';
 
-/** Values the composed configuration may hold (shared `!reference` and `extends` parts counted each time). */
-const MAX_COMPOSED_VALUES = 1_000_000;
 
 function failed(error: string): PipelinePlan {
   return { errors: [error], warnings: [], name: null, filteredByWorkflow: false, workflowVariables: [], stages: [], jobs: [], mergedYaml: null, includes: null };
@@ -26,14 +24,16 @@ function failed(error: string): PipelinePlan {
 /** The configuration GitLab validates, or the error that stopped building it. */
 async function compose(content: string, ctx: CiContext, probe: RepositoryProbe): Promise<{ config: ConfigMap; expander: IncludeExpander } | { error: string }> {
   if (content.trim() === '') return { error: 'Please provide content of .gitlab-ci.yml' };
-  const parsed = parseYaml(content);
+  const budget = new ValueBudget();
+  const parsed = parseYaml(content, budget);
   if (!parsed.ok) return { error: parsed.error };
   if (!isMap(parsed.value)) return { error: 'Invalid configuration format' };
-  const expander = new IncludeExpander(ctx, probe);
+  const expander = new IncludeExpander(ctx, probe, budget);
   try {
     const included = await expander.expand(parsed.value);
     const resolved = resolveReferences(applyExtends(included));
-    if (exceedsSize(resolved, MAX_COMPOSED_VALUES)) return { error: TOO_BIG };
+    // Shared `!reference` and `extends` parts count each time they appear: the same bound as the files' values.
+    if (exceedsSize(resolved, MAX_VALUES)) return { error: TOO_BIG };
     const conflict = defaultConflict(resolved);
     if (conflict) return { error: conflict };
     return { config: injectEdgeStages(resolved), expander };

@@ -11,8 +11,13 @@ import { Reference, type ConfigMap, type Value } from './types.js';
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** GitLab's `max_yaml_depth` default. */
 const MAX_DEPTH = 100;
-/** Values a file may expand to, aliases included. */
-const MAX_VALUES = 250_000;
+/** Values one configuration may expand to, aliases included, all its files together. */
+export const MAX_VALUES = 500_000;
+
+/** How many more values the files of one configuration may expand to (shared by the root file and its includes). */
+export class ValueBudget {
+  constructor(public left = MAX_VALUES) {}
+}
 /** GitLab reads at most two documents: an optional `spec:` header, then the configuration. */
 const MAX_DOCUMENTS = 2;
 
@@ -100,12 +105,13 @@ function keyText(key: Value): string {
 
 /** Turns one document's nodes into values, expanding aliases and `<<` merge keys, within the bounds. */
 class Converter {
-  private values = 0;
-
-  constructor(private readonly doc: Document.Parsed) {}
+  constructor(
+    private readonly doc: Document.Parsed,
+    private readonly budget: ValueBudget,
+  ) {}
 
   convert(node: unknown, depth: number): Value {
-    if (depth > MAX_DEPTH || ++this.values > MAX_VALUES) throw new YamlError(TOO_BIG);
+    if (depth > MAX_DEPTH || --this.budget.left < 0) throw new YamlError(TOO_BIG);
     if (node === null || node === undefined) return null;
     if (isAlias(node)) {
       const target = node.resolve(this.doc);
@@ -166,7 +172,7 @@ function syntaxError(message: string, pos: { line: number; col: number } | undef
  * Parses one file: its configuration document (the second when the first is a `spec:` header), or `{}` when it
  * has none. Never throws: oversized, too deep, binary or malformed input is an error in Psych's or GitLab's words.
  */
-export function parseYaml(content: string): Parsed {
+export function parseYaml(content: string, budget = new ValueBudget()): Parsed {
   if (Buffer.byteLength(content, 'utf8') > MAX_FILE_BYTES) return { ok: false, error: TOO_BIG };
   try {
     const lineCounter = new LineCounter();
@@ -179,7 +185,7 @@ export function parseYaml(content: string): Parsed {
       if (error) return { ok: false, error: syntaxError(error.message, lineCounter.linePos(error.pos[0])) };
     }
     const present = all.filter((doc) => doc.contents !== null).slice(0, MAX_DOCUMENTS);
-    const values = present.map((doc) => new Converter(doc).convert(doc.contents, 0));
+    const values = present.map((doc) => new Converter(doc, budget).convert(doc.contents, 0));
     const header = values.length > 1 && values[0] instanceof Map && values[0].has('spec');
     // A header's inputs would be interpolated into the configuration (`$[[ inputs.name ]]`); refused rather than left as text.
     if (header && content.includes('$[[')) return { ok: false, error: INPUTS_UNSUPPORTED };
