@@ -86,6 +86,9 @@ function isConnection(field: Field | undefined): boolean {
   return !!type && isObjectType(type) && type.name.endsWith('Connection');
 }
 
+/** A connection over a list already in memory (`@inMemory`): it loads nothing of its own. */
+const isInMemory = (field: Field | undefined): boolean => !!field?.astNode?.directives?.some((d) => d.name.value === 'inMemory');
+
 class Walk {
   readonly root = newScope();
   depth = 0;
@@ -252,7 +255,7 @@ class Score {
         if (isConnection(child.field)) {
           const first = this.args(child)?.first;
           inner = around * Math.max(FETCH_WEIGHT, Math.min(typeof first === 'number' ? first : DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE));
-          total += inner;
+          if (!isInMemory(child.field)) total += inner;
         }
         total += this.nodes(child, inner);
       }

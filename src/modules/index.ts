@@ -14,5 +14,6 @@ import { protectedBranchesModule } from './protected_branches/index.js';
 import { repositoriesModule } from './repositories/index.js';
 import { pipelinesModule } from './pipelines/index.js';
 import { runnersModule } from './runners/index.js';
+import { ciLintModule } from './ci_lint/index.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, pipelinesModule, runnersModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, ciLintModule, pipelinesModule, runnersModule] as const;

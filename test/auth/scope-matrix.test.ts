@@ -96,6 +96,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     pipelineId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).id,
     jobId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).jobId,
     runnerId: async () => (route.compiled.kind === 'mutation' ? await newRunner(f.project.id) : f.runnerId),
+    // CI Lint: a configuration to check.
+    content: () => 'job:\n  script: echo\n',
     input: () => ({ runner_type: 'instance_type', description: name, branch: 'main', commit_message: 'matrix', file_path: `${name}.txt`, content: 'x', actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }] }),
   };
   for (const v of route.compiled.variables) {

@@ -1,157 +1,186 @@
 /**
- * GitLab's CI/CD expressions (`rules:if`, `only:variables`, `workflow:rules:if`): variables (`$VAR`, `${VAR}`),
- * string literals, `/regex/flags`, `null`, the comparisons `==`, `!=`, `=~`, `!~`, and `&&` (binding tighter) and
- * `||`, with parentheses. A variable alone is true when it is set and not empty. An expression that does not parse
- * is an error (thrown as ExpressionError), which the configuration reports.
+ * GitLab's CI expression language (`rules:if`, `only:variables`, `workflow:rules:if`): variables, string, regexp
+ * and null literals, `==`, `!=`, `=~`, `!~`, `&&`, `||` and parentheses, parsed by precedence (shunting-yard) and
+ * evaluated with Ruby's semantics: `&&`/`||` return an operand, and the result counts when it is "present"
+ * (not nil, false, or a blank string).
  */
+import { regexpLiteral } from './regexp.js';
 
-export class ExpressionError extends Error {}
+/** GitLab's Lexer::MAX_TOKENS. */
+const MAX_TOKENS = 100;
+
+class ExpressionError extends Error {}
+
+/** What an expression evaluates to: Ruby's String, nil, true/false, or a regexp. */
+type Result = string | null | boolean | RegExp;
 
 type Token =
-  | { kind: 'variable'; name: string }
-  | { kind: 'string'; value: string }
-  | { kind: 'regex'; source: string; flags: string }
-  | { kind: 'null' }
-  | { kind: 'op'; op: '==' | '!=' | '=~' | '!~' | '&&' | '||' | '(' | ')' };
+  | { kind: 'value'; value: (variables: Record<string, string>) => Result }
+  | { kind: 'operator'; op: Operator }
+  | { kind: 'open' }
+  | { kind: 'close' };
 
-/** Longer than this, an expression is refused rather than evaluated. */
-const MAX_EXPRESSION_LENGTH = 4096;
+type Operator = '==' | '!=' | '=~' | '!~' | '&&' | '||';
 
-function tokenize(text: string): Token[] {
-  if (text.length > MAX_EXPRESSION_LENGTH) throw new ExpressionError('expression is too long');
-  const tokens: Token[] = [];
-  let i = 0;
+/** Lower binds tighter, as in GitLab's lexemes (Ruby's precedence table). */
+const PRECEDENCE: Readonly<Record<Operator, number>> = { '==': 10, '!=': 10, '=~': 10, '!~': 10, '&&': 11, '||': 12 };
+
+const VARIABLE = /^\$(\w+)/;
+const STRING = /^(?:"([^"]*)"|'([^']*)')/;
+const OPERATOR = /^(==|=~|!=|!~|&&|\|\|)/;
+
+/** The end of a `/…/flags` literal starting at 0 (a `/` not escaped by a backslash closes it), or -1. */
+function patternLength(text: string): number {
+  let i = 1;
   while (i < text.length) {
-    const c = text[i];
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    const two = text.slice(i, i + 2);
-    if (['==', '!=', '=~', '!~', '&&', '||'].includes(two)) {
-      tokens.push({ kind: 'op', op: two as '==' });
-      i += 2;
-      continue;
-    }
-    if (c === '(' || c === ')') {
-      tokens.push({ kind: 'op', op: c });
-      i++;
-      continue;
-    }
-    if (c === '$') {
-      const braced = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}/.exec(text.slice(i));
-      const plain = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(text.slice(i));
-      const match = braced ?? plain;
-      if (!match) throw new ExpressionError(`invalid variable at ${i}`);
-      tokens.push({ kind: 'variable', name: match[1] });
-      i += match[0].length;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      const end = text.indexOf(c, i + 1);
-      if (end < 0) throw new ExpressionError('unterminated string');
-      tokens.push({ kind: 'string', value: text.slice(i + 1, end) });
-      i = end + 1;
-      continue;
-    }
-    if (c === '/') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '/') j += text[j] === '\\' ? 2 : 1;
-      if (j >= text.length) throw new ExpressionError('unterminated regular expression');
-      const flags = /^[a-z]*/.exec(text.slice(j + 1))![0];
-      tokens.push({ kind: 'regex', source: text.slice(i + 1, j), flags });
-      i = j + 1 + flags.length;
-      continue;
-    }
-    if (text.startsWith('null', i) && !/[A-Za-z0-9_]/.test(text[i + 4] ?? '')) {
-      tokens.push({ kind: 'null' });
-      i += 4;
-      continue;
-    }
-    throw new ExpressionError(`unexpected character ${JSON.stringify(c)} at ${i}`);
+    if (text[i] === '\\' && text[i + 1] === '/') i += 2;
+    else if (text[i] === '/') break;
+    else i += 1;
   }
-  return tokens;
+  if (i >= text.length || i === 1) return -1;
+  let end = i + 1;
+  while (end < text.length && 'ismU'.includes(text[end])) end++;
+  return end;
 }
 
-type Value = string | null | RegExp;
+function tokenize(statement: string): Token[] {
+  const tokens: Token[] = [];
+  let rest = statement;
+  for (;;) {
+    rest = rest.replace(/^\s+/, '');
+    if (rest === '') return tokens;
+    if (tokens.length >= MAX_TOKENS) throw new ExpressionError('Too many tokens!');
+    let match: RegExpExecArray | null;
+    let length: number;
+    if (rest[0] === '(') {
+      tokens.push({ kind: 'open' });
+      length = 1;
+    } else if (rest[0] === ')') {
+      tokens.push({ kind: 'close' });
+      length = 1;
+    } else if ((match = VARIABLE.exec(rest))) {
+      const name = match[1];
+      tokens.push({ kind: 'value', value: (variables) => (Object.hasOwn(variables, name) ? variables[name] : null) });
+      length = match[0].length;
+    } else if ((match = STRING.exec(rest))) {
+      const text = match[1] ?? match[2];
+      tokens.push({ kind: 'value', value: () => text });
+      length = match[0].length;
+    } else if (rest[0] === '/' && (length = patternLength(rest)) > 0) {
+      const regexp = regexpLiteral(rest.slice(0, length));
+      if (!regexp) throw new ExpressionError('Invalid regular expression!');
+      tokens.push({ kind: 'value', value: () => regexp });
+    } else if (rest.startsWith('null')) {
+      tokens.push({ kind: 'value', value: () => null });
+      length = 4;
+    } else if ((match = OPERATOR.exec(rest))) {
+      tokens.push({ kind: 'operator', op: match[1] as Operator });
+      length = match[0].length;
+    } else {
+      throw new ExpressionError('Unknown lexeme found!');
+    }
+    rest = rest.slice(length);
+  }
+}
 
-/** A pattern as GitLab's RE2 would read it; flags beyond i, m and s are dropped. */
-function regex(source: string, flags: string): RegExp {
+/** Reverse Polish notation by the shunting-yard algorithm, left-associative. */
+function toRpn(tokens: Token[]): Token[] {
+  const output: Token[] = [];
+  const operators: Token[] = [];
+  const top = () => operators[operators.length - 1];
+  for (const token of tokens) {
+    if (token.kind === 'value') output.push(token);
+    else if (token.kind === 'open') operators.push(token);
+    else if (token.kind === 'operator') {
+      for (let t = top(); t?.kind === 'operator' && PRECEDENCE[t.op] <= PRECEDENCE[token.op]; t = top()) output.push(operators.pop()!);
+      operators.push(token);
+    } else {
+      for (let t = top(); t?.kind === 'operator'; t = top()) output.push(operators.pop()!);
+      if (!top()) throw new ExpressionError('Unmatched parenthesis');
+      operators.pop();
+    }
+  }
+  return output.concat(operators.reverse());
+}
+
+type Evaluator = (variables: Record<string, string>) => Result;
+
+/** Ruby's `present?`: nil, false and blank strings are absent. */
+const present = (value: Result): boolean => value !== null && value !== false && !(typeof value === 'string' && value.trim() === '');
+
+/** `=~`: a regexp, or a variable holding `/…/` text, against the left side as text; plain text is a substring test, as Ruby's `String#scan`. */
+function matches(left: Result, right: Result): boolean {
+  if (right === null || right === false) return false;
+  const text = left === null ? '' : String(left);
+  if (right instanceof RegExp) return right.test(text);
+  if (right === true) return false;
+  const pattern = regexpLiteral(right);
+  return pattern ? pattern.test(text) : right.includes(text);
+}
+
+function operation(op: Operator, left: Evaluator, right: Evaluator): Evaluator {
+  switch (op) {
+    case '==':
+      return (v) => same(left(v), right(v));
+    case '!=':
+      return (v) => !same(left(v), right(v));
+    case '=~':
+      return (v) => matches(left(v), right(v));
+    case '!~':
+      return (v) => !matches(left(v), right(v));
+    case '&&':
+      return (v) => {
+        const l = left(v);
+        return l === null || l === false ? l : right(v);
+      };
+    case '||':
+      return (v) => {
+        const l = left(v);
+        return l === null || l === false ? right(v) : l;
+      };
+  }
+}
+
+function same(a: Result, b: Result): boolean {
+  if (a instanceof RegExp || b instanceof RegExp) return a instanceof RegExp && b instanceof RegExp && a.source === b.source && a.flags === b.flags;
+  return a === b;
+}
+
+function parse(statement: string): Evaluator {
+  const tokens = tokenize(statement);
+  if (tokens.length === 0) throw new ExpressionError('Empty statement');
+  const stack: Evaluator[] = [];
+  for (const token of toRpn(tokens)) {
+    if (token.kind === 'value') stack.push(token.value);
+    else if (token.kind === 'operator') {
+      const right = stack.pop();
+      const left = stack.pop();
+      if (!left || !right) throw new ExpressionError('Invalid operand');
+      stack.push(operation(token.op, left, right));
+    } else throw new ExpressionError('Unprocessable token found in parse tree');
+  }
+  if (stack.length !== 1) throw new ExpressionError(stack.length > 1 ? 'Unreachable nodes in parse tree' : 'Empty parse tree');
+  return stack[0];
+}
+
+/** Whether GitLab accepts the statement (`rules:if` validation: "invalid expression syntax" otherwise). */
+export function isValidExpression(statement: unknown): boolean {
+  if (typeof statement !== 'string') return false;
   try {
-    return new RegExp(source, [...new Set(flags.replace(/[^ims]/g, ''))].join(''));
-  } catch {
-    throw new ExpressionError(`invalid regular expression /${source}/`);
+    parse(statement)({});
+    return true;
+  } catch (error) {
+    if (error instanceof ExpressionError) return false;
+    throw error;
   }
 }
 
+/** GitLab's CI expression language: `$VAR`, `$VAR == "x"`, `!=`, `=~ /re/`, `!~`, `&&`, `||`, parentheses, null, string/regexp literals. */
 export function evaluateExpression(expression: string, variables: Record<string, string>): boolean {
-  const tokens = tokenize(expression);
-  let pos = 0;
-  const peek = () => tokens[pos];
-  const isOp = (op: string) => {
-    const token = peek();
-    return token?.kind === 'op' && token.op === op;
-  };
-  const operand = (): Value | boolean => {
-    const token = tokens[pos++];
-    if (!token) throw new ExpressionError('unexpected end of expression');
-    switch (token.kind) {
-      case 'variable':
-        return Object.prototype.hasOwnProperty.call(variables, token.name) ? variables[token.name] : null;
-      case 'string':
-        return token.value;
-      case 'null':
-        return null;
-      case 'regex':
-        return regex(token.source, token.flags);
-      case 'op':
-        if (token.op === '(') {
-          const inner = or();
-          if (!isOp(')')) throw new ExpressionError('missing )');
-          pos++;
-          return inner;
-        }
-        throw new ExpressionError(`unexpected ${token.op}`);
-    }
-  };
-  const truthy = (v: Value | boolean) => (typeof v === 'boolean' ? v : typeof v === 'string' ? v.length > 0 : v !== null);
-  const comparison = (): boolean => {
-    const left = operand();
-    const token = peek();
-    if (token?.kind !== 'op' || !['==', '!=', '=~', '!~'].includes(token.op)) return truthy(left);
-    pos++;
-    const right = operand();
-    const text = (v: Value | boolean) => (v instanceof RegExp ? v.source : typeof v === 'boolean' ? String(v) : v);
-    if (token.op === '==' || token.op === '!=') {
-      const equal = text(left) === text(right);
-      return token.op === '==' ? equal : !equal;
-    }
-    // A variable holding a pattern may stand on the right of =~ (GitLab 15.0+).
-    const pattern = right instanceof RegExp ? right : typeof right === 'string' && /^\/.*\/[a-z]*$/s.test(right) ? regex(right.slice(1, right.lastIndexOf('/')), right.slice(right.lastIndexOf('/') + 1)) : null;
-    if (!pattern) throw new ExpressionError('the right side of =~ must be a regular expression');
-    const subject = text(left);
-    const matched = typeof subject === 'string' && pattern.test(subject);
-    return token.op === '=~' ? matched : !matched;
-  };
-  const and = (): boolean => {
-    let value = comparison();
-    while (isOp('&&')) {
-      pos++;
-      const right = comparison();
-      value = value && right;
-    }
-    return value;
-  };
-  const or = (): boolean => {
-    let value = and();
-    while (isOp('||')) {
-      pos++;
-      const right = and();
-      value = value || right;
-    }
-    return value;
-  };
-  const result = or();
-  if (pos !== tokens.length) throw new ExpressionError('unexpected input after the expression');
-  return result;
+  try {
+    return present(parse(expression)(variables));
+  } catch (error) {
+    if (error instanceof ExpressionError) return false;
+    throw error;
+  }
 }

@@ -8,7 +8,7 @@ import { notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { CommitInfo, FileDiff, Repository, TreeEntry } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
-import { checkedPath } from './paths.js';
+import { checkedPath, pathProblem } from './paths.js';
 import type { RepositoriesService } from './service.js';
 
 export interface CommitRow extends CommitInfo {
@@ -144,6 +144,17 @@ export class RepositoryReads {
     const [content, lastCommitId] = await Promise.all([repository.blob(entry.sha), repository.lastCommitFor(commitId, path)]);
     if (!content || !lastCommitId) throw notFound('File');
     return { project, ref: revision, filePath: path, blobId: entry.sha, commitId, lastCommitId, mode: entry.mode, content };
+  }
+
+  /**
+   * A file's bytes at a revision, or null when the revision, the path or the file is not there, when the path is not
+   * one git could hold, or when the file is larger than `max` bytes.
+   */
+  async fileAt(project: ProjectRow, revision: string, path: string, max: number): Promise<Buffer | null> {
+    if (pathProblem(path)) return null;
+    const repository = await this.open(project);
+    const entry = (await repository.entries(revision, [path])).get(path);
+    return entry?.type === 'blob' ? repository.blob(entry.sha, max) : null;
   }
 
   /** A blob by object name, or null. */

@@ -1,0 +1,137 @@
+/** The public shapes of the CI configuration engine, and the values a parsed configuration is made of. */
+
+/** A `!reference [job, key, …]` tag, resolved after includes and `extends`. */
+export class Reference {
+  constructor(readonly path: Value) {}
+}
+
+/** A YAML mapping, in file order (a Map: job names such as `__proto__` or `1` keep their place and meaning). */
+export type ConfigMap = Map<string, Value>;
+
+/** What YAML gives: Ruby's scalars (String, Integer/Float, true/false, nil), arrays and hashes, and `!reference` tags. */
+export type Value = string | number | boolean | null | Value[] | ConfigMap | Reference;
+
+export interface CiContext {
+  /** Variables visible to rules/workflow `if:` (predefined CI_* plus project/pipeline variables), key → value. */
+  variables: Record<string, string>;
+  /** Paths changed by the push, for rules:changes; undefined when unknown (GitLab then treats `changes` as true). */
+  changes?: readonly string[];
+  /** Reads a file of the repository at the pipeline's commit, for `include: local` (and `include: 'path'` strings); null if absent. */
+  readLocal(path: string): Promise<string | null>;
+  /**
+   * Every file path of the repository at the pipeline's commit, for `rules:exists` with glob patterns. Without it,
+   * `exists` answers literal paths through `readLocal` and glob patterns match nothing.
+   */
+  listFiles?(): Promise<readonly string[]>;
+}
+
+export interface PlannedNeed {
+  name: string;
+  artifacts: boolean;
+  optional: boolean;
+}
+
+export type JobWhen = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed';
+type ArtifactsWhen = 'on_success' | 'on_failure' | 'always';
+
+export interface PlannedArtifacts {
+  name?: string;
+  paths: string[];
+  exclude: string[];
+  untracked: boolean;
+  when: ArtifactsWhen;
+  expireIn?: string;
+  reports: { junit: string[] };
+}
+
+export interface PlannedService {
+  name: string;
+  alias?: string;
+  entrypoint?: string[];
+  command?: string[];
+}
+
+export interface PlannedJob {
+  name: string;
+  stage: string;
+  stageIdx: number;
+  when: JobWhen;
+  allowFailure: boolean;
+  allowFailureExitCodes: number[] | null;
+  /** null: waits for all earlier stages; an array (maybe empty): waits only for these (DAG). */
+  needs: PlannedNeed[] | null;
+  script: string[];
+  beforeScript: string[];
+  afterScript: string[];
+  image: { name: string; entrypoint?: string[] } | null;
+  services: PlannedService[];
+  /** Job variables merged over global `variables:` (global first, job overrides), then the matching rule's. */
+  variables: { key: string; value: string }[];
+  tags: string[];
+  artifacts: PlannedArtifacts | null;
+  dependencies: string[] | null;
+  /** The regex source, e.g. "/Coverage: \\d+\\.\\d+/". */
+  coverage: string | null;
+  retry: { max: number; when: string[]; exitCodes: number[] };
+  /** Seconds. */
+  timeout: number | null;
+  /** Seconds, for when: delayed. */
+  startIn: number | null;
+  environment: { name: string; action?: string } | null;
+  interruptible: boolean;
+  /** trigger: jobs (bridges), kept as data. */
+  trigger: { include?: unknown; project?: string; branch?: string; strategy?: string } | null;
+  /** GitLab's `only` of the job after defaults (`{ refs: ['branches', 'tags'] }` without rules), for the lint API; null when none. */
+  only: PolicyValue | null;
+  /** GitLab's `except` of the job, for the lint API; null when none. */
+  except: PolicyValue | null;
+}
+
+/** An `only:`/`except:` policy as GitLab normalises it. */
+export interface PolicyValue {
+  refs?: string[];
+  variables?: string[];
+  changes?: string[];
+  kubernetes?: string;
+}
+
+export interface PlannedInclude {
+  type: string;
+  location: string;
+  blob: string | null;
+  raw: string | null;
+  extra: object;
+  context_project: string | null;
+  context_sha: string | null;
+}
+
+export interface PipelinePlan {
+  /** Errors as GitLab words them; non-empty → invalid config. */
+  errors: string[];
+  warnings: string[];
+  /** workflow:name after variable expansion, or null. */
+  name: string | null;
+  /** workflow:rules decided the pipeline must not run (when: never, or no rule matched). */
+  filteredByWorkflow: boolean;
+  /** Variables added by the matching workflow rule. */
+  workflowVariables: { key: string; value: string }[];
+  /** Stage names in order, with .pre first and .post last (all declared stages, used or not). */
+  stages: string[];
+  /** Jobs that the rules/only/except kept, in configuration order. Hidden jobs (.name) and templates excluded. */
+  jobs: PlannedJob[];
+  /**
+   * The configuration after includes, extends and anchors, as YAML (GitLab's merged_yaml); null, as in GitLab,
+   * when the configuration could not be built (no content, invalid YAML, a failed include, `extends` or `!reference`).
+   */
+  mergedYaml: string | null;
+  /** Every file included, nested ones too; null when the configuration could not be built. */
+  includes: PlannedInclude[] | null;
+}
+
+export interface PlanOptions {
+  /**
+   * GitLab's static lint (no dry run): evaluate no workflow rules, rules, only or except; every visible job is
+   * planned, with its own `when`. Needs on jobs rules would remove are not checked.
+   */
+  static?: boolean;
+}

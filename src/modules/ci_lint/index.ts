@@ -1,0 +1,21 @@
+/** CI Lint: a `.gitlab-ci.yml` checked as GitLab checks it, statically or as a simulated pipeline. */
+import { defineModule } from '../module.js';
+import { ciLintResolvers } from './resolvers.js';
+import { ciLintRoutes } from './routes.js';
+import { CiLintService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    ci_lint: CiLintService;
+  }
+}
+
+export const ciLintModule = defineModule({
+  name: 'ci_lint',
+  schema: ['ci_lint.graphql'],
+  operations: ['ci_lint.graphql'],
+  resolvers: ciLintResolvers,
+  routes: ciLintRoutes,
+  uses: ['repositories'],
+  service: (base, { repositories }) => new CiLintService(base, repositories),
+});

@@ -1,0 +1,175 @@
+/**
+ * Owns CI linting (GitLab's Gitlab::Ci::Lint behind `POST`/`GET /projects/:id/ci/lint` and `Query.ciConfig`): a
+ * configuration, given or read from the project's repository, checked statically (every job, no rules evaluated)
+ * or as a simulated pipeline on a branch or tag (`dry_run`), with includes read from the project's repository.
+ */
+import { planPipeline, type CiContext, type PipelinePlan, type PlannedInclude, type PlannedNeed, type PolicyValue } from '../../ci/config/index.js';
+import { MAX_FILE_BYTES } from '../../ci/config/yaml.js';
+import { mutuallyExclusive, notFound } from '../../errors.js';
+import type { ServiceBase } from '../module.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+
+/** GitLab's configuration file when the project names none (`ci_config_path`). */
+const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
+
+/** GitLab's errors of a simulated pipeline that the configuration does not explain (Ci::CreatePipelineService). */
+const DRY_RUN_ERRORS = {
+  permission: 'Insufficient permissions to create a new pipeline',
+  reference: 'Reference not found',
+  filtered: 'Pipeline filtered out by workflow rules.',
+  noJobs: 'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.',
+} as const;
+
+export interface LintInput {
+  /** The configuration to lint; without it, the project's configuration file. */
+  content?: string | null;
+  sha?: string | null;
+  contentRef?: string | null;
+  dryRun?: boolean | null;
+  ref?: string | null;
+  dryRunRef?: string | null;
+}
+
+/** A job as GitLab's lint result lists it (`include_jobs`). */
+export interface LintJob {
+  name: string;
+  stage: string;
+  beforeScript: string[];
+  script: string[];
+  afterScript: string[];
+  tagList: string[];
+  only: PolicyValue | null;
+  except: PolicyValue | null;
+  environment: string | null;
+  when: string;
+  allowFailure: boolean;
+  needs: PlannedNeed[] | null;
+}
+
+export interface LintResult {
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+  mergedYaml: string | null;
+  includes: PlannedInclude[] | null;
+  /** Jobs by stage, then configuration order; none when invalid. */
+  jobs: LintJob[];
+}
+
+function invalidResult(error: string): LintResult {
+  return { valid: false, errors: [error], warnings: [], mergedYaml: null, includes: null, jobs: [] };
+}
+
+/** The plan's jobs as the lint result lists them: by stage, then in configuration order; a dry run shows no only/except/needs. */
+function lintJobs(plan: PipelinePlan, dryRun: boolean): LintJob[] {
+  return plan.stages.flatMap((stage) =>
+    plan.jobs
+      .filter((job) => job.stage === stage)
+      .map((job) => ({
+        name: job.name,
+        stage,
+        beforeScript: job.beforeScript,
+        script: job.script,
+        afterScript: job.afterScript,
+        tagList: job.tags,
+        only: dryRun ? null : job.only,
+        except: dryRun ? null : job.except,
+        environment: job.environment?.name ?? null,
+        when: job.when,
+        allowFailure: job.allowFailure,
+        needs: dryRun ? null : job.needs,
+      })),
+  );
+}
+
+export class CiLintService {
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly repositories: RepositoriesService,
+  ) {}
+
+  /**
+   * Lints `content` (Developers and above: GitLab's `create_pipeline`), or the project's configuration file at
+   * `contentRef`/`sha` or the default branch (whoever may read the code: `download_code`; 404 Repository Not Found
+   * for an empty repository, 404 Commit Not Found for an unknown ref).
+   */
+  async lint(project: ProjectRow, input: LintInput): Promise<LintResult> {
+    const { access } = this.base;
+    if (input.sha != null && input.contentRef != null) throw mutuallyExclusive('sha', 'contentRef');
+    if (input.ref != null && input.dryRunRef != null) throw mutuallyExclusive('ref', 'dryRunRef');
+    let content: string | null;
+    let sha: string | null;
+    if (input.content != null) {
+      await access.authorize('create_pipeline', project);
+      content = input.content;
+      // Includes are read at `sha` when it names a commit, else at the default branch's head (none when empty).
+      sha = (await this.repositories.reads.commit(project, input.sha ?? `refs/heads/${project.defaultBranch}`))?.sha ?? null;
+    } else {
+      await this.repositories.authorizeRead(project);
+      if (project.emptyRepo) throw notFound('Repository');
+      const commit = await this.repositories.reads.commit(project, input.contentRef ?? input.sha ?? `refs/heads/${project.defaultBranch}`);
+      if (!commit) throw notFound('Commit');
+      sha = commit.sha;
+      const file = await this.repositories.reads.fileAt(project, sha, project.ciConfigPath || DEFAULT_CI_CONFIG_PATH, MAX_FILE_BYTES);
+      content = file && file.toString('utf8');
+    }
+    if (input.dryRun) return this.simulate(project, content ?? '', input.dryRunRef ?? input.ref ?? project.defaultBranch);
+    const plan = await planPipeline(content ?? '', this.context(project, sha, project.defaultBranch, 'branch'), { static: true });
+    return this.result(plan, [], false);
+  }
+
+  /** GitLab's dry run: the pipeline a push to `ref` would create, without creating it. */
+  private async simulate(project: ProjectRow, content: string, ref: string): Promise<LintResult> {
+    if (!(await this.base.access.can('create_pipeline', project))) return invalidResult(DRY_RUN_ERRORS.permission);
+    const reads = this.repositories.reads;
+    const branch = await reads.commit(project, `refs/heads/${ref}`);
+    const tag = branch ? null : await reads.commit(project, `refs/tags/${ref}`);
+    const commit = branch ?? tag;
+    if (!commit) return invalidResult(DRY_RUN_ERRORS.reference);
+    const plan = await planPipeline(content, this.context(project, commit.sha, ref, branch ? 'branch' : 'tag'));
+    const extra = plan.errors.length ? [] : plan.filteredByWorkflow ? [DRY_RUN_ERRORS.filtered] : plan.jobs.length === 0 ? [DRY_RUN_ERRORS.noJobs] : [];
+    return this.result(plan, extra, true);
+  }
+
+  private result(plan: PipelinePlan, extraErrors: string[], dryRun: boolean): LintResult {
+    const errors = [...plan.errors, ...extraErrors];
+    const valid = errors.length === 0;
+    return { valid, errors, warnings: plan.warnings, mergedYaml: plan.mergedYaml, includes: plan.includes, jobs: valid ? lintJobs(plan, dryRun) : [] };
+  }
+
+  /** What the engine sees of the project at a commit: GitLab's predefined variables of a push pipeline, and its files. */
+  private context(project: ProjectRow, sha: string | null, ref: string, kind: 'branch' | 'tag'): CiContext {
+    const reads = this.repositories.reads;
+    const server = this.base.app.config.externalUrl.replace(/\/+$/, '');
+    const variables: Record<string, string> = {
+      CI: 'true',
+      GITLAB_CI: 'true',
+      CI_SERVER_URL: new URL(server).origin,
+      CI_PROJECT_ID: String(project.id),
+      CI_PROJECT_NAME: project.path,
+      CI_PROJECT_PATH: project.fullPath,
+      CI_PROJECT_NAMESPACE: project.namespace.fullPath,
+      CI_PROJECT_URL: `${server}/${project.fullPath}`,
+      CI_PROJECT_VISIBILITY: project.visibility,
+      CI_DEFAULT_BRANCH: project.defaultBranch,
+      CI_CONFIG_PATH: project.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
+      CI_PIPELINE_SOURCE: 'push',
+      CI_COMMIT_REF_NAME: ref,
+      ...(kind === 'branch' ? { CI_COMMIT_BRANCH: ref } : { CI_COMMIT_TAG: ref }),
+      ...(sha ? { CI_COMMIT_SHA: sha, CI_COMMIT_SHORT_SHA: sha.slice(0, 8) } : {}),
+    };
+    return {
+      variables,
+      readLocal: async (path) => {
+        if (!sha) return null;
+        const file = await reads.fileAt(project, sha, path, MAX_FILE_BYTES);
+        return file && file.toString('utf8');
+      },
+      listFiles: async () => {
+        const entries = sha ? await reads.tree(project, sha, '', true) : null;
+        return (entries ?? []).filter((entry) => entry.type === 'blob').map((entry) => entry.path);
+      },
+    };
+  }
+}

@@ -1,0 +1,111 @@
+/** Hostile configurations: the engine answers every one with errors (or a plan), in bounded time, and never throws. */
+import { describe, expect, it } from 'vitest';
+import { errors, plan } from './support.js';
+
+const TOO_BIG = 'The parsed YAML is too big';
+
+async function timed(content: string, options: Parameters<typeof plan>[1] = {}) {
+  const started = Date.now();
+  const result = await plan(content, options);
+  return { result, ms: Date.now() - started };
+}
+
+describe('hostile input', () => {
+  it('refuses an alias bomb by the values it would expand to', async () => {
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
+    const { result, ms } = await timed(`${levels.join('\n')}\n`);
+    expect(result.errors).toEqual([TOO_BIG]);
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('refuses deep nesting, in flow and block style', async () => {
+    expect(await errors(`a: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`)).toEqual([TOO_BIG]);
+    expect(await errors(`${Array.from({ length: 150 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')} 1\n`)).toEqual([TOO_BIG]);
+  });
+
+  it('refuses a file beyond 4 MiB', async () => {
+    expect(await errors(`job:\n  script: "${'a'.repeat(4 * 1024 * 1024)}"\n`)).toEqual([TOO_BIG]);
+  });
+
+  it('refuses !reference chains that would multiply a value beyond the bound', async () => {
+    const refs = Array.from({ length: 9 }, (_, i) => `r${i + 1}: [${Array(10).fill(`!reference [${i === 0 ? 'a' : `r${i}`}]`).join(', ')}]`).join('\n');
+    const { result, ms } = await timed(`a: [x, x, x, x, x, x, x, x, x, x]\n${refs}\njob:\n  script: !reference [r9]\n`);
+    expect(result.errors).toEqual([TOO_BIG]);
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('answers NUL bytes, binary data, huge numbers and odd keys without throwing', async () => {
+    expect((await errors('job:\n  script: "a\u0000b"\n\u0000\u0001')).length).toBe(1);
+    const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)).toString('latin1');
+    expect((await errors(binary)).length).toBeGreaterThan(0);
+    expect(await errors('job:\n  script: x\n  retry: 99999999999999999999999999\n  timeout: 99999999999999999999 hours\n')).toEqual([
+      'retry config must be less than or equal to 2',
+      'jobs:job:timeout config should not exceed the limit',
+    ]);
+    const odd = await plan('__proto__:\n  script: a\nconstructor:\n  script: b\n? [complex, key]\n: {script: c}\n1:\n  script: d\n');
+    expect(odd.errors).toEqual([]);
+    expect(odd.jobs.map((j) => j.name)).toEqual(['__proto__', 'constructor', '["complex","key"]', '1']);
+  });
+
+  it('keeps regexps linear on long refs and variables', async () => {
+    const { result, ms } = await timed("job:\n  script: x\n  rules:\n    - if: '$CI_COMMIT_REF_NAME =~ /^(a|a)*(a+)+$/'\n  only: []\nother:\n  script: x\n  only: ['/^(a+)+$/']\n", {
+      variables: { CI_COMMIT_REF_NAME: `${'a'.repeat(100_000)}!` },
+    });
+    expect(result.errors).toEqual(['jobs:job config key may not be used with `rules`: only']);
+    expect(ms).toBeLessThan(2000);
+    const run = await timed("job:\n  script: x\n  rules:\n    - if: '$CI_COMMIT_REF_NAME =~ /^(a|a)*(a+)+$/'\nother:\n  script: x\n  only: ['/^(a+)+$/']\n", {
+      variables: { CI_COMMIT_REF_NAME: `${'a'.repeat(100_000)}!` },
+    });
+    expect(run.result.jobs).toEqual([]);
+    expect(run.ms).toBeLessThan(2000);
+  });
+
+  it('keeps globs polynomial on many stars', async () => {
+    const { result, ms } = await timed(`job:\n  script: x\n  rules:\n    - changes: ['${'*a'.repeat(30)}*b']\n`, { changes: [`${'a'.repeat(3000)}`] });
+    expect(result.jobs).toEqual([]);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('survives random mutations of a real configuration without throwing', async () => {
+    const base = [
+      'stages: [build, test]',
+      'variables: {A: a}',
+      'default: {image: ruby, tags: [x]}',
+      '.tpl: &tpl {script: [make], rules: [{if: $A, when: manual}]}',
+      'build: {<<: *tpl, stage: build, needs: [], artifacts: {paths: [out]}}',
+      'test: {extends: .tpl, needs: [build], script: !reference [build, script], parallel: 2}',
+      "workflow: {rules: [{if: '$CI_COMMIT_BRANCH', variables: {B: b}}]}",
+      '',
+    ].join('\n');
+    const alphabet = ['\n', ' ', ':', '-', '[', ']', '{', '}', '&', '*', '!', '"', "'", '$', '|', '>', '#', 'x', '0', '\t', '\u0000', '\uFFFF'];
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 300; round++) {
+      const chars = [...base];
+      for (let edits = 1 + Math.floor(random() * 5); edits > 0; edits--) {
+        const at = Math.floor(random() * chars.length);
+        const kind = random();
+        if (kind < 0.4) chars.splice(at, 1);
+        else if (kind < 0.8) chars.splice(at, 0, alphabet[Math.floor(random() * alphabet.length)]);
+        else chars.splice(at, 0, ...chars.slice(Math.floor(random() * chars.length), Math.floor(random() * chars.length)));
+      }
+      const result = await plan(chars.join(''));
+      expect(Array.isArray(result.errors)).toBe(true);
+      for (const error of result.errors) expect(typeof error).toBe('string');
+    }
+  });
+});
+
+describe('hostile includes', () => {
+  it('bounds the values of all included files together, not each file alone', async () => {
+    const bomb = (n: number) => `b${n}a: &a${n} [x, x, x, x, x, x, x, x, x, x]\nb${n}b: &b${n} [*a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}]\nb${n}c: &c${n} [*b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}]\nb${n}d: [*c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}]\n`;
+    const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`b${i}.yml`, bomb(i)]));
+    const { result, ms } = await timed(`include: [${Object.keys(files).join(', ')}]\njob:\n  script: x\n`, { files });
+    expect(result.errors[0]).toMatch(/^`b\d+\.yml`: The parsed YAML is too big$/);
+    expect(ms).toBeLessThan(5000);
+  });
+});
