@@ -12,5 +12,6 @@ import { groupsModule } from './groups/index.js';
 import { projectsModule } from './projects/index.js';
 import { protectedBranchesModule } from './protected_branches/index.js';
 import { repositoriesModule } from './repositories/index.js';
+import { ciVariablesModule } from './ci_variables/index.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, ciVariablesModule] as const;

@@ -68,7 +68,18 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     branch: () => name,
     tagName: () => name,
     filePath: () => `${name}.txt`,
-    input: () => ({ branch: 'main', commit_message: 'matrix', file_path: `${name}.txt`, content: 'x', actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }] }),
+    // CI/CD variables take `key` and `value` in theirs; each route ignores the other's parameters.
+    input: () => ({
+      branch: 'main',
+      commit_message: 'matrix',
+      file_path: `${name}.txt`,
+      content: 'x',
+      actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }],
+      key: name.replace(/-/g, '_'),
+      value: 'matrix-value',
+    }),
+    // The key of a CI/CD variable in a path: letters, digits and `_`.
+    key: () => name.replace(/-/g, '_'),
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
