@@ -51,6 +51,9 @@ export interface ProtectedRefAccessSubject {
   accessLevel: number;
 }
 
+/** What owns CI/CD variables below the instance: a project or a group. */
+export type CiVariablesOwnerSubject = { project: ProjectSubject } | { group: NamespaceSubject };
+
 /** A user whose profile (activity, contributions) may be private. */
 export interface ProfileSubject extends UserSubject {
   privateProfile: boolean;
@@ -255,6 +258,16 @@ const protectedRefAccess: Rule<ProtectedRefAccessSubject, never> = {
   where: () => false,
 };
 
+/**
+ * GitLab's admin_cicd_variables, which its ProjectPolicy grants Maintainers and its GroupPolicy Owners (GitLab's
+ * custom roles, which may grant it to others, do not exist here). Asked about one owner at a time, never as a list
+ * filter.
+ */
+const cicdVariablesAdmin: Rule<CiVariablesOwnerSubject, never> = {
+  allows: (actor, owner) => ('project' in owner ? projectLevel(actor, owner.project) >= MAINTAINER : owner.group.kind === 'group' && namespaceLevel(actor, owner.group) >= OWNER),
+  where: () => false,
+};
+
 /** GitLab's ability names, by the kind of subject they are asked about. */
 const RULES = {
   // GlobalPolicy: no subject.
@@ -295,6 +308,8 @@ const RULES = {
   delete_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
   assign_runner: anyOf<RunnerSubject, never>(administrator, unlockedOwnedRunner),
   read_builds: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
+  // ProjectPolicy and GroupPolicy: the CI/CD variables of a project or a group.
+  admin_cicd_variables: anyOf<CiVariablesOwnerSubject, never>(administrator, cicdVariablesAdmin),
 
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
   read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),

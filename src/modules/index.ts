@@ -12,8 +12,9 @@ import { groupsModule } from './groups/index.js';
 import { projectsModule } from './projects/index.js';
 import { protectedBranchesModule } from './protected_branches/index.js';
 import { repositoriesModule } from './repositories/index.js';
+import { ciVariablesModule } from './ci_variables/index.js';
+import { ciLintModule } from './ci_lint/index.js';
 import { pipelinesModule } from './pipelines/index.js';
 import { runnersModule } from './runners/index.js';
-import { ciLintModule } from './ci_lint/index.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, ciLintModule, pipelinesModule, runnersModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, runnersModule] as const;

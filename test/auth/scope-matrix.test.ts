@@ -98,7 +98,20 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     runnerId: async () => (route.compiled.kind === 'mutation' ? await newRunner(f.project.id) : f.runnerId),
     // CI Lint: a configuration to check.
     content: () => 'job:\n  script: echo\n',
-    input: () => ({ runner_type: 'instance_type', description: name, branch: 'main', commit_message: 'matrix', file_path: `${name}.txt`, content: 'x', actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }] }),
+    // The wide inputs: runners, commits and file writes, CI/CD variables (`key`, `value`); each route ignores the others' fields.
+    input: () => ({
+      runner_type: 'instance_type',
+      description: name,
+      branch: 'main',
+      commit_message: 'matrix',
+      file_path: `${name}.txt`,
+      content: 'x',
+      actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }],
+      key: name.replace(/-/g, '_'),
+      value: 'matrix-value',
+    }),
+    // The key of a CI/CD variable in a path: letters, digits and `_`.
+    key: () => name.replace(/-/g, '_'),
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

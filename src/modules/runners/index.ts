@@ -22,8 +22,7 @@ export const runnersModule = defineModule({
   resolvers: runnerResolvers,
   routes: runnerRoutes,
   loaders: (db) => createRunnerLoaders(db),
-  uses: ['pipelines', 'repositories', 'protected_branches'],
-  // The CI/CD variables seam: pass `uses.ci_variables` (its `forJob`) here once that module exists; until then jobs get none.
-  service: (base, uses) => new RunnersService(base, uses.pipelines, uses.repositories, uses.protected_branches, null),
+  uses: ['pipelines', 'repositories', 'protected_branches', 'ci_variables'],
+  service: (base, uses) => new RunnersService(base, uses.pipelines, uses.repositories, uses.protected_branches, uses.ci_variables),
   jobs: runnerJobs,
 });

@@ -1,0 +1,59 @@
+/** GraphQL resolvers of CI/CD variables. */
+import type { Context } from '../../context.js';
+import type { PageArgs } from '../../graphql/connection.js';
+import { globalId, parseRef } from '../../graphql/ids.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import { VARIABLE_LIMITS } from './rules.js';
+import type { CiVariableRow, VariableChanges, VariableInput, VariableOwner, VariableSort } from './service.js';
+
+type ListArgs = PageArgs & { sort?: VariableSort | null };
+type KeyArgs = { key: string; filter?: { environmentScope?: string | null } | null };
+
+const INSTANCE: VariableOwner = { kind: 'instance' };
+
+/** Listing and reading the variables of the owner a parent object is. */
+function ownerFields<P>(ownerOf: (parent: P) => VariableOwner) {
+  return {
+    ciVariables: (parent: P, args: ListArgs, ctx: Context) => ctx.services.ci_variables.list(ownerOf(parent), args, args.sort),
+    ciVariable: (parent: P, args: KeyArgs, ctx: Context) => ctx.services.ci_variables.get(ownerOf(parent), args.key, args.filter?.environmentScope),
+  };
+}
+
+/** `<prefix>Create`, `<prefix>Update` and `<prefix>Delete`, on the owner the mutation's arguments name. */
+function ownerMutations<A>(prefix: string, ownerOf: (args: A, ctx: Context) => Promise<VariableOwner> | VariableOwner) {
+  return {
+    [`${prefix}Create`]: async (_: unknown, args: A & { input: VariableInput }, ctx: Context) => ctx.services.ci_variables.create(await ownerOf(args, ctx), args.input),
+    [`${prefix}Update`]: async (_: unknown, args: A & KeyArgs & { input: VariableChanges }, ctx: Context) =>
+      ctx.services.ci_variables.update(await ownerOf(args, ctx), args.key, args.filter?.environmentScope, args.input),
+    [`${prefix}Delete`]: async (_: unknown, args: A & KeyArgs, ctx: Context) =>
+      ctx.services.ci_variables.delete(await ownerOf(args, ctx), args.key, args.filter?.environmentScope),
+  };
+}
+
+/** A hidden variable's value is never shown again, to anyone. */
+const shownValue = (row: CiVariableRow) => (row.hidden ? null : row.value);
+
+export const ciVariableResolvers = {
+  Query: ownerFields<unknown>(() => INSTANCE),
+  Project: ownerFields<ProjectRow>((project) => ({ kind: 'project', project })),
+  Group: ownerFields<NamespaceRow>((group) => ({ kind: 'group', group })),
+  Mutation: {
+    ...ownerMutations<{ projectId: string }>('ciProjectVariable', async (args, ctx) => ({
+      kind: 'project',
+      project: await ctx.services.projects.get(parseRef(args.projectId, 'Project', 'projectId')),
+    })),
+    ...ownerMutations<{ groupId: string }>('ciGroupVariable', async (args, ctx) => ({
+      kind: 'group',
+      group: await ctx.services.groups.get(parseRef(args.groupId, 'Group', 'groupId')),
+    })),
+    ...ownerMutations<object>('ciInstanceVariable', () => INSTANCE),
+  },
+  CiProjectVariable: { id: (row: CiVariableRow) => globalId('Ci::Variable', row.id), value: shownValue },
+  CiGroupVariable: { id: (row: CiVariableRow) => globalId('Ci::GroupVariable', row.id), value: shownValue },
+  CiInstanceVariable: { id: (row: CiVariableRow) => globalId('Ci::InstanceVariable', row.id), environmentScope: () => null },
+  CiProjectVariableConnection: { limit: () => VARIABLE_LIMITS.project.count },
+  CiGroupVariableConnection: { limit: () => VARIABLE_LIMITS.group.count },
+  CiVariableType: { ENV_VAR: 'env_var', FILE: 'file' },
+  CiVariableSort: { KEY_ASC: 'key_asc', KEY_DESC: 'key_desc' },
+};
