@@ -626,7 +626,7 @@ describe('the variables a job gets (CiVariablesService.forJob)', () => {
 
     const all = await service.forJob(row, { protectedRef: true, environment: 'review/app' });
     const byKey = (k: string) => all.filter((v) => v.key === `${tag}_${k}`);
-    expect(byKey('INSTANCE_SECRET')).toEqual([{ key: `${tag}_INSTANCE_SECRET`, value: 'instance-secret', public: false, masked: true, file: false, raw: false }]);
+    expect(byKey('INSTANCE_SECRET')).toEqual([{ key: `${tag}_INSTANCE_SECRET`, value: 'instance-secret', public: false, masked: true, file: false, raw: false, protected: true }]);
     expect(byKey('TOP_FILE')[0]).toMatchObject({ file: true, masked: false, raw: false });
     expect(byKey('SHARED').at(-1)).toMatchObject({ value: 'project', raw: true });
 
@@ -638,7 +638,7 @@ describe('the variables a job gets (CiVariablesService.forJob)', () => {
     await t.api('POST', `/projects/${p.id}/variables`, { token: owner.token, body: { key: 'HIDDEN_ONE', value: 'hidden-value', masked_and_hidden: true } });
     const row = await t.server.app.db.project.findUniqueOrThrow({ where: { id: p.id }, include: { namespace: true } });
     const vars = await createContext(t.server.app, null).services.ci_variables.forJob(row, { protectedRef: false, environment: 'production' });
-    expect(vars.filter((v) => v.key === 'HIDDEN_ONE')).toEqual([{ key: 'HIDDEN_ONE', value: 'hidden-value', public: false, masked: true, file: false, raw: false }]);
+    expect(vars.filter((v) => v.key === 'HIDDEN_ONE')).toEqual([{ key: 'HIDDEN_ONE', value: 'hidden-value', public: false, masked: true, file: false, raw: false, protected: false }]);
   });
 });
 

@@ -166,7 +166,8 @@ describe('POST /projects/:id/pipeline', () => {
 describe('reading pipelines', () => {
   it('filters and orders as GitLab does', async () => {
     const project = await projectWithConfig();
-    await commit(project.id, { 'b.txt': 'b' }, 'On feature', 'main');
+    // A second push pipeline, made by the job queue: awaited, so the API pipeline below is the newest.
+    await pushPipeline(project.id, await commit(project.id, { 'b.txt': 'b' }, 'Second commit', 'main'));
     const api = await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' } });
     const ids = async (query: string) => (await t.api('GET', `/projects/${project.id}/pipelines${query}`)).body.map((p: { id: number }) => p.id);
     const all = await ids('');
