@@ -85,14 +85,11 @@ export class PipelinesService {
     return this.base.db;
   }
 
-  /** The project, when the viewer may read its pipelines: 404 when they may not see the project, 403 when not its pipelines. */
-  private async readable(project: ProjectRow, ability: 'read_pipeline' | 'read_build' = 'read_pipeline'): Promise<void> {
-    const { access } = this.base;
-    if (!(await access.can('read_project', project))) throw notFound('Project');
-    await access.authorize(ability, project);
-  }
-
-  private async allowed(project: ProjectRow, ability: 'create_pipeline' | 'update_pipeline' | 'cancel_pipeline' | 'destroy_pipeline' | 'admin_pipeline' | 'update_build' | 'erase_build'): Promise<void> {
+  /**
+   * The viewer may do `ability` on the project's pipelines or jobs: 404 when they may not see the project, 403 when
+   * they see it but may not do this.
+   */
+  private async authorized(project: ProjectRow, ability: 'read_pipeline' | 'read_build' | 'create_pipeline' | 'update_pipeline' | 'cancel_pipeline' | 'destroy_pipeline' | 'admin_pipeline' | 'update_build' | 'erase_build'): Promise<void> {
     const { access } = this.base;
     if (!(await access.can('read_project', project))) throw notFound('Project');
     await access.authorize(ability, project);
@@ -101,7 +98,7 @@ export class PipelinesService {
   // ---- Pipelines ----
 
   async list(project: ProjectRow, filters: PipelineFilters, page: PageArgs) {
-    await this.readable(project);
+    await this.authorized(project, 'read_pipeline');
     await this.base.access.authorize('read_build', project);
     const where = await this.listWhere(project, filters);
     const column = ORDER_COLUMNS[filters.orderBy ?? 'id'];
@@ -163,13 +160,13 @@ export class PipelinesService {
 
   /** One pipeline of the project by ID (child pipelines too); `404 Not found` when it has none such. */
   async get(project: ProjectRow, id: number): Promise<PipelineRow> {
-    await this.readable(project);
+    await this.authorized(project, 'read_pipeline');
     return this.find(project, id);
   }
 
   /** One pipeline by its number in the project, or null. */
   async byIid(project: ProjectRow, iid: number): Promise<PipelineRow | null> {
-    await this.readable(project);
+    await this.authorized(project, 'read_pipeline');
     return this.db.pipeline.findUnique({ where: { projectId_iid: { projectId: project.id, iid } } });
   }
 
@@ -184,7 +181,7 @@ export class PipelinesService {
    * pipeline and so answers 403 when there is none.
    */
   async latest(project: ProjectRow, ref: string | null | undefined): Promise<PipelineRow> {
-    await this.readable(project);
+    await this.authorized(project, 'read_pipeline');
     const name = ref || project.defaultBranch;
     const repository = await this.repositories.open(project);
     const sha = (await repository.resolve(`refs/heads/${name}`)) ?? (await repository.resolve(`refs/tags/${name}`));
@@ -195,7 +192,7 @@ export class PipelinesService {
 
   /** The variables the pipeline was created with: Maintainers, or the Developer who created it. */
   async variables(project: ProjectRow, id: number) {
-    await this.readable(project);
+    await this.authorized(project, 'read_pipeline');
     const pipeline = await this.find(project, id);
     const { access } = this.base;
     const own = access.viewer !== null && pipeline.userId === access.viewer.id && (await access.can('update_pipeline', project));
@@ -216,7 +213,7 @@ export class PipelinesService {
 
   /** The JUnit reports of the pipeline's latest jobs (GitLab needs read_build). */
   async testReport(project: ProjectRow, pipeline: PipelineRow): Promise<TestReport> {
-    await this.readable(project, 'read_build');
+    await this.authorized(project, 'read_build');
     const artifacts = await this.db.ciJobArtifact.findMany({
       where: { fileType: 'junit', job: { pipelineId: pipeline.id, retried: false } },
       orderBy: { id: 'asc' },
@@ -227,7 +224,7 @@ export class PipelinesService {
 
   /** `POST /projects/:id/pipeline`: a pipeline for the ref's head commit, created as the viewer (source `api` unless said). */
   async create(project: ProjectRow, input: { ref: string; variables?: readonly PipelineVariableInput[] | null; source?: string }): Promise<PipelineRow> {
-    await this.allowed(project, 'create_pipeline');
+    await this.authorized(project, 'create_pipeline');
     const viewer = this.base.access.requireViewer();
     const variables = (input.variables ?? []).map((v) => ({ key: v.key, value: v.value, variableType: v.variableType ?? 'env_var' }));
     const keys = variables.map((v) => v.key);
@@ -302,7 +299,7 @@ export class PipelinesService {
 
   /** Retries the failed and canceled jobs (new copies) and re-runs skipped ones; the same pipeline either way. */
   async retry(project: ProjectRow, id: number): Promise<PipelineRow> {
-    await this.allowed(project, 'update_pipeline');
+    await this.authorized(project, 'update_pipeline');
     const pipeline = await this.find(project, id);
     const viewer = this.base.access.requireViewer();
     await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
@@ -318,7 +315,7 @@ export class PipelinesService {
 
   /** Cancels every cancelable job; answers the pipeline whether or not anything could be canceled (GitLab's 200). */
   async cancel(project: ProjectRow, id: number): Promise<PipelineRow> {
-    await this.allowed(project, 'cancel_pipeline');
+    await this.authorized(project, 'cancel_pipeline');
     const pipeline = await this.find(project, id);
     await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
       const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
@@ -329,7 +326,7 @@ export class PipelinesService {
 
   /** Deletes the pipeline with its jobs, variables, traces and artifacts; its child pipelines stay. Owners only. */
   async destroy(project: ProjectRow, id: number): Promise<PipelineRow> {
-    await this.allowed(project, 'destroy_pipeline');
+    await this.authorized(project, 'destroy_pipeline');
     const pipeline = await this.find(project, id);
     const files = await this.db.ciJobArtifact.findMany({ where: { job: { pipelineId: pipeline.id } }, select: { path: true } });
     await this.db.pipeline.delete({ where: { id: pipeline.id } });
@@ -340,7 +337,7 @@ export class PipelinesService {
 
   /** `PUT …/metadata`: the pipeline's name, stripped of surrounding blanks. */
   async updateMetadata(project: ProjectRow, id: number, name: string): Promise<PipelineRow> {
-    await this.allowed(project, 'update_pipeline');
+    await this.authorized(project, 'update_pipeline');
     const pipeline = await this.find(project, id);
     const stripped = name.trim();
     if (stripped.length > 255) throw badRequest(`400 Bad request - Failed to update pipeline - Name is too long (maximum is 255 characters)`);
@@ -351,7 +348,7 @@ export class PipelinesService {
 
   /** A pipeline's jobs (latest tries unless `includeRetried`), by ID. */
   async pipelineJobs(project: ProjectRow, pipelineId: number, filters: { scope?: readonly string[] | null; includeRetried?: boolean | null; type?: 'build' | 'bridge' }, page: PageArgs) {
-    await this.readable(project, 'read_build');
+    await this.authorized(project, 'read_build');
     const pipeline = await this.find(project, pipelineId);
     const scope = checkJobScopes(filters.scope);
     const where: Prisma.CiJobWhereInput = {
@@ -369,7 +366,7 @@ export class PipelinesService {
 
   /** The project's jobs, newest first (GitLab's `GET /projects/:id/jobs`: retried ones too unless asked otherwise). */
   async projectJobs(project: ProjectRow, filters: { scope?: readonly string[] | null; includeRetried?: boolean | null }, page: PageArgs) {
-    await this.readable(project, 'read_build');
+    await this.authorized(project, 'read_build');
     const scope = checkJobScopes(filters.scope);
     const where: Prisma.CiJobWhereInput = {
       projectId: project.id,
@@ -385,7 +382,7 @@ export class PipelinesService {
   }
 
   async job(project: ProjectRow, jobId: number): Promise<JobRow> {
-    await this.readable(project, 'read_build');
+    await this.authorized(project, 'read_build');
     return this.findJob(project, jobId);
   }
 
@@ -397,7 +394,7 @@ export class PipelinesService {
 
   /** Starts a manual (or delayed) job now, as the viewer. */
   async play(project: ProjectRow, jobId: number, variables: readonly PipelineVariableInput[] = []): Promise<JobRow> {
-    await this.allowed(project, 'update_build');
+    await this.authorized(project, 'update_build');
     const job = await this.findJob(project, jobId);
     const viewer = this.base.access.requireViewer();
     if (job.status !== 'manual' && job.status !== 'scheduled') throw badRequest('400 Bad request - Unplayable Job');
@@ -411,7 +408,7 @@ export class PipelinesService {
 
   /** Cancels the job when it can be canceled; the job either way (GitLab answers 201). */
   async cancelJob(project: ProjectRow, jobId: number): Promise<JobRow> {
-    await this.allowed(project, 'update_build');
+    await this.authorized(project, 'update_build');
     const job = await this.findJob(project, jobId);
     if ((CANCELABLE_STATUSES as readonly string[]).includes(job.status)) {
       const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
@@ -422,7 +419,7 @@ export class PipelinesService {
 
   /** A new try of a finished job; `403 Forbidden - Job is not retryable` otherwise. */
   async retryJob(project: ProjectRow, jobId: number): Promise<JobRow> {
-    await this.allowed(project, 'update_build');
+    await this.authorized(project, 'update_build');
     const job = await this.findJob(project, jobId);
     const viewer = this.base.access.requireViewer();
     if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw forbidden('Job is not retryable');
@@ -432,7 +429,7 @@ export class PipelinesService {
 
   /** Erases a finished job's trace and artifacts. */
   async erase(project: ProjectRow, jobId: number): Promise<JobRow> {
-    await this.allowed(project, 'update_build');
+    await this.authorized(project, 'update_build');
     const job = await this.findJob(project, jobId);
     const viewer = this.base.access.requireViewer();
     // GitLab's erase_build: Maintainers, or the Developer who ran the job.
@@ -499,7 +496,7 @@ export class PipelinesService {
     load: (message: M) => Promise<unknown>,
     field: string,
   ): Promise<AsyncGenerator<Record<string, unknown>>> {
-    await this.readable(project);
+    await this.authorized(project, 'read_pipeline');
     const { app, viewer } = this.base;
     const messages = app.bus.iterate<M>(topic, (m) => m.projectId === project.id && match(m));
     const mayRead = async () => can(viewer ? { viewer, memberships: await app.memberships.of(viewer.id) } : actorWithoutMemberships(null), 'read_pipeline', project);
