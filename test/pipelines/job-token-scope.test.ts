@@ -4,10 +4,10 @@
  * of another project do there (API calls, artifact downloads, git over HTTP).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { digestToken } from '../../src/auth/secrets.js';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
+import { projectWithPipeline, running } from './support.js';
 
 const t = suiteServer({ rateLimitPerMinute: 0 });
 const git = gitSandbox();
@@ -17,27 +17,6 @@ const INSUFFICIENT = { message: '403 Forbidden - Insufficient permissions to mod
 const UNREADABLE_PROJECT = {
   message: "400 Bad request - The target_project that you are attempting to access does not exist or you don't have permission to perform this action",
 };
-
-/** A project with a commit holding a CI configuration and a pipeline for it; its first job. */
-async function projectWithPipeline(token: string, namespaceId?: number) {
-  const project = await createProject(t, token, { namespaceId });
-  const commit = await t.api('POST', `/projects/${project.id}/repository/commits`, {
-    token,
-    body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  script: echo\n' }] },
-  });
-  expect(commit.status).toBe(201);
-  const pipeline = await t.api('POST', `/projects/${project.id}/pipeline`, { token, body: { ref: 'main' } });
-  expect(pipeline.status).toBe(201);
-  const [job] = (await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.body.id}/jobs`, { token })).body;
-  return { project, pipeline: pipeline.body, job };
-}
-
-/** What a runner's request for the job would do to it: running, with a job token (as test/pipelines/job-token.test.ts). */
-async function running(jobId: number): Promise<string> {
-  const token = `glcbt-test-${jobId}-${Math.random().toString(36).slice(2)}`;
-  await t.server.database.prisma.ciJob.update({ where: { id: jobId }, data: { status: 'running', startedAt: new Date(), tokenDigest: digestToken(token) } });
-  return token;
-}
 
 let owner: TestUser;
 let maintainer: TestUser;
@@ -55,12 +34,12 @@ beforeAll(async () => {
   [owner, maintainer, developer, stranger] = await Promise.all([createUser(t), createUser(t), createUser(t), createUser(t)]);
   group = await createGroup(t, owner.token, { visibility: 'private' });
   subgroup = await createGroup(t, owner.token, { parentId: group.id, visibility: 'private' });
-  [a, b] = await Promise.all([projectWithPipeline(owner.token, subgroup.id), projectWithPipeline(owner.token)]);
+  [a, b] = await Promise.all([projectWithPipeline(t, owner.token, subgroup.id), projectWithPipeline(t, owner.token)]);
   await addMember(t, owner.token, 'projects', b.project.id, maintainer.id, 40);
   await addMember(t, owner.token, 'projects', b.project.id, developer.id, 30);
-  aToken = await running(a.job.id);
+  aToken = await running(t, a.job.id);
   // B's job keeps an artifact that A's job may download once B lets it in.
-  const bToken = await running(b.job.id);
+  const bToken = await running(t, b.job.id);
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(ARCHIVE)]), 'artifacts.zip');
   const uploaded = await fetch(`${t.url}/api/v4/jobs/${b.job.id}/artifacts`, { method: 'POST', body: form, headers: { 'JOB-TOKEN': bToken } });
@@ -383,8 +362,8 @@ describe("a job token of another project (A) on project B", () => {
 
   it("still acts with its user's rights: an allowlist does not let a job reach what its user cannot", async () => {
     // A job of the stranger's own project, allowlisted by B: the stranger is no member of B, so B stays hidden.
-    const theirs = await projectWithPipeline(stranger.token);
-    const token = await running(theirs.job.id);
+    const theirs = await projectWithPipeline(t, stranger.token);
+    const token = await running(t, theirs.job.id);
     expect((await t.api('POST', scope('/allowlist'), { token: owner.token, body: { target_project_id: theirs.project.id } })).status).toBe(400);
     await t.server.database.prisma.ciJobTokenProjectScopeLink.create({ data: { sourceProjectId: b.project.id, targetProjectId: theirs.project.id } });
     const rename = await t.api('PUT', `/projects/${b.project.id}/pipelines/${b.pipeline.id}/metadata`, { token: null, headers: { 'JOB-TOKEN': token }, body: { name: 'x' } });
