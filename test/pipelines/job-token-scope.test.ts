@@ -185,6 +185,25 @@ describe('/projects/:id/job_token_scope/allowlist', () => {
   });
 });
 
+describe('allowlist limits', () => {
+  it("holds a project to GitLab's 200 project links and 200 group links", async () => {
+    const source = await createProject(t, owner.token);
+    const db = t.server.database.prisma;
+    const many = Array.from({ length: 200 }, (_, i) => ({ sourceProjectId: source.id, targetProjectId: 1_000_000 + i }));
+    await db.ciJobTokenProjectScopeLink.createMany({ data: many });
+    await db.ciJobTokenGroupScopeLink.createMany({ data: many.map((link) => ({ sourceProjectId: link.sourceProjectId, targetGroupId: link.targetProjectId })) });
+    const target = await createProject(t, owner.token);
+    expect(await t.api('POST', `/projects/${source.id}/job_token_scope/allowlist`, { token: owner.token, body: { target_project_id: target.id } })).toMatchObject({
+      status: 400,
+      body: { message: '400 Bad request - Validation failed: Source project exceeds the allowable number of project links in this direction' },
+    });
+    expect(await t.api('POST', `/projects/${source.id}/job_token_scope/groups_allowlist`, { token: owner.token, body: { target_group_id: group.id } })).toMatchObject({
+      status: 400,
+      body: { message: '400 Bad request - Validation failed: Source project exceeds the allowable number of group links' },
+    });
+  });
+});
+
 describe('/projects/:id/job_token_scope/groups_allowlist', () => {
   it('adds a group with 201, lists it, refuses duplicates, and removes it with 204', async () => {
     const source = await createProject(t, owner.token);
