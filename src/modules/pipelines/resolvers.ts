@@ -89,6 +89,12 @@ export const pipelineResolvers = {
     iid: (p: PipelineRow) => String(p.iid),
     databaseIid: (p: PipelineRow) => p.iid,
     archived: () => false,
+    child: (p: PipelineRow) => p.parentPipelineId !== null,
+    upstream: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.upstreamOf(p),
+    downstream: async (p: PipelineRow, _a: unknown, ctx: Context) => {
+      const nodes = await ctx.services.pipelines.downstreamsOf(p);
+      return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+    },
     yamlErrors: (p: PipelineRow) => p.yamlErrors !== null,
     yamlErrorMessages: (p: PipelineRow) => p.yamlErrors,
     user: (p: PipelineRow, _a: unknown, ctx: Context) => (p.userId === null ? null : ctx.loaders.users.byId.load(p.userId)),
@@ -163,7 +169,7 @@ export const pipelineResolvers = {
     artifactsExpireAt: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive')?.expireAt ?? null,
     runner: (j: JobRow, _a: unknown, ctx: Context) => (j.runnerId === null ? null : ctx.services.pipelines.runner(j.runnerId)),
     archived: () => false,
-    downstreamPipeline: () => null,
+    downstreamPipeline: (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.downstreamOf(j),
     traceEncoded: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.trace(await projectOf(ctx, j), j.id)).toString('base64'),
     traceContentType: () => 'text/plain',
     queuedDuration: (j: JobRow) => seconds(j.queuedAt, j.startedAt ?? (j.queuedAt && j.status === 'pending' ? new Date() : null)),

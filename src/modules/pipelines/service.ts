@@ -13,13 +13,14 @@ import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { createPipeline } from './create.js';
+import { createPipeline, type CreateDeps } from './create.js';
+import { DownstreamPipelines } from './downstream.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport } from './test-reports.js';
 import { WITH_NAMESPACE } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
-import { JOB_UPDATED, withPipeline, type JobUpdatedMessage } from './processing.js';
+import { JOB_UPDATED, queueDownstream, withPipeline, type JobUpdatedMessage } from './processing.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted } from './status.js';
 
 export type PipelineRow = Prisma.PipelineGetPayload<object>;
@@ -66,11 +67,16 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
   return [...scopes];
 }
 
+/** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
+const MAX_CHILD_DEPTH = 3;
+
 export class PipelinesService {
   /** Trigger tokens of projects. */
   readonly triggers: PipelineTriggers;
   /** Commit statuses from external CI. */
   readonly statuses: CommitStatuses;
+  /** Child and multi-project pipelines of bridges (trigger: jobs). */
+  readonly downstream: DownstreamPipelines;
 
   constructor(
     private readonly base: ServiceBase,
@@ -79,6 +85,12 @@ export class PipelinesService {
   ) {
     this.triggers = new PipelineTriggers(base);
     this.statuses = new CommitStatuses(base, repositories);
+    this.downstream = new DownstreamPipelines({
+      base,
+      repositories,
+      createDeps: () => this.deps(),
+      setJobStatus: (tx, pipeline, jobId, status, data) => this.setJobStatus(tx, pipeline, jobId, status, data),
+    });
   }
 
   private get db(): PrismaClient {
@@ -287,9 +299,10 @@ export class PipelinesService {
     return 'error' in result ? null : result.pipeline;
   }
 
-  private deps() {
+  private deps(): CreateDeps {
     return {
       db: this.db,
+      app: this.base.app,
       config: this.base.app.config,
       repositories: this.repositories,
       protectedBranches: this.protectedBranches,
@@ -302,7 +315,7 @@ export class PipelinesService {
     await this.authorized(project, 'update_pipeline');
     const pipeline = await this.find(project, id);
     const viewer = this.base.access.requireViewer();
-    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
+    await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
       const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false } });
       const retryable = jobs.filter((job) => job.status === 'failed' || job.status === 'canceled');
       if (retryable.length === 0) return;
@@ -313,14 +326,24 @@ export class PipelinesService {
     return this.find(project, id);
   }
 
-  /** Cancels every cancelable job; answers the pipeline whether or not anything could be canceled (GitLab's 200). */
+  /**
+   * Cancels every cancelable job, then those of its child pipelines (GitLab cascades to children, not to
+   * multi-project downstreams); answers the pipeline whether or not anything could be canceled (GitLab's 200).
+   */
   async cancel(project: ProjectRow, id: number): Promise<PipelineRow> {
     await this.authorized(project, 'cancel_pipeline');
     const pipeline = await this.find(project, id);
-    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
-      const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
-      for (const job of jobs) await this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
-    });
+    // Each pipeline under its own lock, parent first: a lock is never taken while another pipeline's is held.
+    for (let level = [pipeline.id], depth = 0; level.length > 0 && depth <= MAX_CHILD_DEPTH; depth++) {
+      for (const pipelineId of level) {
+        await withPipeline(this.db, pipelineId, this.base, async (tx) => {
+          const jobs = await tx.ciJob.findMany({ where: { pipelineId, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
+          for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId: project.id }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
+        });
+      }
+      const children = await this.db.pipeline.findMany({ where: { parentPipelineId: { in: level }, status: { notIn: [...FINISHED_STATUSES] } }, select: { id: true } });
+      level = children.map((c) => c.id);
+    }
     return this.find(project, id);
   }
 
@@ -399,9 +422,10 @@ export class PipelinesService {
     const viewer = this.base.access.requireViewer();
     if (job.status !== 'manual' && job.status !== 'scheduled') throw badRequest('400 Bad request - Unplayable Job');
     const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
-    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
+    await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
       const options = { ...(job.options as object), ...(variables.length ? { job_variables: variables.map((v) => ({ key: v.key, value: v.value })) } : {}) };
       await this.setJobStatus(tx, pipeline, job.id, 'pending', { queuedAt: new Date(), user: { connect: { id: viewer.id } }, options });
+      if (job.type === 'bridge') await queueDownstream(this.base, tx, job.id);
     });
     return this.findJob(project, jobId);
   }
@@ -412,7 +436,7 @@ export class PipelinesService {
     const job = await this.findJob(project, jobId);
     if ((CANCELABLE_STATUSES as readonly string[]).includes(job.status)) {
       const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
-      await withPipeline(this.db, pipeline.id, this.base.publish, (tx) => this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null }));
+      await withPipeline(this.db, pipeline.id, this.base, (tx) => this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null }));
     }
     return this.findJob(project, jobId);
   }
@@ -423,7 +447,7 @@ export class PipelinesService {
     const job = await this.findJob(project, jobId);
     const viewer = this.base.access.requireViewer();
     if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw forbidden('Job is not retryable');
-    const copy = await withPipeline(this.db, job.pipelineId, this.base.publish, (tx) => this.cloneForRetry(tx, job, viewer.id));
+    const copy = await withPipeline(this.db, job.pipelineId, this.base, (tx) => this.cloneForRetry(tx, job, viewer.id));
     return this.findJob(project, copy.id);
   }
 
@@ -527,6 +551,33 @@ export class PipelinesService {
     return found;
   }
 
+  /** The pipeline a bridge created, when the viewer may read it (a multi-project one may be in a hidden project). */
+  async downstreamOf(job: JobRow): Promise<PipelineRow | null> {
+    if (job.type !== 'bridge') return null;
+    const pipeline = await this.base.loaders.pipelines.downstreamByBridge.load(job.id);
+    return pipeline && (await this.readable(pipeline)) ? pipeline : null;
+  }
+
+  /** The pipeline whose bridge created this one, when the viewer may read it. */
+  async upstreamOf(pipeline: PipelineRow): Promise<PipelineRow | null> {
+    if (pipeline.sourceJobId === null) return null;
+    const bridge = await this.db.ciJob.findUnique({ where: { id: pipeline.sourceJobId }, select: { pipelineId: true } });
+    const upstream = bridge ? await this.base.loaders.pipelines.byId.load(bridge.pipelineId) : null;
+    return upstream && (await this.readable(upstream)) ? upstream : null;
+  }
+
+  /** The pipelines the pipeline's bridges created (latest tries), those the viewer may read, oldest first. */
+  async downstreamsOf(pipeline: PipelineRow): Promise<PipelineRow[]> {
+    const rows = await this.db.pipeline.findMany({ where: { sourceJob: { pipelineId: pipeline.id, retried: false } }, orderBy: { id: 'asc' }, take: 100 });
+    const readable = await Promise.all(rows.map((row) => this.readable(row)));
+    return rows.filter((_, i) => readable[i]);
+  }
+
+  private async readable(pipeline: PipelineRow): Promise<boolean> {
+    const project = (await this.base.loaders.projects.byId.load(pipeline.projectId)) as ProjectRow | null;
+    return !!project && (await this.base.access.can('read_pipeline', project));
+  }
+
   /** A job's uploaded files (batched across the jobs of a page). */
   artifacts(jobId: number) {
     return this.base.loaders.pipelines.artifactsByJob.load(jobId);
@@ -575,7 +626,7 @@ export class PipelinesService {
   async startDueJobs(now: Date): Promise<number> {
     const due = await this.db.ciJob.findMany({ where: { status: 'scheduled', scheduledAt: { lte: now } }, select: { id: true, pipelineId: true, projectId: true }, take: 100 });
     for (const job of due) {
-      await withPipeline(this.db, job.pipelineId, this.base.publish, async (tx) => {
+      await withPipeline(this.db, job.pipelineId, this.base, async (tx) => {
         const current = await tx.ciJob.findUnique({ where: { id: job.id }, select: { status: true } });
         if (current?.status !== 'scheduled') return;
         await this.setJobStatus(tx, { id: job.pipelineId, projectId: job.projectId }, job.id, 'pending', { queuedAt: now });
@@ -586,6 +637,6 @@ export class PipelinesService {
 
   /** Processes a pipeline now (after a change made elsewhere, or a delayed job falling due). */
   process(pipelineId: number): Promise<void> {
-    return withPipeline(this.db, pipelineId, this.base.publish, async () => undefined);
+    return withPipeline(this.db, pipelineId, this.base, async () => undefined);
   }
 }

@@ -37,7 +37,7 @@ export async function appendTrace(deps: ProtocolDeps, jobId: number, token: unkn
   const now = new Date();
   await touchRunner(deps, job.runnerId, now);
   if (start + body.length > MAX_TRACE_BYTES) {
-    await withPipeline(deps.db, job.pipelineId, deps.publish, async (tx) => {
+    await withPipeline(deps.db, job.pipelineId, deps, async (tx) => {
       const current = await tx.ciJob.findUnique({ where: { id: job.id }, select: { status: true } });
       if (current?.status !== 'running') return;
       await deps.pipelines.setJobStatus(tx, { id: job.pipelineId, projectId: job.projectId }, job.id, 'failed', {

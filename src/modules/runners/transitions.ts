@@ -98,7 +98,7 @@ export async function updateJobState(deps: ProtocolDeps, jobId: number, token: u
   }
   if (update.state !== 'success' && update.state !== 'failed') return { status: 400, jobStatus: job.status };
   const secrets = await maskedValues(deps, job, token as string);
-  const jobStatus = await withPipeline(deps.db, job.pipelineId, deps.publish, async (tx) => {
+  const jobStatus = await withPipeline(deps.db, job.pipelineId, deps, async (tx) => {
     const current = await tx.ciJob.findUnique({ where: { id: job.id } });
     // Canceled (or failed as stuck) while the runner finished: the job keeps what happened to it first.
     if (!current || current.status !== 'running') return current?.status ?? 'canceled';
@@ -162,7 +162,7 @@ export async function failStuckJobs(deps: ProtocolDeps, now: Date): Promise<numb
  * runner sent but was held back of its log is dropped: without the job's token it cannot be masked.
  */
 export async function failAs(deps: ProtocolDeps, found: { id: number; pipelineId: number; status: string }, reason: string, now: Date): Promise<boolean> {
-  const failed = await withPipeline(deps.db, found.pipelineId, deps.publish, async (tx) => {
+  const failed = await withPipeline(deps.db, found.pipelineId, deps, async (tx) => {
     const job = await tx.ciJob.findUnique({ where: { id: found.id } });
     if (job?.status !== found.status) return false;
     await fail(deps, tx, job, reason, null, now);
