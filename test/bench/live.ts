@@ -108,7 +108,10 @@ async function main(): Promise<void> {
   let projectId: number;
   try {
     const api = async (method: string, path: string, body?: unknown, token: string | null = TOKEN): Promise<{ status: number; body: any }> => {
-      const res = await fetch(`${base}/api/v4${path}`, { method, headers: { ...(token ? { 'PRIVATE-TOKEN': token } : {}), 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const send = () => fetch(`${base}/api/v4${path}`, { method, headers: { ...(token ? { 'PRIVATE-TOKEN': token } : {}), 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      let res = await send();
+      // While a thousand subscriptions start, PGlite's one connection may keep a write waiting past the pool timeout.
+      for (let retries = 0; res.status === 503 && retries < 5; retries++) res = await send();
       const text = await res.text();
       if (res.status >= 300 && res.status !== 204) throw new Error(`${method} ${path}: ${res.status} ${text}`);
       return { status: res.status, body: text ? JSON.parse(text) : null };
