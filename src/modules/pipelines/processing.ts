@@ -27,6 +27,21 @@ export interface JobUpdatedMessage {
   status: string;
 }
 
+/** Bus topic: a running job's log grew by one stored chunk (the runner's patch, masked, or what was held back of it). */
+export const JOB_TRACE_APPENDED = 'ci.job.trace';
+
+export interface JobTraceAppendedMessage {
+  jobId: number;
+  pipelineId: number;
+  projectId: number;
+  /** The stored chunk: its bytes are loaded by whoever listens, as NOTIFY payloads are small. */
+  chunkId: number;
+  /** Where the chunk starts in the stored (masked) log, in bytes. */
+  offset: number;
+  /** The chunk's length in bytes. */
+  bytes: number;
+}
+
 /** How a job entry in `options.needs` is stored. */
 export interface StoredNeed {
   name: string;

@@ -6,7 +6,6 @@ import { recordNotFound } from '../../errors.js';
 import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
 import { idFields, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
-import { JOB_UPDATED, PIPELINE_UPDATED, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
 import type { CommitStatusInput } from './statuses.js';
@@ -249,19 +248,22 @@ export const pipelineResolvers = {
     ciPipelineStatusUpdated: {
       subscribe: async (_: unknown, args: { pipelineId: string }, ctx: Context) => {
         const { pipeline, project: p } = await pipelineById(ctx, args.pipelineId);
-        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.pipelineId === pipeline.id, async (m) => ({ ...(await ctx.services.pipelines.current(m.pipelineId)), status: m.status }), 'ciPipelineStatusUpdated');
+        return ctx.services.pipelines.watchPipelines(p, pipeline.id, 'ciPipelineStatusUpdated');
       },
     },
     ciJobStatusUpdated: {
       subscribe: async (_: unknown, args: { jobId: string }, ctx: Context) => {
         const { job, project: p } = await jobById(ctx, args.jobId);
-        return ctx.services.pipelines.watch<JobUpdatedMessage>(p, JOB_UPDATED, (m) => m.jobId === job.id, async (m) => ({ ...(await ctx.services.pipelines.locateJob(m.jobId)), status: m.status }), 'ciJobStatusUpdated');
+        return ctx.services.pipelines.watchJob(p, job.id, 'ciJobStatusUpdated');
       },
     },
     projectPipelinesUpdated: {
-      subscribe: async (_: unknown, args: { projectPath: string }, ctx: Context) => {
-        const p = await project(ctx, args.projectPath);
-        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.projectId === p.id, async (m) => ({ ...(await ctx.services.pipelines.current(m.pipelineId)), status: m.status }), 'projectPipelinesUpdated');
+      subscribe: async (_: unknown, args: { projectPath: string }, ctx: Context) => ctx.services.pipelines.watchPipelines(await project(ctx, args.projectPath), null, 'projectPipelinesUpdated'),
+    },
+    jobTraceUpdated: {
+      subscribe: async (_: unknown, args: { jobId: string }, ctx: Context) => {
+        const { job, project: p } = await jobById(ctx, args.jobId);
+        return ctx.services.pipelines.watchTrace(p, job.id);
       },
     },
   },

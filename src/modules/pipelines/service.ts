@@ -4,7 +4,7 @@
  * retry, cancel, delete, play), and every job transition, each followed by processing the pipeline
  * (processing.ts) so later stages start as earlier ones finish.
  */
-import { actorWithoutMemberships, can } from '../../auth/policy.js';
+import { can } from '../../auth/policy.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -20,11 +20,29 @@ import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport } from './test-reports.js';
 import { WITH_NAMESPACE } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
-import { JOB_UPDATED, queueDownstream, withPipeline, type JobUpdatedMessage } from './processing.js';
+import { JOB_TRACE_APPENDED, JOB_UPDATED, PIPELINE_UPDATED, queueDownstream, withPipeline, type JobTraceAppendedMessage, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
+import { jobOfMessage, pipelineOfMessage, traceSizeOfMessage, tracePiecesOfMessage, type TracePiece } from './live.js';
+import { liveActor } from '../../auth/memberships.js';
+import { perMessage } from '../../events/bus.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted } from './status.js';
 
 export type PipelineRow = Prisma.PipelineGetPayload<object>;
 export type JobRow = Prisma.CiJobGetPayload<object>;
+
+/** One jobTraceUpdated message. */
+export interface JobTraceUpdate extends TracePiece {
+  job: JobRow;
+  complete: boolean;
+}
+
+/** The variables that put a job in debug mode (GitLab's Ci::Build#debug_mode?). */
+const DEBUG_VARIABLES = ['CI_DEBUG_TRACE', 'CI_DEBUG_SERVICES'] as const;
+
+/** The row a status message names, shown with that status: one object per message, shared by its subscribers. */
+const shownWithStatus = perMessage((message: { status: string }, row: object): object => ({ ...row, status: message.status }));
+
+/** A job's row as a log chunk shows it: running (logs grow only while it runs), whatever happened since. */
+const runningJob = perMessage((_message: JobTraceAppendedMessage, row: JobRow): JobRow => ({ ...row, status: 'running' }));
 
 export const PIPELINE_SCOPES = ['running', 'pending', 'finished', 'branches', 'tags'] as const;
 export const PIPELINE_ORDERS = ['id', 'status', 'ref', 'updated_at', 'user_id'] as const;
@@ -508,34 +526,111 @@ export class PipelinesService {
     return job;
   }
 
+  /** Live statuses of one pipeline (or, without `pipelineId`, of every pipeline of the project). */
+  watchPipelines(project: ProjectRow, pipelineId: number | null, field: string): Promise<AsyncGenerator<Record<string, PipelineRow>>> {
+    return this.watch<PipelineUpdatedMessage, PipelineRow>(project, PIPELINE_UPDATED, (m) => pipelineId === null || m.pipelineId === pipelineId, pipelineOfMessage, field);
+  }
+
+  /** Live statuses of one job. */
+  watchJob(project: ProjectRow, jobId: number, field: string): Promise<AsyncGenerator<Record<string, JobRow>>> {
+    return this.watch<JobUpdatedMessage, JobRow>(project, JOB_UPDATED, (m) => m.jobId === jobId, jobOfMessage, field);
+  }
+
   /**
    * Live updates of one topic for a project's pipelines or jobs: the viewer must read the project's pipelines to
    * subscribe, and each message is checked again against their memberships as the App remembers them (dropped
-   * when they change), so a subscriber whose access is removed stops receiving. Yields `{ [field]: row }`.
+   * when they change), so a subscriber whose access is removed stops receiving. The row a message names is loaded
+   * once per message for every subscriber of this process, and shown with the status the message announced.
    */
-  async watch<M extends { projectId: number }>(
+  private async watch<M extends { projectId: number; status: string }, R extends object>(
     project: ProjectRow,
     topic: string,
     match: (message: M) => boolean,
-    load: (message: M) => Promise<unknown>,
+    load: (message: M, db: PrismaClient) => Promise<R | null>,
     field: string,
-  ): Promise<AsyncGenerator<Record<string, unknown>>> {
+  ): Promise<AsyncGenerator<Record<string, R>>> {
     await this.authorized(project, 'read_pipeline');
-    const { app, viewer } = this.base;
+    const { app, db, viewer } = this.base;
+    const actor = liveActor(app.memberships, viewer);
     const messages = app.bus.iterate<M>(topic, (m) => m.projectId === project.id && match(m));
-    const mayRead = async () => can(viewer ? { viewer, memberships: await app.memberships.of(viewer.id) } : actorWithoutMemberships(null), 'read_pipeline', project);
     return (async function* () {
       try {
         for await (const message of messages) {
-          if (!(await mayRead())) return;
-          const row = await load(message).catch(() => null);
+          if (!can(await actor.get(), 'read_pipeline', project)) return;
+          const row = await load(message, db).catch(() => null);
           if (row === null) continue;
-          yield { [field]: row };
+          await app.bus.turn();
+          yield { [field]: shownWithStatus(message, row) as R };
         }
       } finally {
         await messages.return?.();
       }
     })();
+  }
+
+  /**
+   * A job's log as it grows (jobTraceUpdated): each stored chunk in order, cut into updates of at most
+   * MAX_TRACE_UPDATE_BYTES, then one last update with `complete` when the job finished (at once when it already
+   * has). Only for those who may read the job's log (GitLab's read_build_trace), checked again on every message.
+   */
+  async watchTrace(project: ProjectRow, jobId: number): Promise<AsyncGenerator<{ jobTraceUpdated: JobTraceUpdate }>> {
+    const job = await this.job(project, jobId);
+    const subject = { project, debugMode: await this.debugMode(job) };
+    await this.base.access.authorize('read_build_trace', subject);
+    const { app, db, viewer } = this.base;
+    const actor = liveActor(app.memberships, viewer);
+    type Message = JobTraceAppendedMessage | JobUpdatedMessage;
+    const isChunk = (m: Message): m is JobTraceAppendedMessage => 'chunkId' in m;
+    const messages = app.bus.iterate<Message>([JOB_TRACE_APPENDED, JOB_UPDATED], (m) => {
+      if (m.jobId !== job.id || (!isChunk(m) && !isCompleted(m.status))) return false;
+      const now = actor.now();
+      return now === undefined || can(now, 'read_build_trace', subject);
+    });
+    // Subscribed before looking: a job that finishes meanwhile is either seen finished here or heard of below.
+    const finished = await this.locateJob(job.id);
+    return (async function* () {
+      try {
+        if (isCompleted(finished.status)) {
+          yield { jobTraceUpdated: await final(finished, { jobId: job.id }) };
+          return;
+        }
+        for await (const message of messages) {
+          if (!can(await actor.get(), 'read_build_trace', subject)) return;
+          if (isChunk(message)) {
+            const [pieces, row] = await Promise.all([tracePiecesOfMessage(message, db), jobOfMessage(message, db)]);
+            if (!pieces || !row) continue;
+            for (const piece of pieces) {
+              await app.bus.turn();
+              // Logs grow only while the job runs; the row may already show what came after.
+              yield { jobTraceUpdated: { ...piece, complete: false, job: runningJob(message, row) } };
+            }
+            continue;
+          }
+          const row = await jobOfMessage(message, db);
+          if (!row) return;
+          await app.bus.turn();
+          yield { jobTraceUpdated: await final({ ...row, status: message.status }, message) };
+          return;
+        }
+      } finally {
+        await messages.return?.();
+      }
+    })();
+
+    async function final(row: JobRow, message: { jobId: number }): Promise<JobTraceUpdate> {
+      const size = await traceSizeOfMessage(message, db);
+      return { job: row, offset: size, content: '', size, complete: true };
+    }
+  }
+
+  /** GitLab's debug_mode?: CI_DEBUG_TRACE or CI_DEBUG_SERVICES set to true for the job (its YAML, its pipeline's or its play's variables). */
+  private async debugMode(job: JobRow): Promise<boolean> {
+    const variables = [
+      ...((job.yamlVariables ?? []) as { key: string; value: string }[]),
+      ...((job.options as { job_variables?: { key: string; value: string }[] } | null)?.job_variables ?? []),
+      ...(await this.db.pipelineVariable.findMany({ where: { pipelineId: job.pipelineId, key: { in: [...DEBUG_VARIABLES] } }, select: { key: true, value: true } })),
+    ];
+    return variables.some((v) => (DEBUG_VARIABLES as readonly string[]).includes(v.key) && String(v.value).toLowerCase() === 'true');
   }
 
   private readonly commits = new Map<string, Promise<unknown>>();
