@@ -15,6 +15,8 @@ export interface ArtifactSummary {
 export function createPipelineLoaders(db: PrismaClient) {
   return {
     byId: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { id: { in: [...ids] } } }), (p) => p.id),
+    /** The pipeline each bridge created, by the bridge's ID. */
+    downstreamByBridge: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { sourceJobId: { in: [...ids] } } }), (p) => p.sourceJobId!),
     runnerById: byKeyLoader((ids: readonly number[]) => db.runner.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),
     /** Mean coverage of each pipeline's latest jobs that report one (null for none). */
     coverage: new DataLoader<number, number | null>(async (pipelineIds) => {
