@@ -1,14 +1,12 @@
-/** Hostile configurations: the engine answers every one with errors (or a plan), in bounded time, and never throws. */
+/**
+ * Hostile configurations: the engine answers every one with errors (or a plan) and never throws. That it does so
+ * in bounded time is what the test timeout checks: an alias bomb or a backtracking regexp would run for minutes.
+ */
 import { describe, expect, it } from 'vitest';
 import { errors, plan } from './support.js';
 
 const TOO_BIG = 'The parsed YAML is too big';
 
-async function timed(content: string, options: Parameters<typeof plan>[1] = {}) {
-  const started = Date.now();
-  const result = await plan(content, options);
-  return { result, ms: Date.now() - started };
-}
 
 describe('hostile input', () => {
   it('refuses an alias bomb by the values it would expand to', async () => {
@@ -17,9 +15,8 @@ describe('hostile input', () => {
       const prev = String.fromCharCode(96 + i);
       levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${prev}`).join(',')}]`);
     }
-    const { result, ms } = await timed(`${levels.join('\n')}\n`);
+    const result = await plan(`${levels.join('\n')}\n`);
     expect(result.errors).toEqual([TOO_BIG]);
-    expect(ms).toBeLessThan(5000);
   });
 
   it('refuses deep nesting, in flow and block style', async () => {
@@ -33,9 +30,8 @@ describe('hostile input', () => {
 
   it('refuses !reference chains that would multiply a value beyond the bound', async () => {
     const refs = Array.from({ length: 9 }, (_, i) => `r${i + 1}: [${Array(10).fill(`!reference [${i === 0 ? 'a' : `r${i}`}]`).join(', ')}]`).join('\n');
-    const { result, ms } = await timed(`a: [x, x, x, x, x, x, x, x, x, x]\n${refs}\njob:\n  script: !reference [r9]\n`);
+    const result = await plan(`a: [x, x, x, x, x, x, x, x, x, x]\n${refs}\njob:\n  script: !reference [r9]\n`);
     expect(result.errors).toEqual([TOO_BIG]);
-    expect(ms).toBeLessThan(5000);
   });
 
   it('answers NUL bytes, binary data, huge numbers and odd keys without throwing', async () => {
@@ -52,22 +48,19 @@ describe('hostile input', () => {
   });
 
   it('keeps regexps linear on long refs and variables', async () => {
-    const { result, ms } = await timed("job:\n  script: x\n  rules:\n    - if: '$CI_COMMIT_REF_NAME =~ /^(a|a)*(a+)+$/'\n  only: []\nother:\n  script: x\n  only: ['/^(a+)+$/']\n", {
+    const result = await plan("job:\n  script: x\n  rules:\n    - if: '$CI_COMMIT_REF_NAME =~ /^(a|a)*(a+)+$/'\n  only: []\nother:\n  script: x\n  only: ['/^(a+)+$/']\n", {
       variables: { CI_COMMIT_REF_NAME: `${'a'.repeat(100_000)}!` },
     });
     expect(result.errors).toEqual(['jobs:job config key may not be used with `rules`: only']);
-    expect(ms).toBeLessThan(2000);
-    const run = await timed("job:\n  script: x\n  rules:\n    - if: '$CI_COMMIT_REF_NAME =~ /^(a|a)*(a+)+$/'\nother:\n  script: x\n  only: ['/^(a+)+$/']\n", {
+    const run = await plan("job:\n  script: x\n  rules:\n    - if: '$CI_COMMIT_REF_NAME =~ /^(a|a)*(a+)+$/'\nother:\n  script: x\n  only: ['/^(a+)+$/']\n", {
       variables: { CI_COMMIT_REF_NAME: `${'a'.repeat(100_000)}!` },
     });
-    expect(run.result.jobs).toEqual([]);
-    expect(run.ms).toBeLessThan(2000);
+    expect(run.jobs).toEqual([]);
   });
 
   it('keeps globs polynomial on many stars', async () => {
-    const { result, ms } = await timed(`job:\n  script: x\n  rules:\n    - changes: ['${'*a'.repeat(30)}*b']\n`, { changes: [`${'a'.repeat(3000)}`] });
+    const result = await plan(`job:\n  script: x\n  rules:\n    - changes: ['${'*a'.repeat(30)}*b']\n`, { changes: [`${'a'.repeat(3000)}`] });
     expect(result.jobs).toEqual([]);
-    expect(ms).toBeLessThan(2000);
   });
 
   it('survives random mutations of a real configuration without throwing', async () => {
@@ -104,8 +97,7 @@ describe('hostile includes', () => {
   it('bounds the values of all included files together, not each file alone', async () => {
     const bomb = (n: number) => `b${n}a: &a${n} [x, x, x, x, x, x, x, x, x, x]\nb${n}b: &b${n} [*a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}, *a${n}]\nb${n}c: &c${n} [*b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}, *b${n}]\nb${n}d: [*c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}, *c${n}]\n`;
     const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`b${i}.yml`, bomb(i)]));
-    const { result, ms } = await timed(`include: [${Object.keys(files).join(', ')}]\njob:\n  script: x\n`, { files });
+    const result = await plan(`include: [${Object.keys(files).join(', ')}]\njob:\n  script: x\n`, { files });
     expect(result.errors[0]).toMatch(/^`b\d+\.yml`: The parsed YAML is too big$/);
-    expect(ms).toBeLessThan(5000);
   });
 });

@@ -8,14 +8,16 @@ import { restError } from '../../src/errors.js';
 import { variablesFromParams } from '../../src/rest/params.js';
 import { connectionArgs, readOffsetPage } from '../../src/rest/pagination.js';
 import { restRoutes } from '../../src/rest/routes.js';
-import { suiteServer, type ApiResponse } from '../support/server.js';
+import { suiteServer, type ApiResponse, type TestServer } from '../support/server.js';
 import { createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 
 // Every REST route's operation, replayed with the same token over /api/graphql and over graphql-ws: for every
 // kind of credential (each scope, a token of another user, expired, revoked, anonymous), REST's answer is what
 // the adapter makes of the GraphQL result, on both transports. Scopes, abilities and authentication live below
-// the resolvers' entry, so no surface can decide differently.
-const t = suiteServer({ rateLimitPerMinute: 0 });
+// the resolvers' entry, so no surface can decide differently. The routes are dealt out to SHARDS test files
+// (scope-matrix-N.test.ts), each with a server of its own, so that they run side by side.
+export const SHARDS = 3;
+let t: TestServer;
 const routes = restRoutes(buildSchema());
 
 type Kind = 'api' | 'read_api' | 'read_user' | 'read_repository' | 'sudo' | 'admin' | 'expired' | 'revoked' | 'anonymous';
@@ -194,77 +196,87 @@ async function viaWebSocket(route: PreparedRoute, token: string | null, params: 
   }
 }
 
-describe('scopes and abilities agree over REST, GraphQL over HTTP and graphql-ws', () => {
-  let fixtures: Fixtures | undefined;
-  const setup = async (): Promise<Fixtures> => {
-    if (fixtures) return fixtures;
-    const owner = await createUser(t);
-    const group = await createGroup(t, owner.token);
-    const project = await createProject(t, owner.token, { namespaceId: group.id });
-    const tokens = await t.api('GET', `/personal_access_tokens?user_id=${owner.id}`);
-    const ci = await t.api('POST', `/projects/${project.id}/repository/commits`, {
-      body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  script: echo\n' }] },
-      token: owner.token,
-    });
-    if (ci.status !== 201) throw new Error(`commit: ${ci.status} ${ci.text}`);
-    fixtures = { owner, group, project, tokenId: tokens.body[0].id, pipeline: await newPipeline(project.id), runnerId: await newRunner(project.id) };
-    return fixtures;
-  };
-  const outcomes = new Map<string, number>();
+/** The matrix of every SHARDS-th route from `shard` on. */
+export function scopeMatrix(shard: number): void {
+  t = suiteServer({ rateLimitPerMinute: 0 });
+  const mine = routes.filter((_, i) => i % SHARDS === shard);
+  describe(`scopes and abilities agree over REST, GraphQL over HTTP and graphql-ws (${shard + 1} of ${SHARDS})`, () => {
+    let fixtures: Fixtures | undefined;
+    const setup = async (): Promise<Fixtures> => {
+      if (fixtures) return fixtures;
+      const owner = await createUser(t);
+      const group = await createGroup(t, owner.token);
+      const project = await createProject(t, owner.token, { namespaceId: group.id });
+      const ci = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+        body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  script: echo\n' }] },
+        token: owner.token,
+      });
+      if (ci.status !== 201) throw new Error(`commit: ${ci.status} ${ci.text}`);
+      // The token routes revoke the fixture token: one of its own, so that the owner's first token keeps working.
+      const spare = await t.api('POST', `/users/${owner.id}/personal_access_tokens`, { body: { name: unique('spare'), scopes: ['api'] } });
+      fixtures = { owner, group, project, tokenId: spare.body.id, pipeline: await newPipeline(project.id), runnerId: await newRunner(project.id) };
+      return fixtures;
+    };
+    const outcomes = new Map<string, number>();
 
-  for (const route of routes) {
-    it(`${route.method} ${route.path} (${route.operation})`, async () => {
-      const f = await setup();
-      // Tokens a read can share; a write gets fresh ones (it may revoke the very token it runs with).
-      const shared = new Map<Kind, string | null>();
-      for (const kind of KINDS) {
-        const token = async () => (route.compiled.kind === 'mutation' ? tokenOf(kind, f) : (shared.get(kind) ?? shared.set(kind, await tokenOf(kind, f)).get(kind) ?? null));
-        const rest = (await viaRest(route, await token(), await paramsFor(route, f))).status;
-        const http = await viaHttp(route, await token(), await paramsFor(route, f));
-        const ws = await viaWebSocket(route, await token(), await paramsFor(route, f));
-        expect({ kind, rest, http, ws }).toEqual({ kind, rest, http: rest, ws: rest });
-        expect(rest).toBeLessThan(500);
-        outcomes.set(`${kind} ${route.method} ${route.path}`, rest);
-      }
-    });
-  }
+    for (const route of mine) {
+      it(`${route.method} ${route.path} (${route.operation})`, async () => {
+        const f = await setup();
+        // Tokens a read can share; a write gets fresh ones (it may revoke the very token it runs with).
+        const shared = new Map<Kind, string | null>();
+        for (const kind of KINDS) {
+          const token = async () => (route.compiled.kind === 'mutation' ? tokenOf(kind, f) : (shared.get(kind) ?? shared.set(kind, await tokenOf(kind, f)).get(kind) ?? null));
+          const rest = (await viaRest(route, await token(), await paramsFor(route, f))).status;
+          const http = await viaHttp(route, await token(), await paramsFor(route, f));
+          const ws = await viaWebSocket(route, await token(), await paramsFor(route, f));
+          expect({ kind, rest, http, ws }).toEqual({ kind, rest, http: rest, ws: rest });
+          expect(rest).toBeLessThan(500);
+          outcomes.set(`${kind} ${route.method} ${route.path}`, rest);
+        }
+      });
+    }
 
-  // The matrix is not vacuous: GitLab's scope rules, as they show through every surface.
-  it('answers as GitLab for the scopes each route accepts', () => {
-    const expected: [string, number][] = [
-      ['read_user GET /projects', 403],
-      ['read_user GET /user', 200],
-      ['read_user GET /users/:id', 200],
-      ['read_user GET /version', 200],
-      ['read_user GET /namespaces', 403],
-      ['read_user GET /events', 200],
-      ['read_api GET /events', 403],
-      ['read_api GET /users/:id/events', 403],
-      ['read_user GET /projects/:id/events', 403],
-      ['anonymous GET /events', 401],
-      ['anonymous GET /users/:id/events', 200],
-      ['read_api GET /projects/:id', 200],
-      ['read_api GET /projects/:id/pipelines', 200],
-      ['read_api POST /projects/:id/pipeline', 403],
-      ['read_repository GET /projects/:id/pipelines', 403],
-      ['api POST /projects/:id/pipeline', 201],
-      ['anonymous GET /projects/:id/pipelines/:pipeline_id', 404],
-      ['read_api POST /groups', 403],
-      ['read_api DELETE /personal_access_tokens/self', 204],
-      ['read_repository GET /personal_access_tokens/self', 200],
-      ['read_repository GET /user', 403],
-      ['sudo DELETE /personal_access_tokens/:id', 403],
-      ['api POST /projects/:id/members', 201],
-      ['api POST /users', 403],
-      ['admin POST /users', 201],
-      ['expired GET /user', 401],
-      ['revoked GET /projects', 401],
-      ['anonymous GET /projects/:id', 404],
-      ['anonymous GET /user', 401],
-      ['anonymous GET /version', 401],
-      ['anonymous POST /groups', 401],
-      ['anonymous GET /namespaces/:id', 401],
-    ];
-    expect(expected.map(([key]) => [key, outcomes.get(key)])).toEqual(expected);
+    // The matrix is not vacuous: GitLab's scope rules, as they show through every surface.
+    it('answers as GitLab for the scopes each route accepts', () => {
+      const expected: [string, number][] = [
+        ['read_user GET /projects', 403],
+        ['read_user GET /user', 200],
+        ['read_user GET /users/:id', 200],
+        ['read_user GET /version', 200],
+        ['read_user GET /namespaces', 403],
+        ['read_user GET /events', 200],
+        ['read_api GET /events', 403],
+        ['read_api GET /users/:id/events', 403],
+        ['read_user GET /projects/:id/events', 403],
+        ['anonymous GET /events', 401],
+        ['anonymous GET /users/:id/events', 200],
+        ['read_api GET /projects/:id', 200],
+        ['read_api GET /projects/:id/pipelines', 200],
+        ['read_api POST /projects/:id/pipeline', 403],
+        ['read_repository GET /projects/:id/pipelines', 403],
+        ['api POST /projects/:id/pipeline', 201],
+        ['anonymous GET /projects/:id/pipelines/:pipeline_id', 404],
+        ['read_api POST /groups', 403],
+        ['read_api DELETE /personal_access_tokens/self', 204],
+        ['read_repository GET /personal_access_tokens/self', 200],
+        ['read_repository GET /user', 403],
+        ['sudo DELETE /personal_access_tokens/:id', 403],
+        ['api POST /projects/:id/members', 201],
+        ['api POST /users', 403],
+        ['admin POST /users', 201],
+        ['expired GET /user', 401],
+        ['revoked GET /projects', 401],
+        ['anonymous GET /projects/:id', 404],
+        ['anonymous GET /user', 401],
+        ['anonymous GET /version', 401],
+        ['anonymous POST /groups', 401],
+        ['anonymous GET /namespaces/:id', 401],
+      ];
+      // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
+      const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));
+      expect(expected.filter((e) => !names(routes)(e))).toEqual([]);
+      const own = expected.filter(names(mine));
+      expect(own.map(([key]) => [key, outcomes.get(key)])).toEqual(own);
+    });
   });
-});
+}

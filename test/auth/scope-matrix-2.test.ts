@@ -1,0 +1,4 @@
+// Shard 2 of the scope matrix (test/auth/scope-matrix.ts).
+import { scopeMatrix } from './scope-matrix.js';
+
+scopeMatrix(1);

@@ -1,0 +1,4 @@
+// Shard 3 of the scope matrix (test/auth/scope-matrix.ts).
+import { scopeMatrix } from './scope-matrix.js';
+
+scopeMatrix(2);
