@@ -228,6 +228,7 @@ export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> =
   projects_namespaceId_lower_path_key: () => invalid(pathTaken),
   members_userId_namespaceId_key: () => conflict('Member already exists'),
   members_userId_projectId_key: () => conflict('Member already exists'),
+  ci_pipeline_schedule_variables_pipelineScheduleId_key_key: () => invalid({ key: ['has already been taken'] }),
 };
 
 interface DriverFailure {

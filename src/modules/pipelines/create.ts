@@ -44,6 +44,8 @@ export interface CreateInput {
   /** The commit before the push, for rules:changes; null when there is none (a new branch or tag). */
   changesFrom?: string | null;
   triggerId?: number | null;
+  /** The schedule that runs it (source `schedule`). */
+  pipelineScheduleId?: number | null;
 }
 
 export interface CreateDeps {
@@ -85,6 +87,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     source: input.source,
     userId: input.userId,
     triggerId: input.triggerId ?? null,
+    pipelineScheduleId: input.pipelineScheduleId ?? null,
     committedAt: new Date(commit.committedDate),
   };
 
