@@ -47,6 +47,14 @@ async function newPipeline(projectId: number): Promise<{ id: number; jobId: numb
   return { id: res.body.id, jobId: jobs.body[0].id };
 }
 
+/** A new pipeline schedule of the fixture project, owned by its owner: writes act on one of their own. */
+async function newSchedule(f: Fixtures): Promise<number> {
+  const res = await t.api('POST', `/projects/${f.project.id}/pipeline_schedules`, { token: f.owner.token, body: { description: 'matrix', ref: 'main', cron: '0 1 * * *' } });
+  if (res.status !== 201) throw new Error(`schedule: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+let sharedSchedule: number | undefined;
+
 /** A token of the given kind: the owner's with one scope, root's (`admin`), expired, revoked, or none. */
 async function tokenOf(kind: Kind, f: Fixtures): Promise<string | null> {
   if (kind === 'anonymous') return null;
@@ -96,6 +104,11 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     pipelineId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).id,
     jobId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).jobId,
     runnerId: async () => (route.compiled.kind === 'mutation' ? await newRunner(f.project.id) : f.runnerId),
+    // Pipeline schedules: a schedule the reads share, a new one for each write, and what creating one needs.
+    pipelineScheduleId: async () => (route.compiled.kind === 'mutation' ? await newSchedule(f) : (sharedSchedule ??= await newSchedule(f))),
+    description: () => name,
+    cron: () => '0 1 * * *',
+    value: () => 'matrix-value',
     // CI Lint: a configuration to check.
     content: () => 'job:\n  script: echo\n',
     // The wide inputs: runners, commits and file writes, CI/CD variables (`key`, `value`); each route ignores the others' fields.
@@ -259,6 +272,11 @@ describe('scopes and abilities agree over REST, GraphQL over HTTP and graphql-ws
       ['anonymous GET /version', 401],
       ['anonymous POST /groups', 401],
       ['anonymous GET /namespaces/:id', 401],
+      ['api POST /projects/:id/pipeline_schedules', 201],
+      ['read_api POST /projects/:id/pipeline_schedules', 403],
+      ['read_api GET /projects/:id/pipeline_schedules/:pipeline_schedule_id', 200],
+      ['anonymous GET /projects/:id/pipeline_schedules', 404],
+      ['api POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/play', 201],
     ];
     expect(expected.map(([key]) => [key, outcomes.get(key)])).toEqual(expected);
   });
