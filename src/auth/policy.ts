@@ -318,6 +318,7 @@ const RULES = {
   destroy_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
   destroy_artifacts: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   read_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  admin_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   // Pipeline schedules (ProjectPolicy; Ci::PipelineSchedulePolicy for one schedule): Reporters read them (everyone
   // on a project whose pipelines are public), Developers create them, only their owner changes them, and
   // Maintainers administer (delete, take over) every one; their variables are shown to those who administer them.
@@ -326,7 +327,6 @@ const RULES = {
   update_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner),
   admin_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
   read_pipeline_schedule_variables: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
-  admin_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
 
   // Runners (RunnerPolicy; creation: GlobalPolicy's create_instance_runner, Group and ProjectPolicy's create_runner).
   create_instance_runner: administrator as Rule<null, never>,

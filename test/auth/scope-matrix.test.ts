@@ -47,9 +47,13 @@ async function newPipeline(projectId: number): Promise<{ id: number; jobId: numb
   return { id: res.body.id, jobId: jobs.body[0].id };
 }
 
-/** A new pipeline schedule of the fixture project, owned by its owner: writes act on one of their own. */
+/**
+ * A new pipeline schedule of the fixture project, owned by its owner (through a token of its own: the first one is
+ * revoked along the way), on main, which only they may push to: writes act on one of their own.
+ */
 async function newSchedule(f: Fixtures): Promise<number> {
-  const res = await t.api('POST', `/projects/${f.project.id}/pipeline_schedules`, { token: f.owner.token, body: { description: 'matrix', ref: 'main', cron: '0 1 * * *' } });
+  const token = await t.api('POST', `/users/${f.owner.id}/personal_access_tokens`, { body: { name: unique('schedule'), scopes: ['api'] } });
+  const res = await t.api('POST', `/projects/${f.project.id}/pipeline_schedules`, { token: token.body.token, body: { description: 'matrix', ref: 'main', cron: '0 1 * * *' } });
   if (res.status !== 201) throw new Error(`schedule: ${res.status} ${res.text}`);
   return res.body.id;
 }

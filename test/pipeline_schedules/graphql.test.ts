@@ -92,7 +92,7 @@ describe('pipeline schedules over GraphQL', () => {
     expect(new Date(updated.nextRunAt).getUTCMinutes()).toBe(15);
 
     const denied = await t.graphql(`mutation($id: ID!) { pipelineScheduleUpdate(input: { id: $id, description: "x" }) { pipelineSchedule { id } } }`, { id: created.id }, maintainer.token);
-    expect(denied.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(denied.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
     const taken = await t.graphql(`mutation($id: ID!) { pipelineScheduleTakeOwnership(input: { id: $id }) { pipelineSchedule { owner { username } } } }`, { id: created.id }, maintainer.token);
     expect(taken.body.data.pipelineScheduleTakeOwnership.pipelineSchedule.owner.username).toBe(maintainer.username);
 
@@ -100,18 +100,18 @@ describe('pipeline schedules over GraphQL', () => {
     expect(played.body.data.pipelineSchedulePlay).toEqual({ errors: [], pipelineSchedule: { id: created.id } });
 
     const hidden = await t.graphql(`mutation($id: ID!) { pipelineScheduleDelete(input: { id: $id }) { errors } }`, { id: created.id }, (await createUser(t)).token);
-    expect(hidden.body.errors[0]).toMatchObject({ message: '404 Pipeline Schedule Not Found', extensions: { code: 'NOT_FOUND' } });
+    expect(hidden.body.errors?.[0]).toMatchObject({ message: '404 Pipeline Schedule Not Found', extensions: { code: 'NOT_FOUND' } });
     const deleted = await t.graphql(`mutation($id: ID!) { pipelineScheduleDelete(input: { id: $id }) { errors } }`, { id: created.id }, maintainer.token);
     expect(deleted.body.data.pipelineScheduleDelete.errors).toEqual([]);
     const gone = await t.graphql(`query($path: ID!, $id: ID!) { project(fullPath: $path) { pipelineSchedule(id: $id) { id } } }`, { path: project.path_with_namespace, id: created.id }, owner.token);
-    expect(gone.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(gone.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
 
   it('refuses invalid input with field errors', async () => {
     const body = await create(owner.token, { cron: 'nope', cronTimezone: 'Nowhere' });
-    expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { cron: ['is invalid syntax'], cronTimezone: ['is invalid syntax'] } });
+    expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { cron: ['is invalid syntax'], cronTimezone: ['is invalid syntax'] } });
     const dup = await create(owner.token, { variables: [{ key: 'X', value: '1', variableType: 'ENV_VAR' }, { key: 'X', value: '2', variableType: 'ENV_VAR' }] });
-    expect(dup.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { variables: ['has already been taken'] } });
+    expect(dup.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { variables: ['has already been taken'] } });
     const anonymous = await t.graphql(`query($path: ID!) { project(fullPath: $path) { pipelineSchedules { count } } }`, { path: project.path_with_namespace }, null);
     expect(anonymous.body.data.project).toBeNull();
   });

@@ -303,6 +303,10 @@ describe('running', () => {
     expect(pipelines.status).toBe(200);
     expect(pipelines.body.map((p: { id: number }) => p.id)).toEqual([id]);
     expect(pipelines.headers.get('x-total')).toBe('1');
+    const filtered = (query: string) => t.api('GET', path(`/${schedule.id}/pipelines${query}`), { token: reporter.token });
+    expect((await filtered('?status=pending&sort=desc')).body.map((p: { id: number }) => p.id)).toEqual([id]);
+    expect((await filtered('?status=success')).body).toEqual([]);
+    expect((await filtered('?status=nope')).status).toBe(400);
   });
 
   it('play refuses a protected ref to a Developer who may not push to it', async () => {

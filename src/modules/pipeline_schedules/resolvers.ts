@@ -4,11 +4,14 @@ import type { PageArgs } from '../../graphql/connection.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
 import { notFound } from '../../errors.js';
+import type { PipelineFilters } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { shortRef } from './rules.js';
 import type { PipelineScheduleRow, ScheduleChanges, ScheduleInput, ScheduleVariableRow, VariableType } from './service.js';
 
 const TYPE = 'Ci::PipelineSchedule';
+
+type ScheduledPipelineArgs = Pick<PipelineFilters, 'status' | 'updatedAfter' | 'updatedBefore' | 'createdAfter' | 'createdBefore'> & { scope?: string | null; sort?: string | null } & PageArgs;
 const ONE_PAGE = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
 
 interface IdInput {
@@ -51,8 +54,8 @@ export const pipelineScheduleResolvers = {
       return nodes && { nodes, count: nodes.length, pageInfo: ONE_PAGE };
     },
     variable: (s: PipelineScheduleRow, args: { key: string }, ctx: Context) => ctx.services.pipeline_schedules.variable(s, args.key),
-    pipelines: (s: PipelineScheduleRow, args: { sort?: string | null } & PageArgs, ctx: Context) =>
-      ctx.services.pipeline_schedules.scheduledPipelines(s, args.sort ? (args.sort.toLowerCase() as 'asc' | 'desc') : null, args),
+    pipelines: (s: PipelineScheduleRow, args: ScheduledPipelineArgs, ctx: Context) =>
+      ctx.services.pipeline_schedules.scheduledPipelines(s, { ...args, scope: args.scope as PipelineFilters['scope'], sort: args.sort ? (args.sort.toLowerCase() as 'asc' | 'desc') : null }, args),
     userPermissions: (s: PipelineScheduleRow, _a: unknown, ctx: Context) => ctx.services.pipeline_schedules.permissions(s),
   },
   PipelineScheduleVariable: {

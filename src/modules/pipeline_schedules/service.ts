@@ -9,7 +9,7 @@ import type { Prisma } from '../../db/database.js';
 import { argumentRefused, forbidden, invalid, isCoded, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
-import type { PipelineRow, PipelinesService } from '../pipelines/service.js';
+import type { PipelineFilters, PipelineRow, PipelinesService } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { DEFAULT_TIME_ZONE, FULL_REF, MAX_REF_LENGTH, nextRunAt, scheduleErrors, shortRef, variableKeyErrors } from './rules.js';
@@ -250,11 +250,11 @@ export class PipelineSchedulesService {
     return this.pipelines.lastOfSchedule(schedule.id);
   }
 
-  /** The pipelines the schedule ran, oldest first unless sorted (as the viewer may read the project's pipelines). */
-  async scheduledPipelines(schedule: PipelineScheduleRow, sort: 'asc' | 'desc' | null | undefined, page: PageArgs) {
+  /** The pipelines the schedule ran, oldest first unless sorted, with the pipelines list's filters (by ID only). */
+  async scheduledPipelines(schedule: PipelineScheduleRow, filters: Omit<PipelineFilters, 'pipelineScheduleId' | 'orderBy'>, page: PageArgs) {
     const project = await this.projectRow(schedule.projectId);
     if (!project) throw notFound(NOT_FOUND);
-    return this.pipelines.list(project, { pipelineScheduleId: schedule.id, sort: sort ?? 'asc' }, page);
+    return this.pipelines.list(project, { ...filters, orderBy: 'id', pipelineScheduleId: schedule.id, sort: filters.sort ?? 'asc' }, page);
   }
 
   async permissions(schedule: PipelineScheduleRow): Promise<SchedulePermissions> {
