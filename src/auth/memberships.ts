@@ -7,7 +7,8 @@
 import { Remembered } from '../events/remembered.js';
 import type { Lane } from '../db/database.js';
 import type { Bus } from './credential-cache.js';
-import type { Memberships } from './policy.js';
+import { actorWithoutMemberships, type Actor, type Memberships } from './policy.js';
+import type { Viewer } from './viewer.js';
 
 /** Bus topic: the memberships of these users changed. */
 export const MEMBERSHIPS_CHANGED = 'memberships.changed';
@@ -59,4 +60,21 @@ export class MembershipCache {
     this.unsubscribe();
     this.held.clear();
   }
+}
+
+/**
+ * A long-lived subscription's viewer with their memberships as the App remembers them (dropped when the bus announces
+ * a change, which arrives before any event it causes), so deciding a message costs no query: `now()` answers at once
+ * while they are current, `get()` loads them once for all of the user's subscriptions when they are not.
+ */
+export function liveActor(memberships: MembershipCache, viewer: Viewer | null): { now(): Actor | undefined; get(): Promise<Actor> } {
+  const now = (): Actor | undefined => {
+    if (!viewer) return actorWithoutMemberships(null);
+    const held = memberships.current(viewer.id);
+    return held && { viewer, memberships: held };
+  };
+  return {
+    now,
+    get: async () => now() ?? { viewer, memberships: await memberships.of((viewer as Viewer).id) },
+  };
 }

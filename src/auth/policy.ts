@@ -51,6 +51,12 @@ export interface ProtectedRefAccessSubject {
   accessLevel: number;
 }
 
+/** A job's log on its project: debug-mode logs (CI_DEBUG_TRACE, CI_DEBUG_SERVICES) may show secrets. */
+export interface BuildTraceSubject {
+  project: ProjectSubject;
+  debugMode: boolean;
+}
+
 /** What owns CI/CD variables below the instance: a project or a group. */
 export type CiVariablesOwnerSubject = { project: ProjectSubject } | { group: NamespaceSubject };
 
@@ -288,6 +294,18 @@ function onScheduleProject(rule: Rule<ProjectSubject, unknown>): Rule<PipelineSc
   return { allows: (actor, schedule) => rule.allows(actor, schedule.project), where: () => false };
 }
 
+const readBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST));
+const updateBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
+
+/**
+ * GitLab's BuildPolicy read_build_trace: whoever reads the job reads its log, except that a job in debug mode shows
+ * it only to those who may update builds (Developers and up). Asked about one job at a time, never as a list filter.
+ */
+const buildTrace: Rule<BuildTraceSubject, never> = {
+  allows: (actor, { project, debugMode }) => readBuild.allows(actor, project) && (!debugMode || updateBuild.allows(actor, project)),
+  where: () => false,
+};
+
 /** GitLab's ability names, by the kind of subject they are asked about. */
 const RULES = {
   // GlobalPolicy: no subject.
@@ -308,11 +326,12 @@ const RULES = {
   access_protected_ref: protectedRefAccess,
   // CI (ProjectPolicy with "public pipelines" on, GitLab's default): whoever sees the project sees its pipelines and jobs.
   read_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
-  read_build: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
+  read_build: readBuild,
+  read_build_trace: buildTrace,
   create_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   update_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   cancel_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
-  update_build: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  update_build: updateBuild,
   admin_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   erase_build: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   destroy_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import yauzl from 'yauzl';
 import type { Config } from '../config.js';
 
 /** The upload went beyond the size limit. */
@@ -72,6 +73,40 @@ export class ArtifactStorage {
   /** A whole file, for the small ones read at once (reports). */
   bytes(path: string): Promise<Buffer> {
     return readFile(this.absolute(path));
+  }
+
+  /**
+   * One file of a zip archive (`include: artifact:` of dynamic child pipelines): null when the archive has no such
+   * file; ArtifactTooLarge when it unpacks to more than `limit` bytes. Entries are matched by name, never extracted.
+   */
+  async entry(path: string, name: string, limit: number): Promise<Buffer | null> {
+    const wanted = name.replace(/^(\.\/)+/, '');
+    const zip = await new Promise<yauzl.ZipFile>((ok, fail) => yauzl.open(this.absolute(path), { lazyEntries: true }, (error, file) => (error ? fail(error) : ok(file))));
+    try {
+      return await new Promise<Buffer | null>((done, fail) => {
+        zip.on('error', fail);
+        zip.on('end', () => done(null));
+        zip.on('entry', (entry: yauzl.Entry) => {
+          if (entry.fileName !== wanted) return zip.readEntry();
+          if (entry.uncompressedSize > limit) return fail(new ArtifactTooLarge());
+          zip.openReadStream(entry, (error, stream) => {
+            if (error) return fail(error);
+            const chunks: Buffer[] = [];
+            let size = 0;
+            stream.on('data', (chunk: Buffer) => {
+              size += chunk.length;
+              if (size > limit) stream.destroy(new ArtifactTooLarge());
+              else chunks.push(chunk);
+            });
+            stream.on('error', fail);
+            stream.on('end', () => done(Buffer.concat(chunks)));
+          });
+        });
+        zip.readEntry();
+      });
+    } finally {
+      zip.close();
+    }
   }
 
   read(path: string): ReadStream {

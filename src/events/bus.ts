@@ -176,9 +176,10 @@ export class EventBus {
 
   /**
    * Payloads are not validated: `T` is what the topic's publishers send. A slow consumer loses the
-   * oldest events beyond ITERATOR_BUFFER_LIMIT rather than growing memory without bound.
+   * oldest events beyond ITERATOR_BUFFER_LIMIT rather than growing memory without bound. Several topics are
+   * heard in the one order their messages arrived in (a job's log, then the status that ended it).
    */
-  iterate<T>(topic: string, filter?: (payload: T) => boolean): AsyncIterableIterator<T> {
+  iterate<T>(topics: string | readonly string[], filter?: (payload: T) => boolean): AsyncIterableIterator<T> {
     const buffer: T[] = [];
     const waiting: Array<(result: IteratorResult<T>) => void> = [];
     let done = false;
@@ -193,7 +194,9 @@ export class EventBus {
       for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
     };
 
-    const unsubscribe = this.subscribe(topic, (raw) => {
+    const topicList = typeof topics === 'string' ? [topics] : topics;
+    const topic = topicList.join(',');
+    const handler = (raw: unknown): void => {
       // A message being handed out in chunks may reach an iterator that ended meanwhile.
       if (done) return;
       const payload = raw as T;
@@ -211,7 +214,9 @@ export class EventBus {
           this.logger.warn({ topic, dropped }, 'event bus: subscriber is too slow, dropping its oldest events');
         }
       }
-    });
+    };
+    const unsubscribes = topicList.map((t) => this.subscribe(t, handler));
+    const unsubscribe = () => unsubscribes.forEach((u) => u());
     this.iterators.add(finish);
 
     const iterator: AsyncIterableIterator<T> = {

@@ -10,6 +10,11 @@ import { git, gitText, GitError, type GitOptions, type GitResult } from './run.j
 /** The all-zero object name git uses for "no commit" in ref updates (a created ref's old value, a deleted one's new). */
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 
+const FULL_SHA = /^[0-9a-f]{40}$/;
+/** Commits read by full object name, by repository path and name (immutable, so never stale); oldest dropped first. */
+const KNOWN_COMMITS = new Map<string, CommitInfo>();
+const KNOWN_COMMITS_LIMIT = 1000;
+
 /** One ref moving from `before` to `after` (either may be ZERO_SHA), with the full ref name (refs/heads/…, refs/tags/…). */
 export interface RefUpdate {
   ref: string;
@@ -213,10 +218,20 @@ export class Repository {
 
   /** The commit a revision names (peeling tags), or null. */
   async commit(revision: string): Promise<CommitInfo | null> {
+    // A commit named by its full object name never changes: every job a runner takes reads its pipeline's commit,
+    // and each git run forks this (large) process, so those are remembered.
+    const key = FULL_SHA.test(revision) ? `${this.path}\0${revision}` : undefined;
+    const known = key === undefined ? undefined : KNOWN_COMMITS.get(key);
+    if (known) return known;
     const sha = await this.resolve(`${revision}^{commit}`);
     if (!sha) return null;
     const out = await gitText(this.path, ['show', '-s', `--format=${COMMIT_FORMAT}`, sha]);
-    return parseCommits(out)[0] ?? null;
+    const info = parseCommits(out)[0] ?? null;
+    if (info && key !== undefined) {
+      if (KNOWN_COMMITS.size >= KNOWN_COMMITS_LIMIT) KNOWN_COMMITS.delete(KNOWN_COMMITS.keys().next().value as string);
+      KNOWN_COMMITS.set(key, info);
+    }
+    return info;
   }
 
   /** Several commits by full object name, in one run. */

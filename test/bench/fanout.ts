@@ -11,11 +11,10 @@
  * forced garbage collection, before the subscriptions open and after the events, with them still open. Prints a markdown table.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import WebSocket from 'ws';
+import { freePort, heapUsed, pct, progress } from './shared.js';
 
 const PER_SOCKET = Number(process.env.FANOUT_PER_SOCKET ?? 100);
 const USERS = 10;
@@ -220,22 +219,6 @@ async function main(): Promise<void> {
   }
 }
 
-function progress(line: string): void {
-  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
-}
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 async function waitUntilUp(base: string, token: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
     try {
@@ -273,39 +256,10 @@ function sampleVersion(base: string, token: string): { stop(): Promise<number[]>
   };
 }
 
-/** The child's used JS heap after a full garbage collection, through the inspector protocol. */
-async function heapUsed(inspectPort: number): Promise<number> {
-  const [target] = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
-  const socket = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  let next = 0;
-  const call = (method: string) =>
-    new Promise<any>((resolve) => {
-      const id = ++next;
-      const onMessage = (raw: Buffer) => {
-        const msg = JSON.parse(raw.toString()) as { id?: number; result?: unknown };
-        if (msg.id !== id) return;
-        socket.off('message', onMessage);
-        resolve(msg.result);
-      };
-      socket.on('message', onMessage);
-      socket.send(JSON.stringify({ id, method }));
-    });
-  await call('HeapProfiler.collectGarbage');
-  const usage = (await call('Runtime.getHeapUsage')) as { usedSize: number };
-  socket.close();
-  return usage.usedSize;
-}
-
 /** The child's resident set size in bytes (Linux). */
 function rss(pid: number | undefined): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
   return Number(line?.split(/\s+/)[1] ?? 0) * 1024;
-}
-
-function pct(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
 function ms(v: number): string {

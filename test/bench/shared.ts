@@ -1,6 +1,7 @@
 /** What the bench's processes share: the token, the project JSON the floors answer with, and process plumbing. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import WebSocket from 'ws';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const TOKEN = 'glpat-bench-root-token-0000000000';
@@ -172,4 +173,39 @@ export function scratchPostgres(label: string): { url: string; drop(): void } {
   const psql = (sql: string) => execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-qc', sql]);
   psql(`CREATE DATABASE ${name}`);
   return { url: `postgresql://postgres@127.0.0.1:5432/${name}`, drop: () => psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** A line on stderr with the time, so a long bench shows where it is. */
+export function progress(line: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+/** The child's used JS heap after a full garbage collection, through the inspector protocol. */
+export async function heapUsed(inspectPort: number): Promise<number> {
+  const [target] = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let next = 0;
+  const call = (method: string) =>
+    new Promise<any>((resolve) => {
+      const id = ++next;
+      const onMessage = (raw: Buffer) => {
+        const msg = JSON.parse(raw.toString()) as { id?: number; result?: unknown };
+        if (msg.id !== id) return;
+        socket.off('message', onMessage);
+        resolve(msg.result);
+      };
+      socket.on('message', onMessage);
+      socket.send(JSON.stringify({ id, method }));
+    });
+  await call('HeapProfiler.collectGarbage');
+  const usage = (await call('Runtime.getHeapUsage')) as { usedSize: number };
+  socket.close();
+  return usage.usedSize;
+}
+
+/** The p-th percentile (nearest rank). */
+export function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }

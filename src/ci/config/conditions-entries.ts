@@ -245,6 +245,19 @@ export function readTrigger(value: Value, location: string, p: Problems): Trigge
       if (strategy === 'depend') trigger.strategy = strategy;
       else p.add(location, 'strategy should be depend');
     }
+    const forward = value.get('forward') ?? null;
+    if (forward !== null) {
+      if (!isMap(forward)) p.add(`${location}:forward`, 'config should be a hash');
+      else {
+        unknownKeys(p, `${location}:forward`, forward.keys(), ['yaml_variables', 'pipeline_variables']);
+        for (const key of ['yaml_variables', 'pipeline_variables'] as const) {
+          const flag = forward.get(key) ?? null;
+          if (flag === null) continue;
+          if (typeof flag !== 'boolean') p.add(`${location}:forward`, `${key} should be a boolean value`);
+          else (trigger.forward ??= {})[key] = flag;
+        }
+      }
+    }
     if (include) trigger.include = toPlain(value.get('include') ?? null);
     else {
       const project = value.get('project');

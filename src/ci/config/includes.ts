@@ -1,9 +1,9 @@
 /**
  * `include:` (GitLab's Config::External::Processor and Mapper): each entry normalised (a string is a local path,
  * or a remote URL), filtered by its `rules:`, local wildcards expanded, variables expanded, then read, parsed and
- * expanded in turn (nested includes), and deep-merged in order under the including file. Only files of the
- * pipeline's repository (`local:`) can be read here; the other kinds are refused by name. At most 150 files,
- * 8 MiB in all.
+ * expanded in turn (nested includes), and deep-merged in order under the including file. Files of the pipeline's
+ * repository (`local:`) can be read, and in a child pipeline files of its parent's job artifacts (`artifact:`);
+ * the other kinds are refused by name. At most 150 files, 8 MiB in all.
  */
 import { clausesMatch, type RepositoryProbe } from './conditions.js';
 import { readRules } from './conditions-entries.js';
@@ -57,16 +57,17 @@ export class IncludeExpander {
     private readonly budget: ValueBudget,
   ) {}
 
-  private metadata(location: string): PlannedInclude {
+  private metadata(location: string, job?: string): PlannedInclude {
     const v = this.ctx.variables;
     const url = v.CI_PROJECT_URL;
     const sha = v.CI_COMMIT_SHA;
+    const local = job === undefined;
     return {
-      type: 'local',
+      type: local ? 'local' : 'artifact',
       location,
-      blob: url && sha ? `${url}/-/blob/${sha}/${location}` : null,
-      raw: url && sha ? `${url}/-/raw/${sha}/${location}` : null,
-      extra: {},
+      blob: local && url && sha ? `${url}/-/blob/${sha}/${location}` : null,
+      raw: local && url && sha ? `${url}/-/raw/${sha}/${location}` : null,
+      extra: local ? {} : { job_name: job },
       context_project: v.CI_PROJECT_PATH ?? null,
       context_sha: sha ?? null,
     };
@@ -96,6 +97,22 @@ export class IncludeExpander {
     }
     if (isMap(entry)) return entry;
     throw new IncludeError('Each include must be a hash or a string');
+  }
+
+  /** The included file's text: from the repository, or from a parent job's artifacts (GitLab's error wordings). */
+  private async read(path: string, job: string | undefined): Promise<string> {
+    if (job === undefined) {
+      const content = await this.ctx.readLocal(path);
+      if (content === null) throw new IncludeError(`Local file \`${path}\` does not exist!`);
+      if (content.trim() === '') throw new IncludeError(`Local file \`${path}\` is empty!`);
+      return content;
+    }
+    if (!job) throw new IncludeError('Job must be provided when including configs from artifacts');
+    const found = await this.ctx.readArtifact!(job, path);
+    if (!found.job) throw new IncludeError(`Job \`${job}\` not found in parent pipeline or does not have artifacts!`);
+    if (found.content === null) throw new IncludeError(`Path \`${path}\` does not exist inside the \`${job}\` artifacts archive!`);
+    if (found.content.trim() === '') throw new IncludeError(`File \`${path}\` is empty!`);
+    return found.content;
   }
 
   private async passesRules(location: ConfigMap): Promise<boolean> {
@@ -128,22 +145,23 @@ export class IncludeExpander {
   private async load(location: ConfigMap): Promise<ConfigMap> {
     const accessor = this.accessor(location);
     const target = location.get(accessor) ?? null;
-    if (accessor !== 'local') {
+    if (accessor === 'artifact' && !this.ctx.readArtifact) throw new IncludeError('Including configs from artifacts is only allowed when triggering child pipelines');
+    if (accessor !== 'local' && accessor !== 'artifact') {
       const name = isString(target) ? expandVariables(target, this.ctx.variables, true) : asJson(target);
-      throw new IncludeError(`${UNSUPPORTED[accessor]} include \`${name}\` is not supported: only local files of the project's repository can be included`);
+      throw new IncludeError(`${UNSUPPORTED[accessor]} include \`${name}\` is not supported: only local files of the project's repository and artifacts of a parent pipeline's jobs can be included`);
     }
     if (this.includes.length >= MAX_INCLUDES) throw new IncludeError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
+    const job = accessor === 'artifact' ? location.get('job') : undefined;
+    const jobName = job === undefined ? undefined : expandVariables(isString(job) ? job : asJson(job ?? null), this.ctx.variables, true);
     if (!isString(target)) {
-      this.includes.push(this.metadata(asJson(target)));
+      this.includes.push(this.metadata(asJson(target), jobName));
       throw new IncludeError(`Included file \`${asJson(target)}\` needs to be a string`);
     }
     const path = expandVariables(target, this.ctx.variables, true).replace(/^\/+/, '');
-    this.includes.push(this.metadata(path));
+    this.includes.push(this.metadata(path, jobName));
     if (!YAML_EXTENSION.test(path.split('/').pop() ?? '')) throw new IncludeError(`Included file \`${path}\` does not have YAML extension!`);
     if (location.has('inputs') || location.has('with')) throw new IncludeError(`Included file \`${path}\` has inputs, which are not supported`);
-    const content = await this.ctx.readLocal(path);
-    if (content === null) throw new IncludeError(`Local file \`${path}\` does not exist!`);
-    if (content.trim() === '') throw new IncludeError(`Local file \`${path}\` is empty!`);
+    const content = await this.read(path, jobName);
     this.bytes += Buffer.byteLength(content, 'utf8');
     if (this.bytes > MAX_TOTAL_BYTES) throw new IncludeError('Total size of combined CI/CD configuration is too big');
     const parsed = parseYaml(content, this.budget);

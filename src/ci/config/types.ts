@@ -23,6 +23,12 @@ export interface CiContext {
    * `exists` answers literal paths through `readLocal` and glob patterns match nothing.
    */
   listFiles?(): Promise<readonly string[]>;
+  /**
+   * Only when creating a child pipeline: a file of the archive of the parent pipeline's job named `job`, for
+   * `include: artifact:` (dynamic child pipelines). `job: false`: no such job with an archive; `content: null`: no
+   * such file in it.
+   */
+  readArtifact?(job: string, path: string): Promise<{ job: false } | { job: true; content: string | null }>;
 }
 
 export interface PlannedNeed {
@@ -80,7 +86,7 @@ export interface PlannedJob {
   environment: { name: string; action?: string } | null;
   interruptible: boolean;
   /** trigger: jobs (bridges), kept as data. */
-  trigger: { include?: unknown; project?: string; branch?: string; strategy?: string } | null;
+  trigger: { include?: unknown; project?: string; branch?: string; strategy?: string; forward?: { yaml_variables?: boolean; pipeline_variables?: boolean } } | null;
   /** GitLab's `only` of the job after defaults (`{ refs: ['branches', 'tags'] }` without rules), for the lint API; null when none. */
   only: PolicyValue | null;
   /** GitLab's `except` of the job, for the lint API; null when none. */

@@ -3,9 +3,9 @@
  * `commented on` … through `record`, inside its own transaction when it passes one; the Events API lists them,
  * and `prune` removes those past retention.
  */
-import { actorWithoutMemberships, can, type Actor, type NamespaceSubject, type ProfileSubject, type ProjectSubject } from '../../auth/policy.js';
-import type { Viewer } from '../../auth/viewer.js';
+import { can, type Actor, type NamespaceSubject, type ProfileSubject, type ProjectSubject } from '../../auth/policy.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
+import { liveActor } from '../../auth/memberships.js';
 import { perMessage } from '../../events/bus.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -161,22 +161,15 @@ export class ActivityService {
     const { app, db, viewer, loaders } = this.base;
     const wanted = (m: RecordedMessage, actor: Actor) =>
       m.project !== null && (project === null || m.project.id === project.id) && can(actor, 'read_project', m.project);
-    // The viewer's memberships as the App remembers them (dropped when the bus announces a change, which arrives
-    // before any event it causes): at once when current, else loaded once for all of the user's subscriptions.
-    const ready = (): Actor | undefined => {
-      if (!viewer) return actorWithoutMemberships(null);
-      const memberships = app.memberships.current(viewer.id);
-      return memberships && { viewer, memberships };
-    };
-    const actor = async (): Promise<Actor> => ready() ?? { viewer, memberships: await app.memberships.of((viewer as Viewer).id) };
+    const actor = liveActor(app.memberships, viewer);
     // Decided as the message arrives while the memberships are current (most messages: nothing wakes up).
     const events = app.bus.iterate<RecordedMessage>(ACTIVITY_TOPIC, (m) => {
-      const now = ready();
+      const now = actor.now();
       return now === undefined || wanted(m, now);
     });
     try {
       for await (const message of events) {
-        if (!wanted(message, await actor())) continue;
+        if (!wanted(message, await actor.get())) continue;
         const event = await recordedEvent(message, db);
         if (!event) continue;
         const { author, ...row } = event;

@@ -8,12 +8,12 @@
  */
 import type { Config } from '../../config.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { planPipeline, type PipelinePlan, type PlannedJob } from '../../ci/config/index.js';
+import { planPipeline, type CiContext, type PipelinePlan, type PlannedJob } from '../../ci/config/index.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { pipelineVariables, variableMap } from './predefined.js';
-import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type StoredNeed } from './processing.js';
+import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type ProcessingEffects, type StoredNeed } from './processing.js';
 
 /** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
 export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
@@ -46,14 +46,20 @@ export interface CreateInput {
   triggerId?: number | null;
   /** The schedule that runs it (source `schedule`). */
   pipelineScheduleId?: number | null;
+  /** A downstream pipeline's upstream: the bridge that creates it, and for a child pipeline its parent. */
+  upstream?: { bridgeId: number; parentPipelineId: number | null };
+  /**
+   * The configuration to plan instead of the repository's file (a child pipeline's `include:`), and how its
+   * `include: artifact:` entries read files of the parent pipeline's jobs.
+   */
+  config?: { content: string; readArtifact: NonNullable<CiContext['readArtifact']> };
 }
 
-export interface CreateDeps {
+export interface CreateDeps extends ProcessingEffects {
   db: PrismaClient;
   config: Config;
   repositories: RepositoriesService;
   protectedBranches: ProtectedBranchesService;
-  publish(topic: string, payload: unknown, tx?: Prisma.TransactionClient): Promise<void>;
 }
 
 type PipelineRow = Prisma.PipelineGetPayload<object>;
@@ -89,15 +95,21 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     triggerId: input.triggerId ?? null,
     pipelineScheduleId: input.pipelineScheduleId ?? null,
     committedAt: new Date(commit.committedDate),
+    sourceJobId: input.upstream?.bridgeId ?? null,
+    parentPipelineId: input.upstream?.parentPipelineId ?? null,
   };
 
   if (input.honourSkipCi && SKIP_CI.test(commit.message)) {
     return { pipeline: await insert(deps, row, { status: 'skipped' }, [], input.variables, null) };
   }
 
-  const blobSha = await repository.resolve(`${sha}:${configPath}`);
-  const content = blobSha ? await repository.blob(blobSha, MAX_CONFIG_BYTES) : null;
-  if (content === null) return { error: CREATE_ERRORS.missingConfig };
+  let content = input.config?.content ?? null;
+  if (content === null) {
+    const blobSha = await repository.resolve(`${sha}:${configPath}`);
+    const bytes = blobSha ? await repository.blob(blobSha, MAX_CONFIG_BYTES) : null;
+    if (bytes === null) return { error: CREATE_ERRORS.missingConfig };
+    content = bytes.toString('utf8');
+  }
 
   const facts = {
     source: input.source,
@@ -113,7 +125,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     project,
   };
   const changes = input.changesFrom ? ((await repository.changedPaths(input.changesFrom, sha)) ?? undefined) : undefined;
-  const plan = await planPipeline(content.toString('utf8'), {
+  const plan = await planPipeline(content, {
     variables: variableMap(pipelineVariables(deps.config, facts), input.variables),
     changes,
     readLocal: async (path) => {
@@ -121,6 +133,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
       const bytes = local ? await repository.blob(local, MAX_CONFIG_BYTES) : null;
       return bytes ? bytes.toString('utf8') : null;
     },
+    readArtifact: input.config?.readArtifact,
   });
   if (plan.errors.length > 0) {
     return { pipeline: await insert(deps, row, { status: 'failed', yamlErrors: plan.errors.join(', '), failureReason: 'config_error', finishedAt: new Date() }, [], input.variables, null) };
@@ -166,7 +179,7 @@ async function insert(
   variables: CreateInput['variables'],
   plan: PipelinePlan | null,
 ): Promise<PipelineRow> {
-  return deps.db.$transaction(async (tx) => {
+  const created = await deps.db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${row.projectId} FOR UPDATE`;
     const { _max } = await tx.pipeline.aggregate({ where: { projectId: row.projectId }, _max: { iid: true } });
     const pipeline = await tx.pipeline.create({ data: { ...row, ...state, iid: (_max.iid ?? 0) + 1 } });
@@ -199,7 +212,10 @@ async function insert(
     await deps.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status: pipeline.status } satisfies PipelineUpdatedMessage, tx);
     if (jobs.length === 0) return pipeline;
     // Its first processing in the same transaction: the pipeline is never seen with its first stage not started.
-    await processPipeline(tx, pipeline.id, deps.publish);
+    await processPipeline(tx, pipeline.id, deps);
     return tx.pipeline.findUniqueOrThrow({ where: { id: pipeline.id } });
   });
+  // Bridges of its first stage queued their downstream pipelines.
+  deps.app.jobs.wake();
+  return created;
 }

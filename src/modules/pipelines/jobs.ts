@@ -3,6 +3,7 @@ import { userViewer } from '../../auth/viewer.js';
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { JobEnvironment } from '../module.js';
 import { PUSH_JOB, type PushedMessage } from '../repositories/service.js';
+import { BRIDGE_STATUS_JOB, DOWNSTREAM_JOB } from './processing.js';
 
 /** How often delayed (`when: delayed`) jobs are looked at; GitLab's own scheduling has minute granularity. */
 const DELAYED_JOBS_EVERY_MS = 5_000;
@@ -17,6 +18,18 @@ export function pipelineJobs({ app, contextFor }: JobEnvironment): JobHandlers {
       const project = await services.projects.find({ id: push.projectId });
       if (!project) return;
       await services.pipelines.createForPush(project, push);
+    },
+    // As the bridge's user: the downstream pipeline is theirs, and their permissions decide whether it may exist.
+    [DOWNSTREAM_JOB]: async (payload) => {
+      const { bridgeId } = payload as { bridgeId: number };
+      const bridge = await app.db.ciJob.findUnique({ where: { id: bridgeId }, select: { userId: true } });
+      if (!bridge) return;
+      const viewer = bridge.userId === null ? null : await userViewer(app.db, bridge.userId);
+      await contextFor(viewer).services.pipelines.downstream.create(bridgeId);
+    },
+    [BRIDGE_STATUS_JOB]: async (payload) => {
+      const { pipelineId } = payload as { pipelineId: number };
+      await contextFor(null).services.pipelines.downstream.inherit(pipelineId);
     },
     'pipelines.delayed_jobs': {
       everyMs: DELAYED_JOBS_EVERY_MS,

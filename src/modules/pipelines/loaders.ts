@@ -23,6 +23,8 @@ export function createPipelineLoaders(db: PrismaClient) {
       const bySchedule = new Map(rows.map((row) => [row.pipelineScheduleId, row]));
       return scheduleIds.map((id) => bySchedule.get(id) ?? null);
     }),
+    /** The pipeline each bridge created, by the bridge's ID. */
+    downstreamByBridge: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { sourceJobId: { in: [...ids] } } }), (p) => p.sourceJobId!),
     runnerById: byKeyLoader((ids: readonly number[]) => db.runner.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),
     /** Mean coverage of each pipeline's latest jobs that report one (null for none). */
     coverage: new DataLoader<number, number | null>(async (pipelineIds) => {

@@ -6,6 +6,7 @@
  * composed from its latest jobs. Transitions are published on the bus after the transaction commits.
  */
 import type { Prisma, PrismaClient } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import { compositeStatus, isCompleted, type CiStatus, type StatusOf } from './status.js';
 
 /** Bus topic: a pipeline's status (or timing) changed. */
@@ -26,6 +27,21 @@ export interface JobUpdatedMessage {
   status: string;
 }
 
+/** Bus topic: a running job's log grew by one stored chunk (the runner's patch, masked, or what was held back of it). */
+export const JOB_TRACE_APPENDED = 'ci.job.trace';
+
+export interface JobTraceAppendedMessage {
+  jobId: number;
+  pipelineId: number;
+  projectId: number;
+  /** The stored chunk: its bytes are loaded by whoever listens, as NOTIFY payloads are small. */
+  chunkId: number;
+  /** Where the chunk starts in the stored (masked) log, in bytes. */
+  offset: number;
+  /** The chunk's length in bytes. */
+  bytes: number;
+}
+
 /** How a job entry in `options.needs` is stored. */
 export interface StoredNeed {
   name: string;
@@ -34,7 +50,25 @@ export interface StoredNeed {
 }
 
 type Tx = Prisma.TransactionClient;
-type Publish = (topic: string, payload: unknown, tx?: Tx) => Promise<void>;
+
+/** Job kind: create the downstream pipeline of a bridge that became pending (GitLab's CreateDownstreamPipelineWorker). */
+export const DOWNSTREAM_JOB = 'pipelines.downstream';
+/** Job kind: a downstream pipeline finished; its bridge may inherit its status (GitLab's PipelineBridgeStatusWorker). */
+export const BRIDGE_STATUS_JOB = 'pipelines.bridge_status';
+
+/**
+ * What processing does besides writing rows: bus messages and background jobs, both on commit of the transaction.
+ * Services pass their ServiceBase; `withPipeline` wakes the job queue once the transaction committed.
+ */
+export interface ProcessingEffects {
+  app: { jobs: Pick<JobQueue, 'enqueue' | 'wake'> };
+  publish(topic: string, payload: unknown, tx?: Tx): Promise<void>;
+}
+
+/** Queues a bridge's downstream pipeline: once per bridge, whichever transition made it pending. */
+export async function queueDownstream(effects: ProcessingEffects, tx: Tx, bridgeId: number): Promise<void> {
+  await effects.app.jobs.enqueue(DOWNSTREAM_JOB, { bridgeId }, { uniqueKey: `downstream:${bridgeId}` }, tx);
+}
 
 interface ProcessedJob extends StatusOf {
   id: number;
@@ -79,7 +113,7 @@ export async function lockPipeline(tx: Tx, pipelineId: number): Promise<boolean>
  * Processes the pipeline inside `tx` (which must hold its lock, see lockPipeline): starts or skips what may now
  * start, then sets the pipeline's status and times. Publishes every job and pipeline transition on commit.
  */
-export async function processPipeline(tx: Tx, pipelineId: number, publish: Publish, now = new Date()): Promise<void> {
+export async function processPipeline(tx: Tx, pipelineId: number, effects: ProcessingEffects, now = new Date()): Promise<void> {
   const pipeline = await tx.pipeline.findUnique({ where: { id: pipelineId } });
   if (!pipeline) return;
   const jobs: ProcessedJob[] = await tx.ciJob.findMany({
@@ -88,6 +122,7 @@ export async function processPipeline(tx: Tx, pipelineId: number, publish: Publi
     select: { id: true, name: true, stageIdx: true, status: true, when: true, allowFailure: true, type: true, schedulingType: true, options: true, queuedAt: true },
   });
   const byName = new Map(jobs.map((job) => [job.name, job]));
+  const byId = new Map(jobs.map((job) => [job.id, job]));
   const changed = new Map<number, Prisma.CiJobUpdateInput>();
   const set = (job: ProcessedJob, status: CiStatus, data: Prisma.CiJobUpdateInput = {}) => {
     job.status = status;
@@ -110,9 +145,6 @@ export async function processPipeline(tx: Tx, pipelineId: number, publish: Publi
       moved = true;
       if (!runsAfter(job.when, before)) {
         set(job, 'skipped');
-      } else if (job.type === 'bridge') {
-        // Downstream pipelines (trigger:) are not run by this server: the bridge fails, saying why.
-        set(job, 'failed', { failureReason: 'downstream_pipeline_creation_failed', finishedAt: now });
       } else if (job.when === 'manual') {
         set(job, 'manual');
       } else if (job.when === 'delayed') {
@@ -124,18 +156,20 @@ export async function processPipeline(tx: Tx, pipelineId: number, publish: Publi
   }
   for (const [id, data] of changed) {
     await tx.ciJob.update({ where: { id }, data });
-    await publish(JOB_UPDATED, { jobId: id, pipelineId, projectId: pipeline.projectId, status: data.status as string } satisfies JobUpdatedMessage, tx);
+    await effects.publish(JOB_UPDATED, { jobId: id, pipelineId, projectId: pipeline.projectId, status: data.status as string } satisfies JobUpdatedMessage, tx);
+    // A bridge runs no script: pending, it waits for its downstream pipeline to be created.
+    if (data.status === 'pending' && byId.get(id)?.type === 'bridge') await queueDownstream(effects, tx, id);
   }
   const status: CiStatus = pipeline.yamlErrors ? 'failed' : (compositeStatus(jobs) ?? 'skipped');
-  await setPipelineStatus(tx, pipeline, status, publish, now, changed.size > 0);
+  await setPipelineStatus(tx, pipeline, status, effects, now, changed.size > 0);
 }
 
 /** GitLab's pipeline state machine: started_at set once on entering running, finished_at and duration on finishing. */
 async function setPipelineStatus(
   tx: Tx,
-  pipeline: { id: number; projectId: number; status: string; startedAt: Date | null; createdAt: Date },
+  pipeline: { id: number; projectId: number; status: string; startedAt: Date | null; createdAt: Date; sourceJobId: number | null },
   status: CiStatus,
-  publish: Publish,
+  effects: ProcessingEffects,
   now: Date,
   jobsMoved: boolean,
 ): Promise<void> {
@@ -153,16 +187,29 @@ async function setPipelineStatus(
   }
   await tx.pipeline.update({ where: { id: pipeline.id }, data });
   if (pipeline.status !== status) {
-    await publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies PipelineUpdatedMessage, tx);
+    await effects.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies PipelineUpdatedMessage, tx);
+    // A downstream pipeline tells its bridge (strategy depend or mirror) when it settles; the upstream pipeline is
+    // processed in a transaction of its own, never under this one's lock.
+    if (pipeline.sourceJobId !== null && (isCompleted(status) || status === 'manual')) {
+      await effects.app.jobs.enqueue(BRIDGE_STATUS_JOB, { pipelineId: pipeline.id, status }, {}, tx);
+    }
   }
 }
 
 /** Runs `change` and then processes the pipeline, in one transaction holding the pipeline's lock. */
-export async function withPipeline<T>(db: PrismaClient, pipelineId: number, publish: Publish, change: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.$transaction(async (tx) => {
+export async function withPipeline<T>(db: PrismaClient, pipelineId: number, effects: ProcessingEffects, change: (tx: Tx) => Promise<T>): Promise<T> {
+  let queued = false;
+  const jobs: ProcessingEffects['app']['jobs'] = {
+    enqueue: (...args) => ((queued = true), effects.app.jobs.enqueue(...args)),
+    wake: () => effects.app.jobs.wake(),
+  };
+  const result = await db.$transaction(async (tx) => {
     await lockPipeline(tx, pipelineId);
     const result = await change(tx);
-    await processPipeline(tx, pipelineId, publish);
+    await processPipeline(tx, pipelineId, { publish: effects.publish, app: { jobs } });
     return result;
   });
+  // Jobs queued in the transaction exist now: look for them at once rather than at the next poll.
+  if (queued) effects.app.jobs.wake();
+  return result;
 }

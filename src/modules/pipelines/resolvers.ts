@@ -6,7 +6,6 @@ import { recordNotFound } from '../../errors.js';
 import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
 import { idFields, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
-import { JOB_UPDATED, PIPELINE_UPDATED, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
 import type { CommitStatusInput } from './statuses.js';
@@ -89,6 +88,12 @@ export const pipelineResolvers = {
     iid: (p: PipelineRow) => String(p.iid),
     databaseIid: (p: PipelineRow) => p.iid,
     archived: () => false,
+    child: (p: PipelineRow) => p.parentPipelineId !== null,
+    upstream: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.upstreamOf(p),
+    downstream: async (p: PipelineRow, _a: unknown, ctx: Context) => {
+      const nodes = await ctx.services.pipelines.downstreamsOf(p);
+      return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+    },
     yamlErrors: (p: PipelineRow) => p.yamlErrors !== null,
     yamlErrorMessages: (p: PipelineRow) => p.yamlErrors,
     user: (p: PipelineRow, _a: unknown, ctx: Context) => (p.userId === null ? null : ctx.loaders.users.byId.load(p.userId)),
@@ -163,7 +168,7 @@ export const pipelineResolvers = {
     artifactsExpireAt: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive')?.expireAt ?? null,
     runner: (j: JobRow, _a: unknown, ctx: Context) => (j.runnerId === null ? null : ctx.services.pipelines.runner(j.runnerId)),
     archived: () => false,
-    downstreamPipeline: () => null,
+    downstreamPipeline: (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.downstreamOf(j),
     traceEncoded: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.trace(await projectOf(ctx, j), j.id)).toString('base64'),
     traceContentType: () => 'text/plain',
     queuedDuration: (j: JobRow) => seconds(j.queuedAt, j.startedAt ?? (j.queuedAt && j.status === 'pending' ? new Date() : null)),
@@ -243,19 +248,22 @@ export const pipelineResolvers = {
     ciPipelineStatusUpdated: {
       subscribe: async (_: unknown, args: { pipelineId: string }, ctx: Context) => {
         const { pipeline, project: p } = await pipelineById(ctx, args.pipelineId);
-        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.pipelineId === pipeline.id, async (m) => ({ ...(await ctx.services.pipelines.current(m.pipelineId)), status: m.status }), 'ciPipelineStatusUpdated');
+        return ctx.services.pipelines.watchPipelines(p, pipeline.id, 'ciPipelineStatusUpdated');
       },
     },
     ciJobStatusUpdated: {
       subscribe: async (_: unknown, args: { jobId: string }, ctx: Context) => {
         const { job, project: p } = await jobById(ctx, args.jobId);
-        return ctx.services.pipelines.watch<JobUpdatedMessage>(p, JOB_UPDATED, (m) => m.jobId === job.id, async (m) => ({ ...(await ctx.services.pipelines.locateJob(m.jobId)), status: m.status }), 'ciJobStatusUpdated');
+        return ctx.services.pipelines.watchJob(p, job.id, 'ciJobStatusUpdated');
       },
     },
     projectPipelinesUpdated: {
-      subscribe: async (_: unknown, args: { projectPath: string }, ctx: Context) => {
-        const p = await project(ctx, args.projectPath);
-        return ctx.services.pipelines.watch<PipelineUpdatedMessage>(p, PIPELINE_UPDATED, (m) => m.projectId === p.id, async (m) => ({ ...(await ctx.services.pipelines.current(m.pipelineId)), status: m.status }), 'projectPipelinesUpdated');
+      subscribe: async (_: unknown, args: { projectPath: string }, ctx: Context) => ctx.services.pipelines.watchPipelines(await project(ctx, args.projectPath), null, 'projectPipelinesUpdated'),
+    },
+    jobTraceUpdated: {
+      subscribe: async (_: unknown, args: { jobId: string }, ctx: Context) => {
+        const { job, project: p } = await jobById(ctx, args.jobId);
+        return ctx.services.pipelines.watchTrace(p, job.id);
       },
     },
   },

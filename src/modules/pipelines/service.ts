@@ -4,7 +4,7 @@
  * retry, cancel, delete, play), and every job transition, each followed by processing the pipeline
  * (processing.ts) so later stages start as earlier ones finish.
  */
-import { actorWithoutMemberships, can } from '../../auth/policy.js';
+import { can } from '../../auth/policy.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -13,17 +13,36 @@ import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { createPipeline } from './create.js';
+import { createPipeline, type CreateDeps } from './create.js';
+import { DownstreamPipelines } from './downstream.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport } from './test-reports.js';
 import { WITH_NAMESPACE } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
-import { JOB_UPDATED, withPipeline, type JobUpdatedMessage } from './processing.js';
+import { JOB_TRACE_APPENDED, JOB_UPDATED, PIPELINE_UPDATED, queueDownstream, withPipeline, type JobTraceAppendedMessage, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
+import { jobOfMessage, pipelineOfMessage, traceSizeOfMessage, tracePiecesOfMessage, type TracePiece } from './live.js';
+import { liveActor } from '../../auth/memberships.js';
+import { perMessage } from '../../events/bus.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted } from './status.js';
 
 export type PipelineRow = Prisma.PipelineGetPayload<object>;
 export type JobRow = Prisma.CiJobGetPayload<object>;
+
+/** One jobTraceUpdated message. */
+export interface JobTraceUpdate extends TracePiece {
+  job: JobRow;
+  complete: boolean;
+}
+
+/** The variables that put a job in debug mode (GitLab's Ci::Build#debug_mode?). */
+const DEBUG_VARIABLES = ['CI_DEBUG_TRACE', 'CI_DEBUG_SERVICES'] as const;
+
+/** The row a status message names, shown with that status: one object per message, shared by its subscribers. */
+const shownWithStatus = perMessage((message: { status: string }, row: object): object => ({ ...row, status: message.status }));
+
+/** A job's row as a log chunk shows it: running (logs grow only while it runs), whatever happened since. */
+const runningJob = perMessage((_message: JobTraceAppendedMessage, row: JobRow): JobRow => ({ ...row, status: 'running' }));
 
 export const PIPELINE_SCOPES = ['running', 'pending', 'finished', 'branches', 'tags'] as const;
 export const PIPELINE_ORDERS = ['id', 'status', 'ref', 'updated_at', 'user_id'] as const;
@@ -68,11 +87,16 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
   return [...scopes];
 }
 
+/** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
+const MAX_CHILD_DEPTH = 3;
+
 export class PipelinesService {
   /** Trigger tokens of projects. */
   readonly triggers: PipelineTriggers;
   /** Commit statuses from external CI. */
   readonly statuses: CommitStatuses;
+  /** Child and multi-project pipelines of bridges (trigger: jobs). */
+  readonly downstream: DownstreamPipelines;
 
   constructor(
     private readonly base: ServiceBase,
@@ -81,6 +105,12 @@ export class PipelinesService {
   ) {
     this.triggers = new PipelineTriggers(base);
     this.statuses = new CommitStatuses(base, repositories);
+    this.downstream = new DownstreamPipelines({
+      base,
+      repositories,
+      createDeps: () => this.deps(),
+      setJobStatus: (tx, pipeline, jobId, status, data) => this.setJobStatus(tx, pipeline, jobId, status, data),
+    });
   }
 
   private get db(): PrismaClient {
@@ -303,9 +333,10 @@ export class PipelinesService {
     return 'error' in result ? null : result.pipeline;
   }
 
-  private deps() {
+  private deps(): CreateDeps {
     return {
       db: this.db,
+      app: this.base.app,
       config: this.base.app.config,
       repositories: this.repositories,
       protectedBranches: this.protectedBranches,
@@ -318,7 +349,7 @@ export class PipelinesService {
     await this.authorized(project, 'update_pipeline');
     const pipeline = await this.find(project, id);
     const viewer = this.base.access.requireViewer();
-    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
+    await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
       const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false } });
       const retryable = jobs.filter((job) => job.status === 'failed' || job.status === 'canceled');
       if (retryable.length === 0) return;
@@ -329,14 +360,24 @@ export class PipelinesService {
     return this.find(project, id);
   }
 
-  /** Cancels every cancelable job; answers the pipeline whether or not anything could be canceled (GitLab's 200). */
+  /**
+   * Cancels every cancelable job, then those of its child pipelines (GitLab cascades to children, not to
+   * multi-project downstreams); answers the pipeline whether or not anything could be canceled (GitLab's 200).
+   */
   async cancel(project: ProjectRow, id: number): Promise<PipelineRow> {
     await this.authorized(project, 'cancel_pipeline');
     const pipeline = await this.find(project, id);
-    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
-      const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
-      for (const job of jobs) await this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
-    });
+    // Each pipeline under its own lock, parent first: a lock is never taken while another pipeline's is held.
+    for (let level = [pipeline.id], depth = 0; level.length > 0 && depth <= MAX_CHILD_DEPTH; depth++) {
+      for (const pipelineId of level) {
+        await withPipeline(this.db, pipelineId, this.base, async (tx) => {
+          const jobs = await tx.ciJob.findMany({ where: { pipelineId, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
+          for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId: project.id }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
+        });
+      }
+      const children = await this.db.pipeline.findMany({ where: { parentPipelineId: { in: level }, status: { notIn: [...FINISHED_STATUSES] } }, select: { id: true } });
+      level = children.map((c) => c.id);
+    }
     return this.find(project, id);
   }
 
@@ -415,9 +456,10 @@ export class PipelinesService {
     const viewer = this.base.access.requireViewer();
     if (job.status !== 'manual' && job.status !== 'scheduled') throw badRequest('400 Bad request - Unplayable Job');
     const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
-    await withPipeline(this.db, pipeline.id, this.base.publish, async (tx) => {
+    await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
       const options = { ...(job.options as object), ...(variables.length ? { job_variables: variables.map((v) => ({ key: v.key, value: v.value })) } : {}) };
       await this.setJobStatus(tx, pipeline, job.id, 'pending', { queuedAt: new Date(), user: { connect: { id: viewer.id } }, options });
+      if (job.type === 'bridge') await queueDownstream(this.base, tx, job.id);
     });
     return this.findJob(project, jobId);
   }
@@ -428,7 +470,7 @@ export class PipelinesService {
     const job = await this.findJob(project, jobId);
     if ((CANCELABLE_STATUSES as readonly string[]).includes(job.status)) {
       const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
-      await withPipeline(this.db, pipeline.id, this.base.publish, (tx) => this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null }));
+      await withPipeline(this.db, pipeline.id, this.base, (tx) => this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null }));
     }
     return this.findJob(project, jobId);
   }
@@ -439,7 +481,7 @@ export class PipelinesService {
     const job = await this.findJob(project, jobId);
     const viewer = this.base.access.requireViewer();
     if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw forbidden('Job is not retryable');
-    const copy = await withPipeline(this.db, job.pipelineId, this.base.publish, (tx) => this.cloneForRetry(tx, job, viewer.id));
+    const copy = await withPipeline(this.db, job.pipelineId, this.base, (tx) => this.cloneForRetry(tx, job, viewer.id));
     return this.findJob(project, copy.id);
   }
 
@@ -500,34 +542,111 @@ export class PipelinesService {
     return job;
   }
 
+  /** Live statuses of one pipeline (or, without `pipelineId`, of every pipeline of the project). */
+  watchPipelines(project: ProjectRow, pipelineId: number | null, field: string): Promise<AsyncGenerator<Record<string, PipelineRow>>> {
+    return this.watch<PipelineUpdatedMessage, PipelineRow>(project, PIPELINE_UPDATED, (m) => pipelineId === null || m.pipelineId === pipelineId, pipelineOfMessage, field);
+  }
+
+  /** Live statuses of one job. */
+  watchJob(project: ProjectRow, jobId: number, field: string): Promise<AsyncGenerator<Record<string, JobRow>>> {
+    return this.watch<JobUpdatedMessage, JobRow>(project, JOB_UPDATED, (m) => m.jobId === jobId, jobOfMessage, field);
+  }
+
   /**
    * Live updates of one topic for a project's pipelines or jobs: the viewer must read the project's pipelines to
    * subscribe, and each message is checked again against their memberships as the App remembers them (dropped
-   * when they change), so a subscriber whose access is removed stops receiving. Yields `{ [field]: row }`.
+   * when they change), so a subscriber whose access is removed stops receiving. The row a message names is loaded
+   * once per message for every subscriber of this process, and shown with the status the message announced.
    */
-  async watch<M extends { projectId: number }>(
+  private async watch<M extends { projectId: number; status: string }, R extends object>(
     project: ProjectRow,
     topic: string,
     match: (message: M) => boolean,
-    load: (message: M) => Promise<unknown>,
+    load: (message: M, db: PrismaClient) => Promise<R | null>,
     field: string,
-  ): Promise<AsyncGenerator<Record<string, unknown>>> {
+  ): Promise<AsyncGenerator<Record<string, R>>> {
     await this.authorized(project, 'read_pipeline');
-    const { app, viewer } = this.base;
+    const { app, db, viewer } = this.base;
+    const actor = liveActor(app.memberships, viewer);
     const messages = app.bus.iterate<M>(topic, (m) => m.projectId === project.id && match(m));
-    const mayRead = async () => can(viewer ? { viewer, memberships: await app.memberships.of(viewer.id) } : actorWithoutMemberships(null), 'read_pipeline', project);
     return (async function* () {
       try {
         for await (const message of messages) {
-          if (!(await mayRead())) return;
-          const row = await load(message).catch(() => null);
+          if (!can(await actor.get(), 'read_pipeline', project)) return;
+          const row = await load(message, db).catch(() => null);
           if (row === null) continue;
-          yield { [field]: row };
+          await app.bus.turn();
+          yield { [field]: shownWithStatus(message, row) as R };
         }
       } finally {
         await messages.return?.();
       }
     })();
+  }
+
+  /**
+   * A job's log as it grows (jobTraceUpdated): each stored chunk in order, cut into updates of at most
+   * MAX_TRACE_UPDATE_BYTES, then one last update with `complete` when the job finished (at once when it already
+   * has). Only for those who may read the job's log (GitLab's read_build_trace), checked again on every message.
+   */
+  async watchTrace(project: ProjectRow, jobId: number): Promise<AsyncGenerator<{ jobTraceUpdated: JobTraceUpdate }>> {
+    const job = await this.job(project, jobId);
+    const subject = { project, debugMode: await this.debugMode(job) };
+    await this.base.access.authorize('read_build_trace', subject);
+    const { app, db, viewer } = this.base;
+    const actor = liveActor(app.memberships, viewer);
+    type Message = JobTraceAppendedMessage | JobUpdatedMessage;
+    const isChunk = (m: Message): m is JobTraceAppendedMessage => 'chunkId' in m;
+    const messages = app.bus.iterate<Message>([JOB_TRACE_APPENDED, JOB_UPDATED], (m) => {
+      if (m.jobId !== job.id || (!isChunk(m) && !isCompleted(m.status))) return false;
+      const now = actor.now();
+      return now === undefined || can(now, 'read_build_trace', subject);
+    });
+    // Subscribed before looking: a job that finishes meanwhile is either seen finished here or heard of below.
+    const finished = await this.locateJob(job.id);
+    return (async function* () {
+      try {
+        if (isCompleted(finished.status)) {
+          yield { jobTraceUpdated: await final(finished, { jobId: job.id }) };
+          return;
+        }
+        for await (const message of messages) {
+          if (!can(await actor.get(), 'read_build_trace', subject)) return;
+          if (isChunk(message)) {
+            const [pieces, row] = await Promise.all([tracePiecesOfMessage(message, db), jobOfMessage(message, db)]);
+            if (!pieces || !row) continue;
+            for (const piece of pieces) {
+              await app.bus.turn();
+              // Logs grow only while the job runs; the row may already show what came after.
+              yield { jobTraceUpdated: { ...piece, complete: false, job: runningJob(message, row) } };
+            }
+            continue;
+          }
+          const row = await jobOfMessage(message, db);
+          if (!row) return;
+          await app.bus.turn();
+          yield { jobTraceUpdated: await final({ ...row, status: message.status }, message) };
+          return;
+        }
+      } finally {
+        await messages.return?.();
+      }
+    })();
+
+    async function final(row: JobRow, message: { jobId: number }): Promise<JobTraceUpdate> {
+      const size = await traceSizeOfMessage(message, db);
+      return { job: row, offset: size, content: '', size, complete: true };
+    }
+  }
+
+  /** GitLab's debug_mode?: CI_DEBUG_TRACE or CI_DEBUG_SERVICES set to true for the job (its YAML, its pipeline's or its play's variables). */
+  private async debugMode(job: JobRow): Promise<boolean> {
+    const variables = [
+      ...((job.yamlVariables ?? []) as { key: string; value: string }[]),
+      ...((job.options as { job_variables?: { key: string; value: string }[] } | null)?.job_variables ?? []),
+      ...(await this.db.pipelineVariable.findMany({ where: { pipelineId: job.pipelineId, key: { in: [...DEBUG_VARIABLES] } }, select: { key: true, value: true } })),
+    ];
+    return variables.some((v) => (DEBUG_VARIABLES as readonly string[]).includes(v.key) && String(v.value).toLowerCase() === 'true');
   }
 
   private readonly commits = new Map<string, Promise<unknown>>();
@@ -541,6 +660,33 @@ export class PipelinesService {
       this.commits.set(key, found);
     }
     return found;
+  }
+
+  /** The pipeline a bridge created, when the viewer may read it (a multi-project one may be in a hidden project). */
+  async downstreamOf(job: JobRow): Promise<PipelineRow | null> {
+    if (job.type !== 'bridge') return null;
+    const pipeline = await this.base.loaders.pipelines.downstreamByBridge.load(job.id);
+    return pipeline && (await this.readable(pipeline)) ? pipeline : null;
+  }
+
+  /** The pipeline whose bridge created this one, when the viewer may read it. */
+  async upstreamOf(pipeline: PipelineRow): Promise<PipelineRow | null> {
+    if (pipeline.sourceJobId === null) return null;
+    const bridge = await this.db.ciJob.findUnique({ where: { id: pipeline.sourceJobId }, select: { pipelineId: true } });
+    const upstream = bridge ? await this.base.loaders.pipelines.byId.load(bridge.pipelineId) : null;
+    return upstream && (await this.readable(upstream)) ? upstream : null;
+  }
+
+  /** The pipelines the pipeline's bridges created (latest tries), those the viewer may read, oldest first. */
+  async downstreamsOf(pipeline: PipelineRow): Promise<PipelineRow[]> {
+    const rows = await this.db.pipeline.findMany({ where: { sourceJob: { pipelineId: pipeline.id, retried: false } }, orderBy: { id: 'asc' }, take: 100 });
+    const readable = await Promise.all(rows.map((row) => this.readable(row)));
+    return rows.filter((_, i) => readable[i]);
+  }
+
+  private async readable(pipeline: PipelineRow): Promise<boolean> {
+    const project = (await this.base.loaders.projects.byId.load(pipeline.projectId)) as ProjectRow | null;
+    return !!project && (await this.base.access.can('read_pipeline', project));
   }
 
   /** A job's uploaded files (batched across the jobs of a page). */
@@ -591,7 +737,7 @@ export class PipelinesService {
   async startDueJobs(now: Date): Promise<number> {
     const due = await this.db.ciJob.findMany({ where: { status: 'scheduled', scheduledAt: { lte: now } }, select: { id: true, pipelineId: true, projectId: true }, take: 100 });
     for (const job of due) {
-      await withPipeline(this.db, job.pipelineId, this.base.publish, async (tx) => {
+      await withPipeline(this.db, job.pipelineId, this.base, async (tx) => {
         const current = await tx.ciJob.findUnique({ where: { id: job.id }, select: { status: true } });
         if (current?.status !== 'scheduled') return;
         await this.setJobStatus(tx, { id: job.pipelineId, projectId: job.projectId }, job.id, 'pending', { queuedAt: now });
@@ -602,6 +748,6 @@ export class PipelinesService {
 
   /** Processes a pipeline now (after a change made elsewhere, or a delayed job falling due). */
   process(pipelineId: number): Promise<void> {
-    return withPipeline(this.db, pipelineId, this.base.publish, async () => undefined);
+    return withPipeline(this.db, pipelineId, this.base, async () => undefined);
   }
 }

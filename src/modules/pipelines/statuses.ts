@@ -70,7 +70,7 @@ export class CommitStatuses {
       pipelineId = newest?.id ?? (await this.externalPipeline(project, commit.sha, ref, viewer.id));
     }
     const target = pipelineId;
-    const id = await withPipeline(db, target, this.base.publish, async (tx) => {
+    const id = await withPipeline(db, target, this.base, async (tx) => {
       // An unfinished status of the same name and ref moves on; otherwise a new one starts (GitLab's running_or_pending scope).
       const existing = await tx.ciJob.findFirst({ where: { pipelineId: target, type: 'generic', name, ref, status: { in: ['pending', 'running'] } }, orderBy: { id: 'desc' } });
       const from = existing?.status ?? 'created';

@@ -67,7 +67,7 @@ export async function dependencyJobs(tx: Pick<Tx, 'ciJob'>, job: JobRow): Promis
 
 /** Claims the job for the runner when it is still pending: running, with a new token, its pipeline processed. */
 async function claim(deps: ProtocolDeps, runner: RunnerRow, candidate: Candidate, token: string, now: Date): Promise<JobRow | null> {
-  return withPipeline(deps.db, candidate.pipelineId, deps.publish, async (tx) => {
+  return withPipeline(deps.db, candidate.pipelineId, deps, async (tx) => {
     const job = await tx.ciJob.findUnique({ where: { id: candidate.id } });
     if (!job || job.status !== 'pending') return null;
     const pipeline = { id: job.pipelineId, projectId: job.projectId };

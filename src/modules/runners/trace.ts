@@ -6,8 +6,8 @@
  */
 import { maskTrace } from '../../ci/mask.js';
 import { badRequest, forbidden, jobForbidden } from '../../errors.js';
-import { withPipeline } from '../pipelines/processing.js';
-import { jobByToken, maskedValues, type ProtocolDeps } from './protocol.js';
+import { JOB_TRACE_APPENDED, withPipeline, type JobTraceAppendedMessage } from '../pipelines/processing.js';
+import { jobByToken, maskedValues, type ProtocolDeps, type Tx } from './protocol.js';
 import { touchRunner } from './transitions.js';
 
 /** GitLab's `ci_jobs_trace_size_limit` default: a log beyond 100 MB fails the job (`trace_size_exceeded`). */
@@ -21,6 +21,19 @@ export interface TraceResult {
   /** The log's size now (`Range: 0-<size>`). */
   size: number;
   jobStatus: string;
+}
+
+/**
+ * Stores one chunk of a job's log (bytes already masked) that starts at `runnerOffset` of what the runner sent, and
+ * announces it on commit of `tx` (jobTraceUpdated), with where it starts in the stored log. The caller holds the
+ * job's lock, so chunks are numbered and announced in the order they are stored.
+ */
+export async function storeTraceChunk(tx: Tx, publish: ProtocolDeps['publish'], job: { id: number; pipelineId: number; projectId: number }, runnerOffset: number, bytes: Buffer): Promise<void> {
+  const [stored] = await tx.$queryRaw<{ size: number }[]>`
+    SELECT COALESCE(SUM(octet_length("data")), 0)::int AS "size" FROM "ci_build_trace_chunks" WHERE "jobId" = ${job.id}`;
+  const chunk = await tx.ciTraceChunk.create({ data: { jobId: job.id, offset: runnerOffset, data: new Uint8Array(bytes) }, select: { id: true } });
+  const message: JobTraceAppendedMessage = { jobId: job.id, pipelineId: job.pipelineId, projectId: job.projectId, chunkId: chunk.id, offset: stored?.size ?? 0, bytes: bytes.length };
+  await publish(JOB_TRACE_APPENDED, message, tx);
 }
 
 /** The first byte of `Content-Range: <first>-<last>`; GitLab reads the first number only (runners send an inclusive end). */
@@ -37,7 +50,7 @@ export async function appendTrace(deps: ProtocolDeps, jobId: number, token: unkn
   const now = new Date();
   await touchRunner(deps, job.runnerId, now);
   if (start + body.length > MAX_TRACE_BYTES) {
-    await withPipeline(deps.db, job.pipelineId, deps.publish, async (tx) => {
+    await withPipeline(deps.db, job.pipelineId, deps, async (tx) => {
       const current = await tx.ciJob.findUnique({ where: { id: job.id }, select: { status: true } });
       if (current?.status !== 'running') return;
       await deps.pipelines.setJobStatus(tx, { id: job.pipelineId, projectId: job.projectId }, job.id, 'failed', {
@@ -59,7 +72,7 @@ export async function appendTrace(deps: ProtocolDeps, jobId: number, token: unkn
     if (start !== current.traceSize) return { status: 416, size: current.traceSize, jobStatus: current.status };
     const held = current.traceHeld ? Buffer.from(current.traceHeld) : Buffer.alloc(0);
     const masked = maskTrace(held, body, secrets, false);
-    if (masked.store.length) await tx.ciTraceChunk.create({ data: { jobId: job.id, offset: start - held.length, data: new Uint8Array(masked.store) } });
+    if (masked.store.length) await storeTraceChunk(tx, deps.publish, job, start - held.length, masked.store);
     const size = start + body.length;
     await tx.ciJob.update({ where: { id: job.id }, data: { traceSize: size, traceHeld: masked.held.length ? new Uint8Array(masked.held) : null, heartbeatAt: now } });
     return { status: 202, size, jobStatus: current.status };

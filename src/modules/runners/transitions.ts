@@ -10,6 +10,7 @@ import { maskTrace } from '../../ci/mask.js';
 import { withPipeline } from '../pipelines/processing.js';
 import type { JobRow } from '../pipelines/service.js';
 import { FAILURE_REASONS } from './payload.js';
+import { storeTraceChunk } from './trace.js';
 import { CONTACT_RESOLUTION_MS, DEFAULT_JOB_TIMEOUT, jobByToken, maskedValues, optionsOf, releasePersistentRef, type ProtocolDeps, type Tx } from './protocol.js';
 
 export { jobByToken };
@@ -72,11 +73,11 @@ async function storedLog(tx: Tx, jobId: number): Promise<string> {
 }
 
 /** Stores what was held back of the log (the job ended: an unfinished value is no value). */
-async function flushHeld(tx: Tx, job: JobRow, secrets: readonly string[]): Promise<void> {
+async function flushHeld(deps: ProtocolDeps, tx: Tx, job: JobRow, secrets: readonly string[]): Promise<void> {
   if (!job.traceHeld?.length) return;
   const held = Buffer.from(job.traceHeld);
   const { store } = maskTrace(Buffer.alloc(0), held, secrets, true);
-  if (store.length) await tx.ciTraceChunk.create({ data: { jobId: job.id, offset: job.traceSize - held.length, data: new Uint8Array(store) } });
+  if (store.length) await storeTraceChunk(tx, deps.publish, job, job.traceSize - held.length, store);
 }
 
 /** The runner called about the job: its runner was in contact now (written at most once a minute). */
@@ -98,11 +99,11 @@ export async function updateJobState(deps: ProtocolDeps, jobId: number, token: u
   }
   if (update.state !== 'success' && update.state !== 'failed') return { status: 400, jobStatus: job.status };
   const secrets = await maskedValues(deps, job, token as string);
-  const jobStatus = await withPipeline(deps.db, job.pipelineId, deps.publish, async (tx) => {
+  const jobStatus = await withPipeline(deps.db, job.pipelineId, deps, async (tx) => {
     const current = await tx.ciJob.findUnique({ where: { id: job.id } });
     // Canceled (or failed as stuck) while the runner finished: the job keeps what happened to it first.
     if (!current || current.status !== 'running') return current?.status ?? 'canceled';
-    await flushHeld(tx, current, secrets);
+    await flushHeld(deps, tx, current, secrets);
     const traceChecksum = update.checksum ?? null;
     if (update.state === 'success') {
       const pattern = optionsOf(current).coverage;
@@ -162,7 +163,7 @@ export async function failStuckJobs(deps: ProtocolDeps, now: Date): Promise<numb
  * runner sent but was held back of its log is dropped: without the job's token it cannot be masked.
  */
 export async function failAs(deps: ProtocolDeps, found: { id: number; pipelineId: number; status: string }, reason: string, now: Date): Promise<boolean> {
-  const failed = await withPipeline(deps.db, found.pipelineId, deps.publish, async (tx) => {
+  const failed = await withPipeline(deps.db, found.pipelineId, deps, async (tx) => {
     const job = await tx.ciJob.findUnique({ where: { id: found.id } });
     if (job?.status !== found.status) return false;
     await fail(deps, tx, job, reason, null, now);
