@@ -5,6 +5,7 @@
  */
 import type { ArtifactStorage } from './ci/artifact-storage.js';
 import type { RepositoryStorages } from './git/storages.js';
+import { inboundScopeLoader } from './auth/job-tokens.js';
 import { Access } from './auth/policy.js';
 import { MembershipCache } from './auth/memberships.js';
 import { loadMemberships } from './modules/members/loaders.js';
@@ -92,9 +93,11 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
   const lane = request.lane ?? 'write';
   const db = lane === 'read' ? app.readDb : app.db;
   const loaders: Loaders = lazyLoaders((name) => byName.get(name)?.loaders?.(db, loaders));
+  let jobScope: ReturnType<typeof inboundScopeLoader> | undefined;
   const access = new Access(viewer, {
     memberships: (userId) => app.memberships.of(userId, lane),
     ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
+    jobTokenReaches: (job, projectId) => (jobScope ??= inboundScopeLoader(db, job.projectId)).load(projectId),
   });
   const published: number[] = [];
   const publish = async (topic: string, payload: unknown, tx?: RawExecutor) => {

@@ -1,8 +1,10 @@
 /**
  * CI job tokens (GitLab's CI_JOB_TOKEN): a running job's token authenticates as the job's user, for that job. It
  * works only while the job runs (the runner protocol clears it when the job ends), on fields that accept job
- * tokens (src/auth/scopes.ts), and only on the job's own project (src/auth/policy.ts).
+ * tokens (src/auth/scopes.ts), and only on the job's own project and on projects whose inbound job token scope lets
+ * it in (src/auth/policy.ts, asking `inboundScopeLoader`).
  */
+import DataLoader from 'dataloader';
 import type { PrismaClient } from '../db/database.js';
 import { forbidden, unauthenticated } from '../errors.js';
 import type { Authenticator } from './credentials.js';
@@ -46,4 +48,28 @@ export function jobTokenAuthenticator(db: PrismaClient): Authenticator {
     };
     return viewer;
   };
+}
+
+/**
+ * Whether each project lets the job's project in, as GitLab's Ci::JobToken::Scope#inbound_accessible? decides: its
+ * inbound scope is disabled, or its allowlist holds the job's project or a group above it (group links cover
+ * subgroups). One statement per batch of projects; a request makes one loader, so each project is asked once.
+ */
+export function inboundScopeLoader(db: PrismaClient, jobProjectId: number): DataLoader<number, boolean> {
+  return new DataLoader<number, boolean>(async (projectIds) => {
+    const rows = await db.$queryRaw<{ id: number }[]>`
+      SELECT t."id"
+      FROM unnest(${[...projectIds]}::int[]) AS t("id")
+      WHERE NOT COALESCE((SELECT s."inboundJobTokenScopeEnabled" FROM "project_ci_cd_settings" s WHERE s."projectId" = t."id"), true)
+         OR EXISTS (
+           SELECT 1 FROM "ci_job_token_project_scope_links" l
+           WHERE l."sourceProjectId" = t."id" AND l."targetProjectId" = ${jobProjectId} AND l."direction" = 'inbound')
+         OR EXISTS (
+           SELECT 1 FROM "ci_job_token_group_scope_links" g
+           JOIN "projects" p ON p."id" = ${jobProjectId}
+           JOIN "namespaces" n ON n."id" = p."namespaceId"
+           WHERE g."sourceProjectId" = t."id" AND g."targetGroupId" = ANY(n."traversalIds"))`;
+    const reached = new Set(rows.map((row) => row.id));
+    return projectIds.map((id) => reached.has(id));
+  });
 }

@@ -24,6 +24,11 @@ export interface Actor {
    * the abilities in NEEDS_ANCESTORS; absent, those abilities count on direct and inherited memberships only.
    */
   ancestors?: ReadonlySet<number>;
+  /**
+   * For a CI job token: the projects besides its own whose inbound job token scope lets the job in (src/auth/job-tokens.ts),
+   * as far as the request has asked; absent, the job reaches its own project only.
+   */
+  jobReach?: ReadonlySet<number>;
 }
 
 /** What deciding access to a namespace (personal or group) needs. */
@@ -314,6 +319,8 @@ const RULES = {
 
   // ProjectPolicy
   read_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
+  // Project settings (GitLab's admin_project: Maintainers), such as the CI/CD job token scope.
+  admin_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   admin_project_member: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   manage_owners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
@@ -389,25 +396,44 @@ type GlobalAbility = { [A in Ability]: SubjectOf<A> extends null ? A : never }[A
 type SubjectAbility = Exclude<Ability, GlobalAbility>;
 
 /**
- * A CI job token reaches its own project only (GitLab's job token scope with an empty allowlist): a project subject,
- * or a protected ref of one, must be the job's project.
+ * The project a subject is or belongs to (a project, or a protected ref or CI/CD variables owner of one), when it is one
+ * other than the job's own: a CI job token reaches it only through that project's inbound job token scope.
  */
-function withinJobScope(job: NonNullable<Viewer['job']>, subject: unknown): boolean {
-  if (typeof subject !== 'object' || subject === null) return true;
+function jobTarget(job: NonNullable<Viewer['job']>, subject: unknown): number | null {
+  if (typeof subject !== 'object' || subject === null) return null;
   const project = 'project' in subject ? (subject as { project: unknown }).project : subject;
   const isProject = typeof project === 'object' && project !== null && 'namespace' in project && 'visibility' in project && 'id' in project;
-  return !isProject || (project as { id: number }).id === job.projectId;
+  if (!isProject) return null;
+  const id = (project as { id: number }).id;
+  return id === job.projectId ? null : id;
+}
+
+/**
+ * GitLab's Ci::JobToken::Scope#accessible?: a CI job token reaches its own project, and another only when that
+ * project's inbound scope lets it in (the actor's `jobReach`); anywhere else it can do nothing (GitLab's prevent_all).
+ */
+function withinJobScope(actor: Actor, job: NonNullable<Viewer['job']>, subject: unknown): boolean {
+  const target = jobTarget(job, subject);
+  return target === null || !!actor.jobReach?.has(target);
 }
 
 /** The one check: may this actor do this to this subject? */
 export function can<A extends Ability>(actor: Actor, ability: A, subject: SubjectOf<A>): boolean {
-  if (actor.viewer?.job && !withinJobScope(actor.viewer.job, subject)) return false;
+  if (actor.viewer?.job && !withinJobScope(actor, actor.viewer.job, subject)) return false;
   return (RULES[ability] as Rule<SubjectOf<A>, unknown>).allows(actor, subject);
 }
 
 /** The same rule as a filter for a list query of the subject's model. */
 export function allowedWhere<A extends Ability>(actor: Actor, ability: A): WhereOf<A> {
   return allowedOrNone((RULES[ability] as Rule<unknown, WhereOf<A>>).where(actor));
+}
+
+/** Where a request's Access loads what its checks need. */
+export interface AccessSource {
+  memberships(userId: number): Promise<Memberships>;
+  ancestors(userId: number): Promise<ReadonlySet<number>>;
+  /** Whether the project's inbound job token scope lets the job's token in (src/auth/job-tokens.ts). */
+  jobTokenReaches(job: NonNullable<Viewer['job']>, projectId: number): Promise<boolean>;
 }
 
 /**
@@ -419,10 +445,14 @@ export class Access {
   /** The actor once its memberships are in: later checks answer synchronously. */
   private loaded: Actor | undefined;
   private loadingAncestors: Promise<Actor> | undefined;
+  /** For a CI job token: the other projects being asked about, those decided, and those whose inbound scope let the job in. */
+  private readonly jobAsking = new Map<number, Promise<void>>();
+  private readonly jobDecided = new Set<number>();
+  private readonly jobReach = new Set<number>();
 
   constructor(
     readonly viewer: Viewer | null,
-    private readonly source: { memberships(userId: number): Promise<Memberships>; ancestors(userId: number): Promise<ReadonlySet<number>> },
+    private readonly source: AccessSource,
   ) {
     if (!viewer) this.loaded = actorWithoutMemberships(null);
   }
@@ -434,7 +464,8 @@ export class Access {
     const ancestors = ability !== undefined && NEEDS_ANCESTORS.has(ability);
     if (loaded && (!ancestors || loaded.ancestors || !viewer)) return Promise.resolve(loaded);
     if (!viewer) return Promise.resolve(actorWithoutMemberships(null));
-    const base = (this.loading ??= this.source.memberships(viewer.id).then((memberships) => (this.loaded = { ...this.loaded, viewer, memberships })));
+    const jobReach = viewer.job ? { jobReach: this.jobReach } : {};
+    const base = (this.loading ??= this.source.memberships(viewer.id).then((memberships) => (this.loaded = { ...this.loaded, viewer, memberships, ...jobReach })));
     if (!ancestors) return base;
     return (this.loadingAncestors ??= Promise.all([base, this.source.ancestors(viewer.id)]).then(
       ([actor, found]) => (this.loaded = { ...actor, ancestors: found }),
@@ -453,7 +484,7 @@ export class Access {
   }
 
   async can<A extends SubjectAbility>(ability: A, subject: SubjectOf<A>): Promise<boolean> {
-    return can(await this.actor(ability), ability, subject);
+    return this.check(ability, subject);
   }
 
   /**
@@ -462,8 +493,24 @@ export class Access {
    */
   check<A extends Ability>(ability: A, subject: SubjectOf<A>): boolean | Promise<boolean> {
     if (subject === null) return can(actorWithoutMemberships(this.viewer), ability, subject);
+    const job = this.viewer?.job;
+    const target = job ? jobTarget(job, subject) : null;
+    if (job && target !== null && !this.jobDecided.has(target)) return this.askJobScope(job, target).then(() => this.check(ability, subject));
     if (this.loaded && (this.loaded.ancestors || !NEEDS_ANCESTORS.has(ability))) return can(this.loaded, ability, subject);
     return this.actor(ability).then((actor) => can(actor, ability, subject));
+  }
+
+  /** Asks once per request whether the project's inbound job token scope lets the job in (the source batches the asking). */
+  private askJobScope(job: NonNullable<Viewer['job']>, target: number): Promise<void> {
+    let asking = this.jobAsking.get(target);
+    if (!asking) {
+      asking = this.source.jobTokenReaches(job, target).then((reaches) => {
+        if (reaches) this.jobReach.add(target);
+        this.jobDecided.add(target);
+      });
+      this.jobAsking.set(target, asking);
+    }
+    return asking;
   }
 
   /** Throws unless allowed: UNAUTHENTICATED for anonymous callers, FORBIDDEN for others. */

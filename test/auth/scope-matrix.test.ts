@@ -129,6 +129,11 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     }),
     // The key of a CI/CD variable in a path: letters, digits and `_`.
     key: () => name.replace(/-/g, '_'),
+    // Job token allowlists: a new project or group each time, so no surface meets a link another one added.
+    targetProjectId: async () => (await createProject(t, f.owner.token)).id,
+    targetGroupId: async () => (await createGroup(t, f.owner.token)).id,
+    // The inbound job token scope setting: left on, as every other route expects.
+    enabled: () => true,
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

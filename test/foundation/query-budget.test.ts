@@ -46,9 +46,12 @@ beforeAll(async () => {
     await createProject(t, member.token, { visibility: 'internal' });
     await addMember(t, owner.token, 'groups', group.id, member.id, 30);
     await addMember(t, owner.token, 'projects', project.id, member.id, 30);
-    await createProject(t, owner.token, { namespaceId: group.id });
+    const sibling = await createProject(t, owner.token, { namespaceId: group.id });
     await createGroup(t, owner.token, { parentId: sub.id });
-    await createGroup(t, owner.token);
+    const other = await createGroup(t, owner.token);
+    // The project's CI job token allowlists: projects (after the project itself) and groups, each with its namespace.
+    await t.api('POST', `/projects/${project.id}/job_token_scope/allowlist`, { token: owner.token, body: { target_project_id: sibling.id } });
+    await t.api('POST', `/projects/${project.id}/job_token_scope/groups_allowlist`, { token: owner.token, body: { target_group_id: other.id } });
     await t.api('POST', `/users/${owner.id}/personal_access_tokens`, { body: { name: `t${i}`, scopes: ['api'] } });
     const pipeline = await t.api('POST', `/projects/${project.id}/pipeline`, { token: member.token, body: { ref: 'main' } });
     expect(pipeline.body.status).toBe('pending');

@@ -3,39 +3,19 @@
  * `gitlab-ci-token` for git), only where GitLab allows job tokens, only on the job's project, only while it runs.
  */
 import { describe, expect, it } from 'vitest';
-import { digestToken } from '../../src/auth/secrets.js';
 import { suiteServer } from '../support/server.js';
-import { createProject, createUser } from '../support/factories.js';
+import { createUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
+import { projectWithPipeline, running } from './support.js';
 
 const t = suiteServer();
 const git = gitSandbox();
 
-async function projectWithPipeline(token: string) {
-  const project = await createProject(t, token);
-  const commit = await t.api('POST', `/projects/${project.id}/repository/commits`, {
-    token,
-    body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  script: echo\n' }] },
-  });
-  expect(commit.status).toBe(201);
-  const pipeline = await t.api('POST', `/projects/${project.id}/pipeline`, { token, body: { ref: 'main' } });
-  expect(pipeline.status).toBe(201);
-  const [job] = (await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.body.id}/jobs`, { token })).body;
-  return { project, pipeline: pipeline.body, job };
-}
-
-/** What a runner's request for the job would do to it: running, with a job token (the runner protocol's own module sets this). */
-async function running(jobId: number): Promise<string> {
-  const token = `glcbt-test-${jobId}-${Math.random().toString(36).slice(2)}`;
-  await t.server.database.prisma.ciJob.update({ where: { id: jobId }, data: { status: 'running', startedAt: new Date(), tokenDigest: digestToken(token) } });
-  return token;
-}
-
 describe('CI job tokens', () => {
   it("answers GET /job for the job's own token only", async () => {
     const owner = await createUser(t);
-    const { job } = await projectWithPipeline(owner.token);
-    const token = await running(job.id);
+    const { job } = await projectWithPipeline(t, owner.token);
+    const token = await running(t, job.id);
     const viaHeader = await t.api('GET', '/job', { token: null, headers: { 'JOB-TOKEN': token } });
     expect(viaHeader.status).toBe(200);
     expect(viaHeader.body).toMatchObject({ id: job.id, name: 'build', status: 'running', user: { username: owner.username } });
@@ -46,9 +26,9 @@ describe('CI job tokens', () => {
 
   it('is refused where GitLab does not take job tokens, and outside its project', async () => {
     const owner = await createUser(t);
-    const mine = await projectWithPipeline(owner.token);
-    const other = await projectWithPipeline(owner.token);
-    const token = await running(mine.job.id);
+    const mine = await projectWithPipeline(t, owner.token);
+    const other = await projectWithPipeline(t, owner.token);
+    const token = await running(t, mine.job.id);
     const headers = { 'JOB-TOKEN': token };
     expect(await t.api('GET', `/projects/${mine.project.id}`, { token: null, headers })).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
     expect((await t.api('POST', '/groups', { token: null, headers, body: { name: 'x', path: 'x-job' } })).status).toBe(401);
@@ -62,9 +42,9 @@ describe('CI job tokens', () => {
 
   it('clones its own project with gitlab-ci-token and nothing else, and stops when the job ends', async () => {
     const owner = await createUser(t);
-    const mine = await projectWithPipeline(owner.token);
-    const other = await projectWithPipeline(owner.token);
-    const token = await running(mine.job.id);
+    const mine = await projectWithPipeline(t, owner.token);
+    const other = await projectWithPipeline(t, owner.token);
+    const token = await running(t, mine.job.id);
     const work = git.folder();
     await git.ok(work, ['clone', cloneUrl(t.url, mine.project.path_with_namespace, token, 'gitlab-ci-token'), 'mine']);
     const refused = await git.run(work, ['clone', cloneUrl(t.url, other.project.path_with_namespace, token, 'gitlab-ci-token'), 'other']);
@@ -77,11 +57,11 @@ describe('CI job tokens', () => {
 
   it("acts with its user's rights, never an administrator's", async () => {
     const owner = await createUser(t);
-    const { project } = await projectWithPipeline(owner.token);
+    const { project } = await projectWithPipeline(t, owner.token);
     // An administrator who is no member runs a pipeline there; their job's token carries no admin rights.
     const pipeline = await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' } });
     const [job] = (await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.body.id}/jobs`)).body;
-    const token = await running(job.id);
+    const token = await running(t, job.id);
     const headers = { 'JOB-TOKEN': token };
     expect((await t.api('GET', '/job', { token: null, headers })).body.user.username).toBe('root');
     expect((await t.api('PUT', `/projects/${project.id}/pipelines/${pipeline.body.id}/metadata`, { token: null, headers, body: { name: 'x' } })).status).toBe(404);

@@ -1,0 +1,63 @@
+/** GraphQL resolvers of CI/CD job token scopes. */
+import type { Context } from '../../context.js';
+import type { PageArgs } from '../../graphql/connection.js';
+import { parseRef } from '../../graphql/ids.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { AllowlistEntry, CiCdSettings, JobTokenScope, TargetRef } from './service.js';
+
+type ProjectArgs = { projectPath: string };
+
+const sourceProject = (args: ProjectArgs, ctx: Context) => ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath'));
+
+/** A target named by REST's numeric ID or by GraphQL's path (or ID); BAD_USER_INPUT when neither is given. */
+function target(id: number | null | undefined, path: string | null | undefined, type: string, argument: string): TargetRef {
+  if (id != null) return { restId: id };
+  return { ref: parseRef(path ?? '', type, argument) };
+}
+
+export const jobTokenScopeResolvers = {
+  Project: {
+    ciJobTokenScope: (project: ProjectRow, _a: unknown, ctx: Context) => ctx.services.job_token_scope.scope(project),
+    ciCdSettings: (project: ProjectRow, _a: unknown, ctx: Context) => ctx.services.job_token_scope.settings(project),
+  },
+  CiJobTokenScopeType: {
+    inboundAllowlist: (scope: JobTokenScope, args: PageArgs, ctx: Context) => ctx.services.job_token_scope.inboundAllowlist(scope, args),
+    inboundAllowlistCount: async (scope: JobTokenScope, _a: unknown, ctx: Context) => 1 + (await ctx.services.job_token_scope.inboundCount(scope)),
+    groupsAllowlist: (scope: JobTokenScope, args: PageArgs, ctx: Context) => ctx.services.job_token_scope.groupsAllowlist(scope, args),
+    groupsAllowlistCount: (scope: JobTokenScope, _a: unknown, ctx: Context) => ctx.services.job_token_scope.groupsCount(scope),
+  },
+  CiJobTokenScopeAllowlistEntry: {
+    sourceProject: (entry: AllowlistEntry, _a: unknown, ctx: Context) => ctx.services.projects.find({ id: entry.sourceProjectId }),
+    target: async (entry: AllowlistEntry, _a: unknown, ctx: Context) => {
+      const row = entry.targetKind === 'project' ? await ctx.services.projects.find({ id: entry.targetId }) : await ctx.services.groups.find({ id: entry.targetId });
+      return row && { ...row, __typename: entry.targetKind === 'project' ? 'Project' : 'Group' };
+    },
+    direction: () => 'INBOUND',
+    addedBy: (entry: AllowlistEntry, _a: unknown, ctx: Context) => (entry.addedById ? ctx.loaders.users.byId.load(entry.addedById) : null),
+  },
+  CiJobTokenScopeTarget: {
+    __resolveType: (row: { __typename: string }) => row.__typename,
+  },
+  ProjectCiCdSetting: {
+    // GitLab's outbound scope (ci_outbound_job_token_scope_enabled) is deprecated and off; this server never limits it.
+    jobTokenScopeEnabled: () => false,
+    project: (settings: CiCdSettings) => settings.project,
+  },
+  Mutation: {
+    ciJobTokenScopeAddProject: async (_: unknown, args: ProjectArgs & { targetProjectPath?: string | null; targetProjectId?: number | null }, ctx: Context) =>
+      ctx.services.job_token_scope.addProject(await sourceProject(args, ctx), target(args.targetProjectId, args.targetProjectPath, 'Project', 'targetProjectPath')),
+    ciJobTokenScopeAddGroupOrProject: async (_: unknown, args: ProjectArgs & { targetPath?: string | null; targetGroupId?: number | null }, ctx: Context) => {
+      const project = await sourceProject(args, ctx);
+      if (args.targetGroupId != null) return ctx.services.job_token_scope.addGroup(project, { restId: args.targetGroupId });
+      return ctx.services.job_token_scope.addGroupOrProject(project, args.targetPath ?? '');
+    },
+    ciJobTokenScopeRemoveProject: async (_: unknown, args: ProjectArgs & { targetProjectPath: string }, ctx: Context) =>
+      ctx.services.job_token_scope.removeProject(await sourceProject(args, ctx), parseRef(args.targetProjectPath, 'Project', 'targetProjectPath')),
+    ciJobTokenScopeRemoveGroup: async (_: unknown, args: ProjectArgs & { targetGroupPath?: string | null; targetGroupId?: number | null }, ctx: Context) =>
+      ctx.services.job_token_scope.removeGroup(await sourceProject(args, ctx), target(args.targetGroupId, args.targetGroupPath, 'Group', 'targetGroupPath')),
+    projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null }, ctx: Context) => {
+      const project = await ctx.services.projects.get(parseRef(args.fullPath, 'Project', 'fullPath'));
+      return { ciCdSettings: await ctx.services.job_token_scope.updateSettings(project, args), errors: [] };
+    },
+  },
+};
