@@ -47,13 +47,16 @@ async function newPipeline(projectId: number): Promise<{ id: number; jobId: numb
   return { id: res.body.id, jobId: jobs.body[0].id };
 }
 
-/**
- * A new pipeline schedule of the fixture project, owned by its owner (through a token of its own: the first one is
- * revoked along the way), on main, which only they may push to: writes act on one of their own.
- */
+/** A fresh `api` token of the fixtures' owner, for fixtures made as them: their first token is revoked along the way. */
+async function ownerToken(f: Fixtures): Promise<string> {
+  const res = await t.api('POST', `/users/${f.owner.id}/personal_access_tokens`, { body: { name: unique('owner'), scopes: ['api'] } });
+  if (res.status !== 201) throw new Error(`owner token: ${res.status} ${res.text}`);
+  return res.body.token;
+}
+
+/** A new pipeline schedule of the fixture project, owned by its owner, on main, which only they may push to: writes act on one of their own. */
 async function newSchedule(f: Fixtures): Promise<number> {
-  const token = await t.api('POST', `/users/${f.owner.id}/personal_access_tokens`, { body: { name: unique('schedule'), scopes: ['api'] } });
-  const res = await t.api('POST', `/projects/${f.project.id}/pipeline_schedules`, { token: token.body.token, body: { description: 'matrix', ref: 'main', cron: '0 1 * * *' } });
+  const res = await t.api('POST', `/projects/${f.project.id}/pipeline_schedules`, { token: await ownerToken(f), body: { description: 'matrix', ref: 'main', cron: '0 1 * * *' } });
   if (res.status !== 201) throw new Error(`schedule: ${res.status} ${res.text}`);
   return res.body.id;
 }
@@ -130,8 +133,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // The key of a CI/CD variable in a path: letters, digits and `_`.
     key: () => name.replace(/-/g, '_'),
     // Job token allowlists: a new project or group each time, so no surface meets a link another one added.
-    targetProjectId: async () => (await createProject(t, f.owner.token)).id,
-    targetGroupId: async () => (await createGroup(t, f.owner.token)).id,
+    targetProjectId: async () => (await createProject(t, await ownerToken(f))).id,
+    targetGroupId: async () => (await createGroup(t, await ownerToken(f))).id,
     // The inbound job token scope setting: left on, as every other route expects.
     enabled: () => true,
   };
