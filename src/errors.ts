@@ -228,6 +228,7 @@ export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> =
   projects_namespaceId_lower_path_key: () => invalid(pathTaken),
   members_userId_namespaceId_key: () => conflict('Member already exists'),
   members_userId_projectId_key: () => conflict('Member already exists'),
+  ci_pipeline_schedule_variables_pipelineScheduleId_key_key: () => invalid({ key: ['has already been taken'] }),
   // GitLab's AddProjectService and AddGroupService rescue RecordNotUnique with these words (bad_request!).
   ci_job_token_project_scope_links_sourceProjectId_targetProj_key: () => badRequest('400 Bad request - Target project is already in the job token scope'),
   ci_job_token_group_scope_links_sourceProjectId_targetGroupI_key: () => badRequest('400 Bad request - This group is already in the job token allowlist.'),

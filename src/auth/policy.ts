@@ -65,6 +65,12 @@ export interface BuildTraceSubject {
 /** What owns CI/CD variables below the instance: a project or a group. */
 export type CiVariablesOwnerSubject = { project: ProjectSubject } | { group: NamespaceSubject };
 
+/** A pipeline schedule, by its project and the user it runs as. */
+export interface PipelineScheduleSubject {
+  project: ProjectSubject;
+  ownerId: number | null;
+}
+
 /** A user whose profile (activity, contributions) may be private. */
 export interface ProfileSubject extends UserSubject {
   privateProfile: boolean;
@@ -279,6 +285,20 @@ const cicdVariablesAdmin: Rule<CiVariablesOwnerSubject, never> = {
   where: () => false,
 };
 
+/**
+ * Ci::PipelineSchedulePolicy's `owner_of_schedule & can?(:update_build)`: the schedule's owner while they are a
+ * Developer or above. Asked about one schedule at a time, never as a list filter.
+ */
+const scheduleOwner: Rule<PipelineScheduleSubject, never> = {
+  allows: (actor, schedule) => !!actor.viewer && schedule.ownerId === actor.viewer.id && projectLevel(actor, schedule.project) >= DEVELOPER,
+  where: () => false,
+};
+
+/** A rule about a schedule's project (`can?(:admin_pipeline)` in Ci::PipelineSchedulePolicy). */
+function onScheduleProject(rule: Rule<ProjectSubject, unknown>): Rule<PipelineScheduleSubject, never> {
+  return { allows: (actor, schedule) => rule.allows(actor, schedule.project), where: () => false };
+}
+
 const readBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST));
 const updateBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
 
@@ -325,6 +345,14 @@ const RULES = {
   destroy_artifacts: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   read_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   admin_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  // Pipeline schedules (ProjectPolicy; Ci::PipelineSchedulePolicy for one schedule): Reporters read them (everyone
+  // on a project whose pipelines are public), Developers create them, only their owner changes them, and
+  // Maintainers administer (delete, take over) every one; their variables are shown to those who administer them.
+  read_pipeline_schedule: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
+  create_pipeline_schedule: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  update_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner),
+  admin_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
+  read_pipeline_schedule_variables: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
 
   // Runners (RunnerPolicy; creation: GlobalPolicy's create_instance_runner, Group and ProjectPolicy's create_runner).
   create_instance_runner: administrator as Rule<null, never>,

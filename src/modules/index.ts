@@ -15,7 +15,8 @@ import { repositoriesModule } from './repositories/index.js';
 import { ciVariablesModule } from './ci_variables/index.js';
 import { ciLintModule } from './ci_lint/index.js';
 import { pipelinesModule } from './pipelines/index.js';
+import { pipelineSchedulesModule } from './pipeline_schedules/index.js';
 import { jobTokenScopeModule } from './job_token_scope/index.js';
 import { runnersModule } from './runners/index.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, jobTokenScopeModule, runnersModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule] as const;

@@ -32,6 +32,8 @@ interface Fixtures {
   pipeline: { id: number; jobId: number };
   /** A project runner of the project that reads share. */
   runnerId: number;
+  /** A pipeline schedule of the project that reads share, once one asked for it. */
+  schedule?: number;
 }
 
 /** A new project runner of the fixture project: writes act on one of their own. */
@@ -47,6 +49,13 @@ async function newPipeline(projectId: number): Promise<{ id: number; jobId: numb
   if (res.status !== 201) throw new Error(`pipeline: ${res.status} ${res.text}`);
   const jobs = await t.api('GET', `/projects/${projectId}/pipelines/${res.body.id}/jobs`);
   return { id: res.body.id, jobId: jobs.body[0].id };
+}
+
+/** A new pipeline schedule of the fixture project, owned by its owner, on main, which only they may push to: writes act on one of their own. */
+async function newSchedule(f: Fixtures): Promise<number> {
+  const res = await t.api('POST', `/projects/${f.project.id}/pipeline_schedules`, { token: f.owner.token, body: { description: 'matrix', ref: 'main', cron: '0 1 * * *' } });
+  if (res.status !== 201) throw new Error(`schedule: ${res.status} ${res.text}`);
+  return res.body.id;
 }
 
 /** A token of the given kind: the owner's with one scope, root's (`admin`), expired, revoked, or none. */
@@ -98,6 +107,11 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     pipelineId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).id,
     jobId: async () => (route.compiled.kind === 'mutation' ? await newPipeline(f.project.id) : f.pipeline).jobId,
     runnerId: async () => (route.compiled.kind === 'mutation' ? await newRunner(f.project.id) : f.runnerId),
+    // Pipeline schedules: a schedule the reads share, a new one for each write, and what creating one needs.
+    pipelineScheduleId: async () => (route.compiled.kind === 'mutation' ? await newSchedule(f) : (f.schedule ??= await newSchedule(f))),
+    description: () => name,
+    cron: () => '0 1 * * *',
+    value: () => 'matrix-value',
     // CI Lint: a configuration to check.
     content: () => 'job:\n  script: echo\n',
     // The wide inputs: runners, commits and file writes, CI/CD variables (`key`, `value`); each route ignores the others' fields.
@@ -271,6 +285,11 @@ export function scopeMatrix(shard: number): void {
         ['anonymous GET /version', 401],
         ['anonymous POST /groups', 401],
         ['anonymous GET /namespaces/:id', 401],
+        ['api POST /projects/:id/pipeline_schedules', 201],
+        ['read_api POST /projects/:id/pipeline_schedules', 403],
+        ['read_api GET /projects/:id/pipeline_schedules/:pipeline_schedule_id', 200],
+        ['anonymous GET /projects/:id/pipeline_schedules', 404],
+        ['api POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/play', 201],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

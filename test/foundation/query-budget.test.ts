@@ -16,6 +16,7 @@ let project: { id: number };
 let pipelineId: number;
 let sha: string;
 let runnerId: number;
+let scheduleId: number;
 
 async function measure(path: string, token = owner.token): Promise<number> {
   queries = 0;
@@ -61,7 +62,11 @@ beforeAll(async () => {
     await t.api('POST', '/admin/ci/variables', { body: { key: `VAR_${i}`, value: 'v' } });
     await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { token: member.token, body: { state: 'success', name: `s${i}` } });
     await t.api('POST', '/user/runners', { token: owner.token, body: { runner_type: 'group_type', group_id: group.id, description: `g${i}` } });
+    const schedule = await t.api('POST', `/projects/${project.id}/pipeline_schedules`, { token: owner.token, body: { description: `s${i}`, ref: 'main', cron: '0 1 * * *' } });
+    scheduleId = schedule.body.id;
   }
+  // The four pipelines above, as if the last schedule had run them.
+  await t.server.database.prisma.pipeline.updateMany({ where: { projectId: project.id }, data: { pipelineScheduleId: scheduleId } });
   // A project runner that took four of the jobs above.
   const runner = await t.api('POST', '/user/runners', { token: owner.token, body: { runner_type: 'project_type', project_id: project.id } });
   runnerId = runner.body.id;
@@ -85,6 +90,7 @@ describe('query budget', () => {
     'GET /namespaces': () => '/namespaces?search=group',
     'GET /projects/:id/pipelines/:pipeline_id/jobs': () => `/projects/${project.id}/pipelines/${pipelineId}/jobs`,
     'GET /projects/:id/pipelines/:pipeline_id/bridges': () => `/projects/${project.id}/pipelines/${pipelineId}/bridges`,
+    'GET /projects/:id/pipeline_schedules/:pipeline_schedule_id/pipelines': () => `/projects/${project.id}/pipeline_schedules/${scheduleId}/pipelines`,
     'GET /projects/:id/repository/commits/:sha/statuses': () => `/projects/${project.id}/repository/commits/${sha}/statuses?all=true`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);

@@ -44,6 +44,8 @@ export interface CreateInput {
   /** The commit before the push, for rules:changes; null when there is none (a new branch or tag). */
   changesFrom?: string | null;
   triggerId?: number | null;
+  /** The schedule that runs it (source `schedule`). */
+  pipelineScheduleId?: number | null;
   /** A downstream pipeline's upstream: the bridge that creates it, and for a child pipeline its parent. */
   upstream?: { bridgeId: number; parentPipelineId: number | null };
   /**
@@ -91,6 +93,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     source: input.source,
     userId: input.userId,
     triggerId: input.triggerId ?? null,
+    pipelineScheduleId: input.pipelineScheduleId ?? null,
     committedAt: new Date(commit.committedDate),
     sourceJobId: input.upstream?.bridgeId ?? null,
     parentPipelineId: input.upstream?.parentPipelineId ?? null,

@@ -1,6 +1,6 @@
 /** Batched reads of pipelines, job artifacts and runners, so a page of jobs costs a query per kind, not per job. */
 import DataLoader from 'dataloader';
-import type { PrismaClient } from '../../db/database.js';
+import type { Prisma, PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
 
 export interface ArtifactSummary {
@@ -15,6 +15,14 @@ export interface ArtifactSummary {
 export function createPipelineLoaders(db: PrismaClient) {
   return {
     byId: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { id: { in: [...ids] } } }), (p) => p.id),
+    /** The newest pipeline of each schedule (null for none): the newest IDs in one query, their rows in another. */
+    lastBySchedule: new DataLoader<number, Prisma.PipelineGetPayload<object> | null>(async (scheduleIds) => {
+      const newest = await db.pipeline.groupBy({ by: ['pipelineScheduleId'], where: { pipelineScheduleId: { in: [...scheduleIds] } }, _max: { id: true } });
+      const ids = newest.map((row) => row._max.id).filter((id): id is number => id !== null);
+      const rows = ids.length ? await db.pipeline.findMany({ where: { id: { in: ids } } }) : [];
+      const bySchedule = new Map(rows.map((row) => [row.pipelineScheduleId, row]));
+      return scheduleIds.map((id) => bySchedule.get(id) ?? null);
+    }),
     /** The pipeline each bridge created, by the bridge's ID. */
     downstreamByBridge: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { sourceJobId: { in: [...ids] } } }), (p) => p.sourceJobId!),
     runnerById: byKeyLoader((ids: readonly number[]) => db.runner.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),

@@ -62,6 +62,8 @@ export interface PipelineFilters {
   createdBefore?: Date | null;
   orderBy?: (typeof PIPELINE_ORDERS)[number] | null;
   sort?: 'asc' | 'desc' | null;
+  /** Only the pipelines this schedule ran. */
+  pipelineScheduleId?: number | null;
 }
 
 export interface PipelineVariableInput {
@@ -154,6 +156,7 @@ export class PipelinesService {
     if (filters.ref) and.push({ ref: filters.ref });
     if (filters.sha) and.push({ sha: filters.sha });
     if (filters.name) and.push({ name: filters.name });
+    if (filters.pipelineScheduleId != null) and.push({ pipelineScheduleId: filters.pipelineScheduleId });
     if (filters.yamlErrors === true) and.push({ yamlErrors: { not: null } });
     if (filters.yamlErrors === false) and.push({ yamlErrors: null });
     if (filters.username) {
@@ -235,6 +238,11 @@ export class PipelinesService {
     return pipeline.status === 'success' && (await this.base.loaders.pipelines.warnings.load(pipeline.id));
   }
 
+  /** The newest pipeline a schedule ran, or null (batched; callers check the schedule's readability). */
+  lastOfSchedule(scheduleId: number): Promise<PipelineRow | null> {
+    return this.base.loaders.pipelines.lastBySchedule.load(scheduleId);
+  }
+
   /** The mean coverage of the pipeline's latest jobs that report one, or null. */
   async coverage(pipeline: PipelineRow): Promise<number | null> {
     const mean = await this.base.loaders.pipelines.coverage.load(pipeline.id);
@@ -252,8 +260,14 @@ export class PipelinesService {
     return buildTestReport(artifacts.map((a) => ({ jobId: a.job.id, jobName: a.job.name, report: a.report })));
   }
 
-  /** `POST /projects/:id/pipeline`: a pipeline for the ref's head commit, created as the viewer (source `api` unless said). */
-  async create(project: ProjectRow, input: { ref: string; variables?: readonly PipelineVariableInput[] | null; source?: string }): Promise<PipelineRow> {
+  /**
+   * `POST /projects/:id/pipeline`: a pipeline for the ref's head commit, created as the viewer (source `api` unless
+   * said). A schedule names its ref's kind (`tag`) and itself.
+   */
+  async create(
+    project: ProjectRow,
+    input: { ref: string; tag?: boolean; variables?: readonly PipelineVariableInput[] | null; source?: string; pipelineScheduleId?: number },
+  ): Promise<PipelineRow> {
     await this.authorized(project, 'create_pipeline');
     const viewer = this.base.access.requireViewer();
     const variables = (input.variables ?? []).map((v) => ({ key: v.key, value: v.value, variableType: v.variableType ?? 'env_var' }));
@@ -265,10 +279,12 @@ export class PipelinesService {
       project,
       userId: viewer.id,
       ref: input.ref,
+      tag: input.tag,
       source: input.source ?? 'api',
       beforeSha: ZERO_SHA,
       variables,
       honourSkipCi: false,
+      pipelineScheduleId: input.pipelineScheduleId,
     });
     if ('error' in result) throw invalid({ base: [result.error] });
     return result.pipeline;
