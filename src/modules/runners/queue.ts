@@ -3,11 +3,15 @@
  * projects the runner serves (every project for instance runners, the group's projects for group runners, the
  * enabled projects for project runners), whose tags are all among the runner's (untagged ones only if it runs
  * untagged jobs), oldest first (instance runners: projects with fewer jobs running on instance runners first, as
- * GitLab's fair scheduling), protected refs only for `ref_protected` runners. A job is claimed under its pipeline's
- * lock and only while still pending, so of two runners asking at once one gets it; the pipeline is then processed.
+ * GitLab's fair scheduling), protected refs only for `ref_protected` runners.
+ *
+ * The job row itself is claimed, pending to running, by one conditional UPDATE that takes the first of the
+ * runner's candidates still pending and skips rows another runner is claiming at that moment (SKIP LOCKED): runners
+ * asking at once take different jobs without waiting on each other or on the pipeline's lock, and a job moves to
+ * running once. Its pipeline is processed afterwards, under the pipeline's lock, where the transition is published.
  */
 import { digestToken, generateToken } from '../../auth/secrets.js';
-import { withPipeline } from '../pipelines/processing.js';
+import { JOB_UPDATED, withPipeline, type JobUpdatedMessage } from '../pipelines/processing.js';
 import type { JobRow } from '../pipelines/service.js';
 import { jobResponse, type JobResponse } from './payload.js';
 import { keepPersistentRef, optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
@@ -24,12 +28,14 @@ interface Candidate {
   projectId: number;
   ref: string;
   tag: boolean;
+  /** Whether the job's user is blocked: such a job fails instead of running (GitLab's pre-assign check). */
+  userBlocked: boolean;
 }
 
 function candidates(deps: ProtocolDeps, runner: RunnerRow): Promise<Candidate[]> {
   return deps.db.$queryRaw<Candidate[]>`
-    SELECT j."id", j."pipelineId", j."projectId", j."ref", j."tag"
-    FROM "ci_builds" j
+    SELECT j."id", j."pipelineId", j."projectId", j."ref", j."tag", COALESCE(u."state" = 'blocked', false) AS "userBlocked"
+    FROM "ci_builds" j LEFT JOIN "users" u ON u."id" = j."userId"
     WHERE j."status" = 'pending' AND j."type" = 'build'
       AND (
         ${runner.runnerType}::text = 'instance_type'
@@ -65,26 +71,41 @@ export async function dependencyJobs(tx: Pick<Tx, 'ciJob'>, job: JobRow): Promis
   return jobs;
 }
 
-/** Claims the job for the runner when it is still pending: running, with a new token, its pipeline processed. */
-async function claim(deps: ProtocolDeps, runner: RunnerRow, candidate: Candidate, token: string, now: Date): Promise<JobRow | null> {
-  return withPipeline(deps.db, candidate.pipelineId, deps, async (tx) => {
-    const job = await tx.ciJob.findUnique({ where: { id: candidate.id } });
-    if (!job || job.status !== 'pending') return null;
-    const pipeline = { id: job.pipelineId, projectId: job.projectId };
-    // GitLab's pre-assign check: a blocked user's jobs fail instead of running.
-    const user = job.userId === null ? null : await tx.user.findUnique({ where: { id: job.userId }, select: { state: true } });
-    if (user?.state === 'blocked') {
-      await deps.pipelines.setJobStatus(tx, pipeline, job.id, 'failed', { failureReason: 'user_blocked', finishedAt: now });
-      return null;
-    }
-    await deps.pipelines.setJobStatus(tx, pipeline, job.id, 'running', {
-      runner: { connect: { id: runner.id } },
-      startedAt: now,
-      heartbeatAt: now,
-      tokenDigest: digestToken(token),
-      traceHeld: null,
-    });
-    return { ...job, status: 'running', runnerId: runner.id, startedAt: now, heartbeatAt: now };
+/**
+ * Takes the first of `ids` (in their order) that is still pending and that no other runner is claiming right now,
+ * moving it to running for the runner in the same statement; null when none is left. No pipeline lock is taken.
+ */
+async function claimFirst(deps: ProtocolDeps, runner: RunnerRow, ids: number[], digest: string, now: Date): Promise<{ id: number; pipelineId: number } | null> {
+  const [row] = await deps.db.$queryRaw<{ id: number; pipelineId: number }[]>`
+    UPDATE "ci_builds" SET "status" = 'running', "runnerId" = ${runner.id}, "startedAt" = ${now}, "heartbeatAt" = ${now},
+      "tokenDigest" = ${digest}, "traceHeld" = NULL, "updatedAt" = ${now}
+    WHERE "id" = (
+      SELECT "id" FROM "ci_builds" WHERE "id" = ANY(${ids}::int[]) AND "status" = 'pending'
+      ORDER BY array_position(${ids}::int[], "id") LIMIT 1 FOR UPDATE SKIP LOCKED
+    ) AND "status" = 'pending'
+    RETURNING "id", "pipelineId"`;
+  return row ?? null;
+}
+
+/**
+ * After the claim: under the pipeline's lock, publishes the job's move to running and processes the pipeline. The
+ * job is returned only while it is still the runner's (a cancel may have come between claim and lock).
+ */
+async function started(deps: ProtocolDeps, runner: RunnerRow, claimed: { id: number; pipelineId: number }, digest: string): Promise<JobRow | null> {
+  return withPipeline(deps.db, claimed.pipelineId, deps, async (tx) => {
+    const job = await tx.ciJob.findUnique({ where: { id: claimed.id } });
+    if (!job || job.status !== 'running' || job.runnerId !== runner.id || job.tokenDigest !== digest) return null;
+    await deps.publish(JOB_UPDATED, { jobId: job.id, pipelineId: job.pipelineId, projectId: job.projectId, status: 'running' } satisfies JobUpdatedMessage, tx);
+    return job;
+  });
+}
+
+/** GitLab's pre-assign check: a pending job of a blocked user fails instead of running. */
+async function failBlocked(deps: ProtocolDeps, candidate: Candidate, now: Date): Promise<void> {
+  await withPipeline(deps.db, candidate.pipelineId, deps, async (tx) => {
+    const job = await tx.ciJob.findUnique({ where: { id: candidate.id }, select: { status: true, user: { select: { state: true } } } });
+    if (job?.status !== 'pending' || job.user?.state !== 'blocked') return;
+    await deps.pipelines.setJobStatus(tx, { id: candidate.pipelineId, projectId: candidate.projectId }, candidate.id, 'failed', { failureReason: 'user_blocked', finishedAt: now });
   });
 }
 
@@ -99,7 +120,7 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
   const [pipeline, project] = await Promise.all([db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } }), deps.projectOf(job.projectId)]);
   const user = job.userId === null ? null : await deps.userOf(job.userId);
   const commit = await (await deps.repositories.open(project)).commit(job.sha);
-  const hasPersistentRef = await keepPersistentRef(deps, project, pipeline.id, job.sha);
+  const hasPersistentRef = await keepPersistentRef(deps, project, pipeline, job.sha);
   const protectedRef = !job.tag && (await deps.protectedBranches.anyProtected(project.id, [job.ref]));
   const pipelineVariables = await db.pipelineVariable.findMany({ where: { pipelineId: pipeline.id }, orderBy: { id: 'asc' }, select: { key: true, value: true, variableType: true } });
   const ciVariables = await deps.ciVariables(project, { protectedRef, environment: optionsOf(job).environment?.name ?? null });
@@ -133,11 +154,30 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
 
 /** The first job of the runner's queue it can claim, presented; null when there is none. */
 export async function claimJob(deps: ProtocolDeps, runner: RunnerRow): Promise<JobResponse | null> {
+  const queue: Candidate[] = [];
   for (const candidate of await candidates(deps, runner)) {
     if (runner.accessLevel === 'ref_protected' && !(await refIsProtected(deps, candidate))) continue;
+    queue.push(candidate);
+  }
+  // The queue in order: a blocked user's job is failed where it stands; the run of jobs up to the next such one is
+  // claimed in one statement (again after a job that could not be presented failed, so the next one is tried).
+  for (let from = 0; from < queue.length; ) {
+    if (queue[from].userBlocked) {
+      await failBlocked(deps, queue[from], new Date());
+      from += 1;
+      continue;
+    }
+    let to = from;
+    while (to < queue.length && !queue[to].userBlocked) to += 1;
     const token = generateToken(JOB_TOKEN_PREFIX);
+    const digest = digestToken(token);
     const now = new Date();
-    const job = await claim(deps, runner, candidate, token, now);
+    const claimed = await claimFirst(deps, runner, queue.slice(from, to).map((c) => c.id), digest, now);
+    if (!claimed) {
+      from = to;
+      continue;
+    }
+    const job = await started(deps, runner, claimed, digest);
     if (!job) continue;
     try {
       return await present(deps, runner, job, token, now);
