@@ -42,15 +42,27 @@ function mapEvents<T>(source: AsyncIterable<unknown>, run: (payload: unknown) =>
   return mapped;
 }
 
+/** The arguments graphql-ws hands `subscribe` (ws-limits.ts), with where the context its events run with comes from. */
+export interface SubscriptionArgs extends ExecutionArgs {
+  eventContext?: () => unknown;
+}
+
 /**
  * graphql-ws's `subscribe`. The source stream is graphql-js's own (the subscribe resolver with the field's
  * arguments, its errors as graphql-js reports them): graphql-jit's `subscribe` hands that resolver the operation's
  * variables in place of the field's arguments. Each event is then executed by the compiled operation.
+ *
+ * A subscription lives long, and graphql-ws keeps its arguments while it does: the context its subscribe resolver
+ * ran with (the services it built, the rows its loaders keep) is let go once the stream exists, and its events run
+ * with the context `eventContext` gives (ws-limits.ts: one per connection).
  */
-export async function subscribeCompiled(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+export async function subscribeCompiled(args: SubscriptionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const operation = compiledOperation(args);
   if (!isCompiledQuery(operation)) return operation;
   const source = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in source)) return source;
-  return mapEvents(source, (payload) => operation.query(payload, args.contextValue, args.variableValues));
+  const { eventContext, variableValues } = args;
+  if (!eventContext) return mapEvents(source, (payload) => operation.query(payload, args.contextValue, variableValues));
+  args.contextValue = undefined;
+  return mapEvents(source, (payload) => operation.query(payload, eventContext(), variableValues));
 }
