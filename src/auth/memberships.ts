@@ -62,19 +62,34 @@ export class MembershipCache {
   }
 }
 
+/** A viewer with their memberships as a long-lived subscription decides its messages with them. */
+export interface LiveActor {
+  now(): Actor | undefined;
+  get(): Promise<Actor>;
+}
+
+/** Live actors by cache and viewer: the subscriptions of one connection (one viewer object) share one. */
+const liveActors = new WeakMap<MembershipCache, WeakMap<Viewer, LiveActor>>();
+
 /**
  * A long-lived subscription's viewer with their memberships as the App remembers them (dropped when the bus announces
  * a change, which arrives before any event it causes), so deciding a message costs no query: `now()` answers at once
  * while they are current, `get()` loads them once for all of the user's subscriptions when they are not.
  */
-export function liveActor(memberships: MembershipCache, viewer: Viewer | null): { now(): Actor | undefined; get(): Promise<Actor> } {
+export function liveActor(memberships: MembershipCache, viewer: Viewer | null): LiveActor {
+  let byViewer = liveActors.get(memberships);
+  if (!byViewer) liveActors.set(memberships, (byViewer = new WeakMap()));
+  const known = viewer ? byViewer.get(viewer) : undefined;
+  if (known) return known;
   const now = (): Actor | undefined => {
     if (!viewer) return actorWithoutMemberships(null);
     const held = memberships.current(viewer.id);
     return held && { viewer, memberships: held };
   };
-  return {
+  const actor = {
     now,
     get: async () => now() ?? { viewer, memberships: await memberships.of((viewer as Viewer).id) },
   };
+  if (viewer) byViewer.set(viewer, actor);
+  return actor;
 }

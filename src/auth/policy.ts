@@ -46,6 +46,19 @@ export interface ProjectSubject {
   namespace: NamespaceSubject;
 }
 
+/**
+ * Only what deciding access to a project reads, copied out of its row: for what keeps a subject long (a live
+ * subscription checks it on every message), so that it does not keep the whole row and its namespace's owner.
+ */
+export function projectSubject(project: ProjectSubject): ProjectSubject {
+  const { namespace } = project;
+  return {
+    id: project.id,
+    visibility: project.visibility,
+    namespace: { id: namespace.id, kind: namespace.kind, visibility: namespace.visibility, ownerId: namespace.ownerId, traversalIds: namespace.traversalIds },
+  };
+}
+
 export interface UserSubject {
   id: number;
 }

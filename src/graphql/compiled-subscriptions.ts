@@ -25,32 +25,63 @@ function compiledOperation(args: ExecutionArgs): CompiledQuery | ExecutionResult
   return operation;
 }
 
-/** The source's events, each mapped through `run`; return() reaches the source at once, even while it waits. */
-function mapEvents<T>(source: AsyncIterable<unknown>, run: (payload: unknown) => T | Promise<T>): AsyncIterableIterator<T> {
-  const iterator = source[Symbol.asyncIterator]();
-  const step = async (result: IteratorResult<unknown>): Promise<IteratorResult<T>> =>
-    result.done ? { value: undefined, done: true } : { value: await run(result.value), done: false };
-  const mapped: AsyncIterableIterator<T> = {
-    next: () => iterator.next().then(step),
-    return: async () => (iterator.return ? step(await iterator.return()) : { value: undefined, done: true }),
-    throw: async (error: unknown) => {
-      if (iterator.throw) return step(await iterator.throw(error));
-      throw error;
-    },
-    [Symbol.asyncIterator]: () => mapped,
-  };
-  return mapped;
+/**
+ * The source's events, each mapped through `run`; return() reaches the source at once, even while it waits. A class,
+ * not closures: one lives as long as each subscription, so its methods are shared.
+ */
+class MappedEvents<T> implements AsyncIterableIterator<T> {
+  private readonly iterator: AsyncIterator<unknown>;
+
+  constructor(
+    source: AsyncIterable<unknown>,
+    private readonly run: (payload: unknown) => T | Promise<T>,
+  ) {
+    this.iterator = source[Symbol.asyncIterator]();
+  }
+
+  private async step(result: IteratorResult<unknown>): Promise<IteratorResult<T>> {
+    return result.done ? { value: undefined, done: true } : { value: await this.run(result.value), done: false };
+  }
+
+  async next(): Promise<IteratorResult<T>> {
+    return this.step(await this.iterator.next());
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    return this.iterator.return ? this.step(await this.iterator.return()) : { value: undefined, done: true };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<T>> {
+    if (this.iterator.throw) return this.step(await this.iterator.throw(error));
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+}
+
+/** The arguments graphql-ws hands `subscribe` (ws-limits.ts), with where the context its events run with comes from. */
+export interface SubscriptionArgs extends ExecutionArgs {
+  eventContext?: () => unknown;
 }
 
 /**
  * graphql-ws's `subscribe`. The source stream is graphql-js's own (the subscribe resolver with the field's
  * arguments, its errors as graphql-js reports them): graphql-jit's `subscribe` hands that resolver the operation's
  * variables in place of the field's arguments. Each event is then executed by the compiled operation.
+ *
+ * A subscription lives long, and graphql-ws keeps its arguments while it does: the context its subscribe resolver
+ * ran with (the services it built, the rows its loaders keep) is let go once the stream exists, and its events run
+ * with the context `eventContext` gives (ws-limits.ts: one per connection).
  */
-export async function subscribeCompiled(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+export async function subscribeCompiled(args: SubscriptionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const operation = compiledOperation(args);
   if (!isCompiledQuery(operation)) return operation;
   const source = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in source)) return source;
-  return mapEvents(source, (payload) => operation.query(payload, args.contextValue, args.variableValues));
+  const { eventContext, variableValues } = args;
+  if (!eventContext) return new MappedEvents(source, (payload) => operation.query(payload, args.contextValue, variableValues));
+  args.contextValue = undefined;
+  return new MappedEvents(source, (payload) => operation.query(payload, eventContext(), variableValues));
 }

@@ -11,7 +11,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { readCredentials, resolveViewer, type CredentialsAuthenticator } from '../auth/credentials.js';
 import type { Viewer } from '../auth/viewer.js';
-import type { App } from '../context.js';
+import type { App, Context } from '../context.js';
 import { formatError } from './errors.js';
 import { CredentialWatch } from './revocation.js';
 import { subscribeCompiled } from './compiled-subscriptions.js';
@@ -50,7 +50,7 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
   // Before useServer, so that a connection's messages are counted before graphql-ws handles them.
   wsServer.on('connection', (socket) => limitMessageRate(socket, app.config.wsMessagesPerMinute));
   const credentialWatch = new CredentialWatch(app.bus);
-  const cleanup = useServer<Record<string, unknown>, { viewer?: Viewer | null }>(
+  const cleanup = useServer<Record<string, unknown>, { viewer?: Viewer | null; events?: Context }>(
     {
       schema,
       onConnect: async (ctx) => {

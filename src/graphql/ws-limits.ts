@@ -10,9 +10,10 @@ import { NoNullBytes } from './input.js';
 import type { SubscribePayload } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 import type { Viewer } from '../auth/viewer.js';
-import { createContext, type App } from '../context.js';
+import { createContext, type App, type Context } from '../context.js';
 import { limitExceeded } from '../errors.js';
 import { boundOperation, querySizeError } from './bounds.js';
+import type { SubscriptionArgs } from './compiled-subscriptions.js';
 
 const POLICY_VIOLATION = 1008;
 const MINUTE_MS = 60_000;
@@ -45,12 +46,13 @@ function parsedDocument(schema: GraphQLSchema, documents: Map<string, DocumentNo
 
 interface Connection {
   subscriptions: Record<string, unknown>;
-  extra: { viewer?: Viewer | null };
+  extra: { viewer?: Viewer | null; events?: Context };
 }
 
 /**
  * graphql-ws's `onSubscribe`: parses, validates and bounds the operation, and builds its context (which records
- * the measured complexity for `queryComplexity`). Refusals are sent as the operation's errors.
+ * the measured complexity for `queryComplexity`), and for a subscription where its events' context comes from.
+ * Refusals are sent as the operation's errors.
  */
 export function prepareOperation(app: App, schema: GraphQLSchema) {
   const documents = new Map<string, DocumentNode | GraphQLError[]>();
@@ -65,11 +67,17 @@ export function prepareOperation(app: App, schema: GraphQLSchema) {
     const document = parsedDocument(schema, documents, payload.query);
     if (Array.isArray(document)) return document;
     // Subscriptions and queries read; a mutation sent over the socket writes.
-    const lane = getOperationAST(document, payload.operationName)?.operation === 'mutation' ? 'write' : 'read';
-    const contextValue = createContext(app, ctx.extra.viewer ?? null, { lane });
+    const kind = getOperationAST(document, payload.operationName)?.operation;
+    const lane = kind === 'mutation' ? 'write' : 'read';
+    const viewer = ctx.extra.viewer ?? null;
+    const contextValue = createContext(app, viewer, { lane });
     const refused = boundOperation(schema, document, payload.operationName, payload.variables, contextValue, app.config.graphqlMaxNodes);
     if (refused.length) return refused;
-    return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+    const args: SubscriptionArgs = { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+    // The events of a connection's subscriptions (one viewer's) run with one context of the connection's, made at
+    // the first: what they load is loaded once for all of them, and nothing is kept per subscription.
+    if (kind === 'subscription') args.eventContext = () => (ctx.extra.events ??= createContext(app, viewer, { lane }));
+    return args;
   };
 }
 

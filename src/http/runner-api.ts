@@ -284,7 +284,10 @@ export function runnerApi({ app, authenticators }: RunnerApiOptions) {
     route('/jobs/request', async (req, res) => {
       const params = paramsOf(req);
       const token = required(params, 'token');
-      const runners = protocol().services.runners;
+      // On the read lane: who asks and what it is handed are reads (its contact is written at most once a minute);
+      // only the claim and the pipeline's processing write, on the write lane whatever the request's.
+      const context = createContext(app, null, { lane: 'read' });
+      const runners = context.services.runners;
       const runner = await runners.heartbeat(await runners.authenticate(token), runnerInfo(params.info), req.ip ?? null);
       // Workhorse holds any runner that has the latest state, a paused one too: it asks no sooner than a job comes.
       if (typeof params.last_update === 'string' && params.last_update !== '') {
@@ -296,8 +299,7 @@ export function runnerApi({ app, authenticators }: RunnerApiOptions) {
       }
       // Read before looking: a job that becomes pending meanwhile changes it, so the runner's next request looks again.
       const value = queue.value();
-      const context = protocol();
-      const job = await context.services.runners.requestJob(runner);
+      const job = await runners.requestJob(runner);
       await context.settle();
       if (!job) {
         res.status(204).set('X-GitLab-Last-Update', value).end();

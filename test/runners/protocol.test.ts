@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser } from '../support/factories.js';
-import { commit, createRunner, jobsOf, projectWithConfig, pushPipeline, requestJob, runnerCall, RUNNER_INFO } from './support.js';
+import { commit, createRunner, eventually, jobsOf, projectWithConfig, pushPipeline, requestJob, runnerCall, RUNNER_INFO } from './support.js';
 
 const POLL_MS = 3000;
 const MAX_ARTIFACT = 64 * 1024;
@@ -210,6 +210,27 @@ test:
     const ask = (token: string) => runnerCall(t, 'POST', '/jobs/request', { token, info: RUNNER_INFO });
     const answers = await Promise.all([ask(a.token), ask(b.token), ask(a.token), ask(b.token)]);
     expect(answers.map((r) => r.status).sort()).toEqual([201, 204, 204, 204]);
+  });
+
+  it('hands runners asking at once different jobs, each job once, and the pipeline runs', async () => {
+    const count = 12;
+    const { project, pipeline } = await projectWithConfig(t, Array.from({ length: count }, (_, i) => `job${i}:\n  script: echo ${i}\n`).join(''));
+    await eventually(async () => (await jobsOf(t, project.id, pipeline.id)).every((job) => job.status === 'pending'));
+    const runners: { id: number; token: string }[] = [];
+    for (let i = 0; i < 6; i++) runners.push(await createRunner(t, { project_id: project.id }));
+    // Three requests per runner at once: more than there are jobs.
+    const answers = await Promise.all(runners.flatMap((runner) => [0, 1, 2].map(() => runnerCall(t, 'POST', '/jobs/request', { token: runner.token, info: RUNNER_INFO }))));
+    expect(answers.every((res) => res.status === 201 || res.status === 204), answers.map((res) => res.text).join('\n')).toBe(true);
+    const handed = answers.filter((res) => res.status === 201).map((res) => res.body as { id: number; token: string });
+    expect(handed).toHaveLength(count);
+    expect(new Set(handed.map((job) => job.id)).size).toBe(count);
+    expect(new Set(handed.map((job) => job.token)).size).toBe(count);
+    expect((await runnerCall(t, 'POST', '/jobs/request', { token: runners[0].token, info: RUNNER_INFO })).status).toBe(204);
+    expect((await jobsOf(t, project.id, pipeline.id)).map((job) => job.status)).toEqual(Array(count).fill('running'));
+    expect((await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}`)).body.status).toBe('running');
+    // Each job's own token works for it: no job went to two runners.
+    for (const job of handed) expect((await put(job, { state: 'success' })).status).toBe(200);
+    expect((await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}`)).body.status).toBe('success');
   });
 
   it('matches tags, untagged jobs, paused runners and protected refs as GitLab does', async () => {

@@ -196,6 +196,23 @@ async function setPipelineStatus(
   }
 }
 
+/**
+ * Processing after a job moved from pending to running without the pipeline's lock (the runner queue claims job
+ * rows alone, so that runners do not queue behind each other): such a move starts nothing and can only make the
+ * pipeline running. So the pipeline is first read under a shared lock, which runners hold together and which
+ * waits only for a processing under way (one that may have read the job still pending): running then, there is
+ * nothing to do, as any later processing sees the job. Otherwise it is processed under its lock, unless another
+ * runner made it running meanwhile. The shared read may go through a read lane's client: it writes nothing.
+ */
+export async function processStartedJob(db: { write: PrismaClient; read: PrismaClient }, pipelineId: number, effects: ProcessingEffects): Promise<void> {
+  const [seen] = await db.read.$queryRaw<{ status: string }[]>`SELECT "status" FROM "ci_pipelines" WHERE "id" = ${pipelineId} FOR SHARE`;
+  if (!seen || seen.status === 'running') return;
+  await db.write.$transaction(async (tx) => {
+    const [pipeline] = await tx.$queryRaw<{ status: string }[]>`SELECT "status" FROM "ci_pipelines" WHERE "id" = ${pipelineId} FOR UPDATE`;
+    if (pipeline && pipeline.status !== 'running') await processPipeline(tx, pipelineId, effects);
+  });
+}
+
 /** Runs `change` and then processes the pipeline, in one transaction holding the pipeline's lock. */
 export async function withPipeline<T>(db: PrismaClient, pipelineId: number, effects: ProcessingEffects, change: (tx: Tx) => Promise<T>): Promise<T> {
   let queued = false;

@@ -4,7 +4,7 @@
  * retry, cancel, delete, play), and every job transition, each followed by processing the pipeline
  * (processing.ts) so later stages start as earlier ones finish.
  */
-import { can } from '../../auth/policy.js';
+import { can, projectSubject } from '../../auth/policy.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -568,11 +568,13 @@ export class PipelinesService {
     await this.authorized(project, 'read_pipeline');
     const { app, db, viewer } = this.base;
     const actor = liveActor(app.memberships, viewer);
-    const messages = app.bus.iterate<M>(topic, (m) => m.projectId === project.id && match(m));
+    // What a subscription keeps for its whole life: the few fields its checks read, not the rows.
+    const subject = projectSubject(project);
+    const messages = app.bus.iterate<M>(topic, (m) => m.projectId === subject.id && match(m));
     return (async function* () {
       try {
         for await (const message of messages) {
-          if (!can(await actor.get(), 'read_pipeline', project)) return;
+          if (!can(await actor.get(), 'read_pipeline', subject)) return;
           const row = await load(message, db).catch(() => null);
           if (row === null) continue;
           await app.bus.turn();
@@ -590,8 +592,10 @@ export class PipelinesService {
    * has). Only for those who may read the job's log (GitLab's read_build_trace), checked again on every message.
    */
   async watchTrace(project: ProjectRow, jobId: number): Promise<AsyncGenerator<{ jobTraceUpdated: JobTraceUpdate }>> {
-    const job = await this.job(project, jobId);
-    const subject = { project, debugMode: await this.debugMode(job) };
+    const found = await this.job(project, jobId);
+    // What the subscription keeps for its whole life: the few fields its checks read, not the rows.
+    const subject = { project: projectSubject(project), debugMode: await this.debugMode(found) };
+    const job = { id: found.id };
     await this.base.access.authorize('read_build_trace', subject);
     const { app, db, viewer } = this.base;
     const actor = liveActor(app.memberships, viewer);
@@ -603,10 +607,11 @@ export class PipelinesService {
       return now === undefined || can(now, 'read_build_trace', subject);
     });
     // Subscribed before looking: a job that finishes meanwhile is either seen finished here or heard of below.
-    const finished = await this.locateJob(job.id);
+    const current = await this.locateJob(job.id);
+    const finished = isCompleted(current.status) ? current : null;
     return (async function* () {
       try {
-        if (isCompleted(finished.status)) {
+        if (finished) {
           yield { jobTraceUpdated: await final(finished, { jobId: job.id }) };
           return;
         }

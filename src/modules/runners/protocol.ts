@@ -18,7 +18,10 @@ import type { UserRow } from '../users/service.js';
 export type Tx = Prisma.TransactionClient;
 
 export interface ProtocolDeps {
+  /** The write lane's client. */
   db: PrismaClient;
+  /** The client of the lane the request came on: a job request reads on the read lane all but what it claims. */
+  readDb: PrismaClient;
   app: App;
   publish(topic: string, payload: unknown, tx?: Tx): Promise<void>;
   pipelines: PipelinesService;
@@ -90,17 +93,39 @@ export async function maskedValues(deps: ProtocolDeps, job: JobRow, token: strin
 /** GitLab's persistent ref of a pipeline: its commit stays fetchable while it runs, whatever its branch does. */
 export const persistentRef = (pipelineId: number) => `refs/pipelines/${pipelineId}`;
 
-/** Creates the pipeline's persistent ref at `sha` unless it is there; whether it is there now. */
-export async function keepPersistentRef(deps: ProtocolDeps, project: ProjectRow, pipelineId: number, sha: string): Promise<boolean> {
-  const repository = await deps.repositories.open(project);
-  return (await repository.resolve(persistentRef(pipelineId))) !== null || repository.updateRef(persistentRef(pipelineId), sha, ZERO_SHA);
+/** Persistent refs being made, by pipeline: the runners that take a new pipeline's jobs at once share one git run. */
+const makingPersistentRefs = new Map<number, Promise<boolean>>();
+
+/**
+ * Creates the pipeline's persistent ref at `sha` unless it is there; whether it is there now. The pipeline row
+ * remembers that it was made, so that only the first job handed out of a pipeline runs git for it.
+ */
+export async function keepPersistentRef(deps: ProtocolDeps, project: ProjectRow, pipeline: { id: number; persistentRef: boolean }, sha: string): Promise<boolean> {
+  if (pipeline.persistentRef) return true;
+  let making = makingPersistentRefs.get(pipeline.id);
+  if (!making) {
+    making = (async () => {
+      const repository = await deps.repositories.open(project);
+      const kept = (await repository.resolve(persistentRef(pipeline.id))) !== null || (await repository.updateRef(persistentRef(pipeline.id), sha, ZERO_SHA));
+      if (kept) await setPersistentRef(deps.db, pipeline.id, true);
+      return kept;
+    })().finally(() => makingPersistentRefs.delete(pipeline.id));
+    makingPersistentRefs.set(pipeline.id, making);
+  }
+  return making;
+}
+
+/** Records whether the persistent ref exists; a raw write, as the pipeline itself (its updated_at) did not change. */
+async function setPersistentRef(db: PrismaClient, pipelineId: number, exists: boolean): Promise<void> {
+  await db.$executeRaw`UPDATE "ci_pipelines" SET "persistentRef" = ${exists} WHERE "id" = ${pipelineId}`;
 }
 
 /** Removes the pipeline's persistent ref once the pipeline completed (GitLab's Ci::PipelineCleanupRefWorker). */
 export async function releasePersistentRef(deps: ProtocolDeps, pipelineId: number): Promise<void> {
-  const pipeline = await deps.db.pipeline.findUnique({ where: { id: pipelineId }, select: { status: true, projectId: true } });
+  const pipeline = await deps.db.pipeline.findUnique({ where: { id: pipelineId }, select: { status: true, projectId: true, persistentRef: true } });
   if (!pipeline || !isCompleted(pipeline.status)) return;
   const repository = await deps.repositories.open(await deps.projectOf(pipeline.projectId));
   const sha = await repository.resolve(persistentRef(pipelineId));
   if (sha) await repository.updateRef(persistentRef(pipelineId), ZERO_SHA, sha);
+  if (pipeline.persistentRef) await setPersistentRef(deps.db, pipelineId, false);
 }

@@ -3,11 +3,15 @@
  * projects the runner serves (every project for instance runners, the group's projects for group runners, the
  * enabled projects for project runners), whose tags are all among the runner's (untagged ones only if it runs
  * untagged jobs), oldest first (instance runners: projects with fewer jobs running on instance runners first, as
- * GitLab's fair scheduling), protected refs only for `ref_protected` runners. A job is claimed under its pipeline's
- * lock and only while still pending, so of two runners asking at once one gets it; the pipeline is then processed.
+ * GitLab's fair scheduling), protected refs only for `ref_protected` runners.
+ *
+ * The job row itself is claimed, pending to running, by one conditional UPDATE that takes the first of the
+ * runner's candidates still pending and skips rows another runner is claiming at that moment (SKIP LOCKED): runners
+ * asking at once take different jobs without waiting on each other or on the pipeline's lock, and a job moves to
+ * running once (published in the same transaction). Its pipeline is processed afterwards, under its lock.
  */
 import { digestToken, generateToken } from '../../auth/secrets.js';
-import { withPipeline } from '../pipelines/processing.js';
+import { JOB_UPDATED, processStartedJob, withPipeline, type JobUpdatedMessage } from '../pipelines/processing.js';
 import type { JobRow } from '../pipelines/service.js';
 import { jobResponse, type JobResponse } from './payload.js';
 import { keepPersistentRef, optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
@@ -24,12 +28,14 @@ interface Candidate {
   projectId: number;
   ref: string;
   tag: boolean;
+  /** Whether the job's user is blocked: such a job fails instead of running (GitLab's pre-assign check). */
+  userBlocked: boolean;
 }
 
 function candidates(deps: ProtocolDeps, runner: RunnerRow): Promise<Candidate[]> {
-  return deps.db.$queryRaw<Candidate[]>`
-    SELECT j."id", j."pipelineId", j."projectId", j."ref", j."tag"
-    FROM "ci_builds" j
+  return deps.readDb.$queryRaw<Candidate[]>`
+    SELECT j."id", j."pipelineId", j."projectId", j."ref", j."tag", COALESCE(u."state" = 'blocked', false) AS "userBlocked"
+    FROM "ci_builds" j LEFT JOIN "users" u ON u."id" = j."userId"
     WHERE j."status" = 'pending' AND j."type" = 'build'
       AND (
         ${runner.runnerType}::text = 'instance_type'
@@ -51,40 +57,51 @@ function candidates(deps: ProtocolDeps, runner: RunnerRow): Promise<Candidate[]>
 }
 
 /** The jobs whose artifacts a job downloads (GitLab's Ci::BuildDependencies#local): earlier stages, or its needs; narrowed by `dependencies:`. */
-export async function dependencyJobs(tx: Pick<Tx, 'ciJob'>, job: JobRow): Promise<JobRow[]> {
+async function dependencyJobs(db: Pick<Tx, 'ciJob'>, job: JobRow): Promise<JobRow[]> {
   const options = optionsOf(job);
   if (Array.isArray(options.dependencies) && options.dependencies.length === 0) return [];
-  let jobs = await tx.ciJob.findMany({ where: { pipelineId: job.pipelineId, retried: false, type: 'build', id: { not: job.id } }, orderBy: { id: 'asc' } });
-  if (job.schedulingType === 'dag') {
-    const needed = new Set((options.needs ?? []).filter((n) => n.artifacts).map((n) => n.name));
-    jobs = jobs.filter((j) => needed.has(j.name));
-  } else {
-    jobs = jobs.filter((j) => j.stageIdx < job.stageIdx);
-  }
-  if (options.dependencies?.length) jobs = jobs.filter((j) => options.dependencies?.includes(j.name));
-  return jobs;
+  const needed = (options.needs ?? []).filter((n) => n.artifacts).map((n) => n.name);
+  // Only the jobs it may depend on are read: a first-stage job of a large pipeline reads none.
+  if (job.schedulingType === 'dag' ? needed.length === 0 : job.stageIdx === 0) return [];
+  return db.ciJob.findMany({
+    where: {
+      pipelineId: job.pipelineId,
+      retried: false,
+      type: 'build',
+      id: { not: job.id },
+      AND: [job.schedulingType === 'dag' ? { name: { in: needed } } : { stageIdx: { lt: job.stageIdx } }, options.dependencies?.length ? { name: { in: options.dependencies } } : {}],
+    },
+    orderBy: { id: 'asc' },
+  });
 }
 
-/** Claims the job for the runner when it is still pending: running, with a new token, its pipeline processed. */
-async function claim(deps: ProtocolDeps, runner: RunnerRow, candidate: Candidate, token: string, now: Date): Promise<JobRow | null> {
-  return withPipeline(deps.db, candidate.pipelineId, deps, async (tx) => {
-    const job = await tx.ciJob.findUnique({ where: { id: candidate.id } });
-    if (!job || job.status !== 'pending') return null;
-    const pipeline = { id: job.pipelineId, projectId: job.projectId };
-    // GitLab's pre-assign check: a blocked user's jobs fail instead of running.
-    const user = job.userId === null ? null : await tx.user.findUnique({ where: { id: job.userId }, select: { state: true } });
-    if (user?.state === 'blocked') {
-      await deps.pipelines.setJobStatus(tx, pipeline, job.id, 'failed', { failureReason: 'user_blocked', finishedAt: now });
-      return null;
-    }
-    await deps.pipelines.setJobStatus(tx, pipeline, job.id, 'running', {
-      runner: { connect: { id: runner.id } },
-      startedAt: now,
-      heartbeatAt: now,
-      tokenDigest: digestToken(token),
-      traceHeld: null,
-    });
-    return { ...job, status: 'running', runnerId: runner.id, startedAt: now, heartbeatAt: now };
+/**
+ * Takes the first of `ids` (in their order) that is still pending and that no other runner is claiming right now,
+ * moving it to running for the runner and publishing that, in one short transaction that waits on no other
+ * runner and on no pipeline lock; null when none is left. Its pipeline is processed after (processStartedJob).
+ */
+async function claimFirst(deps: ProtocolDeps, runner: RunnerRow, ids: number[], digest: string, now: Date): Promise<{ id: number; pipelineId: number } | null> {
+  return deps.db.$transaction(async (tx) => {
+    const [job] = await tx.$queryRaw<{ id: number; pipelineId: number; projectId: number }[]>`
+      UPDATE "ci_builds" SET "status" = 'running', "runnerId" = ${runner.id}, "startedAt" = ${now}, "heartbeatAt" = ${now},
+        "tokenDigest" = ${digest}, "traceHeld" = NULL, "updatedAt" = ${now}
+      WHERE "id" = (
+        SELECT "id" FROM "ci_builds" WHERE "id" = ANY(${ids}::int[]) AND "status" = 'pending'
+        ORDER BY array_position(${ids}::int[], "id") LIMIT 1 FOR UPDATE SKIP LOCKED
+      ) AND "status" = 'pending'
+      RETURNING "id", "pipelineId", "projectId"`;
+    if (!job) return null;
+    await deps.publish(JOB_UPDATED, { jobId: job.id, pipelineId: job.pipelineId, projectId: job.projectId, status: 'running' } satisfies JobUpdatedMessage, tx);
+    return job;
+  });
+}
+
+/** GitLab's pre-assign check: a pending job of a blocked user fails instead of running. */
+async function failBlocked(deps: ProtocolDeps, candidate: Candidate, now: Date): Promise<void> {
+  await withPipeline(deps.db, candidate.pipelineId, deps, async (tx) => {
+    const job = await tx.ciJob.findUnique({ where: { id: candidate.id }, select: { status: true, user: { select: { state: true } } } });
+    if (job?.status !== 'pending' || job.user?.state !== 'blocked') return;
+    await deps.pipelines.setJobStatus(tx, { id: candidate.pipelineId, projectId: candidate.projectId }, candidate.id, 'failed', { failureReason: 'user_blocked', finishedAt: now });
   });
 }
 
@@ -93,22 +110,24 @@ async function refIsProtected(deps: ProtocolDeps, candidate: Candidate): Promise
   return !candidate.tag && deps.protectedBranches.anyProtected(candidate.projectId, [candidate.ref]);
 }
 
-/** The job response for a claimed job: everything it needs, loaded once. */
+/** The job response for a claimed job: everything it needs, loaded once, the independent reads at once. */
 async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token: string, now: Date): Promise<JobResponse> {
-  const { db } = deps;
-  const [pipeline, project] = await Promise.all([db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } }), deps.projectOf(job.projectId)]);
-  const user = job.userId === null ? null : await deps.userOf(job.userId);
-  const commit = await (await deps.repositories.open(project)).commit(job.sha);
-  const hasPersistentRef = await keepPersistentRef(deps, project, pipeline.id, job.sha);
-  const protectedRef = !job.tag && (await deps.protectedBranches.anyProtected(project.id, [job.ref]));
-  const pipelineVariables = await db.pipelineVariable.findMany({ where: { pipelineId: pipeline.id }, orderBy: { id: 'asc' }, select: { key: true, value: true, variableType: true } });
-  const ciVariables = await deps.ciVariables(project, { protectedRef, environment: optionsOf(job).environment?.name ?? null });
-  const dependencies = await dependencyJobs(db, job);
-  const archives = await db.ciJobArtifact.findMany({ where: { jobId: { in: dependencies.map((d) => d.id) }, fileType: 'archive' } });
-  const running =
-    runner.runnerType === 'instance_type'
-      ? await db.ciJob.count({ where: { projectId: project.id, status: 'running', runner: { runnerType: 'instance_type' } } })
-      : null;
+  const db = deps.readDb;
+  const [pipeline, project, user, protectedRef, pipelineVariables, dependencies, running] = await Promise.all([
+    db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } }),
+    deps.projectOf(job.projectId),
+    job.userId === null ? null : deps.userOf(job.userId),
+    !job.tag && deps.protectedBranches.anyProtected(job.projectId, [job.ref]),
+    db.pipelineVariable.findMany({ where: { pipelineId: job.pipelineId }, orderBy: { id: 'asc' }, select: { key: true, value: true, variableType: true } }),
+    dependencyJobs(db, job),
+    runner.runnerType === 'instance_type' ? db.ciJob.count({ where: { projectId: job.projectId, status: 'running', runner: { runnerType: 'instance_type' } } }) : null,
+  ]);
+  const [commit, hasPersistentRef, ciVariables, archives] = await Promise.all([
+    deps.repositories.open(project).then((repository) => repository.commit(job.sha)),
+    keepPersistentRef(deps, project, pipeline, job.sha),
+    deps.ciVariables(project, { protectedRef, environment: optionsOf(job).environment?.name ?? null }),
+    dependencies.length ? db.ciJobArtifact.findMany({ where: { jobId: { in: dependencies.map((d) => d.id) }, fileType: 'archive' } }) : [],
+  ]);
   return jobResponse({
     config: deps.app.config,
     job,
@@ -133,11 +152,32 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
 
 /** The first job of the runner's queue it can claim, presented; null when there is none. */
 export async function claimJob(deps: ProtocolDeps, runner: RunnerRow): Promise<JobResponse | null> {
+  const queue: Candidate[] = [];
   for (const candidate of await candidates(deps, runner)) {
     if (runner.accessLevel === 'ref_protected' && !(await refIsProtected(deps, candidate))) continue;
+    queue.push(candidate);
+  }
+  // The queue in order: a blocked user's job is failed where it stands; the run of jobs up to the next such one is
+  // claimed in one statement (again after a job that could not be presented failed, so the next one is tried).
+  for (let from = 0; from < queue.length; ) {
+    if (queue[from].userBlocked) {
+      await failBlocked(deps, queue[from], new Date());
+      from += 1;
+      continue;
+    }
+    let to = from;
+    while (to < queue.length && !queue[to].userBlocked) to += 1;
     const token = generateToken(JOB_TOKEN_PREFIX);
+    const digest = digestToken(token);
     const now = new Date();
-    const job = await claim(deps, runner, candidate, token, now);
+    const claimed = await claimFirst(deps, runner, queue.slice(from, to).map((c) => c.id), digest, now);
+    if (!claimed) {
+      from = to;
+      continue;
+    }
+    await processStartedJob({ write: deps.db, read: deps.readDb }, claimed.pipelineId, deps);
+    // The row as it is now: a cancel may have come since (the runner then learns it at its first update).
+    const job = await deps.readDb.ciJob.findUnique({ where: { id: claimed.id } });
     if (!job) continue;
     try {
       return await present(deps, runner, job, token, now);

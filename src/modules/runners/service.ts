@@ -363,8 +363,10 @@ export class RunnersService {
 
   private protocolDeps() {
     const { app, loaders, publish } = this.base;
+    // Writes always go to the write lane; a job request's reads may be on the read lane (see src/http/runner-api.ts).
     return {
-      db: this.db,
+      db: app.db,
+      readDb: this.db,
       app,
       publish,
       pipelines: this.pipelines,
