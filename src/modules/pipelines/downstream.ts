@@ -8,12 +8,10 @@
  * (BRIDGE_STATUS_JOB). Each pipeline is changed in a transaction of its own, never under another one's lock.
  */
 import type { Prisma } from '../../db/database.js';
-import { equalsIgnoringCase } from '../../db/text.js';
 import { expandVariables } from '../../ci/config/variables.js';
 import { ArtifactTooLarge } from '../../ci/artifact-storage.js';
 import type { ServiceBase } from '../module.js';
-import { WITH_NAMESPACE } from '../projects/loaders.js';
-import type { ProjectRow } from '../projects/service.js';
+import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
 import { pipelineVariables, variableMap } from './predefined.js';
@@ -49,6 +47,7 @@ interface BridgeOptions {
 /** What the downstream logic needs of the pipelines service. */
 export interface DownstreamHost {
   base: ServiceBase;
+  projects: ProjectsService;
   repositories: RepositoriesService;
   createDeps(): CreateDeps;
   setJobStatus(tx: Prisma.TransactionClient, pipeline: { id: number; projectId: number }, jobId: number, status: string, data?: Prisma.CiJobUpdateInput): Promise<void>;
@@ -69,7 +68,8 @@ export class DownstreamPipelines {
     const options = (bridge.options ?? {}) as BridgeOptions;
     const trigger = options.trigger ?? {};
     const { access } = this.host.base;
-    const project = await this.projectById(bridge.projectId);
+    // The bridge's own project whoever asks: whether its user may still act there is the permission check below.
+    const project = (await this.host.base.loaders.projects.byId.load(bridge.projectId)) as ProjectRow | null;
     if (!project) return;
     const child = trigger.include !== undefined && trigger.include !== null;
     const variables = child || !trigger.project ? null : await this.bridgeVariables(project, upstream, bridge);
@@ -77,8 +77,7 @@ export class DownstreamPipelines {
     let target: ProjectRow | null = project;
     if (!child) {
       const path = trigger.project ? expandVariables(trigger.project, variables ?? {}, false) : '';
-      target = await this.projectByPath(path);
-      if (target && !(await access.can('read_project', target))) target = null;
+      target = await this.host.projects.find({ path });
     }
     if (!target) return this.fail(upstream, bridge, 'downstream_bridge_project_not_found');
     if (!child && target.id === project.id) return this.fail(upstream, bridge, 'invalid_bridge_trigger');
@@ -150,15 +149,6 @@ export class DownstreamPipelines {
   private async fail(upstream: PipelineRow, bridge: JobRow, reason: string, errors: string[] = []): Promise<void> {
     const options = { ...((bridge.options ?? {}) as object), ...(errors.length ? { downstream_errors: errors } : {}) } as Prisma.InputJsonObject;
     await this.settle(upstream, bridge.id, 'failed', { failureReason: reason, options });
-  }
-
-  private async projectById(id: number): Promise<ProjectRow | null> {
-    return (await this.db.project.findUnique({ where: { id }, ...WITH_NAMESPACE })) as ProjectRow | null;
-  }
-
-  private async projectByPath(path: string): Promise<ProjectRow | null> {
-    if (!path) return null;
-    return (await this.db.project.findFirst({ where: { fullPath: equalsIgnoringCase(path) }, ...WITH_NAMESPACE })) as ProjectRow | null;
   }
 
   /** The pipeline and its parents (child pipelines of one project), nearest first. */

@@ -10,7 +10,7 @@ import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFou
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
-import type { ProjectRow } from '../projects/service.js';
+import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
@@ -102,11 +102,13 @@ export class PipelinesService {
     private readonly base: ServiceBase,
     private readonly repositories: RepositoriesService,
     private readonly protectedBranches: ProtectedBranchesService,
+    projects: ProjectsService,
   ) {
     this.triggers = new PipelineTriggers(base);
     this.statuses = new CommitStatuses(base, repositories);
     this.downstream = new DownstreamPipelines({
       base,
+      projects,
       repositories,
       createDeps: () => this.deps(),
       setJobStatus: (tx, pipeline, jobId, status, data) => this.setJobStatus(tx, pipeline, jobId, status, data),
