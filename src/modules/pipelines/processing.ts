@@ -188,10 +188,10 @@ async function setPipelineStatus(
   await tx.pipeline.update({ where: { id: pipeline.id }, data });
   if (pipeline.status !== status) {
     await effects.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies PipelineUpdatedMessage, tx);
-    // A downstream pipeline tells its bridge (strategy depend or mirror) when it settles; the upstream pipeline is
+    // A downstream pipeline tells its bridge (strategy: depend) when it completes; the upstream pipeline is
     // processed in a transaction of its own, never under this one's lock.
-    if (pipeline.sourceJobId !== null && (isCompleted(status) || status === 'manual')) {
-      await effects.app.jobs.enqueue(BRIDGE_STATUS_JOB, { pipelineId: pipeline.id, status }, {}, tx);
+    if (pipeline.sourceJobId !== null && isCompleted(status)) {
+      await effects.app.jobs.enqueue(BRIDGE_STATUS_JOB, { pipelineId: pipeline.id }, {}, tx);
     }
   }
 }
