@@ -7,6 +7,7 @@ import { Gitlab } from '@gitbeaker/rest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { suiteServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
 import { addMember, createProject, createUser } from '../support/factories.js';
 
 const t = suiteServer();
@@ -35,16 +36,6 @@ async function commit(projectId: number, files: Record<string, string>, message 
   return res.body.id as string;
 }
 
-/** Waits for what the push's background job creates (the job queue runs it as soon as the push commits). */
-async function eventually<T>(read: () => Promise<T | null | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** A project whose first commit has the configuration, once the push's pipeline exists (iid 1). */
 async function projectWithConfig(options: { visibility?: string } = {}, config = CONFIG) {

@@ -12,11 +12,10 @@ import { planPipeline, type CiContext, type PipelinePlan, type PlannedJob } from
 import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { pipelineVariables, variableMap } from './predefined.js';
+import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from './predefined.js';
 import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type ProcessingEffects, type StoredNeed } from './processing.js';
 
 /** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
-export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
 /** Larger configuration files are refused (GitLab's max YAML size is a few MB). */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
