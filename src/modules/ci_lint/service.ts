@@ -9,7 +9,8 @@ import { mutuallyExclusive, notFound } from '../../errors.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from '../pipelines/predefined.js';
-import type { ProjectRow } from '../projects/service.js';
+import { projectIncludes } from '../pipelines/includes.js';
+import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 
 /** GitLab's configuration file when the project names none (`ci_config_path`). */
@@ -87,6 +88,7 @@ function lintJobs(plan: PipelinePlan, dryRun: boolean): LintJob[] {
 export class CiLintService {
   constructor(
     private readonly base: ServiceBase,
+    private readonly projects: ProjectsService,
     private readonly repositories: RepositoriesService,
   ) {}
 
@@ -159,6 +161,7 @@ export class CiLintService {
     );
     return {
       variables,
+      readProject: projectIncludes(this.base, this.projects, this.repositories),
       readLocal: async (path) => {
         if (!sha) return null;
         const file = await reads.fileAt(project, sha, path, MAX_FILE_BYTES);

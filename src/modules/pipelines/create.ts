@@ -59,6 +59,8 @@ export interface CreateDeps extends ProcessingEffects {
   config: Config;
   repositories: RepositoriesService;
   protectedBranches: ProtectedBranchesService;
+  /** `include: project:` as the pipeline's user reads it. */
+  readProject: NonNullable<CiContext['readProject']>;
 }
 
 type PipelineRow = Prisma.PipelineGetPayload<object>;
@@ -133,6 +135,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
       return bytes ? bytes.toString('utf8') : null;
     },
     readArtifact: input.config?.readArtifact,
+    readProject: deps.readProject,
   });
   if (plan.errors.length > 0) {
     return { pipeline: await insert(deps, row, { status: 'failed', yamlErrors: plan.errors.join(', '), failureReason: 'config_error', finishedAt: new Date() }, [], input.variables, null) };

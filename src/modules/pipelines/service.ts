@@ -15,6 +15,7 @@ import type { ProtectedBranchesService } from '../protected_branches/service.js'
 import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
 import { DownstreamPipelines } from './downstream.js';
+import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport } from './test-reports.js';
@@ -102,7 +103,7 @@ export class PipelinesService {
     private readonly base: ServiceBase,
     private readonly repositories: RepositoriesService,
     private readonly protectedBranches: ProtectedBranchesService,
-    projects: ProjectsService,
+    private readonly projects: ProjectsService,
   ) {
     this.triggers = new PipelineTriggers(base);
     this.statuses = new CommitStatuses(base, repositories);
@@ -343,6 +344,7 @@ export class PipelinesService {
       repositories: this.repositories,
       protectedBranches: this.protectedBranches,
       publish: this.base.publish,
+      readProject: projectIncludes(this.base, this.projects, this.repositories),
     };
   }
 
