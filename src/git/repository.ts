@@ -2,7 +2,7 @@
  * One bare repository on disk and the git reads every module shares. Reads and writes go through `git` (src/git/run.ts);
  * modules add what they need here rather than spawning git themselves.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, gitText, GitError, type GitOptions, type GitResult } from './run.js';
@@ -144,6 +144,9 @@ function parseTree(out: Buffer): TreeEntry[] {
 export function isObjectName(text: string): boolean {
   return /^[0-9a-f]{40}$/.test(text);
 }
+
+/** A ref lock older than this was left by a killed git: git holds one for milliseconds while it moves a ref. */
+export const STALE_LOCK_MS = 60_000;
 
 export class Repository {
   constructor(readonly path: string) {}
@@ -407,13 +410,36 @@ export class Repository {
    */
   async updateRef(ref: string, after: string, before: string): Promise<boolean> {
     const args = after === ZERO_SHA ? ['update-ref', '-d', ref, before] : ['update-ref', ref, after, before];
-    try {
-      await git(this.path, args);
-      return true;
-    } catch (error) {
-      if (error instanceof GitError && error.code === 128) return false;
-      throw error;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await git(this.path, args);
+        return true;
+      } catch (error) {
+        if (!(error instanceof GitError) || error.code !== 128) throw error;
+        // A lock a killed git left behind would refuse every later write of the ref: removed, then once more.
+        if (attempt === 0 && error.stderr.includes('.lock') && (await this.clearStaleLocks([ref]))) continue;
+        return false;
+      }
     }
+  }
+
+  /**
+   * Removes the locks of these refs (and of packed-refs, which deletions take) that a killed git left behind: older
+   * than STALE_LOCK_MS, which no git this server runs holds a ref lock for. True when one was removed.
+   */
+  async clearStaleLocks(refs: readonly string[]): Promise<boolean> {
+    let cleared = false;
+    for (const name of [...refs, 'packed-refs']) {
+      if (name !== 'packed-refs' && !(name.startsWith('refs/') && !name.split('/').includes('..'))) continue;
+      const lock = join(this.path, `${name}.lock`);
+      const info = await stat(lock).catch(() => null);
+      if (!info || Date.now() - info.mtimeMs < STALE_LOCK_MS) continue;
+      await unlink(lock).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      cleared = true;
+    }
+    return cleared;
   }
 
   /** Whether `ref` (a full ref name) is one git accepts (`git check-ref-format`). */
