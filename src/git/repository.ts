@@ -13,6 +13,8 @@ export const ZERO_SHA = '0000000000000000000000000000000000000000';
 const FULL_SHA = /^[0-9a-f]{40}$/;
 /** Commits read by full object name, by repository path and name (immutable, so never stale); oldest dropped first. */
 const KNOWN_COMMITS = new Map<string, CommitInfo>();
+/** Reads of a commit under way, so that concurrent readers (a request and the push job it queued) share one git run. */
+const READING_COMMITS = new Map<string, Promise<CommitInfo | null>>();
 const KNOWN_COMMITS_LIMIT = 1000;
 
 /** One ref moving from `before` to `after` (either may be ZERO_SHA), with the full ref name (refs/heads/…, refs/tags/…). */
@@ -193,9 +195,18 @@ export class Repository {
     await git(this.path, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
   }
 
-  /** The first line of a commit's message. */
+  /** A commit's subject as git's `%s` shows it: the message's first paragraph, its lines joined by spaces. */
   async commitTitle(sha: string): Promise<string> {
-    return gitText(this.path, ['show', '-s', '--format=%s', '--end-of-options', sha]);
+    const message = (await this.commit(sha))?.message ?? '';
+    const lines: string[] = [];
+    for (const line of message.split('\n')) {
+      if (line.trim() === '') {
+        if (lines.length > 0) break;
+        continue;
+      }
+      lines.push(line.trimEnd());
+    }
+    return lines.join(' ');
   }
 
   /** Commits reachable from `include` and from none of `exclude` (`git rev-list --count`). */
@@ -226,15 +237,25 @@ export class Repository {
     const key = FULL_SHA.test(revision) ? `${this.path}\0${revision}` : undefined;
     const known = key === undefined ? undefined : KNOWN_COMMITS.get(key);
     if (known) return known;
-    const sha = await this.resolve(`${revision}^{commit}`);
-    if (!sha) return null;
-    const out = await gitText(this.path, ['show', '-s', `--format=${COMMIT_FORMAT}`, sha]);
-    const info = parseCommits(out)[0] ?? null;
-    if (info && key !== undefined) {
+    if (key === undefined) return this.readCommit(revision);
+    let reading = READING_COMMITS.get(key);
+    if (!reading) {
+      reading = this.readCommit(revision).finally(() => READING_COMMITS.delete(key));
+      READING_COMMITS.set(key, reading);
+    }
+    const info = await reading;
+    if (info) {
       if (KNOWN_COMMITS.size >= KNOWN_COMMITS_LIMIT) KNOWN_COMMITS.delete(KNOWN_COMMITS.keys().next().value as string);
       KNOWN_COMMITS.set(key, info);
     }
     return info;
+  }
+
+  /** One git run: the commit `revision` names (peeling tags), or null when it names none. */
+  private async readCommit(revision: string): Promise<CommitInfo | null> {
+    if (revision.startsWith('-')) return null;
+    const { stdout, code } = await git(this.path, ['show', '-s', `--format=${COMMIT_FORMAT}`, '--end-of-options', `${revision}^{commit}`], { okCodes: [128] });
+    return code === 0 ? (parseCommits(stdout.toString('utf8'))[0] ?? null) : null;
   }
 
   /** Several commits by full object name, in one run. */
