@@ -1,7 +1,11 @@
-/** Owns memberships: member lists (direct, or with those inherited from ancestor groups) and adding members. */
-import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
+/**
+ * Owns memberships: member lists (direct, or with those inherited from ancestor groups), one member, adding,
+ * changing and removing members under GitLab's rules (last Owner, Owners managed only by Owners, a membership no
+ * lower than one inherited from a group).
+ */
+import { CREATOR_ACCESS_LEVEL, OWNER_ACCESS_LEVEL, humanAccessLevel } from '../../auth/access-levels.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { conflict, exactlyOneOf, invalid, mutuallyExclusive } from '../../errors.js';
+import { conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
@@ -13,9 +17,15 @@ import { containsIgnoringCase, escapeLike } from '../../db/text.js';
 
 export type MemberRow = Awaited<ReturnType<PrismaClient['member']['findUniqueOrThrow']>>;
 
+export type MemberRelation = 'DIRECT' | 'INHERITED';
+
 export interface MemberFilters {
   search?: string | null;
-  relations?: readonly ('DIRECT' | 'INHERITED')[] | null;
+  relations?: readonly MemberRelation[] | null;
+  /** Only these users (GitLab's `user_ids`). */
+  userIds?: readonly number[] | null;
+  /** Not these users (GitLab's `skip_users`). */
+  skipUsers?: readonly number[] | null;
 }
 
 export interface MemberInput {
@@ -26,7 +36,25 @@ export interface MemberInput {
   expiresAt?: Date | null;
 }
 
+export interface MemberChange {
+  accessLevel: number;
+  expiresAt?: Date | null;
+}
+
+export interface MemberRemoval {
+  /** Keep the user's direct memberships of the group's subgroups and projects (GitLab removes them by default). */
+  skipSubresources?: boolean | null;
+}
+
 type Source = { namespaceId: number } | { projectId: number };
+
+/** Where inherited memberships come from: the project (if any) and the chain of groups above, the source's own last. */
+interface Scope {
+  projectId: number | null;
+  ancestors: number[];
+}
+
+const unexpired = (): Prisma.MemberWhereInput => ({ OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] });
 
 export class MembersService {
   constructor(
@@ -37,17 +65,22 @@ export class MembersService {
 
   /** Members of a readable group: direct, or with those inherited from its ancestors. */
   listForGroup(group: NamespaceRow, filters: MemberFilters, page: PageArgs) {
-    return filters.relations?.includes('INHERITED')
-      ? this.listInherited({ projectId: null, ancestors: group.traversalIds }, filters.search, page)
-      : this.list({ namespaceId: group.id }, filters.search, page);
+    return filters.relations?.includes('INHERITED') ? this.listInherited(groupScope(group), filters, page) : this.list({ namespaceId: group.id }, filters, page);
   }
 
   /** Members of a readable project: direct, or with those inherited from its groups. */
   listForProject(project: ProjectRow, filters: MemberFilters, page: PageArgs) {
-    const ancestors = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
-    return filters.relations?.includes('INHERITED')
-      ? this.listInherited({ projectId: project.id, ancestors }, filters.search, page)
-      : this.list({ projectId: project.id }, filters.search, page);
+    return filters.relations?.includes('INHERITED') ? this.listInherited(projectScope(project), filters, page) : this.list({ projectId: project.id }, filters, page);
+  }
+
+  /** One member of a readable group: a direct membership, or (with INHERITED) the user's effective one; `404 Not found` otherwise. */
+  findInGroup(group: NamespaceRow, userId: number, relations: readonly MemberRelation[]): Promise<MemberRow> {
+    return relations.includes('INHERITED') ? this.findInherited(groupScope(group), userId) : this.direct({ namespaceId: group.id }, userId);
+  }
+
+  /** One member of a readable project, as `findInGroup`. */
+  findInProject(project: ProjectRow, userId: number, relations: readonly MemberRelation[]): Promise<MemberRow> {
+    return relations.includes('INHERITED') ? this.findInherited(projectScope(project), userId) : this.direct({ projectId: project.id }, userId);
   }
 
   /** Number of distinct users with a membership in the group or any of its descendants. */
@@ -58,13 +91,68 @@ export class MembersService {
   /** Adds a member to a readable group. Needs `admin_group_member` (Owner). */
   async addToGroup(group: NamespaceRow, input: MemberInput): Promise<MemberRow> {
     await this.base.access.authorize('admin_group_member', group);
-    return this.add({ namespaceId: group.id }, input, { groupId: group.id });
+    const user = await this.resolveUser(input);
+    await this.refuseExisting({ namespaceId: group.id }, user.id);
+    return this.add({ namespaceId: group.id }, user, input, { scope: groupScope(group), on: { groupId: group.id } });
   }
 
   /** Adds a member to a readable project. Maintainers may grant up to Maintainer; Owner needs `manage_owners`. */
   async addToProject(project: ProjectRow, input: MemberInput): Promise<MemberRow> {
+    await this.base.access.authorize('admin_project_member', project);
+    const user = await this.resolveUser(input);
+    await this.refuseExisting({ projectId: project.id }, user.id);
     await this.base.access.authorizeGrant(project, input.accessLevel);
-    return this.add({ projectId: project.id }, input, { project });
+    return this.add({ projectId: project.id }, user, input, { scope: projectScope(project), on: { project } });
+  }
+
+  /** Changes a direct member of a readable group (GitLab's update_group_member: Owners, never the last Owner). */
+  async updateInGroup(group: NamespaceRow, userId: number, change: MemberChange): Promise<MemberRow> {
+    const member = await this.direct({ namespaceId: group.id }, userId);
+    await this.authorizeOnGroup('update_group_member', group, member);
+    await this.validate(groupScope(group), userId, change);
+    return this.update(member, change, group);
+  }
+
+  /** Changes a direct member of a readable project (Maintainers and up; an Owner's level only by Owners). */
+  async updateInProject(project: ProjectRow, userId: number, change: MemberChange): Promise<MemberRow> {
+    const member = await this.direct({ projectId: project.id }, userId);
+    await this.base.access.authorize('update_project_member', { project, userId, accessLevel: member.accessLevel });
+    await this.base.access.authorizeGrant(project, change.accessLevel);
+    await this.validate(projectScope(project), userId, change);
+    return this.update(member, change, null);
+  }
+
+  /**
+   * Removes a direct member of a readable group, or lets a member leave; never the last Owner. Unless told to skip
+   * them, the user's direct memberships of the group's subgroups and projects go too (GitLab's DestroyService).
+   */
+  async removeFromGroup(group: NamespaceRow, userId: number, removal: MemberRemoval = {}): Promise<MemberRow> {
+    const member = await this.direct({ namespaceId: group.id }, userId);
+    await this.authorizeOnGroup('destroy_group_member', group, member);
+    return this.base.db.$transaction(async (tx) => {
+      await this.lockGroupTree(tx, group);
+      if (await this.isLastOwner(group, member, tx)) throw forbidden();
+      const below: Prisma.MemberWhereInput = {
+        userId,
+        OR: [{ namespace: { traversalIds: { has: group.id } } }, { project: { namespace: { traversalIds: { has: group.id } } } }],
+      };
+      await tx.member.deleteMany({ where: removal.skipSubresources ? { id: member.id } : below });
+      await this.changed([userId], tx);
+      return member;
+    });
+  }
+
+  /** Removes a direct member of a readable project, or lets a member leave (GitLab's destroy_project_member). */
+  async removeFromProject(project: ProjectRow, userId: number): Promise<MemberRow> {
+    const member = await this.direct({ projectId: project.id }, userId);
+    await this.base.access.authorize('destroy_project_member', { project, userId, accessLevel: member.accessLevel });
+    return this.base.db.$transaction(async (tx) => {
+      await tx.member.deleteMany({ where: { id: member.id } });
+      await this.changed([userId], tx);
+      // GitLab's ProjectMember#post_destroy_member_hook: the member left the project.
+      await this.activity.record({ action: 'left', authorId: userId, targetType: null, project }, tx);
+      return member;
+    });
   }
 
   /** Makes the creator of a group or personal project its owner (no check: the caller just created it). */
@@ -79,20 +167,97 @@ export class MembersService {
     return this.base.publish(MEMBERSHIPS_CHANGED, message, tx);
   }
 
+  private async authorizeOnGroup(ability: 'update_group_member' | 'destroy_group_member', group: NamespaceRow, member: MemberRow): Promise<void> {
+    const lastOwner = await this.isLastOwner(group, member, this.base.db);
+    await this.base.access.authorize(ability, { group, userId: member.userId, lastOwner });
+  }
+
+  /**
+   * GroupMember#last_owner_of_the_group?: an Owner of the group with no other Owner membership in it or above it
+   * (expired ones do not count).
+   */
+  private async isLastOwner(group: NamespaceRow, member: MemberRow, db: Prisma.TransactionClient): Promise<boolean> {
+    if (member.accessLevel !== OWNER_ACCESS_LEVEL) return false;
+    const others = await db.member.count({
+      where: { namespaceId: { in: group.traversalIds }, accessLevel: OWNER_ACCESS_LEVEL, NOT: { id: member.id }, ...unexpired() },
+    });
+    return others === 0;
+  }
+
+  /** Serialises owner changes within one group tree, so two concurrent removals cannot both pass the last-owner check. */
+  private async lockGroupTree(tx: Prisma.TransactionClient, group: NamespaceRow): Promise<void> {
+    await tx.$queryRaw`SELECT "id" FROM "namespaces" WHERE "id" = ${group.traversalIds[0] ?? group.id} FOR UPDATE`;
+  }
+
+  private async update(member: MemberRow, change: MemberChange, group: NamespaceRow | null): Promise<MemberRow> {
+    const data = { accessLevel: change.accessLevel, ...(change.expiresAt !== undefined ? { expiresAt: change.expiresAt } : {}) };
+    return this.base.db.$transaction(async (tx) => {
+      if (group) {
+        await this.lockGroupTree(tx, group);
+        if (await this.isLastOwner(group, member, tx)) throw forbidden();
+      }
+      const updated = await tx.member.update({ where: { id: member.id }, data });
+      await this.changed([member.userId], tx);
+      return updated;
+    });
+  }
+
+  /**
+   * Member validations: an expiry date no earlier than today (FutureDateValidator), and a level no lower than the
+   * user's highest membership of a group above (Member#higher_access_level_than_group).
+   */
+  private async validate(scope: Scope, userId: number, change: MemberChange): Promise<void> {
+    if (change.expiresAt && change.expiresAt.toISOString().slice(0, 10) < new Date().toISOString().slice(0, 10)) {
+      throw invalid({ expiresAt: ['cannot be a date in the past'] });
+    }
+    const above = scope.projectId == null ? scope.ancestors.slice(0, -1) : scope.ancestors;
+    if (!above.length) return;
+    const highest = await this.base.db.member.findFirst({
+      where: { userId, namespaceId: { in: above }, ...unexpired() },
+      orderBy: [{ accessLevel: 'desc' }, { id: 'asc' }],
+      include: { namespace: { select: { name: true } } },
+    });
+    if (highest && highest.accessLevel > change.accessLevel) {
+      const inherited = `${humanAccessLevel(highest.accessLevel)} inherited membership from group ${highest.namespace?.name ?? ''}`;
+      throw invalid({ accessLevel: [`should be greater than or equal to ${inherited}`] });
+    }
+  }
+
+  private async direct(source: Source, userId: number): Promise<MemberRow> {
+    const member = await this.base.db.member.findFirst({ where: { ...source, userId } });
+    if (!member) throw recordNotFound();
+    return member;
+  }
+
+  private async findInherited(scope: Scope, userId: number): Promise<MemberRow> {
+    const [member] = await this.base.db.$queryRaw<MemberRow[]>(this.inherited(scope, { userIds: [userId] }));
+    if (!member) throw recordNotFound();
+    return member;
+  }
+
   /**
    * Memberships of a project and/or a chain of groups, each user once with their highest level (GitLab's
-   * `members/all`); expired memberships do not count.
+   * `members/all`), the source's own membership first among equal levels; expired memberships do not count.
    */
-  private listInherited(scope: { projectId: number | null; ancestors: number[] }, search: string | null | undefined, page: PageArgs) {
-    const db = this.base.db;
+  private inherited(scope: Scope, filters: MemberFilters): Prisma.Sql {
+    const search = filters.search;
     const pattern = search ? `%${escapeLike(search)}%` : null;
-    const matching = Prisma.sql`
+    const own = scope.projectId ?? scope.ancestors[scope.ancestors.length - 1] ?? null;
+    const ownColumn = scope.projectId != null ? Prisma.sql`m."projectId"` : Prisma.sql`m."namespaceId"`;
+    return Prisma.sql`
       SELECT DISTINCT ON (m."userId") m.*
       FROM "members" m JOIN "users" u ON u."id" = m."userId"
       WHERE (m."projectId" = ${scope.projectId}::int OR m."namespaceId" = ANY(${scope.ancestors}::int[]))
         AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
         AND (${pattern}::text IS NULL OR u."username" ILIKE ${pattern}::text OR u."name" ILIKE ${pattern}::text)
-      ORDER BY m."userId", m."accessLevel" DESC, m."id"`;
+        AND (${filters.userIds ?? null}::int[] IS NULL OR m."userId" = ANY(${filters.userIds ?? null}::int[]))
+        AND (${filters.skipUsers ?? null}::int[] IS NULL OR NOT (m."userId" = ANY(${filters.skipUsers ?? null}::int[])))
+      ORDER BY m."userId", m."accessLevel" DESC, (${ownColumn} IS NOT DISTINCT FROM ${own}::int) DESC, m."id"`;
+  }
+
+  private listInherited(scope: Scope, filters: MemberFilters, page: PageArgs) {
+    const db = this.base.db;
+    const matching = this.inherited(scope, filters);
     return connection(
       page,
       ({ skip, take }) => db.$queryRaw<MemberRow[]>`SELECT * FROM (${matching}) d ORDER BY d."id" LIMIT ${take} OFFSET ${skip}`,
@@ -100,10 +265,14 @@ export class MembersService {
     );
   }
 
-  private list(source: Source, search: string | null | undefined, page: PageArgs) {
+  private list(source: Source, filters: MemberFilters, page: PageArgs) {
     const where: Prisma.MemberWhereInput = { ...source };
-    if (search) {
-      where.user = { OR: [{ username: containsIgnoringCase(search) }, { name: containsIgnoringCase(search) }] };
+    const userId: Prisma.IntFilter = {};
+    if (filters.userIds) userId.in = [...filters.userIds];
+    if (filters.skipUsers) userId.notIn = [...filters.skipUsers];
+    if (filters.userIds || filters.skipUsers) where.userId = userId;
+    if (filters.search) {
+      where.user = { OR: [{ username: containsIgnoringCase(filters.search) }, { name: containsIgnoringCase(filters.search) }] };
     }
     const db = this.base.db;
     return connection(
@@ -113,15 +282,14 @@ export class MembersService {
     );
   }
 
-  private async add(source: Source, input: MemberInput, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
-    const user = await this.resolveUser(input);
-    // GitLab's FutureDateValidator: a membership may expire today at the earliest.
-    if (input.expiresAt && input.expiresAt.toISOString().slice(0, 10) < new Date().toISOString().slice(0, 10)) {
-      throw invalid({ expiresAt: ['cannot be a date in the past'] });
-    }
-    const { db, viewer } = this.base;
-    const existing = await db.member.findFirst({ where: { ...source, userId: user.id }, select: { id: true } });
+  private async refuseExisting(source: Source, userId: number): Promise<void> {
+    const existing = await this.base.db.member.findFirst({ where: { ...source, userId }, select: { id: true } });
     if (existing) throw conflict('Member already exists');
+  }
+
+  private async add(source: Source, user: UserRow, input: MemberInput, where: { scope: Scope; on: { project: ProjectRow } | { groupId: number } }): Promise<MemberRow> {
+    await this.validate(where.scope, user.id, input);
+    const { db, viewer } = this.base;
     // GitLab records that the member joined, with the member as the event's author.
     return db.$transaction(async (tx) => {
       const member = await tx.member.create({
@@ -129,7 +297,7 @@ export class MembersService {
       });
       // Announced before the event it causes, so the new member's subscriptions hear of that event.
       await this.changed([user.id], tx);
-      await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...on }, tx);
+      await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...where.on }, tx);
       return member;
     });
   }
@@ -140,4 +308,12 @@ export class MembersService {
     if (input.username != null) return this.users.get({ path: input.username });
     throw exactlyOneOf('userId', 'username');
   }
+}
+
+function groupScope(group: NamespaceRow): Scope {
+  return { projectId: null, ancestors: group.traversalIds };
+}
+
+function projectScope(project: ProjectRow): Scope {
+  return { projectId: project.id, ancestors: project.namespace.kind === 'group' ? project.namespace.traversalIds : [] };
 }
