@@ -148,7 +148,7 @@ describe('PUT a group member', () => {
     const dev = await createUser(t);
     await addMember(t, owner.token, 'groups', group.id, maint.id, 40);
     await addMember(t, owner.token, 'groups', group.id, dev.id, 30);
-    const put = (userId: number | string, body: unknown, token = owner.token) => t.api('PUT', `/groups/${group.id}/members/${userId}`, { token, body });
+    const put = (userId: number | string, body: unknown, token: string | null = owner.token) => t.api('PUT', `/groups/${group.id}/members/${userId}`, { token, body });
     expect((await put(dev.id, { access_level: 35 })).body).toEqual({ error: 'access_level does not have a valid value' });
     expect((await put(dev.id, { access_level: 'x' })).body).toEqual({ error: 'access_level is invalid' });
     expect((await put(dev.id, {})).body).toEqual({ error: 'access_level is missing' });
