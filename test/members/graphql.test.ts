@@ -32,7 +32,7 @@ describe('@gitbeaker/rest GroupMembers and ProjectMembers', () => {
     expect(edited).toMatchObject({ id: dev.id, access_level: 40, expires_at: '2099-01-31' });
     expect(await statusOf(asOwner.GroupMembers.edit(group.id, owner.id, 30))).toBe(403);
 
-    await asOwner.GroupMembers.remove(group.id, dev.id, { skipSubresourceS: true, unassignIssuables: true });
+    await asOwner.GroupMembers.remove(group.id, dev.id);
     expect((await asOwner.GroupMembers.all(group.id)).map((m) => m.id)).toEqual([owner.id]);
     expect(await statusOf(asOwner.GroupMembers.remove(group.id, dev.id))).toBe(404);
   });
@@ -95,5 +95,36 @@ describe('GraphQL', () => {
     expect(removed.body.data).toEqual({ groupMemberDelete: { user: { username: dev.username } } });
     const again = await t.graphql(remove, { g: group.full_path, u: String(dev.id) }, owner.token);
     expect(again.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('bulk-updates direct members as GitLab’s groupMemberBulkUpdate and projectMemberBulkUpdate do, all or none', async () => {
+    const group = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token, { namespaceId: group.id });
+    const [a, b, outsider] = [await createUser(t), await createUser(t), await createUser(t)];
+    for (const u of [a, b]) await addMember(t, owner.token, 'groups', group.id, u.id, 20);
+    const groupBulk = `mutation($input: GroupMemberBulkUpdateInput!) {
+      groupMemberBulkUpdate(input: $input) { clientMutationId errors groupMembers { user { username } accessLevel { integerValue } expiresAt } }
+    }`;
+    const gid = (id: number) => `gid://gitlab/User/${id}`;
+    const res = await t.graphql(groupBulk, { input: { clientMutationId: 'x1', groupId: `gid://gitlab/Group/${group.id}`, userIds: [gid(a.id), gid(b.id)], accessLevel: 'DEVELOPER', expiresAt: '2099-06-30T00:00:00Z' } }, owner.token);
+    expect(res.body.data).toEqual({
+      groupMemberBulkUpdate: {
+        clientMutationId: 'x1',
+        errors: [],
+        groupMembers: [a, b].map((u) => ({ user: { username: u.username }, accessLevel: { integerValue: 30 }, expiresAt: '2099-06-30' })),
+      },
+    });
+    const partial = await t.graphql(groupBulk, { input: { groupId: String(group.id), userIds: [gid(a.id), gid(outsider.id)], accessLevel: 'GUEST' } }, owner.token);
+    expect(partial.body.errors?.[0]).toMatchObject({ message: '404 Not found' });
+    expect((await t.api('GET', `/groups/${group.id}/members/${a.id}`, { token: owner.token })).body.access_level).toBe(30);
+    const tooMany = await t.graphql(groupBulk, { input: { groupId: String(group.id), userIds: Array.from({ length: 51 }, (_, i) => gid(i + 1)), accessLevel: 'GUEST' } }, owner.token);
+    expect(tooMany.body.errors?.[0].message).toBe('Count of members to be updated should be less than 50.');
+
+    await addMember(t, owner.token, 'projects', project.id, outsider.id, 10);
+    const projectBulk = 'mutation($input: ProjectMemberBulkUpdateInput!) { projectMemberBulkUpdate(input: $input) { projectMembers { accessLevel { integerValue } } errors } }';
+    const updated = await t.graphql(projectBulk, { input: { projectId: project.path_with_namespace, userIds: [gid(outsider.id)], accessLevel: 'REPORTER' } }, owner.token);
+    expect(updated.body.data).toEqual({ projectMemberBulkUpdate: { projectMembers: [{ accessLevel: { integerValue: 20 } }], errors: [] } });
+    const refused = await t.graphql(projectBulk, { input: { projectId: project.path_with_namespace, userIds: [gid(outsider.id)], accessLevel: 'OWNER' } }, a.token);
+    expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN' });
   });
 });

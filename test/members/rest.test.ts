@@ -99,6 +99,16 @@ describe('PUT a group member', () => {
     expect(kept.body).toMatchObject({ access_level: 20, expires_at: '2099-12-31' });
   });
 
+  it('takes a lowered level into account on the member’s very next request', async () => {
+    const group = await createGroup(t, owner.token);
+    const [second, newcomer] = [await createUser(t), await createUser(t)];
+    await addMember(t, owner.token, 'groups', group.id, second.id, 50);
+    await addMember(t, second.token, 'groups', group.id, newcomer.id, 10);
+    expect((await t.api('PUT', `/groups/${group.id}/members/${second.id}`, { token: owner.token, body: { access_level: 30 } })).status).toBe(200);
+    const refused = await t.api('PUT', `/groups/${group.id}/members/${newcomer.id}`, { token: second.token, body: { access_level: 20 } });
+    expect(refused.status).toBe(403);
+  });
+
   it('refuses to change the last Owner, and lets one of two Owners step down', async () => {
     const group = await createGroup(t, owner.token);
     const last = await t.api('PUT', `/groups/${group.id}/members/${owner.id}`, { token: owner.token, body: { access_level: 40 } });

@@ -2,6 +2,7 @@
 import { MEMBER_ACCESS_LEVELS, accessLevelName } from '../../auth/access-levels.js';
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
+import { recordNotFound } from '../../errors.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -39,9 +40,25 @@ const memberInput = (args: MemberArgs): MemberInput => ({
   expiresAt: args.expiresAt,
 });
 
-const change = (args: ChangeArgs): MemberChange => ({ accessLevel: args.accessLevel, expiresAt: args.expiresAt });
+interface BulkArgs {
+  clientMutationId?: string | null;
+  userIds: readonly string[];
+  accessLevel: number;
+  expiresAt?: Date | null;
+}
+
+const change = (args: { accessLevel: number; expiresAt?: Date | null }): MemberChange => ({ accessLevel: args.accessLevel, expiresAt: args.expiresAt });
 
 const userOf = (args: { userId: string }) => parseId(args.userId, 'User', 'userId');
+
+const bulkUsers = (input: BulkArgs) => input.userIds.map((id) => parseId(id, 'User', 'userIds'));
+
+/** The one membership a single-member change returns. */
+function only(members: MemberRow[]): MemberRow {
+  const [member] = members;
+  if (!member) throw recordNotFound();
+  return member;
+}
 
 /** User IDs as GitLab's CommaSeparatedToIntegerArray reads them: a list, each item possibly `4,5`. */
 function idList(values: readonly string[] | null | undefined, argument: string): number[] | null {
@@ -66,9 +83,17 @@ export const memberResolvers = {
     projectMemberCreate: async (_: unknown, args: MemberArgs & { projectId: string }, ctx: Context) =>
       ctx.services.members.addToProject(await projectOf(ctx, args.projectId), memberInput(args)),
     groupMemberUpdate: async (_: unknown, args: ChangeArgs & { groupId: string }, ctx: Context) =>
-      ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), userOf(args), change(args)),
+      only(await ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), [userOf(args)], change(args))),
     projectMemberUpdate: async (_: unknown, args: ChangeArgs & { projectId: string }, ctx: Context) =>
-      ctx.services.members.updateInProject(await projectOf(ctx, args.projectId), userOf(args), change(args)),
+      only(await ctx.services.members.updateInProject(await projectOf(ctx, args.projectId), [userOf(args)], change(args))),
+    groupMemberBulkUpdate: async (_: unknown, { input }: { input: BulkArgs & { groupId: string } }, ctx: Context) => {
+      const members = await ctx.services.members.updateInGroup(await groupOf(ctx, input.groupId), bulkUsers(input), change(input));
+      return { clientMutationId: input.clientMutationId, groupMembers: members, errors: [] };
+    },
+    projectMemberBulkUpdate: async (_: unknown, { input }: { input: BulkArgs & { projectId: string } }, ctx: Context) => {
+      const members = await ctx.services.members.updateInProject(await projectOf(ctx, input.projectId), bulkUsers(input), change(input));
+      return { clientMutationId: input.clientMutationId, projectMembers: members, errors: [] };
+    },
     groupMemberDelete: async (_: unknown, args: { groupId: string; userId: string; skipSubresources?: boolean | null }, ctx: Context) =>
       ctx.services.members.removeFromGroup(await groupOf(ctx, args.groupId), userOf(args), { skipSubresources: args.skipSubresources }),
     projectMemberDelete: async (_: unknown, args: { projectId: string; userId: string }, ctx: Context) =>

@@ -5,7 +5,7 @@
  */
 import { CREATOR_ACCESS_LEVEL, OWNER_ACCESS_LEVEL, humanAccessLevel } from '../../auth/access-levels.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
+import { badRequest, conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
@@ -53,6 +53,9 @@ interface Scope {
   projectId: number | null;
   ancestors: number[];
 }
+
+/** Most memberships one change may touch (GitLab's bulk update limit). */
+const MAX_MEMBERS_UPDATE = 50;
 
 const unexpired = (): Prisma.MemberWhereInput => ({ OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] });
 
@@ -106,20 +109,20 @@ export class MembersService {
   }
 
   /** Changes a direct member of a readable group (GitLab's update_group_member: Owners, never the last Owner). */
-  async updateInGroup(group: NamespaceRow, userId: number, change: MemberChange): Promise<MemberRow> {
-    const member = await this.direct({ namespaceId: group.id }, userId);
-    await this.authorizeOnGroup('update_group_member', group, member);
-    await this.validate(groupScope(group), userId, change);
-    return this.update(member, change, group);
+  async updateInGroup(group: NamespaceRow, userIds: readonly number[], change: MemberChange): Promise<MemberRow[]> {
+    const members = await this.directMembers({ namespaceId: group.id }, userIds);
+    for (const member of members) await this.authorizeOnGroup('update_group_member', group, member);
+    for (const member of members) await this.validate(groupScope(group), member.userId, change);
+    return this.update(members, change, group);
   }
 
-  /** Changes a direct member of a readable project (Maintainers and up; an Owner's level only by Owners). */
-  async updateInProject(project: ProjectRow, userId: number, change: MemberChange): Promise<MemberRow> {
-    const member = await this.direct({ projectId: project.id }, userId);
-    await this.base.access.authorize('update_project_member', { project, userId, accessLevel: member.accessLevel });
+  /** Changes direct members of a readable project (Maintainers and up; an Owner's level only by Owners). */
+  async updateInProject(project: ProjectRow, userIds: readonly number[], change: MemberChange): Promise<MemberRow[]> {
+    const members = await this.directMembers({ projectId: project.id }, userIds);
+    for (const member of members) await this.base.access.authorize('update_project_member', { project, userId: member.userId, accessLevel: member.accessLevel });
     await this.base.access.authorizeGrant(project, change.accessLevel);
-    await this.validate(projectScope(project), userId, change);
-    return this.update(member, change, null);
+    for (const member of members) await this.validate(projectScope(project), member.userId, change);
+    return this.update(members, change, null);
   }
 
   /**
@@ -189,15 +192,16 @@ export class MembersService {
     await tx.$queryRaw`SELECT "id" FROM "namespaces" WHERE "id" = ${group.traversalIds[0] ?? group.id} FOR UPDATE`;
   }
 
-  private async update(member: MemberRow, change: MemberChange, group: NamespaceRow | null): Promise<MemberRow> {
+  private async update(members: MemberRow[], change: MemberChange, group: NamespaceRow | null): Promise<MemberRow[]> {
     const data = { accessLevel: change.accessLevel, ...(change.expiresAt !== undefined ? { expiresAt: change.expiresAt } : {}) };
     return this.base.db.$transaction(async (tx) => {
-      if (group) {
-        await this.lockGroupTree(tx, group);
-        if (await this.isLastOwner(group, member, tx)) throw forbidden();
+      if (group) await this.lockGroupTree(tx, group);
+      const updated: MemberRow[] = [];
+      for (const member of members) {
+        if (group && (await this.isLastOwner(group, member, tx))) throw forbidden();
+        updated.push(await tx.member.update({ where: { id: member.id }, data }));
       }
-      const updated = await tx.member.update({ where: { id: member.id }, data });
-      await this.changed([member.userId], tx);
+      await this.changed(members.map((m) => m.userId), tx);
       return updated;
     });
   }
@@ -221,6 +225,19 @@ export class MembersService {
       const inherited = `${humanAccessLevel(highest.accessLevel)} inherited membership from group ${highest.namespace?.name ?? ''}`;
       throw invalid({ accessLevel: [`should be greater than or equal to ${inherited}`] });
     }
+  }
+
+  /** Direct memberships of these users, in their order; `404 Not found` unless each user has one. */
+  private async directMembers(source: Source, userIds: readonly number[]): Promise<MemberRow[]> {
+    const unique = [...new Set(userIds)];
+    if (unique.length > MAX_MEMBERS_UPDATE) throw badRequest(`Count of members to be updated should be less than ${MAX_MEMBERS_UPDATE}.`);
+    const rows = await this.base.db.member.findMany({ where: { ...source, userId: { in: unique } } });
+    const byUser = new Map(rows.map((row) => [row.userId, row]));
+    return unique.map((userId) => {
+      const member = byUser.get(userId);
+      if (!member) throw recordNotFound();
+      return member;
+    });
   }
 
   private async direct(source: Source, userId: number): Promise<MemberRow> {
