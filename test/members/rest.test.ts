@@ -277,4 +277,42 @@ describe('POST members', () => {
     expect(attempts.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     for (const r of attempts.filter((x) => x.status === 409)) expect(r.body).toEqual({ message: 'Member already exists' });
   });
+
+  it('adds several users named by comma-separated ids or usernames, answering GitLab’s status', async () => {
+    const group = await createGroup(t, owner.token);
+    const sub = await createGroup(t, owner.token, { parentId: group.id });
+    const [a, b, c] = [await createUser(t), await createUser(t), await createUser(t)];
+    const ok = await t.api('POST', `/groups/${group.id}/members`, { token: owner.token, body: { user_id: `${a.id},${b.id},999999`, access_level: 30 } });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toEqual({ status: 'success' });
+    expect(ids((await t.api('GET', `/groups/${group.id}/members`, { token: owner.token })).body)).toEqual([owner.id, a.id, b.id]);
+
+    // Existing members take the new level; refusals are listed, the others still added.
+    const mixed = await t.api('POST', `/groups/${sub.id}/members`, { token: owner.token, body: { username: `${a.username},${c.username}`, access_level: 20 } });
+    expect(mixed.status).toBe(201);
+    expect(mixed.body).toEqual({ message: `${a.username}: Access level should be greater than or equal to Developer inherited membership from group ${group.name}`, status: 'error' });
+    expect(ids((await t.api('GET', `/groups/${sub.id}/members`, { token: owner.token })).body)).toEqual([owner.id, c.id]);
+    const raised = await t.api('POST', `/groups/${group.id}/members`, { token: owner.token, body: { user_id: `${a.id},${c.id}`, access_level: 40, expires_at: '2099-01-01' } });
+    expect(raised.body).toEqual({ status: 'success' });
+    expect((await t.api('GET', `/groups/${group.id}/members/${a.id}`, { token: owner.token })).body).toMatchObject({ access_level: 40, expires_at: '2099-01-01' });
+
+    const lastOwner = await t.api('POST', `/groups/${group.id}/members`, { token: owner.token, body: { user_id: `${owner.id},${b.id}`, access_level: 10 } });
+    expect(lastOwner.body).toEqual({ message: `${owner.username}: Unauthorized`, status: 'error' });
+    const none = await t.api('POST', `/groups/${group.id}/members`, { token: owner.token, body: { user_id: ',', access_level: 10 } });
+    expect(none.body).toEqual({ message: 'No users specified.', status: 'error' });
+    const both = await t.api('POST', `/groups/${group.id}/members`, { token: owner.token, body: { user_id: `${a.id},${b.id}`, username: a.username, access_level: 10 } });
+    expect(both).toMatchObject({ status: 400, body: { error: 'user_id, username are mutually exclusive' } });
+    const byDev = await t.api('POST', `/groups/${group.id}/members`, { token: b.token, body: { user_id: `${c.id},${owner.id}`, access_level: 10 } });
+    expect(byDev.status).toBe(403);
+  });
+
+  it('keeps Owners out of a Maintainer’s multi-user additions to a project', async () => {
+    const group = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token, { namespaceId: group.id });
+    const maint = await createUser(t);
+    const [a, b] = [await createUser(t), await createUser(t)];
+    await addMember(t, owner.token, 'projects', project.id, maint.id, 40);
+    expect((await t.api('POST', `/projects/${project.id}/members`, { token: maint.token, body: { user_id: `${a.id},${b.id}`, access_level: 50 } })).status).toBe(403);
+    expect((await t.api('POST', `/projects/${project.id}/members`, { token: maint.token, body: { user_id: `${a.id},${b.id}`, access_level: 30 } })).body).toEqual({ status: 'success' });
+  });
 });

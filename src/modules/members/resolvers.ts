@@ -6,7 +6,7 @@ import { recordNotFound } from '../../errors.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import type { MemberChange, MemberFilters, MemberInput, MemberRelation, MemberRow } from './service.js';
+import type { MemberChange, MemberFilters, MemberInput, MemberRelation, MemberRow, MembersAddInput, MembersAdded } from './service.js';
 
 interface MemberArgs {
   userId?: string | null;
@@ -53,6 +53,9 @@ const userOf = (args: { userId: string }) => parseId(args.userId, 'User', 'userI
 
 const bulkUsers = (input: BulkArgs) => input.userIds.map((id) => parseId(id, 'User', 'userIds'));
 
+/** MembersAddResult's fields: the member, or the status of several. */
+const addResult = (added: MembersAdded) => ('member' in added ? { member: added.member, message: null, status: null } : { member: null, ...added });
+
 /** The one membership a single-member change returns. */
 function only(members: MemberRow[]): MemberRow {
   const [member] = members;
@@ -82,6 +85,10 @@ export const memberResolvers = {
       ctx.services.members.addToGroup(await groupOf(ctx, args.groupId), memberInput(args)),
     projectMemberCreate: async (_: unknown, args: MemberArgs & { projectId: string }, ctx: Context) =>
       ctx.services.members.addToProject(await projectOf(ctx, args.projectId), memberInput(args)),
+    groupMembersAdd: async (_: unknown, args: MembersAddInput & { groupId: string }, ctx: Context) =>
+      addResult(await ctx.services.members.addUsersToGroup(await groupOf(ctx, args.groupId), args)),
+    projectMembersAdd: async (_: unknown, args: MembersAddInput & { projectId: string }, ctx: Context) =>
+      addResult(await ctx.services.members.addUsersToProject(await projectOf(ctx, args.projectId), args)),
     groupMemberUpdate: async (_: unknown, args: ChangeArgs & { groupId: string }, ctx: Context) =>
       only(await ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), [userOf(args)], change(args))),
     projectMemberUpdate: async (_: unknown, args: ChangeArgs & { projectId: string }, ctx: Context) =>

@@ -7,6 +7,7 @@ import { CREATOR_ACCESS_LEVEL, OWNER_ACCESS_LEVEL, humanAccessLevel } from '../.
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
+import { parseId, type Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { ActivityService } from '../activity/service.js';
@@ -36,6 +37,17 @@ export interface MemberInput {
   expiresAt?: Date | null;
 }
 
+/** REST's `POST …/members`: `user_id` or `username`, each one user or several separated by commas. */
+export interface MembersAddInput {
+  userId?: string | null;
+  username?: string | null;
+  accessLevel: number;
+  expiresAt?: Date | null;
+}
+
+/** What REST's `POST …/members` answers: the membership for one user; for several, GitLab's service status. */
+export type MembersAdded = { member: MemberRow } | { status: 'success' | 'error'; message: string | null };
+
 export interface MemberChange {
   accessLevel: number;
   expiresAt?: Date | null;
@@ -53,6 +65,9 @@ interface Scope {
   projectId: number | null;
   ancestors: number[];
 }
+
+/** Most users one request may add (Members::CreateService::DEFAULT_INVITE_LIMIT). */
+const MAX_MEMBERS_ADD = 100;
 
 /** Most memberships one change may touch (GitLab's bulk update limit). */
 const MAX_MEMBERS_UPDATE = 50;
@@ -106,6 +121,27 @@ export class MembersService {
     await this.refuseExisting({ projectId: project.id }, user.id);
     await this.base.access.authorizeGrant(project, input.accessLevel);
     return this.add({ projectId: project.id }, user, input, { scope: projectScope(project), on: { project } });
+  }
+
+  /**
+   * REST's `POST /groups/:id/members`: one user as `addToGroup`, or several (`user_id=1,2`, `username=a,b`) as GitLab's
+   * Members::CreateService adds them: existing members take the new level, unknown users are skipped, and each
+   * refusal is reported in the answer's message rather than failing the rest.
+   */
+  async addUsersToGroup(group: NamespaceRow, input: MembersAddInput): Promise<MembersAdded> {
+    if (!isList(input)) return { member: await this.addToGroup(group, single(input)) };
+    await this.base.access.authorize('admin_group_member', group);
+    const mayUpdate = async (m: MemberRow) =>
+      this.base.access.can('update_group_member', { group, userId: m.userId, lastOwner: await this.isLastOwner(group, m, this.base.db) });
+    return this.addMany({ namespaceId: group.id }, groupScope(group), input, { groupId: group.id }, mayUpdate);
+  }
+
+  /** REST's `POST /projects/:id/members`, as `addUsersToGroup`; only those who manage Owners add Owners. */
+  async addUsersToProject(project: ProjectRow, input: MembersAddInput): Promise<MembersAdded> {
+    if (!isList(input)) return { member: await this.addToProject(project, single(input)) };
+    await this.base.access.authorizeGrant(project, input.accessLevel);
+    const mayUpdate = (m: MemberRow) => this.base.access.can('update_project_member', { project, userId: m.userId, accessLevel: m.accessLevel });
+    return this.addMany({ projectId: project.id }, projectScope(project), input, { project }, mayUpdate);
   }
 
   /** Changes a direct member of a readable group (GitLab's update_group_member: Owners, never the last Owner). */
@@ -206,25 +242,67 @@ export class MembersService {
     });
   }
 
-  /**
-   * Member validations: an expiry date no earlier than today (FutureDateValidator), and a level no lower than the
-   * user's highest membership of a group above (Member#higher_access_level_than_group).
-   */
+  private async addMany(
+    source: Source,
+    scope: Scope,
+    input: MembersAddInput,
+    on: { project: ProjectRow } | { groupId: number },
+    mayUpdate: (member: MemberRow) => Promise<boolean>,
+  ): Promise<MembersAdded> {
+    const refs = [...new Set(splitList(input.userId))].map((id): Ref => ({ id: parseId(id, 'User', 'userId') }));
+    refs.push(...[...new Set(splitList(input.username))].map((path): Ref => ({ path })));
+    if (!refs.length) return { status: 'error', message: 'No users specified.' };
+    if (refs.length > MAX_MEMBERS_ADD) return { status: 'error', message: `Too many users specified (limit is ${MAX_MEMBERS_ADD})` };
+    const errors: string[] = [];
+    const seen = new Set<number>();
+    for (const ref of refs) {
+      const user = await this.users.find(ref);
+      if (!user || seen.has(user.id)) continue;
+      seen.add(user.id);
+      const existing = await this.base.db.member.findFirst({ where: { ...source, userId: user.id } });
+      if (existing && !(await mayUpdate(existing))) {
+        errors.push(`${user.username}: Unauthorized`);
+        continue;
+      }
+      const problems = await this.problems(scope, user.id, input);
+      if (problems) {
+        errors.push(`${user.username}: ${sentence(Object.entries(problems).flatMap(([field, texts]) => texts.map((text) => `${humanAttribute(field)} ${text}`)))}`);
+        continue;
+      }
+      if (existing) await this.update([existing], input, null);
+      else await this.create(source, user, input, on);
+    }
+    return errors.length ? { status: 'error', message: sentence(errors) } : { status: 'success', message: null };
+  }
+
+  /** Member validations; BAD_USER_INPUT by field when one fails. */
   private async validate(scope: Scope, userId: number, change: MemberChange): Promise<void> {
+    const problems = await this.problems(scope, userId, change);
+    if (problems) throw invalid(problems);
+  }
+
+  /**
+   * What Member's validations refuse, by field: an expiry date before today (FutureDateValidator), and a level lower
+   * than the user's highest membership of a group above (Member#higher_access_level_than_group).
+   */
+  private async problems(scope: Scope, userId: number, change: MemberChange): Promise<Record<string, string[]> | null> {
+    const problems: Record<string, string[]> = {};
     if (change.expiresAt && change.expiresAt.toISOString().slice(0, 10) < new Date().toISOString().slice(0, 10)) {
-      throw invalid({ expiresAt: ['cannot be a date in the past'] });
+      problems.expiresAt = ['cannot be a date in the past'];
     }
     const above = scope.projectId == null ? scope.ancestors.slice(0, -1) : scope.ancestors;
-    if (!above.length) return;
-    const highest = await this.base.db.member.findFirst({
-      where: { userId, namespaceId: { in: above }, ...unexpired() },
-      orderBy: [{ accessLevel: 'desc' }, { id: 'asc' }],
-      include: { namespace: { select: { name: true } } },
-    });
+    const highest = above.length
+      ? await this.base.db.member.findFirst({
+          where: { userId, namespaceId: { in: above }, ...unexpired() },
+          orderBy: [{ accessLevel: 'desc' }, { id: 'asc' }],
+          include: { namespace: { select: { name: true } } },
+        })
+      : null;
     if (highest && highest.accessLevel > change.accessLevel) {
       const inherited = `${humanAccessLevel(highest.accessLevel)} inherited membership from group ${highest.namespace?.name ?? ''}`;
-      throw invalid({ accessLevel: [`should be greater than or equal to ${inherited}`] });
+      problems.accessLevel = [`should be greater than or equal to ${inherited}`];
     }
+    return Object.keys(problems).length ? problems : null;
   }
 
   /** Direct memberships of these users, in their order; `404 Not found` unless each user has one. */
@@ -306,6 +384,10 @@ export class MembersService {
 
   private async add(source: Source, user: UserRow, input: MemberInput, where: { scope: Scope; on: { project: ProjectRow } | { groupId: number } }): Promise<MemberRow> {
     await this.validate(where.scope, user.id, input);
+    return this.create(source, user, input, where.on);
+  }
+
+  private create(source: Source, user: UserRow, input: MemberChange, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
     const { db, viewer } = this.base;
     // GitLab records that the member joined, with the member as the event's author.
     return db.$transaction(async (tx) => {
@@ -314,7 +396,7 @@ export class MembersService {
       });
       // Announced before the event it causes, so the new member's subscriptions hear of that event.
       await this.changed([user.id], tx);
-      await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...where.on }, tx);
+      await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...on }, tx);
       return member;
     });
   }
@@ -333,4 +415,32 @@ function groupScope(group: NamespaceRow): Scope {
 
 function projectScope(project: ProjectRow): Scope {
   return { projectId: project.id, ancestors: project.namespace.kind === 'group' ? project.namespace.traversalIds : [] };
+}
+
+/** Whether REST named several users: a comma in `user_id` or `username` (GitLab's add_multiple_members?). */
+function isList(input: MembersAddInput): boolean {
+  if (input.userId != null && input.username != null) throw mutuallyExclusive('userId', 'username');
+  return !!input.userId?.includes(',') || !!input.username?.includes(',');
+}
+
+/** The one user of a single-user request, by numeric ID or username. */
+function single(input: MembersAddInput): MemberInput {
+  const userId = input.userId != null && input.userId !== '' ? parseId(input.userId, 'User', 'userId') : null;
+  return { userId, username: input.username || null, accessLevel: input.accessLevel, expiresAt: input.expiresAt };
+}
+
+function splitList(value: string | null | undefined): string[] {
+  return (value ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+/** A model attribute as Rails' full messages name it: `accessLevel` → `Access level`. */
+function humanAttribute(field: string): string {
+  const words = field.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Ruby's Array#to_sentence: `a`, `a and b`, `a, b, and c`. */
+function sentence(parts: string[]): string {
+  if (parts.length < 3) return parts.join(' and ');
+  return `${parts.slice(0, -1).join(', ')}, and ${parts[parts.length - 1]}`;
 }
