@@ -64,6 +64,9 @@ describe('GET one member', () => {
     expect(huge.status).toBe(400);
     const nul = await t.api('GET', `/groups/${group.id}/members/1%00`, { token: owner.token });
     expect(nul.status).toBe(400);
+    const publicGroup = await createGroup(t, owner.token, { visibility: 'public' });
+    expect((await t.api('GET', `/groups/${publicGroup.id}/members/${owner.id}`, { token: null })).status).toBe(401);
+    expect((await t.api('GET', `/groups/${publicGroup.id}/members/${owner.id}`, { token: outsider.token })).status).toBe(200);
   });
 });
 

@@ -91,13 +91,16 @@ export class MembersService {
     return filters.relations?.includes('INHERITED') ? this.listInherited(projectScope(project), filters, page) : this.list({ projectId: project.id }, filters, page);
   }
 
-  /** One member of a readable group: a direct membership, or (with INHERITED) the user's effective one; `404 Not found` otherwise. */
+  /** One member of a readable group, to a signed-in viewer: a direct membership, or (with INHERITED) the user's effective one; `404 Not found` otherwise. */
   findInGroup(group: NamespaceRow, userId: number, relations: readonly MemberRelation[]): Promise<MemberRow> {
+    // GitLab's members API authenticates every request, whatever the group's visibility.
+    this.base.access.requireViewer();
     return relations.includes('INHERITED') ? this.findInherited(groupScope(group), userId) : this.direct({ namespaceId: group.id }, userId);
   }
 
   /** One member of a readable project, as `findInGroup`. */
   findInProject(project: ProjectRow, userId: number, relations: readonly MemberRelation[]): Promise<MemberRow> {
+    this.base.access.requireViewer();
     return relations.includes('INHERITED') ? this.findInherited(projectScope(project), userId) : this.direct({ projectId: project.id }, userId);
   }
 
