@@ -224,6 +224,17 @@ describe('DELETE members', () => {
     expect(await t.api('DELETE', `/projects/${project.id}/members/${dev.id}`, { token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
   });
 
+  it('removes a member once when the same removal arrives twice at the same time', async () => {
+    const group = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token, { namespaceId: group.id });
+    const dev = await createUser(t);
+    await addMember(t, owner.token, 'projects', project.id, dev.id, 30);
+    const both = await Promise.all([1, 2].map(() => t.api('DELETE', `/projects/${project.id}/members/${dev.id}`, { token: owner.token })));
+    expect(both.map((r) => r.status).sort()).toEqual([204, 404]);
+    const events = await t.api('GET', `/projects/${project.id}/events?action=left`, { token: owner.token });
+    expect(events.body.map((e: { author_id: number }) => e.author_id)).toEqual([dev.id]);
+  });
+
   it('lets a member leave, but not remove others, and refuses the last Owner', async () => {
     const group = await createGroup(t, owner.token);
     const dev = await createUser(t);

@@ -178,7 +178,9 @@ export class MembersService {
         userId,
         OR: [{ namespace: { traversalIds: { has: group.id } } }, { project: { namespace: { traversalIds: { has: group.id } } } }],
       };
-      await tx.member.deleteMany({ where: removal.skipSubresources ? { id: member.id } : below });
+      // A concurrent removal got there first: this one removed nothing.
+      if (!(await tx.member.deleteMany({ where: { id: member.id } })).count) throw recordNotFound();
+      if (!removal.skipSubresources) await tx.member.deleteMany({ where: below });
       await this.changed([userId], tx);
       return member;
     });
@@ -189,7 +191,7 @@ export class MembersService {
     const member = await this.direct({ projectId: project.id }, userId);
     await this.base.access.authorize('destroy_project_member', { project, userId, accessLevel: member.accessLevel });
     return this.base.db.$transaction(async (tx) => {
-      await tx.member.deleteMany({ where: { id: member.id } });
+      if (!(await tx.member.deleteMany({ where: { id: member.id } })).count) throw recordNotFound();
       await this.changed([userId], tx);
       // GitLab's ProjectMember#post_destroy_member_hook: the member left the project.
       await this.activity.record({ action: 'left', authorId: userId, targetType: null, project }, tx);
