@@ -77,6 +77,20 @@ describe('GraphQL', () => {
       },
       project: { projectMember: { accessLevel: { integerValue: 30 } } },
     });
+    const typed = await t.graphql(
+      `query($path: ID!) { project(fullPath: $path) { projectMembers(relations: [DIRECT, INHERITED]) {
+        nodes { __typename ... on GroupMember { id } ... on ProjectMember { id } user { username } }
+      } } }`,
+      { path: project.path_with_namespace },
+      owner.token,
+    );
+    const projectDev = await createUser(t);
+    expect(typed.body.data.project.projectMembers.nodes).toEqual(
+      expect.arrayContaining([{ __typename: 'GroupMember', id: expect.stringMatching(/^gid:\/\/gitlab\/GroupMember\//), user: { username: dev.username } }]),
+    );
+    await addMember(t, owner.token, 'projects', project.id, projectDev.id, 30);
+    const direct = await t.graphql('query($path: ID!) { project(fullPath: $path) { projectMembers(relations: [DIRECT]) { nodes { __typename user { username } } } } }', { path: project.path_with_namespace }, owner.token);
+    expect(direct.body.data.project.projectMembers.nodes).toEqual([{ __typename: 'ProjectMember', user: { username: projectDev.username } }]);
     const missing = await t.graphql('query($path: ID!) { project(fullPath: $path) { projectMember(userId: "1") { id } } }', { path: project.path_with_namespace }, owner.token);
     expect(missing.body.errors?.[0]).toMatchObject({ message: '404 Not found', extensions: { code: 'NOT_FOUND' } });
   });

@@ -79,6 +79,18 @@ const filters = (args: FilterArgs): MemberFilters => ({
 const groupOf = (ctx: Context, groupId: string) => ctx.services.groups.get(parseRef(groupId, 'Group', 'groupId'));
 const projectOf = (ctx: Context, projectId: string) => ctx.services.projects.get(parseRef(projectId, 'Project', 'projectId'));
 
+/** GitLab's type of a membership: of a project, or of a group. */
+const memberType = (m: MemberRow) => (m.projectId != null ? 'ProjectMember' : 'GroupMember');
+
+/** The fields of MemberInterface, the same on both of its types. */
+const memberFields = {
+  id: (m: MemberRow) => globalId(memberType(m), m.id),
+  user: (m: MemberRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(m.userId),
+  accessLevel: (m: MemberRow) => m.accessLevel,
+  createdBy: (m: MemberRow, _a: unknown, ctx: Context) => (m.createdById ? ctx.loaders.users.byId.load(m.createdById) : null),
+  membershipState: () => 'active',
+};
+
 export const memberResolvers = {
   Mutation: {
     groupMemberCreate: async (_: unknown, args: MemberArgs & { groupId: string }, ctx: Context) =>
@@ -114,13 +126,11 @@ export const memberResolvers = {
     projectMembers: (project: ProjectRow, args: FilterArgs, ctx: Context) => ctx.services.members.listForProject(project, filters(args), args),
     projectMember: (project: ProjectRow, args: OneMemberArgs, ctx: Context) => ctx.services.members.findInProject(project, userOf(args), args.relations),
   },
-  Member: {
-    id: (m: MemberRow) => globalId(m.projectId != null ? 'ProjectMember' : 'GroupMember', m.id),
-    user: (m: MemberRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(m.userId),
-    accessLevel: (m: MemberRow) => m.accessLevel,
-    createdBy: (m: MemberRow, _a: unknown, ctx: Context) => (m.createdById ? ctx.loaders.users.byId.load(m.createdById) : null),
-    membershipState: () => 'active',
+  MemberInterface: {
+    __resolveType: (m: MemberRow) => memberType(m),
   },
+  GroupMember: memberFields,
+  ProjectMember: memberFields,
   AccessLevel: {
     integerValue: (level: number) => level,
     stringValue: (level: number) => accessLevelName(level),
