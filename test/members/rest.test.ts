@@ -172,6 +172,10 @@ describe('PUT a group member', () => {
     expect(await put(stranger.id, { access_level: 30 })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await put(dev.id, { access_level: 30 }, stranger.token)).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
     expect((await put(dev.id, { access_level: 30 }, null)).status).toBe(401);
+    expect((await put(dev.id, { access_level: 99999999999 })).body).toEqual({ error: 'access_level does not have a valid value' });
+    expect((await put('99999999999999999999', { access_level: 30 })).status).toBe(400);
+    const nul = await t.api('POST', `/groups/${group.id}/members`, { token: owner.token, body: { username: 'a\u0000b', access_level: 30 } });
+    expect(nul.status).toBe(400);
   });
 });
 
