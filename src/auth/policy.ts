@@ -89,6 +89,21 @@ export interface ProfileSubject extends UserSubject {
   privateProfile: boolean;
 }
 
+/** A direct membership of a group, with what GitLab's GroupMemberPolicy reads. */
+export interface GroupMemberSubject {
+  group: NamespaceSubject;
+  userId: number;
+  /** Whether the member is the group's last Owner (GroupMember#last_owner_of_the_group?): nobody may change or remove them. */
+  lastOwner: boolean;
+}
+
+/** A direct membership of a project, with what GitLab's ProjectMemberPolicy and member services read. */
+export interface ProjectMemberSubject {
+  project: ProjectSubject;
+  userId: number;
+  accessLevel: number;
+}
+
 /** A personal access token, by its owner. */
 export interface TokenSubject {
   userId: number;
@@ -312,6 +327,38 @@ function onScheduleProject(rule: Rule<ProjectSubject, unknown>): Rule<PipelineSc
   return { allows: (actor, schedule) => rule.allows(actor, schedule.project), where: () => false };
 }
 
+const adminGroupMember = groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)));
+const adminProjectMember = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER));
+const manageOwners = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER));
+
+/**
+ * GroupMemberPolicy's update_group_member and destroy_group_member: those who administer the group's members, and
+ * for removal the member themselves (leaving); never the last Owner. Asked about one membership, never as a list filter.
+ */
+function groupMembership(memberMayLeave: boolean): Rule<GroupMemberSubject, never> {
+  return {
+    allows: (actor, m) => !m.lastOwner && (adminGroupMember.allows(actor, m.group) || (memberMayLeave && actor.viewer?.id === m.userId)),
+    where: () => false,
+  };
+}
+
+/**
+ * ProjectMemberPolicy's update_project_member and destroy_project_member, with Members::UpdateService's and
+ * DestroyService's owner rule: Maintainers and up change members, a member may leave, the holder of a personal
+ * project's namespace is never changed, and an Owner's membership only by those who manage owners.
+ */
+function projectMembership(memberMayLeave: boolean): Rule<ProjectMemberSubject, never> {
+  return {
+    allows(actor, m) {
+      const { namespace } = m.project;
+      if (namespace.kind === 'user' && namespace.ownerId === m.userId) return false;
+      if (m.accessLevel >= OWNER && !manageOwners.allows(actor, m.project)) return false;
+      return adminProjectMember.allows(actor, m.project) || (memberMayLeave && actor.viewer?.id === m.userId);
+    },
+    where: () => false,
+  };
+}
+
 const readBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST));
 const updateBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
 
@@ -334,8 +381,11 @@ const RULES = {
   read_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
   // Project settings (GitLab's admin_project: Maintainers), such as the CI/CD job token scope.
   admin_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  admin_project_member: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  manage_owners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  admin_project_member: adminProjectMember,
+  manage_owners: manageOwners,
+  // ProjectMemberPolicy: one direct membership of a project.
+  update_project_member: projectMembership(false),
+  destroy_project_member: projectMembership(true),
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
   // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).
   download_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
@@ -384,7 +434,10 @@ const RULES = {
   create_projects: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(DEVELOPER)),
   create_subgroup: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(MAINTAINER))),
   admin_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)),
-  admin_group_member: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
+  admin_group_member: adminGroupMember,
+  // GroupMemberPolicy: one direct membership of a group.
+  update_group_member: groupMembership(false),
+  destroy_group_member: groupMembership(true),
   read_group_runners: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
 
   // UserPolicy

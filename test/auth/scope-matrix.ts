@@ -145,6 +145,13 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   if (route.compiled.variables.some((v) => v.name === 'userId') && !('user_id' in params) && route.method === 'POST' && route.path.endsWith('/members')) {
     params.user_id = await samples.userId();
   }
+  // Changing or removing a member acts on a member of its own, a Developer added by the owner.
+  if (/\/members\/:user_id$/.test(route.path) && route.compiled.kind === 'mutation') {
+    const member = await createUser(t);
+    const added = await t.api('POST', `/${family}/${params.id}/members`, { token: f.owner.token, body: { user_id: member.id, access_level: 30 } });
+    if (added.status !== 201) throw new Error(`member: ${added.status} ${added.text}`);
+    params.user_id = member.id;
+  }
   return params;
 }
 
@@ -276,6 +283,11 @@ export function scopeMatrix(shard: number): void {
         ['read_repository GET /user', 403],
         ['sudo DELETE /personal_access_tokens/:id', 403],
         ['api POST /projects/:id/members', 201],
+        ['api PUT /groups/:id/members/:user_id', 200],
+        ['read_api PUT /groups/:id/members/:user_id', 403],
+        ['api DELETE /projects/:id/members/:user_id', 204],
+        ['read_api DELETE /projects/:id/members/:user_id', 403],
+        ['api GET /projects/:id/members/:user_id', 404],
         ['api POST /users', 403],
         ['admin POST /users', 201],
         ['expired GET /user', 401],
