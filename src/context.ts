@@ -9,6 +9,7 @@ import { inboundScopeLoader } from './auth/job-tokens.js';
 import { Access } from './auth/policy.js';
 import { MembershipCache } from './auth/memberships.js';
 import { loadMemberships } from './modules/members/loaders.js';
+import { loadSharedAccess } from './modules/sharing/loaders.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
 import type { Lane, PrismaClient } from './db/database.js';
@@ -38,9 +39,17 @@ export interface App {
   artifacts: ArtifactStorage;
 }
 
-/** The App from its parts: users' memberships are remembered across requests, loaded on the asking request's lane. */
+/**
+ * The App from its parts: users' memberships (with the levels shares grant them) are remembered across requests,
+ * loaded on the asking request's lane.
+ */
 export function createApp(parts: Omit<App, 'memberships'>): App {
-  return { ...parts, memberships: new MembershipCache(parts.bus, (userId, lane) => loadMemberships(lane === 'read' ? parts.readDb : parts.db, userId)) };
+  const load = async (userId: number, lane: Lane) => {
+    const db = lane === 'read' ? parts.readDb : parts.db;
+    const [own, shared] = await Promise.all([loadMemberships(db, userId), loadSharedAccess(db, userId)]);
+    return { ...own, ...shared };
+  };
+  return { ...parts, memberships: new MembershipCache(parts.bus, load) };
 }
 
 export interface Context {

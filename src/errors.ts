@@ -98,6 +98,8 @@ export const notFound = (resource?: string) =>
 export const conflict = (message: string) => coded(message, { code: 'CONFLICT' });
 /** GitLab's answer to an ActiveRecord::RecordNotFound its API rescues (`find_by!`): `404 Not found`, lower-case `f`. */
 export const recordNotFound = () => coded('404 Not found', { code: 'NOT_FOUND' });
+/** GitLab's `render_api_error!(message, 404)` with a service's own words (`Not Found`, without the status in front). */
+export const notFoundAs = (message: string) => coded(message, { code: 'NOT_FOUND' });
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /** GitLab's 405 for an operation the resource refuses (deleting the default branch). */
