@@ -133,6 +133,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     targetGroupId: async () => (await createGroup(t, f.owner.token)).id,
     // The inbound job token scope setting: left on, as every other route expects.
     enabled: () => true,
+    // Sharing with a group: a new group of the owner's each time, so no surface meets a share another one made.
+    groupId: async () => (await createGroup(t, f.owner.token)).id,
+    groupAccess: () => 30,
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

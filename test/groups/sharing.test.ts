@@ -199,3 +199,26 @@ describe('project sharing', () => {
     expect(await readsProject(developer.token, project.id)).toBe(false);
   });
 });
+
+describe('sharing under concurrency and hostile input', () => {
+  it('answers one concurrent duplicate share with 201 and the rest with 409, never 500', async () => {
+    const shared = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token);
+    const { team } = await teamWithDeveloper();
+    const groupShares = await Promise.all([1, 2, 3].map(() => t.api('POST', `/groups/${shared.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 30 } })));
+    expect(groupShares.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const projectShares = await Promise.all([1, 2, 3].map(() => t.api('POST', `/projects/${project.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 30 } })));
+    expect(projectShares.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+  });
+
+  it('refuses malformed ids, dates and levels with 400s', async () => {
+    const shared = await createGroup(t, owner.token);
+    const { team } = await teamWithDeveloper();
+    const share = (body: Record<string, unknown>) => t.api('POST', `/groups/${shared.id}/share`, { token: owner.token, body });
+    expect((await share({ group_id: '99999999999999999999', group_access: 30 })).status).toBe(400);
+    expect((await share({ group_id: team.id, group_access: 30, expires_at: 'tomorrow' })).status).toBe(400);
+    expect((await share({ group_id: team.id, group_access: '30\u0000' })).status).toBe(400);
+    expect((await t.api('DELETE', `/groups/${shared.id}/share/abc`, { token: owner.token })).status).toBe(400);
+    expect((await t.api('GET', `/projects/${(await createProject(t, owner.token)).id}/groups?shared_min_access_level=7`, { token: owner.token })).status).toBe(400);
+  });
+});

@@ -93,6 +93,9 @@ describe('PUT /groups/:id', () => {
     const enumBad = await t.api('PUT', `/groups/${b.id}`, { token: owner.token, body: { project_creation_level: 'everyone' } });
     expect(enumBad.status).toBe(400);
     expect(enumBad.body).toEqual({ error: 'project_creation_level does not have a valid value' });
+    expect((await t.api('PUT', `/groups/${b.id}`, { token: owner.token, body: { two_factor_grace_period: '99999999999' } })).status).toBe(400);
+    const negative = await t.api('PUT', `/groups/${b.id}`, { token: owner.token, body: { two_factor_grace_period: -1 } });
+    expect(negative.body).toEqual({ message: { two_factor_grace_period: ['must be greater than or equal to 0'] } });
     const nul = await t.api('PUT', `/groups/${b.id}`, { token: owner.token, body: { name: 'a\u0000b' } });
     expect(nul.status).toBe(400);
     expect((await t.api('GET', `/groups/${b.id}`, { token: owner.token })).body.path).toBe(b.path);
