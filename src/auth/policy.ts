@@ -257,7 +257,7 @@ const tokenOwner: Rule<TokenSubject, Prisma.PersonalAccessTokenWhereInput> = {
  * GitLab's project_creation_level: who may create projects in a group (administrators too, except under `noone`);
  * in a personal namespace, its owner.
  */
-const projectCreator: Rule<GroupSettingsSubject, never> = {
+const projectCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
   allows(actor, ns) {
     if (ns.kind === 'user') return namespaceLevel(actor, ns) >= OWNER;
     const level = ns.projectCreationLevel;
@@ -266,13 +266,33 @@ const projectCreator: Rule<GroupSettingsSubject, never> = {
     const min = PROJECT_CREATION_MINIMUM[level];
     return min !== undefined && namespaceLevel(actor, ns) >= min;
   },
-  where: () => false,
+  where(actor) {
+    const viewer = actor.viewer;
+    if (!viewer) return false;
+    const or: Prisma.NamespaceWhereInput[] = [{ kind: 'user', ownerId: viewer.id }];
+    if (viewer.admin) or.push({ kind: 'group', projectCreationLevel: { not: 'noone' } });
+    else {
+      for (const [level, min] of Object.entries(PROJECT_CREATION_MINIMUM)) {
+        or.push({ kind: 'group', projectCreationLevel: level, traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min, actor.memberships.sharedGroups) } });
+      }
+    }
+    return { OR: or };
+  },
 };
 
 /** GitLab's subgroup_creation_level: Owners, and Maintainers when the group lets them. */
-const subgroupCreator: Rule<GroupSettingsSubject, never> = {
+const subgroupCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
   allows: (actor, ns) => namespaceLevel(actor, ns) >= (ns.subgroupCreationLevel === 'maintainer' ? MAINTAINER : OWNER),
-  where: () => false,
+  where(actor) {
+    if (!actor.viewer) return false;
+    const { groups, sharedGroups } = actor.memberships;
+    return {
+      OR: [
+        { traversalIds: { hasSome: heldAtLeast(groups, OWNER, sharedGroups) } },
+        { subgroupCreationLevel: 'maintainer', traversalIds: { hasSome: heldAtLeast(groups, MAINTAINER, sharedGroups) } },
+      ],
+    };
+  },
 };
 
 const groupCreator: Rule<null, never> = {
@@ -431,7 +451,7 @@ const RULES = {
   read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),
   read_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST), groupsOnly(visible())),
   create_projects: projectCreator,
-  create_subgroup: groupsOnly(anyOf<GroupSettingsSubject, never>(administrator, subgroupCreator)),
+  create_subgroup: groupsOnly(anyOf<GroupSettingsSubject, Prisma.NamespaceWhereInput>(administrator, subgroupCreator)),
   // GroupPolicy's admin_group (Owners): group settings, transfers, shares of the group.
   admin_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
   // GroupPolicy's read_namespace_via_membership: whoever has access to the group through a membership (or

@@ -78,7 +78,7 @@ describe('group lists', () => {
     const a = await createGroup(t, owner.token, { parentId: top.id, visibility: 'private' });
     const b = await createGroup(t, owner.token, { parentId: a.id });
     const c = await createGroup(t, owner.token, { parentId: top.id });
-    const all = await gitbeaker.Groups.allDescendantGroups(top.id);
+    const all = await gitbeaker.Groups.allDescendantGroups(top.id, {});
     expect(ids(all as { id: number }[]).sort()).toEqual([a.id, b.id, c.id].sort());
     const skipped = await t.api('GET', `/groups/${top.id}/descendant_groups?skip_groups[]=${a.id}&skip_groups[]=${c.id}`, { token: owner.token });
     expect(ids(skipped.body)).toEqual([b.id]);

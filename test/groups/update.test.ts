@@ -36,17 +36,17 @@ describe('PUT /groups/:id', () => {
     const group = await createGroup(t, owner.token);
     const edited = await gitbeaker.Groups.edit(group.id, {
       description: 'new words', projectCreationLevel: 'maintainer', subgroupCreationLevel: 'owner', requestAccessEnabled: false,
-      shareWithGroupLock: true, lfsEnabled: false, mentionsDisabled: true, emailsEnabled: false, defaultBranch: 'trunk',
+      shareWithGroupLock: true, lfsEnabled: false, mentionsDisabled: true, emailsDisabled: true,
       requireTwoFactorAuthentication: true, twoFactorGracePeriod: 12, autoDevopsEnabled: true,
     });
     expect(edited).toMatchObject({
       description: 'new words', project_creation_level: 'maintainer', subgroup_creation_level: 'owner', request_access_enabled: false,
       share_with_group_lock: true, lfs_enabled: false, mentions_disabled: true, emails_enabled: false, emails_disabled: true,
-      default_branch: 'trunk', require_two_factor_authentication: true, two_factor_grace_period: 12, auto_devops_enabled: true,
+      default_branch: null, require_two_factor_authentication: true, two_factor_grace_period: 12, auto_devops_enabled: true,
     });
-    const again = await t.api('PUT', `/groups/${group.id}`, { token: owner.token, body: { emails_disabled: false } });
+    const again = await t.api('PUT', `/groups/${group.id}`, { token: owner.token, body: { emails_disabled: false, default_branch: 'trunk' } });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ emails_enabled: true, emails_disabled: false, description: 'new words' });
+    expect(again.body).toMatchObject({ emails_enabled: true, emails_disabled: false, description: 'new words', default_branch: 'trunk' });
     const gql = await t.graphql(
       'query($p: ID!) { group(fullPath: $p) { description projectCreationLevel subgroupCreationLevel shareWithGroupLock lfsEnabled defaultBranch emailsEnabled } }',
       { p: group.full_path },
