@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
+import { MEMBERSHIPS_CHANGED } from '../../src/auth/memberships.js';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
@@ -196,6 +197,55 @@ describe('project sharing', () => {
     const level = await t.graphql('query($p: ID!) { project(fullPath: $p) { id } }', { p: project.path_with_namespace }, developer.token);
     expect(level.body.data?.project).not.toBeNull();
     await t.api('DELETE', `/groups/${middle.id}/share/${team.id}`, { token: owner.token });
+    expect(await readsProject(developer.token, project.id)).toBe(false);
+  });
+});
+
+describe('sharing through GraphQL', () => {
+  it('shares and unshares a group and a project with the same rules, read back as sharedWithGroups', async () => {
+    const shared = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token);
+    const { team, developer } = await teamWithDeveloper();
+    const groupShare = await t.graphql(
+      'mutation($i: ShareInput!) { groupShare(input: $i) { errors group { sharedWithGroups { groupId groupFullPath groupAccessLevel expiresAt } } } }',
+      { i: { fullPath: shared.full_path, groupId: `gid://gitlab/Group/${team.id}`, groupAccess: 'REPORTER' } },
+      owner.token,
+    );
+    expect(groupShare.body.data?.groupShare).toEqual({ errors: [], group: { sharedWithGroups: [{ groupId: team.id, groupFullPath: team.full_path, groupAccessLevel: 20, expiresAt: null }] } });
+    const projectShare = await t.graphql(
+      'mutation($i: ShareInput!) { projectShare(input: $i) { errors link { projectId groupId groupAccess } } }',
+      { i: { fullPath: project.path_with_namespace, groupId: String(team.id), groupAccess: 'DEVELOPER' } },
+      owner.token,
+    );
+    expect(projectShare.body.data?.projectShare).toEqual({ errors: [], link: { projectId: project.id, groupId: team.id, groupAccess: 30 } });
+    const seen = await t.graphql('query($p: ID!) { project(fullPath: $p) { sharedWithGroups { groupName } } }', { p: project.path_with_namespace }, developer.token);
+    expect(seen.body.data?.project).toEqual({ sharedWithGroups: [{ groupName: team.name }] });
+    const byDeveloper = await t.graphql('mutation($i: UnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, developer.token);
+    expect(byDeveloper.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const unshare = await t.graphql('mutation($i: UnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, owner.token);
+    expect(unshare.body.data?.projectUnshare).toEqual({ errors: [] });
+    expect(await readsProject(developer.token, project.id)).toBe(false);
+    const groupUnshare = await t.graphql('mutation($i: UnshareInput!) { groupUnshare(input: $i) { errors } }', { i: { fullPath: shared.full_path, groupId: String(team.id) } }, owner.token);
+    expect(groupUnshare.body.data?.groupUnshare).toEqual({ errors: [] });
+    expect((await t.api('GET', `/groups/${shared.id}`, { token: developer.token })).status).toBe(404);
+  });
+});
+
+describe('expiry', () => {
+  it('stops granting once a share expires', async () => {
+    const shared = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token);
+    const { team, developer } = await teamWithDeveloper();
+    await t.api('POST', `/groups/${shared.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 30, expires_at: '2999-01-01' } });
+    await t.api('POST', `/projects/${project.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 30, expires_at: '2999-01-01' } });
+    expect((await t.api('GET', `/groups/${shared.id}`, { token: developer.token })).status).toBe(200);
+    expect(await readsProject(developer.token, project.id)).toBe(true);
+    // The day the shares end: remembered memberships lapse at midnight by themselves; the test announces it at once.
+    const { app } = t.server;
+    await app.db.groupGroupLink.updateMany({ where: { sharedGroupId: shared.id }, data: { expiresAt: new Date('2020-01-01') } });
+    await app.db.projectGroupLink.updateMany({ where: { projectId: project.id }, data: { expiresAt: new Date('2020-01-01') } });
+    await app.bus.delivered([await app.bus.publish(MEMBERSHIPS_CHANGED, { userIds: [developer.id] })]);
+    expect((await t.api('GET', `/groups/${shared.id}`, { token: developer.token })).status).toBe(404);
     expect(await readsProject(developer.token, project.id)).toBe(false);
   });
 });
