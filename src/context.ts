@@ -105,7 +105,10 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
   let jobScope: ReturnType<typeof inboundScopeLoader> | undefined;
   const access = new Access(viewer, {
     memberships: (userId) => app.memberships.of(userId, lane),
-    ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
+    ancestors: async (userId) => {
+      const [own, shared] = await Promise.all([loaders.members.ancestorsOf.load(userId), loaders.sharing.ancestorsOf.load(userId)]);
+      return shared.size ? new Set([...own, ...shared]) : own;
+    },
     jobTokenReaches: (job, projectId) => (jobScope ??= inboundScopeLoader(db, job.projectId)).load(projectId),
   });
   const published: number[] = [];

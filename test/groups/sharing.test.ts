@@ -134,6 +134,21 @@ describe('project sharing', () => {
     expect((await t.api('GET', `/projects/${project.id}`, { token: owner.token })).body.shared_with_groups).toEqual([]);
   });
 
+  it('lets whoever reaches a project through a share read the private groups it is in, and only those', async () => {
+    const top = await createGroup(t, owner.token);
+    const sub = await createGroup(t, owner.token, { parentId: top.id });
+    const sibling = await createGroup(t, owner.token, { parentId: top.id });
+    const project = await createProject(t, owner.token, { namespaceId: sub.id });
+    const { team, developer } = await teamWithDeveloper();
+    expect((await t.api('GET', `/groups/${sub.id}`, { token: developer.token })).status).toBe(404);
+    await t.api('POST', `/projects/${project.id}/share`, { token: owner.token, body: { group_id: team.id, group_access: 20 } });
+    expect((await t.api('GET', `/groups/${sub.id}`, { token: developer.token })).status).toBe(200);
+    expect((await t.api('GET', `/groups/${top.id}`, { token: developer.token })).status).toBe(200);
+    expect((await t.api('GET', `/groups/${sibling.id}`, { token: developer.token })).status).toBe(404);
+    const groups = await t.api('GET', `/projects/${project.id}/groups`, { token: developer.token });
+    expect(groups.body.map((g: { id: number }) => g.id)).toEqual([sub.id, top.id]);
+  });
+
   it('lists the project group and its ancestors', async () => {
     const top = await createGroup(t, owner.token);
     const sub = await createGroup(t, owner.token, { parentId: top.id });

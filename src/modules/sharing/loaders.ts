@@ -3,18 +3,18 @@
  * from them: the levels shares grant, loaded with the user's memberships and remembered with them.
  */
 import type { Memberships } from '../../auth/policy.js';
-import type { PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import DataLoader from 'dataloader';
 
 /**
- * The levels shares grant a user (GitLab's Gitlab::ProjectAuthorizations): a group shared with a group they are a
- * direct member of gives them the lesser of both levels on it (its descendants inherit it); a project shared with a
- * group they reach (directly, through an ancestor, or through a group share) gives them the lesser of their level
- * there and the share's, unless the project's group has `share_with_group_lock`. Expired shares and memberships
- * do not count. One statement.
+ * What shares grant one user (GitLab's Gitlab::ProjectAuthorizations), as common table expressions: `shared`, the
+ * groups shared with a group they are a direct member of, at the lesser of both levels (their descendants inherit
+ * it); `projects`, the projects shared with a group they reach (directly, through an ancestor, or through a group
+ * share), at the lesser of their level there and the share's, unless the project's group has `share_with_group_lock`.
+ * Expired shares and memberships do not count.
  */
-export async function loadSharedAccess(db: PrismaClient, userId: number): Promise<Required<Pick<Memberships, 'sharedGroups' | 'sharedProjects'>>> {
-  const rows = await db.$queryRaw<{ kind: string; id: number; level: number }[]>`
+function grantsOf(userId: number): Prisma.Sql {
+  return Prisma.sql`
     WITH direct AS (
       SELECT m."namespaceId" AS id, m."accessLevel" AS level FROM "members" m
       WHERE m."userId" = ${userId} AND m."namespaceId" IS NOT NULL AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
@@ -24,17 +24,24 @@ export async function loadSharedAccess(db: PrismaClient, userId: number): Promis
       WHERE l."expiresAt" IS NULL OR l."expiresAt" >= current_date
     ), reached AS (
       SELECT id, level FROM direct UNION ALL SELECT id, level FROM shared
-    )
+    ), projects AS (
+      SELECT pl."projectId" AS id, LEAST(r.level, pl."groupAccess") AS level, pn."traversalIds" AS path
+      FROM "project_group_links" pl
+      JOIN "namespaces" n ON n."id" = pl."groupId"
+      JOIN reached r ON r.id = ANY(n."traversalIds")
+      JOIN "projects" p ON p."id" = pl."projectId"
+      JOIN "namespaces" pn ON pn."id" = p."namespaceId"
+      WHERE (pl."expiresAt" IS NULL OR pl."expiresAt" >= current_date) AND NOT pn."shareWithGroupLock"
+    )`;
+}
+
+/** The levels shares grant a user, by shared group and by shared project: loaded with their memberships, in one statement. */
+export async function loadSharedAccess(db: PrismaClient, userId: number): Promise<Required<Pick<Memberships, 'sharedGroups' | 'sharedProjects'>>> {
+  const rows = await db.$queryRaw<{ kind: string; id: number; level: number }[]>`
+    ${grantsOf(userId)}
     SELECT 'group' AS kind, id, max(level) AS level FROM shared GROUP BY id
     UNION ALL
-    SELECT 'project' AS kind, pl."projectId" AS id, max(LEAST(r.level, pl."groupAccess")) AS level
-    FROM "project_group_links" pl
-    JOIN "namespaces" n ON n."id" = pl."groupId"
-    JOIN reached r ON r.id = ANY(n."traversalIds")
-    JOIN "projects" p ON p."id" = pl."projectId"
-    JOIN "namespaces" pn ON pn."id" = p."namespaceId"
-    WHERE (pl."expiresAt" IS NULL OR pl."expiresAt" >= current_date) AND NOT pn."shareWithGroupLock"
-    GROUP BY pl."projectId"`;
+    SELECT 'project' AS kind, id, max(level) AS level FROM projects GROUP BY id`;
   const sharedGroups = new Map<number, number>();
   const sharedProjects = new Map<number, number>();
   for (const row of rows) (row.kind === 'group' ? sharedGroups : sharedProjects).set(Number(row.id), Number(row.level));
@@ -52,6 +59,22 @@ function groupedLoader<T>(fetch: (keys: number[]) => Promise<T[]>, keyOf: (row: 
 
 export function createSharingLoaders(db: PrismaClient) {
   return {
+    /**
+     * Every namespace on the path to a group or project shared with each user (GitLab lets whoever reaches a project
+     * read the groups it is in): what src/auth adds to the ancestors of their own memberships.
+     */
+    ancestorsOf: new DataLoader<number, ReadonlySet<number>>((userIds) =>
+      Promise.all(
+        userIds.map(async (userId) => {
+          const rows = await db.$queryRaw<{ path: number[] }[]>`
+            ${grantsOf(userId)}
+            SELECT n."traversalIds" AS path FROM "namespaces" n WHERE n."id" IN (SELECT id FROM shared)
+            UNION ALL
+            SELECT path FROM projects`;
+          return new Set(rows.flatMap((row) => row.path));
+        }),
+      ),
+    ),
     /** The shares of each group with other groups, with the invited group, oldest first. */
     groupLinksBySharedGroupId: groupedLoader(
       (ids) => db.groupGroupLink.findMany({ where: { sharedGroupId: { in: ids } }, include: { sharedWithGroup: true }, orderBy: { id: 'asc' } }),
