@@ -1,6 +1,5 @@
 /** GraphQL resolvers of groups. */
 import type { Context } from '../../context.js';
-import { notFound } from '../../errors.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
@@ -28,12 +27,8 @@ export const groupResolvers = {
     groupUpdate: async (_: unknown, { input }: { input: GroupChanges & { fullPath: string } }, ctx: Context) =>
       payload(await ctx.services.groups.update(await groupByPath(ctx, input.fullPath), input)),
     groupTransfer: async (_: unknown, { input }: { input: { fullPath: string; groupId?: string | null } }, ctx: Context) => {
-      const group = await groupByPath(ctx, input.fullPath);
-      // GitLab authorizes the move before it looks the new parent up.
-      await ctx.access.authorize('admin_group', group);
-      const parent = input.groupId != null ? await ctx.services.groups.find({ id: parseId(input.groupId, 'Group', 'groupId') }) : null;
-      if (input.groupId != null && !parent) throw notFound('Group');
-      return payload(await ctx.services.groups.transfer(group, parent));
+      const to = input.groupId != null ? { id: parseId(input.groupId, 'Group', 'groupId') } : null;
+      return payload(await ctx.services.groups.transfer(await groupByPath(ctx, input.fullPath), to));
     },
   },
   Group: {

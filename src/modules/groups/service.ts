@@ -281,12 +281,14 @@ export class GroupsService {
 
   /**
    * GitLab's Groups::TransferService (`POST /groups/:id/transfer`): moves a group (with its subgroups and projects)
-   * under another group, or to the top level when `newParent` is null. Refusals are GitLab's 400s.
+   * under another group, or to the top level when `to` is null. The new parent is looked up once the move is
+   * authorized, as GitLab does (404 Group Not Found when the viewer cannot read it); refusals are GitLab's 400s.
    */
-  async transfer(group: NamespaceRow, newParent: NamespaceRow | null): Promise<NamespaceRow> {
+  async transfer(group: NamespaceRow, to: Ref | null): Promise<NamespaceRow> {
     const { db, access } = this.base;
     const viewer = access.requireViewer();
     await access.authorize('admin_group', group);
+    const newParent = to ? await this.get(to) : null;
     const refuse = (reason: keyof typeof TRANSFER_ERRORS) => badRequest(`Transfer failed: ${TRANSFER_ERRORS[reason]}`);
     if (!newParent && !group.parentId) throw refuse('alreadyRoot');
     if (newParent && newParent.id === group.parentId) throw refuse('sameParent');
