@@ -94,6 +94,8 @@ describe('PUT /groups/:id', () => {
     expect(enumBad.status).toBe(400);
     expect(enumBad.body).toEqual({ error: 'project_creation_level does not have a valid value' });
     expect((await t.api('PUT', `/groups/${b.id}`, { token: owner.token, body: { two_factor_grace_period: '99999999999' } })).status).toBe(400);
+    const long = await t.api('PUT', `/groups/${b.id}`, { token: owner.token, body: { description: 'd'.repeat(100_000) } });
+    expect(long.body).toEqual({ message: { description: ['is too long (maximum is 255 characters)'] } });
     const negative = await t.api('PUT', `/groups/${b.id}`, { token: owner.token, body: { two_factor_grace_period: -1 } });
     expect(negative.body).toEqual({ message: { two_factor_grace_period: ['must be greater than or equal to 0'] } });
     const nul = await t.api('PUT', `/groups/${b.id}`, { token: owner.token, body: { name: 'a\u0000b' } });

@@ -237,6 +237,7 @@ export class GroupsService {
     const add = (field: string, message: string) => (errors[field] ??= []).push(message);
     if (changes.name != null && !changes.name.trim()) add('name', "can't be blank");
     if (changes.name != null && changes.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
+    if (changes.description != null && changes.description.length > 255) add('description', 'is too long (maximum is 255 characters)');
     if (changes.path != null && changes.path !== group.path) {
       if (!isValidPath(changes.path)) add('path', PATH_RULE);
       else if (await this.pathTaken(group.parentId, changes.path, group.id)) add('path', 'has already been taken');
