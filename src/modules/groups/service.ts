@@ -11,6 +11,7 @@ import { NamespacesService, fuzzyWhere, type NamespaceRow } from '../namespaces/
 import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import type { GroupStatistics } from './loaders.js';
+import { moveGroupTree } from './tree.js';
 
 export interface GroupFilters {
   search?: string | null;
@@ -218,7 +219,7 @@ export class GroupsService {
         const fullPath = parent ? `${parent.fullPath}/${path}` : path;
         const fullName = parent ? `${parent.fullName} / ${name}` : name;
         // The one place a rename knows the old full paths (`group.fullPath` and everything below it).
-        await this.moveTree(tx, group, { name, path, fullPath, fullName });
+        await moveGroupTree(tx, group, { name, path, fullPath, fullName });
       }
       // GitLab's force_share_with_group_lock_on_descendants: locking a group locks every subgroup.
       if (lockChanged && changes.shareWithGroupLock) await tx.namespace.updateMany({ where: { traversalIds: { has: group.id } }, data: { shareWithGroupLock: true } });
@@ -301,7 +302,7 @@ export class GroupsService {
       const fullPath = newParent ? `${newParent.fullPath}/${group.path}` : group.path;
       const fullName = newParent ? `${newParent.fullName} / ${group.name}` : group.name;
       // The one place a transfer knows the old full paths (`group.fullPath` and everything below it).
-      await this.moveTree(tx, group, { name: group.name, path: group.path, fullPath, fullName, parent: newParent });
+      await moveGroupTree(tx, group, { name: group.name, path: group.path, fullPath, fullName, parent: newParent });
       // GitLab's ensure_ownership: a group made top-level keeps an Owner of its own, the one who moved it.
       if (!newParent && !(await tx.member.findFirst({ where: { namespaceId: group.id, userId: viewer.id }, select: { id: true } }))) {
         const owners = await tx.member.count({ where: { namespaceId: group.id, accessLevel: CREATOR_ACCESS_LEVEL } });
@@ -313,40 +314,6 @@ export class GroupsService {
     });
     this.base.loaders.namespaces.byId.clear(group.id).prime(group.id, updated);
     return updated;
-  }
-
-  /**
-   * Moves a group and everything below it to a new name, path and (for a transfer) parent, in the caller's
-   * transaction: full paths and names of the group, its descendants and their projects, traversal ids, and what
-   * GitLab's transfer adjusts below a new parent (visibility no higher than the parent's, its share lock).
-   */
-  private async moveTree(
-    tx: Prisma.TransactionClient,
-    group: NamespaceRow,
-    target: { name: string; path: string; fullPath: string; fullName: string; parent?: NamespaceRow | null },
-  ): Promise<void> {
-    const oldPath = group.fullPath.length + 1;
-    const oldName = group.fullName.length + 1;
-    await tx.$executeRaw`
-      UPDATE "namespaces" SET "fullPath" = ${target.fullPath} || substr("fullPath", ${oldPath}), "fullName" = ${target.fullName} || substr("fullName", ${oldName})
-      WHERE ${group.id} = ANY("traversalIds") AND "id" <> ${group.id}`;
-    await tx.$executeRaw`
-      UPDATE "projects" SET "fullPath" = ${target.fullPath} || substr("fullPath", ${oldPath})
-      WHERE "namespaceId" IN (SELECT "id" FROM "namespaces" WHERE ${group.id} = ANY("traversalIds"))`;
-    await tx.namespace.update({ where: { id: group.id }, data: { name: target.name, path: target.path, fullPath: target.fullPath, fullName: target.fullName }, select: { id: true } });
-    if (target.parent === undefined) return;
-    const parent = target.parent;
-    const prefix = parent?.traversalIds ?? [];
-    await tx.namespace.update({ where: { id: group.id }, data: { parentId: parent?.id ?? null }, select: { id: true } });
-    await tx.$executeRaw`
-      UPDATE "namespaces" SET "traversalIds" = ${prefix}::int[] || "traversalIds"[${group.traversalIds.length}:]
-      WHERE ${group.id} = ANY("traversalIds")`;
-    if (!parent) return;
-    const rank = VISIBILITY_RANK[parent.visibility as Visibility];
-    const higher = { in: (Object.keys(VISIBILITY_RANK) as Visibility[]).filter((v) => VISIBILITY_RANK[v] > rank) };
-    await tx.namespace.updateMany({ where: { traversalIds: { has: group.id }, visibility: higher }, data: { visibility: parent.visibility } });
-    await tx.project.updateMany({ where: { namespace: { traversalIds: { has: group.id } }, visibility: higher }, data: { visibility: parent.visibility } });
-    if (parent.shareWithGroupLock) await tx.namespace.updateMany({ where: { traversalIds: { has: group.id } }, data: { shareWithGroupLock: true } });
   }
 
   private publishMembershipsChanged(tx: Prisma.TransactionClient): Promise<void> {
