@@ -124,6 +124,9 @@ describe('project sharing', () => {
     expect(shown.body.shared_with_groups).toEqual([{ group_id: subteam.id, group_name: subteam.name, group_full_path: subteam.full_path, group_access_level: 20, expires_at: '2999-12-31' }]);
     const membership = await t.api('GET', '/projects?membership=true', { token: developer.token });
     expect(membership.body.map((p: { id: number }) => p.id)).toContain(project.id);
+    const inGroup = await t.api('GET', `/groups/${subteam.id}/projects`, { token: developer.token });
+    expect(inGroup.body.map((p: { id: number }) => p.id)).toEqual([project.id]);
+    expect((await t.api('GET', `/groups/${subteam.id}/projects?with_shared=false`, { token: developer.token })).body).toEqual([]);
     const groups = await t.api('GET', `/projects/${project.id}/groups?with_shared=true`, { token: developer.token });
     expect(groups.body).toEqual([{ id: subteam.id, web_url: subteam.web_url, name: subteam.name, avatar_url: null, full_name: subteam.full_name, full_path: subteam.full_path }]);
     expect((await t.api('GET', `/projects/${project.id}/groups`, { token: developer.token })).body).toEqual([]);

@@ -40,8 +40,8 @@ export const groupResolvers = {
     statistics: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.groups.statistics(ns),
     subgroups: (ns: NamespaceRow, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.groups.subgroups(ns, args, args),
     descendantGroups: (ns: NamespaceRow, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.groups.subgroups(ns, args, args, true),
-    projects: (ns: NamespaceRow, args: PageArgs & { includeSubgroups?: boolean }, ctx: Context) =>
-      ctx.services.projects.listInNamespace(ns, args.includeSubgroups ?? false, args),
+    projects: (ns: NamespaceRow, args: PageArgs & { includeSubgroups?: boolean; withShared?: boolean }, ctx: Context) =>
+      ctx.services.projects.listInNamespace(ns, args.includeSubgroups ?? false, args, args.withShared ? ctx.services.sharing.sharedProjectsWhere(ns) : undefined),
     viewerAccess: async (ns: NamespaceRow, _a: unknown, ctx: Context) => (await ctx.access.namespaceLevel(ns)) || null,
   },
 };

@@ -117,6 +117,12 @@ export class SharingService {
     loaders.sharing.projectLinksByProjectId.clear(project.id);
   }
 
+  /** The projects shared with a group, while their share lasts (GitLab's `shared_projects`), as a filter of projects. */
+  sharedProjectsWhere(group: NamespaceRow): Prisma.ProjectWhereInput {
+    const today = new Date(new Date().toISOString().slice(0, 10));
+    return { groupLinks: { some: { groupId: group.id, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] } } };
+  }
+
   /** A group's shares with the groups the viewer can read (GitLab's shared_with_group_links_visible_to_user). */
   async groupShares(group: NamespaceRow): Promise<ShareView[]> {
     const links = await this.base.loaders.sharing.groupLinksBySharedGroupId.load(group.id);
