@@ -98,6 +98,8 @@ export const notFound = (resource?: string) =>
 export const conflict = (message: string) => coded(message, { code: 'CONFLICT' });
 /** GitLab's answer to an ActiveRecord::RecordNotFound its API rescues (`find_by!`): `404 Not found`, lower-case `f`. */
 export const recordNotFound = () => coded('404 Not found', { code: 'NOT_FOUND' });
+/** GitLab's `render_api_error!(message, 404)` with a service's own words (`Not Found`, without the status in front). */
+export const notFoundAs = (message: string) => coded(message, { code: 'NOT_FOUND' });
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /** GitLab's 405 for an operation the resource refuses (deleting the default branch). */
@@ -227,6 +229,9 @@ export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> =
   projects_namespaceId_path_key: () => invalid(pathTaken),
   projects_namespaceId_lower_path_key: () => invalid(pathTaken),
   members_userId_namespaceId_key: () => conflict('Member already exists'),
+  // GitLab's GroupGroupLink and ProjectGroupLink uniqueness validations, in their full messages (409).
+  group_group_links_sharedGroupId_sharedWithGroupId_key: () => conflict('Shared group The group has already been shared with this group'),
+  project_group_links_projectId_groupId_key: () => conflict('Project already shared with this group'),
   members_userId_projectId_key: () => conflict('Member already exists'),
   ci_pipeline_schedule_variables_pipelineScheduleId_key_key: () => invalid({ key: ['has already been taken'] }),
   // GitLab's AddProjectService and AddGroupService rescue RecordNotUnique with these words (bad_request!).

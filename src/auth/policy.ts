@@ -13,6 +13,12 @@ import type { Viewer } from './viewer.js';
 export interface Memberships {
   groups: ReadonlyMap<number, number>;
   projects: ReadonlyMap<number, number>;
+  /**
+   * Levels granted by shares (GitLab's group_group_links and project_group_links), already the lesser of the share's
+   * level and the user's own in the invited group: by shared group (its descendants inherit it) and by shared project.
+   */
+  sharedGroups?: ReadonlyMap<number, number>;
+  sharedProjects?: ReadonlyMap<number, number>;
 }
 
 /** The viewer with the memberships their abilities depend on. */
@@ -38,6 +44,12 @@ export interface NamespaceSubject {
   visibility: string;
   ownerId: number | null;
   traversalIds: number[];
+}
+
+/** A group with the settings that decide who may create projects and subgroups in it. */
+export interface GroupSettingsSubject extends NamespaceSubject {
+  projectCreationLevel: string;
+  subgroupCreationLevel: string;
 }
 
 export interface ProjectSubject {
@@ -129,12 +141,21 @@ export function namespaceLevel(actor: Actor, ns: NamespaceSubject): number {
   const viewer = actor.viewer;
   if (!viewer) return AccessLevel.NO_ACCESS;
   if (ns.kind === 'user') return ns.ownerId === viewer.id ? AccessLevel.OWNER : AccessLevel.NO_ACCESS;
-  return Math.max(AccessLevel.NO_ACCESS, ...ns.traversalIds.map((id) => actor.memberships.groups.get(id) ?? AccessLevel.NO_ACCESS));
+  const { groups, sharedGroups } = actor.memberships;
+  return Math.max(
+    AccessLevel.NO_ACCESS,
+    ...ns.traversalIds.map((id) => Math.max(groups.get(id) ?? AccessLevel.NO_ACCESS, sharedGroups?.get(id) ?? AccessLevel.NO_ACCESS)),
+  );
 }
 
-/** The viewer's effective level on a project: direct membership, or inherited from its namespace. */
+/** The viewer's effective level on a project: direct membership, a share with one of their groups, or inherited from its namespace. */
 export function projectLevel(actor: Actor, project: ProjectSubject): number {
-  return Math.max(actor.memberships.projects.get(project.id) ?? AccessLevel.NO_ACCESS, namespaceLevel(actor, project.namespace));
+  const { projects, sharedProjects } = actor.memberships;
+  return Math.max(
+    projects.get(project.id) ?? AccessLevel.NO_ACCESS,
+    sharedProjects?.get(project.id) ?? AccessLevel.NO_ACCESS,
+    namespaceLevel(actor, project.namespace),
+  );
 }
 
 /** The viewer's own level on the project through a direct membership only. */
@@ -142,8 +163,10 @@ export function directProjectLevel(actor: Actor, project: ProjectSubject): numbe
   return actor.memberships.projects.get(project.id) ?? AccessLevel.NO_ACCESS;
 }
 
-function heldAtLeast(levels: ReadonlyMap<number, number>, min: number): number[] {
-  return [...levels].filter(([, level]) => level >= min).map(([id]) => id);
+function heldAtLeast(levels: ReadonlyMap<number, number>, min: number, shared?: ReadonlyMap<number, number>): number[] {
+  const ids = [...levels].filter(([, level]) => level >= min).map(([id]) => id);
+  if (shared) for (const [id, level] of shared) if (level >= min) ids.push(id);
+  return ids;
 }
 
 /** A rule: a check for one subject, and the same rule as a list filter (true: all rows; false: none). */
@@ -187,7 +210,8 @@ function namespaceMember(min: number): Rule<NamespaceSubject, Prisma.NamespaceWh
       const viewer = actor.viewer;
       if (!viewer) return false;
       // The owner of a personal namespace holds Owner on it, the highest level.
-      return { OR: [{ traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min) } }, { kind: 'user', ownerId: viewer.id }] };
+      const { groups, sharedGroups } = actor.memberships;
+      return { OR: [{ traversalIds: { hasSome: heldAtLeast(groups, min, sharedGroups) } }, { kind: 'user', ownerId: viewer.id }] };
     },
   };
 }
@@ -198,11 +222,11 @@ function projectMember(min: number): Rule<ProjectSubject, Prisma.ProjectWhereInp
     where(actor) {
       const viewer = actor.viewer;
       if (!viewer) return false;
-      const { groups, projects } = actor.memberships;
+      const { groups, projects, sharedGroups, sharedProjects } = actor.memberships;
       return {
         OR: [
-          { id: { in: heldAtLeast(projects, min) } },
-          { namespace: { traversalIds: { hasSome: heldAtLeast(groups, min) } } },
+          { id: { in: heldAtLeast(projects, min, sharedProjects) } },
+          { namespace: { traversalIds: { hasSome: heldAtLeast(groups, min, sharedGroups) } } },
           { namespace: { kind: 'user', ownerId: viewer.id } },
         ],
       };
@@ -219,7 +243,7 @@ const memberBelow: Rule<NamespaceSubject, Prisma.NamespaceWhereInput> = {
   where: (actor) => (actor.ancestors?.size ? { id: { in: [...actor.ancestors] } } : false),
 };
 
-function groupsOnly<W>(rule: Rule<NamespaceSubject, W>): Rule<NamespaceSubject, W> {
+function groupsOnly<W, S extends NamespaceSubject = NamespaceSubject>(rule: Rule<S, W>): Rule<S, W> {
   return {
     allows: (actor, ns) => ns.kind === 'group' && rule.allows(actor, ns),
     where: (actor) => {
@@ -244,12 +268,57 @@ const tokenOwner: Rule<TokenSubject, Prisma.PersonalAccessTokenWhereInput> = {
   where: (actor) => (actor.viewer ? { userId: actor.viewer.id } : false),
 };
 
+/**
+ * GitLab's project_creation_level: who may create projects in a group (administrators too, except under `noone`);
+ * in a personal namespace, its owner.
+ */
+const projectCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
+  allows(actor, ns) {
+    if (ns.kind === 'user') return namespaceLevel(actor, ns) >= OWNER;
+    const level = ns.projectCreationLevel;
+    if (level === 'noone') return false;
+    if (actor.viewer?.admin) return true;
+    const min = PROJECT_CREATION_MINIMUM[level];
+    return min !== undefined && namespaceLevel(actor, ns) >= min;
+  },
+  where(actor) {
+    const viewer = actor.viewer;
+    if (!viewer) return false;
+    const or: Prisma.NamespaceWhereInput[] = [{ kind: 'user', ownerId: viewer.id }];
+    if (viewer.admin) or.push({ kind: 'group', projectCreationLevel: { not: 'noone' } });
+    else {
+      for (const [level, min] of Object.entries(PROJECT_CREATION_MINIMUM)) {
+        or.push({ kind: 'group', projectCreationLevel: level, traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min, actor.memberships.sharedGroups) } });
+      }
+    }
+    return { OR: or };
+  },
+};
+
+/** GitLab's subgroup_creation_level: Owners, and Maintainers when the group lets them. */
+const subgroupCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
+  allows: (actor, ns) => namespaceLevel(actor, ns) >= (ns.subgroupCreationLevel === 'maintainer' ? MAINTAINER : OWNER),
+  where(actor) {
+    if (!actor.viewer) return false;
+    const { groups, sharedGroups } = actor.memberships;
+    return {
+      OR: [
+        { traversalIds: { hasSome: heldAtLeast(groups, OWNER, sharedGroups) } },
+        { subgroupCreationLevel: 'maintainer', traversalIds: { hasSome: heldAtLeast(groups, MAINTAINER, sharedGroups) } },
+      ],
+    };
+  },
+};
+
 const groupCreator: Rule<null, never> = {
   allows: (actor) => !!actor.viewer?.canCreateGroup,
   where: (actor) => !!actor.viewer?.canCreateGroup,
 };
 
 const { GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+
+/** The level each project_creation_level asks of a member (`administrator`: none is enough). */
+const PROJECT_CREATION_MINIMUM: Readonly<Record<string, number>> = { owner: OWNER, maintainer: MAINTAINER, developer: DEVELOPER };
 
 /**
  * GitLab's owned runners (User#ci_owned_runners): group runners of groups the user owns (subgroups included), and
@@ -431,8 +500,13 @@ const RULES = {
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
   read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),
   read_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST), groupsOnly(visible())),
-  create_projects: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(DEVELOPER)),
-  create_subgroup: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(MAINTAINER))),
+  create_projects: projectCreator,
+  create_subgroup: groupsOnly(anyOf<GroupSettingsSubject, Prisma.NamespaceWhereInput>(administrator, subgroupCreator)),
+  // GroupPolicy's admin_group (Owners): group settings, transfers, shares of the group.
+  admin_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
+  // GroupPolicy's read_namespace_via_membership: whoever has access to the group through a membership (or
+  // administrators, whom GitLab counts as Owners of every group) may share a project with it.
+  read_namespace_via_membership: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST))),
   admin_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)),
   admin_group_member: adminGroupMember,
   // GroupMemberPolicy: one direct membership of a group.

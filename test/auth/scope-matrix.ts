@@ -133,6 +133,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     targetGroupId: async () => (await createGroup(t, f.owner.token)).id,
     // The inbound job token scope setting: left on, as every other route expects.
     enabled: () => true,
+    // Sharing with a group: a new group of the owner's each time, so no surface meets a share another one made.
+    groupId: async () => (await createGroup(t, f.owner.token)).id,
+    groupAccess: () => 30,
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
@@ -302,6 +305,11 @@ export function scopeMatrix(shard: number): void {
         ['read_api GET /projects/:id/pipeline_schedules/:pipeline_schedule_id', 200],
         ['anonymous GET /projects/:id/pipeline_schedules', 404],
         ['api POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/play', 201],
+        ['api PUT /groups/:id', 200],
+        ['read_api PUT /groups/:id', 403],
+        ['api POST /projects/:id/share', 201],
+        ['anonymous DELETE /groups/:id/share/:group_id', 401],
+        ['api DELETE /groups/:id/share/:group_id', 404],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

@@ -5,6 +5,9 @@ export const groupRoutes: RestRoute[] = [
   { method: 'GET', path: '/groups', operation: 'RestListGroups', paginate: true },
   { method: 'POST', path: '/groups', operation: 'RestCreateGroup' },
   { method: 'GET', path: '/groups/:id', operation: 'RestGetGroup', notFound: 'Group' },
+  { method: 'PUT', path: '/groups/:id', operation: 'RestUpdateGroup', result: 'groupUpdate.group' },
+  { method: 'POST', path: '/groups/:id/transfer', operation: 'RestTransferGroup', result: 'groupTransfer.group' },
   { method: 'GET', path: '/groups/:id/subgroups', operation: 'RestListSubgroups', result: 'group.subgroups', paginate: true, notFound: 'Group' },
+  { method: 'GET', path: '/groups/:id/descendant_groups', operation: 'RestListDescendantGroups', result: 'group.descendantGroups', paginate: true, notFound: 'Group' },
   { method: 'GET', path: '/groups/:id/projects', operation: 'RestListGroupProjects', result: 'group.projects', paginate: true, notFound: 'Group' },
 ];

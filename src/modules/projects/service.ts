@@ -98,9 +98,10 @@ export class ProjectsService {
     return this.page(where, orderBy, page);
   }
 
-  /** Readable projects of a namespace (and its descendants when asked). */
-  async listInNamespace(ns: NamespaceRow, includeDescendants: boolean, page: PageArgs) {
-    const scope: Prisma.ProjectWhereInput = includeDescendants ? { namespace: { traversalIds: { has: ns.id } } } : { namespaceId: ns.id };
+  /** Readable projects of a namespace (and its descendants when asked), with those `alsoWhere` names (projects shared with a group). */
+  async listInNamespace(ns: NamespaceRow, includeDescendants: boolean, page: PageArgs, alsoWhere?: Prisma.ProjectWhereInput) {
+    const own: Prisma.ProjectWhereInput = includeDescendants ? { namespace: { traversalIds: { has: ns.id } } } : { namespaceId: ns.id };
+    const scope = alsoWhere ? { OR: [own, alsoWhere] } : own;
     return this.page({ AND: [await this.base.access.where('read_project'), scope] }, { id: 'asc' }, page);
   }
 
