@@ -35,7 +35,7 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
-import { bodyErrors, requestBasics } from './http/middleware.js';
+import { bodyErrors, jsonWithoutCharset, requestBasics } from './http/middleware.js';
 import { trackConnections } from './http/drain.js';
 import { bodyEncodingErrors, rejectMalformedInput, verifyBody } from './http/input.js';
 
@@ -94,6 +94,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
   const web = express();
   web.disable('x-powered-by');
+  jsonWithoutCharset(web);
   web.set('query parser', 'extended');
   // Only configured proxies may say who the client is: the rate limit keys anonymous callers by address.
   web.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);

@@ -8,6 +8,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { resolveViewer, type CredentialsAuthenticator, type Credentials } from '../auth/credentials.js';
+import { sudo, sudoIdentifier } from '../auth/sudo.js';
 import { createContext, type App } from '../context.js';
 import type { Lane } from '../db/database.js';
 import { beforeDeadline } from '../graphql/deadline.js';
@@ -110,7 +111,9 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
         ...req.params,
       };
       const execute = async () => {
-        const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
+        const initial = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
+        const identifier = sudoIdentifier(params, req.get('sudo'));
+        const viewer = identifier === undefined ? initial : await sudo(initial, identifier, (ref) => createContext(app, null, { lane, deadline }).services.users.find(ref));
         const page = route.paginate ? readOffsetPage(params) : null;
         const variables = variablesFromParams(route.compiled.variables, params);
         if (page) Object.assign(variables, connectionArgs(page));
