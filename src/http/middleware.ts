@@ -89,7 +89,8 @@ export function bodyErrors(err: unknown, _req: Request, res: Response, next: Nex
  */
 export function jsonWithoutCharset(web: Express): void {
   web.response.json = function json(this: Response, body: unknown): Response {
-    if (!this.get('Content-Type')) this.set('Content-Type', 'application/json');
+    // setHeader, not Express's `set`, which would add the charset back.
+    if (!this.get('Content-Type')) this.setHeader('Content-Type', 'application/json');
     return this.send(Buffer.from(JSON.stringify(body) ?? ''));
   };
 }

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
-import { namespaceWebUrl } from '../namespaces/resolvers.js';
+import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { GroupFilters, GroupInput } from './service.js';
 
@@ -21,6 +21,7 @@ export const groupResolvers = {
   Group: {
     ...idFields('Group'),
     webUrl: namespaceWebUrl,
+    avatarUrl: namespaceAvatarUrl,
     parent: (ns: NamespaceRow, _a: unknown, ctx: Context) => (ns.parentId ? ctx.services.groups.find({ id: ns.parentId }) : null),
     defaultBranch: () => null,
     subgroups: (ns: NamespaceRow, args: PageArgs & { search?: string }, ctx: Context) => ctx.services.groups.subgroups(ns, args.search, args),

@@ -1,4 +1,6 @@
 /** Owns groups, the group rows of the namespaces table: lookup, lists, subgroups and creation. */
+import type { UploadedFile } from '../../uploads/storage.js';
+import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
 import type { Prisma } from '../../db/database.js';
 import { invalid, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -26,6 +28,8 @@ export interface GroupInput {
   parent?: Ref | null;
   visibility?: Visibility | null;
   description?: string | null;
+  /** An avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 const ORDER_COLUMNS = { name: 'name', path: 'path', id: 'id', created_at: 'createdAt', updated_at: 'updatedAt' } as const;
@@ -97,6 +101,10 @@ export class GroupsService {
     }
     const taken = parent ? await this.namespaces.takenIn(parent.id, input.path, false) : !(await this.namespaces.isTopLevelPathFree(input.path));
     if (taken) errors.path = [...(errors.path ?? []), 'has already been taken'];
+    if (input.avatar) {
+      const problems = avatarProblems(input.avatar);
+      if (problems.length) errors.avatar = problems;
+    }
     if (Object.keys(errors).length) throw invalid(errors, { failedToSave: 'group' });
 
     return db.$transaction(async (tx) => {
@@ -115,7 +123,9 @@ export class GroupsService {
         parent?.traversalIds ?? [],
       );
       await this.members.addCreator(tx, { namespaceId: group.id }, viewer.id);
-      return group;
+      if (!input.avatar) return group;
+      const avatar = await storeAvatar(this.base.app.uploads, 'group', group.id, input.avatar);
+      return tx.namespace.update({ where: { id: group.id }, data: { avatar } });
     });
   }
 }

@@ -1,4 +1,6 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
+import type { UploadedFile } from '../../uploads/storage.js';
+import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, invalid, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -36,6 +38,8 @@ export interface ProjectInput {
   description?: string | null;
   visibility?: Visibility | null;
   defaultBranch?: string | null;
+  /** An avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 const ORDER_COLUMNS = {
@@ -173,6 +177,10 @@ export class ProjectsService {
     });
     if (clash?.path.toLowerCase() === path.toLowerCase()) errors.path = [...(errors.path ?? []), 'has already been taken'];
     if (clash?.name.toLowerCase() === name.toLowerCase()) errors.name = [...(errors.name ?? []), 'has already been taken'];
+    if (input.avatar) {
+      const problems = avatarProblems(input.avatar);
+      if (problems.length) errors.avatar = problems;
+    }
     if (ns.kind === 'user') {
       const limit = await this.personalProjectsLimitError(viewer.id);
       if (limit) errors.limitReached = [limit];
@@ -195,7 +203,9 @@ export class ProjectsService {
         },
       });
       if (ns.kind === 'user' && ns.ownerId != null) await this.members.addCreator(tx, { projectId: created.id }, ns.ownerId);
-      return created;
+      if (!input.avatar) return created;
+      const avatar = await storeAvatar(app.uploads, 'project', created.id, input.avatar);
+      return tx.project.update({ ...WITH_NAMESPACE, where: { id: created.id }, data: { avatar } });
     });
     // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or
     // the server die right here), the repository is created on first use instead (RepositoryStorages.ensure).

@@ -1,4 +1,6 @@
 /** Owns users: lookup, listing and creation (with the personal namespace every user has). */
+import type { UploadedFile } from '../../uploads/storage.js';
+import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
@@ -30,6 +32,8 @@ export interface UserInput {
   external?: boolean | null;
   projectsLimit?: number | null;
   canCreateGroup?: boolean | null;
+  /** An avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -87,6 +91,8 @@ export class UsersService {
     if (!EMAIL.test(input.email)) errors.email = ['is invalid'];
     if (!input.name.trim()) errors.name = ["can't be blank"];
     if (input.password != null && input.password.length < 8) errors.password = ['is too short (minimum is 8 characters)'];
+    const avatarErrors = input.avatar ? avatarProblems(input.avatar) : [];
+    if (avatarErrors.length) errors.avatar = avatarErrors;
     if (Object.keys(errors).length) throw invalid(errors);
     const db = this.base.db;
     if (await db.user.findFirst({ where: { email: equalsIgnoringCase(input.email) }, select: { id: true } })) {
@@ -94,8 +100,8 @@ export class UsersService {
     }
     if (!(await this.namespaces.isTopLevelPathFree(input.username))) throw conflict('Username has already been taken');
     const passwordDigest = input.password ? await hashPassword(input.password) : null;
-    return db.$transaction((tx) =>
-      UsersService.insertSystemUser(tx, {
+    return db.$transaction(async (tx) => {
+      const user = await UsersService.insertSystemUser(tx, {
         email: input.email,
         username: input.username,
         name: input.name,
@@ -104,8 +110,21 @@ export class UsersService {
         projectsLimit: input.projectsLimit ?? undefined,
         canCreateGroup: input.canCreateGroup ?? undefined,
         passwordDigest,
-      }),
-    );
+      });
+      if (!input.avatar) return user;
+      return tx.user.update({ where: { id: user.id }, data: { avatar: await storeAvatar(this.base.app.uploads, 'user', user.id, input.avatar) } });
+    });
+  }
+
+  /** Replaces the signed-in user's avatar (GitLab's `PUT /user/avatar`). */
+  async setOwnAvatar(file: UploadedFile): Promise<UserRow> {
+    const { db, access, loaders, app } = this.base;
+    const viewer = access.requireViewer();
+    const problems = avatarProblems(file);
+    if (problems.length) throw invalid({ avatar: problems });
+    const user = await db.user.update({ where: { id: viewer.id }, data: { avatar: await storeAvatar(app.uploads, 'user', viewer.id, file) } });
+    loaders.users.byId.clear(viewer.id).prime(viewer.id, user);
+    return user;
   }
 
   /**
