@@ -94,6 +94,7 @@ describe('sudo', () => {
       headers: { 'PRIVATE-TOKEN': t.rootToken, Sudo: alice.username, 'Content-Type': 'application/json' },
       body: JSON.stringify({ query: '{ currentUser { username } }' }),
     });
-    expect((await res.json()).data.currentUser.username).toBe('root');
+    const body = (await res.json()) as { data: { currentUser: { username: string } } };
+    expect(body.data.currentUser.username).toBe('root');
   });
 });

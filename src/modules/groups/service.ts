@@ -3,7 +3,7 @@ import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
 import type { Prisma } from '../../db/database.js';
 import { invalid, notFound } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import type { MembersService } from '../members/service.js';
@@ -76,12 +76,14 @@ export class GroupsService {
   private page(where: Prisma.NamespaceWhereInput, filters: Pick<GroupFilters, 'orderBy' | 'sort'>, page: PageArgs) {
     const direction = filters.sort === 'DESC' ? 'desc' : 'asc';
     const column = ORDER_COLUMNS[filters.orderBy ?? 'name'];
-    const orderBy: Prisma.NamespaceOrderByWithRelationInput[] = [{ [column]: direction }, { id: direction }];
+    const order: KeysetOrder = column === 'id' ? [['id', direction]] : [[column, direction], ['id', direction]];
+    const orderBy = order.map(([field, dir]) => ({ [field]: dir }));
     const db = this.base.db;
     return connection(
       page,
-      ({ skip, take }) => db.namespace.findMany({ where, orderBy, skip, take }),
+      ({ skip, take, seek }) => db.namespace.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take }),
       () => db.namespace.count({ where }),
+      order,
     );
   }
 

@@ -3,7 +3,7 @@ import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, invalid, notFound } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import type { ActivityService } from '../activity/service.js';
@@ -28,6 +28,9 @@ export interface ProjectFilters {
   minAccessLevel?: number | null;
   orderBy?: 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | null;
   sort?: 'ASC' | 'DESC' | null;
+  /** Only projects with a greater (idAfter) or smaller (idBefore) ID: GitLab's filters, and its keyset pages' links. */
+  idAfter?: number | null;
+  idBefore?: number | null;
 }
 
 export interface ProjectInput {
@@ -90,6 +93,8 @@ export class ProjectsService {
     if (filters.membership || filters.minAccessLevel != null) and.push(await access.memberProjectsWhere({ minAccessLevel: filters.minAccessLevel }));
     if (filters.visibility) and.push({ visibility: filters.visibility });
     if (filters.archived != null) and.push({ archived: filters.archived });
+    if (filters.idAfter != null) and.push({ id: { gt: filters.idAfter } });
+    if (filters.idBefore != null) and.push({ id: { lt: filters.idBefore } });
     // Only administrators may filter by storage shard; GitLab ignores the filter for others.
     if (filters.repositoryStorage && access.allowed('admin_all_resources')) and.push({ repositoryStorage: filters.repositoryStorage });
     if (filters.search) {
@@ -98,22 +103,25 @@ export class ProjectsService {
     }
     const where: Prisma.ProjectWhereInput = { AND: and };
     const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
-    const orderBy: Prisma.ProjectOrderByWithRelationInput[] = [{ [ORDER_COLUMNS[filters.orderBy ?? 'created_at']]: direction }, { id: direction }];
-    return this.page(where, orderBy, page);
+    const column = ORDER_COLUMNS[filters.orderBy ?? 'created_at'];
+    const order: KeysetOrder = column === 'id' ? [['id', direction]] : [[column, direction], ['id', direction]];
+    return this.page(where, order, page);
   }
 
   /** Readable projects of a namespace (and its descendants when asked). */
   async listInNamespace(ns: NamespaceRow, includeDescendants: boolean, page: PageArgs) {
     const scope: Prisma.ProjectWhereInput = includeDescendants ? { namespace: { traversalIds: { has: ns.id } } } : { namespaceId: ns.id };
-    return this.page({ AND: [await this.base.access.where('read_project'), scope] }, { id: 'asc' }, page);
+    return this.page({ AND: [await this.base.access.where('read_project'), scope] }, [['id', 'asc']], page);
   }
 
-  private page(where: Prisma.ProjectWhereInput, orderBy: Prisma.ProjectOrderByWithRelationInput | Prisma.ProjectOrderByWithRelationInput[], page: PageArgs) {
+  private page(where: Prisma.ProjectWhereInput, order: KeysetOrder, page: PageArgs) {
     const { db, loaders } = this.base;
+    const orderBy = order.map(([field, direction]) => ({ [field]: direction }));
     return connection(
       page,
-      async ({ skip, take }) => primeNamespaces(loaders, await db.project.findMany({ where, orderBy, skip, take, ...WITH_NAMESPACE })),
+      async ({ skip, take, seek }) => primeNamespaces(loaders, await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, ...WITH_NAMESPACE })),
       () => db.project.count({ where }),
+      order,
     );
   }
 

@@ -4,7 +4,7 @@ import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import { digestToken, hashPassword } from '../../auth/secrets.js';
 import type { ServiceBase } from '../module.js';
@@ -21,7 +21,11 @@ export interface UserFilters {
   active?: boolean | null;
   blocked?: boolean | null;
   humans?: boolean | null;
+  orderBy?: 'id' | 'name' | 'username' | 'created_at' | 'updated_at' | null;
+  sort?: 'ASC' | 'DESC' | null;
 }
+
+const ORDER_COLUMNS = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' } as const;
 
 export interface UserInput {
   email: string;
@@ -75,10 +79,15 @@ export class UsersService {
     if (filters.blocked) where.state = 'blocked';
     if (filters.humans) where.bot = false;
     const db = this.base.db;
+    const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
+    const column = ORDER_COLUMNS[filters.orderBy ?? 'id'];
+    const order: KeysetOrder = column === 'id' ? [['id', direction]] : [[column, direction], ['id', direction]];
+    const orderBy = order.map(([field, dir]) => ({ [field]: dir }));
     return connection(
       page,
-      ({ skip, take }) => db.user.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      ({ skip, take, seek }) => db.user.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take }),
       () => db.user.count({ where }),
+      order,
     );
   }
 
