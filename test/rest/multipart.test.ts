@@ -130,6 +130,18 @@ describe('multipart/form-data bodies', () => {
     expect(me.body.avatar_url).toBe(two.body.avatar_url);
   });
 
+  it('takes PUT /user/avatar only from a signed-in caller whose token has the api scope', async () => {
+    const reader = await createUser(t, { scopes: ['read_api'] });
+    const body = () => {
+      const data = new FormData();
+      data.set('avatar', new Blob([PNG]), 'x.png');
+      return data;
+    };
+    expect(await form('PUT', '/user/avatar', body(), reader.token)).toMatchObject({ status: 403, body: { error: 'insufficient_scope', scope: 'api' } });
+    expect(await form('PUT', '/user/avatar', body(), null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    await noTemporaryFilesLeft();
+  });
+
   it('refuses avatars GitLab refuses, in its words', async () => {
     const wrongType = new FormData();
     wrongType.set('avatar', new Blob(['not an image']), 'notes.txt');
