@@ -7,16 +7,8 @@ import { forbidden, insufficientScope, notFound, unauthenticated } from '../erro
 import type { Ref } from '../graphql/ids.js';
 import type { Viewer } from './viewer.js';
 
-/** What sudo needs of the user it switches to. */
-export interface SudoTarget {
-  id: number;
-  username: string;
-  admin: boolean;
-  external: boolean;
-  bot: boolean;
-  canCreateGroup: boolean;
-  state: string;
-}
+/** What sudo needs of the user it switches to: what a viewer carries, and whether the user may act at all. */
+export type SudoTarget = Pick<Viewer, 'id' | 'username' | 'admin' | 'external' | 'bot' | 'canCreateGroup'> & { state: string };
 
 /** The user an identifier names: by ID when it is all digits, otherwise by username (ignoring case). */
 export type SudoLookup = (ref: Ref) => Promise<SudoTarget | null>;
@@ -39,15 +31,7 @@ export async function sudo(initial: Viewer | null, identifier: string, lookup: S
   if (!user) throw notFound(`User with ID or username '${identifier}'`);
   // A user who may not use the API (blocked, deactivated) is not one a request can act as either.
   if (user.state !== 'active') throw forbidden();
-  return {
-    id: user.id,
-    username: user.username,
-    admin: user.admin,
-    external: user.external,
-    bot: user.bot,
-    canCreateGroup: user.canCreateGroup,
-    tokenId: initial.tokenId,
-    tokenExpiresAt: initial.tokenExpiresAt,
-    scopes: initial.scopes,
-  };
+  // Only what a viewer carries: the lookup may hand over the whole row.
+  const { id, username, admin, external, bot, canCreateGroup } = user;
+  return { id, username, admin, external, bot, canCreateGroup, tokenId: initial.tokenId, tokenExpiresAt: initial.tokenExpiresAt, scopes: initial.scopes };
 }

@@ -1,8 +1,9 @@
 import { readdir } from 'node:fs/promises';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
 import { createUser, unique, type TestUser } from '../support/factories.js';
+import { eventually } from '../support/wait.js';
 
 const t = suiteServer({ bodyLimit: 300 * 1024 });
 let alice: TestUser;
@@ -32,17 +33,23 @@ async function rawMultipart(path: string, boundary: string, payload: Buffer | st
 }
 
 /** The request's temporary files are removed once its response has gone out: wait for that, then none are left. */
+/** The fields of a new user, `name` its display name. */
+function userForm(prefix: string, name: string): { username: string; body: FormData } {
+  const username = unique(prefix);
+  const body = new FormData();
+  body.set('username', username);
+  body.set('name', name);
+  body.set('email', `${username}@example.com`);
+  return { username, body };
+}
+
 async function noTemporaryFilesLeft(): Promise<void> {
-  await vi.waitFor(async () => expect(await readdir(t.server.app.uploads.tmp)).toEqual([]));
+  await eventually(async () => (await readdir(t.server.app.uploads.tmp)).length === 0);
 }
 
 describe('multipart/form-data bodies', () => {
   it('creates a user from multipart fields, as from a form body', async () => {
-    const username = unique('multi');
-    const body = new FormData();
-    body.set('username', username);
-    body.set('name', 'Multi Part');
-    body.set('email', `${username}@example.com`);
+    const { username, body } = userForm('multi', 'Multi Part');
     body.set('password', 'a-long-password');
     const res = await form('POST', '/users', body);
     expect(res.status).toBe(201);
@@ -61,11 +68,7 @@ describe('multipart/form-data bodies', () => {
   });
 
   it('stores an avatar sent with POST /users and serves it back byte for byte', async () => {
-    const username = unique('face');
-    const body = new FormData();
-    body.set('username', username);
-    body.set('name', 'Face');
-    body.set('email', `${username}@example.com`);
+    const { body } = userForm('face', 'Face');
     body.set('avatar', new Blob([PNG], { type: 'image/png' }), 'my face.png');
     const res = await form('POST', '/users', body);
     expect(res.status).toBe(201);
@@ -200,11 +203,7 @@ describe('multipart/form-data bodies', () => {
   });
 
   it('drops parameters that would reach an object prototype', async () => {
-    const username = unique('proto');
-    const body = new FormData();
-    body.set('username', username);
-    body.set('name', 'Proto');
-    body.set('email', `${username}@example.com`);
+    const { body } = userForm('proto', 'Proto');
     body.set('__proto__[admin]', 'true');
     body.set('constructor[prototype][admin]', 'true');
     const res = await form('POST', '/users', body);
