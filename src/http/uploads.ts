@@ -8,7 +8,7 @@ import { Router, type Request, type Response } from 'express';
 import { resolveViewer, type Credentials, type CredentialsAuthenticator } from '../auth/credentials.js';
 import type { Viewer } from '../auth/viewer.js';
 import { createContext, type App } from '../context.js';
-import { avatarContentType } from '../uploads/avatars.js';
+import { avatarContentType, contentDisposition } from '../uploads/avatars.js';
 import type { AvatarModel } from '../uploads/storage.js';
 
 /** GitLab's cache settings: user avatars are public for 5 minutes, the others private and revalidated. */
@@ -43,7 +43,7 @@ export function avatarUploads(app: App, authenticate: CredentialsAuthenticator):
       if (!file) return next();
       res.set({
         'Content-Type': avatarContentType(filename),
-        'Content-Disposition': `inline; filename="${filename.replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+        'Content-Disposition': contentDisposition('inline', filename),
         'Cache-Control': CACHE_CONTROL[model],
       });
       res.sendFile(file.path, { cacheControl: false, dotfiles: 'allow' }, (error) => error && next(error));

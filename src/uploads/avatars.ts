@@ -60,3 +60,8 @@ export function avatarUrl(externalUrl: string, model: AvatarModel, id: number, a
 export function avatarContentType(name: string): string {
   return CONTENT_TYPES[extension(name)] ?? 'application/octet-stream';
 }
+
+/** `Content-Disposition` for a file sent `inline` or as an `attachment` (Rails' ContentDisposition.format). */
+export function contentDisposition(disposition: 'inline' | 'attachment', name: string): string {
+  return `${disposition}; filename="${name.replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}

@@ -117,6 +117,23 @@ describe('multipart/form-data bodies', () => {
     expect((await fetch(url.replace('secret.png', 'other.png'), { headers: { 'PRIVATE-TOKEN': t.rootToken } })).status).toBe(404);
   });
 
+  it('GET /projects/:id/avatar downloads the avatar; 404 Avatar Not Found without one', async () => {
+    const withAvatar = new FormData();
+    withAvatar.set('name', unique('pic'));
+    withAvatar.set('visibility', 'public');
+    withAvatar.set('avatar', new Blob([PNG]), 'pic.png');
+    const project = await form('POST', '/projects', withAvatar);
+    const res = await fetch(`${t.url}/api/v4/projects/${project.body.id}/avatar`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="pic.png"; filename*=UTF-8''pic.png`);
+    expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+    const api = new Gitlab({ host: t.url, token: t.rootToken });
+    const plain = await api.Projects.create({ name: unique('plain') });
+    expect(await t.api('GET', `/projects/${plain.id}/avatar`)).toMatchObject({ status: 404, body: { message: '404 Avatar Not Found' } });
+    expect(await t.api('GET', `/projects/${plain.id}/avatar`, { token: null })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+  });
+
   it('PUT /user/avatar replaces the caller\'s avatar; the old file is gone', async () => {
     const first = new FormData();
     first.set('avatar', new Blob([PNG]), 'one.png');

@@ -28,6 +28,7 @@ export const projectResolvers = {
     sshUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => `git@${new URL(ctx.config.externalUrl).hostname}:${p.fullPath}.git`,
     readmeUrl: () => null,
     avatarUrl: (p: ProjectRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'project', p.id, p.avatar),
+    avatarFile: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.avatarFile(p),
     forksCount: () => 0,
     starCount: () => 0,
     // Through the group's own rule, as `group(fullPath:)` would answer (GitLab lets a project's members read its group).

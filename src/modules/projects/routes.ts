@@ -8,4 +8,13 @@ export const projectRoutes: RestRoute[] = [
   { method: 'GET', path: '/projects', operation: 'RestListProjects', paginate: true, keyset: PROJECTS_KEYSET },
   { method: 'POST', path: '/projects', operation: 'RestCreateProject' },
   { method: 'GET', path: '/projects/:id', operation: 'RestGetProject', notFound: 'Project' },
+  {
+    method: 'GET',
+    path: '/projects/:id/avatar',
+    operation: 'RestGetProjectAvatar',
+    result: 'project.avatarFile',
+    notFound: 'Project',
+    raw: true,
+    headers: { 'Content-Disposition': 'content_disposition' },
+  },
 ];

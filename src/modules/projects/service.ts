@@ -1,6 +1,7 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
+import { readFile } from 'node:fs/promises';
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
+import { avatarProblems, contentDisposition, storeAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, invalid, notFound } from '../../errors.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
@@ -68,6 +69,18 @@ export class ProjectsService {
     // GitLab looks a project up by path only when the path has a slash; anything else names nothing.
     const project = 'id' in ref ? await loaders.projects.byId.load(ref.id) : ref.path.includes('/') ? await this.byPath(ref.path) : null;
     return project && (await access.can('read_project', project)) ? project : null;
+  }
+
+  /** The project's avatar as a download (GitLab's `GET /projects/:id/avatar`); `404 Avatar Not Found` without one. */
+  async avatarFile(project: ProjectRow): Promise<{ filename: string; contentType: string; contentDisposition: string; content: string }> {
+    const file = project.avatar ? await this.base.app.uploads.avatarFile('project', project.id, project.avatar) : null;
+    if (!project.avatar || !file) throw notFound('Avatar');
+    return {
+      filename: project.avatar,
+      contentType: 'application/octet-stream',
+      contentDisposition: contentDisposition('attachment', project.avatar),
+      content: (await readFile(file.path)).toString('base64'),
+    };
   }
 
   /** Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. */
