@@ -44,11 +44,16 @@ export function avatarProblems(file: UploadedFile): string[] {
   return problems;
 }
 
-/** Stores a validated avatar for the model, replacing its old one; returns the name the row keeps. */
-export async function storeAvatar(storage: UploadStorage, model: AvatarModel, id: number, file: UploadedFile): Promise<string> {
+/**
+ * Sets a validated avatar: `update` writes its name to the model's row inside the caller's transaction, whose row
+ * lock makes concurrent changes of one model's avatar take turns until commit; then the file is stored and the
+ * model's other avatar files removed, so the name the row keeps always has its file.
+ */
+export async function replaceAvatar<T>(storage: UploadStorage, model: AvatarModel, id: number, file: UploadedFile, update: (name: string) => Promise<T>): Promise<T> {
   const name = avatarFileName(file);
+  const row = await update(name);
   await storage.storeAvatar(model, id, name, file);
-  return name;
+  return row;
 }
 
 /** The avatar's absolute URL, or null when there is none. */

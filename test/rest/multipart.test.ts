@@ -162,6 +162,22 @@ describe('multipart/form-data bodies', () => {
     await noTemporaryFilesLeft();
   });
 
+  it('keeps the file of whichever avatar wins concurrent replacements', async () => {
+    const racer = await createUser(t);
+    const answers = await Promise.all(
+      ['r1.png', 'r2.gif', 'r3.jpg', 'r4.webp'].map((name) => {
+        const body = new FormData();
+        body.set('avatar', new Blob([PNG]), name);
+        return form('PUT', '/user/avatar', body, racer.token);
+      }),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const me = await t.api('GET', '/user', { token: racer.token });
+    const served = await fetch(String(me.body.avatar_url).replace(EXTERNAL_URL, t.url));
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer()).equals(PNG)).toBe(true);
+  });
+
   it('refuses avatars GitLab refuses, in its words', async () => {
     const wrongType = new FormData();
     wrongType.set('avatar', new Blob(['not an image']), 'notes.txt');

@@ -1,6 +1,6 @@
 /** Owns groups, the group rows of the namespaces table: lookup, lists, subgroups and creation. */
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
+import { avatarProblems, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma } from '../../db/database.js';
 import { invalid, notFound } from '../../errors.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
@@ -126,8 +126,7 @@ export class GroupsService {
       );
       await this.members.addCreator(tx, { namespaceId: group.id }, viewer.id);
       if (!input.avatar) return group;
-      const avatar = await storeAvatar(this.base.app.uploads, 'group', group.id, input.avatar);
-      return tx.namespace.update({ where: { id: group.id }, data: { avatar } });
+      return replaceAvatar(this.base.app.uploads, 'group', group.id, input.avatar, (avatar) => tx.namespace.update({ where: { id: group.id }, data: { avatar } }));
     });
   }
 }

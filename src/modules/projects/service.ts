@@ -1,7 +1,7 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
 import { readFile } from 'node:fs/promises';
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarProblems, contentDisposition, storeAvatar } from '../../uploads/avatars.js';
+import { avatarProblems, contentDisposition, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, invalid, notFound } from '../../errors.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
@@ -225,8 +225,7 @@ export class ProjectsService {
       });
       if (ns.kind === 'user' && ns.ownerId != null) await this.members.addCreator(tx, { projectId: created.id }, ns.ownerId);
       if (!input.avatar) return created;
-      const avatar = await storeAvatar(app.uploads, 'project', created.id, input.avatar);
-      return tx.project.update({ ...WITH_NAMESPACE, where: { id: created.id }, data: { avatar } });
+      return replaceAvatar(app.uploads, 'project', created.id, input.avatar, (avatar) => tx.project.update({ ...WITH_NAMESPACE, where: { id: created.id }, data: { avatar } }));
     });
     // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or
     // the server die right here), the repository is created on first use instead (RepositoryStorages.ensure).

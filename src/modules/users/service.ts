@@ -1,6 +1,6 @@
 /** Owns users: lookup, listing and creation (with the personal namespace every user has). */
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarProblems, storeAvatar } from '../../uploads/avatars.js';
+import { avatarProblems, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
@@ -121,7 +121,7 @@ export class UsersService {
         passwordDigest,
       });
       if (!input.avatar) return user;
-      return tx.user.update({ where: { id: user.id }, data: { avatar: await storeAvatar(this.base.app.uploads, 'user', user.id, input.avatar) } });
+      return replaceAvatar(this.base.app.uploads, 'user', user.id, input.avatar, (avatar) => tx.user.update({ where: { id: user.id }, data: { avatar } }));
     });
   }
 
@@ -131,7 +131,7 @@ export class UsersService {
     const viewer = access.requireViewer();
     const problems = avatarProblems(file);
     if (problems.length) throw invalid({ avatar: problems });
-    const user = await db.user.update({ where: { id: viewer.id }, data: { avatar: await storeAvatar(app.uploads, 'user', viewer.id, file) } });
+    const user = await db.$transaction((tx) => replaceAvatar(app.uploads, 'user', viewer.id, file, (avatar) => tx.user.update({ where: { id: viewer.id }, data: { avatar } })));
     loaders.users.byId.clear(viewer.id).prime(viewer.id, user);
     return user;
   }
