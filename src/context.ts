@@ -5,6 +5,7 @@
  */
 import type { ArtifactStorage } from './ci/artifact-storage.js';
 import type { RepositoryStorages } from './git/storages.js';
+import type { UploadStorage } from './uploads/storage.js';
 import { inboundScopeLoader } from './auth/job-tokens.js';
 import { Access } from './auth/policy.js';
 import { MembershipCache } from './auth/memberships.js';
@@ -41,6 +42,8 @@ export interface App {
   repositories: RepositoryStorages;
   /** Where job artifacts live (src/ci/artifact-storage.ts). */
   artifacts: ArtifactStorage;
+  /** Where uploads (avatars) and request bodies' files live (src/uploads/storage.ts). */
+  uploads: UploadStorage;
 }
 
 /**

@@ -53,6 +53,8 @@ export interface ErrorExtensions {
   tokenError?: string;
   /** RATE_LIMITED: seconds until the caller's window opens again; SERVICE_UNAVAILABLE: seconds to wait before retrying. */
   retryAfter?: number;
+  /** METHOD_NOT_ALLOWED written by Grape's own `error!(text)`: the body is `{"error": …}` rather than `{"message": …}`. */
+  errorKey?: boolean;
 }
 
 function coded(message: string, extensions: ErrorExtensions): GraphQLError {
@@ -104,6 +106,8 @@ export const notFoundAs = (message: string) => coded(message, { code: 'NOT_FOUND
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /** GitLab's 405 for an operation the resource refuses (deleting the default branch). */
 export const methodNotAllowed = (message: string) => coded(message, { code: 'METHOD_NOT_ALLOWED' });
+/** GitLab's pagination strategies' 405s (keyset not available, offset beyond its limit), `{"error": …}` as Grape writes them. */
+export const paginationNotAllowed = (message: string) => coded(message, { code: 'METHOD_NOT_ALLOWED', errorKey: true });
 
 export interface RestError {
   status: number;
@@ -165,7 +169,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'CONFLICT':
       return { status: 409, body: { message: error.message } };
     case 'METHOD_NOT_ALLOWED':
-      return { status: 405, body: { message: error.message } };
+      return { status: 405, body: ext.errorKey ? { error: error.message } : { message: error.message } };
     case 'MALFORMED_REQUEST':
       // GitLab's HandleMalformedStrings middleware answers before any controller, in plain text.
       return { status: 400, body: 'Bad Request', text: true };

@@ -18,7 +18,9 @@ import { createGroup, createProject, createUser, unique, type TestUser } from '.
 // (scope-matrix-N.test.ts), each with a server of its own, so that they run side by side.
 export const SHARDS = 3;
 let t: TestServer;
-const routes = restRoutes(buildSchema());
+// A route that requires a file (an `Upload!`, from a multipart body) cannot be replayed over GraphQL transports, which
+// send no files: test/rest/multipart.test.ts checks its scopes over REST.
+const routes = restRoutes(buildSchema()).filter((route) => !route.compiled.variables.some((v) => String(v.type) === 'Upload!'));
 
 type Kind = 'api' | 'read_api' | 'read_user' | 'read_repository' | 'sudo' | 'admin' | 'expired' | 'revoked' | 'anonymous';
 const KINDS: Kind[] = ['api', 'read_api', 'read_user', 'read_repository', 'sudo', 'admin', 'expired', 'revoked', 'anonymous'];

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
-import { namespaceWebUrl } from '../namespaces/resolvers.js';
+import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { GroupChanges, GroupFilters, GroupInput } from './service.js';
 
@@ -34,6 +34,7 @@ export const groupResolvers = {
   Group: {
     ...idFields('Group'),
     webUrl: namespaceWebUrl,
+    avatarUrl: namespaceAvatarUrl,
     parent: (ns: NamespaceRow, _a: unknown, ctx: Context) => (ns.parentId ? ctx.services.groups.find({ id: ns.parentId }) : null),
     defaultBranch: (ns: NamespaceRow) => ns.defaultBranchName,
     emailsDisabled: (ns: NamespaceRow) => !ns.emailsEnabled,

@@ -1,8 +1,10 @@
 /** Owns groups, the group rows of the namespaces table: lookup, lists, subgroups, creation, settings and transfers. */
+import type { UploadedFile } from '../../uploads/storage.js';
+import { avatarProblems, replaceAvatar } from '../../uploads/avatars.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { Prisma } from '../../db/database.js';
 import { badRequest, invalid, notFound } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import type { MembersService } from '../members/service.js';
@@ -32,6 +34,8 @@ export interface GroupInput {
   parent?: Ref | null;
   visibility?: Visibility | null;
   description?: string | null;
+  /** An avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 /** What `PUT /groups/:id` and `groupUpdate` change; absent (or null) leaves a setting as it is. */
@@ -112,12 +116,14 @@ export class GroupsService {
   private page(where: Prisma.NamespaceWhereInput, filters: Pick<GroupFilters, 'orderBy' | 'sort'>, page: PageArgs) {
     const direction = filters.sort === 'DESC' ? 'desc' : 'asc';
     const column = ORDER_COLUMNS[filters.orderBy ?? 'name'];
-    const orderBy: Prisma.NamespaceOrderByWithRelationInput[] = [{ [column]: direction }, { id: direction }];
+    const order: KeysetOrder = column === 'id' ? [['id', direction]] : [[column, direction], ['id', direction]];
+    const orderBy = order.map(([field, dir]) => ({ [field]: dir }));
     const db = this.base.db;
     return connection(
       page,
-      ({ skip, take }) => db.namespace.findMany({ where, orderBy, skip, take }),
+      ({ skip, take, seek }) => db.namespace.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take }),
       () => db.namespace.count({ where }),
+      order,
     );
   }
 
@@ -156,6 +162,10 @@ export class GroupsService {
     }
     const taken = parent ? await this.namespaces.takenIn(parent.id, input.path, false) : !(await this.namespaces.isTopLevelPathFree(input.path));
     if (taken) errors.path = [...(errors.path ?? []), 'has already been taken'];
+    if (input.avatar) {
+      const problems = avatarProblems(input.avatar);
+      if (problems.length) errors.avatar = problems;
+    }
     if (Object.keys(errors).length) throw invalid(errors, { failedToSave: 'group' });
 
     return db.$transaction(async (tx) => {
@@ -176,7 +186,8 @@ export class GroupsService {
         parent?.traversalIds ?? [],
       );
       await this.members.addCreator(tx, { namespaceId: group.id }, viewer.id);
-      return group;
+      if (!input.avatar) return group;
+      return replaceAvatar(this.base.app.uploads, 'group', group.id, input.avatar, (avatar) => tx.namespace.update({ where: { id: group.id }, data: { avatar } }));
     });
   }
 

@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
 import { apiUrl, idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
-import { namespaceWebUrl } from '../namespaces/resolvers.js';
+import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
+import { avatarUrl } from '../../uploads/avatars.js';
 import type { ProjectFilters, ProjectInput, ProjectRow } from './service.js';
 
 type ProjectArgs = Omit<ProjectInput, 'namespace'> & { namespaceId?: string | null };
@@ -26,7 +27,8 @@ export const projectResolvers = {
     httpUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, `${p.fullPath}.git`),
     sshUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => `git@${new URL(ctx.config.externalUrl).hostname}:${p.fullPath}.git`,
     readmeUrl: () => null,
-    avatarUrl: () => null,
+    avatarUrl: (p: ProjectRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'project', p.id, p.avatar),
+    avatarFile: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.avatarFile(p),
     forksCount: () => 0,
     starCount: () => 0,
     // Through the group's own rule, as `group(fullPath:)` would answer (GitLab lets a project's members read its group).
@@ -50,6 +52,7 @@ export const projectResolvers = {
   ProjectNamespace: {
     ...idFields('Namespace'),
     webUrl: namespaceWebUrl,
+    avatarUrl: namespaceAvatarUrl,
   },
   ProjectPermissions: {
     projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.access.directProjectLevel(p)) || null,
