@@ -3,9 +3,10 @@
  * deactivate, activate, approve, reject) with GitLab's codes and words, DELETE /users/:id with the ghost user, and a
  * user who stops being active losing their tokens at once. Through REST (raw HTTP and gitbeaker) and GraphQL.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
-import { suiteServer } from '../support/server.js';
+import { startTestServer, suiteServer, type TestServer } from '../support/server.js';
+import { CREDENTIALS_REVOKED } from '../../src/auth/credentials.js';
 import { addMember, createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { freshKey } from './ssh-keys.js';
 
@@ -225,6 +226,18 @@ describe('state actions', () => {
     expect(await db().user.count({ where: { id: pending.id } })).toBe(0);
   });
 
+  it('lists users as UserBasic to users and as UserWithAdmin to administrators', async () => {
+    const user = await createUser(t);
+    const basic = await t.api('GET', `/users?username=${user.username}`, { token: user.token });
+    expect(Object.keys(basic.body[0])).toEqual(['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url']);
+    const full = await t.api('GET', `/users?username=${user.username}`);
+    expect(full.body[0]).toMatchObject({ bio: '', email: `${user.username}@example.com`, is_admin: false, private_profile: false, namespace_id: expect.any(Number) });
+    expect(full.body[0]).not.toHaveProperty('highest_role');
+    const me = await t.api('GET', '/user', { token: user.token });
+    expect(me.body).toMatchObject({ email: `${user.username}@example.com`, commit_email: `${user.username}@example.com`, theme_id: 3, color_scheme_id: 1 });
+    expect(me.body).not.toHaveProperty('note');
+  });
+
   it('refuses every state action to non-administrators and answers 404 for unknown users', async () => {
     const user = await createUser(t);
     for (const action of ['block', 'unblock', 'ban', 'unban', 'deactivate', 'activate']) {
@@ -341,6 +354,31 @@ describe('DELETE /users/:id', () => {
     expect(gql.body).toEqual({ data: { userDelete: true } });
     await expectNothingLeftOf(a.id);
     await expectNothingLeftOf(b.id);
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('across replicas (PostgreSQL)', () => {
+  let replica: TestServer;
+  afterAll(() => replica?.close());
+  const revocationHeard = (server: TestServer) =>
+    new Promise<void>((resolve) => {
+      const stop = server.server.app.bus.subscribe(CREDENTIALS_REVOKED, () => {
+        stop();
+        resolve();
+      });
+    });
+
+  it('a user banned, deactivated or deleted on one replica is refused by the other as soon as the news arrives', async () => {
+    replica ??= await startTestServer({}, { replicaOf: t });
+    for (const act of ['ban', 'deactivate', 'delete'] as const) {
+      const user = await createUser(t);
+      expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(200);
+      const heard = revocationHeard(replica);
+      const res = act === 'delete' ? await t.api('DELETE', `/users/${user.id}`) : await t.api('POST', `/users/${user.id}/${act}`);
+      expect(res.status).toBeLessThan(300);
+      await heard;
+      expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(act === 'delete' ? 401 : 403);
+    }
   });
 });
 
