@@ -224,11 +224,18 @@ describe('memberships and personal projects', () => {
     const open = await createProject(t, user.token, { visibility: 'public' });
     const closed = await createProject(t, user.token, { visibility: 'private' });
     const asOwner = await t.api('GET', `/users/${user.id}/projects`, { token: user.token });
-    expect(asOwner.body.map((p: { id: number }) => p.id).sort()).toEqual([open.id, closed.id].sort());
+    expect(asOwner.body.map((p: { id: number }) => p.id)).toEqual([closed.id, open.id]);
     expect(asOwner.headers.get('x-total')).toBe('2');
     expect((await t.api('GET', `/users/${user.username}/projects`, { token: other.token })).body.map((p: { id: number }) => p.id)).toEqual([open.id]);
     expect((await t.api('GET', `/users/${user.id}/projects`, { token: null })).body.map((p: { id: number }) => p.id)).toEqual([open.id]);
     expect((await t.api('GET', '/users/2147483000/projects')).body).toEqual({ message: '404 User Not Found' });
+    // GitLab's filters and order: newest first unless asked otherwise.
+    const get = async (query: string) => (await t.api('GET', `/users/${user.id}/projects?${query}`, { token: user.token })).body.map((p: { id: number }) => p.id);
+    expect(await get('')).toEqual([closed.id, open.id]);
+    expect(await get('order_by=id&sort=asc')).toEqual([open.id, closed.id]);
+    expect(await get('visibility=private')).toEqual([closed.id]);
+    expect(await get(`search=${closed.name}`)).toEqual([closed.id]);
+    expect(await get('archived=true')).toEqual([]);
     const viaGitbeaker = await new Gitlab({ host: t.url, token: other.token }).Users.allProjects(user.id, { pagination: 'offset' });
     expect(viaGitbeaker.map((p) => p.id)).toEqual([open.id]);
   });

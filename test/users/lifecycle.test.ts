@@ -230,6 +230,9 @@ describe('state actions', () => {
     const user = await createUser(t);
     const basic = await t.api('GET', `/users?username=${user.username}`, { token: user.token });
     expect(Object.keys(basic.body[0])).toEqual(['id', 'username', 'name', 'state', 'locked', 'avatar_url', 'web_url']);
+    expect((await t.api('GET', `/users?username=${user.username}`, { token: null })).body).toEqual(basic.body);
+    const anonymous = await t.api('GET', '/users', { token: null });
+    expect([anonymous.status, anonymous.body]).toEqual([403, { message: '403 Forbidden - Not authorized to access /api/v4/users' }]);
     const full = await t.api('GET', `/users?username=${user.username}`);
     expect(full.body[0]).toMatchObject({ bio: '', email: `${user.username}@example.com`, is_admin: false, private_profile: false, namespace_id: expect.any(Number) });
     expect(full.body[0]).not.toHaveProperty('highest_role');

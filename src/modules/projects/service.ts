@@ -26,6 +26,8 @@ export interface ProjectFilters {
   minAccessLevel?: number | null;
   orderBy?: 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | null;
   sort?: 'ASC' | 'DESC' | null;
+  /** Only projects directly in this namespace (a user's personal projects: `GET /users/:id/projects`). */
+  namespaceId?: number | null;
 }
 
 export interface ProjectInput {
@@ -86,6 +88,7 @@ export class ProjectsService {
     if (filters.membership || filters.minAccessLevel != null) and.push(await access.memberProjectsWhere({ minAccessLevel: filters.minAccessLevel }));
     if (filters.visibility) and.push({ visibility: filters.visibility });
     if (filters.archived != null) and.push({ archived: filters.archived });
+    if (filters.namespaceId != null) and.push({ namespaceId: filters.namespaceId });
     // Only administrators may filter by storage shard; GitLab ignores the filter for others.
     if (filters.repositoryStorage && access.allowed('admin_all_resources')) and.push({ repositoryStorage: filters.repositoryStorage });
     if (filters.search) {

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
+import type { ProjectFilters } from '../projects/service.js';
 import type { KeyRow } from './keys/service.js';
 import { BLANK_STATUS, CLEAR_AFTER, type PreferencesInput, type StatusView } from './profile/service.js';
 import { PRIVATE_COMMIT_EMAIL, type UserFilters, type UserInput, type UserRow, type UserUpdateInput } from './service.js';
@@ -115,9 +116,10 @@ export const userResolvers = {
     emails: (user: UserRow, args: PageArgs, ctx: Context) => ctx.services.users.emails.list(user, args),
     emailAddress: (user: UserRow, args: IdArgs, ctx: Context) => ctx.services.users.emails.get(user, numeric(args.id, 'id')),
     preferences: (user: UserRow, _a: unknown, ctx: Context) => ctx.services.users.profile.preferences(user),
-    personalProjects: async (user: UserRow, args: PageArgs, ctx: Context) => {
+    personalProjects: async (user: UserRow, args: ProjectFilters & PageArgs, ctx: Context) => {
+      // Every user has a personal namespace, made with them.
       const ns = await ctx.loaders.namespaces.personalByOwnerId.load(user.id);
-      return ns ? ctx.services.projects.listInNamespace(ns, false, args) : { count: 0, nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } };
+      return ctx.services.projects.list({ ...args, namespaceId: ns?.id ?? 0 }, args);
     },
   },
   UserAccount: {

@@ -149,6 +149,8 @@ export class UsersService {
   }
 
   list(filters: UserFilters, page: PageArgs) {
+    // Anonymous callers may only look one user up by username, not list the instance's users (GitLab's read_users_list).
+    if (!this.base.viewer && !filters.username) throw forbidden('Not authorized to access /api/v4/users');
     const where: Prisma.UserWhereInput = {};
     if (filters.username) where.username = equalsIgnoringCase(filters.username);
     if (filters.search) {
