@@ -261,6 +261,27 @@ describe('GraphQL user fields', () => {
     });
   });
 
+  it('manages e-mail addresses, impersonation tokens and memberships through GraphQL with REST\'s rules', async () => {
+    const user = await createUser(t);
+    const email = `${unique('gql')}@example.com`;
+    const created = await t.graphql('mutation($e: String!) { emailCreate(email: $e) { id email confirmedAt } }', { e: email }, user.token);
+    expect(created.body.data?.emailCreate).toMatchObject({ email, confirmedAt: null });
+    const listed = await t.graphql('{ currentUser { emails { count nodes { email } } } }', {}, user.token);
+    expect(listed.body.data?.currentUser.emails).toEqual({ count: 1, nodes: [{ email }] });
+    const token = await t.graphql(
+      'mutation($u: ID!) { impersonationTokenCreate(userId: $u, name: "gql", scopes: ["read_api"]) { id impersonation token user { username } } }',
+      { u: `gid://gitlab/User/${user.id}` },
+      t.rootToken,
+    );
+    expect(token.body.data?.impersonationTokenCreate).toMatchObject({ impersonation: true, token: expect.stringMatching(/^glpat-/), user: { username: user.username } });
+    const asImpersonated = await t.graphql('{ currentUser { username } }', {}, token.body.data?.impersonationTokenCreate.token);
+    expect(asImpersonated.body.data?.currentUser.username).toBe(user.username);
+    const refused = await t.graphql('query($u: ID!) { userImpersonationTokens(userId: $u) { count } }', { u: String(user.id) }, user.token);
+    expect(refused.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    const memberships = await t.graphql('query($u: ID!) { userMemberships(userId: $u) { count } }', { u: String(user.id) }, t.rootToken);
+    expect(memberships.body.data?.userMemberships.count).toBe(0);
+  });
+
   it('changes users through userUpdate, administrators only', async () => {
     const user = await createUser(t);
     const mutation = 'mutation($input: UserUpdateInput!) { userUpdate(input: $input) { bio jobTitle } }';
