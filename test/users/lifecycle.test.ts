@@ -3,10 +3,9 @@
  * deactivate, activate, approve, reject) with GitLab's codes and words, DELETE /users/:id with the ghost user, and a
  * user who stops being active losing their tokens at once. Through REST (raw HTTP and gitbeaker) and GraphQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
-import { startTestServer, suiteServer, type TestServer } from '../support/server.js';
-import { CREDENTIALS_REVOKED } from '../../src/auth/credentials.js';
+import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { freshKey } from './ssh-keys.js';
 
@@ -357,31 +356,6 @@ describe('DELETE /users/:id', () => {
     expect(gql.body).toEqual({ data: { userDelete: true } });
     await expectNothingLeftOf(a.id);
     await expectNothingLeftOf(b.id);
-  });
-});
-
-describe.runIf(process.env.TEST_DATABASE_URL)('across replicas (PostgreSQL)', () => {
-  let replica: TestServer;
-  afterAll(() => replica?.close());
-  const revocationHeard = (server: TestServer) =>
-    new Promise<void>((resolve) => {
-      const stop = server.server.app.bus.subscribe(CREDENTIALS_REVOKED, () => {
-        stop();
-        resolve();
-      });
-    });
-
-  it('a user banned, deactivated or deleted on one replica is refused by the other as soon as the news arrives', async () => {
-    replica ??= await startTestServer({}, { replicaOf: t });
-    for (const act of ['ban', 'deactivate', 'delete'] as const) {
-      const user = await createUser(t);
-      expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(200);
-      const heard = revocationHeard(replica);
-      const res = act === 'delete' ? await t.api('DELETE', `/users/${user.id}`) : await t.api('POST', `/users/${user.id}/${act}`);
-      expect(res.status).toBeLessThan(300);
-      await heard;
-      expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(act === 'delete' ? 401 : 403);
-    }
   });
 });
 
