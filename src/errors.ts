@@ -93,6 +93,8 @@ export const forbidden = (reason?: string) =>
   coded(reason ? `403 Forbidden - ${reason}` : '403 Forbidden', { code: 'FORBIDDEN', ...(reason ? { reason } : {}) });
 /** GitLab's job_forbidden!: 403 with the job's status in `Job-Status`, so a runner stops working on a job that stopped. */
 export const jobForbidden = (jobStatus: string, reason: string) => coded(`403 Forbidden - ${reason}`, { code: 'FORBIDDEN', reason, jobStatus });
+/** GitLab's `render_api_error!(message, 403)`: a refusal in a service's own words, without the `403 Forbidden` prefix. */
+export const refused = (message: string) => coded(message, { code: 'FORBIDDEN' });
 export const insufficientScope = (scopes: string[]) =>
   coded('The request requires higher privileges than provided by the access token.', { code: 'INSUFFICIENT_SCOPE', scopes });
 export const notFound = (resource?: string) =>
@@ -232,6 +234,9 @@ export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> =
   projects_fullPath_key: () => invalid(pathTaken),
   projects_namespaceId_path_key: () => invalid(pathTaken),
   projects_namespaceId_lower_path_key: () => invalid(pathTaken),
+  emails_email_key: () => invalid({ email: ['has already been taken'] }),
+  emails_lower_email_key: () => invalid({ email: ['has already been taken'] }),
+  keys_fingerprintSha256_key: () => invalid({ fingerprintSha256: ['has already been taken'] }),
   members_userId_namespaceId_key: () => conflict('Member already exists'),
   // GitLab's GroupGroupLink and ProjectGroupLink uniqueness validations, in their full messages (409).
   group_group_links_sharedGroupId_sharedWithGroupId_key: () => conflict('Shared group The group has already been shared with this group'),

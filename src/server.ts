@@ -85,7 +85,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   }
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
-  const tokens = { read: credentialCache.wrap(tokenAuthenticator(database.readPrisma)), write: credentialCache.wrap(tokenAuthenticator(database.prisma)) };
+  const tokens = {
+    read: credentialCache.wrap(tokenAuthenticator(database.readPrisma, config.externalUrl)),
+    write: credentialCache.wrap(tokenAuthenticator(database.prisma, config.externalUrl)),
+  };
   // Job tokens are not remembered: one stops working the moment its job ends.
   const jobTokens = { read: jobTokenAuthenticator(database.readPrisma), write: jobTokenAuthenticator(database.prisma) };
   const authenticators = { read: byKind(tokens.read, jobTokens.read), write: byKind(tokens.write, jobTokens.write) };

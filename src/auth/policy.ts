@@ -518,6 +518,8 @@ const RULES = {
   read_user_profile: anyOf<ProfileSubject, Prisma.UserWhereInput>(publicProfile, administrator, self),
   read_user_email_address: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
   read_user_personal_access_tokens: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
+  // The user's own account data (keys, e-mail addresses, status, preferences): themselves and administrators.
+  update_user: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
 
   // PersonalAccessTokenPolicy
   read_token: anyOf<TokenSubject, Prisma.PersonalAccessTokenWhereInput>(administrator, tokenOwner),

@@ -91,7 +91,10 @@ export function routeValue(route: PreparedRoute, result: ExecutionResult): unkno
   let value: unknown = result.data;
   for (const key of route.resultPath) {
     value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : null;
-    if (value === null || value === undefined) throw route.whenNull === 'unauthenticated' ? unauthenticated() : notFound(route.notFound);
+    if (value === null || value === undefined) {
+      if (route.whenNull === 'send') return null;
+      throw route.whenNull === 'unauthenticated' ? unauthenticated() : notFound(route.notFound);
+    }
   }
   return value;
 }

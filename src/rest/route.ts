@@ -39,8 +39,11 @@ export interface RestRoute {
   raw?: boolean;
   /** Resource named in `404 <Resource> Not Found` when a step of `result` is null. */
   notFound?: string;
-  /** A null result means the caller is anonymous: 401 (`GET /user`, whose GraphQL field is null when signed out). */
-  whenNull?: 'unauthenticated';
+  /**
+   * A null result means the caller is anonymous: 401 (`GET /user`, whose GraphQL field is null when signed out); or,
+   * `send`, is the answer itself: `null` (GitLab's `break` in an endpoint, as blocking a blocked user answers).
+   */
+  whenNull?: 'unauthenticated' | 'send';
 }
 
 function segments(path: string): string[] {

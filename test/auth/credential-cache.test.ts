@@ -48,7 +48,7 @@ describe('the memory of tokens, on a real server', () => {
     const refused = await t.api('GET', '/user', { token: user.token });
     expect([refused.status, refused.body]).toEqual([403, { message: '403 Forbidden - Your account has been blocked.' }]);
     expect((await t.graphql('{ currentUser { id } }', {}, user.token)).status).toBe(403);
-    expect((await t.api('POST', `/users/${user.id}/block`)).body).toBe(true);
+    expect((await t.api('POST', `/users/${user.id}/block`)).body).toBeNull();
     expect((await t.api('POST', `/users/${user.id}/unblock`)).status).toBe(201);
     expect((await t.api('GET', '/user', { token: user.token })).status).toBe(200);
   });
@@ -105,6 +105,19 @@ describe.runIf(process.env.TEST_DATABASE_URL)('across replicas (PostgreSQL)', ()
     expect((await t.api('POST', `/users/${user.id}/block`)).status).toBe(201);
     await heard;
     expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(403);
+  });
+
+  it('a user banned, deactivated or deleted on one replica is refused by the other as soon as the news arrives', async () => {
+    replica ??= await startTestServer({}, { replicaOf: t });
+    for (const act of ['ban', 'deactivate', 'delete'] as const) {
+      const user = await createUser(t);
+      expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(200);
+      const heard = revocationHeard(replica);
+      const res = act === 'delete' ? await t.api('DELETE', `/users/${user.id}`) : await t.api('POST', `/users/${user.id}/${act}`);
+      expect(res.status).toBeLessThan(300);
+      await heard;
+      expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(act === 'delete' ? 401 : 403);
+    }
   });
 
   it('a token revoked on one replica stops working on the other as soon as the news arrives', async () => {

@@ -10,6 +10,7 @@ import { connectionArgs, readOffsetPage } from '../../src/rest/pagination.js';
 import { restRoutes } from '../../src/rest/routes.js';
 import { suiteServer, type ApiResponse, type TestServer } from '../support/server.js';
 import { createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
+import { freshKey } from '../users/ssh-keys.js';
 
 // Every REST route's operation, replayed with the same token over /api/graphql and over graphql-ws: for every
 // kind of credential (each scope, a token of another user, expired, revoked, anonymous), REST's answer is what
@@ -42,6 +43,13 @@ interface Fixtures {
 async function newRunner(projectId: number): Promise<number> {
   const res = await t.api('POST', '/user/runners', { body: { runner_type: 'project_type', project_id: projectId } });
   if (res.status !== 201) throw new Error(`runner: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
+/** A new SSH key of a user, added by root. */
+async function newKey(userId: number): Promise<number> {
+  const res = await t.api('POST', `/users/${userId}/keys`, { body: { title: 'matrix', key: freshKey() } });
+  if (res.status !== 201) throw new Error(`key: ${res.status} ${res.text}`);
   return res.body.id;
 }
 
@@ -78,10 +86,11 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   const ids: Record<string, number> = { users: f.owner.id, groups: f.group.id, projects: f.project.id, namespaces: f.group.id, personal_access_tokens: f.tokenId, runners: f.runnerId };
   const params: Record<string, unknown> = {};
   if (route.path.includes(':id')) {
+    if (family === 'keys') ids.keys = await newKey(f.owner.id);
     if (!(family in ids)) throw new Error(`no fixture for :id of ${route.path}: add one`);
     params.id = String(ids[family]);
-    // Blocking acts on a user of its own: the fixtures' owner must keep working for the routes that follow.
-    if (/\/(un)?block$/.test(route.path)) params.id = String((await createUser(t)).id);
+    // Changing, blocking or deleting a user acts on one of its own: the fixtures' owner must keep working for the routes that follow.
+    if (family === 'users' && route.compiled.kind === 'mutation' && !route.path.endsWith('/personal_access_tokens')) params.id = String((await createUser(t)).id);
     // Changing or deleting a runner acts on one of its own.
     if (family === 'runners' && route.compiled.kind === 'mutation') params.id = String(await newRunner(f.project.id));
   }
@@ -114,6 +123,12 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     description: () => name,
     cron: () => '0 1 * * *',
     value: () => 'matrix-value',
+    // A user's SSH keys, e-mail addresses and impersonation tokens: of the user the path names, else the owner.
+    title: () => name,
+    fingerprint: () => 'SHA256:matrix',
+    keyId: async () => newKey(Number(params.id ?? f.owner.id)),
+    emailId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/emails`, { body: { email: `${unique('matrix')}@example.com` } })).body.id,
+    impersonationTokenId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/impersonation_tokens`, { body: { name: 'matrix', scopes: ['api'] } })).body.id,
     // CI Lint: a configuration to check.
     content: () => 'job:\n  script: echo\n',
     // The wide inputs: runners, commits and file writes, CI/CD variables (`key`, `value`); each route ignores the others' fields.
@@ -128,8 +143,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
       key: name.replace(/-/g, '_'),
       value: 'matrix-value',
     }),
-    // The key of a CI/CD variable in a path: letters, digits and `_`.
-    key: () => name.replace(/-/g, '_'),
+    // The key of a CI/CD variable in a path (letters, digits and `_`), or an SSH public key.
+    key: () => (route.path.includes('/keys') ? freshKey() : name.replace(/-/g, '_')),
     // Job token allowlists: a new project or group each time, so no surface meets a link another one added.
     targetProjectId: async () => (await createProject(t, f.owner.token)).id,
     targetGroupId: async () => (await createGroup(t, f.owner.token)).id,
@@ -157,6 +172,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     if (added.status !== 201) throw new Error(`member: ${added.status} ${added.text}`);
     params.user_id = member.id;
   }
+  // Impersonation tokens take scopes as GitLab's do: optional to the API, required by the token.
+  if (route.method === 'POST' && route.path.endsWith('/impersonation_tokens')) params.scopes = ['api'];
   return params;
 }
 
@@ -312,6 +329,26 @@ export function scopeMatrix(shard: number): void {
         ['api POST /projects/:id/share', 201],
         ['anonymous DELETE /groups/:id/share/:group_id', 401],
         ['api DELETE /groups/:id/share/:group_id', 404],
+        ['anonymous GET /users/:id', 403],
+        ['read_user GET /user/keys', 200],
+        ['read_user GET /user/status', 200],
+        ['anonymous GET /users/:id/keys', 200],
+        ['read_user GET /users/:id/projects', 403],
+        ['api PUT /users/:id', 403],
+        ['admin PUT /users/:id', 200],
+        ['api DELETE /users/:id', 403],
+        ['admin DELETE /users/:id', 204],
+        ['admin POST /users/:id/ban', 201],
+        ['api GET /users/:id/memberships', 403],
+        ['admin GET /users/:id/memberships', 200],
+        ['admin POST /users/:id/impersonation_tokens', 201],
+        ['admin DELETE /users/:id/impersonation_tokens/:impersonation_token_id', 204],
+        ['read_api POST /user/keys', 403],
+        ['api POST /user/keys', 201],
+        ['admin DELETE /users/:id/keys/:key_id', 204],
+        ['api DELETE /user/emails/:email_id', 204],
+        ['api GET /keys/:id', 403],
+        ['admin GET /keys/:id', 200],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

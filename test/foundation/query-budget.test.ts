@@ -3,6 +3,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { restRoutes } from '../../src/rest/routes.js';
+import { freshKey } from '../users/ssh-keys.js';
 
 // Every list route issues the same number of queries for a page of one row as for a page of four:
 // relations go through DataLoaders, never a query per row.
@@ -53,6 +54,10 @@ beforeAll(async () => {
     await t.api('POST', `/projects/${project.id}/job_token_scope/allowlist`, { token: owner.token, body: { target_project_id: sibling.id } });
     await t.api('POST', `/projects/${project.id}/job_token_scope/groups_allowlist`, { token: owner.token, body: { target_group_id: other.id } });
     await t.api('POST', `/users/${owner.id}/personal_access_tokens`, { body: { name: `t${i}`, scopes: ['api'] } });
+    // The owner's account data: SSH keys, e-mail addresses, impersonation tokens.
+    await t.api('POST', '/user/keys', { token: owner.token, body: { title: `k${i}`, key: freshKey() } });
+    await t.api('POST', '/user/emails', { token: owner.token, body: { email: `${owner.username}-${i}@example.org` } });
+    await t.api('POST', `/users/${owner.id}/impersonation_tokens`, { body: { name: `i${i}`, scopes: ['api'] } });
     const pipeline = await t.api('POST', `/projects/${project.id}/pipeline`, { token: member.token, body: { ref: 'main' } });
     expect(pipeline.body.status).toBe('pending');
     pipelineId = pipeline.body.id;
@@ -83,7 +88,7 @@ describe('query budget', () => {
   // that selects the rows made above. A new list route fails here until it gets a fixture.
   const ids: Record<string, () => number> = { groups: () => group.id, projects: () => project.id, users: () => owner.id, runners: () => runnerId };
   // Lists only administrators may read.
-  const asRoot = new Set(['GET /runners/all']);
+  const asRoot = new Set(['GET /runners/all', 'GET /users/:id/emails', 'GET /users/:id/impersonation_tokens', 'GET /users/:id/memberships']);
   const special: Record<string, () => string> = {
     'GET /groups/:id/subgroups': () => `/groups/${sub.id}/subgroups`,
     'GET /projects': () => '/projects?visibility=internal',

@@ -118,6 +118,6 @@ describe('output plans', () => {
   it('maps enum values to their REST strings', () => {
     const op = operations.get('RestCurrentUser')!;
     const plans = op.output.find((p) => p.key === 'currentUser')!.children;
-    expect(applyOutput({ state: 'active', is_admin: null }, plans)).toEqual({ state: 'active' });
+    expect(applyOutput({ state: 'active', administration: null }, plans)).toEqual({ state: 'active' });
   });
 });

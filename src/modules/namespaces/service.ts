@@ -29,6 +29,19 @@ export class NamespacesService {
     return NamespacesService.insert(tx, { kind: 'user', name: user.username, path: user.username, fullPath: user.username, fullName: user.name, ownerId: user.id }, []);
   }
 
+  /**
+   * Follows a user's new username and name (GitLab renames the personal namespace with the user): its path, and the
+   * full paths of the projects in it, in the caller's transaction. Personal namespaces have no subgroups.
+   */
+  static async renamePersonal(tx: Prisma.TransactionClient, user: { id: number; username: string; name: string }): Promise<void> {
+    const ns = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true, fullPath: true } });
+    if (!ns) return;
+    await tx.namespace.update({ where: { id: ns.id }, data: { name: user.username, path: user.username, fullPath: user.username, fullName: user.name } });
+    if (ns.fullPath !== user.username) {
+      await tx.$executeRaw`UPDATE "projects" SET "fullPath" = ${user.username} || substr("fullPath", ${ns.fullPath.length + 1}) WHERE "namespaceId" = ${ns.id}`;
+    }
+  }
+
   /** Inserts a namespace whose traversal ids are its parent's followed by its own (known only once inserted). */
   static async insert(tx: Prisma.TransactionClient, data: Omit<Prisma.NamespaceUncheckedCreateInput, 'traversalIds'>, parentTraversalIds: number[]) {
     const ns = await tx.namespace.create({ data: { ...data, traversalIds: [] } });

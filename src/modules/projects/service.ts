@@ -32,6 +32,8 @@ export interface ProjectFilters {
   /** Only projects with a greater (idAfter) or smaller (idBefore) ID: GitLab's filters, and its keyset pages' links. */
   idAfter?: number | null;
   idBefore?: number | null;
+  /** Only projects directly in this namespace (a user's personal projects: `GET /users/:id/projects`). */
+  namespaceId?: number | null;
 }
 
 export interface ProjectInput {
@@ -108,6 +110,7 @@ export class ProjectsService {
     if (filters.archived != null) and.push({ archived: filters.archived });
     if (filters.idAfter != null) and.push({ id: { gt: filters.idAfter } });
     if (filters.idBefore != null) and.push({ id: { lt: filters.idBefore } });
+    if (filters.namespaceId != null) and.push({ namespaceId: filters.namespaceId });
     // Only administrators may filter by storage shard; GitLab ignores the filter for others.
     if (filters.repositoryStorage && access.allowed('admin_all_resources')) and.push({ repositoryStorage: filters.repositoryStorage });
     if (filters.search) {

@@ -50,7 +50,7 @@ interface AuthRow {
  * The authenticator of every request: a token digest to the viewer it authenticates. Unknown, revoked or expired
  * tokens are UNAUTHENTICATED and a blocked user's FORBIDDEN: a bad token is never downgraded to anonymous.
  */
-export function tokenAuthenticator(db: PrismaClient): Authenticator {
+export function tokenAuthenticator(db: PrismaClient, externalUrl = ''): Authenticator {
   return async (digest) => {
     // Every request runs this: one round trip for the token and its user.
     const [row] = await db.$queryRaw<AuthRow[]>`
@@ -62,8 +62,7 @@ export function tokenAuthenticator(db: PrismaClient): Authenticator {
     if (row.revoked) throw unauthenticated(tokenErrors.revoked);
     if (row.expiresAt && row.expiresAt.getTime() <= today().getTime()) throw unauthenticated(tokenErrors.expired);
     // GitLab authenticates a blocked user's token, then refuses API access with UserAccessDeniedReason's words.
-    if (row.state === 'blocked') throw forbidden('Your account has been blocked.');
-    if (row.state !== 'active') throw unauthenticated();
+    if (row.state !== 'active') throw forbidden(accessDeniedReason(row.state, externalUrl));
     const now = Date.now();
     if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       await db.personalAccessToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
@@ -83,16 +82,43 @@ export function tokenAuthenticator(db: PrismaClient): Authenticator {
   };
 }
 
+/** Why a user who is not active may not use the API (GitLab's Gitlab::Auth::UserAccessDeniedReason). */
+function accessDeniedReason(state: string, externalUrl: string): string {
+  if (state === 'deactivated') {
+    return `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${externalUrl}`;
+  }
+  if (state === 'blocked_pending_approval') return 'Your account is pending approval from your administrator and hence blocked.';
+  return 'Your account has been blocked.';
+}
+
 /** Stores a token for `userId`; `clear` is the value to store (generated when absent). */
 export async function issueToken(
   db: PrismaClient | Prisma.TransactionClient,
-  data: { userId: number; name: string; scopes: string[]; expiresAt: Date | null; description?: string | null },
+  data: { userId: number; name: string; scopes: string[]; expiresAt: Date | null; description?: string | null; impersonation?: boolean },
   clear: string = generateToken(TOKEN_PREFIX),
 ): Promise<IssuedToken> {
   const row = await db.personalAccessToken.create({
-    data: { userId: data.userId, name: data.name, scopes: data.scopes, expiresAt: data.expiresAt, description: data.description ?? null, digest: digestToken(clear) },
+    data: {
+      userId: data.userId,
+      name: data.name,
+      scopes: data.scopes,
+      expiresAt: data.expiresAt,
+      description: data.description ?? null,
+      impersonation: data.impersonation ?? false,
+      digest: digestToken(clear),
+    },
   });
   return { ...row, token: clear };
+}
+
+/** Tokens that work: not revoked, and expiring after today. */
+export function activeTokenWhere(): Prisma.PersonalAccessTokenWhereInput {
+  return { revoked: false, OR: [{ expiresAt: null }, { expiresAt: { gt: today() } }] };
+}
+
+/** The expiry of a token created without one: GitLab requires an expiry, so a token lives the default year. */
+export function defaultTokenExpiry(): Date {
+  return new Date(today().getTime() + DEFAULT_LIFETIME_DAYS * 86_400_000);
 }
 
 export interface TokenFilters {
@@ -125,7 +151,9 @@ export class TokensService {
       await access.authorize('read_user_personal_access_tokens', { id: filters.userId });
       and.push({ userId: filters.userId });
     }
-    const active: Prisma.PersonalAccessTokenWhereInput = { revoked: false, OR: [{ expiresAt: null }, { expiresAt: { gt: today() } }] };
+    // Only administrators see impersonation tokens among personal access tokens (GitLab's finder_params).
+    if (!access.allowed('admin_all_resources')) and.push({ impersonation: false });
+    const active = activeTokenWhere();
     if (filters.state === 'active') and.push(active);
     if (filters.state === 'inactive') and.push({ NOT: active });
     if (filters.revoked != null) and.push({ revoked: filters.revoked });
@@ -163,8 +191,7 @@ export class TokensService {
       userId: user.id,
       name: input.name,
       scopes: input.scopes,
-      // GitLab requires an expiry: without one, a token lives the default year.
-      expiresAt: input.expiresAt ?? new Date(today().getTime() + DEFAULT_LIFETIME_DAYS * 86_400_000),
+      expiresAt: input.expiresAt ?? defaultTokenExpiry(),
       description: input.description,
     });
   }

@@ -1,4 +1,4 @@
-/** Users: the current user, lookups, lists and creation. */
+/** Users: the current user, lookups, lists, creation, changes, states and deletion; SSH keys, e-mail addresses, status, preferences and impersonation tokens. */
 import { defineModule } from '../module.js';
 import { createUserLoaders, type UserLoaders } from './loaders.js';
 import { userResolvers } from './resolvers.js';

@@ -1,4 +1,4 @@
-/** The current user and users (GitLab's `lib/api/users.rb`). */
+/** The current user and users (GitLab's `lib/api/users.rb`, and `lib/api/keys.rb`'s key lookups). */
 import type { KeysetPagination, RestRoute } from '../../rest/route.js';
 
 /** GitLab's cursor-based keyset for users: by ID, name, username, creation or update, either way. */
@@ -12,10 +12,46 @@ const USERS_KEYSET: KeysetPagination = {
 
 export const userRoutes: RestRoute[] = [
   { method: 'GET', path: '/user', operation: 'RestCurrentUser', whenNull: 'unauthenticated' },
+  { method: 'GET', path: '/user/status', operation: 'RestGetOwnStatus', result: 'currentUser.statusOrBlank', whenNull: 'unauthenticated' },
+  { method: 'PUT', path: '/user/status', operation: 'RestSetOwnStatus' },
+  { method: 'GET', path: '/user/preferences', operation: 'RestGetOwnPreferences', result: 'currentUser.preferences', whenNull: 'unauthenticated' },
+  { method: 'PUT', path: '/user/preferences', operation: 'RestUpdateOwnPreferences' },
+  { method: 'GET', path: '/user/keys', operation: 'RestListOwnSshKeys', result: 'currentUser.sshKeys', paginate: true, whenNull: 'unauthenticated' },
+  { method: 'POST', path: '/user/keys', operation: 'RestCreateOwnSshKey' },
+  { method: 'GET', path: '/user/keys/:key_id', operation: 'RestGetOwnSshKey', result: 'currentUser.sshKey', whenNull: 'unauthenticated' },
+  { method: 'DELETE', path: '/user/keys/:key_id', operation: 'RestDeleteOwnSshKey', status: 204 },
+  { method: 'GET', path: '/user/emails', operation: 'RestListOwnEmails', result: 'currentUser.emails', paginate: true, whenNull: 'unauthenticated' },
+  { method: 'POST', path: '/user/emails', operation: 'RestCreateOwnEmail' },
+  { method: 'GET', path: '/user/emails/:email_id', operation: 'RestGetOwnEmail', result: 'currentUser.emailAddress', whenNull: 'unauthenticated' },
+  { method: 'DELETE', path: '/user/emails/:email_id', operation: 'RestDeleteOwnEmail', status: 204 },
   { method: 'GET', path: '/users', operation: 'RestListUsers', paginate: true, keyset: USERS_KEYSET },
   { method: 'POST', path: '/users', operation: 'RestCreateUser' },
   { method: 'PUT', path: '/user/avatar', operation: 'RestSetOwnAvatar' },
   { method: 'GET', path: '/users/:id', operation: 'RestGetUser', notFound: 'User' },
-  { method: 'POST', path: '/users/:id/block', operation: 'RestBlockUser' },
+  { method: 'PUT', path: '/users/:id', operation: 'RestUpdateUser' },
+  { method: 'DELETE', path: '/users/:id', operation: 'RestDeleteUser', status: 204 },
+  { method: 'POST', path: '/users/:id/block', operation: 'RestBlockUser', whenNull: 'send' },
   { method: 'POST', path: '/users/:id/unblock', operation: 'RestUnblockUser' },
+  { method: 'POST', path: '/users/:id/ban', operation: 'RestBanUser' },
+  { method: 'POST', path: '/users/:id/unban', operation: 'RestUnbanUser' },
+  { method: 'POST', path: '/users/:id/deactivate', operation: 'RestDeactivateUser', whenNull: 'send' },
+  { method: 'POST', path: '/users/:id/activate', operation: 'RestActivateUser' },
+  { method: 'POST', path: '/users/:id/approve', operation: 'RestApproveUser' },
+  { method: 'POST', path: '/users/:id/reject', operation: 'RestRejectUser' },
+  { method: 'GET', path: '/users/:id/projects', operation: 'RestListUserProjects', result: 'user.personalProjects', paginate: true, notFound: 'User' },
+  { method: 'GET', path: '/users/:id/memberships', operation: 'RestListUserMemberships', paginate: true },
+  { method: 'GET', path: '/users/:id/status', operation: 'RestGetUserStatus', result: 'user.statusOrBlank', notFound: 'User' },
+  { method: 'GET', path: '/users/:id/keys', operation: 'RestListUserSshKeys', result: 'user.sshKeys', paginate: true, notFound: 'User' },
+  { method: 'POST', path: '/users/:id/keys', operation: 'RestCreateUserSshKey' },
+  { method: 'GET', path: '/users/:id/keys/:key_id', operation: 'RestGetUserSshKey', result: 'user.sshKey', notFound: 'User' },
+  { method: 'DELETE', path: '/users/:id/keys/:key_id', operation: 'RestDeleteUserSshKey', status: 204 },
+  { method: 'GET', path: '/users/:id/emails', operation: 'RestListUserEmails', paginate: true },
+  { method: 'POST', path: '/users/:id/emails', operation: 'RestCreateUserEmail' },
+  { method: 'DELETE', path: '/users/:id/emails/:email_id', operation: 'RestDeleteUserEmail', status: 204 },
+  { method: 'GET', path: '/users/:id/impersonation_tokens', operation: 'RestListImpersonationTokens', paginate: true },
+  { method: 'POST', path: '/users/:id/impersonation_tokens', operation: 'RestCreateImpersonationToken' },
+  { method: 'GET', path: '/users/:id/impersonation_tokens/:impersonation_token_id', operation: 'RestGetImpersonationToken' },
+  { method: 'DELETE', path: '/users/:id/impersonation_tokens/:impersonation_token_id', operation: 'RestRevokeImpersonationToken', status: 204 },
+  { method: 'GET', path: '/keys', operation: 'RestFindSshKey' },
+  { method: 'GET', path: '/keys/:id', operation: 'RestGetSshKey' },
 ];

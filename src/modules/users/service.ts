@@ -1,9 +1,9 @@
-/** Owns users: lookup, listing and creation (with the personal namespace every user has). */
+/** Owns users: lookup, listing, creation and changes (with the personal namespace every user has), and their account data. */
 import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarProblems, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
-import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
+import { VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import { digestToken, hashPassword } from '../../auth/secrets.js';
@@ -12,6 +12,11 @@ import { issueToken } from '../tokens/service.js';
 import { NamespacesService } from '../namespaces/service.js';
 import { PATH_RULE, isValidPath } from '../namespaces/paths.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
+import { SshKeysService } from './keys/service.js';
+import { EmailsService } from './emails/service.js';
+import { UserProfileService } from './profile/service.js';
+import { UserLifecycleService } from './lifecycle/service.js';
+import { ImpersonationTokensService } from './impersonation/service.js';
 
 export type UserRow = Awaited<ReturnType<PrismaClient['user']['findUniqueOrThrow']>>;
 
@@ -40,18 +45,85 @@ export interface UserInput {
   avatar?: UploadedFile | null;
 }
 
+export interface UserUpdateInput {
+  id: number;
+  email?: string | null;
+  username?: string | null;
+  name?: string | null;
+  password?: string | null;
+  bio?: string | null;
+  location?: string | null;
+  publicEmail?: string | null;
+  commitEmail?: string | null;
+  skype?: string | null;
+  linkedin?: string | null;
+  twitter?: string | null;
+  discord?: string | null;
+  websiteUrl?: string | null;
+  organization?: string | null;
+  jobTitle?: string | null;
+  pronouns?: string | null;
+  privateProfile?: boolean | null;
+  admin?: boolean | null;
+  canCreateGroup?: boolean | null;
+  projectsLimit?: number | null;
+  external?: boolean | null;
+  note?: string | null;
+  themeId?: number | null;
+  colorSchemeId?: number | null;
+  viewDiffsFileByFile?: boolean | null;
+}
+
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
+/** `commit_email` naming the private commit address (GitLab's Gitlab::PrivateCommitEmail::TOKEN). */
+export const PRIVATE_COMMIT_EMAIL = '_private';
+
+/** Length limits of GitLab's User and UserDetail validations, by field. */
+const MAXIMUM_LENGTHS: Partial<Record<keyof UserUpdateInput, number>> = {
+  name: 255,
+  bio: 255,
+  pronouns: 50,
+  jobTitle: 200,
+  location: 500,
+  organization: 500,
+  skype: 500,
+  linkedin: 500,
+  twitter: 500,
+  websiteUrl: 500,
+};
+
+/** Fields of a users row whose change changes what a viewer carries (src/auth/viewer.ts). */
+const VIEWER_FIELDS = ['username', 'admin', 'external', 'canCreateGroup'] as const;
+
 export class UsersService {
+  readonly keys: SshKeysService;
+  readonly emails: EmailsService;
+  readonly profile: UserProfileService;
+  readonly lifecycle: UserLifecycleService;
+  readonly impersonation: ImpersonationTokensService;
+
   constructor(
     private readonly base: ServiceBase,
     private readonly namespaces: NamespacesService,
-  ) {}
+  ) {
+    this.keys = new SshKeysService(base, this);
+    this.emails = new EmailsService(base, this);
+    this.profile = new UserProfileService(base);
+    this.lifecycle = new UserLifecycleService(base, this);
+    this.impersonation = new ImpersonationTokensService(base, this);
+  }
 
   /** The authenticated user, or null for anonymous callers. */
   async current(): Promise<UserRow | null> {
     const { viewer, loaders } = this.base;
     return viewer ? loaders.users.byId.load(viewer.id) : null;
+  }
+
+  /** The authenticated user; UNAUTHENTICATED for anonymous callers. */
+  async requireCurrent(): Promise<UserRow> {
+    const viewer = this.base.access.requireViewer();
+    return this.get({ id: viewer.id });
   }
 
   /** A user by ID or username (case-insensitive, as GitLab's routes); null when there is none. */
@@ -67,7 +139,26 @@ export class UsersService {
     return user;
   }
 
+  /** `GET /users/:id`: signed-in callers only (GitLab's `forbidden!('Not authorized!') unless current_user`). */
+  async details(ref: Ref): Promise<UserRow | null> {
+    if (!this.base.viewer) throw forbidden('Not authorized!');
+    return this.find(ref);
+  }
+
+  /** A user an administrator acts on: FORBIDDEN for others (before looking), then NOT_FOUND. */
+  async administered(id: number): Promise<UserRow> {
+    await this.base.access.authorize('admin_all_resources', null);
+    return this.get({ id });
+  }
+
+  /** The user themselves when `id` is absent; another user (administrators only, as GitLab's `/users/:id/…` writes) otherwise. */
+  async selfOr(id: number | null | undefined): Promise<UserRow> {
+    return id == null ? this.requireCurrent() : this.administered(id);
+  }
+
   list(filters: UserFilters, page: PageArgs) {
+    // Anonymous callers may only look one user up by username, not list the instance's users (GitLab's read_users_list).
+    if (!this.base.viewer && !filters.username) throw forbidden('Not authorized to access /api/v4/users');
     const where: Prisma.UserWhereInput = {};
     if (filters.username) where.username = equalsIgnoringCase(filters.username);
     if (filters.search) {
@@ -91,6 +182,42 @@ export class UsersService {
     );
   }
 
+  /** A user's direct memberships in groups (`Namespace`) and projects, oldest first (GitLab's `GET /users/:id/memberships`). Administrators only. */
+  async memberships(userId: number, type: 'Project' | 'Namespace' | null | undefined, page: PageArgs) {
+    const user = await this.administered(userId);
+    const where: Prisma.MemberWhereInput = { userId: user.id, ...(type === 'Project' ? { projectId: { not: null } } : type === 'Namespace' ? { namespaceId: { not: null } } : {}) };
+    const db = this.base.db;
+    return connection(
+      page,
+      async ({ skip, take }) => {
+        const rows = await db.member.findMany({ where, orderBy: { id: 'asc' }, skip, take, include: { project: { select: { name: true } }, namespace: { select: { name: true } } } });
+        return rows.map((m) => ({
+          sourceId: m.projectId ?? m.namespaceId ?? 0,
+          sourceName: m.project?.name ?? m.namespace?.name ?? '',
+          sourceType: m.projectId !== null ? 'Project' : 'Namespace',
+          accessLevel: m.accessLevel,
+        }));
+      },
+      () => db.member.count({ where }),
+    );
+  }
+
+  /** The highest access level the user holds through a direct membership (GitLab's `highest_role`), 0 for none. */
+  async highestRole(user: UserRow): Promise<number> {
+    const held = await this.base.app.memberships.of(user.id);
+    return Math.max(0, ...held.groups.values(), ...held.projects.values());
+  }
+
+  /** Whether an address is any user's primary or secondary e-mail (GitLab's User.by_any_email), another user's than `except`. */
+  async emailTaken(email: string, except?: number): Promise<boolean> {
+    const db = this.base.db;
+    const notOwn = except === undefined ? {} : { NOT: { id: except } };
+    const primary = await db.user.findFirst({ where: { email: equalsIgnoringCase(email), ...notOwn }, select: { id: true } });
+    if (primary) return true;
+    const secondary = await db.email.findFirst({ where: { email: equalsIgnoringCase(email), ...(except === undefined ? {} : { NOT: { userId: except } }) }, select: { id: true } });
+    return !!secondary;
+  }
+
   /** Creates a user and their personal namespace in one transaction. Administrators only. */
   async create(input: UserInput): Promise<UserRow> {
     await this.base.access.authorize('admin_all_resources', null);
@@ -103,13 +230,11 @@ export class UsersService {
     const avatarErrors = input.avatar ? avatarProblems(input.avatar) : [];
     if (avatarErrors.length) errors.avatar = avatarErrors;
     if (Object.keys(errors).length) throw invalid(errors);
-    const db = this.base.db;
-    if (await db.user.findFirst({ where: { email: equalsIgnoringCase(input.email) }, select: { id: true } })) {
-      throw conflict('Email has already been taken');
-    }
+    if (await this.emailTaken(input.email)) throw conflict('Email has already been taken');
     if (!(await this.namespaces.isTopLevelPathFree(input.username))) throw conflict('Username has already been taken');
     const passwordDigest = input.password ? await hashPassword(input.password) : null;
-    return db.$transaction(async (tx) => {
+    const viewer = this.base.access.requireViewer();
+    return this.base.db.$transaction(async (tx) => {
       const user = await UsersService.insertSystemUser(tx, {
         email: input.email,
         username: input.username,
@@ -119,6 +244,7 @@ export class UsersService {
         projectsLimit: input.projectsLimit ?? undefined,
         canCreateGroup: input.canCreateGroup ?? undefined,
         passwordDigest,
+        createdBy: { connect: { id: viewer.id } },
       });
       if (!input.avatar) return user;
       return replaceAvatar(this.base.app.uploads, 'user', user.id, input.avatar, (avatar) => tx.user.update({ where: { id: user.id }, data: { avatar } }));
@@ -136,26 +262,71 @@ export class UsersService {
     return user;
   }
 
-  /**
-   * Blocks or unblocks a user (GitLab's `POST /users/:id/block|unblock`). Administrators only. A blocked user's
-   * tokens stop working at once on every replica: remembered viewers are dropped and live subscriptions closed
-   * through the bus, before this request answers. Answers true, as GitLab does; blocking twice changes nothing.
-   */
-  async setBlocked(id: number, blocked: boolean): Promise<boolean> {
-    const { db, access, loaders } = this.base;
-    await access.authorize('admin_all_resources', null);
-    const user = await db.user.findUnique({ where: { id }, select: { id: true, state: true } });
-    if (!user) throw notFound('User');
-    if (!blocked && user.state === 'deactivated') throw forbidden('Deactivated users cannot be unblocked by the API');
-    const state = blocked ? 'blocked' : 'active';
-    if (user.state === state) return true;
-    await db.$transaction(async (tx) => {
-      await tx.user.update({ where: { id }, data: { state }, select: { id: true } });
-      const news: CredentialsRevoked = { userId: id };
-      await this.base.publish(blocked ? CREDENTIALS_REVOKED : VIEWER_CHANGED, news, tx);
+  /** Changes a user (GitLab's `PUT /users/:id`): taken addresses and usernames first (409), then validations (400). Administrators only. */
+  async update(input: UserUpdateInput): Promise<UserRow> {
+    const user = await this.administered(input.id);
+    if (input.email != null && (await this.emailTaken(input.email, user.id))) throw conflict('Email has already been taken');
+    const renamed = input.username != null && input.username !== user.username;
+    if (renamed && input.username?.toLowerCase() !== user.username.toLowerCase() && !(await this.namespaces.isTopLevelPathFree(input.username ?? ''))) {
+      throw conflict('Username has already been taken');
+    }
+    await this.validateUpdate(user, input);
+    const data = await this.updateData(input);
+    const { db, loaders } = this.base;
+    const updated = await db.$transaction(async (tx) => {
+      const row = await tx.user.update({ where: { id: user.id }, data });
+      if (renamed || data.name !== undefined) await NamespacesService.renamePersonal(tx, row);
+      if (input.viewDiffsFileByFile != null) {
+        await tx.userPreference.upsert({ where: { userId: user.id }, create: { userId: user.id, viewDiffsFileByFile: input.viewDiffsFileByFile }, update: { viewDiffsFileByFile: input.viewDiffsFileByFile } });
+      }
+      if (VIEWER_FIELDS.some((f) => input[f] != null)) {
+        const news: CredentialsRevoked = { userId: user.id };
+        await this.base.publish(VIEWER_CHANGED, news, tx);
+      }
+      return row;
     });
-    loaders.users.byId.clear(id);
-    return true;
+    loaders.users.byId.clear(user.id).prime(user.id, updated);
+    return updated;
+  }
+
+  private async validateUpdate(user: UserRow, input: UserUpdateInput): Promise<void> {
+    const errors: Record<string, string[]> = {};
+    const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+    if (input.username != null && !isValidPath(input.username)) add('username', PATH_RULE);
+    if (input.email != null && !EMAIL.test(input.email)) add('email', 'is invalid');
+    if (input.name != null && !input.name.trim()) add('name', "can't be blank");
+    if (input.password != null && input.password.length < 8) add('password', 'is too short (minimum is 8 characters)');
+    if (input.password != null && input.password.length > 128) add('password', 'is too long (maximum is 128 characters)');
+    for (const [field, maximum] of Object.entries(MAXIMUM_LENGTHS)) {
+      const value = input[field as keyof UserUpdateInput];
+      if (typeof value === 'string' && maximum !== undefined && value.length > maximum) add(field, `is too long (maximum is ${maximum} characters)`);
+    }
+    if (input.discord && !/^\d{18}$/.test(input.discord)) add('discord', 'must contain only a discord user ID.');
+    if (input.projectsLimit != null && input.projectsLimit < 0) add('projectsLimit', 'must be greater than or equal to 0');
+    // The public and commit addresses must be the user's own confirmed ones (the primary counts, a new primary too).
+    const owned = await this.emails.confirmedAddresses(user, input.email ?? user.email);
+    if (input.publicEmail && !owned.has(input.publicEmail.toLowerCase())) add('publicEmail', 'is not an email you own');
+    if (input.commitEmail && input.commitEmail !== PRIVATE_COMMIT_EMAIL && !owned.has(input.commitEmail.toLowerCase())) add('commitEmail', 'is not an email you own');
+    if (Object.keys(errors).length) throw invalid(errors);
+  }
+
+  private async updateData(input: UserUpdateInput): Promise<Prisma.UserUpdateInput> {
+    const data: Prisma.UserUpdateInput = {};
+    const copied = [
+      'email', 'username', 'name', 'bio', 'location', 'skype', 'linkedin', 'twitter', 'discord', 'websiteUrl', 'organization', 'jobTitle',
+      'privateProfile', 'admin', 'canCreateGroup', 'projectsLimit', 'external', 'themeId', 'colorSchemeId',
+    ] as const;
+    for (const field of copied) {
+      const value = input[field];
+      if (value != null) Object.assign(data, { [field]: value });
+    }
+    // Empty strings clear what may be absent, as GitLab stores them (nil).
+    for (const field of ['pronouns', 'publicEmail', 'commitEmail', 'note'] as const) {
+      const value = input[field];
+      if (value != null) data[field] = value === '' ? null : value;
+    }
+    if (input.password != null) data.passwordDigest = await hashPassword(input.password);
+    return data;
   }
 
   /** Creates a user without an acting viewer: used by first-start seeding and by bot users of access tokens. */
@@ -163,9 +334,9 @@ export class UsersService {
     return db.$transaction((tx) => UsersService.insertSystemUser(tx, data));
   }
 
-  /** The same, inside the caller's transaction. */
+  /** The same, inside the caller's transaction: with a personal namespace and preferences, confirmed at once. */
   static async insertSystemUser(tx: Prisma.TransactionClient, data: Prisma.UserCreateInput): Promise<UserRow> {
-    const user = await tx.user.create({ data });
+    const user = await tx.user.create({ data: { confirmedAt: new Date(), ...data, preference: { create: {} } } });
     await NamespacesService.createPersonal(tx, user);
     return user;
   }

@@ -1,0 +1,215 @@
+/**
+ * Owns users' lifecycle: the state actions of GitLab's API (block, unblock, ban, unban, deactivate, activate, approve,
+ * reject), each with GitLab's rules, codes and words, and deletion with the ghost user. A user who stops being
+ * active stops authenticating at once on every replica: remembered viewers are dropped and live subscriptions
+ * closed through the bus (CREDENTIALS_REVOKED), before the request answers.
+ *
+ * Deletion spans tables of modules built on top of this one (projects, members): it is one transaction here,
+ * since those modules cannot be asked from below them.
+ */
+import type { Prisma } from '../../../db/database.js';
+import { MEMBER_ACCESS_LEVELS } from '../../../auth/access-levels.js';
+import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../../auth/credentials.js';
+import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../../auth/memberships.js';
+import { conflict, forbidden, refused } from '../../../errors.js';
+import { equalsIgnoringCase } from '../../../db/text.js';
+import type { ServiceBase } from '../../module.js';
+import { UsersService, type UserRow } from '../service.js';
+
+const OWNER = MEMBER_ACCESS_LEVELS.OWNER;
+
+/** GitLab's User::MINIMUM_INACTIVE_DAYS: a user active more recently cannot be deactivated. */
+export const MINIMUM_INACTIVE_DAYS = 90;
+
+/** The ghost user's bio, as GitLab's Users::Internal.ghost writes it. */
+const GHOST_BIO = 'This is a "Ghost User", created to hold all issues authored by users that have since been deleted. This user cannot be removed.';
+
+/** Advisory-lock key of ghost user creation (any constant that no other lock uses). */
+const GHOST_LOCK = 4_711_002;
+
+/** States in which GitLab counts a user as blocked (`blocked?`). */
+const BLOCKED = new Set(['blocked', 'ldap_blocked']);
+
+export class UserLifecycleService {
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly users: UsersService,
+  ) {}
+
+  /** Blocks a user; null (GitLab's `break`) when already blocked. */
+  async block(id: number): Promise<boolean | null> {
+    const user = await this.users.administered(id);
+    if (user.id === this.base.viewer?.id) throw forbidden('The API initiating user cannot be blocked by the API');
+    if (BLOCKED.has(user.state)) return null;
+    if (user.userType === 'ghost') throw refused('An internal user cannot be blocked');
+    await this.moveTo(user, 'blocked');
+    return true;
+  }
+
+  /** Unblocks a user: whether they became active (false for an active user, as GitLab's `result.success?`). */
+  async unblock(id: number): Promise<boolean> {
+    const user = await this.users.administered(id);
+    if (user.state === 'deactivated') throw forbidden('Deactivated users cannot be unblocked by the API');
+    if (user.state === 'active') return false;
+    await this.moveTo(user, 'active');
+    return true;
+  }
+
+  /** Bans an active user (GitLab's Users::BanService). */
+  async ban(id: number): Promise<boolean> {
+    const user = await this.users.administered(id);
+    if (user.state !== 'active') throw refused(`You cannot ban ${user.state} users.`);
+    await this.moveTo(user, 'banned');
+    return true;
+  }
+
+  /** Lifts a ban (GitLab's Users::UnbanService). */
+  async unban(id: number): Promise<boolean> {
+    const user = await this.users.administered(id);
+    if (user.state !== 'banned') throw refused(`You cannot unban ${user.state} users.`);
+    await this.moveTo(user, 'active');
+    return true;
+  }
+
+  /** Deactivates a user without activity in the last 90 days; null when already deactivated (GitLab's `break`). */
+  async deactivate(id: number): Promise<boolean | null> {
+    const user = await this.users.administered(id);
+    if (user.state === 'deactivated') return null;
+    if (user.state !== 'active') throw forbidden('A blocked user cannot be deactivated by the API');
+    if (user.userType === 'ghost') throw forbidden('An internal user cannot be deactivated by the API');
+    const since = Date.now() - MINIMUM_INACTIVE_DAYS * 86_400_000;
+    if (user.lastActivityOn && user.lastActivityOn.getTime() > since) {
+      throw forbidden(`The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`);
+    }
+    await this.moveTo(user, 'deactivated');
+    return true;
+  }
+
+  /** Activates a deactivated user: whether they became active (false when they already were). */
+  async activate(id: number): Promise<boolean> {
+    const user = await this.users.administered(id);
+    if (BLOCKED.has(user.state)) throw forbidden('A blocked user must be unblocked to be activated');
+    if (user.state !== 'deactivated') return false;
+    await this.moveTo(user, 'active');
+    return true;
+  }
+
+  /** Approves a user pending approval (GitLab's Users::ApproveService: its refusals carry no `403 Forbidden` prefix). */
+  async approve(id: number): Promise<{ message: string }> {
+    const user = await this.users.get({ id });
+    if (!this.base.access.allowed('admin_all_resources')) throw refused('You are not allowed to approve a user');
+    if (user.state !== 'blocked_pending_approval') throw conflict('The user you are trying to approve is not pending approval');
+    await this.moveTo(user, 'active');
+    return { message: 'Success' };
+  }
+
+  /** Rejects a user pending approval, deleting them (GitLab's Users::RejectService); answers the rejected user. */
+  async reject(id: number): Promise<UserRow> {
+    const user = await this.users.get({ id });
+    if (!this.base.access.allowed('admin_all_resources')) throw refused('You are not allowed to reject a user');
+    if (user.state !== 'blocked_pending_approval') throw conflict('User does not have a pending request');
+    await this.remove(user, true);
+    return user;
+  }
+
+  /**
+   * Deletes a user (GitLab's `DELETE /users/:id` and Users::DestroyService), with their personal projects,
+   * memberships, tokens, keys, e-mail addresses, status, preferences and events. What GitLab keeps of their
+   * contributions goes to the ghost user, made on first need, unless `hardDelete`; pipelines, jobs and schedules
+   * lose their user (GitLab nullifies them), runners and memberships the user made their creator. Refused while
+   * the user is the sole owner of a group: without `hardDelete`, as GitLab refuses; with it, because deleting
+   * groups is not available here.
+   */
+  async delete(id: number, hardDelete: boolean): Promise<boolean> {
+    const user = await this.users.administered(id);
+    if (await this.soleOwnerOfAGroup(user)) throw conflict('User cannot be removed while is the sole-owner of a group');
+    await this.remove(user, hardDelete);
+    return true;
+  }
+
+  /** The ghost user (GitLab's Users::Internal.ghost), made on first need with a free username and address. */
+  async ghost(tx: Prisma.TransactionClient): Promise<UserRow> {
+    // Concurrent deletions take turns, so exactly one ghost is made.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GHOST_LOCK})`;
+    const existing = await tx.user.findFirst({ where: { userType: 'ghost' }, orderBy: { id: 'asc' } });
+    if (existing) return existing;
+    for (let n = 0; ; n++) {
+      const suffix = n === 0 ? '' : String(n);
+      const username = `ghost${suffix}`;
+      const email = `ghost${suffix}@example.com`;
+      const taken = await tx.user.findFirst({ where: { OR: [{ username: equalsIgnoringCase(username) }, { email: equalsIgnoringCase(email) }] }, select: { id: true } });
+      const pathTaken = await tx.namespace.findFirst({ where: { parentId: null, path: equalsIgnoringCase(username) }, select: { id: true } });
+      if (taken || pathTaken) continue;
+      return UsersService.insertSystemUser(tx, {
+        username,
+        email,
+        name: 'Ghost User',
+        bio: GHOST_BIO,
+        userType: 'ghost',
+        projectsLimit: 0,
+        canCreateGroup: false,
+      });
+    }
+  }
+
+  /** Whether the user is the only direct Owner of some group (GitLab's `solo_owned_groups`). */
+  private async soleOwnerOfAGroup(user: UserRow): Promise<boolean> {
+    const db = this.base.db;
+    const owned = await db.member.findMany({ where: { userId: user.id, namespaceId: { not: null }, accessLevel: OWNER }, select: { namespaceId: true } });
+    const groups = owned.flatMap((m) => (m.namespaceId === null ? [] : [m.namespaceId]));
+    if (!groups.length) return false;
+    const shared = await db.member.groupBy({
+      by: ['namespaceId'],
+      where: { namespaceId: { in: groups }, accessLevel: OWNER, NOT: { userId: user.id } },
+      _count: { _all: true },
+    });
+    return shared.length < groups.length;
+  }
+
+  private async remove(user: UserRow, hardDelete: boolean): Promise<void> {
+    const { db, loaders } = this.base;
+    await db.$transaction(async (tx) => {
+      // GitLab migrates issues, merge requests, notes, snippets, award emoji, reviews and releases to the ghost user;
+      // none of them exist here yet, and the rest of what references a user goes by the foreign keys' own rules.
+      if (!hardDelete) await this.ghost(tx);
+      const personal = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true } });
+      // The other members of the personal projects lose those memberships with them.
+      const affected = personal ? await tx.member.findMany({ where: { project: { namespaceId: personal.id } }, select: { userId: true }, distinct: ['userId'] }) : [];
+      if (personal) await deleteProjects(tx, personal.id);
+      await tx.user.delete({ where: { id: user.id } });
+      const revoked: CredentialsRevoked = { userId: user.id };
+      await this.base.publish(CREDENTIALS_REVOKED, revoked, tx);
+      const changed: MembershipsChanged = { userIds: [...new Set([user.id, ...affected.map((m) => m.userId)])] };
+      await this.base.publish(MEMBERSHIPS_CHANGED, changed, tx);
+    });
+    loaders.users.byId.clear(user.id);
+  }
+
+  /** Moves a user to another state; leaving `active` revokes their credentials everywhere, returning to it refreshes them. */
+  private async moveTo(user: UserRow, state: string): Promise<void> {
+    const { db, loaders } = this.base;
+    await db.$transaction(async (tx) => {
+      await tx.user.update({ where: { id: user.id }, data: { state }, select: { id: true } });
+      const news: CredentialsRevoked = { userId: user.id };
+      await this.base.publish(state === 'active' ? VIEWER_CHANGED : CREDENTIALS_REVOKED, news, tx);
+    });
+    loaders.users.byId.clear(user.id);
+  }
+}
+
+/**
+ * Deletes the projects of a personal namespace with what refers to them: their rows cascade where a foreign key
+ * says so, and the tables that keep a project ID without one are cleared here. Project deletion of the projects
+ * module (with its repositories) is meant to take this place once it exists.
+ */
+async function deleteProjects(tx: Prisma.TransactionClient, namespaceId: number): Promise<void> {
+  const ids = (await tx.project.findMany({ where: { namespaceId }, select: { id: true } })).map((p) => p.id);
+  if (!ids.length) return;
+  const projectId = { in: ids };
+  await tx.ciVariable.deleteMany({ where: { projectId } });
+  await tx.projectCiCdSetting.deleteMany({ where: { projectId } });
+  await tx.pipelineTrigger.deleteMany({ where: { projectId } });
+  await tx.ciJobTokenProjectScopeLink.deleteMany({ where: { OR: [{ sourceProjectId: projectId }, { targetProjectId: projectId }] } });
+  await tx.ciJobTokenGroupScopeLink.deleteMany({ where: { sourceProjectId: projectId } });
+  await tx.project.deleteMany({ where: { id: projectId } });
+}
