@@ -13,11 +13,12 @@ describe('GitLab rules over REST and GraphQL', () => {
     const user = await createUser(t);
     await t.server.database.prisma.user.update({ where: { id: user.id }, data: { email: `someone@${secret}.example` } });
     const someone = await createUser(t);
-    expect((await t.api('GET', `/users?search=${secret}`, { token: null })).body).toEqual([]);
+    // Anonymous callers may not list users at all, only look one up by username (GitLab's read_users_list rule).
+    expect(await t.api('GET', `/users?search=${secret}`, { token: null })).toMatchObject({ status: 403, body: { message: '403 Forbidden - Not authorized to access /api/v4/users' } });
     expect((await t.api('GET', `/users?search=${secret}`, { token: someone.token })).body).toEqual([]);
-    expect((await t.graphql(`{ users(search: "${secret}") { count } }`, {}, null)).body.data?.users.count).toBe(0);
+    expect((await t.graphql(`{ users(search: "${secret}") { count } }`, {}, null)).body.errors?.[0].message).toBe('403 Forbidden - Not authorized to access /api/v4/users');
     expect((await t.api('GET', `/users?search=${secret}`)).body.map((u: { id: number }) => u.id)).toEqual([user.id]);
-    expect((await t.api('GET', `/users?search=${user.username}`, { token: null })).body.map((u: { id: number }) => u.id)).toEqual([user.id]);
+    expect((await t.api('GET', `/users?username=${user.username}`, { token: null })).body.map((u: { id: number }) => u.id)).toEqual([user.id]);
   });
 
   it('holds a user to projects_limit for personal projects, as GitLab words it', async () => {
