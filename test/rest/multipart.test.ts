@@ -150,6 +150,25 @@ describe('multipart/form-data bodies', () => {
     expect(me.body.avatar_url).toBe(two.body.avatar_url);
   });
 
+  it('PUT /users/:id takes an avatar with other fields; a refused avatar changes nothing', async () => {
+    const bob = await createUser(t);
+    const body = new FormData();
+    body.set('bio', 'with a picture');
+    body.set('avatar', new Blob([PNG]), 'bob.png');
+    const updated = await form('PUT', `/users/${bob.id}`, body);
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ bio: 'with a picture', avatar_url: `${EXTERNAL_URL}/uploads/-/system/user/avatar/${bob.id}/bob.png` });
+    const served = await fetch(`${t.url}/uploads/-/system/user/avatar/${bob.id}/bob.png`);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+    const refused = new FormData();
+    refused.set('bio', 'changed');
+    refused.set('avatar', new Blob(['not an image']), 'bob.txt');
+    const answer = await form('PUT', `/users/${bob.id}`, refused);
+    expect(answer.status).toBe(400);
+    expect(answer.body.message.avatar[0]).toMatch(/^file format is not supported/);
+    expect((await t.api('GET', `/users/${bob.id}`)).body).toMatchObject({ bio: 'with a picture', avatar_url: updated.body.avatar_url });
+  });
+
   it('takes PUT /user/avatar only from a signed-in caller whose token has the api scope', async () => {
     const reader = await createUser(t, { scopes: ['read_api'] });
     const body = () => {

@@ -72,6 +72,8 @@ export interface UserUpdateInput {
   themeId?: number | null;
   colorSchemeId?: number | null;
   viewDiffsFileByFile?: boolean | null;
+  /** A new avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -274,7 +276,8 @@ export class UsersService {
     const data = await this.updateData(input);
     const { db, loaders } = this.base;
     const updated = await db.$transaction(async (tx) => {
-      const row = await tx.user.update({ where: { id: user.id }, data });
+      let row = await tx.user.update({ where: { id: user.id }, data });
+      if (input.avatar) row = await replaceAvatar(this.base.app.uploads, 'user', user.id, input.avatar, (avatar) => tx.user.update({ where: { id: user.id }, data: { avatar } }));
       if (renamed || data.name !== undefined) await NamespacesService.renamePersonal(tx, row);
       if (input.viewDiffsFileByFile != null) {
         await tx.userPreference.upsert({ where: { userId: user.id }, create: { userId: user.id, viewDiffsFileByFile: input.viewDiffsFileByFile }, update: { viewDiffsFileByFile: input.viewDiffsFileByFile } });
@@ -303,6 +306,7 @@ export class UsersService {
     }
     if (input.discord && !/^\d{18}$/.test(input.discord)) add('discord', 'must contain only a discord user ID.');
     if (input.projectsLimit != null && input.projectsLimit < 0) add('projectsLimit', 'must be greater than or equal to 0');
+    for (const problem of input.avatar ? avatarProblems(input.avatar) : []) add('avatar', problem);
     // The public and commit addresses must be the user's own confirmed ones (the primary counts, a new primary too).
     const owned = await this.emails.confirmedAddresses(user, input.email ?? user.email);
     if (input.publicEmail && !owned.has(input.publicEmail.toLowerCase())) add('publicEmail', 'is not an email you own');
