@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
-import { createUser, unique, type TestUser } from '../support/factories.js';
+import { createGroup, createUser, unique, type TestUser } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
 
 const t = suiteServer({ bodyLimit: 300 * 1024 });
@@ -167,6 +167,18 @@ describe('multipart/form-data bodies', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.message.avatar[0]).toMatch(/^file format is not supported/);
     expect((await t.api('GET', `/users/${bob.id}`)).body).toMatchObject({ bio: 'with a picture', avatar_url: updated.body.avatar_url });
+  });
+
+  it('PUT /groups/:id takes an avatar with other settings', async () => {
+    const group = await createGroup(t, t.rootToken, { visibility: 'public' });
+    const body = new FormData();
+    body.set('description', 'pictured');
+    body.set('avatar', new Blob([PNG]), 'logo.png');
+    const updated = await form('PUT', `/groups/${group.id}`, body);
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ description: 'pictured', avatar_url: `${EXTERNAL_URL}/uploads/-/system/group/avatar/${group.id}/logo.png` });
+    const served = await fetch(`${t.url}/uploads/-/system/group/avatar/${group.id}/logo.png`);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
   });
 
   it('takes PUT /user/avatar only from a signed-in caller whose token has the api scope', async () => {

@@ -57,6 +57,8 @@ export interface GroupChanges {
   lfsEnabled?: boolean | null;
   requestAccessEnabled?: boolean | null;
   defaultBranch?: string | null;
+  /** A new avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 const ORDER_COLUMNS = { name: 'name', path: 'path', id: 'id', created_at: 'createdAt', updated_at: 'updatedAt' } as const;
@@ -236,6 +238,7 @@ export class GroupsService {
       if (lockChanged && changes.shareWithGroupLock) await tx.namespace.updateMany({ where: { traversalIds: { has: group.id } }, data: { shareWithGroupLock: true } });
       // Which projects a share grants depends on the lock of their group: every remembered membership may change.
       if (lockChanged) await this.publishMembershipsChanged(tx);
+      if (changes.avatar) await replaceAvatar(this.base.app.uploads, 'group', group.id, changes.avatar, (avatar) => tx.namespace.update({ where: { id: group.id }, data: { avatar }, select: { id: true } }));
       return tx.namespace.findUniqueOrThrow({ where: { id: group.id } });
     });
     this.base.loaders.namespaces.byId.clear(group.id).prime(group.id, updated);
@@ -248,6 +251,7 @@ export class GroupsService {
     const errors: Record<string, string[]> = {};
     const add = (field: string, message: string) => (errors[field] ??= []).push(message);
     if (changes.name != null && !changes.name.trim()) add('name', "can't be blank");
+    for (const problem of changes.avatar ? avatarProblems(changes.avatar) : []) add('avatar', problem);
     if (changes.name != null && changes.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
     if (changes.description != null && changes.description.length > 255) add('description', 'is too long (maximum is 255 characters)');
     if (changes.path != null && changes.path !== group.path) {
