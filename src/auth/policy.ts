@@ -43,6 +43,8 @@ export interface NamespaceSubject {
 export interface ProjectSubject {
   id: number;
   visibility: string;
+  /** An archived project refuses writes (GitLab's ProjectPolicy `archived` rule); absent counts as not archived. */
+  archived?: boolean;
   namespace: NamespaceSubject;
 }
 
@@ -55,6 +57,7 @@ export function projectSubject(project: ProjectSubject): ProjectSubject {
   return {
     id: project.id,
     visibility: project.visibility,
+    archived: project.archived,
     namespace: { id: namespace.id, kind: namespace.kind, visibility: namespace.visibility, ownerId: namespace.ownerId, traversalIds: namespace.traversalIds },
   };
 }
@@ -312,6 +315,17 @@ function onScheduleProject(rule: Rule<ProjectSubject, unknown>): Rule<PipelineSc
   return { allows: (actor, schedule) => rule.allows(actor, schedule.project), where: () => false };
 }
 
+/** GitLab's `rule { archived }.prevent(*archived_abilities)`: nobody, administrators included, writes to an archived project. */
+function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
+  return {
+    allows: (actor, project) => !project.archived && rule.allows(actor, project),
+    where: (actor) => {
+      const w = rule.where(actor);
+      return w === false ? false : { AND: [{ archived: false }, ...(w === true ? [] : [w])] };
+    },
+  };
+}
+
 const readBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST));
 const updateBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
 
@@ -337,6 +351,15 @@ const RULES = {
   admin_project_member: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   manage_owners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
+  // ProjectPolicy's owner_access block: renaming, visibility, transfer, archiving, deletion and unlinking a fork.
+  rename_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  change_visibility_level: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  change_namespace: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  archive_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  remove_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  remove_fork_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  // Forking needs the code: whoever may download it (GitLab's fork_project with the repository feature enabled).
+  fork_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
   // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).
   download_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
   push_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
@@ -348,7 +371,7 @@ const RULES = {
   read_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
   read_build: readBuild,
   read_build_trace: buildTrace,
-  create_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  create_pipeline: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER))),
   update_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   cancel_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   update_build: updateBuild,
@@ -362,7 +385,7 @@ const RULES = {
   // on a project whose pipelines are public), Developers create them, only their owner changes them, and
   // Maintainers administer (delete, take over) every one; their variables are shown to those who administer them.
   read_pipeline_schedule: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
-  create_pipeline_schedule: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  create_pipeline_schedule: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER))),
   update_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner),
   admin_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
   read_pipeline_schedule_variables: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),

@@ -41,6 +41,16 @@ export function createProjectLoaders(db: PrismaClient, loaders: Loaders) {
         WHERE a.ancestor = ANY(${ids}::int[])
         GROUP BY a.ancestor`,
     ),
+    /** Stars of each project. */
+    starCount: countLoader(
+      (ids) => db.$queryRaw`SELECT "projectId" AS key, count(*) AS count FROM "users_star_projects" WHERE "projectId" = ANY(${ids}::int[]) GROUP BY "projectId"`,
+    ),
+    /** Forks of each project that are not being deleted (GitLab's forks_count). */
+    forksCount: countLoader(
+      (ids) =>
+        db.$queryRaw`SELECT "forkedFromProjectId" AS key, count(*) AS count FROM "projects"
+          WHERE "forkedFromProjectId" = ANY(${ids}::int[]) AND NOT "pendingDelete" GROUP BY "forkedFromProjectId"`,
+    ),
   };
 }
 
