@@ -186,7 +186,12 @@ export class ProjectsService {
     const { db, loaders } = this.base;
     return connection(
       page,
-      async ({ skip, take }) => primeNamespaces(loaders, await db.project.findMany({ where, orderBy, skip, take, ...WITH_NAMESPACE })),
+      async ({ skip, take }) => {
+        const rows = primeNamespaces(loaders, await db.project.findMany({ where, orderBy, skip, take, ...WITH_NAMESPACE }));
+        // Forks on the page find their source here when it is on the page too.
+        for (const row of rows) loaders.projects.byId.prime(row.id, row);
+        return rows;
+      },
       () => db.project.count({ where }),
     );
   }
