@@ -326,6 +326,9 @@ function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): R
   };
 }
 
+/** ProjectPolicy's `owner_access`: the project's Owners and administrators. */
+const projectOwner = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER));
+
 const readBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST));
 const updateBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
 
@@ -352,12 +355,12 @@ const RULES = {
   manage_owners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
   // ProjectPolicy's owner_access block: renaming, visibility, transfer, archiving, deletion and unlinking a fork.
-  rename_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
-  change_visibility_level: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
-  change_namespace: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
-  archive_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
-  remove_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
-  remove_fork_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  rename_project: projectOwner,
+  change_visibility_level: projectOwner,
+  change_namespace: projectOwner,
+  archive_project: projectOwner,
+  remove_project: projectOwner,
+  remove_fork_project: projectOwner,
   // Forking needs the code: whoever may download it (GitLab's fork_project with the repository feature enabled).
   fork_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
   // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).

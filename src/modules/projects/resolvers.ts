@@ -35,9 +35,8 @@ export const projectResolvers = {
     projects: (_: unknown, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.list(args, args),
   },
   Mutation: {
-    projectCreate: (_: unknown, args: ProjectArgs, ctx: Context) => ctx.services.projects.create(projectInput(args)),
-    projectCreateForUser: (_: unknown, { userId, ...args }: ProjectArgs & { userId: number }, ctx: Context) =>
-      ctx.services.projects.createForUser(parseId(userId, 'User', 'userId'), projectInput(args)),
+    projectCreate: (_: unknown, { userId, ...args }: ProjectArgs & { userId?: number | null }, ctx: Context) =>
+      userId != null ? ctx.services.projects.createForUser(parseId(userId, 'User', 'userId'), projectInput(args)) : ctx.services.projects.create(projectInput(args)),
     projectUpdate: async (_: unknown, { fullPath, ...input }: FullPath & ProjectUpdateInput, ctx: Context) => ctx.services.projects.update(await projectOf(ctx, { fullPath }), input),
     projectArchive: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.setArchived(await projectOf(ctx, args), true),
     projectUnarchive: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.setArchived(await projectOf(ctx, args), false),
