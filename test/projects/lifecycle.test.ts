@@ -112,6 +112,12 @@ describe('PUT /projects/:id', () => {
     expect(await put({ path: other.path })).toMatchObject({ status: 400, body: { message: { path: ['has already been taken'] } } });
     expect(await put({ name: other.name.toUpperCase() })).toMatchObject({ status: 400, body: { message: { name: ['has already been taken'] } } });
     expect(await put({ path: 'bad path\u0000' })).toMatchObject({ status: 400 });
+    expect(await put({ name: 'foo&bar' })).toMatchObject({
+      status: 400,
+      body: { message: { name: ["can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'."] } },
+    });
+    expect(await put({ name: 'nul\u0000byte' })).toMatchObject({ status: 400 });
+    expect(await put({ description: 'd'.repeat(2001) })).toMatchObject({ status: 400, body: { message: { description: ['is too long (maximum is 2000 characters)'] } } });
     expect(await put({ path: 'x'.repeat(100_000) })).toMatchObject({ status: 400 });
     expect(await put({ visibility: 'secret' })).toMatchObject({ status: 400, body: { error: 'visibility does not have a valid value' } });
     expect(await put({ request_access_enabled: 'maybe' })).toMatchObject({ status: 400 });

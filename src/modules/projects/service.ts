@@ -76,6 +76,12 @@ export interface ForkInput {
   branches?: string | null;
 }
 
+/** GitLab's project_name_regex: letters, digits, emoji, `_`, `.`, `+`, dashes and spaces, starting with no punctuation but `_`. */
+const NAME = /^[\p{L}\p{N}\u{00A9}-\u{1F9FF}_][\p{L}\p{N}\p{Pd}+\u{00A9}-\u{1F9FF}_. ]*$/u;
+const NAME_RULE = "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
+/** Longest project description (GitLab's Project validation). */
+const DESCRIPTION_MAX = 2000;
+
 /** GitLab's topic list: comma-separated or not, each trimmed, empty ones dropped, each once whatever its case. */
 function normalizeTopics(values: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -258,7 +264,7 @@ export class ProjectsService {
     const path = input.path ?? pathFromName(input.name ?? '');
     const name = input.name ?? path;
     const visibility = input.visibility ?? 'private';
-    const errors = await this.placementErrors(ns, { name, path, visibility, forkedFrom: fork?.source ?? null });
+    const errors = await this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null });
     if (ns.kind === 'user') {
       const limit = await this.personalProjectsLimitError(creatorId);
       if (limit) errors.limitReached = [limit];
@@ -302,10 +308,13 @@ export class ProjectsService {
   /** GitLab's model errors for a project named `name` at `path` in `ns` (its name and path unique there, its visibility allowed). */
   private async placementErrors(
     ns: NamespaceRow,
-    p: { name: string; path: string; visibility: Visibility; forkedFrom: { visibility: string } | null; exceptId?: number },
+    p: { name: string; path: string; description?: string | null; visibility: Visibility; forkedFrom: { visibility: string } | null; exceptId?: number },
   ): Promise<Record<string, string[]>> {
     const errors: Record<string, string[]> = {};
     if (!p.name.trim()) errors.name = ["can't be blank"];
+    else if (p.name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
+    else if (!NAME.test(p.name)) errors.name = [NAME_RULE];
+    if (p.description && p.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
     if (!isValidPath(p.path)) errors.path = [PATH_RULE];
     if (ns.kind === 'group' && VISIBILITY_RANK[p.visibility] > VISIBILITY_RANK[ns.visibility as Visibility]) {
       errors.visibilityLevel = [`${p.visibility} is not allowed in a ${ns.visibility} group.`];
@@ -338,7 +347,7 @@ export class ProjectsService {
     const path = input.path ?? project.path;
     const visibility = input.visibility ?? (project.visibility as Visibility);
     const forkedFrom = project.forkedFromProjectId != null ? await this.base.loaders.projects.byId.load(project.forkedFromProjectId) : null;
-    const errors = await this.placementErrors(project.namespace, { name, path, visibility, forkedFrom, exceptId: project.id });
+    const errors = await this.placementErrors(project.namespace, { name, path, description: input.description, visibility, forkedFrom, exceptId: project.id });
     if (input.name === null) errors.name = ["can't be blank"];
     if (Object.keys(errors).length) throw invalid(errors);
 
