@@ -76,7 +76,9 @@ describe('DELETE /projects/:id', () => {
       t.api('POST', `/projects/${other.id}/job_token_scope/allowlist`, { token: owner.token, body: { target_project_id: id } }),
       t.api('POST', `/projects/${id}/star`, { token: maintainer.token }),
     ];
-    for (const res of await Promise.all(extras)) expect(res.status, res.text).toBe(201);
+    const made = await Promise.all(extras);
+    for (const res of made) expect(res.status, res.text).toBe(201);
+    const triggerToken: string = made[1].body.token;
     expect(Object.keys(await rowsNaming(id)).length).toBeGreaterThan(8);
     expect(existsSync(repositoryPath(id))).toBe(true);
 
@@ -88,6 +90,7 @@ describe('DELETE /projects/:id', () => {
     expect(await t.api('GET', `/projects/${id}`, { token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
     expect(await t.api('GET', `/projects/${encodeURIComponent(project.path_with_namespace)}/pipelines/${pipeline.id}`, { token: owner.token })).toMatchObject({ status: 404 });
     expect(await t.api('DELETE', `/projects/${id}`, { token: owner.token })).toMatchObject({ status: 404 });
+    expect(await t.api('POST', `/projects/${id}/trigger/pipeline`, { token: null, body: { token: triggerToken, ref: 'main' } })).toMatchObject({ status: 404 });
     const listed = await t.api('GET', '/projects?owned=true&per_page=100', { token: owner.token });
     expect(listed.body.map((p: { id: number }) => p.id)).not.toContain(id);
     const gql = await t.graphql('query($p: ID!) { project(fullPath: $p) { id } }', { p: project.path_with_namespace }, owner.token);
