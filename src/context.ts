@@ -8,6 +8,8 @@ import type { RepositoryStorages } from './git/storages.js';
 import { inboundScopeLoader } from './auth/job-tokens.js';
 import { Access } from './auth/policy.js';
 import { MembershipCache } from './auth/memberships.js';
+import { ProjectSubjectCache } from './auth/project-subjects.js';
+import { loadProjectSubject } from './modules/projects/loaders.js';
 import { loadMemberships } from './modules/members/loaders.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
@@ -32,15 +34,24 @@ export interface App {
   logger: Logger;
   /** Users' memberships, remembered across requests until the bus says they changed. */
   memberships: MembershipCache;
+  /** What deciding access to a project reads, remembered for live subscriptions until the bus says it changed. */
+  projectSubjects: ProjectSubjectCache;
   /** Where each project's bare Git repository lives (src/git/storages.ts). */
   repositories: RepositoryStorages;
   /** Where job artifacts live (src/ci/artifact-storage.ts). */
   artifacts: ArtifactStorage;
 }
 
-/** The App from its parts: users' memberships are remembered across requests, loaded on the asking request's lane. */
-export function createApp(parts: Omit<App, 'memberships'>): App {
-  return { ...parts, memberships: new MembershipCache(parts.bus, (userId, lane) => loadMemberships(lane === 'read' ? parts.readDb : parts.db, userId)) };
+/**
+ * The App from its parts: users' memberships are remembered across requests, loaded on the asking request's lane;
+ * projects' access subjects for live subscriptions, loaded on the read lane.
+ */
+export function createApp(parts: Omit<App, 'memberships' | 'projectSubjects'>): App {
+  return {
+    ...parts,
+    memberships: new MembershipCache(parts.bus, (userId, lane) => loadMemberships(lane === 'read' ? parts.readDb : parts.db, userId)),
+    projectSubjects: new ProjectSubjectCache(parts.bus, (projectId) => loadProjectSubject(parts.readDb, projectId)),
+  };
 }
 
 export interface Context {

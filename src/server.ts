@@ -178,6 +178,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await jobs.stop();
         credentialCache.stop();
         app.memberships.stop();
+        app.projectSubjects.stop();
         await bus.stop();
         if (!options.database) await database.close();
         await pushHooks.close();

@@ -4,6 +4,7 @@
  * `to_runner_variable` drops them otherwise. Values are expanded before they are sent, as GitLab's
  * `sort_and_expand_all(keep_undefined: true, expand_file_refs: false, expand_raw_refs: false)` does. Pure.
  */
+import { REFERENCE } from './config/variables.js';
 
 export interface RunnerVariable {
   key: string;
@@ -43,8 +44,6 @@ export function fromCiVariables(list: readonly JobCiVariable[]): RunnerVariable[
   return list.map((v) => runnerVariable(v.key, v.value, { public: false, masked: v.masked, file: v.file, raw: v.raw }));
 }
 
-/** GitLab's VARIABLES_REGEXP: `$$` and `%%` (escapes, kept), `$KEY`, `${KEY}` and `%KEY%`. */
-const REFERENCE = /\$\$|%%|\$([a-zA-Z_][a-zA-Z0-9_]*)|\$\{([a-zA-Z_][a-zA-Z0-9_]*)?\}|%([a-zA-Z_][a-zA-Z0-9_]*)%/g;
 
 class Cycle extends Error {}
 

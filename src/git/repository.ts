@@ -2,7 +2,7 @@
  * One bare repository on disk and the git reads every module shares. Reads and writes go through `git` (src/git/run.ts);
  * modules add what they need here rather than spawning git themselves.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, gitText, GitError, type GitOptions, type GitResult } from './run.js';
@@ -13,6 +13,8 @@ export const ZERO_SHA = '0000000000000000000000000000000000000000';
 const FULL_SHA = /^[0-9a-f]{40}$/;
 /** Commits read by full object name, by repository path and name (immutable, so never stale); oldest dropped first. */
 const KNOWN_COMMITS = new Map<string, CommitInfo>();
+/** Reads of a commit under way, so that concurrent readers (a request and the push job it queued) share one git run. */
+const READING_COMMITS = new Map<string, Promise<CommitInfo | null>>();
 const KNOWN_COMMITS_LIMIT = 1000;
 
 /** One ref moving from `before` to `after` (either may be ZERO_SHA), with the full ref name (refs/heads/…, refs/tags/…). */
@@ -145,6 +147,9 @@ export function isObjectName(text: string): boolean {
   return /^[0-9a-f]{40}$/.test(text);
 }
 
+/** A ref lock older than this was left by a killed git: git holds one for milliseconds while it moves a ref. */
+export const STALE_LOCK_MS = 60_000;
+
 export class Repository {
   constructor(readonly path: string) {}
 
@@ -190,9 +195,18 @@ export class Repository {
     await git(this.path, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
   }
 
-  /** The first line of a commit's message. */
+  /** A commit's subject as git's `%s` shows it: the message's first paragraph, its lines joined by spaces. */
   async commitTitle(sha: string): Promise<string> {
-    return gitText(this.path, ['show', '-s', '--format=%s', '--end-of-options', sha]);
+    const message = (await this.commit(sha))?.message ?? '';
+    const lines: string[] = [];
+    for (const line of message.split('\n')) {
+      if (line.trim() === '') {
+        if (lines.length > 0) break;
+        continue;
+      }
+      lines.push(line.trimEnd());
+    }
+    return lines.join(' ');
   }
 
   /** Commits reachable from `include` and from none of `exclude` (`git rev-list --count`). */
@@ -223,15 +237,25 @@ export class Repository {
     const key = FULL_SHA.test(revision) ? `${this.path}\0${revision}` : undefined;
     const known = key === undefined ? undefined : KNOWN_COMMITS.get(key);
     if (known) return known;
-    const sha = await this.resolve(`${revision}^{commit}`);
-    if (!sha) return null;
-    const out = await gitText(this.path, ['show', '-s', `--format=${COMMIT_FORMAT}`, sha]);
-    const info = parseCommits(out)[0] ?? null;
-    if (info && key !== undefined) {
+    if (key === undefined) return this.readCommit(revision);
+    let reading = READING_COMMITS.get(key);
+    if (!reading) {
+      reading = this.readCommit(revision).finally(() => READING_COMMITS.delete(key));
+      READING_COMMITS.set(key, reading);
+    }
+    const info = await reading;
+    if (info) {
       if (KNOWN_COMMITS.size >= KNOWN_COMMITS_LIMIT) KNOWN_COMMITS.delete(KNOWN_COMMITS.keys().next().value as string);
       KNOWN_COMMITS.set(key, info);
     }
     return info;
+  }
+
+  /** One git run: the commit `revision` names (peeling tags), or null when it names none. */
+  private async readCommit(revision: string): Promise<CommitInfo | null> {
+    if (revision.startsWith('-')) return null;
+    const { stdout, code } = await git(this.path, ['show', '-s', `--format=${COMMIT_FORMAT}`, '--end-of-options', `${revision}^{commit}`], { okCodes: [128] });
+    return code === 0 ? (parseCommits(stdout.toString('utf8'))[0] ?? null) : null;
   }
 
   /** Several commits by full object name, in one run. */
@@ -407,13 +431,36 @@ export class Repository {
    */
   async updateRef(ref: string, after: string, before: string): Promise<boolean> {
     const args = after === ZERO_SHA ? ['update-ref', '-d', ref, before] : ['update-ref', ref, after, before];
-    try {
-      await git(this.path, args);
-      return true;
-    } catch (error) {
-      if (error instanceof GitError && error.code === 128) return false;
-      throw error;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await git(this.path, args);
+        return true;
+      } catch (error) {
+        if (!(error instanceof GitError) || error.code !== 128) throw error;
+        // A lock a killed git left behind would refuse every later write of the ref: removed, then once more.
+        if (attempt === 0 && error.stderr.includes('.lock') && (await this.clearStaleLocks([ref]))) continue;
+        return false;
+      }
     }
+  }
+
+  /**
+   * Removes the locks of these refs (and of packed-refs, which deletions take) that a killed git left behind: older
+   * than STALE_LOCK_MS, which no git this server runs holds a ref lock for. True when one was removed.
+   */
+  async clearStaleLocks(refs: readonly string[]): Promise<boolean> {
+    let cleared = false;
+    for (const name of [...refs, 'packed-refs']) {
+      if (name !== 'packed-refs' && !(name.startsWith('refs/') && !name.split('/').includes('..'))) continue;
+      const lock = join(this.path, `${name}.lock`);
+      const info = await stat(lock).catch(() => null);
+      if (!info || Date.now() - info.mtimeMs < STALE_LOCK_MS) continue;
+      await unlink(lock).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      cleared = true;
+    }
+    return cleared;
   }
 
   /** Whether `ref` (a full ref name) is one git accepts (`git check-ref-format`). */

@@ -177,6 +177,8 @@ export function gitHttp({ app, authenticators, hooks }: GitHttpOptions) {
           const current = await services.projects.get({ id: project.id });
           const repositories = services.repositories;
           for (const update of updates) await repositories.authorizeRefUpdate(current, update, {}, env);
+          // git locks the refs after this hook: a lock a killed git left behind would refuse the push.
+          await (await repositories.open(current)).clearStaleLocks(updates.map((u) => u.ref));
           return null;
         } catch (error) {
           if (isCoded(error)) return (error.extensions as { reason?: string }).reason ?? error.message;

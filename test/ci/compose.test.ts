@@ -1,6 +1,6 @@
 /** Building the configuration: YAML anchors and scalars, `extends`, `!reference`, `include: local`, merged YAML. */
 import { describe, expect, it } from 'vitest';
-import { SHA, context, errors, jobs, plan } from './support.js';
+import { SHA, context, errors, jobs, plan, refSha } from './support.js';
 
 describe('YAML as Ruby reads it', () => {
   it('expands anchors, aliases and merge keys, later keys winning', async () => {
@@ -153,7 +153,7 @@ describe('include', () => {
     expect((await errors('include: broken.yml\njob:\n  script: x\n', { files }))[0]).toMatch(/^`broken.yml`: \(<unknown>\): /);
   });
 
-  it('refuses remote, template, project and component includes by name', async () => {
+  it('refuses remote, template and component includes by name, and project includes where no project can be read', async () => {
     const cases: [string, RegExp][] = [
       ['include: https://example.com/ci.yml', /^Remote include `https:\/\/example.com\/ci.yml` is not supported/],
       ['include: {template: Auto-DevOps.gitlab-ci.yml}', /^Template include `Auto-DevOps.gitlab-ci.yml` is not supported/],
@@ -161,6 +161,53 @@ describe('include', () => {
       ['include: {component: gitlab.com/org/comp/x@1.0}', /^Component include `gitlab.com\/org\/comp\/x@1.0` is not supported/],
     ];
     for (const [content, error] of cases) expect((await errors(`${content}\njob:\n  script: x\n`))[0]).toMatch(error);
+  });
+
+  it("includes other projects' files at a ref, their own local includes read from that project", async () => {
+    const projects = {
+      'shared/ci': {
+        HEAD: { 'templates/build.yml': 'include: [common.yml, {local: "/lib/*.yml"}]\nbuild:\n  script: make\n', 'common.yml': 'common:\n  script: shared-common\n', 'lib/a.yml': 'lib_a:\n  script: a\n' },
+        'v1.0': { 'templates/build.yml': 'build:\n  script: make-v1\n', 'templates/test.yml': 'test:\n  script: test-v1\n' },
+      },
+    };
+    // A file of the pipeline's own project with the same name as the shared project's must not be read.
+    const files = { 'common.yml': 'common:\n  script: own-common\n' };
+    const ctx = context({ files, projects });
+    const { planPipeline } = await import('../../src/ci/config/index.js');
+    const head = await planPipeline('include:\n  project: shared/ci\n  file: /templates/build.yml\nown:\n  script: x\n', ctx);
+    expect(head.errors).toEqual([]);
+    expect(Object.fromEntries(head.jobs.map((j) => [j.name, j.script]))).toEqual({ build: ['make'], common: ['shared-common'], lib_a: ['a'], own: ['x'] });
+    expect(ctx.reads).toEqual(['shared/ci:templates/build.yml', 'shared/ci:common.yml', 'shared/ci:lib/a.yml']);
+    const sha = refSha('HEAD');
+    expect(head.includes).toEqual([
+      {
+        type: 'file',
+        location: 'templates/build.yml',
+        blob: `http://gitlab.example.com/shared/ci/-/blob/${sha}/templates/build.yml`,
+        raw: `http://gitlab.example.com/shared/ci/-/raw/${sha}/templates/build.yml`,
+        extra: { project: 'shared/ci', ref: 'HEAD' },
+        context_project: 'group/project',
+        context_sha: SHA,
+      },
+      expect.objectContaining({ type: 'local', location: 'common.yml', blob: `http://gitlab.example.com/shared/ci/-/blob/${sha}/common.yml`, context_project: 'shared/ci', context_sha: sha }),
+      expect.objectContaining({ type: 'local', location: 'lib/a.yml', context_project: 'shared/ci' }),
+    ]);
+
+    const pinned = await jobs('include:\n  - project: shared/ci\n    ref: $VERSION\n    file: [templates/build.yml, templates/test.yml]\n', { projects, variables: { VERSION: 'v1.0' } });
+    expect(Object.fromEntries(Object.values(pinned).map((j) => [j.name, j.script]))).toEqual({ build: ['make-v1'], test: ['test-v1'] });
+  });
+
+  it("words GitLab's errors for other projects' files", async () => {
+    const projects = { 'shared/ci': { HEAD: { 'empty.yml': '  \n', 'ok.yml': 'ok:\n  script: x\n' } } };
+    const cases: [string, string][] = [
+      ['{project: secret/ci, file: ci.yml}', 'Project `secret/ci` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.'],
+      ['{project: shared/ci, ref: nope, file: ok.yml}', 'Project `shared/ci` reference `nope` does not exist!'],
+      ['{project: shared/ci, file: missing.yml}', 'Project `shared/ci` file `missing.yml` does not exist!'],
+      ['{project: shared/ci, file: empty.yml}', 'Project `shared/ci` file `empty.yml` is empty!'],
+      ['{project: shared/ci, file: [ok.yml, 1]}', 'Included file `1` needs to be a string'],
+      ['{project: shared/ci}', '`{"project":"shared/ci"}` does not have a valid subkey for include. Valid subkeys are: `local`, `project`, `remote`, `template`, `artifact`, `component`'],
+    ];
+    for (const [entry, error] of cases) expect(await errors(`include: ${entry}\njob:\n  script: x\n`, { projects })).toEqual([error]);
   });
 
   it('stops at 150 included files, whatever their nesting, and at self-inclusion loops', async () => {

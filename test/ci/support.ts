@@ -20,7 +20,12 @@ export interface ContextOptions {
   files?: Record<string, string>;
   changes?: readonly string[];
   listFiles?: boolean;
+  /** Other projects `include: project:` may read: full path → ref (`HEAD` for none) → that commit's files. */
+  projects?: Record<string, Record<string, Record<string, string>>>;
 }
+
+/** The commit a test project's ref names: the ref's name padded into a sha. */
+export const refSha = (ref: string) => Buffer.from(ref).toString('hex').padEnd(40, '0').slice(0, 40);
 
 export function context(options: ContextOptions = {}): CiContext & { reads: string[] } {
   const files = options.files ?? {};
@@ -34,6 +39,25 @@ export function context(options: ContextOptions = {}): CiContext & { reads: stri
       return Object.hasOwn(files, path) ? files[path] : null;
     },
     ...(options.listFiles === false ? {} : { listFiles: async () => Object.keys(files) }),
+    ...(options.projects ? { readProject: readProjectOf(options.projects, reads) } : {}),
+  };
+}
+
+function readProjectOf(projects: NonNullable<ContextOptions['projects']>, reads: string[]): NonNullable<CiContext['readProject']> {
+  return async (path, ref) => {
+    const refs = projects[path];
+    if (!refs) return null;
+    const files = refs[ref ?? 'HEAD'];
+    return {
+      fullPath: path,
+      url: `http://gitlab.example.com/${path}`,
+      sha: files ? refSha(ref ?? 'HEAD') : null,
+      read: async (file) => {
+        reads.push(`${path}:${file}`);
+        return files && Object.hasOwn(files, file) ? files[file] : null;
+      },
+      files: async () => Object.keys(files ?? {}),
+    };
   };
 }
 

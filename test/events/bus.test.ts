@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { EventBus, ITERATOR_BUFFER_LIMIT, MAX_MESSAGE_BYTES } from '../../src/events/bus.js';
 import { freshDatabase, type FreshDatabase } from '../support/db.js';
+import { eventually } from '../support/wait.js';
 
 let fresh: FreshDatabase;
 let db: Database;
@@ -27,13 +28,7 @@ async function startedBus(database: Database = db, warnings: object[] = []): Pro
   return bus;
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const waitFor = (check: () => boolean) => eventually(check, 5000, 5);
 
 /** Notifications arrive in commit order, so once a later marker is heard, anything earlier has been too. */
 async function flush(bus: EventBus): Promise<void> {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { JobQueue, backoffMs, recurringKey, type JobInfo, type JobQueueOptions } from '../../src/jobs/queue.js';
 import { freshDatabase, type FreshDatabase } from '../support/db.js';
+import { eventually } from '../support/wait.js';
 
 let fresh: FreshDatabase;
 let db: Database;
@@ -30,13 +31,7 @@ function job(id: bigint) {
   return db.prisma.job.findUniqueOrThrow({ where: { id } });
 }
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const waitFor = (check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => eventually(check, timeoutMs, 10);
 
 describe('JobQueue', () => {
   it('runs a job with its payload and marks it done', async () => {

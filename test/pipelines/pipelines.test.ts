@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { suiteServer } from '../support/server.js';
+import { EXTERNAL_URL as EXTERNAL, suiteServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
 import { addMember, createProject, createUser } from '../support/factories.js';
 
 const t = suiteServer();
@@ -35,16 +36,6 @@ async function commit(projectId: number, files: Record<string, string>, message 
   return res.body.id as string;
 }
 
-/** Waits for what the push's background job creates (the job queue runs it as soon as the push commits). */
-async function eventually<T>(read: () => Promise<T | null | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** A project whose first commit has the configuration, once the push's pipeline exists (iid 1). */
 async function projectWithConfig(options: { visibility?: string } = {}, config = CONFIG) {
@@ -121,6 +112,58 @@ describe('pipelines from a push', () => {
     expect(detail.body.yaml_errors.length).toBeGreaterThan(0);
     expect((await t.api('GET', `/projects/${project.id}/pipelines?yaml_errors=true`)).body.map((p: { id: number }) => p.id)).toEqual([pipeline.id]);
     expect((await t.api('GET', `/projects/${project.id}/pipelines?yaml_errors=false`)).body).toEqual([]);
+  });
+});
+
+describe('include: project', () => {
+  it("reads another project's file when the pipeline's user may download its code, and says why not otherwise", async () => {
+    const shared = await createProject(t, t.rootToken, { visibility: 'private' });
+    await commit(shared.id, { 'templates/build.yml': 'include: common.yml\nshared-build:\n  script: echo shared\n', 'common.yml': 'shared-common:\n  script: echo common\n' }, 'Templates');
+    const pusher = await createUser(t);
+    const consumer = await createProject(t, t.rootToken);
+    await addMember(t, t.rootToken, 'projects', consumer.id, pusher.id, 40);
+    const config = `include:\n  project: ${shared.path_with_namespace}\n  file: /templates/build.yml\nown:\n  script: echo own\n`;
+    const userCommit = async (message: string) => {
+      const res = await t.api('POST', `/projects/${consumer.id}/repository/commits`, {
+        token: pusher.token,
+        body: { branch: 'main', commit_message: message, actions: [{ action: (await t.api('GET', `/projects/${consumer.id}/repository/files/.gitlab-ci.yml?ref=main`)).status === 200 ? 'update' : 'create', file_path: '.gitlab-ci.yml', content: `${config}# ${message}\n` }] },
+      });
+      expect(res.status, res.text).toBe(201);
+      return pushPipeline(consumer.id, res.body.id);
+    };
+
+    // The pusher cannot read the private project: GitLab's words, nothing of the project revealed.
+    const denied = await userCommit('Denied');
+    const detail = await t.api('GET', `/projects/${consumer.id}/pipelines/${denied.id}`);
+    expect(detail.body).toMatchObject({ status: 'failed', yaml_errors: `Project \`${shared.path_with_namespace}\` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.` });
+
+    // A Reporter may download the code: the file and its own local include come from the shared project.
+    await addMember(t, t.rootToken, 'projects', shared.id, pusher.id, 20);
+    const allowed = await userCommit('Allowed');
+    const jobs = await t.api('GET', `/projects/${consumer.id}/pipelines/${allowed.id}/jobs`);
+    expect((jobs.body as { name: string }[]).map((j) => j.name).sort()).toEqual(['own', 'shared-build', 'shared-common']);
+
+    // The lint API resolves it as the caller, and lists where each file came from.
+    const lint = await t.api('POST', `/projects/${consumer.id}/ci/lint`, { token: pusher.token, body: { content: config } });
+    expect(lint.status, lint.text).toBe(200);
+    expect(lint.body).toMatchObject({ valid: true, errors: [] });
+    const sharedSha = (await t.api('GET', `/projects/${shared.id}/repository/commits/main`)).body.id;
+    expect(lint.body.includes).toEqual([
+      {
+        type: 'file',
+        location: 'templates/build.yml',
+        blob: `${EXTERNAL}/${shared.path_with_namespace}/-/blob/${sharedSha}/templates/build.yml`,
+        raw: `${EXTERNAL}/${shared.path_with_namespace}/-/raw/${sharedSha}/templates/build.yml`,
+        extra: { project: shared.path_with_namespace, ref: 'HEAD' },
+        context_project: consumer.path_with_namespace,
+        context_sha: expect.any(String),
+      },
+      expect.objectContaining({ type: 'local', location: 'common.yml', context_project: shared.path_with_namespace, context_sha: sharedSha }),
+    ]);
+    const outsider = await createUser(t);
+    const publicConsumer = await createProject(t, outsider.token, { visibility: 'public' });
+    const refused = await t.api('POST', `/projects/${publicConsumer.id}/ci/lint`, { token: outsider.token, body: { content: config } });
+    expect(refused.body).toMatchObject({ valid: false, errors: [expect.stringMatching(/not found or access denied/)] });
   });
 });
 

@@ -1,5 +1,8 @@
 /** The commits API over HTTP: every action, start_branch and start_sha, base64, authors, conflicts, races, lists and push events. */
+import { existsSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { STALE_LOCK_MS } from '../../src/git/repository.js';
 import { suiteServer } from '../support/server.js';
 import { createProject, createUser } from '../support/factories.js';
 
@@ -150,6 +153,20 @@ describe('POST /projects/:id/repository/commits', () => {
     expect(log.body).toHaveLength(1 + won.length);
     // A linear history: each winner's parent is the commit before it.
     for (let i = 0; i < log.body.length - 1; i++) expect(log.body[i].parent_ids).toEqual([log.body[i + 1].id]);
+  });
+
+  it('commits past a ref lock a killed git left behind, and not past one a running git holds', async () => {
+    const p = await project();
+    await commit(p.id, { actions: [create('base')] });
+    const lock = join(t.server.app.repositories.path({ id: p.id, repositoryStorage: 'default' }), 'refs/heads/main.lock');
+    writeFileSync(lock, '');
+    expect(await commit(p.id, { actions: [create('while-locked')] })).toMatchObject({ status: 400, body: { message: 'Could not update refs/heads/main. Please refresh and try again.' } });
+    expect(existsSync(lock)).toBe(true);
+    const old = new Date(Date.now() - STALE_LOCK_MS - 1000);
+    utimesSync(lock, old, old);
+    expect((await commit(p.id, { actions: [create('after-crash')] })).status).toBe(201);
+    expect(existsSync(lock)).toBe(false);
+    expect(await fileText(p.id, 'after-crash')).toBe('hello\n');
   });
 
   it('records a push event for an API commit', async () => {

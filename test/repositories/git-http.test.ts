@@ -2,10 +2,11 @@
  * Git over HTTP with the real git CLI against the running server: clone, push (branch, tag), fetch, protocol v2,
  * GitLab's Basic token authentication and its answers, push events in the database and on the bus, and bad input.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { STALE_LOCK_MS } from '../../src/git/repository.js';
 import { REPOSITORY_PUSHED, ZERO_SHA, type PushedMessage } from '../../src/modules/repositories/service.js';
 import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
@@ -85,6 +86,22 @@ describe('git over HTTP', () => {
     await git.ok(dir, ['push', '--quiet', 'origin', 'HEAD:main']);
     const after = (await git.ok(dir, ['rev-parse', 'HEAD'])).trim();
     expect(pushed.at(-1)).toEqual({ projectId: project.id, userId: owner.id, ref: 'refs/heads/main', before, after });
+  });
+
+  it('pushes past a ref lock a killed git left behind, and not past one a running git holds', async () => {
+    const lock = join(t.server.app.repositories.path({ id: project.id, repositoryStorage: 'default' }), 'refs/heads/main.lock');
+    const url = cloneUrl(t.url, project.path_with_namespace, owner.token);
+    const dir = await cloneAndCommit(url, { 'locked.txt': 'x\n' }, 'Past a lock');
+    // Fresh: another git may be moving the ref right now, so the push is refused and the lock left alone.
+    writeFileSync(lock, '');
+    const refused = await git.run(dir, ['push', '--quiet', 'origin', 'HEAD:main']);
+    expect(refused.code).not.toBe(0);
+    expect(existsSync(lock)).toBe(true);
+    // Older than any git holds a ref lock: left by a killed one, removed, and the push goes through.
+    const old = new Date(Date.now() - STALE_LOCK_MS - 1000);
+    utimesSync(lock, old, old);
+    await git.ok(dir, ['push', '--quiet', 'origin', 'HEAD:main']);
+    expect(existsSync(lock)).toBe(false);
   });
 
   it('speaks protocol v2 (ls-remote) and answers the advertisement without the v0 preamble', async () => {

@@ -2,17 +2,10 @@
 import { expect } from 'vitest';
 import type { TestServer } from '../support/server.js';
 import { createProject } from '../support/factories.js';
+import { eventually } from '../support/wait.js';
 
 /** Waits for what a background job or another request makes (the push pipeline, a job's next status). */
-export async function eventually<T>(read: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { eventually };
 
 /** Commits files to a branch through the API; the commit's sha. */
 export async function commit(t: TestServer, projectId: number, files: Record<string, string>, branch = 'main', token = t.rootToken): Promise<string> {

@@ -2,14 +2,16 @@
  * `include:` (GitLab's Config::External::Processor and Mapper): each entry normalised (a string is a local path,
  * or a remote URL), filtered by its `rules:`, local wildcards expanded, variables expanded, then read, parsed and
  * expanded in turn (nested includes), and deep-merged in order under the including file. Files of the pipeline's
- * repository (`local:`) can be read, and in a child pipeline files of its parent's job artifacts (`artifact:`);
- * the other kinds are refused by name. At most 150 files, 8 MiB in all.
+ * repository (`local:`), files of another project the pipeline's user may download (`project:`, whose own nested
+ * `local:` includes are files of that project, as GitLab's context switches), and in a child pipeline files of its
+ * parent's job artifacts (`artifact:`) can be read; `remote:`, `template:` and `component:` are refused by name.
+ * At most 150 files, 8 MiB in all.
  */
 import { clausesMatch, type RepositoryProbe } from './conditions.js';
 import { readRules } from './conditions-entries.js';
 import { fnmatch } from './glob.js';
 import { Problems } from './problems.js';
-import type { CiContext, ConfigMap, PlannedInclude, Value } from './types.js';
+import type { CiContext, ConfigMap, IncludedProject, PlannedInclude, Value } from './types.js';
 import { deepMerge, isBlank, isMap, isString, toPlain } from './values.js';
 import { expandVariables } from './variables.js';
 import { parseYaml, type ValueBudget } from './yaml.js';
@@ -23,11 +25,10 @@ const MAX_TOTAL_BYTES = 8 * 1024 * 1024;
 
 const ACCESSORS = ['local', 'project', 'remote', 'template', 'artifact', 'component'] as const;
 type Accessor = (typeof ACCESSORS)[number];
-const UNSUPPORTED: Readonly<Record<Exclude<Accessor, 'local'>, string>> = {
+const UNSUPPORTED: Readonly<Record<Exclude<Accessor, 'local' | 'artifact'>, string>> = {
   project: 'Project',
   remote: 'Remote',
   template: 'Template',
-  artifact: 'Artifact',
   component: 'Component',
 };
 
@@ -43,6 +44,18 @@ function isUrl(text: string): boolean {
   }
 }
 
+/**
+ * Where an included file's own `local:` includes are read from (GitLab's External::Context): the pipeline's
+ * repository at its commit, or the project a `project:` include read the file from, at that include's commit.
+ */
+interface Source {
+  fullPath: string | null;
+  url: string | null;
+  sha: string | null;
+  read(path: string): Promise<string | null>;
+  files(): Promise<readonly string[]>;
+}
+
 /** Ruby's `to_json` of an include entry, as GitLab quotes it in its errors. */
 const asJson = (value: Value) => JSON.stringify(toPlain(value));
 
@@ -51,40 +64,45 @@ export class IncludeExpander {
   readonly includes: PlannedInclude[] = [];
   private bytes = 0;
 
+  /** The pipeline's own repository, where the configuration file and its `local:` includes are. */
+  private readonly home: Source;
+
   constructor(
     private readonly ctx: CiContext,
     private readonly probe: RepositoryProbe,
     private readonly budget: ValueBudget,
-  ) {}
-
-  private metadata(location: string, job?: string): PlannedInclude {
-    const v = this.ctx.variables;
-    const url = v.CI_PROJECT_URL;
-    const sha = v.CI_COMMIT_SHA;
-    const local = job === undefined;
-    return {
-      type: local ? 'local' : 'artifact',
-      location,
-      blob: local && url && sha ? `${url}/-/blob/${sha}/${location}` : null,
-      raw: local && url && sha ? `${url}/-/raw/${sha}/${location}` : null,
-      extra: local ? {} : { job_name: job },
-      context_project: v.CI_PROJECT_PATH ?? null,
-      context_sha: sha ?? null,
+  ) {
+    const v = ctx.variables;
+    this.home = {
+      fullPath: v.CI_PROJECT_PATH ?? null,
+      url: v.CI_PROJECT_URL ?? null,
+      sha: v.CI_COMMIT_SHA ?? null,
+      read: (path) => ctx.readLocal(path),
+      files: () => probe.files(),
     };
   }
 
+  /** GitLab's `metadata` of an included file: where it is, and the project and commit it was included from. */
+  private metadata(source: Source, location: string, kind: { job: string } | { project: string; ref: string; from: Source } | null): PlannedInclude {
+    const context = { context_project: source.fullPath, context_sha: source.sha };
+    if (kind && 'job' in kind) return { type: 'artifact', location, blob: null, raw: null, extra: { job_name: kind.job }, ...context };
+    const at = kind ? kind.from : source;
+    const links = at.url && at.sha ? { blob: `${at.url}/-/blob/${at.sha}/${location}`, raw: `${at.url}/-/raw/${at.sha}/${location}` } : { blob: null, raw: null };
+    return { type: kind ? 'file' : 'local', location, ...links, extra: kind ? { project: kind.project, ref: kind.ref } : {}, ...context };
+  }
+
   /** The file's configuration with its `include:` replaced by what it includes. */
-  async expand(values: ConfigMap): Promise<ConfigMap> {
+  async expand(values: ConfigMap, source: Source = this.home): Promise<ConfigMap> {
     const raw = values.get('include');
     const entries = (raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw]).filter((e) => e !== null);
     if (entries.length === 0) return values;
     const locations: ConfigMap[] = [];
     for (const entry of entries) {
       const location = this.normalize(entry);
-      if (await this.passesRules(location)) locations.push(...(await this.expandWildcards(location)));
+      if (await this.passesRules(location)) locations.push(...(await this.expandWildcards(location, source)));
     }
     let merged: ConfigMap = new Map();
-    for (const location of locations) merged = deepMerge(merged, await this.load(location));
+    for (const location of locations) merged = deepMerge(merged, await this.load(location, source));
     merged = deepMerge(merged, values);
     merged.delete('include');
     return merged;
@@ -99,20 +117,33 @@ export class IncludeExpander {
     throw new IncludeError('Each include must be a hash or a string');
   }
 
-  /** The included file's text: from the repository, or from a parent job's artifacts (GitLab's error wordings). */
-  private async read(path: string, job: string | undefined): Promise<string> {
-    if (job === undefined) {
-      const content = await this.ctx.readLocal(path);
-      if (content === null) throw new IncludeError(`Local file \`${path}\` does not exist!`);
-      if (content.trim() === '') throw new IncludeError(`Local file \`${path}\` is empty!`);
-      return content;
-    }
+  /** A local file of the source's repository (GitLab's error wordings). */
+  private async readLocal(source: Source, path: string): Promise<string> {
+    const content = await source.read(path);
+    if (content === null) throw new IncludeError(`Local file \`${path}\` does not exist!`);
+    if (content.trim() === '') throw new IncludeError(`Local file \`${path}\` is empty!`);
+    return content;
+  }
+
+  /** A file of a parent job's artifacts (GitLab's error wordings). */
+  private async readArtifact(job: string, path: string): Promise<string> {
     if (!job) throw new IncludeError('Job must be provided when including configs from artifacts');
     const found = await this.ctx.readArtifact!(job, path);
     if (!found.job) throw new IncludeError(`Job \`${job}\` not found in parent pipeline or does not have artifacts!`);
     if (found.content === null) throw new IncludeError(`Path \`${path}\` does not exist inside the \`${job}\` artifacts archive!`);
     if (found.content.trim() === '') throw new IncludeError(`File \`${path}\` is empty!`);
     return found.content;
+  }
+
+  /** Another project's file at a ref (GitLab's External::File::Project, with its error wordings). */
+  private async readProject(name: string, ref: string | null, path: string): Promise<{ content: string; project: IncludedProject }> {
+    const project = await this.ctx.readProject!(name, ref);
+    if (!project) throw new IncludeError(`Project \`${name}\` not found or access denied! Make sure any includes in the pipeline configuration are correctly defined.`);
+    if (project.sha === null) throw new IncludeError(`Project \`${name}\` reference \`${ref ?? 'HEAD'}\` does not exist!`);
+    const content = await project.read(path);
+    if (content === null) throw new IncludeError(`Project \`${name}\` file \`${path}\` does not exist!`);
+    if (content.trim() === '') throw new IncludeError(`Project \`${name}\` file \`${path}\` is empty!`);
+    return { content, project };
   }
 
   private async passesRules(location: ConfigMap): Promise<boolean> {
@@ -126,48 +157,63 @@ export class IncludeExpander {
     return false;
   }
 
-  private async expandWildcards(location: ConfigMap): Promise<ConfigMap[]> {
+  /** Local wildcards become one location per matching file of the source; a project's `file:` list one per file. */
+  private async expandWildcards(location: ConfigMap, source: Source): Promise<ConfigMap[]> {
+    const files = location.get('file');
+    if (!isBlank(location.get('project')) && Array.isArray(files)) return files.map((file) => new Map([...location, ['file', file]]));
     const local = location.get('local');
     if (!isString(local) || !local.includes('*')) return [location];
     const pattern = expandVariables(local, this.ctx.variables, true).replace(/^\/+/, '');
-    const files = (await this.probe.files()).filter((file) => fnmatch(pattern, file)).sort();
-    return files.map((file) => new Map([['local', file]]));
+    const matching = (await source.files()).filter((file) => fnmatch(pattern, file)).sort();
+    return matching.map((file) => new Map([['local', file]]));
   }
 
   private accessor(location: ConfigMap): Accessor {
-    const present = ACCESSORS.filter((key) => !isBlank(location.get(key)) && (key !== 'artifact' || !isBlank(location.get('job'))));
+    // GitLab's `matching?`: an artifact needs its job, a project its file.
+    const needs: Partial<Record<Accessor, string>> = { artifact: 'job', project: 'file' };
+    const present = ACCESSORS.filter((key) => !isBlank(location.get(key)) && (needs[key] === undefined || !isBlank(location.get(needs[key]))));
     if (present.length === 1) return present[0];
     const subkeys = `\`${ACCESSORS.join('`, `')}\``;
     if (present.length === 0) throw new IncludeError(`\`${asJson(location)}\` does not have a valid subkey for include. Valid subkeys are: ${subkeys}`);
     throw new IncludeError(`Each include must use only one of: ${subkeys}`);
   }
 
-  private async load(location: ConfigMap): Promise<ConfigMap> {
+  private async load(location: ConfigMap, source: Source): Promise<ConfigMap> {
     const accessor = this.accessor(location);
-    const target = location.get(accessor) ?? null;
+    const expand = (value: Value | undefined) => expandVariables(isString(value) ? value : asJson(value ?? null), this.ctx.variables, true);
     if (accessor === 'artifact' && !this.ctx.readArtifact) throw new IncludeError('Including configs from artifacts is only allowed when triggering child pipelines');
-    if (accessor !== 'local' && accessor !== 'artifact') {
-      const name = isString(target) ? expandVariables(target, this.ctx.variables, true) : asJson(target);
-      throw new IncludeError(`${UNSUPPORTED[accessor]} include \`${name}\` is not supported: only local files of the project's repository and artifacts of a parent pipeline's jobs can be included`);
+    if (accessor !== 'local' && accessor !== 'artifact' && (accessor !== 'project' || !this.ctx.readProject)) {
+      throw new IncludeError(`${UNSUPPORTED[accessor]} include \`${expand(location.get(accessor))}\` is not supported: only local files, files of other projects and artifacts of a parent pipeline's jobs can be included`);
     }
     if (this.includes.length >= MAX_INCLUDES) throw new IncludeError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
-    const job = accessor === 'artifact' ? location.get('job') : undefined;
-    const jobName = job === undefined ? undefined : expandVariables(isString(job) ? job : asJson(job ?? null), this.ctx.variables, true);
+    const target = location.get(accessor === 'project' ? 'file' : accessor) ?? null;
+    const job = accessor === 'artifact' ? expand(location.get('job')) : undefined;
+    const project = accessor === 'project' ? expand(location.get('project')) : undefined;
+    const ref = accessor === 'project' && !isBlank(location.get('ref')) ? expand(location.get('ref')) : null;
     if (!isString(target)) {
-      this.includes.push(this.metadata(asJson(target), jobName));
+      this.includes.push(this.metadata(source, asJson(target), job === undefined ? null : { job }));
       throw new IncludeError(`Included file \`${asJson(target)}\` needs to be a string`);
     }
     const path = expandVariables(target, this.ctx.variables, true).replace(/^\/+/, '');
-    this.includes.push(this.metadata(path, jobName));
+    const index = this.includes.push(this.metadata(source, path, job === undefined ? null : { job })) - 1;
     if (!YAML_EXTENSION.test(path.split('/').pop() ?? '')) throw new IncludeError(`Included file \`${path}\` does not have YAML extension!`);
     if (location.has('inputs') || location.has('with')) throw new IncludeError(`Included file \`${path}\` has inputs, which are not supported`);
-    const content = await this.read(path, jobName);
+    let content: string;
+    let nested = source;
+    if (project !== undefined) {
+      const found = await this.readProject(project, ref, path);
+      nested = { fullPath: found.project.fullPath, url: found.project.url, sha: found.project.sha, read: (p) => found.project.read(p), files: () => found.project.files() };
+      this.includes[index] = this.metadata(source, path, { project, ref: ref ?? 'HEAD', from: nested });
+      content = found.content;
+    } else {
+      content = job === undefined ? await this.readLocal(source, path) : await this.readArtifact(job, path);
+    }
     this.bytes += Buffer.byteLength(content, 'utf8');
     if (this.bytes > MAX_TOTAL_BYTES) throw new IncludeError('Total size of combined CI/CD configuration is too big');
     const parsed = parseYaml(content, this.budget);
     if (!parsed.ok) throw new IncludeError(`\`${path}\`: ${parsed.error}`);
     if (!isMap(parsed.value)) throw new IncludeError(`\`${path}\`: Invalid configuration format`);
     if (parsed.value.size === 0) throw new IncludeError(`Included file \`${path}\` does not have valid YAML syntax!`);
-    return this.expand(parsed.value);
+    return this.expand(parsed.value, nested);
   }
 }

@@ -7,5 +7,5 @@ export { planPipeline } from './plan.js';
 export { evaluateExpression } from './expression.js';
 export { parseDuration } from './durations.js';
 export type {
-  CiContext, PipelinePlan, PlannedArtifacts, PlannedInclude, PlannedJob, PlannedNeed, PlannedService, PlanOptions, PolicyValue, JobWhen,
+  CiContext, IncludedProject, PipelinePlan, PlannedArtifacts, PlannedInclude, PlannedJob, PlannedNeed, PlannedService, PlanOptions, PolicyValue, JobWhen,
 } from './types.js';

@@ -29,6 +29,24 @@ export interface CiContext {
    * such file in it.
    */
   readArtifact?(job: string, path: string): Promise<{ job: false } | { job: true; content: string | null }>;
+  /**
+   * `include: project:`: another project's repository at `ref` (its HEAD, the default branch, when null), if the
+   * pipeline's user may download its code; null when it is not found or they may not.
+   */
+  readProject?(path: string, ref: string | null): Promise<IncludedProject | null>;
+}
+
+/** Another project's repository at a commit, as `include: project:` reads it. */
+export interface IncludedProject {
+  fullPath: string;
+  /** Its web URL, for the `blob` and `raw` links of the lint API's includes. */
+  url: string;
+  /** The commit `ref` names; null when it names none. */
+  sha: string | null;
+  /** A file at that commit; null when there is none. */
+  read(path: string): Promise<string | null>;
+  /** Every file path at that commit. */
+  files(): Promise<readonly string[]>;
 }
 
 export interface PlannedNeed {

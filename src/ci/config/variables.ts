@@ -1,6 +1,7 @@
 /** Variable references in configuration text (`$VAR`, `${VAR}`, `%VAR%`), expanded as GitLab's ExpandVariables does. */
 
-const REFERENCE = /\$\$|%%|\$([a-zA-Z_][a-zA-Z0-9_]*)|\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}|%([a-zA-Z_][a-zA-Z0-9_]*)%/g;
+/** GitLab's VARIABLES_REGEXP: `$$` and `%%` (escapes, kept), `$KEY`, `${KEY}` and `%KEY%`. */
+export const REFERENCE = /\$\$|%%|\$([a-zA-Z_][a-zA-Z0-9_]*)|\$\{([a-zA-Z_][a-zA-Z0-9_]*)?\}|%([a-zA-Z_][a-zA-Z0-9_]*)%/g;
 
 /** Longest text an expansion may produce (a value referring to itself twice per level would double each time). */
 const MAX_EXPANDED = 64 * 1024;

@@ -16,6 +16,6 @@ export const ciLintModule = defineModule({
   operations: ['ci_lint.graphql'],
   resolvers: ciLintResolvers,
   routes: ciLintRoutes,
-  uses: ['repositories'],
-  service: (base, { repositories }) => new CiLintService(base, repositories),
+  uses: ['projects', 'repositories'],
+  service: (base, { projects, repositories }) => new CiLintService(base, projects, repositories),
 });

@@ -6,12 +6,14 @@
 import { planPipeline, type CiContext, type PipelinePlan, type PlannedInclude, type PlannedNeed, type PolicyValue } from '../../ci/config/index.js';
 import { MAX_FILE_BYTES } from '../../ci/config/yaml.js';
 import { mutuallyExclusive, notFound } from '../../errors.js';
+import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
-import type { ProjectRow } from '../projects/service.js';
+import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from '../pipelines/predefined.js';
+import { projectIncludes } from '../pipelines/includes.js';
+import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 
 /** GitLab's configuration file when the project names none (`ci_config_path`). */
-const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
 
 /** GitLab's errors of a simulated pipeline that the configuration does not explain (Ci::CreatePipelineService). */
 const DRY_RUN_ERRORS = {
@@ -86,6 +88,7 @@ function lintJobs(plan: PipelinePlan, dryRun: boolean): LintJob[] {
 export class CiLintService {
   constructor(
     private readonly base: ServiceBase,
+    private readonly projects: ProjectsService,
     private readonly repositories: RepositoriesService,
   ) {}
 
@@ -141,26 +144,24 @@ export class CiLintService {
   /** What the engine sees of the project at a commit: GitLab's predefined variables of a push pipeline, and its files. */
   private context(project: ProjectRow, sha: string | null, ref: string, kind: 'branch' | 'tag'): CiContext {
     const reads = this.repositories.reads;
-    const server = this.base.app.config.externalUrl.replace(/\/+$/, '');
-    const variables: Record<string, string> = {
-      CI: 'true',
-      GITLAB_CI: 'true',
-      CI_SERVER_URL: new URL(server).origin,
-      CI_PROJECT_ID: String(project.id),
-      CI_PROJECT_NAME: project.path,
-      CI_PROJECT_PATH: project.fullPath,
-      CI_PROJECT_NAMESPACE: project.namespace.fullPath,
-      CI_PROJECT_URL: `${server}/${project.fullPath}`,
-      CI_PROJECT_VISIBILITY: project.visibility,
-      CI_DEFAULT_BRANCH: project.defaultBranch,
-      CI_CONFIG_PATH: project.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
-      CI_PIPELINE_SOURCE: 'push',
-      CI_COMMIT_REF_NAME: ref,
-      ...(kind === 'branch' ? { CI_COMMIT_BRANCH: ref } : { CI_COMMIT_TAG: ref }),
-      ...(sha ? { CI_COMMIT_SHA: sha, CI_COMMIT_SHORT_SHA: sha.slice(0, 8) } : {}),
-    };
+    const variables = variableMap(
+      pipelineVariables(this.base.app.config, {
+        source: 'push',
+        ref,
+        tag: kind === 'tag',
+        sha: sha ?? '',
+        beforeSha: ZERO_SHA,
+        protectedRef: false,
+        configPath: project.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
+        triggered: false,
+        commit: null,
+        user: null,
+        project,
+      }),
+    );
     return {
       variables,
+      readProject: projectIncludes(this.base, this.projects, this.repositories),
       readLocal: async (path) => {
         if (!sha) return null;
         const file = await reads.fileAt(project, sha, path, MAX_FILE_BYTES);

@@ -12,11 +12,10 @@ import { planPipeline, type CiContext, type PipelinePlan, type PlannedJob } from
 import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { pipelineVariables, variableMap } from './predefined.js';
+import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from './predefined.js';
 import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type ProcessingEffects, type StoredNeed } from './processing.js';
 
 /** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
-export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
 /** Larger configuration files are refused (GitLab's max YAML size is a few MB). */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
@@ -60,6 +59,8 @@ export interface CreateDeps extends ProcessingEffects {
   config: Config;
   repositories: RepositoriesService;
   protectedBranches: ProtectedBranchesService;
+  /** `include: project:` as the pipeline's user reads it. */
+  readProject: NonNullable<CiContext['readProject']>;
 }
 
 type PipelineRow = Prisma.PipelineGetPayload<object>;
@@ -134,6 +135,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
       return bytes ? bytes.toString('utf8') : null;
     },
     readArtifact: input.config?.readArtifact,
+    readProject: deps.readProject,
   });
   if (plan.errors.length > 0) {
     return { pipeline: await insert(deps, row, { status: 'failed', yamlErrors: plan.errors.join(', '), failureReason: 'config_error', finishedAt: new Date() }, [], input.variables, null) };

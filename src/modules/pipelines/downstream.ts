@@ -14,7 +14,7 @@ import type { ServiceBase } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
-import { pipelineVariables, variableMap } from './predefined.js';
+import { pipelineVariables, storedPipelineFacts, variableMap } from './predefined.js';
 import { withPipeline } from './processing.js';
 import { isCompleted } from './status.js';
 
@@ -183,23 +183,8 @@ export class DownstreamPipelines {
     const repository = await this.host.repositories.open(project);
     const commit = await repository.commit(upstream.sha);
     const user = upstream.userId ? await this.db.user.findUnique({ where: { id: upstream.userId }, select: { id: true, username: true, name: true, email: true } }) : null;
-    const predefined = pipelineVariables(this.host.base.app.config, {
-      id: upstream.id,
-      iid: upstream.iid,
-      source: upstream.source,
-      ref: upstream.ref,
-      tag: upstream.tag,
-      sha: upstream.sha,
-      beforeSha: upstream.beforeSha,
-      name: upstream.name,
-      createdAt: upstream.createdAt,
-      protectedRef: false,
-      configPath: project.ciConfigPath || '.gitlab-ci.yml',
-      triggered: upstream.source === 'trigger',
-      commit,
-      user,
-      project,
-    });
+    const protectedRef = !upstream.tag && (await this.host.createDeps().protectedBranches.anyProtected(project.id, [upstream.ref]));
+    const predefined = pipelineVariables(this.host.base.app.config, storedPipelineFacts(upstream, { protectedRef, commit, user, project }));
     const pipelineVars = await this.db.pipelineVariable.findMany({ where: { pipelineId: upstream.id }, select: { key: true, value: true } });
     return variableMap(predefined, (bridge.yamlVariables ?? []) as { key: string; value: string }[], pipelineVars);
   }

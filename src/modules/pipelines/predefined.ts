@@ -4,6 +4,9 @@
  */
 import type { Config } from '../../config.js';
 
+/** Where a project's CI configuration is when its `ci_config_path` is empty. */
+export const DEFAULT_CI_CONFIG_PATH = '.gitlab-ci.yml';
+
 export interface PredefinedVariable {
   key: string;
   value: string;
@@ -34,6 +37,41 @@ export interface PipelineFacts {
   commit: { message: string; authorName: string; authorEmail: string; committedDate: string } | null;
   user: { id: number; username: string; name: string; email: string } | null;
   project: { id: number; name: string; path: string; fullPath: string; visibility: string; defaultBranch: string; namespace: { fullPath: string } };
+}
+
+/** What a stored pipeline (or one of its jobs, whose ref and commit are the pipeline's) tells its variables. */
+export interface StoredPipeline {
+  id: number;
+  iid: number;
+  source: string;
+  ref: string;
+  tag: boolean;
+  sha: string;
+  beforeSha: string;
+  name: string | null;
+  createdAt: Date;
+}
+
+/** The facts of a pipeline that exists, for its jobs and bridges: GitLab gives them the pipeline's variables. */
+export function storedPipelineFacts(
+  pipeline: StoredPipeline,
+  context: Pick<PipelineFacts, 'protectedRef' | 'commit' | 'user'> & { project: PipelineFacts['project'] & { ciConfigPath: string | null } },
+): PipelineFacts {
+  const { id, iid, source, ref, tag, sha, beforeSha, name, createdAt } = pipeline;
+  return {
+    id,
+    iid,
+    source,
+    ref,
+    tag,
+    sha,
+    beforeSha,
+    name,
+    createdAt,
+    ...context,
+    configPath: context.project.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
+    triggered: source === 'trigger',
+  };
 }
 
 function serverVariables(config: Config): PredefinedVariable[] {

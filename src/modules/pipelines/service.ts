@@ -15,6 +15,7 @@ import type { ProtectedBranchesService } from '../protected_branches/service.js'
 import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
 import { DownstreamPipelines } from './downstream.js';
+import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport } from './test-reports.js';
@@ -102,7 +103,7 @@ export class PipelinesService {
     private readonly base: ServiceBase,
     private readonly repositories: RepositoriesService,
     private readonly protectedBranches: ProtectedBranchesService,
-    projects: ProjectsService,
+    private readonly projects: ProjectsService,
   ) {
     this.triggers = new PipelineTriggers(base);
     this.statuses = new CommitStatuses(base, repositories);
@@ -344,6 +345,7 @@ export class PipelinesService {
       repositories: this.repositories,
       protectedBranches: this.protectedBranches,
       publish: this.base.publish,
+      readProject: projectIncludes(this.base, this.projects, this.repositories),
     };
   }
 
@@ -557,8 +559,9 @@ export class PipelinesService {
 
   /**
    * Live updates of one topic for a project's pipelines or jobs: the viewer must read the project's pipelines to
-   * subscribe, and each message is checked again against their memberships as the App remembers them (dropped
-   * when they change), so a subscriber whose access is removed stops receiving. The row a message names is loaded
+   * subscribe, and each message is checked again against their memberships and the project's visibility and place
+   * as the App remembers them (dropped when they change), so a subscriber whose access is removed, or who may no
+   * longer read a project made private, moved or deleted, stops receiving. The row a message names is loaded
    * once per message for every subscriber of this process, and shown with the status the message announced.
    */
   private async watch<M extends { projectId: number; status: string }, R extends object>(
@@ -577,7 +580,8 @@ export class PipelinesService {
     return (async function* () {
       try {
         for await (const message of messages) {
-          if (!can(await actor.get(), 'read_pipeline', subject)) return;
+          const current = await app.projectSubjects.of(subject.id);
+          if (!current || !can(await actor.get(), 'read_pipeline', current)) return;
           const row = await load(message, db).catch(() => null);
           if (row === null) continue;
           await app.bus.turn();
@@ -619,7 +623,8 @@ export class PipelinesService {
           return;
         }
         for await (const message of messages) {
-          if (!can(await actor.get(), 'read_build_trace', subject)) return;
+          const current = await app.projectSubjects.of(subject.project.id);
+          if (!current || !can(await actor.get(), 'read_build_trace', { ...subject, project: current })) return;
           if (isChunk(message)) {
             const [pieces, row] = await Promise.all([tracePiecesOfMessage(message, db), jobOfMessage(message, db)]);
             if (!pieces || !row) continue;

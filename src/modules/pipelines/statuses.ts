@@ -7,6 +7,7 @@
 import { invalid, invalidArgument, notFound, badRequest } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Prisma } from '../../db/database.js';
+import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
@@ -124,7 +125,7 @@ export class CommitStatuses {
           ref,
           tag: false,
           sha,
-          beforeSha: '0000000000000000000000000000000000000000',
+          beforeSha: ZERO_SHA,
           source: 'external',
           status: 'created',
           userId,

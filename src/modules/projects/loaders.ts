@@ -1,4 +1,5 @@
 /** Batched project reads. */
+import type { ProjectSubject } from '../../auth/policy.js';
 import type { PrismaClient } from '../../db/database.js';
 import { byKeyLoader, countLoader } from '../../db/loader.js';
 import type { Loaders } from '../module.js';
@@ -55,3 +56,11 @@ export function createProjectLoaders(db: PrismaClient, loaders: Loaders) {
 }
 
 export type ProjectLoaders = ReturnType<typeof createProjectLoaders>;
+
+/** What deciding access to the project reads (src/auth/project-subjects.ts); null when there is no such project. */
+export async function loadProjectSubject(db: PrismaClient, projectId: number): Promise<ProjectSubject | null> {
+  return db.project.findUnique({
+    where: { id: projectId },
+    select: { id: true, visibility: true, namespace: { select: { id: true, kind: true, visibility: true, ownerId: true, traversalIds: true } } },
+  });
+}

@@ -57,6 +57,8 @@ export const PUSH_ERRORS = {
 /** How a ref update arrives: `web` for the API (GitLab's web protocol), `git` for git over HTTP. */
 export interface RefUpdateOptions {
   web?: boolean;
+  /** The caller made `after` on top of `before` (an API commit): no force push, and no git run to find that out. */
+  fastForward?: boolean;
 }
 
 /** Whether any of the rules lets the actor `action` (push or merge) to the branch they cover. */
@@ -170,7 +172,7 @@ export class RepositoriesService {
     if (!deletion && /^[0-9a-f]{40}$/i.test(branch)) throw forbidden(PUSH_ERRORS.prohibitedHexBranchName);
     const rules = await this.rulesFor(project, branch);
     if (rules.length === 0) return;
-    if (!rules.some((rule) => rule.allowForcePush) && (await this.isForcePush(project, update, env))) throw forbidden(PUSH_ERRORS.forcePushProtectedBranch);
+    if (!options.fastForward && !rules.some((rule) => rule.allowForcePush) && (await this.isForcePush(project, update, env))) throw forbidden(PUSH_ERRORS.forcePushProtectedBranch);
     const actor = await this.base.access.actor();
     const may = (action: 'push' | 'merge') => mayAccess(actor, project, rules, action);
     if (project.emptyRepo || (!creation && !deletion)) {
@@ -218,9 +220,11 @@ export class RepositoriesService {
     const relevant = updates.filter((u) => refKind(u.ref) !== null && u.before !== u.after);
     if (relevant.length === 0) return;
     const repository = await this.open(project);
-    const branches = await repository.refs('refs/heads/');
-    let head = await repository.headBranch();
-    if (branches.size > 0 && (head === null || !branches.has(`refs/heads/${head}`))) {
+    // Moving branches of a repository that has some creates or removes none: its branches and HEAD stay as they were.
+    const moves = !project.emptyRepo && relevant.every((u) => u.before !== ZERO_SHA && u.after !== ZERO_SHA);
+    const branches = moves ? null : await repository.refs('refs/heads/');
+    let head = moves ? project.defaultBranch : await repository.headBranch();
+    if (branches && branches.size > 0 && (head === null || !branches.has(`refs/heads/${head}`))) {
       const created = relevant.find((u) => refKind(u.ref)?.type === 'branch' && u.after !== ZERO_SHA);
       if (created) {
         head = refKind(created.ref)!.name;
@@ -240,7 +244,7 @@ export class RepositoriesService {
         await this.base.app.jobs.enqueue(PUSH_JOB, message, {}, tx);
       }
       if (createsDefault && head !== null) await this.protectedBranches.protectDefaultBranch(tx, project.id, head);
-      await this.projects.repositoryChanged(tx, project.id, { emptyRepo: branches.size === 0, defaultBranch: head ?? project.defaultBranch, pushedAt: true });
+      await this.projects.repositoryChanged(tx, project.id, { emptyRepo: branches ? branches.size === 0 : false, defaultBranch: head ?? project.defaultBranch, pushedAt: true });
     });
     // The push's jobs exist now that the transaction committed: run them without waiting for the next poll.
     this.base.app.jobs.wake();
@@ -252,7 +256,11 @@ export class RepositoriesService {
     let commitCount = 0;
     if (action !== 'removed') {
       if (kind.type === 'tag') commitCount = 1;
-      else if (action === 'pushed') commitCount = await repository.countCommits(update.after, [update.before]);
+      else if (action === 'pushed') {
+        // One commit on top of the old tip (every API commit) needs no count.
+        const parents = (await repository.commit(update.after))?.parentIds;
+        commitCount = parents?.length === 1 && parents[0] === update.before ? 1 : await repository.countCommits(update.after, [update.before]);
+      }
       else {
         // A new branch: its commits the default branch lacks (all of them when it is the default branch).
         const base = defaultBranch !== null && defaultBranch !== kind.name ? await repository.resolve(`refs/heads/${defaultBranch}`) : null;

@@ -92,9 +92,9 @@ export class RepositoryWrites {
   }
 
   /** Moves one ref or answers GitLab's 400 for a ref that moved meanwhile, then records the change. */
-  private async moveRef(project: ProjectRow, repository: Repository, userId: number, ref: string, after: string, before: string, refused: string) {
+  private async moveRef(project: ProjectRow, repository: Repository, userId: number, ref: string, after: string, before: string, refused: string, fastForward = false) {
     // Protected branches, force pushes (a forced commit onto a moved branch), the default branch: as for git pushes.
-    await this.repositories.authorizeRefUpdate(project, { ref, before, after }, { web: true });
+    await this.repositories.authorizeRefUpdate(project, { ref, before, after }, { web: true, fastForward });
     if (!(await repository.updateRef(ref, after, before))) throw badRequest(refused);
     await this.repositories.refsUpdated(project, userId, [{ ref, before, after }]);
   }
@@ -115,17 +115,19 @@ export class RepositoryWrites {
     const ref = `refs/heads/${input.branch}`;
     if (!(await validName(repository, 'heads', input.branch))) throw badRequest(`Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`);
     const startBranch = input.startBranch ?? (input.startSha ? null : input.branch);
-    const empty = await repository.isEmpty();
+    const current = await repository.resolve(ref);
+    const startTip = startBranch === null ? null : startBranch === input.branch ? current : await repository.resolve(`refs/heads/${startBranch}`);
+    // A branch that exists says the repository is not empty without asking git.
+    const empty = current === null && startTip === null && (await repository.isEmpty());
     let parent: string | null = null;
     if (input.startSha != null) {
       if (!isObjectName(input.startSha)) throw badRequest(`Invalid start_sha '${input.startSha}'`);
       parent = await repository.resolve(`${input.startSha}^{commit}`);
       if (!parent) throw badRequest(`Cannot find start_sha '${input.startSha}'`);
     } else if (startBranch !== null && !empty) {
-      parent = await repository.resolve(`refs/heads/${startBranch}`);
+      parent = startTip;
       if (!parent) throw badRequest('You can only create or edit files when you are on a branch');
     }
-    const current = await repository.resolve(ref);
     const differentBranch = startBranch !== input.branch || input.startSha != null;
     if (!empty && differentBranch && current && !input.force) {
       throw badRequest(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`);
@@ -134,9 +136,11 @@ export class RepositoryWrites {
     const tree = await repository.writeTree(parent, changes);
     const author = { name: input.authorName || user.name, email: input.authorEmail || user.email };
     const sha = await repository.commitTree(tree, parent ? [parent] : [], input.commitMessage, author, user);
-    await this.moveRef(project, repository, user.id, ref, sha, current ?? ZERO_SHA, `Could not update ${ref}. Please refresh and try again.`);
+    // Read before the ref moves: what records the push (its title) and the answer share this one git run.
     const commit = await repository.commit(sha);
     if (!commit) throw notFound('Commit');
+    const fastForward = current !== null && parent === current;
+    await this.moveRef(project, repository, user.id, ref, sha, current ?? ZERO_SHA, `Could not update ${ref}. Please refresh and try again.`, fastForward);
     return { ...commit, project };
   }
 

@@ -6,7 +6,7 @@
 import type { Config } from '../../config.js';
 import type { CommitInfo } from '../../git/repository.js';
 import { expandVariables, fromCiVariables, runnerVariable, type JobCiVariable, type RunnerVariable } from '../../ci/variables.js';
-import { pipelineVariables, slugify } from '../pipelines/predefined.js';
+import { pipelineVariables, slugify, storedPipelineFacts } from '../pipelines/predefined.js';
 import type { JobRow, PipelineRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { effectiveTimeout, optionsOf } from './protocol.js';
@@ -116,23 +116,10 @@ function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
     ...(job.when === 'manual' ? [v('CI_JOB_MANUAL', 'true')] : []),
     v('CI_NODE_TOTAL', '1'),
     ...(options.environment ? [v('CI_ENVIRONMENT_NAME', options.environment.name)] : []),
-    ...pipelineVariables(config, {
-      id: facts.pipeline.id,
-      iid: facts.pipeline.iid,
-      source: facts.pipeline.source,
-      ref: job.ref,
-      tag: job.tag,
-      sha: job.sha,
-      beforeSha: facts.pipeline.beforeSha,
-      name: facts.pipeline.name,
-      createdAt: facts.pipeline.createdAt,
-      protectedRef: facts.protectedRef,
-      configPath: project.ciConfigPath || '.gitlab-ci.yml',
-      triggered: facts.pipeline.source === 'trigger',
-      commit: facts.commit,
-      user: facts.user,
-      project,
-    }).map((p) => v(p.key, p.value)),
+    ...pipelineVariables(
+      config,
+      storedPipelineFacts({ ...facts.pipeline, ref: job.ref, tag: job.tag, sha: job.sha }, { protectedRef: facts.protectedRef, commit: facts.commit, user: facts.user, project }),
+    ).map((p) => v(p.key, p.value)),
     v('CI_RUNNER_ID', String(facts.runner.id)),
     v('CI_RUNNER_DESCRIPTION', facts.runner.description),
     v('CI_RUNNER_TAGS', facts.runner.tagList.join(', ')),

@@ -339,7 +339,8 @@ export class RunnersService {
     const changed = Object.entries(reported).some(([key, value]) => runner[key as keyof RunnerRow] !== value);
     const recent = runner.contactedAt !== null && Date.now() - runner.contactedAt.getTime() < CONTACT_RESOLUTION_MS;
     if (recent && !changed) return runner;
-    return this.db.runner.update({ where: { id: runner.id }, data: { ...reported, contactedAt: new Date() } });
+    // A write, on the write lane even when the request reads on the read lane (POST /jobs/request).
+    return this.base.app.db.runner.update({ where: { id: runner.id }, data: { ...reported, contactedAt: new Date() } });
   }
 
   /** `POST /runners/verify`. */
