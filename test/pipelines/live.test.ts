@@ -275,6 +275,29 @@ describe('pipeline statuses while access changes', () => {
   });
 });
 
+describe('pipeline statuses while the project changes', () => {
+  it('ends a non-member\'s subscription to a public project\'s pipeline when the project turns private', async () => {
+    const { project, pipeline } = await runningJob(t, 'stages: [a, b]\na:\n  stage: a\n  script: echo\nb:\n  stage: b\n  script: echo\n', 'public');
+    const outsider = await createUser(t);
+    const query = 'subscription($id: ID!) { ciPipelineStatusUpdated(pipelineId: $id) { id status } }';
+    const shut = new Subscription<{ status: string }>(wsClient(t, outsider.token), query, { id: String(pipeline.id) }, 'ciPipelineStatusUpdated');
+    const root = new Subscription<{ status: string }>(wsClient(t, t.rootToken), query, { id: String(pipeline.id) }, 'ciPipelineStatusUpdated');
+    for (let i = 0; shut.values.length === 0 || root.values.length === 0; i++) {
+      if (i > 40) throw new Error('the subscribers never heard the pipeline');
+      await t.api('POST', `/projects/${project.id}/pipelines/${pipeline.id}/cancel`);
+      await t.api('POST', `/projects/${project.id}/pipelines/${pipeline.id}/retry`);
+      await root.until((v) => v.length > 0, 200).catch(() => undefined);
+    }
+    await eventually(async () => root.values.at(-1)?.status === 'PENDING' && shut.values.at(-1)?.status === 'PENDING');
+    const heard = shut.values.length;
+    expect((await t.api('PUT', `/projects/${project.id}`, { body: { visibility: 'private' } })).status).toBe(200);
+    expect((await t.api('POST', `/projects/${project.id}/pipelines/${pipeline.id}/cancel`)).status).toBe(200);
+    await root.until((v) => v.at(-1)?.status === 'CANCELED');
+    await shut.done;
+    expect(shut.values.length).toBe(heard);
+  });
+});
+
 describe('two replicas (PostgreSQL)', () => {
   it('delivers every transition made on replica A, in order and once, to a subscriber on replica B', async (ctx) => {
     if (!t.databaseUrl) return ctx.skip();

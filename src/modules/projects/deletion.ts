@@ -5,6 +5,7 @@
  * interrupted anywhere finishes on its retry.
  */
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
+import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from './service.js';
 
@@ -24,6 +25,9 @@ export class ProjectDeletion {
     await access.authorize('remove_project', project);
     await db.$transaction(async (tx) => {
       await tx.project.update({ where: { id: project.id }, data: { pendingDelete: true }, select: { id: true } });
+      // Live subscriptions stop reaching anyone through it at once.
+      const changed: ProjectsChanged = { projectIds: [project.id] };
+      await this.base.publish(PROJECTS_CHANGED, changed, tx);
       const payload: DestroyPayload = { projectId: project.id };
       await app.jobs.enqueue(DESTROY_JOB, payload, { uniqueKey: `${DESTROY_JOB}:${project.id}`, maxAttempts: 25 }, tx);
     });

@@ -57,10 +57,10 @@ export function createProjectLoaders(db: PrismaClient, loaders: Loaders) {
 
 export type ProjectLoaders = ReturnType<typeof createProjectLoaders>;
 
-/** What deciding access to the project reads (src/auth/project-subjects.ts); null when there is no such project. */
+/** What deciding access to the project reads (src/auth/project-subjects.ts); null when there is no such project, or it is being deleted. */
 export async function loadProjectSubject(db: PrismaClient, projectId: number): Promise<ProjectSubject | null> {
   return db.project.findUnique({
-    where: { id: projectId },
-    select: { id: true, visibility: true, namespace: { select: { id: true, kind: true, visibility: true, ownerId: true, traversalIds: true } } },
+    where: { id: projectId, pendingDelete: false },
+    select: { id: true, visibility: true, archived: true, namespace: { select: { id: true, kind: true, visibility: true, ownerId: true, traversalIds: true } } },
   });
 }

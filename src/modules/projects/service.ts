@@ -1,5 +1,6 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
+import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, notFound, notModified } from '../../errors.js';
 import { Repository } from '../../git/repository.js';
@@ -382,8 +383,16 @@ export class ProjectsService {
         },
         select: { id: true },
       });
+      // Live subscriptions decide on the project's visibility: they must see the new one.
+      if (visibility !== project.visibility) await this.projectsChanged([project.id], tx);
     });
     return this.reload(project.id);
+  }
+
+  /** Announces, on commit of `tx`, that the projects' visibility, place or existence changed (src/auth/project-subjects.ts). */
+  projectsChanged(projectIds: number[], tx: Prisma.TransactionClient): Promise<void> {
+    const message: ProjectsChanged = { projectIds };
+    return this.base.publish(PROJECTS_CHANGED, message, tx);
   }
 
   /** The row as it is now, past this request's loader cache. */
@@ -426,6 +435,7 @@ export class ProjectsService {
       await NamespacesService.releaseRedirects(tx, fullPath);
       await NamespacesService.recordRedirect(tx, { projectId: project.id }, project.fullPath);
       await tx.project.update({ where: { id: project.id }, data: { namespaceId: ns.id, fullPath, visibility }, select: { id: true } });
+      await this.projectsChanged([project.id], tx);
       // A personal project's owner always holds Owner on it (GitLab's ensure_personal_project_owner_membership).
       if (ns.kind === 'user' && ns.ownerId != null) {
         const held = await tx.member.findUnique({ where: { userId_projectId: { userId: ns.ownerId, projectId: project.id } }, select: { id: true } });
