@@ -131,6 +131,9 @@ describe('PUT /projects/:id', () => {
     await t.api('POST', `/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch: 'develop', ref: 'main' } });
     const missing = await t.api('PUT', `/projects/${p.id}`, { token: maintainer.token, body: { default_branch: 'nope' } });
     expect(missing).toMatchObject({ status: 400, body: { message: { base: ["Could not change HEAD: branch 'nope' does not exist"] } } });
+    for (const hostile of ['--upload-pack=touch /tmp/x', '../main', 'main..develop', 'a\u0000b', 'b'.repeat(100_000)]) {
+      expect((await t.api('PUT', `/projects/${p.id}`, { token: maintainer.token, body: { default_branch: hostile } })).status).toBe(400);
+    }
     const ok = await t.api('PUT', `/projects/${p.id}`, { token: maintainer.token, body: { default_branch: 'develop' } });
     expect(ok).toMatchObject({ status: 200, body: { default_branch: 'develop' } });
     const branches = await t.api('GET', `/projects/${p.id}/repository/branches/develop`, { token: owner.token });

@@ -353,13 +353,10 @@ export class ProjectsService {
     if (Object.keys(errors).length) throw invalid(errors);
 
     const branch = input.defaultBranch;
-    if (branch != null && branch !== project.defaultBranch) {
-      const repository = new Repository(await app.repositories.ensure(project, project.defaultBranch));
-      // An empty repository has no branch to check yet: its HEAD names the branch its first push will create.
-      if (!project.emptyRepo && !(await repository.resolve(`refs/heads/${branch}`))) {
-        throw invalid({ base: [`Could not change HEAD: branch '${branch}' does not exist`] });
-      }
-      await repository.setHeadBranch(branch);
+    const newHead = branch != null && branch !== project.defaultBranch ? new Repository(await app.repositories.ensure(project, project.defaultBranch)) : null;
+    // An empty repository has no branch to check yet: its HEAD names the branch its first push will create.
+    if (newHead && branch != null && !project.emptyRepo && !(await newHead.resolve(`refs/heads/${branch}`))) {
+      throw invalid({ base: [`Could not change HEAD: branch '${branch}' does not exist`] });
     }
     const topics = input.topics ?? input.tagList;
     const fullPath = `${project.namespace.fullPath}/${path}`;
@@ -386,6 +383,8 @@ export class ProjectsService {
       // Live subscriptions decide on the project's visibility: they must see the new one.
       if (visibility !== project.visibility) await this.projectsChanged([project.id], tx);
     });
+    // Once the row says so: a failed update leaves HEAD as it was.
+    if (newHead && branch != null) await newHead.setHeadBranch(branch);
     return this.reload(project.id);
   }
 
