@@ -5,12 +5,14 @@
  */
 import type { ArtifactStorage } from './ci/artifact-storage.js';
 import type { RepositoryStorages } from './git/storages.js';
+import type { UploadStorage } from './uploads/storage.js';
 import { inboundScopeLoader } from './auth/job-tokens.js';
 import { Access } from './auth/policy.js';
 import { MembershipCache } from './auth/memberships.js';
 import { ProjectSubjectCache } from './auth/project-subjects.js';
 import { loadProjectSubject } from './modules/projects/loaders.js';
 import { loadMemberships } from './modules/members/loaders.js';
+import { loadSharedAccess } from './modules/sharing/loaders.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
 import type { Lane, PrismaClient } from './db/database.js';
@@ -40,16 +42,23 @@ export interface App {
   repositories: RepositoryStorages;
   /** Where job artifacts live (src/ci/artifact-storage.ts). */
   artifacts: ArtifactStorage;
+  /** Where uploads (avatars) and request bodies' files live (src/uploads/storage.ts). */
+  uploads: UploadStorage;
 }
 
 /**
- * The App from its parts: users' memberships are remembered across requests, loaded on the asking request's lane;
- * projects' access subjects for live subscriptions, loaded on the read lane.
+ * The App from its parts: users' memberships (with the levels shares grant them) are remembered across requests,
+ * loaded on the asking request's lane; projects' access subjects for live subscriptions, loaded on the read lane.
  */
 export function createApp(parts: Omit<App, 'memberships' | 'projectSubjects'>): App {
+  const load = async (userId: number, lane: Lane) => {
+    const db = lane === 'read' ? parts.readDb : parts.db;
+    const [own, shared] = await Promise.all([loadMemberships(db, userId), loadSharedAccess(db, userId)]);
+    return { ...own, ...shared };
+  };
   return {
     ...parts,
-    memberships: new MembershipCache(parts.bus, (userId, lane) => loadMemberships(lane === 'read' ? parts.readDb : parts.db, userId)),
+    memberships: new MembershipCache(parts.bus, load),
     projectSubjects: new ProjectSubjectCache(parts.bus, (projectId) => loadProjectSubject(parts.readDb, projectId)),
   };
 }
@@ -107,7 +116,10 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
   let jobScope: ReturnType<typeof inboundScopeLoader> | undefined;
   const access = new Access(viewer, {
     memberships: (userId) => app.memberships.of(userId, lane),
-    ancestors: (userId) => loaders.members.ancestorsOf.load(userId),
+    ancestors: async (userId) => {
+      const [own, shared] = await Promise.all([loaders.members.ancestorsOf.load(userId), loaders.sharing.ancestorsOf.load(userId)]);
+      return shared.size ? new Set([...own, ...shared]) : own;
+    },
     jobTokenReaches: (job, projectId) => (jobScope ??= inboundScopeLoader(db, job.projectId)).load(projectId),
   });
   const published: number[] = [];

@@ -54,6 +54,8 @@ export interface ErrorExtensions {
   tokenError?: string;
   /** RATE_LIMITED: seconds until the caller's window opens again; SERVICE_UNAVAILABLE: seconds to wait before retrying. */
   retryAfter?: number;
+  /** METHOD_NOT_ALLOWED written by Grape's own `error!(text)`: the body is `{"error": …}` rather than `{"message": …}`. */
+  errorKey?: boolean;
 }
 
 function coded(message: string, extensions: ErrorExtensions): GraphQLError {
@@ -102,10 +104,14 @@ export const conflict = (message: string, fields?: Record<string, string[]>) => 
 export const notModified = () => coded('304 Not Modified', { code: 'NOT_MODIFIED' });
 /** GitLab's answer to an ActiveRecord::RecordNotFound its API rescues (`find_by!`): `404 Not found`, lower-case `f`. */
 export const recordNotFound = () => coded('404 Not found', { code: 'NOT_FOUND' });
+/** GitLab's `render_api_error!(message, 404)` with a service's own words (`Not Found`, without the status in front). */
+export const notFoundAs = (message: string) => coded(message, { code: 'NOT_FOUND' });
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /** GitLab's 405 for an operation the resource refuses (deleting the default branch). */
 export const methodNotAllowed = (message: string) => coded(message, { code: 'METHOD_NOT_ALLOWED' });
+/** GitLab's pagination strategies' 405s (keyset not available, offset beyond its limit), `{"error": …}` as Grape writes them. */
+export const paginationNotAllowed = (message: string) => coded(message, { code: 'METHOD_NOT_ALLOWED', errorKey: true });
 
 export interface RestError {
   status: number;
@@ -169,7 +175,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'NOT_MODIFIED':
       return { status: 304, body: { message: error.message } };
     case 'METHOD_NOT_ALLOWED':
-      return { status: 405, body: { message: error.message } };
+      return { status: 405, body: ext.errorKey ? { error: error.message } : { message: error.message } };
     case 'MALFORMED_REQUEST':
       // GitLab's HandleMalformedStrings middleware answers before any controller, in plain text.
       return { status: 400, body: 'Bad Request', text: true };
@@ -233,6 +239,9 @@ export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> =
   projects_namespaceId_path_key: () => invalid(pathTaken),
   projects_namespaceId_lower_path_key: () => invalid(pathTaken),
   members_userId_namespaceId_key: () => conflict('Member already exists'),
+  // GitLab's GroupGroupLink and ProjectGroupLink uniqueness validations, in their full messages (409).
+  group_group_links_sharedGroupId_sharedWithGroupId_key: () => conflict('Shared group The group has already been shared with this group'),
+  project_group_links_projectId_groupId_key: () => conflict('Project already shared with this group'),
   members_userId_projectId_key: () => conflict('Member already exists'),
   ci_pipeline_schedule_variables_pipelineScheduleId_key_key: () => invalid({ key: ['has already been taken'] }),
   // GitLab's AddProjectService and AddGroupService rescue RecordNotUnique with these words (bad_request!).

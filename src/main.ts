@@ -74,5 +74,12 @@ try {
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(2);
   }
+  // A port that cannot be had is the user's to fix: said plainly, without a stack trace.
+  const listen = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (listen.syscall === 'listen' && (listen.code === 'EADDRINUSE' || listen.code === 'EACCES' || listen.code === 'EADDRNOTAVAIL')) {
+    const reason = { EADDRINUSE: 'the address is already in use', EACCES: 'permission denied', EADDRNOTAVAIL: 'no such address on this machine' }[listen.code];
+    process.stderr.write(`cannot listen on ${listen.address}:${listen.port}: ${reason} (set PORT or HOST)\n`);
+    process.exit(1);
+  }
   throw err;
 }

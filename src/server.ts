@@ -16,6 +16,7 @@ import { EventBus } from './events/bus.js';
 import { JobQueue, type JobQueueOptions } from './jobs/queue.js';
 import { RepositoryStorages } from './git/storages.js';
 import { ArtifactStorage } from './ci/artifact-storage.js';
+import { UploadStorage } from './uploads/storage.js';
 import { PushHooks } from './git/hooks.js';
 import { gitHttp } from './http/git-http.js';
 import { runnerApi } from './http/runner-api.js';
@@ -35,8 +36,10 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
-import { bodyErrors, requestBasics } from './http/middleware.js';
+import { bodyErrors, jsonWithoutCharset, requestBasics } from './http/middleware.js';
 import { trackConnections } from './http/drain.js';
+import { multipartBodies } from './http/multipart.js';
+import { avatarUploads } from './http/uploads.js';
 import { bodyEncodingErrors, rejectMalformedInput, verifyBody } from './http/input.js';
 
 export interface RunningServer {
@@ -74,7 +77,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const jobs = new JobQueue(database, { logger, pollIntervalMs: options.jobPollIntervalMs });
   const repositories = await RepositoryStorages.open(config);
   const artifacts = await ArtifactStorage.open(config);
-  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories, artifacts });
+  const uploads = await UploadStorage.open(config);
+  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories, artifacts, uploads });
   for (const module of modules) {
     const handlers = typeof module.jobs === 'function' ? module.jobs({ app, contextFor: (viewer) => createContext(app, viewer) }) : (module.jobs ?? {});
     for (const [kind, handle] of Object.entries(handlers)) jobs.register(kind, handle);
@@ -94,6 +98,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
   const web = express();
   web.disable('x-powered-by');
+  jsonWithoutCharset(web);
   web.set('query parser', 'extended');
   // Only configured proxies may say who the client is: the rate limit keys anonymous callers by address.
   web.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
@@ -126,6 +131,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', runners.streams);
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.urlencoded({ extended: true, limit: config.bodyLimit, verify: verifyBody }));
+  web.use(multipartBodies(uploads, config.bodyLimit));
   web.use(bodyEncodingErrors, bodyErrors, rejectMalformedInput);
   web.use('/api/v4', runners.json);
   web.use(
@@ -147,6 +153,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     }),
   );
   web.use('/api/v4', restRouter(app, authenticators, routes));
+  web.use(avatarUploads(app, authenticators.read));
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));
   web.use('/api/v3', (_req, res) => res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' }));
   web.use((_req: Request, res: Response) => res.status(404).json({ error: '404 Not Found' }));
@@ -184,6 +191,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await pushHooks.close();
         await repositories.close();
         await artifacts.close();
+        await uploads.close();
       })()),
   };
 }

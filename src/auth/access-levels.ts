@@ -20,6 +20,15 @@ export function accessLevelName(level: number): AccessLevelName {
   return entries.reduce((best, [name, value]) => (value <= level ? name : best), 'NO_ACCESS' as AccessLevelName);
 }
 
+/** GitLab's human_access: the name of a membership's level as its messages show it (`Developer`). */
+export function humanAccessLevel(level: number): string {
+  const name = accessLevelName(level);
+  return name.charAt(0) + name.slice(1).toLowerCase().replace(/_/g, ' ');
+}
+
+/** The level of a group's Owners, whom GitLab's last-owner rule counts. */
+export const OWNER_ACCESS_LEVEL = AccessLevel.OWNER;
+
 /** The level the creator of a group or of a personal project holds on it. */
 export const CREATOR_ACCESS_LEVEL = AccessLevel.OWNER;
 

@@ -13,6 +13,12 @@ import type { Viewer } from './viewer.js';
 export interface Memberships {
   groups: ReadonlyMap<number, number>;
   projects: ReadonlyMap<number, number>;
+  /**
+   * Levels granted by shares (GitLab's group_group_links and project_group_links), already the lesser of the share's
+   * level and the user's own in the invited group: by shared group (its descendants inherit it) and by shared project.
+   */
+  sharedGroups?: ReadonlyMap<number, number>;
+  sharedProjects?: ReadonlyMap<number, number>;
 }
 
 /** The viewer with the memberships their abilities depend on. */
@@ -38,6 +44,12 @@ export interface NamespaceSubject {
   visibility: string;
   ownerId: number | null;
   traversalIds: number[];
+}
+
+/** A group with the settings that decide who may create projects and subgroups in it. */
+export interface GroupSettingsSubject extends NamespaceSubject {
+  projectCreationLevel: string;
+  subgroupCreationLevel: string;
 }
 
 export interface ProjectSubject {
@@ -92,6 +104,21 @@ export interface ProfileSubject extends UserSubject {
   privateProfile: boolean;
 }
 
+/** A direct membership of a group, with what GitLab's GroupMemberPolicy reads. */
+export interface GroupMemberSubject {
+  group: NamespaceSubject;
+  userId: number;
+  /** Whether the member is the group's last Owner (GroupMember#last_owner_of_the_group?): nobody may change or remove them. */
+  lastOwner: boolean;
+}
+
+/** A direct membership of a project, with what GitLab's ProjectMemberPolicy and member services read. */
+export interface ProjectMemberSubject {
+  project: ProjectSubject;
+  userId: number;
+  accessLevel: number;
+}
+
 /** A personal access token, by its owner. */
 export interface TokenSubject {
   userId: number;
@@ -117,12 +144,21 @@ export function namespaceLevel(actor: Actor, ns: NamespaceSubject): number {
   const viewer = actor.viewer;
   if (!viewer) return AccessLevel.NO_ACCESS;
   if (ns.kind === 'user') return ns.ownerId === viewer.id ? AccessLevel.OWNER : AccessLevel.NO_ACCESS;
-  return Math.max(AccessLevel.NO_ACCESS, ...ns.traversalIds.map((id) => actor.memberships.groups.get(id) ?? AccessLevel.NO_ACCESS));
+  const { groups, sharedGroups } = actor.memberships;
+  return Math.max(
+    AccessLevel.NO_ACCESS,
+    ...ns.traversalIds.map((id) => Math.max(groups.get(id) ?? AccessLevel.NO_ACCESS, sharedGroups?.get(id) ?? AccessLevel.NO_ACCESS)),
+  );
 }
 
-/** The viewer's effective level on a project: direct membership, or inherited from its namespace. */
+/** The viewer's effective level on a project: direct membership, a share with one of their groups, or inherited from its namespace. */
 export function projectLevel(actor: Actor, project: ProjectSubject): number {
-  return Math.max(actor.memberships.projects.get(project.id) ?? AccessLevel.NO_ACCESS, namespaceLevel(actor, project.namespace));
+  const { projects, sharedProjects } = actor.memberships;
+  return Math.max(
+    projects.get(project.id) ?? AccessLevel.NO_ACCESS,
+    sharedProjects?.get(project.id) ?? AccessLevel.NO_ACCESS,
+    namespaceLevel(actor, project.namespace),
+  );
 }
 
 /** The viewer's own level on the project through a direct membership only. */
@@ -130,8 +166,10 @@ export function directProjectLevel(actor: Actor, project: ProjectSubject): numbe
   return actor.memberships.projects.get(project.id) ?? AccessLevel.NO_ACCESS;
 }
 
-function heldAtLeast(levels: ReadonlyMap<number, number>, min: number): number[] {
-  return [...levels].filter(([, level]) => level >= min).map(([id]) => id);
+function heldAtLeast(levels: ReadonlyMap<number, number>, min: number, shared?: ReadonlyMap<number, number>): number[] {
+  const ids = [...levels].filter(([, level]) => level >= min).map(([id]) => id);
+  if (shared) for (const [id, level] of shared) if (level >= min) ids.push(id);
+  return ids;
 }
 
 /** A rule: a check for one subject, and the same rule as a list filter (true: all rows; false: none). */
@@ -175,7 +213,8 @@ function namespaceMember(min: number): Rule<NamespaceSubject, Prisma.NamespaceWh
       const viewer = actor.viewer;
       if (!viewer) return false;
       // The owner of a personal namespace holds Owner on it, the highest level.
-      return { OR: [{ traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min) } }, { kind: 'user', ownerId: viewer.id }] };
+      const { groups, sharedGroups } = actor.memberships;
+      return { OR: [{ traversalIds: { hasSome: heldAtLeast(groups, min, sharedGroups) } }, { kind: 'user', ownerId: viewer.id }] };
     },
   };
 }
@@ -186,11 +225,11 @@ function projectMember(min: number): Rule<ProjectSubject, Prisma.ProjectWhereInp
     where(actor) {
       const viewer = actor.viewer;
       if (!viewer) return false;
-      const { groups, projects } = actor.memberships;
+      const { groups, projects, sharedGroups, sharedProjects } = actor.memberships;
       return {
         OR: [
-          { id: { in: heldAtLeast(projects, min) } },
-          { namespace: { traversalIds: { hasSome: heldAtLeast(groups, min) } } },
+          { id: { in: heldAtLeast(projects, min, sharedProjects) } },
+          { namespace: { traversalIds: { hasSome: heldAtLeast(groups, min, sharedGroups) } } },
           { namespace: { kind: 'user', ownerId: viewer.id } },
         ],
       };
@@ -207,7 +246,7 @@ const memberBelow: Rule<NamespaceSubject, Prisma.NamespaceWhereInput> = {
   where: (actor) => (actor.ancestors?.size ? { id: { in: [...actor.ancestors] } } : false),
 };
 
-function groupsOnly<W>(rule: Rule<NamespaceSubject, W>): Rule<NamespaceSubject, W> {
+function groupsOnly<W, S extends NamespaceSubject = NamespaceSubject>(rule: Rule<S, W>): Rule<S, W> {
   return {
     allows: (actor, ns) => ns.kind === 'group' && rule.allows(actor, ns),
     where: (actor) => {
@@ -232,12 +271,57 @@ const tokenOwner: Rule<TokenSubject, Prisma.PersonalAccessTokenWhereInput> = {
   where: (actor) => (actor.viewer ? { userId: actor.viewer.id } : false),
 };
 
+/**
+ * GitLab's project_creation_level: who may create projects in a group (administrators too, except under `noone`);
+ * in a personal namespace, its owner.
+ */
+const projectCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
+  allows(actor, ns) {
+    if (ns.kind === 'user') return namespaceLevel(actor, ns) >= OWNER;
+    const level = ns.projectCreationLevel;
+    if (level === 'noone') return false;
+    if (actor.viewer?.admin) return true;
+    const min = PROJECT_CREATION_MINIMUM[level];
+    return min !== undefined && namespaceLevel(actor, ns) >= min;
+  },
+  where(actor) {
+    const viewer = actor.viewer;
+    if (!viewer) return false;
+    const or: Prisma.NamespaceWhereInput[] = [{ kind: 'user', ownerId: viewer.id }];
+    if (viewer.admin) or.push({ kind: 'group', projectCreationLevel: { not: 'noone' } });
+    else {
+      for (const [level, min] of Object.entries(PROJECT_CREATION_MINIMUM)) {
+        or.push({ kind: 'group', projectCreationLevel: level, traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min, actor.memberships.sharedGroups) } });
+      }
+    }
+    return { OR: or };
+  },
+};
+
+/** GitLab's subgroup_creation_level: Owners, and Maintainers when the group lets them. */
+const subgroupCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
+  allows: (actor, ns) => namespaceLevel(actor, ns) >= (ns.subgroupCreationLevel === 'maintainer' ? MAINTAINER : OWNER),
+  where(actor) {
+    if (!actor.viewer) return false;
+    const { groups, sharedGroups } = actor.memberships;
+    return {
+      OR: [
+        { traversalIds: { hasSome: heldAtLeast(groups, OWNER, sharedGroups) } },
+        { subgroupCreationLevel: 'maintainer', traversalIds: { hasSome: heldAtLeast(groups, MAINTAINER, sharedGroups) } },
+      ],
+    };
+  },
+};
+
 const groupCreator: Rule<null, never> = {
   allows: (actor) => !!actor.viewer?.canCreateGroup,
   where: (actor) => !!actor.viewer?.canCreateGroup,
 };
 
 const { GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+
+/** The level each project_creation_level asks of a member (`administrator`: none is enough). */
+const PROJECT_CREATION_MINIMUM: Readonly<Record<string, number>> = { owner: OWNER, maintainer: MAINTAINER, developer: DEVELOPER };
 
 /**
  * GitLab's owned runners (User#ci_owned_runners): group runners of groups the user owns (subgroups included), and
@@ -315,6 +399,38 @@ function onScheduleProject(rule: Rule<ProjectSubject, unknown>): Rule<PipelineSc
   return { allows: (actor, schedule) => rule.allows(actor, schedule.project), where: () => false };
 }
 
+const adminGroupMember = groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)));
+const adminProjectMember = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER));
+const manageOwners = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER));
+
+/**
+ * GroupMemberPolicy's update_group_member and destroy_group_member: those who administer the group's members, and
+ * for removal the member themselves (leaving); never the last Owner. Asked about one membership, never as a list filter.
+ */
+function groupMembership(memberMayLeave: boolean): Rule<GroupMemberSubject, never> {
+  return {
+    allows: (actor, m) => !m.lastOwner && (adminGroupMember.allows(actor, m.group) || (memberMayLeave && actor.viewer?.id === m.userId)),
+    where: () => false,
+  };
+}
+
+/**
+ * ProjectMemberPolicy's update_project_member and destroy_project_member, with Members::UpdateService's and
+ * DestroyService's owner rule: Maintainers and up change members, a member may leave, the holder of a personal
+ * project's namespace is never changed, and an Owner's membership only by those who manage owners.
+ */
+function projectMembership(memberMayLeave: boolean): Rule<ProjectMemberSubject, never> {
+  return {
+    allows(actor, m) {
+      const { namespace } = m.project;
+      if (namespace.kind === 'user' && namespace.ownerId === m.userId) return false;
+      if (m.accessLevel >= OWNER && !manageOwners.allows(actor, m.project)) return false;
+      return adminProjectMember.allows(actor, m.project) || (memberMayLeave && actor.viewer?.id === m.userId);
+    },
+    where: () => false,
+  };
+}
+
 /** GitLab's `rule { archived }.prevent(*archived_abilities)`: nobody, administrators included, writes to an archived project. */
 function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
   return {
@@ -326,8 +442,8 @@ function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): R
   };
 }
 
-/** ProjectPolicy's `owner_access`: the project's Owners and administrators. */
-const projectOwner = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER));
+/** ProjectPolicy's `owner_access`: the project's Owners and administrators (those who manage owners). */
+const projectOwner = manageOwners;
 
 const readBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST));
 const updateBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
@@ -351,8 +467,11 @@ const RULES = {
   read_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
   // Project settings (GitLab's admin_project: Maintainers), such as the CI/CD job token scope.
   admin_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  admin_project_member: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  manage_owners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  admin_project_member: adminProjectMember,
+  manage_owners: manageOwners,
+  // ProjectMemberPolicy: one direct membership of a project.
+  update_project_member: projectMembership(false),
+  destroy_project_member: projectMembership(true),
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
   // ProjectPolicy's owner_access block: renaming, visibility, transfer, archiving, deletion and unlinking a fork.
   rename_project: projectOwner,
@@ -407,10 +526,18 @@ const RULES = {
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
   read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),
   read_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST), groupsOnly(visible())),
-  create_projects: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(DEVELOPER)),
-  create_subgroup: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(MAINTAINER))),
+  create_projects: projectCreator,
+  create_subgroup: groupsOnly(anyOf<GroupSettingsSubject, Prisma.NamespaceWhereInput>(administrator, subgroupCreator)),
+  // GroupPolicy's admin_group (Owners): group settings, transfers, shares of the group.
+  admin_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
+  // GroupPolicy's read_namespace_via_membership: whoever has access to the group through a membership (or
+  // administrators, whom GitLab counts as Owners of every group) may share a project with it.
+  read_namespace_via_membership: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST))),
   admin_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)),
-  admin_group_member: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
+  admin_group_member: adminGroupMember,
+  // GroupMemberPolicy: one direct membership of a group.
+  update_group_member: groupMembership(false),
+  destroy_group_member: groupMembership(true),
   read_group_runners: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
 
   // UserPolicy

@@ -1,5 +1,6 @@
-/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD) and JSON scalars; a bad value fails variable coercion. */
+/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD), JSON and Upload scalars; a bad value fails variable coercion. */
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { UploadedFile } from '../uploads/storage.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -62,4 +63,20 @@ export const JSONScalar = new GraphQLScalarType({
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: jsonLiteral,
+});
+
+/** A file of a multipart request body (src/http/multipart.ts); nothing else, so a JSON value can never name a file. */
+export const UploadScalar = new GraphQLScalarType({
+  name: 'Upload',
+  description: 'A file sent as a part of a `multipart/form-data` request.',
+  serialize: () => {
+    throw new TypeError('Upload is an input type');
+  },
+  parseValue: (value) => {
+    if (value instanceof UploadedFile) return value;
+    throw new TypeError('is not a file');
+  },
+  parseLiteral: () => {
+    throw new TypeError('is not a file');
+  },
 });

@@ -5,7 +5,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { modules } from '../modules/index.js';
 import { queryComplexityResolvers } from './bounds.js';
-import { DateScalar, JSONScalar, Time } from './scalars.js';
+import { DateScalar, JSONScalar, Time, UploadScalar } from './scalars.js';
 import { enforceDeadline } from './deadline.js';
 import { enforceScopes } from './scopes.js';
 
@@ -35,7 +35,7 @@ export function buildSchema(): GraphQLSchema {
   const schema = makeExecutableSchema({
     typeDefs,
     resolvers: [
-      { Time, Date: DateScalar, JSON: JSONScalar },
+      { Time, Date: DateScalar, JSON: JSONScalar, Upload: UploadScalar },
       connectionResolvers(typeDefs),
       queryComplexityResolvers,
       ...modules.map((m) => m.resolvers),

@@ -4,8 +4,9 @@
  * socket closes with 4401 when that token is revoked or expires. Every operation is bounded as over HTTP
  * (ws-limits.ts) and gets a context from the one factory, and its errors the same masking as over HTTP.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -46,7 +47,11 @@ export interface SubscriptionServer {
 }
 
 export function startSubscriptionServer(httpServer: Server, app: App, schema: GraphQLSchema, authenticate: CredentialsAuthenticator): SubscriptionServer {
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/api/graphql', maxPayload: app.config.bodyLimit });
+  // Upgrades handed over by hand rather than ws listening on the HTTP server itself, which would also take on the
+  // server's own errors (a port in use) and have graphql-ws report them as its own.
+  const wsServer = new WebSocketServer({ noServer: true, path: '/api/graphql', maxPayload: app.config.bodyLimit });
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => wsServer.handleUpgrade(req, socket, head, (ws) => wsServer.emit('connection', ws, req));
+  httpServer.on('upgrade', upgrade);
   // Before useServer, so that a connection's messages are counted before graphql-ws handles them.
   wsServer.on('connection', (socket) => limitMessageRate(socket, app.config.wsMessagesPerMinute));
   const credentialWatch = new CredentialWatch(app.bus);
@@ -81,6 +86,7 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
     async dispose() {
       credentialWatch.stop();
       await cleanup.dispose();
+      httpServer.off('upgrade', upgrade);
       wsServer.close();
     },
   };

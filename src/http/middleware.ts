@@ -1,6 +1,6 @@
 /** Express middleware shared by every surface: request ids, access logs, security headers, rate limits, body errors. */
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.js';
 import { readCredentials } from '../auth/credentials.js';
 import { invalidParams, payloadTooLarge, rateLimited, restError, type RestName } from '../errors.js';
@@ -80,4 +80,17 @@ export function bodyErrors(err: unknown, _req: Request, res: Response, next: Nex
   if (e?.type === 'entity.too.large') return sendCoded(res, payloadTooLarge());
   if (e?.type === 'entity.parse.failed' || e?.status === 400) return sendCoded(res, invalidParams(['The request body could not be parsed']));
   next(err);
+}
+
+/**
+ * Every JSON answer (`res.json`: REST results, errors, catch-alls) carries `Content-Type: application/json` without a
+ * charset, as GitLab's Grape API sends it; Express would append `; charset=utf-8` to a string body, not to bytes.
+ * HEAD gets the same headers with no body (Express's `send`).
+ */
+export function jsonWithoutCharset(web: Express): void {
+  web.response.json = function json(this: Response, body: unknown): Response {
+    // setHeader, not Express's `set`, which would add the charset back.
+    if (!this.get('Content-Type')) this.setHeader('Content-Type', 'application/json');
+    return this.send(Buffer.from(JSON.stringify(body) ?? ''));
+  };
 }

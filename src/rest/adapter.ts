@@ -8,6 +8,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { resolveViewer, type CredentialsAuthenticator, type Credentials } from '../auth/credentials.js';
+import { sudo, sudoIdentifier } from '../auth/sudo.js';
 import { createContext, type App } from '../context.js';
 import type { Lane } from '../db/database.js';
 import { beforeDeadline } from '../graphql/deadline.js';
@@ -16,7 +17,7 @@ import { sendCoded } from '../http/middleware.js';
 import type { CompiledOperation } from './compile.js';
 import { applyOutput, type OutputPlan } from './output.js';
 import { variablesFromParams, snakeCase } from './params.js';
-import { connectionArgs, paginationHeaders, readOffsetPage } from './pagination.js';
+import { connectionArgs, keysetHeaders, paginationHeaders, readPage } from './pagination.js';
 import { comparePrecedence, type RestRoute } from './route.js';
 
 export interface PreparedRoute extends RestRoute {
@@ -110,9 +111,11 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
         ...req.params,
       };
       const execute = async () => {
-        const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
-        const page = route.paginate ? readOffsetPage(params) : null;
+        const initial = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
+        const identifier = sudoIdentifier(params, req.get('sudo'));
+        const viewer = identifier === undefined ? initial : await sudo(initial, identifier, (ref) => createContext(app, null, { lane, deadline }).services.users.find(ref));
         const variables = variablesFromParams(route.compiled.variables, params);
+        const page = route.paginate ? readPage(params, route.keyset, initial === null) : null;
         if (page) Object.assign(variables, connectionArgs(page));
         const context = createContext(app, viewer, { lane, deadline });
         const result = await route.compiled.run(context, variables);
@@ -123,6 +126,13 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
       // Authentication waits for a connection too, so the deadline covers it.
       const { page, result } = await beforeDeadline(execute(), deadline, route.operation);
       const value = routeValue(route, result);
+      if (page?.kind === 'keyset') {
+        const connection = value as { nodes: Record<string, unknown>[]; pageInfo?: { hasNextPage: boolean; endCursor: string | null } };
+        const nodes = applyOutput(connection.nodes, route.plans) as Record<string, unknown>[];
+        const next = { hasNextPage: connection.pageInfo?.hasNextPage ?? false, endCursor: connection.pageInfo?.endCursor ?? null, lastId: nodes.at(-1)?.id };
+        send(res, status, nodes, keysetHeaders(req, app.config.externalUrl, page, next));
+        return;
+      }
       if (page) {
         const connection = value as { nodes: unknown[]; count?: number };
         const total = route.paginate === 'without-count' ? null : (connection.count ?? 0);

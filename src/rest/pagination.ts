@@ -1,12 +1,32 @@
-/** GitLab's offset pagination for REST: `page`/`per_page` in, connection arguments out, headers back. */
+/**
+ * GitLab's pagination for REST: offset pages (`page`/`per_page`) and, on lists that have it, keyset pages
+ * (`pagination=keyset` with `order_by`/`sort`); connection arguments out, headers back.
+ */
 import type { Request } from 'express';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, encodeCursor } from '../graphql/connection.js';
-import { invalidParams } from '../errors.js';
+import { invalidParams, paginationNotAllowed } from '../errors.js';
+import type { KeysetPagination } from './route.js';
 
 export interface OffsetPage {
   page: number;
   perPage: number;
 }
+
+export interface KeysetPage {
+  kind: 'keyset';
+  perPage: number;
+  /** The connection cursor to continue after (cursor-linked lists), or null for the first page. */
+  after: string | null;
+  link: KeysetPagination['link'];
+  sort: 'asc' | 'desc';
+}
+
+export type RestPage = (OffsetPage & { kind: 'offset' }) | KeysetPage;
+
+/** GitLab's default plan limit `offset_pagination_limit`: offset pages of keyset-capable lists end there. */
+export const OFFSET_LIMIT = 50_000;
+/** Kaminari's MAX_COUNT_LIMIT: above this many rows GitLab stops counting (no `X-Total`, `X-Total-Pages`, `last`). */
+export const MAX_COUNT_LIMIT = 10_000;
 
 function integerParam(raw: unknown, name: string, fallback: number, errors: string[]): number {
   if (raw === undefined || raw === null || raw === '') return fallback;
@@ -32,45 +52,91 @@ export function readOffsetPage(params: Record<string, unknown>): OffsetPage {
   return { page, perPage: Math.min(perPage, MAX_PAGE_SIZE) };
 }
 
+/**
+ * The page a request asks for, as GitLab's pagination strategies decide it: keyset when asked for on a list that has
+ * it (for this caller), with an order it takes (else 405); otherwise offset, refused (405) beyond the offset limit of
+ * keyset-capable lists.
+ */
+export function readPage(params: Record<string, unknown>, keyset: KeysetPagination | undefined, anonymous: boolean): RestPage {
+  const offset = readOffsetPage(params);
+  if (!keyset || (keyset.anonymousOnly && !anonymous)) return { kind: 'offset', ...offset };
+  if (params.pagination === 'keyset') {
+    const order = String(params.order_by ?? keyset.defaultOrder).toLowerCase();
+    const sort = String(params.sort ?? keyset.defaultSort).toLowerCase();
+    const sorts: readonly string[] | undefined = Object.hasOwn(keyset.orders, order) ? keyset.orders[order] : undefined;
+    if (!sorts?.includes(sort)) throw paginationNotAllowed('Keyset pagination is not yet available for this type of request');
+    const cursor = keyset.link === 'cursor' && typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : null;
+    return { kind: 'keyset', perPage: offset.perPage, after: cursor, link: keyset.link, sort: sort === 'asc' ? 'asc' : 'desc' };
+  }
+  if (offset.page * offset.perPage > OFFSET_LIMIT) {
+    throw paginationNotAllowed(
+      `Offset pagination has a maximum allowed offset of ${OFFSET_LIMIT} for requests that return objects of type ${keyset.model}. ` +
+        'Remaining records can be retrieved using keyset pagination.',
+    );
+  }
+  return { kind: 'offset', ...offset };
+}
+
 /** The connection arguments that select this page. */
-export function connectionArgs({ page, perPage }: OffsetPage): { first: number; after: string | null } {
-  const offset = (page - 1) * perPage;
-  return { first: perPage, after: offset > 0 ? encodeCursor(offset - 1) : null };
+function isKeyset(page: OffsetPage | KeysetPage): page is KeysetPage {
+  return 'kind' in page && page.kind === 'keyset';
+}
+
+export function connectionArgs(page: OffsetPage | KeysetPage): { first: number; after: string | null } {
+  if (isKeyset(page)) return { first: page.perPage, after: page.after };
+  const offset = (page.page - 1) * page.perPage;
+  return { first: page.perPage, after: offset > 0 ? encodeCursor(offset - 1) : null };
+}
+
+/** The request's URL under EXTERNAL_URL with its query parameters, some replaced (GitLab's `page_href`). */
+function pageUrl(req: Request, externalUrl: string, replace: Record<string, unknown>): string {
+  const base = `${externalUrl}${req.originalUrl.split('?')[0]}`;
+  const all: Record<string, unknown> = { ...(req.query as Record<string, unknown>), ...replace };
+  const qs = Object.keys(all)
+    .sort()
+    .flatMap((k) => {
+      const v = all[k];
+      return Array.isArray(v)
+        ? v.map((item) => `${encodeURIComponent(`${k}[]`)}=${encodeURIComponent(String(item))}`)
+        : typeof v === 'object' && v !== null
+          ? []
+          : [`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`];
+    })
+    .join('&');
+  return `${base}?${qs}`;
+}
+
+/**
+ * A keyset page's only header: `Link` to the next page, when there is one (GitLab sends no `X-` headers). A
+ * cursor-linked list has one when its connection says so; an ID-linked one (projects) whenever this page has
+ * rows, as GitLab's pager links on from its last row, the empty page ending the walk.
+ */
+export function keysetHeaders(req: Request, externalUrl: string, page: KeysetPage, next: { hasNextPage: boolean; endCursor: string | null; lastId: unknown }): Record<string, string> {
+  let replace: Record<string, unknown> | null = null;
+  if (page.link === 'cursor' && next.hasNextPage && next.endCursor) replace = { cursor: next.endCursor };
+  if (page.link === 'id' && next.lastId != null) replace = { [page.sort === 'asc' ? 'id_after' : 'id_before']: next.lastId };
+  return replace ? { Link: `<${pageUrl(req, externalUrl, { ...replace, per_page: page.perPage })}>; rel="next"` } : {};
 }
 
 /**
  * `X-Total`, `X-Total-Pages`, `X-Page`, `X-Per-Page`, `X-Next-Page`, `X-Prev-Page` and `Link`, as GitLab sends them.
  * Without a total (`null`: GitLab's `without_count`), the totals and the `last` link are left out and a full page
- * (`shown` items) has a next one, as Kaminari decides it.
+ * (`shown` items) has a next one, as Kaminari decides it. Above MAX_COUNT_LIMIT rows GitLab leaves them out too
+ * (it counts no further); the next page is still known here, from the count.
  */
 export function paginationHeaders(req: Request, externalUrl: string, { page, perPage }: OffsetPage, total: number | null, shown: number): Record<string, string> {
   const totalPages = total === null ? null : Math.max(1, Math.ceil(total / perPage));
   const next = (totalPages === null ? shown >= perPage : page < totalPages) ? page + 1 : null;
   const prev = page > 1 ? page - 1 : null;
-  const base = `${externalUrl}${req.originalUrl.split('?')[0]}`;
-  const query = { ...(req.query as Record<string, unknown>) };
-  const link = (p: number) => {
-    const all: Record<string, unknown> = { ...query, page: p, per_page: perPage };
-    const qs = Object.keys(all)
-      .sort()
-      .flatMap((k) => {
-        const v = all[k];
-        return Array.isArray(v)
-          ? v.map((item) => `${encodeURIComponent(`${k}[]`)}=${encodeURIComponent(String(item))}`)
-          : typeof v === 'object' && v !== null
-            ? []
-            : [`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`];
-      })
-      .join('&');
-    return `${base}?${qs}`;
-  };
+  const counted = totalPages !== null && total !== null && total <= MAX_COUNT_LIMIT;
+  const link = (p: number) => pageUrl(req, externalUrl, { page: p, per_page: perPage });
   const links: string[] = [];
   if (prev) links.push(`<${link(prev)}>; rel="prev"`);
   if (next) links.push(`<${link(next)}>; rel="next"`);
   links.push(`<${link(1)}>; rel="first"`);
-  if (totalPages !== null) links.push(`<${link(totalPages)}>; rel="last"`);
+  if (counted) links.push(`<${link(totalPages)}>; rel="last"`);
   return {
-    ...(totalPages !== null ? { 'X-Total': String(total), 'X-Total-Pages': String(totalPages) } : {}),
+    ...(counted ? { 'X-Total': String(total), 'X-Total-Pages': String(totalPages) } : {}),
     'X-Page': String(page),
     'X-Per-Page': String(perPage),
     'X-Next-Page': next ? String(next) : '',

@@ -1,6 +1,21 @@
 /** A REST route is data: the adapter turns each one into an express handler. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** GitLab's keyset pagination of a list (`pagination=keyset`), and the offset limit that comes with it. */
+export interface KeysetPagination {
+  /** How a next page is named: `cursor` (GitLab's cursor-based lists: users, groups) or `id` (projects: `id_after`/`id_before`). */
+  link: 'cursor' | 'id';
+  /** The `order_by` values keyset pagination takes, each with the sorts it takes; others answer 405. */
+  orders: Readonly<Record<string, readonly ('asc' | 'desc')[]>>;
+  /** The route's `order_by` and `sort` when a request omits them (its Grape defaults). */
+  defaultOrder: string;
+  defaultSort: 'asc' | 'desc';
+  /** Only anonymous callers page by keyset; signed-in ones get offset pages whatever they ask (GitLab's groups). */
+  anonymousOnly?: boolean;
+  /** The model the offset limit's 405 names (`Project`). */
+  model: string;
+}
+
 export interface RestRoute {
   method: HttpMethod;
   /** Path relative to `/api/v4`, with `:name` parameters. */
@@ -16,6 +31,8 @@ export interface RestRoute {
    * pages commits: no `X-Total`, `X-Total-Pages` or `last` link, and a next page whenever this one is full.
    */
   paginate?: boolean | 'without-count';
+  /** The list also pages by keyset, as GitLab's does; a cursor-linked one must select `pageInfo { hasNextPage endCursor }`. */
+  keyset?: KeysetPagination;
   /** Response headers from keys of the result (`{ 'X-Gitlab-Blob-Id': 'blob_id' }`), as GitLab's files API sends them. */
   headers?: Readonly<Record<string, string>>;
   /** Send the result's bytes, not JSON: `content` (base64) with `content_type` as Content-Type. */

@@ -50,7 +50,16 @@ async function actorOf(viewer: Viewer | null, ability?: Ability): Promise<Actor>
 
 describe('the policy', () => {
   const projectAbilities: Ability[] = ['read_project', 'admin_project_member', 'manage_owners'];
-  const namespaceAbilities: Ability[] = ['read_group', 'read_namespace', 'create_projects', 'create_subgroup', 'admin_namespace', 'admin_group_member'];
+  const namespaceAbilities: Ability[] = [
+    'read_group',
+    'read_namespace',
+    'create_projects',
+    'create_subgroup',
+    'admin_namespace',
+    'admin_group_member',
+    'admin_group',
+    'read_namespace_via_membership',
+  ];
 
   it('filters a list of projects exactly as it checks each one', async () => {
     const rows = await h.app.db.project.findMany({ where: { id: { in: projectIds } }, include: { namespace: true } });

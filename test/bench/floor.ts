@@ -32,9 +32,9 @@ const PROJECT_SELECT = `
   SELECT p."id", p."name", p."path", p."description", p."fullPath", p."defaultBranch", p."visibility", p."archived",
          p."creatorId", p."repositoryStorage", p."createdAt", p."updatedAt", p."lastActivityAt",
          n."id" AS "ns_id", n."name" AS "ns_name", n."path" AS "ns_path", n."kind" AS "ns_kind", n."fullPath" AS "ns_fullPath",
-         n."fullName" AS "ns_fullName", n."parentId" AS "ns_parentId", n."avatarUrl" AS "ns_avatarUrl",
+         n."fullName" AS "ns_fullName", n."parentId" AS "ns_parentId", n."avatar" AS "ns_avatarUrl",
          o."id" AS "owner_id", o."username" AS "owner_username", o."name" AS "owner_name", o."state" AS "owner_state",
-         o."avatarUrl" AS "owner_avatarUrl"
+         o."avatar" AS "owner_avatarUrl"
   FROM "projects" p JOIN "namespaces" n ON n."id" = p."namespaceId" LEFT JOIN "users" o ON o."id" = n."ownerId"`;
 
 type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
@@ -97,8 +97,8 @@ async function servePrisma(): Promise<void> {
   type Loaded = Awaited<ReturnType<typeof loadProjects>>[number];
   const row = ({ namespace: ns, ...p }: Loaded): ProjectRow => ({
     ...p,
-    ns_id: ns.id, ns_name: ns.name, ns_path: ns.path, ns_kind: ns.kind, ns_fullPath: ns.fullPath, ns_fullName: ns.fullName, ns_parentId: ns.parentId, ns_avatarUrl: ns.avatarUrl,
-    owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null, owner_state: ns.owner?.state ?? null, owner_avatarUrl: ns.owner?.avatarUrl ?? null,
+    ns_id: ns.id, ns_name: ns.name, ns_path: ns.path, ns_kind: ns.kind, ns_fullPath: ns.fullPath, ns_fullName: ns.fullName, ns_parentId: ns.parentId, ns_avatarUrl: ns.avatar,
+    owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null, owner_state: ns.owner?.state ?? null, owner_avatarUrl: ns.owner?.avatar ?? null,
   });
   // The server's memory of memberships too.
   const remembered = new MembershipCache(quietBus, (userId) => loadMemberships(prisma, userId));

@@ -131,5 +131,6 @@ describe('contract', () => {
     } finally {
       await scratch.close();
     }
-  });
+    // initdb, every migration and the schema engine's diff, in WebAssembly: seconds alone, far more on a busy machine.
+  }, 120_000);
 });

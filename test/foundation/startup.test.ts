@@ -82,6 +82,24 @@ describe('npm start (compiled)', () => {
   }, 60_000);
 });
 
+describe('a port already in use', () => {
+  it('is said in one line, without a stack trace, and exits 1', async () => {
+    const first = await npmStart({ DATA_DIR: 'memory' });
+    try {
+      const second = npmStart({ DATA_DIR: 'memory', PORT: String(first.port) });
+      const failure = await second.then(
+        () => 'listening',
+        (error: Error) => error.message,
+      );
+      expect(failure).toMatch(/^exited with 1: /);
+      expect(failure).toContain(`cannot listen on 127.0.0.1:${first.port}: the address is already in use (set PORT or HOST)`);
+      expect(failure).not.toMatch(/\n\s+at /);
+    } finally {
+      expect(await stop(first)).toBe(0);
+    }
+  }, 60_000);
+});
+
 describe('workers on PostgreSQL (WEB_CONCURRENCY=2)', () => {
   it('serve one port, share events across workers, replace a worker that dies, and all stop on SIGTERM', async (ctx) => {
     if (!process.env.TEST_DATABASE_URL) return ctx.skip();

@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../src/auth/memberships.js';
 import { startTestServer, suiteServer, type TestServer } from '../support/server.js';
 import { addMember, createUser, createProject, type TestUser } from '../support/factories.js';
 import { commit, createRunner, eventually, pushPipeline, requestJob, runnerCall, RUNNER_INFO } from '../runners/support.js';
@@ -125,17 +124,10 @@ function expectTiled(updates: TraceUpdate[]): void {
   for (const u of updates) expect(u.size - u.offset).toBe(Buffer.byteLength(u.content));
 }
 
-/**
- * Removes a project membership as a removal would (there is no removal route yet): the row goes, and the bus says
- * the user's memberships changed, in the same transaction.
- */
+/** Removes a project membership through the members API, as a Maintainer would. */
 async function removeMember(server: TestServer, projectId: number, userId: number): Promise<void> {
-  const { db, bus } = server.server.app;
-  await db.$transaction(async (tx) => {
-    await tx.member.deleteMany({ where: { projectId, userId } });
-    const changed: MembershipsChanged = { userIds: [userId] };
-    await bus.publish(MEMBERSHIPS_CHANGED, changed, tx);
-  });
+  const res = await server.api('DELETE', `/projects/${projectId}/members/${userId}`);
+  expect(res.status).toBe(204);
 }
 
 const trace = async (server: TestServer, projectId: number, jobId: number) => (await server.api('GET', `/projects/${projectId}/jobs/${jobId}/trace`)).text;

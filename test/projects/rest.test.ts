@@ -143,8 +143,9 @@ describe('projects', () => {
     const project = await createProject(t, alice.token, { namespaceId: sub.id });
     const dev = await createUser(t);
     const guest = await createUser(t);
-    await addMember(t, alice.token, 'groups', group.id, dev.id, 30);
+    // In this order: GitLab refuses a project membership below one the user already inherits from a group.
     await addMember(t, alice.token, 'projects', project.id, dev.id, 20);
+    await addMember(t, alice.token, 'groups', group.id, dev.id, 30);
     await addMember(t, alice.token, 'projects', project.id, guest.id, 10);
 
     const direct = await t.api('GET', `/projects/${project.id}/members`, { token: guest.token });

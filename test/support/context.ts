@@ -6,6 +6,7 @@ import { EventBus } from '../../src/events/bus.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { RepositoryStorages } from '../../src/git/storages.js';
 import { ArtifactStorage } from '../../src/ci/artifact-storage.js';
+import { UploadStorage } from '../../src/uploads/storage.js';
 import { createLogger } from '../../src/logger.js';
 import { UsersService, type UserRow } from '../../src/modules/users/service.js';
 import { freshDatabase } from './db.js';
@@ -29,7 +30,8 @@ export async function serviceHarness(): Promise<ServiceHarness> {
   const config = loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent', dataDir: 'memory' });
   const repositories = await RepositoryStorages.open(config);
   const artifacts = await ArtifactStorage.open(config);
-  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config, bus, jobs: new JobQueue(db, { logger }), logger, repositories, artifacts });
+  const uploads = await UploadStorage.open(config);
+  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config, bus, jobs: new JobQueue(db, { logger }), logger, repositories, artifacts, uploads });
   let tokenId = 1000;
   return {
     app,
@@ -52,6 +54,7 @@ export async function serviceHarness(): Promise<ServiceHarness> {
       await cleanup();
       await repositories.close();
       await artifacts.close();
+      await uploads.close();
     },
   };
 }

@@ -63,7 +63,16 @@ describe('users', () => {
   it('GET /version returns the version', async () => {
     const res = await t.api('GET', '/version');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body)).toEqual(['version', 'revision', 'enterprise']);
+    expect(res.body).toEqual({ version: expect.any(String), revision: expect.any(String), kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null }, enterprise: false });
+  });
+
+  it('GET /metadata and GraphQL metadata show KAS as GitLab does when it is off', async () => {
+    const kas = { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null };
+    const rest = await t.api('GET', '/metadata');
+    expect(Object.keys(rest.body)).toEqual(['version', 'revision', 'kas', 'enterprise']);
+    expect(rest.body.kas).toEqual(kas);
+    const graphql = await t.graphql('{ metadata { kas { enabled externalUrl externalK8sProxyUrl version } } }');
+    expect(graphql.body.data?.metadata.kas).toEqual(kas);
   });
 
   it('POST /users creates a user (admin only) and GET /users/:id reads it', async () => {

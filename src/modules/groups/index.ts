@@ -1,5 +1,6 @@
-/** Groups: the group namespaces, their subgroups and creation. */
+/** Groups: the group namespaces, their subgroups, creation, settings and transfers. */
 import { defineModule } from '../module.js';
+import { createGroupLoaders, type GroupLoaders } from './loaders.js';
 import { groupResolvers } from './resolvers.js';
 import { groupRoutes } from './routes.js';
 import { GroupsService } from './service.js';
@@ -7,6 +8,9 @@ import { GroupsService } from './service.js';
 declare module '../module.js' {
   interface Services {
     groups: GroupsService;
+  }
+  interface Loaders {
+    groups: GroupLoaders;
   }
 }
 
@@ -16,6 +20,7 @@ export const groupsModule = defineModule({
   operations: ['groups.graphql'],
   resolvers: groupResolvers,
   routes: groupRoutes,
+  loaders: createGroupLoaders,
   uses: ['namespaces', 'members'],
   service: (base, { namespaces, members }) => new GroupsService(base, namespaces, members),
 });

@@ -3,11 +3,18 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
-import { namespaceWebUrl } from '../namespaces/resolvers.js';
+import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
-import type { GroupFilters, GroupInput } from './service.js';
+import type { GroupChanges, GroupFilters, GroupInput } from './service.js';
 
 type GroupArgs = Omit<GroupInput, 'parent'> & { parentId?: string | null };
+
+/** A group by the full path (or ID) a mutation names: 404 Group Not Found when the viewer cannot read it. */
+function groupByPath(ctx: Context, fullPath: string) {
+  return ctx.services.groups.get(parseRef(fullPath, 'Group', 'fullPath'));
+}
+
+const payload = (group: NamespaceRow) => ({ group, errors: [] });
 
 export const groupResolvers = {
   Query: {
@@ -17,15 +24,25 @@ export const groupResolvers = {
   Mutation: {
     groupCreate: (_: unknown, { parentId, ...args }: GroupArgs, ctx: Context) =>
       ctx.services.groups.create({ ...args, parent: parentId != null ? { id: parseId(parentId, 'Group', 'parentId') } : null }),
+    groupUpdate: async (_: unknown, { input }: { input: GroupChanges & { fullPath: string } }, ctx: Context) =>
+      payload(await ctx.services.groups.update(await groupByPath(ctx, input.fullPath), input)),
+    groupTransfer: async (_: unknown, { input }: { input: { fullPath: string; groupId?: string | null } }, ctx: Context) => {
+      const to = input.groupId != null ? { id: parseId(input.groupId, 'Group', 'groupId') } : null;
+      return payload(await ctx.services.groups.transfer(await groupByPath(ctx, input.fullPath), to));
+    },
   },
   Group: {
     ...idFields('Group'),
     webUrl: namespaceWebUrl,
+    avatarUrl: namespaceAvatarUrl,
     parent: (ns: NamespaceRow, _a: unknown, ctx: Context) => (ns.parentId ? ctx.services.groups.find({ id: ns.parentId }) : null),
-    defaultBranch: () => null,
-    subgroups: (ns: NamespaceRow, args: PageArgs & { search?: string }, ctx: Context) => ctx.services.groups.subgroups(ns, args.search, args),
-    projects: (ns: NamespaceRow, args: PageArgs & { includeSubgroups?: boolean }, ctx: Context) =>
-      ctx.services.projects.listInNamespace(ns, args.includeSubgroups ?? false, args),
+    defaultBranch: (ns: NamespaceRow) => ns.defaultBranchName,
+    emailsDisabled: (ns: NamespaceRow) => !ns.emailsEnabled,
+    statistics: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.groups.statistics(ns),
+    subgroups: (ns: NamespaceRow, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.groups.subgroups(ns, args, args),
+    descendantGroups: (ns: NamespaceRow, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.groups.subgroups(ns, args, args, true),
+    projects: (ns: NamespaceRow, args: PageArgs & { includeSubgroups?: boolean; withShared?: boolean }, ctx: Context) =>
+      ctx.services.projects.listInNamespace(ns, args.includeSubgroups ?? false, args, args.withShared ? ctx.services.sharing.sharedProjectsWhere(ns) : undefined),
     viewerAccess: async (ns: NamespaceRow, _a: unknown, ctx: Context) => (await ctx.access.namespaceLevel(ns)) || null,
   },
 };

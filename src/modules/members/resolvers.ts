@@ -2,14 +2,33 @@
 import { MEMBER_ACCESS_LEVELS, accessLevelName } from '../../auth/access-levels.js';
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
+import { recordNotFound } from '../../errors.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import type { MemberFilters, MemberInput, MemberRow } from './service.js';
+import type { MemberChange, MemberFilters, MemberInput, MemberRelation, MemberRow, MembersAddInput, MembersAdded } from './service.js';
 
 interface MemberArgs {
   userId?: string | null;
   username?: string | null;
+  accessLevel: number;
+  expiresAt?: Date | null;
+}
+
+interface FilterArgs extends PageArgs {
+  search?: string | null;
+  relations?: readonly MemberRelation[] | null;
+  userIds?: readonly string[] | null;
+  skipUsers?: readonly string[] | null;
+}
+
+interface OneMemberArgs {
+  userId: string;
+  relations: readonly MemberRelation[];
+}
+
+interface ChangeArgs {
+  userId: string;
   accessLevel: number;
   expiresAt?: Date | null;
 }
@@ -21,26 +40,97 @@ const memberInput = (args: MemberArgs): MemberInput => ({
   expiresAt: args.expiresAt,
 });
 
+interface BulkArgs {
+  clientMutationId?: string | null;
+  userIds: readonly string[];
+  accessLevel: number;
+  expiresAt?: Date | null;
+}
+
+const change = (args: { accessLevel: number; expiresAt?: Date | null }): MemberChange => ({ accessLevel: args.accessLevel, expiresAt: args.expiresAt });
+
+const userOf = (args: { userId: string }) => parseId(args.userId, 'User', 'userId');
+
+const bulkUsers = (input: BulkArgs) => input.userIds.map((id) => parseId(id, 'User', 'userIds'));
+
+/** MembersAddResult's fields: the member, or the status of several. */
+const addResult = (added: MembersAdded) => ('member' in added ? { member: added.member, message: null, status: null } : { member: null, ...added });
+
+/** The one membership a single-member change returns. */
+function only(members: MemberRow[]): MemberRow {
+  const [member] = members;
+  if (!member) throw recordNotFound();
+  return member;
+}
+
+/** User IDs as GitLab's CommaSeparatedToIntegerArray reads them: a list, each item possibly `4,5`. */
+function idList(values: readonly string[] | null | undefined, argument: string): number[] | null {
+  if (values == null) return null;
+  return values.flatMap((value) => value.split(',')).map((id) => parseId(id.trim(), 'User', argument));
+}
+
+const filters = (args: FilterArgs): MemberFilters => ({
+  search: args.search,
+  relations: args.relations,
+  userIds: idList(args.userIds, 'userIds'),
+  skipUsers: idList(args.skipUsers, 'skipUsers'),
+});
+
+const groupOf = (ctx: Context, groupId: string) => ctx.services.groups.get(parseRef(groupId, 'Group', 'groupId'));
+const projectOf = (ctx: Context, projectId: string) => ctx.services.projects.get(parseRef(projectId, 'Project', 'projectId'));
+
+/** GitLab's type of a membership: of a project, or of a group. */
+const memberType = (m: MemberRow) => (m.projectId != null ? 'ProjectMember' : 'GroupMember');
+
+/** The fields of MemberInterface, the same on both of its types. */
+const memberFields = {
+  id: (m: MemberRow) => globalId(memberType(m), m.id),
+  user: (m: MemberRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(m.userId),
+  accessLevel: (m: MemberRow) => m.accessLevel,
+  createdBy: (m: MemberRow, _a: unknown, ctx: Context) => (m.createdById ? ctx.loaders.users.byId.load(m.createdById) : null),
+  membershipState: () => 'active',
+};
+
 export const memberResolvers = {
   Mutation: {
     groupMemberCreate: async (_: unknown, args: MemberArgs & { groupId: string }, ctx: Context) =>
-      ctx.services.members.addToGroup(await ctx.services.groups.get(parseRef(args.groupId, 'Group', 'groupId')), memberInput(args)),
+      ctx.services.members.addToGroup(await groupOf(ctx, args.groupId), memberInput(args)),
     projectMemberCreate: async (_: unknown, args: MemberArgs & { projectId: string }, ctx: Context) =>
-      ctx.services.members.addToProject(await ctx.services.projects.get(parseRef(args.projectId, 'Project', 'projectId')), memberInput(args)),
+      ctx.services.members.addToProject(await projectOf(ctx, args.projectId), memberInput(args)),
+    groupMembersAdd: async (_: unknown, args: MembersAddInput & { groupId: string }, ctx: Context) =>
+      addResult(await ctx.services.members.addUsersToGroup(await groupOf(ctx, args.groupId), args)),
+    projectMembersAdd: async (_: unknown, args: MembersAddInput & { projectId: string }, ctx: Context) =>
+      addResult(await ctx.services.members.addUsersToProject(await projectOf(ctx, args.projectId), args)),
+    groupMemberUpdate: async (_: unknown, args: ChangeArgs & { groupId: string }, ctx: Context) =>
+      only(await ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), [userOf(args)], change(args))),
+    projectMemberUpdate: async (_: unknown, args: ChangeArgs & { projectId: string }, ctx: Context) =>
+      only(await ctx.services.members.updateInProject(await projectOf(ctx, args.projectId), [userOf(args)], change(args))),
+    groupMemberBulkUpdate: async (_: unknown, { input }: { input: BulkArgs & { groupId: string } }, ctx: Context) => {
+      const members = await ctx.services.members.updateInGroup(await groupOf(ctx, input.groupId), bulkUsers(input), change(input));
+      return { clientMutationId: input.clientMutationId, groupMembers: members, errors: [] };
+    },
+    projectMemberBulkUpdate: async (_: unknown, { input }: { input: BulkArgs & { projectId: string } }, ctx: Context) => {
+      const members = await ctx.services.members.updateInProject(await projectOf(ctx, input.projectId), bulkUsers(input), change(input));
+      return { clientMutationId: input.clientMutationId, projectMembers: members, errors: [] };
+    },
+    groupMemberDelete: async (_: unknown, args: { groupId: string; userId: string; skipSubresources?: boolean | null }, ctx: Context) =>
+      ctx.services.members.removeFromGroup(await groupOf(ctx, args.groupId), userOf(args), { skipSubresources: args.skipSubresources }),
+    projectMemberDelete: async (_: unknown, args: { projectId: string; userId: string }, ctx: Context) =>
+      ctx.services.members.removeFromProject(await projectOf(ctx, args.projectId), userOf(args)),
   },
   Group: {
-    groupMembers: (group: NamespaceRow, args: PageArgs & MemberFilters, ctx: Context) => ctx.services.members.listForGroup(group, args, args),
+    groupMembers: (group: NamespaceRow, args: FilterArgs, ctx: Context) => ctx.services.members.listForGroup(group, filters(args), args),
+    groupMember: (group: NamespaceRow, args: OneMemberArgs, ctx: Context) => ctx.services.members.findInGroup(group, userOf(args), args.relations),
   },
   Project: {
-    projectMembers: (project: ProjectRow, args: PageArgs & MemberFilters, ctx: Context) => ctx.services.members.listForProject(project, args, args),
+    projectMembers: (project: ProjectRow, args: FilterArgs, ctx: Context) => ctx.services.members.listForProject(project, filters(args), args),
+    projectMember: (project: ProjectRow, args: OneMemberArgs, ctx: Context) => ctx.services.members.findInProject(project, userOf(args), args.relations),
   },
-  Member: {
-    id: (m: MemberRow) => globalId(m.projectId != null ? 'ProjectMember' : 'GroupMember', m.id),
-    user: (m: MemberRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(m.userId),
-    accessLevel: (m: MemberRow) => m.accessLevel,
-    createdBy: (m: MemberRow, _a: unknown, ctx: Context) => (m.createdById ? ctx.loaders.users.byId.load(m.createdById) : null),
-    membershipState: () => 'active',
+  MemberInterface: {
+    __resolveType: (m: MemberRow) => memberType(m),
   },
+  GroupMember: memberFields,
+  ProjectMember: memberFields,
   AccessLevel: {
     integerValue: (level: number) => level,
     stringValue: (level: number) => accessLevelName(level),

@@ -4,8 +4,16 @@ import type { RestRoute } from '../../rest/route.js';
 export const memberRoutes: RestRoute[] = [
   { method: 'GET', path: '/groups/:id/members', operation: 'RestListGroupMembers', result: 'group.groupMembers', paginate: true, notFound: 'Group' },
   { method: 'GET', path: '/groups/:id/members/all', operation: 'RestListAllGroupMembers', result: 'group.groupMembers', paginate: true, notFound: 'Group' },
+  { method: 'GET', path: '/groups/:id/members/:user_id', operation: 'RestGetGroupMember', result: 'group.groupMember', notFound: 'Group' },
+  { method: 'GET', path: '/groups/:id/members/all/:user_id', operation: 'RestGetAllGroupMember', result: 'group.groupMember', notFound: 'Group' },
   { method: 'POST', path: '/groups/:id/members', operation: 'RestCreateGroupMember' },
+  { method: 'PUT', path: '/groups/:id/members/:user_id', operation: 'RestUpdateGroupMember' },
+  { method: 'DELETE', path: '/groups/:id/members/:user_id', operation: 'RestDeleteGroupMember', status: 204 },
   { method: 'GET', path: '/projects/:id/members', operation: 'RestListProjectMembers', result: 'project.projectMembers', paginate: true, notFound: 'Project' },
   { method: 'GET', path: '/projects/:id/members/all', operation: 'RestListAllProjectMembers', result: 'project.projectMembers', paginate: true, notFound: 'Project' },
+  { method: 'GET', path: '/projects/:id/members/:user_id', operation: 'RestGetProjectMember', result: 'project.projectMember', notFound: 'Project' },
+  { method: 'GET', path: '/projects/:id/members/all/:user_id', operation: 'RestGetAllProjectMember', result: 'project.projectMember', notFound: 'Project' },
   { method: 'POST', path: '/projects/:id/members', operation: 'RestCreateProjectMember' },
+  { method: 'PUT', path: '/projects/:id/members/:user_id', operation: 'RestUpdateProjectMember' },
+  { method: 'DELETE', path: '/projects/:id/members/:user_id', operation: 'RestDeleteProjectMember', status: 204 },
 ];

@@ -1,8 +1,13 @@
-/** Owns memberships: member lists (direct, or with those inherited from ancestor groups) and adding members. */
-import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
+/**
+ * Owns memberships: member lists (direct, or with those inherited from ancestor groups), one member, adding,
+ * changing and removing members under GitLab's rules (last Owner, Owners managed only by Owners, a membership no
+ * lower than one inherited from a group).
+ */
+import { CREATOR_ACCESS_LEVEL, OWNER_ACCESS_LEVEL, humanAccessLevel } from '../../auth/access-levels.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { conflict, exactlyOneOf, invalid, mutuallyExclusive } from '../../errors.js';
+import { badRequest, conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
+import { parseId, type Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { ActivityService } from '../activity/service.js';
@@ -13,9 +18,15 @@ import { containsIgnoringCase, escapeLike } from '../../db/text.js';
 
 export type MemberRow = Awaited<ReturnType<PrismaClient['member']['findUniqueOrThrow']>>;
 
+export type MemberRelation = 'DIRECT' | 'INHERITED';
+
 export interface MemberFilters {
   search?: string | null;
-  relations?: readonly ('DIRECT' | 'INHERITED')[] | null;
+  relations?: readonly MemberRelation[] | null;
+  /** Only these users (GitLab's `user_ids`). */
+  userIds?: readonly number[] | null;
+  /** Not these users (GitLab's `skip_users`). */
+  skipUsers?: readonly number[] | null;
 }
 
 export interface MemberInput {
@@ -26,7 +37,42 @@ export interface MemberInput {
   expiresAt?: Date | null;
 }
 
+/** REST's `POST …/members`: `user_id` or `username`, each one user or several separated by commas. */
+export interface MembersAddInput {
+  userId?: string | null;
+  username?: string | null;
+  accessLevel: number;
+  expiresAt?: Date | null;
+}
+
+/** What REST's `POST …/members` answers: the membership for one user; for several, GitLab's service status. */
+export type MembersAdded = { member: MemberRow } | { status: 'success' | 'error'; message: string | null };
+
+export interface MemberChange {
+  accessLevel: number;
+  expiresAt?: Date | null;
+}
+
+export interface MemberRemoval {
+  /** Keep the user's direct memberships of the group's subgroups and projects (GitLab removes them by default). */
+  skipSubresources?: boolean | null;
+}
+
 type Source = { namespaceId: number } | { projectId: number };
+
+/** Where inherited memberships come from: the project (if any) and the chain of groups above, the source's own last. */
+interface Scope {
+  projectId: number | null;
+  ancestors: number[];
+}
+
+/** Most users one request may add (Members::CreateService::DEFAULT_INVITE_LIMIT). */
+const MAX_MEMBERS_ADD = 100;
+
+/** Most memberships one change may touch (GitLab's bulk update limit). */
+const MAX_MEMBERS_UPDATE = 50;
+
+const unexpired = (): Prisma.MemberWhereInput => ({ OR: [{ expiresAt: null }, { expiresAt: { gte: new Date(new Date().toISOString().slice(0, 10)) } }] });
 
 export class MembersService {
   constructor(
@@ -37,17 +83,25 @@ export class MembersService {
 
   /** Members of a readable group: direct, or with those inherited from its ancestors. */
   listForGroup(group: NamespaceRow, filters: MemberFilters, page: PageArgs) {
-    return filters.relations?.includes('INHERITED')
-      ? this.listInherited({ projectId: null, ancestors: group.traversalIds }, filters.search, page)
-      : this.list({ namespaceId: group.id }, filters.search, page);
+    return filters.relations?.includes('INHERITED') ? this.listInherited(groupScope(group), filters, page) : this.list({ namespaceId: group.id }, filters, page);
   }
 
   /** Members of a readable project: direct, or with those inherited from its groups. */
   listForProject(project: ProjectRow, filters: MemberFilters, page: PageArgs) {
-    const ancestors = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
-    return filters.relations?.includes('INHERITED')
-      ? this.listInherited({ projectId: project.id, ancestors }, filters.search, page)
-      : this.list({ projectId: project.id }, filters.search, page);
+    return filters.relations?.includes('INHERITED') ? this.listInherited(projectScope(project), filters, page) : this.list({ projectId: project.id }, filters, page);
+  }
+
+  /** One member of a readable group, to a signed-in viewer: a direct membership, or (with INHERITED) the user's effective one; `404 Not found` otherwise. */
+  findInGroup(group: NamespaceRow, userId: number, relations: readonly MemberRelation[]): Promise<MemberRow> {
+    // GitLab's members API authenticates every request, whatever the group's visibility.
+    this.base.access.requireViewer();
+    return relations.includes('INHERITED') ? this.findInherited(groupScope(group), userId) : this.direct({ namespaceId: group.id }, userId);
+  }
+
+  /** One member of a readable project, as `findInGroup`. */
+  findInProject(project: ProjectRow, userId: number, relations: readonly MemberRelation[]): Promise<MemberRow> {
+    this.base.access.requireViewer();
+    return relations.includes('INHERITED') ? this.findInherited(projectScope(project), userId) : this.direct({ projectId: project.id }, userId);
   }
 
   /** Number of distinct users with a membership in the group or any of its descendants. */
@@ -58,13 +112,91 @@ export class MembersService {
   /** Adds a member to a readable group. Needs `admin_group_member` (Owner). */
   async addToGroup(group: NamespaceRow, input: MemberInput): Promise<MemberRow> {
     await this.base.access.authorize('admin_group_member', group);
-    return this.add({ namespaceId: group.id }, input, { groupId: group.id });
+    const user = await this.resolveUser(input);
+    await this.refuseExisting({ namespaceId: group.id }, user.id);
+    return this.add({ namespaceId: group.id }, user, input, { scope: groupScope(group), on: { groupId: group.id } });
   }
 
   /** Adds a member to a readable project. Maintainers may grant up to Maintainer; Owner needs `manage_owners`. */
   async addToProject(project: ProjectRow, input: MemberInput): Promise<MemberRow> {
+    await this.base.access.authorize('admin_project_member', project);
+    const user = await this.resolveUser(input);
+    await this.refuseExisting({ projectId: project.id }, user.id);
     await this.base.access.authorizeGrant(project, input.accessLevel);
-    return this.add({ projectId: project.id }, input, { project });
+    return this.add({ projectId: project.id }, user, input, { scope: projectScope(project), on: { project } });
+  }
+
+  /**
+   * REST's `POST /groups/:id/members`: one user as `addToGroup`, or several (`user_id=1,2`, `username=a,b`) as GitLab's
+   * Members::CreateService adds them: existing members take the new level, unknown users are skipped, and each
+   * refusal is reported in the answer's message rather than failing the rest.
+   */
+  async addUsersToGroup(group: NamespaceRow, input: MembersAddInput): Promise<MembersAdded> {
+    if (!isList(input)) return { member: await this.addToGroup(group, single(input)) };
+    await this.base.access.authorize('admin_group_member', group);
+    const mayUpdate = async (m: MemberRow) =>
+      this.base.access.can('update_group_member', { group, userId: m.userId, lastOwner: await this.isLastOwner(group, m, this.base.db) });
+    return this.addMany({ namespaceId: group.id }, groupScope(group), input, { groupId: group.id }, mayUpdate);
+  }
+
+  /** REST's `POST /projects/:id/members`, as `addUsersToGroup`; only those who manage Owners add Owners. */
+  async addUsersToProject(project: ProjectRow, input: MembersAddInput): Promise<MembersAdded> {
+    if (!isList(input)) return { member: await this.addToProject(project, single(input)) };
+    await this.base.access.authorizeGrant(project, input.accessLevel);
+    const mayUpdate = (m: MemberRow) => this.base.access.can('update_project_member', { project, userId: m.userId, accessLevel: m.accessLevel });
+    return this.addMany({ projectId: project.id }, projectScope(project), input, { project }, mayUpdate);
+  }
+
+  /** Changes a direct member of a readable group (GitLab's update_group_member: Owners, never the last Owner). */
+  async updateInGroup(group: NamespaceRow, userIds: readonly number[], change: MemberChange): Promise<MemberRow[]> {
+    const members = await this.directMembers({ namespaceId: group.id }, userIds);
+    for (const member of members) await this.authorizeOnGroup('update_group_member', group, member);
+    for (const member of members) await this.validate(groupScope(group), member.userId, change);
+    return this.update(members, change, group);
+  }
+
+  /** Changes direct members of a readable project (Maintainers and up; an Owner's level only by Owners). */
+  async updateInProject(project: ProjectRow, userIds: readonly number[], change: MemberChange): Promise<MemberRow[]> {
+    const members = await this.directMembers({ projectId: project.id }, userIds);
+    for (const member of members) await this.base.access.authorize('update_project_member', { project, userId: member.userId, accessLevel: member.accessLevel });
+    await this.base.access.authorizeGrant(project, change.accessLevel);
+    for (const member of members) await this.validate(projectScope(project), member.userId, change);
+    return this.update(members, change, null);
+  }
+
+  /**
+   * Removes a direct member of a readable group, or lets a member leave; never the last Owner. Unless told to skip
+   * them, the user's direct memberships of the group's subgroups and projects go too (GitLab's DestroyService).
+   */
+  async removeFromGroup(group: NamespaceRow, userId: number, removal: MemberRemoval = {}): Promise<MemberRow> {
+    const member = await this.direct({ namespaceId: group.id }, userId);
+    await this.authorizeOnGroup('destroy_group_member', group, member);
+    return this.base.db.$transaction(async (tx) => {
+      await this.lockGroupTree(tx, group);
+      if (await this.isLastOwner(group, member, tx)) throw forbidden();
+      const below: Prisma.MemberWhereInput = {
+        userId,
+        OR: [{ namespace: { traversalIds: { has: group.id } } }, { project: { namespace: { traversalIds: { has: group.id } } } }],
+      };
+      // A concurrent removal got there first: this one removed nothing.
+      if (!(await tx.member.deleteMany({ where: { id: member.id } })).count) throw recordNotFound();
+      if (!removal.skipSubresources) await tx.member.deleteMany({ where: below });
+      await this.changed([userId], tx);
+      return member;
+    });
+  }
+
+  /** Removes a direct member of a readable project, or lets a member leave (GitLab's destroy_project_member). */
+  async removeFromProject(project: ProjectRow, userId: number): Promise<MemberRow> {
+    const member = await this.direct({ projectId: project.id }, userId);
+    await this.base.access.authorize('destroy_project_member', { project, userId, accessLevel: member.accessLevel });
+    return this.base.db.$transaction(async (tx) => {
+      if (!(await tx.member.deleteMany({ where: { id: member.id } })).count) throw recordNotFound();
+      await this.changed([userId], tx);
+      // GitLab's ProjectMember#post_destroy_member_hook: the member left the project.
+      await this.activity.record({ action: 'left', authorId: userId, targetType: null, project }, tx);
+      return member;
+    });
   }
 
   /** Makes the creator of a group or personal project its owner (no check: the caller just created it). */
@@ -79,20 +211,153 @@ export class MembersService {
     return this.base.publish(MEMBERSHIPS_CHANGED, message, tx);
   }
 
+  private async authorizeOnGroup(ability: 'update_group_member' | 'destroy_group_member', group: NamespaceRow, member: MemberRow): Promise<void> {
+    const lastOwner = await this.isLastOwner(group, member, this.base.db);
+    await this.base.access.authorize(ability, { group, userId: member.userId, lastOwner });
+  }
+
+  /**
+   * GroupMember#last_owner_of_the_group?: an Owner of the group with no other Owner membership in it or above it
+   * (expired ones do not count).
+   */
+  private async isLastOwner(group: NamespaceRow, member: MemberRow, db: Prisma.TransactionClient): Promise<boolean> {
+    if (member.accessLevel !== OWNER_ACCESS_LEVEL) return false;
+    const others = await db.member.count({
+      where: { namespaceId: { in: group.traversalIds }, accessLevel: OWNER_ACCESS_LEVEL, NOT: { id: member.id }, ...unexpired() },
+    });
+    return others === 0;
+  }
+
+  /** Serialises owner changes within one group tree, so two concurrent removals cannot both pass the last-owner check. */
+  private async lockGroupTree(tx: Prisma.TransactionClient, group: NamespaceRow): Promise<void> {
+    await tx.$queryRaw`SELECT "id" FROM "namespaces" WHERE "id" = ${group.traversalIds[0] ?? group.id} FOR UPDATE`;
+  }
+
+  private async update(members: MemberRow[], change: MemberChange, group: NamespaceRow | null): Promise<MemberRow[]> {
+    const data = { accessLevel: change.accessLevel, ...(change.expiresAt !== undefined ? { expiresAt: change.expiresAt } : {}) };
+    return this.base.db.$transaction(async (tx) => {
+      if (group) await this.lockGroupTree(tx, group);
+      const updated: MemberRow[] = [];
+      for (const member of members) {
+        if (group && (await this.isLastOwner(group, member, tx))) throw forbidden();
+        updated.push(await tx.member.update({ where: { id: member.id }, data }));
+      }
+      await this.changed(members.map((m) => m.userId), tx);
+      return updated;
+    });
+  }
+
+  private async addMany(
+    source: Source,
+    scope: Scope,
+    input: MembersAddInput,
+    on: { project: ProjectRow } | { groupId: number },
+    mayUpdate: (member: MemberRow) => Promise<boolean>,
+  ): Promise<MembersAdded> {
+    const refs = [...new Set(splitList(input.userId))].map((id): Ref => ({ id: parseId(id, 'User', 'userId') }));
+    refs.push(...[...new Set(splitList(input.username))].map((path): Ref => ({ path })));
+    if (!refs.length) return { status: 'error', message: 'No users specified.' };
+    if (refs.length > MAX_MEMBERS_ADD) return { status: 'error', message: `Too many users specified (limit is ${MAX_MEMBERS_ADD})` };
+    const errors: string[] = [];
+    const seen = new Set<number>();
+    for (const ref of refs) {
+      const user = await this.users.find(ref);
+      if (!user || seen.has(user.id)) continue;
+      seen.add(user.id);
+      const existing = await this.base.db.member.findFirst({ where: { ...source, userId: user.id } });
+      if (existing && !(await mayUpdate(existing))) {
+        errors.push(`${user.username}: Unauthorized`);
+        continue;
+      }
+      const problems = await this.problems(scope, user.id, input);
+      if (problems) {
+        errors.push(`${user.username}: ${sentence(Object.entries(problems).flatMap(([field, texts]) => texts.map((text) => `${humanAttribute(field)} ${text}`)))}`);
+        continue;
+      }
+      if (existing) await this.update([existing], input, null);
+      else await this.create(source, user, input, on);
+    }
+    return errors.length ? { status: 'error', message: sentence(errors) } : { status: 'success', message: null };
+  }
+
+  /** Member validations; BAD_USER_INPUT by field when one fails. */
+  private async validate(scope: Scope, userId: number, change: MemberChange): Promise<void> {
+    const problems = await this.problems(scope, userId, change);
+    if (problems) throw invalid(problems);
+  }
+
+  /**
+   * What Member's validations refuse, by field: an expiry date before today (FutureDateValidator), and a level lower
+   * than the user's highest membership of a group above (Member#higher_access_level_than_group).
+   */
+  private async problems(scope: Scope, userId: number, change: MemberChange): Promise<Record<string, string[]> | null> {
+    const problems: Record<string, string[]> = {};
+    if (change.expiresAt && change.expiresAt.toISOString().slice(0, 10) < new Date().toISOString().slice(0, 10)) {
+      problems.expiresAt = ['cannot be a date in the past'];
+    }
+    const above = scope.projectId == null ? scope.ancestors.slice(0, -1) : scope.ancestors;
+    const highest = above.length
+      ? await this.base.db.member.findFirst({
+          where: { userId, namespaceId: { in: above }, ...unexpired() },
+          orderBy: [{ accessLevel: 'desc' }, { id: 'asc' }],
+          include: { namespace: { select: { name: true } } },
+        })
+      : null;
+    if (highest && highest.accessLevel > change.accessLevel) {
+      const inherited = `${humanAccessLevel(highest.accessLevel)} inherited membership from group ${highest.namespace?.name ?? ''}`;
+      problems.accessLevel = [`should be greater than or equal to ${inherited}`];
+    }
+    return Object.keys(problems).length ? problems : null;
+  }
+
+  /** Direct memberships of these users, in their order; `404 Not found` unless each user has one. */
+  private async directMembers(source: Source, userIds: readonly number[]): Promise<MemberRow[]> {
+    const unique = [...new Set(userIds)];
+    if (unique.length > MAX_MEMBERS_UPDATE) throw badRequest(`Count of members to be updated should be less than ${MAX_MEMBERS_UPDATE}.`);
+    const rows = await this.base.db.member.findMany({ where: { ...source, userId: { in: unique } } });
+    const byUser = new Map(rows.map((row) => [row.userId, row]));
+    return unique.map((userId) => {
+      const member = byUser.get(userId);
+      if (!member) throw recordNotFound();
+      return member;
+    });
+  }
+
+  private async direct(source: Source, userId: number): Promise<MemberRow> {
+    const member = await this.base.db.member.findFirst({ where: { ...source, userId } });
+    if (!member) throw recordNotFound();
+    return member;
+  }
+
+  private async findInherited(scope: Scope, userId: number): Promise<MemberRow> {
+    const [member] = await this.base.db.$queryRaw<MemberRow[]>(this.inherited(scope, { userIds: [userId] }));
+    if (!member) throw recordNotFound();
+    return member;
+  }
+
   /**
    * Memberships of a project and/or a chain of groups, each user once with their highest level (GitLab's
-   * `members/all`); expired memberships do not count.
+   * `members/all`), the source's own membership first among equal levels; expired memberships do not count.
    */
-  private listInherited(scope: { projectId: number | null; ancestors: number[] }, search: string | null | undefined, page: PageArgs) {
-    const db = this.base.db;
+  private inherited(scope: Scope, filters: MemberFilters): Prisma.Sql {
+    const search = filters.search;
     const pattern = search ? `%${escapeLike(search)}%` : null;
-    const matching = Prisma.sql`
+    const own = scope.projectId ?? scope.ancestors[scope.ancestors.length - 1] ?? null;
+    const ownColumn = scope.projectId != null ? Prisma.sql`m."projectId"` : Prisma.sql`m."namespaceId"`;
+    return Prisma.sql`
       SELECT DISTINCT ON (m."userId") m.*
       FROM "members" m JOIN "users" u ON u."id" = m."userId"
       WHERE (m."projectId" = ${scope.projectId}::int OR m."namespaceId" = ANY(${scope.ancestors}::int[]))
         AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
         AND (${pattern}::text IS NULL OR u."username" ILIKE ${pattern}::text OR u."name" ILIKE ${pattern}::text)
-      ORDER BY m."userId", m."accessLevel" DESC, m."id"`;
+        AND (${filters.userIds ?? null}::int[] IS NULL OR m."userId" = ANY(${filters.userIds ?? null}::int[]))
+        AND (${filters.skipUsers ?? null}::int[] IS NULL OR NOT (m."userId" = ANY(${filters.skipUsers ?? null}::int[])))
+      ORDER BY m."userId", m."accessLevel" DESC, (${ownColumn} IS NOT DISTINCT FROM ${own}::int) DESC, m."id"`;
+  }
+
+  private listInherited(scope: Scope, filters: MemberFilters, page: PageArgs) {
+    const db = this.base.db;
+    const matching = this.inherited(scope, filters);
     return connection(
       page,
       ({ skip, take }) => db.$queryRaw<MemberRow[]>`SELECT * FROM (${matching}) d ORDER BY d."id" LIMIT ${take} OFFSET ${skip}`,
@@ -100,10 +365,14 @@ export class MembersService {
     );
   }
 
-  private list(source: Source, search: string | null | undefined, page: PageArgs) {
+  private list(source: Source, filters: MemberFilters, page: PageArgs) {
     const where: Prisma.MemberWhereInput = { ...source };
-    if (search) {
-      where.user = { OR: [{ username: containsIgnoringCase(search) }, { name: containsIgnoringCase(search) }] };
+    const userId: Prisma.IntFilter = {};
+    if (filters.userIds) userId.in = [...filters.userIds];
+    if (filters.skipUsers) userId.notIn = [...filters.skipUsers];
+    if (filters.userIds || filters.skipUsers) where.userId = userId;
+    if (filters.search) {
+      where.user = { OR: [{ username: containsIgnoringCase(filters.search) }, { name: containsIgnoringCase(filters.search) }] };
     }
     const db = this.base.db;
     return connection(
@@ -113,15 +382,18 @@ export class MembersService {
     );
   }
 
-  private async add(source: Source, input: MemberInput, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
-    const user = await this.resolveUser(input);
-    // GitLab's FutureDateValidator: a membership may expire today at the earliest.
-    if (input.expiresAt && input.expiresAt.toISOString().slice(0, 10) < new Date().toISOString().slice(0, 10)) {
-      throw invalid({ expiresAt: ['cannot be a date in the past'] });
-    }
-    const { db, viewer } = this.base;
-    const existing = await db.member.findFirst({ where: { ...source, userId: user.id }, select: { id: true } });
+  private async refuseExisting(source: Source, userId: number): Promise<void> {
+    const existing = await this.base.db.member.findFirst({ where: { ...source, userId }, select: { id: true } });
     if (existing) throw conflict('Member already exists');
+  }
+
+  private async add(source: Source, user: UserRow, input: MemberInput, where: { scope: Scope; on: { project: ProjectRow } | { groupId: number } }): Promise<MemberRow> {
+    await this.validate(where.scope, user.id, input);
+    return this.create(source, user, input, where.on);
+  }
+
+  private create(source: Source, user: UserRow, input: MemberChange, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
+    const { db, viewer } = this.base;
     // GitLab records that the member joined, with the member as the event's author.
     return db.$transaction(async (tx) => {
       const member = await tx.member.create({
@@ -140,4 +412,40 @@ export class MembersService {
     if (input.username != null) return this.users.get({ path: input.username });
     throw exactlyOneOf('userId', 'username');
   }
+}
+
+function groupScope(group: NamespaceRow): Scope {
+  return { projectId: null, ancestors: group.traversalIds };
+}
+
+function projectScope(project: ProjectRow): Scope {
+  return { projectId: project.id, ancestors: project.namespace.kind === 'group' ? project.namespace.traversalIds : [] };
+}
+
+/** Whether REST named several users: a comma in `user_id` or `username` (GitLab's add_multiple_members?). */
+function isList(input: MembersAddInput): boolean {
+  if (input.userId != null && input.username != null) throw mutuallyExclusive('userId', 'username');
+  return !!input.userId?.includes(',') || !!input.username?.includes(',');
+}
+
+/** The one user of a single-user request, by numeric ID or username. */
+function single(input: MembersAddInput): MemberInput {
+  const userId = input.userId != null && input.userId !== '' ? parseId(input.userId, 'User', 'userId') : null;
+  return { userId, username: input.username || null, accessLevel: input.accessLevel, expiresAt: input.expiresAt };
+}
+
+function splitList(value: string | null | undefined): string[] {
+  return (value ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+/** A model attribute as Rails' full messages name it: `accessLevel` → `Access level`. */
+function humanAttribute(field: string): string {
+  const words = field.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Ruby's Array#to_sentence: `a`, `a and b`, `a, b, and c`. */
+function sentence(parts: string[]): string {
+  if (parts.length < 3) return parts.join(' and ');
+  return `${parts.slice(0, -1).join(', ')}, and ${parts[parts.length - 1]}`;
 }

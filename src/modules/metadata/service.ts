@@ -9,6 +9,7 @@ const REVISION = 'gitlab-compatible';
 export interface Metadata {
   version: string;
   revision: string;
+  kas: { enabled: boolean; externalUrl: string | null; externalK8sProxyUrl: string | null; version: string | null };
   enterprise: boolean;
 }
 
@@ -18,7 +19,8 @@ export class MetadataService {
   /** The version this server is compatible with; signed-in callers only, as GitLab's `/version`. */
   get(): Metadata {
     this.base.access.requireViewer();
-    return { version: API_VERSION, revision: REVISION, enterprise: false };
+    // No agent server for Kubernetes runs beside this one: GitLab's answer when KAS is off.
+    return { version: API_VERSION, revision: REVISION, kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null }, enterprise: false };
   }
 
   /** A beat every `intervalSeconds` (1 to 60). */

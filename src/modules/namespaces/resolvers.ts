@@ -4,8 +4,17 @@ import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
 import { idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
 import type { NamespaceFilters, NamespaceRow } from './service.js';
+import type { UserRow } from '../users/service.js';
+import { avatarUrl } from '../../uploads/avatars.js';
 
 export const namespaceWebUrl = (ns: NamespaceRow, _a: unknown, ctx: Context) => webUrl(ctx, ns.kind === 'group' ? `groups/${ns.fullPath}` : ns.fullPath);
+
+/** A group's own avatar; a personal namespace shows its owner's (from the row when it came with it). */
+export const namespaceAvatarUrl = async (ns: NamespaceRow & { owner?: UserRow | null }, _a: unknown, ctx: Context) => {
+  if (ns.kind === 'group') return avatarUrl(ctx.config.externalUrl, 'group', ns.id, ns.avatar);
+  const owner = ns.owner !== undefined ? ns.owner : ns.ownerId ? await ctx.loaders.users.byId.load(ns.ownerId) : null;
+  return owner ? avatarUrl(ctx.config.externalUrl, 'user', owner.id, owner.avatar) : null;
+};
 
 /** Plan and size fields: shown to those who administer the namespace (its owner, group owners, administrators). */
 const adminOnly = <T>(value: (ns: NamespaceRow, ctx: Context) => T | Promise<T>) => shownWith('admin_namespace', (ns: NamespaceRow) => ns, value);
@@ -22,6 +31,7 @@ export const namespaceResolvers = {
   Namespace: {
     ...idFields('Namespace'),
     webUrl: namespaceWebUrl,
+    avatarUrl: namespaceAvatarUrl,
     membersCountWithDescendants: memberAdminOnly((ns, ctx) => ctx.services.members.countWithDescendants(ns)),
     billableMembersCount: adminOnly((ns, ctx) => (ns.kind === 'group' ? ctx.services.members.countWithDescendants(ns) : 1)),
     plan: adminOnly(() => 'default'),

@@ -3,9 +3,10 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
-import { namespaceWebUrl } from '../namespaces/resolvers.js';
+import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { Visibility } from '../namespaces/paths.js';
 import type { UserRow } from '../users/service.js';
+import { avatarUrl } from '../../uploads/avatars.js';
 import type { ProjectFilters, ProjectInput, ProjectRow, ProjectUpdateInput } from './service.js';
 
 type ProjectArgs = Omit<ProjectInput, 'namespace'> & { namespaceId?: string | null };
@@ -73,7 +74,8 @@ export const projectResolvers = {
     httpUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, `${p.fullPath}.git`),
     sshUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => `git@${new URL(ctx.config.externalUrl).hostname}:${p.fullPath}.git`,
     readmeUrl: () => null,
-    avatarUrl: () => null,
+    avatarUrl: (p: ProjectRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'project', p.id, p.avatar),
+    avatarFile: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.avatarFile(p),
     forksCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.forksCount.load(p.id),
     starCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.starCount.load(p.id),
     forkedFromProject: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.forkedFrom(p),
@@ -108,6 +110,7 @@ export const projectResolvers = {
   ProjectNamespace: {
     ...idFields('Namespace'),
     webUrl: namespaceWebUrl,
+    avatarUrl: namespaceAvatarUrl,
   },
   ProjectPermissions: {
     projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.access.directProjectLevel(p)) || null,

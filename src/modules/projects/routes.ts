@@ -1,8 +1,11 @@
 /** Projects (GitLab's `lib/api/projects.rb`). */
-import type { RestRoute } from '../../rest/route.js';
+import type { KeysetPagination, RestRoute } from '../../rest/route.js';
+
+/** GitLab's Gitlab::Pagination::Keyset: projects by ID only, either way, linked by `id_after`/`id_before`. */
+const PROJECTS_KEYSET: KeysetPagination = { link: 'id', orders: { id: ['asc', 'desc'] }, defaultOrder: 'created_at', defaultSort: 'desc', model: 'Project' };
 
 export const projectRoutes: RestRoute[] = [
-  { method: 'GET', path: '/projects', operation: 'RestListProjects', paginate: true },
+  { method: 'GET', path: '/projects', operation: 'RestListProjects', paginate: true, keyset: PROJECTS_KEYSET },
   { method: 'POST', path: '/projects', operation: 'RestCreateProject' },
   { method: 'POST', path: '/projects/user/:user_id', operation: 'RestCreateProjectForUser' },
   { method: 'GET', path: '/projects/:id', operation: 'RestGetProject', notFound: 'Project' },
@@ -21,4 +24,13 @@ export const projectRoutes: RestRoute[] = [
   { method: 'GET', path: '/projects/:id/starrers', operation: 'RestListProjectStarrers', result: 'project.starrers', paginate: true, notFound: 'Project' },
   { method: 'GET', path: '/projects/:id/users', operation: 'RestListProjectUsers', result: 'project.users', paginate: true, notFound: 'Project' },
   { method: 'GET', path: '/users/:id/starred_projects', operation: 'RestListUserStarredProjects', result: 'user.starredProjects', paginate: true, notFound: 'User' },
+  {
+    method: 'GET',
+    path: '/projects/:id/avatar',
+    operation: 'RestGetProjectAvatar',
+    result: 'project.avatarFile',
+    notFound: 'Project',
+    raw: true,
+    headers: { 'Content-Disposition': 'content_disposition' },
+  },
 ];

@@ -1,10 +1,13 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
+import { readFile } from 'node:fs/promises';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
+import type { UploadedFile } from '../../uploads/storage.js';
+import { avatarProblems, contentDisposition, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, notFound, notModified } from '../../errors.js';
 import { Repository } from '../../git/repository.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import type { ActivityService } from '../activity/service.js';
@@ -37,6 +40,9 @@ export interface ProjectFilters {
   minAccessLevel?: number | null;
   orderBy?: 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | null;
   sort?: 'ASC' | 'DESC' | null;
+  /** Only projects with a greater (idAfter) or smaller (idBefore) ID: GitLab's filters, and its keyset pages' links. */
+  idAfter?: number | null;
+  idBefore?: number | null;
 }
 
 export interface ProjectInput {
@@ -47,6 +53,8 @@ export interface ProjectInput {
   description?: string | null;
   visibility?: Visibility | null;
   defaultBranch?: string | null;
+  /** An avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 /** What `PUT /projects/:id` edits; undefined: left as it is. */
@@ -132,6 +140,18 @@ export class ProjectsService {
     return project && !project.pendingDelete && (await access.can('read_project', project)) ? project : null;
   }
 
+  /** The project's avatar as a download (GitLab's `GET /projects/:id/avatar`); `404 Avatar Not Found` without one. */
+  async avatarFile(project: ProjectRow): Promise<{ filename: string; contentType: string; contentDisposition: string; content: string }> {
+    const file = project.avatar ? await this.base.app.uploads.avatarFile('project', project.id, project.avatar) : null;
+    if (!project.avatar || !file) throw notFound('Avatar');
+    return {
+      filename: project.avatar,
+      contentType: 'application/octet-stream',
+      contentDisposition: contentDisposition('attachment', project.avatar),
+      content: (await readFile(file.path)).toString('base64'),
+    };
+  }
+
   /**
    * Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. A path
    * nothing holds follows the redirect an earlier rename or transfer left (GitLab's `follow_redirects: true`).
@@ -162,6 +182,8 @@ export class ProjectsService {
     if (filters.membership || filters.minAccessLevel != null) and.push(await access.memberProjectsWhere({ minAccessLevel: filters.minAccessLevel }));
     if (filters.visibility) and.push({ visibility: filters.visibility });
     if (filters.archived != null) and.push({ archived: filters.archived });
+    if (filters.idAfter != null) and.push({ id: { gt: filters.idAfter } });
+    if (filters.idBefore != null) and.push({ id: { lt: filters.idBefore } });
     // Only administrators may filter by storage shard; GitLab ignores the filter for others.
     if (filters.repositoryStorage && access.allowed('admin_all_resources')) and.push({ repositoryStorage: filters.repositoryStorage });
     if (filters.search) {
@@ -170,8 +192,9 @@ export class ProjectsService {
     }
     const where: Prisma.ProjectWhereInput = { AND: and };
     const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
-    const orderBy: Prisma.ProjectOrderByWithRelationInput[] = [{ [ORDER_COLUMNS[filters.orderBy ?? 'created_at']]: direction }, { id: direction }];
-    return this.page(where, orderBy, page);
+    const column = ORDER_COLUMNS[filters.orderBy ?? 'created_at'];
+    const order: KeysetOrder = column === 'id' ? [['id', direction]] : [[column, direction], ['id', direction]];
+    return this.page(where, order, page);
   }
 
   /**
@@ -183,23 +206,26 @@ export class ProjectsService {
     return this.list({ ...filters, starredBy: user.id }, page);
   }
 
-  /** Readable projects of a namespace (and its descendants when asked). */
-  async listInNamespace(ns: NamespaceRow, includeDescendants: boolean, page: PageArgs) {
-    const scope: Prisma.ProjectWhereInput = includeDescendants ? { namespace: { traversalIds: { has: ns.id } } } : { namespaceId: ns.id };
-    return this.page({ AND: [await this.base.access.where('read_project'), { pendingDelete: false }, scope] }, { id: 'asc' }, page);
+  /** Readable projects of a namespace (and its descendants when asked), with those `alsoWhere` names (projects shared with a group). */
+  async listInNamespace(ns: NamespaceRow, includeDescendants: boolean, page: PageArgs, alsoWhere?: Prisma.ProjectWhereInput) {
+    const own: Prisma.ProjectWhereInput = includeDescendants ? { namespace: { traversalIds: { has: ns.id } } } : { namespaceId: ns.id };
+    const scope = alsoWhere ? { OR: [own, alsoWhere] } : own;
+    return this.page({ AND: [await this.base.access.where('read_project'), { pendingDelete: false }, scope] }, [['id', 'asc']], page);
   }
 
-  page(where: Prisma.ProjectWhereInput, orderBy: Prisma.ProjectOrderByWithRelationInput | Prisma.ProjectOrderByWithRelationInput[], page: PageArgs) {
+  page(where: Prisma.ProjectWhereInput, order: KeysetOrder, page: PageArgs) {
     const { db, loaders } = this.base;
+    const orderBy = order.map(([field, direction]) => ({ [field]: direction }));
     return connection(
       page,
-      async ({ skip, take }) => {
-        const rows = primeNamespaces(loaders, await db.project.findMany({ where, orderBy, skip, take, ...WITH_NAMESPACE }));
+      async ({ skip, take, seek }) => {
+        const rows = primeNamespaces(loaders, await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, ...WITH_NAMESPACE }));
         // Forks on the page find their source here when it is on the page too.
         for (const row of rows) loaders.projects.byId.prime(row.id, row);
         return rows;
       },
       () => db.project.count({ where }),
+      order,
     );
   }
 
@@ -266,6 +292,10 @@ export class ProjectsService {
     const name = input.name ?? path;
     const visibility = input.visibility ?? 'private';
     const errors = await this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null });
+    if (input.avatar) {
+      const problems = avatarProblems(input.avatar);
+      if (problems.length) errors.avatar = problems;
+    }
     if (ns.kind === 'user') {
       const limit = await this.personalProjectsLimitError(creatorId);
       if (limit) errors.limitReached = [limit];
@@ -292,7 +322,8 @@ export class ProjectsService {
         },
       });
       if (ns.kind === 'user' && ns.ownerId != null) await this.members.addCreator(tx, { projectId: created.id }, ns.ownerId);
-      return created;
+      if (!input.avatar) return created;
+      return replaceAvatar(app.uploads, 'project', created.id, input.avatar, (avatar) => tx.project.update({ ...WITH_NAMESPACE, where: { id: created.id }, data: { avatar } }));
     });
     if (fork) {
       const refspecs = fork.branches ? [`+refs/heads/${fork.branches}:refs/heads/${fork.branches}`] : ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'];

@@ -1,5 +1,7 @@
 /** GraphQL resolvers of users. */
 import type { Context } from '../../context.js';
+import { avatarUrl } from '../../uploads/avatars.js';
+import type { UploadedFile } from '../../uploads/storage.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
@@ -18,11 +20,13 @@ export const userResolvers = {
   },
   Mutation: {
     userCreate: (_: unknown, args: UserInput, ctx: Context) => ctx.services.users.create(args),
+    userAvatarUpdate: (_: unknown, args: { avatar: UploadedFile }, ctx: Context) => ctx.services.users.setOwnAvatar(args.avatar),
     userBlock: (_: unknown, args: { id: string }, ctx: Context) => ctx.services.users.setBlocked(parseId(args.id, 'User', 'id'), true),
     userUnblock: (_: unknown, args: { id: string }, ctx: Context) => ctx.services.users.setBlocked(parseId(args.id, 'User', 'id'), false),
   },
   UserCore: {
     ...idFields('User'),
+    avatarUrl: (user: UserRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'user', user.id, user.avatar),
     locked: () => false,
     webUrl: (user: UserRow, _a: unknown, ctx: Context) => webUrl(ctx, user.username),
     webPath: (user: UserRow) => `/${user.username}`,

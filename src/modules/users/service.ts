@@ -1,8 +1,10 @@
 /** Owns users: lookup, listing and creation (with the personal namespace every user has). */
+import type { UploadedFile } from '../../uploads/storage.js';
+import { avatarProblems, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import { digestToken, hashPassword } from '../../auth/secrets.js';
 import type { ServiceBase } from '../module.js';
@@ -19,7 +21,11 @@ export interface UserFilters {
   active?: boolean | null;
   blocked?: boolean | null;
   humans?: boolean | null;
+  orderBy?: 'id' | 'name' | 'username' | 'created_at' | 'updated_at' | null;
+  sort?: 'ASC' | 'DESC' | null;
 }
+
+const ORDER_COLUMNS = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' } as const;
 
 export interface UserInput {
   email: string;
@@ -30,6 +36,8 @@ export interface UserInput {
   external?: boolean | null;
   projectsLimit?: number | null;
   canCreateGroup?: boolean | null;
+  /** An avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -71,10 +79,15 @@ export class UsersService {
     if (filters.blocked) where.state = 'blocked';
     if (filters.humans) where.bot = false;
     const db = this.base.db;
+    const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
+    const column = ORDER_COLUMNS[filters.orderBy ?? 'id'];
+    const order: KeysetOrder = column === 'id' ? [['id', direction]] : [[column, direction], ['id', direction]];
+    const orderBy = order.map(([field, dir]) => ({ [field]: dir }));
     return connection(
       page,
-      ({ skip, take }) => db.user.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      ({ skip, take, seek }) => db.user.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take }),
       () => db.user.count({ where }),
+      order,
     );
   }
 
@@ -87,6 +100,8 @@ export class UsersService {
     if (!EMAIL.test(input.email)) errors.email = ['is invalid'];
     if (!input.name.trim()) errors.name = ["can't be blank"];
     if (input.password != null && input.password.length < 8) errors.password = ['is too short (minimum is 8 characters)'];
+    const avatarErrors = input.avatar ? avatarProblems(input.avatar) : [];
+    if (avatarErrors.length) errors.avatar = avatarErrors;
     if (Object.keys(errors).length) throw invalid(errors);
     const db = this.base.db;
     if (await db.user.findFirst({ where: { email: equalsIgnoringCase(input.email) }, select: { id: true } })) {
@@ -94,8 +109,8 @@ export class UsersService {
     }
     if (!(await this.namespaces.isTopLevelPathFree(input.username))) throw conflict('Username has already been taken');
     const passwordDigest = input.password ? await hashPassword(input.password) : null;
-    return db.$transaction((tx) =>
-      UsersService.insertSystemUser(tx, {
+    return db.$transaction(async (tx) => {
+      const user = await UsersService.insertSystemUser(tx, {
         email: input.email,
         username: input.username,
         name: input.name,
@@ -104,8 +119,21 @@ export class UsersService {
         projectsLimit: input.projectsLimit ?? undefined,
         canCreateGroup: input.canCreateGroup ?? undefined,
         passwordDigest,
-      }),
-    );
+      });
+      if (!input.avatar) return user;
+      return replaceAvatar(this.base.app.uploads, 'user', user.id, input.avatar, (avatar) => tx.user.update({ where: { id: user.id }, data: { avatar } }));
+    });
+  }
+
+  /** Replaces the signed-in user's avatar (GitLab's `PUT /user/avatar`). */
+  async setOwnAvatar(file: UploadedFile): Promise<UserRow> {
+    const { db, access, loaders, app } = this.base;
+    const viewer = access.requireViewer();
+    const problems = avatarProblems(file);
+    if (problems.length) throw invalid({ avatar: problems });
+    const user = await db.$transaction((tx) => replaceAvatar(app.uploads, 'user', viewer.id, file, (avatar) => tx.user.update({ where: { id: viewer.id }, data: { avatar } })));
+    loaders.users.byId.clear(viewer.id).prime(viewer.id, user);
+    return user;
   }
 
   /**

@@ -1,0 +1,91 @@
+/**
+ * Batched reads of shares (GitLab's group_group_links and project_group_links), and what a user's abilities get
+ * from them: the levels shares grant, loaded with the user's memberships and remembered with them.
+ */
+import type { Memberships } from '../../auth/policy.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
+import DataLoader from 'dataloader';
+
+/**
+ * What shares grant one user (GitLab's Gitlab::ProjectAuthorizations), as common table expressions: `shared`, the
+ * groups shared with a group they are a direct member of, at the lesser of both levels (their descendants inherit
+ * it); `projects`, the projects shared with a group they reach (directly, through an ancestor, or through a group
+ * share), at the lesser of their level there and the share's, unless the project's group has `share_with_group_lock`.
+ * Expired shares and memberships do not count.
+ */
+function grantsOf(userId: number): Prisma.Sql {
+  return Prisma.sql`
+    WITH direct AS (
+      SELECT m."namespaceId" AS id, m."accessLevel" AS level FROM "members" m
+      WHERE m."userId" = ${userId} AND m."namespaceId" IS NOT NULL AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
+    ), shared AS (
+      SELECT l."sharedGroupId" AS id, LEAST(d.level, l."groupAccess") AS level
+      FROM "group_group_links" l JOIN direct d ON d.id = l."sharedWithGroupId"
+      WHERE l."expiresAt" IS NULL OR l."expiresAt" >= current_date
+    ), reached AS (
+      SELECT id, level FROM direct UNION ALL SELECT id, level FROM shared
+    ), projects AS (
+      SELECT pl."projectId" AS id, LEAST(r.level, pl."groupAccess") AS level, pn."traversalIds" AS path
+      FROM "project_group_links" pl
+      JOIN "namespaces" n ON n."id" = pl."groupId"
+      JOIN reached r ON r.id = ANY(n."traversalIds")
+      JOIN "projects" p ON p."id" = pl."projectId"
+      JOIN "namespaces" pn ON pn."id" = p."namespaceId"
+      WHERE (pl."expiresAt" IS NULL OR pl."expiresAt" >= current_date) AND NOT pn."shareWithGroupLock"
+    )`;
+}
+
+/** The levels shares grant a user, by shared group and by shared project: loaded with their memberships, in one statement. */
+export async function loadSharedAccess(db: PrismaClient, userId: number): Promise<Required<Pick<Memberships, 'sharedGroups' | 'sharedProjects'>>> {
+  const rows = await db.$queryRaw<{ kind: string; id: number; level: number }[]>`
+    ${grantsOf(userId)}
+    SELECT 'group' AS kind, id, max(level) AS level FROM shared GROUP BY id
+    UNION ALL
+    SELECT 'project' AS kind, id, max(level) AS level FROM projects GROUP BY id`;
+  const sharedGroups = new Map<number, number>();
+  const sharedProjects = new Map<number, number>();
+  for (const row of rows) (row.kind === 'group' ? sharedGroups : sharedProjects).set(Number(row.id), Number(row.level));
+  return { sharedGroups, sharedProjects };
+}
+
+/** Rows grouped by a key, one `findMany` per batch, in key order (an empty list for a key without rows). */
+function groupedLoader<T>(fetch: (keys: number[]) => Promise<T[]>, keyOf: (row: T) => number): DataLoader<number, T[]> {
+  return new DataLoader<number, T[]>(async (keys) => {
+    const byKey = new Map<number, T[]>(keys.map((k) => [k, []]));
+    for (const row of await fetch([...keys])) byKey.get(keyOf(row))?.push(row);
+    return keys.map((k) => byKey.get(k) ?? []);
+  });
+}
+
+export function createSharingLoaders(db: PrismaClient) {
+  return {
+    /**
+     * Every namespace on the path to a group or project shared with each user (GitLab lets whoever reaches a project
+     * read the groups it is in): what src/auth adds to the ancestors of their own memberships.
+     */
+    ancestorsOf: new DataLoader<number, ReadonlySet<number>>((userIds) =>
+      Promise.all(
+        userIds.map(async (userId) => {
+          const rows = await db.$queryRaw<{ path: number[] }[]>`
+            ${grantsOf(userId)}
+            SELECT n."traversalIds" AS path FROM "namespaces" n WHERE n."id" IN (SELECT id FROM shared)
+            UNION ALL
+            SELECT path FROM projects`;
+          return new Set(rows.flatMap((row) => row.path));
+        }),
+      ),
+    ),
+    /** The shares of each group with other groups, with the invited group, oldest first. */
+    groupLinksBySharedGroupId: groupedLoader(
+      (ids) => db.groupGroupLink.findMany({ where: { sharedGroupId: { in: ids } }, include: { sharedWithGroup: true }, orderBy: { id: 'asc' } }),
+      (link) => link.sharedGroupId,
+    ),
+    /** The shares of each project with groups, with the group, oldest first. */
+    projectLinksByProjectId: groupedLoader(
+      (ids) => db.projectGroupLink.findMany({ where: { projectId: { in: ids } }, include: { group: true }, orderBy: { id: 'asc' } }),
+      (link) => link.projectId,
+    ),
+  };
+}
+
+export type SharingLoaders = ReturnType<typeof createSharingLoaders>;

@@ -1,0 +1,72 @@
+/**
+ * Avatars of users, groups and projects as GitLab's Avatarable keeps them: an image file (GitLab's safe image
+ * extensions) of at most 200 KB, stored under its sanitized name at `-/system/<model>/avatar/<id>/`, the row keeping
+ * only the name; `avatar_url` is `<EXTERNAL_URL>/uploads/-/system/<model>/avatar/<id>/<name>`, null without one
+ * (GitLab's answer with Gravatar disabled, as a server that reaches nothing outside is).
+ */
+import type { AvatarModel, UploadedFile, UploadStorage } from './storage.js';
+
+/** GitLab's Gitlab::FileTypeDetection::SAFE_IMAGE_EXT. */
+export const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'] as const;
+/** Avatarable::MAXIMUM_FILE_SIZE. */
+export const AVATAR_MAX_BYTES = 200 * 1024;
+
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  tiff: 'image/tiff',
+  ico: 'image/vnd.microsoft.icon',
+  webp: 'image/webp',
+};
+
+/** The name a file is stored under: its base name with CarrierWave's sanitizing (anything but word characters, `.`, `-`, `+` becomes `_`). */
+export function avatarFileName(file: UploadedFile): string {
+  const base = file.filename.split(/[/\\]/).pop() ?? '';
+  const clean = base.replace(/[^\p{L}\p{N}_.+-]/gu, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length));
+  return clean.slice(-255) || 'avatar';
+}
+
+function extension(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot === -1 ? '' : name.slice(dot + 1).toLowerCase();
+}
+
+/** Avatarable's validations of a new avatar, in GitLab's words; empty when it may be stored. */
+export function avatarProblems(file: UploadedFile): string[] {
+  const problems: string[] = [];
+  if (!(AVATAR_EXTENSIONS as readonly string[]).includes(extension(avatarFileName(file)))) {
+    problems.push(`file format is not supported. Please try one of the following supported formats: ${AVATAR_EXTENSIONS.join(', ')}`);
+  }
+  if (file.size > AVATAR_MAX_BYTES) problems.push('is too big (should be at most 200 KB)');
+  return problems;
+}
+
+/**
+ * Sets a validated avatar: `update` writes its name to the model's row inside the caller's transaction, whose row
+ * lock makes concurrent changes of one model's avatar take turns until commit; then the file is stored and the
+ * model's other avatar files removed, so the name the row keeps always has its file.
+ */
+export async function replaceAvatar<T>(storage: UploadStorage, model: AvatarModel, id: number, file: UploadedFile, update: (name: string) => Promise<T>): Promise<T> {
+  const name = avatarFileName(file);
+  const row = await update(name);
+  await storage.storeAvatar(model, id, name, file);
+  return row;
+}
+
+/** The avatar's absolute URL, or null when there is none. */
+export function avatarUrl(externalUrl: string, model: AvatarModel, id: number, avatar: string | null | undefined): string | null {
+  return avatar ? `${externalUrl}/uploads/-/system/${model}/avatar/${id}/${encodeURIComponent(avatar)}` : null;
+}
+
+/** The Content-Type an avatar is served with, from its extension. */
+export function avatarContentType(name: string): string {
+  return CONTENT_TYPES[extension(name)] ?? 'application/octet-stream';
+}
+
+/** `Content-Disposition` for a file sent `inline` or as an `attachment` (Rails' ContentDisposition.format). */
+export function contentDisposition(disposition: 'inline' | 'attachment', name: string): string {
+  return `${disposition}; filename="${name.replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}

@@ -1,0 +1,84 @@
+/**
+ * Where uploaded files live: `<DATA_DIR>/uploads` (a temporary folder, removed at close, when DATA_DIR is `memory`).
+ * Avatars sit at GitLab's paths, `-/system/<model>/avatar/<id>/<filename>`, so the URL names the file; a request's
+ * multipart files stream into `tmp/` first and are removed when the request ends.
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Config } from '../config.js';
+
+/**
+ * A file part of a multipart body, already on disk. Only the multipart parser makes these, so a JSON or form body
+ * can never name a file of its own choosing: the `Upload` scalar accepts nothing else.
+ */
+export class UploadedFile {
+  constructor(
+    /** The temporary file holding its bytes. */
+    readonly path: string,
+    /** The name the client gave it. */
+    readonly filename: string,
+    readonly contentType: string,
+    readonly size: number,
+  ) {}
+}
+
+/** The models that carry an avatar, by the name GitLab's upload paths use. */
+export type AvatarModel = 'user' | 'project' | 'group';
+
+export class UploadStorage {
+  private constructor(
+    readonly root: string,
+    /** A temporary folder made by this process, removed at close. */
+    private readonly temporary: boolean,
+  ) {}
+
+  static async open(config: Pick<Config, 'dataDir'>): Promise<UploadStorage> {
+    const temporary = config.dataDir === 'memory';
+    const root = temporary ? await mkdtemp(join(tmpdir(), 'gitlab-uploads-')) : resolve(config.dataDir, 'uploads');
+    const storage = new UploadStorage(root, temporary);
+    await mkdir(storage.tmp, { recursive: true });
+    return storage;
+  }
+
+  /** Where request bodies' files stream to. */
+  get tmp(): string {
+    return join(this.root, 'tmp');
+  }
+
+  /** A new name in `tmp/` for one file part. */
+  temporaryPath(): string {
+    return join(this.tmp, randomUUID());
+  }
+
+  private avatarDir(model: AvatarModel, id: number): string {
+    return join(this.root, '-', 'system', model, 'avatar', String(id));
+  }
+
+  /**
+   * Copies an uploaded file in as the model's avatar under `filename` (already safe), replacing whatever avatar the
+   * model had: the new file is written beside the old ones and renamed into place, then the others are removed.
+   */
+  async storeAvatar(model: AvatarModel, id: number, filename: string, file: UploadedFile): Promise<void> {
+    const dir = this.avatarDir(model, id);
+    await mkdir(dir, { recursive: true });
+    const partial = join(dir, `.${randomUUID()}.partial`);
+    await copyFile(file.path, partial);
+    await rename(partial, join(dir, filename));
+    for (const name of await readdir(dir)) if (name !== filename) await rm(join(dir, name), { force: true });
+  }
+
+  /** The avatar file's absolute path and size, or null when the model has no such file. */
+  async avatarFile(model: AvatarModel, id: number, filename: string): Promise<{ path: string; size: number } | null> {
+    if (filename.startsWith('.') || filename.includes('/')) return null;
+    const path = join(this.avatarDir(model, id), filename);
+    const info = await stat(path).catch(() => null);
+    return info?.isFile() ? { path, size: info.size } : null;
+  }
+
+  /** Removes the temporary folder of an in-memory server. */
+  async close(): Promise<void> {
+    if (this.temporary) await rm(this.root, { recursive: true, force: true });
+  }
+}
