@@ -286,7 +286,9 @@ export class ProjectsService {
     if (!input.name && !input.path) throw atLeastOneOf('name', 'path');
     const ns = input.namespace ? await this.namespaces.lookup(input.namespace) : await loaders.namespaces.personalByOwnerId.load(creatorId);
     if (!ns || !(await access.can('read_namespace', ns))) throw notFound(fork ? 'Target Namespace' : 'Namespace');
-    await access.authorize('create_projects', ns);
+    // GitLab creates as the creator: in their own namespace they may (an administrator creating for them included).
+    const creatorsOwn = ns.kind === 'user' && ns.ownerId === creatorId;
+    if (!creatorsOwn) await access.authorize('create_projects', ns);
 
     const path = input.path ?? pathFromName(input.name ?? '');
     const name = input.name ?? path;
