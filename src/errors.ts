@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'INSUFFICIENT_SCOPE'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'NOT_MODIFIED'
   | 'METHOD_NOT_ALLOWED'
   | 'PAYLOAD_TOO_LARGE'
   | 'MALFORMED_REQUEST'
@@ -99,7 +100,10 @@ export const insufficientScope = (scopes: string[]) =>
   coded('The request requires higher privileges than provided by the access token.', { code: 'INSUFFICIENT_SCOPE', scopes });
 export const notFound = (resource?: string) =>
   coded(resource ? `404 ${resource} Not Found` : '404 Not Found', { code: 'NOT_FOUND', ...(resource ? { resource } : {}) });
-export const conflict = (message: string) => coded(message, { code: 'CONFLICT' });
+/** With `fields`, GitLab's `conflict!(record.errors.messages)`: the record's messages as the body (forks). */
+export const conflict = (message: string, fields?: Record<string, string[]>) => coded(message, { code: 'CONFLICT', ...(fields ? { fields } : {}) });
+/** Nothing to change (GitLab's not_modified!: starring a starred project): REST's 304, without a body. */
+export const notModified = () => coded('304 Not Modified', { code: 'NOT_MODIFIED' });
 /** GitLab's answer to an ActiveRecord::RecordNotFound its API rescues (`find_by!`): `404 Not found`, lower-case `f`. */
 export const recordNotFound = () => coded('404 Not found', { code: 'NOT_FOUND' });
 /** GitLab's `render_api_error!(message, 404)` with a service's own words (`Not Found`, without the status in front). */
@@ -169,7 +173,9 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'NOT_FOUND':
       return { status: 404, body: { message: error.message } };
     case 'CONFLICT':
-      return { status: 409, body: { message: error.message } };
+      return { status: 409, body: { message: ext.fields ? Object.fromEntries(Object.entries(ext.fields).map(([f, m]) => [snakeCase(f), m])) : error.message } };
+    case 'NOT_MODIFIED':
+      return { status: 304, body: { message: error.message } };
     case 'METHOD_NOT_ALLOWED':
       return { status: 405, body: ext.errorKey ? { error: error.message } : { message: error.message } };
     case 'MALFORMED_REQUEST':

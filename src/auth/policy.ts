@@ -55,6 +55,8 @@ export interface GroupSettingsSubject extends NamespaceSubject {
 export interface ProjectSubject {
   id: number;
   visibility: string;
+  /** An archived project refuses writes (GitLab's ProjectPolicy `archived` rule); absent counts as not archived. */
+  archived?: boolean;
   namespace: NamespaceSubject;
 }
 
@@ -67,6 +69,7 @@ export function projectSubject(project: ProjectSubject): ProjectSubject {
   return {
     id: project.id,
     visibility: project.visibility,
+    archived: project.archived,
     namespace: { id: namespace.id, kind: namespace.kind, visibility: namespace.visibility, ownerId: namespace.ownerId, traversalIds: namespace.traversalIds },
   };
 }
@@ -428,6 +431,20 @@ function projectMembership(memberMayLeave: boolean): Rule<ProjectMemberSubject, 
   };
 }
 
+/** GitLab's `rule { archived }.prevent(*archived_abilities)`: nobody, administrators included, writes to an archived project. */
+function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
+  return {
+    allows: (actor, project) => !project.archived && rule.allows(actor, project),
+    where: (actor) => {
+      const w = rule.where(actor);
+      return w === false ? false : { AND: [{ archived: false }, ...(w === true ? [] : [w])] };
+    },
+  };
+}
+
+/** ProjectPolicy's `owner_access`: the project's Owners and administrators (those who manage owners). */
+const projectOwner = manageOwners;
+
 const readBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST));
 const updateBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
 
@@ -456,6 +473,15 @@ const RULES = {
   update_project_member: projectMembership(false),
   destroy_project_member: projectMembership(true),
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
+  // ProjectPolicy's owner_access block: renaming, visibility, transfer, archiving, deletion and unlinking a fork.
+  rename_project: projectOwner,
+  change_visibility_level: projectOwner,
+  change_namespace: projectOwner,
+  archive_project: projectOwner,
+  remove_project: projectOwner,
+  remove_fork_project: projectOwner,
+  // Forking needs the code: whoever may download it (GitLab's fork_project with the repository feature enabled).
+  fork_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
   // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).
   download_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
   push_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
@@ -467,7 +493,7 @@ const RULES = {
   read_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
   read_build: readBuild,
   read_build_trace: buildTrace,
-  create_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  create_pipeline: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER))),
   update_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   cancel_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   update_build: updateBuild,
@@ -481,7 +507,7 @@ const RULES = {
   // on a project whose pipelines are public), Developers create them, only their owner changes them, and
   // Maintainers administer (delete, take over) every one; their variables are shown to those who administer them.
   read_pipeline_schedule: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
-  create_pipeline_schedule: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  create_pipeline_schedule: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER))),
   update_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner),
   admin_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
   read_pipeline_schedule_variables: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),

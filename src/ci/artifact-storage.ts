@@ -124,6 +124,11 @@ export class ArtifactStorage {
     for (const path of paths) await rm(this.absolute(path), { force: true });
   }
 
+  /** Every artifact file of a project (its folder), for the project's deletion. */
+  async removeProject(projectId: number): Promise<void> {
+    await rm(this.absolute(String(projectId)), { recursive: true, force: true });
+  }
+
   async close(): Promise<void> {
     if (this.temporary) await rm(this.root, { recursive: true, force: true });
   }

@@ -7,9 +7,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Config, RepositoryStorageConfig } from '../config.js';
 import { git } from './run.js';
 
@@ -95,7 +95,22 @@ export class RepositoryStorages {
     return path;
   }
 
-  private async create(path: string, defaultBranch: string): Promise<void> {
+  /**
+   * Creates `target`'s repository with the branches and tags of `source`'s (a fork; `refspecs` picks which), unless
+   * it exists. Built like any new repository, beside its place, so a fork is on disk whole or not at all.
+   */
+  async copy(source: RepositorySubject, target: RepositorySubject, refspecs: readonly string[], defaultBranch: string): Promise<void> {
+    const from = this.path(source);
+    const path = this.path(target);
+    const pending = this.create(path, defaultBranch, async (building) => {
+      if (existsSync(join(from, 'HEAD'))) await git(building, ['fetch', '--quiet', '--no-write-fetch-head', from, ...refspecs]);
+    }).finally(() => this.creating.delete(path));
+    // Whoever opens the fork meanwhile waits for the copy rather than creating an empty repository.
+    this.creating.set(path, pending);
+    await pending;
+  }
+
+  private async create(path: string, defaultBranch: string, fill?: (building: string) => Promise<void>): Promise<void> {
     if (existsSync(join(path, 'HEAD'))) {
       this.present.add(path);
       return;
@@ -106,6 +121,7 @@ export class RepositoryStorages {
     try {
       await mkdir(building);
       await git(building, ['init', '--quiet', '--bare', `--initial-branch=${defaultBranch}`]);
+      await fill?.(building);
       await rename(building, path);
     } catch (error) {
       await rm(building, { recursive: true, force: true });
@@ -119,10 +135,11 @@ export class RepositoryStorages {
   async remove(subject: RepositorySubject): Promise<void> {
     const path = this.path(subject);
     this.present.delete(path);
-    if (!existsSync(path)) return;
-    const doomed = `${path}.${randomBytes(4).toString('hex')}+deleted`;
-    await rename(path, doomed);
-    await rm(doomed, { recursive: true, force: true });
+    if (existsSync(path)) await rename(path, `${path}.${randomBytes(4).toString('hex')}+deleted`);
+    // Also what an earlier removal, interrupted, left renamed but not yet deleted.
+    const folder = dirname(path);
+    const leftovers = (await readdir(folder).catch(() => [])).filter((name) => name.startsWith(`${basename(path)}.`) && name.endsWith('+deleted'));
+    for (const name of leftovers) await rm(join(folder, name), { recursive: true, force: true });
   }
 
   /** Removes the temporary storage of an in-memory server. */

@@ -80,6 +80,9 @@ async function tokenOf(kind: Kind, f: Fixtures): Promise<string | null> {
   return res.body.token;
 }
 
+/** Project routes whose writes change the project itself (see paramsFor). */
+const OWN_PROJECT = /^\/projects\/:id(\/(archive|unarchive|transfer|fork|fork\/:forked_from_id|star|unstar))?$/;
+
 /** Parameters that pass coercion, fresh on every call so that no surface meets another's leftovers. */
 async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<string, unknown>> {
   const family = route.path.split('/')[1];
@@ -91,6 +94,11 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     params.id = String(ids[family]);
     // Changing, blocking or deleting a user acts on one of its own: the fixtures' owner must keep working for the routes that follow.
     if (family === 'users' && route.compiled.kind === 'mutation' && !route.path.endsWith('/personal_access_tokens')) params.id = String((await createUser(t)).id);
+    // Deleting, archiving, moving, forking, linking or starring a project acts on one of its own: the fixture project
+    // must stay as it is, and each surface must meet the same state (a second star or fork answers otherwise).
+    if (family === 'projects' && route.compiled.kind === 'mutation' && OWN_PROJECT.test(route.path)) {
+      params.id = String((await createProject(t, f.owner.token, { namespaceId: f.group.id })).id);
+    }
     // Changing or deleting a runner acts on one of its own.
     if (family === 'runners' && route.compiled.kind === 'mutation') params.id = String(await newRunner(f.project.id));
   }
@@ -148,6 +156,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Job token allowlists: a new project or group each time, so no surface meets a link another one added.
     targetProjectId: async () => (await createProject(t, f.owner.token)).id,
     targetGroupId: async () => (await createGroup(t, f.owner.token)).id,
+    // Project transfers and fork relations: a new group to move into, a new project to be a fork of.
+    namespace: async () => (await createGroup(t, f.owner.token)).id,
+    forkedFromId: async () => (await createProject(t, f.owner.token)).id,
     // The inbound job token scope setting: left on, as every other route expects.
     enabled: () => true,
     // Sharing with a group: a new group of the owner's each time, so no surface meets a share another one made.
@@ -324,6 +335,14 @@ export function scopeMatrix(shard: number): void {
         ['read_api GET /projects/:id/pipeline_schedules/:pipeline_schedule_id', 200],
         ['anonymous GET /projects/:id/pipeline_schedules', 404],
         ['api POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/play', 201],
+        ['api DELETE /projects/:id', 202],
+        ['read_api DELETE /projects/:id', 403],
+        ['api POST /projects/:id/star', 201],
+        ['anonymous POST /projects/:id/star', 401],
+        ['api PUT /projects/:id/transfer', 200],
+        ['api POST /projects/:id/fork', 201],
+        ['admin POST /projects/:id/fork/:forked_from_id', 201],
+        ['api POST /projects/:id/fork/:forked_from_id', 403],
         ['api PUT /groups/:id', 200],
         ['read_api PUT /groups/:id', 403],
         ['api POST /projects/:id/share', 201],

@@ -67,6 +67,11 @@ beforeAll(async () => {
     await t.api('POST', '/admin/ci/variables', { body: { key: `VAR_${i}`, value: 'v' } });
     await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { token: member.token, body: { state: 'success', name: `s${i}` } });
     await t.api('POST', '/user/runners', { token: owner.token, body: { runner_type: 'group_type', group_id: group.id, description: `g${i}` } });
+    // Stars, forks and starred projects: the member stars and forks the project, the owner stars each sibling.
+    await t.api('POST', `/projects/${project.id}/star`, { token: member.token });
+    const fork = await t.api('POST', `/projects/${project.id}/fork`, { token: member.token, body: { namespace_id: group.id, path: `fork-${i}`, name: `Fork ${i}` } });
+    expect(fork.status).toBe(201);
+    await t.api('POST', `/projects/${sibling.id}/star`, { token: owner.token });
     const schedule = await t.api('POST', `/projects/${project.id}/pipeline_schedules`, { token: owner.token, body: { description: `s${i}`, ref: 'main', cron: '0 1 * * *' } });
     scheduleId = schedule.body.id;
   }

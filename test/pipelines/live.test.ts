@@ -242,6 +242,21 @@ describe('jobTraceUpdated', () => {
   });
 });
 
+/**
+ * Until every subscription listens: cancel and retry (each a transition all hear), then wait until each heard the
+ * pipeline pending again.
+ */
+async function untilAllHear(projectId: number, pipelineId: number, subs: Subscription<{ status: string }>[]) {
+  const last = subs[subs.length - 1];
+  for (let i = 0; subs.some((sub) => sub.values.length === 0); i++) {
+    if (i > 40) throw new Error('the subscribers never heard the pipeline');
+    await t.api('POST', `/projects/${projectId}/pipelines/${pipelineId}/cancel`);
+    await t.api('POST', `/projects/${projectId}/pipelines/${pipelineId}/retry`);
+    await last.until((v) => v.length > 0, 200).catch(() => undefined);
+  }
+  await eventually(async () => subs.every((sub) => sub.values.at(-1)?.status === 'PENDING'));
+}
+
 describe('pipeline statuses while access changes', () => {
   it('ends a pipeline subscription when the subscriber loses access, and keeps delivering to others', async () => {
     const { project, pipeline } = await runningJob(t, 'stages: [a, b]\na:\n  stage: a\n  script: echo\nb:\n  stage: b\n  script: echo\n');
@@ -250,20 +265,30 @@ describe('pipeline statuses while access changes', () => {
     const query = 'subscription($id: ID!) { ciPipelineStatusUpdated(pipelineId: $id) { id status } }';
     const removed = new Subscription<{ status: string }>(wsClient(t, member.token), query, { id: String(pipeline.id) }, 'ciPipelineStatusUpdated');
     const root = new Subscription<{ status: string }>(wsClient(t, t.rootToken), query, { id: String(pipeline.id) }, 'ciPipelineStatusUpdated');
-    // Until both listen: cancel and retry (each a transition both hear).
-    for (let i = 0; removed.values.length === 0 || root.values.length === 0; i++) {
-      if (i > 40) throw new Error('the subscribers never heard the pipeline');
-      await t.api('POST', `/projects/${project.id}/pipelines/${pipeline.id}/cancel`);
-      await t.api('POST', `/projects/${project.id}/pipelines/${pipeline.id}/retry`);
-      await root.until((v) => v.length > 0, 200).catch(() => undefined);
-    }
-    await eventually(async () => root.values.at(-1)?.status === 'PENDING' && removed.values.at(-1)?.status === 'PENDING');
+    await untilAllHear(project.id, pipeline.id, [removed, root]);
     const heard = removed.values.length;
     await removeMember(t, project.id, member.id);
     expect((await t.api('POST', `/projects/${project.id}/pipelines/${pipeline.id}/cancel`)).status).toBe(200);
     await root.until((v) => v.at(-1)?.status === 'CANCELED');
     await removed.done;
     expect(removed.values.length).toBe(heard);
+  });
+});
+
+describe('pipeline statuses while the project changes', () => {
+  it('ends a non-member\'s subscription to a public project\'s pipeline when the project turns private', async () => {
+    const { project, pipeline } = await runningJob(t, 'stages: [a, b]\na:\n  stage: a\n  script: echo\nb:\n  stage: b\n  script: echo\n', 'public');
+    const outsider = await createUser(t);
+    const query = 'subscription($id: ID!) { ciPipelineStatusUpdated(pipelineId: $id) { id status } }';
+    const shut = new Subscription<{ status: string }>(wsClient(t, outsider.token), query, { id: String(pipeline.id) }, 'ciPipelineStatusUpdated');
+    const root = new Subscription<{ status: string }>(wsClient(t, t.rootToken), query, { id: String(pipeline.id) }, 'ciPipelineStatusUpdated');
+    await untilAllHear(project.id, pipeline.id, [shut, root]);
+    const heard = shut.values.length;
+    expect((await t.api('PUT', `/projects/${project.id}`, { body: { visibility: 'private' } })).status).toBe(200);
+    expect((await t.api('POST', `/projects/${project.id}/pipelines/${pipeline.id}/cancel`)).status).toBe(200);
+    await root.until((v) => v.at(-1)?.status === 'CANCELED');
+    await shut.done;
+    expect(shut.values.length).toBe(heard);
   });
 });
 

@@ -21,8 +21,36 @@ export function fuzzyWhere(search: string, fields: readonly ('name' | 'path')[])
   return { AND: words.map((w) => ({ OR: fields.map((f) => ({ [f]: containsIgnoringCase(w) })) })) };
 }
 
+/** What an old path redirects to: a project or a namespace (GitLab's polymorphic redirect source). */
+export type RedirectSource = { projectId: number } | { namespaceId: number };
+
 export class NamespacesService {
   constructor(private readonly base: ServiceBase) {}
+
+  /**
+   * Keeps `oldPath` reaching its source after a rename or a transfer (GitLab's Route#create_redirect_for_old_path),
+   * inside the change's transaction. A path that redirected elsewhere now redirects here. A group rename records its
+   * own old path and each moved project's, as GitLab renames every descendant route.
+   */
+  static async recordRedirect(tx: Prisma.TransactionClient, source: RedirectSource, oldPath: string): Promise<void> {
+    const path = oldPath.toLowerCase();
+    const target = { projectId: null, namespaceId: null, ...source };
+    await tx.redirectRoute.upsert({ where: { path }, create: { path, ...target }, update: target });
+  }
+
+  /**
+   * A path now taken by a project or namespace no longer redirects, nor does anything below it (GitLab's
+   * Route#delete_conflicting_redirects): what holds a path wins over an old path's redirect.
+   */
+  static async releaseRedirects(tx: Prisma.TransactionClient, fullPath: string): Promise<void> {
+    const path = fullPath.toLowerCase();
+    await tx.redirectRoute.deleteMany({ where: { OR: [{ path }, { path: { startsWith: `${path}/` } }] } });
+  }
+
+  /** The source an old full path redirects to, if any (compared lower-cased, as GitLab's routes). */
+  async redirectOf(fullPath: string): Promise<{ projectId: number | null; namespaceId: number | null } | null> {
+    return this.base.db.redirectRoute.findUnique({ where: { path: fullPath.toLowerCase() }, select: { projectId: true, namespaceId: true } });
+  }
 
   /** A user's namespace. */
   static createPersonal(tx: Prisma.TransactionClient, user: { id: number; username: string; name: string }) {

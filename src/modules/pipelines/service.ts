@@ -298,7 +298,8 @@ export class PipelinesService {
    * asks (an unknown project and a wrong token both answer `404 Not Found`).
    */
   async runTrigger(projectRef: Ref, run: TriggerRun): Promise<PipelineRow> {
-    const where = 'id' in projectRef ? { id: projectRef.id } : { fullPath: projectRef.path };
+    // A project being deleted is gone for triggers too (GitLab's without_deleted scope).
+    const where = { pendingDelete: false, ...('id' in projectRef ? { id: projectRef.id } : { fullPath: projectRef.path }) };
     const project = (await this.db.project.findFirst({ where, ...WITH_NAMESPACE })) as ProjectRow | null;
     if (!project) throw notFound();
     const runner = await this.triggers.runner(project, run);

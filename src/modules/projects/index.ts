@@ -1,5 +1,6 @@
-/** Projects: lookups by ID or path, lists with GitLab's filters, and creation. */
+/** Projects: lookups by ID or path (old paths redirect), lists with GitLab's filters, creation, settings, transfer, forks, stars and deletion. */
 import { defineModule } from '../module.js';
+import { projectJobs } from './jobs.js';
 import { createProjectLoaders, type ProjectLoaders } from './loaders.js';
 import { projectResolvers } from './resolvers.js';
 import { projectRoutes } from './routes.js';
@@ -23,4 +24,5 @@ export const projectsModule = defineModule({
   loaders: createProjectLoaders,
   uses: ['namespaces', 'members', 'activity'],
   service: (base, { namespaces, members, activity }) => new ProjectsService(base, namespaces, members, activity),
+  jobs: projectJobs,
 });

@@ -42,15 +42,25 @@ export function createProjectLoaders(db: PrismaClient, loaders: Loaders) {
         WHERE a.ancestor = ANY(${ids}::int[])
         GROUP BY a.ancestor`,
     ),
+    /** Stars of each project. */
+    starCount: countLoader(
+      (ids) => db.$queryRaw`SELECT "projectId" AS key, count(*) AS count FROM "users_star_projects" WHERE "projectId" = ANY(${ids}::int[]) GROUP BY "projectId"`,
+    ),
+    /** Forks of each project that are not being deleted (GitLab's forks_count). */
+    forksCount: countLoader(
+      (ids) =>
+        db.$queryRaw`SELECT "forkedFromProjectId" AS key, count(*) AS count FROM "projects"
+          WHERE "forkedFromProjectId" = ANY(${ids}::int[]) AND NOT "pendingDelete" GROUP BY "forkedFromProjectId"`,
+    ),
   };
 }
 
 export type ProjectLoaders = ReturnType<typeof createProjectLoaders>;
 
-/** What deciding access to the project reads (src/auth/project-subjects.ts); null when there is no such project. */
+/** What deciding access to the project reads (src/auth/project-subjects.ts); null when there is no such project, or it is being deleted. */
 export async function loadProjectSubject(db: PrismaClient, projectId: number): Promise<ProjectSubject | null> {
   return db.project.findUnique({
-    where: { id: projectId },
-    select: { id: true, visibility: true, namespace: { select: { id: true, kind: true, visibility: true, ownerId: true, traversalIds: true } } },
+    where: { id: projectId, pendingDelete: false },
+    select: { id: true, visibility: true, archived: true, namespace: { select: { id: true, kind: true, visibility: true, ownerId: true, traversalIds: true } } },
   });
 }

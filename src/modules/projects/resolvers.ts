@@ -1,36 +1,88 @@
 /** GraphQL resolvers of projects. */
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
-import { parseRef } from '../../graphql/ids.js';
+import { parseId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
 import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
+import type { Visibility } from '../namespaces/paths.js';
+import type { UserRow } from '../users/service.js';
 import { avatarUrl } from '../../uploads/avatars.js';
-import type { ProjectFilters, ProjectInput, ProjectRow } from './service.js';
+import type { ProjectFilters, ProjectInput, ProjectRow, ProjectUpdateInput } from './service.js';
 
 type ProjectArgs = Omit<ProjectInput, 'namespace'> & { namespaceId?: string | null };
+type FullPath = { fullPath: string };
+
+const projectInput = ({ namespaceId, ...args }: ProjectArgs): ProjectInput => ({
+  ...args,
+  namespace: namespaceId != null ? parseRef(namespaceId, 'Namespace', 'namespaceId') : null,
+});
+
+/** The project an argument names, or NOT_FOUND. */
+const projectOf = (ctx: Context, args: FullPath) => ctx.services.projects.get(parseRef(args.fullPath, 'Project', 'fullPath'));
+
+interface ForkArgs extends FullPath {
+  namespaceId?: string | null;
+  namespacePath?: string | null;
+  name?: string | null;
+  path?: string | null;
+  description?: string | null;
+  visibility?: Visibility | null;
+  branches?: string | null;
+}
 
 export const projectResolvers = {
   Query: {
-    project: (_: unknown, args: { fullPath: string }, ctx: Context) => ctx.services.projects.find(parseRef(args.fullPath, 'Project', 'fullPath')),
+    project: (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.find(parseRef(args.fullPath, 'Project', 'fullPath')),
     projects: (_: unknown, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.list(args, args),
   },
   Mutation: {
-    projectCreate: (_: unknown, { namespaceId, ...args }: ProjectArgs, ctx: Context) =>
-      ctx.services.projects.create({ ...args, namespace: namespaceId != null ? parseRef(namespaceId, 'Namespace', 'namespaceId') : null }),
+    projectCreate: (_: unknown, { userId, ...args }: ProjectArgs & { userId?: number | null }, ctx: Context) =>
+      userId != null ? ctx.services.projects.createForUser(parseId(userId, 'User', 'userId'), projectInput(args)) : ctx.services.projects.create(projectInput(args)),
+    projectUpdate: async (_: unknown, { fullPath, ...input }: FullPath & ProjectUpdateInput, ctx: Context) => ctx.services.projects.update(await projectOf(ctx, { fullPath }), input),
+    projectArchive: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.setArchived(await projectOf(ctx, args), true),
+    projectUnarchive: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.setArchived(await projectOf(ctx, args), false),
+    projectDelete: async (_: unknown, args: FullPath, ctx: Context) => {
+      await ctx.services.projects.deletion.request(await projectOf(ctx, args));
+      return { message: '202 Accepted' };
+    },
+    projectTransfer: async (_: unknown, args: FullPath & { namespace: string }, ctx: Context) =>
+      ctx.services.projects.transfer(await projectOf(ctx, args), parseRef(args.namespace, 'Namespace', 'namespace')),
+    projectFork: async (_: unknown, { namespaceId, namespacePath, ...args }: ForkArgs, ctx: Context) =>
+      ctx.services.projects.fork(await projectOf(ctx, args), {
+        ...args,
+        namespace: namespaceId != null ? parseRef(namespaceId, 'Namespace', 'namespaceId') : namespacePath != null ? { path: namespacePath } : null,
+      }),
+    projectForkRelationDelete: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.unlinkFork(await projectOf(ctx, args)),
+    projectForkRelationCreate: async (_: unknown, args: FullPath & { forkedFromId: string }, ctx: Context) =>
+      ctx.services.projects.linkFork(await projectOf(ctx, args), parseRef(args.forkedFromId, 'Project', 'forkedFromId')),
+    projectStar: async (_: unknown, args: FullPath, ctx: Context) => {
+      const project = await projectOf(ctx, args);
+      await ctx.services.projects.stars.set(project.id, true);
+      return project;
+    },
+    projectUnstar: async (_: unknown, args: FullPath, ctx: Context) => {
+      const project = await projectOf(ctx, args);
+      await ctx.services.projects.stars.set(project.id, false);
+      return project;
+    },
   },
   Project: {
     ...idFields('Project'),
     nameWithNamespace: (p: ProjectRow) => `${p.namespace.fullName} / ${p.name}`,
     repositoryStorage: shownWith('change_repository_storage', (p: ProjectRow) => p, (p) => p.repositoryStorage),
-    topics: () => [],
     webUrl: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, p.fullPath),
     httpUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, `${p.fullPath}.git`),
     sshUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => `git@${new URL(ctx.config.externalUrl).hostname}:${p.fullPath}.git`,
     readmeUrl: () => null,
     avatarUrl: (p: ProjectRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'project', p.id, p.avatar),
     avatarFile: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.avatarFile(p),
-    forksCount: () => 0,
-    starCount: () => 0,
+    forksCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.forksCount.load(p.id),
+    starCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.starCount.load(p.id),
+    forkedFromProject: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.forkedFrom(p),
+    ciConfigPath: (p: ProjectRow) => p.ciConfigPath || null,
+    forks: (p: ProjectRow, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.forksOf(p, args, args),
+    starrers: (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => ctx.services.projects.stars.starrers(p.id, args.search, args),
+    users: (p: ProjectRow, args: { search?: string | null; skipUsers?: number[] | null } & PageArgs, ctx: Context) => ctx.services.projects.users(p, args, args),
     // Through the group's own rule, as `group(fullPath:)` would answer (GitLab lets a project's members read its group).
     group: (p: ProjectRow, _a: unknown, ctx: Context) => (p.namespace.kind === 'group' ? ctx.services.groups.find({ id: p.namespace.id }) : null),
     owner: (p: ProjectRow) => p.namespace.owner,
@@ -48,6 +100,12 @@ export const projectResolvers = {
       };
     },
     viewerPermissions: (p: ProjectRow) => p,
+  },
+  ProjectStar: {
+    starredSince: (s: { createdAt: Date }) => s.createdAt,
+  },
+  UserCore: {
+    starredProjects: (u: UserRow, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.starredBy(u, args, args),
   },
   ProjectNamespace: {
     ...idFields('Namespace'),

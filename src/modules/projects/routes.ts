@@ -7,7 +7,23 @@ const PROJECTS_KEYSET: KeysetPagination = { link: 'id', orders: { id: ['asc', 'd
 export const projectRoutes: RestRoute[] = [
   { method: 'GET', path: '/projects', operation: 'RestListProjects', paginate: true, keyset: PROJECTS_KEYSET },
   { method: 'POST', path: '/projects', operation: 'RestCreateProject' },
+  { method: 'POST', path: '/projects/user/:user_id', operation: 'RestCreateProjectForUser' },
   { method: 'GET', path: '/projects/:id', operation: 'RestGetProject', notFound: 'Project' },
+  { method: 'PUT', path: '/projects/:id', operation: 'RestUpdateProject' },
+  // GitLab self-managed without delayed deletion: accepted, removed by a background worker.
+  { method: 'DELETE', path: '/projects/:id', operation: 'RestDeleteProject', status: 202 },
+  { method: 'POST', path: '/projects/:id/archive', operation: 'RestArchiveProject' },
+  { method: 'POST', path: '/projects/:id/unarchive', operation: 'RestUnarchiveProject' },
+  { method: 'PUT', path: '/projects/:id/transfer', operation: 'RestTransferProject' },
+  { method: 'POST', path: '/projects/:id/fork', operation: 'RestForkProject' },
+  { method: 'GET', path: '/projects/:id/forks', operation: 'RestListProjectForks', result: 'project.forks', paginate: true, notFound: 'Project' },
+  { method: 'DELETE', path: '/projects/:id/fork', operation: 'RestDeleteProjectForkRelation', status: 204 },
+  { method: 'POST', path: '/projects/:id/fork/:forked_from_id', operation: 'RestCreateProjectForkRelation' },
+  { method: 'POST', path: '/projects/:id/star', operation: 'RestStarProject' },
+  { method: 'POST', path: '/projects/:id/unstar', operation: 'RestUnstarProject' },
+  { method: 'GET', path: '/projects/:id/starrers', operation: 'RestListProjectStarrers', result: 'project.starrers', paginate: true, notFound: 'Project' },
+  { method: 'GET', path: '/projects/:id/users', operation: 'RestListProjectUsers', result: 'project.users', paginate: true, notFound: 'Project' },
+  { method: 'GET', path: '/users/:id/starred_projects', operation: 'RestListUserStarredProjects', result: 'user.starredProjects', paginate: true, notFound: 'User' },
   {
     method: 'GET',
     path: '/projects/:id/avatar',

@@ -1,18 +1,23 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
 import { readFile } from 'node:fs/promises';
+import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
+import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
 import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarProblems, contentDisposition, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { atLeastOneOf, invalid, notFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, conflict, forbidden, invalid, notFound, notModified } from '../../errors.js';
+import { Repository } from '../../git/repository.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import type { ActivityService } from '../activity/service.js';
 import type { MembersService } from '../members/service.js';
 import { PATH_RULE, VISIBILITY_RANK, isValidPath, pathFromName, type Visibility } from '../namespaces/paths.js';
-import type { NamespaceRow, NamespacesService } from '../namespaces/service.js';
+import { NamespacesService, type NamespaceRow } from '../namespaces/service.js';
 import type { UserRow } from '../users/service.js';
+import { ProjectDeletion } from './deletion.js';
 import { WITH_NAMESPACE, primeNamespaces } from './loaders.js';
+import { ProjectStars } from './stars.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 
 /** A project row; projects are always read with their namespace and its owner (see WITH_NAMESPACE). */
@@ -23,6 +28,12 @@ export interface ProjectFilters {
   searchNamespaces?: boolean | null;
   owned?: boolean | null;
   membership?: boolean | null;
+  /** Only projects the viewer starred. */
+  starred?: boolean | null;
+  /** Only projects this user starred (`GET /users/:id/starred_projects`). */
+  starredBy?: number | null;
+  /** Only forks of this project. */
+  forkedFrom?: number | null;
   visibility?: Visibility | null;
   repositoryStorage?: string | null;
   archived?: boolean | null;
@@ -48,6 +59,57 @@ export interface ProjectInput {
   avatar?: UploadedFile | null;
 }
 
+/** What `PUT /projects/:id` edits; undefined: left as it is. */
+export interface ProjectUpdateInput {
+  name?: string | null;
+  path?: string | null;
+  description?: string | null;
+  defaultBranch?: string | null;
+  visibility?: Visibility | null;
+  topics?: readonly string[] | null;
+  /** GitLab's deprecated name of `topics`. */
+  tagList?: readonly string[] | null;
+  ciConfigPath?: string | null;
+  requestAccessEnabled?: boolean | null;
+}
+
+/** The arguments of which `PUT /projects/:id` needs one (GitLab's at_least_one_of). */
+const UPDATE_ARGUMENTS = ['name', 'path', 'description', 'defaultBranch', 'visibility', 'topics', 'tagList', 'ciConfigPath', 'requestAccessEnabled'];
+
+/** What `POST /projects/:id/fork` takes besides the project. */
+export interface ForkInput {
+  namespace?: Ref | null;
+  name?: string | null;
+  path?: string | null;
+  description?: string | null;
+  visibility?: Visibility | null;
+  /** Only this branch (GitLab's `branches`); every branch and tag when absent. */
+  branches?: string | null;
+}
+
+/** GitLab's project_name_regex: letters, digits, emoji, `_`, `.`, `+`, dashes and spaces, starting with no punctuation but `_`. */
+const NAME = /^[\p{L}\p{N}\u{00A9}-\u{1F9FF}_][\p{L}\p{N}\p{Pd}+\u{00A9}-\u{1F9FF}_. ]*$/u;
+const NAME_RULE = "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
+/** Longest project description (GitLab's Project validation). */
+const DESCRIPTION_MAX = 2000;
+
+/** GitLab's topic list: comma-separated or not, each trimmed, empty ones dropped, each once whatever its case. */
+function normalizeTopics(values: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const topics: string[] = [];
+  for (const topic of values.flatMap((v) => v.split(',')).map((t) => t.trim())) {
+    if (!topic || seen.has(topic.toLowerCase())) continue;
+    seen.add(topic.toLowerCase());
+    topics.push(topic);
+  }
+  return topics;
+}
+
+/** A fork's validation errors: GitLab answers them with 409 and the record's messages (`conflict!(errors.messages)`). */
+function conflictFields(errors: Record<string, string[]>) {
+  return conflict('409 Conflict', errors);
+}
+
 const ORDER_COLUMNS = {
   id: 'id',
   name: 'name',
@@ -58,19 +120,26 @@ const ORDER_COLUMNS = {
 } as const;
 
 export class ProjectsService {
+  readonly stars: ProjectStars;
+  readonly deletion: ProjectDeletion;
+
   constructor(
     private readonly base: ServiceBase,
     private readonly namespaces: NamespacesService,
     private readonly members: MembersService,
     private readonly activity: ActivityService,
-  ) {}
+  ) {
+    this.stars = new ProjectStars(base);
+    this.deletion = new ProjectDeletion(base);
+  }
 
   /** A project the viewer can read, by ID or full path; null otherwise. */
   async find(ref: Ref): Promise<ProjectRow | null> {
     const { loaders, access } = this.base;
     // GitLab looks a project up by path only when the path has a slash; anything else names nothing.
     const project = 'id' in ref ? await loaders.projects.byId.load(ref.id) : ref.path.includes('/') ? await this.byPath(ref.path) : null;
-    return project && (await access.can('read_project', project)) ? project : null;
+    // A project whose deletion is under way is gone for every reader (GitLab's `without_deleted` scope).
+    return project && !project.pendingDelete && (await access.can('read_project', project)) ? project : null;
   }
 
   /** The project's avatar as a download (GitLab's `GET /projects/:id/avatar`); `404 Avatar Not Found` without one. */
@@ -85,14 +154,18 @@ export class ProjectsService {
     };
   }
 
-  /** Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. */
+  /**
+   * Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. A path
+   * nothing holds follows the redirect an earlier rename or transfer left (GitLab's `follow_redirects: true`).
+   */
   private async byPath(fullPath: string): Promise<ProjectRow | null> {
-    const db = this.base.db;
+    const { db, loaders } = this.base;
     const project =
       (await db.project.findUnique({ where: { fullPath }, ...WITH_NAMESPACE })) ??
       (await db.project.findFirst({ where: { fullPath: equalsIgnoringCase(fullPath) }, ...WITH_NAMESPACE }));
-    if (project) primeNamespaces(this.base.loaders, [project]);
-    return project;
+    if (project) return primeNamespaces(loaders, [project])[0];
+    const redirect = await this.namespaces.redirectOf(fullPath);
+    return redirect?.projectId != null ? loaders.projects.byId.load(redirect.projectId) : null;
   }
 
   async get(ref: Ref): Promise<ProjectRow> {
@@ -103,7 +176,10 @@ export class ProjectsService {
 
   async list(filters: ProjectFilters, page: PageArgs) {
     const { access } = this.base;
-    const and: Prisma.ProjectWhereInput[] = [await access.where('read_project')];
+    const and: Prisma.ProjectWhereInput[] = [await access.where('read_project'), { pendingDelete: false }];
+    if (filters.starred) and.push({ stars: { some: { userId: access.requireViewer().id } } });
+    if (filters.starredBy != null) and.push({ stars: { some: { userId: filters.starredBy } } });
+    if (filters.forkedFrom != null) and.push({ forkedFromProjectId: filters.forkedFrom });
     if (filters.owned) and.push({ namespace: { kind: 'user', ownerId: access.requireViewer().id } });
     if (filters.membership || filters.minAccessLevel != null) and.push(await access.memberProjectsWhere({ minAccessLevel: filters.minAccessLevel }));
     if (filters.visibility) and.push({ visibility: filters.visibility });
@@ -124,19 +200,33 @@ export class ProjectsService {
     return this.page(where, order, page);
   }
 
+  /**
+   * `GET /users/:id/starred_projects` (GitLab's StarredProjectsFinder): the readable projects the user starred; none
+   * when the user's profile is private to the viewer.
+   */
+  async starredBy(user: UserRow, filters: ProjectFilters, page: PageArgs) {
+    if (!(await this.base.access.can('read_user_profile', user))) return connection(page, async () => [] as ProjectRow[], async () => 0);
+    return this.list({ ...filters, starredBy: user.id }, page);
+  }
+
   /** Readable projects of a namespace (and its descendants when asked), with those `alsoWhere` names (projects shared with a group). */
   async listInNamespace(ns: NamespaceRow, includeDescendants: boolean, page: PageArgs, alsoWhere?: Prisma.ProjectWhereInput) {
     const own: Prisma.ProjectWhereInput = includeDescendants ? { namespace: { traversalIds: { has: ns.id } } } : { namespaceId: ns.id };
     const scope = alsoWhere ? { OR: [own, alsoWhere] } : own;
-    return this.page({ AND: [await this.base.access.where('read_project'), scope] }, [['id', 'asc']], page);
+    return this.page({ AND: [await this.base.access.where('read_project'), { pendingDelete: false }, scope] }, [['id', 'asc']], page);
   }
 
-  private page(where: Prisma.ProjectWhereInput, order: KeysetOrder, page: PageArgs) {
+  page(where: Prisma.ProjectWhereInput, order: KeysetOrder, page: PageArgs) {
     const { db, loaders } = this.base;
     const orderBy = order.map(([field, direction]) => ({ [field]: direction }));
     return connection(
       page,
-      async ({ skip, take, seek }) => primeNamespaces(loaders, await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, ...WITH_NAMESPACE })),
+      async ({ skip, take, seek }) => {
+        const rows = primeNamespaces(loaders, await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, ...WITH_NAMESPACE }));
+        // Forks on the page find their source here when it is on the page too.
+        for (const row of rows) loaders.projects.byId.prime(row.id, row);
+        return rows;
+      },
       () => db.project.count({ where }),
       order,
     );
@@ -180,61 +270,320 @@ export class ProjectsService {
    * at least Developer, GitLab's default project creation level). The creator of a personal project becomes its Owner.
    */
   async create(input: ProjectInput): Promise<ProjectRow> {
-    const { db, access, loaders, app } = this.base;
-    const viewer = access.requireViewer();
+    const viewer = this.base.access.requireViewer();
+    return this.createAs(viewer.id, input);
+  }
+
+  /** `POST /projects/user/:user_id`: an administrator creates a project for another user, in their namespace by default. */
+  async createForUser(userId: number, input: ProjectInput): Promise<ProjectRow> {
+    const { access, loaders } = this.base;
+    access.requireViewer();
+    if (!access.allowed('admin_all_resources')) throw forbidden();
+    const user = await loaders.users.byId.load(userId);
+    if (!user) throw notFound('User');
+    return this.createAs(user.id, input);
+  }
+
+  private async createAs(creatorId: number, input: ProjectInput, fork?: { source: ProjectRow; branches: string | null }): Promise<ProjectRow> {
+    const { access, loaders, app } = this.base;
     if (!input.name && !input.path) throw atLeastOneOf('name', 'path');
-    const ns = input.namespace ? await this.namespaces.lookup(input.namespace) : await loaders.namespaces.personalByOwnerId.load(viewer.id);
-    if (!ns || !(await access.can('read_namespace', ns))) throw notFound('Namespace');
-    await access.authorize('create_projects', ns);
+    const ns = input.namespace ? await this.namespaces.lookup(input.namespace) : await loaders.namespaces.personalByOwnerId.load(creatorId);
+    if (!ns || !(await access.can('read_namespace', ns))) throw notFound(fork ? 'Target Namespace' : 'Namespace');
+    // GitLab creates as the creator: in their own namespace they may (an administrator creating for them included).
+    const creatorsOwn = ns.kind === 'user' && ns.ownerId === creatorId;
+    if (!creatorsOwn) await access.authorize('create_projects', ns);
 
     const path = input.path ?? pathFromName(input.name ?? '');
     const name = input.name ?? path;
     const visibility = input.visibility ?? 'private';
-    const errors: Record<string, string[]> = {};
-    if (!name.trim()) errors.name = ["can't be blank"];
-    if (!isValidPath(path)) errors.path = [PATH_RULE];
-    if (ns.kind === 'group' && VISIBILITY_RANK[visibility] > VISIBILITY_RANK[ns.visibility as Visibility]) {
-      errors.visibilityLevel = [`${visibility} is not allowed in a ${ns.visibility} group.`];
-    }
-    const clash = await db.project.findFirst({
-      where: { namespaceId: ns.id, OR: [{ path: equalsIgnoringCase(path) }, { name: equalsIgnoringCase(name) }] },
-      select: { path: true, name: true },
-    });
-    if (clash?.path.toLowerCase() === path.toLowerCase()) errors.path = [...(errors.path ?? []), 'has already been taken'];
-    if (clash?.name.toLowerCase() === name.toLowerCase()) errors.name = [...(errors.name ?? []), 'has already been taken'];
+    const errors = await this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null });
     if (input.avatar) {
       const problems = avatarProblems(input.avatar);
       if (problems.length) errors.avatar = problems;
     }
     if (ns.kind === 'user') {
-      const limit = await this.personalProjectsLimitError(viewer.id);
+      const limit = await this.personalProjectsLimitError(creatorId);
       if (limit) errors.limitReached = [limit];
     }
-    if (Object.keys(errors).length) throw invalid(errors);
+    if (Object.keys(errors).length) throw fork ? conflictFields(errors) : invalid(errors);
 
-    const project = await db.$transaction(async (tx) => {
+    const project = await this.base.db.$transaction(async (tx) => {
+      const fullPath = `${ns.fullPath}/${path}`;
+      await NamespacesService.releaseRedirects(tx, fullPath);
       const created = await tx.project.create({
         ...WITH_NAMESPACE,
         data: {
           name,
           path,
-          fullPath: `${ns.fullPath}/${path}`,
+          fullPath,
           description: input.description ?? null,
           visibility,
           defaultBranch: input.defaultBranch ?? 'main',
           repositoryStorage: app.repositories.pick(),
           namespaceId: ns.id,
-          creatorId: viewer.id,
+          creatorId,
+          forkedFromProjectId: fork?.source.id ?? null,
+          ...(fork ? { topics: fork.source.topics, ciConfigPath: fork.source.ciConfigPath, emptyRepo: fork.source.emptyRepo } : {}),
         },
       });
       if (ns.kind === 'user' && ns.ownerId != null) await this.members.addCreator(tx, { projectId: created.id }, ns.ownerId);
       if (!input.avatar) return created;
       return replaceAvatar(app.uploads, 'project', created.id, input.avatar, (avatar) => tx.project.update({ ...WITH_NAMESPACE, where: { id: created.id }, data: { avatar } }));
     });
-    // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or
-    // the server die right here), the repository is created on first use instead (RepositoryStorages.ensure).
-    await app.repositories.ensure(project, project.defaultBranch).catch((error: unknown) => app.logger.warn({ err: String(error), projectId: project.id }, 'repository not created yet'));
-    await this.activity.record({ action: 'created', authorId: viewer.id, project, targetType: null });
+    if (fork) {
+      const refspecs = fork.branches ? [`+refs/heads/${fork.branches}:refs/heads/${fork.branches}`] : ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'];
+      await app.repositories.copy(fork.source, project, refspecs, project.defaultBranch);
+    } else {
+      // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or
+      // the server die right here), the repository is created on first use instead (RepositoryStorages.ensure).
+      await app.repositories.ensure(project, project.defaultBranch).catch((error: unknown) => app.logger.warn({ err: String(error), projectId: project.id }, 'repository not created yet'));
+    }
+    await this.activity.record({ action: 'created', authorId: creatorId, project, targetType: null });
     return project;
+  }
+
+  /** GitLab's model errors for a project named `name` at `path` in `ns` (its name and path unique there, its visibility allowed). */
+  private async placementErrors(
+    ns: NamespaceRow,
+    p: { name: string; path: string; description?: string | null; visibility: Visibility; forkedFrom: { visibility: string } | null; exceptId?: number },
+  ): Promise<Record<string, string[]>> {
+    const errors: Record<string, string[]> = {};
+    if (!p.name.trim()) errors.name = ["can't be blank"];
+    else if (p.name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
+    else if (!NAME.test(p.name)) errors.name = [NAME_RULE];
+    if (p.description && p.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
+    if (!isValidPath(p.path)) errors.path = [PATH_RULE];
+    if (ns.kind === 'group' && VISIBILITY_RANK[p.visibility] > VISIBILITY_RANK[ns.visibility as Visibility]) {
+      errors.visibilityLevel = [`${p.visibility} is not allowed in a ${ns.visibility} group.`];
+    }
+    if (p.forkedFrom && VISIBILITY_RANK[p.visibility] > VISIBILITY_RANK[p.forkedFrom.visibility as Visibility]) {
+      errors.visibilityLevel = [...(errors.visibilityLevel ?? []), `${p.visibility} is not allowed since the fork source project has lower visibility.`];
+    }
+    const clash = await this.base.db.project.findMany({
+      where: { namespaceId: ns.id, ...(p.exceptId ? { id: { not: p.exceptId } } : {}), OR: [{ path: equalsIgnoringCase(p.path) }, { name: equalsIgnoringCase(p.name) }] },
+      select: { path: true, name: true },
+    });
+    if (clash.some((c) => c.path.toLowerCase() === p.path.toLowerCase())) errors.path = [...(errors.path ?? []), 'has already been taken'];
+    if (clash.some((c) => c.name.toLowerCase() === p.name.toLowerCase())) errors.name = [...(errors.name ?? []), 'has already been taken'];
+    return errors;
+  }
+
+  /**
+   * `PUT /projects/:id`: Maintainers change settings; renaming and visibility need Owner (GitLab's rename_project and
+   * change_visibility_level). A new path changes the full path and leaves a redirect from the old one.
+   */
+  async update(project: ProjectRow, input: ProjectUpdateInput): Promise<ProjectRow> {
+    const { access, db, app } = this.base;
+    await access.authorize('admin_project', project);
+    const given = Object.entries(input).filter(([, v]) => v !== undefined);
+    if (!given.length) throw atLeastOneOf(...UPDATE_ARGUMENTS);
+    const renaming = input.path != null && input.path !== project.path;
+    if (input.name != null || renaming) await access.authorize('rename_project', project);
+    if (input.visibility != null) await access.authorize('change_visibility_level', project);
+    const name = input.name ?? project.name;
+    const path = input.path ?? project.path;
+    const visibility = input.visibility ?? (project.visibility as Visibility);
+    const forkedFrom = project.forkedFromProjectId != null ? await this.base.loaders.projects.byId.load(project.forkedFromProjectId) : null;
+    const errors = await this.placementErrors(project.namespace, { name, path, description: input.description, visibility, forkedFrom, exceptId: project.id });
+    if (input.name === null) errors.name = ["can't be blank"];
+    if (Object.keys(errors).length) throw invalid(errors);
+
+    const branch = input.defaultBranch;
+    const newHead = branch != null && branch !== project.defaultBranch ? new Repository(await app.repositories.ensure(project, project.defaultBranch)) : null;
+    // An empty repository has no branch to check yet: its HEAD names the branch its first push will create.
+    if (newHead && branch != null && !project.emptyRepo && !(await newHead.resolve(`refs/heads/${branch}`))) {
+      throw invalid({ base: [`Could not change HEAD: branch '${branch}' does not exist`] });
+    }
+    const topics = input.topics ?? input.tagList;
+    const fullPath = `${project.namespace.fullPath}/${path}`;
+    await db.$transaction(async (tx) => {
+      if (renaming) {
+        await NamespacesService.releaseRedirects(tx, fullPath);
+        await NamespacesService.recordRedirect(tx, { projectId: project.id }, project.fullPath);
+      }
+      await tx.project.update({
+        where: { id: project.id },
+        data: {
+          name,
+          path,
+          fullPath,
+          visibility,
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          ...(branch != null ? { defaultBranch: branch } : {}),
+          ...(topics != null ? { topics: normalizeTopics(topics) } : {}),
+          ...(input.ciConfigPath !== undefined ? { ciConfigPath: input.ciConfigPath || null } : {}),
+          ...(input.requestAccessEnabled != null ? { requestAccessEnabled: input.requestAccessEnabled } : {}),
+        },
+        select: { id: true },
+      });
+      // Live subscriptions decide on the project's visibility: they must see the new one.
+      if (visibility !== project.visibility) await this.projectsChanged([project.id], tx);
+    });
+    // Once the row says so: a failed update leaves HEAD as it was.
+    if (newHead && branch != null) await newHead.setHeadBranch(branch);
+    return this.reload(project.id);
+  }
+
+  /** Announces, on commit of `tx`, that the projects' visibility, place or existence changed (src/auth/project-subjects.ts). */
+  projectsChanged(projectIds: number[], tx: Prisma.TransactionClient): Promise<void> {
+    const message: ProjectsChanged = { projectIds };
+    return this.base.publish(PROJECTS_CHANGED, message, tx);
+  }
+
+  /** The row as it is now, past this request's loader cache. */
+  async reload(projectId: number): Promise<ProjectRow> {
+    const { loaders } = this.base;
+    loaders.projects.byId.clear(projectId);
+    const row = await loaders.projects.byId.load(projectId);
+    if (!row) throw notFound('Project');
+    return row;
+  }
+
+  /** `POST /projects/:id/archive` and `/unarchive` (Owners): an archived project is read-only. */
+  async setArchived(project: ProjectRow, archived: boolean): Promise<ProjectRow> {
+    await this.base.access.authorize('archive_project', project);
+    if (project.archived !== archived) await this.base.db.project.update({ where: { id: project.id }, data: { archived }, select: { id: true } });
+    return this.reload(project.id);
+  }
+
+  /**
+   * `PUT /projects/:id/transfer` (GitLab's Projects::TransferService): the project's Owner moves it into a namespace
+   * where they may create projects. Its visibility falls to the new group's when above it; the old full path
+   * redirects. Repositories sit at hashed paths, so no bytes move.
+   */
+  async transfer(project: ProjectRow, target: Ref): Promise<ProjectRow> {
+    const { access, db } = this.base;
+    await access.authorize('change_namespace', project);
+    const ns = await this.namespaces.lookup(target);
+    if (!ns || !(await access.can('read_namespace', ns))) throw notFound('Namespace');
+    const refuse = (message: string) => badRequest(`Failed to transfer project {:new_namespace=>[${JSON.stringify(message)}]}`);
+    if (ns.id === project.namespaceId) throw refuse('Project is already in this namespace.');
+    if (!(await access.can('create_projects', ns))) throw refuse("You don't have permission to transfer projects into that namespace.");
+    const fullPath = `${ns.fullPath}/${project.path}`;
+    const visibility = ns.kind === 'group' && VISIBILITY_RANK[project.visibility as Visibility] > VISIBILITY_RANK[ns.visibility as Visibility] ? ns.visibility : project.visibility;
+    const memberIds = await db.$transaction(async (tx) => {
+      const clash = await tx.project.findFirst({
+        where: { namespaceId: ns.id, OR: [{ path: equalsIgnoringCase(project.path) }, { name: equalsIgnoringCase(project.name) }] },
+        select: { id: true },
+      });
+      if (clash) throw refuse('Project with same name or path in target namespace already exists');
+      await NamespacesService.releaseRedirects(tx, fullPath);
+      await NamespacesService.recordRedirect(tx, { projectId: project.id }, project.fullPath);
+      await tx.project.update({ where: { id: project.id }, data: { namespaceId: ns.id, fullPath, visibility }, select: { id: true } });
+      await this.projectsChanged([project.id], tx);
+      // A personal project's owner always holds Owner on it (GitLab's ensure_personal_project_owner_membership).
+      if (ns.kind === 'user' && ns.ownerId != null) {
+        const held = await tx.member.findUnique({ where: { userId_projectId: { userId: ns.ownerId, projectId: project.id } }, select: { id: true } });
+        if (!held) await this.members.addCreator(tx, { projectId: project.id }, ns.ownerId);
+      }
+      return this.affectedUsers(tx, project, ns);
+    });
+    await this.base.publish(MEMBERSHIPS_CHANGED, { userIds: memberIds } satisfies MembershipsChanged);
+    return this.reload(project.id);
+  }
+
+  /** Users whose remembered access to the project a move changes: its members and those of both namespaces. */
+  private async affectedUsers(tx: Prisma.TransactionClient, project: ProjectRow, to: NamespaceRow): Promise<number[]> {
+    const ids = [...project.namespace.traversalIds, ...to.traversalIds];
+    const rows = await tx.member.findMany({ where: { OR: [{ projectId: project.id }, { namespaceId: { in: ids } }] }, select: { userId: true } });
+    const owners = [project.namespace.ownerId, to.ownerId].filter((id): id is number => id != null);
+    return [...new Set([...rows.map((r) => r.userId), ...owners])];
+  }
+
+  /**
+   * `POST /projects/:id/fork` (GitLab's Projects::ForkService): a new project in a namespace where the viewer may
+   * create projects (their own by default), named and described as the source unless told, no more visible than
+   * it, holding a copy of its branches and tags (or of one branch). The copy is made before the answer, so the fork
+   * is ready when it is shown.
+   */
+  async fork(source: ProjectRow, input: ForkInput): Promise<ProjectRow> {
+    const { access } = this.base;
+    const viewer = access.requireViewer();
+    await access.authorize('fork_project', source);
+    if (input.branches != null && !(await this.branchExists(source, input.branches))) throw conflictFields({ base: [`Branch ${input.branches} does not exist`] });
+    return this.createAs(
+      viewer.id,
+      {
+        namespace: input.namespace ?? null,
+        name: input.name ?? (input.path ? null : source.name),
+        path: input.path ?? (input.name ? null : source.path),
+        description: input.description !== undefined ? input.description : source.description,
+        visibility: await this.forkVisibility(source, input, viewer.id),
+        defaultBranch: input.branches ?? source.defaultBranch,
+      },
+      { source, branches: input.branches ?? null },
+    );
+  }
+
+  /** GitLab's allowed_visibility_level: the lowest of the source's, the target group's and the one asked for. */
+  private async forkVisibility(source: ProjectRow, input: ForkInput, viewerId: number): Promise<Visibility> {
+    const ns = input.namespace ? await this.namespaces.lookup(input.namespace) : await this.base.loaders.namespaces.personalByOwnerId.load(viewerId);
+    const levels = [source.visibility, ...(ns?.kind === 'group' ? [ns.visibility] : []), ...(input.visibility ? [input.visibility] : [])] as Visibility[];
+    return levels.reduce((lowest, v) => (VISIBILITY_RANK[v] < VISIBILITY_RANK[lowest] ? v : lowest));
+  }
+
+  private async branchExists(project: ProjectRow, branch: string): Promise<boolean> {
+    const { app } = this.base;
+    if (!app.repositories.exists(project)) return false;
+    return (await new Repository(app.repositories.path(project)).resolve(`refs/heads/${branch}`)) !== null;
+  }
+
+  /** `GET /projects/:id/forks`: the readable forks of a project, with the project list's filters. */
+  forksOf(project: ProjectRow, filters: ProjectFilters, page: PageArgs) {
+    return this.list({ ...filters, forkedFrom: project.id }, page);
+  }
+
+  /** The project this one was forked from, when the viewer may read it. */
+  async forkedFrom(project: ProjectRow): Promise<ProjectRow | null> {
+    return project.forkedFromProjectId == null ? null : this.find({ id: project.forkedFromProjectId });
+  }
+
+  /** `DELETE /projects/:id/fork` (Owners): the project stops being a fork; 304 when it was none. */
+  async unlinkFork(project: ProjectRow): Promise<boolean> {
+    await this.base.access.authorize('remove_fork_project', project);
+    if (project.forkedFromProjectId == null) throw notModified();
+    await this.base.db.project.update({ where: { id: project.id }, data: { forkedFromProjectId: null }, select: { id: true } });
+    this.base.loaders.projects.byId.clear(project.id);
+    return true;
+  }
+
+  /** `POST /projects/:id/fork/:forked_from_id` (administrators): records an existing project as a fork of another. */
+  async linkFork(project: ProjectRow, sourceRef: Ref): Promise<ProjectRow> {
+    const { access, db } = this.base;
+    access.requireViewer();
+    if (!access.allowed('admin_all_resources')) throw forbidden();
+    const source = await this.find(sourceRef);
+    if (!source) throw notFound('Source Project');
+    await access.authorize('fork_project', source);
+    if (project.forkedFromProjectId != null) throw conflict('Project already forked');
+    if (source.id === project.id) throw conflict('Project already forked');
+    await db.project.update({ where: { id: project.id }, data: { forkedFromProjectId: source.id }, select: { id: true } });
+    return this.reload(project.id);
+  }
+
+  /**
+   * `GET /projects/:id/users`: users who can see the project through a membership (of the project or its groups),
+   * GitLab's `project.team.users`-based finder, minus `skipUsers`, searched by name or username.
+   */
+  async users(project: ProjectRow, filters: { search?: string | null; skipUsers?: readonly number[] | null }, page: PageArgs) {
+    const { db } = this.base;
+    const ownerId = project.namespace.ownerId;
+    const and: Prisma.UserWhereInput[] = [
+      {
+        OR: [
+          { memberships: { some: { OR: [{ projectId: project.id }, { namespaceId: { in: project.namespace.traversalIds } }] } } },
+          ...(ownerId != null ? [{ id: ownerId }] : []),
+        ],
+      },
+      { state: 'active' },
+    ];
+    if (filters.skipUsers?.length) and.push({ id: { notIn: [...filters.skipUsers] } });
+    if (filters.search) and.push({ OR: [{ name: containsIgnoringCase(filters.search) }, { username: containsIgnoringCase(filters.search) }] });
+    const where: Prisma.UserWhereInput = { AND: and };
+    return connection(
+      page,
+      ({ skip, take }) => db.user.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
+      () => db.user.count({ where }),
+    );
   }
 }
