@@ -32,6 +32,28 @@ describe('PUT /groups/:id', () => {
     expect(Object.keys(list.body[0]).sort()).toEqual(GROUP_KEYS);
   });
 
+  it("keeps the old paths of a renamed group's projects, in subgroups too, answering until something takes them", async () => {
+    const group = await createGroup(t, owner.token);
+    const sub = await createGroup(t, owner.token, { parentId: group.id });
+    const top = await createProject(t, owner.token, { namespaceId: group.id });
+    const deep = await createProject(t, owner.token, { namespaceId: sub.id });
+    const renamed = await t.api('PUT', `/groups/${group.id}`, { token: owner.token, body: { path: unique('renamed') } });
+    expect(renamed.status, renamed.text).toBe(200);
+    for (const project of [top, deep]) {
+      const old = await t.api('GET', `/projects/${encodeURIComponent(project.path_with_namespace)}`, { token: owner.token });
+      expect(old.status).toBe(200);
+      expect(old.body).toMatchObject({ id: project.id, path_with_namespace: `${renamed.body.full_path}${project.path_with_namespace.slice(group.full_path.length)}` });
+      const gql = await t.graphql('query($p: ID!) { project(fullPath: $p) { id } }', { p: project.path_with_namespace }, owner.token);
+      expect(gql.body.data?.project).toEqual({ id: `gid://gitlab/Project/${project.id}` });
+    }
+    // A stranger learns nothing through an old path of a private project.
+    const stranger = await createUser(t);
+    expect((await t.api('GET', `/projects/${encodeURIComponent(top.path_with_namespace)}`, { token: stranger.token })).status).toBe(404);
+    // A new group taking the old path takes its routes back: the old project path no longer redirects.
+    await createGroup(t, owner.token, { path: group.path });
+    expect((await t.api('GET', `/projects/${encodeURIComponent(top.path_with_namespace)}`, { token: owner.token })).status).toBe(404);
+  });
+
   it('changes the settings through gitbeaker and reads them back through REST and GraphQL', async () => {
     const group = await createGroup(t, owner.token);
     const edited = await gitbeaker.Groups.edit(group.id, {

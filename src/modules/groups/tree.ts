@@ -1,7 +1,7 @@
 /** Moving a group's tree: what a rename and a transfer change below the group, in the caller's transaction. */
 import type { Prisma } from '../../db/database.js';
 import { VISIBILITY_RANK, type Visibility } from '../namespaces/paths.js';
-import type { NamespaceRow } from '../namespaces/service.js';
+import { NamespacesService, type NamespaceRow } from '../namespaces/service.js';
 
 /**
  * Moves a group and everything below it to a new name, path and (for a transfer) parent, in the caller's
@@ -15,13 +15,16 @@ export async function moveGroupTree(
 ): Promise<void> {
   const oldPath = group.fullPath.length + 1;
   const oldName = group.fullName.length + 1;
-  await tx.$executeRaw`
-    UPDATE "namespaces" SET "fullPath" = ${target.fullPath} || substr("fullPath", ${oldPath}), "fullName" = ${target.fullName} || substr("fullName", ${oldName})
-    WHERE ${group.id} = ANY("traversalIds") AND "id" <> ${group.id}`;
-  await tx.$executeRaw`
-    UPDATE "projects" SET "fullPath" = ${target.fullPath} || substr("fullPath", ${oldPath})
-    WHERE "namespaceId" IN (SELECT "id" FROM "namespaces" WHERE ${group.id} = ANY("traversalIds"))`;
-  await tx.namespace.update({ where: { id: group.id }, data: { name: target.name, path: target.path, fullPath: target.fullPath, fullName: target.fullName }, select: { id: true } });
+  // Old paths of the group, its subgroups and their projects keep answering (redirect routes).
+  await NamespacesService.renameRoutes(tx, group.id, group.fullPath, target.fullPath, async () => {
+    await tx.$executeRaw`
+      UPDATE "namespaces" SET "fullPath" = ${target.fullPath} || substr("fullPath", ${oldPath}), "fullName" = ${target.fullName} || substr("fullName", ${oldName})
+      WHERE ${group.id} = ANY("traversalIds") AND "id" <> ${group.id}`;
+    await tx.$executeRaw`
+      UPDATE "projects" SET "fullPath" = ${target.fullPath} || substr("fullPath", ${oldPath})
+      WHERE "namespaceId" IN (SELECT "id" FROM "namespaces" WHERE ${group.id} = ANY("traversalIds"))`;
+    await tx.namespace.update({ where: { id: group.id }, data: { name: target.name, path: target.path, fullPath: target.fullPath, fullName: target.fullName }, select: { id: true } });
+  });
   if (target.parent === undefined) return;
   const parent = target.parent;
   const prefix = parent?.traversalIds ?? [];

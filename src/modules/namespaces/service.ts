@@ -47,6 +47,31 @@ export class NamespacesService {
     await tx.redirectRoute.deleteMany({ where: { OR: [{ path }, { path: { startsWith: `${path}/` } }] } });
   }
 
+  /**
+   * What a namespace's new full path does to the routes below it, in the caller's transaction (GitLab's
+   * Route#rename_descendants with create_redirect_for_old_path): the namespace, every namespace under it and every
+   * project in them answer at their new paths, and their old paths redirect to them until something takes those.
+   * `move` changes the rows; the old and new paths are read around it.
+   */
+  static async renameRoutes(tx: Prisma.TransactionClient, namespaceId: number, oldPrefix: string, newPrefix: string, move: () => Promise<void>): Promise<void> {
+    const under = { traversalIds: { has: namespaceId } };
+    const [namespaces, projects] = await Promise.all([
+      tx.namespace.findMany({ where: under, select: { id: true, fullPath: true } }),
+      tx.project.findMany({ where: { namespace: under }, select: { id: true, fullPath: true } }),
+    ]);
+    await move();
+    if (oldPrefix.toLowerCase() === newPrefix.toLowerCase()) return;
+    const moved = (path: string) => newPrefix + path.slice(oldPrefix.length);
+    for (const { id, fullPath } of namespaces) {
+      await NamespacesService.releaseRedirects(tx, moved(fullPath));
+      await NamespacesService.recordRedirect(tx, { namespaceId: id }, fullPath);
+    }
+    for (const { id, fullPath } of projects) {
+      await NamespacesService.releaseRedirects(tx, moved(fullPath));
+      await NamespacesService.recordRedirect(tx, { projectId: id }, fullPath);
+    }
+  }
+
   /** The source an old full path redirects to, if any (compared lower-cased, as GitLab's routes). */
   async redirectOf(fullPath: string): Promise<{ projectId: number | null; namespaceId: number | null } | null> {
     return this.base.db.redirectRoute.findUnique({ where: { path: fullPath.toLowerCase() }, select: { projectId: true, namespaceId: true } });
@@ -64,14 +89,20 @@ export class NamespacesService {
   static async renamePersonal(tx: Prisma.TransactionClient, user: { id: number; username: string; name: string }): Promise<void> {
     const ns = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true, fullPath: true } });
     if (!ns) return;
-    await tx.namespace.update({ where: { id: ns.id }, data: { name: user.username, path: user.username, fullPath: user.username, fullName: user.name } });
-    if (ns.fullPath !== user.username) {
-      await tx.$executeRaw`UPDATE "projects" SET "fullPath" = ${user.username} || substr("fullPath", ${ns.fullPath.length + 1}) WHERE "namespaceId" = ${ns.id}`;
-    }
+    await NamespacesService.renameRoutes(tx, ns.id, ns.fullPath, user.username, async () => {
+      await tx.namespace.update({ where: { id: ns.id }, data: { name: user.username, path: user.username, fullPath: user.username, fullName: user.name } });
+      if (ns.fullPath !== user.username) {
+        await tx.$executeRaw`UPDATE "projects" SET "fullPath" = ${user.username} || substr("fullPath", ${ns.fullPath.length + 1}) WHERE "namespaceId" = ${ns.id}`;
+      }
+    });
   }
 
-  /** Inserts a namespace whose traversal ids are its parent's followed by its own (known only once inserted). */
+  /**
+   * Inserts a namespace whose traversal ids are its parent's followed by its own (known only once inserted); the
+   * path it takes, and everything below it, stops redirecting to what held it before.
+   */
   static async insert(tx: Prisma.TransactionClient, data: Omit<Prisma.NamespaceUncheckedCreateInput, 'traversalIds'>, parentTraversalIds: number[]) {
+    await NamespacesService.releaseRedirects(tx, data.fullPath);
     const ns = await tx.namespace.create({ data: { ...data, traversalIds: [] } });
     return tx.namespace.update({ where: { id: ns.id }, data: { traversalIds: [...parentTraversalIds, ns.id] } });
   }
