@@ -399,7 +399,9 @@ function onScheduleProject(rule: Rule<ProjectSubject, unknown>): Rule<PipelineSc
   return { allows: (actor, schedule) => rule.allows(actor, schedule.project), where: () => false };
 }
 
-const adminGroupMember = groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)));
+/** A group's Owners (and administrators): GroupPolicy's admin_group, remove_group and admin_group_member. */
+const groupOwners = groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)));
+const adminGroupMember = groupOwners;
 const adminProjectMember = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER));
 const manageOwners = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER));
 
@@ -529,7 +531,9 @@ const RULES = {
   create_projects: projectCreator,
   create_subgroup: groupsOnly(anyOf<GroupSettingsSubject, Prisma.NamespaceWhereInput>(administrator, subgroupCreator)),
   // GroupPolicy's admin_group (Owners): group settings, transfers, shares of the group.
-  admin_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
+  admin_group: groupOwners,
+  // GroupPolicy's remove_group (Owners): deleting the group with its subgroups and projects.
+  remove_group: groupOwners,
   // GroupPolicy's read_namespace_via_membership: whoever has access to the group through a membership (or
   // administrators, whom GitLab counts as Owners of every group) may share a project with it.
   read_namespace_via_membership: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST))),

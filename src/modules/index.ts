@@ -8,8 +8,8 @@ import { namespacesModule } from './namespaces/index.js';
 import { usersModule } from './users/index.js';
 import { tokensModule } from './tokens/index.js';
 import { membersModule } from './members/index.js';
-import { groupsModule } from './groups/index.js';
 import { projectsModule } from './projects/index.js';
+import { groupsModule } from './groups/index.js';
 import { sharingModule } from './sharing/index.js';
 import { protectedBranchesModule } from './protected_branches/index.js';
 import { repositoriesModule } from './repositories/index.js';
@@ -20,4 +20,4 @@ import { pipelineSchedulesModule } from './pipeline_schedules/index.js';
 import { jobTokenScopeModule } from './job_token_scope/index.js';
 import { runnersModule } from './runners/index.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, groupsModule, projectsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule] as const;

@@ -99,6 +99,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     if (family === 'projects' && route.compiled.kind === 'mutation' && OWN_PROJECT.test(route.path)) {
       params.id = String((await createProject(t, f.owner.token, { namespaceId: f.group.id })).id);
     }
+    // Deleting a group acts on a subgroup of its own: the fixture group must stay for the routes that follow.
+    if (family === 'groups' && route.method === 'DELETE' && route.path === '/groups/:id') params.id = String((await createGroup(t, f.owner.token, { parentId: f.group.id })).id);
     // Changing or deleting a runner acts on one of its own.
     if (family === 'runners' && route.compiled.kind === 'mutation') params.id = String(await newRunner(f.project.id));
   }

@@ -159,3 +159,68 @@ describe('DELETE /projects/:id', () => {
     expect(after.body).not.toHaveProperty('forked_from_project');
   });
 });
+
+describe('DELETE /groups/:id', () => {
+  /** Rows of any table whose namespace or group columns name one of the groups. */
+  async function rowsNamingGroups(ids: number[]): Promise<Record<string, number>> {
+    const db = t.server.database.prisma;
+    const columns = await db.$queryRaw<{ table_name: string; column_name: string }[]>`
+      SELECT table_name, column_name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND data_type = 'integer'
+        AND (column_name ILIKE '%namespaceid' OR column_name ILIKE '%groupid' OR column_name = 'parentId')`;
+    const found: Record<string, number> = {};
+    for (const { table_name, column_name } of columns) {
+      const [{ count }] = await db.$queryRawUnsafe<{ count: bigint }[]>(`SELECT count(*) AS count FROM "${table_name}" WHERE "${column_name}" = ANY($1::int[])`, ids);
+      if (Number(count) > 0) found[`${table_name}.${column_name}`] = Number(count);
+    }
+    const [{ count }] = await db.$queryRaw<{ count: bigint }[]>`SELECT count(*) AS count FROM "namespaces" WHERE "id" = ANY(${ids}::int[])`;
+    if (Number(count) > 0) found['namespaces.id'] = Number(count);
+    return found;
+  }
+
+  it('answers 202, hides its projects at once, and removes the group, its subgroups and their projects with their repositories', async () => {
+    const groupOwner = await createUser(t);
+    const outsider = await createUser(t);
+    const group = (await t.api('POST', '/groups', { token: groupOwner.token, body: { name: 'doomed', path: `doomed-${groupOwner.id}` } })).body;
+    const sub = (await t.api('POST', '/groups', { token: groupOwner.token, body: { name: 'sub', path: 'sub', parent_id: group.id } })).body;
+    const top = await createProject(t, groupOwner.token, { namespaceId: group.id });
+    const deep = (await projectWithConfig(t, CONFIG, { token: groupOwner.token })).project;
+    expect((await t.api('PUT', `/projects/${deep.id}/transfer`, { token: groupOwner.token, body: { namespace: sub.id } })).status).toBe(200);
+    await addMember(t, groupOwner.token, 'groups', sub.id, maintainer.id, 40);
+    expect((await t.api('POST', `/groups/${sub.id}/variables`, { token: groupOwner.token, body: { key: 'GROUP_SECRET', value: 'value-1234' } })).status).toBe(201);
+    // Another group shares itself with the doomed subgroup: the link goes, the other group stays.
+    const other = (await t.api('POST', '/groups', { token: groupOwner.token, body: { name: 'other', path: `other-${groupOwner.id}` } })).body;
+    expect((await t.api('POST', `/groups/${other.id}/share`, { token: groupOwner.token, body: { group_id: sub.id, group_access: 30 } })).status).toBe(201);
+    expect(existsSync(repositoryPath(deep.id))).toBe(true);
+
+    // A Maintainer of the subgroup sees both groups (the parent through the subgroup) but deletes neither.
+    expect(await t.api('DELETE', `/groups/${group.id}`, { token: maintainer.token })).toMatchObject({ status: 403 });
+    expect(await t.api('DELETE', `/groups/${sub.id}`, { token: maintainer.token })).toMatchObject({ status: 403 });
+    expect(await t.api('DELETE', `/groups/${group.id}`, { token: outsider.token })).toMatchObject({ status: 404 });
+    const res = await t.api('DELETE', `/groups/${group.id}`, { token: groupOwner.token });
+    expect(res).toMatchObject({ status: 202, body: { message: '202 Accepted' } });
+    expect((await t.api('GET', `/projects/${top.id}`, { token: groupOwner.token })).status).toBe(404);
+
+    await eventually(async () => (await t.api('GET', `/groups/${group.id}`, { token: groupOwner.token })).status === 404);
+    expect((await t.api('GET', `/groups/${sub.id}`, { token: groupOwner.token })).status).toBe(404);
+    for (const id of [top.id, deep.id]) {
+      expect(await rowsNaming(id)).toEqual({});
+      expect(existsSync(repositoryPath(id))).toBe(false);
+    }
+    expect(await rowsNamingGroups([group.id, sub.id])).toEqual({});
+    expect((await t.api('GET', `/groups/${other.id}`, { token: groupOwner.token })).body.shared_with_groups).toEqual([]);
+    // The path is free again.
+    expect((await t.api('POST', '/groups', { token: groupOwner.token, body: { name: 'doomed', path: group.path } })).status).toBe(201);
+  });
+
+  it('deletes through gitbeaker and GraphQL', async () => {
+    const gitbeaker = new Gitlab({ host: t.url, token: owner.token });
+    const first = (await t.api('POST', '/groups', { token: owner.token, body: { name: 'gb', path: `gb-${owner.id}-${Date.now()}` } })).body;
+    await gitbeaker.Groups.remove(first.id);
+    await eventually(async () => (await t.api('GET', `/groups/${first.id}`, { token: owner.token })).status === 404);
+    const second = (await t.api('POST', '/groups', { token: owner.token, body: { name: 'gq', path: `gq-${owner.id}-${Date.now()}` } })).body;
+    const gql = await t.graphql('mutation($p: ID!) { groupDelete(fullPath: $p) { message } }', { p: second.full_path }, owner.token);
+    expect(gql.body).toEqual({ data: { groupDelete: { message: '202 Accepted' } } });
+    await eventually(async () => (await t.api('GET', `/groups/${second.id}`, { token: owner.token })).status === 404);
+  });
+});

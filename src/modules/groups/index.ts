@@ -2,6 +2,7 @@
 import { defineModule } from '../module.js';
 import { createGroupLoaders, type GroupLoaders } from './loaders.js';
 import { groupResolvers } from './resolvers.js';
+import { groupJobs } from './jobs.js';
 import { groupRoutes } from './routes.js';
 import { GroupsService } from './service.js';
 
@@ -21,6 +22,7 @@ export const groupsModule = defineModule({
   resolvers: groupResolvers,
   routes: groupRoutes,
   loaders: createGroupLoaders,
-  uses: ['namespaces', 'members'],
-  service: (base, { namespaces, members }) => new GroupsService(base, namespaces, members),
+  uses: ['namespaces', 'members', 'projects'],
+  service: (base, { namespaces, members, projects }) => new GroupsService(base, namespaces, members, projects),
+  jobs: groupJobs,
 });

@@ -26,6 +26,10 @@ export const groupResolvers = {
       ctx.services.groups.create({ ...args, parent: parentId != null ? { id: parseId(parentId, 'Group', 'parentId') } : null }),
     groupUpdate: async (_: unknown, { input }: { input: GroupChanges & { fullPath: string } }, ctx: Context) =>
       payload(await ctx.services.groups.update(await groupByPath(ctx, input.fullPath), input)),
+    groupDelete: async (_: unknown, args: { fullPath: string }, ctx: Context) => {
+      await ctx.services.groups.deletion.request(await groupByPath(ctx, args.fullPath));
+      return { message: '202 Accepted' };
+    },
     groupTransfer: async (_: unknown, { input }: { input: { fullPath: string; groupId?: string | null } }, ctx: Context) => {
       const to = input.groupId != null ? { id: parseId(input.groupId, 'Group', 'groupId') } : null;
       return payload(await ctx.services.groups.transfer(await groupByPath(ctx, input.fullPath), to));

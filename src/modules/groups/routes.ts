@@ -9,6 +9,7 @@ export const groupRoutes: RestRoute[] = [
   { method: 'POST', path: '/groups', operation: 'RestCreateGroup' },
   { method: 'GET', path: '/groups/:id', operation: 'RestGetGroup', notFound: 'Group' },
   { method: 'PUT', path: '/groups/:id', operation: 'RestUpdateGroup', result: 'groupUpdate.group' },
+  { method: 'DELETE', path: '/groups/:id', operation: 'RestDeleteGroup', status: 202 },
   { method: 'POST', path: '/groups/:id/transfer', operation: 'RestTransferGroup', result: 'groupTransfer.group' },
   { method: 'GET', path: '/groups/:id/subgroups', operation: 'RestListSubgroups', result: 'group.subgroups', paginate: true, notFound: 'Group' },
   { method: 'GET', path: '/groups/:id/descendant_groups', operation: 'RestListDescendantGroups', result: 'group.descendantGroups', paginate: true, notFound: 'Group' },

@@ -13,6 +13,8 @@ import { NamespacesService, fuzzyWhere, type NamespaceRow } from '../namespaces/
 import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import type { GroupStatistics } from './loaders.js';
+import type { ProjectsService } from '../projects/service.js';
+import { GroupDeletion } from './deletion.js';
 import { moveGroupTree } from './tree.js';
 
 export interface GroupFilters {
@@ -75,11 +77,17 @@ const TRANSFER_ERRORS = {
 const SHARE_LOCK_REFUSED = 'cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group';
 
 export class GroupsService {
+  /** `DELETE /groups/:id` and the job that carries it out. */
+  readonly deletion: GroupDeletion;
+
   constructor(
     private readonly base: ServiceBase,
     private readonly namespaces: NamespacesService,
     private readonly members: MembersService,
-  ) {}
+    projects: ProjectsService,
+  ) {
+    this.deletion = new GroupDeletion(base, projects.deletion);
+  }
 
   /** A readable group by ID or full path; null otherwise. */
   async find(ref: Ref): Promise<NamespaceRow | null> {

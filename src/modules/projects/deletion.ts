@@ -6,6 +6,8 @@
  */
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
+import type { Prisma } from '../../db/database.js';
+import type { App } from '../../context.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from './service.js';
 
@@ -24,15 +26,23 @@ export class ProjectDeletion {
     const { access, db, app } = this.base;
     await access.authorize('remove_project', project);
     await db.$transaction(async (tx) => {
-      await tx.project.update({ where: { id: project.id }, data: { pendingDelete: true }, select: { id: true } });
-      // Live subscriptions stop reaching anyone through it at once.
-      const changed: ProjectsChanged = { projectIds: [project.id] };
-      await this.base.publish(PROJECTS_CHANGED, changed, tx);
+      await this.markForDeletion(tx, [project.id]);
       const payload: DestroyPayload = { projectId: project.id };
       await app.jobs.enqueue(DESTROY_JOB, payload, { uniqueKey: `${DESTROY_JOB}:${project.id}`, maxAttempts: 25 }, tx);
     });
-    this.base.loaders.projects.byId.clear(project.id);
     app.jobs.wake();
+  }
+
+  /**
+   * Marks projects pending_delete in the caller's transaction, which hides them from every read at once (live
+   * subscriptions included, through projects.changed); `destroy` removes each one afterwards.
+   */
+  async markForDeletion(tx: Prisma.TransactionClient, projectIds: readonly number[]): Promise<void> {
+    if (projectIds.length === 0) return;
+    await tx.project.updateMany({ where: { id: { in: [...projectIds] } }, data: { pendingDelete: true } });
+    const changed: ProjectsChanged = { projectIds: [...projectIds] };
+    await this.base.publish(PROJECTS_CHANGED, changed, tx);
+    for (const id of projectIds) this.base.loaders.projects.byId.clear(id);
   }
 
   /**
@@ -45,18 +55,33 @@ export class ProjectDeletion {
     const { db, app } = this.base;
     const project = await db.project.findUnique({ where: { id: projectId }, select: { id: true, repositoryStorage: true, pendingDelete: true } });
     if (!project?.pendingDelete) return;
-    await app.artifacts.removeProject(project.id);
-    if (app.repositories.has(project.repositoryStorage)) await app.repositories.remove(project);
+    await removeProjectFiles(app, project);
     await db.$transaction(async (tx) => {
-      const members = await tx.member.findMany({ where: { projectId }, select: { userId: true } });
-      await tx.ciVariable.deleteMany({ where: { projectId } });
-      await tx.pipelineTrigger.deleteMany({ where: { projectId } });
-      await tx.projectCiCdSetting.deleteMany({ where: { projectId } });
-      await tx.ciJobTokenProjectScopeLink.deleteMany({ where: { OR: [{ sourceProjectId: projectId }, { targetProjectId: projectId }] } });
-      await tx.ciJobTokenGroupScopeLink.deleteMany({ where: { sourceProjectId: projectId } });
-      await tx.project.delete({ where: { id: projectId }, select: { id: true } });
-      const message: MembershipsChanged = { userIds: members.map((m) => m.userId) };
+      const message: MembershipsChanged = { userIds: await deleteProjectRows(tx, [projectId]) };
       await this.base.publish(MEMBERSHIPS_CHANGED, message, tx);
     });
   }
+}
+
+/** A project's files: its job artifacts and its repository (what an interrupted removal left of it too). */
+export async function removeProjectFiles(app: Pick<App, 'artifacts' | 'repositories'>, project: { id: number; repositoryStorage: string }): Promise<void> {
+  await app.artifacts.removeProject(project.id);
+  if (app.repositories.has(project.repositoryStorage)) await app.repositories.remove(project);
+}
+
+/**
+ * Deletes projects in the caller's transaction: the rows that keep a project ID without a foreign key, then the
+ * projects, whose deletion cascades to the rest. Answers the users who were members of them (their memberships changed).
+ */
+export async function deleteProjectRows(tx: Prisma.TransactionClient, projectIds: readonly number[]): Promise<number[]> {
+  if (projectIds.length === 0) return [];
+  const projectId = { in: [...projectIds] };
+  const members = await tx.member.findMany({ where: { projectId }, select: { userId: true }, distinct: ['userId'] });
+  await tx.ciVariable.deleteMany({ where: { projectId } });
+  await tx.pipelineTrigger.deleteMany({ where: { projectId } });
+  await tx.projectCiCdSetting.deleteMany({ where: { projectId } });
+  await tx.ciJobTokenProjectScopeLink.deleteMany({ where: { OR: [{ sourceProjectId: projectId }, { targetProjectId: projectId }] } });
+  await tx.ciJobTokenGroupScopeLink.deleteMany({ where: { sourceProjectId: projectId } });
+  await tx.project.deleteMany({ where: { id: projectId } });
+  return members.map((m) => m.userId);
 }

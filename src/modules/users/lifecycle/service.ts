@@ -14,6 +14,7 @@ import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../../auth/memb
 import { conflict, forbidden, refused } from '../../../errors.js';
 import { equalsIgnoringCase } from '../../../db/text.js';
 import type { ServiceBase } from '../../module.js';
+import { deleteProjectRows, removeProjectFiles } from '../../projects/deletion.js';
 import { UsersService, type UserRow } from '../service.js';
 
 const OWNER = MEMBER_ACCESS_LEVELS.OWNER;
@@ -167,22 +168,25 @@ export class UserLifecycleService {
   }
 
   private async remove(user: UserRow, hardDelete: boolean): Promise<void> {
-    const { db, loaders } = this.base;
-    await db.$transaction(async (tx) => {
+    const { db, loaders, app } = this.base;
+    const projects = await db.$transaction(async (tx) => {
       // GitLab migrates issues, merge requests, notes, snippets, award emoji, reviews and releases to the ghost user;
       // none of them exist here yet, and the rest of what references a user goes by the foreign keys' own rules.
       if (!hardDelete) await this.ghost(tx);
       const personal = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true } });
       // The other members of the personal projects lose those memberships with them.
-      const affected = personal ? await tx.member.findMany({ where: { project: { namespaceId: personal.id } }, select: { userId: true }, distinct: ['userId'] }) : [];
-      if (personal) await deleteProjects(tx, personal.id);
+      const personalProjects = personal ? await tx.project.findMany({ where: { namespaceId: personal.id }, select: { id: true, repositoryStorage: true } }) : [];
+      const affected = await deleteProjectRows(tx, personalProjects.map((p) => p.id));
       await tx.user.delete({ where: { id: user.id } });
       const revoked: CredentialsRevoked = { userId: user.id };
       await this.base.publish(CREDENTIALS_REVOKED, revoked, tx);
-      const changed: MembershipsChanged = { userIds: [...new Set([user.id, ...affected.map((m) => m.userId)])] };
+      const changed: MembershipsChanged = { userIds: [...new Set([user.id, ...affected])] };
       await this.base.publish(MEMBERSHIPS_CHANGED, changed, tx);
+      return personalProjects;
     });
     loaders.users.byId.clear(user.id);
+    // The rows are gone: their projects' repositories and artifacts go after them (nothing refers to those files now).
+    for (const project of projects) await removeProjectFiles(app, project);
   }
 
   /** Moves a user to another state; leaving `active` revokes their credentials everywhere, returning to it refreshes them. */
@@ -195,21 +199,4 @@ export class UserLifecycleService {
     });
     loaders.users.byId.clear(user.id);
   }
-}
-
-/**
- * Deletes the projects of a personal namespace with what refers to them: their rows cascade where a foreign key
- * says so, and the tables that keep a project ID without one are cleared here. Project deletion of the projects
- * module (with its repositories) is meant to take this place once it exists.
- */
-async function deleteProjects(tx: Prisma.TransactionClient, namespaceId: number): Promise<void> {
-  const ids = (await tx.project.findMany({ where: { namespaceId }, select: { id: true } })).map((p) => p.id);
-  if (!ids.length) return;
-  const projectId = { in: ids };
-  await tx.ciVariable.deleteMany({ where: { projectId } });
-  await tx.projectCiCdSetting.deleteMany({ where: { projectId } });
-  await tx.pipelineTrigger.deleteMany({ where: { projectId } });
-  await tx.ciJobTokenProjectScopeLink.deleteMany({ where: { OR: [{ sourceProjectId: projectId }, { targetProjectId: projectId }] } });
-  await tx.ciJobTokenGroupScopeLink.deleteMany({ where: { sourceProjectId: projectId } });
-  await tx.project.deleteMany({ where: { id: projectId } });
 }
