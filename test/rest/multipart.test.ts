@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
-import { createGroup, createUser, unique, type TestUser } from '../support/factories.js';
+import { createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
 
 const t = suiteServer({ bodyLimit: 300 * 1024 });
@@ -179,6 +179,17 @@ describe('multipart/form-data bodies', () => {
     expect(updated.body).toMatchObject({ description: 'pictured', avatar_url: `${EXTERNAL_URL}/uploads/-/system/group/avatar/${group.id}/logo.png` });
     const served = await fetch(`${t.url}/uploads/-/system/group/avatar/${group.id}/logo.png`);
     expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+  });
+
+  it('PUT /projects/:id takes an avatar alone or with other settings', async () => {
+    const project = await createProject(t, t.rootToken, { visibility: 'public' });
+    const body = new FormData();
+    body.set('avatar', new Blob([PNG]), 'icon.png');
+    const updated = await form('PUT', `/projects/${project.id}`, body);
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.avatar_url).toBe(`${EXTERNAL_URL}/uploads/-/system/project/avatar/${project.id}/icon.png`);
+    const downloaded = await fetch(`${t.url}/api/v4/projects/${project.id}/avatar`);
+    expect(Buffer.from(await downloaded.arrayBuffer())).toEqual(PNG);
   });
 
   it('takes PUT /user/avatar only from a signed-in caller whose token has the api scope', async () => {

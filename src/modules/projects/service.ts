@@ -71,10 +71,12 @@ export interface ProjectUpdateInput {
   tagList?: readonly string[] | null;
   ciConfigPath?: string | null;
   requestAccessEnabled?: boolean | null;
+  /** A new avatar image (a file of a multipart body). */
+  avatar?: UploadedFile | null;
 }
 
 /** The arguments of which `PUT /projects/:id` needs one (GitLab's at_least_one_of). */
-const UPDATE_ARGUMENTS = ['name', 'path', 'description', 'defaultBranch', 'visibility', 'topics', 'tagList', 'ciConfigPath', 'requestAccessEnabled'];
+const UPDATE_ARGUMENTS = ['name', 'path', 'description', 'defaultBranch', 'visibility', 'topics', 'tagList', 'ciConfigPath', 'requestAccessEnabled', 'avatar'];
 
 /** What `POST /projects/:id/fork` takes besides the project. */
 export interface ForkInput {
@@ -386,6 +388,8 @@ export class ProjectsService {
     const forkedFrom = project.forkedFromProjectId != null ? await this.base.loaders.projects.byId.load(project.forkedFromProjectId) : null;
     const errors = await this.placementErrors(project.namespace, { name, path, description: input.description, visibility, forkedFrom, exceptId: project.id });
     if (input.name === null) errors.name = ["can't be blank"];
+    const avatarErrors = input.avatar ? avatarProblems(input.avatar) : [];
+    if (avatarErrors.length) errors.avatar = avatarErrors;
     if (Object.keys(errors).length) throw invalid(errors);
 
     const branch = input.defaultBranch;
@@ -416,6 +420,7 @@ export class ProjectsService {
         },
         select: { id: true },
       });
+      if (input.avatar) await replaceAvatar(app.uploads, 'project', project.id, input.avatar, (avatar) => tx.project.update({ where: { id: project.id }, data: { avatar }, select: { id: true } }));
       // Live subscriptions decide on the project's visibility: they must see the new one.
       if (visibility !== project.visibility) await this.projectsChanged([project.id], tx);
     });
