@@ -8,6 +8,7 @@ import { Gitlab } from '@gitbeaker/rest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { freshKey } from './ssh-keys.js';
+import { eventually } from '../support/wait.js';
 
 const t = suiteServer();
 let admin: InstanceType<typeof Gitlab>;
@@ -339,6 +340,19 @@ describe('DELETE /users/:id', () => {
     await addMember(t, owner.token, 'groups', group.id, second.id, 50);
     expect((await t.api('DELETE', `/users/${owner.id}`)).status).toBe(204);
     expect((await t.api('GET', `/groups/${group.id}`, { token: second.token })).status).toBe(200);
+  });
+
+  it('deletes the groups a user solely owns with hard_delete, with their projects', async () => {
+    const owner = await createUser(t);
+    const solo = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token, { namespaceId: solo.id });
+    const shared = await createGroup(t, owner.token);
+    const coOwner = await createUser(t);
+    await addMember(t, owner.token, 'groups', shared.id, coOwner.id, 50);
+    expect((await t.api('DELETE', `/users/${owner.id}?hard_delete=true`)).status).toBe(204);
+    await eventually(async () => (await t.api('GET', `/groups/${solo.id}`)).status === 404);
+    expect((await t.api('GET', `/projects/${project.id}`)).status).toBe(404);
+    expect((await t.api('GET', `/groups/${shared.id}`, { token: coOwner.token })).status).toBe(200);
   });
 
   it('refuses non-administrators and anonymous callers, and answers 404 for unknown users', async () => {

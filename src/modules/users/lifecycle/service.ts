@@ -15,6 +15,7 @@ import { conflict, forbidden, refused } from '../../../errors.js';
 import { equalsIgnoringCase } from '../../../db/text.js';
 import type { ServiceBase } from '../../module.js';
 import { deleteProjectRows, removeProjectFiles } from '../../projects/deletion.js';
+import { GROUP_DESTROY_JOB, type GroupDestroyPayload } from '../../groups/deletion.js';
 import { UsersService, type UserRow } from '../service.js';
 
 const OWNER = MEMBER_ACCESS_LEVELS.OWNER;
@@ -117,14 +118,15 @@ export class UserLifecycleService {
    * Deletes a user (GitLab's `DELETE /users/:id` and Users::DestroyService), with their personal projects,
    * memberships, tokens, keys, e-mail addresses, status, preferences and events. What GitLab keeps of their
    * contributions goes to the ghost user, made on first need, unless `hardDelete`; pipelines, jobs and schedules
-   * lose their user (GitLab nullifies them), runners and memberships the user made their creator. Refused while
-   * the user is the sole owner of a group: without `hardDelete`, as GitLab refuses; with it, because deleting
-   * groups is not available here.
+   * lose their user (GitLab nullifies them), runners and memberships the user made their creator. A user who is
+   * the sole owner of a group is refused, unless `hardDelete`: then those groups are deleted too (GitLab's
+   * `delete_solo_owned_groups`), by the group deletion job, queued with the user's removal.
    */
   async delete(id: number, hardDelete: boolean): Promise<boolean> {
     const user = await this.users.administered(id);
-    if (await this.soleOwnerOfAGroup(user)) throw conflict('User cannot be removed while is the sole-owner of a group');
-    await this.remove(user, hardDelete);
+    const soloOwned = await this.soloOwnedGroups(user);
+    if (soloOwned.length && !hardDelete) throw conflict('User cannot be removed while is the sole-owner of a group');
+    await this.remove(user, hardDelete, soloOwned);
     return true;
   }
 
@@ -153,21 +155,22 @@ export class UserLifecycleService {
     }
   }
 
-  /** Whether the user is the only direct Owner of some group (GitLab's `solo_owned_groups`). */
-  private async soleOwnerOfAGroup(user: UserRow): Promise<boolean> {
+  /** The groups of which the user is the only direct Owner (GitLab's `solo_owned_groups`). */
+  private async soloOwnedGroups(user: UserRow): Promise<number[]> {
     const db = this.base.db;
     const owned = await db.member.findMany({ where: { userId: user.id, namespaceId: { not: null }, accessLevel: OWNER }, select: { namespaceId: true } });
     const groups = owned.flatMap((m) => (m.namespaceId === null ? [] : [m.namespaceId]));
-    if (!groups.length) return false;
+    if (!groups.length) return [];
     const shared = await db.member.groupBy({
       by: ['namespaceId'],
       where: { namespaceId: { in: groups }, accessLevel: OWNER, NOT: { userId: user.id } },
       _count: { _all: true },
     });
-    return shared.length < groups.length;
+    const others = new Set(shared.map((g) => g.namespaceId));
+    return groups.filter((id) => !others.has(id));
   }
 
-  private async remove(user: UserRow, hardDelete: boolean): Promise<void> {
+  private async remove(user: UserRow, hardDelete: boolean, soloOwnedGroups: readonly number[] = []): Promise<void> {
     const { db, loaders, app } = this.base;
     const projects = await db.$transaction(async (tx) => {
       // GitLab migrates issues, merge requests, notes, snippets, award emoji, reviews and releases to the ghost user;
@@ -177,6 +180,10 @@ export class UserLifecycleService {
       // The other members of the personal projects lose those memberships with them.
       const personalProjects = personal ? await tx.project.findMany({ where: { namespaceId: personal.id }, select: { id: true, repositoryStorage: true } }) : [];
       const affected = await deleteProjectRows(tx, personalProjects.map((p) => p.id));
+      for (const groupId of soloOwnedGroups) {
+        const payload: GroupDestroyPayload = { groupId };
+        await app.jobs.enqueue(GROUP_DESTROY_JOB, payload, { uniqueKey: `${GROUP_DESTROY_JOB}:${groupId}`, maxAttempts: 25 }, tx);
+      }
       await tx.user.delete({ where: { id: user.id } });
       const revoked: CredentialsRevoked = { userId: user.id };
       await this.base.publish(CREDENTIALS_REVOKED, revoked, tx);
@@ -185,6 +192,7 @@ export class UserLifecycleService {
       return personalProjects;
     });
     loaders.users.byId.clear(user.id);
+    if (soloOwnedGroups.length) app.jobs.wake();
     // The rows are gone: their projects' repositories and artifacts go after them (nothing refers to those files now).
     for (const project of projects) await removeProjectFiles(app, project);
   }
