@@ -32,6 +32,24 @@ async function commitFile(projectId: number, branch: string, file: string, token
 
 const encoded = (path: string) => encodeURIComponent(path);
 
+describe('POST /projects with initialize_with_readme', () => {
+  it("starts the repository with a README.md commit on the default branch, through REST and gitbeaker", async () => {
+    const res = await t.api('POST', '/projects', { token: owner.token, body: { name: unique('readme'), description: 'What it is', initialize_with_readme: true } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ empty_repo: false, default_branch: 'main' });
+    const readme = await t.api('GET', `/projects/${res.body.id}/repository/files/README.md/raw?ref=main`, { token: owner.token });
+    expect(readme.text).toBe(`# ${res.body.name}\n\nWhat it is\n`);
+    const commits = await t.api('GET', `/projects/${res.body.id}/repository/commits`, { token: owner.token });
+    expect(commits.body.map((c: { title: string; author_name: string }) => [c.title, c.author_name])).toEqual([['Initial commit', `User ${owner.username}`]]);
+
+    const gitbeaker = new Gitlab({ host: t.url, token: owner.token });
+    const made = await gitbeaker.Projects.create({ name: unique('readme-gb'), initializeWithReadme: true, defaultBranch: 'trunk' });
+    expect(made).toMatchObject({ empty_repo: false, default_branch: 'trunk' });
+    const plain = await createProject(t, owner.token);
+    expect(plain).toMatchObject({ empty_repo: true });
+  });
+});
+
 describe('PUT /projects/:id', () => {
   it('edits settings through gitbeaker and shows them on the project', async () => {
     const p = await team();

@@ -36,8 +36,13 @@ export const projectResolvers = {
     projects: (_: unknown, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.list(args, args),
   },
   Mutation: {
-    projectCreate: (_: unknown, { userId, ...args }: ProjectArgs & { userId?: number | null }, ctx: Context) =>
-      userId != null ? ctx.services.projects.createForUser(parseId(userId, 'User', 'userId'), projectInput(args)) : ctx.services.projects.create(projectInput(args)),
+    projectCreate: async (_: unknown, { userId, initializeWithReadme, ...args }: ProjectArgs & { userId?: number | null; initializeWithReadme?: boolean | null }, ctx: Context) => {
+      const { projects, repositories } = ctx.services;
+      const project = userId != null ? await projects.createForUser(parseId(userId, 'User', 'userId'), projectInput(args)) : await projects.create(projectInput(args));
+      if (!initializeWithReadme) return project;
+      await repositories.writes.initializeWithReadme(project);
+      return projects.reload(project.id);
+    },
     projectUpdate: async (_: unknown, { fullPath, ...input }: FullPath & ProjectUpdateInput, ctx: Context) => ctx.services.projects.update(await projectOf(ctx, { fullPath }), input),
     projectArchive: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.setArchived(await projectOf(ctx, args), true),
     projectUnarchive: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.setArchived(await projectOf(ctx, args), false),

@@ -106,6 +106,15 @@ export class RepositoryWrites {
     return bytes;
   }
 
+  /**
+   * `initialize_with_readme` of a new project (GitLab's Projects::CreateService): a README.md naming the project
+   * (and its description) as the first commit of the default branch, by the creating user.
+   */
+  async initializeWithReadme(project: ProjectRow): Promise<void> {
+    const content = project.description ? `# ${project.name}\n\n${project.description}\n` : `# ${project.name}\n`;
+    await this.createCommit(project, { branch: project.defaultBranch, commitMessage: 'Initial commit', actions: [{ action: 'CREATE', filePath: 'README.md', content }] });
+  }
+
   /** GitLab's `POST /projects/:id/repository/commits`: one commit of every action, on `branch`. */
   async createCommit(project: ProjectRow, input: CommitInput, options: { fileChanged?: (path: string) => string } = {}): Promise<CommitRow> {
     const { repository, user } = await this.authorize(project);
