@@ -9,6 +9,7 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLScalarType,
+  getNullableType,
   type GraphQLInputType,
 } from 'graphql';
 import { invalidParams } from '../errors.js';
@@ -60,7 +61,10 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
   const nullable = type instanceof GraphQLNonNull ? type.ofType : type;
   if (raw === null || raw === undefined) return null;
   if (nullable instanceof GraphQLList) {
-    const items = Array.isArray(raw) ? raw : raw === '' ? [] : typeof raw === 'object' ? Object.values(raw) : [raw];
+    // Lists of IDs also come comma-separated in one value (GitLab's CommaSeparatedToIntegerArray: skip_groups=8,9).
+    const item = getNullableType(nullable.ofType);
+    const commaSeparated = typeof raw === 'string' && item instanceof GraphQLScalarType && (item.name === 'Int' || item.name === 'ID');
+    const items = Array.isArray(raw) ? raw : raw === '' ? [] : commaSeparated ? raw.split(',') : typeof raw === 'object' ? Object.values(raw) : [raw];
     return items.map((item, i) => coerce(nullable.ofType, item, `${param}[${i}]`, errors));
   }
   if (nullable instanceof GraphQLInputObjectType) {

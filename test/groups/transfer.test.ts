@@ -83,6 +83,10 @@ describe('group lists', () => {
     const skipped = await t.api('GET', `/groups/${top.id}/descendant_groups?skip_groups[]=${a.id}&skip_groups[]=${c.id}`, { token: owner.token });
     expect(ids(skipped.body)).toEqual([b.id]);
     expect(skipped.headers.get('x-total')).toBe('1');
+    // Comma-separated, as GitLab's CommaSeparatedToIntegerArray reads it.
+    const commas = await t.api('GET', `/groups/${top.id}/descendant_groups?skip_groups=${a.id},${c.id}`, { token: owner.token });
+    expect(ids(commas.body)).toEqual([b.id]);
+    expect((await t.api('GET', `/groups/${top.id}/descendant_groups?skip_groups=${a.id},x`, { token: owner.token })).status).toBe(400);
     const searched = await t.api('GET', `/groups/${top.id}/descendant_groups?search=${b.path}`, { token: owner.token });
     expect(ids(searched.body)).toEqual([b.id]);
     const desc = await t.api('GET', `/groups/${top.id}/descendant_groups?order_by=id&sort=desc`, { token: owner.token });
