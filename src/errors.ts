@@ -240,6 +240,8 @@ export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> =
   projects_fullPath_key: () => invalid(pathTaken),
   projects_namespaceId_path_key: () => invalid(pathTaken),
   projects_namespaceId_lower_path_key: () => invalid(pathTaken),
+  // Two renames recording the same old path at once: the later one meets the first one's redirect (RedirectRoute's uniqueness).
+  redirect_routes_path_key: () => invalid(pathTaken),
   emails_email_key: () => invalid({ email: ['has already been taken'] }),
   emails_lower_email_key: () => invalid({ email: ['has already been taken'] }),
   keys_fingerprintSha256_key: () => invalid({ fingerprintSha256: ['has already been taken'] }),
