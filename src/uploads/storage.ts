@@ -77,6 +77,11 @@ export class UploadStorage {
     return info?.isFile() ? { path, size: info.size } : null;
   }
 
+  /** Removes the model's avatar folder, once the model is deleted (nothing when it has none). */
+  async removeAvatars(model: AvatarModel, id: number): Promise<void> {
+    await rm(this.avatarDir(model, id), { recursive: true, force: true });
+  }
+
   /** Removes the temporary folder of an in-memory server. */
   async close(): Promise<void> {
     if (this.temporary) await rm(this.root, { recursive: true, force: true });

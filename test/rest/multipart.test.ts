@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
@@ -190,6 +192,27 @@ describe('multipart/form-data bodies', () => {
     expect(updated.body.avatar_url).toBe(`${EXTERNAL_URL}/uploads/-/system/project/avatar/${project.id}/icon.png`);
     const downloaded = await fetch(`${t.url}/api/v4/projects/${project.id}/avatar`);
     expect(Buffer.from(await downloaded.arrayBuffer())).toEqual(PNG);
+  });
+
+  it("removes a deleted user's, group's and project's avatar files with them", async () => {
+    const avatar = () => {
+      const body = new FormData();
+      body.set('avatar', new Blob([PNG]), 'gone.png');
+      return body;
+    };
+    const folder = (model: string, id: number) => join(t.server.app.uploads.root, '-', 'system', model, 'avatar', String(id));
+    const user = await createUser(t);
+    const group = await createGroup(t, t.rootToken);
+    const project = await createProject(t, t.rootToken);
+    expect((await form('PUT', `/users/${user.id}`, avatar())).status).toBe(200);
+    expect((await form('PUT', `/groups/${group.id}`, avatar())).status).toBe(200);
+    expect((await form('PUT', `/projects/${project.id}`, avatar())).status).toBe(200);
+    for (const [model, id] of [['user', user.id], ['group', group.id], ['project', project.id]] as const) expect(existsSync(folder(model, id))).toBe(true);
+    expect((await t.api('DELETE', `/users/${user.id}`)).status).toBe(204);
+    expect((await t.api('DELETE', `/groups/${group.id}`)).status).toBe(202);
+    expect((await t.api('DELETE', `/projects/${project.id}`)).status).toBe(202);
+    expect(existsSync(folder('user', user.id))).toBe(false);
+    await eventually(() => !existsSync(folder('group', group.id)) && !existsSync(folder('project', project.id)));
   });
 
   it('takes PUT /user/avatar only from a signed-in caller whose token has the api scope', async () => {

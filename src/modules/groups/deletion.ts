@@ -46,8 +46,10 @@ export class GroupDeletion {
     const unmarked = projects.filter((p) => !p.pendingDelete).map((p) => p.id);
     if (unmarked.length) await db.$transaction((tx) => this.projects.markForDeletion(tx, unmarked));
     for (const project of projects) await this.projects.destroy(project.id);
+    const subtree: number[] = [];
     await db.$transaction(async (tx) => {
       const namespaces = await tx.namespace.findMany({ where: under, select: { id: true, traversalIds: true } });
+      subtree.push(...namespaces.map((n) => n.id));
       const ids = namespaces.map((n) => n.id);
       // Group CI/CD variables and the groups' events keep their group's ID without a foreign key (GitLab's cascade).
       await tx.ciVariable.deleteMany({ where: { namespaceId: { in: ids } } });
@@ -62,5 +64,6 @@ export class GroupDeletion {
       await this.base.publish(MEMBERSHIPS_CHANGED, changed, tx);
     });
     this.base.loaders.namespaces.byId.clear(groupId);
+    for (const id of subtree) await this.base.app.uploads.removeAvatars('group', id);
   }
 }

@@ -63,9 +63,10 @@ export class ProjectDeletion {
   }
 }
 
-/** A project's files: its job artifacts and its repository (what an interrupted removal left of it too). */
-export async function removeProjectFiles(app: Pick<App, 'artifacts' | 'repositories'>, project: { id: number; repositoryStorage: string }): Promise<void> {
+/** A project's files: its job artifacts, its avatar and its repository (what an interrupted removal left of it too). */
+export async function removeProjectFiles(app: Pick<App, 'artifacts' | 'repositories' | 'uploads'>, project: { id: number; repositoryStorage: string }): Promise<void> {
   await app.artifacts.removeProject(project.id);
+  await app.uploads.removeAvatars('project', project.id);
   if (app.repositories.has(project.repositoryStorage)) await app.repositories.remove(project);
 }
 

@@ -195,6 +195,7 @@ export class UserLifecycleService {
     if (soloOwnedGroups.length) app.jobs.wake();
     // The rows are gone: their projects' repositories and artifacts go after them (nothing refers to those files now).
     for (const project of projects) await removeProjectFiles(app, project);
+    await app.uploads.removeAvatars('user', user.id);
   }
 
   /** Moves a user to another state; leaving `active` revokes their credentials everywhere, returning to it refreshes them. */
