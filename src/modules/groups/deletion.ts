@@ -6,6 +6,8 @@
  * interrupted anywhere finishes on its retry.
  */
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
+import type { Prisma } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectDeletion } from '../projects/deletion.js';
@@ -15,6 +17,12 @@ export const GROUP_DESTROY_JOB = 'groups.destroy';
 
 export interface GroupDestroyPayload {
   groupId: number;
+}
+
+/** Queues the removal of a group in the caller's transaction: one job per group, however often it is asked for. */
+export async function queueGroupDestroy(jobs: Pick<JobQueue, 'enqueue'>, tx: Prisma.TransactionClient, groupId: number): Promise<void> {
+  const payload: GroupDestroyPayload = { groupId };
+  await jobs.enqueue(GROUP_DESTROY_JOB, payload, { uniqueKey: `${GROUP_DESTROY_JOB}:${groupId}`, maxAttempts: 25 }, tx);
 }
 
 export class GroupDeletion {
@@ -30,8 +38,7 @@ export class GroupDeletion {
     await db.$transaction(async (tx) => {
       const projects = await tx.project.findMany({ where: { namespace: { traversalIds: { has: group.id } } }, select: { id: true } });
       await this.projects.markForDeletion(tx, projects.map((p) => p.id));
-      const payload: GroupDestroyPayload = { groupId: group.id };
-      await app.jobs.enqueue(GROUP_DESTROY_JOB, payload, { uniqueKey: `${GROUP_DESTROY_JOB}:${group.id}`, maxAttempts: 25 }, tx);
+      await queueGroupDestroy(app.jobs, tx, group.id);
     });
     app.jobs.wake();
   }

@@ -15,7 +15,7 @@ import { conflict, forbidden, refused } from '../../../errors.js';
 import { equalsIgnoringCase } from '../../../db/text.js';
 import type { ServiceBase } from '../../module.js';
 import { deleteProjectRows, removeProjectFiles } from '../../projects/deletion.js';
-import { GROUP_DESTROY_JOB, type GroupDestroyPayload } from '../../groups/deletion.js';
+import { queueGroupDestroy } from '../../groups/deletion.js';
 import { UsersService, type UserRow } from '../service.js';
 
 const OWNER = MEMBER_ACCESS_LEVELS.OWNER;
@@ -180,10 +180,7 @@ export class UserLifecycleService {
       // The other members of the personal projects lose those memberships with them.
       const personalProjects = personal ? await tx.project.findMany({ where: { namespaceId: personal.id }, select: { id: true, repositoryStorage: true } }) : [];
       const affected = await deleteProjectRows(tx, personalProjects.map((p) => p.id));
-      for (const groupId of soloOwnedGroups) {
-        const payload: GroupDestroyPayload = { groupId };
-        await app.jobs.enqueue(GROUP_DESTROY_JOB, payload, { uniqueKey: `${GROUP_DESTROY_JOB}:${groupId}`, maxAttempts: 25 }, tx);
-      }
+      for (const groupId of soloOwnedGroups) await queueGroupDestroy(app.jobs, tx, groupId);
       await tx.user.delete({ where: { id: user.id } });
       const revoked: CredentialsRevoked = { userId: user.id };
       await this.base.publish(CREDENTIALS_REVOKED, revoked, tx);
