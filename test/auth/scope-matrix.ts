@@ -83,7 +83,7 @@ async function tokenOf(kind: Kind, f: Fixtures): Promise<string | null> {
 /** Project routes whose writes change the project itself (see paramsFor). */
 const OWN_PROJECT = /^\/projects\/:id(\/(archive|unarchive|transfer|fork|fork\/:forked_from_id|star|unstar))?$/;
 
-/** Parameters that pass coercion, fresh on every call so that no surface meets another's leftovers. */
+/** Parameters that pass coercion: new fixtures for each write that succeeds, so that no surface meets another's leftovers. */
 async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<string, unknown>> {
   const family = route.path.split('/')[1];
   const ids: Record<string, number> = { users: f.owner.id, groups: f.group.id, projects: f.project.id, namespaces: f.group.id, personal_access_tokens: f.tokenId, runners: f.runnerId };
@@ -274,17 +274,32 @@ export function scopeMatrix(shard: number): void {
       return fixtures;
     };
     const outcomes = new Map<string, number>();
+    // Tokens every route shares, by kind, until a write succeeds with one (it may have revoked or rotated it).
+    const tokens = new Map<Kind, Promise<string | null>>();
 
     for (const route of mine) {
       it(`${route.method} ${route.path} (${route.operation})`, async () => {
         const f = await setup();
-        // Tokens a read can share; a write gets fresh ones (it may revoke the very token it runs with).
-        const shared = new Map<Kind, string | null>();
+        const write = route.compiled.kind === 'mutation';
+        // Parameters (and the fixtures they name) are made once and shared by every call until a write succeeds: a
+        // refused call changes nothing, so the next kind or surface meets the same state with the same values, and a
+        // successful write hands the next call fresh ones.
+        let params: Promise<Record<string, unknown>> | undefined;
+        const call = async (kind: Kind, surface: typeof viaRest | typeof viaHttp | typeof viaWebSocket): Promise<number> => {
+          const token = tokens.get(kind) ?? tokens.set(kind, tokenOf(kind, f)).get(kind)!;
+          params ??= paramsFor(route, f);
+          const res = await surface(route, await token, await params);
+          const status = typeof res === 'number' ? res : res.status;
+          if (write && status < 300) {
+            params = undefined;
+            tokens.delete(kind);
+          }
+          return status;
+        };
         for (const kind of KINDS) {
-          const token = async () => (route.compiled.kind === 'mutation' ? tokenOf(kind, f) : (shared.get(kind) ?? shared.set(kind, await tokenOf(kind, f)).get(kind) ?? null));
-          const rest = (await viaRest(route, await token(), await paramsFor(route, f))).status;
-          const http = await viaHttp(route, await token(), await paramsFor(route, f));
-          const ws = await viaWebSocket(route, await token(), await paramsFor(route, f));
+          const rest = await call(kind, viaRest);
+          const http = await call(kind, viaHttp);
+          const ws = await call(kind, viaWebSocket);
           expect({ kind, rest, http, ws }).toEqual({ kind, rest, http: rest, ws: rest });
           expect(rest).toBeLessThan(500);
           outcomes.set(`${kind} ${route.method} ${route.path}`, rest);
