@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config, RepositoryStorageConfig } from '../config.js';
@@ -23,6 +23,11 @@ export interface RepositorySubject {
 export function hashedPath(projectId: number): string {
   const hash = createHash('sha256').update(String(projectId)).digest('hex');
   return `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`;
+}
+
+/** A project just made: a repository older than it at its place is not its own. */
+export interface NewRepositorySubject extends RepositorySubject {
+  createdAt: Date;
 }
 
 export class RepositoryStorages {
@@ -96,18 +101,45 @@ export class RepositoryStorages {
   }
 
   /**
-   * Creates `target`'s repository with the branches and tags of `source`'s (a fork; `refspecs` picks which), unless
-   * it exists. Built like any new repository, beside its place, so a fork is on disk whole or not at all.
+   * Creates the repository of a project just made, empty. A repository already at its place belongs to no project
+   * of this database (another database used the same folder, or a project's removal never ran): it is moved aside,
+   * to `<path>.<random>+stale`, rather than shown as the new project's. Returns where it went, if anywhere.
    */
-  async copy(source: RepositorySubject, target: RepositorySubject, refspecs: readonly string[], defaultBranch: string): Promise<void> {
+  async createNew(subject: NewRepositorySubject, defaultBranch: string): Promise<string | null> {
+    const stale = await this.moveAside(this.path(subject), subject.createdAt);
+    await this.ensure(subject, defaultBranch);
+    return stale;
+  }
+
+  /**
+   * Moves a repository older than its project out of the way. One made since (the project's first use, from a
+   * request racing its creation, on any replica) is the project's own and stays.
+   */
+  private async moveAside(path: string, projectCreated: Date): Promise<string | null> {
+    if (this.present.has(path) || this.creating.has(path)) return null;
+    const made = await stat(path).catch(() => null);
+    if (!made || made.ctimeMs >= projectCreated.getTime()) return null;
+    const aside = `${path}.${randomBytes(4).toString('hex')}+stale`;
+    await rename(path, aside);
+    return aside;
+  }
+
+  /**
+   * Creates the repository of `target`, a project just made, with the branches and tags of `source`'s (a fork;
+   * `refspecs` picks which); one already at its place is moved aside, as `createNew` does. Built like any new
+   * repository, beside its place, so a fork is on disk whole or not at all. Returns where a stale one went.
+   */
+  async copy(source: RepositorySubject, target: NewRepositorySubject, refspecs: readonly string[], defaultBranch: string): Promise<string | null> {
     const from = this.path(source);
     const path = this.path(target);
+    const stale = await this.moveAside(path, target.createdAt);
     const pending = this.create(path, defaultBranch, async (building) => {
       if (existsSync(join(from, 'HEAD'))) await git(building, ['fetch', '--quiet', '--no-write-fetch-head', from, ...refspecs]);
     }).finally(() => this.creating.delete(path));
     // Whoever opens the fork meanwhile waits for the copy rather than creating an empty repository.
     this.creating.set(path, pending);
     await pending;
+    return stale;
   }
 
   private async create(path: string, defaultBranch: string, fill?: (building: string) => Promise<void>): Promise<void> {

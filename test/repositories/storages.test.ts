@@ -3,9 +3,9 @@
  * repository created with its project on a storage picked by weight, and what a ref update records.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
@@ -68,6 +68,23 @@ describe('a project and its repository', () => {
     const asAdmin = await t.api('GET', `/projects/${project.id}`);
     expect(asAdmin.body.repository_storage).toBe('fast');
     expect(asAdmin.body.empty_repo).toBe(true);
+  });
+
+  it('moves aside a repository no project owns that sits at a new project\'s place (another database used the folder)', async () => {
+    const user = await createUser(t);
+    const before = await createProject(t, user.token);
+    // What a server on another database left at the next project's place: a repository with a branch.
+    const place = join(folders[1], hashedPath(before.id + 1));
+    mkdirSync(place, { recursive: true });
+    execFileSync('git', ['init', '--quiet', '--bare', place]);
+    execFileSync('git', ['update-ref', 'refs/heads/main', commit(place, 'not yours')], { env: { ...process.env, GIT_DIR: place } });
+    const project = await createProject(t, user.token);
+    expect(project.id).toBe(before.id + 1);
+    expect((await t.api('GET', `/projects/${project.id}/repository/branches`, { token: user.token })).body).toEqual([]);
+    expect((await t.api('GET', `/projects/${project.id}`, { token: user.token })).body.empty_repo).toBe(true);
+    const aside = readdirSync(dirname(place)).filter((name) => name.startsWith(`${basename(place)}.`) && name.endsWith('+stale'));
+    expect(aside).toHaveLength(1);
+    expect(execFileSync('git', ['rev-parse', 'refs/heads/main'], { env: { ...process.env, GIT_DIR: join(dirname(place), aside[0]) } }).toString().trim()).toMatch(/^[0-9a-f]{40}$/);
   });
 
   it('records a ref update: push events, one bus message per ref, empty_repo and the default branch', async () => {

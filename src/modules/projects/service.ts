@@ -332,14 +332,15 @@ export class ProjectsService {
       if (!input.avatar) return created;
       return replaceAvatar(app.uploads, 'project', created.id, input.avatar, (avatar) => tx.project.update({ ...WITH_NAMESPACE, where: { id: created.id }, data: { avatar } }));
     });
-    if (fork) {
-      const refspecs = fork.branches ? [`+refs/heads/${fork.branches}:refs/heads/${fork.branches}`] : ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'];
-      await app.repositories.copy(fork.source, project, refspecs, project.defaultBranch);
-    } else {
-      // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or
-      // the server die right here), the repository is created on first use instead (RepositoryStorages.ensure).
-      await app.repositories.ensure(project, project.defaultBranch).catch((error: unknown) => app.logger.warn({ err: String(error), projectId: project.id }, 'repository not created yet'));
-    }
+    // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or the
+    // server die right here), the repository is created on first use instead (RepositoryStorages.ensure).
+    const stale = fork
+      ? await app.repositories.copy(fork.source, project, fork.branches ? [`+refs/heads/${fork.branches}:refs/heads/${fork.branches}`] : ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], project.defaultBranch)
+      : await app.repositories.createNew(project, project.defaultBranch).catch((error: unknown) => {
+          app.logger.warn({ err: String(error), projectId: project.id }, 'repository not created yet');
+          return null;
+        });
+    if (stale) app.logger.warn({ projectId: project.id, movedTo: stale }, 'a repository no project of this database owns was at the new project\'s place; moved aside');
     await this.activity.record({ action: 'created', authorId: creatorId, project, targetType: null });
     return project;
   }
