@@ -27,6 +27,9 @@ export class UploadedFile {
 /** The models that carry an avatar, by the name GitLab's upload paths use. */
 export type AvatarModel = 'user' | 'project' | 'group';
 
+/** How long a file in `tmp/` may sit untouched before a start removes it as left by a killed server. */
+const TEMPORARY_FILE_MAX_AGE_MS = 60 * 60 * 1000;
+
 export class UploadStorage {
   private constructor(
     readonly root: string,
@@ -39,7 +42,20 @@ export class UploadStorage {
     const root = temporary ? await mkdtemp(join(tmpdir(), 'gitlab-uploads-')) : resolve(config.dataDir, 'uploads');
     const storage = new UploadStorage(root, temporary);
     await mkdir(storage.tmp, { recursive: true });
+    await storage.sweepTemporary();
     return storage;
+  }
+
+  /**
+   * Removes what requests of a server killed mid-upload left in `tmp/`: files untouched for an hour (a request
+   * streaming one now, on this replica or another sharing the folder, writes it more recently than that).
+   */
+  private async sweepTemporary(now = Date.now()): Promise<void> {
+    for (const name of await readdir(this.tmp).catch(() => [] as string[])) {
+      const path = join(this.tmp, name);
+      const info = await stat(path).catch(() => null);
+      if (info?.isFile() && now - info.mtimeMs > TEMPORARY_FILE_MAX_AGE_MS) await rm(path, { force: true });
+    }
   }
 
   /** Where request bodies' files stream to. */

@@ -1,8 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
+import { UploadStorage } from '../../src/uploads/storage.js';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
 import { createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
@@ -308,5 +310,26 @@ describe('multipart/form-data bodies', () => {
     expect(res.status).toBe(201);
     expect(res.body.is_admin).toBe(false);
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+});
+
+describe('files a killed server left mid-upload', () => {
+  it('are removed at the next start once untouched for an hour; fresh ones (a request streaming now) stay', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'uploads-sweep-'));
+    try {
+      const first = await UploadStorage.open({ dataDir });
+      const old = first.temporaryPath();
+      const fresh = first.temporaryPath();
+      writeFileSync(old, 'half an upload');
+      writeFileSync(fresh, 'an upload under way');
+      const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+      utimesSync(old, twoHoursAgo, twoHoursAgo);
+      const second = await UploadStorage.open({ dataDir });
+      expect(existsSync(old)).toBe(false);
+      expect(existsSync(fresh)).toBe(true);
+      expect(second.tmp).toBe(first.tmp);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
