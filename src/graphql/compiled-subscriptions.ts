@@ -63,7 +63,8 @@ class MappedEvents<T> implements AsyncIterableIterator<T> {
 
 /** The arguments graphql-ws hands `subscribe` (ws-limits.ts), with where the context its events run with comes from. */
 export interface SubscriptionArgs extends ExecutionArgs {
-  eventContext?: () => unknown;
+  /** The context an event runs with, by the event (the bus hands every subscription the same message object). */
+  eventContext?: (event: unknown) => unknown;
 }
 
 /**
@@ -73,7 +74,7 @@ export interface SubscriptionArgs extends ExecutionArgs {
  *
  * A subscription lives long, and graphql-ws keeps its arguments while it does: the context its subscribe resolver
  * ran with (the services it built, the rows its loaders keep) is let go once the stream exists, and its events run
- * with the context `eventContext` gives (ws-limits.ts: one per connection).
+ * with the context `eventContext` gives (ws-limits.ts: one per event and connection).
  */
 export async function subscribeCompiled(args: SubscriptionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const operation = compiledOperation(args);
@@ -83,5 +84,5 @@ export async function subscribeCompiled(args: SubscriptionArgs): Promise<AsyncIt
   const { eventContext, variableValues } = args;
   if (!eventContext) return new MappedEvents(source, (payload) => operation.query(payload, args.contextValue, variableValues));
   args.contextValue = undefined;
-  return new MappedEvents(source, (payload) => operation.query(payload, eventContext(), variableValues));
+  return new MappedEvents(source, (payload) => operation.query(payload, eventContext(payload), variableValues));
 }

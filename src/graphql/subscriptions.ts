@@ -55,7 +55,7 @@ export function startSubscriptionServer(httpServer: Server, app: App, schema: Gr
   // Before useServer, so that a connection's messages are counted before graphql-ws handles them.
   wsServer.on('connection', (socket) => limitMessageRate(socket, app.config.wsMessagesPerMinute));
   const credentialWatch = new CredentialWatch(app.bus);
-  const cleanup = useServer<Record<string, unknown>, { viewer?: Viewer | null; events?: Context }>(
+  const cleanup = useServer<Record<string, unknown>, { viewer?: Viewer | null; events?: WeakMap<object, Context> }>(
     {
       schema,
       onConnect: async (ctx) => {

@@ -46,7 +46,7 @@ function parsedDocument(schema: GraphQLSchema, documents: Map<string, DocumentNo
 
 interface Connection {
   subscriptions: Record<string, unknown>;
-  extra: { viewer?: Viewer | null; events?: Context };
+  extra: { viewer?: Viewer | null; events?: WeakMap<object, Context> };
 }
 
 /**
@@ -54,6 +54,18 @@ interface Connection {
  * the measured complexity for `queryComplexity`), and for a subscription where its events' context comes from.
  * Refusals are sent as the operation's errors.
  */
+/**
+ * What tells one event from another for the subscriptions of a connection: the value of the payload's root field.
+ * Each subscription wraps it in a payload of its own (`{ ciPipelineStatusUpdated: pipeline }`), while the value is
+ * the same object for every subscriber of one bus message (the modules make it once per message, `perMessage`).
+ */
+function eventKey(event: unknown): object | null {
+  if (typeof event !== 'object' || event === null) return null;
+  const values = Object.values(event);
+  const value = values.length === 1 ? values[0] : event;
+  return typeof value === 'object' && value !== null ? value : event;
+}
+
 export function prepareOperation(app: App, schema: GraphQLSchema) {
   const documents = new Map<string, DocumentNode | GraphQLError[]>();
   return (ctx: Connection, _id: string, payload: SubscribePayload): ExecutionArgs | GraphQLError[] => {
@@ -74,9 +86,19 @@ export function prepareOperation(app: App, schema: GraphQLSchema) {
     const refused = boundOperation(schema, document, payload.operationName, payload.variables, contextValue, app.config.graphqlMaxNodes);
     if (refused.length) return refused;
     const args: SubscriptionArgs = { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
-    // The events of a connection's subscriptions (one viewer's) run with one context of the connection's, made at
-    // the first: what they load is loaded once for all of them, and nothing is kept per subscription.
-    if (kind === 'subscription') args.eventContext = () => (ctx.extra.events ??= createContext(app, viewer, { lane }));
+    // Each event runs with one context for all of a connection's subscriptions (one viewer's) it reaches: what they
+    // load is loaded once for all of them, nothing is kept per subscription, and nothing outlives the event (a
+    // context kept for the connection would keep every row its loaders ever read, and show them stale).
+    if (kind === 'subscription') {
+      args.eventContext = (event) => {
+        const key = eventKey(event);
+        if (!key) return createContext(app, viewer, { lane });
+        const contexts = (ctx.extra.events ??= new WeakMap());
+        let context = contexts.get(key);
+        if (!context) contexts.set(key, (context = createContext(app, viewer, { lane })));
+        return context;
+      };
+    }
     return args;
   };
 }

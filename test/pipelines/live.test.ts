@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestServer, suiteServer, type TestServer } from '../support/server.js';
-import { addMember, createUser, createProject, type TestUser } from '../support/factories.js';
+import { addMember, createUser, createProject, unique, type TestUser } from '../support/factories.js';
 import { commit, createRunner, eventually, pushPipeline, requestJob, runnerCall, RUNNER_INFO } from '../runners/support.js';
 
 const t = suiteServer({ ciLongPollingMs: 0 });
@@ -115,6 +115,8 @@ async function untilHeard(server: TestServer, job: { id: number; token: string }
     size = await patch(server, job, size, `warm-up ${i}\n`);
     await sub.until((v) => v.length > 0, 100).catch(() => undefined);
   }
+  // Every warm-up line sent is heard before what follows (a slow machine may deliver the last ones late).
+  await sub.until((v) => v.at(-1)!.size === size);
   return size;
 }
 
@@ -289,6 +291,26 @@ describe('pipeline statuses while the project changes', () => {
     await root.until((v) => v.at(-1)?.status === 'CANCELED');
     await shut.done;
     expect(shut.values.length).toBe(heard);
+  });
+});
+
+describe('pipeline statuses over a long-lived connection', () => {
+  it('shows each event with the rows as they are then, not as the connection first read them', async () => {
+    const owner = await createUser(t);
+    const project = await createProject(t, owner.token);
+    await commit(t, project.id, { '.gitlab-ci.yml': 'stages: [a, b]\na:\n  stage: a\n  script: echo\nb:\n  stage: b\n  script: echo\n' });
+    const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: owner.token, body: { ref: 'main' } });
+    expect(created.status).toBe(201);
+    const query = 'subscription($id: ID!) { ciPipelineStatusUpdated(pipelineId: $id) { id status user { username } } }';
+    const sub = new Subscription<{ status: string; user: { username: string } }>(wsClient(t, owner.token), query, { id: String(created.body.id) }, 'ciPipelineStatusUpdated');
+    await untilAllHear(project.id, created.body.id, [sub]);
+    expect(sub.values.at(-1)!.user.username).toBe(owner.username);
+    const renamed = unique('renamed');
+    expect((await t.api('PUT', `/users/${owner.id}`, { body: { username: renamed } })).status).toBe(200);
+    expect((await t.api('POST', `/projects/${project.id}/pipelines/${created.body.id}/cancel`)).status).toBe(200);
+    await sub.until((v) => v.at(-1)?.status === 'CANCELED');
+    expect(sub.values.at(-1)!.user.username).toBe(renamed);
+    sub.close();
   });
 });
 

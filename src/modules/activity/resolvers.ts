@@ -27,7 +27,8 @@ export const activityResolvers = {
     ...idFields('Event'),
     title: () => null,
     actionName: (e: EventRow) => actionName(e),
-    author: (e: EventRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(e.authorId),
+    // A live event's row comes with its author (ActivityService.recorded); a listed one's is loaded.
+    author: (e: EventRow & { author?: UserRow }, _a: unknown, ctx: Context) => e.author ?? ctx.loaders.users.byId.load(e.authorId),
     targetIid: (e: EventRow) => e.targetIid ?? e.targetId,
     importedFrom: () => 'none',
     pushData: (e: EventRow) => (e.action === 'pushed' ? e.pushData : null),

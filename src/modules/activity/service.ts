@@ -158,7 +158,7 @@ export class ActivityService {
    * memberships (src/auth/memberships.ts), reloaded first when a change was announced before the event.
    */
   async *recorded(project: ProjectSubject | null): AsyncGenerator<{ activityEventRecorded: EventRow }> {
-    const { app, db, viewer, loaders } = this.base;
+    const { app, db, viewer } = this.base;
     const wanted = (m: RecordedMessage, actor: Actor) =>
       m.project !== null && (project === null || m.project.id === project.id) && can(actor, 'read_project', m.project);
     const actor = liveActor(app.memberships, viewer);
@@ -170,13 +170,11 @@ export class ActivityService {
     try {
       for await (const message of events) {
         if (!wanted(message, await actor.get())) continue;
+        // One row per message for every subscriber, its author with it (Event.author reads it: no query of its own).
         const event = await recordedEvent(message, db);
         if (!event) continue;
-        const { author, ...row } = event;
-        // Fresh for this event, and no query of this subscriber's own for the `author` field.
-        loaders.users.byId.clear(author.id).prime(author.id, author);
         await app.bus.turn();
-        yield { activityEventRecorded: row };
+        yield { activityEventRecorded: event };
       }
     } finally {
       await events.return?.();
