@@ -188,7 +188,7 @@ describe('job settings', () => {
     expect(j.child.script).toEqual([]);
     expect(await errors('job:\n  stage: test\n')).toEqual(['jobs job config should implement the script:, run:, or trigger: keyword', 'jobs config should contain at least one visible job']);
     expect(await errors('job:\n  trigger: {strategy: depend}\n')).toEqual(['config must specify either project or include']);
-    expect(await errors('job:\n  trigger: {project: a/b, strategy: wait}\n')).toEqual(['jobs:job:trigger strategy should be depend']);
+    expect(await errors('job:\n  trigger: {project: a/b, strategy: wait}\n')).toEqual(['jobs:job:trigger strategy should be depend or mirror']);
     expect(await errors('job:\n  script: x\n  trigger: a/b\n')).toEqual(['jobs:job config contains unknown keys: trigger']);
   });
 

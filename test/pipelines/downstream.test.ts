@@ -136,6 +136,27 @@ child:
     await pipelineStatus(project.id, pipeline.id, 'success');
   });
 
+  it('mirrors the child pipeline with strategy: mirror, a manual job it waits on included, where depend waits on', async () => {
+    const child = 'gate:\n  script: echo\n  when: manual\n  allow_failure: false\nafter:\n  script: echo\n  needs: [gate]\n';
+    const config = 'mirrored:\n  trigger:\n    include: child.yml\n    strategy: mirror\ndepending:\n  trigger:\n    include: child.yml\n    strategy: depend\n';
+    const { project, pipeline } = await projectWithConfig(t, config, { files: { 'child.yml': child } });
+    const mirrored = await eventually(async () => {
+      const bridges = (await bridgesOf(project.id, pipeline.id)).body as { name: string; status: string; downstream_pipeline: { id: number; status: string } | null }[];
+      const [m, d] = ['mirrored', 'depending'].map((name) => bridges.find((b) => b.name === name)!);
+      // Both children wait on their manual job: the mirroring bridge says so, the depending one keeps running.
+      return m.downstream_pipeline?.status === 'manual' && d.downstream_pipeline?.status === 'manual' && m.status === 'manual' ? { m, d } : null;
+    });
+    expect(mirrored.d.status).toBe('running');
+    // Playing the mirrored child's manual job runs it: the bridge follows the child to success.
+    const gate = (await t.api('GET', `/projects/${project.id}/pipelines/${mirrored.m.downstream_pipeline!.id}/jobs`)).body.find((j: Job) => j.name === 'gate');
+    expect((await t.api('POST', `/projects/${project.id}/jobs/${gate.id}/play`)).status).toBe(200);
+    await runNext('success', 'gate');
+    await runNext('success', 'after');
+    await pipelineStatus(project.id, mirrored.m.downstream_pipeline!.id, 'success');
+    expect((await bridgeIn(project.id, pipeline.id, 'success')).name).toBe('mirrored');
+    expect((await bridgesOf(project.id, pipeline.id)).body.find((b: Job) => b.name === 'depending').status).toBe('running');
+  });
+
   it('fails the bridge with downstream_pipeline_creation_failed when the child configuration is invalid or missing', async () => {
     const { project, pipeline } = await projectWithConfig(
       t,

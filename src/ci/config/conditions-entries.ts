@@ -242,8 +242,8 @@ export function readTrigger(value: Value, location: string, p: Problems): Trigge
     unknownKeys(p, location, value.keys(), include ? ['strategy', 'include', 'forward'] : ['project', 'branch', 'strategy', 'forward']);
     const strategy = value.get('strategy') ?? null;
     if (strategy !== null) {
-      if (strategy === 'depend') trigger.strategy = strategy;
-      else p.add(location, 'strategy should be depend');
+      if (strategy === 'depend' || strategy === 'mirror') trigger.strategy = strategy;
+      else p.add(location, 'strategy should be depend or mirror');
     }
     const forward = value.get('forward') ?? null;
     if (forward !== null) {

@@ -3,9 +3,9 @@
  * (a `trigger:` job) that becomes pending queues DOWNSTREAM_JOB; its handler, acting as the bridge's user, checks
  * GitLab's preconditions, marks the bridge running and creates the downstream pipeline: a child pipeline of the same
  * project and commit (`trigger: include:`, source `parent_pipeline`) or a multi-project pipeline (`trigger:
- * project:`, source `pipeline`, on `branch:` or the project's default branch). Without `strategy: depend` the bridge
- * succeeds once the pipeline exists; with it, the bridge takes the downstream pipeline's final status
- * (BRIDGE_STATUS_JOB). Each pipeline is changed in a transaction of its own, never under another one's lock.
+ * project:`, source `pipeline`, on `branch:` or the project's default branch). Without a `strategy:` the bridge
+ * succeeds once the pipeline exists; with `depend` it takes the downstream pipeline's final status, with `mirror`
+ * its status as it waits for a manual job too (BRIDGE_STATUS_JOB). Each pipeline is changed in a transaction of its own, never under another one's lock.
  */
 import type { Prisma } from '../../db/database.js';
 import { expandVariables } from '../../ci/config/variables.js';
@@ -52,6 +52,11 @@ export interface DownstreamHost {
   createDeps(): CreateDeps;
   setJobStatus(tx: Prisma.TransactionClient, pipeline: { id: number; projectId: number }, jobId: number, status: string, data?: Prisma.CiJobUpdateInput): Promise<void>;
 }
+
+/** The bridge status a downstream pipeline's status gives under `strategy: depend`. */
+const DEPENDED: Readonly<Record<string, string>> = { success: 'success', canceled: 'canceled', failed: 'failed', skipped: 'failed' };
+/** The same under `strategy: mirror`: the downstream pipeline's own status, waiting for a manual job included. */
+const MIRRORED: Readonly<Record<string, string>> = { success: 'success', canceled: 'canceled', failed: 'failed', skipped: 'skipped', manual: 'manual' };
 
 export class DownstreamPipelines {
   constructor(private readonly host: DownstreamHost) {}
@@ -125,24 +130,27 @@ export class DownstreamPipelines {
     await this.settle(upstream, bridge.id, 'success');
   }
 
-  /** A downstream pipeline settled: a bridge with `strategy: depend` takes its status (failed for skipped). */
+  /**
+   * A downstream pipeline completed or waits for a manual job: its bridge takes the status its strategy says (GitLab's
+   * Bridge#inherit_status_from_downstream). `depend` passes on success, canceled and failed (skipped counts as
+   * failed); `mirror` passes on manual and skipped as they are too.
+   */
   async inherit(pipelineId: number): Promise<void> {
     const downstream = await this.db.pipeline.findUnique({ where: { id: pipelineId }, include: { sourceJob: { include: { pipeline: true } } } });
     const bridge = downstream?.sourceJob;
     if (!downstream || !bridge) return;
-    const trigger = ((bridge.options ?? {}) as BridgeOptions).trigger ?? {};
-    if (trigger.strategy !== 'depend') return;
-    const status = downstream.status === 'success' ? 'success' : downstream.status === 'canceled' ? 'canceled' : downstream.status === 'failed' || downstream.status === 'skipped' ? 'failed' : null;
-    if (!status) return;
+    const strategy = (((bridge.options ?? {}) as BridgeOptions).trigger ?? {}).strategy;
+    const status = strategy === 'mirror' ? MIRRORED[downstream.status] : strategy === 'depend' ? DEPENDED[downstream.status] : undefined;
+    if (!status || status === bridge.status) return;
     await this.settle(bridge.pipeline, bridge.id, status);
   }
 
-  /** Finishes the bridge (not when it already finished, canceled meanwhile say) and processes its pipeline. */
+  /** Sets the bridge's status (not once it finished, canceled meanwhile say) and processes its pipeline. */
   private async settle(upstream: PipelineRow, bridgeId: number, status: string, data: Prisma.CiJobUpdateInput = {}): Promise<void> {
     await withPipeline(this.db, upstream.id, this.host.base, async (tx) => {
       const current = await tx.ciJob.findUnique({ where: { id: bridgeId }, select: { status: true } });
       if (!current || isCompleted(current.status)) return;
-      await this.host.setJobStatus(tx, upstream, bridgeId, status, { finishedAt: new Date(), ...data });
+      await this.host.setJobStatus(tx, upstream, bridgeId, status, { ...(isCompleted(status) ? { finishedAt: new Date() } : {}), ...data });
     });
   }
 

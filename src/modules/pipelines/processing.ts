@@ -188,9 +188,10 @@ async function setPipelineStatus(
   await tx.pipeline.update({ where: { id: pipeline.id }, data });
   if (pipeline.status !== status) {
     await effects.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies PipelineUpdatedMessage, tx);
-    // A downstream pipeline tells its bridge (strategy: depend) when it completes; the upstream pipeline is
-    // processed in a transaction of its own, never under this one's lock.
-    if (pipeline.sourceJobId !== null && isCompleted(status)) {
+    // A downstream pipeline tells its bridge (`strategy: depend` or `mirror`) when it completes or waits for a manual
+    // job (GitLab's bridgeable statuses that either strategy acts on); the upstream pipeline is processed in a
+    // transaction of its own, never under this one's lock.
+    if (pipeline.sourceJobId !== null && (isCompleted(status) || status === 'manual')) {
       await effects.app.jobs.enqueue(BRIDGE_STATUS_JOB, { pipelineId: pipeline.id }, {}, tx);
     }
   }
