@@ -182,16 +182,28 @@ interface Rule<S, W> {
   where(actor: Actor): W | boolean;
 }
 
-function anyOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+/** Rules joined by OR (any of them) or AND (all of them), as the check for one subject and as the list filter. */
+function joined<S, W>(join: 'OR' | 'AND', rules: Rule<S, W>[]): Rule<S, W> {
+  const any = join === 'OR';
   return {
-    allows: (actor, subject) => rules.some((r) => r.allows(actor, subject)),
+    allows: (actor, subject) => (any ? rules.some((r) => r.allows(actor, subject)) : rules.every((r) => r.allows(actor, subject))),
     where(actor) {
       const parts = rules.map((r) => r.where(actor));
-      if (parts.includes(true)) return true;
-      const filters = parts.filter((p): p is W => p !== false);
-      return filters.length === 0 ? false : filters.length === 1 ? filters[0] : ({ OR: filters } as W);
+      // Under OR a rule allowing every row decides, under AND one allowing none; the opposite adds nothing.
+      if (parts.includes(any)) return any;
+      const filters = parts.filter((p): p is W => p !== !any);
+      return filters.length === 0 ? !any : filters.length === 1 ? filters[0] : ({ [join]: filters } as W);
     },
   };
+}
+
+function anyOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+  return joined('OR', rules);
+}
+
+/** Every rule at once. */
+function allOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+  return joined('AND', rules);
 }
 
 const signedInInternal = (actor: Actor) => !!actor.viewer && !actor.viewer.external;
@@ -444,19 +456,6 @@ function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): R
     where: (actor) => {
       const w = rule.where(actor);
       return w === false ? false : { AND: [{ archived: false }, ...(w === true ? [] : [w])] };
-    },
-  };
-}
-
-/** Every rule at once (a list filter ANDs theirs). */
-function allOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
-  return {
-    allows: (actor, subject) => rules.every((r) => r.allows(actor, subject)),
-    where(actor) {
-      const parts = rules.map((r) => r.where(actor));
-      if (parts.includes(false)) return false;
-      const filters = parts.filter((p): p is W => p !== true);
-      return filters.length === 0 ? true : filters.length === 1 ? filters[0] : ({ AND: filters } as W);
     },
   };
 }
