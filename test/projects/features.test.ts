@@ -315,13 +315,14 @@ describe('enforcement', () => {
     expect(await db.pipeline.count({ where: { projectId: project.id, sha: pushed.id } })).toBe(0);
   });
 
-  it('forking disabled refuses forks; private forks are for members', async () => {
+  it("forking disabled refuses forks with GitLab's 404, to the owner too; private forks are for members", async () => {
+    const refused = { status: 404, body: { message: '404 Not Found' } };
     expect((await edit(project.id, { builds_access_level: 'enabled', forking_access_level: 'disabled' })).status).toBe(200);
-    expect((await t.api('POST', `/projects/${project.id}/fork`, { token: stranger.token, body: { path: unique('f') } })).status).toBe(403);
-    expect((await t.api('POST', `/projects/${project.id}/fork`, { token: owner.token, body: { path: unique('f'), namespace_path: guest.username } })).status).not.toBe(201);
+    expect(await t.api('POST', `/projects/${project.id}/fork`, { token: stranger.token, body: { path: unique('f') } })).toMatchObject(refused);
+    expect(await t.api('POST', `/projects/${project.id}/fork`, { token: owner.token, body: { path: unique('f') } })).toMatchObject(refused);
 
     expect((await edit(project.id, { forking_access_level: 'private' })).status).toBe(200);
-    expect((await t.api('POST', `/projects/${project.id}/fork`, { token: stranger.token, body: { path: unique('f') } })).status).toBe(403);
+    expect(await t.api('POST', `/projects/${project.id}/fork`, { token: stranger.token, body: { path: unique('f') } })).toMatchObject(refused);
     const fork = await t.api('POST', `/projects/${project.id}/fork`, { token: guest.token, body: { path: unique('f') } });
     expect(fork.status, fork.text).toBe(201);
     expect(fork.body.forked_from_project.id).toBe(project.id);

@@ -550,7 +550,8 @@ export class ProjectsService {
   async fork(source: ProjectRow, input: ForkInput): Promise<ProjectRow> {
     const { access } = this.base;
     const viewer = access.requireViewer();
-    await access.authorize('fork_project', source);
+    // GitLab's API answers `404 Not Found` to whoever may not fork (`not_found! unless can?(… :fork_project …)`).
+    if (!(await access.can('fork_project', source))) throw notFound();
     if (input.branches != null && !(await this.branchExists(source, input.branches))) throw conflictFields({ base: [`Branch ${input.branches} does not exist`] });
     return this.createAs(
       viewer.id,
