@@ -4,7 +4,9 @@
  * (REST, GraphQL, git over HTTP, pipeline creation).
  */
 import { Gitlab } from '@gitbeaker/rest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { addMember, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
 import { suiteServer } from '../support/server.js';
@@ -220,6 +222,10 @@ describe('settings through GraphQL', () => {
 describe('enforcement', () => {
   let project: { id: number; path_with_namespace: string };
   let pipelineId: number;
+  const sockets: ReturnType<typeof createClient>[] = [];
+  afterAll(async () => {
+    await Promise.all(sockets.map((c) => c.dispose()));
+  });
 
   beforeAll(async () => {
     project = await createProject(t, owner.token, { visibility: 'public' });
@@ -237,6 +243,25 @@ describe('enforcement', () => {
     const out: Record<string, number> = {};
     for (const [who, token] of Object.entries(callers())) out[who] = (await t.api('GET', path, { token })).status;
     return out;
+  }
+
+  /** The first answer of a pipeline status subscription over graphql-ws: its errors' codes, or the status it heard. */
+  async function subscribeToPipeline(token: string): Promise<string[]> {
+    const client = createClient({ url: `${t.url.replace('http', 'ws')}/api/graphql`, webSocketImpl: WebSocket, connectionParams: { 'PRIVATE-TOKEN': token }, retryAttempts: 0, lazy: true });
+    sockets.push(client);
+    return new Promise((resolve) => {
+      const stop = client.subscribe<{ ciPipelineStatusUpdated: { status: string } }>(
+        { query: 'subscription($id: ID!) { ciPipelineStatusUpdated(pipelineId: $id) { status } }', variables: { id: String(pipelineId) } },
+        {
+          next: (msg) => {
+            stop();
+            resolve(msg.errors ? msg.errors.map((e) => String(e.extensions?.code)) : [String(msg.data?.ciPipelineStatusUpdated?.status)]);
+          },
+          error: (err) => resolve((Array.isArray(err) ? err : [err]).map((e: { extensions?: { code?: unknown } }) => String(e.extensions?.code))),
+          complete: () => resolve([]),
+        },
+      );
+    });
   }
 
   async function clone(token?: string) {
@@ -277,6 +302,9 @@ describe('enforcement', () => {
     expect(asGuest.body.errors).toBeUndefined();
     expect(asGuest.body.data.project.repository).toEqual({ rootRef: 'main' });
     expect(asGuest.body.data.project.pipelines.count).toBe(total);
+
+    // A live subscription is decided by the same rule: a stranger may not follow the pipeline any more.
+    expect(await subscribeToPipeline(stranger.token)).toEqual(['FORBIDDEN']);
 
     expect((await clone()).code).not.toBe(0);
     const strangerClone = await clone(stranger.token);
