@@ -537,8 +537,8 @@ const RULES = {
   archive_project: projectOwner,
   remove_project: projectOwner,
   remove_fork_project: projectOwner,
-  // Forking needs the code: whoever may download it (GitLab's fork_project with the repository feature enabled).
-  // GitLab's `forking_allowed` (the forking feature available to the viewer) and `repository_disabled`.
+  // Forking needs the code (the repository feature) and the forking feature available to the viewer (GitLab's
+  // `forking_allowed`), besides Reporter on a private project.
   fork_project: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature, featureAllowed('forking')),
   // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).
   download_code: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature),

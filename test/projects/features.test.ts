@@ -264,6 +264,12 @@ describe('enforcement', () => {
     });
   }
 
+  /** How many push events of the project the caller sees. */
+  async function pushes(token: string) {
+    const events = (await t.api('GET', `/projects/${project.id}/events`, { token })).body as { action_name: string }[];
+    return events.filter((e) => e.action_name.startsWith('pushed')).length;
+  }
+
   async function clone(token?: string) {
     return git.run(git.folder('clone'), ['clone', '--quiet', cloneUrl(t.url, project.path_with_namespace, token), 'repo']);
   }
@@ -272,6 +278,7 @@ describe('enforcement', () => {
     expect(await statuses(`/projects/${project.id}/repository/tree`)).toEqual({ anonymous: 200, stranger: 200, guest: 200, reporter: 200, developer: 200, owner: 200 });
     expect(await statuses(`/projects/${project.id}/pipelines`)).toEqual({ anonymous: 200, stranger: 200, guest: 200, reporter: 200, developer: 200, owner: 200 });
     expect((await clone()).code).toBe(0);
+    expect(await pushes(stranger.token)).toBeGreaterThan(0);
   });
 
   it('repository and CI/CD private: members only, GitLab answering 403 to signed-in strangers, 401 to anonymous callers', async () => {
@@ -302,6 +309,10 @@ describe('enforcement', () => {
     expect(asGuest.body.errors).toBeUndefined();
     expect(asGuest.body.data.project.repository).toEqual({ rootRef: 'main' });
     expect(asGuest.body.data.project.pipelines.count).toBe(total);
+
+    // Lists filter by the same rule: a push is an event only those who may read the code see (Event#visible_to_user?).
+    expect(await pushes(guest.token)).toBeGreaterThan(0);
+    expect(await pushes(stranger.token)).toBe(0);
 
     // A live subscription is decided by the same rule: a stranger may not follow the pipeline any more.
     expect(await subscribeToPipeline(stranger.token)).toEqual(['FORBIDDEN']);
