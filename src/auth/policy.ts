@@ -7,6 +7,7 @@
 import type { Prisma } from '../db/database.js';
 import { forbidden, unauthenticated } from '../errors.js';
 import { AccessLevel } from './access-levels.js';
+import { FEATURE_COLUMNS, defaultFeatureLevels, featureLevel, requiredMinimumAccessLevel, type ProjectFeatureLevels, type ProjectFeatureName } from './project-features.js';
 import type { Viewer } from './viewer.js';
 
 /** Direct memberships of one user: group (namespace) id or project id to access level. */
@@ -57,6 +58,8 @@ export interface ProjectSubject {
   visibility: string;
   /** An archived project refuses writes (GitLab's ProjectPolicy `archived` rule); absent counts as not archived. */
   archived?: boolean;
+  /** Its feature levels (GitLab's project_features, src/auth/project-features.ts); absent or null: GitLab's defaults. */
+  features?: ProjectFeatureLevels | null;
   namespace: NamespaceSubject;
 }
 
@@ -70,6 +73,7 @@ export function projectSubject(project: ProjectSubject): ProjectSubject {
     id: project.id,
     visibility: project.visibility,
     archived: project.archived,
+    features: project.features,
     namespace: { id: namespace.id, kind: namespace.kind, visibility: namespace.visibility, ownerId: namespace.ownerId, traversalIds: namespace.traversalIds },
   };
 }
@@ -178,16 +182,28 @@ interface Rule<S, W> {
   where(actor: Actor): W | boolean;
 }
 
-function anyOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+/** Rules joined by OR (any of them) or AND (all of them), as the check for one subject and as the list filter. */
+function joined<S, W>(join: 'OR' | 'AND', rules: Rule<S, W>[]): Rule<S, W> {
+  const any = join === 'OR';
   return {
-    allows: (actor, subject) => rules.some((r) => r.allows(actor, subject)),
+    allows: (actor, subject) => (any ? rules.some((r) => r.allows(actor, subject)) : rules.every((r) => r.allows(actor, subject))),
     where(actor) {
       const parts = rules.map((r) => r.where(actor));
-      if (parts.includes(true)) return true;
-      const filters = parts.filter((p): p is W => p !== false);
-      return filters.length === 0 ? false : filters.length === 1 ? filters[0] : ({ OR: filters } as W);
+      // Under OR a rule allowing every row decides, under AND one allowing none; the opposite adds nothing.
+      if (parts.includes(any)) return any;
+      const filters = parts.filter((p): p is W => p !== !any);
+      return filters.length === 0 ? !any : filters.length === 1 ? filters[0] : ({ [join]: filters } as W);
     },
   };
+}
+
+function anyOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+  return joined('OR', rules);
+}
+
+/** Every rule at once. */
+function allOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+  return joined('AND', rules);
 }
 
 const signedInInternal = (actor: Actor) => !!actor.viewer && !actor.viewer.external;
@@ -444,11 +460,50 @@ function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): R
   };
 }
 
+/** Projects whose feature stands at one of these levels (a project without its row of features counts at GitLab's default). */
+function featureAt(feature: ProjectFeatureName, levels: string[]): Prisma.ProjectWhereInput {
+  const column = FEATURE_COLUMNS[feature];
+  const atLevel: Prisma.ProjectWhereInput = { features: { is: { [column]: { in: levels } } } };
+  // Only features whose default does not depend on the project's visibility reach here (never pages).
+  return levels.includes(defaultFeatureLevels('private')[column]) ? { OR: [atLevel, { features: { is: null } }] } : atLevel;
+}
+
+/**
+ * ProjectPolicy's access_allowed_to?(feature): a `disabled` feature is allowed to nobody (administrators and Owners
+ * included), a `private` one to administrators and the members holding the feature's minimum level, an `enabled` one
+ * to everyone (whom the ability's own rule then lets in or not). With `unlessDisabled`, a disabled feature allows
+ * everyone: GitLab's pipelines stay readable when CI/CD is turned off (`builds_disabled & ~internal_builds_disabled`).
+ */
+function featureAllowed(feature: ProjectFeatureName, unlessDisabled = false): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
+  const members = projectMember(requiredMinimumAccessLevel(feature));
+  const open = unlessDisabled ? ['disabled', 'enabled', 'public'] : ['enabled', 'public'];
+  return {
+    allows(actor, project) {
+      const level = featureLevel(project, feature);
+      if (level === 'private') return !!actor.viewer?.admin || members.allows(actor, project);
+      return open.includes(level);
+    },
+    where(actor) {
+      const privateTo = actor.viewer?.admin ? true : members.where(actor);
+      if (privateTo === false) return featureAt(feature, open);
+      const privateRows = featureAt(feature, ['private']);
+      return { OR: [featureAt(feature, open), privateTo === true ? privateRows : { AND: [privateRows, privateTo] }] };
+    },
+  };
+}
+
+/** GitLab's `repository_disabled`: the repository (code, pushes, forks, and CI/CD, which runs on it) hidden from the viewer. */
+const repositoryFeature = featureAllowed('repository');
+/** Jobs, their logs and pipeline schedules: GitLab's `builds_disabled | repository_disabled` prevents them. */
+const buildsFeature = allOf(repositoryFeature, featureAllowed('builds'));
+/** Pipelines: GitLab's `(builds_disabled & ~internal_builds_disabled) | repository_disabled` prevents them. */
+const pipelinesFeature = allOf(repositoryFeature, featureAllowed('builds', true));
+
 /** ProjectPolicy's `owner_access`: the project's Owners and administrators (those who manage owners). */
 const projectOwner = manageOwners;
 
-const readBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST));
-const updateBuild = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
+const readBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), buildsFeature);
+const updateBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), buildsFeature);
 
 /**
  * GitLab's BuildPolicy read_build_trace: whoever reads the job reads its log, except that a job in debug mode shows
@@ -482,37 +537,43 @@ const RULES = {
   archive_project: projectOwner,
   remove_project: projectOwner,
   remove_fork_project: projectOwner,
-  // Forking needs the code: whoever may download it (GitLab's fork_project with the repository feature enabled).
-  fork_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
+  // Forking needs the code (the repository feature) and the forking feature available to the viewer (GitLab's
+  // `forking_allowed`), besides Reporter on a private project.
+  fork_project: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature, featureAllowed('forking')),
   // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).
-  download_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
-  push_code: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  download_code: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature),
+  push_code: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), repositoryFeature),
   admin_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   push_to_delete_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   // ProtectedRefAccess: one push, merge or unprotect level of a protected branch.
   access_protected_ref: protectedRefAccess,
   // CI (ProjectPolicy with "public pipelines" on, GitLab's default): whoever sees the project sees its pipelines and jobs.
-  read_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
+  // The project's CI/CD and repository features decide too (pipelinesFeature, buildsFeature).
+  read_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), pipelinesFeature),
   read_build: readBuild,
   read_build_trace: buildTrace,
-  create_pipeline: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER))),
-  update_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
-  cancel_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  create_pipeline: unlessArchived(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature)),
+  update_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature),
+  cancel_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature),
   update_build: updateBuild,
-  admin_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  erase_build: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  destroy_pipeline: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)),
+  admin_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)), pipelinesFeature),
+  erase_build: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)), buildsFeature),
+  destroy_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)), pipelinesFeature),
   destroy_artifacts: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   read_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   admin_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   // Pipeline schedules (ProjectPolicy; Ci::PipelineSchedulePolicy for one schedule): Reporters read them (everyone
   // on a project whose pipelines are public), Developers create them, only their owner changes them, and
   // Maintainers administer (delete, take over) every one; their variables are shown to those who administer them.
-  read_pipeline_schedule: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)),
-  create_pipeline_schedule: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER))),
-  update_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner),
-  admin_pipeline_schedule: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
-  read_pipeline_schedule_variables: anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
+  // GitLab's `builds_disabled | repository_disabled` prevents them all.
+  read_pipeline_schedule: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), buildsFeature),
+  create_pipeline_schedule: unlessArchived(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), buildsFeature)),
+  update_pipeline_schedule: allOf(anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner), onScheduleProject(buildsFeature)),
+  admin_pipeline_schedule: allOf(anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))), onScheduleProject(buildsFeature)),
+  read_pipeline_schedule_variables: allOf(
+    anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
+    onScheduleProject(buildsFeature),
+  ),
 
   // Runners (RunnerPolicy; creation: GlobalPolicy's create_instance_runner, Group and ProjectPolicy's create_runner).
   create_instance_runner: administrator as Rule<null, never>,
@@ -728,6 +789,11 @@ export class Access {
   async memberProjectsWhere(filter: MembershipFilter = {}): Promise<Prisma.ProjectWhereInput> {
     this.requireViewer();
     return allowedOrNone(projectMember(minimumLevel(filter)).where(await this.actor()));
+  }
+
+  /** GitLab's Project#feature_available?(feature, user): whether the feature is on for the viewer (`issues_enabled`, `jobs_enabled`, …). */
+  async featureAvailable(project: ProjectSubject, feature: ProjectFeatureName): Promise<boolean> {
+    return featureAllowed(feature).allows(await this.actor(), project);
   }
 
   async namespaceLevel(ns: NamespaceSubject): Promise<number> {

@@ -106,7 +106,7 @@ describe('forks', () => {
     const secret = await createProject(t, owner.token);
     expect(await t.api('POST', `/projects/${secret.id}/fork`, { token: forker.token })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
     await addMember(t, owner.token, 'projects', secret.id, stranger.id, 10);
-    expect(await t.api('POST', `/projects/${secret.id}/fork`, { token: stranger.token })).toMatchObject({ status: 403 });
+    expect(await t.api('POST', `/projects/${secret.id}/fork`, { token: stranger.token })).toMatchObject({ status: 404, body: { message: '404 Not Found' } });
     expect(await t.api('POST', `/projects/${source.id}/fork`, { token: null })).toMatchObject({ status: 401 });
   });
 

@@ -6,6 +6,7 @@
  * What GitLab refuses without keeping a pipeline comes back as `{ error }` (the API answers it as
  * `{"message":{"base":[…]}}`); a configuration with errors is kept as a failed pipeline with `yaml_errors`.
  */
+import { featureLevel } from '../../auth/project-features.js';
 import type { Config } from '../../config.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { planPipeline, type CiContext, type PipelinePlan, type PlannedJob } from '../../ci/config/index.js';
@@ -20,6 +21,8 @@ import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type Pr
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 export const CREATE_ERRORS = {
+  /** GitLab's Chain::Validate::Abilities when the project's CI/CD feature is disabled (for everyone). */
+  buildsDisabled: 'Pipelines are disabled!',
   referenceNotFound: 'Reference not found',
   missingConfig: 'Missing CI config file',
   filteredByWorkflow: 'Pipeline filtered out by workflow rules.',
@@ -69,6 +72,7 @@ const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
 
 export async function createPipeline(deps: CreateDeps, input: CreateInput): Promise<{ pipeline: PipelineRow } | { error: string }> {
   const { project } = input;
+  if (featureLevel(project, 'builds') === 'disabled') return { error: CREATE_ERRORS.buildsDisabled };
   const repository = await deps.repositories.open(project);
   let tag = input.tag;
   let sha = input.sha ?? null;

@@ -17,7 +17,7 @@ declare module '../module.js' {
 
 export const projectsModule = defineModule({
   name: 'projects',
-  schema: ['projects.graphql'],
+  schema: ['projects.graphql', 'project_features.graphql'],
   operations: ['projects.graphql'],
   resolvers: projectResolvers,
   routes: projectRoutes,

@@ -21,10 +21,11 @@ export function primeNamespaces<T extends WithNamespace>(loaders: { namespaces: 
 
 /**
  * Projects always come with their namespace (every read checks access through it) and the namespace's owner
- * (personal projects show it), as GitLab preloads `namespace: :owner` for project lists: in the same statement
- * (Prisma's join strategy), not one more round trip for each.
+ * (personal projects show it), as GitLab preloads `namespace: :owner` for project lists, and with their feature
+ * settings (abilities such as download_code read them): in the same statement (Prisma's join strategy), not one
+ * more round trip for each.
  */
-export const WITH_NAMESPACE = { relationLoadStrategy: 'join', include: { namespace: { include: { owner: true } } } } as const;
+export const WITH_NAMESPACE = { relationLoadStrategy: 'join', include: { namespace: { include: { owner: true } }, features: true } } as const;
 
 export function createProjectLoaders(db: PrismaClient, loaders: Loaders) {
   return {
@@ -61,6 +62,6 @@ export type ProjectLoaders = ReturnType<typeof createProjectLoaders>;
 export async function loadProjectSubject(db: PrismaClient, projectId: number): Promise<ProjectSubject | null> {
   return db.project.findUnique({
     where: { id: projectId, pendingDelete: false },
-    select: { id: true, visibility: true, archived: true, namespace: { select: { id: true, kind: true, visibility: true, ownerId: true, traversalIds: true } } },
+    select: { id: true, visibility: true, archived: true, features: true, namespace: { select: { id: true, kind: true, visibility: true, ownerId: true, traversalIds: true } } },
   });
 }

@@ -8,6 +8,7 @@ import type { Visibility } from '../namespaces/paths.js';
 import type { UserRow } from '../users/service.js';
 import { avatarUrl } from '../../uploads/avatars.js';
 import type { ProjectFilters, ProjectInput, ProjectRow, ProjectUpdateInput } from './service.js';
+import { projectFeatureResolvers } from './feature-resolvers.js';
 
 type ProjectArgs = Omit<ProjectInput, 'namespace'> & { namespaceId?: string | null };
 type FullPath = { fullPath: string };
@@ -91,12 +92,14 @@ export const projectResolvers = {
     // Through the group's own rule, as `group(fullPath:)` would answer (GitLab lets a project's members read its group).
     group: (p: ProjectRow, _a: unknown, ctx: Context) => (p.namespace.kind === 'group' ? ctx.services.groups.find({ id: p.namespace.id }) : null),
     owner: (p: ProjectRow) => p.namespace.owner,
-    links: (p: ProjectRow, _a: unknown, ctx: Context) => {
+    ...projectFeatureResolvers.Project,
+    links: async (p: ProjectRow, _a: unknown, ctx: Context) => {
       const base = apiUrl(ctx, `projects/${p.id}`);
+      // GitLab's RelatedResourcesHelpers: the issues and merge requests links only where the caller may use them.
       return {
         self: base,
-        issues: `${base}/issues`,
-        mergeRequests: `${base}/merge_requests`,
+        issues: (await ctx.access.featureAvailable(p, 'issues')) ? `${base}/issues` : null,
+        mergeRequests: (await ctx.access.featureAvailable(p, 'merge_requests')) ? `${base}/merge_requests` : null,
         repoBranches: `${base}/repository/branches`,
         labels: `${base}/labels`,
         events: `${base}/events`,
@@ -106,6 +109,8 @@ export const projectResolvers = {
     },
     viewerPermissions: (p: ProjectRow) => p,
   },
+  ProjectFeatureAccessLevel: projectFeatureResolvers.ProjectFeatureAccessLevel,
+  ProjectPagesAccessLevel: projectFeatureResolvers.ProjectPagesAccessLevel,
   ProjectStar: {
     starredSince: (s: { createdAt: Date }) => s.createdAt,
   },

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
+import { defaultFeatureLevels, FEATURE_COLUMNS, type ProjectFeatureLevels } from '../../auth/project-features.js';
 import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarProblems, contentDisposition, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
@@ -16,12 +17,16 @@ import { PATH_RULE, VISIBILITY_RANK, isValidPath, pathFromName, type Visibility 
 import { NamespacesService, type NamespaceRow } from '../namespaces/service.js';
 import type { UserRow } from '../users/service.js';
 import { ProjectDeletion } from './deletion.js';
+import { featureChanges, featureErrors, type ProjectFeaturesInput } from './features.js';
 import { WITH_NAMESPACE, primeNamespaces } from './loaders.js';
 import { ProjectStars } from './stars.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 
-/** A project row; projects are always read with their namespace and its owner (see WITH_NAMESPACE). */
-export type ProjectRow = Awaited<ReturnType<PrismaClient['project']['findUniqueOrThrow']>> & { namespace: NamespaceRow & { owner: UserRow | null } };
+/** A project row; projects are always read with their namespace and its owner, and their features (see WITH_NAMESPACE). */
+export type ProjectRow = Awaited<ReturnType<PrismaClient['project']['findUniqueOrThrow']>> & {
+  namespace: NamespaceRow & { owner: UserRow | null };
+  features: Awaited<ReturnType<PrismaClient['projectFeature']['findUniqueOrThrow']>> | null;
+};
 
 export interface ProjectFilters {
   search?: string | null;
@@ -57,6 +62,8 @@ export interface ProjectInput {
   defaultBranch?: string | null;
   /** An avatar image (a file of a multipart body). */
   avatar?: UploadedFile | null;
+  /** Feature settings besides GitLab's defaults. */
+  features?: ProjectFeaturesInput | null;
 }
 
 /** What `PUT /projects/:id` edits; undefined: left as it is. */
@@ -73,10 +80,38 @@ export interface ProjectUpdateInput {
   requestAccessEnabled?: boolean | null;
   /** A new avatar image (a file of a multipart body). */
   avatar?: UploadedFile | null;
+  /** New feature settings. */
+  features?: ProjectFeaturesInput | null;
 }
 
 /** The arguments of which `PUT /projects/:id` needs one (GitLab's at_least_one_of). */
-const UPDATE_ARGUMENTS = ['name', 'path', 'description', 'defaultBranch', 'visibility', 'topics', 'tagList', 'ciConfigPath', 'requestAccessEnabled', 'avatar'];
+const UPDATE_ARGUMENTS = [
+  'name',
+  'path',
+  'description',
+  'defaultBranch',
+  'visibility',
+  'topics',
+  'tagList',
+  'ciConfigPath',
+  'requestAccessEnabled',
+  'avatar',
+  ...Object.values(FEATURE_COLUMNS),
+  'issuesEnabled',
+  'jobsEnabled',
+  'mergeRequestsEnabled',
+  'wikiEnabled',
+  'snippetsEnabled',
+  'containerRegistryEnabled',
+];
+
+/** A project's feature levels as stored, or GitLab's defaults for its visibility when it has no row of them. */
+function currentFeatureLevels(project: ProjectRow): ProjectFeatureLevels {
+  const levels = defaultFeatureLevels(project.visibility);
+  if (!project.features) return levels;
+  for (const column of Object.values(FEATURE_COLUMNS)) levels[column] = project.features[column];
+  return levels;
+}
 
 /** What `POST /projects/:id/fork` takes besides the project. */
 export interface ForkInput {
@@ -298,7 +333,9 @@ export class ProjectsService {
     const path = input.path ?? pathFromName(input.name ?? '');
     const name = input.name ?? path;
     const visibility = input.visibility ?? 'private';
+    const features = { ...defaultFeatureLevels(visibility), ...featureChanges(input.features) };
     const errors = await this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null });
+    Object.assign(errors, featureErrors(features));
     if (input.avatar) {
       const problems = avatarProblems(input.avatar);
       if (problems.length) errors.avatar = problems;
@@ -325,6 +362,7 @@ export class ProjectsService {
           namespaceId: ns.id,
           creatorId,
           forkedFromProjectId: fork?.source.id ?? null,
+          features: { create: features },
           ...(fork ? { topics: fork.source.topics, ciConfigPath: fork.source.ciConfigPath, emptyRepo: fork.source.emptyRepo } : {}),
         },
       });
@@ -378,8 +416,10 @@ export class ProjectsService {
   async update(project: ProjectRow, input: ProjectUpdateInput): Promise<ProjectRow> {
     const { access, db, app } = this.base;
     await access.authorize('admin_project', project);
-    const given = Object.entries(input).filter(([, v]) => v !== undefined);
-    if (!given.length) throw atLeastOneOf(...UPDATE_ARGUMENTS);
+    const { features: featuresInput, ...settings } = input;
+    const featureUpdate = featureChanges(featuresInput);
+    const given = Object.entries(settings).filter(([, v]) => v !== undefined);
+    if (!given.length && !Object.keys(featureUpdate).length) throw atLeastOneOf(...UPDATE_ARGUMENTS);
     const renaming = input.path != null && input.path !== project.path;
     if (input.name != null || renaming) await access.authorize('rename_project', project);
     if (input.visibility != null) await access.authorize('change_visibility_level', project);
@@ -391,6 +431,8 @@ export class ProjectsService {
     if (input.name === null) errors.name = ["can't be blank"];
     const avatarErrors = input.avatar ? avatarProblems(input.avatar) : [];
     if (avatarErrors.length) errors.avatar = avatarErrors;
+    const features = { ...currentFeatureLevels(project), ...featureUpdate };
+    if (Object.keys(featureUpdate).length) Object.assign(errors, featureErrors(features));
     if (Object.keys(errors).length) throw invalid(errors);
 
     const branch = input.defaultBranch;
@@ -422,8 +464,12 @@ export class ProjectsService {
         select: { id: true },
       });
       if (input.avatar) await replaceAvatar(app.uploads, 'project', project.id, input.avatar, (avatar) => tx.project.update({ where: { id: project.id }, data: { avatar }, select: { id: true } }));
-      // Live subscriptions decide on the project's visibility: they must see the new one.
-      if (visibility !== project.visibility) await this.projectsChanged([project.id], tx);
+      const featuresChanged = Object.keys(featureUpdate).length > 0;
+      if (featuresChanged) {
+        await tx.projectFeature.upsert({ where: { projectId: project.id }, create: { projectId: project.id, ...features }, update: featureUpdate, select: { projectId: true } });
+      }
+      // Live subscriptions decide on the project's visibility and features: they must see the new ones.
+      if (visibility !== project.visibility || featuresChanged) await this.projectsChanged([project.id], tx);
     });
     // Once the row says so: a failed update leaves HEAD as it was.
     if (newHead && branch != null) await newHead.setHeadBranch(branch);
@@ -505,7 +551,8 @@ export class ProjectsService {
   async fork(source: ProjectRow, input: ForkInput): Promise<ProjectRow> {
     const { access } = this.base;
     const viewer = access.requireViewer();
-    await access.authorize('fork_project', source);
+    // GitLab's API answers `404 Not Found` to whoever may not fork (`not_found! unless can?(… :fork_project …)`).
+    if (!(await access.can('fork_project', source))) throw notFound();
     if (input.branches != null && !(await this.branchExists(source, input.branches))) throw conflictFields({ base: [`Branch ${input.branches} does not exist`] });
     return this.createAs(
       viewer.id,
