@@ -99,11 +99,17 @@ export function routeValue(route: PreparedRoute, result: ExecutionResult): unkno
   return value;
 }
 
+/** The operation variable the adapter sets to whether the caller is signed in. */
+const SIGNED_IN = 'signedIn';
+
 function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator>, route: PreparedRoute) {
   const status = route.status ?? (route.method === 'POST' ? 201 : 200);
   const template = `/api/v4${route.path}`;
   const lane: Lane = route.compiled.kind === 'query' ? 'read' : 'write';
   const authenticate = authenticators[lane];
+  // `$signedIn` is the adapter's, never a parameter's: whether a caller is signed in, for the operations whose answer
+  // has GitLab's two shapes (a project is BasicProjectDetails to anonymous callers).
+  const tellsSignedIn = route.compiled.variables.some((v) => v.name === SIGNED_IN);
   return async (req: Request, res: Response) => {
     res.locals.route = template;
     const deadline = Date.now() + app.config.restTimeoutMs;
@@ -117,7 +123,9 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
         const initial = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
         const identifier = sudoIdentifier(params, req.get('sudo'));
         const viewer = identifier === undefined ? initial : await sudo(initial, identifier, (ref) => createContext(app, null, { lane, deadline }).services.users.find(ref));
+        if (tellsSignedIn) delete params[snakeCase(SIGNED_IN)];
         const variables = variablesFromParams(route.compiled.variables, params);
+        if (tellsSignedIn) variables[SIGNED_IN] = viewer !== null;
         const page = route.paginate ? readPage(params, route.keyset, initial === null) : null;
         if (page) Object.assign(variables, connectionArgs(page));
         const context = createContext(app, viewer, { lane, deadline });

@@ -125,6 +125,28 @@ function planSelection(
   return plans;
 }
 
+/**
+ * One plan per key: a field selected twice (by two fragments, or by a fragment and a conditional one) gets its
+ * directives and its children's plans joined, so each is applied once.
+ */
+function merge(plans: OutputPlan[]): OutputPlan[] {
+  const byKey = new Map<string, OutputPlan>();
+  for (const plan of plans) {
+    const seen = byKey.get(plan.key);
+    if (!seen) byKey.set(plan.key, plan);
+    else
+      byKey.set(plan.key, {
+        ...seen,
+        enumType: seen.enumType ?? plan.enumType,
+        omitIfNull: seen.omitIfNull || plan.omitIfNull,
+        unwrap: seen.unwrap || plan.unwrap,
+        spread: seen.spread || plan.spread,
+        children: [...seen.children, ...plan.children],
+      });
+  }
+  return [...byKey.values()].map((plan) => ({ ...plan, children: merge(plan.children) }));
+}
+
 /** Keeps only the branches that change something, so responses without enums or directives are not walked. */
 function prune(plans: OutputPlan[]): OutputPlan[] {
   return plans.flatMap((p) => {
@@ -172,7 +194,9 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
     let jit: CompiledQuery | undefined;
     const jitCompiled = () => {
       if (jit) return jit;
-      const result = compileQuery(schema, document, name);
+      // A copy of its own: graphql-jit marks the field nodes it compiles with their @include/@skip conditions, and
+      // the fragments' nodes are shared by every operation that spreads them.
+      const result = compileQuery(schema, structuredClone(document), name);
       if (!isCompiledQuery(result)) throw new Error(`graphql/rest: ${name}: ${result.errors?.map((e) => e.message).join('; ')}`);
       return (jit = result);
     };
@@ -190,7 +214,7 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       kind: op.operation,
       rootFields: op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.alias?.value ?? s.name.value] : [])),
       variables,
-      output: prune(planSelection(schema, root, op.selectionSet, fragmentMap)),
+      output: prune(merge(planSelection(schema, root, op.selectionSet, fragmentMap))),
       restNames: argumentParams(op.selectionSet, fragmentMap, new Map(variables.map((v) => [v.name, v.param]))),
     });
   }

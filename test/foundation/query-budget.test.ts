@@ -118,8 +118,10 @@ describe('query budget', () => {
       const sep = path().includes('?') ? '&' : '?';
       const token = asRoot.has(name) ? t.rootToken : owner.token;
       await measure(path(), token); // the caller's token and memberships are remembered from the first request on
-      const one = await measure(`${path()}${sep}per_page=1`, token);
-      const four = await measure(`${path()}${sep}per_page=4`, token);
+      // The fewest of two tries: the server's background work (the job queue's polls) may run a query meanwhile.
+      const fewest = async (url: string) => Math.min(await measure(url, token), await measure(url, token));
+      const one = await fewest(`${path()}${sep}per_page=1`);
+      const four = await fewest(`${path()}${sep}per_page=4`);
       expect(one).toBeGreaterThan(0);
       expect(four).toBe(one);
     });

@@ -48,7 +48,7 @@ describe('forks', () => {
       forked_from_project: { id: source.id, path_with_namespace: source.path_with_namespace },
     });
     expect(Object.keys(fork.forked_from_project as object).sort()).toEqual(
-      ['id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at', 'default_branch', 'tag_list', 'topics', 'ssh_url_to_repo', 'http_url_to_repo', 'web_url', 'readme_url', 'forks_count', 'avatar_url', 'star_count', 'last_activity_at'].sort(),
+      ['id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at', 'default_branch', 'tag_list', 'topics', 'ssh_url_to_repo', 'http_url_to_repo', 'web_url', 'readme_url', 'forks_count', 'avatar_url', 'star_count', 'last_activity_at', 'namespace'].sort(),
     );
     expect(await fileAt(fork.id as number, 'README.md', 'main', forker.token)).toBe('source readme\n');
     expect(await fileAt(fork.id as number, 'feature.txt', 'feature', forker.token)).toBe('feature\n');

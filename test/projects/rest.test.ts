@@ -165,3 +165,27 @@ describe('projects', () => {
     expect(subDirect.body.map((m: { id: number }) => m.id)).toEqual([alice.id]);
   });
 });
+
+describe('what a project read shows, by caller', () => {
+  // GitLab's Entities::BasicProjectDetails: what anonymous callers get, and anyone with `simple=true` on a list.
+  const BASIC = ['avatar_url', 'created_at', 'default_branch', 'description', 'forks_count', 'http_url_to_repo', 'id', 'last_activity_at', 'name', 'name_with_namespace', 'namespace', 'path', 'path_with_namespace', 'readme_url', 'ssh_url_to_repo', 'star_count', 'tag_list', 'topics', 'web_url'];
+
+  it('shows BasicProjectDetails to anonymous callers (whatever they send) and for simple=true, the full entity otherwise', async () => {
+    const project = await createProject(t, alice.token, { visibility: 'public', name: unique('shape') });
+    const anonymous = await t.api('GET', `/projects/${project.id}?signed_in=true`, { token: null });
+    expect(anonymous.status).toBe(200);
+    expect(Object.keys(anonymous.body).sort()).toEqual(BASIC);
+    expect(anonymous.body.namespace).toEqual({ id: expect.any(Number), name: alice.username, path: alice.username, kind: 'user', full_path: alice.username, parent_id: null, avatar_url: null, web_url: `${EXTERNAL_URL}/${alice.username}` });
+    const listed = await t.api('GET', `/projects?search=${project.name}`, { token: null });
+    expect(listed.body.map((p: Record<string, unknown>) => Object.keys(p).sort())).toEqual([BASIC]);
+
+    const full = await t.api('GET', `/projects/${project.id}`, { token: alice.token });
+    expect(full.body).toMatchObject({ visibility: 'public', archived: false, permissions: { project_access: { access_level: 50 } }, owner: { id: alice.id } });
+    const signedInList = await t.api('GET', `/projects?search=${project.name}`, { token: alice.token });
+    expect(signedInList.body[0]).toMatchObject({ visibility: 'public', owner: { id: alice.id } });
+    const simple = await t.api('GET', `/projects?search=${project.name}&simple=true`, { token: alice.token });
+    expect(simple.body.map((p: Record<string, unknown>) => Object.keys(p).sort())).toEqual([BASIC]);
+    const simpleForUser = await t.api('GET', `/users/${alice.id}/projects?simple=true`, { token: alice.token });
+    expect(Object.keys(simpleForUser.body[0]).sort()).toEqual(BASIC);
+  });
+});
