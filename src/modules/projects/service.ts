@@ -55,6 +55,9 @@ export interface ProjectInput {
   description?: string | null;
   visibility?: Visibility | null;
   defaultBranch?: string | null;
+  topics?: readonly string[] | null;
+  /** GitLab's deprecated name of `topics`. */
+  tagList?: readonly string[] | null;
   /** An avatar image (a file of a multipart body). */
   avatar?: UploadedFile | null;
 }
@@ -182,7 +185,9 @@ export class ProjectsService {
     if (filters.starred) and.push({ stars: { some: { userId: access.requireViewer().id } } });
     if (filters.starredBy != null) and.push({ stars: { some: { userId: filters.starredBy } } });
     if (filters.forkedFrom != null) and.push({ forkedFromProjectId: filters.forkedFrom });
-    if (filters.owned) and.push({ namespace: { kind: 'user', ownerId: access.requireViewer().id } });
+    // GitLab's User#owned_projects: the viewer's personal projects, and those they hold the Owner role of (as a
+    // member, or through a group they own or one shared with them).
+    if (filters.owned) and.push({ OR: [{ namespace: { kind: 'user', ownerId: access.requireViewer().id } }, await access.memberProjectsWhere({ owned: true })] });
     if (filters.membership || filters.minAccessLevel != null) and.push(await access.memberProjectsWhere({ minAccessLevel: filters.minAccessLevel }));
     if (filters.visibility) and.push({ visibility: filters.visibility });
     if (filters.archived != null) and.push({ archived: filters.archived });
@@ -298,6 +303,7 @@ export class ProjectsService {
     const path = input.path ?? pathFromName(input.name ?? '');
     const name = input.name ?? path;
     const visibility = input.visibility ?? 'private';
+    const topics = input.topics ?? input.tagList;
     const errors = await this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null });
     if (input.avatar) {
       const problems = avatarProblems(input.avatar);
@@ -325,6 +331,7 @@ export class ProjectsService {
           namespaceId: ns.id,
           creatorId,
           forkedFromProjectId: fork?.source.id ?? null,
+          ...(topics != null ? { topics: normalizeTopics(topics) } : {}),
           ...(fork ? { topics: fork.source.topics, ciConfigPath: fork.source.ciConfigPath, emptyRepo: fork.source.emptyRepo } : {}),
         },
       });
