@@ -4,14 +4,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
-import { createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
+import { PNG, createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
 
 const t = suiteServer({ bodyLimit: 300 * 1024 });
 let alice: TestUser;
-
-/** A 1×1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 beforeAll(async () => {
   alice = await createUser(t);
