@@ -4,6 +4,7 @@
  * only the name; `avatar_url` is `<EXTERNAL_URL>/uploads/-/system/<model>/avatar/<id>/<name>`, null without one
  * (GitLab's answer with Gravatar disabled, as a server that reaches nothing outside is).
  */
+import { readFile } from 'node:fs/promises';
 import type { AvatarModel, UploadedFile, UploadStorage } from './storage.js';
 
 /** GitLab's Gitlab::FileTypeDetection::SAFE_IMAGE_EXT. */
@@ -69,4 +70,28 @@ export function avatarContentType(name: string): string {
 /** `Content-Disposition` for a file sent `inline` or as an `attachment` (Rails' ContentDisposition.format). */
 export function contentDisposition(disposition: 'inline' | 'attachment', name: string): string {
   return `${disposition}; filename="${name.replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** An avatar as a download, for a route that sends raw bytes. */
+export interface AvatarDownload {
+  filename: string;
+  contentType: string;
+  contentDisposition: string;
+  /** The bytes, base64-encoded. */
+  content: string;
+}
+
+/**
+ * The avatar as GitLab's `GET /projects/:id/avatar` and `GET /groups/:id/avatar` send it: an attachment named after
+ * the file, as `application/octet-stream`; null when there is none (or its file is gone).
+ */
+export async function avatarDownload(storage: UploadStorage, model: AvatarModel, id: number, avatar: string | null): Promise<AvatarDownload | null> {
+  const file = avatar ? await storage.avatarFile(model, id, avatar) : null;
+  if (!avatar || !file) return null;
+  return {
+    filename: avatar,
+    contentType: 'application/octet-stream',
+    contentDisposition: contentDisposition('attachment', avatar),
+    content: (await readFile(file.path)).toString('base64'),
+  };
 }

@@ -133,6 +133,23 @@ describe('multipart/form-data bodies', () => {
     expect(await t.api('GET', `/projects/${plain.id}/avatar`, { token: null })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
   });
 
+  it('GET /groups/:id/avatar downloads the avatar (gitbeaker\'s Groups.downloadAvatar); 404 Avatar Not Found without one', async () => {
+    const api = new Gitlab({ host: t.url, token: alice.token });
+    const path = unique('logo');
+    const group = await api.Groups.create(path, path, { avatar: { content: new Blob([PNG]), filename: 'logo.png' } });
+    const res = await fetch(`${t.url}/api/v4/groups/${path}/avatar`, { headers: { 'PRIVATE-TOKEN': alice.token } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="logo.png"; filename*=UTF-8''logo.png`);
+    expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+    const downloaded: unknown = await api.Groups.downloadAvatar(group.id);
+    expect(downloaded).toBeInstanceOf(Blob);
+    expect(Buffer.from(await (downloaded as Blob).arrayBuffer()).equals(PNG)).toBe(true);
+    const plain = await createGroup(t, alice.token);
+    expect(await t.api('GET', `/groups/${plain.id}/avatar`, { token: alice.token })).toMatchObject({ status: 404, body: { message: '404 Avatar Not Found' } });
+    expect(await t.api('GET', `/groups/${group.id}/avatar`, { token: null })).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
+  });
+
   it('PUT /user/avatar replaces the caller\'s avatar; the old file is gone', async () => {
     const first = new FormData();
     first.set('avatar', new Blob([PNG]), 'one.png');

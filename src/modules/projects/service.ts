@@ -1,9 +1,8 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
-import { readFile } from 'node:fs/promises';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarProblems, contentDisposition, replaceAvatar } from '../../uploads/avatars.js';
+import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, notFound, notModified } from '../../errors.js';
 import { Repository } from '../../git/repository.js';
@@ -148,16 +147,12 @@ export class ProjectsService {
   }
 
   /** The project's avatar as a download (GitLab's `GET /projects/:id/avatar`); `404 Avatar Not Found` without one. */
-  async avatarFile(project: ProjectRow): Promise<{ filename: string; contentType: string; contentDisposition: string; content: string }> {
-    const file = project.avatar ? await this.base.app.uploads.avatarFile('project', project.id, project.avatar) : null;
-    if (!project.avatar || !file) throw notFound('Avatar');
-    return {
-      filename: project.avatar,
-      contentType: 'application/octet-stream',
-      contentDisposition: contentDisposition('attachment', project.avatar),
-      content: (await readFile(file.path)).toString('base64'),
-    };
+  async avatarFile(project: ProjectRow): Promise<AvatarDownload> {
+    const download = await avatarDownload(this.base.app.uploads, 'project', project.id, project.avatar);
+    if (!download) throw notFound('Avatar');
+    return download;
   }
+
 
   /**
    * Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. A path
