@@ -145,9 +145,10 @@ assert (again.name, again.location) == ("Alice P. Liddell", "Wonderland"), again
 # A new avatar through update (multipart PUT).
 with open(blue, "rb") as avatar:
     # python-gitlab 3.12 requires email, username and name on every users.update.
-    gl.users.update(alice.id, {"email": again.email, "username": again.username, "name": again.name, "avatar": avatar, "private_profile": False})
+    gl.users.update(alice.id, {"email": again.email, "username": again.username, "name": again.name, "avatar": avatar, "private_profile": True})
 again = gl.users.get(alice.id)
 assert fetch_avatar(again.avatar_url) == png(4, 4, (0, 0, 255))
+assert again.private_profile is True  # sent as "1": python-gitlab's multipart booleans
 
 # States.
 assert bob.block() is True and bob.state == "blocked"
@@ -302,6 +303,16 @@ renamed = gl_alice.projects.get(f"team-{RUN}/api")
 assert renamed.id == api.id and renamed.path_with_namespace == f"team-{RUN}/public-api", renamed.path_with_namespace
 assert renamed.description == "the public API"
 
+# A new avatar the way python-gitlab's documentation sets one: assign a file, then save() (a multipart PUT).
+with open(green, "rb") as avatar:
+    api.avatar = avatar
+    api.save()
+assert fetch_avatar(gl.projects.get(api.id).avatar_url) == png(4, 4, (0, 255, 0))
+with open(blue, "rb") as avatar:
+    team.avatar = avatar
+    team.save()
+assert fetch_avatar(gl.groups.get(team.id).avatar_url) == png(4, 4, (0, 0, 255))
+
 # Transfer to another namespace and back.
 api.transfer(partners.id)
 assert gl_alice.projects.get(api.id).path_with_namespace == f"partners-{RUN}/public-api"
@@ -341,6 +352,33 @@ api.archive()
 assert api.archived is True and gl_alice.projects.get(api.id).archived is True
 api.unarchive()
 assert api.archived is False
+
+# Fork relations made and undone by an administrator.
+admin_fork = gl.projects.get(fork.id)
+admin_fork.delete_fork_relation()
+assert "forked_from_project" not in gl.projects.get(fork.id).attributes
+admin_fork.create_fork_relation(api.id)
+assert gl.projects.get(fork.id).forked_from_project["id"] == api.id
+
+# Who reaches what.
+memberships = {(m.source_type, m.source_id): m.access_level for m in gl.users.get(bob.id).memberships.list(get_all=True)}
+assert memberships[("Namespace", team.id)] == gitlab.const.MAINTAINER_ACCESS, memberships
+assert memberships[("Project", fork.id)] == gitlab.const.OWNER_ACCESS, memberships
+assert {u.username for u in api.users.list(get_all=True)} == {alice.username, bob.username, carol.username}
+assert [g.id for g in gl_alice.projects.get(api.id).groups.list()] == [team.id]
+assert gl_alice.namespaces.get(f"team-{RUN}").kind == "group"
+assert gl_alice.namespaces.get(alice.username).kind == "user"
+assert [(t.name, t.user_id, t.active) for t in gl_alice.personal_access_tokens.list()] == [("lifecycle", alice.id, True)]
+
+# A group made public is listed to anonymous callers, by keyset pages as gitlab.com pages them.
+team.visibility = "public"
+team.save()
+anonymous = gitlab.Gitlab(URL)
+public_groups = list(anonymous.groups.list(iterator=True, pagination="keyset", order_by="name", sort="asc", per_page=1))
+assert team.id in [g.id for g in public_groups]
+team.visibility = "private"
+team.save()
+assert team.id not in [g.id for g in anonymous.groups.list(get_all=True)]
 
 # ---- Pagination ----------------------------------------------------------------------------------------------
 for i in range(3):
