@@ -5,7 +5,7 @@
  * (GitLab's answer with Gravatar disabled, as a server that reaches nothing outside is).
  */
 import { readFile } from 'node:fs/promises';
-import type { AvatarModel, UploadedFile, UploadStorage } from './storage.js';
+import { UploadedFile, type AvatarModel, type UploadStorage } from './storage.js';
 
 /** GitLab's Gitlab::FileTypeDetection::SAFE_IMAGE_EXT. */
 export const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'] as const;
@@ -35,9 +35,10 @@ function extension(name: string): string {
   return dot === -1 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
-/** Avatarable's validations of a new avatar, in GitLab's words; empty when it may be stored. */
+/** Avatarable's validations of a new avatar, in GitLab's words; empty when it may be stored (or is blank, a removal). */
 export function avatarProblems(file: UploadedFile): string[] {
   const problems: string[] = [];
+  if (file === UploadedFile.BLANK) return problems;
   if (!(AVATAR_EXTENSIONS as readonly string[]).includes(extension(avatarFileName(file)))) {
     problems.push(`file format is not supported. Please try one of the following supported formats: ${AVATAR_EXTENSIONS.join(', ')}`);
   }
@@ -48,9 +49,15 @@ export function avatarProblems(file: UploadedFile): string[] {
 /**
  * Sets a validated avatar: `update` writes its name to the model's row inside the caller's transaction, whose row
  * lock makes concurrent changes of one model's avatar take turns until commit; then the file is stored and the
- * model's other avatar files removed, so the name the row keeps always has its file.
+ * model's other avatar files removed, so the name the row keeps always has its file. A blank file (`avatar=`,
+ * GitLab's way of removing an avatar) makes the row forget its avatar, then its files go.
  */
-export async function replaceAvatar<T>(storage: UploadStorage, model: AvatarModel, id: number, file: UploadedFile, update: (name: string) => Promise<T>): Promise<T> {
+export async function replaceAvatar<T>(storage: UploadStorage, model: AvatarModel, id: number, file: UploadedFile, update: (name: string | null) => Promise<T>): Promise<T> {
+  if (file === UploadedFile.BLANK) {
+    const row = await update(null);
+    await storage.removeAvatars(model, id);
+    return row;
+  }
   const name = avatarFileName(file);
   const row = await update(name);
   await storage.storeAvatar(model, id, name, file);

@@ -229,6 +229,29 @@ describe('multipart/form-data bodies', () => {
     await eventually(() => !existsSync(folder('group', group.id)) && !existsSync(folder('project', project.id)));
   });
 
+  it('removes a project\'s or group\'s avatar given a blank one (gitbeaker\'s removeAvatar), and keeps it through other changes', async () => {
+    const api = new Gitlab({ host: t.url, token: alice.token });
+    const folder = (model: string, id: number) => join(t.server.app.uploads.root, '-', 'system', model, 'avatar', String(id));
+    const project = await api.Projects.create({ name: unique('blank'), avatar: { content: new Blob([PNG]), filename: 'p.png' } });
+    const path = unique('blank');
+    const group = await api.Groups.create(path, path, { avatar: { content: new Blob([PNG]), filename: 'g.png' } });
+    expect((await api.Projects.edit(project.id, { description: 'kept' })).avatar_url).toBe(project.avatar_url);
+    expect((await t.api('PUT', `/groups/${group.id}`, { token: alice.token, body: { description: 'kept' } })).body.avatar_url).toBe(group.avatar_url);
+
+    const removed: unknown = await api.Projects.removeAvatar(project.id);
+    expect((removed as { avatar_url: string | null }).avatar_url).toBeNull();
+    expect(existsSync(folder('project', project.id))).toBe(false);
+    const blankForm = new URLSearchParams({ avatar: '' }).toString();
+    const cleared = await t.api('PUT', `/groups/${group.id}`, { token: alice.token, body: blankForm, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(cleared).toMatchObject({ status: 200, body: { avatar_url: null, description: 'kept' } });
+    expect(existsSync(folder('group', group.id))).toBe(false);
+    expect(await t.api('GET', `/projects/${project.id}/avatar`, { token: alice.token })).toMatchObject({ status: 404, body: { message: '404 Avatar Not Found' } });
+
+    const blank = new FormData();
+    blank.set('avatar', '');
+    expect(await form('PUT', '/user/avatar', blank, alice.token)).toMatchObject({ status: 400, body: { error: 'avatar is invalid' } });
+  });
+
   it('takes PUT /user/avatar only from a signed-in caller whose token has the api scope', async () => {
     const reader = await createUser(t, { scopes: ['read_api'] });
     const body = () => {

@@ -59,7 +59,7 @@ export interface GroupChanges {
   lfsEnabled?: boolean | null;
   requestAccessEnabled?: boolean | null;
   defaultBranch?: string | null;
-  /** A new avatar image (a file of a multipart body). */
+  /** A new avatar image (a file of a multipart body); UploadedFile.BLANK removes the current one. */
   avatar?: UploadedFile | null;
 }
 

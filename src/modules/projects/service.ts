@@ -73,7 +73,7 @@ export interface ProjectUpdateInput {
   tagList?: readonly string[] | null;
   ciConfigPath?: string | null;
   requestAccessEnabled?: boolean | null;
-  /** A new avatar image (a file of a multipart body). */
+  /** A new avatar image (a file of a multipart body); UploadedFile.BLANK removes the current one. */
   avatar?: UploadedFile | null;
 }
 
