@@ -65,15 +65,19 @@ export const JSONScalar = new GraphQLScalarType({
   parseLiteral: jsonLiteral,
 });
 
-/** A file of a multipart request body (src/http/multipart.ts); nothing else, so a JSON value can never name a file. */
+/**
+ * A file of a multipart request body (src/http/multipart.ts); nothing else, so a JSON value can never name a file.
+ * An empty string is UploadedFile.BLANK, GitLab's way of removing an avatar (`avatar=`).
+ */
 export const UploadScalar = new GraphQLScalarType({
   name: 'Upload',
-  description: 'A file sent as a part of a `multipart/form-data` request.',
+  description: 'A file sent as a part of a `multipart/form-data` request; an empty string is a blank one, which removes an avatar.',
   serialize: () => {
     throw new TypeError('Upload is an input type');
   },
   parseValue: (value) => {
     if (value instanceof UploadedFile) return value;
+    if (value === '') return UploadedFile.BLANK;
     throw new TypeError('is not a file');
   },
   parseLiteral: () => {

@@ -25,7 +25,7 @@ export function snakeCase(name: string): string {
 const INVALID = Symbol('invalid');
 type Coerced = unknown | typeof INVALID;
 
-function coerceScalar(type: GraphQLScalarType, raw: unknown): Coerced {
+function coerceScalar(type: GraphQLScalarType, raw: unknown, required: boolean): Coerced {
   switch (type.name) {
     case 'Int': {
       const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
@@ -47,7 +47,9 @@ function coerceScalar(type: GraphQLScalarType, raw: unknown): Coerced {
     case 'JSON':
       return raw;
     default:
-      // Custom scalars (Time, Date) validate with their own parser; the adapter passes the raw value on.
+      // Custom scalars (Time, Date, Upload) validate with their own parser; the adapter passes the raw value on. A
+      // blank one is no value where one is required.
+      if (raw === '' && required) return INVALID;
       try {
         type.parseValue(raw);
         return raw;
@@ -97,7 +99,7 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
     if (!match) errors.push(`${param} does not have a valid value`);
     return match?.name ?? null;
   }
-  const value = coerceScalar(nullable as GraphQLScalarType, raw);
+  const value = coerceScalar(nullable as GraphQLScalarType, raw, type instanceof GraphQLNonNull);
   if (value === INVALID) {
     errors.push(`${param} is invalid`);
     return null;
@@ -125,8 +127,9 @@ export function variablesFromParams(variables: VariablePlan[], params: Record<st
     }
     let raw = params[param] ?? params[v.name];
     const nullable = v.type instanceof GraphQLNonNull ? v.type.ofType : v.type;
-    // Grape passes an empty string through for strings and lists; for other optional types it means "not given".
-    const keepsEmpty = nullable instanceof GraphQLList || (nullable instanceof GraphQLScalarType && nullable.name === 'String');
+    // Grape passes an empty string through for strings and lists; for other optional types it means "not given",
+    // but for files: a blank avatar removes it (GitLab's Projects and Groups APIs).
+    const keepsEmpty = nullable instanceof GraphQLList || (nullable instanceof GraphQLScalarType && (nullable.name === 'String' || nullable.name === 'Upload'));
     if (raw === '' && !(v.type instanceof GraphQLNonNull) && !keepsEmpty) raw = undefined;
     if (raw === undefined || raw === null) {
       if (v.type instanceof GraphQLNonNull && !v.hasDefault) errors.push(`${param} is missing`);

@@ -4,7 +4,8 @@
  * only the name; `avatar_url` is `<EXTERNAL_URL>/uploads/-/system/<model>/avatar/<id>/<name>`, null without one
  * (GitLab's answer with Gravatar disabled, as a server that reaches nothing outside is).
  */
-import type { AvatarModel, UploadedFile, UploadStorage } from './storage.js';
+import { readFile } from 'node:fs/promises';
+import { UploadedFile, type AvatarModel, type UploadStorage } from './storage.js';
 
 /** GitLab's Gitlab::FileTypeDetection::SAFE_IMAGE_EXT. */
 export const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'] as const;
@@ -34,9 +35,10 @@ function extension(name: string): string {
   return dot === -1 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
-/** Avatarable's validations of a new avatar, in GitLab's words; empty when it may be stored. */
+/** Avatarable's validations of a new avatar, in GitLab's words; empty when it may be stored (or is blank, a removal). */
 export function avatarProblems(file: UploadedFile): string[] {
   const problems: string[] = [];
+  if (file === UploadedFile.BLANK) return problems;
   if (!(AVATAR_EXTENSIONS as readonly string[]).includes(extension(avatarFileName(file)))) {
     problems.push(`file format is not supported. Please try one of the following supported formats: ${AVATAR_EXTENSIONS.join(', ')}`);
   }
@@ -47,9 +49,15 @@ export function avatarProblems(file: UploadedFile): string[] {
 /**
  * Sets a validated avatar: `update` writes its name to the model's row inside the caller's transaction, whose row
  * lock makes concurrent changes of one model's avatar take turns until commit; then the file is stored and the
- * model's other avatar files removed, so the name the row keeps always has its file.
+ * model's other avatar files removed, so the name the row keeps always has its file. A blank file (`avatar=`,
+ * GitLab's way of removing an avatar) makes the row forget its avatar, then its files go.
  */
-export async function replaceAvatar<T>(storage: UploadStorage, model: AvatarModel, id: number, file: UploadedFile, update: (name: string) => Promise<T>): Promise<T> {
+export async function replaceAvatar<T>(storage: UploadStorage, model: AvatarModel, id: number, file: UploadedFile, update: (name: string | null) => Promise<T>): Promise<T> {
+  if (file === UploadedFile.BLANK) {
+    const row = await update(null);
+    await storage.removeAvatars(model, id);
+    return row;
+  }
   const name = avatarFileName(file);
   const row = await update(name);
   await storage.storeAvatar(model, id, name, file);
@@ -69,4 +77,28 @@ export function avatarContentType(name: string): string {
 /** `Content-Disposition` for a file sent `inline` or as an `attachment` (Rails' ContentDisposition.format). */
 export function contentDisposition(disposition: 'inline' | 'attachment', name: string): string {
   return `${disposition}; filename="${name.replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** An avatar as a download, for a route that sends raw bytes. */
+export interface AvatarDownload {
+  filename: string;
+  contentType: string;
+  contentDisposition: string;
+  /** The bytes, base64-encoded. */
+  content: string;
+}
+
+/**
+ * The avatar as GitLab's `GET /projects/:id/avatar` and `GET /groups/:id/avatar` send it: an attachment named after
+ * the file, as `application/octet-stream`; null when there is none (or its file is gone).
+ */
+export async function avatarDownload(storage: UploadStorage, model: AvatarModel, id: number, avatar: string | null): Promise<AvatarDownload | null> {
+  const file = avatar ? await storage.avatarFile(model, id, avatar) : null;
+  if (!avatar || !file) return null;
+  return {
+    filename: avatar,
+    contentType: 'application/octet-stream',
+    contentDisposition: contentDisposition('attachment', avatar),
+    content: (await readFile(file.path)).toString('base64'),
+  };
 }

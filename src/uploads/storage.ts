@@ -22,6 +22,9 @@ export class UploadedFile {
     readonly contentType: string,
     readonly size: number,
   ) {}
+
+  /** No file: a blank file parameter (`avatar=`), GitLab's way of removing an avatar. It is no valid image. */
+  static readonly BLANK = new UploadedFile('', '', 'application/octet-stream', 0);
 }
 
 /** The models that carry an avatar, by the name GitLab's upload paths use. */

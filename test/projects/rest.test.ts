@@ -99,6 +99,30 @@ describe('projects', () => {
     expect(priv.body).toEqual([]);
   });
 
+  it('counts as owned the personal projects and those the caller holds the Owner role of, as GitLab\'s User#owned_projects', async () => {
+    const owner = await createUser(t);
+    const maintainer = await createUser(t);
+    const group = await createGroup(t, owner.token);
+    const inGroup = await createProject(t, owner.token, { namespaceId: group.id });
+    const personal = await createProject(t, owner.token);
+    await addMember(t, owner.token, 'groups', group.id, maintainer.id, 40);
+    const owned = await t.api('GET', '/projects?owned=true&order_by=id&sort=asc', { token: owner.token });
+    expect(owned.body.map((p: { id: number }) => p.id)).toEqual([inGroup.id, personal.id]);
+    expect(owned.headers.get('x-total')).toBe('2');
+    const notOwned = await t.api('GET', '/projects?owned=true', { token: maintainer.token });
+    expect(notOwned.body).toEqual([]);
+  });
+
+  it('takes topics on creation, as a list or comma-separated, each once', async () => {
+    const listed = await t.api('POST', '/projects', { token: alice.token, body: { name: unique('topical'), topics: ['cli', 'Go', 'go'] } });
+    expect(listed.status).toBe(201);
+    expect(listed.body.topics).toEqual(['cli', 'Go']);
+    expect(listed.body.tag_list).toEqual(['cli', 'Go']);
+    const form = new URLSearchParams({ name: unique('topical'), tag_list: 'a, b' });
+    const csv = await t.api('POST', '/projects', { token: alice.token, body: form.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(csv.body.topics).toEqual(['a', 'b']);
+  });
+
   it('rejects bad pagination and filter values in Grape words', async () => {
     expect((await t.api('GET', '/projects?per_page=0')).body).toEqual({ error: 'per_page has a value not allowed' });
     expect((await t.api('GET', '/projects?page=abc')).body).toEqual({ error: 'page is invalid' });

@@ -6,14 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { UploadStorage } from '../../src/uploads/storage.js';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
-import { createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
+import { PNG, createGroup, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
 
 const t = suiteServer({ bodyLimit: 300 * 1024 });
 let alice: TestUser;
-
-/** A 1×1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 beforeAll(async () => {
   alice = await createUser(t);
@@ -138,6 +135,23 @@ describe('multipart/form-data bodies', () => {
     expect(await t.api('GET', `/projects/${plain.id}/avatar`, { token: null })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
   });
 
+  it('GET /groups/:id/avatar downloads the avatar (gitbeaker\'s Groups.downloadAvatar); 404 Avatar Not Found without one', async () => {
+    const api = new Gitlab({ host: t.url, token: alice.token });
+    const path = unique('logo');
+    const group = await api.Groups.create(path, path, { avatar: { content: new Blob([PNG]), filename: 'logo.png' } });
+    const res = await fetch(`${t.url}/api/v4/groups/${path}/avatar`, { headers: { 'PRIVATE-TOKEN': alice.token } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="logo.png"; filename*=UTF-8''logo.png`);
+    expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+    const downloaded: unknown = await api.Groups.downloadAvatar(group.id);
+    expect(downloaded).toBeInstanceOf(Blob);
+    expect(Buffer.from(await (downloaded as Blob).arrayBuffer()).equals(PNG)).toBe(true);
+    const plain = await createGroup(t, alice.token);
+    expect(await t.api('GET', `/groups/${plain.id}/avatar`, { token: alice.token })).toMatchObject({ status: 404, body: { message: '404 Avatar Not Found' } });
+    expect(await t.api('GET', `/groups/${group.id}/avatar`, { token: null })).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
+  });
+
   it('PUT /user/avatar replaces the caller\'s avatar; the old file is gone', async () => {
     const first = new FormData();
     first.set('avatar', new Blob([PNG]), 'one.png');
@@ -215,6 +229,29 @@ describe('multipart/form-data bodies', () => {
     expect((await t.api('DELETE', `/projects/${project.id}`)).status).toBe(202);
     expect(existsSync(folder('user', user.id))).toBe(false);
     await eventually(() => !existsSync(folder('group', group.id)) && !existsSync(folder('project', project.id)));
+  });
+
+  it('removes a project\'s or group\'s avatar given a blank one (gitbeaker\'s removeAvatar), and keeps it through other changes', async () => {
+    const api = new Gitlab({ host: t.url, token: alice.token });
+    const folder = (model: string, id: number) => join(t.server.app.uploads.root, '-', 'system', model, 'avatar', String(id));
+    const project = await api.Projects.create({ name: unique('blank'), avatar: { content: new Blob([PNG]), filename: 'p.png' } });
+    const path = unique('blank');
+    const group = await api.Groups.create(path, path, { avatar: { content: new Blob([PNG]), filename: 'g.png' } });
+    expect((await api.Projects.edit(project.id, { description: 'kept' })).avatar_url).toBe(project.avatar_url);
+    expect((await t.api('PUT', `/groups/${group.id}`, { token: alice.token, body: { description: 'kept' } })).body.avatar_url).toBe(group.avatar_url);
+
+    const removed: unknown = await api.Projects.removeAvatar(project.id);
+    expect((removed as { avatar_url: string | null }).avatar_url).toBeNull();
+    expect(existsSync(folder('project', project.id))).toBe(false);
+    const blankForm = new URLSearchParams({ avatar: '' }).toString();
+    const cleared = await t.api('PUT', `/groups/${group.id}`, { token: alice.token, body: blankForm, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(cleared).toMatchObject({ status: 200, body: { avatar_url: null, description: 'kept' } });
+    expect(existsSync(folder('group', group.id))).toBe(false);
+    expect(await t.api('GET', `/projects/${project.id}/avatar`, { token: alice.token })).toMatchObject({ status: 404, body: { message: '404 Avatar Not Found' } });
+
+    const blank = new FormData();
+    blank.set('avatar', '');
+    expect(await form('PUT', '/user/avatar', blank, alice.token)).toMatchObject({ status: 400, body: { error: 'avatar is invalid' } });
   });
 
   it('takes PUT /user/avatar only from a signed-in caller whose token has the api scope', async () => {

@@ -2,6 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import type { TestServer } from './server.js';
 
+/** A 1×1 PNG. */
+export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
 export function unique(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }

@@ -87,6 +87,28 @@ describe('users', () => {
     expect(byName.body).toHaveLength(1);
   });
 
+  it('POST /users takes the profile fields PUT /users/:id takes, as form fields too, and checks them alike', async () => {
+    const username = unique('carol');
+    const form = new URLSearchParams({
+      username, name: 'Carol', email: `${username}@example.com`, password: 'long-enough-pw', bio: 'Made by a script', location: 'Lisbon',
+      organization: 'ACME', website_url: 'https://carol.example.com', private_profile: '1', projects_limit: '7', can_create_group: '0', note: 'vip',
+      view_diffs_file_by_file: 'true',
+    });
+    const res = await t.api('POST', '/users', { body: form.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      bio: 'Made by a script', location: 'Lisbon', organization: 'ACME', website_url: 'https://carol.example.com', private_profile: true,
+      projects_limit: 7, can_create_group: false, note: 'vip',
+    });
+    const asCarol = await t.api('POST', `/users/${res.body.id}/personal_access_tokens`, { body: { name: 'p', scopes: ['read_user'] } });
+    const preferences = await t.api('GET', '/user/preferences', { token: asCarol.body.token });
+    expect(preferences.body.view_diffs_file_by_file).toBe(true);
+
+    const bad = await t.api('POST', '/users', { body: { username: unique('dan'), name: 'Dan', email: `${unique('dan')}@example.com`, bio: 'x'.repeat(256), discord: '12' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ message: { bio: ['is too long (maximum is 255 characters)'], discord: ['must contain only a discord user ID.'] } });
+  });
+
   it('answers 409 when the username or email is taken', async () => {
     const user = await createUser(t);
     const dupName = await t.api('POST', '/users', { body: { username: user.username, name: 'X', email: `${unique('x')}@example.com` } });

@@ -39,6 +39,7 @@ export const groupResolvers = {
     ...idFields('Group'),
     webUrl: namespaceWebUrl,
     avatarUrl: namespaceAvatarUrl,
+    avatarFile: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.groups.avatarFile(ns),
     parent: (ns: NamespaceRow, _a: unknown, ctx: Context) => (ns.parentId ? ctx.services.groups.find({ id: ns.parentId }) : null),
     defaultBranch: (ns: NamespaceRow) => ns.defaultBranchName,
     emailsDisabled: (ns: NamespaceRow) => !ns.emailsEnabled,

@@ -14,4 +14,13 @@ export const groupRoutes: RestRoute[] = [
   { method: 'GET', path: '/groups/:id/subgroups', operation: 'RestListSubgroups', result: 'group.subgroups', paginate: true, notFound: 'Group' },
   { method: 'GET', path: '/groups/:id/descendant_groups', operation: 'RestListDescendantGroups', result: 'group.descendantGroups', paginate: true, notFound: 'Group' },
   { method: 'GET', path: '/groups/:id/projects', operation: 'RestListGroupProjects', result: 'group.projects', paginate: true, notFound: 'Group' },
+  {
+    method: 'GET',
+    path: '/groups/:id/avatar',
+    operation: 'RestGetGroupAvatar',
+    result: 'group.avatarFile',
+    notFound: 'Group',
+    raw: true,
+    headers: { 'Content-Disposition': 'content_disposition' },
+  },
 ];

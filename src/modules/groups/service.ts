@@ -1,6 +1,6 @@
 /** Owns groups, the group rows of the namespaces table: lookup, lists, subgroups, creation, settings and transfers. */
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarProblems, replaceAvatar } from '../../uploads/avatars.js';
+import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { Prisma } from '../../db/database.js';
 import { badRequest, invalid, notFound } from '../../errors.js';
@@ -59,7 +59,7 @@ export interface GroupChanges {
   lfsEnabled?: boolean | null;
   requestAccessEnabled?: boolean | null;
   defaultBranch?: string | null;
-  /** A new avatar image (a file of a multipart body). */
+  /** A new avatar image (a file of a multipart body); UploadedFile.BLANK removes the current one. */
   avatar?: UploadedFile | null;
 }
 
@@ -99,6 +99,13 @@ export class GroupsService {
     const group = await this.find(ref);
     if (!group) throw notFound('Group');
     return group;
+  }
+
+  /** The group's avatar as a download (GitLab's `GET /groups/:id/avatar`); `404 Avatar Not Found` without one. */
+  async avatarFile(group: NamespaceRow): Promise<AvatarDownload> {
+    const download = await avatarDownload(this.base.app.uploads, 'group', group.id, group.avatar);
+    if (!download) throw notFound('Avatar');
+    return download;
   }
 
   /** GitLab's GroupsFinder: every readable group (within `scope` when given) matching the filters. */

@@ -1,10 +1,9 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
-import { readFile } from 'node:fs/promises';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
 import { defaultFeatureLevels, FEATURE_COLUMNS, type ProjectFeatureLevels } from '../../auth/project-features.js';
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarProblems, contentDisposition, replaceAvatar } from '../../uploads/avatars.js';
+import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, notFound, notModified } from '../../errors.js';
 import { Repository } from '../../git/repository.js';
@@ -60,6 +59,9 @@ export interface ProjectInput {
   description?: string | null;
   visibility?: Visibility | null;
   defaultBranch?: string | null;
+  topics?: readonly string[] | null;
+  /** GitLab's deprecated name of `topics`. */
+  tagList?: readonly string[] | null;
   /** An avatar image (a file of a multipart body). */
   avatar?: UploadedFile | null;
   /** Feature settings besides GitLab's defaults. */
@@ -78,7 +80,7 @@ export interface ProjectUpdateInput {
   tagList?: readonly string[] | null;
   ciConfigPath?: string | null;
   requestAccessEnabled?: boolean | null;
-  /** A new avatar image (a file of a multipart body). */
+  /** A new avatar image (a file of a multipart body); UploadedFile.BLANK removes the current one. */
   avatar?: UploadedFile | null;
   /** New feature settings. */
   features?: ProjectFeaturesInput | null;
@@ -180,16 +182,12 @@ export class ProjectsService {
   }
 
   /** The project's avatar as a download (GitLab's `GET /projects/:id/avatar`); `404 Avatar Not Found` without one. */
-  async avatarFile(project: ProjectRow): Promise<{ filename: string; contentType: string; contentDisposition: string; content: string }> {
-    const file = project.avatar ? await this.base.app.uploads.avatarFile('project', project.id, project.avatar) : null;
-    if (!project.avatar || !file) throw notFound('Avatar');
-    return {
-      filename: project.avatar,
-      contentType: 'application/octet-stream',
-      contentDisposition: contentDisposition('attachment', project.avatar),
-      content: (await readFile(file.path)).toString('base64'),
-    };
+  async avatarFile(project: ProjectRow): Promise<AvatarDownload> {
+    const download = await avatarDownload(this.base.app.uploads, 'project', project.id, project.avatar);
+    if (!download) throw notFound('Avatar');
+    return download;
   }
+
 
   /**
    * Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. A path
@@ -217,7 +215,9 @@ export class ProjectsService {
     if (filters.starred) and.push({ stars: { some: { userId: access.requireViewer().id } } });
     if (filters.starredBy != null) and.push({ stars: { some: { userId: filters.starredBy } } });
     if (filters.forkedFrom != null) and.push({ forkedFromProjectId: filters.forkedFrom });
-    if (filters.owned) and.push({ namespace: { kind: 'user', ownerId: access.requireViewer().id } });
+    // GitLab's User#owned_projects: the viewer's personal projects, and those they hold the Owner role of (as a
+    // member, or through a group they own or one shared with them).
+    if (filters.owned) and.push({ OR: [{ namespace: { kind: 'user', ownerId: access.requireViewer().id } }, await access.memberProjectsWhere({ owned: true })] });
     if (filters.membership || filters.minAccessLevel != null) and.push(await access.memberProjectsWhere({ minAccessLevel: filters.minAccessLevel }));
     if (filters.visibility) and.push({ visibility: filters.visibility });
     if (filters.archived != null) and.push({ archived: filters.archived });
@@ -334,6 +334,7 @@ export class ProjectsService {
     const name = input.name ?? path;
     const visibility = input.visibility ?? 'private';
     const features = { ...defaultFeatureLevels(visibility), ...featureChanges(input.features) };
+    const topics = input.topics ?? input.tagList;
     const errors = await this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null });
     Object.assign(errors, featureErrors(features));
     if (input.avatar) {
@@ -363,6 +364,7 @@ export class ProjectsService {
           creatorId,
           forkedFromProjectId: fork?.source.id ?? null,
           features: { create: features },
+          ...(topics != null ? { topics: normalizeTopics(topics) } : {}),
           ...(fork ? { topics: fork.source.topics, ciConfigPath: fork.source.ciConfigPath, emptyRepo: fork.source.emptyRepo } : {}),
         },
       });

@@ -32,29 +32,20 @@ export interface UserFilters {
 
 const ORDER_COLUMNS = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' } as const;
 
-export interface UserInput {
+/** What `POST /users` takes: the account, and the profile fields `PUT /users/:id` changes (GitLab's optional_attributes). */
+export interface UserInput extends UserProfileFields {
   email: string;
   username: string;
   name: string;
   password?: string | null;
-  admin?: boolean | null;
-  external?: boolean | null;
-  projectsLimit?: number | null;
-  canCreateGroup?: boolean | null;
   /** An avatar image (a file of a multipart body). */
   avatar?: UploadedFile | null;
 }
 
-export interface UserUpdateInput {
-  id: number;
-  email?: string | null;
-  username?: string | null;
-  name?: string | null;
-  password?: string | null;
+/** The profile and account settings creation and changes share. */
+export interface UserProfileFields {
   bio?: string | null;
   location?: string | null;
-  publicEmail?: string | null;
-  commitEmail?: string | null;
   skype?: string | null;
   linkedin?: string | null;
   twitter?: string | null;
@@ -72,6 +63,16 @@ export interface UserUpdateInput {
   themeId?: number | null;
   colorSchemeId?: number | null;
   viewDiffsFileByFile?: boolean | null;
+}
+
+export interface UserUpdateInput extends UserProfileFields {
+  id: number;
+  email?: string | null;
+  username?: string | null;
+  name?: string | null;
+  password?: string | null;
+  publicEmail?: string | null;
+  commitEmail?: string | null;
   /** A new avatar image (a file of a multipart body). */
   avatar?: UploadedFile | null;
 }
@@ -82,7 +83,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 export const PRIVATE_COMMIT_EMAIL = '_private';
 
 /** Length limits of GitLab's User and UserDetail validations, by field. */
-const MAXIMUM_LENGTHS: Partial<Record<keyof UserUpdateInput, number>> = {
+const MAXIMUM_LENGTHS: Partial<Record<keyof UserFields, number>> = {
   name: 255,
   bio: 255,
   pronouns: 50,
@@ -94,6 +95,55 @@ const MAXIMUM_LENGTHS: Partial<Record<keyof UserUpdateInput, number>> = {
   twitter: 500,
   websiteUrl: 500,
 };
+
+/** Every field of a user `POST /users` or `PUT /users/:id` may set. */
+type UserFields = Omit<UserUpdateInput, 'id'>;
+
+type ProfileData = Partial<
+  Pick<
+    Prisma.UserCreateInput,
+    | 'bio' | 'location' | 'skype' | 'linkedin' | 'twitter' | 'discord' | 'websiteUrl' | 'organization' | 'jobTitle' | 'privateProfile'
+    | 'admin' | 'canCreateGroup' | 'projectsLimit' | 'external' | 'themeId' | 'colorSchemeId' | 'pronouns' | 'note'
+  >
+>;
+
+/** The profile fields given, as stored: empty strings clear what may be absent, as GitLab stores them (nil). */
+function profileData(input: UserProfileFields): ProfileData {
+  const data: ProfileData = {};
+  const copied = [
+    'bio', 'location', 'skype', 'linkedin', 'twitter', 'discord', 'websiteUrl', 'organization', 'jobTitle',
+    'privateProfile', 'admin', 'canCreateGroup', 'projectsLimit', 'external', 'themeId', 'colorSchemeId',
+  ] as const;
+  for (const field of copied) {
+    const value = input[field];
+    if (value != null) Object.assign(data, { [field]: value });
+  }
+  for (const field of ['pronouns', 'note'] as const) {
+    const value = input[field];
+    if (value != null) data[field] = value === '' ? null : value;
+  }
+  return data;
+}
+
+/** Problems of the fields given, by field, as GitLab's User and UserDetail validations word them. */
+function fieldProblems(input: UserFields): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  // A username is its personal namespace's path, so it follows the namespace path rule.
+  if (input.username != null && !isValidPath(input.username)) add('username', PATH_RULE);
+  if (input.email != null && !EMAIL.test(input.email)) add('email', 'is invalid');
+  if (input.name != null && !input.name.trim()) add('name', "can't be blank");
+  if (input.password != null && input.password.length < 8) add('password', 'is too short (minimum is 8 characters)');
+  if (input.password != null && input.password.length > 128) add('password', 'is too long (maximum is 128 characters)');
+  for (const [field, maximum] of Object.entries(MAXIMUM_LENGTHS)) {
+    const value = input[field as keyof UserFields];
+    if (typeof value === 'string' && maximum !== undefined && value.length > maximum) add(field, `is too long (maximum is ${maximum} characters)`);
+  }
+  if (input.discord && !/^\d{18}$/.test(input.discord)) add('discord', 'must contain only a discord user ID.');
+  if (input.projectsLimit != null && input.projectsLimit < 0) add('projectsLimit', 'must be greater than or equal to 0');
+  for (const problem of input.avatar ? avatarProblems(input.avatar) : []) add('avatar', problem);
+  return errors;
+}
 
 /** Fields of a users row whose change changes what a viewer carries (src/auth/viewer.ts). */
 const VIEWER_FIELDS = ['username', 'admin', 'external', 'canCreateGroup'] as const;
@@ -223,14 +273,7 @@ export class UsersService {
   /** Creates a user and their personal namespace in one transaction. Administrators only. */
   async create(input: UserInput): Promise<UserRow> {
     await this.base.access.authorize('admin_all_resources', null);
-    const errors: Record<string, string[]> = {};
-    // A username is its personal namespace's path, so it follows the namespace path rule.
-    if (!isValidPath(input.username)) errors.username = [PATH_RULE];
-    if (!EMAIL.test(input.email)) errors.email = ['is invalid'];
-    if (!input.name.trim()) errors.name = ["can't be blank"];
-    if (input.password != null && input.password.length < 8) errors.password = ['is too short (minimum is 8 characters)'];
-    const avatarErrors = input.avatar ? avatarProblems(input.avatar) : [];
-    if (avatarErrors.length) errors.avatar = avatarErrors;
+    const errors = fieldProblems(input);
     if (Object.keys(errors).length) throw invalid(errors);
     if (await this.emailTaken(input.email)) throw conflict('Email has already been taken');
     if (!(await this.namespaces.isTopLevelPathFree(input.username))) throw conflict('Username has already been taken');
@@ -238,16 +281,14 @@ export class UsersService {
     const viewer = this.base.access.requireViewer();
     return this.base.db.$transaction(async (tx) => {
       const user = await UsersService.insertSystemUser(tx, {
+        ...profileData(input),
         email: input.email,
         username: input.username,
         name: input.name,
-        admin: input.admin ?? false,
-        external: input.external ?? false,
-        projectsLimit: input.projectsLimit ?? undefined,
-        canCreateGroup: input.canCreateGroup ?? undefined,
         passwordDigest,
         createdBy: { connect: { id: viewer.id } },
       });
+      if (input.viewDiffsFileByFile != null) await tx.userPreference.update({ where: { userId: user.id }, data: { viewDiffsFileByFile: input.viewDiffsFileByFile } });
       if (!input.avatar) return user;
       return replaceAvatar(this.base.app.uploads, 'user', user.id, input.avatar, (avatar) => tx.user.update({ where: { id: user.id }, data: { avatar } }));
     });
@@ -293,20 +334,8 @@ export class UsersService {
   }
 
   private async validateUpdate(user: UserRow, input: UserUpdateInput): Promise<void> {
-    const errors: Record<string, string[]> = {};
+    const errors = fieldProblems(input);
     const add = (field: string, message: string) => (errors[field] ??= []).push(message);
-    if (input.username != null && !isValidPath(input.username)) add('username', PATH_RULE);
-    if (input.email != null && !EMAIL.test(input.email)) add('email', 'is invalid');
-    if (input.name != null && !input.name.trim()) add('name', "can't be blank");
-    if (input.password != null && input.password.length < 8) add('password', 'is too short (minimum is 8 characters)');
-    if (input.password != null && input.password.length > 128) add('password', 'is too long (maximum is 128 characters)');
-    for (const [field, maximum] of Object.entries(MAXIMUM_LENGTHS)) {
-      const value = input[field as keyof UserUpdateInput];
-      if (typeof value === 'string' && maximum !== undefined && value.length > maximum) add(field, `is too long (maximum is ${maximum} characters)`);
-    }
-    if (input.discord && !/^\d{18}$/.test(input.discord)) add('discord', 'must contain only a discord user ID.');
-    if (input.projectsLimit != null && input.projectsLimit < 0) add('projectsLimit', 'must be greater than or equal to 0');
-    for (const problem of input.avatar ? avatarProblems(input.avatar) : []) add('avatar', problem);
     // The public and commit addresses must be the user's own confirmed ones (the primary counts, a new primary too).
     const owned = await this.emails.confirmedAddresses(user, input.email ?? user.email);
     if (input.publicEmail && !owned.has(input.publicEmail.toLowerCase())) add('publicEmail', 'is not an email you own');
@@ -315,17 +344,12 @@ export class UsersService {
   }
 
   private async updateData(input: UserUpdateInput): Promise<Prisma.UserUpdateInput> {
-    const data: Prisma.UserUpdateInput = {};
-    const copied = [
-      'email', 'username', 'name', 'bio', 'location', 'skype', 'linkedin', 'twitter', 'discord', 'websiteUrl', 'organization', 'jobTitle',
-      'privateProfile', 'admin', 'canCreateGroup', 'projectsLimit', 'external', 'themeId', 'colorSchemeId',
-    ] as const;
-    for (const field of copied) {
+    const data: Prisma.UserUpdateInput = profileData(input);
+    for (const field of ['email', 'username', 'name'] as const) {
       const value = input[field];
-      if (value != null) Object.assign(data, { [field]: value });
+      if (value != null) data[field] = value;
     }
-    // Empty strings clear what may be absent, as GitLab stores them (nil).
-    for (const field of ['pronouns', 'publicEmail', 'commitEmail', 'note'] as const) {
+    for (const field of ['publicEmail', 'commitEmail'] as const) {
       const value = input[field];
       if (value != null) data[field] = value === '' ? null : value;
     }
