@@ -65,7 +65,7 @@ describe('GET /projects/:id/pipelines', () => {
     }
     const api = new Gitlab({ host: t.url, token: t.rootToken });
     expect((await api.Pipelines.all(project.id, { orderBy: 'user_id', sort: 'asc' })).map((p) => p.id)).toEqual(expected.user_id);
-  });
+  }, 90_000);
 
   it('filters by creation time (strictly), update time (inclusively), name, sha, username in any case, status and scope', async () => {
     const { project, sha, developer, p1, p2, p3 } = await threePipelines();
@@ -92,7 +92,7 @@ describe('GET /projects/:id/pipelines', () => {
     expect(tagged.body).toMatchObject({ ref: 'v1', tag: true });
     expect(await ids(project.id, '?scope=tags')).toEqual([tagged.body.id]);
     expect(await ids(project.id, '?scope=branches')).toEqual([p3.id, p2.id]);
-  });
+  }, 90_000);
 
   it("answers Grape's 400 for a value it does not know, the source filter included", async () => {
     const project = await createProject(t, t.rootToken);
