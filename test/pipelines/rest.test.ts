@@ -153,7 +153,7 @@ describe('a pipeline in detail', () => {
     expect(Object.keys(pending.body).sort()).toEqual([...DETAIL_KEYS].sort());
     expect(Object.keys(pending.body.user).sort()).toEqual(['avatar_url', 'id', 'locked', 'name', 'state', 'username', 'web_url']);
     expect(Object.keys(pending.body.detailed_status).sort()).toEqual(['details_path', 'favicon', 'group', 'has_details', 'icon', 'illustration', 'label', 'text', 'tooltip']);
-    expect(pending.body).toMatchObject({ started_at: null, finished_at: null, duration: null, queued_duration: null, coverage: null, yaml_errors: null, tag: false, archived: false });
+    expect(pending.body).toMatchObject({ started_at: null, finished_at: null, committed_at: null, duration: null, queued_duration: null, coverage: null, yaml_errors: null, tag: false, archived: false });
 
     const runner = await createRunner(t, { project_id: project.id });
     const first = await requestJob(t, runner.token);
@@ -180,6 +180,8 @@ describe('a pipeline in detail', () => {
     expect(finished.queued_duration).toBe(2);
     expect(finished.started_at).toBe(started.toISOString());
     expect(typeof finished.finished_at).toBe('string');
+    // GitLab's Chain::Build never sets committed_at.
+    expect(finished.committed_at).toBeNull();
     const gql = await t.graphql('query($p: ID!, $iid: ID!) { project(fullPath: $p) { pipeline(iid: $iid) { databaseId duration queuedDuration } } }', {
       p: project.path_with_namespace,
       iid: String(finished.iid),
