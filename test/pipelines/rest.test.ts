@@ -94,7 +94,7 @@ describe('GET /projects/:id/pipelines', () => {
     expect(await ids(project.id, '?scope=branches')).toEqual([p3.id, p2.id]);
   }, 90_000);
 
-  it("answers Grape's 400 for a value it does not know, the source filter included", async () => {
+  it("answers Grape's 400 for a value it does not know, the source filter and a pipeline_id that is no integer included", async () => {
     const project = await createProject(t, t.rootToken);
     const cases: [string, string][] = [
       ['source=bogus', 'source does not have a valid value'],
@@ -112,6 +112,13 @@ describe('GET /projects/:id/pipelines', () => {
     }
     const gql = await t.graphql('query($p: ID!) { project(fullPath: $p) { pipelines(source: "bogus") { count } } }', { p: project.path_with_namespace });
     expect(gql.body.errors?.[0]).toMatchObject({ message: 'source does not have a valid value', extensions: { code: 'BAD_USER_INPUT' } });
+    // Grape's Integer `pipeline_id`: a non-integer is invalid; any integer is looked up (`-1` is simply not found).
+    for (const id of ['abc', '1.5', '12abc']) {
+      expect(await t.api('GET', `/projects/${project.id}/pipelines/${id}`), id).toMatchObject({ status: 400, body: { error: 'pipeline_id is invalid' } });
+    }
+    expect(await t.api('POST', `/projects/${project.id}/pipelines/abc/retry`)).toMatchObject({ status: 400, body: { error: 'pipeline_id is invalid' } });
+    expect(await t.api('GET', `/projects/${project.id}/pipelines/-1`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await t.api('DELETE', `/projects/${project.id}/pipelines/-1`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     const api = new Gitlab({ host: t.url, token: t.rootToken });
     const refused = await api.Pipelines.all(project.id, { source: 'bogus' }).catch((e: { cause?: { response?: { status: number } } }) => e);
     expect((refused as { cause?: { response?: { status: number } } }).cause?.response?.status).toBe(400);
