@@ -81,6 +81,9 @@ describe('GET /projects/:id/pipelines', () => {
     expect(await ids(project.id, `?sha=${'0'.repeat(40)}`)).toEqual([]);
     expect(await ids(project.id, `?username=${developer.username.toUpperCase()}`)).toEqual([p2.id]);
     expect(await ids(project.id, '?status=canceled')).toEqual([p3.id]);
+    // Canceled before it ran: no start, no duration (GitLab's update_duration needs started_at).
+    expect(p3).toMatchObject({ status: 'canceled', started_at: null, duration: null, queued_duration: null });
+    expect(typeof p3.finished_at).toBe('string');
     expect(await ids(project.id, '?scope=pending')).toEqual([p2.id, p1.id]);
     expect(await ids(project.id, '?scope=running')).toEqual([]);
     expect(await ids(project.id, '?scope=finished')).toEqual([p3.id]);

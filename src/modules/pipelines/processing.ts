@@ -210,12 +210,12 @@ async function setPipelineStatus(
   if (pipeline.status === status && !jobsMoved) return;
   const data: Prisma.PipelineUpdateInput = { status };
   if (pipeline.status !== status) {
-    const startedAt = pipeline.startedAt ?? (status === 'running' || isCompleted(status) ? now : null);
     if (status === 'running' && !pipeline.startedAt) data.startedAt = now;
     const finishes = status === 'success' || status === 'failed' || status === 'canceled';
     if (finishes) data.finishedAt = now;
     else if (!isCompleted(status)) data.finishedAt = null;
-    if ((finishes || status === 'manual') && startedAt) data.duration = await runningSeconds(tx, pipeline.id, now);
+    // GitLab's update_duration: nothing for a pipeline that never ran (canceled while pending keeps a null duration).
+    if ((finishes || status === 'manual') && pipeline.startedAt) data.duration = await runningSeconds(tx, pipeline.id, now);
   }
   await tx.pipeline.update({ where: { id: pipeline.id }, data });
   if (pipeline.status !== status) {
