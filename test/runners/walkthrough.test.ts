@@ -9,23 +9,15 @@ import { join } from 'node:path';
 import { Gitlab } from '@gitbeaker/rest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ShellRunner } from '../../src/runner/runner.js';
+import { describe, expect, it } from 'vitest';
 import { createProject } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
 import { suiteServer } from '../support/server.js';
-import { createRunner, eventually } from './support.js';
+import { eventually, withShellRunner } from './support.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000 });
 const git = gitSandbox();
-let runner: ShellRunner;
-
-beforeAll(async () => {
-  const { token } = await createRunner(t, { runner_type: 'instance_type', description: 'built-in shell' });
-  runner = new ShellRunner({ url: t.url, token, cloneUrl: t.url, concurrency: 2, checkIntervalMs: 100, updateIntervalMs: 200 });
-  runner.start();
-});
-afterAll(() => runner?.stop());
+withShellRunner(t);
 
 const CONFIG = `
 stages: [build, test, deploy]
