@@ -10,7 +10,8 @@ const ID = /^(?:gid:\/\/gitlab\/([A-Za-z:]+)\/(?=\d))?(-?\d{1,15})$/;
 
 /**
  * A numeric ID, from `7`, `"7"` or `"gid://gitlab/<type>/7"`; otherwise BAD_USER_INPUT naming `argument` in the words
- * of Grape's Integer coercion (`pipeline_id is invalid`), which GitLab's REST routes declare their IDs with.
+ * of Grape's Integer coercion (`pipelineId is invalid`, named as REST names it there), which GitLab's REST routes
+ * declare their IDs with.
  */
 export function parseId(value: unknown, type: string, argument: string): number {
   const raw = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
