@@ -1,19 +1,24 @@
 /** GitLab's global IDs (`gid://gitlab/Project/7`) and the numeric IDs REST uses; both are accepted as input. */
-import { invalidArgument } from '../errors.js';
+import { argumentRefused } from '../errors.js';
 
 export function globalId(type: string, id: number | bigint): string {
   return `gid://gitlab/${type}/${id}`;
 }
 
-const ID = /^(?:gid:\/\/gitlab\/([A-Za-z:]+)\/)?(\d{1,15})$/;
+// A plain numeral may be negative (Grape's Integer takes `-1`, which then names nothing); a global ID's may not.
+const ID = /^(?:gid:\/\/gitlab\/([A-Za-z:]+)\/(?=\d))?(-?\d{1,15})$/;
 
-/** A numeric ID, from `7`, `"7"` or `"gid://gitlab/<type>/7"`; BAD_USER_INPUT naming `argument` otherwise. */
+/**
+ * A numeric ID, from `7`, `"7"` or `"gid://gitlab/<type>/7"`; otherwise BAD_USER_INPUT naming `argument` in the words
+ * of Grape's Integer coercion (`pipelineId is invalid`, named as REST names it there), which GitLab's REST routes
+ * declare their IDs with.
+ */
 export function parseId(value: unknown, type: string, argument: string): number {
   const raw = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
   const match = ID.exec(raw);
-  if (!match || (match[1] !== undefined && match[1] !== type)) throw invalidArgument(argument);
+  if (!match || (match[1] !== undefined && match[1] !== type)) throw argumentRefused(argument, 'is invalid');
   const id = Number(match[2]);
-  if (!Number.isSafeInteger(id) || id > 2147483647) throw invalidArgument(argument);
+  if (!Number.isSafeInteger(id) || Math.abs(id) > 2147483647) throw argumentRefused(argument, 'is invalid');
   return id;
 }
 

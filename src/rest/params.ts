@@ -65,6 +65,11 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
   if (nullable instanceof GraphQLList) {
     // Lists of IDs also come comma-separated in one value (GitLab's CommaSeparatedToIntegerArray: skip_groups=8,9).
     const item = getNullableType(nullable.ofType);
+    // An array of hashes (`variables`) is never made of a lone scalar: Grape finds `variables=x` invalid as a whole.
+    if (item instanceof GraphQLInputObjectType && typeof raw !== 'object' && raw !== '') {
+      errors.push(`${param} is invalid`);
+      return null;
+    }
     const commaSeparated = typeof raw === 'string' && item instanceof GraphQLScalarType && (item.name === 'Int' || item.name === 'ID');
     const items = Array.isArray(raw) ? raw : raw === '' ? [] : commaSeparated ? raw.split(',') : typeof raw === 'object' ? Object.values(raw) : [raw];
     return items.map((item, i) => coerce(nullable.ofType, item, `${param}[${i}]`, errors));

@@ -29,9 +29,9 @@ describe('argument errors on both surfaces', () => {
     // POST /users/:id/personal_access_tokens fills personalAccessTokenCreate(userId:) from :id.
     const rest = await t.api('POST', '/users/gid%3A%2F%2Fgitlab%2FProject%2F1/personal_access_tokens', { body: { name: 'x', scopes: ['api'] } });
     expect(rest.status).toBe(400);
-    expect(rest.body).toEqual({ error: 'id does not have a valid value' });
+    expect(rest.body).toEqual({ error: 'id is invalid' });
     const gql = await t.graphql('mutation { personalAccessTokenCreate(userId: "gid://gitlab/Project/1", name: "x", scopes: ["api"]) { id } }');
-    expect(gql.body.errors?.[0].message).toBe('userId does not have a valid value');
+    expect(gql.body.errors?.[0].message).toBe('userId is invalid');
   });
 
   it('words a record that failed validation with snake_case fields over REST', async () => {

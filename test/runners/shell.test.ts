@@ -9,22 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gitlab } from '@gitbeaker/rest';
 import yauzl from 'yauzl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ShellRunner } from '../../src/runner/runner.js';
+import { describe, expect, it } from 'vitest';
 import { startProcess } from '../support/process.js';
 import { suiteServer } from '../support/server.js';
 import { createProject } from '../support/factories.js';
-import { createRunner, eventually, jobsOf, projectWithConfig } from './support.js';
+import { eventually, jobsOf, projectWithConfig, withShellRunner } from './support.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000 });
-let runner: ShellRunner;
-
-beforeAll(async () => {
-  const { token } = await createRunner(t, { runner_type: 'instance_type', description: 'built-in shell' });
-  runner = new ShellRunner({ url: t.url, token, cloneUrl: t.url, concurrency: 2, checkIntervalMs: 100, updateIntervalMs: 200 });
-  runner.start();
-});
-afterAll(() => runner?.stop());
+withShellRunner(t);
 
 const FINISHED = ['success', 'failed', 'canceled', 'skipped', 'manual'];
 

@@ -1,5 +1,6 @@
 /** What the runners tests share: projects with a CI configuration and their push pipeline, runners, and a runner's calls written with fetch. */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { ShellRunner } from '../../src/runner/runner.js';
 import type { TestServer } from '../support/server.js';
 import { createProject } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
@@ -59,4 +60,15 @@ export async function requestJob(t: TestServer, token: string): Promise<any> {
     expect(res.status, res.text).toBe(204);
     return null;
   });
+}
+
+/** The built-in shell runner as an instance runner of the file's server, polling briskly, stopped after the file. */
+export function withShellRunner(t: TestServer): void {
+  let runner: ShellRunner | undefined;
+  beforeAll(async () => {
+    const { token } = await createRunner(t, { runner_type: 'instance_type', description: 'built-in shell' });
+    runner = new ShellRunner({ url: t.url, token, cloneUrl: t.url, concurrency: 2, checkIntervalMs: 100, updateIntervalMs: 200 });
+    runner.start();
+  });
+  afterAll(() => runner?.stop());
 }

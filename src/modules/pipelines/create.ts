@@ -99,7 +99,6 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     userId: input.userId,
     triggerId: input.triggerId ?? null,
     pipelineScheduleId: input.pipelineScheduleId ?? null,
-    committedAt: new Date(commit.committedDate),
     sourceJobId: input.upstream?.bridgeId ?? null,
     parentPipelineId: input.upstream?.parentPipelineId ?? null,
   };

@@ -22,7 +22,7 @@ export const pipelinesModule = defineModule({
   resolvers: pipelineResolvers,
   routes: pipelineRoutes,
   loaders: (db) => createPipelineLoaders(db),
-  uses: ['projects', 'repositories', 'protected_branches'],
-  service: (base, uses) => new PipelinesService(base, uses.repositories, uses.protected_branches, uses.projects),
+  uses: ['users', 'projects', 'repositories', 'protected_branches'],
+  service: (base, uses) => new PipelinesService(base, uses.repositories, uses.protected_branches, uses.projects, uses.users),
   jobs: pipelineJobs,
 });

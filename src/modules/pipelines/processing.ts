@@ -164,7 +164,41 @@ export async function processPipeline(tx: Tx, pipelineId: number, effects: Proce
   await setPipelineStatus(tx, pipeline, status, effects, now, changed.size > 0);
 }
 
-/** GitLab's pipeline state machine: started_at set once on entering running, finished_at and duration on finishing. */
+/**
+ * GitLab's Gitlab::Ci::Pipeline::Duration: the whole seconds the latest builds of the pipeline and of the pipelines
+ * downstream of it ran (those that succeeded, failed, were canceled or still run, until now), each moment counted
+ * once however many ran then. Pending, manual and queued time is not running time.
+ */
+async function runningSeconds(tx: Tx, pipelineId: number, now: Date): Promise<number> {
+  const periods = await tx.$queryRaw<{ startedAt: Date; finishedAt: Date | null }[]>`
+    WITH RECURSIVE "family" AS (
+      SELECT ${pipelineId}::int AS "id"
+      UNION
+      SELECT p."id" FROM "ci_pipelines" p JOIN "ci_builds" b ON b."id" = p."sourceJobId" JOIN "family" f ON f."id" = b."pipelineId"
+    )
+    SELECT "startedAt", "finishedAt" FROM "ci_builds"
+    WHERE "pipelineId" IN (SELECT "id" FROM "family") AND "type" = 'build' AND NOT "retried"
+      AND "status" IN ('success', 'failed', 'canceled', 'running') AND "startedAt" IS NOT NULL
+    ORDER BY "startedAt"`;
+  let total = 0;
+  let union: { from: number; to: number } | null = null;
+  for (const { startedAt, finishedAt } of periods) {
+    const from = startedAt.getTime();
+    const to = (finishedAt ?? now).getTime();
+    if (union && from <= union.to) union.to = Math.max(union.to, to);
+    else {
+      if (union) total += union.to - union.from;
+      union = { from, to };
+    }
+  }
+  if (union) total += union.to - union.from;
+  return Math.trunc(Math.max(0, total) / 1000);
+}
+
+/**
+ * GitLab's pipeline state machine: started_at set once on entering running; finished_at on finishing; duration
+ * (runningSeconds) on finishing and on waiting for a manual job.
+ */
 async function setPipelineStatus(
   tx: Tx,
   pipeline: { id: number; projectId: number; status: string; startedAt: Date | null; createdAt: Date; sourceJobId: number | null },
@@ -176,14 +210,12 @@ async function setPipelineStatus(
   if (pipeline.status === status && !jobsMoved) return;
   const data: Prisma.PipelineUpdateInput = { status };
   if (pipeline.status !== status) {
-    const startedAt = pipeline.startedAt ?? (status === 'running' || isCompleted(status) ? now : null);
     if (status === 'running' && !pipeline.startedAt) data.startedAt = now;
-    if (status === 'success' || status === 'failed' || status === 'canceled') {
-      data.finishedAt = now;
-      if (startedAt) data.duration = Math.max(0, Math.round((now.getTime() - startedAt.getTime()) / 1000));
-    } else if (!isCompleted(status)) {
-      data.finishedAt = null;
-    }
+    const finishes = status === 'success' || status === 'failed' || status === 'canceled';
+    if (finishes) data.finishedAt = now;
+    else if (!isCompleted(status)) data.finishedAt = null;
+    // GitLab's update_duration: nothing for a pipeline that never ran (canceled while pending keeps a null duration).
+    if ((finishes || status === 'manual') && pipeline.startedAt) data.duration = await runningSeconds(tx, pipeline.id, now);
   }
   await tx.pipeline.update({ where: { id: pipeline.id }, data });
   if (pipeline.status !== status) {

@@ -97,7 +97,8 @@ export const pipelineResolvers = {
     yamlErrors: (p: PipelineRow) => p.yamlErrors !== null,
     yamlErrorMessages: (p: PipelineRow) => p.yamlErrors,
     user: (p: PipelineRow, _a: unknown, ctx: Context) => (p.userId === null ? null : ctx.loaders.users.byId.load(p.userId)),
-    queuedDuration: (p: PipelineRow) => seconds(p.createdAt, p.startedAt) || null,
+    // Ci::Pipeline#queued_duration: whole seconds from creation to start, null before it started or when under one.
+    queuedDuration: (p: PipelineRow) => Math.trunc(seconds(p.createdAt, p.startedAt) ?? 0) || null,
     coverage: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.coverage(p),
     warnings: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.warnings(p),
     path: async (p: PipelineRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`,

@@ -13,6 +13,7 @@ import type { ServiceBase } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
+import type { UsersService } from '../users/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
 import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
@@ -47,6 +48,33 @@ const runningJob = perMessage((_message: JobTraceAppendedMessage, row: JobRow): 
 
 export const PIPELINE_SCOPES = ['running', 'pending', 'finished', 'branches', 'tags'] as const;
 export const PIPELINE_ORDERS = ['id', 'status', 'ref', 'updated_at', 'user_id'] as const;
+/** What may have started a pipeline (GitLab's Enums::Ci::Pipeline.sources): the values the `source` filter accepts. */
+export const PIPELINE_SOURCES = [
+  'unknown',
+  'push',
+  'web',
+  'trigger',
+  'schedule',
+  'api',
+  'external',
+  'pipeline',
+  'chat',
+  'webide',
+  'merge_request_event',
+  'external_pull_request_event',
+  'parent_pipeline',
+  'ondemand_dast_scan',
+  'ondemand_dast_validation',
+  'security_orchestration_policy',
+  'container_registry_push',
+  'duo_workflow',
+  'pipeline_execution_policy_schedule',
+] as const;
+/**
+ * Sources whose pipelines do not speak for their ref's CI status (GitLab's dangling_sources): a child pipeline's
+ * parent does. `latest` never answers one of these.
+ */
+const DANGLING_SOURCES = ['webide', 'parent_pipeline', 'ondemand_dast_scan', 'ondemand_dast_validation', 'security_orchestration_policy', 'container_registry_push', 'duo_workflow', 'pipeline_execution_policy_schedule'];
 
 export interface PipelineFilters {
   scope?: (typeof PIPELINE_SCOPES)[number] | null;
@@ -104,6 +132,7 @@ export class PipelinesService {
     private readonly repositories: RepositoriesService,
     private readonly protectedBranches: ProtectedBranchesService,
     private readonly projects: ProjectsService,
+    private readonly users: UsersService,
   ) {
     this.triggers = new PipelineTriggers(base);
     this.statuses = new CommitStatuses(base, repositories);
@@ -148,10 +177,13 @@ export class PipelinesService {
   }
 
   private async listWhere(project: ProjectRow, filters: PipelineFilters): Promise<Prisma.PipelineWhereInput> {
-    const and: Prisma.PipelineWhereInput[] = [{ projectId: project.id }];
-    // Child pipelines appear only when asked for by their source (GitLab's PipelinesFinder).
+    if (filters.source && !(PIPELINE_SOURCES as readonly string[]).includes(filters.source)) throw invalidArgument('source');
+    // What GitLab's PipelinesFinder filters before `scope`: child pipelines appear only when asked for by their source.
+    const prefiltered: Prisma.PipelineWhereInput[] = [{ projectId: project.id }];
+    if (filters.source !== 'parent_pipeline') prefiltered.push({ source: { not: 'parent_pipeline' } });
+    if (filters.pipelineScheduleId != null) prefiltered.push({ pipelineScheduleId: filters.pipelineScheduleId });
+    const and = [...prefiltered];
     if (filters.source) and.push({ source: filters.source });
-    else and.push({ source: { not: 'parent_pipeline' } });
     if (filters.status) {
       if (!(CI_STATUSES as readonly string[]).includes(filters.status)) throw invalidArgument('status');
       and.push({ status: filters.status });
@@ -159,11 +191,11 @@ export class PipelinesService {
     if (filters.ref) and.push({ ref: filters.ref });
     if (filters.sha) and.push({ sha: filters.sha });
     if (filters.name) and.push({ name: filters.name });
-    if (filters.pipelineScheduleId != null) and.push({ pipelineScheduleId: filters.pipelineScheduleId });
     if (filters.yamlErrors === true) and.push({ yamlErrors: { not: null } });
     if (filters.yamlErrors === false) and.push({ yamlErrors: null });
     if (filters.username) {
-      const user = await this.db.user.findUnique({ where: { username: filters.username }, select: { id: true } });
+      // GitLab's User.by_username: any case.
+      const user = await this.users.find({ path: filters.username });
       and.push({ userId: user?.id ?? -1 });
     }
     if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
@@ -180,12 +212,13 @@ export class PipelinesService {
         break;
       case 'branches':
       case 'tags': {
-        // The newest pipeline of each branch (tag) the repository has.
+        // The newest pipeline of each branch (tag) the repository has, among the prefiltered ones (a child pipeline,
+        // newer than its parent, does not hide it); the other filters then apply to those.
         const tag = filters.scope === 'tags';
         const repository = await this.repositories.open(project);
         const refs = [...(await repository.refs(tag ? 'refs/tags/' : 'refs/heads/')).keys()].map((r) => r.replace(/^refs\/(heads|tags)\//, ''));
         const newest = refs.length
-          ? await this.db.pipeline.groupBy({ by: ['ref'], where: { projectId: project.id, tag, ref: { in: refs } }, _max: { id: true } })
+          ? await this.db.pipeline.groupBy({ by: ['ref'], where: { AND: [...prefiltered, { tag, ref: { in: refs } }] }, _max: { id: true } })
           : [];
         and.push({ id: { in: newest.map((row) => row._max.id).filter((id): id is number => id !== null) } });
         break;
@@ -221,7 +254,9 @@ export class PipelinesService {
     const name = ref || project.defaultBranch;
     const repository = await this.repositories.open(project);
     const sha = (await repository.resolve(`refs/heads/${name}`)) ?? (await repository.resolve(`refs/tags/${name}`));
-    const pipeline = sha ? await this.db.pipeline.findFirst({ where: { projectId: project.id, ref: name, sha }, orderBy: { id: 'desc' } }) : null;
+    const pipeline = sha
+      ? await this.db.pipeline.findFirst({ where: { projectId: project.id, ref: name, sha, source: { notIn: DANGLING_SOURCES } }, orderBy: { id: 'desc' } })
+      : null;
     if (!pipeline) throw forbidden();
     return pipeline;
   }
@@ -274,10 +309,13 @@ export class PipelinesService {
     await this.authorized(project, 'create_pipeline');
     const viewer = this.base.access.requireViewer();
     const variables = (input.variables ?? []).map((v) => ({ key: v.key, value: v.value, variableType: v.variableType ?? 'env_var' }));
+    // Grape's `values:` check of each variable, named as Grape names an array's element (`variables[0][variable_type]`).
+    variables.forEach((v, i) => {
+      if (v.variableType !== 'env_var' && v.variableType !== 'file') throw invalidArgument(`variables[${i}][variable_type]`);
+    });
     const keys = variables.map((v) => v.key);
     const duplicates = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
     if (duplicates.length) throw invalid({ base: [`Duplicate variable name${duplicates.length > 1 ? 's' : ''}: ${duplicates.join(', ')}`] });
-    for (const v of variables) if (v.variableType !== 'env_var' && v.variableType !== 'file') throw invalidArgument('variables[variable_type]');
     const result = await createPipeline(this.deps(), {
       project,
       userId: viewer.id,
@@ -397,13 +435,17 @@ export class PipelinesService {
     return pipeline;
   }
 
-  /** `PUT …/metadata`: the pipeline's name, stripped of surrounding blanks. */
+  /**
+   * `PUT …/metadata`: the pipeline's name, stripped of surrounding blanks, 1 to 255 characters (Ci::PipelineMetadata);
+   * GitLab words a refusal `Failed to update pipeline - <errors>` (render_api_error_with_reason!, no status prefix).
+   */
   async updateMetadata(project: ProjectRow, id: number, name: string): Promise<PipelineRow> {
     await this.authorized(project, 'update_pipeline');
     const pipeline = await this.find(project, id);
     const stripped = name.trim();
-    if (stripped.length > 255) throw badRequest(`400 Bad request - Failed to update pipeline - Name is too long (maximum is 255 characters)`);
-    return this.db.pipeline.update({ where: { id: pipeline.id }, data: { name: stripped || null } });
+    if (stripped.length === 0) throw badRequest('Failed to update pipeline - Name is too short (minimum is 1 character)');
+    if (stripped.length > 255) throw badRequest('Failed to update pipeline - Name is too long (maximum is 255 characters)');
+    return this.db.pipeline.update({ where: { id: pipeline.id }, data: { name: stripped } });
   }
 
   // ---- Jobs ----

@@ -117,7 +117,6 @@ export class CommitStatuses {
     return this.base.db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${project.id} FOR UPDATE`;
       const { _max } = await tx.pipeline.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
-      const commit = await (await this.repositories.open(project)).commit(sha);
       const pipeline = await tx.pipeline.create({
         data: {
           projectId: project.id,
@@ -129,7 +128,6 @@ export class CommitStatuses {
           source: 'external',
           status: 'created',
           userId,
-          committedAt: commit ? new Date(commit.committedDate) : null,
         },
       });
       return pipeline.id;
