@@ -39,6 +39,7 @@ import { ensureRootUser } from './modules/users/service.js';
 import { bodyErrors, jsonWithoutCharset, requestBasics } from './http/middleware.js';
 import { trackConnections } from './http/drain.js';
 import { multipartBodies } from './http/multipart.js';
+import { formBodies, parseParams } from './http/params.js';
 import { avatarUploads } from './http/uploads.js';
 import { bodyEncodingErrors, rejectMalformedInput, verifyBody } from './http/input.js';
 
@@ -102,7 +103,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const web = express();
   web.disable('x-powered-by');
   jsonWithoutCharset(web);
-  web.set('query parser', 'extended');
+  // GitLab's (Rack's) nesting of parameter names, the same for query strings, form bodies and multipart fields.
+  web.set('query parser', parseParams);
   // Only configured proxies may say who the client is: the rate limit keys anonymous callers by address.
   web.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   const httpServer: Server = createServer(web);
@@ -133,7 +135,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const runners = runnerApi({ app, authenticators });
   web.use('/api/v4', runners.streams);
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
-  web.use(express.urlencoded({ extended: true, limit: config.bodyLimit, verify: verifyBody }));
+  web.use(express.text({ type: 'application/x-www-form-urlencoded', limit: config.bodyLimit, verify: verifyBody }), formBodies);
   web.use(multipartBodies(uploads, config.bodyLimit));
   web.use(bodyEncodingErrors, bodyErrors, rejectMalformedInput);
   web.use('/api/v4', runners.json);

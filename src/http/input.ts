@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { malformedRequest, unsupportedMediaType } from '../errors.js';
 import { sendCoded } from './middleware.js';
+import { tooDeep } from './params.js';
 
 /** Deepest nesting of parameters inspected; deeper input is refused as malformed rather than walked. */
 const MAX_DEPTH = 32;
@@ -22,10 +23,18 @@ function decodes(component: string): boolean {
   }
 }
 
-/** Each `&`-separated key and value of a query string or form body decodes cleanly. */
+/** Each `&`-separated key and value of a query string or form body decodes cleanly, and no name nests too deep. */
 function cleanPairs(raw: string): boolean {
   if (!raw) return true;
-  return raw.split('&').every((pair) => pair.split('=').every((part) => decodes(part.replace(/\+/g, ' '))));
+  return raw.split('&').every((pair) => pair.split('=').every((part) => decodes(part.replace(/\+/g, ' '))) && !tooDeep(safeDecode(pair.split('=')[0])));
+}
+
+function safeDecode(component: string): string {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '));
+  } catch {
+    return component;
+  }
 }
 
 /** No string in a parsed value holds a NUL byte, and it is not nested absurdly deep. */

@@ -14,53 +14,13 @@ import type { NextFunction, Request, Response } from 'express';
 import { malformedRequest, payloadTooLarge } from '../errors.js';
 import { UploadedFile, type UploadStorage } from '../uploads/storage.js';
 import { sendCoded } from './middleware.js';
+import { addParam, MAX_PARAMS } from './params.js';
 
-/** Keys that would reach an object's prototype; such parameters are dropped. */
-const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 /** GitLab's (Rack's) and the urlencoded parser's bound on the number of parameters. */
-const MAX_FIELDS = 1000;
+const MAX_FIELDS = MAX_PARAMS;
 const MAX_FILES = 100;
 
 class TooLarge extends Error {}
-
-/** `a[b][]` as `['a', 'b', '']`; a name that is not of that shape is one key, as it is. */
-function keyPath(name: string): [string, ...string[]] {
-  const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(name);
-  if (!match) return [name];
-  return [match[1], ...[...match[2].matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1])];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof UploadedFile);
-}
-
-/** Sets `value` at `path` under `node[key]`, with the urlencoded parser's rules for repeats and arrays. */
-function assign(node: Record<string, unknown>, key: string, path: string[], value: unknown): void {
-  if (UNSAFE_KEYS.has(key)) return;
-  const existing = node[key];
-  if (path.length === 0) {
-    node[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-    return;
-  }
-  const [next, ...rest] = path;
-  if (next === '') {
-    const list = Array.isArray(existing) ? existing : existing === undefined ? [] : [existing];
-    node[key] = list;
-    if (rest.length === 0) {
-      list.push(value);
-      return;
-    }
-    // `a[][b]`: into the last object of the list while it lacks `b`, else a new object (Rack's rule).
-    const last: unknown = list[list.length - 1];
-    const target = isRecord(last) && !(rest[0] in last) ? last : {};
-    if (target !== last) list.push(target);
-    assign(target, rest[0], rest.slice(1), value);
-    return;
-  }
-  const child = isRecord(existing) ? existing : {};
-  node[key] = child;
-  assign(child, next, rest, value);
-}
 
 /** The middleware; `limit` is BODY_LIMIT. */
 export function multipartBodies(storage: UploadStorage, limit: number) {
@@ -108,8 +68,7 @@ export function multipartBodies(storage: UploadStorage, limit: number) {
     });
     parser.on('field', (name, value, info) => {
       if (info.nameTruncated || info.valueTruncated) return fail(new TooLarge());
-      const [key, ...path] = keyPath(name);
-      assign(body, key, path, value);
+      addParam(body, name, value);
     });
     parser.on('file', (name, stream, info) => {
       // A file input left empty sends a part with no file name: no file, as Rack reads it.
@@ -123,8 +82,7 @@ export function multipartBodies(storage: UploadStorage, limit: number) {
       stream.on('limit', () => fail(new TooLarge()));
       // A file that cannot be written is the server's failure (500), not the body's.
       const written = pipeline(stream, createWriteStream(path, { mode: 0o600 })).then(() => {
-        const [key, ...rest] = keyPath(name);
-        assign(body, key, rest, new UploadedFile(path, filename, info.mimeType, size));
+        addParam(body, name, new UploadedFile(path, filename, info.mimeType, size));
       });
       written.catch(() => undefined); // handled once the body ends (Promise.all below); no unhandled rejection meanwhile
       writes.push(written);

@@ -32,6 +32,31 @@ describe('hostile input at the edge', () => {
     expect((await raw('/api/v4/groups', { method: 'POST', body: 'name=%ff&path=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })).status).toBe(400);
   });
 
+  it('nests parameter names as GitLab (Rack) does, the same in query strings and form bodies', async () => {
+    const project = await t.api('POST', '/projects', { body: { name: unique('nest') } });
+    const commit = await t.api('POST', `/projects/${project.body.id}/repository/commits`, {
+      body: { branch: 'main', commit_message: 'ci', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'job:\n  script: echo\n' }] },
+    });
+    expect(commit.status).toBe(201);
+    // `variables[][key]` repeated starts a new variable (qs put both keys into one object: "variables[0][key] is invalid").
+    const form = 'ref=main&variables[][key]=A&variables[][value]=1&variables[][key]=B&variables[][value]=2&variables[][variable_type]=file';
+    const created = await raw(`/api/v4/projects/${project.body.id}/pipeline`, { method: 'POST', body: form, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(created.status, created.text).toBe(201);
+    const variables = await t.api('GET', `/projects/${project.body.id}/pipelines/${JSON.parse(created.text).id}/variables`);
+    expect(variables.body).toEqual([
+      { key: 'A', value: '1', variable_type: 'env_var', raw: false },
+      { key: 'B', value: '2', variable_type: 'file', raw: false },
+    ].map(({ raw: _raw, ...v }) => expect.objectContaining(v)));
+    // The same shape from a query string; `a[0]` keys (an object, as Rack reads them) make a list too.
+    const queried = await raw(`/api/v4/projects/${project.body.id}/pipeline?${form}`, { method: 'POST' });
+    expect(queried.status, queried.text).toBe(201);
+    const indexed = await raw(`/api/v4/projects/${project.body.id}/pipeline?ref=main&variables[0][key]=C&variables[0][value]=3`, { method: 'POST' });
+    expect(indexed.status, indexed.text).toBe(201);
+    // A name nesting deeper than 32 levels is refused as malformed, not walked; prototype keys are dropped.
+    expect((await raw(`/api/v4/projects?search${'[a]'.repeat(40)}=x`)).status).toBe(400);
+    expect((await raw(`/api/v4/projects?__proto__[admin]=1&constructor[prototype][x]=1&toString=1`)).status).toBe(200);
+  });
+
   it('answers unsupported charsets and content encodings with 415, on REST and GraphQL', async () => {
     for (const path of ['/api/v4/groups', '/api/graphql']) {
       const charset = await raw(path, json({ name: 'x', path: 'x', query: '{ metadata { version } }' }, { 'Content-Type': 'application/json; charset=foo' }));
