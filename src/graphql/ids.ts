@@ -5,8 +5,11 @@ export function globalId(type: string, id: number | bigint): string {
   return `gid://gitlab/${type}/${id}`;
 }
 
+/** The ID an out-of-range integer stands for: no row has it (IDs are positive). */
+const NO_RECORD = -1;
+
 // A plain numeral may be negative (Grape's Integer takes `-1`, which then names nothing); a global ID's may not.
-const ID = /^(?:gid:\/\/gitlab\/([A-Za-z:]+)\/(?=\d))?(-?\d{1,15})$/;
+const ID = /^(?:gid:\/\/gitlab\/([A-Za-z:]+)\/(?=\d))?(-?\d{1,1000})$/;
 
 /**
  * A numeric ID, from `7`, `"7"` or `"gid://gitlab/<type>/7"`; otherwise BAD_USER_INPUT naming `argument` in the words
@@ -18,8 +21,8 @@ export function parseId(value: unknown, type: string, argument: string): number 
   const match = ID.exec(raw);
   if (!match || (match[1] !== undefined && match[1] !== type)) throw argumentRefused(argument, 'is invalid');
   const id = Number(match[2]);
-  if (!Number.isSafeInteger(id) || Math.abs(id) > 2147483647) throw argumentRefused(argument, 'is invalid');
-  return id;
+  // An integer no record can have (Grape takes any): looked up, it names nothing, as GitLab's 404 says.
+  return Number.isSafeInteger(id) && Math.abs(id) <= 2147483647 ? id : NO_RECORD;
 }
 
 /** A record named by numeric or global ID, or by path (a full path, a username). */

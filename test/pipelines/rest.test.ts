@@ -39,7 +39,11 @@ async function threePipelines() {
   await addMember(t, t.rootToken, 'projects', project.id, developer.id, 30);
   // A branch made through the API is a push: its pipeline is the Developer's.
   expect((await t.api('POST', `/projects/${project.id}/repository/branches?branch=alpha&ref=main`, { token: developer.token })).status).toBe(201);
-  const p2 = await eventually(async () => (await t.api('GET', `/projects/${project.id}/pipelines?ref=alpha`)).body[0] as { id: number } | undefined);
+  // Once processed (pending): later background work would move its updated_at past p3's, which the filters compare.
+  const p2 = await eventually(async () => {
+    const listed = (await t.api('GET', `/projects/${project.id}/pipelines?ref=alpha`)).body[0] as { id: number; status: string } | undefined;
+    return listed?.status === 'pending' ? listed : undefined;
+  });
   const p3 = await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' } });
   expect((await t.api('POST', `/projects/${project.id}/pipelines/${p3.body.id}/cancel`)).body.status).toBe('canceled');
   const renamed = await t.api('PUT', `/projects/${project.id}/pipelines/${p1.id}/metadata`, { body: { name: '  Nightly  ' } });
