@@ -125,6 +125,9 @@ describe('GET /projects/:id/pipelines', () => {
     }
     expect(await t.api('POST', `/projects/${project.id}/pipelines/abc/retry`)).toMatchObject({ status: 400, body: { error: 'pipeline_id is invalid' } });
     expect(await t.api('GET', `/projects/${project.id}/pipelines/-1`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    // An integer no pipeline can have is looked up too (Grape's Integer takes it), and found nowhere.
+    expect(await t.api('GET', `/projects/${project.id}/pipelines/99999999999`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    expect(await t.api('GET', `/projects/${project.id}/pipelines/${'9'.repeat(40)}`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await t.api('DELETE', `/projects/${project.id}/pipelines/-1`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     const api = new Gitlab({ host: t.url, token: t.rootToken });
     const refused = await api.Pipelines.all(project.id, { source: 'bogus' }).catch((e: { cause?: { response?: { status: number } } }) => e);
