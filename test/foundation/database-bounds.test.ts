@@ -141,8 +141,11 @@ describe('request deadlines', () => {
     expect(late.status).toBe(503);
     expect(late.body).toEqual({ message: '503 Service Unavailable' });
     expect(late.headers.get('retry-after')).toBeNull();
-    // The late request reaches its resolvers once the connection is free, past its deadline: they refuse to start.
-    expect((await t().api('POST', '/groups', { body: { name: path, path } })).status).toBe(201);
+    // The late request reaches its resolvers once the connection is free, past its deadline: they refuse to start,
+    // so the same path is still free (a busy machine may miss this server's short deadline again: then retry).
+    let again = await t().api('POST', '/groups', { body: { name: path, path } });
+    for (let tries = 1; again.status === 503 && tries < 5; tries++) again = await t().api('POST', '/groups', { body: { name: path, path } });
+    expect(again.status, again.text).toBe(201);
   });
 
   it('fails GraphQL fields that would start after the deadline with graphql-ruby\'s timeout error', async () => {

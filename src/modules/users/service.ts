@@ -380,8 +380,11 @@ const ROOT_SEED_LOCK = 4_711_001;
  */
 export async function ensureRootUser(db: PrismaClient, configuredToken: string | undefined): Promise<string | null> {
   const scopes = ['api', 'sudo', 'admin_mode'];
-  // Replicas starting together on one empty database take turns here, so exactly one creates root.
+  // Replicas starting together on one empty database take turns here, so exactly one creates root. Start-up work,
+  // not a request: DATABASE_STATEMENT_TIMEOUT_MS (a request's bound, and the transactions' by default) does not
+  // apply, or a loaded machine, or a replica waiting its turn, would fail to start.
   return db.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${SEED_TIMEOUT_MS}`);
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROOT_SEED_LOCK})`;
     const root = await tx.user.findUnique({ where: { username: 'root' } });
     if (root) {
@@ -394,5 +397,8 @@ export async function ensureRootUser(db: PrismaClient, configuredToken: string |
     const user = await UsersService.insertSystemUser(tx, { username: 'root', name: 'Administrator', email: 'admin@example.com', admin: true });
     const issued = await issueToken(tx, { userId: user.id, name: 'root-token', scopes, expiresAt: null }, configuredToken);
     return configuredToken ? null : (issued.token ?? null);
-  });
+  }, { timeout: SEED_TIMEOUT_MS, maxWait: SEED_TIMEOUT_MS });
 }
+
+/** How long seeding root at start-up may take, whatever the request bounds. */
+const SEED_TIMEOUT_MS = 60_000;
