@@ -34,8 +34,9 @@ const PROJECT_SELECT = `
          n."id" AS "ns_id", n."name" AS "ns_name", n."path" AS "ns_path", n."kind" AS "ns_kind", n."fullPath" AS "ns_fullPath",
          n."fullName" AS "ns_fullName", n."parentId" AS "ns_parentId", n."avatar" AS "ns_avatarUrl",
          o."id" AS "owner_id", o."username" AS "owner_username", o."name" AS "owner_name", o."state" AS "owner_state",
-         o."avatar" AS "owner_avatarUrl"
-  FROM "projects" p JOIN "namespaces" n ON n."id" = p."namespaceId" LEFT JOIN "users" o ON o."id" = n."ownerId"`;
+         o."avatar" AS "owner_avatarUrl", p."requestAccessEnabled", p."ciConfigPath", to_jsonb(f) AS "features"
+  FROM "projects" p JOIN "namespaces" n ON n."id" = p."namespaceId" LEFT JOIN "users" o ON o."id" = n."ownerId"
+  LEFT JOIN "project_features" f ON f."projectId" = p."id"`;
 
 type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
 
@@ -93,10 +94,11 @@ async function servePrisma(): Promise<void> {
   // The server's authentication, its memory of tokens included (nothing here announces changes).
   const authenticate = new CredentialCache(quietBus).wrap(tokenAuthenticator(prisma));
   const loadProjects = (where: { id?: number }, take: number) =>
-    prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, include: { namespace: { include: { owner: true } } } });
+    prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, include: { namespace: { include: { owner: true } }, features: true } });
   type Loaded = Awaited<ReturnType<typeof loadProjects>>[number];
-  const row = ({ namespace: ns, ...p }: Loaded): ProjectRow => ({
+  const row = ({ namespace: ns, features, ...p }: Loaded): ProjectRow => ({
     ...p,
+    features: features as Record<string, string> | null,
     ns_id: ns.id, ns_name: ns.name, ns_path: ns.path, ns_kind: ns.kind, ns_fullPath: ns.fullPath, ns_fullName: ns.fullName, ns_parentId: ns.parentId, ns_avatarUrl: ns.avatar,
     owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null, owner_state: ns.owner?.state ?? null, owner_avatarUrl: ns.owner?.avatar ?? null,
   });

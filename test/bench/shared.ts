@@ -1,5 +1,6 @@
 /** What the bench's processes share: the token, the project JSON the floors answer with, and process plumbing. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { FEATURE_COLUMNS, defaultFeatureLevels, type ProjectFeatureName } from '../../src/auth/project-features.js';
 import { createServer } from 'node:net';
 import WebSocket from 'ws';
 
@@ -34,10 +35,22 @@ export interface ProjectRow {
   owner_name: string | null;
   owner_state: string | null;
   owner_avatarUrl: string | null;
+  requestAccessEnabled: boolean;
+  ciConfigPath: string | null;
+  /** The project's feature levels by column (project_features), null for GitLab's defaults. */
+  features: Record<string, string> | null;
 }
+
+/** The deprecated booleans of Entities::Project, each from its feature. */
+const FEATURE_BOOLEANS: [string, ProjectFeatureName][] = [
+  ['issues_enabled', 'issues'], ['merge_requests_enabled', 'merge_requests'], ['wiki_enabled', 'wiki'],
+  ['jobs_enabled', 'builds'], ['snippets_enabled', 'snippets'], ['container_registry_enabled', 'container_registry'],
+];
 
 /** GitLab's project JSON (without `permissions`), written by hand from one row. */
 export function projectJson(p: ProjectRow, external: string) {
+  const defaults = defaultFeatureLevels(p.visibility as 'public' | 'internal' | 'private') as Record<string, string>;
+  const level = (feature: ProjectFeatureName) => p.features?.[FEATURE_COLUMNS[feature]] ?? defaults[FEATURE_COLUMNS[feature]];
   const links = (id: number) => ({
     self: `${external}/api/v4/projects/${id}`,
     issues: `${external}/api/v4/projects/${id}/issues`,
@@ -67,16 +80,26 @@ export function projectJson(p: ProjectRow, external: string) {
     avatar_url: null,
     star_count: 0,
     last_activity_at: new Date(p.lastActivityAt).toISOString(),
+    namespace: {
+      id: p.ns_id, name: p.ns_name, path: p.ns_path, kind: p.ns_kind, full_path: p.ns_fullPath, parent_id: p.ns_parentId, avatar_url: p.ns_avatarUrl,
+      web_url: `${external}/${p.ns_kind === 'group' ? 'groups/' : ''}${p.ns_fullPath}`,
+    },
     visibility: p.visibility,
-    namespace: { id: p.ns_id, name: p.ns_name, path: p.ns_path, kind: p.ns_kind, full_path: p.ns_fullPath, parent_id: p.ns_parentId, avatar_url: p.ns_avatarUrl, web_url: `${external}/${p.ns_fullPath}` },
     ...(p.owner_id !== null
       ? { owner: { id: p.owner_id, username: p.owner_username, name: p.owner_name, state: p.owner_state, locked: false, avatar_url: p.owner_avatarUrl, web_url: `${external}/${p.owner_username}` } }
       : {}),
     creator_id: p.creatorId,
     archived: p.archived,
     empty_repo: true,
+    // The bench's viewers may use every feature that is not disabled.
+    ...Object.fromEntries(FEATURE_BOOLEANS.map(([key, feature]) => [key, level(feature) !== 'disabled'])),
+    ...Object.fromEntries((Object.keys(FEATURE_COLUMNS) as ProjectFeatureName[]).map((feature) => [`${feature}_access_level`, level(feature)])),
+    request_access_enabled: p.requestAccessEnabled,
+    ci_config_path: p.ciConfigPath,
     updated_at: new Date(p.updatedAt).toISOString(),
     repository_storage: p.repositoryStorage,
+    // The bench shares no project with a group.
+    shared_with_groups: [],
     _links: links(p.id),
   };
 }
