@@ -619,7 +619,10 @@ const RULES = {
 
 type Rules = typeof RULES;
 
-/** Abilities that read the actor's ancestors: loaded, one query, only when one of these is asked. */
+/**
+ * Abilities that read the actor's ancestors: loaded, one query, only when one of these is asked and what is loaded
+ * does not already allow it. Their rules may only grant through ancestors, never deny.
+ */
 const NEEDS_ANCESTORS: ReadonlySet<string> = new Set(['read_group']);
 export type Ability = keyof Rules;
 export type SubjectOf<A extends Ability> = Rules[A] extends Rule<infer S, unknown> ? S : never;
@@ -729,8 +732,12 @@ export class Access {
     const job = this.viewer?.job;
     const target = job ? jobTarget(job, subject) : null;
     if (job && target !== null && !this.jobDecided.has(target)) return this.askJobScope(job, target).then(() => this.check(ability, subject));
-    if (this.loaded && (this.loaded.ancestors || !NEEDS_ANCESTORS.has(ability))) return can(this.loaded, ability, subject);
-    return this.actor(ability).then((actor) => can(actor, ability, subject));
+    const loaded = this.loaded;
+    if (loaded && (loaded.ancestors || !NEEDS_ANCESTORS.has(ability))) return can(loaded, ability, subject);
+    if (!NEEDS_ANCESTORS.has(ability)) return this.actor(ability).then((actor) => can(actor, ability, subject));
+    // Ancestors only ever grant: they cost their query only when memberships (and the rest) do not allow it already.
+    if (loaded && can(loaded, ability, subject)) return true;
+    return this.actor().then((actor) => can(actor, ability, subject) || this.actor(ability).then((full) => can(full, ability, subject)));
   }
 
   /** Asks once per request whether the project's inbound job token scope lets the job in (the source batches the asking). */

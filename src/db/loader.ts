@@ -19,3 +19,12 @@ export function countLoader(fetch: (ids: number[]) => Promise<{ key: number; cou
     return ids.map((id) => counts.get(id) ?? 0);
   });
 }
+
+/** Rows grouped by a key, one query per batch, in key order (an empty list for a key without rows). */
+export function groupedLoader<T>(fetch: (keys: number[]) => Promise<T[]>, keyOf: (row: T) => number): DataLoader<number, T[]> {
+  return new DataLoader<number, T[]>(async (keys) => {
+    const byKey = new Map<number, T[]>(keys.map((k) => [k, []]));
+    for (const row of await fetch([...keys])) byKey.get(keyOf(row))?.push(row);
+    return keys.map((k) => byKey.get(k) ?? []);
+  });
+}

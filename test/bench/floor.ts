@@ -34,7 +34,13 @@ const PROJECT_SELECT = `
          n."id" AS "ns_id", n."name" AS "ns_name", n."path" AS "ns_path", n."kind" AS "ns_kind", n."fullPath" AS "ns_fullPath",
          n."fullName" AS "ns_fullName", n."parentId" AS "ns_parentId", n."avatar" AS "ns_avatarUrl",
          o."id" AS "owner_id", o."username" AS "owner_username", o."name" AS "owner_name", o."state" AS "owner_state",
-         o."avatar" AS "owner_avatarUrl", p."requestAccessEnabled", p."ciConfigPath", to_jsonb(f) AS "features"
+         o."avatar" AS "owner_avatarUrl", p."requestAccessEnabled", p."ciConfigPath", to_jsonb(f) AS "features",
+         p."topics", p."emptyRepo",
+         (SELECT count(*) FROM "projects" k WHERE k."forkedFromProjectId" = p."id" AND NOT k."pendingDelete") AS "forks_count",
+         (SELECT count(*) FROM "users_star_projects" s WHERE s."projectId" = p."id") AS "star_count",
+         (SELECT coalesce(json_agg(json_build_object('group_id', g."id", 'group_name', g."name", 'group_full_path', g."fullPath",
+                   'group_access_level', l."groupAccess", 'expires_at', l."expiresAt") ORDER BY l."id"), '[]'::json)
+            FROM "project_group_links" l JOIN "namespaces" g ON g."id" = l."groupId" WHERE l."projectId" = p."id") AS "shares"
   FROM "projects" p JOIN "namespaces" n ON n."id" = p."namespaceId" LEFT JOIN "users" o ON o."id" = n."ownerId"
   LEFT JOIN "project_features" f ON f."projectId" = p."id"`;
 
@@ -94,10 +100,21 @@ async function servePrisma(): Promise<void> {
   // The server's authentication, its memory of tokens included (nothing here announces changes).
   const authenticate = new CredentialCache(quietBus).wrap(tokenAuthenticator(prisma));
   const loadProjects = (where: { id?: number }, take: number) =>
-    prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, include: { namespace: { include: { owner: true } }, features: true } });
+    prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, include: {
+        namespace: { include: { owner: true } },
+        features: true,
+        groupLinks: { include: { group: true }, orderBy: { id: 'asc' } },
+        _count: { select: { forks: { where: { pendingDelete: false } }, stars: true } },
+      },
+    });
   type Loaded = Awaited<ReturnType<typeof loadProjects>>[number];
-  const row = ({ namespace: ns, features, ...p }: Loaded): ProjectRow => ({
+  const row = ({ namespace: ns, features, groupLinks, _count, ...p }: Loaded): ProjectRow => ({
     ...p,
+    forks_count: _count.forks,
+    star_count: _count.stars,
+    shares: groupLinks.map((l) => ({
+      group_id: l.group.id, group_name: l.group.name, group_full_path: l.group.fullPath, group_access_level: l.groupAccess, expires_at: l.expiresAt && l.expiresAt.toISOString().slice(0, 10),
+    })),
     features: features as Record<string, string> | null,
     ns_id: ns.id, ns_name: ns.name, ns_path: ns.path, ns_kind: ns.kind, ns_fullPath: ns.fullPath, ns_fullName: ns.fullName, ns_parentId: ns.parentId, ns_avatarUrl: ns.avatar,
     owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null, owner_state: ns.owner?.state ?? null, owner_avatarUrl: ns.owner?.avatar ?? null,

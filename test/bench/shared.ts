@@ -39,6 +39,12 @@ export interface ProjectRow {
   ciConfigPath: string | null;
   /** The project's feature levels by column (project_features), null for GitLab's defaults. */
   features: Record<string, string> | null;
+  topics: string[];
+  emptyRepo: boolean;
+  forks_count: number | string;
+  star_count: number | string;
+  /** Its shares with groups, oldest first (the bench's viewer reads every group). */
+  shares: { group_id: number; group_name: string; group_full_path: string; group_access_level: number; expires_at: string | null }[];
 }
 
 /** The deprecated booleans of Entities::Project, each from its feature. */
@@ -70,15 +76,15 @@ export function projectJson(p: ProjectRow, external: string) {
     path_with_namespace: p.fullPath,
     created_at: new Date(p.createdAt).toISOString(),
     default_branch: p.defaultBranch,
-    tag_list: [],
-    topics: [],
+    tag_list: p.topics,
+    topics: p.topics,
     ssh_url_to_repo: `git@${new URL(external).hostname}:${p.fullPath}.git`,
     http_url_to_repo: `${external}/${p.fullPath}.git`,
     web_url: `${external}/${p.fullPath}`,
     readme_url: null,
-    forks_count: 0,
+    forks_count: Number(p.forks_count),
     avatar_url: null,
-    star_count: 0,
+    star_count: Number(p.star_count),
     last_activity_at: new Date(p.lastActivityAt).toISOString(),
     namespace: {
       id: p.ns_id, name: p.ns_name, path: p.ns_path, kind: p.ns_kind, full_path: p.ns_fullPath, parent_id: p.ns_parentId, avatar_url: p.ns_avatarUrl,
@@ -90,7 +96,7 @@ export function projectJson(p: ProjectRow, external: string) {
       : {}),
     creator_id: p.creatorId,
     archived: p.archived,
-    empty_repo: true,
+    empty_repo: p.emptyRepo,
     // The bench's viewers may use every feature that is not disabled.
     ...Object.fromEntries(FEATURE_BOOLEANS.map(([key, feature]) => [key, level(feature) !== 'disabled'])),
     ...Object.fromEntries((Object.keys(FEATURE_COLUMNS) as ProjectFeatureName[]).map((feature) => [`${feature}_access_level`, level(feature)])),
@@ -98,8 +104,7 @@ export function projectJson(p: ProjectRow, external: string) {
     ci_config_path: p.ciConfigPath,
     updated_at: new Date(p.updatedAt).toISOString(),
     repository_storage: p.repositoryStorage,
-    // The bench shares no project with a group.
-    shared_with_groups: [],
+    shared_with_groups: p.shares,
     _links: links(p.id),
   };
 }

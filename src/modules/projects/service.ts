@@ -4,7 +4,7 @@ import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subje
 import { defaultFeatureLevels, FEATURE_COLUMNS, type ProjectFeatureLevels } from '../../auth/project-features.js';
 import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
-import type { Prisma, PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, notFound, notModified } from '../../errors.js';
 import { Repository } from '../../git/repository.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
@@ -17,7 +17,7 @@ import { NamespacesService, type NamespaceRow } from '../namespaces/service.js';
 import type { UserRow } from '../users/service.js';
 import { ProjectDeletion } from './deletion.js';
 import { featureChanges, featureErrors, type ProjectFeaturesInput } from './features.js';
-import { WITH_NAMESPACE, primeNamespaces } from './loaders.js';
+import { WITH_NAMESPACE, fetchProjectRows, primeProjectRows, type GroupLinkRow } from './loaders.js';
 import { ProjectStars } from './stars.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 
@@ -25,6 +25,9 @@ import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 export type ProjectRow = Awaited<ReturnType<PrismaClient['project']['findUniqueOrThrow']>> & {
   namespace: NamespaceRow & { owner: UserRow | null };
   features: Awaited<ReturnType<PrismaClient['projectFeature']['findUniqueOrThrow']>> | null;
+  /** Fetched with the row, and primed into their loaders (primeProjectRows); read them through the loaders. */
+  groupLinks?: GroupLinkRow[];
+  _count?: { forks: number; stars: number };
 };
 
 export interface ProjectFilters {
@@ -195,10 +198,10 @@ export class ProjectsService {
    */
   private async byPath(fullPath: string): Promise<ProjectRow | null> {
     const { db, loaders } = this.base;
-    const project =
-      (await db.project.findUnique({ where: { fullPath }, ...WITH_NAMESPACE })) ??
-      (await db.project.findFirst({ where: { fullPath: equalsIgnoringCase(fullPath) }, ...WITH_NAMESPACE }));
-    if (project) return primeNamespaces(loaders, [project])[0];
+    const [exact] = await fetchProjectRows(db, Prisma.sql`p."fullPath" = ${fullPath}`);
+    if (exact) return primeProjectRows(loaders, [exact])[0];
+    const other = await db.project.findFirst({ where: { fullPath: equalsIgnoringCase(fullPath) }, select: { id: true } });
+    if (other) return loaders.projects.byId.load(other.id);
     const redirect = await this.namespaces.redirectOf(fullPath);
     return redirect?.projectId != null ? loaders.projects.byId.load(redirect.projectId) : null;
   }
@@ -259,7 +262,7 @@ export class ProjectsService {
     return connection(
       page,
       async ({ skip, take, seek }) => {
-        const rows = primeNamespaces(loaders, await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, ...WITH_NAMESPACE }));
+        const rows = primeProjectRows(loaders, await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, ...WITH_NAMESPACE }));
         // Forks on the page find their source here when it is on the page too.
         for (const row of rows) loaders.projects.byId.prime(row.id, row);
         return rows;
@@ -382,7 +385,8 @@ export class ProjectsService {
         });
     if (stale) app.logger.warn({ projectId: project.id, movedTo: stale }, 'a repository no project of this database owns was at the new project\'s place; moved aside');
     await this.activity.record({ action: 'created', authorId: creatorId, project, targetType: null });
-    return project;
+    if (fork) this.base.loaders.projects.forksCount.clear(fork.source.id);
+    return primeProjectRows(this.base.loaders, [project])[0];
   }
 
   /** GitLab's model errors for a project named `name` at `path` in `ns` (its name and path unique there, its visibility allowed). */

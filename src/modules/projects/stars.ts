@@ -16,6 +16,7 @@ export class ProjectStars {
       ? await this.base.db.projectStar.createMany({ data: [{ projectId, userId: viewer.id }], skipDuplicates: true })
       : await this.base.db.projectStar.deleteMany({ where: key.projectId_userId });
     if (changed.count === 0) throw notModified();
+    this.base.loaders.projects.starCount.clear(projectId);
   }
 
   /**

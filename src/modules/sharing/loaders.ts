@@ -5,6 +5,7 @@
 import type { Memberships } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import DataLoader from 'dataloader';
+import { groupedLoader } from '../../db/loader.js';
 
 /**
  * What shares grant one user (GitLab's Gitlab::ProjectAuthorizations), as common table expressions: `shared`, the
@@ -48,15 +49,6 @@ export async function loadSharedAccess(db: PrismaClient, userId: number): Promis
   return { sharedGroups, sharedProjects };
 }
 
-/** Rows grouped by a key, one `findMany` per batch, in key order (an empty list for a key without rows). */
-function groupedLoader<T>(fetch: (keys: number[]) => Promise<T[]>, keyOf: (row: T) => number): DataLoader<number, T[]> {
-  return new DataLoader<number, T[]>(async (keys) => {
-    const byKey = new Map<number, T[]>(keys.map((k) => [k, []]));
-    for (const row of await fetch([...keys])) byKey.get(keyOf(row))?.push(row);
-    return keys.map((k) => byKey.get(k) ?? []);
-  });
-}
-
 export function createSharingLoaders(db: PrismaClient) {
   return {
     /**
@@ -79,11 +71,6 @@ export function createSharingLoaders(db: PrismaClient) {
     groupLinksBySharedGroupId: groupedLoader(
       (ids) => db.groupGroupLink.findMany({ where: { sharedGroupId: { in: ids } }, include: { sharedWithGroup: true }, orderBy: { id: 'asc' } }),
       (link) => link.sharedGroupId,
-    ),
-    /** The shares of each project with groups, with the group, oldest first. */
-    projectLinksByProjectId: groupedLoader(
-      (ids) => db.projectGroupLink.findMany({ where: { projectId: { in: ids } }, include: { group: true }, orderBy: { id: 'asc' } }),
-      (link) => link.projectId,
     ),
   };
 }

@@ -100,7 +100,7 @@ export class SharingService {
       await this.projectShareChanged(tx, group);
       return created;
     });
-    loaders.sharing.projectLinksByProjectId.clear(project.id);
+    loaders.projects.groupLinks.clear(project.id);
     return link;
   }
 
@@ -114,7 +114,7 @@ export class SharingService {
       await tx.projectGroupLink.delete({ where: { id: link.id } });
       await this.projectShareChanged(tx, link.group);
     });
-    loaders.sharing.projectLinksByProjectId.clear(project.id);
+    loaders.projects.groupLinks.clear(project.id);
   }
 
   /** The projects shared with a group, while their share lasts (GitLab's `shared_projects`), as a filter of projects. */
@@ -131,7 +131,7 @@ export class SharingService {
 
   /** A project's shares with the groups the viewer can read (GitLab's visible_group_links). */
   async projectShares(project: ProjectRow): Promise<ShareView[]> {
-    const links = await this.base.loaders.sharing.projectLinksByProjectId.load(project.id);
+    const links = await this.base.loaders.projects.groupLinks.load(project.id);
     return this.visible(links.map((l) => ({ group: l.group, groupAccess: l.groupAccess, expiresAt: l.expiresAt })));
   }
 
