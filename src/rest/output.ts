@@ -24,7 +24,8 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
   for (const plan of plans) {
     const v = obj[plan.key];
     if (v === null || v === undefined) {
-      if (plan.omitIfNull) delete obj[plan.key];
+      // JSON leaves out an undefined value; `delete` would turn the object into a slow dictionary for the serialiser.
+      if (plan.omitIfNull) obj[plan.key] = undefined;
       continue;
     }
     if (plan.enumType) {

@@ -262,7 +262,10 @@ export class ProjectsService {
     return connection(
       page,
       async ({ skip, take, seek }) => {
-        const rows = primeProjectRows(loaders, await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, ...WITH_NAMESPACE }));
+        // The page's ids through Prisma (the filter is a Prisma where), then its rows in plain SQL (fetchProjectRows).
+        const ids = (await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, select: { id: true } })).map((p) => p.id);
+        const byId = new Map((ids.length ? await fetchProjectRows(db, Prisma.sql`p."id" = ANY(${ids}::int[])`) : []).map((row) => [row.id, row]));
+        const rows = primeProjectRows(loaders, ids.flatMap((id) => byId.get(id) ?? []));
         // Forks on the page find their source here when it is on the page too.
         for (const row of rows) loaders.projects.byId.prime(row.id, row);
         return rows;
