@@ -5,7 +5,7 @@
  * (processing.ts) so later stages start as earlier ones finish.
  */
 import { can, projectSubject } from '../../auth/policy.js';
-import type { Prisma, PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA } from '../../git/repository.js';
@@ -20,7 +20,7 @@ import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport } from './test-reports.js';
-import { WITH_NAMESPACE } from '../projects/loaders.js';
+import { fetchProjectRows } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { JOB_TRACE_APPENDED, JOB_UPDATED, PIPELINE_UPDATED, queueDownstream, withPipeline, type JobTraceAppendedMessage, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
 import { jobOfMessage, pipelineOfMessage, traceSizeOfMessage, tracePiecesOfMessage, type TracePiece } from './live.js';
@@ -337,8 +337,8 @@ export class PipelinesService {
    */
   async runTrigger(projectRef: Ref, run: TriggerRun): Promise<PipelineRow> {
     // A project being deleted is gone for triggers too (GitLab's without_deleted scope).
-    const where = { pendingDelete: false, ...('id' in projectRef ? { id: projectRef.id } : { fullPath: projectRef.path }) };
-    const project = (await this.db.project.findFirst({ where, ...WITH_NAMESPACE })) as ProjectRow | null;
+    const where = 'id' in projectRef ? Prisma.sql`p."id" = ${projectRef.id}` : Prisma.sql`p."fullPath" = ${projectRef.path}`;
+    const [project] = await fetchProjectRows(this.db, Prisma.sql`${where} AND NOT p."pendingDelete"`);
     if (!project) throw notFound();
     const runner = await this.triggers.runner(project, run);
     const result = await createPipeline(this.deps(), {

@@ -47,11 +47,11 @@ export function primeProjectRows<T extends WithNamespace>(loaders: { namespaces:
 }
 
 /**
- * Projects always come with their namespace (every read checks access through it) and the namespace's owner
+ * The shape of a project row (ProjectRow) as a Prisma include: the reference test/projects/rows.test.ts holds
+ * fetchProjectRows to. Projects always come with their namespace (every read checks access through it) and its owner
  * (personal projects show it), as GitLab preloads `namespace: :owner` for project lists; with their feature settings
  * (abilities such as download_code read them); and with what every project answer shows besides its row: its shares
- * with groups and its fork and star counts. All in the same statement (Prisma's join strategy), not one more round
- * trip for each.
+ * with groups and its fork and star counts. All in one statement, not one more round trip for each.
  */
 export const WITH_NAMESPACE = {
   relationLoadStrategy: 'join',
