@@ -1,9 +1,14 @@
 /** The event bus: domain changes published through PostgreSQL NOTIFY and delivered to subscribers in every replica. */
 import { randomUUID } from 'node:crypto';
-import type { Database, PrismaClient } from '../db/database.js';
+import type { Database, Prisma, PrismaClient } from '../db/database.js';
 
 /** Anything that can run a raw statement: the Prisma client, or the client of an open transaction. */
 export type RawExecutor = Pick<PrismaClient, '$executeRaw'>;
+/** The same, for a statement that returns rows. */
+export type RawQuerier = Pick<PrismaClient, '$queryRaw'>;
+
+/** Where publishInserted's message holds the inserted row's id until the statement puts it there. */
+const ROW_ID = '\u0000row-id';
 
 export interface EventBusOptions {
   channel?: string;
@@ -121,17 +126,39 @@ export class EventBus {
    * Resolves to the message's number, for delivered().
    */
   async publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<number> {
+    const { seq, message } = this.envelope(topic, payload);
+    await (tx ?? this.db.prisma).$executeRaw`SELECT pg_notify(${this.channel}, ${message})`;
+    return seq;
+  }
+
+  /**
+   * Inserts a row and announces it in one statement, a round trip fewer than the INSERT and then publish():
+   * `insert` is an `INSERT … RETURNING "id"`, and the payload gets that row's `id`. Resolves to the row's id and the
+   * message's number.
+   */
+  async publishInserted(topic: string, insert: Prisma.Sql, payload: Record<string, unknown>, tx?: RawQuerier): Promise<{ id: number; seq: number }> {
+    // The id stands in the message as a string no JSON of a value can hold (an escaped NUL right after a quote),
+    // replaced by the row's id in the same statement.
+    const { seq, message } = this.envelope(topic, { ...payload, id: ROW_ID }, 20);
+    const [row] = await (tx ?? this.db.prisma).$queryRaw<{ id: number }[]>`
+      WITH inserted AS (${insert})
+      SELECT inserted."id" FROM inserted
+      CROSS JOIN LATERAL pg_notify(${this.channel}, replace(${message}, ${JSON.stringify(ROW_ID)}, inserted."id"::text)) AS notified`;
+    return { id: Number(row.id), seq };
+  }
+
+  /** The message to NOTIFY and its number; refused over MAX_MESSAGE_BYTES (less `spare` bytes it may still grow by). */
+  private envelope(topic: string, payload: unknown, spare = 0): { seq: number; message: string } {
     const seq = ++this.sequence;
     const envelope: Envelope = { topic, payload, origin: this.id, seq };
     const message = JSON.stringify(envelope);
-    const bytes = Buffer.byteLength(message, 'utf8');
+    const bytes = Buffer.byteLength(message, 'utf8') + spare;
     if (bytes > MAX_MESSAGE_BYTES) {
       throw new Error(
         `Event "${topic}" is ${bytes} bytes once encoded; NOTIFY allows at most ${MAX_MESSAGE_BYTES}. Publish ids and let subscribers load the rest.`,
       );
     }
-    await (tx ?? this.db.prisma).$executeRaw`SELECT pg_notify(${this.channel}, ${message})`;
-    return seq;
+    return { seq, message };
   }
 
   /**

@@ -15,26 +15,26 @@ import { tooDeep } from './params.js';
 /** Deepest nesting of parameters inspected; deeper input is refused as malformed rather than walked. */
 const MAX_DEPTH = 32;
 
-function decodes(component: string): boolean {
+/** The component decoded, or null when its escapes do not decode to UTF-8 or it holds a NUL byte. */
+function decoded(component: string): string | null {
   try {
-    return !decodeURIComponent(component).includes('\0');
+    const text = decodeURIComponent(component);
+    return text.includes('\0') ? null : text;
   } catch {
-    return false; // a bad escape, or bytes that are not UTF-8
+    return null; // a bad escape, or bytes that are not UTF-8
   }
 }
 
-/** Each `&`-separated key and value of a query string or form body decodes cleanly, and no name nests too deep. */
+const decodes = (component: string): boolean => decoded(component) !== null;
+
+/** Each `&`-separated key and value of a query string or form body decodes cleanly (once each), and no name nests too deep. */
 function cleanPairs(raw: string): boolean {
   if (!raw) return true;
-  return raw.split('&').every((pair) => pair.split('=').every((part) => decodes(part.replace(/\+/g, ' '))) && !tooDeep(safeDecode(pair.split('=')[0])));
-}
-
-function safeDecode(component: string): string {
-  try {
-    return decodeURIComponent(component.replace(/\+/g, ' '));
-  } catch {
-    return component;
+  for (const pair of raw.split('&')) {
+    const [name, ...values] = pair.split('=').map((part) => decoded(part.replace(/\+/g, ' ')));
+    if (name === null || values.includes(null) || tooDeep(name)) return false;
   }
+  return true;
 }
 
 /** No string in a parsed value holds a NUL byte, and it is not nested absurdly deep. */

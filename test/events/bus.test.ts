@@ -1,6 +1,6 @@
 /** The event bus against a real database: NOTIFY delivery, transactions, replicas, iterators. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { Prisma, openDatabase, type Database } from '../../src/db/database.js';
 import { EventBus, ITERATOR_BUFFER_LIMIT, MAX_MESSAGE_BYTES } from '../../src/events/bus.js';
 import { freshDatabase, type FreshDatabase } from '../support/db.js';
 import { eventually } from '../support/wait.js';
@@ -103,6 +103,28 @@ describe('EventBus', () => {
     });
     await flush(bus);
     expect(received).toEqual([{ id: 'committed' }]);
+  });
+
+  it('inserts a row and announces its id in one statement, or neither when the transaction rolls back', async () => {
+    const bus = await startedBus();
+    await db.prisma.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS "bus_rows" ("id" serial PRIMARY KEY, "note" text)');
+    const received: unknown[] = [];
+    bus.subscribe('row.inserted', (payload) => received.push(payload));
+    const insert = (note: string) => Prisma.sql`INSERT INTO "bus_rows" ("note") VALUES (${note}) RETURNING "id"`;
+    // A value that spells the placeholder's text stays as it is.
+    const tricky = 'a \\u0000row-id "\u0000row-id" id';
+    const { id } = await bus.publishInserted('row.inserted', insert('kept'), { note: tricky, nested: { id: 'own' } });
+    await expect(
+      db.prisma.$transaction(async (tx) => {
+        await bus.publishInserted('row.inserted', insert('dropped'), { note: 'dropped' }, tx);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await flush(bus);
+    expect(received).toEqual([{ note: tricky, nested: { id: 'own' }, id }]);
+    const rows = await db.prisma.$queryRaw<{ id: number; note: string }[]>`SELECT "id", "note" FROM "bus_rows" ORDER BY "id"`;
+    expect(rows).toEqual([{ id, note: 'kept' }]);
+    await expect(bus.publishInserted('row.inserted', insert('big'), { note: 'x'.repeat(MAX_MESSAGE_BYTES) })).rejects.toThrow(/NOTIFY allows at most/);
   });
 
   it('refuses a payload too large for NOTIFY', async () => {

@@ -4,7 +4,7 @@
  * and `prune` removes those past retention.
  */
 import { can, type Actor, type NamespaceSubject, type ProfileSubject, type ProjectSubject } from '../../auth/policy.js';
-import type { Prisma, PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { liveActor } from '../../auth/memberships.js';
 import { perMessage } from '../../events/bus.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -69,24 +69,14 @@ export class ActivityService {
 
   /** Records one event; with `tx` it commits or rolls back with the change it describes. */
   async record(input: ActivityInput, tx?: Prisma.TransactionClient): Promise<void> {
-    const client = tx ?? this.base.db;
-    const event = await client.event.create({
-      data: {
-        action: input.action,
-        authorId: input.authorId,
-        projectId: input.project?.id ?? null,
-        groupId: input.groupId ?? null,
-        targetType: input.targetType,
-        targetId: input.targetId ?? null,
-        targetIid: input.targetIid ?? null,
-        targetTitle: input.targetTitle ?? null,
-        pushData: input.pushData ? { ...input.pushData } : undefined,
-        data: input.data,
-      },
-      select: { id: true },
-    });
-    const message: RecordedMessage = { id: event.id, project: input.project ? accessSubject(input.project) : null };
-    await this.base.publish(ACTIVITY_TOPIC, message, tx);
+    // The row and its announcement in one statement (RecordedMessage: the id, and the project's access subject).
+    const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
+    const insert = Prisma.sql`
+      INSERT INTO "events" ("action", "authorId", "projectId", "groupId", "targetType", "targetId", "targetIid", "targetTitle", "pushData", "data")
+      VALUES (${input.action}, ${input.authorId}::int, ${input.project?.id ?? null}::int, ${input.groupId ?? null}::int, ${input.targetType}, ${input.targetId ?? null}::int,
+              ${input.targetIid ?? null}::int, ${input.targetTitle ?? null}, ${json(input.pushData)}::jsonb, ${json(input.data)}::jsonb)
+      RETURNING "id"`;
+    await this.base.publishInserted(ACTIVITY_TOPIC, insert, { project: input.project ? accessSubject(input.project) : null }, tx);
   }
 
   /**
