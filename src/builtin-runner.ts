@@ -7,8 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, extname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { RUNNING_TYPESCRIPT, codeFile } from './paths.js';
 import type { Config } from './config.js';
 import { createContext, type App } from './context.js';
 import type { Logger } from './logger.js';
@@ -38,12 +38,11 @@ export async function startBuiltInRunner(app: App, config: Config, port: number,
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  // Compiled (dist/runner/main.js) next to this file, or the TypeScript source under tsx.
-  const here = fileURLToPath(import.meta.url);
-  const entry = resolve(dirname(here), 'runner', `main${extname(here)}`);
+  // Compiled (dist/runner/main.js), or the TypeScript source under tsx.
+  const entry = codeFile('runner/main');
   const env: Record<string, string> = { RUNNER_TOKEN: token };
   for (const key of INHERITED) if (process.env[key] !== undefined) env[key] = process.env[key] as string;
-  const child = spawn(process.execPath, [...(extname(here) === '.ts' ? ['--import', 'tsx'] : []), entry, '--url', url, '--clone-url', url], {
+  const child = spawn(process.execPath, [...(RUNNING_TYPESCRIPT ? ['--import', 'tsx'] : []), entry, '--url', url, '--clone-url', url], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });

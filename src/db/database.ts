@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
+import { CODE_DIR } from '../paths.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -72,7 +73,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  * A migrated PGlite data folder written by the build (src/build.mjs), next to the compiled code; absent when
  * running from src/ (tests), where a new database runs initdb and the migrations instead.
  */
-const PGLITE_TEMPLATE = new URL('../pglite-template.tar', import.meta.url).pathname;
+const PGLITE_TEMPLATE = join(CODE_DIR, 'pglite-template.tar');
 
 /**
  * PostgreSQL's default 128 MB of shared buffers live in WebAssembly memory, which only grows: the server's idle size

@@ -6,8 +6,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { ROOT } from '../paths.js';
 
-export const PRISMA_DIR = new URL('../../prisma/', import.meta.url).pathname;
+export const PRISMA_DIR = `${join(ROOT, 'prisma')}/`;
 export const MIGRATIONS_DIR = join(PRISMA_DIR, 'migrations');
 
 /** The committed migration folders, oldest first. */

@@ -7,7 +7,9 @@
  * keeps other statements out of an open transaction. Values cross by structured clone, which keeps what the adapter
  * returns (strings, numbers, booleans, Uint8Array) and what Prisma passes in (Date, Uint8Array) intact.
  */
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { RUNNING_TYPESCRIPT, codeFile } from '../paths.js';
 import {
   DriverAdapterError,
   type ConnectionInfo,
@@ -58,9 +60,9 @@ const ADAPTER_NAME = 'pglite-prisma-adapter';
  * tsx) with tsx's loader, registered inside the worker before its import.
  */
 function bootstrap(): string {
-  if (import.meta.url.endsWith('.js')) return `import(${JSON.stringify(new URL('./pglite-worker.js', import.meta.url).href)});`;
+  const script = pathToFileURL(codeFile('db/pglite-worker')).href;
+  if (!RUNNING_TYPESCRIPT) return `import(${JSON.stringify(script)});`;
   const tsx = import.meta.resolve('tsx/esm/api');
-  const script = new URL('./pglite-worker.ts', import.meta.url).href;
   return `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`;
 }
 

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { modules } from '../modules/index.js';
+import { ROOT } from '../paths.js';
 import { queryComplexityResolvers } from './bounds.js';
 import { DateScalar, JSONScalar, Time, UploadScalar } from './scalars.js';
 import { enforceDeadline } from './deadline.js';
 import { enforceScopes } from './scopes.js';
 
-export const GRAPHQL_DIR = new URL('../../graphql/', import.meta.url).pathname;
+export const GRAPHQL_DIR = `${join(ROOT, 'graphql')}/`;
 export const REST_OPERATIONS_DIR = join(GRAPHQL_DIR, 'rest');
 
 /** Shared SDL and REST fragments, owned by no module. */
