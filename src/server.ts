@@ -72,7 +72,11 @@ async function openConfiguredDatabase(config: Config, logger: Logger): Promise<D
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const database = options.database ?? (await openConfiguredDatabase(config, logger));
+  const opening = options.database ? Promise.resolve(options.database) : openConfiguredDatabase(config, logger);
+  // Built while the database opens: PGlite boots in its worker thread meanwhile (about a tenth of a start each).
+  const schema = buildSchema();
+  const routes = restRoutes(schema);
+  const database = await opening;
   const bus = new EventBus(database, { logger });
   await bus.start();
   const jobs = new JobQueue(database, { logger, pollIntervalMs: options.jobPollIntervalMs });
@@ -96,9 +100,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const pushHooks = await PushHooks.start();
   const laneOf = graphqlLanes();
   const generatedRootToken = await ensureRootUser(database.prisma, config.rootToken);
-
-  const schema = buildSchema();
-  const routes = restRoutes(schema);
 
   const web = express();
   web.disable('x-powered-by');

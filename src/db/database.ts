@@ -1,4 +1,5 @@
 /** Opens the database: embedded PGlite (a folder or memory) by default, a PostgreSQL server when a URL is given. */
+import { existsSync } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -6,6 +7,7 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
+import { PgliteThread } from './pglite-thread.js';
 import { CODE_DIR } from '../paths.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
@@ -95,18 +97,19 @@ async function pgliteTemplate(dataDir: string | undefined): Promise<Blob | undef
  * bounds and the request deadlines (src/graphql/deadline.ts).
  */
 async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
   const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
-  const loadDataDir = options.loadDataDir ?? (await pgliteTemplate(dataDir));
-  const startParams = [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS];
   let engine: PgliteEngine;
   if (options.pgliteWorker ?? loadConfig({}).pgliteWorker) {
     // PGlite and its adapter in a worker thread: the server's thread keeps only Prisma's side of each statement.
-    const { PgliteThread } = await import('./pglite-thread.js');
-    engine = await PgliteThread.start({ dataDir, loadDataDir, startParams });
+    // Started before this function first waits, so the worker boots while the caller goes on (the server builds its
+    // schema meanwhile); it reads the template itself.
+    const isNew = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
+    const template = !options.loadDataDir && isNew && existsSync(PGLITE_TEMPLATE) ? PGLITE_TEMPLATE : undefined;
+    engine = await PgliteThread.start({ dataDir, loadDataDir: options.loadDataDir, loadDataDirFile: template, startParams: PGLITE_START_PARAMS });
   } else {
-    const { PrismaPGlite } = await import('pglite-prisma-adapter');
-    const pglite = await PGlite.create({ dataDir, loadDataDir, startParams });
+    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+    const loadDataDir = options.loadDataDir ?? (await pgliteTemplate(dataDir));
+    const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS] });
     engine = { factory: new PrismaPGlite(pglite), listen: (channel, onPayload) => pglite.listen(channel, onPayload), close: () => pglite.close() };
   }
   const prisma = prismaClient(engine.factory, bounds, options.onQuery);

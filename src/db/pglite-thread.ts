@@ -25,7 +25,10 @@ import {
 /** What the worker opens: the same options as an in-thread PGlite. */
 export interface WorkerOptions {
   dataDir: string | undefined;
+  /** A data folder to start from (a new database): as bytes, or as a file the worker reads itself. */
   loadDataDir: Blob | undefined;
+  loadDataDirFile?: string;
+  /** Added to PGlite's default start parameters. */
   startParams: string[];
 }
 
