@@ -1,6 +1,6 @@
 /** Opens the database: embedded PGlite (a folder or memory) by default, a PostgreSQL server when a URL is given. */
 import { existsSync } from 'node:fs';
-import { access, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type pg from 'pg';
@@ -83,12 +83,10 @@ const PGLITE_TEMPLATE = join(CODE_DIR, 'pglite-template.tar');
  */
 const PGLITE_START_PARAMS = ['-c', 'shared_buffers=16MB'];
 
-/** A new database (a folder without PG_VERSION, or memory) starts from the build's template when there is one. */
-async function pgliteTemplate(dataDir: string | undefined): Promise<Blob | undefined> {
-  const exists = (path: string) => access(path).then(() => true, () => false);
-  if (dataDir && (await exists(join(dataDir, 'PG_VERSION')))) return undefined;
-  const bytes = await readFile(PGLITE_TEMPLATE).catch(() => undefined);
-  return bytes && new Blob([bytes]);
+/** The build's template, for a new database (a folder without PG_VERSION, or memory) when there is one. */
+function templateFor(dataDir: string | undefined): string | undefined {
+  const isNew = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
+  return isNew && existsSync(PGLITE_TEMPLATE) ? PGLITE_TEMPLATE : undefined;
 }
 
 /**
@@ -103,12 +101,12 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
     // PGlite and its adapter in a worker thread: the server's thread keeps only Prisma's side of each statement.
     // Started before this function first waits, so the worker boots while the caller goes on (the server builds its
     // schema meanwhile); it reads the template itself.
-    const isNew = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
-    const template = !options.loadDataDir && isNew && existsSync(PGLITE_TEMPLATE) ? PGLITE_TEMPLATE : undefined;
+    const template = options.loadDataDir ? undefined : templateFor(dataDir);
     engine = await PgliteThread.start({ dataDir, loadDataDir: options.loadDataDir, loadDataDirFile: template, startParams: PGLITE_START_PARAMS });
   } else {
     const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
-    const loadDataDir = options.loadDataDir ?? (await pgliteTemplate(dataDir));
+    const template = options.loadDataDir ? undefined : templateFor(dataDir);
+    const loadDataDir = options.loadDataDir ?? (template ? new Blob([await readFile(template)]) : undefined);
     const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS] });
     engine = { factory: new PrismaPGlite(pglite), listen: (channel, onPayload) => pglite.listen(channel, onPayload), close: () => pglite.close() };
   }

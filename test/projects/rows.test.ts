@@ -8,11 +8,22 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Prisma } from '../../src/db/database.js';
-import { JSON_DATE_FIELDS, WITH_NAMESPACE, fetchProjectRows } from '../../src/modules/projects/loaders.js';
+import { JSON_DATE_FIELDS, fetchProjectRows } from '../../src/modules/projects/loaders.js';
 import { createGroup, createProject, createUser, unique } from '../support/factories.js';
 import { suiteServer } from '../support/server.js';
 
 const t = suiteServer();
+
+/** What fetchProjectRows returns, as a Prisma include: the reference. */
+const WITH_NAMESPACE = {
+  relationLoadStrategy: 'join',
+  include: {
+    namespace: { include: { owner: true } },
+    features: true,
+    groupLinks: { include: { group: true }, orderBy: { id: 'asc' } },
+    _count: { select: { forks: { where: { pendingDelete: false } }, stars: true } },
+  },
+} as const;
 
 describe('project rows in plain SQL', () => {
   it('equal what Prisma fetches with WITH_NAMESPACE, for every kind of project', async () => {

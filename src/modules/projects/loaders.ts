@@ -47,23 +47,6 @@ export function primeProjectRows<T extends WithNamespace>(loaders: { namespaces:
 }
 
 /**
- * The shape of a project row (ProjectRow) as a Prisma include: the reference test/projects/rows.test.ts holds
- * fetchProjectRows to. Projects always come with their namespace (every read checks access through it) and its owner
- * (personal projects show it), as GitLab preloads `namespace: :owner` for project lists; with their feature settings
- * (abilities such as download_code read them); and with what every project answer shows besides its row: its shares
- * with groups and its fork and star counts. All in one statement, not one more round trip for each.
- */
-export const WITH_NAMESPACE = {
-  relationLoadStrategy: 'join',
-  include: {
-    namespace: { include: { owner: true } },
-    features: true,
-    groupLinks: { include: { group: true }, orderBy: { id: 'asc' } },
-    _count: { select: { forks: { where: { pendingDelete: false } }, stars: true } },
-  },
-} as const;
-
-/**
  * The DateTime fields of the models fetchProjectRows reads as JSON, which carries them as strings (test/projects/
  * rows.test.ts holds these lists to the schema).
  */
@@ -80,10 +63,10 @@ function withDates<T>(value: Record<string, unknown> | null, fields: readonly st
 }
 
 /**
- * What WITH_NAMESPACE fetches, in SQL written out (see fetchProjectRows): the project's own columns, and its
- * namespace, owner, features and shares each as one JSON value. Measured on PostgreSQL, this costs the database
- * 0.65 ms a project where Prisma's statement for the include (nested JSONB, 6.5 kB) or one flat column per field
- * (140 columns, two more joins) cost 1.6-1.8 ms, mostly planning.
+ * The statement of fetchProjectRows: the project's own columns, and its namespace, owner, features and shares each
+ * as one JSON value. Measured on PostgreSQL, this costs the database 0.65 ms a project where Prisma's statement for
+ * the include (nested JSONB, 6.5 kB) or one flat column per field (140 columns, two more joins) cost 1.6-1.8 ms,
+ * mostly planning.
  */
 const PROJECT_ROWS = Prisma.sql`
   SELECT p.*, to_json(n) AS "namespace", to_json(o) AS "owner", to_json(f) AS "features",
@@ -106,9 +89,13 @@ type FlatProject = Omit<ProjectRow, 'namespace' | 'features' | 'groupLinks' | '_
 };
 
 /**
- * Projects as WITH_NAMESPACE fetches them (the same objects, field for field: test/projects/rows.test.ts), in one
- * statement of plain SQL: the hot path of every project read. Prisma's query for that include costs the client about
- * twice the time (0.47 against 0.27 ms a project) and the database more (above).
+ * Projects as every read needs them, in one statement of plain SQL: the hot path of every project read. Each comes
+ * with its namespace (every read checks access through it) and the namespace's owner (personal projects show it), as
+ * GitLab preloads `namespace: :owner` for project lists; with its feature settings (abilities such as download_code
+ * read them); and with what every project answer shows besides its row: its shares with groups and its fork and star
+ * counts. The objects are those of the equivalent Prisma include, field for field (test/projects/rows.test.ts holds
+ * them to it), whose query costs the client about twice the time (0.47 against 0.27 ms a project) and the database
+ * more (above).
  */
 export async function fetchProjectRows(db: PrismaClient, where: Prisma.Sql): Promise<ProjectRow[]> {
   const flat = await db.$queryRaw<FlatProject[]>`${PROJECT_ROWS} WHERE ${where}`;

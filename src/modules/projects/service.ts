@@ -21,7 +21,7 @@ import { fetchProjectRows, primeProjectRows, type GroupLinkRow } from './loaders
 import { ProjectStars } from './stars.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 
-/** A project row; projects are always read with their namespace and its owner, and their features (see WITH_NAMESPACE). */
+/** A project row; projects are always read with their namespace and its owner, and their features (see fetchProjectRows). */
 export type ProjectRow = Awaited<ReturnType<PrismaClient['project']['findUniqueOrThrow']>> & {
   namespace: NamespaceRow & { owner: UserRow | null };
   features: Awaited<ReturnType<PrismaClient['projectFeature']['findUniqueOrThrow']>> | null;
