@@ -76,7 +76,8 @@ export class ActivityService {
       VALUES (${input.action}, ${input.authorId}::int, ${input.project?.id ?? null}::int, ${input.groupId ?? null}::int, ${input.targetType}, ${input.targetId ?? null}::int,
               ${input.targetIid ?? null}::int, ${input.targetTitle ?? null}, ${json(input.pushData)}::jsonb, ${json(input.data)}::jsonb)
       RETURNING "id"`;
-    await this.base.publishInserted(ACTIVITY_TOPIC, insert, { project: input.project ? accessSubject(input.project) : null }, tx);
+    const message: Omit<RecordedMessage, 'id'> = { project: input.project ? accessSubject(input.project) : null };
+    await this.base.publishInserted(ACTIVITY_TOPIC, insert, { ...message }, tx);
   }
 
   /**
