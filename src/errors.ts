@@ -294,3 +294,11 @@ export function fromDatabase(error: unknown): GraphQLError | null {
   if (failure?.originalCode === '57014') return statementTimedOut();
   return null;
 }
+
+/**
+ * Independent checks run at once, judged in the order given: waits for every one (none is left running), then throws
+ * the first one's failure in that order, so the answer is the one running them one by one would give.
+ */
+export async function checkAll(checks: readonly Promise<unknown>[]): Promise<void> {
+  for (const outcome of await Promise.allSettled(checks)) if (outcome.status === 'rejected') throw outcome.reason;
+}

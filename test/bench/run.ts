@@ -25,7 +25,7 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { startServer } from '../../src/server.js';
-import { ROOT, TOKEN, startChild } from './shared.js';
+import { ROOT, TOKEN, pct, startChild } from './shared.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -40,7 +40,14 @@ const auth = { 'PRIVATE-TOKEN': TOKEN };
 const json = { ...auth, 'Content-Type': 'application/json' };
 
 /** The server exactly as `npm start` runs it. */
-const startApi = () => startChild('npm', ['start', '--silent'], env, '/api/v4/version', auth);
+/** The access log's lines (route template, method, server-side duration) while `accessLog.recording`. */
+const accessLog = { recording: false, entries: [] as { route: string; method: string; ms: number }[] };
+const startApi = () =>
+  startChild('npm', ['start', '--silent'], env, '/api/v4/version', auth, (line) => {
+    if (!accessLog.recording || !line.includes('"durationMs"')) return;
+    const { route, method, durationMs } = JSON.parse(line) as { route: string; method: string; durationMs: number };
+    accessLog.entries.push({ route, method, ms: durationMs });
+  });
 const startFloor = (mode: 'raw' | 'prisma') => startChild(process.execPath, ['--import', 'tsx', 'test/bench/floor.ts', mode], env, mode === 'raw' ? '/floor/version' : '/direct/projects', auth);
 
 async function call(base: string, method: string, path: string, body?: unknown, token = TOKEN): Promise<any> {
@@ -211,7 +218,9 @@ async function benchHttp(): Promise<void> {
       try {
         for (const c of chosen) {
           await load(child.url, c, 1); // warm-up, discarded
+          accessLog.recording = !!c.requests;
           const result = await load(child.url, c, DURATION);
+          accessLog.recording = false;
           if (result.errors > 0 || (result.non2xx > 0 && !c.requests)) throw new Error(`${c.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
           runs.get(c.name)?.push(result);
         }
@@ -241,13 +250,34 @@ async function benchHttp(): Promise<void> {
     console.log(`| ${c.name} | ${fmt(m.requests.average)} | ${m.latency.p50} | ${m.latency.p99} | ${ratio} | ${Number.isNaN(target) ? '' : `≥ ${target}`} |`);
   }
   const mixed = result('mixed 80/20');
-  if (mixed) console.log(`\nmixed 80/20: ${fmt(mixed.requests.average)} req/s, p99 ${mixed.latency.p99} ms (target ≤ 50), ${mixed.non2xx} non-2xx`);
+  if (mixed) {
+    console.log(`\nmixed 80/20: ${fmt(mixed.requests.average)} req/s, p99 ${mixed.latency.p99} ms (target ≤ 50), ${mixed.non2xx} non-2xx`);
+    mixedRoutes();
+  }
   for (const [rest, hand] of [['GET /projects/:id', 'Prisma by hand: project'], ['GET /projects?per_page=20', 'Prisma by hand: 20 projects']]) {
     console.log(`REST adapter / Prisma by hand, ${rest}: ${fmt(rate(rest) / rate(hand), 2)} (target ≥ 0.9)`);
   }
   console.log('\n| route | SQL statements per request |\n|---|---|');
   for (const [name, n] of await queriesPerRequest(fixture)) console.log(`| ${name} | ${fmt(n, 1)} |`);
   console.log();
+}
+
+/**
+ * Where the mixed workload's time goes: each route's share of its requests and its server-side duration (from the
+ * access log: first byte read to last byte written, so without the time a request waits in the socket's queue).
+ */
+function mixedRoutes(): void {
+  const byRoute = new Map<string, number[]>();
+  for (const e of accessLog.entries) {
+    const key = `${e.method} ${e.route.replace(/^\/api\/v4/, '')}`;
+    byRoute.set(key, [...(byRoute.get(key) ?? []), e.ms]);
+  }
+  const all = accessLog.entries.map((e) => e.ms);
+  console.log(`\n| mixed 80/20, server side (all rounds) | requests | p50 ms | p99 ms |\n|---|---|---|---|`);
+  for (const [route, ms] of [...byRoute].sort((a, b) => pct(b[1], 99) - pct(a[1], 99))) {
+    console.log(`| ${route} | ${ms.length} | ${fmt(pct(ms, 50), 1)} | ${fmt(pct(ms, 99), 1)} |`);
+  }
+  console.log(`| all | ${all.length} | ${fmt(pct(all, 50), 1)} | ${fmt(pct(all, 99), 1)} |`);
 }
 
 if (PARTS.includes('http')) await benchHttp();

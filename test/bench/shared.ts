@@ -2,6 +2,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { FEATURE_COLUMNS, defaultFeatureLevels, type ProjectFeatureName } from '../../src/auth/project-features.js';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -127,10 +128,21 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts a process in the project folder and waits until `readyPath` answers 2xx (or the process exits). */
-export async function startChild(command: string, args: string[], env: Record<string, string>, readyPath: string, readyHeaders: Record<string, string> = {}): Promise<Child> {
+/**
+ * Starts a process in the project folder and waits until `readyPath` answers 2xx (or the process exits). `onLine`,
+ * when given, hears each line the process writes on stdout (the server's JSON log).
+ */
+export async function startChild(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  readyPath: string,
+  readyHeaders: Record<string, string> = {},
+  onLine?: (line: string) => void,
+): Promise<Child> {
   const port = await freePort();
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', onLine ? 'pipe' : 'ignore', 'pipe'] });
+  if (onLine && child.stdout) createInterface({ input: child.stdout }).on('line', onLine);
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -2,9 +2,11 @@
  * `npx tsx test/bench/startup.ts`: how fast `npm start` answers and how much memory it keeps, started the way a user
  * starts it. For each case (PGlite on a new folder, PGlite on an existing folder, PGlite in memory, and PostgreSQL
  * on DATABASE_URL or a scratch database on 127.0.0.1) it spawns `npm start`, polls GET /api/v4/version until it
- * answers 200, waits for the server to idle, sums VmRSS over the server's processes (the node running main, its
- * cluster workers) and, apart, over the wrappers (npm, sh), then stops it with SIGTERM. Prints a markdown table of
- * medians. STARTUP_RUNS (default 5) runs per case; STARTUP_CASES picks cases by name (comma-separated);
+ * answers 200, waits 2 s, sums VmRSS over the server's processes (the node running main, its cluster workers) and,
+ * apart, over the wrappers (npm, sh), then stops it with SIGTERM. Prints a markdown table of medians. In each case's
+ * first run it also waits for the idle server's memory to settle: V8 gives back the young generation it grew to
+ * while starting (its memory reducer, once allocation has stayed low for a while), typically 20–30 s after start;
+ * the server's RSS is polled each second until it has fallen by a tenth and held for 3 s, or for SETTLE_MS (45 s). STARTUP_RUNS (default 5) runs per case; STARTUP_CASES picks cases by name (comma-separated);
  * STARTUP_ENV adds variables (`WEB_CONCURRENCY=1,DATABASE_POOL_SIZE=4`).
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
@@ -14,11 +16,14 @@ import { npmStart, scratchPostgres } from './shared.js';
 
 const RUNS = Number(process.env.STARTUP_RUNS ?? 5);
 const IDLE_MS = 2000;
+const SETTLE_MS = Number(process.env.SETTLE_MS ?? 45_000);
 const EXTRA_ENV = Object.fromEntries((process.env.STARTUP_ENV ?? '').split(',').filter(Boolean).map((kv) => kv.split('=', 2) as [string, string]));
 
 interface Sample {
   ms: number;
   serverKb: number;
+  /** The server's RSS once idle memory has settled, and when (ms after the first answer); first run only. */
+  settled?: { kb: number; afterMs: number };
   wrapperKb: number;
   processes: number;
 }
@@ -60,13 +65,28 @@ async function tree(root: number): Promise<{ pid: number; name: string; rssKb: n
 /** The wrappers are npm and the shell it runs the script in; every other process of the tree is the server. */
 const isWrapper = (p: { name: string; cmdline: string }) => p.name === 'sh' || p.name.startsWith('npm') || /\bnpm(-cli\.js)?\b/.test(p.cmdline.split(' ').slice(0, 2).join(' '));
 
-async function once(env: Record<string, string>): Promise<Sample> {
+async function once(env: Record<string, string>, settle = false): Promise<Sample> {
   const server = await npmStart({ ...EXTRA_ENV, ...env });
   try {
     await new Promise((r) => setTimeout(r, IDLE_MS));
     const procs = await tree(server.pid);
     const sum = (list: typeof procs) => list.reduce((n, p) => n + p.rssKb, 0);
-    return { ms: server.ms, serverKb: sum(procs.filter((p) => !isWrapper(p))), wrapperKb: sum(procs.filter(isWrapper)), processes: procs.length };
+    const serverKb = sum(procs.filter((p) => !isWrapper(p)));
+    const sample: Sample = { ms: server.ms, serverKb, wrapperKb: sum(procs.filter(isWrapper)), processes: procs.length };
+    if (settle) {
+      let kb = serverKb;
+      let held = 0;
+      let waited = IDLE_MS;
+      while (waited < SETTLE_MS && held < 3) {
+        await new Promise((r) => setTimeout(r, 1000));
+        waited += 1000;
+        const now = sum((await tree(server.pid)).filter((p) => !isWrapper(p)));
+        held = now <= serverKb * 0.9 && Math.abs(now - kb) < 1024 ? held + 1 : 0;
+        kb = now;
+      }
+      sample.settled = { kb, afterMs: waited };
+    }
+    return sample;
   } finally {
     await server.stop();
   }
@@ -112,18 +132,20 @@ for (const c of cases.filter((c) => !only || only.some((o) => c.name.toLowerCase
   await c.prepare?.();
   const samples: Sample[] = [];
   try {
-    for (let i = 0; i < RUNS; i++) samples.push(await once(await c.env()));
+    for (let i = 0; i < RUNS; i++) samples.push(await once(await c.env(), i === 0));
   } finally {
     await c.cleanup?.();
   }
   const ms = samples.map((s) => s.ms);
+  const settled = samples[0]?.settled;
   rows.push(
     `| ${c.name} | ${median(ms).toFixed(0)} (${Math.min(...ms).toFixed(0)}–${Math.max(...ms).toFixed(0)}) | ` +
-      `${(median(samples.map((s) => s.serverKb)) / 1024).toFixed(0)} | ${(median(samples.map((s) => s.wrapperKb)) / 1024).toFixed(0)} | ${median(samples.map((s) => s.processes))} |`,
+      `${(median(samples.map((s) => s.serverKb)) / 1024).toFixed(0)} | ${settled ? `${(settled.kb / 1024).toFixed(0)} (${(settled.afterMs / 1000).toFixed(0)} s)` : '–'} | ` +
+      `${(median(samples.map((s) => s.wrapperKb)) / 1024).toFixed(0)} | ${median(samples.map((s) => s.processes))} |`,
   );
   process.stderr.write(`${rows[rows.length - 1]}\n`);
 }
 console.log(`\n${RUNS} runs per case, medians (min–max)${Object.keys(EXTRA_ENV).length ? `, ${process.env.STARTUP_ENV}` : ''}\n`);
-console.log('| case | first answer, ms | server RSS, MB | npm/sh RSS, MB | processes |');
-console.log('|---|---|---|---|---|');
+console.log('| case | first answer, ms | server RSS 2 s after, MB | idle server RSS settled, MB (when) | npm/sh RSS, MB | processes |');
+console.log('|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);

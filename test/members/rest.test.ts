@@ -205,6 +205,27 @@ describe('PUT a project member', () => {
     expect(low.body).toEqual({ message: { access_level: [`should be greater than or equal to Developer inherited membership from group ${group.name}`] } });
   });
 
+  it('refuses a new member in GitLab’s order when several checks fail at once: exists, then may grant, then valid', async () => {
+    const group = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token, { namespaceId: group.id });
+    const maint = await createUser(t);
+    const inheritor = await createUser(t);
+    await addMember(t, owner.token, 'projects', project.id, maint.id, 40);
+    await addMember(t, owner.token, 'groups', group.id, inheritor.id, 40);
+    const add = (userId: number, accessLevel: number, token: string) =>
+      t.api('POST', `/projects/${project.id}/members`, { token, body: { user_id: userId, access_level: accessLevel } });
+    // An existing member: 409 even when the level is one the caller may not grant, or below the inherited one.
+    await addMember(t, owner.token, 'projects', project.id, inheritor.id, 50);
+    expect(await add(inheritor.id, 50, maint.token)).toMatchObject({ status: 409, body: { message: 'Member already exists' } });
+    expect(await add(inheritor.id, 10, owner.token)).toMatchObject({ status: 409, body: { message: 'Member already exists' } });
+    // Not a member yet: a Maintainer granting Owner is refused before the level is judged against the inherited one.
+    const other = await createUser(t);
+    await addMember(t, owner.token, 'groups', group.id, other.id, 50);
+    expect((await add(other.id, 50, maint.token)).status).toBe(403);
+    expect((await add(other.id, 10, maint.token)).status).toBe(400);
+    expect((await t.api('GET', `/projects/${project.id}/members/${other.id}`, { token: owner.token })).status).toBe(404);
+  });
+
   it('never changes the holder of a personal project’s namespace', async () => {
     const project = await createProject(t, owner.token);
     const shown = await t.api('GET', `/projects/${project.id}/members/${owner.id}`, { token: owner.token });

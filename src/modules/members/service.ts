@@ -5,7 +5,7 @@
  */
 import { CREATOR_ACCESS_LEVEL, OWNER_ACCESS_LEVEL, humanAccessLevel } from '../../auth/access-levels.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { badRequest, conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
+import { badRequest, checkAll, conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { parseId, type Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
@@ -113,17 +113,22 @@ export class MembersService {
   async addToGroup(group: NamespaceRow, input: MemberInput): Promise<MemberRow> {
     await this.base.access.authorize('admin_group_member', group);
     const user = await this.resolveUser(input);
-    await this.refuseExisting({ namespaceId: group.id }, user.id);
-    return this.add({ namespaceId: group.id }, user, input, { scope: groupScope(group), on: { groupId: group.id } });
+    // Independent reads, at once; refused in GitLab's order.
+    await checkAll([this.refuseExisting({ namespaceId: group.id }, user.id), this.validate(groupScope(group), user.id, input)]);
+    return this.create({ namespaceId: group.id }, user, input, { groupId: group.id });
   }
 
   /** Adds a member to a readable project. Maintainers may grant up to Maintainer; Owner needs `manage_owners`. */
   async addToProject(project: ProjectRow, input: MemberInput): Promise<MemberRow> {
     await this.base.access.authorize('admin_project_member', project);
     const user = await this.resolveUser(input);
-    await this.refuseExisting({ projectId: project.id }, user.id);
-    await this.base.access.authorizeGrant(project, input.accessLevel);
-    return this.add({ projectId: project.id }, user, input, { scope: projectScope(project), on: { project } });
+    // Independent reads, at once; refused in GitLab's order.
+    await checkAll([
+      this.refuseExisting({ projectId: project.id }, user.id),
+      this.base.access.authorizeGrant(project, input.accessLevel),
+      this.validate(projectScope(project), user.id, input),
+    ]);
+    return this.create({ projectId: project.id }, user, input, { project });
   }
 
   /**
@@ -385,11 +390,6 @@ export class MembersService {
   private async refuseExisting(source: Source, userId: number): Promise<void> {
     const existing = await this.base.db.member.findFirst({ where: { ...source, userId }, select: { id: true } });
     if (existing) throw conflict('Member already exists');
-  }
-
-  private async add(source: Source, user: UserRow, input: MemberInput, where: { scope: Scope; on: { project: ProjectRow } | { groupId: number } }): Promise<MemberRow> {
-    await this.validate(where.scope, user.id, input);
-    return this.create(source, user, input, where.on);
   }
 
   private create(source: Source, user: UserRow, input: MemberChange, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
