@@ -21,6 +21,11 @@ async function serve(config: Config, logger: Logger): Promise<{ close(): Promise
   // nothing per request, and its optimised code is about 45 MB that stays resident. (PGlite's WebAssembly is the
   // database itself, which runs every query: it keeps the optimising compiler.)
   if (config.databaseUrl) setFlagsFromString('--liftoff-only');
+  // PGlite boots in its worker while this thread loads the server's code (which does not need the database yet).
+  if (!config.databaseUrl && config.pgliteWorker) {
+    const { PgliteThread, pgliteFolder } = await import('./db/pglite-thread.js');
+    PgliteThread.startAhead(pgliteFolder(config.dataDir));
+  }
   const { startServer } = await import('./server.js');
   const server = await startServer(config, { logger });
   logger.info({ url: `http://${config.host}:${server.port}`, externalUrl: config.externalUrl, database: server.database.kind }, 'listening');

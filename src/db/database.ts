@@ -1,14 +1,11 @@
 /** Opens the database: embedded PGlite (a folder or memory) by default, a PostgreSQL server when a URL is given. */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
-import { PgliteThread } from './pglite-thread.js';
-import { CODE_DIR } from '../paths.js';
+import { PGLITE_START_PARAMS, PgliteThread, pgliteFolder, templateFor } from './pglite-thread.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -72,37 +69,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * A migrated PGlite data folder written by the build (src/build.mjs), next to the compiled code; absent when
- * running from src/ (tests), where a new database runs initdb and the migrations instead.
- */
-const PGLITE_TEMPLATE = join(CODE_DIR, 'pglite-template.tar');
-
-/**
- * PostgreSQL's default 128 MB of shared buffers live in WebAssembly memory, which only grows: the server's idle size
- * would be mostly cache. The data folder's files still sit in the operating system's page cache.
- */
-const PGLITE_START_PARAMS = ['-c', 'shared_buffers=16MB'];
-
-/** The build's template, for a new database (a folder without PG_VERSION, or memory) when there is one. */
-function templateFor(dataDir: string | undefined): string | undefined {
-  const isNew = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
-  return isNew && existsSync(PGLITE_TEMPLATE) ? PGLITE_TEMPLATE : undefined;
-}
-
-/**
  * PGlite is one connection (in a worker thread with PGLITE_WORKER): there is no pool to split, and WebAssembly
  * cannot interrupt a running statement, so statement_timeout is not enforced. What holds here is the transaction
  * bounds and the request deadlines (src/graphql/deadline.ts).
  */
 async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Promise<Database> {
-  const dataDir = !options.dataDir || options.dataDir === 'memory' ? undefined : options.dataDir;
+  const dataDir = pgliteFolder(options.dataDir);
   let engine: PgliteEngine;
   if (options.pgliteWorker ?? loadConfig({}).pgliteWorker) {
     // PGlite and its adapter in a worker thread: the server's thread keeps only Prisma's side of each statement.
-    // Started before this function first waits, so the worker boots while the caller goes on (the server builds its
-    // schema meanwhile); it reads the template itself.
-    const template = options.loadDataDir ? undefined : templateFor(dataDir);
-    engine = await PgliteThread.start({ dataDir, loadDataDir: options.loadDataDir, loadDataDirFile: template, startParams: PGLITE_START_PARAMS });
+    // Started before this function first waits (or earlier still, by src/main.ts), so the worker boots while the
+    // caller goes on (the server builds its schema meanwhile); it reads the template itself.
+    engine = await PgliteThread.open(dataDir, options.loadDataDir);
   } else {
     const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
     const template = options.loadDataDir ? undefined : templateFor(dataDir);

@@ -7,9 +7,11 @@
  * keeps other statements out of an open transaction. Values cross by structured clone, which keeps what the adapter
  * returns (strings, numbers, booleans, Uint8Array) and what Prisma passes in (Date, Uint8Array) intact.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { RUNNING_TYPESCRIPT, codeFile } from '../paths.js';
+import { CODE_DIR, RUNNING_TYPESCRIPT, codeFile } from '../paths.js';
 import {
   DriverAdapterError,
   type ConnectionInfo,
@@ -55,6 +57,29 @@ interface SerialisedError {
 
 export type Reply = { ready: true } | { id: number; value: unknown } | { id: number; error: SerialisedError } | { subscription: number; payload: string };
 
+/**
+ * A migrated PGlite data folder written by the build (src/build.mjs), next to the compiled code; absent when
+ * running from src/ (tests), where a new database runs initdb and the migrations instead.
+ */
+const PGLITE_TEMPLATE = join(CODE_DIR, 'pglite-template.tar');
+
+/**
+ * PostgreSQL's default 128 MB of shared buffers live in WebAssembly memory, which only grows: the server's idle size
+ * would be mostly cache. The data folder's files still sit in the operating system's page cache.
+ */
+export const PGLITE_START_PARAMS = ['-c', 'shared_buffers=16MB'];
+
+/** The folder PGlite opens for a configured DATA_DIR: none (memory) for 'memory' or nothing. */
+export function pgliteFolder(dataDir: string | undefined): string | undefined {
+  return !dataDir || dataDir === 'memory' ? undefined : dataDir;
+}
+
+/** The build's template, for a new database (a folder without PG_VERSION, or memory) when there is one. */
+export function templateFor(dataDir: string | undefined): string | undefined {
+  const isNew = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
+  return isNew && existsSync(PGLITE_TEMPLATE) ? PGLITE_TEMPLATE : undefined;
+}
+
 /** The adapter name Prisma sees; the same as pglite-prisma-adapter's, since the same code answers. */
 const ADAPTER_NAME = 'pglite-prisma-adapter';
 
@@ -76,6 +101,9 @@ function rebuild(error: SerialisedError): Error {
   return rebuilt;
 }
 
+/** The worker src/main.ts started before the server's code loaded, for the folder it opens. */
+let ahead: { dataDir: string | undefined; thread: Promise<PgliteThread> } | undefined;
+
 export class PgliteThread {
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private readonly subscriptions = new Map<number, (payload: string) => void>();
@@ -91,8 +119,32 @@ export class PgliteThread {
     worker.on('exit', (code) => this.fail(new Error(`the PGlite worker thread exited (code ${code})`)));
   }
 
+  /**
+   * Starts the worker for this folder (or memory) now, for `open` to take up: it boots while the main thread loads
+   * and builds the server (the server's code takes about as long to load as PGlite takes to boot).
+   */
+  static startAhead(dataDir: string | undefined): void {
+    const thread = PgliteThread.start({ dataDir, loadDataDir: undefined, loadDataDirFile: templateFor(dataDir), startParams: PGLITE_START_PARAMS });
+    thread.catch(() => {}); // heard by whoever takes it up
+    ahead = { dataDir, thread };
+  }
+
+  /**
+   * The worker for this folder (a new database starts from `loadDataDir`, else from the build's template): the one
+   * started ahead when it opens the same folder, else a new one. Resolves once its PGlite is open.
+   */
+  static open(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<PgliteThread> {
+    if (ahead && !loadDataDir && ahead.dataDir === dataDir) {
+      const { thread } = ahead;
+      ahead = undefined;
+      return thread;
+    }
+    const loadDataDirFile = loadDataDir ? undefined : templateFor(dataDir);
+    return PgliteThread.start({ dataDir, loadDataDir, loadDataDirFile, startParams: PGLITE_START_PARAMS });
+  }
+
   /** Starts the worker and resolves once its PGlite is open. */
-  static async start(options: WorkerOptions): Promise<PgliteThread> {
+  private static async start(options: WorkerOptions): Promise<PgliteThread> {
     const worker = new Worker(bootstrap(), { eval: true, workerData: options });
     return new Promise((resolve, reject) => {
       const thread: PgliteThread = new PgliteThread(worker, { resolve: () => resolve(thread), reject });
