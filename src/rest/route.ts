@@ -63,5 +63,5 @@ export function comparePrecedence(a: RestRoute, b: RestRoute): number {
     if (xp !== yp) return xp ? 1 : -1;
     if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
   }
-  return x.length - y.length || a.method.localeCompare(b.method);
+  return x.length - y.length || (a.method < b.method ? -1 : a.method > b.method ? 1 : 0);
 }
