@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
-import { PGLITE_START_PARAMS, PgliteThread, pgliteFolder, templateFor } from './pglite-thread.js';
+import { PgliteThread, pgliteFolder, pgliteOptions } from './pglite-thread.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -83,9 +83,9 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
     engine = await PgliteThread.open(dataDir, options.loadDataDir);
   } else {
     const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
-    const template = options.loadDataDir ? undefined : templateFor(dataDir);
-    const loadDataDir = options.loadDataDir ?? (template ? new Blob([await readFile(template)]) : undefined);
-    const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_START_PARAMS] });
+    const { loadDataDirFile, startParams } = pgliteOptions(dataDir, options.loadDataDir);
+    const loadDataDir = options.loadDataDir ?? (loadDataDirFile ? new Blob([await readFile(loadDataDirFile)]) : undefined);
+    const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...startParams] });
     engine = { factory: new PrismaPGlite(pglite), listen: (channel, onPayload) => pglite.listen(channel, onPayload), close: () => pglite.close() };
   }
   const prisma = prismaClient(engine.factory, bounds, options.onQuery);

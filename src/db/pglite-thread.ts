@@ -67,7 +67,7 @@ const PGLITE_TEMPLATE = join(CODE_DIR, 'pglite-template.tar');
  * PostgreSQL's default 128 MB of shared buffers live in WebAssembly memory, which only grows: the server's idle size
  * would be mostly cache. The data folder's files still sit in the operating system's page cache.
  */
-export const PGLITE_START_PARAMS = ['-c', 'shared_buffers=16MB'];
+const PGLITE_START_PARAMS = ['-c', 'shared_buffers=16MB'];
 
 /** The folder PGlite opens for a configured DATA_DIR: none (memory) for 'memory' or nothing. */
 export function pgliteFolder(dataDir: string | undefined): string | undefined {
@@ -75,9 +75,17 @@ export function pgliteFolder(dataDir: string | undefined): string | undefined {
 }
 
 /** The build's template, for a new database (a folder without PG_VERSION, or memory) when there is one. */
-export function templateFor(dataDir: string | undefined): string | undefined {
+function templateFor(dataDir: string | undefined): string | undefined {
   const isNew = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'));
   return isNew && existsSync(PGLITE_TEMPLATE) ? PGLITE_TEMPLATE : undefined;
+}
+
+/**
+ * How PGlite opens this folder (or memory), in a worker or in this thread: a new database starts from `loadDataDir`
+ * when given, else from the build's template; `startParams` go after PGlite's default ones.
+ */
+export function pgliteOptions(dataDir: string | undefined, loadDataDir?: Blob): WorkerOptions {
+  return { dataDir, loadDataDir, loadDataDirFile: loadDataDir ? undefined : templateFor(dataDir), startParams: PGLITE_START_PARAMS };
 }
 
 /** The adapter name Prisma sees; the same as pglite-prisma-adapter's, since the same code answers. */
@@ -124,14 +132,14 @@ export class PgliteThread {
    * and builds the server (the server's code takes about as long to load as PGlite takes to boot).
    */
   static startAhead(dataDir: string | undefined): void {
-    const thread = PgliteThread.start({ dataDir, loadDataDir: undefined, loadDataDirFile: templateFor(dataDir), startParams: PGLITE_START_PARAMS });
+    const thread = PgliteThread.start(pgliteOptions(dataDir));
     thread.catch(() => {}); // heard by whoever takes it up
     ahead = { dataDir, thread };
   }
 
   /**
-   * The worker for this folder (a new database starts from `loadDataDir`, else from the build's template): the one
-   * started ahead when it opens the same folder, else a new one. Resolves once its PGlite is open.
+   * The worker for this folder (see `pgliteOptions`): the one started ahead when it opens the same folder, else a new
+   * one. Resolves once its PGlite is open.
    */
   static open(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<PgliteThread> {
     if (ahead && !loadDataDir && ahead.dataDir === dataDir) {
@@ -139,8 +147,7 @@ export class PgliteThread {
       ahead = undefined;
       return thread;
     }
-    const loadDataDirFile = loadDataDir ? undefined : templateFor(dataDir);
-    return PgliteThread.start({ dataDir, loadDataDir, loadDataDirFile, startParams: PGLITE_START_PARAMS });
+    return PgliteThread.start(pgliteOptions(dataDir, loadDataDir));
   }
 
   /** Starts the worker and resolves once its PGlite is open. */
