@@ -39,9 +39,9 @@ const env = { ...databaseEnv, NODE_ENV: 'production', GITLAB_ROOT_TOKEN: TOKEN, 
 const auth = { 'PRIVATE-TOKEN': TOKEN };
 const json = { ...auth, 'Content-Type': 'application/json' };
 
-/** The server exactly as `npm start` runs it. */
 /** The access log's lines (route template, method, server-side duration) while `accessLog.recording`. */
 const accessLog = { recording: false, entries: [] as { route: string; method: string; ms: number }[] };
+/** The server exactly as `npm start` runs it, its access log heard. */
 const startApi = () =>
   startChild('npm', ['start', '--silent'], env, '/api/v4/version', auth, (line) => {
     if (!accessLog.recording || !line.includes('"durationMs"')) return;
@@ -270,7 +270,9 @@ function mixedRoutes(): void {
   const byRoute = new Map<string, number[]>();
   for (const e of accessLog.entries) {
     const key = `${e.method} ${e.route.replace(/^\/api\/v4/, '')}`;
-    byRoute.set(key, [...(byRoute.get(key) ?? []), e.ms]);
+    let durations = byRoute.get(key);
+    if (!durations) byRoute.set(key, (durations = []));
+    durations.push(e.ms);
   }
   const all = accessLog.entries.map((e) => e.ms);
   console.log(`\n| mixed 80/20, server side (all rounds) | requests | p50 ms | p99 ms |\n|---|---|---|---|`);

@@ -6,8 +6,9 @@
  * apart, over the wrappers (npm, sh), then stops it with SIGTERM. Prints a markdown table of medians. In each case's
  * first run it also waits for the idle server's memory to settle: V8 gives back the young generation it grew to
  * while starting (its memory reducer, once allocation has stayed low for a while), typically 20–30 s after start;
- * the server's RSS is polled each second until it has fallen by a tenth and held for 3 s, or for SETTLE_MS (45 s). STARTUP_RUNS (default 5) runs per case; STARTUP_CASES picks cases by name (comma-separated);
- * STARTUP_ENV adds variables (`WEB_CONCURRENCY=1,DATABASE_POOL_SIZE=4`).
+ * the server's RSS is polled each second until it has fallen by a tenth and held for 3 s, or for SETTLE_MS (45 s).
+ * STARTUP_RUNS (default 5) runs per case; STARTUP_CASES picks cases by name (comma-separated); STARTUP_ENV adds
+ * variables (`WEB_CONCURRENCY=1,DATABASE_POOL_SIZE=4`).
  */
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,8 +70,9 @@ async function once(env: Record<string, string>, settle = false): Promise<Sample
   const server = await npmStart({ ...EXTRA_ENV, ...env });
   try {
     await new Promise((r) => setTimeout(r, IDLE_MS));
+    const sum = (list: { rssKb: number }[]) => list.reduce((n, p) => n + p.rssKb, 0);
     const procs = await tree(server.pid);
-    const sum = (list: typeof procs) => list.reduce((n, p) => n + p.rssKb, 0);
+    const serverRss = async () => sum((await tree(server.pid)).filter((p) => !isWrapper(p)));
     const serverKb = sum(procs.filter((p) => !isWrapper(p)));
     const sample: Sample = { ms: server.ms, serverKb, wrapperKb: sum(procs.filter(isWrapper)), processes: procs.length };
     if (settle) {
@@ -80,7 +82,7 @@ async function once(env: Record<string, string>, settle = false): Promise<Sample
       while (waited < SETTLE_MS && held < 3) {
         await new Promise((r) => setTimeout(r, 1000));
         waited += 1000;
-        const now = sum((await tree(server.pid)).filter((p) => !isWrapper(p)));
+        const now = await serverRss();
         held = now <= serverKb * 0.9 && Math.abs(now - kb) < 1024 ? held + 1 : 0;
         kb = now;
       }
