@@ -16,7 +16,7 @@ import { loadSharedAccess } from './modules/sharing/loaders.js';
 import type { Viewer } from './auth/viewer.js';
 import type { Config } from './config.js';
 import type { Lane, Prisma, PrismaClient } from './db/database.js';
-import type { EventBus, RawExecutor, RawQuerier } from './events/bus.js';
+import type { Announcement, EventBus, RawExecutor } from './events/bus.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './logger.js';
 import { modules } from './modules/index.js';
@@ -126,12 +126,13 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
   const publish = async (topic: string, payload: unknown, tx?: RawExecutor) => {
     published.push(await app.bus.publish(topic, payload, tx));
   };
-  const publishInserted = async (topic: string, insert: Prisma.Sql, payload: Record<string, unknown>, tx?: RawQuerier) => {
-    const { id, seq } = await app.bus.publishInserted(topic, insert, payload, tx);
-    published.push(seq);
-    return id;
+  const announce = async <T>(messages: readonly Announcement[], run: (notify: Prisma.Sql) => Promise<T>) => {
+    const { notify, seqs } = app.bus.announcing(messages);
+    const result = await run(notify);
+    published.push(...seqs);
+    return result;
   };
-  const base: ServiceBase = { db, viewer, access, loaders, app, publish, publishInserted };
+  const base: ServiceBase = { db, viewer, access, loaders, app, publish, announce };
   const services: Services = lazyServices((name) => {
     const module = byName.get(name);
     if (!module) throw new Error(`no module ${name}`);

@@ -275,16 +275,17 @@ const POOL_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
 
 /**
  * Database failures that are not bugs, as coded errors, in this one place: a unique index refusing a concurrent
- * duplicate (the table above; any other index is a 409), no connection or transaction to be had in time (Prisma's
- * P2024 and P2028, pg-pool's timeout: 503 with Retry-After), a statement cancelled by the statement timeout
- * (SQLSTATE 57014: 503). Null otherwise.
+ * duplicate (the table above, from Prisma's queries and raw statements alike; any other index is a 409), no
+ * connection or transaction to be had in time (Prisma's P2024 and P2028, pg-pool's timeout: 503 with Retry-After),
+ * a statement cancelled by the statement timeout (SQLSTATE 57014: 503). Null otherwise.
  */
 export function fromDatabase(error: unknown): GraphQLError | null {
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   if (!cause || typeof cause !== 'object') return null;
   const { code, message, meta } = cause as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: DriverFailure } } };
   const failure = meta?.driverAdapterError?.cause;
-  if (code === 'P2002') {
+  // P2002 from Prisma's own queries; a raw statement's violation (P2010) keeps PostgreSQL's SQLSTATE.
+  if (code === 'P2002' || failure?.originalCode === '23505') {
     const index = violatedIndex(failure);
     return (index && UNIQUE_INDEX_ERRORS[index]?.()) || conflict('409 Conflict');
   }

@@ -1,14 +1,19 @@
 /** The event bus: domain changes published through PostgreSQL NOTIFY and delivered to subscribers in every replica. */
 import { randomUUID } from 'node:crypto';
-import type { Database, Prisma, PrismaClient } from '../db/database.js';
+import { Prisma, type Database, type PrismaClient } from '../db/database.js';
 
 /** Anything that can run a raw statement: the Prisma client, or the client of an open transaction. */
 export type RawExecutor = Pick<PrismaClient, '$executeRaw'>;
 /** The same, for a statement that returns rows. */
 export type RawQuerier = Pick<PrismaClient, '$queryRaw'>;
 
-/** Where publishInserted's message holds the inserted row's id until the statement puts it there. */
-const ROW_ID = '\u0000row-id';
+/**
+ * Where a message holds the id of a row its statement makes, until the statement puts it there (Announcement.ids): a
+ * string no JSON of a value can hold (an escaped NUL right after a quote), replaced with the id in the same statement.
+ */
+export function rowIdSlot(name: string): string {
+  return `\u0000row-id:${name}`;
+}
 
 export interface EventBusOptions {
   channel?: string;
@@ -24,6 +29,14 @@ interface Envelope {
 }
 
 type Handler = (payload: unknown) => void;
+
+/** A message a statement sends about the change it makes (EventBus.announcing). */
+export interface Announcement {
+  topic: string;
+  payload: unknown;
+  /** For each `rowIdSlot(name)` the payload holds, the SQL expression (over the statement's row) of the id that goes there. */
+  ids?: Readonly<Record<string, Prisma.Sql>>;
+}
 
 /** A received message and the handlers it is being handed to (those subscribed when it arrived). */
 interface Delivery {
@@ -126,25 +139,29 @@ export class EventBus {
    * Resolves to the message's number, for delivered().
    */
   async publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<number> {
-    const { seq, message } = this.envelope(topic, payload);
-    await (tx ?? this.db.prisma).$executeRaw`SELECT pg_notify(${this.channel}, ${message})`;
-    return seq;
+    const { seqs, notify } = this.announcing([{ topic, payload }]);
+    await (tx ?? this.db.prisma).$executeRaw`SELECT * FROM ${notify}`;
+    return seqs[0];
   }
 
   /**
-   * Inserts a row and announces it in one statement, a round trip fewer than the INSERT and then publish():
-   * `insert` is an `INSERT … RETURNING "id"`, and the payload gets that row's `id`. Resolves to the row's id and the
-   * message's number.
+   * Messages for a statement that makes a change and announces it itself, so the write is one round trip (and
+   * atomic without a transaction): `notify` is a FROM item, joined `CROSS JOIN LATERAL ${notify}` to the one row
+   * the statement makes, that sends the messages in the order given, each with the ids of rows it makes put in
+   * (Announcement.ids). The numbers are for delivered(), once the statement has succeeded.
    */
-  async publishInserted(topic: string, insert: Prisma.Sql, payload: Record<string, unknown>, tx?: RawQuerier): Promise<{ id: number; seq: number }> {
-    // The id stands in the message as a string no JSON of a value can hold (an escaped NUL right after a quote),
-    // replaced by the row's id in the same statement.
-    const { seq, message } = this.envelope(topic, { ...payload, id: ROW_ID }, 20);
-    const [row] = await (tx ?? this.db.prisma).$queryRaw<{ id: number }[]>`
-      WITH inserted AS (${insert})
-      SELECT inserted."id" FROM inserted
-      CROSS JOIN LATERAL pg_notify(${this.channel}, replace(${message}, ${JSON.stringify(ROW_ID)}, inserted."id"::text)) AS notified`;
-    return { id: Number(row.id), seq };
+  announcing(messages: readonly Announcement[]): { notify: Prisma.Sql; seqs: number[] } {
+    const seqs: number[] = [];
+    const calls = messages.map(({ topic, payload, ids = {} }, i) => {
+      const slots = Object.entries(ids);
+      // Each slot's quoted placeholder becomes a number of up to 20 characters: the message may grow by that much.
+      const { seq, message } = this.envelope(topic, payload, 20 * slots.length);
+      seqs.push(seq);
+      const filled = slots.reduce((text, [name, id]) => Prisma.sql`replace(${text}, ${JSON.stringify(rowIdSlot(name))}, (${id})::text)`, Prisma.sql`${message}`);
+      return Prisma.sql`pg_notify(${this.channel}, ${filled}) AS ${Prisma.raw(`"m${i}"`)}`;
+    });
+    // One subquery's select list, evaluated left to right: the messages go out in their order.
+    return { notify: Prisma.sql`(SELECT ${Prisma.join(calls)}) AS notified`, seqs };
   }
 
   /** The message to NOTIFY and its number; refused over MAX_MESSAGE_BYTES (less `spare` bytes it may still grow by). */

@@ -12,7 +12,7 @@
 import type { Access } from '../auth/policy.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { App } from '../context.js';
-import type { RawExecutor, RawQuerier } from '../events/bus.js';
+import type { Announcement, RawExecutor } from '../events/bus.js';
 import type { Prisma, PrismaClient } from '../db/database.js';
 import type { JobHandlers } from '../jobs/queue.js';
 import type { RestRoute } from '../rest/route.js';
@@ -42,8 +42,11 @@ export interface ServiceBase {
    * once this replica's subscribers have handled it (Context.settle), so its caller never reads around the change.
    */
   publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<void>;
-  /** Inserts a row and publishes its id in one statement (EventBus.publishInserted), as part of this request; resolves to the id. */
-  publishInserted(topic: string, insert: Prisma.Sql, payload: Record<string, unknown>, tx?: RawQuerier): Promise<number>;
+  /**
+   * Runs a statement that makes a change and announces it itself (EventBus.announcing): `run` gets the FROM item to
+   * join to the row it makes. Its messages are this request's once it succeeds.
+   */
+  announce<T>(messages: readonly Announcement[], run: (notify: Prisma.Sql) => Promise<T>): Promise<T>;
 }
 
 export interface Module<N extends string = string, U extends keyof Services = keyof Services> {

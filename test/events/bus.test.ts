@@ -1,7 +1,7 @@
 /** The event bus against a real database: NOTIFY delivery, transactions, replicas, iterators. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma, openDatabase, type Database } from '../../src/db/database.js';
-import { EventBus, ITERATOR_BUFFER_LIMIT, MAX_MESSAGE_BYTES } from '../../src/events/bus.js';
+import { EventBus, ITERATOR_BUFFER_LIMIT, MAX_MESSAGE_BYTES, rowIdSlot } from '../../src/events/bus.js';
 import { freshDatabase, type FreshDatabase } from '../support/db.js';
 import { eventually } from '../support/wait.js';
 
@@ -105,26 +105,40 @@ describe('EventBus', () => {
     expect(received).toEqual([{ id: 'committed' }]);
   });
 
-  it('inserts a row and announces its id in one statement, or neither when the transaction rolls back', async () => {
+  it('announces from the statement that makes the change: in order, with the ids it makes, or nothing when it fails', async () => {
     const bus = await startedBus();
-    await db.prisma.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS "bus_rows" ("id" serial PRIMARY KEY, "note" text)');
+    await db.prisma.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS "bus_rows" ("id" serial PRIMARY KEY, "note" text UNIQUE)');
     const received: unknown[] = [];
-    bus.subscribe('row.inserted', (payload) => received.push(payload));
-    const insert = (note: string) => Prisma.sql`INSERT INTO "bus_rows" ("note") VALUES (${note}) RETURNING "id"`;
-    // A value that spells the placeholder's text stays as it is.
-    const tricky = 'a \\u0000row-id "\u0000row-id" id';
-    const { id } = await bus.publishInserted('row.inserted', insert('kept'), { note: tricky, nested: { id: 'own' } });
+    for (const topic of ['row.first', 'row.inserted']) bus.subscribe(topic, (payload) => received.push([topic, payload]));
+    // A value that spells a placeholder's text stays as it is.
+    const tricky = `a \\u0000row-id:a "${rowIdSlot('a')}" id`;
+    const write = (note: string, tx?: Prisma.TransactionClient) => {
+      const { notify, seqs } = bus.announcing([
+        { topic: 'row.first', payload: { step: 1 } },
+        { topic: 'row.inserted', payload: { note: tricky, nested: { id: 'own' }, id: rowIdSlot('a'), other: rowIdSlot('b') }, ids: { a: Prisma.sql`a."id"`, b: Prisma.sql`b."id"` } },
+      ]);
+      expect(seqs).toHaveLength(2);
+      return (tx ?? db.prisma).$queryRaw<{ a: number; b: number }[]>`
+        WITH a AS (INSERT INTO "bus_rows" ("note") VALUES (${note}) RETURNING "id"),
+             b AS (INSERT INTO "bus_rows" ("note") VALUES (${`${note}+`}) RETURNING "id")
+        SELECT a."id" AS a, b."id" AS b FROM a CROSS JOIN b CROSS JOIN LATERAL ${notify}`;
+    };
+    const [{ a, b }] = await write('kept');
     await expect(
       db.prisma.$transaction(async (tx) => {
-        await bus.publishInserted('row.inserted', insert('dropped'), { note: 'dropped' }, tx);
+        await write('dropped', tx);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
+    // A statement that fails (here on the unique note) announces nothing.
+    await expect(write('kept')).rejects.toThrow();
     await flush(bus);
-    expect(received).toEqual([{ note: tricky, nested: { id: 'own' }, id }]);
-    const rows = await db.prisma.$queryRaw<{ id: number; note: string }[]>`SELECT "id", "note" FROM "bus_rows" ORDER BY "id"`;
-    expect(rows).toEqual([{ id, note: 'kept' }]);
-    await expect(bus.publishInserted('row.inserted', insert('big'), { note: 'x'.repeat(MAX_MESSAGE_BYTES) })).rejects.toThrow(/NOTIFY allows at most/);
+    expect(received).toEqual([
+      ['row.first', { step: 1 }],
+      ['row.inserted', { note: tricky, nested: { id: 'own' }, id: a, other: b }],
+    ]);
+    const rows = await db.prisma.$queryRaw<{ id: number; note: string }[]>`SELECT "id", "note" FROM "bus_rows" ORDER BY "note"`;
+    expect(rows).toEqual([{ id: a, note: 'kept' }, { id: b, note: 'kept+' }]);
   });
 
   it('refuses a payload too large for NOTIFY', async () => {

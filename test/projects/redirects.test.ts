@@ -37,4 +37,17 @@ describe('redirect routes', () => {
     expect(await after.namespaces.redirectOf(old)).toBeNull();
     expect(await after.projects.find({ path: `${old}/project` })).toBeNull();
   });
+
+  it('releases only the path taken and what lies below it: `_` and `%` in a path match only themselves', async () => {
+    const { ctx, row } = await h.user();
+    const ns = await h.app.db.namespace.findUniqueOrThrow({ where: { ownerId: row.id } });
+    const kept = [`${ns.fullPath}/axb`, `${ns.fullPath}/axb/deeper`, `${ns.fullPath}/a%b-other/x`];
+    await h.app.db.$transaction(async (tx) => {
+      for (const path of [...kept, `${ns.fullPath}/a_b`, `${ns.fullPath}/a_b/deeper`]) await NamespacesService.recordRedirect(tx, { namespaceId: ns.id }, path);
+    });
+    // Creating the project takes its path from the redirects in the same statement.
+    await ctx.services.projects.create({ name: 'a_b', path: 'a_b' });
+    const left = await h.app.db.redirectRoute.findMany({ where: { path: { in: [...kept, `${ns.fullPath}/a_b`, `${ns.fullPath}/a_b/deeper`].map((p) => p.toLowerCase()) } } });
+    expect(left.map((r) => r.path).sort()).toEqual(kept.map((p) => p.toLowerCase()).sort());
+  });
 });

@@ -30,6 +30,17 @@ describe('projects', () => {
     expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
+  it('answers a creation with what reading the project shows, for a personal and a group project', async () => {
+    const group = await createGroup(t, alice.token);
+    for (const body of [{ name: unique('mine'), topics: ['b', 'a'] }, { name: unique('grouped'), namespace_id: group.id, description: 'd', visibility: 'private', issues_access_level: 'private' }]) {
+      const made = await t.api('POST', '/projects', { token: alice.token, body });
+      expect(made.status).toBe(201);
+      const { permissions, ...read } = (await t.api('GET', `/projects/${made.body.id}`, { token: alice.token })).body;
+      expect(permissions).toBeDefined();
+      expect(made.body).toEqual(read);
+    }
+  });
+
   it('reads a project by id and by URL-encoded path; an unencoded path is an unknown route', async () => {
     const p = await createProject(t, alice.token);
     const byId = await t.api('GET', `/projects/${p.id}`, { token: alice.token });

@@ -6,7 +6,7 @@
 import { can, type Actor, type NamespaceSubject, type ProfileSubject, type ProjectSubject } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { liveActor } from '../../auth/memberships.js';
-import { perMessage } from '../../events/bus.js';
+import { perMessage, rowIdSlot, type Announcement } from '../../events/bus.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { ActivityAction, PushData } from './actions.js';
@@ -59,9 +59,9 @@ const recordedEvent = perMessage((message: RecordedMessage, db: PrismaClient) =>
   db.event.findUnique({ where: { id: message.id }, include: { author: true } }),
 );
 
-function accessSubject(project: ProjectSubject): ProjectSubject {
-  const { id, kind, visibility, ownerId, traversalIds }: NamespaceSubject = project.namespace;
-  return { id: project.id, visibility: project.visibility, namespace: { id, kind, visibility, ownerId, traversalIds } };
+function accessSubject(project: Omit<ProjectSubject, 'id'>, id: number | string): Omit<ProjectSubject, 'id'> & { id: number | string } {
+  const { id: namespaceId, kind, visibility, ownerId, traversalIds }: NamespaceSubject = project.namespace;
+  return { id, visibility: project.visibility, namespace: { id: namespaceId, kind, visibility, ownerId, traversalIds } };
 }
 
 export class ActivityService {
@@ -69,15 +69,30 @@ export class ActivityService {
 
   /** Records one event; with `tx` it commits or rolls back with the change it describes. */
   async record(input: ActivityInput, tx?: Prisma.TransactionClient): Promise<void> {
-    // The row and its announcement in one statement (RecordedMessage: the id, and the project's access subject).
+    const { insert, announcement } = this.recording(input, 'inserted');
+    await this.base.announce([announcement], (notify) => (tx ?? this.base.db).$executeRaw`WITH inserted AS (${insert}) SELECT FROM inserted CROSS JOIN LATERAL ${notify}`);
+  }
+
+  /**
+   * One event as parts of the caller's statement (ServiceBase.announce): `insert`, an `INSERT … RETURNING "id"` for
+   * the CTE the caller names `as`, and the announcement of it. `newProject` is the project of the event when the same
+   * statement makes it: the SQL expression of its id, and what deciding access to it reads besides.
+   */
+  recording(input: ActivityInput, as: string, newProject?: { id: Prisma.Sql; subject: Omit<ProjectSubject, 'id'> }): { insert: Prisma.Sql; announcement: Announcement } {
     const json = (value: unknown) => (value == null ? null : JSON.stringify(value));
+    const projectId = newProject?.id ?? Prisma.sql`${input.project?.id ?? null}::int`;
     const insert = Prisma.sql`
       INSERT INTO "events" ("action", "authorId", "projectId", "groupId", "targetType", "targetId", "targetIid", "targetTitle", "pushData", "data")
-      VALUES (${input.action}, ${input.authorId}::int, ${input.project?.id ?? null}::int, ${input.groupId ?? null}::int, ${input.targetType}, ${input.targetId ?? null}::int,
+      VALUES (${input.action}, ${input.authorId}::int, ${projectId}, ${input.groupId ?? null}::int, ${input.targetType}, ${input.targetId ?? null}::int,
               ${input.targetIid ?? null}::int, ${input.targetTitle ?? null}, ${json(input.pushData)}::jsonb, ${json(input.data)}::jsonb)
       RETURNING "id"`;
-    const message: Omit<RecordedMessage, 'id'> = { project: input.project ? accessSubject(input.project) : null };
-    await this.base.publishInserted(ACTIVITY_TOPIC, insert, { ...message }, tx);
+    // RecordedMessage: the event's id and the project's access subject, ids the statement makes put in by it.
+    const payload = {
+      id: rowIdSlot(as),
+      project: newProject ? accessSubject(newProject.subject, rowIdSlot('project')) : input.project ? accessSubject(input.project, input.project.id) : null,
+    };
+    const ids = { [as]: Prisma.sql`${Prisma.raw(`"${as}"`)}."id"`, ...(newProject ? { project: newProject.id } : {}) };
+    return { insert, announcement: { topic: ACTIVITY_TOPIC, payload, ids } };
   }
 
   /**

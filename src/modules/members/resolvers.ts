@@ -33,6 +33,9 @@ interface ChangeArgs {
   expiresAt?: Date | null;
 }
 
+/** The numeric ids of REST's `user_id` (one, or several comma-separated); the rest is the service's to refuse. */
+const listedIds = (userId: string | null | undefined): number[] => (userId ?? '').split(',').filter((part) => /^\s*\d{1,9}\s*$/.test(part)).map(Number);
+
 const memberInput = (args: MemberArgs): MemberInput => ({
   userId: args.userId != null ? parseId(args.userId, 'User', 'userId') : null,
   username: args.username,
@@ -93,14 +96,24 @@ const memberFields = {
 
 export const memberResolvers = {
   Mutation: {
-    groupMemberCreate: async (_: unknown, args: MemberArgs & { groupId: string }, ctx: Context) =>
-      ctx.services.members.addToGroup(await groupOf(ctx, args.groupId), memberInput(args)),
-    projectMemberCreate: async (_: unknown, args: MemberArgs & { projectId: string }, ctx: Context) =>
-      ctx.services.members.addToProject(await projectOf(ctx, args.projectId), memberInput(args)),
-    groupMembersAdd: async (_: unknown, args: MembersAddInput & { groupId: string }, ctx: Context) =>
-      addResult(await ctx.services.members.addUsersToGroup(await groupOf(ctx, args.groupId), args)),
-    projectMembersAdd: async (_: unknown, args: MembersAddInput & { projectId: string }, ctx: Context) =>
-      addResult(await ctx.services.members.addUsersToProject(await projectOf(ctx, args.projectId), args)),
+    groupMemberCreate: async (_: unknown, args: MemberArgs & { groupId: string }, ctx: Context) => {
+      const input = memberInput(args);
+      ctx.services.members.preloadUsers([input.userId]);
+      return ctx.services.members.addToGroup(await groupOf(ctx, args.groupId), input);
+    },
+    projectMemberCreate: async (_: unknown, args: MemberArgs & { projectId: string }, ctx: Context) => {
+      const input = memberInput(args);
+      ctx.services.members.preloadUsers([input.userId]);
+      return ctx.services.members.addToProject(await projectOf(ctx, args.projectId), input);
+    },
+    groupMembersAdd: async (_: unknown, args: MembersAddInput & { groupId: string }, ctx: Context) => {
+      ctx.services.members.preloadUsers(listedIds(args.userId));
+      return addResult(await ctx.services.members.addUsersToGroup(await groupOf(ctx, args.groupId), args));
+    },
+    projectMembersAdd: async (_: unknown, args: MembersAddInput & { projectId: string }, ctx: Context) => {
+      ctx.services.members.preloadUsers(listedIds(args.userId));
+      return addResult(await ctx.services.members.addUsersToProject(await projectOf(ctx, args.projectId), args));
+    },
     groupMemberUpdate: async (_: unknown, args: ChangeArgs & { groupId: string }, ctx: Context) =>
       only(await ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), [userOf(args)], change(args))),
     projectMemberUpdate: async (_: unknown, args: ChangeArgs & { projectId: string }, ctx: Context) =>

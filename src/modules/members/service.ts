@@ -11,6 +11,7 @@ import { parseId, type Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { ActivityService } from '../activity/service.js';
+import type { Announcement } from '../../events/bus.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { UserRow, UsersService } from '../users/service.js';
@@ -59,6 +60,11 @@ export interface MemberRemoval {
 }
 
 type Source = { namespaceId: number } | { projectId: number };
+type SourceColumn = 'namespaceId' | 'projectId';
+
+function sourceColumn(source: Source): [SourceColumn, number] {
+  return 'projectId' in source ? ['projectId', source.projectId] : ['namespaceId', source.namespaceId];
+}
 
 /** Where inherited memberships come from: the project (if any) and the chain of groups above, the source's own last. */
 interface Scope {
@@ -107,6 +113,16 @@ export class MembersService {
   /** Number of distinct users with a membership in the group or any of its descendants. */
   countWithDescendants(group: NamespaceRow): Promise<number> {
     return this.base.loaders.members.countWithDescendants.load(group.id);
+  }
+
+  /**
+   * Starts loading the users an addition names by id, and the caller (each answer shows who added the member), so
+   * they arrive with the group or project loaded meanwhile, in one turn instead of two. Nothing is decided on them
+   * here: the addition looks them up again (from the loaders) once the caller's access is checked.
+   */
+  preloadUsers(userIds: readonly (number | null | undefined)[]): void {
+    const { loaders, viewer } = this.base;
+    for (const id of [...userIds, viewer?.id ?? null]) if (id != null) void loaders.users.byId.load(id).catch(() => {});
   }
 
   /** Adds a member to a readable group. Needs `admin_group_member` (Owner). */
@@ -206,8 +222,24 @@ export class MembersService {
 
   /** Makes the creator of a group or personal project its owner (no check: the caller just created it). */
   async addCreator(tx: Prisma.TransactionClient, source: Source, userId: number): Promise<void> {
-    await tx.member.create({ data: { ...source, userId, accessLevel: CREATOR_ACCESS_LEVEL, createdById: userId } });
-    await this.changed([userId], tx);
+    const [column, id] = sourceColumn(source);
+    const { insert, announcement } = MembersService.creator(column, Prisma.sql`${id}::int`, userId);
+    await this.base.announce([announcement], (notify) => tx.$executeRaw`WITH creator AS (${insert}) SELECT FROM creator CROSS JOIN LATERAL ${notify}`);
+  }
+
+  /**
+   * The creator's Owner membership as parts of the statement that creates its group or project: `insert`, for a CTE,
+   * with `sourceId` an SQL expression for the new row's id, and the announcement that the creator's memberships changed.
+   */
+  static creator(column: SourceColumn, sourceId: Prisma.Sql, userId: number): { insert: Prisma.Sql; announcement: Announcement } {
+    const payload: MembershipsChanged = { userIds: [userId] };
+    return {
+      insert: Prisma.sql`
+        INSERT INTO "members" ("userId", ${Prisma.raw(`"${column}"`)}, "accessLevel", "createdById", "updatedAt")
+        VALUES (${userId}::int, ${sourceId}, ${CREATOR_ACCESS_LEVEL}::int, ${userId}::int, now())
+        RETURNING "id"`,
+      announcement: { topic: MEMBERSHIPS_CHANGED, payload },
+    };
   }
 
   /** Announces, on commit, that these users' memberships changed: remembered ones are dropped everywhere. */
@@ -392,18 +424,27 @@ export class MembersService {
     if (existing) throw conflict('Member already exists');
   }
 
-  private create(source: Source, user: UserRow, input: MemberChange, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
+  /** One statement (no transaction, one round trip): the membership, the `joined` event, and their announcements. */
+  private async create(source: Source, user: UserRow, input: MemberChange, on: { project: ProjectRow } | { groupId: number }): Promise<MemberRow> {
     const { db, viewer } = this.base;
+    const [column, id] = sourceColumn(source);
     // GitLab records that the member joined, with the member as the event's author.
-    return db.$transaction(async (tx) => {
-      const member = await tx.member.create({
-        data: { ...source, userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: viewer?.id },
-      });
-      // Announced before the event it causes, so the new member's subscriptions hear of that event.
-      await this.changed([user.id], tx);
-      await this.activity.record({ action: 'joined', authorId: user.id, targetType: null, ...on }, tx);
-      return member;
-    });
+    const joined = this.activity.recording({ action: 'joined', authorId: user.id, targetType: null, ...on }, 'joined');
+    const changed: MembershipsChanged = { userIds: [user.id] };
+    // The memberships announced before the event they cause, so the new member's subscriptions hear of that event.
+    const messages: Announcement[] = [{ topic: MEMBERSHIPS_CHANGED, payload: changed }, joined.announcement];
+    const expiresAt = input.expiresAt ? input.expiresAt.toISOString().slice(0, 10) : null;
+    const [member] = await this.base.announce(
+      messages,
+      (notify) => db.$queryRaw<MemberRow[]>`
+        WITH member AS (
+          INSERT INTO "members" ("userId", ${Prisma.raw(`"${column}"`)}, "accessLevel", "expiresAt", "createdById", "updatedAt")
+          VALUES (${user.id}::int, ${id}::int, ${input.accessLevel}::int, ${expiresAt}::date, ${viewer?.id ?? null}::int, now())
+          RETURNING *
+        ), joined AS (${joined.insert})
+        SELECT member.* FROM member CROSS JOIN joined CROSS JOIN LATERAL ${notify}`,
+    );
+    return member;
   }
 
   private resolveUser(input: MemberInput): Promise<UserRow> {

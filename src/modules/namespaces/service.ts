@@ -1,5 +1,5 @@
 /** Owns the namespaces table (personal namespaces and groups): the /namespaces API and lookups other modules use. */
-import type { Prisma, PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
@@ -43,8 +43,14 @@ export class NamespacesService {
    * Route#delete_conflicting_redirects): what holds a path wins over an old path's redirect.
    */
   static async releaseRedirects(tx: Prisma.TransactionClient, fullPath: string): Promise<void> {
+    await tx.$executeRaw`${NamespacesService.releasingRedirects(fullPath)}`;
+  }
+
+  /** releaseRedirects as a statement, for a CTE of a statement that takes the path. */
+  static releasingRedirects(fullPath: string): Prisma.Sql {
     const path = fullPath.toLowerCase();
-    await tx.redirectRoute.deleteMany({ where: { OR: [{ path }, { path: { startsWith: `${path}/` } }] } });
+    // starts_with, not LIKE: `_` and `%` are common in paths and mean nothing here.
+    return Prisma.sql`DELETE FROM "redirect_routes" WHERE "path" = ${path} OR starts_with("path", ${`${path}/`})`;
   }
 
   /**

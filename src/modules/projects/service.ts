@@ -10,8 +10,9 @@ import { Repository } from '../../git/repository.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
+import type { RawQuerier } from '../../events/bus.js';
 import type { ActivityService } from '../activity/service.js';
-import type { MembersService } from '../members/service.js';
+import { MembersService } from '../members/service.js';
 import { PATH_RULE, VISIBILITY_RANK, isValidPath, pathFromName, type Visibility } from '../namespaces/paths.js';
 import { NamespacesService, type NamespaceRow } from '../namespaces/service.js';
 import type { UserRow } from '../users/service.js';
@@ -281,9 +282,11 @@ export class ProjectsService {
    */
   private async personalProjectsLimitError(creatorId: number): Promise<string | null> {
     const { db } = this.base;
-    const creator = await this.base.loaders.users.byId.load(creatorId);
+    const [creator, created] = await Promise.all([
+      this.base.loaders.users.byId.load(creatorId),
+      db.project.count({ where: { creatorId, namespace: { kind: 'user' } } }),
+    ]);
     if (!creator) return null;
-    const created = await db.project.count({ where: { creatorId, namespace: { kind: 'user' } } });
     if (created < creator.projectsLimit) return null;
     return creator.projectsLimit === 0
       ? 'You cannot create projects in your personal namespace. Contact your GitLab administrator.'
@@ -341,44 +344,62 @@ export class ProjectsService {
     const visibility = input.visibility ?? 'private';
     const features = { ...defaultFeatureLevels(visibility), ...featureChanges(input.features) };
     const topics = input.topics ?? input.tagList;
-    const errors = await this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null });
+    // Independent reads, at once.
+    const [errors, limit] = await Promise.all([
+      this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null }),
+      ns.kind === 'user' ? this.personalProjectsLimitError(creatorId) : null,
+    ]);
     Object.assign(errors, featureErrors(features));
     if (input.avatar) {
       const problems = avatarProblems(input.avatar);
       if (problems.length) errors.avatar = problems;
     }
-    if (ns.kind === 'user') {
-      const limit = await this.personalProjectsLimitError(creatorId);
-      if (limit) errors.limitReached = [limit];
-    }
+    if (limit) errors.limitReached = [limit];
     if (Object.keys(errors).length) throw fork ? conflictFields(errors) : invalid(errors);
 
     // The answer is built from what the creation returns and what is known already, not read back (a 6 kB statement).
     const owner = ns.kind === 'user' && ns.ownerId != null ? loaders.users.byId.load(ns.ownerId) : null;
-    const created = await this.base.db.$transaction(async (tx) => {
-      const fullPath = `${ns.fullPath}/${path}`;
-      await NamespacesService.releaseRedirects(tx, fullPath);
-      const row = await tx.project.create({
-        data: {
-          name,
-          path,
-          fullPath,
-          description: input.description ?? null,
-          visibility,
-          defaultBranch: input.defaultBranch ?? 'main',
-          repositoryStorage: app.repositories.pick(),
-          namespaceId: ns.id,
-          creatorId,
-          forkedFromProjectId: fork?.source.id ?? null,
-          ...(topics != null ? { topics: normalizeTopics(topics) } : {}),
-          ...(fork ? { topics: fork.source.topics, ciConfigPath: fork.source.ciConfigPath, emptyRepo: fork.source.emptyRepo } : {}),
-        },
-      });
-      const featureRow = await tx.projectFeature.create({ data: { projectId: row.id, ...features } });
-      if (ns.kind === 'user' && ns.ownerId != null) await this.members.addCreator(tx, { projectId: row.id }, ns.ownerId);
-      const withAvatar = input.avatar ? await replaceAvatar(app.uploads, 'project', row.id, input.avatar, (avatar) => tx.project.update({ where: { id: row.id }, data: { avatar } })) : row;
-      return { ...withAvatar, features: featureRow };
-    });
+    const fullPath = `${ns.fullPath}/${path}`;
+    const columns: [string, Prisma.Sql][] = [
+      ['name', Prisma.sql`${name}`],
+      ['path', Prisma.sql`${path}`],
+      ['fullPath', Prisma.sql`${fullPath}`],
+      ['description', Prisma.sql`${input.description ?? null}`],
+      ['visibility', Prisma.sql`${visibility}`],
+      ['defaultBranch', Prisma.sql`${input.defaultBranch ?? 'main'}`],
+      ['repositoryStorage', Prisma.sql`${app.repositories.pick()}`],
+      ['namespaceId', Prisma.sql`${ns.id}::int`],
+      ['creatorId', Prisma.sql`${creatorId}::int`],
+      ['forkedFromProjectId', Prisma.sql`${fork?.source.id ?? null}::int`],
+      ['topics', Prisma.sql`${fork ? fork.source.topics : topics != null ? normalizeTopics(topics) : []}::text[]`],
+      ['ciConfigPath', Prisma.sql`${fork?.source.ciConfigPath ?? null}`],
+      ['emptyRepo', Prisma.sql`${fork?.source.emptyRepo ?? true}::boolean`],
+      ['updatedAt', Prisma.sql`now()`],
+    ];
+    const featureColumns = Object.keys(features) as (keyof ProjectFeatureLevels)[];
+    const quoted = (names: readonly string[]) => Prisma.raw(names.map((c) => `"${c}"`).join(', '));
+    const newId = Prisma.sql`(SELECT "id" FROM project)`;
+    const creator = ns.kind === 'user' && ns.ownerId != null ? MembersService.creator('projectId', newId, ns.ownerId) : null;
+    const event = this.activity.recording({ action: 'created', authorId: creatorId, targetType: null }, 'created', { id: newId, subject: { visibility, namespace: ns } });
+    // One statement, one round trip: the path taken from old redirects, the project, its features, for a personal
+    // project its owner's membership, and the `created` event, announced (the membership before the event).
+    const insert = (db: RawQuerier, notify: Prisma.Sql) => db.$queryRaw<(Omit<ProjectRow, 'features'> & { features: ProjectRow['features'] })[]>`
+      WITH released AS (${NamespacesService.releasingRedirects(fullPath)}),
+      project AS (
+        INSERT INTO "projects" (${quoted(columns.map(([c]) => c))}) VALUES (${Prisma.join(columns.map(([, v]) => v))}) RETURNING *
+      ), features AS (
+        INSERT INTO "project_features" ("projectId", ${quoted(featureColumns)})
+        SELECT project."id", ${Prisma.join(featureColumns.map((c) => features[c]))} FROM project RETURNING *
+      ), created AS (${event.insert})${creator ? Prisma.sql`, creator AS (${creator.insert})` : Prisma.empty}
+      SELECT project.*, to_json(features) AS "features" FROM project CROSS JOIN features CROSS JOIN created CROSS JOIN LATERAL ${notify}`;
+    const messages = creator ? [creator.announcement, event.announcement] : [event.announcement];
+    const write = async (db: RawQuerier) => (await this.base.announce(messages, (notify) => insert(db, notify)))[0];
+    const created = input.avatar
+      ? await this.base.db.$transaction(async (tx) => {
+          const row = await write(tx);
+          return { ...(await replaceAvatar(app.uploads, 'project', row.id, input.avatar as UploadedFile, (avatar) => tx.project.update({ where: { id: row.id }, data: { avatar } }))), features: row.features };
+        })
+      : await write(this.base.db);
     const project: ProjectRow = { ...created, namespace: { ...ns, owner: await owner }, groupLinks: [], _count: { forks: 0, stars: 0 } };
     // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or the
     // server die right here), the repository is created on first use instead (RepositoryStorages.ensure).
@@ -389,7 +410,6 @@ export class ProjectsService {
           return null;
         });
     if (stale) app.logger.warn({ projectId: project.id, movedTo: stale }, 'a repository no project of this database owns was at the new project\'s place; moved aside');
-    await this.activity.record({ action: 'created', authorId: creatorId, project, targetType: null });
     if (fork) this.base.loaders.projects.forksCount.clear(fork.source.id);
     return primeProjectRows(this.base.loaders, [project])[0];
   }
