@@ -78,6 +78,15 @@ describe('projects', () => {
     const res = await t.api('POST', '/projects', { token: alice.token, body: { name: unique('other'), path: p.path } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: { path: ['has already been taken'] } });
+    // In a group: the same, by namespace_id; a group the caller cannot see says only that, whatever it holds.
+    const group = await createGroup(t, alice.token);
+    const held = await createProject(t, alice.token, { namespaceId: group.id });
+    const again = await t.api('POST', '/projects', { token: alice.token, body: { name: held.name, path: held.path, namespace_id: group.id } });
+    expect(again).toMatchObject({ status: 400, body: { message: { name: ['has already been taken'], path: ['has already been taken'] } } });
+    const outsider = await createUser(t);
+    for (const body of [{ name: held.name, path: held.path, namespace_id: group.id }, { name: unique('free'), namespace_id: group.id }]) {
+      expect(await t.api('POST', '/projects', { token: outsider.token, body })).toMatchObject({ status: 404, body: { message: '404 Namespace Not Found' } });
+    }
   });
 
   it('filters by search, visibility, owned and membership, and paginates with GitLab headers', async () => {

@@ -333,21 +333,30 @@ export class ProjectsService {
   private async createAs(creatorId: number, input: ProjectInput, fork?: { source: ProjectRow; branches: string | null }): Promise<ProjectRow> {
     const { access, loaders, app } = this.base;
     if (!input.name && !input.path) throw atLeastOneOf('name', 'path');
+    const path = input.path ?? pathFromName(input.name ?? '');
+    const name = input.name ?? path;
+    // What the namespace already holds (and, for the creator's own, their project limit) is read while the namespace
+    // is looked up: one turn instead of two. Nothing of it is used, or answered, before access is checked.
+    const target: Prisma.ProjectWhereInput | null = !input.namespace
+      ? { namespace: { ownerId: creatorId, kind: 'user' } }
+      : 'id' in input.namespace
+        ? { namespaceId: input.namespace.id }
+        : null;
+    const clashing = target ? this.clashes(target, { name, path }) : undefined;
+    const personalLimit = input.namespace ? undefined : this.personalProjectsLimitError(creatorId);
+    for (const early of [clashing, personalLimit]) early?.catch(() => {});
     const ns = input.namespace ? await this.namespaces.lookup(input.namespace) : await loaders.namespaces.personalByOwnerId.load(creatorId);
     if (!ns || !(await access.can('read_namespace', ns))) throw notFound(fork ? 'Target Namespace' : 'Namespace');
     // GitLab creates as the creator: in their own namespace they may (an administrator creating for them included).
     const creatorsOwn = ns.kind === 'user' && ns.ownerId === creatorId;
     if (!creatorsOwn) await access.authorize('create_projects', ns);
 
-    const path = input.path ?? pathFromName(input.name ?? '');
-    const name = input.name ?? path;
     const visibility = input.visibility ?? 'private';
     const features = { ...defaultFeatureLevels(visibility), ...featureChanges(input.features) };
     const topics = input.topics ?? input.tagList;
-    // Independent reads, at once.
     const [errors, limit] = await Promise.all([
-      this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null }),
-      ns.kind === 'user' ? this.personalProjectsLimitError(creatorId) : null,
+      this.placementErrors(ns, { name, path, description: input.description, visibility, forkedFrom: fork?.source ?? null }, clashing),
+      ns.kind === 'user' ? (personalLimit ?? this.personalProjectsLimitError(creatorId)) : null,
     ]);
     Object.assign(errors, featureErrors(features));
     if (input.avatar) {
@@ -414,10 +423,14 @@ export class ProjectsService {
     return primeProjectRows(this.base.loaders, [project])[0];
   }
 
-  /** GitLab's model errors for a project named `name` at `path` in `ns` (its name and path unique there, its visibility allowed). */
+  /**
+   * GitLab's model errors for a project named `name` at `path` in `ns` (its name and path unique there, its visibility
+   * allowed); `clashing`, when the caller started reading them already, are the projects of `ns` like it.
+   */
   private async placementErrors(
     ns: NamespaceRow,
     p: { name: string; path: string; description?: string | null; visibility: Visibility; forkedFrom: { visibility: string } | null; exceptId?: number },
+    clashing = this.clashes({ namespaceId: ns.id }, p),
   ): Promise<Record<string, string[]>> {
     const errors: Record<string, string[]> = {};
     if (!p.name.trim()) errors.name = ["can't be blank"];
@@ -431,13 +444,18 @@ export class ProjectsService {
     if (p.forkedFrom && VISIBILITY_RANK[p.visibility] > VISIBILITY_RANK[p.forkedFrom.visibility as Visibility]) {
       errors.visibilityLevel = [...(errors.visibilityLevel ?? []), `${p.visibility} is not allowed since the fork source project has lower visibility.`];
     }
-    const clash = await this.base.db.project.findMany({
-      where: { namespaceId: ns.id, ...(p.exceptId ? { id: { not: p.exceptId } } : {}), OR: [{ path: equalsIgnoringCase(p.path) }, { name: equalsIgnoringCase(p.name) }] },
-      select: { path: true, name: true },
-    });
+    const clash = await clashing;
     if (clash.some((c) => c.path.toLowerCase() === p.path.toLowerCase())) errors.path = [...(errors.path ?? []), 'has already been taken'];
     if (clash.some((c) => c.name.toLowerCase() === p.name.toLowerCase())) errors.name = [...(errors.name ?? []), 'has already been taken'];
     return errors;
+  }
+
+  /** The projects `where` picks (those of one namespace) whose path or name is `p`'s, ignoring case, but `p` itself. */
+  private clashes(where: Prisma.ProjectWhereInput, p: { name: string; path: string; exceptId?: number }): Promise<{ path: string; name: string }[]> {
+    return this.base.db.project.findMany({
+      where: { ...where, ...(p.exceptId ? { id: { not: p.exceptId } } : {}), OR: [{ path: equalsIgnoringCase(p.path) }, { name: equalsIgnoringCase(p.name) }] },
+      select: { path: true, name: true },
+    });
   }
 
   /**
