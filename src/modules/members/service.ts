@@ -66,6 +66,21 @@ function sourceColumn(source: Source): [SourceColumn, number] {
   return 'projectId' in source ? ['projectId', source.projectId] : ['namespaceId', source.namespaceId];
 }
 
+/** The INSERT of one membership, for a CTE: `sourceId` is an SQL expression for its project's or group's id. */
+function memberInsert(column: SourceColumn, sourceId: Prisma.Sql, m: { userId: number; accessLevel: number; expiresAt: Date | null; createdById: number | null }): Prisma.Sql {
+  const expiresAt = m.expiresAt ? m.expiresAt.toISOString().slice(0, 10) : null;
+  return Prisma.sql`
+    INSERT INTO "members" ("userId", ${Prisma.raw(`"${column}"`)}, "accessLevel", "expiresAt", "createdById", "updatedAt")
+    VALUES (${m.userId}::int, ${sourceId}, ${m.accessLevel}::int, ${expiresAt}::date, ${m.createdById}::int, now())
+    RETURNING *`;
+}
+
+/** The announcement that these users' memberships changed: remembered ones are dropped everywhere. */
+function membershipsChanged(userIds: number[]): Announcement {
+  const payload: MembershipsChanged = { userIds };
+  return { topic: MEMBERSHIPS_CHANGED, payload };
+}
+
 /** Where inherited memberships come from: the project (if any) and the chain of groups above, the source's own last. */
 interface Scope {
   projectId: number | null;
@@ -232,20 +247,16 @@ export class MembersService {
    * with `sourceId` an SQL expression for the new row's id, and the announcement that the creator's memberships changed.
    */
   static creator(column: SourceColumn, sourceId: Prisma.Sql, userId: number): { insert: Prisma.Sql; announcement: Announcement } {
-    const payload: MembershipsChanged = { userIds: [userId] };
     return {
-      insert: Prisma.sql`
-        INSERT INTO "members" ("userId", ${Prisma.raw(`"${column}"`)}, "accessLevel", "createdById", "updatedAt")
-        VALUES (${userId}::int, ${sourceId}, ${CREATOR_ACCESS_LEVEL}::int, ${userId}::int, now())
-        RETURNING "id"`,
-      announcement: { topic: MEMBERSHIPS_CHANGED, payload },
+      insert: memberInsert(column, sourceId, { userId, accessLevel: CREATOR_ACCESS_LEVEL, expiresAt: null, createdById: userId }),
+      announcement: membershipsChanged([userId]),
     };
   }
 
   /** Announces, on commit, that these users' memberships changed: remembered ones are dropped everywhere. */
   private changed(userIds: number[], tx: Prisma.TransactionClient): Promise<void> {
-    const message: MembershipsChanged = { userIds };
-    return this.base.publish(MEMBERSHIPS_CHANGED, message, tx);
+    const { topic, payload } = membershipsChanged(userIds);
+    return this.base.publish(topic, payload, tx);
   }
 
   private async authorizeOnGroup(ability: 'update_group_member' | 'destroy_group_member', group: NamespaceRow, member: MemberRow): Promise<void> {
@@ -430,18 +441,12 @@ export class MembersService {
     const [column, id] = sourceColumn(source);
     // GitLab records that the member joined, with the member as the event's author.
     const joined = this.activity.recording({ action: 'joined', authorId: user.id, targetType: null, ...on }, 'joined');
-    const changed: MembershipsChanged = { userIds: [user.id] };
+    const insert = memberInsert(column, Prisma.sql`${id}::int`, { userId: user.id, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: viewer?.id ?? null });
     // The memberships announced before the event they cause, so the new member's subscriptions hear of that event.
-    const messages: Announcement[] = [{ topic: MEMBERSHIPS_CHANGED, payload: changed }, joined.announcement];
-    const expiresAt = input.expiresAt ? input.expiresAt.toISOString().slice(0, 10) : null;
     const [member] = await this.base.announce(
-      messages,
+      [membershipsChanged([user.id]), joined.announcement],
       (notify) => db.$queryRaw<MemberRow[]>`
-        WITH member AS (
-          INSERT INTO "members" ("userId", ${Prisma.raw(`"${column}"`)}, "accessLevel", "expiresAt", "createdById", "updatedAt")
-          VALUES (${user.id}::int, ${id}::int, ${input.accessLevel}::int, ${expiresAt}::date, ${viewer?.id ?? null}::int, now())
-          RETURNING *
-        ), joined AS (${joined.insert})
+        WITH member AS (${insert}), joined AS (${joined.insert})
         SELECT member.* FROM member CROSS JOIN joined CROSS JOIN LATERAL ${notify}`,
     );
     return member;
