@@ -10,6 +10,11 @@ import { PgliteThread, pgliteFolder, pgliteOptions } from './pglite-thread.js';
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
 
+/** Anything that can run a raw statement: the Prisma client, or the client of an open transaction. */
+export type RawExecutor = Pick<PrismaClient, '$executeRaw'>;
+/** The same, for a statement that returns rows. */
+export type RawQuerier = Pick<PrismaClient, '$queryRaw'>;
+
 /**
  * Which connections a request uses. Read requests (queries, REST GETs, subscriptions) have a pool of their own
  * on PostgreSQL, so however many of them run, they cannot hold the connections writes need.

@@ -1,11 +1,6 @@
 /** The event bus: domain changes published through PostgreSQL NOTIFY and delivered to subscribers in every replica. */
 import { randomUUID } from 'node:crypto';
-import { Prisma, type Database, type PrismaClient } from '../db/database.js';
-
-/** Anything that can run a raw statement: the Prisma client, or the client of an open transaction. */
-export type RawExecutor = Pick<PrismaClient, '$executeRaw'>;
-/** The same, for a statement that returns rows. */
-export type RawQuerier = Pick<PrismaClient, '$queryRaw'>;
+import { Prisma, type Database, type RawExecutor } from '../db/database.js';
 
 /**
  * Where a message holds the id of a row its statement makes, until the statement puts it there (Announcement.ids): a

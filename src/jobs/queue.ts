@@ -1,10 +1,7 @@
 /** The background job queue: jobs stored in the `jobs` table, claimed by any replica, retried with backoff. */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Prisma, type Database, type PrismaClient } from '../db/database.js';
-
-/** Anything that can run a raw query: the Prisma client, or the client of an open transaction. */
-export type RawQuerier = Pick<PrismaClient, '$queryRaw'>;
+import { Prisma, type Database, type PrismaClient, type RawQuerier } from '../db/database.js';
 
 export interface JobInfo {
   id: bigint;

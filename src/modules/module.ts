@@ -12,8 +12,8 @@
 import type { Access } from '../auth/policy.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { App } from '../context.js';
-import type { Announcement, RawExecutor } from '../events/bus.js';
-import type { Prisma, PrismaClient } from '../db/database.js';
+import type { Announcement } from '../events/bus.js';
+import type { Prisma, PrismaClient, RawExecutor } from '../db/database.js';
 import type { JobHandlers } from '../jobs/queue.js';
 import type { RestRoute } from '../rest/route.js';
 

@@ -4,13 +4,12 @@ import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subje
 import { defaultFeatureLevels, FEATURE_COLUMNS, type ProjectFeatureLevels } from '../../auth/project-features.js';
 import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
-import { Prisma, type PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient, type RawQuerier } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, notFound, notModified } from '../../errors.js';
 import { Repository } from '../../git/repository.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
-import type { RawQuerier } from '../../events/bus.js';
 import type { ActivityService } from '../activity/service.js';
 import { MembersService } from '../members/service.js';
 import { PATH_RULE, VISIBILITY_RANK, isValidPath, pathFromName, type Visibility } from '../namespaces/paths.js';
