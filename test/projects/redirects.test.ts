@@ -38,7 +38,7 @@ describe('redirect routes', () => {
     expect(await after.projects.find({ path: `${old}/project` })).toBeNull();
   });
 
-  it('releases only the path taken and what lies below it: `_` and `%` in a path match only themselves', async () => {
+  it('releases only the path taken and what lies below it: `_` in a path matches only itself', async () => {
     const { ctx, row } = await h.user();
     const ns = await h.app.db.namespace.findUniqueOrThrow({ where: { ownerId: row.id } });
     const kept = [`${ns.fullPath}/axb`, `${ns.fullPath}/axb/deeper`, `${ns.fullPath}/a%b-other/x`];
