@@ -6,6 +6,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
 import { PgliteThread, pgliteFolder, pgliteOptions } from './pglite-thread.js';
+import { attachDirectReads } from './direct-reads.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -94,6 +95,7 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
     engine = { factory: new PrismaPGlite(pglite), listen: (channel, onPayload) => pglite.listen(channel, onPayload), close: () => pglite.close() };
   }
   const prisma = prismaClient(engine.factory, bounds, options.onQuery);
+  const detach = attachDirectReads(prisma, engine.factory, options.onQuery);
   return {
     prisma,
     readPrisma: prisma,
@@ -101,6 +103,7 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
     migrationFactory: engine.factory,
     listen: (channel, onPayload) => engine.listen(channel, onPayload),
     async close() {
+      await detach();
       await prisma.$disconnect();
       await engine.close();
     },
@@ -135,8 +138,10 @@ async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: Databa
   const readPool = lanePool(bounds.databasePoolSize - bounds.databaseWritePoolSize);
   const migrationPool = new pg.Pool({ connectionString: url, max: 1 });
   migrationPool.on('error', () => {});
-  const prisma = prismaClient(new PrismaPg(writePool), bounds, onQuery);
-  const readPrisma = prismaClient(new PrismaPg(readPool), bounds, onQuery);
+  const [writeFactory, readFactory] = [new PrismaPg(writePool), new PrismaPg(readPool)];
+  const prisma = prismaClient(writeFactory, bounds, onQuery);
+  const readPrisma = prismaClient(readFactory, bounds, onQuery);
+  const detach = [attachDirectReads(prisma, writeFactory, onQuery), attachDirectReads(readPrisma, readFactory, onQuery)];
   const listener = new Listener(pg, url);
   return {
     prisma,
@@ -145,6 +150,7 @@ async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: Databa
     migrationFactory: new PrismaPg(migrationPool),
     listen: (channel, onPayload) => listener.listen(channel, onPayload),
     async close() {
+      await Promise.all(detach.map((close) => close()));
       await Promise.all([prisma.$disconnect(), readPrisma.$disconnect()]);
       await listener.close();
       await Promise.all([writePool.end(), readPool.end(), migrationPool.end()]);

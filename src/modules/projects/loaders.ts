@@ -1,6 +1,7 @@
 /** Batched project reads. */
 import type { ProjectSubject } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
+import { queryRows } from '../../db/direct-reads.js';
 import type { ProjectRow } from './service.js';
 import { byKeyLoader, countLoader, groupedLoader } from '../../db/loader.js';
 import type DataLoader from 'dataloader';
@@ -98,7 +99,7 @@ type FlatProject = Omit<ProjectRow, 'namespace' | 'features' | 'groupLinks' | '_
  * more (above).
  */
 export async function fetchProjectRows(db: PrismaClient, where: Prisma.Sql): Promise<ProjectRow[]> {
-  const flat = await db.$queryRaw<FlatProject[]>`${PROJECT_ROWS} WHERE ${where}`;
+  const flat = await queryRows<FlatProject>(db, Prisma.sql`${PROJECT_ROWS} WHERE ${where}`);
   return flat.map(({ namespace, owner, features, forks, stars, links, ...project }) => ({
     ...project,
     namespace: { ...withDates<NamespaceRow>(namespace, JSON_DATE_FIELDS.Namespace), owner: withDates<UserRow | null>(owner, JSON_DATE_FIELDS.User) },
