@@ -1,11 +1,10 @@
 /** Opens the database: embedded PGlite (a folder or memory) by default, a PostgreSQL server when a URL is given. */
-import { readFile } from 'node:fs/promises';
 import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
-import { PgliteThread, pgliteFolder, pgliteOptions } from './pglite-thread.js';
+import { PgliteThread, pgliteFolder, pgliteOptions, startingData } from './pglite-thread.js';
 import { attachDirectReads } from './direct-reads.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
@@ -89,8 +88,8 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
     engine = await PgliteThread.open(dataDir, options.loadDataDir);
   } else {
     const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
-    const { loadDataDirFile, startParams } = pgliteOptions(dataDir, options.loadDataDir);
-    const loadDataDir = options.loadDataDir ?? (loadDataDirFile ? new Blob([await readFile(loadDataDirFile)]) : undefined);
+    const opening = pgliteOptions(dataDir, options.loadDataDir);
+    const [loadDataDir, startParams] = [await startingData(opening), opening.startParams];
     const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...startParams] });
     engine = { factory: new PrismaPGlite(pglite), listen: (channel, onPayload) => pglite.listen(channel, onPayload), close: () => pglite.close() };
   }

@@ -7,11 +7,12 @@
  * keeps other statements out of an open transaction. Values cross by structured clone, which keeps what the adapter
  * returns (strings, numbers, booleans, Uint8Array) and what Prisma passes in (Date, Uint8Array) intact.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, openAsBlob } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CODE_DIR, RUNNING_TYPESCRIPT, codeFile } from '../paths.js';
+import { extractTemplate } from './pglite-template.js';
 import {
   DriverAdapterError,
   type ConnectionInfo,
@@ -86,6 +87,18 @@ function templateFor(dataDir: string | undefined): string | undefined {
  */
 export function pgliteOptions(dataDir: string | undefined, loadDataDir?: Blob): WorkerOptions {
   return { dataDir, loadDataDir, loadDataDirFile: loadDataDir ? undefined : templateFor(dataDir), startParams: PGLITE_START_PARAMS };
+}
+
+/**
+ * What PGlite is given to start from, in the thread that opens it: the data given; for a new folder, nothing, once
+ * the template's files are written to it (src/db/pglite-template.ts); for memory, the template's bytes.
+ */
+export async function startingData(options: WorkerOptions): Promise<Blob | undefined> {
+  if (options.loadDataDir || !options.loadDataDirFile) return options.loadDataDir;
+  // A Blob backed by the file: PGlite reads it once, where a Blob of its bytes would be two more copies.
+  if (!options.dataDir) return openAsBlob(options.loadDataDirFile);
+  extractTemplate(options.loadDataDirFile, options.dataDir);
+  return undefined;
 }
 
 /** The adapter name Prisma sees; the same as pglite-prisma-adapter's, since the same code answers. */

@@ -3,18 +3,17 @@
  * pglite-prisma-adapter run here, so their CPU work (WebAssembly, parsing rows) leaves the server's thread. It answers
  * the driver-adapter calls the main thread forwards, and posts LISTEN notifications back.
  */
-import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
-import type { Reply, Request, WorkerOptions } from './pglite-thread.js';
+import { startingData, type Reply, type Request, type WorkerOptions } from './pglite-thread.js';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.ts runs only as a worker thread');
 
 const options = workerData as WorkerOptions;
-const loadDataDir = options.loadDataDir ?? (options.loadDataDirFile ? new Blob([await readFile(options.loadDataDirFile)]) : undefined);
+const loadDataDir = await startingData(options);
 const pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...options.startParams] });
 const factory = new PrismaPGlite(pglite);
 /** Each adapter with the PGlite under it (the database, or a shadow database the schema engine asked for). */
