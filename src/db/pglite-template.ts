@@ -15,7 +15,7 @@ const BLOCK = 512;
 /** Writes the tar's directories and files under `folder`; PG_VERSION, which marks a data folder as made, comes last. */
 export function extractTemplate(tarFile: string, folder: string): void {
   const tar = openSync(tarFile, 'r');
-  const buffer = Buffer.alloc(1 << 20);
+  const buffer = Buffer.alloc(1024 * 1024);
   try {
     let deferred: { target: string; at: number; size: number } | undefined;
     for (let at = 0; ; ) {

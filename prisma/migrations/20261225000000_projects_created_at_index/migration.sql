@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "projects_createdAt_id_idx" ON "projects"("createdAt", "id");
