@@ -46,11 +46,21 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
   }
   if (!rebuild) return obj;
   // Spread keys take the place of the field that held them, so the REST key order reads naturally.
-  const spreads = new Set(plans.filter((p) => p.spread).map((p) => p.key));
+  const spreads = spreadKeys(plans);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) {
-    if (spreads.has(k) && v && typeof v === 'object') Object.assign(out, v);
-    else if (!spreads.has(k)) out[k] = v;
+  for (const k in obj) {
+    const v = obj[k];
+    if (!spreads.has(k)) out[k] = v;
+    else if (v && typeof v === 'object') Object.assign(out, v);
   }
   return out;
+}
+
+/** The keys of a list of plans that spread, worked out once per list (plans are made once, at start-up). */
+const spreadKeysOf = new WeakMap<OutputPlan[], Set<string>>();
+
+function spreadKeys(plans: OutputPlan[]): Set<string> {
+  let keys = spreadKeysOf.get(plans);
+  if (!keys) spreadKeysOf.set(plans, (keys = new Set(plans.filter((p) => p.spread).map((p) => p.key))));
+  return keys;
 }
