@@ -3,6 +3,7 @@
  * REST status and body, so the REST adapter only looks them up and GraphQL clients see `extensions.code`.
  */
 import { GraphQLError } from 'graphql';
+import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
 
 export type ErrorCode =
   | 'BAD_USER_INPUT'
@@ -282,9 +283,9 @@ const POOL_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
 export function fromDatabase(error: unknown): GraphQLError | null {
   const cause = error instanceof GraphQLError && error.originalError ? error.originalError : error;
   if (!cause || typeof cause !== 'object') return null;
-  const { code, message, meta, name } = cause as { code?: unknown; message?: unknown; name?: unknown; meta?: { driverAdapterError?: { cause?: DriverFailure } } };
+  const { code, message, meta } = cause as { code?: unknown; message?: unknown; meta?: { driverAdapterError?: { cause?: DriverFailure } } };
   // Prisma wraps the driver adapter's error; a direct read (src/db/direct-reads.ts) throws it as it is.
-  const failure = meta?.driverAdapterError?.cause ?? (name === 'DriverAdapterError' ? (cause as { cause?: DriverFailure }).cause : undefined);
+  const failure = meta?.driverAdapterError?.cause ?? (isDriverAdapterError(cause) ? (cause.cause as DriverFailure) : undefined);
   // P2002 from Prisma's own queries; a raw statement's violation (P2010) keeps PostgreSQL's SQLSTATE.
   if (code === 'P2002' || failure?.originalCode === '23505') {
     const index = violatedIndex(failure);

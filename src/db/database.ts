@@ -68,6 +68,19 @@ function prismaClient(adapter: SqlDriverAdapterFactory, bounds: DatabaseBounds, 
   return client as unknown as PrismaClient;
 }
 
+/** A lane's Prisma client, with direct reads (src/db/direct-reads.ts) on the same adapter factory; `close` ends both. */
+function openLane(factory: SqlDriverAdapterFactory, bounds: DatabaseBounds, onQuery: DatabaseOptions['onQuery']): { client: PrismaClient; close(): Promise<void> } {
+  const client = prismaClient(factory, bounds, onQuery);
+  const detach = attachDirectReads(client, factory, onQuery);
+  return {
+    client,
+    async close() {
+      await detach();
+      await client.$disconnect();
+    },
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const bounds = options.bounds ?? databaseBounds(loadConfig({}));
   return options.databaseUrl ? openPostgres(options.databaseUrl, bounds, options.onQuery) : openPglite(options, bounds);
@@ -89,21 +102,19 @@ async function openPglite(options: DatabaseOptions, bounds: DatabaseBounds): Pro
   } else {
     const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
     const opening = pgliteOptions(dataDir, options.loadDataDir);
-    const [loadDataDir, startParams] = [await startingData(opening), opening.startParams];
-    const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...startParams] });
+    const loadDataDir = await startingData(opening);
+    const pglite = await PGlite.create({ dataDir, loadDataDir, startParams: [...PGlite.defaultStartParams, ...opening.startParams] });
     engine = { factory: new PrismaPGlite(pglite), listen: (channel, onPayload) => pglite.listen(channel, onPayload), close: () => pglite.close() };
   }
-  const prisma = prismaClient(engine.factory, bounds, options.onQuery);
-  const detach = attachDirectReads(prisma, engine.factory, options.onQuery);
+  const lane = openLane(engine.factory, bounds, options.onQuery);
   return {
-    prisma,
-    readPrisma: prisma,
+    prisma: lane.client,
+    readPrisma: lane.client,
     kind: 'pglite',
     migrationFactory: engine.factory,
     listen: (channel, onPayload) => engine.listen(channel, onPayload),
     async close() {
-      await detach();
-      await prisma.$disconnect();
+      await lane.close();
       await engine.close();
     },
   };
@@ -137,20 +148,17 @@ async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: Databa
   const readPool = lanePool(bounds.databasePoolSize - bounds.databaseWritePoolSize);
   const migrationPool = new pg.Pool({ connectionString: url, max: 1 });
   migrationPool.on('error', () => {});
-  const [writeFactory, readFactory] = [new PrismaPg(writePool), new PrismaPg(readPool)];
-  const prisma = prismaClient(writeFactory, bounds, onQuery);
-  const readPrisma = prismaClient(readFactory, bounds, onQuery);
-  const detach = [attachDirectReads(prisma, writeFactory, onQuery), attachDirectReads(readPrisma, readFactory, onQuery)];
+  const write = openLane(new PrismaPg(writePool), bounds, onQuery);
+  const read = openLane(new PrismaPg(readPool), bounds, onQuery);
   const listener = new Listener(pg, url);
   return {
-    prisma,
-    readPrisma,
+    prisma: write.client,
+    readPrisma: read.client,
     kind: 'postgres',
     migrationFactory: new PrismaPg(migrationPool),
     listen: (channel, onPayload) => listener.listen(channel, onPayload),
     async close() {
-      await Promise.all(detach.map((close) => close()));
-      await Promise.all([prisma.$disconnect(), readPrisma.$disconnect()]);
+      await Promise.all([write.close(), read.close()]);
       await listener.close();
       await Promise.all([writePool.end(), readPool.end(), migrationPool.end()]);
     },

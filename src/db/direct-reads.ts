@@ -12,12 +12,11 @@
  */
 import { ColumnTypeEnum, type ArgType, type ColumnType, type SqlDriverAdapterFactory, type SqlQueryable } from '@prisma/driver-adapter-utils';
 import { Prisma } from '../generated/prisma/client.js';
-
-type RawQuerier = { $queryRaw<T = unknown>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
+import type { RawQuerier } from './database.js';
 
 /** A lane client's own adapter, connected on first use. */
 interface DirectLane {
-  adapter: () => Promise<SqlQueryable & { dispose?(): Promise<void> }>;
+  adapter: () => Promise<SqlQueryable>;
   onQuery?: (sql: string) => void;
 }
 

@@ -16,10 +16,10 @@ const BLOCK = 512;
 export function extractTemplate(tarFile: string, folder: string): void {
   const tar = openSync(tarFile, 'r');
   const buffer = Buffer.alloc(1024 * 1024);
+  const header = Buffer.alloc(BLOCK);
   try {
     let deferred: { target: string; at: number; size: number } | undefined;
     for (let at = 0; ; ) {
-      const header = Buffer.alloc(BLOCK);
       if (readSync(tar, header, 0, BLOCK, at) < BLOCK || header.every((b) => b === 0)) break;
       const size = parseInt(field(header, 124, 12).trim() || '0', 8);
       const type = String.fromCharCode(header[156] || 0x30);
