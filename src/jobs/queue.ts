@@ -239,7 +239,11 @@ export class JobQueue {
     this.schedule(again ? 0 : this.pollIntervalMs);
   }
 
-  /** One statement, so rows are locked only for its duration and never while a handler runs. */
+  /**
+   * One statement, so rows are locked only for its duration and never while a handler runs. Times are compared at
+   * the columns' precision: a `runAt` of now() is stored rounded to the millisecond, up to half of one later, and a
+   * claim right after its enqueue would otherwise find it not yet due (rounding keeps the order of the two times).
+   */
   private async claim(kinds: string[], limit: number): Promise<ClaimedJob[]> {
     const jobs = await this.db.prisma.$queryRaw<ClaimedJob[]>`
       UPDATE "jobs" SET
@@ -250,7 +254,7 @@ export class JobQueue {
         "updatedAt" = now()
       WHERE "id" IN (
         SELECT "id" FROM "jobs"
-        WHERE (("status" = 'queued' AND "runAt" <= now()) OR ("status" = 'running' AND "lockedUntil" < now()))
+        WHERE (("status" = 'queued' AND "runAt" <= now()::timestamptz(3)) OR ("status" = 'running' AND "lockedUntil" < now()::timestamptz(3)))
           AND "kind" = ANY(${kinds}::text[])
         ORDER BY "runAt", "id"
         LIMIT ${limit}::int

@@ -51,6 +51,18 @@ describe('JobQueue', () => {
     expect(await q.runOnce()).toBe(0);
   });
 
+  it('runs a job enqueued a moment ago, every time: its runAt, now() stored to the millisecond, may round up', async () => {
+    const kind = uniqueKind('at-once');
+    const q = queue();
+    q.register(kind, async () => {});
+    let missed = 0;
+    for (let i = 0; i < 100; i += 1) {
+      await q.enqueue(kind, {});
+      if ((await q.runOnce()) === 0) missed += 1;
+    }
+    expect(missed).toBe(0);
+  });
+
   it('does not run a job before its runAt', async () => {
     const kind = uniqueKind('later');
     const q = queue();
