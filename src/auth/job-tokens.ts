@@ -15,6 +15,7 @@ interface JobTokenRow {
   jobId: number;
   projectId: number;
   pipelineId: number;
+  namespaceIds: number[];
   userId: number;
   username: string;
   external: boolean;
@@ -26,9 +27,10 @@ interface JobTokenRow {
 export function jobTokenAuthenticator(db: PrismaClient): Authenticator {
   return async (digest) => {
     const [row] = await db.$queryRaw<JobTokenRow[]>`
-      SELECT j."id" AS "jobId", j."projectId", j."pipelineId", u."id" AS "userId", u."username", u."external",
-             u."bot", u."canCreateGroup", u."state"
+      SELECT j."id" AS "jobId", j."projectId", j."pipelineId", n."traversalIds" AS "namespaceIds", u."id" AS "userId",
+             u."username", u."external", u."bot", u."canCreateGroup", u."state"
       FROM "ci_builds" j JOIN "users" u ON u."id" = j."userId"
+      JOIN "projects" p ON p."id" = j."projectId" JOIN "namespaces" n ON n."id" = p."namespaceId"
       WHERE j."tokenDigest" = ${digest} AND j."status" = 'running'`;
     if (!row) throw unauthenticated();
     if (row.state === 'blocked') throw forbidden('Your account has been blocked.');
@@ -44,7 +46,7 @@ export function jobTokenAuthenticator(db: PrismaClient): Authenticator {
       tokenId: 0,
       tokenExpiresAt: null,
       scopes: [JOB_TOKEN_SCOPE],
-      job: { id: row.jobId, projectId: row.projectId, pipelineId: row.pipelineId },
+      job: { id: row.jobId, projectId: row.projectId, pipelineId: row.pipelineId, namespaceIds: row.namespaceIds },
     };
     return viewer;
   };

@@ -180,12 +180,15 @@ function heldAtLeast(levels: ReadonlyMap<number, number>, min: number, shared?: 
 interface Rule<S, W> {
   allows(actor: Actor, subject: S): boolean;
   where(actor: Actor): W | boolean;
+  /** A rule about projects (its filter is one of projects): a CI job token's allowlist applies to it. */
+  onProjects?: boolean;
 }
 
 /** Rules joined by OR (any of them) or AND (all of them), as the check for one subject and as the list filter. */
 function joined<S, W>(join: 'OR' | 'AND', rules: Rule<S, W>[]): Rule<S, W> {
   const any = join === 'OR';
   return {
+    onProjects: rules.some((r) => r.onProjects),
     allows: (actor, subject) => (any ? rules.some((r) => r.allows(actor, subject)) : rules.every((r) => r.allows(actor, subject))),
     where(actor) {
       const parts = rules.map((r) => r.where(actor));
@@ -237,6 +240,7 @@ function namespaceMember(min: number): Rule<NamespaceSubject, Prisma.NamespaceWh
 
 function projectMember(min: number): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
   return {
+    onProjects: true,
     allows: (actor, project) => projectLevel(actor, project) >= min,
     where(actor) {
       const viewer = actor.viewer;
@@ -452,6 +456,7 @@ function projectMembership(memberMayLeave: boolean): Rule<ProjectMemberSubject, 
 /** GitLab's `rule { archived }.prevent(*archived_abilities)`: nobody, administrators included, writes to an archived project. */
 function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
   return {
+    onProjects: true,
     allows: (actor, project) => !project.archived && rule.allows(actor, project),
     where: (actor) => {
       const w = rule.where(actor);
@@ -478,6 +483,7 @@ function featureAllowed(feature: ProjectFeatureName, unlessDisabled = false): Ru
   const members = projectMember(requiredMinimumAccessLevel(feature));
   const open = unlessDisabled ? ['disabled', 'enabled', 'public'] : ['enabled', 'public'];
   return {
+    onProjects: true,
     allows(actor, project) {
       const level = featureLevel(project, feature);
       if (level === 'private') return !!actor.viewer?.admin || members.allows(actor, project);
@@ -619,6 +625,9 @@ const RULES = {
 
 type Rules = typeof RULES;
 
+/** Every ability's name. */
+export const ABILITIES = Object.keys(RULES) as Ability[];
+
 /**
  * Abilities that read the actor's ancestors: loaded, one query, only when one of these is asked and what is loaded
  * does not already allow it. Their rules may only grant through ancestors, never deny.
@@ -631,37 +640,65 @@ type WhereOf<A extends Ability> = Rules[A] extends Rule<unknown, infer W> ? W : 
 type GlobalAbility = { [A in Ability]: SubjectOf<A> extends null ? A : never }[Ability];
 type SubjectAbility = Exclude<Ability, GlobalAbility>;
 
-/**
- * The project a subject is or belongs to (a project, or a protected ref or CI/CD variables owner of one), when it is one
- * other than the job's own: a CI job token reaches it only through that project's inbound job token scope.
- */
-function jobTarget(job: NonNullable<Viewer['job']>, subject: unknown): number | null {
+/** The project a subject is or belongs to (a project, or a protected ref, job log or CI/CD variables owner of one); null for any other subject. */
+function subjectProject(subject: unknown): number | null {
   if (typeof subject !== 'object' || subject === null) return null;
   const project = 'project' in subject ? (subject as { project: unknown }).project : subject;
   const isProject = typeof project === 'object' && project !== null && 'namespace' in project && 'visibility' in project && 'id' in project;
-  if (!isProject) return null;
-  const id = (project as { id: number }).id;
+  return isProject ? (project as { id: number }).id : null;
+}
+
+/** For a CI job token: the project a subject belongs to when it is one other than the job's own (its inbound scope decides). */
+function jobTarget(job: NonNullable<Viewer['job']>, subject: unknown): number | null {
+  const id = subjectProject(subject);
   return id === job.projectId ? null : id;
 }
 
+const ANONYMOUS = actorWithoutMemberships(null);
+
 /**
  * GitLab's Ci::JobToken::Scope#accessible?: a CI job token reaches its own project, and another only when that
- * project's inbound scope lets it in (the actor's `jobReach`); anywhere else it can do nothing (GitLab's prevent_all).
+ * project's inbound scope lets the job's project in (as far as the request has asked: the actor's `jobReach`; as a
+ * filter: the scope is off, or the allowlist names the job's project or a group above it).
  */
-function withinJobScope(actor: Actor, job: NonNullable<Viewer['job']>, subject: unknown): boolean {
-  const target = jobTarget(job, subject);
-  return target === null || !!actor.jobReach?.has(target);
-}
+const jobTokenScope: Rule<ProjectSubject, Prisma.ProjectWhereInput> = {
+  allows(actor, project) {
+    const job = actor.viewer?.job;
+    return !job || project.id === job.projectId || !!actor.jobReach?.has(project.id);
+  },
+  where(actor) {
+    const job = actor.viewer?.job;
+    if (!job) return true;
+    return {
+      OR: [
+        { id: job.projectId },
+        { ciCdSettings: { is: { inboundJobTokenScopeEnabled: false } } },
+        { jobTokenProjectScopeLinks: { some: { targetProjectId: job.projectId, direction: 'inbound' } } },
+        { jobTokenGroupScopeLinks: { some: { targetGroupId: { in: [...job.namespaceIds] } } } },
+      ],
+    };
+  },
+};
 
-/** The one check: may this actor do this to this subject? */
+/**
+ * The one check: may this actor do this to this subject? A CI job token acts for its job's user only on the projects
+ * its scope reaches (GitLab's ProjectPolicy prevents everything elsewhere); on what belongs to no project (users,
+ * groups, runners, tokens) it is nobody, as GitLab reads a job token nowhere else.
+ */
 export function can<A extends Ability>(actor: Actor, ability: A, subject: SubjectOf<A>): boolean {
-  if (actor.viewer?.job && !withinJobScope(actor, actor.viewer.job, subject)) return false;
-  return (RULES[ability] as Rule<SubjectOf<A>, unknown>).allows(actor, subject);
+  const rule = RULES[ability] as Rule<SubjectOf<A>, unknown>;
+  if (!actor.viewer?.job) return rule.allows(actor, subject);
+  const project = subjectProject(subject);
+  if (project === null) return rule.allows(ANONYMOUS, subject);
+  return jobTokenScope.allows(actor, { id: project } as ProjectSubject) && rule.allows(actor, subject);
 }
 
 /** The same rule as a filter for a list query of the subject's model. */
 export function allowedWhere<A extends Ability>(actor: Actor, ability: A): WhereOf<A> {
-  return allowedOrNone((RULES[ability] as Rule<unknown, WhereOf<A>>).where(actor));
+  const rule = RULES[ability] as Rule<unknown, WhereOf<A>>;
+  if (!actor.viewer?.job) return allowedOrNone(rule.where(actor));
+  if (!rule.onProjects) return allowedOrNone(rule.where(ANONYMOUS));
+  return allowedOrNone(allOf(rule, jobTokenScope as Rule<unknown, WhereOf<A>>).where(actor));
 }
 
 /** Where a request's Access loads what its checks need. */

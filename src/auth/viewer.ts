@@ -17,7 +17,13 @@ export interface Viewer {
    * Set when a CI job token authenticated the request (GitLab's CI_JOB_TOKEN): the job's user acting for that job,
    * only on fields that accept job tokens and only on the job's own project.
    */
-  job?: { id: number; projectId: number; pipelineId: number };
+  job?: {
+    id: number;
+    projectId: number;
+    pipelineId: number;
+    /** The job project's namespace and the groups above it (group entries of inbound allowlists name them). */
+    namespaceIds: readonly number[];
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowedWhere, can, type Ability, type Actor } from '../../src/auth/policy.js';
+import { ABILITIES, allowedWhere, can, type Ability, type Actor } from '../../src/auth/policy.js';
+import { JOB_TOKEN_SCOPE } from '../../src/auth/scopes.js';
 import type { Viewer } from '../../src/auth/viewer.js';
 import { serviceHarness, type ServiceHarness } from '../support/context.js';
 import { unique } from '../support/factories.js';
@@ -10,6 +11,10 @@ let h: ServiceHarness;
 const viewers: { label: string; viewer: Viewer | null }[] = [];
 const projectIds: number[] = [];
 const namespaceIds: number[] = [];
+const userIds: number[] = [];
+const runnerIds: number[] = [];
+/** Projects only the job-token cases add (the stranger's own). */
+const jobProjectIds: number[] = [];
 
 beforeAll(async () => {
   h = await serviceHarness();
@@ -37,9 +42,42 @@ beforeAll(async () => {
   namespaceIds.push(owner.row.id, stranger.row.id);
   const personalNamespaces = await h.app.db.namespace.findMany({ where: { kind: 'user', ownerId: { in: [owner.row.id, stranger.row.id] } } });
   namespaceIds.push(...personalNamespaces.map((n) => n.id));
+  const people = [owner, groupMember, projectMember, external, admin, stranger];
+  userIds.push(...people.map((u) => u.row.id));
+  await h.app.db.user.update({ where: { id: stranger.row.id }, data: { privateProfile: true } });
+  // CI job tokens: a job of the owner's in a project of the private group, and one of the stranger's own project. The
+  // projects let them in as GitLab's inbound allowlists say: one names the owner's project, one the private group
+  // above it, one turned its inbound scope off, one names the stranger's project; the others let no job in.
+  const [privateTop] = namespaceIds;
+  const ownersJobProject = await h.app.db.project.findFirstOrThrow({ where: { id: { in: projectIds }, namespaceId: privateTop } });
+  const strangersProject = await svc(stranger).projects.create({ name: unique('theirs'), visibility: 'private' });
+  jobProjectIds.push(strangersProject.id);
+  const [byProject, byGroup, open, byStranger] = projectIds.filter((id) => id !== ownersJobProject.id).slice(-4);
+  await h.app.db.ciJobTokenProjectScopeLink.create({ data: { sourceProjectId: byProject, targetProjectId: ownersJobProject.id } });
+  await h.app.db.ciJobTokenGroupScopeLink.create({ data: { sourceProjectId: byGroup, targetGroupId: privateTop } });
+  await h.app.db.projectCiCdSetting.create({ data: { projectId: open, inboundJobTokenScopeEnabled: false } });
+  await h.app.db.ciJobTokenProjectScopeLink.create({ data: { sourceProjectId: byStranger, targetProjectId: strangersProject.id } });
+  const jobOf = (user: { viewer: Viewer }, project: { id: number }, ns: number[]): Viewer => ({
+    ...user.viewer,
+    scopes: [JOB_TOKEN_SCOPE],
+    job: { id: project.id, projectId: project.id, pipelineId: project.id, namespaceIds: ns },
+  });
+  // Runners of every type, and a token of each person.
+  const runners = [
+    await svc(admin).runners.create({ runnerType: 'instance_type' }),
+    await svc(owner).runners.create({ runnerType: 'group_type', groupId: String(privateTop) }),
+    await svc(owner).runners.create({ runnerType: 'project_type', projectId: String(ownersJobProject.id) }),
+  ];
+  runnerIds.push(...runners.map((r) => r.id));
+  for (const person of people) {
+    await h.app.db.personalAccessToken.create({ data: { userId: person.row.id, name: 'policy', scopes: ['api'], digest: unique('digest') } });
+  }
+  const strangerNs = await h.app.db.project.findUniqueOrThrow({ where: { id: strangersProject.id }, include: { namespace: true } });
   viewers.push(
     { label: 'anonymous', viewer: null },
-    ...[owner, groupMember, projectMember, external, admin, stranger].map((u, i) => ({ label: ['owner', 'group member', 'project member', 'external', 'admin', 'stranger'][i], viewer: u.viewer })),
+    ...people.map((u, i) => ({ label: ['owner', 'group member', 'project member', 'external', 'admin', 'stranger'][i], viewer: u.viewer })),
+    { label: "the owner's CI job token", viewer: jobOf(owner, ownersJobProject, [privateTop]) },
+    { label: "the stranger's CI job token", viewer: jobOf(stranger, strangersProject, strangerNs.namespace.traversalIds) },
   );
 });
 afterAll(() => h?.close());
@@ -49,41 +87,70 @@ async function actorOf(viewer: Viewer | null, ability?: Ability): Promise<Actor>
 }
 
 describe('the policy', () => {
-  const projectAbilities: Ability[] = ['read_project', 'admin_project_member', 'manage_owners'];
-  const namespaceAbilities: Ability[] = [
-    'read_group',
-    'read_namespace',
-    'create_projects',
-    'create_subgroup',
-    'admin_namespace',
-    'admin_group_member',
-    'admin_group',
-    'read_namespace_via_membership',
-  ];
+  /** The subjects of each model a list filter may be of, loaded as services load them. */
+  const models = {
+    project: {
+      rows: () => h.app.db.project.findMany({ where: { id: { in: [...projectIds, ...jobProjectIds] } }, include: { namespace: true, features: true } }),
+      list: (where: object) => h.app.db.project.findMany({ where: { AND: [{ id: { in: [...projectIds, ...jobProjectIds] } }, where] }, select: { id: true } }),
+    },
+    namespace: {
+      rows: () => h.app.db.namespace.findMany({ where: { id: { in: namespaceIds } } }),
+      list: (where: object) => h.app.db.namespace.findMany({ where: { AND: [{ id: { in: namespaceIds } }, where] }, select: { id: true } }),
+    },
+    user: {
+      rows: () => h.app.db.user.findMany({ where: { id: { in: userIds } } }),
+      list: (where: object) => h.app.db.user.findMany({ where: { AND: [{ id: { in: userIds } }, where] }, select: { id: true } }),
+    },
+    runner: {
+      async rows() {
+        const runners = await h.app.db.runner.findMany({ where: { id: { in: runnerIds } }, include: { namespace: true, projects: { include: { project: { include: { namespace: true, features: true } } } } } });
+        return runners.map((r) => ({ id: r.id, runnerType: r.runnerType, locked: r.locked, group: r.namespace, projects: r.projects.map((rp) => rp.project) }));
+      },
+      list: (where: object) => h.app.db.runner.findMany({ where: { AND: [{ id: { in: runnerIds } }, where] }, select: { id: true } }),
+    },
+    token: {
+      rows: () => h.app.db.personalAccessToken.findMany({ where: { userId: { in: userIds } } }),
+      list: (where: object) => h.app.db.personalAccessToken.findMany({ where: { AND: [{ userId: { in: userIds } }, where] }, select: { id: true } }),
+    },
+  };
+  const NONE = JSON.stringify({ id: { in: [] } });
 
-  it('filters a list of projects exactly as it checks each one', async () => {
-    const rows = await h.app.db.project.findMany({ where: { id: { in: projectIds } }, include: { namespace: true } });
-    for (const { label, viewer } of viewers) {
-      for (const ability of projectAbilities) {
-        const actor = await actorOf(viewer, ability);
-        const listed = await h.app.db.project.findMany({ where: { AND: [{ id: { in: projectIds } }, allowedWhere(actor, ability as 'read_project')] }, select: { id: true } });
-        const checked = rows.filter((p) => can(actor, ability as 'read_project', p)).map((p) => p.id);
-        expect([label, ability, listed.map((p) => p.id).sort()]).toEqual([label, ability, checked.sort()]);
+  /** The model whose list filter an ability gives (every viewer's filter is one of its rows), or null for an ability never used as a filter. */
+  async function modelOf(ability: Ability): Promise<keyof typeof models | null> {
+    const all = await Promise.all(viewers.map(async ({ viewer }) => JSON.stringify(allowedWhere(await actorOf(viewer, ability), ability as 'read_project'))));
+    const wheres = [...new Set(all)].filter((w) => w !== NONE && w !== '{}').map((w) => JSON.parse(w) as object);
+    if (wheres.length === 0) return null;
+    const fits: (keyof typeof models)[] = [];
+    for (const model of Object.keys(models) as (keyof typeof models)[]) {
+      const valid = await Promise.all(wheres.map((w) => models[model].list(w).then(() => true, () => false)));
+      if (valid.every(Boolean)) fits.push(model);
+    }
+    if (fits.length === 1) return fits[0];
+    // `{ id: … }` (UserPolicy's `self`) fits every model: GitLab's UserPolicy abilities name the user.
+    if (fits.includes('user') && /(^|_)user($|_)/.test(ability)) return 'user';
+    throw new Error(`${ability}: its filters fit ${fits.length ? fits.join(', ') : 'no model'} of the models the test knows`);
+  }
+
+  it('filters every list exactly as it checks each item, for every ability and every kind of viewer, CI job tokens included', async () => {
+    const tested: string[] = [];
+    for (const ability of ABILITIES) {
+      const model = await modelOf(ability);
+      if (!model) continue;
+      tested.push(ability);
+      const rows = await models[model].rows();
+      for (const { label, viewer } of viewers) {
+        // A new request for each question, as a list and a lookup are different requests.
+        const context = () => (viewer ? h.contextFor(viewer) : h.anonymous()).access;
+        const listed = (await models[model].list((await context().where(ability as 'read_project')) as object)).map((r) => r.id).sort();
+        const lookup = context();
+        const checked: number[] = [];
+        for (const row of rows) if (await lookup.check(ability as 'read_project', row as never)) checked.push(row.id);
+        expect([label, ability, listed]).toEqual([label, ability, checked.sort()]);
       }
     }
-  });
-
-  it('filters a list of namespaces exactly as it checks each one', async () => {
-    const rows = await h.app.db.namespace.findMany({ where: { id: { in: namespaceIds } } });
-    for (const { label, viewer } of viewers) {
-      for (const ability of namespaceAbilities) {
-        const actor = await actorOf(viewer, ability);
-        const listed = await h.app.db.namespace.findMany({ where: { AND: [{ id: { in: namespaceIds } }, allowedWhere(actor, ability as 'read_group')] }, select: { id: true } });
-        const checked = rows.filter((n) => can(actor, ability as 'read_group', n)).map((n) => n.id);
-        expect([label, ability, listed.map((n) => n.id).sort()]).toEqual([label, ability, checked.sort()]);
-      }
-    }
-  });
+    // Every list filter of the projects, groups and users the services use is among them.
+    expect(tested).toEqual(expect.arrayContaining(['read_project', 'read_pipeline', 'read_build', 'download_code', 'create_pipeline', 'read_group', 'read_namespace', 'read_user_profile', 'read_runner', 'read_token']));
+  }, 180_000);
 
   it('gives GitLab’s answers: members read private projects, externals do not read internal ones, admins read all', async () => {
     const rows = await h.app.db.project.findMany({ where: { id: { in: projectIds } }, include: { namespace: true } });
