@@ -1,5 +1,7 @@
 /** Express middleware shared by every surface: request ids, access logs, security headers, rate limits, body errors. */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.js';
 import { readCredentials } from '../auth/credentials.js';
@@ -72,6 +74,42 @@ export function sendCoded(res: Response, error: GraphQLError, restName?: RestNam
   res.set(headers ?? {});
   if (text) res.status(status).type('text/plain').send(body);
   else res.status(status).json(body);
+}
+
+/** How long a refused request's remaining body is read away before its connection is closed (nginx's lingering close). */
+const LINGER_MS = 10_000;
+
+/**
+ * Answers a request whose body will not be read (too large, malformed): the answer at once, with `Connection:
+ * close`. What the client still sends is read away, so it gets the answer rather than a reset, but only for
+ * LINGER_MS: then the connection is closed, whatever is left.
+ */
+export function refuseBody(req: IncomingMessage, res: Response, error: GraphQLError): void {
+  if (!res.headersSent) {
+    res.setHeader('Connection', 'close');
+    sendCoded(res, error);
+  }
+  if (req.complete) return;
+  req.unpipe();
+  req.resume();
+  closeAfterLinger(req.socket);
+}
+
+/** Closes a connection whose answer is its last once LINGER_MS have passed, if the client has not closed it by then. */
+export function closeAfterLinger(socket: Duplex): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * A declared body above the limit is refused before a byte of it is read (the body parsers would read it all, and
+ * only then answer). Git's packs and the runner's artifacts and traces have their own limits and come earlier.
+ */
+export function declaredBodyLimit(limit: number) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (Number(req.headers['content-length']) > limit) return refuseBody(req, res, payloadTooLarge());
+    next();
+  };
 }
 
 /** Body-parser failures: malformed JSON is a 400, an oversized body a 413; never a stack trace. */

@@ -1,11 +1,20 @@
+import { readdirSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { createGroup, createUser } from '../support/factories.js';
+import { eventually } from '../support/wait.js';
 
-// Hostile shapes of parameters that once crashed coercion (500) for anyone, with no token: objects whose `toString`
-// is not a function where a scalar is expected, and lists with null items. Each is the client's mistake: GitLab's 400.
-const t = suiteServer();
+// Hostile input anyone can send, with no token, that once crashed (500), hung, or leaked: objects whose `toString`
+// is not a function where a scalar is expected, lists with null items, multipart bodies with too many parts, bodies
+// declared larger than the limit, requests that never finish, HEAD requests the parser refuses, bodies cut off.
+const BODY_LIMIT = 256 * 1024;
+const HEADERS_TIMEOUT_MS = 1000;
+const REQUEST_TIMEOUT_MS = 1500;
+const t = suiteServer({ bodyLimit: BODY_LIMIT, headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS, rateLimitPerMinute: 0 });
 
 async function get(path: string, token: string | null = t.rootToken) {
   const res = await fetch(`${t.url}/api/v4${path}`, { headers: token ? { 'PRIVATE-TOKEN': token } : {} });
@@ -69,5 +78,182 @@ describe('parameters that are objects or hold nulls where scalars are expected',
     // Nulls are refused, not the lists: the same lists without them pass.
     expect((await t.api('POST', `/users/${user.id}/impersonation_tokens`, { body: { name: 'x', scopes: ['api'] } })).status).toBe(201);
     expect((await getWithBody('/groups', { skip_groups: [1] })).status).toBe(200);
+  });
+});
+
+interface RawAnswer {
+  /** Everything the server sent until it closed the connection or its answer was whole (or `waitMs` passed). */
+  text: string;
+  status: number | null;
+  closed: boolean;
+  ms: number;
+}
+
+/**
+ * Writes `head` (and `body`, if any) on a connection of its own and collects the answer until it is whole (HEAD: until
+ * the server closes the connection), or `waitMs` passes. The body may be declared longer than what is sent.
+ */
+function rawExchange(head: string, body: Buffer | string = '', waitMs = 5000): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = connect(t.server.port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let closed = false;
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('latin1');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      resolve({ text, status: status ? Number(status[1]) : null, closed, ms: Date.now() - started });
+    };
+    const timer = setTimeout(done, waitMs);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      // A whole answer on a connection kept open is as good as a closed one.
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, end));
+      if (end !== -1 && length && !head.startsWith('HEAD') && text.length - end - 4 >= Number(length[1])) done();
+    });
+    socket.on('end', () => {
+      closed = true;
+      done();
+    });
+    socket.on('error', () => {
+      closed = true;
+      done();
+    });
+    socket.write(head);
+    if (body.length) socket.write(body);
+  });
+}
+
+/** The body of a raw answer (after the blank line). */
+const bodyOf = (answer: RawAnswer) => answer.text.slice(answer.text.indexOf('\r\n\r\n') + 4);
+
+/** A multipart body: `files` file parts, then `fields` fields, then a part whose header is `headerBytes` long. */
+function multipart(files: number, fields: number, headerBytes = 0): Buffer {
+  const parts: string[] = [];
+  for (let i = 0; i < files; i++) parts.push(`--b\r\nContent-Disposition: form-data; name="f${i}"; filename="f${i}.png"\r\nContent-Type: image/png\r\n\r\nxx\r\n`);
+  for (let i = 0; i < fields; i++) parts.push(`--b\r\nContent-Disposition: form-data; name="k${i}"\r\n\r\nv\r\n`);
+  if (headerBytes) parts.push(`--b\r\nContent-Disposition: form-data; name="h"\r\nX-Padding: ${'a'.repeat(headerBytes)}\r\n\r\nv\r\n`);
+  parts.push('--b--\r\n');
+  return Buffer.from(parts.join(''));
+}
+
+function post(path: string, type: string, body: Buffer, extra = ''): Promise<RawAnswer> {
+  return rawExchange(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n${extra}\r\n`, body);
+}
+
+const openFiles = () => readdirSync('/proc/self/fd').length;
+
+describe('multipart bodies beyond the bounds on parts, fields and headers', () => {
+  it('answers each at once, and leaves no file descriptor open and no temporary file behind', async () => {
+    const tmp = t.server.app.uploads.tmp;
+    // Warm: the first requests open what stays open (database connections, compiled routes).
+    expect((await post('/api/v4/users', 'multipart/form-data; boundary=b', multipart(2, 0))).status).toBe(400);
+    await eventually(async () => (await readdir(tmp)).length === 0);
+    const before = openFiles();
+    const cases: [string, Buffer, number][] = [
+      ['101 file parts', multipart(101, 0), 413],
+      ['300 file parts', multipart(300, 0), 413],
+      ['one file, then 1,001 fields', multipart(1, 1001), 413],
+      ['one file, then a part header of 100 KB', multipart(1, 0, 100 * 1024), 400],
+      ['100 file parts (within the bound: the route answers)', multipart(100, 0), 400],
+    ];
+    for (const [name, body, status] of cases) {
+      const answers = await Promise.all(Array.from({ length: 3 }, () => post('/api/v4/users', 'multipart/form-data; boundary=b', body)));
+      for (const answer of answers) {
+        expect(answer.status, name).toBe(status);
+        expect(answer.ms, name).toBeLessThan(3000);
+      }
+    }
+    await eventually(async () => (await readdir(tmp)).length === 0);
+    await eventually(() => openFiles() <= before);
+  });
+});
+
+describe('bodies declared larger than BODY_LIMIT, and requests that never finish', () => {
+  const declared = (path: string, type: string, extra = '') => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: ${BODY_LIMIT + 1}\r\n${extra}\r\n`;
+
+  it('answers 413 at once, before the body arrives, for JSON, form and GraphQL bodies', async () => {
+    const answers = await Promise.all([
+      rawExchange(declared('/api/v4/projects', 'application/json'), '{"name":'),
+      rawExchange(declared('/api/v4/projects', 'application/x-www-form-urlencoded'), 'name='),
+      rawExchange(declared('/api/graphql', 'application/json'), '{"query":'),
+      rawExchange(declared('/api/v4/users', 'multipart/form-data; boundary=b'), '--b\r\n'),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(413);
+      expect(JSON.parse(bodyOf(answer))).toEqual({ message: '413 Request Entity Too Large' });
+      expect(answer.ms).toBeLessThan(HEADERS_TIMEOUT_MS);
+      expect(answer.text).toMatch(/\r\nConnection: close\r\n/i);
+    }
+  });
+
+  it('refuses a compressed body by its bytes: declared beyond the limit at once, a bomb once its inflation passes the limit', async () => {
+    // 30 MB of JSON compressed: declared, and refused before it is read.
+    const big = gzipSync(JSON.stringify({ name: 'x'.repeat(30 * 1024 * 1024) }));
+    const declaredBig = await rawExchange(`POST /api/v4/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${big.length + BODY_LIMIT}\r\n\r\n`, big.subarray(0, 1024));
+    expect(declaredBig.status).toBe(413);
+    expect(declaredBig.ms).toBeLessThan(HEADERS_TIMEOUT_MS);
+    // A bomb within the declared limit: 100 MB of spaces in about 100 KB, refused by what it inflates to.
+    const bomb = gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20), { level: 9 });
+    expect(bomb.length).toBeLessThan(BODY_LIMIT);
+    const answer = await post('/api/v4/projects', 'application/json', bomb, 'Content-Encoding: gzip\r\n');
+    expect(answer.status).toBe(413);
+    expect(answer.ms).toBeLessThan(2000);
+  });
+
+  it('answers 408 to headers or a body that stop coming, within the configured timeouts', async () => {
+    const headers = await rawExchange('GET /api/v4/version HTTP/1.1\r\nHost: x\r\n', '', 10_000);
+    expect(headers.status).toBe(408);
+    expect(JSON.parse(bodyOf(headers))).toEqual({ message: '408 Request Timeout' });
+    expect(headers.ms).toBeLessThan(HEADERS_TIMEOUT_MS * 2);
+    const body = await rawExchange('POST /api/v4/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n', '{"name":', 10_000);
+    expect(body.status).toBe(408);
+    expect(body.ms).toBeLessThan(REQUEST_TIMEOUT_MS * 2);
+  });
+});
+
+describe('answers of the HTTP parser, and bodies cut off', () => {
+  it('sends no body with the 400 or 414 a HEAD request gets from the parser', async () => {
+    const long = await rawExchange(`HEAD /api/v4/projects?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(long.status).toBe(414);
+    expect(long.text.endsWith('\r\n\r\n')).toBe(true);
+    const broken = await rawExchange('HEAD /api/v4/version HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n');
+    expect(broken.status).toBe(400);
+    expect(broken.text.endsWith('\r\n\r\n')).toBe(true);
+    // GET keeps its body.
+    const get = await rawExchange('GET /api/v4/version HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n');
+    expect(JSON.parse(bodyOf(get))).toEqual({ message: '400 Bad Request' });
+  });
+
+  it('does not log a runner cut off in the middle of a trace patch as an unhandled error', async () => {
+    const logger = t.server.app.logger;
+    const { error, debug } = logger;
+    const errors: unknown[] = [];
+    const cutOff: unknown[] = [];
+    logger.error = (fields, msg) => {
+      errors.push({ fields, msg });
+      error(fields, msg);
+    };
+    logger.debug = (fields, msg) => {
+      if (msg === 'client closed the request') cutOff.push(fields);
+      debug(fields, msg);
+    };
+    try {
+      const socket = connect(t.server.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('PATCH /api/v4/jobs/1/trace HTTP/1.1\r\nHost: x\r\nJOB-TOKEN: x\r\nContent-Range: 0-999\r\nContent-Length: 1000\r\n\r\nfirst line\n');
+      // Once another request has been answered, the server has read the patch's headers and waits for its body.
+      expect((await t.api('GET', '/version')).status).toBe(200);
+      socket.destroy();
+      await eventually(() => cutOff.length > 0 || errors.length > 0);
+      expect(errors).toEqual([]);
+    } finally {
+      logger.error = error;
+      logger.debug = debug;
+    }
   });
 });
