@@ -87,4 +87,36 @@ describe('npm start stops cleanly', () => {
       }
     }, 60_000);
   }
+
+  it('answers requests express answers at once (/-/health, 404, 410) while it drains, and exits 0 with the in-flight writes answered', async () => {
+    const db = await freshDatabase('shutdown');
+    const tree = await npmStart(db.databaseUrl);
+    try {
+      expect((await Promise.all(burst(tree.port, 2))).every((s) => s === '200' || s === '201')).toBe(true);
+      const inFlight = burst(tree.port, 10);
+      await new Promise((r) => setTimeout(r, 20));
+      process.kill(tree.server, 'SIGTERM');
+      // Each answered synchronously by express, on kept-alive connections and new ones, during the drain's accept grace.
+      const base = `http://127.0.0.1:${tree.port}`;
+      const quick = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          new Promise((r) => setTimeout(r, i * 25)).then(() =>
+            fetch(`${base}${['/-/health', '/no/such/path', '/api/v3/projects'][i % 3]}`).then(
+              (res) => String(res.status),
+              (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
+            ),
+          ),
+        ),
+      );
+      expect(quick.filter((o) => !['200', '404', '410', 'ECONNREFUSED'].includes(o))).toEqual([]);
+      expect(quick.filter((o) => o !== 'ECONNREFUSED').length).toBeGreaterThan(0);
+      const outcomes = await Promise.all(inFlight);
+      expect(outcomes.filter((o) => !['200', '201', 'ECONNREFUSED'].includes(o))).toEqual([]);
+      expect(outcomes.filter((o) => o === '201').length).toBeGreaterThan(0);
+      expect(await tree.exited).toBe(0);
+    } finally {
+      for (const pid of [...tree.workers, tree.server, tree.npm]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      await db.cleanup();
+    }
+  }, 60_000);
 });
