@@ -36,7 +36,7 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
-import { bodyErrors, declaredBodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
+import { bodyErrors, bodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
 import { answerClientErrors, serverTimeouts } from './http/client-errors.js';
 import { trackConnections } from './http/drain.js';
 import { multipartBodies } from './http/multipart.js';
@@ -130,7 +130,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // So do a runner's log patches and artifact uploads; the rest of the runner protocol comes after the parsers.
   const runners = runnerApi({ app, authenticators });
   web.use('/api/v4', runners.streams);
-  web.use(declaredBodyLimit(config.bodyLimit));
+  web.use(bodyLimit(config.bodyLimit));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.text({ type: 'application/x-www-form-urlencoded', limit: config.bodyLimit, verify: verifyBody }), formBodies);
   web.use(multipartBodies(uploads, config.bodyLimit));

@@ -70,6 +70,8 @@ function rateLimit(perMinute: number): (key: string) => GraphQLError | null {
 
 /** Answers a coded error with its status, body and headers from the table in src/errors.ts. */
 export function sendCoded(res: Response, error: GraphQLError, restName?: RestName): void {
+  // A body refused as it arrived (bodyLimit) is answered already; its parser may report the same body later.
+  if (res.headersSent) return;
   const { status, body, headers, text } = restError(error, restName);
   res.set(headers ?? {});
   if (text) res.status(status).type('text/plain').send(body);
@@ -102,12 +104,26 @@ export function closeAfterLinger(socket: Duplex): void {
 }
 
 /**
- * A declared body above the limit is refused before a byte of it is read (the body parsers would read it all, and
- * only then answer). Git's packs and the runner's artifacts and traces have their own limits and come earlier.
+ * Bodies are held to the limit in the bytes that arrive, before the parsers: one declared larger is refused before a
+ * byte of it is read, one sent without a length (chunked) as soon as it passes the limit. The body parsers stop at
+ * the limit too (of what a compressed body inflates to), but answer only once they have read the rest away, however
+ * long it is. Git's packs and the runner's artifacts and traces have their own limits and come earlier.
  */
-export function declaredBodyLimit(limit: number) {
+export function bodyLimit(limit: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (Number(req.headers['content-length']) > limit) return refuseBody(req, res, payloadTooLarge());
+    const declared = req.headers['content-length'];
+    if (Number(declared) > limit) return refuseBody(req, res, payloadTooLarge());
+    if (declared === undefined && req.headers['transfer-encoding'] !== undefined) {
+      // The parsers after this one start reading in this same turn, so flowing now loses them nothing.
+      let received = 0;
+      const count = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= limit) return;
+        req.off('data', count);
+        refuseBody(req, res, payloadTooLarge());
+      };
+      req.on('data', count);
+    }
     next();
   };
 }

@@ -24,7 +24,7 @@ const MAX_FILES = 100;
 
 class TooLarge extends Error {}
 
-/** The middleware; `limit` is BODY_LIMIT (a declared length beyond it was refused before: declaredBodyLimit). */
+/** The middleware; `limit` is BODY_LIMIT (a declared length beyond it was refused before: bodyLimit). */
 export function multipartBodies(storage: UploadStorage, limit: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!/^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) return next();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -131,6 +132,19 @@ describe('bodies declared larger than BODY_LIMIT, and requests that never finish
       expect(JSON.parse(bodyOf(answer))).toEqual({ message: '413 Request Entity Too Large' });
       expect(answer.ms).toBeLessThan(HEADERS_TIMEOUT_MS);
       expect(answer.text).toMatch(/\r\nConnection: close\r\n/i);
+    }
+  });
+
+  it('answers 413 to a body sent without a length (chunked) once it passes the limit, though it never ends', async () => {
+    const chunk = (data: Buffer) => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+    const json = chunk(Buffer.from(`{"name":"${'x'.repeat(BODY_LIMIT + 1024)}`));
+    const plain = await rawExchange('POST /api/v4/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', json);
+    // Compressed: what arrives passes the limit (random bytes do not shrink), whatever it would inflate to.
+    const noise = chunk(gzipSync(randomBytes(BODY_LIMIT + 1024)));
+    const gzip = await rawExchange('POST /api/graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n', noise);
+    for (const answer of [plain, gzip]) {
+      expect(answer.status, answer.text).toBe(413);
+      expect(answer.ms).toBeLessThan(REQUEST_TIMEOUT_MS);
     }
   });
 
