@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/server.js';
+import { prng } from './prng.js';
 
 // Requests during a stop, with a server of its own (the test stops it): a seeded mix of reads, writes and requests
 // express answers at once (`/-/health`, a 404, a 410) keeps arriving while the server drains. Each is answered, or
@@ -7,20 +8,10 @@ import { startTestServer } from '../support/server.js';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const REQUESTS = Number(process.env.FUZZ_STOP_REQUESTS ?? 120);
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe(`requests during a stop (seed ${SEED})`, () => {
   it('answers every accepted request, synchronous answers included, while the server drains', async () => {
     const t = await startTestServer({ rateLimitPerMinute: 0 });
-    const next = prng(SEED);
+    const { next } = prng(SEED);
     const shapes: [string, RequestInit][] = [
       ['/-/health', {}],
       ['/no/such/path', {}],

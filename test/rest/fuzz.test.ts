@@ -6,6 +6,7 @@ import { snakeCase } from '../../src/rest/params.js';
 import { restRoutes } from '../../src/rest/routes.js';
 import { suiteServer } from '../support/server.js';
 import { createGroup, createProject, createUser } from '../support/factories.js';
+import { prng } from './prng.js';
 import { multipart, rawExchange } from './raw-http.js';
 
 // A seeded, bounded fuzzer over every route of the route table and every GraphQL root field: hostile values for
@@ -24,18 +25,6 @@ const ROOT_USER_ID = 1;
 const t = suiteServer({ rateLimitPerMinute: 0, bodyLimit: BODY_LIMIT });
 const schema = buildSchema();
 const routes = restRoutes(schema);
-
-/** mulberry32: small, fast, good enough to pick hostile inputs reproducibly. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)], chance: (p: number) => next() < p };
-}
 
 const STRINGS = ['', ' ', '\0', 'a\0b', '%00', '%ff', '%', '%zz', '../../etc/passwd', 'ü/ß/日本', '😀'.repeat(50), 'a'.repeat(5000), "'; DROP TABLE users; --", '<script>', 'null', 'true', '-1', '0', '1.5', '1e308', '99999999999999999999', 'gid://gitlab/Project/1', 'gid://gitlab/User/99999999999', '\ud800', '\r\n'];
 // Objects whose toString or valueOf is not a function, and lists holding nulls, where scalars and lists are expected.
