@@ -42,6 +42,10 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   /** Deadline of a GraphQL request, in ms: fields not started by then fail with a timeout (GitLab: 30 s). */
   graphqlTimeoutMs: number;
+  /** Longest wait for a request's headers, in ms (Node's `headersTimeout`); 408 beyond. */
+  headersTimeoutMs: number;
+  /** Longest wait for a whole request, headers and body, in ms (Node's `requestTimeout`); 408 beyond. 0: no bound. */
+  requestTimeoutMs: number;
   /** Deadline of a REST request, in ms: answered 503 when it passes (GitLab: 60 s). */
   restTimeoutMs: number;
   /** Server processes sharing the port (node:cluster); more than one only on PostgreSQL. */
@@ -160,6 +164,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const webConcurrency = overrides.webConcurrency ?? integer(env, 'WEB_CONCURRENCY', 1, 1, 256);
   // PGlite is one database inside one process: a second process could not open it.
   if (webConcurrency > 1 && !databaseUrl) throw new ConfigError('WEB_CONCURRENCY above 1 needs DATABASE_URL: PGlite runs inside one process');
+  const headersTimeoutMs = overrides.headersTimeoutMs ?? integer(env, 'HEADERS_TIMEOUT_MS', 60_000, 1, 3_600_000);
+  const requestTimeoutMs = overrides.requestTimeoutMs ?? integer(env, 'REQUEST_TIMEOUT_MS', 300_000, 0, 86_400_000);
+  // Node refuses a request timeout shorter than the headers' (the headers are part of the request).
+  if (requestTimeoutMs > 0 && requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must be 0 or at least HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+  }
   return {
     port,
     host: overrides.host ?? env.HOST ?? '0.0.0.0',
@@ -183,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseStatementTimeoutMs: overrides.databaseStatementTimeoutMs ?? integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15_000, 1, 3_600_000),
     graphqlTimeoutMs: overrides.graphqlTimeoutMs ?? integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 1, 3_600_000),
     restTimeoutMs: overrides.restTimeoutMs ?? integer(env, 'REST_TIMEOUT_MS', 60_000, 1, 3_600_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
     webConcurrency,
     repositoryStorages: overrides.repositoryStorages ?? repositoryStorages(env.REPOSITORY_STORAGES),
     runner: overrides.runner !== undefined ? overrides.runner : runnerKind(env.RUNNER),

@@ -36,7 +36,8 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { ensureRootUser } from './modules/users/service.js';
-import { bodyErrors, jsonWithoutCharset, requestBasics } from './http/middleware.js';
+import { bodyErrors, bodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
+import { answerClientErrors, serverTimeouts } from './http/client-errors.js';
 import { trackConnections } from './http/drain.js';
 import { multipartBodies } from './http/multipart.js';
 import { formBodies, parseParams } from './http/params.js';
@@ -108,15 +109,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.set('query parser', parseParams);
   // Only configured proxies may say who the client is: the rate limit keys anonymous callers by address.
   web.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
-  const httpServer: Server = createServer(web);
+  const httpServer: Server = createServer(serverTimeouts(config), web);
   const connections = trackConnections(httpServer);
-  // Requests Node's parser refuses never reach express: answer them in JSON too (an over-long URL is a 414).
-  httpServer.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const [status, text] = err.code === 'HPE_HEADER_OVERFLOW' ? [414, 'URI Too Long'] : [400, 'Bad Request'];
-    const body = JSON.stringify({ message: `${status} ${text}` });
-    socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  });
+  answerClientErrors(httpServer);
 
   const subscriptions = startSubscriptionServer(httpServer, app, schema, authenticators.read);
   const apollo = new ApolloServer<Context>({
@@ -135,6 +130,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // So do a runner's log patches and artifact uploads; the rest of the runner protocol comes after the parsers.
   const runners = runnerApi({ app, authenticators });
   web.use('/api/v4', runners.streams);
+  web.use(bodyLimit(config.bodyLimit));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.text({ type: 'application/x-www-form-urlencoded', limit: config.bodyLimit, verify: verifyBody }), formBodies);
   web.use(multipartBodies(uploads, config.bodyLimit));

@@ -3,7 +3,8 @@
  * username, runs as that user when an administrator's personal access token with the `sudo` scope sent it. The
  * token's scopes still bound what the request may do (it keeps them), and GraphQL has no sudo, as in GitLab.
  */
-import { forbidden, insufficientScope, notFound, unauthenticated } from '../errors.js';
+import { forbidden, insufficientScope, invalidParams, notFound, unauthenticated } from '../errors.js';
+import { paramText } from '../http/params.js';
 import type { Ref } from '../graphql/ids.js';
 import type { Viewer } from './viewer.js';
 
@@ -13,11 +14,16 @@ export type SudoTarget = Pick<Viewer, 'id' | 'username' | 'admin' | 'external' |
 /** The user an identifier names: by ID when it is all digits, otherwise by username (ignoring case). */
 export type SudoLookup = (ref: Ref) => Promise<SudoTarget | null>;
 
-/** The identifier a request gives, parameter before header (GitLab's `params[:sudo] || env['HTTP_SUDO']`); undefined when none. */
+/**
+ * The identifier a request gives, parameter before header (GitLab's `params[:sudo] || env['HTTP_SUDO']`); undefined
+ * when none. A parameter that is neither text nor a list of it (`sudo[toString]=x`) is `sudo is invalid`.
+ */
 export function sudoIdentifier(params: Record<string, unknown>, header: string | undefined): string | undefined {
   const param = params.sudo;
-  if (param !== undefined && param !== null) return Array.isArray(param) ? param.map(String).join(',') : String(param);
-  return header;
+  if (param === undefined || param === null) return header;
+  const texts = (Array.isArray(param) ? param : [param]).map(paramText);
+  if (texts.some((text) => text === undefined)) throw invalidParams(['sudo is invalid']);
+  return texts.join(',');
 }
 
 /** The viewer the request runs as: `initial` switched to the named user, or GitLab's refusal in its words. */

@@ -33,10 +33,12 @@ export function trackConnections(server: Server): Drainer {
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
   });
-  server.on('request', (req, res) => {
+  // Before express's listener: a request it answers at once (a 404, `/-/health`) has sent its headers by the time a
+  // later listener runs, and setting one then throws.
+  server.prependListener('request', (req, res) => {
     const socket = req.socket;
     busy.set(socket, (busy.get(socket) ?? 0) + 1);
-    if (draining) res.setHeader('Connection', 'close');
+    if (draining && !res.headersSent) res.setHeader('Connection', 'close');
     res.once('close', () => {
       if (busy.has(socket)) busy.set(socket, Math.max(0, (busy.get(socket) ?? 1) - 1));
       if (draining && busy.get(socket) === 0) socket.end();

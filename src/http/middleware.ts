@@ -1,5 +1,7 @@
 /** Express middleware shared by every surface: request ids, access logs, security headers, rate limits, body errors. */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger.js';
 import { readCredentials } from '../auth/credentials.js';
@@ -68,10 +70,62 @@ function rateLimit(perMinute: number): (key: string) => GraphQLError | null {
 
 /** Answers a coded error with its status, body and headers from the table in src/errors.ts. */
 export function sendCoded(res: Response, error: GraphQLError, restName?: RestName): void {
+  // A body refused as it arrived (bodyLimit) is answered already; its parser may report the same body later.
+  if (res.headersSent) return;
   const { status, body, headers, text } = restError(error, restName);
   res.set(headers ?? {});
   if (text) res.status(status).type('text/plain').send(body);
   else res.status(status).json(body);
+}
+
+/** How long a refused request's remaining body is read away before its connection is closed (nginx's lingering close). */
+const LINGER_MS = 10_000;
+
+/**
+ * Answers a request whose body will not be read (too large, malformed): the answer at once, with `Connection:
+ * close`. What the client still sends is read away, so it gets the answer rather than a reset, but only for
+ * LINGER_MS: then the connection is closed, whatever is left.
+ */
+export function refuseBody(req: IncomingMessage, res: Response, error: GraphQLError): void {
+  if (!res.headersSent) {
+    res.setHeader('Connection', 'close');
+    sendCoded(res, error);
+  }
+  if (req.complete) return;
+  req.unpipe();
+  req.resume();
+  closeAfterLinger(req.socket);
+}
+
+/** Closes a connection whose answer is its last once LINGER_MS have passed, if the client has not closed it by then. */
+export function closeAfterLinger(socket: Duplex): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * Bodies are held to the limit in the bytes that arrive, before the parsers: one declared larger is refused before a
+ * byte of it is read, one sent without a length (chunked) as soon as it passes the limit. The body parsers stop at
+ * the limit too (of what a compressed body inflates to), but answer only once they have read the rest away, however
+ * long it is. Git's packs and the runner's artifacts and traces have their own limits and come earlier.
+ */
+export function bodyLimit(limit: number) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const declared = req.headers['content-length'];
+    if (Number(declared) > limit) return refuseBody(req, res, payloadTooLarge());
+    if (declared === undefined && req.headers['transfer-encoding'] !== undefined) {
+      // The parsers after this one start reading in this same turn, so flowing now loses them nothing.
+      let received = 0;
+      const count = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= limit) return;
+        req.off('data', count);
+        refuseBody(req, res, payloadTooLarge());
+      };
+      req.on('data', count);
+    }
+    next();
+  };
 }
 
 /** Body-parser failures: malformed JSON is a 400, an oversized body a 413; never a stack trace. */

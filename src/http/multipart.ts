@@ -2,18 +2,20 @@
  * `multipart/form-data` bodies, parsed once for every route after git and the runner's streams, like JSON and form
  * bodies: fields become `req.body` with the urlencoded parser's shapes (repeated names and `a[]` make arrays, `a[b]`
  * nests, `a[][b]` fills objects of an array), files stream to temporary files (UploadedFile values), never held in
- * memory, and are removed when the response ends. Beyond BODY_LIMIT (the whole body, or the declared length) the
- * answer is GitLab's 413, as for other bodies; a body busboy cannot read is a 400.
+ * memory, and are removed when the response ends. Beyond BODY_LIMIT, or beyond GitLab's bounds on parts and
+ * fields, the answer is GitLab's 413, as for other bodies; a body busboy cannot read (a part header too long) is a
+ * 400. Either answer comes at once, whatever the files were doing, and leaves no file open or behind.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
+import type { GraphQLError } from 'graphql';
 import { malformedRequest, payloadTooLarge } from '../errors.js';
 import { UploadedFile, type UploadStorage } from '../uploads/storage.js';
-import { sendCoded } from './middleware.js';
+import { refuseBody } from './middleware.js';
 import { addParam, MAX_PARAMS } from './params.js';
 
 /** GitLab's (Rack's) and the urlencoded parser's bound on the number of parameters. */
@@ -22,29 +24,30 @@ const MAX_FILES = 100;
 
 class TooLarge extends Error {}
 
-/** The middleware; `limit` is BODY_LIMIT. */
+/** The middleware; `limit` is BODY_LIMIT (a declared length beyond it was refused before: bodyLimit). */
 export function multipartBodies(storage: UploadStorage, limit: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!/^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) return next();
     const temporary: string[] = [];
     const writes: Promise<void>[] = [];
-    const files: Readable[] = [];
-    // Files are removed once the response has gone and every write has stopped (a write still opening its file
-    // would otherwise create it after the removal).
-    const removeFiles = async () => {
-      await Promise.allSettled(writes);
-      await Promise.all(temporary.map((path) => rm(path, { force: true })));
-    };
+    const streams: (Readable | WriteStream)[] = [];
+    // Each file settles once its file is closed, whatever happened to the part: `pipeline` never settles for a part
+    // that busboy ended but nobody read yet when it was destroyed, and a body cut off never ends its last part.
+    const closed: Promise<void>[] = [];
+    let removing: Promise<void> | undefined;
+    // Once the answer is decided (a refusal) or has gone (the response closed), nothing needs the files: their
+    // streams stop, and the files are removed once closed (a file still opening would otherwise be created after).
+    const removeFiles = () =>
+      (removing ??= (async () => {
+        for (const stream of streams) stream.destroy();
+        await Promise.all(closed);
+        await Promise.all(temporary.map((path) => rm(path, { force: true })));
+      })());
     res.on('close', () => void removeFiles());
-    const refuse = (error: ReturnType<typeof malformedRequest>) => {
+    const refuse = (error: GraphQLError) => {
       req.unpipe();
-      req.resume(); // read the rest away, so the connection can carry the answer
-      for (const file of files) file.destroy();
-      void removeFiles().then(() => {
-        if (!res.headersSent) sendCoded(res, error);
-      });
+      void removeFiles().then(() => refuseBody(req, res, error));
     };
-    if (Number(req.headers['content-length']) > limit) return refuse(payloadTooLarge());
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fields: MAX_FIELDS, files: MAX_FILES, fieldSize: limit, fileSize: limit } });
@@ -76,12 +79,14 @@ export function multipartBodies(storage: UploadStorage, limit: number) {
       if (!filename || failed) return void stream.resume();
       const path = storage.temporaryPath();
       temporary.push(path);
-      files.push(stream);
+      const file = createWriteStream(path, { mode: 0o600 });
+      streams.push(stream, file);
+      closed.push(new Promise((resolve) => file.once('close', () => resolve())));
       let size = 0;
       stream.on('data', (chunk: Buffer) => (size += chunk.length));
       stream.on('limit', () => fail(new TooLarge()));
       // A file that cannot be written is the server's failure (500), not the body's.
-      const written = pipeline(stream, createWriteStream(path, { mode: 0o600 })).then(() => {
+      const written = pipeline(stream, file).then(() => {
         addParam(body, name, new UploadedFile(path, filename, info.mimeType, size));
       });
       written.catch(() => undefined); // handled once the body ends (Promise.all below); no unhandled rejection meanwhile

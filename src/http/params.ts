@@ -27,6 +27,17 @@ export function tooDeep(name: string): boolean {
   return false;
 }
 
+/**
+ * A parameter's value as text, for every place a scalar is expected: a string as it is, a number or boolean (JSON
+ * bodies) written out; undefined for anything else. Never `String(value)` on a parameter: an object from
+ * `a[toString]=x` or JSON `{"toString": "x"}` has no callable `toString`, and String() throws on it.
+ */
+export function paramText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
 /** A plain object (not a list, nor a value such as an uploaded file). */
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;

@@ -161,6 +161,8 @@ export function runnerApi({ app, authenticators }: RunnerApiOptions) {
     try {
       await handle(req, res);
     } catch (error) {
+      // A client that went away mid-body (a runner cut off while patching its log) has nobody to answer: no error of ours.
+      if (req.destroyed && !req.complete) return app.logger.debug({ requestId: res.locals.requestId, route: res.locals.route }, 'client closed the request');
       if (!req.complete) res.set('Connection', 'close');
       sendError(res, app, error);
     }

@@ -5,6 +5,7 @@
 import type { Request } from 'express';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, encodeCursor } from '../graphql/connection.js';
 import { invalidParams, paginationNotAllowed } from '../errors.js';
+import { paramText } from '../http/params.js';
 import type { KeysetPagination } from './route.js';
 
 export interface OffsetPage {
@@ -30,7 +31,7 @@ export const MAX_COUNT_LIMIT = 10_000;
 
 function integerParam(raw: unknown, name: string, fallback: number, errors: string[]): number {
   if (raw === undefined || raw === null || raw === '') return fallback;
-  const text = String(raw);
+  const text = paramText(raw) ?? '';
   if (!/^-?\d+$/.test(text)) {
     errors.push(`${name} is invalid`);
     return fallback;
@@ -61,8 +62,8 @@ export function readPage(params: Record<string, unknown>, keyset: KeysetPaginati
   const offset = readOffsetPage(params);
   if (!keyset || (keyset.anonymousOnly && !anonymous)) return { kind: 'offset', ...offset };
   if (params.pagination === 'keyset') {
-    const order = String(params.order_by ?? keyset.defaultOrder).toLowerCase();
-    const sort = String(params.sort ?? keyset.defaultSort).toLowerCase();
+    const order = (paramText(params.order_by ?? keyset.defaultOrder) ?? '').toLowerCase();
+    const sort = (paramText(params.sort ?? keyset.defaultSort) ?? '').toLowerCase();
     const sorts: readonly string[] | undefined = Object.hasOwn(keyset.orders, order) ? keyset.orders[order] : undefined;
     if (!sorts?.includes(sort)) throw paginationNotAllowed('Keyset pagination is not yet available for this type of request');
     const cursor = keyset.link === 'cursor' && typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : null;
@@ -92,15 +93,16 @@ export function connectionArgs(page: OffsetPage | KeysetPage): { first: number; 
 function pageUrl(req: Request, externalUrl: string, replace: Record<string, unknown>): string {
   const base = `${externalUrl}${req.originalUrl.split('?')[0]}`;
   const all: Record<string, unknown> = { ...(req.query as Record<string, unknown>), ...replace };
+  // Only scalars and lists of them are carried over (a nested parameter is no page's business).
+  const pair = (name: string, value: unknown) => {
+    const text = paramText(value);
+    return text === undefined ? [] : [`${encodeURIComponent(name)}=${encodeURIComponent(text)}`];
+  };
   const qs = Object.keys(all)
     .sort()
     .flatMap((k) => {
       const v = all[k];
-      return Array.isArray(v)
-        ? v.map((item) => `${encodeURIComponent(`${k}[]`)}=${encodeURIComponent(String(item))}`)
-        : typeof v === 'object' && v !== null
-          ? []
-          : [`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`];
+      return Array.isArray(v) ? v.flatMap((item) => pair(`${k}[]`, item)) : pair(k, v);
     })
     .join('&');
   return `${base}?${qs}`;

@@ -13,6 +13,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { invalidParams } from '../errors.js';
+import { paramText } from '../http/params.js';
 import type { VariablePlan } from './compile.js';
 
 const TRUE = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
@@ -28,7 +29,7 @@ type Coerced = unknown | typeof INVALID;
 function coerceScalar(type: GraphQLScalarType, raw: unknown, required: boolean): Coerced {
   switch (type.name) {
     case 'Int': {
-      const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+      const text = typeof raw === 'boolean' ? '' : (paramText(raw)?.trim() ?? '');
       if (!/^-?\d{1,10}$/.test(text) || Math.abs(Number(text)) > 2147483647) return INVALID;
       return Number(text);
     }
@@ -38,12 +39,12 @@ function coerceScalar(type: GraphQLScalarType, raw: unknown, required: boolean):
     }
     case 'Boolean': {
       if (typeof raw === 'boolean') return raw;
-      const text = String(raw).toLowerCase();
+      const text = paramText(raw)?.toLowerCase() ?? '';
       return TRUE.has(text) ? true : FALSE.has(text) ? false : INVALID;
     }
     case 'String':
     case 'ID':
-      return typeof raw === 'string' || typeof raw === 'number' ? String(raw) : INVALID;
+      return typeof raw === 'boolean' ? INVALID : (paramText(raw) ?? INVALID);
     case 'JSON':
       return raw;
     default:
@@ -72,6 +73,11 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
     }
     const commaSeparated = typeof raw === 'string' && item instanceof GraphQLScalarType && (item.name === 'Int' || item.name === 'ID');
     const items = Array.isArray(raw) ? raw : raw === '' ? [] : commaSeparated ? raw.split(',') : typeof raw === 'object' ? Object.values(raw) : [raw];
+    // A null item where the list takes none (`"scopes": [null]`) is the list's fault, as Grape reads it.
+    if (nullable.ofType instanceof GraphQLNonNull && items.some((item) => item === null || item === undefined)) {
+      errors.push(`${param} is invalid`);
+      return null;
+    }
     return items.map((item, i) => coerce(nullable.ofType, item, `${param}[${i}]`, errors));
   }
   if (nullable instanceof GraphQLInputObjectType) {
@@ -93,7 +99,11 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
     return out;
   }
   if (nullable instanceof GraphQLEnumType) {
-    const text = String(raw);
+    const text = paramText(raw);
+    if (text === undefined) {
+      errors.push(`${param} is invalid`);
+      return null;
+    }
     // An enum of numbers is an Integer parameter with `values:` in Grape: a non-integer is invalid, not out of range.
     if (nullable.getValues().every((v) => typeof v.value === 'number') && !/^\d+$/.test(text)) {
       errors.push(`${param} is invalid`);

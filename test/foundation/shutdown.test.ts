@@ -46,16 +46,35 @@ async function gone(pids: number[], timeoutMs = 20_000): Promise<boolean> {
   return false;
 }
 
+/** A request's status, or the network error that ended it. */
+function outcome(answer: Promise<Response>): Promise<string> {
+  return answer.then(
+    (res) => String(res.status),
+    (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
+  );
+}
+
 /** A burst of reads and writes; each ends as a status, or as the network error that ended it. */
 function burst(port: number, n: number): Promise<string>[] {
   const base = `http://127.0.0.1:${port}/api/v4`;
   const headers = { 'PRIVATE-TOKEN': TOKEN, 'content-type': 'application/json' };
   return Array.from({ length: n }, (_, i) =>
-    fetch(i % 2 ? `${base}/projects?per_page=100` : `${base}/projects`, i % 2 ? { headers } : { method: 'POST', headers, body: JSON.stringify({ name: `p-${process.pid}-${Date.now()}-${i}` }) }).then(
-      (res) => String(res.status),
-      (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
-    ),
+    outcome(fetch(i % 2 ? `${base}/projects?per_page=100` : `${base}/projects`, i % 2 ? { headers } : { method: 'POST', headers, body: JSON.stringify({ name: `p-${process.pid}-${Date.now()}-${i}` }) })),
   );
+}
+
+/** `npm start`, warmed up so what `run` does meets a running server; whatever is left is killed afterwards. */
+async function withNpmStart(run: (tree: Tree) => Promise<void>): Promise<void> {
+  // On PostgreSQL the server gets a scratch database of its own; on PGlite it keeps one in memory.
+  const db = await freshDatabase('shutdown');
+  const tree = await npmStart(db.databaseUrl);
+  try {
+    expect((await Promise.all(burst(tree.port, 2))).every((s) => s === '200' || s === '201')).toBe(true);
+    await run(tree);
+  } finally {
+    for (const pid of [...tree.workers, tree.server, tree.npm]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await db.cleanup();
+  }
 }
 
 describe('npm start stops cleanly', () => {
@@ -66,13 +85,9 @@ describe('npm start stops cleanly', () => {
     ['SIGKILL to npm (the parent dies without passing anything on)', (t) => process.kill(t.npm, 'SIGKILL')],
   ];
   for (const [way, signal] of ways) {
-    it(`answers every accepted request and leaves no process behind after ${way}`, async () => {
-      // On PostgreSQL the server gets a scratch database of its own; on PGlite it keeps one in memory.
-      const db = await freshDatabase('shutdown');
-      const tree = await npmStart(db.databaseUrl);
-      try {
-        // Warm up so the burst meets a running server, then stop it while the burst is in flight.
-        expect((await Promise.all(burst(tree.port, 2))).every((s) => s === '200' || s === '201')).toBe(true);
+    it(`answers every accepted request and leaves no process behind after ${way}`, () =>
+      withNpmStart(async (tree) => {
+        // Stop it while a burst is in flight.
         const answers = burst(tree.port, 20);
         await new Promise((r) => setTimeout(r, 20));
         signal(tree);
@@ -81,10 +96,24 @@ describe('npm start stops cleanly', () => {
         expect(outcomes.filter((o) => !['200', '201', 'ECONNREFUSED'].includes(o))).toEqual([]);
         expect(outcomes.filter((o) => o === '200' || o === '201').length).toBeGreaterThan(0);
         expect(await gone([tree.npm, tree.server, ...tree.workers])).toBe(true);
-      } finally {
-        for (const pid of [...tree.workers, tree.server, tree.npm]) if (alive(pid)) process.kill(pid, 'SIGKILL');
-        await db.cleanup();
-      }
-    }, 60_000);
+      }), 60_000);
   }
+
+  it('answers requests express answers at once (/-/health, 404, 410) while it drains, and exits 0 with the in-flight writes answered', () =>
+    withNpmStart(async (tree) => {
+      const inFlight = burst(tree.port, 10);
+      await new Promise((r) => setTimeout(r, 20));
+      process.kill(tree.server, 'SIGTERM');
+      // Each answered synchronously by express, on kept-alive connections and new ones, during the drain's accept grace.
+      const paths = ['/-/health', '/no/such/path', '/api/v3/projects'];
+      const quick = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => new Promise((r) => setTimeout(r, i * 25)).then(() => outcome(fetch(`http://127.0.0.1:${tree.port}${paths[i % 3]}`)))),
+      );
+      expect(quick.filter((o) => !['200', '404', '410', 'ECONNREFUSED'].includes(o))).toEqual([]);
+      expect(quick.filter((o) => o !== 'ECONNREFUSED').length).toBeGreaterThan(0);
+      const outcomes = await Promise.all(inFlight);
+      expect(outcomes.filter((o) => !['200', '201', 'ECONNREFUSED'].includes(o))).toEqual([]);
+      expect(outcomes.filter((o) => o === '201').length).toBeGreaterThan(0);
+      expect(await tree.exited).toBe(0);
+    }), 60_000);
 });

@@ -6,6 +6,8 @@ import { snakeCase } from '../../src/rest/params.js';
 import { restRoutes } from '../../src/rest/routes.js';
 import { suiteServer } from '../support/server.js';
 import { createGroup, createProject, createUser } from '../support/factories.js';
+import { prng } from './prng.js';
+import { multipart, rawExchange } from './raw-http.js';
 
 // A seeded, bounded fuzzer over every route of the route table and every GraphQL root field: hostile values for
 // each parameter's type, odd content types, charsets, encodings and tokens. Whatever it sends, the server answers
@@ -14,34 +16,26 @@ import { createGroup, createProject, createUser } from '../support/factories.js'
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const REST_REQUESTS = Number(process.env.FUZZ_REST_REQUESTS ?? 2000);
 const GRAPHQL_REQUESTS = Number(process.env.FUZZ_GRAPHQL_REQUESTS ?? 600);
+const BODY_REQUESTS = Number(process.env.FUZZ_BODY_REQUESTS ?? 120);
+const BODY_LIMIT = 1024 * 1024;
 const CONCURRENCY = 8;
 /** The administrator every test server seeds first. */
 const ROOT_USER_ID = 1;
 
-const t = suiteServer({ rateLimitPerMinute: 0 });
+const t = suiteServer({ rateLimitPerMinute: 0, bodyLimit: BODY_LIMIT });
 const schema = buildSchema();
 const routes = restRoutes(schema);
 
-/** mulberry32: small, fast, good enough to pick hostile inputs reproducibly. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)], chance: (p: number) => next() < p };
-}
-
 const STRINGS = ['', ' ', '\0', 'a\0b', '%00', '%ff', '%', '%zz', '../../etc/passwd', 'ü/ß/日本', '😀'.repeat(50), 'a'.repeat(5000), "'; DROP TABLE users; --", '<script>', 'null', 'true', '-1', '0', '1.5', '1e308', '99999999999999999999', 'gid://gitlab/Project/1', 'gid://gitlab/User/99999999999', '\ud800', '\r\n'];
-const VALUES: unknown[] = [...STRINGS, -1, 0, 2147483648, 1e308, -0.5, true, false, null, [], ['x'], [['x']], {}, { nested: { deeper: ['y'] } }, { 0: 'api', 1: '\0' }];
+// Objects whose toString or valueOf is not a function, and lists holding nulls, where scalars and lists are expected.
+const HOSTILE_OBJECTS: unknown[] = [{ toString: 'x' }, { toString: 'x', valueOf: 1 }, { valueOf: {} }, [null], ['x', null], [{ toString: 'x' }]];
+const VALUES: unknown[] = [...STRINGS, -1, 0, 2147483648, 1e308, -0.5, true, false, null, [], ['x'], [['x']], {}, { nested: { deeper: ['y'] } }, { 0: 'api', 1: '\0' }, ...HOSTILE_OBJECTS];
 
 /** A hostile value, biased towards the shape the type expects so that it passes coercion and reaches deeper. */
 function hostile(type: GraphQLInputType, r: ReturnType<typeof prng>, depth = 0): unknown {
   if (r.chance(0.3) || depth > 3) return r.pick(VALUES);
   const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) return Array.from({ length: r.pick([0, 1, 2, 200]) }, () => hostile(inner.ofType, r, depth + 1));
+  if (isListType(inner)) return Array.from({ length: r.pick([0, 1, 2, 200]) }, () => (r.chance(0.1) ? null : hostile(inner.ofType, r, depth + 1)));
   if (isInputObjectType(inner)) return Object.fromEntries(Object.values(inner.getFields()).map((f) => [snakeCase(f.name), hostile(f.type, r, depth + 1)]));
   if (isEnumType(inner)) return r.chance(0.5) ? r.pick(inner.getValues()).name.toLowerCase() : r.pick(STRINGS);
   if (isScalarType(inner) && (inner.name === 'Int' || inner.name === 'Float')) return r.pick(['-1', '0', '2147483648', '-2147483649', '1.5', 'NaN', '1e400', ' 7 ', '0x10', '00012']);
@@ -61,10 +55,17 @@ function percent(text: string): string {
   }
 }
 
+/** An object as Rack's nested names (`k[toString]=x`), or as one JSON value, as a client might send either. */
+function pairsOf(k: string, v: unknown, r: ReturnType<typeof prng>): (readonly [string, unknown])[] {
+  if (Array.isArray(v)) return v.map((item) => [`${k}[]`, item] as const);
+  if (v !== null && typeof v === 'object' && r.chance(0.7)) return Object.entries(v).flatMap(([sub, item]) => pairsOf(`${k}[${sub}]`, item, r));
+  return [[k, v] as const];
+}
+
 /** A query string, sometimes with raw (not percent-encoded) hostile bytes the way a careless client sends them. */
 function queryString(params: Record<string, unknown>, r: ReturnType<typeof prng>): string {
   return Object.entries(params)
-    .flatMap(([k, v]) => (Array.isArray(v) ? v.map((item) => [`${k}[]`, item] as const) : [[k, v] as const]))
+    .flatMap(([k, v]) => pairsOf(k, v, r))
     .map(([k, v]) => `${k}=${r.chance(0.2) ? encodeValue(v).replace(/[&#\s]/g, '') : percent(encodeValue(v))}`)
     .join('&');
 }
@@ -112,7 +113,8 @@ describe(`fuzzing (seed ${SEED})`, () => {
       const route = r.pick(routes);
       const params: Record<string, unknown> = {};
       for (const v of route.compiled.variables) if (v.name !== 'id' && r.chance(0.6)) params[snakeCase(v.name)] = hostile(v.type, r);
-      if (route.paginate && r.chance(0.3)) Object.assign(params, { page: r.pick(['0', '-3', 'x', '99999999999']), per_page: r.pick(['0', '101', '-1', 'many']) });
+      if (route.paginate && r.chance(0.3)) Object.assign(params, { page: r.pick(['0', '-3', 'x', '99999999999', { toString: 'x' }]), per_page: r.pick(['0', '101', '-1', 'many', { valueOf: 1 }]) });
+      if (r.chance(0.05)) params.sudo = r.pick([...HOSTILE_OBJECTS, 'root', '99999999', '']);
       // Whatever the fuzzer does to users (block, ban, delete, demote), it does not do to root, whose token the rest needs.
       const id = r.pick(route.path.startsWith('/users/:id') ? ids.filter((candidate) => candidate !== String(ROOT_USER_ID)) : ids);
       const path = `/api/v4${route.path.replace(':id', id)}`;
@@ -153,6 +155,42 @@ describe(`fuzzing (seed ${SEED})`, () => {
     expect(failures).toEqual([]);
     const version = await t.api('GET', '/version');
     expect(version.status).toBe(200);
+  }, 120_000);
+
+  it('answers every hostile body at once with a 4xx or a success: many parts, oversize declarations, compression bombs', async () => {
+    const r = prng(SEED + 2);
+    const bomb = gzipSync(Buffer.alloc(BODY_LIMIT * 40, 0x20), { level: 9 });
+    const paths = ['/api/graphql', ...routes.filter((route) => route.method !== 'GET').map((route) => `/api/v4${route.path.replace(':id', '1')}`)];
+    const jobs = Array.from({ length: BODY_REQUESTS }, () => {
+      const path = r.pick(paths);
+      const token = r.chance(0.5) ? `PRIVATE-TOKEN: ${t.rootToken}\r\n` : '';
+      const shape = r.pick(['parts', 'parts', 'declared', 'bomb']);
+      let head: string;
+      let body: Buffer;
+      if (shape === 'parts') {
+        body = multipart(r.pick([0, 1, 99, 100, 101, 250]), r.pick([0, 999, 1001]), r.pick([0, 0, 20_000, 100_000]));
+        head = `POST ${path} HTTP/1.1\r\nHost: x\r\n${token}Content-Type: multipart/form-data; boundary=b\r\nContent-Length: ${body.length}\r\n\r\n`;
+      } else if (shape === 'declared') {
+        // Declared beyond the limit, of any body type; only its first bytes are ever sent.
+        const type = r.pick(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=b', 'text/plain']);
+        body = Buffer.from(r.pick(['{"name":', 'name=', '--b\r\n', '']));
+        head = `POST ${path} HTTP/1.1\r\nHost: x\r\n${token}Content-Type: ${type}\r\nContent-Length: ${r.pick([BODY_LIMIT + 1, 30 * BODY_LIMIT, 2 ** 40])}\r\n\r\n`;
+      } else {
+        body = bomb;
+        const type = r.pick(['application/json', 'application/x-www-form-urlencoded']);
+        head = `POST ${path} HTTP/1.1\r\nHost: x\r\n${token}Content-Type: ${type}\r\nContent-Encoding: ${r.pick(['gzip', 'gzip', 'deflate'])}\r\nContent-Length: ${body.length}\r\n\r\n`;
+      }
+      return async () => {
+        const answer = await rawExchange(t.server.port, head, body, 10_000);
+        return { status: answer.status ?? 0, text: answer.text.slice(0, 300), sent: `${shape} ${head.slice(0, 200)}` };
+      };
+    });
+    const outcomes = await pool(jobs, CONCURRENCY);
+    console.log(`fuzz bodies: ${outcomes.length} requests, statuses ${JSON.stringify(histogram(outcomes))}`);
+    // 0: no answer within 10 s.
+    const failures = outcomes.filter((o) => o.status === 0 || o.status >= 500).map((o) => `${o.status} ${o.sent} -> ${o.text}`);
+    expect(failures).toEqual([]);
+    expect((await t.api('GET', '/version')).status).toBe(200);
   }, 120_000);
 
   it('never answers a hostile GraphQL operation with INTERNAL_SERVER_ERROR, over every root field', async () => {
