@@ -37,6 +37,12 @@ describe('hostile input', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
+  it('takes data 100 levels deep, GitLab\'s max_yaml_depth, and refuses 101', async () => {
+    const nested = (levels: number) => `.deep: ${'['.repeat(levels)}x${']'.repeat(levels)}\njob:\n  script: x\n`;
+    expect(await errors(nested(99))).toEqual([]);
+    expect(await errors(nested(100))).toEqual([TOO_BIG]);
+  });
+
   it('refuses a recursive alias, as deeper than the bound', async () => {
     expect(await errors('a: &a [x, *a]\njob:\n  script: x\n')).toEqual([TOO_BIG]);
   });
