@@ -41,6 +41,12 @@ export type FromWorker =
   | { type: 'done'; plan: PipelinePlan }
   | { type: 'failed'; error: { message: string; stack?: string } };
 
+/** A context function the worker asked for: it asks only for those the context has (the `has` of its plan). */
+function present<F>(fn: F | undefined, op: string): F {
+  if (!fn) throw new Error(`the CI context has no ${op}`);
+  return fn;
+}
+
 interface Job {
   content: string;
   ctx: CiContext;
@@ -126,11 +132,11 @@ class PlanningThread {
       case 'readLocal':
         return ctx.readLocal(call.path);
       case 'listFiles':
-        return ctx.listFiles!();
+        return present(ctx.listFiles, call.op)();
       case 'readArtifact':
-        return ctx.readArtifact!(call.job, call.path);
+        return present(ctx.readArtifact, call.op)(call.job, call.path);
       case 'readProject': {
-        const found = await ctx.readProject!(call.path, call.ref);
+        const found = await present(ctx.readProject, call.op)(call.path, call.ref);
         if (!found) return null;
         const { read: _read, files: _files, ...rest } = found;
         return { ...rest, handle: projects.push(found) - 1 };
@@ -166,8 +172,9 @@ export class Planner {
   }
 
   private next(): void {
-    while (this.queue.length && this.running < this.threads) {
-      const job = this.queue.shift()!;
+    while (this.running < this.threads) {
+      const job = this.queue.shift();
+      if (!job) return;
       this.running++;
       void this.run(job).finally(() => {
         this.running--;

@@ -7,7 +7,8 @@ import { planPipeline } from './plan.js';
 import type { CiContext, IncludedProject } from './types.js';
 import type { Call, FromWorker, ToWorker } from './thread.js';
 
-const port = parentPort!;
+if (!parentPort) throw new Error('src/ci/config/worker.ts runs as a worker thread (src/ci/config/thread.ts)');
+const port = parentPort;
 const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 let nextCall = 1;
 
