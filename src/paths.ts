@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 function projectRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -29,4 +29,15 @@ export const CODE_DIR = join(ROOT, RUNNING_TYPESCRIPT ? 'src' : 'dist');
 /** A module of this code base as a file to run (a worker, a child process): `.ts` under tsx, `.js` compiled. */
 export function codeFile(pathWithoutExtension: string): string {
   return join(CODE_DIR, `${pathWithoutExtension}${RUNNING_TYPESCRIPT ? '.ts' : '.js'}`);
+}
+
+/**
+ * The code a `new Worker(…, { eval: true })` runs to load a module of this code base: the compiled file, or under tsx
+ * the TypeScript file once tsx is registered in the worker (workers do not inherit the main thread's loader).
+ */
+export function workerBootstrap(pathWithoutExtension: string): string {
+  const script = pathToFileURL(codeFile(pathWithoutExtension)).href;
+  if (!RUNNING_TYPESCRIPT) return `import(${JSON.stringify(script)});`;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`;
 }

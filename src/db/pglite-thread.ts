@@ -9,9 +9,8 @@
  */
 import { existsSync, openAsBlob } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CODE_DIR, RUNNING_TYPESCRIPT, codeFile } from '../paths.js';
+import { CODE_DIR, workerBootstrap } from '../paths.js';
 import { extractTemplate } from './pglite-template.js';
 import {
   DriverAdapterError,
@@ -108,13 +107,6 @@ const ADAPTER_NAME = 'pglite-prisma-adapter';
  * The worker runs what the main thread runs: compiled JavaScript (`npm start`, dist/) as is; TypeScript (tests,
  * tsx) with tsx's loader, registered inside the worker before its import.
  */
-function bootstrap(): string {
-  const script = pathToFileURL(codeFile('db/pglite-worker')).href;
-  if (!RUNNING_TYPESCRIPT) return `import(${JSON.stringify(script)});`;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  return `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`;
-}
-
 function rebuild(error: SerialisedError): Error {
   const rebuilt = error.name === 'DriverAdapterError' ? new DriverAdapterError(error.cause as DriverAdapterError['cause']) : new Error(error.message);
   rebuilt.message = error.message;
@@ -165,7 +157,7 @@ export class PgliteThread {
 
   /** Starts the worker and resolves once its PGlite is open. */
   private static async start(options: WorkerOptions): Promise<PgliteThread> {
-    const worker = new Worker(bootstrap(), { eval: true, workerData: options });
+    const worker = new Worker(workerBootstrap('db/pglite-worker'), { eval: true, workerData: options });
     return new Promise((resolve, reject) => {
       const thread: PgliteThread = new PgliteThread(worker, { resolve: () => resolve(thread), reject });
     });

@@ -3,10 +3,11 @@
  * in bounded time is what the test timeout checks: an alias bomb or a backtracking regexp would run for minutes.
  */
 import { describe, expect, it } from 'vitest';
-import { errors, plan } from './support.js';
+import { Planner, TIMEOUT_MESSAGE } from '../../src/ci/config/thread.js';
+import { BOMBS } from './bombs.js';
+import { context, errors, jobs, plan } from './support.js';
 
 const TOO_BIG = 'The parsed YAML is too big';
-
 
 describe('hostile input', () => {
   it('refuses an alias bomb by the values it would expand to', async () => {
@@ -24,8 +25,32 @@ describe('hostile input', () => {
     expect(await errors(`${Array.from({ length: 150 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')} 1\n`)).toEqual([TOO_BIG]);
   });
 
-  it('refuses a file beyond 4 MiB', async () => {
-    expect(await errors(`job:\n  script: "${'a'.repeat(4 * 1024 * 1024)}"\n`)).toEqual([TOO_BIG]);
+  it('refuses a text beyond 2 MB before parsing it, and parsed data beyond 2 MB', async () => {
+    expect(await errors(`job:\n  script: "${'a'.repeat(2 * 1024 * 1024)}"\n`)).toEqual(['The provided YAML is too big']);
+    expect(await errors(`job:\n  script: [${Array(60_000).fill('x').join(', ')}]\n`)).toEqual([TOO_BIG]);
+  });
+
+  it.each(Object.keys(BOMBS))('refuses the %s bomb by measuring it, not by expanding it', async (name) => {
+    const started = performance.now();
+    expect(await errors(BOMBS[name])).toEqual([TOO_BIG]);
+    // Bounded work: the whole plan, thread start included, where expanding took from 3 s to minutes.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('takes data 100 levels deep, GitLab\'s max_yaml_depth, and refuses 101', async () => {
+    const nested = (levels: number) => `.deep: ${'['.repeat(levels)}x${']'.repeat(levels)}\njob:\n  script: x\n`;
+    expect(await errors(nested(99))).toEqual([]);
+    expect(await errors(nested(100))).toEqual([TOO_BIG]);
+  });
+
+  it('refuses a recursive alias, as deeper than the bound', async () => {
+    expect(await errors('a: &a [x, *a]\njob:\n  script: x\n')).toEqual([TOO_BIG]);
+  });
+
+  it('shares what an alias names, as Psych does: merge keys of a shared mapping stay small', async () => {
+    const fanIn = Array.from({ length: 30 }, (_, i) => `.m${i + 1}: &m${i + 1} {<<: [${Array(10).fill(`*m${i}`).join(', ')}], k${i + 1}: ${i + 1}}`).join('\n');
+    const planned = await jobs(`.m0: &m0 {k0: [1, 2, 3]}\n${fanIn}\n.tpl: &tpl {script: [make]}\nbuild: {<<: *tpl, stage: test}\n`);
+    expect(planned.build.script).toEqual(['make']);
   });
 
   it('refuses !reference chains that would multiply a value beyond the bound', async () => {
@@ -99,5 +124,25 @@ describe('hostile includes', () => {
     const files = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`b${i}.yml`, bomb(i)]));
     const result = await plan(`include: [${Object.keys(files).join(', ')}]\njob:\n  script: x\n`, { files });
     expect(result.errors[0]).toMatch(/^`b\d+\.yml`: The parsed YAML is too big$/);
+  });
+});
+
+describe('planning on a worker thread', () => {
+  it('fails a plan past its deadline with GitLab\'s timeout error, then plans the next one', async () => {
+    const planner = new Planner(1, 300);
+    const stalled = { ...context(), readLocal: () => new Promise<string | null>(() => {}) };
+    const timedOut = await planner.plan('include: [stuck.yml]\njob:\n  script: x\n', stalled);
+    expect(timedOut.errors).toEqual([TIMEOUT_MESSAGE]);
+    expect(timedOut.mergedYaml).toBeNull();
+    expect((await planner.plan('job:\n  script: x\n', context())).jobs.map((j) => j.name)).toEqual(['job']);
+  });
+
+  it('stops a thread busy computing past the deadline', async () => {
+    const planner = new Planner(1, 500);
+    const big = Array.from({ length: 6000 }, (_, i) => `job${i}:\n  script: [echo ${i}, make test-${i}]\n  tags: [linux]\n`).join('');
+    // Warm the thread first, so the deadline falls inside the planning, not the thread's start.
+    await planner.plan('job:\n  script: x\n', context());
+    expect((await planner.plan(big, context())).errors).toEqual([TIMEOUT_MESSAGE]);
+    expect((await planner.plan('job:\n  script: x\n', context())).errors).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * errors and warnings in GitLab's words, the merged YAML). Pure: no database, no HTTP; the repository is read
  * through the context.
  */
-export { planPipeline } from './plan.js';
+export { planPipeline } from './thread.js';
 export { evaluateExpression } from './expression.js';
 export { parseDuration } from './durations.js';
 export type {

@@ -14,10 +14,13 @@ import { logicalError, readRoot, type RootSpec } from './root-entry.js';
 import type { CiContext, ConfigMap, PipelinePlan, PlannedJob, PlanOptions } from './types.js';
 import { exceedsSize, isMap } from './values.js';
 import { expandNested } from './variables.js';
-import { MAX_VALUES, TOO_BIG, ValueBudget, emitYaml, parseYaml } from './yaml.js';
+import { TOO_BIG, ValueBudget, emitYaml, parseYaml } from './yaml.js';
 
+/** Values the composed configuration may hold, shared `extends` and `!reference` parts counted each time they appear. */
+const MAX_COMPOSED_VALUES = 500_000;
 
-function failed(error: string): PipelinePlan {
+/** A configuration that could not be built: its one error, no jobs, no merged YAML. */
+export function failed(error: string): PipelinePlan {
   return { errors: [error], warnings: [], name: null, filteredByWorkflow: false, workflowVariables: [], stages: [], jobs: [], mergedYaml: null, includes: null };
 }
 
@@ -33,7 +36,7 @@ async function compose(content: string, ctx: CiContext, probe: RepositoryProbe):
     const included = await expander.expand(parsed.value);
     const resolved = resolveReferences(applyExtends(included));
     // Shared `!reference` and `extends` parts count each time they appear: the same bound as the files' values.
-    if (exceedsSize(resolved, MAX_VALUES)) return { error: TOO_BIG };
+    if (exceedsSize(resolved, MAX_COMPOSED_VALUES)) return { error: TOO_BIG };
     const conflict = defaultConflict(resolved);
     if (conflict) return { error: conflict };
     return { config: injectEdgeStages(resolved), expander };

@@ -1,27 +1,35 @@
 /**
- * YAML in and out as GitLab's Ruby reads and writes it (Psych's `safe_load` with aliases, and `to_yaml`), bounded:
- * a file's size, the nesting depth and the number of values (aliases expanded) are limited, so an alias bomb or a
- * deeply nested document is an error, not a hang. Scalars are resolved here, by Psych's rules (YAML 1.1: `yes`,
- * `off`, `0x1F`, `010`, `1:30`), not by the parser's schema; the only custom tag is `!reference`, kept as data.
+ * YAML in and out as GitLab's Ruby reads and writes it (Psych's `safe_load` with aliases, and `to_yaml`), bounded as
+ * GitLab's Gitlab::Config::Loader::Yaml bounds it: the text of a file (`max_yaml_size_bytes`), then the parsed data's
+ * size and depth (Gitlab::Utils::DeepSize: `max_yaml_size_bytes` of Ruby objects, `max_yaml_depth` levels). As in
+ * Psych, an alias is the very value its anchor made, not a copy, so parsing is linear in the text; the size is then
+ * measured with each shared value counted every time it appears, stopping as soon as the bound is passed, before any
+ * later step copies it. An alias bomb, a merge-key bomb or deep anchors cost the walk up to the bound, never their
+ * expansion. Scalars are resolved here, by Psych's rules (YAML 1.1: `yes`, `off`, `0x1F`, `010`, `1:30`), not by the
+ * parser's schema; the only custom tag is `!reference`, kept as data.
  */
-import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node as YamlNode, type Scalar } from 'yaml';
+import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, visit, type Alias, type Node as YamlNode, type Scalar } from 'yaml';
 import { Reference, type ConfigMap, type Value } from './types.js';
 
-/** Largest file read, in bytes (GitLab bounds the parsed size; a 4 MiB text is far beyond any real configuration). */
+/** Largest file read from a repository, in bytes (beyond GitLab's limit, so that a larger file gets its error). */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** GitLab's `max_yaml_size_bytes` default (2 MB since GitLab 17.3): a file's text, and its parsed data. */
+export const MAX_YAML_SIZE_BYTES = 2 * 1024 * 1024;
 /** GitLab's `max_yaml_depth` default. */
 const MAX_DEPTH = 100;
-/** Values one configuration may expand to, aliases included, all its files together. */
-export const MAX_VALUES = 500_000;
+/** Parsed data all the files of one configuration may hold together (four files at GitLab's limit). */
+const MAX_TOTAL_PARSED_BYTES = 4 * MAX_YAML_SIZE_BYTES;
 
-/** How many more values the files of one configuration may expand to (shared by the root file and its includes). */
+/** How much more parsed data the files of one configuration may hold (shared by the root file and its includes). */
 export class ValueBudget {
-  constructor(public left = MAX_VALUES) {}
+  constructor(public left = MAX_TOTAL_PARSED_BYTES) {}
 }
 /** GitLab reads at most two documents: an optional `spec:` header, then the configuration. */
 const MAX_DOCUMENTS = 2;
 
 export const TOO_BIG = 'The parsed YAML is too big';
+/** GitLab's refusal of a text beyond `max_yaml_size_bytes`, before parsing it. */
+export const TEXT_TOO_BIG = 'The provided YAML is too big';
 
 type Parsed = { ok: true; value: Value } | { ok: false; error: string };
 
@@ -103,28 +111,58 @@ function keyText(key: Value): string {
   return JSON.stringify(key instanceof Map ? Object.fromEntries(key) : key);
 }
 
-/** Turns one document's nodes into values, expanding aliases and `<<` merge keys, within the bounds. */
-class Converter {
-  constructor(
-    private readonly doc: Document.Parsed,
-    private readonly budget: ValueBudget,
-  ) {}
+/** Each alias's anchored node: the last node with that anchor before it, in document order (YAML's and Psych's rule). */
+function anchorTargets(doc: Document.Parsed): Map<Alias, unknown> {
+  const anchors = new Map<string, unknown>();
+  const targets = new Map<Alias, unknown>();
+  visit(doc, {
+    Node: (_key, node) => {
+      if (isAlias(node)) {
+        if (anchors.has(node.source)) targets.set(node, anchors.get(node.source));
+      } else if (node.anchor) {
+        anchors.set(node.anchor, node);
+      }
+    },
+  });
+  return targets;
+}
 
+/**
+ * Turns one document's nodes into values, once each: an alias gives the value its anchor made (Psych's shared
+ * object), so the work is linear in the text whatever the aliases would expand to; `<<` merges as Psych merges.
+ */
+class Converter {
+  private readonly targets: Map<Alias, unknown>;
+  /** The value of each anchored node, known before its children are read (a recursive alias finds it, as in Psych). */
+  private readonly made = new Map<unknown, Value>();
+
+  constructor(doc: Document.Parsed) {
+    this.targets = anchorTargets(doc);
+  }
+
+  /** `depth` counts the text's own nesting, which can only be below the data's (measured later). */
   convert(node: unknown, depth: number): Value {
-    if (depth > MAX_DEPTH || --this.budget.left < 0) throw new YamlError(TOO_BIG);
+    if (depth > MAX_DEPTH) throw new YamlError(TOO_BIG);
     if (node === null || node === undefined) return null;
     if (isAlias(node)) {
-      const target = node.resolve(this.doc);
-      if (!target) throw new YamlError(`An alias referenced an unknown anchor: ${node.source}`);
-      return this.convert(target, depth + 1);
+      const target = this.targets.get(node);
+      if (target === undefined) throw new YamlError(`An alias referenced an unknown anchor: ${node.source}`);
+      return this.made.has(target) ? (this.made.get(target) as Value) : this.convert(target, depth);
     }
-    if (isScalar(node)) return this.scalar(node);
+    if (isScalar(node)) return this.remember(node, this.scalar(node));
     if (isSeq(node)) {
-      const items = node.items.map((item) => this.convert(item, depth + 1));
-      return node.tag === '!reference' ? new Reference(items) : items;
+      const items: Value[] = [];
+      const value = this.remember(node, node.tag === '!reference' ? new Reference(items) : items);
+      for (const item of node.items) items.push(this.convert(item, depth + 1));
+      return value;
     }
-    if (isMap(node)) return this.mapping(node.items, depth);
+    if (isMap(node)) return this.mapping(node, depth);
     throw new YamlError('Invalid configuration format');
+  }
+
+  private remember<V extends Value>(node: YamlNode, value: V): V {
+    if (node.anchor) this.made.set(node, value);
+    return value;
   }
 
   private scalar(node: Scalar): Value {
@@ -134,9 +172,9 @@ class Converter {
     return node.type === 'PLAIN' ? plainScalar(text) : text;
   }
 
-  private mapping(pairs: readonly unknown[], depth: number): ConfigMap {
-    const map: ConfigMap = new Map();
-    for (const pair of pairs) {
+  private mapping(node: YamlNode & { items: readonly unknown[] }, depth: number): ConfigMap {
+    const map = this.remember(node, new Map() as ConfigMap);
+    for (const pair of node.items) {
       if (!isPair(pair)) continue;
       const keyNode = pair.key as YamlNode | null;
       if (isScalar(keyNode) && keyNode.type === 'PLAIN' && !keyNode.tag && keyNode.value === '<<') {
@@ -162,6 +200,46 @@ class Converter {
   }
 }
 
+/**
+ * What Ruby's `ObjectSpace.memsize_of` reports for a value Psych made, on 64-bit Ruby, near enough: 40 bytes an
+ * object (immediates such as small integers, true, false and nil take none), plus a string's bytes beyond what fits
+ * in the object, an array's item slots beyond three, and a hash's table.
+ */
+function memsize(value: Value): number {
+  if (typeof value === 'string') {
+    const bytes = value.length > 7 ? Buffer.byteLength(value, 'utf8') : value.length;
+    return bytes > 23 ? 41 + bytes : 40;
+  }
+  if (Array.isArray(value)) return 40 + (value.length > 3 ? 8 * value.length : 0);
+  if (value instanceof Map) return 40 + (value.size === 0 ? 0 : value.size <= 8 ? 160 : 56 + 32 * value.size);
+  if (value instanceof Reference) return 40;
+  return 0;
+}
+
+/**
+ * GitLab's Gitlab::Utils::DeepSize: every value reached, shared ones each time they appear, summed until `max` bytes
+ * is passed or nesting passes `max_yaml_depth` (a recursive alias does, at once). Stops there, so measuring a bomb
+ * costs at most the bound; returns the size.
+ */
+function deepSize(root: Value, max: number): number {
+  let size = 0;
+  const add = (value: Value, depth: number): void => {
+    size += memsize(value);
+    if (size > max) throw new YamlError(TOO_BIG);
+    const items = Array.isArray(value) ? value : value instanceof Reference && Array.isArray(value.path) ? value.path : null;
+    if (!items && !(value instanceof Map)) return;
+    if (depth + 1 > MAX_DEPTH) throw new YamlError(TOO_BIG);
+    if (items) for (const item of items) add(item, depth + 1);
+    else
+      for (const [key, item] of value as ConfigMap) {
+        add(key, depth + 1);
+        add(item, depth + 1);
+      }
+  };
+  add(root, 0);
+  return size;
+}
+
 /** Psych's words for a syntax error: `(<unknown>): <problem> at line L column C`. */
 function syntaxError(message: string, pos: { line: number; col: number } | undefined): string {
   const problem = message.replace(/\s+at line \d+, column \d+[\s\S]*$/, '').trim();
@@ -173,7 +251,7 @@ function syntaxError(message: string, pos: { line: number; col: number } | undef
  * has none. Never throws: oversized, too deep, binary or malformed input is an error in Psych's or GitLab's words.
  */
 export function parseYaml(content: string, budget = new ValueBudget()): Parsed {
-  if (Buffer.byteLength(content, 'utf8') > MAX_FILE_BYTES) return { ok: false, error: TOO_BIG };
+  if (Buffer.byteLength(content, 'utf8') > MAX_YAML_SIZE_BYTES) return { ok: false, error: TEXT_TOO_BIG };
   try {
     const lineCounter = new LineCounter();
     const docs = parseAllDocuments(content, { schema: 'failsafe', merge: false, uniqueKeys: false, version: '1.1', lineCounter, prettyErrors: false });
@@ -185,7 +263,12 @@ export function parseYaml(content: string, budget = new ValueBudget()): Parsed {
       if (error) return { ok: false, error: syntaxError(error.message, lineCounter.linePos(error.pos[0])) };
     }
     const present = all.filter((doc) => doc.contents !== null).slice(0, MAX_DOCUMENTS);
-    const values = present.map((doc) => new Converter(doc, budget).convert(doc.contents, 0));
+    const values = present.map((doc) => new Converter(doc).convert(doc.contents, 0));
+    // GitLab's bound is per file; ours also holds all the files of one configuration together.
+    const allowed = Math.min(MAX_YAML_SIZE_BYTES, budget.left);
+    let used = 0;
+    for (const value of values) used += deepSize(value, allowed - used);
+    budget.left -= used;
     const header = values.length > 1 && values[0] instanceof Map && values[0].has('spec');
     // A header's inputs would be interpolated into the configuration (`$[[ inputs.name ]]`); refused rather than left as text.
     if (header && content.includes('$[[')) return { ok: false, error: INPUTS_UNSUPPORTED };
