@@ -104,17 +104,14 @@ export interface PipelineScheduleSubject {
 }
 
 /**
- * A branch or tag of a project, with the access levels of the protected branch rules that cover it (what GitLab's
- * Gitlab::UserAccess reads): `protection` is null when no rule covers the ref. Tags are never protected here (this
- * server has no protected tags), so a tag's is always null.
+ * A branch or tag of a project (a pipeline's or a job's ref), with the access levels of the protected branch rules
+ * that cover it (what GitLab's Gitlab::UserAccess reads): `protection` is null when no rule covers the ref. Tags are
+ * never protected here (this server has no protected tags), so a tag's is always null.
  */
 export interface RefSubject {
   project: ProjectSubject;
   protection: { push: readonly number[]; merge: readonly number[] } | null;
 }
-
-/** A pipeline, by its project and its ref (Ci::PipelinePolicy). */
-export type PipelineSubject = RefSubject;
 
 /** A job, by its project, its ref and the user who ran it (Ci::BuildPolicy's `owner_of_job`). */
 export interface JobSubject extends RefSubject {
@@ -651,8 +648,9 @@ const RULES = {
   read_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   admin_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   // Pipeline schedules (ProjectPolicy; Ci::PipelineSchedulePolicy for one schedule): whoever reads the project's
-  // pipelines reads them (GitLab's `public_builds & guest_access`, its default), Developers create them, only their owner changes them, and
-  // Maintainers administer (delete, take over) every one; their variables are shown to those who administer them.
+  // pipelines reads them (GitLab's `public_builds & guest_access`, public pipelines being its default), Developers
+  // create them, only their owner changes them, and Maintainers administer (delete, take over) every one; their
+  // variables are shown to those who administer them.
   // GitLab's `builds_disabled | repository_disabled` prevents them all.
   read_pipeline_schedule: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), buildsFeature),
   create_pipeline_schedule: unlessArchived(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), buildsFeature)),

@@ -25,7 +25,10 @@ const refRefused = (ref: string) => ({
 
 let project: { id: number; path_with_namespace: string };
 const users = {} as Record<Role, TestUser>;
-/** For each ref kind and role: a pipeline of its own (its `build` job failed, its `deploy` job manual). */
+/**
+ * For each ref kind and role, a pipeline (its `build` job failed, its `deploy` job manual): one of its own for each
+ * role whose writes succeed, one shared by those refused (a refused write changes nothing).
+ */
 const fixtures = {} as Record<RefKind, Record<Role, { pipelineId: number; buildId: number; deployId: number }>>;
 
 /** Whether GitLab lets the role write to pipelines and jobs of the ref: Developers and up, Maintainers on a protected one. */
@@ -51,22 +54,25 @@ beforeAll(async () => {
   expect(protection.body).toMatchObject({ push_access_levels: [{ access_level: 40 }], merge_access_levels: [{ access_level: 40 }] });
 
   const prisma = t.server.database.prisma;
+  const pipelineOn = async (ref: string, creator: TestUser) => {
+    const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: creator.token, body: { ref } });
+    expect(created.status).toBe(201);
+    const jobs = await prisma.ciJob.findMany({ where: { pipelineId: created.body.id }, orderBy: { id: 'asc' } });
+    const build = jobs.find((j) => j.name === 'build')!;
+    const deploy = jobs.find((j) => j.name === 'deploy')!;
+    expect(deploy.status).toBe('manual');
+    await prisma.ciJob.update({ where: { id: build.id }, data: { status: 'failed', finishedAt: new Date() } });
+    return { pipelineId: created.body.id as number, buildId: build.id, deployId: deploy.id };
+  };
   for (const kind of Object.keys(REFS) as RefKind[]) {
     fixtures[kind] = {} as Record<Role, { pipelineId: number; buildId: number; deployId: number }>;
+    const refused = await pipelineOn(REFS[kind].ref, owner);
     for (const role of ROLES) {
-      // Each role's pipeline is its own, so that an allowed write leaves the others' as they were; Developers run theirs where they may.
-      const creator = role === 'developer' && writes(role, kind) ? users.developer : owner;
-      const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: creator.token, body: { ref: REFS[kind].ref } });
-      expect(created.status).toBe(201);
-      const jobs = await prisma.ciJob.findMany({ where: { pipelineId: created.body.id }, orderBy: { id: 'asc' } });
-      const build = jobs.find((j) => j.name === 'build')!;
-      const deploy = jobs.find((j) => j.name === 'deploy')!;
-      expect(deploy.status).toBe('manual');
-      await prisma.ciJob.update({ where: { id: build.id }, data: { status: 'failed', finishedAt: new Date() } });
-      fixtures[kind][role] = { pipelineId: created.body.id, buildId: build.id, deployId: deploy.id };
+      // Developers run theirs where they may (erasing a job is theirs when they ran it).
+      fixtures[kind][role] = writes(role, kind) ? await pipelineOn(REFS[kind].ref, role === 'developer' ? users.developer : owner) : refused;
     }
   }
-});
+}, 120_000);
 
 describe('every pipeline and job write, by every role, on protected and unprotected refs', () => {
   for (const kind of Object.keys(REFS) as RefKind[]) {
@@ -114,6 +120,14 @@ describe('the rules behind the matrix', () => {
   it("refuses a Developer erasing a job another user ran, even on an unprotected ref", async () => {
     const { buildId } = fixtures.unprotected.reporter;
     expect(await t.api('POST', `/projects/${project.id}/jobs/${buildId}/erase`, { token: users.developer.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+  });
+
+  it('refuses to erase an unfinished job with 403 Job is not erasable!, once erasing is allowed', async () => {
+    const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: users.maintainer.token, body: { ref: 'feature' } });
+    const [build] = (await t.api('GET', `/projects/${project.id}/pipelines/${created.body.id}/jobs`, { token: users.maintainer.token })).body;
+    expect(build.status).toBe('pending');
+    const erase = await t.api('POST', `/projects/${project.id}/jobs/${build.id}/erase`, { token: users.maintainer.token });
+    expect(erase).toMatchObject({ status: 403, body: { message: '403 Forbidden - Job is not erasable!' } });
   });
 
   it('lets a Developer write on a protected branch whose rule lets Developers merge', async () => {

@@ -567,7 +567,8 @@ export class PipelinesService {
   /** Erases a finished job's trace and artifacts. */
   async erase(project: ProjectRow, jobId: number): Promise<JobRow> {
     const job = await this.jobFor(project, jobId, 'erase_build');
-    if (!isCompleted(job.status) || job.erasedAt) throw badRequest('400 Bad request - Job is not erasable!');
+    // GitLab's `forbidden!('Job is not erasable!')`.
+    if (!isCompleted(job.status) || job.erasedAt) throw forbidden('Job is not erasable!');
     const files = await this.db.ciJobArtifact.findMany({ where: { jobId: job.id }, select: { path: true } });
     await this.db.$transaction([
       this.db.ciTraceChunk.deleteMany({ where: { jobId: job.id } }),
