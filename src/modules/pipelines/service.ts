@@ -141,6 +141,7 @@ export class PipelinesService {
       projects,
       repositories,
       createDeps: () => this.deps(),
+      mayUpdateRef: (project, ref, tag) => this.mayUpdateRef(project, ref, tag),
       setJobStatus: (tx, pipeline, jobId, status, data) => this.setJobStatus(tx, pipeline, jobId, status, data),
     });
   }
