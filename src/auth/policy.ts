@@ -103,6 +103,27 @@ export interface PipelineScheduleSubject {
   ownerId: number | null;
 }
 
+/**
+ * A branch or tag of a project (a pipeline's or a job's ref), with the access levels of the protected branch rules
+ * that cover it (what GitLab's Gitlab::UserAccess reads): `protection` is null when no rule covers the ref. Tags are
+ * never protected here (this server has no protected tags), so a tag's is always null.
+ */
+export interface RefSubject {
+  project: ProjectSubject;
+  protection: { push: readonly number[]; merge: readonly number[] } | null;
+}
+
+/** A job, by its project, its ref and the user who ran it (Ci::BuildPolicy's `owner_of_job`). */
+export interface JobSubject extends RefSubject {
+  userId: number | null;
+}
+
+/** A pipeline trigger token, by its project and its owner (Ci::TriggerPolicy). */
+export interface TriggerSubject {
+  project: ProjectSubject;
+  ownerId: number | null;
+}
+
 /** A user whose profile (activity, contributions) may be private. */
 export interface ProfileSubject extends UserSubject {
   privateProfile: boolean;
@@ -520,6 +541,56 @@ const buildTrace: Rule<BuildTraceSubject, never> = {
   where: () => false,
 };
 
+const pushCode = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), repositoryFeature);
+const adminBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)), buildsFeature);
+
+/**
+ * Gitlab::UserAccess#can_update_branch? (can_push_to_branch? or can_merge_to_branch?; can_create_tag? for a tag, which
+ * no rule protects here): `push_code` on the project, and on a protected ref a push or merge level of a covering rule
+ * (ProtectedRefAccess, which asks `push_code` too). Asked about one ref at a time, never as a list filter.
+ */
+const refUpdater: Rule<RefSubject, never> = {
+  allows(actor, ref) {
+    if (!pushCode.allows(actor, ref.project)) return false;
+    if (!ref.protection) return true;
+    const { project, protection } = ref;
+    return [...protection.push, ...protection.merge].some((accessLevel) => protectedRefAccess.allows(actor, { project, accessLevel }));
+  },
+  where: () => false,
+};
+
+/**
+ * A project ability asked of the project, or of one of its pipelines or jobs: Ci::PipelinePolicy and Ci::BuildPolicy
+ * delegate to ProjectPolicy, then prevent it on a protected ref the viewer may not update (their `protected_ref`).
+ * Asked about one subject at a time, never as a list filter.
+ */
+function onProtectedRef(rule: Rule<ProjectSubject, unknown>): Rule<ProjectSubject | RefSubject, never> {
+  return {
+    allows: (actor, subject) => ('protection' in subject ? rule.allows(actor, subject.project) && refUpdater.allows(actor, subject) : rule.allows(actor, subject)),
+    where: () => false,
+  };
+}
+
+/** Ci::BuildPolicy's job writes (`update_build`, asked of one job): none on a protected ref the viewer may not update. */
+const jobWriter: Rule<JobSubject, never> = onProtectedRef(updateBuild);
+
+/**
+ * Ci::BuildPolicy's erase_build: `admin_build`, or `update_build` for the user who ran the job on an unprotected ref;
+ * never on a protected ref the viewer may not update.
+ */
+const jobEraser: Rule<JobSubject, never> = {
+  allows: (actor, job) =>
+    (adminBuild.allows(actor, job.project) || (updateBuild.allows(actor, job.project) && !job.protection && !!actor.viewer && job.userId === actor.viewer.id)) &&
+    refUpdater.allows(actor, job),
+  where: () => false,
+};
+
+/** Ci::TriggerPolicy's admin_trigger: the trigger's owner, while they may `admin_build` on its project. */
+const triggerOwner: Rule<TriggerSubject, never> = {
+  allows: (actor, trigger) => !!actor.viewer && trigger.ownerId === actor.viewer.id && adminBuild.allows(actor, trigger.project),
+  where: () => false,
+};
+
 /** GitLab's ability names, by the kind of subject they are asked about. */
 const RULES = {
   // GlobalPolicy: no subject.
@@ -548,7 +619,7 @@ const RULES = {
   fork_project: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature, featureAllowed('forking')),
   // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).
   download_code: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature),
-  push_code: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), repositoryFeature),
+  push_code: pushCode,
   admin_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   push_to_delete_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   // ProtectedRefAccess: one push, merge or unprotect level of a protected branch.
@@ -559,20 +630,35 @@ const RULES = {
   read_build: readBuild,
   read_build_trace: buildTrace,
   create_pipeline: unlessArchived(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature)),
-  update_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature),
-  cancel_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature),
+  // ProjectPolicy's, and on a pipeline Ci::PipelinePolicy's: not on a protected ref the viewer may not update.
+  update_pipeline: onProtectedRef(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature)),
+  cancel_pipeline: onProtectedRef(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature)),
+  // Creating a pipeline for a ref, and Ci::PipelineSchedulePolicy's `protected_ref`: Gitlab::UserAccess#can_update_branch?
+  // (GitLab has no ability of this name: Chain::Validate::Abilities asks UserAccess directly).
+  update_ref: refUpdater,
   update_build: updateBuild,
+  // Ci::BuildPolicy: a job's writes (Ci::JobAbilities), none on a protected ref the viewer may not update.
+  play_job: jobWriter,
+  retry_job: jobWriter,
+  cancel_build: jobWriter,
+  erase_build: jobEraser,
   admin_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)), pipelinesFeature),
-  erase_build: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)), buildsFeature),
+  // Ci::TriggerPolicy: Maintainers list, create and delete a project's trigger tokens (manage_trigger, which is
+  // admin_build); only a trigger's owner changes it or sees its token (admin_trigger).
+  manage_trigger: adminBuild,
+  admin_trigger: triggerOwner,
+  // External commit statuses (ProjectPolicy): Reporters, or whoever sees the project when it is public or internal.
+  read_commit_status: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), pipelinesFeature),
   destroy_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)), pipelinesFeature),
   destroy_artifacts: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   read_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   admin_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  // Pipeline schedules (ProjectPolicy; Ci::PipelineSchedulePolicy for one schedule): Reporters read them (everyone
-  // on a project whose pipelines are public), Developers create them, only their owner changes them, and
-  // Maintainers administer (delete, take over) every one; their variables are shown to those who administer them.
+  // Pipeline schedules (ProjectPolicy; Ci::PipelineSchedulePolicy for one schedule): whoever reads the project's
+  // pipelines reads them (GitLab's `public_builds & guest_access`, public pipelines being its default), Developers
+  // create them, only their owner changes them, and Maintainers administer (delete, take over) every one; their
+  // variables are shown to those who administer them.
   // GitLab's `builds_disabled | repository_disabled` prevents them all.
-  read_pipeline_schedule: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), buildsFeature),
+  read_pipeline_schedule: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), buildsFeature),
   create_pipeline_schedule: unlessArchived(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), buildsFeature)),
   update_pipeline_schedule: allOf(anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner), onScheduleProject(buildsFeature)),
   admin_pipeline_schedule: allOf(anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))), onScheduleProject(buildsFeature)),

@@ -46,7 +46,8 @@ beforeAll(async () => {
     const member = await createUser(t);
     await createProject(t, member.token, { visibility: 'internal' });
     await addMember(t, owner.token, 'groups', group.id, member.id, 30);
-    await addMember(t, owner.token, 'projects', project.id, member.id, 30);
+    // Maintainers of the project: they run pipelines on main, which is protected.
+    await addMember(t, owner.token, 'projects', project.id, member.id, 40);
     const sibling = await createProject(t, owner.token, { namespaceId: group.id });
     await createGroup(t, owner.token, { parentId: sub.id });
     const other = await createGroup(t, owner.token);

@@ -168,13 +168,17 @@ describe('reading', () => {
 });
 
 describe('who may do what', () => {
-  it('needs a signed-in member who may read pipelines (Reporter+) to read; variables only for those who administer', async () => {
+  it('needs a signed-in user who may read pipelines (a Guest too: public pipelines) to read; variables only for those who administer', async () => {
     const schedule = await createSchedule(developer.token);
     await t.api('POST', path(`/${schedule.id}/variables`), { token: developer.token, body: { key: 'SECRET', value: 's3cr3t' } });
     expect(await t.api('GET', path(), { token: null })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
     expect(await t.api('GET', path(), { token: stranger.token })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
-    expect(await t.api('GET', path(), { token: guest.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
-    expect(await t.api('GET', path(`/${schedule.id}`), { token: guest.token })).toMatchObject({ status: 404, body: { message: '404 Pipeline Schedule Not Found' } });
+    // GitLab's ProjectPolicy: `public_builds & guest_access` enables read_pipeline_schedule (public pipelines are the default).
+    expect((await t.api('GET', path(), { token: guest.token })).body.map((s: { id: number }) => s.id)).toContain(schedule.id);
+    const asGuest = await t.api('GET', path(`/${schedule.id}`), { token: guest.token });
+    expect(asGuest.status).toBe(200);
+    expect('variables' in asGuest.body).toBe(false);
+    expect(await t.api('GET', path(`/${schedule.id}/variables/SECRET`), { token: guest.token })).toMatchObject({ status: 403 });
     expect((await t.api('GET', path(), { token: reporter.token })).status).toBe(200);
     const asReporter = await t.api('GET', path(`/${schedule.id}`), { token: reporter.token });
     expect(asReporter.status).toBe(200);
@@ -201,7 +205,7 @@ describe('who may do what', () => {
     expect(await put(maintainer.token, { description: 'mine' })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     expect(await put(owner.token, { description: 'mine' })).toMatchObject({ status: 403 });
     expect((await put(reporter.token, { description: 'mine' })).status).toBe(403);
-    expect((await put(guest.token, { description: 'mine' })).status).toBe(404);
+    expect((await put(guest.token, { description: 'mine' })).status).toBe(403);
     expect((await put(stranger.token, { description: 'mine' })).status).toBe(404);
     expect((await t.api('POST', path(`/${schedule.id}/take_ownership`), { token: reporter.token })).status).toBe(403);
     const taken = await t.api('POST', path(`/${schedule.id}/take_ownership`), { token: maintainer.token });
@@ -285,7 +289,7 @@ describe('running', () => {
   it('play queues the pipeline as the player, source schedule, with the variables, and keeps the next run', async () => {
     const schedule = await createSchedule(developer.token);
     await t.api('POST', path(`/${schedule.id}/variables`), { token: developer.token, body: { key: 'NIGHTLY', value: 'played' } });
-    expect((await t.api('POST', path(`/${schedule.id}/play`), { token: guest.token })).status).toBe(404);
+    expect((await t.api('POST', path(`/${schedule.id}/play`), { token: guest.token })).status).toBe(403);
     expect((await t.api('POST', path(`/${schedule.id}/play`), { token: reporter.token })).status).toBe(403);
     const pipeline = nextPipeline(project.id);
     const played = await t.api('POST', path(`/${schedule.id}/play`), { token: maintainer.token });

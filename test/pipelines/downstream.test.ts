@@ -311,4 +311,26 @@ nowhere:
     expect((await t.api('GET', `/projects/${hidden.id}/pipelines`)).body).toEqual([]);
     expect((await t.api('GET', `/projects/${readable.id}/pipelines`)).body).toEqual([]);
   });
+
+  it('runs a downstream pipeline on a protected branch its user may merge to, not on one they may neither push nor merge to', async () => {
+    const user = await createUser(t);
+    const own = await createProject(t, user.token);
+    // Manual jobs only: nothing here is left pending for the runner of the other tests.
+    const manual = 'build:\n  script: echo\n  when: manual\n';
+    const targets = { mergeable: (await projectWithConfig(t, manual)).project, closed: (await projectWithConfig(t, manual)).project };
+    for (const target of Object.values(targets)) await addMember(t, t.rootToken, 'projects', target.id, user.id, 30);
+    // main of `mergeable`: Maintainers push, Developers merge (Gitlab::UserAccess#can_update_branch? is push or merge).
+    expect((await t.api('DELETE', `/projects/${targets.mergeable.id}/protected_branches/main`)).status).toBe(204);
+    const rule = await t.api('POST', `/projects/${targets.mergeable.id}/protected_branches`, { body: { name: 'main', push_access_level: 40, merge_access_level: 30 } });
+    expect(rule.status).toBe(201);
+    const config = `mergeable:\n  trigger:\n    project: ${targets.mergeable.path_with_namespace}\n    branch: main\nclosed:\n  trigger:\n    project: ${targets.closed.path_with_namespace}\n    branch: main\n`;
+    const sha = await commit(t, own.id, { '.gitlab-ci.yml': config }, 'main', user.token);
+    const pipeline = await eventually(async () => (await t.api('GET', `/projects/${own.id}/pipelines?sha=${sha}`, { token: user.token })).body[0]);
+    const bridges = await eventually(async () => {
+      const res = await t.api('GET', `/projects/${own.id}/pipelines/${pipeline.id}/bridges`, { token: user.token });
+      return res.body.length === 2 && res.body.every((b: Job) => b.status !== 'pending' && b.status !== 'created') ? res.body : null;
+    });
+    const byName = Object.fromEntries(bridges.map((b: Job & { downstream_pipeline: { project_id: number } | null }) => [b.name, [b.failure_reason ?? null, b.downstream_pipeline?.project_id ?? null]]));
+    expect(byName).toEqual({ mergeable: [null, targets.mergeable.id], closed: ['insufficient_bridge_permissions', null] });
+  });
 });

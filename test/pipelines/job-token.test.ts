@@ -58,8 +58,10 @@ describe('CI job tokens', () => {
   it("acts with its user's rights, never an administrator's", async () => {
     const owner = await createUser(t);
     const { project } = await projectWithPipeline(t, owner.token);
-    // An administrator who is no member runs a pipeline there; their job's token carries no admin rights.
-    const pipeline = await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' } });
+    // An administrator who is no member runs a pipeline there (on a branch that is not protected: a protected one is
+    // its members'); their job's token carries no admin rights.
+    await t.api('POST', `/projects/${project.id}/repository/branches`, { token: owner.token, body: { branch: 'feature', ref: 'main' } });
+    const pipeline = await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'feature' } });
     const [job] = (await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.body.id}/jobs`)).body;
     const token = await running(t, job.id);
     const headers = { 'JOB-TOKEN': token };

@@ -60,6 +60,27 @@ describe('commit statuses', () => {
     expect((await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { token: null, body: { state: 'success' } })).status).toBe(401);
   });
 
+  it('are read by those with read_commit_status: Reporters of a private project, anyone who sees a public one, not its Guests', async () => {
+    const { project, sha } = await projectWithCommit();
+    await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'success', name: 'ci/private' } });
+    const [guest, reporter] = [await createUser(t), await createUser(t)];
+    await addMember(t, t.rootToken, 'projects', project.id, guest.id, 10);
+    await addMember(t, t.rootToken, 'projects', project.id, reporter.id, 20);
+    const statuses = `/projects/${project.id}/repository/commits/${sha}/statuses`;
+    // The commit itself is 403 to the Guest (download_code); so are its statuses.
+    expect((await t.api('GET', `/projects/${project.id}/repository/commits/${sha}`, { token: guest.token })).status).toBe(403);
+    expect(await t.api('GET', statuses, { token: guest.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect((await t.api('GET', statuses, { token: reporter.token })).body.map((s: { name: string }) => s.name)).toEqual(['ci/private']);
+    const open = await createProject(t, t.rootToken, { visibility: 'public' });
+    const commit = await t.api('POST', `/projects/${open.id}/repository/commits`, {
+      body: { branch: 'main', commit_message: 'Init', actions: [{ action: 'create', file_path: 'README.md', content: 'x' }] },
+    });
+    await t.api('POST', `/projects/${open.id}/statuses/${commit.body.id}`, { body: { state: 'success', name: 'ci/public' } });
+    await addMember(t, t.rootToken, 'projects', open.id, guest.id, 10);
+    const publicStatuses = `/projects/${open.id}/repository/commits/${commit.body.id}/statuses`;
+    expect((await t.api('GET', publicStatuses, { token: guest.token })).body.map((s: { name: string }) => s.name)).toEqual(['ci/public']);
+  });
+
   it('work through gitbeaker', async () => {
     const { project, sha } = await projectWithCommit();
     const api = new Gitlab({ host: t.url, token: t.rootToken });

@@ -1,4 +1,7 @@
-/** Pipeline trigger tokens: Maintainers manage them; a token starts a pipeline as its owner, without any API token. */
+/**
+ * Pipeline trigger tokens: Maintainers manage them, only a trigger's owner changes it; a token starts a pipeline as its
+ * owner, without any API token.
+ */
 import { describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { suiteServer } from '../support/server.js';
@@ -17,7 +20,7 @@ async function projectWithConfig(token = t.rootToken) {
 }
 
 describe('trigger tokens', () => {
-  it('are created, listed, shown in full to their owner only, updated and deleted by Maintainers', async () => {
+  it('are created, listed and deleted by Maintainers, shown in full to and updated by their owner only', async () => {
     const owner = await createUser(t);
     const project = await projectWithConfig(owner.token);
     const maintainer = await createUser(t);
@@ -33,10 +36,31 @@ describe('trigger tokens', () => {
     expect(seenByMaintainer.body.token).toBe(created.body.token.slice(6, 10));
     expect((await t.api('GET', `/projects/${project.id}/triggers`, { token: developer.token })).status).toBe(403);
     expect((await t.api('GET', `/projects/${project.id}/triggers`, { token: owner.token })).body.map((x: { id: number }) => x.id)).toEqual([created.body.id]);
-    const updated = await t.api('PUT', `/projects/${project.id}/triggers/${created.body.id}`, { token: maintainer.token, body: { description: 'nightly' } });
-    expect(updated).toMatchObject({ status: 200, body: { description: 'nightly' } });
+    // Ci::TriggerPolicy's admin_trigger: the owner only, whatever the others' role.
+    const refusal = { status: 403, body: { message: '403 Forbidden - The current user is not authorized to update the pipeline trigger token' } };
+    for (const other of [maintainer, developer]) {
+      expect(await t.api('PUT', `/projects/${project.id}/triggers/${created.body.id}`, { token: other.token, body: { description: 'nightly' } })).toMatchObject(refusal);
+    }
+    const updated = await t.api('PUT', `/projects/${project.id}/triggers/${created.body.id}`, { token: owner.token, body: { description: 'nightly' } });
+    expect(updated).toMatchObject({ status: 200, body: { description: 'nightly', token: created.body.token } });
     expect((await t.api('DELETE', `/projects/${project.id}/triggers/${created.body.id}`, { token: maintainer.token })).status).toBe(204);
     expect(await t.api('GET', `/projects/${project.id}/triggers/${created.body.id}`, { token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Trigger Not Found' } });
+  });
+
+  it("are not changed by the project's Owner when a Maintainer owns them, over REST and GraphQL; the Owner may still delete them", async () => {
+    const owner = await createUser(t);
+    const project = await projectWithConfig(owner.token);
+    const maintainer = await createUser(t);
+    await addMember(t, owner.token, 'projects', project.id, maintainer.id, 40);
+    const { body: trigger } = await t.api('POST', `/projects/${project.id}/triggers`, { token: maintainer.token, body: { description: 'mine' } });
+    const put = await t.api('PUT', `/projects/${project.id}/triggers/${trigger.id}`, { token: owner.token, body: { description: 'taken' } });
+    expect(put).toMatchObject({ status: 403, body: { message: '403 Forbidden - The current user is not authorized to update the pipeline trigger token' } });
+    const mutation = `mutation($path: ID!, $id: ID!) { pipelineTriggerUpdate(projectPath: $path, id: $id, description: "taken") { description } }`;
+    const gql = await t.graphql(mutation, { path: project.path_with_namespace, id: String(trigger.id) }, owner.token);
+    expect(gql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const seen = await t.api('GET', `/projects/${project.id}/triggers/${trigger.id}`, { token: owner.token });
+    expect(seen.body).toMatchObject({ description: 'mine', token: trigger.token.slice(6, 10) });
+    expect((await t.api('DELETE', `/projects/${project.id}/triggers/${trigger.id}`, { token: owner.token })).status).toBe(204);
   });
 
   it('start a trigger pipeline as the owner, with variables, and nothing for a wrong token', async () => {

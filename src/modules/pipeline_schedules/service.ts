@@ -357,11 +357,9 @@ export class PipelineSchedulesService {
     return branch ? `refs/heads/${ref}` : `refs/tags/${ref}`;
   }
 
-  /** Ci::PipelineSchedulePolicy's `protected_ref`: a protected branch the viewer may not push to refuses them. */
-  private async mayRunRef(project: ProjectRow, ref: string): Promise<boolean> {
-    if (!ref.startsWith('refs/heads/')) return true;
-    const protection = await this.repositories.branchProtection(project, shortRef(ref));
-    return !protection.protected || protection.canPush;
+  /** Ci::PipelineSchedulePolicy's `protected_ref`: a ref the viewer may not update (push or merge to) refuses them. */
+  private mayRunRef(project: ProjectRow, ref: string): Promise<boolean> {
+    return this.pipelines.mayUpdateRef(project, shortRef(ref), ref.startsWith('refs/tags/'));
   }
 
   private async authorizeRef(project: ProjectRow, ref: string, refusal: () => Error): Promise<void> {

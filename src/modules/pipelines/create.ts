@@ -29,6 +29,11 @@ export const CREATE_ERRORS = {
   noJobs: 'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.',
 } as const;
 
+/** Chain::Validate::Abilities when the pipeline's user may not update the ref (a protected branch). */
+export function protectedRefError(ref: string): string {
+  return `You do not have sufficient permission to run a pipeline on '${ref}'. Please select a different branch or contact your administrator for assistance.`;
+}
+
 export interface CreateInput {
   project: ProjectRow;
   userId: number;
@@ -46,6 +51,11 @@ export interface CreateInput {
   /** The commit before the push, for rules:changes; null when there is none (a new branch or tag). */
   changesFrom?: string | null;
   triggerId?: number | null;
+  /**
+   * Whether the pipeline's user may update the ref, an existing branch or tag (Chain::Validate::Abilities, after the
+   * CI/CD feature and before the ref's existence); absent where the ref's update was authorized already (a push).
+   */
+  mayUpdateRef?: (ref: string, tag: boolean) => Promise<boolean>;
   /** The schedule that runs it (source `schedule`). */
   pipelineScheduleId?: number | null;
   /** A downstream pipeline's upstream: the bridge that creates it, and for a child pipeline its parent. */
@@ -84,6 +94,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     sha ??= branch ?? tagged;
   }
   if (!sha) return { error: CREATE_ERRORS.referenceNotFound };
+  if (input.mayUpdateRef && !(await input.mayUpdateRef(input.ref, tag))) return { error: protectedRefError(input.ref) };
   const commit = await repository.commit(sha);
   if (!commit) return { error: CREATE_ERRORS.referenceNotFound };
   const user = await deps.db.user.findUnique({ where: { id: input.userId }, select: { id: true, username: true, name: true, email: true } });

@@ -50,6 +50,8 @@ export interface DownstreamHost {
   projects: ProjectsService;
   repositories: RepositoriesService;
   createDeps(): CreateDeps;
+  /** Whether the viewer may update the ref of the project (Gitlab::UserAccess#can_update_branch?: push or merge to it). */
+  mayUpdateRef(project: ProjectRow, ref: string, tag: boolean): Promise<boolean>;
   setJobStatus(tx: Prisma.TransactionClient, pipeline: { id: number; projectId: number }, jobId: number, status: string, data?: Prisma.CiJobUpdateInput): Promise<void>;
 }
 
@@ -91,7 +93,7 @@ export class DownstreamPipelines {
     const mayCreate =
       (await access.can('update_pipeline', project)) &&
       (await access.can('create_pipeline', target)) &&
-      (child || !ref || (await this.host.repositories.branchProtection(target, ref)).canPush);
+      (child || !ref || (await this.host.mayUpdateRef(target, ref, false)));
     if (!mayCreate) return this.fail(upstream, bridge, 'insufficient_bridge_permissions');
     if (!child && (await this.loops(upstream, target, ref))) return this.fail(upstream, bridge, 'pipeline_loop_detected');
 

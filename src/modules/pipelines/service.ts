@@ -4,14 +4,14 @@
  * retry, cancel, delete, play), and every job transition, each followed by processing the pipeline
  * (processing.ts) so later stages start as earlier ones finish.
  */
-import { can, projectSubject } from '../../auth/policy.js';
+import { can, projectSubject, type JobSubject, type RefSubject } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
-import type { ProtectedBranchesService } from '../protected_branches/service.js';
+import { matchesBranch, type ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { UsersService } from '../users/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
@@ -141,6 +141,7 @@ export class PipelinesService {
       projects,
       repositories,
       createDeps: () => this.deps(),
+      mayUpdateRef: (project, ref, tag) => this.mayUpdateRef(project, ref, tag),
       setJobStatus: (tx, pipeline, jobId, status, data) => this.setJobStatus(tx, pipeline, jobId, status, data),
     });
   }
@@ -153,10 +154,46 @@ export class PipelinesService {
    * The viewer may do `ability` on the project's pipelines or jobs: 404 when they may not see the project, 403 when
    * they see it but may not do this.
    */
-  private async authorized(project: ProjectRow, ability: 'read_pipeline' | 'read_build' | 'create_pipeline' | 'update_pipeline' | 'cancel_pipeline' | 'destroy_pipeline' | 'admin_pipeline' | 'update_build' | 'erase_build'): Promise<void> {
+  private async authorized(project: ProjectRow, ability: 'read_pipeline' | 'read_build' | 'create_pipeline' | 'update_pipeline' | 'cancel_pipeline' | 'destroy_pipeline' | 'update_build'): Promise<void> {
     const { access } = this.base;
     if (!(await access.can('read_project', project))) throw notFound('Project');
     await access.authorize(ability, project);
+  }
+
+  /**
+   * A ref of the project as the policy asks about it: the push and merge levels of the protected branch rules that
+   * cover a branch (none for a tag: no tag is protected here).
+   */
+  async refSubject(project: ProjectRow, ref: string, tag: boolean): Promise<RefSubject> {
+    const rules = tag ? [] : (await this.protectedBranches.all(project.id)).filter((rule) => matchesBranch(rule.name, ref));
+    if (rules.length === 0) return { project, protection: null };
+    const levels = (action: 'push' | 'merge') => rules.flatMap((rule) => rule.accessLevels.filter((level) => level.action === action).map((level) => level.accessLevel));
+    return { project, protection: { push: levels('push'), merge: levels('merge') } };
+  }
+
+  /** Whether the viewer may update the ref (push or merge to it): what creating a pipeline for it asks. */
+  async mayUpdateRef(project: ProjectRow, ref: string, tag: boolean): Promise<boolean> {
+    return this.base.access.can('update_ref', await this.refSubject(project, ref, tag));
+  }
+
+  /**
+   * A pipeline the viewer may `ability` (Ci::PipelinePolicy): the project's ability first (404, 403), then the
+   * pipeline (`404 Not found`), then the ability on its ref (403 on a protected ref they may not update).
+   */
+  private async pipelineFor(project: ProjectRow, id: number, ability: 'update_pipeline' | 'cancel_pipeline'): Promise<PipelineRow> {
+    await this.authorized(project, ability);
+    const pipeline = await this.find(project, id);
+    await this.base.access.authorize(ability, await this.refSubject(project, pipeline.ref, pipeline.tag));
+    return pipeline;
+  }
+
+  /** A job the viewer may `ability` (Ci::BuildPolicy), checked as `pipelineFor` checks a pipeline (`404 Job Not Found`). */
+  private async jobFor(project: ProjectRow, jobId: number, ability: 'play_job' | 'retry_job' | 'cancel_build' | 'erase_build'): Promise<JobRow> {
+    await this.authorized(project, 'update_build');
+    const job = await this.findJob(project, jobId);
+    const subject: JobSubject = { ...(await this.refSubject(project, job.ref, job.tag)), userId: job.userId };
+    await this.base.access.authorize(ability, subject);
+    return job;
   }
 
   // ---- Pipelines ----
@@ -266,7 +303,7 @@ export class PipelinesService {
     await this.authorized(project, 'read_pipeline');
     const pipeline = await this.find(project, id);
     const { access } = this.base;
-    const own = access.viewer !== null && pipeline.userId === access.viewer.id && (await access.can('update_pipeline', project));
+    const own = access.viewer !== null && pipeline.userId === access.viewer.id && (await access.can('update_pipeline', await this.refSubject(project, pipeline.ref, pipeline.tag)));
     if (!own) await access.authorize('admin_pipeline', project);
     return this.db.pipelineVariable.findMany({ where: { pipelineId: pipeline.id }, orderBy: { id: 'asc' } });
   }
@@ -326,6 +363,7 @@ export class PipelinesService {
       variables,
       honourSkipCi: false,
       pipelineScheduleId: input.pipelineScheduleId,
+      mayUpdateRef: (ref, tag) => this.mayUpdateRef(project, ref, tag),
     });
     if ('error' in result) throw invalid({ base: [result.error] });
     return result.pipeline;
@@ -342,6 +380,7 @@ export class PipelinesService {
     if (!project) throw notFound();
     const runner = await this.triggers.runner(project, run);
     const result = await createPipeline(this.deps(), {
+      mayUpdateRef: async (ref, tag) => can(runner.actor, 'update_ref', await this.refSubject(project, ref, tag)),
       project,
       userId: runner.userId,
       ref: run.ref,
@@ -389,8 +428,7 @@ export class PipelinesService {
 
   /** Retries the failed and canceled jobs (new copies) and re-runs skipped ones; the same pipeline either way. */
   async retry(project: ProjectRow, id: number): Promise<PipelineRow> {
-    await this.authorized(project, 'update_pipeline');
-    const pipeline = await this.find(project, id);
+    const pipeline = await this.pipelineFor(project, id, 'update_pipeline');
     const viewer = this.base.access.requireViewer();
     await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
       const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false } });
@@ -408,8 +446,7 @@ export class PipelinesService {
    * multi-project downstreams); answers the pipeline whether or not anything could be canceled (GitLab's 200).
    */
   async cancel(project: ProjectRow, id: number): Promise<PipelineRow> {
-    await this.authorized(project, 'cancel_pipeline');
-    const pipeline = await this.find(project, id);
+    const pipeline = await this.pipelineFor(project, id, 'cancel_pipeline');
     // Each pipeline under its own lock, parent first: a lock is never taken while another pipeline's is held.
     for (let level = [pipeline.id], depth = 0; level.length > 0 && depth <= MAX_CHILD_DEPTH; depth++) {
       for (const pipelineId of level) {
@@ -440,8 +477,7 @@ export class PipelinesService {
    * GitLab words a refusal `Failed to update pipeline - <errors>` (render_api_error_with_reason!, no status prefix).
    */
   async updateMetadata(project: ProjectRow, id: number, name: string): Promise<PipelineRow> {
-    await this.authorized(project, 'update_pipeline');
-    const pipeline = await this.find(project, id);
+    const pipeline = await this.pipelineFor(project, id, 'update_pipeline');
     const stripped = name.trim();
     if (stripped.length === 0) throw badRequest('Failed to update pipeline - Name is too short (minimum is 1 character)');
     if (stripped.length > 255) throw badRequest('Failed to update pipeline - Name is too long (maximum is 255 characters)');
@@ -498,8 +534,7 @@ export class PipelinesService {
 
   /** Starts a manual (or delayed) job now, as the viewer. */
   async play(project: ProjectRow, jobId: number, variables: readonly PipelineVariableInput[] = []): Promise<JobRow> {
-    await this.authorized(project, 'update_build');
-    const job = await this.findJob(project, jobId);
+    const job = await this.jobFor(project, jobId, 'play_job');
     const viewer = this.base.access.requireViewer();
     if (job.status !== 'manual' && job.status !== 'scheduled') throw badRequest('400 Bad request - Unplayable Job');
     const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
@@ -513,8 +548,7 @@ export class PipelinesService {
 
   /** Cancels the job when it can be canceled; the job either way (GitLab answers 201). */
   async cancelJob(project: ProjectRow, jobId: number): Promise<JobRow> {
-    await this.authorized(project, 'update_build');
-    const job = await this.findJob(project, jobId);
+    const job = await this.jobFor(project, jobId, 'cancel_build');
     if ((CANCELABLE_STATUSES as readonly string[]).includes(job.status)) {
       const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
       await withPipeline(this.db, pipeline.id, this.base, (tx) => this.setJobStatus(tx, pipeline, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null }));
@@ -524,8 +558,7 @@ export class PipelinesService {
 
   /** A new try of a finished job; `403 Forbidden - Job is not retryable` otherwise. */
   async retryJob(project: ProjectRow, jobId: number): Promise<JobRow> {
-    await this.authorized(project, 'update_build');
-    const job = await this.findJob(project, jobId);
+    const job = await this.jobFor(project, jobId, 'retry_job');
     const viewer = this.base.access.requireViewer();
     if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw forbidden('Job is not retryable');
     const copy = await withPipeline(this.db, job.pipelineId, this.base, (tx) => this.cloneForRetry(tx, job, viewer.id));
@@ -534,12 +567,9 @@ export class PipelinesService {
 
   /** Erases a finished job's trace and artifacts. */
   async erase(project: ProjectRow, jobId: number): Promise<JobRow> {
-    await this.authorized(project, 'update_build');
-    const job = await this.findJob(project, jobId);
-    const viewer = this.base.access.requireViewer();
-    // GitLab's erase_build: Maintainers, or the Developer who ran the job.
-    if (job.userId !== viewer.id) await this.base.access.authorize('erase_build', project);
-    if (!isCompleted(job.status) || job.erasedAt) throw badRequest('400 Bad request - Job is not erasable!');
+    const job = await this.jobFor(project, jobId, 'erase_build');
+    // GitLab's `forbidden!('Job is not erasable!')`.
+    if (!isCompleted(job.status) || job.erasedAt) throw forbidden('Job is not erasable!');
     const files = await this.db.ciJobArtifact.findMany({ where: { jobId: job.id }, select: { path: true } });
     await this.db.$transaction([
       this.db.ciTraceChunk.deleteMany({ where: { jobId: job.id } }),

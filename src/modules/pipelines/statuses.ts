@@ -143,7 +143,7 @@ export class CommitStatuses {
   ) {
     const { access, db } = this.base;
     if (!(await access.can('read_project', project))) throw notFound('Project');
-    await access.authorize('read_build', project);
+    await access.authorize('read_commit_status', project);
     const where: Prisma.CiJobWhereInput = {
       projectId: project.id,
       sha,
