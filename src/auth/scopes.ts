@@ -1,8 +1,7 @@
 /**
  * Token scopes, GitLab's rule for them: every API call accepts `api`; reads (queries, subscriptions) also accept
- * `read_api`. A root field names further scopes in the SDL (`@scopes(accept: [read_user])`), replaces the defaults
- * (`@scopes(only: [api, read_user])`), or accepts a token of any scope (`@scopes(any: true)`, GitLab's token
- * self-information endpoints). The rule is applied once, around
+ * `read_api`. A root field names further scopes in the SDL (`@scopes(accept: [read_user])`), or accepts a token of
+ * any scope (`@scopes(any: true)`, GitLab's token self-information endpoints). The rule is applied once, around
  * the resolvers (src/graphql/scopes.ts), so REST, GraphQL over HTTP and graphql-ws subscriptions agree.
  */
 import { insufficientScope, unauthenticated } from '../errors.js';
@@ -31,10 +30,9 @@ export const TOKEN_SCOPES = [
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';
 
-/** What one field declares: scopes accepted besides the defaults, only some scopes, or any scope at all; and job tokens. */
+/** What one field declares: scopes accepted besides the defaults, or any scope at all; and job tokens. */
 export interface ScopeDeclaration {
   accept?: readonly string[];
-  only?: readonly string[];
   any?: boolean;
   jobToken?: boolean;
   /** A mutation that authenticates by an argument of its own (a trigger token), so callers need no API token. */
@@ -57,7 +55,6 @@ const DEFAULTS: Record<OperationKind, readonly string[]> = {
 export function acceptedScopes(kind: OperationKind, declared: ScopeDeclaration | undefined): readonly string[] | null {
   if (declared?.any) return null;
   const job = declared?.jobToken ? [JOB_TOKEN_SCOPE] : [];
-  if (declared?.only) return [...declared.only, ...job];
   return [...new Set([...DEFAULTS[kind], ...(declared?.accept ?? []), ...job])];
 }
 

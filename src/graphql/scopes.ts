@@ -105,14 +105,14 @@ function derivedScopes(schema: GraphQLSchema, lookups: ReadonlyMap<string, Accep
 }
 
 /**
- * What a nested field accepts: what its types accept, and what its `@scopes` adds (`accept`, `jobToken`) or puts in
- * their place (`only`, `any`). Undefined: no check.
+ * What a nested field accepts: what its types accept and what its `@scopes` adds (`accept`, `jobToken`), or any
+ * scope (`any`). Undefined: no check.
  */
 function nestedScopes(derived: readonly string[] | undefined, declared: ScopeDeclaration | undefined): readonly string[] | undefined {
   if (!declared) return derived;
   if (declared.any) return undefined;
-  const own = acceptedScopes('query', declared);
-  return own && !declared.only && derived ? [...new Set([...derived, ...own])] : (own ?? undefined);
+  const own = acceptedScopes('query', declared) ?? [];
+  return derived ? [...new Set([...derived, ...own])] : own;
 }
 
 /** Wraps the resolvers in place; call once on the built schema. */
