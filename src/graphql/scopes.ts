@@ -81,11 +81,16 @@ function intersection(a: Accepted | undefined, b: Accepted): Accepted {
   return b === null ? a : a.filter((scope) => b.includes(scope));
 }
 
-/** The looked-up types: for each object type a `Query` field yields, the scopes those fields accept together. */
+/**
+ * The looked-up types: for each object type a `Query` field yields, the scopes those fields accept together. A field
+ * taking a token of any scope (`personalAccessTokenSelf`) shows the caller only its own token: it looks nothing up.
+ */
 export function lookedUpTypes(schema: GraphQLSchema): ReadonlyMap<string, Accepted> {
   const lookups = new Map<string, Accepted>();
   for (const field of Object.values(schema.getQueryType()?.getFields() ?? {})) {
-    const accepted = acceptedScopes('query', scopeDeclaration(schema, field as Field));
+    const declared = scopeDeclaration(schema, field as Field);
+    if (declared?.any) continue;
+    const accepted = acceptedScopes('query', declared);
     for (const type of yieldedTypes(schema, field)) lookups.set(type.name, union(lookups.get(type.name), accepted));
   }
   return lookups;
