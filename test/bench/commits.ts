@@ -10,26 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { TOKEN, startChild } from './shared.js';
+import { TOKEN, call, serverEnv, startChild } from './shared.js';
 
 const run = promisify(execFile);
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 200);
 const CONNECTIONS = Number(process.env.BENCH_COMMIT_CONNECTIONS ?? 4);
-const databaseUrl = process.env.DATABASE_URL || undefined;
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-commits-'));
-const env = {
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOSITORY_STORAGES: `default=${join(dataDir, 'repositories')}` } : { DATA_DIR: dataDir, DATABASE_URL: '' }),
-  NODE_ENV: 'production',
-  GITLAB_ROOT_TOKEN: TOKEN,
-  RATE_LIMIT_PER_MINUTE: '0',
-  LOG_LEVEL: 'warn',
-};
+const { env, dataDir, databaseUrl } = serverEnv('commits');
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
 
 /** Runs `count` commits on each of `lanes` branches at once; commits per second overall. */
 async function timed(lanes: number, count: number, commit: (lane: number, i: number) => Promise<unknown>): Promise<number> {

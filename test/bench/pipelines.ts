@@ -5,30 +5,15 @@
  * folder once the server stopped). The server runs as `npm start` runs it. `DATABASE_URL` runs it on PostgreSQL.
  */
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { TOKEN, startChild } from './shared.js';
+import { TOKEN, call, serverEnv, startChild } from './shared.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const databaseUrl = process.env.DATABASE_URL || undefined;
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-pipelines-'));
-const env = {
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOSITORY_STORAGES: `default=${join(dataDir, 'repositories')}` } : { DATA_DIR: dataDir, DATABASE_URL: '' }),
-  NODE_ENV: 'production',
-  GITLAB_ROOT_TOKEN: TOKEN,
-  RATE_LIMIT_PER_MINUTE: '0',
-  LOG_LEVEL: 'warn',
-};
+const { env, dataDir, databaseUrl } = serverEnv('pipelines');
 const headers = { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' };
 
-async function call(base: string, method: string, path: string, body?: unknown, token = TOKEN): Promise<any> {
-  const res = await fetch(`${base}/api/v4${path}`, { method, headers: { ...headers, 'PRIVATE-TOKEN': token }, body: body ? JSON.stringify(body) : undefined });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
 
 interface Result {
   rps: number;

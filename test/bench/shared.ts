@@ -1,5 +1,8 @@
 /** What the bench's processes share: the token, the project JSON the floors answer with, and process plumbing. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FEATURE_COLUMNS, defaultFeatureLevels, type ProjectFeatureName } from '../../src/auth/project-features.js';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -249,3 +252,28 @@ export function pct(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
+
+/**
+ * A production server's environment for a bench part: PGlite in a new scratch folder, or DATABASE_URL's PostgreSQL
+ * with the repositories in that folder.
+ */
+export function serverEnv(label: string): { env: Record<string, string>; dataDir: string; databaseUrl: string | undefined } {
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-${label}-`));
+  const env = {
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOSITORY_STORAGES: `default=${join(dataDir, 'repositories')}` } : { DATA_DIR: dataDir, DATABASE_URL: '' }),
+    NODE_ENV: 'production',
+    GITLAB_ROOT_TOKEN: TOKEN,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+  };
+  return { env, dataDir, databaseUrl };
+}
+
+/** One REST call (the root token unless another is given); its JSON, or an error for any status from 300 on. */
+export async function call(base: string, method: string, path: string, body?: unknown, token = TOKEN): Promise<any> {
+  const res = await fetch(`${base}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+

@@ -5,30 +5,15 @@
  * server must refuse without stalling other requests. One client asks `/version` one request after another, so each
  * sample is a request's whole wait. The server runs as `npm start` runs it; `DATABASE_URL` runs it on PostgreSQL.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { BOMBS } from '../ci/bombs.js';
-import { TOKEN, pct, startChild } from './shared.js';
+import { TOKEN, call, pct, serverEnv, startChild } from './shared.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CLIENTS = 4;
 const TOO_BIG = 'The parsed YAML is too big';
-const databaseUrl = process.env.DATABASE_URL || undefined;
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-yaml-'));
-const env = {
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOSITORY_STORAGES: `default=${join(dataDir, 'repositories')}` } : { DATA_DIR: dataDir, DATABASE_URL: '' }),
-  NODE_ENV: 'production',
-  GITLAB_ROOT_TOKEN: TOKEN,
-  RATE_LIMIT_PER_MINUTE: '0',
-  LOG_LEVEL: 'warn',
-};
+const { env, dataDir, databaseUrl } = serverEnv('yaml');
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
 
 /** `/version` latencies (ms) for DURATION seconds, while `load` runs (it is told to stop when they end). */
 async function versionLatencies(base: string, load: (running: () => boolean) => Promise<void>): Promise<number[]> {
