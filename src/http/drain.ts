@@ -8,7 +8,7 @@
  * wait for in-flight requests (bounded by the drain timeout); then close whatever is left.
  */
 import { Server as NetServer, type Socket } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 /** How long the server keeps accepting once draining starts, at least. */
 const ACCEPT_GRACE_MS = 250;
@@ -26,6 +26,8 @@ export interface Drainer {
 
 export function trackConnections(server: Server): Drainer {
   const busy = new Map<Socket, number>();
+  /** Responses whose headers are not sent yet: when draining starts they too close their connection. */
+  const unsent = new Set<ServerResponse>();
   let draining = false;
   let lastConnection = 0;
   server.on('connection', (socket: Socket) => {
@@ -33,24 +35,38 @@ export function trackConnections(server: Server): Drainer {
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
   });
+  const endIfIdle = (socket: Socket) => {
+    if (busy.get(socket) === 0) socket.end();
+  };
   // Before express's listener: a request it answers at once (a 404, `/-/health`) has sent its headers by the time a
   // later listener runs, and setting one then throws.
-  server.prependListener('request', (req, res) => {
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     busy.set(socket, (busy.get(socket) ?? 0) + 1);
-    if (draining && !res.headersSent) res.setHeader('Connection', 'close');
+    if (draining) res.setHeader('Connection', 'close');
+    else unsent.add(res);
     res.once('close', () => {
+      unsent.delete(res);
       if (busy.has(socket)) busy.set(socket, Math.max(0, (busy.get(socket) ?? 1) - 1));
-      if (draining && busy.get(socket) === 0) socket.end();
+      if (!draining) return;
+      // An answer that said `Connection: close` closes its connection itself. One sent keep-alive before the drain
+      // began told the client it may send the next request on it, and it may have already: ending the connection now
+      // would reset that request. It gets the idle connection's moment to bring one, which is answered and closes.
+      if (String(res.getHeader('connection') ?? '').toLowerCase() !== 'close') {
+        const linger = setTimeout(() => endIfIdle(socket), IDLE_LINGER_MS);
+        socket.once('close', () => clearTimeout(linger));
+      }
     });
   });
   const closeIdle = () => {
-    for (const [socket, requests] of busy) if (requests === 0) socket.end();
+    for (const socket of busy.keys()) endIfIdle(socket);
   };
   return {
     drain(timeoutMs) {
       if (draining) return Promise.resolve();
       draining = true;
+      for (const res of unsent) if (!res.headersSent) res.setHeader('Connection', 'close');
+      unsent.clear();
       const started = Date.now();
       return new Promise<void>((resolve) => {
         // Closing the listening socket resets whatever sits in the kernel's accept queue, so close it only between
