@@ -72,6 +72,11 @@ export interface Context {
   config: Config;
   /** When, in ms since the epoch, fields stop starting (src/graphql/deadline.ts); Infinity for none. */
   deadline: number;
+  /**
+   * How a relay mutation reports a failure GitLab puts in its payload's `errors` (src/graphql/mutations.ts): there
+   * (`payload`, GraphQL callers), or thrown (`throw`, the REST adapter, which answers the coded error's REST body).
+   */
+  mutationErrors: 'payload' | 'throw';
   /** Resolves once the events this request published have reached this replica's subscribers: await before answering. */
   settle(): Promise<void>;
 }
@@ -80,6 +85,8 @@ export interface Context {
 export interface RequestBounds {
   lane?: Lane;
   deadline?: number;
+  /** Context.mutationErrors; `payload` unless said. */
+  mutationErrors?: 'payload' | 'throw';
 }
 
 const BUILD = Symbol('build');
@@ -140,5 +147,5 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
     return module.service(base, uses as never);
   });
   const settle = () => app.bus.delivered(published);
-  return { viewer, access, loaders, services, config: app.config, deadline: request.deadline ?? Infinity, settle };
+  return { viewer, access, loaders, services, config: app.config, deadline: request.deadline ?? Infinity, mutationErrors: request.mutationErrors ?? 'payload', settle };
 }

@@ -9,6 +9,7 @@ import { queryComplexityResolvers } from './bounds.js';
 import { DateScalar, JSONScalar, Time, UploadScalar } from './scalars.js';
 import { enforceDeadline } from './deadline.js';
 import { enforceScopes } from './scopes.js';
+import { relayMutations } from './mutations.js';
 
 export const GRAPHQL_DIR = `${join(ROOT, 'graphql')}/`;
 export const REST_OPERATIONS_DIR = join(GRAPHQL_DIR, 'rest');
@@ -50,5 +51,5 @@ export function buildSchema(): GraphQLSchema {
       ...modules.map((m) => m.resolvers),
     ],
   });
-  return enforceDeadline(enforceScopes(schema));
+  return enforceDeadline(enforceScopes(relayMutations(schema)));
 }

@@ -16,12 +16,15 @@ export const protectedBranchResolvers = {
     protectedBranch: (p: ProjectRow, args: { name: string }, ctx: Context) => ctx.services.protected_branches.get(p, args.name),
   },
   Mutation: {
-    protectedBranchCreate: async (_: unknown, args: ProtectedBranchInput & { projectId: string }, ctx: Context) =>
-      ctx.services.protected_branches.create(await project(ctx, args.projectId), args),
-    protectedBranchUpdate: async (_: unknown, args: ProtectedBranchChanges & { projectId: string; name: string }, ctx: Context) =>
-      ctx.services.protected_branches.update(await project(ctx, args.projectId), args.name, args),
-    protectedBranchDelete: async (_: unknown, args: { projectId: string; name: string }, ctx: Context) =>
-      ctx.services.protected_branches.delete(await project(ctx, args.projectId), args.name),
+    protectedBranchCreate: async (_: unknown, args: ProtectedBranchInput & { projectId: string }, ctx: Context) => ({
+      protectedBranch: await ctx.services.protected_branches.create(await project(ctx, args.projectId), args),
+    }),
+    protectedBranchUpdate: async (_: unknown, args: ProtectedBranchChanges & { projectId: string; name: string }, ctx: Context) => ({
+      protectedBranch: await ctx.services.protected_branches.update(await project(ctx, args.projectId), args.name, args),
+    }),
+    protectedBranchDelete: async (_: unknown, args: { projectId: string; name: string }, ctx: Context) => ({
+      protectedBranch: await ctx.services.protected_branches.delete(await project(ctx, args.projectId), args.name),
+    }),
   },
   ProtectedBranch: {
     ...idFields('ProtectedBranch'),

@@ -1,0 +1,66 @@
+/**
+ * GitLab's relay mutations (graphql-ruby's `Mutations::BaseMutation`): a mutation takes one argument,
+ * `input: <Name>Input!`, carrying `clientMutationId`, and answers `<Name>Payload { <object> errors clientMutationId }`.
+ * Module resolvers see the input's fields as their arguments and return the payload's object fields; this wrapper,
+ * applied once to the built schema, unpacks the input, echoes `clientMutationId`, and defaults `errors` to none.
+ *
+ * Services throw coded errors (src/errors.ts) whoever calls. Where GitLab reports a failure in the payload's
+ * `errors` (a record that does not validate, a service's refusal of a well-formed request), a GraphQL caller gets it
+ * there, with the object null; authorisation failures, missing objects and malformed arguments stay top-level
+ * errors, as GitLab raises them. The REST adapter asks for thrown errors, so REST keeps its structured bodies.
+ */
+import { isInputObjectType, isNonNullType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import type { Context } from '../context.js';
+import { isCoded, type ErrorExtensions } from '../errors.js';
+import { snakeCase } from '../rest/params.js';
+
+type Input = { clientMutationId?: string | null } & Record<string, unknown>;
+
+/** Wraps every Mutation field that takes `input:`; call once on the built schema. */
+export function relayMutations(schema: GraphQLSchema): GraphQLSchema {
+  const mutation = schema.getMutationType();
+  for (const field of Object.values(mutation?.getFields() ?? {})) {
+    const resolve = field.resolve as GraphQLFieldResolver<unknown, Context, Record<string, unknown>> | undefined;
+    if (!resolve || !isRelay(field.args)) continue;
+    field.resolve = async (source, args: { input?: Input }, ctx, info) => {
+      const { clientMutationId = null, ...input } = args.input ?? {};
+      try {
+        const payload = (await resolve(source, input, ctx, info)) as Record<string, unknown>;
+        return { errors: [], ...payload, clientMutationId };
+      } catch (error) {
+        const errors = ctx.mutationErrors === 'payload' ? payloadErrors(error) : null;
+        if (!errors) throw error;
+        return { errors, clientMutationId };
+      }
+    };
+  }
+  return schema;
+}
+
+/** One argument, `input`, of a non-null input object type: graphql-ruby's relay shape. */
+export function isRelay(args: readonly { name: string; type: unknown }[]): boolean {
+  return args.length === 1 && args[0].name === 'input' && isNonNullType(args[0].type) && isInputObjectType(args[0].type.ofType);
+}
+
+/**
+ * The messages GitLab reports in a payload's `errors` for this error, or null when GitLab raises it instead: a
+ * record's validation failures as Rails words them in full (`Name has already been taken`), and a refusal of a
+ * well-formed request (BAD_USER_INPUT without a parameter, CONFLICT) without REST's status prefix.
+ */
+export function payloadErrors(error: unknown): string[] | null {
+  if (!isCoded(error)) return null;
+  const ext = error.extensions as unknown as ErrorExtensions;
+  if ((ext.code === 'BAD_USER_INPUT' || ext.code === 'CONFLICT') && ext.fields) return fullMessages(ext.fields);
+  const refusal = (ext.code === 'BAD_USER_INPUT' && !ext.params && !ext.problems) || ext.code === 'CONFLICT';
+  return refusal ? [error.message.replace(/^\d{3} [^-]*- /, '')] : null;
+}
+
+/** Rails' `errors.full_messages`: the attribute humanized before each message, none before `base`'s. */
+function fullMessages(fields: Record<string, string[]>): string[] {
+  return Object.entries(fields).flatMap(([field, messages]) => {
+    if (field === 'base') return messages;
+    const words = snakeCase(field).replace(/_/g, ' ');
+    const attribute = words.charAt(0).toUpperCase() + words.slice(1);
+    return messages.map((message) => `${attribute} ${message}`);
+  });
+}
