@@ -9,7 +9,7 @@
  * there, with the object null; authorisation failures, missing objects and malformed arguments stay top-level
  * errors, as GitLab raises them. The REST adapter asks for thrown errors, so REST keeps its structured bodies.
  */
-import { isInputObjectType, isNonNullType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { GraphQLError, isInputObjectType, isNonNullType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Context } from '../context.js';
 import { isCoded, type ErrorExtensions } from '../errors.js';
 import { snakeCase } from '../rest/params.js';
@@ -28,13 +28,27 @@ export function relayMutations(schema: GraphQLSchema): GraphQLSchema {
         const payload = (await resolve(source, input, ctx, info)) as Record<string, unknown>;
         return { errors: [], ...payload, clientMutationId };
       } catch (error) {
-        const errors = ctx.mutationErrors === 'payload' ? payloadErrors(error) : null;
-        if (!errors) throw error;
-        return { errors, clientMutationId };
+        if (ctx.mutationErrors === 'throw') throw error;
+        const errors = payloadErrors(error);
+        if (errors) return { errors, clientMutationId };
+        throw resourceNotAvailable(error);
       }
     };
   }
   return schema;
+}
+
+/**
+ * GitLab's `ResourceNotAvailable`, which a mutation raises for an object that is missing or that the caller may not
+ * change (`authorized_find!`), worded alike so the two cannot be told apart; the code stays for clients that read it.
+ */
+export const RESOURCE_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
+
+function resourceNotAvailable(error: unknown): unknown {
+  if (!isCoded(error)) return error;
+  const code = (error.extensions as unknown as ErrorExtensions).code;
+  if (code !== 'NOT_FOUND' && code !== 'FORBIDDEN') return error;
+  return new GraphQLError(RESOURCE_NOT_AVAILABLE, { extensions: { code }, originalError: error });
 }
 
 /** One argument, `input`, of a non-null input object type: graphql-ruby's relay shape. */
@@ -45,13 +59,17 @@ export function isRelay(args: readonly { name: string; type: unknown }[]): boole
 /**
  * The messages GitLab reports in a payload's `errors` for this error, or null when GitLab raises it instead: a
  * record's validation failures as Rails words them in full (`Name has already been taken`), and a refusal of a
- * well-formed request (BAD_USER_INPUT without a parameter, CONFLICT) without REST's status prefix.
+ * well-formed request (BAD_USER_INPUT without a parameter, CONFLICT, a FORBIDDEN that gives its reason) without
+ * REST's status prefix.
  */
 export function payloadErrors(error: unknown): string[] | null {
   if (!isCoded(error)) return null;
   const ext = error.extensions as unknown as ErrorExtensions;
   if ((ext.code === 'BAD_USER_INPUT' || ext.code === 'CONFLICT') && ext.fields) return fullMessages(ext.fields);
-  const refusal = (ext.code === 'BAD_USER_INPUT' && !ext.params && !ext.problems) || ext.code === 'CONFLICT';
+  // A refusal that says why (`403 Forbidden - You are not allowed to push into this branch`) is the service's answer;
+  // a bare 403 is GitLab's ResourceNotAvailable.
+  const says = ext.code === 'FORBIDDEN' && error.message !== '403 Forbidden';
+  const refusal = (ext.code === 'BAD_USER_INPUT' && !ext.params && !ext.problems) || ext.code === 'CONFLICT' || says;
   return refusal ? [error.message.replace(/^\d{3} [^-]*- /, '')] : null;
 }
 
