@@ -40,6 +40,8 @@ const MUTATION_PREFIXES = [
   'commit', 'branch', 'tag', 'protectedBranch', 'ciJobTokenScope', 'pipelineSchedule', 'pipelineTrigger',
   'ciTrigger', 'jobArtifact', 'artifact', 'echo',
 ];
+// GitLab's names for what we build that the prefixes miss (our repositoryBranchCreate is GitLab's createBranch).
+const EXTRA_MUTATIONS = ['createBranch'];
 const EXTRA_SCALARS = ['Time', 'Date', 'ISO8601Date', 'Duration', 'BigInt', 'JSON'];
 
 function parseArgs(argv) {
@@ -109,7 +111,7 @@ function main() {
       for (const a of required) noteEnum(a.type);
       fields[fname] = fact;
     }
-    types[name] = { kind: isObjectType(glType) ? 'object' : 'interface', fields: sortObject(fields) };
+    types[name] = { fields: sortObject(fields), kind: isObjectType(glType) ? 'object' : 'interface' };
   }
   // The root Query fields we share, too: their arguments are part of the API.
   {
@@ -125,14 +127,15 @@ function main() {
       for (const a of required) noteEnum(a.type);
       fields[fname] = fact;
     }
-    types.Query = { kind: 'object', fields: sortObject(fields) };
+    types.Query = { fields: sortObject(fields), kind: 'object' };
   }
 
   // Mutations: every GitLab mutation our schema names, and every one under the prefixes above.
   const ourMutations = ours.getMutationType().getFields();
   const mutations = {};
   for (const [name, m] of Object.entries(gl.getMutationType().getFields())) {
-    if (!(name in ourMutations) && !MUTATION_PREFIXES.some((p) => name.startsWith(p))) continue;
+    const wanted = name in ourMutations || EXTRA_MUTATIONS.includes(name) || MUTATION_PREFIXES.some((p) => name.startsWith(p));
+    if (!wanted) continue;
     const fact = {
       arguments: sortObject(Object.fromEntries(m.args.map((a) => [a.name, String(a.type)]))),
       payload: getNamedType(m.type).name,
@@ -186,7 +189,8 @@ function main() {
     if (name === 'ID') continue;
     const description = (t.description ?? '').trim();
     const fact = { description };
-    const m = /gid:\/\/gitlab\/([A-Za-z0-9:_]+)\/1/.exec(description);
+    // Only the per-class scalars ("A `CiPipelineID` is a global ID. …"): the generic `GlobalID`'s example names User.
+    const m = /is a global ID[\s\S]*gid:\/\/gitlab\/([A-Za-z0-9:_]+)\/1/.exec(description);
     if (m) fact.class = m[1];
     scalars[name] = fact;
   }
@@ -201,7 +205,7 @@ function main() {
     enums: sortObject(enums),
     scalars: sortObject(scalars),
   };
-  writeFileSync(opts.out, serialize(sortObject(facts)) + '\n');
+  writeFileSync(opts.out, serialize(deepSort(facts)) + '\n');
   const fieldCount = Object.values(types).reduce((n, t) => n + Object.keys(t.fields).length, 0);
   console.log(
     `${opts.out}: ${Object.keys(types).length} types, ${fieldCount} fields, ${Object.keys(mutations).length} mutations, ` +
@@ -209,8 +213,15 @@ function main() {
   );
 }
 
+// Every object's keys in order, at every depth (arrays keep GitLab's order), so the file is deterministic.
+function deepSort(value) {
+  if (Array.isArray(value)) return value.map(deepSort);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, deepSort(value[k])]));
+}
+
 // One fact per line: objects are laid out over lines down to `depth` (root = 0); deeper values stay on one line.
-function serialize(value, depth = 0, maxDepth = 3, indent = '') {
+function serialize(value, depth = 0, maxDepth = 4, indent = '') {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || depth >= maxDepth) {
     return JSON.stringify(value);
   }
