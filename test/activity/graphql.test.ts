@@ -133,14 +133,14 @@ describe('activity subscriptions follow memberships and visibility', () => {
   it('delivers the event that follows a membership granted while subscribed', async () => {
     const project = await createProject(t, t.rootToken);
     await addMember(t, t.rootToken, 'projects', project.id, subscriber.id, 10);
-    await stream.next((a) => a.projectId === project.id && a.action === 'joined');
-    expect((await heardOf(project.id)).map((a) => a.action)).toEqual(['joined']);
+    await stream.next((a) => a.projectId === project.id && a.action === 'JOINED');
+    expect((await heardOf(project.id)).map((a) => a.action)).toEqual(['JOINED']);
   });
 
   it('stops delivering once a membership is removed', async () => {
     const project = await createProject(t, t.rootToken);
     await addMember(t, t.rootToken, 'projects', project.id, subscriber.id, 10);
-    await stream.next((a) => a.projectId === project.id && a.action === 'joined');
+    await stream.next((a) => a.projectId === project.id && a.action === 'JOINED');
     // No route removes a member yet: remove the row and announce it as a removal would, in one transaction.
     await t.server.database.prisma.$transaction(async (tx) => {
       await tx.member.deleteMany({ where: { projectId: project.id, userId: subscriber.id } });
@@ -148,14 +148,14 @@ describe('activity subscriptions follow memberships and visibility', () => {
     });
     const other = await createUser(t);
     await addMember(t, t.rootToken, 'projects', project.id, other.id, 10);
-    expect(await heardOf(project.id)).toEqual([{ action: 'joined', projectId: project.id, author: { username: subscriber.username } }]);
+    expect(await heardOf(project.id)).toEqual([{ action: 'JOINED', projectId: project.id, author: { username: subscriber.username } }]);
   });
 
   it('stops delivering events of a project made private, by the visibility the event carries', async () => {
     const project = await createProject(t, t.rootToken, { visibility: 'public' });
     const first = await createUser(t);
     await addMember(t, t.rootToken, 'projects', project.id, first.id, 10);
-    await stream.next((a) => a.projectId === project.id && a.action === 'joined');
+    await stream.next((a) => a.projectId === project.id && a.action === 'JOINED');
     await t.server.database.prisma.project.update({ where: { id: project.id }, data: { visibility: 'private' } });
     const second = await createUser(t);
     await addMember(t, t.rootToken, 'projects', project.id, second.id, 10);

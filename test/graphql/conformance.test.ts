@@ -8,10 +8,11 @@
  * Checked against the running server's introspection:
  * - a shared field answers what GitLab's type promises: the same type, or one non-null where GitLab's may be null
  *   (GraphQL's own rule for a field that implements an interface's, so every query and generated client written for
- *   GitLab's type reads ours); it takes every argument GitLab requires, with GitLab's type, and requires none GitLab
- *   does not;
- * - a shared mutation takes `input: <Name>Input!` with every GitLab input field, of GitLab's type and required as
- *   GitLab requires it (extra fields of ours are optional), and its payload has every GitLab payload field,
+ *   GitLab's type reads ours); it takes every argument GitLab requires, of a type that takes GitLab's (the same,
+ *   or nullable where GitLab's is not: a variable declared as for GitLab still fits), and requires none GitLab does
+ *   not;
+ * - a shared mutation takes `input: <Name>Input!` with every GitLab input field, of a type that takes GitLab's,
+ *   required only where GitLab requires it (extra fields of ours are optional), and its payload has every GitLab payload field,
  *   answering what GitLab's type promises;
  * - a shared enum has every value GitLab's has.
  * Where the server still differs, the difference is listed in KNOWN below, each to be mended; the test fails on a
@@ -58,6 +59,13 @@ function fits(ours: TypeRef, gitlab: string): boolean {
   if (gitlab.startsWith('[')) return inner.kind === 'LIST' && fits(inner.ofType!, gitlab.slice(1, -1));
   return inner.kind !== 'LIST' && inner.name === gitlab;
 }
+/** Whether an argument or input field of our type takes every value GitLab's type takes: the same, or nullable where GitLab's is not. */
+function takes(ours: TypeRef, gitlab: string): boolean {
+  if (ours.kind === 'NON_NULL') return gitlab.endsWith('!') && takes(ours.ofType!, gitlab.slice(0, -1));
+  const inner = gitlab.replace(/!$/, '');
+  if (inner.startsWith('[')) return ours.kind === 'LIST' && takes(ours.ofType!, inner.slice(1, -1));
+  return ours.kind !== 'LIST' && ours.name === inner;
+}
 const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.type.kind === 'NON_NULL' && arg.defaultValue === null;
 
 /**
@@ -81,7 +89,7 @@ function differences(types: Map<string, IntrospectedType>): string[] {
       for (const [arg, type] of Object.entries(f.requiredArgs ?? {})) {
         const ourArg = field.args.find((a) => a.name === arg);
         if (!ourArg) found.push(`${where}(${arg}:): missing`);
-        else if (typeName(ourArg.type) !== type) found.push(`${where}(${arg}:): type ${typeName(ourArg.type)}, GitLab's ${type}`);
+        else if (!takes(ourArg.type, type)) found.push(`${where}(${arg}:): type ${typeName(ourArg.type)}, GitLab's ${type}`);
       }
       for (const arg of field.args) {
         if (required(arg) && !(arg.name in (f.requiredArgs ?? {}))) found.push(`${where}(${arg.name}:): required, GitLab's is optional or absent`);
@@ -101,8 +109,8 @@ function differences(types: Map<string, IntrospectedType>): string[] {
     for (const [fieldName, f] of Object.entries(m.inputFields)) {
       const ours = input.find((x) => x.name === fieldName);
       if (!ours) found.push(`${m.input}.${fieldName}: missing`);
-      else if (typeName(ours.type) !== f.type) found.push(`${m.input}.${fieldName}: type ${typeName(ours.type)}, GitLab's ${f.type}`);
-      else if (required(ours) !== f.required) found.push(`${m.input}.${fieldName}: ${required(ours) ? 'required' : 'optional'}, GitLab's ${f.required ? 'required' : 'optional'}`);
+      else if (!takes(ours.type, f.type)) found.push(`${m.input}.${fieldName}: type ${typeName(ours.type)}, GitLab's ${f.type}`);
+      else if (required(ours) && !f.required) found.push(`${m.input}.${fieldName}: required, GitLab's optional`);
     }
     for (const ours of input) if (!(ours.name in m.inputFields) && required(ours)) found.push(`${m.input}.${ours.name}: required, GitLab has no such field`);
     if (typeName(field.type) !== m.payload) found.push(`${name}: returns ${typeName(field.type)}, GitLab's ${m.payload}`);
