@@ -12,12 +12,14 @@ import {
   parse,
   typeFromAST,
   validate,
+  type ArgumentNode,
   type DocumentNode,
   type ExecutionResult,
   type FragmentDefinitionNode,
   type GraphQLInputType,
   type GraphQLNamedType,
   type GraphQLSchema,
+  type ObjectFieldNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type VariableDefinitionNode,
@@ -76,7 +78,11 @@ function argumentParams(
       continue;
     }
     if (node.kind === Kind.FIELD) {
-      for (const arg of node.arguments ?? []) {
+      // A relay mutation's arguments are the fields of its `input: { … }` object: named as the resolver sees them.
+      const args = (node.arguments ?? []).flatMap((arg): readonly (ArgumentNode | ObjectFieldNode)[] =>
+        arg.name.value === 'input' && arg.value.kind === Kind.OBJECT ? arg.value.fields : [arg],
+      );
+      for (const arg of args) {
         const variable = arg.value.kind === Kind.VARIABLE ? arg.value.name.value : undefined;
         if (variable !== undefined && !out.has(arg.name.value)) out.set(arg.name.value, params.get(variable) ?? snakeCase(variable));
       }
