@@ -48,7 +48,7 @@ describe('GraphQL over HTTP', () => {
   });
 
   it('reports coded errors with extensions.code and no stack trace', async () => {
-    const res = await t.graphql('mutation { userCreate(email: "a@b.c", username: "nope", name: "N") { id } }', {}, alice.token);
+    const res = await t.graphql('mutation { userCreate(input: { email: "a@b.c", username: "nope", name: "N" }) { user { id } errors } }', {}, alice.token);
     expect(res.status).toBe(200);
     expect(res.body.errors?.[0].extensions).toEqual({ code: 'FORBIDDEN' });
   });

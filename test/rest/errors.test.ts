@@ -30,7 +30,7 @@ describe('argument errors on both surfaces', () => {
     const rest = await t.api('POST', '/users/gid%3A%2F%2Fgitlab%2FProject%2F1/personal_access_tokens', { body: { name: 'x', scopes: ['api'] } });
     expect(rest.status).toBe(400);
     expect(rest.body).toEqual({ error: 'id is invalid' });
-    const gql = await t.graphql('mutation { personalAccessTokenCreate(userId: "gid://gitlab/Project/1", name: "x", scopes: ["api"]) { id } }');
+    const gql = await t.graphql('mutation { personalAccessTokenCreate(input: { userId: "gid://gitlab/Project/1", name: "x", scopes: ["api"] }) { personalAccessToken { id } errors } }');
     expect(gql.body.errors?.[0].message).toBe('userId is invalid');
   });
 

@@ -114,8 +114,8 @@ describe('status', () => {
     await t.api('PUT', '/user/status', { token: user.token, body: { message: 'gql', emoji: 'coffee' } });
     const res = await t.graphql('{ currentUser { status { emoji message messageHtml availability } } }', {}, user.token);
     expect(res.body.data?.currentUser.status).toEqual({ emoji: 'coffee', message: 'gql', messageHtml: 'gql', availability: 'not_set' });
-    const set = await t.graphql('mutation { userStatusSet(message: "later", clearStatusAfter: _1_day) { message clearStatusAt } }', {}, user.token);
-    expect(set.body.data?.userStatusSet.message).toBe('later');
+    const set = await t.graphql('mutation { userStatusSet(input: { message: "later", clearStatusAfter: _1_day }) { userStatus { message clearStatusAt } errors } }', {}, user.token);
+    expect(set.body.data?.userStatusSet).toMatchObject({ userStatus: { message: 'later' }, errors: [] });
   });
 });
 
@@ -143,8 +143,12 @@ describe('preferences', () => {
     const edited = await asUser.Users.editCurrentUserPreferences(true, false);
     expect(edited).toMatchObject({ view_diffs_file_by_file: true, show_whitespace_in_diffs: false });
     expect(await asUser.Users.showCurrentUserPreferences()).toEqual(edited);
-    const gql = await t.graphql('mutation { userPreferencesUpdate(input: { showWhitespaceInDiffs: true }) { showWhitespaceInDiffs viewDiffsFileByFile } }', {}, user.token);
-    expect(gql.body.data?.userPreferencesUpdate).toEqual({ showWhitespaceInDiffs: true, viewDiffsFileByFile: true });
+    const gql = await t.graphql(
+      'mutation { userPreferencesUpdate(input: { showWhitespaceInDiffs: true }) { userPreferences { showWhitespaceInDiffs viewDiffsFileByFile } errors } }',
+      {},
+      user.token,
+    );
+    expect(gql.body.data?.userPreferencesUpdate).toEqual({ userPreferences: { showWhitespaceInDiffs: true, viewDiffsFileByFile: true }, errors: [] });
   });
 });
 
@@ -264,17 +268,20 @@ describe('GraphQL user fields', () => {
   it('manages e-mail addresses, impersonation tokens and memberships through GraphQL with REST\'s rules', async () => {
     const user = await createUser(t);
     const email = `${unique('gql')}@example.com`;
-    const created = await t.graphql('mutation($e: String!) { emailCreate(email: $e) { id email confirmedAt } }', { e: email }, user.token);
-    expect(created.body.data?.emailCreate).toMatchObject({ email, confirmedAt: null });
+    const created = await t.graphql('mutation($e: String!) { emailCreate(input: { email: $e }) { email { id email confirmedAt } errors } }', { e: email }, user.token);
+    expect(created.body.data?.emailCreate).toMatchObject({ email: { email, confirmedAt: null }, errors: [] });
     const listed = await t.graphql('{ currentUser { emails { count nodes { email } } } }', {}, user.token);
     expect(listed.body.data?.currentUser.emails).toEqual({ count: 1, nodes: [{ email }] });
     const token = await t.graphql(
-      'mutation($u: ID!) { impersonationTokenCreate(userId: $u, name: "gql", scopes: ["read_api"]) { id impersonation token user { username } } }',
+      'mutation($u: ID!) { impersonationTokenCreate(input: { userId: $u, name: "gql", scopes: ["read_api"] }) { personalAccessToken { id impersonation token user { username } } errors } }',
       { u: `gid://gitlab/User/${user.id}` },
       t.rootToken,
     );
-    expect(token.body.data?.impersonationTokenCreate).toMatchObject({ impersonation: true, token: expect.stringMatching(/^glpat-/), user: { username: user.username } });
-    const asImpersonated = await t.graphql('{ currentUser { username } }', {}, token.body.data?.impersonationTokenCreate.token);
+    expect(token.body.data?.impersonationTokenCreate).toMatchObject({
+      personalAccessToken: { impersonation: true, token: expect.stringMatching(/^glpat-/), user: { username: user.username } },
+      errors: [],
+    });
+    const asImpersonated = await t.graphql('{ currentUser { username } }', {}, token.body.data?.impersonationTokenCreate.personalAccessToken.token);
     expect(asImpersonated.body.data?.currentUser.username).toBe(user.username);
     const refused = await t.graphql('query($u: ID!) { userImpersonationTokens(userId: $u) { count } }', { u: String(user.id) }, user.token);
     expect(refused.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
@@ -284,9 +291,9 @@ describe('GraphQL user fields', () => {
 
   it('changes users through userUpdate, administrators only', async () => {
     const user = await createUser(t);
-    const mutation = 'mutation($input: UserUpdateInput!) { userUpdate(input: $input) { bio jobTitle } }';
+    const mutation = 'mutation($input: UserUpdateInput!) { userUpdate(input: $input) { user { bio jobTitle } errors } }';
     const done = await t.graphql(mutation, { input: { id: `gid://gitlab/User/${user.id}`, bio: 'set by graphql', jobTitle: 'Lead' } }, t.rootToken);
-    expect(done.body).toEqual({ data: { userUpdate: { bio: 'set by graphql', jobTitle: 'Lead' } } });
+    expect(done.body).toEqual({ data: { userUpdate: { user: { bio: 'set by graphql', jobTitle: 'Lead' }, errors: [] } } });
     const refused = await t.graphql(mutation, { input: { id: String(user.id), bio: 'nope' } }, user.token);
     expect(refused.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
     expect((await t.api('GET', `/users/${user.id}`)).body.bio).toBe('set by graphql');

@@ -115,12 +115,20 @@ describe('another user\'s keys', () => {
 
   it('runs through GraphQL with the same rules', async () => {
     const user = await createUser(t);
-    const create = await t.graphql('mutation($key: String!) { sshKeyCreate(key: $key, title: "gql") { id title user { username } } }', { key: freshKey() }, user.token);
-    expect(create.body.data?.sshKeyCreate).toMatchObject({ title: 'gql', user: { username: user.username } });
+    const create = await t.graphql(
+      'mutation($key: String!) { sshKeyCreate(input: { key: $key, title: "gql" }) { sshKey { id title user { username } } errors } }',
+      { key: freshKey() },
+      user.token,
+    );
+    expect(create.body.data?.sshKeyCreate).toMatchObject({ sshKey: { title: 'gql', user: { username: user.username } }, errors: [] });
     const read = await t.graphql('{ currentUser { sshKeys { count nodes { title } } } }', {}, user.token);
     expect(read.body.data?.currentUser.sshKeys).toEqual({ count: 1, nodes: [{ title: 'gql' }] });
     const other = await createUser(t);
-    const refused = await t.graphql('mutation($u: ID!, $k: ID!) { sshKeyDelete(userId: $u, keyId: $k) }', { u: String(user.id), k: String(create.body.data?.sshKeyCreate.id) }, other.token);
+    const refused = await t.graphql(
+      'mutation($u: ID!, $k: ID!) { sshKeyDelete(input: { userId: $u, keyId: $k }) { deleted errors } }',
+      { u: String(user.id), k: String(create.body.data?.sshKeyCreate.sshKey.id) },
+      other.token,
+    );
     expect(refused.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
   });
 });

@@ -265,12 +265,13 @@ describe('state actions', () => {
     const user = await createUser(t);
     const state = async () => (await t.graphql('{ currentUser { active state } }', {}, user.token)).body.data?.currentUser;
     expect(await state()).toEqual({ active: true, state: 'active' });
-    const ban = await t.graphql('mutation($id: ID!) { userBan(id: $id) }', { id: `gid://gitlab/User/${user.id}` }, t.rootToken);
-    expect(ban.body.data).toEqual({ userBan: true });
+    const ban = await t.graphql('mutation($id: ID!) { userBan(input: { id: $id }) { banned errors } }', { id: `gid://gitlab/User/${user.id}` }, t.rootToken);
+    expect(ban.body.data).toEqual({ userBan: { banned: true, errors: [] } });
     expect((await t.graphql('{ currentUser { active } }', {}, user.token)).status).toBe(403);
     const seen = await t.graphql('query($id: ID!) { user(id: $id) { active state } }', { id: String(user.id) }, t.rootToken);
     expect(seen.body.data?.user).toEqual({ active: false, state: 'banned' });
-    expect((await t.graphql('mutation($id: ID!) { userUnban(id: $id) }', { id: String(user.id) }, t.rootToken)).body.data).toEqual({ userUnban: true });
+    const unban = await t.graphql('mutation($id: ID!) { userUnban(input: { id: $id }) { unbanned errors } }', { id: String(user.id) }, t.rootToken);
+    expect(unban.body.data).toEqual({ userUnban: { unbanned: true, errors: [] } });
     expect(await state()).toEqual({ active: true, state: 'active' });
   });
 });
@@ -366,8 +367,8 @@ describe('DELETE /users/:id', () => {
     const a = await createUser(t);
     const b = await createUser(t);
     await admin.Users.remove(a.id);
-    const gql = await t.graphql('mutation($id: ID!) { userDelete(id: $id, hardDelete: true) }', { id: `gid://gitlab/User/${b.id}` }, t.rootToken);
-    expect(gql.body).toEqual({ data: { userDelete: true } });
+    const gql = await t.graphql('mutation($id: ID!) { userDelete(input: { id: $id, hardDelete: true }) { deleted errors } }', { id: `gid://gitlab/User/${b.id}` }, t.rootToken);
+    expect(gql.body).toEqual({ data: { userDelete: { deleted: true, errors: [] } } });
     await expectNothingLeftOf(a.id);
     await expectNothingLeftOf(b.id);
   });

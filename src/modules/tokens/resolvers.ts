@@ -17,10 +17,11 @@ export const tokenResolvers = {
     personalAccessTokenSelf: (_: unknown, _a: unknown, ctx: Context) => ctx.services.tokens.self(),
   },
   Mutation: {
-    personalAccessTokenCreate: (_: unknown, args: WithUserId<TokenInput> & { userId: string }, ctx: Context) =>
-      ctx.services.tokens.create({ ...args, userId: parseId(args.userId, 'User', 'userId') }),
-    personalAccessTokenRevoke: (_: unknown, args: { id: string }, ctx: Context) => ctx.services.tokens.revoke(tokenId(args.id)),
-    personalAccessTokenSelfRevoke: (_: unknown, _a: unknown, ctx: Context) => ctx.services.tokens.revokeSelf(),
+    personalAccessTokenCreate: async (_: unknown, args: WithUserId<TokenInput> & { userId: string }, ctx: Context) => ({
+      personalAccessToken: await ctx.services.tokens.create({ ...args, userId: parseId(args.userId, 'User', 'userId') }),
+    }),
+    personalAccessTokenRevoke: async (_: unknown, args: { id: string }, ctx: Context) => ({ personalAccessToken: await ctx.services.tokens.revoke(tokenId(args.id)) }),
+    personalAccessTokenSelfRevoke: async (_: unknown, _a: unknown, ctx: Context) => ({ personalAccessToken: await ctx.services.tokens.revokeSelf() }),
   },
   PersonalAccessToken: {
     ...idFields('PersonalAccessToken'),

@@ -60,34 +60,45 @@ export const userResolvers = {
     sshKeyByFingerprint: (_: unknown, args: { fingerprint: string }, ctx: Context) => ctx.services.users.keys.byFingerprint(args.fingerprint),
   },
   Mutation: {
-    userCreate: (_: unknown, args: UserInput, ctx: Context) => ctx.services.users.create(args),
-    userAvatarUpdate: (_: unknown, args: { avatar: UploadedFile }, ctx: Context) => ctx.services.users.setOwnAvatar(args.avatar),
-    userUpdate: (_: unknown, args: { input: Optional<UserUpdateInput, 'id'> & { id: string } }, ctx: Context) =>
-      ctx.services.users.update({ ...args.input, id: userId(args.input.id) }),
-    userDelete: (_: unknown, args: IdArgs & { hardDelete?: boolean | null }, ctx: Context) => ctx.services.users.lifecycle.delete(userId(args.id), !!args.hardDelete),
-    userBlock: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.block(userId(args.id)),
-    userUnblock: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.unblock(userId(args.id)),
-    userBan: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.ban(userId(args.id)),
-    userUnban: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.unban(userId(args.id)),
-    userDeactivate: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.deactivate(userId(args.id)),
-    userActivate: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.activate(userId(args.id)),
+    userCreate: async (_: unknown, args: UserInput, ctx: Context) => ({ user: await ctx.services.users.create(args) }),
+    userAvatarUpdate: async (_: unknown, args: { avatar: UploadedFile }, ctx: Context) => ({ user: await ctx.services.users.setOwnAvatar(args.avatar) }),
+    userUpdate: async (_: unknown, args: Optional<UserUpdateInput, 'id'> & { id: string }, ctx: Context) => ({
+      user: await ctx.services.users.update({ ...args, id: userId(args.id) }),
+    }),
+    userDelete: async (_: unknown, args: IdArgs & { hardDelete?: boolean | null }, ctx: Context) => ({
+      deleted: await ctx.services.users.lifecycle.delete(userId(args.id), !!args.hardDelete),
+    }),
+    userBlock: async (_: unknown, args: IdArgs, ctx: Context) => ({ blocked: await ctx.services.users.lifecycle.block(userId(args.id)) }),
+    userUnblock: async (_: unknown, args: IdArgs, ctx: Context) => ({ unblocked: await ctx.services.users.lifecycle.unblock(userId(args.id)) }),
+    userBan: async (_: unknown, args: IdArgs, ctx: Context) => ({ banned: await ctx.services.users.lifecycle.ban(userId(args.id)) }),
+    userUnban: async (_: unknown, args: IdArgs, ctx: Context) => ({ unbanned: await ctx.services.users.lifecycle.unban(userId(args.id)) }),
+    userDeactivate: async (_: unknown, args: IdArgs, ctx: Context) => ({ deactivated: await ctx.services.users.lifecycle.deactivate(userId(args.id)) }),
+    userActivate: async (_: unknown, args: IdArgs, ctx: Context) => ({ activated: await ctx.services.users.lifecycle.activate(userId(args.id)) }),
+    // The service answers GitLab's `{ message: 'Success' }`: the payload's own field.
     userApprove: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.approve(userId(args.id)),
-    userReject: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.reject(userId(args.id)),
-    userStatusSet: (_: unknown, args: { emoji?: string | null; message?: string | null; availability?: string | null; clearStatusAfter?: string | null }, ctx: Context) =>
-      ctx.services.users.profile.setStatus(args),
-    userPreferencesUpdate: (_: unknown, args: { input: PreferencesInput }, ctx: Context) => ctx.services.users.profile.updatePreferences(args.input),
-    sshKeyCreate: (_: unknown, args: { userId?: string | null; key: string; title: string; expiresAt?: string | null; usageType?: string | null }, ctx: Context) =>
-      ctx.services.users.keys.create({ ...args, userId: optionalUserId(args.userId) }),
-    sshKeyDelete: (_: unknown, args: { userId?: string | null; keyId: string }, ctx: Context) =>
-      ctx.services.users.keys.delete(optionalUserId(args.userId), numeric(args.keyId, 'keyId')),
-    emailCreate: (_: unknown, args: { userId?: string | null; email: string; skipConfirmation?: boolean | null }, ctx: Context) =>
-      ctx.services.users.emails.create(optionalUserId(args.userId), args.email, args.skipConfirmation),
-    emailDelete: (_: unknown, args: { userId?: string | null; emailId: string }, ctx: Context) =>
-      ctx.services.users.emails.delete(optionalUserId(args.userId), numeric(args.emailId, 'emailId')),
-    impersonationTokenCreate: (_: unknown, args: { userId: string; name: string; expiresAt?: Date | null; scopes?: string[] | null }, ctx: Context) =>
-      ctx.services.users.impersonation.create({ ...args, userId: parseId(args.userId, 'User', 'userId') }),
-    impersonationTokenRevoke: (_: unknown, args: { userId: string; tokenId: string }, ctx: Context) =>
-      ctx.services.users.impersonation.revoke(parseId(args.userId, 'User', 'userId'), numeric(args.tokenId, 'tokenId')),
+    userReject: async (_: unknown, args: IdArgs, ctx: Context) => ({ user: await ctx.services.users.lifecycle.reject(userId(args.id)) }),
+    userStatusSet: async (_: unknown, args: { emoji?: string | null; message?: string | null; availability?: string | null; clearStatusAfter?: string | null }, ctx: Context) => ({
+      userStatus: await ctx.services.users.profile.setStatus(args),
+    }),
+    userPreferencesUpdate: async (_: unknown, args: PreferencesInput, ctx: Context) => ({ userPreferences: await ctx.services.users.profile.updatePreferences(args) }),
+    sshKeyCreate: async (_: unknown, args: { userId?: string | null; key: string; title: string; expiresAt?: string | null; usageType?: string | null }, ctx: Context) => ({
+      sshKey: await ctx.services.users.keys.create({ ...args, userId: optionalUserId(args.userId) }),
+    }),
+    sshKeyDelete: async (_: unknown, args: { userId?: string | null; keyId: string }, ctx: Context) => ({
+      deleted: await ctx.services.users.keys.delete(optionalUserId(args.userId), numeric(args.keyId, 'keyId')),
+    }),
+    emailCreate: async (_: unknown, args: { userId?: string | null; email: string; skipConfirmation?: boolean | null }, ctx: Context) => ({
+      email: await ctx.services.users.emails.create(optionalUserId(args.userId), args.email, args.skipConfirmation),
+    }),
+    emailDelete: async (_: unknown, args: { userId?: string | null; emailId: string }, ctx: Context) => ({
+      deleted: await ctx.services.users.emails.delete(optionalUserId(args.userId), numeric(args.emailId, 'emailId')),
+    }),
+    impersonationTokenCreate: async (_: unknown, args: { userId: string; name: string; expiresAt?: Date | null; scopes?: string[] | null }, ctx: Context) => ({
+      personalAccessToken: await ctx.services.users.impersonation.create({ ...args, userId: parseId(args.userId, 'User', 'userId') }),
+    }),
+    impersonationTokenRevoke: async (_: unknown, args: { userId: string; tokenId: string }, ctx: Context) => ({
+      revoked: await ctx.services.users.impersonation.revoke(parseId(args.userId, 'User', 'userId'), numeric(args.tokenId, 'tokenId')),
+    }),
   },
   UserCore: {
     ...idFields('User'),
