@@ -9,6 +9,7 @@ import { suiteServer } from '../support/server.js';
 import { createUser, unique } from '../support/factories.js';
 
 const t = suiteServer();
+const RESOURCE_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
 
 const CREATE = `mutation($input: UserCreateInput!) {
   userCreate(input: $input) { clientMutationId errors user { username email } }
@@ -51,9 +52,9 @@ describe('user mutations (relay)', () => {
 
   it('keeps a missing user and a refused caller as top-level errors', async () => {
     const missing = await t.graphql('mutation { userDelete(input: { id: "2147483000" }) { deleted errors } }');
-    expect(missing.body).toMatchObject({ data: { userDelete: null }, errors: [{ message: '404 User Not Found', extensions: { code: 'NOT_FOUND' } }] });
+    expect(missing.body).toMatchObject({ data: { userDelete: null }, errors: [{ message: RESOURCE_NOT_AVAILABLE, extensions: { code: 'NOT_FOUND' } }] });
     const user = await createUser(t);
     const refused = await t.graphql(CREATE, { input: { username: unique('nope'), name: 'N', email: `${unique('nope')}@example.com` } }, user.token);
-    expect(refused.body).toMatchObject({ data: { userCreate: null }, errors: [{ extensions: { code: 'FORBIDDEN' } }] });
+    expect(refused.body).toMatchObject({ data: { userCreate: null }, errors: [{ message: RESOURCE_NOT_AVAILABLE, extensions: { code: 'FORBIDDEN' } }] });
   });
 });
