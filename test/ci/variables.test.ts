@@ -323,7 +323,7 @@ describe('who may use the project variables API', () => {
     const maintainer = await t.graphql(query, { id: String(privateProject.id) }, roles.maintainer.token);
     expect(maintainer.body).toEqual({ data: { project: { ciVariables: { count: 1 } } } });
     const create = await t.graphql(
-      `mutation($id: ID!) { ciProjectVariableCreate(projectId: $id, input: { key: "FROM_GQL", value: "v" }) { key } }`,
+      `mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, input: { key: "FROM_GQL", value: "v" } }) { ciProjectVariable { key } errors } }`,
       { id: String(privateProject.id) },
       roles.developer.token,
     );
@@ -518,27 +518,68 @@ describe('variables over GraphQL', () => {
   it('creates, updates and deletes through mutations, with the same rules as REST', async () => {
     const p = await createProject(t, owner.token, { namespaceId: group.id });
     const create = await t.graphql(
-      `mutation($id: ID!) { ciProjectVariableCreate(projectId: $id, input: { key: "M_KEY", value: "mutation-value", maskedAndHidden: true, environmentScope: "review/*" }) { key value hidden masked environmentScope } }`,
+      `mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, input: { key: "M_KEY", value: "mutation-value", maskedAndHidden: true, environmentScope: "review/*" } }) { ciProjectVariable { key value hidden masked environmentScope } errors } }`,
       { id: p.path_with_namespace },
       owner.token,
     );
-    expect(create.body).toEqual({ data: { ciProjectVariableCreate: { key: 'M_KEY', value: null, hidden: true, masked: true, environmentScope: 'review/*' } } });
-    const invalid = await t.graphql(`mutation($id: ID!) { ciProjectVariableCreate(projectId: $id, input: { key: "bad key", value: "x" }) { key } }`, { id: String(p.id) }, owner.token);
-    expect(invalid.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { key: [KEY_FORMAT] } });
+    expect(create.body).toEqual({ data: { ciProjectVariableCreate: { ciProjectVariable: { key: 'M_KEY', value: null, hidden: true, masked: true, environmentScope: 'review/*' }, errors: [] } } });
+    // GitLab's mutations answer a record that does not validate in `errors`, in Rails' full messages.
+    const invalid = await t.graphql(`mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, input: { key: "bad key", value: "x" } }) { ciProjectVariable { key } errors } }`, { id: String(p.id) }, owner.token);
+    expect(invalid.body).toEqual({ data: { ciProjectVariableCreate: { ciProjectVariable: null, errors: [`Key ${KEY_FORMAT}`] } } });
     const update = await t.graphql(
-      `mutation($id: ID!) { ciProjectVariableUpdate(projectId: $id, key: "M_KEY", filter: { environmentScope: "review/*" }, input: { description: "via graphql" }) { description value } }`,
+      `mutation($id: ID!) { ciProjectVariableUpdate(input: { projectId: $id, key: "M_KEY", filter: { environmentScope: "review/*" }, input: { description: "via graphql" } }) { ciProjectVariable { description value } errors } }`,
       { id: String(p.id) },
       owner.token,
     );
-    expect(update.body).toEqual({ data: { ciProjectVariableUpdate: { description: 'via graphql', value: null } } });
-    const del = await t.graphql(`mutation($id: ID!) { ciProjectVariableDelete(projectId: $id, key: "M_KEY") { key } }`, { id: String(p.id) }, owner.token);
-    expect(del.body).toEqual({ data: { ciProjectVariableDelete: { key: 'M_KEY' } } });
+    expect(update.body).toEqual({ data: { ciProjectVariableUpdate: { ciProjectVariable: { description: 'via graphql', value: null }, errors: [] } } });
+    const del = await t.graphql(`mutation($id: ID!) { ciProjectVariableDelete(input: { projectId: $id, key: "M_KEY" }) { ciProjectVariable { key } errors } }`, { id: String(p.id) }, owner.token);
+    expect(del.body).toEqual({ data: { ciProjectVariableDelete: { ciProjectVariable: { key: 'M_KEY' }, errors: [] } } });
 
     const g = await createGroup(t, owner.token);
-    const groupCreate = await t.graphql(`mutation($id: ID!) { ciGroupVariableCreate(groupId: $id, input: { key: "G_KEY", value: "v", protected: true }) { key protected } }`, { id: String(g.id) }, owner.token);
-    expect(groupCreate.body).toEqual({ data: { ciGroupVariableCreate: { key: 'G_KEY', protected: true } } });
-    const groupMissing = await t.graphql(`mutation($id: ID!) { ciGroupVariableDelete(groupId: $id, key: "NOPE") { key } }`, { id: String(g.id) }, owner.token);
+    const groupCreate = await t.graphql(
+      `mutation($id: ID!) { ciGroupVariableCreate(input: { groupId: $id, input: { key: "G_KEY", value: "v", protected: true } }) { ciGroupVariable { key protected } errors } }`,
+      { id: String(g.id) },
+      owner.token,
+    );
+    expect(groupCreate.body).toEqual({ data: { ciGroupVariableCreate: { ciGroupVariable: { key: 'G_KEY', protected: true }, errors: [] } } });
+    const groupMissing = await t.graphql(`mutation($id: ID!) { ciGroupVariableDelete(input: { groupId: $id, key: "NOPE" }) { ciGroupVariable { key } errors } }`, { id: String(g.id) }, owner.token);
     expect(groupMissing.body.errors?.[0]).toMatchObject({ message: '404 GroupVariable Not Found', extensions: { code: 'NOT_FOUND' } });
+  });
+
+  it("takes GitLab's relay shape: clientMutationId echoed, validation and conflicts in errors, refusals raised", async () => {
+    const name = key('R');
+    const create = `mutation($cid: String, $key: String!) {
+      ciInstanceVariableCreate(input: { clientMutationId: $cid, input: { key: $key, value: "relay-value" } }) { clientMutationId errors ciInstanceVariable { key value } }
+    }`;
+    const made = await t.graphql(create, { cid: 'relay-1', key: name });
+    expect(made.body).toEqual({ data: { ciInstanceVariableCreate: { clientMutationId: 'relay-1', errors: [], ciInstanceVariable: { key: name, value: 'relay-value' } } } });
+    const taken = await t.graphql(create, { cid: 'relay-2', key: name });
+    expect(taken.body).toEqual({ data: { ciInstanceVariableCreate: { clientMutationId: 'relay-2', errors: [`Key (${name}) has already been taken`], ciInstanceVariable: null } } });
+    const update = await t.graphql(
+      `mutation($key: String!) { ciInstanceVariableUpdate(input: { clientMutationId: "relay-3", key: $key, input: { protected: true } }) { clientMutationId errors ciInstanceVariable { key protected } } }`,
+      { key: name },
+    );
+    expect(update.body).toEqual({ data: { ciInstanceVariableUpdate: { clientMutationId: 'relay-3', errors: [], ciInstanceVariable: { key: name, protected: true } } } });
+
+    // A key set for two environment scopes, named without a filter: GitLab's conflict, in errors for GraphQL.
+    const p = await createProject(t, owner.token, { namespaceId: group.id });
+    for (const scope of ['production', 'staging']) await t.api('POST', `/projects/${p.id}/variables`, { token: owner.token, body: { key: 'TWICE', value: 'v', environment_scope: scope } });
+    const ambiguous = await t.graphql(
+      `mutation($id: ID!) { ciProjectVariableDelete(input: { clientMutationId: "relay-4", projectId: $id, key: "TWICE" }) { clientMutationId errors ciProjectVariable { key } } }`,
+      { id: String(p.id) },
+      owner.token,
+    );
+    expect(ambiguous.body).toEqual({ data: { ciProjectVariableDelete: { clientMutationId: 'relay-4', errors: [AMBIGUOUS.message], ciProjectVariable: null } } });
+
+    // Who may not, and what is not there, stay top-level errors.
+    const refused = await t.graphql(create, { cid: 'relay-5', key: key('R') }, owner.token);
+    expect(refused.body.data).toEqual({ ciInstanceVariableCreate: null });
+    expect(refused.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    const gone = await t.graphql(`mutation { ciInstanceVariableDelete(input: { key: "NO_SUCH_KEY" }) { errors ciInstanceVariable { key } } }`);
+    expect(gone.body.data).toEqual({ ciInstanceVariableDelete: null });
+    expect(gone.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    const removed = await t.graphql(`mutation($key: String!) { ciInstanceVariableDelete(input: { key: $key }) { errors ciInstanceVariable { key } } }`, { key: name });
+    expect(removed.body).toEqual({ data: { ciInstanceVariableDelete: { errors: [], ciInstanceVariable: { key: name } } } });
   });
 
   it("lists the instance's variables for administrators only", async () => {

@@ -2,7 +2,7 @@
 import { Gitlab } from '@gitbeaker/rest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
-import { createProject } from '../support/factories.js';
+import { addMember, createProject, createUser } from '../support/factories.js';
 
 const t = suiteServer();
 let api: InstanceType<typeof Gitlab>;
@@ -85,5 +85,50 @@ describe('GraphQL', () => {
       },
       blobs: { nodes: [{ path: 'top.txt', rawTextBlob: 'top', size: 3 }] },
     });
+  });
+
+  it("takes GitLab's relay shape: input, clientMutationId echoed, refusals in errors, missing and forbidden objects raised", async () => {
+    const p = await createProject(t, t.rootToken);
+    const file = `mutation($id: ID!, $cid: String) {
+      repositoryFileCreate(input: { clientMutationId: $cid, projectId: $id, input: { filePath: "a.txt", branch: "main", commitMessage: "Add a", content: "a" } }) {
+        clientMutationId errors repositoryFileCommit { filePath branch }
+      }
+    }`;
+    const written = await t.graphql(file, { id: String(p.id), cid: 'file-1' });
+    expect(written.body).toEqual({ data: { repositoryFileCreate: { clientMutationId: 'file-1', errors: [], repositoryFileCommit: { filePath: 'a.txt', branch: 'main' } } } });
+
+    const commit = `mutation($id: ID!) {
+      repositoryCommitCreate(input: { projectId: $id, input: { branch: "main", commitMessage: "Add b", actions: [{ action: CREATE, filePath: "b.txt", content: "b" }] } }) { errors commit { title } }
+    }`;
+    expect((await t.graphql(commit, { id: String(p.id) })).body).toEqual({ data: { repositoryCommitCreate: { errors: [], commit: { title: 'Add b' } } } });
+    expect((await t.graphql(commit, { id: String(p.id) })).body).toEqual({ data: { repositoryCommitCreate: { errors: ['A file with this name already exists'], commit: null } } });
+
+    const branch = `mutation($id: ID!, $cid: String) {
+      repositoryBranchCreate(input: { clientMutationId: $cid, projectId: $id, branch: "feature", ref: "main" }) { clientMutationId errors branch { name default } }
+    }`;
+    const created = await t.graphql(branch, { id: p.path_with_namespace, cid: 'branch-1' });
+    expect(created.body).toEqual({ data: { repositoryBranchCreate: { clientMutationId: 'branch-1', errors: [], branch: { name: 'feature', default: false } } } });
+    // A refusal of a well-formed request is the payload's, with the object null and no top-level error.
+    const again = await t.graphql(branch, { id: p.path_with_namespace, cid: 'branch-2' });
+    expect(again.body).toEqual({ data: { repositoryBranchCreate: { clientMutationId: 'branch-2', errors: ['Branch already exists'], branch: null } } });
+
+    const tag = `mutation($id: ID!) { repositoryTagCreate(input: { projectId: $id, tagName: "v1", ref: "main", message: "First" }) { errors tag { name message } } }`;
+    expect((await t.graphql(tag, { id: String(p.id) })).body).toEqual({ data: { repositoryTagCreate: { errors: [], tag: { name: 'v1', message: 'First' } } } });
+    expect((await t.graphql(tag, { id: String(p.id) })).body).toEqual({ data: { repositoryTagCreate: { errors: ['Tag v1 already exists'], tag: null } } });
+    const deleted = await t.graphql(`mutation($id: ID!) { repositoryTagDelete(input: { projectId: $id, tagName: "v1" }) { errors tag { name } } }`, { id: String(p.id) });
+    expect(deleted.body).toEqual({ data: { repositoryTagDelete: { errors: [], tag: { name: 'v1' } } } });
+
+    // A missing object, a refused operation and a caller without the right stay top-level errors.
+    const missing = await t.graphql(`mutation($id: ID!) { repositoryTagDelete(input: { projectId: $id, tagName: "v1" }) { errors tag { name } } }`, { id: String(p.id) });
+    expect(missing.body.data).toEqual({ repositoryTagDelete: null });
+    expect(missing.body.errors?.[0]).toMatchObject({ message: '404 Tag Not Found', extensions: { code: 'NOT_FOUND' } });
+    const defaultBranch = await t.graphql(`mutation($id: ID!) { repositoryBranchDelete(input: { projectId: $id, branch: "main" }) { errors branch { name } } }`, { id: String(p.id) });
+    expect(defaultBranch.body.data).toEqual({ repositoryBranchDelete: null });
+    expect(defaultBranch.body.errors?.[0].extensions?.code).toBe('METHOD_NOT_ALLOWED');
+    const reporter = await createUser(t);
+    await addMember(t, t.rootToken, 'projects', p.id, reporter.id, 20);
+    const forbidden = await t.graphql(branch, { id: String(p.id), cid: 'branch-3' }, reporter.token);
+    expect(forbidden.body.data).toEqual({ repositoryBranchCreate: null });
+    expect(forbidden.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
   });
 });

@@ -305,6 +305,51 @@ describe('GraphQL', () => {
     const gone = await t.graphql(`query($id: ID!) { runner(id: $id) { id } }`, { id: runner.id });
     expect(gone.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
+
+  it("takes GitLab's relay shape: clientMutationId echoed, validation and refusals in errors, missing and forbidden raised", async () => {
+    const { owner, group, project, developer } = await team();
+    const other = await createProject(t, owner.token, { namespaceId: group.id });
+    const created = await t.graphql(
+      `mutation($id: ID!) { runnerCreate(input: { clientMutationId: "create-1", runnerType: PROJECT_TYPE, projectId: $id, description: "relay" }) { clientMutationId errors runner { id description } } }`,
+      { id: String(project.id) },
+      owner.token,
+    );
+    expect(created.body.errors).toBeUndefined();
+    expect(created.body.data.runnerCreate).toMatchObject({ clientMutationId: 'create-1', errors: [], runner: { description: 'relay' } });
+    const id = created.body.data.runnerCreate.runner.id;
+
+    // A runner that would not validate: Rails' full messages in errors, the runner null.
+    const invalid = await t.graphql(
+      `mutation($id: ID!) { runnerUpdate(input: { clientMutationId: "update-1", id: $id, maximumTimeout: 60 }) { clientMutationId errors runner { maximumTimeout } } }`,
+      { id },
+      owner.token,
+    );
+    expect(invalid.body).toEqual({ data: { runnerUpdate: { clientMutationId: 'update-1', errors: ['Maximum timeout needs to be at least 10 minutes'], runner: null } } });
+    const refusedCreate = await t.graphql(`mutation { runnerCreate(input: { runnerType: GROUP_TYPE, groupId: "999999999" }) { errors runner { id } } }`, {}, owner.token);
+    expect(refusedCreate.body).toEqual({ data: { runnerCreate: { errors: ['Missing/invalid group'], runner: null } } });
+
+    const assign = `mutation($runner: ID!, $path: ID!) { runnerAssignToProject(input: { clientMutationId: "assign", runnerId: $runner, projectPath: $path }) { clientMutationId errors runner { id } } }`;
+    const assigned = await t.graphql(assign, { runner: id, path: other.path_with_namespace }, owner.token);
+    expect(assigned.body).toEqual({ data: { runnerAssignToProject: { clientMutationId: 'assign', errors: [], runner: { id } } } });
+    const twice = await t.graphql(assign, { runner: id, path: other.path_with_namespace }, owner.token);
+    expect(twice.body).toEqual({ data: { runnerAssignToProject: { clientMutationId: 'assign', errors: ['Validation failed: Runner has already been taken'], runner: null } } });
+    const unassigned = await t.graphql(
+      `mutation($runner: ID!, $path: ID!) { runnerUnassignFromProject(input: { clientMutationId: "unassign", runnerId: $runner, projectPath: $path }) { clientMutationId errors runner { id } } }`,
+      { runner: id, path: String(other.id) },
+      owner.token,
+    );
+    expect(unassigned.body).toEqual({ data: { runnerUnassignFromProject: { clientMutationId: 'unassign', errors: [], runner: { id } } } });
+
+    // No right, and no such object: top-level errors, as GitLab raises them.
+    const forbidden = await t.graphql(`mutation($id: ID!) { runnerDelete(input: { id: $id }) { errors } }`, { id }, developer.token);
+    expect(forbidden.body.data).toEqual({ runnerDelete: null });
+    expect(forbidden.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+    const noJob = await t.graphql(`mutation { jobArtifactsDestroy(input: { clientMutationId: "gone", id: "999999999" }) { clientMutationId errors destroyedArtifactsCount } }`, {}, owner.token);
+    expect(noJob.body.data).toEqual({ jobArtifactsDestroy: null });
+    expect(noJob.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    const deleted = await t.graphql(`mutation($id: ID!) { runnerDelete(input: { clientMutationId: "delete", id: $id }) { clientMutationId errors } }`, { id }, owner.token);
+    expect(deleted.body).toEqual({ data: { runnerDelete: { clientMutationId: 'delete', errors: [] } } });
+  });
 });
 
 describe('@gitbeaker/rest', () => {

@@ -20,14 +20,21 @@ function ownerFields<P>(ownerOf: (parent: P) => VariableOwner) {
   };
 }
 
-/** `<prefix>Create`, `<prefix>Update` and `<prefix>Delete`, on the owner the mutation's arguments name. */
+/**
+ * `<prefix>Create`, `<prefix>Update` and `<prefix>Delete`, on the owner the mutation's input names; each answers its
+ * variable in the payload field named as the prefix (`ciProjectVariable`).
+ */
 function ownerMutations<A>(prefix: string, ownerOf: (args: A, ctx: Context) => Promise<VariableOwner> | VariableOwner) {
   return {
-    [`${prefix}Create`]: async (_: unknown, args: A & { input: VariableInput }, ctx: Context) => ctx.services.ci_variables.create(await ownerOf(args, ctx), args.input),
-    [`${prefix}Update`]: async (_: unknown, args: A & KeyArgs & { input: VariableChanges }, ctx: Context) =>
-      ctx.services.ci_variables.update(await ownerOf(args, ctx), args.key, args.filter?.environmentScope, args.input),
-    [`${prefix}Delete`]: async (_: unknown, args: A & KeyArgs, ctx: Context) =>
-      ctx.services.ci_variables.delete(await ownerOf(args, ctx), args.key, args.filter?.environmentScope),
+    [`${prefix}Create`]: async (_: unknown, args: A & { input: VariableInput }, ctx: Context) => ({
+      [prefix]: await ctx.services.ci_variables.create(await ownerOf(args, ctx), args.input),
+    }),
+    [`${prefix}Update`]: async (_: unknown, args: A & KeyArgs & { input: VariableChanges }, ctx: Context) => ({
+      [prefix]: await ctx.services.ci_variables.update(await ownerOf(args, ctx), args.key, args.filter?.environmentScope, args.input),
+    }),
+    [`${prefix}Delete`]: async (_: unknown, args: A & KeyArgs, ctx: Context) => ({
+      [prefix]: await ctx.services.ci_variables.delete(await ownerOf(args, ctx), args.key, args.filter?.environmentScope),
+    }),
   };
 }
 

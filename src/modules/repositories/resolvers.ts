@@ -1,7 +1,6 @@
 /** GraphQL resolvers of repositories: `Project.repository`, GitLab's `Repository` fields, commits, refs and files. */
 import { basename } from 'node:path';
 import type { Context } from '../../context.js';
-import { isCoded } from '../../errors.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
 import { webUrl } from '../../graphql/resolvers.js';
@@ -16,8 +15,13 @@ interface TreeArgs {
   recursive?: boolean | null;
 }
 
+/** `commitCreate`'s input fields (the relay wrapper, src/graphql/mutations.ts, hands them over as arguments). */
 interface CommitCreateArgs {
-  input: { projectPath: string; branch: string; startBranch?: string | null; message: string; actions: CommitActionInput[] };
+  projectPath: string;
+  branch: string;
+  startBranch?: string | null;
+  message: string;
+  actions: CommitActionInput[];
 }
 
 const project = (ctx: Context, id: string) => ctx.services.projects.get(parseRef(id, 'Project', 'projectId'));
@@ -45,33 +49,35 @@ export const repositoryResolvers = {
     },
   },
   Mutation: {
-    commitCreate: async (_: unknown, { input }: CommitCreateArgs, ctx: Context) => {
-      const row = await project(ctx, input.projectPath);
-      try {
-        const commit = await ctx.services.repositories.writes.createCommit(row, { branch: input.branch, startBranch: input.startBranch, commitMessage: input.message, actions: input.actions });
-        return { clientMutationId: null, commit, errors: [] };
-      } catch (error) {
-        // GitLab's mutations answer a refused commit in `errors`; permissions and missing objects stay errors.
-        if (isCoded(error) && error.extensions.code === 'BAD_USER_INPUT') return { clientMutationId: null, commit: null, errors: [error.message] };
-        throw error;
-      }
+    commitCreate: async (_: unknown, args: CommitCreateArgs, ctx: Context) => {
+      const row = await project(ctx, args.projectPath);
+      const input = { branch: args.branch, startBranch: args.startBranch, commitMessage: args.message, actions: args.actions };
+      return { commit: await ctx.services.repositories.writes.createCommit(row, input) };
     },
-    repositoryCommitCreate: async (_: unknown, args: { projectId: string; input: CommitInput }, ctx: Context) =>
-      ctx.services.repositories.writes.createCommit(await project(ctx, args.projectId), args.input),
-    repositoryFileCreate: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) =>
-      ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'CREATE', args.input),
-    repositoryFileUpdate: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) =>
-      ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'UPDATE', args.input),
-    repositoryFileDelete: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) =>
-      ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'DELETE', args.input),
-    repositoryBranchCreate: async (_: unknown, args: { projectId: string; branch: string; ref: string }, ctx: Context) =>
-      ctx.services.repositories.writes.createBranch(await project(ctx, args.projectId), args.branch, args.ref),
-    repositoryBranchDelete: async (_: unknown, args: { projectId: string; branch: string }, ctx: Context) =>
-      ctx.services.repositories.writes.deleteBranch(await project(ctx, args.projectId), args.branch),
-    repositoryTagCreate: async (_: unknown, args: { projectId: string; tagName: string; ref: string; message?: string | null }, ctx: Context) =>
-      ctx.services.repositories.writes.createTag(await project(ctx, args.projectId), args.tagName, args.ref, args.message),
-    repositoryTagDelete: async (_: unknown, args: { projectId: string; tagName: string }, ctx: Context) =>
-      ctx.services.repositories.writes.deleteTag(await project(ctx, args.projectId), args.tagName),
+    repositoryCommitCreate: async (_: unknown, args: { projectId: string; input: CommitInput }, ctx: Context) => ({
+      commit: await ctx.services.repositories.writes.createCommit(await project(ctx, args.projectId), args.input),
+    }),
+    repositoryFileCreate: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) => ({
+      repositoryFileCommit: await ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'CREATE', args.input),
+    }),
+    repositoryFileUpdate: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) => ({
+      repositoryFileCommit: await ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'UPDATE', args.input),
+    }),
+    repositoryFileDelete: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) => ({
+      repositoryFileCommit: await ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'DELETE', args.input),
+    }),
+    repositoryBranchCreate: async (_: unknown, args: { projectId: string; branch: string; ref: string }, ctx: Context) => ({
+      branch: await ctx.services.repositories.writes.createBranch(await project(ctx, args.projectId), args.branch, args.ref),
+    }),
+    repositoryBranchDelete: async (_: unknown, args: { projectId: string; branch: string }, ctx: Context) => ({
+      branch: await ctx.services.repositories.writes.deleteBranch(await project(ctx, args.projectId), args.branch),
+    }),
+    repositoryTagCreate: async (_: unknown, args: { projectId: string; tagName: string; ref: string; message?: string | null }, ctx: Context) => ({
+      tag: await ctx.services.repositories.writes.createTag(await project(ctx, args.projectId), args.tagName, args.ref, args.message),
+    }),
+    repositoryTagDelete: async (_: unknown, args: { projectId: string; tagName: string }, ctx: Context) => ({
+      tag: await ctx.services.repositories.writes.deleteTag(await project(ctx, args.projectId), args.tagName),
+    }),
   },
   Project: {
     repository: async (p: ProjectRow, _a: unknown, ctx: Context) => ((await ctx.access.can('download_code', p)) ? p : null),

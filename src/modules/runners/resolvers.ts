@@ -48,24 +48,24 @@ export const runnerResolvers = {
       ctx.services.runners.jobs(r, { statuses: args.statuses, sort: args.sort === 'ASC' ? 'asc' : 'desc' }, args),
   },
   Mutation: {
-    runnerCreate: async (_: unknown, args: { input: RunnerCreateInput }, ctx: Context) => ({ runner: await ctx.services.runners.create(args.input), errors: [] }),
-    runnerUpdate: async (_: unknown, args: { input: RunnerUpdateInput }, ctx: Context) => ({ runner: await ctx.services.runners.update(args.input), errors: [] }),
-    runnerDelete: async (_: unknown, args: { input: { id: string } }, ctx: Context) => {
-      await ctx.services.runners.delete(args.input.id);
-      return { errors: [] };
+    runnerCreate: async (_: unknown, args: RunnerCreateInput, ctx: Context) => ({ runner: await ctx.services.runners.create(args) }),
+    runnerUpdate: async (_: unknown, args: RunnerUpdateInput, ctx: Context) => ({ runner: await ctx.services.runners.update(args) }),
+    runnerDelete: async (_: unknown, args: { id: string }, ctx: Context) => {
+      await ctx.services.runners.delete(args.id);
+      return {};
     },
-    runnerAssignToProject: async (_: unknown, args: { input: { runnerId: string; projectPath: string } }, ctx: Context) => {
-      const project = await ctx.services.projects.get(parseRef(args.input.projectPath, 'Project', 'projectPath'));
-      return { runner: await ctx.services.runners.assignToProject(project, args.input.runnerId), errors: [] };
+    runnerAssignToProject: async (_: unknown, args: { runnerId: string; projectPath: string }, ctx: Context) => {
+      const project = await ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath'));
+      return { runner: await ctx.services.runners.assignToProject(project, args.runnerId) };
     },
-    runnerUnassignFromProject: async (_: unknown, args: { input: { runnerId: string; projectPath: string } }, ctx: Context) => {
-      const project = await ctx.services.projects.get(parseRef(args.input.projectPath, 'Project', 'projectPath'));
-      return { runner: await ctx.services.runners.unassignFromProject(project, args.input.runnerId), errors: [] };
+    runnerUnassignFromProject: async (_: unknown, args: { runnerId: string; projectPath: string }, ctx: Context) => {
+      const project = await ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath'));
+      return { runner: await ctx.services.runners.unassignFromProject(project, args.runnerId) };
     },
     jobArtifactsDestroy: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { job, project } = await jobById(ctx, args.id, args.projectPath);
       const { job: updated, count } = await ctx.services.runners.destroyArtifacts(project, job.id);
-      return { job: updated, destroyedArtifactsCount: count, errors: [] };
+      return { job: updated, destroyedArtifactsCount: count };
     },
   },
 };
