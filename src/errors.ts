@@ -47,6 +47,8 @@ export interface ErrorExtensions {
   resource?: string;
   /** FORBIDDEN: the reason after `403 Forbidden - `. */
   reason?: string;
+  /** FORBIDDEN for the object's state, not the caller's rights (stateForbids). */
+  state?: boolean;
   /** FORBIDDEN of the runner protocol: the job's status, sent as `Job-Status` (GitLab's job_forbidden!). */
   jobStatus?: string;
   /** INSUFFICIENT_SCOPE: the scopes the operation accepts. */
@@ -93,6 +95,12 @@ export const unauthenticated = (tokenError?: string) =>
   coded(tokenError ?? '401 Unauthorized', { code: 'UNAUTHENTICATED', ...(tokenError ? { tokenError } : {}) });
 export const forbidden = (reason?: string) =>
   coded(reason ? `403 Forbidden - ${reason}` : '403 Forbidden', { code: 'FORBIDDEN', ...(reason ? { reason } : {}) });
+/**
+ * A 403 for the object's state rather than the caller's rights (`Job is not retryable`, `Runner is locked`): REST says
+ * `403 Forbidden - <reason>`, and a relay mutation reports the reason in its payload's `errors`, as GitLab's services
+ * answer it there, where a `forbidden()` is raised as GitLab's ResourceNotAvailable.
+ */
+export const stateForbids = (reason: string) => coded(`403 Forbidden - ${reason}`, { code: 'FORBIDDEN', reason, state: true });
 /** GitLab's job_forbidden!: 403 with the job's status in `Job-Status`, so a runner stops working on a job that stopped. */
 export const jobForbidden = (jobStatus: string, reason: string) => coded(`403 Forbidden - ${reason}`, { code: 'FORBIDDEN', reason, jobStatus });
 /** GitLab's `render_api_error!(message, 403)`: a refusal in a service's own words, without the `403 Forbidden` prefix. */

@@ -59,16 +59,16 @@ export function isRelay(args: readonly { name: string; type: unknown }[]): boole
 /**
  * The messages GitLab reports in a payload's `errors` for this error, or null when GitLab raises it instead: a
  * record's validation failures as Rails words them in full (`Name has already been taken`), and a refusal of a
- * well-formed request (BAD_USER_INPUT without a parameter, CONFLICT, a FORBIDDEN that gives its reason) without
- * REST's status prefix.
+ * well-formed request (BAD_USER_INPUT without a parameter, CONFLICT, a 403 for the object's state or in the service's
+ * own words) without REST's status prefix.
  */
 export function payloadErrors(error: unknown): string[] | null {
   if (!isCoded(error)) return null;
   const ext = error.extensions as unknown as ErrorExtensions;
   if ((ext.code === 'BAD_USER_INPUT' || ext.code === 'CONFLICT') && ext.fields) return fullMessages(ext.fields);
-  // A refusal that says why (`403 Forbidden - You are not allowed to push into this branch`) is the service's answer;
-  // a bare 403 is GitLab's ResourceNotAvailable.
-  const says = ext.code === 'FORBIDDEN' && error.message !== '403 Forbidden';
+  // A refusal in the service's own words (`refused`), or for the object's state (`stateForbids`), is the service's
+  // answer; any other 403 is the caller's rights, GitLab's ResourceNotAvailable.
+  const says = ext.code === 'FORBIDDEN' && (ext.state || (!ext.reason && error.message !== '403 Forbidden'));
   const refusal = (ext.code === 'BAD_USER_INPUT' && !ext.params && !ext.problems) || ext.code === 'CONFLICT' || says;
   return refusal ? [error.message.replace(/^\d{3} [^-]*- /, '')] : null;
 }

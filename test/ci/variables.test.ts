@@ -543,7 +543,7 @@ describe('variables over GraphQL', () => {
     );
     expect(groupCreate.body).toEqual({ data: { ciGroupVariableCreate: { ciGroupVariable: { key: 'G_KEY', protected: true }, errors: [] } } });
     const groupMissing = await t.graphql(`mutation($id: ID!) { ciGroupVariableDelete(input: { groupId: $id, key: "NOPE" }) { ciGroupVariable { key } errors } }`, { id: String(g.id) }, owner.token);
-    expect(groupMissing.body.errors?.[0]).toMatchObject({ message: '404 GroupVariable Not Found', extensions: { code: 'NOT_FOUND' } });
+    expect(groupMissing.body.errors?.[0]).toMatchObject({ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action", extensions: { code: 'NOT_FOUND' } });
   });
 
   it("takes GitLab's relay shape: clientMutationId echoed, validation and conflicts in errors, refusals raised", async () => {

@@ -121,7 +121,7 @@ describe('GraphQL', () => {
     // A missing object, a refused operation and a caller without the right stay top-level errors.
     const missing = await t.graphql(`mutation($id: ID!) { repositoryTagDelete(input: { projectId: $id, tagName: "v1" }) { errors tag { name } } }`, { id: String(p.id) });
     expect(missing.body.data).toEqual({ repositoryTagDelete: null });
-    expect(missing.body.errors?.[0]).toMatchObject({ message: '404 Tag Not Found', extensions: { code: 'NOT_FOUND' } });
+    expect(missing.body.errors?.[0]).toMatchObject({ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action", extensions: { code: 'NOT_FOUND' } });
     const defaultBranch = await t.graphql(`mutation($id: ID!) { repositoryBranchDelete(input: { projectId: $id, branch: "main" }) { errors branch { name } } }`, { id: String(p.id) });
     expect(defaultBranch.body.data).toEqual({ repositoryBranchDelete: null });
     expect(defaultBranch.body.errors?.[0].extensions?.code).toBe('METHOD_NOT_ALLOWED');

@@ -32,6 +32,13 @@ describe('argument errors on both surfaces', () => {
     expect(rest.body).toEqual({ error: 'id is invalid' });
     const gql = await t.graphql('mutation { personalAccessTokenCreate(input: { userId: "gid://gitlab/Project/1", name: "x", scopes: ["api"] }) { personalAccessToken { id } errors } }');
     expect(gql.body.errors?.[0].message).toBe('userId is invalid');
+    // The same inside other relay inputs: DELETE …/jobs/:job_id/artifacts fills jobArtifactsDestroy(input: { id }).
+    const owner = await createUser(t);
+    const project = await createProject(t, owner.token);
+    const job = await t.api('DELETE', `/projects/${project.id}/jobs/abc/artifacts`, { token: owner.token });
+    expect([job.status, job.body]).toEqual([400, { error: 'job_id is invalid' }]);
+    const variable = await t.api('POST', '/projects/gid%3A%2F%2Fgitlab%2FGroup%2F1/variables', { token: owner.token, body: { key: 'K', value: 'v' } });
+    expect([variable.status, variable.body]).toEqual([400, { error: 'id is invalid' }]);
   });
 
   it('words a record that failed validation with snake_case fields over REST', async () => {

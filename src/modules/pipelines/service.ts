@@ -6,7 +6,7 @@
  */
 import { can, projectSubject, type JobSubject, type RefSubject } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { badRequest, forbidden, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
+import { badRequest, forbidden, stateForbids, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
@@ -560,7 +560,7 @@ export class PipelinesService {
   async retryJob(project: ProjectRow, jobId: number): Promise<JobRow> {
     const job = await this.jobFor(project, jobId, 'retry_job');
     const viewer = this.base.access.requireViewer();
-    if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw forbidden('Job is not retryable');
+    if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw stateForbids('Job is not retryable');
     const copy = await withPipeline(this.db, job.pipelineId, this.base, (tx) => this.cloneForRetry(tx, job, viewer.id));
     return this.findJob(project, copy.id);
   }
@@ -569,7 +569,7 @@ export class PipelinesService {
   async erase(project: ProjectRow, jobId: number): Promise<JobRow> {
     const job = await this.jobFor(project, jobId, 'erase_build');
     // GitLab's `forbidden!('Job is not erasable!')`.
-    if (!isCompleted(job.status) || job.erasedAt) throw forbidden('Job is not erasable!');
+    if (!isCompleted(job.status) || job.erasedAt) throw stateForbids('Job is not erasable!');
     const files = await this.db.ciJobArtifact.findMany({ where: { jobId: job.id }, select: { path: true } });
     await this.db.$transaction([
       this.db.ciTraceChunk.deleteMany({ where: { jobId: job.id } }),

@@ -9,7 +9,7 @@ import type { RunnerSubject } from '../../auth/policy.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { atLeastOneOf, badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, forbidden, stateForbids, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { parseId } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
@@ -265,7 +265,7 @@ export class RunnersService {
     this.base.access.requireViewer();
     if (!this.base.access.allowed('admin_all_resources')) {
       if (runner.runnerType === 'project_type' && (await this.base.loaders.runners.projectIds.load(runner.id)).length > 1) {
-        throw forbidden('Runner associated with more than one project');
+        throw stateForbids('Runner associated with more than one project');
       }
       if (!(await this.can('delete_runner', runner))) throw forbidden('No access granted');
     }
@@ -278,9 +278,9 @@ export class RunnersService {
     const { access } = this.base;
     await access.authorize('create_runner', project);
     const runner = await this.find(parseId(runnerId, 'Ci::Runner', 'runnerId'));
-    if (runner.runnerType === 'group_type') throw forbidden('Runner is a group runner');
+    if (runner.runnerType === 'group_type') throw stateForbids('Runner is a group runner');
     if (!access.allowed('admin_all_resources')) {
-      if (runner.locked) throw forbidden('Runner is locked');
+      if (runner.locked) throw stateForbids('Runner is locked');
       if (!(await this.can('assign_runner', runner))) throw forbidden('No access granted');
     }
     if (runner.runnerType === 'instance_type') throw badRequest('400 Bad request - Transitioning an instance runner to a project runner is not supported');
@@ -297,7 +297,7 @@ export class RunnersService {
     const link = await this.db.runnerProject.findUnique({ where: { runnerId_projectId: { runnerId: id, projectId: project.id } } });
     if (!link) throw notFound('Runner');
     if ((await this.db.runnerProject.count({ where: { runnerId: id } })) === 1) {
-      throw forbidden('Only one project associated with the runner. Please remove the runner instead');
+      throw stateForbids('Only one project associated with the runner. Please remove the runner instead');
     }
     await this.db.runnerProject.delete({ where: { id: link.id } });
     return this.find(id);

@@ -11,7 +11,7 @@ import type { Prisma } from '../../../db/database.js';
 import { MEMBER_ACCESS_LEVELS } from '../../../auth/access-levels.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../../auth/credentials.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../../auth/memberships.js';
-import { conflict, forbidden, refused } from '../../../errors.js';
+import { conflict, stateForbids, refused } from '../../../errors.js';
 import { equalsIgnoringCase } from '../../../db/text.js';
 import type { ServiceBase } from '../../module.js';
 import { deleteProjectRows, removeProjectFiles } from '../../projects/deletion.js';
@@ -41,7 +41,7 @@ export class UserLifecycleService {
   /** Blocks a user; null (GitLab's `break`) when already blocked. */
   async block(id: number): Promise<boolean | null> {
     const user = await this.users.administered(id);
-    if (user.id === this.base.viewer?.id) throw forbidden('The API initiating user cannot be blocked by the API');
+    if (user.id === this.base.viewer?.id) throw stateForbids('The API initiating user cannot be blocked by the API');
     if (BLOCKED.has(user.state)) return null;
     if (user.userType === 'ghost') throw refused('An internal user cannot be blocked');
     await this.moveTo(user, 'blocked');
@@ -51,7 +51,7 @@ export class UserLifecycleService {
   /** Unblocks a user: whether they became active (false for an active user, as GitLab's `result.success?`). */
   async unblock(id: number): Promise<boolean> {
     const user = await this.users.administered(id);
-    if (user.state === 'deactivated') throw forbidden('Deactivated users cannot be unblocked by the API');
+    if (user.state === 'deactivated') throw stateForbids('Deactivated users cannot be unblocked by the API');
     if (user.state === 'active') return false;
     await this.moveTo(user, 'active');
     return true;
@@ -77,11 +77,11 @@ export class UserLifecycleService {
   async deactivate(id: number): Promise<boolean | null> {
     const user = await this.users.administered(id);
     if (user.state === 'deactivated') return null;
-    if (user.state !== 'active') throw forbidden('A blocked user cannot be deactivated by the API');
-    if (user.userType === 'ghost') throw forbidden('An internal user cannot be deactivated by the API');
+    if (user.state !== 'active') throw stateForbids('A blocked user cannot be deactivated by the API');
+    if (user.userType === 'ghost') throw stateForbids('An internal user cannot be deactivated by the API');
     const since = Date.now() - MINIMUM_INACTIVE_DAYS * 86_400_000;
     if (user.lastActivityOn && user.lastActivityOn.getTime() > since) {
-      throw forbidden(`The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`);
+      throw stateForbids(`The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`);
     }
     await this.moveTo(user, 'deactivated');
     return true;
@@ -90,7 +90,7 @@ export class UserLifecycleService {
   /** Activates a deactivated user: whether they became active (false when they already were). */
   async activate(id: number): Promise<boolean> {
     const user = await this.users.administered(id);
-    if (BLOCKED.has(user.state)) throw forbidden('A blocked user must be unblocked to be activated');
+    if (BLOCKED.has(user.state)) throw stateForbids('A blocked user must be unblocked to be activated');
     if (user.state !== 'deactivated') return false;
     await this.moveTo(user, 'active');
     return true;
