@@ -338,17 +338,17 @@ describe("a job token of another project (A) on project B", () => {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers() },
       body: JSON.stringify({
-        query: `mutation($p: ID!, $id: ID!) { pipelineUpdateMetadata(projectPath: $p, id: $id, name: "from A over GraphQL") { pipeline { name } } }`,
+        query: `mutation($p: ID!, $id: ID!) { pipelineUpdateMetadata(input: { projectPath: $p, id: $id, name: "from A over GraphQL" }) { pipeline { name } errors } }`,
         variables: { p: b.project.path_with_namespace, id: String(b.pipeline.id) },
       }),
-    }).then((res) => res.json() as Promise<{ data?: { pipelineUpdateMetadata: { pipeline: { name: string } } | null }; errors?: { extensions?: { code?: string } }[] }>);
+    }).then((res) => res.json() as Promise<{ data?: { pipelineUpdateMetadata: { pipeline: { name: string } | null; errors: string[] } | null }; errors?: { extensions?: { code?: string } }[] }>);
     if (viaGraphql.errors) expect(viaGraphql.errors[0].extensions?.code).toBe('NOT_FOUND');
     const artifacts = await fetch(`${t.url}/api/v4${bJobArtifacts}`, { headers: headers() });
     const body = Buffer.from(await artifacts.arrayBuffer());
     if (artifacts.status === 200) expect(body.equals(ARCHIVE)).toBe(true);
     else expect(JSON.parse(body.toString())).toEqual({ message: '404 Project Not Found' });
     const clone = await git.run(git.folder(), ['clone', '--quiet', cloneUrl(t.url, b.project.path_with_namespace, aToken, 'gitlab-ci-token'), 'b']);
-    return [rename.status === 200, !!viaGraphql.data?.pipelineUpdateMetadata, artifacts.status === 200, clone.code === 0];
+    return [rename.status === 200, !!viaGraphql.data?.pipelineUpdateMetadata?.pipeline, artifacts.status === 200, clone.code === 0];
   }
 
   it('is treated as not found until B allowlists A, and again once B removes it', async () => {
