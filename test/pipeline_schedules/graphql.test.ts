@@ -107,12 +107,48 @@ describe('pipeline schedules over GraphQL', () => {
     expect(gone.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
 
-  it('refuses invalid input with field errors', async () => {
+  it("answers invalid input in the payload's errors, in Rails' full messages", async () => {
     const body = await create(owner.token, { cron: 'nope', cronTimezone: 'Nowhere' });
-    expect(body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { cron: ['is invalid syntax'], cronTimezone: ['is invalid syntax'] } });
+    expect(body.errors).toBeUndefined();
+    expect(body.data.pipelineScheduleCreate).toEqual({ errors: ['Cron is invalid syntax', 'Cron timezone is invalid syntax'], pipelineSchedule: null });
     const dup = await create(owner.token, { variables: [{ key: 'X', value: '1', variableType: 'ENV_VAR' }, { key: 'X', value: '2', variableType: 'ENV_VAR' }] });
-    expect(dup.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { variables: ['has already been taken'] } });
+    expect(dup.errors).toBeUndefined();
+    expect(dup.data.pipelineScheduleCreate).toEqual({ errors: ['Variables has already been taken'], pipelineSchedule: null });
     const anonymous = await t.graphql(`query($path: ID!) { project(fullPath: $path) { pipelineSchedules { count } } }`, { path: project.path_with_namespace }, null);
     expect(anonymous.body.data.project).toBeNull();
+  });
+
+  it('keeps variables with relay mutations: clientMutationId echoed, a taken key in errors, a missing variable raised', async () => {
+    const schedule = (await create(owner.token, { variables: [{ key: 'TAKEN', value: '1', variableType: 'ENV_VAR' }] })).data.pipelineScheduleCreate.pipelineSchedule;
+    const add = `mutation($id: ID!, $key: String!, $c: String) {
+      pipelineScheduleVariableCreate(input: { id: $id, key: $key, value: "v", clientMutationId: $c }) { clientMutationId errors pipelineScheduleVariable { key value variableType } }
+    }`;
+    const added = await t.graphql(add, { id: schedule.id, key: 'FRESH', c: 'add-fresh' }, owner.token);
+    expect(added.body.errors).toBeUndefined();
+    expect(added.body.data.pipelineScheduleVariableCreate).toEqual({ clientMutationId: 'add-fresh', errors: [], pipelineScheduleVariable: { key: 'FRESH', value: 'v', variableType: 'ENV_VAR' } });
+    const taken = await t.graphql(add, { id: schedule.id, key: 'TAKEN', c: 'add-taken' }, owner.token);
+    expect(taken.body.errors).toBeUndefined();
+    expect(taken.body.data.pipelineScheduleVariableCreate).toEqual({ clientMutationId: 'add-taken', errors: ['Key has already been taken'], pipelineScheduleVariable: null });
+
+    const changed = await t.graphql(
+      `mutation($id: ID!) { pipelineScheduleVariableUpdate(input: { id: $id, key: "FRESH", value: "w", variableType: FILE }) { errors pipelineScheduleVariable { key value variableType } } }`,
+      { id: schedule.id },
+      owner.token,
+    );
+    expect(changed.body.data.pipelineScheduleVariableUpdate).toEqual({ errors: [], pipelineScheduleVariable: { key: 'FRESH', value: 'w', variableType: 'FILE' } });
+    const remove = `mutation($id: ID!) { pipelineScheduleVariableDelete(input: { id: $id, key: "FRESH" }) { errors pipelineScheduleVariable { key value } } }`;
+    const removed = await t.graphql(remove, { id: schedule.id }, owner.token);
+    expect(removed.body.data.pipelineScheduleVariableDelete).toEqual({ errors: [], pipelineScheduleVariable: { key: 'FRESH', value: 'w' } });
+    const again = await t.graphql(remove, { id: schedule.id }, owner.token);
+    expect(again.body.data.pipelineScheduleVariableDelete).toBeNull();
+    expect(again.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+
+    const played = await t.graphql(
+      `mutation($id: ID!) { pipelineSchedulePlay(input: { id: $id, clientMutationId: "play-1" }) { clientMutationId errors message } }`,
+      { id: schedule.id },
+      reporter.token,
+    );
+    expect(played.body.data.pipelineSchedulePlay).toBeNull();
+    expect(played.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
   });
 });

@@ -257,7 +257,7 @@ describe('GraphQL', () => {
   it("keeps the allowlists with GitLab's mutations and shows them on Project.ciJobTokenScope", async () => {
     const source = await createProject(t, owner.token);
     const target = await createProject(t, owner.token);
-    const add = `mutation($p: ID!, $t: ID!) { ciJobTokenScopeAddGroupOrProject(projectPath: $p, targetPath: $t) {
+    const add = `mutation($p: ID!, $t: ID!) { ciJobTokenScopeAddGroupOrProject(input: { projectPath: $p, targetPath: $t }) {
       errors ciJobTokenScopeAllowlistEntry { sourceProject { fullPath } direction target { __typename ... on Project { fullPath } ... on Group { fullPath } } addedBy { username } }
     } }`;
     const addedProject = await t.graphql(add, { p: source.path_with_namespace, t: target.path_with_namespace }, owner.token);
@@ -275,7 +275,7 @@ describe('GraphQL', () => {
     const missing = await t.graphql(add, { p: source.path_with_namespace, t: 'no/such-thing' }, owner.token);
     expect(missing.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
     const settings = await t.graphql(
-      `mutation($p: ID!) { projectCiCdSettingsUpdate(fullPath: $p, inboundJobTokenScopeEnabled: false) { errors ciCdSettings { inboundJobTokenScopeEnabled } } }`,
+      `mutation($p: ID!) { projectCiCdSettingsUpdate(input: { fullPath: $p, inboundJobTokenScopeEnabled: false }) { errors ciCdSettings { inboundJobTokenScopeEnabled } } }`,
       { p: source.path_with_namespace },
       owner.token,
     );
@@ -293,23 +293,43 @@ describe('GraphQL', () => {
     });
 
     const removeProject = await t.graphql(
-      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeRemoveProject(projectPath: $p, targetProjectPath: $t) { errors ciJobTokenScope { inboundAllowlistCount } } }`,
+      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeRemoveProject(input: { projectPath: $p, targetProjectPath: $t }) { errors ciJobTokenScope { inboundAllowlistCount } } }`,
       { p: source.path_with_namespace, t: target.path_with_namespace },
       owner.token,
     );
     expect(removeProject.body.data?.ciJobTokenScopeRemoveProject).toEqual({ errors: [], ciJobTokenScope: { inboundAllowlistCount: 1 } });
     const removeGroup = await t.graphql(
-      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeRemoveGroup(projectPath: $p, targetGroupPath: $t) { errors ciJobTokenScope { groupsAllowlistCount } } }`,
+      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeRemoveGroup(input: { projectPath: $p, targetGroupPath: $t }) { errors ciJobTokenScope { groupsAllowlistCount } } }`,
       { p: source.path_with_namespace, t: subgroup.full_path },
       owner.token,
     );
     expect(removeGroup.body.data?.ciJobTokenScopeRemoveGroup).toEqual({ errors: [], ciJobTokenScope: { groupsAllowlistCount: 0 } });
     const addProject = await t.graphql(
-      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeAddProject(projectPath: $p, targetProjectPath: $t) { ciJobTokenScopeAllowlistEntry { target { ... on Project { fullPath } } } } }`,
+      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeAddProject(input: { projectPath: $p, targetProjectPath: $t }) { ciJobTokenScopeAllowlistEntry { target { ... on Project { fullPath } } } } }`,
       { p: source.path_with_namespace, t: target.path_with_namespace },
       owner.token,
     );
     expect(addProject.body.data?.ciJobTokenScopeAddProject.ciJobTokenScopeAllowlistEntry.target).toEqual({ fullPath: target.path_with_namespace });
+  });
+
+  it("echoes clientMutationId, answers a refused addition in errors (REST keeps its 400), and raises a hidden project", async () => {
+    const source = await createProject(t, owner.token);
+    const target = await createProject(t, owner.token);
+    const add = `mutation($p: ID!, $t: ID!, $c: String) { ciJobTokenScopeAddProject(input: { projectPath: $p, targetProjectPath: $t, clientMutationId: $c }) {
+      clientMutationId errors ciJobTokenScopeAllowlistEntry { target { ... on Project { fullPath } } }
+    } }`;
+    const vars = { p: source.path_with_namespace, t: target.path_with_namespace };
+    const added = await t.graphql(add, { ...vars, c: 'first' }, owner.token);
+    expect(added.body.errors).toBeUndefined();
+    expect(added.body.data?.ciJobTokenScopeAddProject).toEqual({ clientMutationId: 'first', errors: [], ciJobTokenScopeAllowlistEntry: { target: { fullPath: target.path_with_namespace } } });
+    const again = await t.graphql(add, { ...vars, c: 'again' }, owner.token);
+    expect(again.body.errors).toBeUndefined();
+    expect(again.body.data?.ciJobTokenScopeAddProject).toEqual({ clientMutationId: 'again', errors: ['Target project is already in the job token scope'], ciJobTokenScopeAllowlistEntry: null });
+    const rest = await t.api('POST', `/projects/${source.id}/job_token_scope/allowlist`, { token: owner.token, body: { target_project_id: target.id } });
+    expect(rest).toMatchObject({ status: 400, body: { message: '400 Bad request - Target project is already in the job token scope' } });
+    const hidden = await t.graphql(add, { ...vars, c: 'stranger' }, stranger.token);
+    expect(hidden.body.data?.ciJobTokenScopeAddProject).toBeNull();
+    expect(hidden.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
 
   it('hides the scope from Developers and refuses their changes', async () => {
@@ -317,7 +337,7 @@ describe('GraphQL', () => {
     expect(read.body.data?.project).toEqual({ ciCdSettings: null, ciJobTokenScope: null });
     expect(read.body.errors?.map((e) => e.extensions?.code)).toEqual(['FORBIDDEN', 'FORBIDDEN']);
     const change = await t.graphql(
-      `mutation($p: ID!) { projectCiCdSettingsUpdate(fullPath: $p, inboundJobTokenScopeEnabled: false) { errors } }`,
+      `mutation($p: ID!) { projectCiCdSettingsUpdate(input: { fullPath: $p, inboundJobTokenScopeEnabled: false }) { errors } }`,
       { p: b.project.path_with_namespace },
       developer.token,
     );
@@ -338,17 +358,17 @@ describe("a job token of another project (A) on project B", () => {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers() },
       body: JSON.stringify({
-        query: `mutation($p: ID!, $id: ID!) { pipelineUpdateMetadata(projectPath: $p, id: $id, name: "from A over GraphQL") { pipeline { name } } }`,
+        query: `mutation($p: ID!, $id: ID!) { pipelineUpdateMetadata(input: { projectPath: $p, id: $id, name: "from A over GraphQL" }) { pipeline { name } errors } }`,
         variables: { p: b.project.path_with_namespace, id: String(b.pipeline.id) },
       }),
-    }).then((res) => res.json() as Promise<{ data?: { pipelineUpdateMetadata: { pipeline: { name: string } } | null }; errors?: { extensions?: { code?: string } }[] }>);
+    }).then((res) => res.json() as Promise<{ data?: { pipelineUpdateMetadata: { pipeline: { name: string } | null; errors: string[] } | null }; errors?: { extensions?: { code?: string } }[] }>);
     if (viaGraphql.errors) expect(viaGraphql.errors[0].extensions?.code).toBe('NOT_FOUND');
     const artifacts = await fetch(`${t.url}/api/v4${bJobArtifacts}`, { headers: headers() });
     const body = Buffer.from(await artifacts.arrayBuffer());
     if (artifacts.status === 200) expect(body.equals(ARCHIVE)).toBe(true);
     else expect(JSON.parse(body.toString())).toEqual({ message: '404 Project Not Found' });
     const clone = await git.run(git.folder(), ['clone', '--quiet', cloneUrl(t.url, b.project.path_with_namespace, aToken, 'gitlab-ci-token'), 'b']);
-    return [rename.status === 200, !!viaGraphql.data?.pipelineUpdateMetadata, artifacts.status === 200, clone.code === 0];
+    return [rename.status === 200, !!viaGraphql.data?.pipelineUpdateMetadata?.pipeline, artifacts.status === 200, clone.code === 0];
   }
 
   it('is treated as not found until B allowlists A, and again once B removes it', async () => {

@@ -375,7 +375,7 @@ describe('GraphQL and live status', () => {
   it('reads pipelines with stages and jobs, and pushes every transition to a subscriber', async () => {
     const project = await projectWithConfig();
     const created = await t.graphql(
-      'mutation($p: ID!) { pipelineCreate(projectPath: $p, ref: "main") { pipeline { id iid status } errors } }',
+      'mutation($p: ID!) { pipelineCreate(input: { projectPath: $p, ref: "main" }) { pipeline { id iid status } errors } }',
       { p: project.path_with_namespace },
     );
     const pipeline = created.body.data.pipelineCreate.pipeline;
@@ -410,18 +410,18 @@ describe('GraphQL and live status', () => {
     try {
       // graphql-ws does not acknowledge a subscription: cancel and retry until the subscriber hears a change.
       for (let attempt = 0; seen.length === 0 && attempt < 40; attempt++) {
-        await t.graphql('mutation($id: ID!) { pipelineCancel(id: $id) { errors } }', { id: pipeline.id });
-        await t.graphql('mutation($id: ID!) { pipelineRetry(id: $id) { errors } }', { id: pipeline.id });
+        await t.graphql('mutation($id: ID!) { pipelineCancel(input: { id: $id }) { errors } }', { id: pipeline.id });
+        await t.graphql('mutation($id: ID!) { pipelineRetry(input: { id: $id }) { errors } }', { id: pipeline.id });
         await Promise.race([heard('PENDING'), new Promise((r) => setTimeout(r, 250))]);
       }
       await heard('PENDING');
       const from = seen.length;
       const canceled = new Promise<void>((resolve) => waiters.push({ status: 'CANCELED', resolve }));
-      await t.graphql('mutation($id: ID!) { pipelineCancel(id: $id) { errors } }', { id: pipeline.id });
+      await t.graphql('mutation($id: ID!) { pipelineCancel(input: { id: $id }) { errors } }', { id: pipeline.id });
       await canceled;
       expect(seen.slice(from)).toEqual(['CANCELED']);
       const pending = new Promise<void>((resolve) => waiters.push({ status: 'PENDING', resolve }));
-      await t.graphql('mutation($id: ID!) { pipelineRetry(id: $id) { errors } }', { id: pipeline.id });
+      await t.graphql('mutation($id: ID!) { pipelineRetry(input: { id: $id }) { errors } }', { id: pipeline.id });
       await pending;
       expect(seen.slice(from)).toEqual(['CANCELED', 'PENDING']);
     } finally {

@@ -240,7 +240,8 @@ describe('POST /projects/:id/pipeline and PUT …/metadata', () => {
     expect(Object.keys(named.body).sort()).toEqual([...DETAIL_KEYS].sort());
     expect(named.body.name).toBe('y'.repeat(255));
     expect((await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}`)).body.name).toBe('y'.repeat(255));
-    const gql = await t.graphql('mutation($id: ID!) { pipelineUpdateMetadata(id: $id, name: " ") { pipeline { name } } }', { id: String(pipeline.id) });
-    expect(gql.body.errors?.[0].message).toBe('Failed to update pipeline - Name is too short (minimum is 1 character)');
+    const gql = await t.graphql('mutation($id: ID!) { pipelineUpdateMetadata(input: { id: $id, name: " " }) { pipeline { name } errors } }', { id: String(pipeline.id) });
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.pipelineUpdateMetadata).toEqual({ pipeline: null, errors: ['Failed to update pipeline - Name is too short (minimum is 1 character)'] });
   });
 });

@@ -55,9 +55,11 @@ describe('trigger tokens', () => {
     const { body: trigger } = await t.api('POST', `/projects/${project.id}/triggers`, { token: maintainer.token, body: { description: 'mine' } });
     const put = await t.api('PUT', `/projects/${project.id}/triggers/${trigger.id}`, { token: owner.token, body: { description: 'taken' } });
     expect(put).toMatchObject({ status: 403, body: { message: '403 Forbidden - The current user is not authorized to update the pipeline trigger token' } });
-    const mutation = `mutation($path: ID!, $id: ID!) { pipelineTriggerUpdate(projectPath: $path, id: $id, description: "taken") { description } }`;
+    const mutation = `mutation($path: ID!, $id: ID!) { pipelineTriggerUpdate(input: { projectPath: $path, id: $id, description: "taken" }) { pipelineTrigger { description } errors } }`;
     const gql = await t.graphql(mutation, { path: project.path_with_namespace, id: String(trigger.id) }, owner.token);
+    // A refusal by policy stays a top-level error, as GitLab raises it; the payload is null.
     expect(gql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(gql.body.data?.pipelineTriggerUpdate).toBeNull();
     const seen = await t.api('GET', `/projects/${project.id}/triggers/${trigger.id}`, { token: owner.token });
     expect(seen.body).toMatchObject({ description: 'mine', token: trigger.token.slice(6, 10) });
     expect((await t.api('DELETE', `/projects/${project.id}/triggers/${trigger.id}`, { token: owner.token })).status).toBe(204);
@@ -92,5 +94,58 @@ describe('trigger tokens', () => {
     const pipeline = await api.PipelineTriggerTokens.trigger(project.id, 'main', trigger.token, { variables: { A: 'b' } });
     expect(pipeline).toMatchObject({ source: 'trigger', ref: 'main' });
     expect((await api.PipelineTriggerTokens.all(project.id)).map((x) => x.id)).toEqual([trigger.id]);
+  });
+});
+
+describe("GraphQL mutations, in GitLab's relay shape", () => {
+  it('echo clientMutationId, answer validation failures in errors, and raise missing objects', async () => {
+    const owner = await createUser(t);
+    const project = await projectWithConfig(owner.token);
+    const p = project.path_with_namespace;
+    const created = await t.graphql(
+      `mutation($p: ID!, $c: String) { pipelineTriggerCreate(input: { projectPath: $p, description: "relay", clientMutationId: $c }) { clientMutationId errors pipelineTrigger { databaseId token description } } }`,
+      { p, c: 'trigger-1' },
+      owner.token,
+    );
+    expect(created.body.errors).toBeUndefined();
+    const trigger = created.body.data.pipelineTriggerCreate.pipelineTrigger;
+    expect(created.body.data.pipelineTriggerCreate).toMatchObject({ clientMutationId: 'trigger-1', errors: [], pipelineTrigger: { description: 'relay' } });
+    expect(trigger.token).toMatch(/^glptt-/);
+
+    // Tokenless: the trigger token is the credential.
+    const run = await t.graphql(
+      `mutation($p: ID!, $token: String!) { pipelineTriggerRun(input: { projectPath: $p, token: $token, ref: "main", variables: { DEPLOY: "gql" } }) { errors pipeline { source ref user { username } } } }`,
+      { p, token: trigger.token },
+      null,
+    );
+    expect(run.body.errors).toBeUndefined();
+    expect(run.body.data.pipelineTriggerRun).toEqual({ errors: [], pipeline: { source: 'trigger', ref: 'main', user: { username: owner.username } } });
+
+    const duplicate = await t.graphql(
+      `mutation($p: ID!) { pipelineCreate(input: { projectPath: $p, ref: "main", variables: [{ key: "A", value: "1" }, { key: "A", value: "2" }], clientMutationId: "dup" }) { clientMutationId errors pipeline { id } } }`,
+      { p },
+      owner.token,
+    );
+    expect(duplicate.body.errors).toBeUndefined();
+    expect(duplicate.body.data.pipelineCreate).toEqual({ clientMutationId: 'dup', errors: ['Duplicate variable name: A'], pipeline: null });
+
+    const sha = (await t.api('GET', `/projects/${project.id}/repository/branches/main`, { token: owner.token })).body.commit.id;
+    const status = (coverage: number) =>
+      t.graphql(
+        `mutation($p: ID!, $sha: String!, $coverage: Float) { commitStatusCreate(input: { projectPath: $p, sha: $sha, state: "success", name: "external", coverage: $coverage }) { errors commitStatus { name status coverage } } }`,
+        { p, sha, coverage },
+        owner.token,
+      );
+    const refused = await status(101);
+    expect(refused.body.errors).toBeUndefined();
+    expect(refused.body.data.commitStatusCreate).toEqual({ errors: ['Coverage must be between 0 and 100'], commitStatus: null });
+    expect((await status(50)).body.data.commitStatusCreate).toEqual({ errors: [], commitStatus: { name: 'external', status: 'SUCCESS', coverage: 50 } });
+
+    const remove = `mutation($p: ID!, $id: ID!) { pipelineTriggerDelete(input: { projectPath: $p, id: $id }) { errors pipelineTrigger { databaseId } } }`;
+    const removed = await t.graphql(remove, { p, id: String(trigger.databaseId) }, owner.token);
+    expect(removed.body.data.pipelineTriggerDelete).toEqual({ errors: [], pipelineTrigger: { databaseId: trigger.databaseId } });
+    const missing = await t.graphql(remove, { p, id: String(trigger.databaseId) }, owner.token);
+    expect(missing.body.data.pipelineTriggerDelete).toBeNull();
+    expect(missing.body.errors?.[0]).toMatchObject({ message: '404 Trigger Not Found', extensions: { code: 'NOT_FOUND' } });
   });
 });

@@ -57,7 +57,7 @@ export const jobTokenScopeResolvers = {
       ctx.services.job_token_scope.removeGroup(await sourceProject(args, ctx), target(args.targetGroupId, args.targetGroupPath, 'Group', 'targetGroupPath')),
     projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null }, ctx: Context) => {
       const project = await ctx.services.projects.get(parseRef(args.fullPath, 'Project', 'fullPath'));
-      return { ciCdSettings: await ctx.services.job_token_scope.updateSettings(project, args), errors: [] };
+      return { ciCdSettings: await ctx.services.job_token_scope.updateSettings(project, args) };
     },
   },
 };

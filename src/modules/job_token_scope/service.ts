@@ -39,7 +39,6 @@ export interface AllowlistEntry {
 export interface ScopeChange {
   ciJobTokenScope: JobTokenScope;
   ciJobTokenScopeAllowlistEntry: AllowlistEntry | null;
-  errors: string[];
 }
 
 /** How a target is named: by numeric ID (REST, whose 404 names the parameter) or by path or ID (GraphQL). */
@@ -162,7 +161,7 @@ export class JobTokenScopeService {
     const link = await db.ciJobTokenProjectScopeLink.create({
       data: { ...where, targetProjectId: allowed.id, addedById: this.base.viewer?.id ?? null },
     });
-    return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: projectEntry(link), errors: [] };
+    return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: projectEntry(link) };
   }
 
   /** GitLab's AddGroupService: the caller administers the project and can read the group. */
@@ -175,7 +174,7 @@ export class JobTokenScopeService {
     if (await db.ciJobTokenGroupScopeLink.findFirst({ where: { ...where, targetGroupId: group.id }, select: { id: true } })) throw refused(SCOPE_MESSAGES.groupTaken);
     if ((await db.ciJobTokenGroupScopeLink.count({ where })) >= LINK_LIMIT) throw refused(SCOPE_MESSAGES.groupLimit);
     const link = await db.ciJobTokenGroupScopeLink.create({ data: { ...where, targetGroupId: group.id, addedById: this.base.viewer?.id ?? null } });
-    return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: groupEntry(link), errors: [] };
+    return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: groupEntry(link) };
   }
 
   /** GitLab's AddGroupOrProjectService: a full path names a group or a project. */
@@ -198,7 +197,7 @@ export class JobTokenScopeService {
     const link = await db.ciJobTokenProjectScopeLink.findFirst({ where: { sourceProjectId: project.id, targetProjectId: target.id, direction: INBOUND } });
     if (!link) throw refused(SCOPE_MESSAGES.projectNotInScope);
     await db.ciJobTokenProjectScopeLink.deleteMany({ where: { id: link.id } });
-    return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: projectEntry(link), errors: [] };
+    return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: projectEntry(link) };
   }
 
   /** GitLab's RemoveGroupService; a group the caller can no longer read may still be removed by ID. */
@@ -210,7 +209,7 @@ export class JobTokenScopeService {
     const link = await db.ciJobTokenGroupScopeLink.findFirst({ where: { sourceProjectId: project.id, targetGroupId: group.id } });
     if (!link) throw refused(SCOPE_MESSAGES.groupNotInScope);
     await db.ciJobTokenGroupScopeLink.deleteMany({ where: { id: link.id } });
-    return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: groupEntry(link), errors: [] };
+    return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: groupEntry(link) };
   }
 
   /** The project a target names; by REST ID whether or not the caller can read it (GitLab's Project.find_by_id). */

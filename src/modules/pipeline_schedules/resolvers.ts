@@ -32,7 +32,6 @@ async function scheduleById(ctx: Context, input: IdInput): Promise<{ project: Pr
 }
 
 const projectOf = async (ctx: Context, row: { projectId: number }) => (await ctx.loaders.projects.byId.load(row.projectId)) as ProjectRow;
-const payload = (pipelineSchedule: PipelineScheduleRow) => ({ pipelineSchedule, errors: [] });
 
 export const pipelineScheduleResolvers = {
   PipelineScheduleStatus: { ACTIVE: 'active', INACTIVE: 'inactive' },
@@ -62,37 +61,37 @@ export const pipelineScheduleResolvers = {
     id: (v: ScheduleVariableRow) => globalId('Ci::PipelineScheduleVariable', v.id),
   },
   Mutation: {
-    pipelineScheduleCreate: async (_: unknown, { input }: { input: ScheduleInput & { projectPath: string } }, ctx: Context) => {
+    pipelineScheduleCreate: async (_: unknown, input: ScheduleInput & { projectPath: string }, ctx: Context) => {
       const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
-      return payload(await ctx.services.pipeline_schedules.create(project, input));
+      return { pipelineSchedule: await ctx.services.pipeline_schedules.create(project, input) };
     },
-    pipelineScheduleUpdate: async (_: unknown, { input }: { input: IdInput & ScheduleChanges }, ctx: Context) => {
+    pipelineScheduleUpdate: async (_: unknown, input: IdInput & ScheduleChanges, ctx: Context) => {
       const { project, id } = await scheduleById(ctx, input);
-      return payload(await ctx.services.pipeline_schedules.update(project, id, input));
+      return { pipelineSchedule: await ctx.services.pipeline_schedules.update(project, id, input) };
     },
-    pipelineScheduleDelete: async (_: unknown, { input }: { input: IdInput }, ctx: Context) => {
+    pipelineScheduleDelete: async (_: unknown, input: IdInput, ctx: Context) => {
       const { project, id } = await scheduleById(ctx, input);
-      return payload(await ctx.services.pipeline_schedules.destroy(project, id));
+      return { pipelineSchedule: await ctx.services.pipeline_schedules.destroy(project, id) };
     },
-    pipelineSchedulePlay: async (_: unknown, { input }: { input: IdInput }, ctx: Context) => {
+    pipelineSchedulePlay: async (_: unknown, input: IdInput, ctx: Context) => {
       const { project, id } = await scheduleById(ctx, input);
-      return { ...payload(await ctx.services.pipeline_schedules.play(project, id)), message: '201 Created' };
+      return { pipelineSchedule: await ctx.services.pipeline_schedules.play(project, id), message: '201 Created' };
     },
-    pipelineScheduleTakeOwnership: async (_: unknown, { input }: { input: IdInput }, ctx: Context) => {
+    pipelineScheduleTakeOwnership: async (_: unknown, input: IdInput, ctx: Context) => {
       const { project, id } = await scheduleById(ctx, input);
-      return payload(await ctx.services.pipeline_schedules.takeOwnership(project, id));
+      return { pipelineSchedule: await ctx.services.pipeline_schedules.takeOwnership(project, id) };
     },
-    pipelineScheduleVariableCreate: async (_: unknown, args: { input: IdInput; key: string; value: string; variableType?: VariableType | null }, ctx: Context) => {
-      const { project, id } = await scheduleById(ctx, args.input);
-      return ctx.services.pipeline_schedules.createVariable(project, id, args);
+    pipelineScheduleVariableCreate: async (_: unknown, args: IdInput & { key: string; value: string; variableType?: VariableType | null }, ctx: Context) => {
+      const { project, id } = await scheduleById(ctx, args);
+      return { pipelineScheduleVariable: await ctx.services.pipeline_schedules.createVariable(project, id, args) };
     },
-    pipelineScheduleVariableUpdate: async (_: unknown, args: { input: IdInput; key: string; value?: string | null; variableType?: VariableType | null }, ctx: Context) => {
-      const { project, id } = await scheduleById(ctx, args.input);
-      return ctx.services.pipeline_schedules.updateVariable(project, id, args.key, args);
+    pipelineScheduleVariableUpdate: async (_: unknown, args: IdInput & { key: string; value?: string | null; variableType?: VariableType | null }, ctx: Context) => {
+      const { project, id } = await scheduleById(ctx, args);
+      return { pipelineScheduleVariable: await ctx.services.pipeline_schedules.updateVariable(project, id, args.key, args) };
     },
-    pipelineScheduleVariableDelete: async (_: unknown, args: { input: IdInput; key: string }, ctx: Context) => {
-      const { project, id } = await scheduleById(ctx, args.input);
-      return ctx.services.pipeline_schedules.deleteVariable(project, id, args.key);
+    pipelineScheduleVariableDelete: async (_: unknown, args: IdInput & { key: string }, ctx: Context) => {
+      const { project, id } = await scheduleById(ctx, args);
+      return { pipelineScheduleVariable: await ctx.services.pipeline_schedules.deleteVariable(project, id, args.key) };
     },
   },
 };

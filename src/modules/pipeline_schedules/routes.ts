@@ -15,8 +15,8 @@ export const pipelineScheduleRoutes: RestRoute[] = [
   { method: 'DELETE', path: schedule, operation: 'RestDeletePipelineSchedule', result: 'pipelineScheduleDelete.pipelineSchedule', status: 200 },
   { method: 'POST', path: `${schedule}/play`, operation: 'RestPlayPipelineSchedule', result: 'pipelineSchedulePlay' },
   { method: 'GET', path: `${schedule}/variables/:key`, operation: 'RestGetPipelineScheduleVariable', result: 'project.pipelineSchedule.variable', notFound: 'Pipeline Schedule Variable' },
-  { method: 'POST', path: `${schedule}/variables`, operation: 'RestCreatePipelineScheduleVariable' },
-  { method: 'PUT', path: `${schedule}/variables/:key`, operation: 'RestUpdatePipelineScheduleVariable' },
+  { method: 'POST', path: `${schedule}/variables`, operation: 'RestCreatePipelineScheduleVariable', result: 'pipelineScheduleVariableCreate.pipelineScheduleVariable' },
+  { method: 'PUT', path: `${schedule}/variables/:key`, operation: 'RestUpdatePipelineScheduleVariable', result: 'pipelineScheduleVariableUpdate.pipelineScheduleVariable' },
   // GitLab answers 202 Accepted with the deleted variable.
-  { method: 'DELETE', path: `${schedule}/variables/:key`, operation: 'RestDeletePipelineScheduleVariable', status: 202 },
+  { method: 'DELETE', path: `${schedule}/variables/:key`, operation: 'RestDeletePipelineScheduleVariable', result: 'pipelineScheduleVariableDelete.pipelineScheduleVariable', status: 202 },
 ];

@@ -198,51 +198,55 @@ export const pipelineResolvers = {
     lastUsed: (trigger: TriggerRow) => trigger.lastUsedAt,
   },
   Mutation: {
-    commitStatusCreate: async (_: unknown, args: CommitStatusInput & { projectPath: string; sha: string }, ctx: Context) =>
-      ctx.services.pipelines.statuses.create(await project(ctx, args.projectPath), args.sha, args),
-    pipelineTriggerCreate: async (_: unknown, args: { projectPath: string; description?: string | null }, ctx: Context) =>
-      ctx.services.pipelines.triggers.create(await project(ctx, args.projectPath), args.description),
-    pipelineTriggerUpdate: async (_: unknown, args: { projectPath: string; id: string; description?: string | null }, ctx: Context) =>
-      ctx.services.pipelines.triggers.update(await project(ctx, args.projectPath), parseId(args.id, 'Ci::Trigger', 'id'), args.description),
-    pipelineTriggerDelete: async (_: unknown, args: { projectPath: string; id: string }, ctx: Context) =>
-      ctx.services.pipelines.triggers.delete(await project(ctx, args.projectPath), parseId(args.id, 'Ci::Trigger', 'id')),
-    pipelineTriggerRun: (_: unknown, args: { projectPath: string; token: string; ref: string; variables?: unknown }, ctx: Context) =>
-      ctx.services.pipelines.runTrigger(parseRef(args.projectPath, 'Project', 'projectPath'), args),
+    commitStatusCreate: async (_: unknown, args: CommitStatusInput & { projectPath: string; sha: string }, ctx: Context) => ({
+      commitStatus: await ctx.services.pipelines.statuses.create(await project(ctx, args.projectPath), args.sha, args),
+    }),
+    pipelineTriggerCreate: async (_: unknown, args: { projectPath: string; description?: string | null }, ctx: Context) => ({
+      pipelineTrigger: await ctx.services.pipelines.triggers.create(await project(ctx, args.projectPath), args.description),
+    }),
+    pipelineTriggerUpdate: async (_: unknown, args: { projectPath: string; id: string; description?: string | null }, ctx: Context) => ({
+      pipelineTrigger: await ctx.services.pipelines.triggers.update(await project(ctx, args.projectPath), parseId(args.id, 'Ci::Trigger', 'id'), args.description),
+    }),
+    pipelineTriggerDelete: async (_: unknown, args: { projectPath: string; id: string }, ctx: Context) => ({
+      pipelineTrigger: await ctx.services.pipelines.triggers.delete(await project(ctx, args.projectPath), parseId(args.id, 'Ci::Trigger', 'id')),
+    }),
+    pipelineTriggerRun: async (_: unknown, args: { projectPath: string; token: string; ref: string; variables?: unknown }, ctx: Context) => ({
+      pipeline: await ctx.services.pipelines.runTrigger(parseRef(args.projectPath, 'Project', 'projectPath'), args),
+    }),
     pipelineCreate: async (_: unknown, args: { projectPath: string; ref: string; variables?: PipelineVariableInput[] | null }, ctx: Context) => ({
       pipeline: await ctx.services.pipelines.create(await project(ctx, args.projectPath), { ref: args.ref, variables: args.variables }),
-      errors: [],
     }),
     pipelineRetry: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
-      return { pipeline: await ctx.services.pipelines.retry(p, pipeline.id), errors: [] };
+      return { pipeline: await ctx.services.pipelines.retry(p, pipeline.id) };
     },
     pipelineCancel: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
-      return { pipeline: await ctx.services.pipelines.cancel(p, pipeline.id), errors: [] };
+      return { pipeline: await ctx.services.pipelines.cancel(p, pipeline.id) };
     },
     pipelineDestroy: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
-      return { pipeline: await ctx.services.pipelines.destroy(p, pipeline.id), errors: [] };
+      return { pipeline: await ctx.services.pipelines.destroy(p, pipeline.id) };
     },
     pipelineUpdateMetadata: async (_: unknown, args: { id: string; projectPath?: string | null; name: string }, ctx: Context) => {
       const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
-      return { pipeline: await ctx.services.pipelines.updateMetadata(p, pipeline.id, args.name), errors: [] };
+      return { pipeline: await ctx.services.pipelines.updateMetadata(p, pipeline.id, args.name) };
     },
     jobRetry: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
-      return { job: await ctx.services.pipelines.retryJob(p, job.id), errors: [] };
+      return { job: await ctx.services.pipelines.retryJob(p, job.id) };
     },
     jobCancel: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
-      return { job: await ctx.services.pipelines.cancelJob(p, job.id), errors: [] };
+      return { job: await ctx.services.pipelines.cancelJob(p, job.id) };
     },
     jobPlay: async (_: unknown, args: { id: string; projectPath?: string | null; variables?: PipelineVariableInput[] | null }, ctx: Context) => {
       const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
-      return { job: await ctx.services.pipelines.play(p, job.id, args.variables ?? []), errors: [] };
+      return { job: await ctx.services.pipelines.play(p, job.id, args.variables ?? []) };
     },
     jobErase: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
-      return { job: await ctx.services.pipelines.erase(p, job.id), errors: [] };
+      return { job: await ctx.services.pipelines.erase(p, job.id) };
     },
   },
   Subscription: {
