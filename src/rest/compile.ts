@@ -10,7 +10,9 @@ import {
   isObjectType,
   isInterfaceType,
   parse,
+  parseType,
   typeFromAST,
+  valueFromASTUntyped,
   validate,
   type ArgumentNode,
   type DocumentNode,
@@ -22,6 +24,7 @@ import {
   type ObjectFieldNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  type ValueNode,
   type VariableDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
@@ -90,6 +93,61 @@ function argumentParams(
     if (node.selectionSet) argumentParams(node.selectionSet, fragments, params, out);
   }
   return out;
+}
+
+/**
+ * graphql-jit gives an input object literal's field bound to a variable the request left out (`input: { name: $name }`
+ * without `$name`) as null, where graphql-js leaves the field out, as the spec says; and services tell a setting not
+ * given from a null one (a null `expiresAt` removes an expiry). So each root field's `input: { … }` literal (a relay
+ * mutation's) reaches the compiled function as one variable of the input's type, built per request from the
+ * literal as graphql-js reads it: a field whose variable is absent is left out. Returns the rewritten operation and
+ * the builder; the operation as written stays what validation and graphql-js see.
+ */
+function relayInputVariables(schema: GraphQLSchema, op: OperationDefinitionNode): { op: OperationDefinitionNode; build: (variables: Record<string, unknown>) => Record<string, unknown> } {
+  const root = op.operation === 'mutation' ? schema.getMutationType() : null;
+  const literals: [string, ValueNode][] = [];
+  const definitions: VariableDefinitionNode[] = [];
+  const selections = op.selectionSet.selections.map((node) => {
+    if (node.kind !== Kind.FIELD || !root) return node;
+    const arg = node.arguments?.find((a) => a.name.value === 'input');
+    const type = root.getFields()[node.name.value]?.args.find((a) => a.name === 'input')?.type;
+    if (!arg || arg.value.kind !== Kind.OBJECT || !type) return node;
+    const name = `relayInput_${node.alias?.value ?? node.name.value}`;
+    literals.push([name, arg.value]);
+    definitions.push({ kind: Kind.VARIABLE_DEFINITION, variable: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } }, type: parseType(String(type)) });
+    const variable = { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } } as const;
+    return { ...node, arguments: node.arguments!.map((a) => (a === arg ? { ...a, value: variable } : a)) };
+  });
+  if (!literals.length) return { op, build: (variables) => variables };
+  const rewritten = { ...op, variableDefinitions: [...(op.variableDefinitions ?? []), ...definitions], selectionSet: { ...op.selectionSet, selections } };
+  return {
+    op: rewritten,
+    build: (variables) => {
+      const built = { ...variables };
+      for (const [name, literal] of literals) built[name] = given(literal, variables);
+      return built;
+    },
+  };
+}
+
+/** A literal's value with its variables filled in, raw (the compiled function coerces it); absent ones left out. */
+function given(node: ValueNode, variables: Record<string, unknown>): unknown {
+  switch (node.kind) {
+    case Kind.VARIABLE:
+      return variables[node.name.value];
+    case Kind.OBJECT: {
+      const out: Record<string, unknown> = {};
+      for (const field of node.fields) {
+        if (field.value.kind === Kind.VARIABLE && !Object.hasOwn(variables, field.value.name.value)) continue;
+        out[field.name.value] = given(field.value, variables);
+      }
+      return out;
+    }
+    case Kind.LIST:
+      return node.values.map((value) => given(value, variables));
+    default:
+      return valueFromASTUntyped(node);
+  }
 }
 
 function hasDirective(node: { directives?: readonly { name: { value: string } }[] }, name: string): boolean {
@@ -195,6 +253,7 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
     const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [op, ...fragments.filter((f) => used.has(f.name.value))] };
     const root = op.operation === 'query' ? schema.getQueryType() : schema.getMutationType();
     if (!root) throw new Error(`graphql/rest: ${name}: schema has no ${op.operation} type`);
+    const relay = relayInputVariables(schema, op);
     let jit: CompiledQuery | undefined;
     const jitCompiled = () => {
       if (jit) return jit;
@@ -204,7 +263,7 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       if (errors.length) throw new Error(`graphql/rest: ${name}: ${errors.map((e) => e.message).join('; ')}`);
       // A copy of its own: graphql-jit marks the field nodes it compiles with their @include/@skip conditions, and
       // the fragments' nodes are shared by every operation that spreads them.
-      const result = compileQuery(schema, structuredClone(document), name);
+      const result = compileQuery(schema, structuredClone({ ...document, definitions: [relay.op, ...document.definitions.slice(1)] }), name);
       if (!isCompiledQuery(result)) throw new Error(`graphql/rest: ${name}: ${result.errors?.map((e) => e.message).join('; ')}`);
       return (jit = result);
     };
@@ -217,7 +276,7 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
     compiled.set(name, {
       name,
       document,
-      run: (context, variables) => jitCompiled().query(undefined, context, variables),
+      run: (context, variables) => jitCompiled().query(undefined, context, relay.build(variables)),
       compiled: jitCompiled,
       kind: op.operation,
       rootFields: op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.alias?.value ?? s.name.value] : [])),
