@@ -225,25 +225,25 @@ describe('sharing through GraphQL', () => {
     const project = await createProject(t, owner.token);
     const { team, developer } = await teamWithDeveloper();
     const groupShare = await t.graphql(
-      'mutation($i: ShareInput!) { groupShare(input: $i) { errors group { sharedWithGroups { groupId groupFullPath groupAccessLevel expiresAt } } } }',
+      'mutation($i: GroupShareInput!) { groupShare(input: $i) { errors group { sharedWithGroups { groupId groupFullPath groupAccessLevel expiresAt } } } }',
       { i: { fullPath: shared.full_path, groupId: `gid://gitlab/Group/${team.id}`, groupAccess: 'REPORTER' } },
       owner.token,
     );
     expect(groupShare.body.data?.groupShare).toEqual({ errors: [], group: { sharedWithGroups: [{ groupId: team.id, groupFullPath: team.full_path, groupAccessLevel: 20, expiresAt: null }] } });
     const projectShare = await t.graphql(
-      'mutation($i: ShareInput!) { projectShare(input: $i) { errors link { projectId groupId groupAccess } } }',
+      'mutation($i: ProjectShareInput!) { projectShare(input: $i) { errors link { projectId groupId groupAccess } } }',
       { i: { fullPath: project.path_with_namespace, groupId: String(team.id), groupAccess: 'DEVELOPER' } },
       owner.token,
     );
     expect(projectShare.body.data?.projectShare).toEqual({ errors: [], link: { projectId: project.id, groupId: team.id, groupAccess: 30 } });
     const seen = await t.graphql('query($p: ID!) { project(fullPath: $p) { sharedWithGroups { groupName } } }', { p: project.path_with_namespace }, developer.token);
     expect(seen.body.data?.project).toEqual({ sharedWithGroups: [{ groupName: team.name }] });
-    const byDeveloper = await t.graphql('mutation($i: UnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, developer.token);
+    const byDeveloper = await t.graphql('mutation($i: ProjectUnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, developer.token);
     expect(byDeveloper.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    const unshare = await t.graphql('mutation($i: UnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, owner.token);
+    const unshare = await t.graphql('mutation($i: ProjectUnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, owner.token);
     expect(unshare.body.data?.projectUnshare).toEqual({ errors: [] });
     expect(await readsProject(developer.token, project.id)).toBe(false);
-    const groupUnshare = await t.graphql('mutation($i: UnshareInput!) { groupUnshare(input: $i) { errors } }', { i: { fullPath: shared.full_path, groupId: String(team.id) } }, owner.token);
+    const groupUnshare = await t.graphql('mutation($i: GroupUnshareInput!) { groupUnshare(input: $i) { errors } }', { i: { fullPath: shared.full_path, groupId: String(team.id) } }, owner.token);
     expect(groupUnshare.body.data?.groupUnshare).toEqual({ errors: [] });
     expect((await t.api('GET', `/groups/${shared.id}`, { token: developer.token })).status).toBe(404);
   });

@@ -160,9 +160,9 @@ describe('PUT /projects/:id', () => {
 
   it('updates through GraphQL with the same rules', async () => {
     const p = await team();
-    const mutation = 'mutation($p: ID!, $d: String, $n: String) { projectUpdate(fullPath: $p, description: $d, name: $n) { description name topics archived starCount forksCount } }';
+    const mutation = 'mutation($p: ID!, $d: String, $n: String) { projectUpdate(input: { fullPath: $p, description: $d, name: $n }) { project { description name topics archived starCount forksCount } errors } }';
     const ok = await t.graphql(mutation, { p: p.path_with_namespace, d: 'via graphql' }, maintainer.token);
-    expect(ok.body.data.projectUpdate).toEqual({ description: 'via graphql', name: p.name, topics: [], archived: false, starCount: 0, forksCount: 0 });
+    expect(ok.body.data.projectUpdate).toEqual({ project: { description: 'via graphql', name: p.name, topics: [], archived: false, starCount: 0, forksCount: 0 }, errors: [] });
     const refused = await t.graphql(mutation, { p: p.path_with_namespace, n: 'renamed' }, maintainer.token);
     expect(refused.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
   });
@@ -244,8 +244,8 @@ describe('PUT /projects/:id/transfer', () => {
   it('transfers through GraphQL', async () => {
     const group = await createGroup(t, owner.token);
     const p = await team();
-    const res = await t.graphql('mutation($p: ID!, $n: ID!) { projectTransfer(fullPath: $p, namespace: $n) { fullPath namespace { fullPath } } }', { p: String(p.id), n: group.full_path }, owner.token);
-    expect(res.body.data.projectTransfer).toEqual({ fullPath: `${group.full_path}/${p.path}`, namespace: { fullPath: group.full_path } });
+    const res = await t.graphql('mutation($p: ID!, $n: ID!) { projectTransfer(input: { fullPath: $p, namespace: $n }) { project { fullPath namespace { fullPath } } errors } }', { p: String(p.id), n: group.full_path }, owner.token);
+    expect(res.body.data.projectTransfer).toEqual({ project: { fullPath: `${group.full_path}/${p.path}`, namespace: { fullPath: group.full_path } }, errors: [] });
   });
 });
 
