@@ -249,6 +249,49 @@ describe('PUT /projects/:id/transfer', () => {
   });
 });
 
+describe("GitLab's relay mutations", () => {
+  it('echo clientMutationId, answer invalid records and refusals in errors, and raise missing or forbidden projects', async () => {
+    const path = unique('relay');
+    const create = 'mutation($i: ProjectCreateInput!) { projectCreate(input: $i) { clientMutationId errors project { path name } } }';
+    const created = await t.graphql(create, { i: { path, clientMutationId: 'create-1' } }, owner.token);
+    expect(created.body).toEqual({ data: { projectCreate: { clientMutationId: 'create-1', errors: [], project: { path, name: path } } } });
+    // The record's validation failures as Rails' full messages, the project null, no GraphQL error; REST keeps its body.
+    const taken = await t.graphql(create, { i: { path } }, owner.token);
+    expect(taken.body).toEqual({ data: { projectCreate: { clientMutationId: null, errors: ['Path has already been taken', 'Name has already been taken'], project: null } } });
+    const rest = await t.api('POST', '/projects', { token: owner.token, body: { path } });
+    expect({ status: rest.status, body: rest.body }).toEqual({ status: 400, body: { message: { path: ['has already been taken'], name: ['has already been taken'] } } });
+    const group = await createGroup(t, owner.token);
+    const tooOpen = await t.graphql(create, { i: { path: unique('open'), namespaceId: String(group.id), visibility: 'public' } }, owner.token);
+    expect(tooOpen.body.data?.projectCreate).toEqual({ clientMutationId: null, errors: ['Visibility level public is not allowed in a private group.'], project: null });
+
+    const p = await team();
+    const archive = 'mutation($i: ProjectArchiveInput!) { projectArchive(input: $i) { clientMutationId errors project { archived } } }';
+    const archived = await t.graphql(archive, { i: { fullPath: p.path_with_namespace, clientMutationId: 'archive-1' } }, owner.token);
+    expect(archived.body).toEqual({ data: { projectArchive: { clientMutationId: 'archive-1', errors: [], project: { archived: true } } } });
+    // A project the caller may not change, and one that does not exist: top-level errors, the payload null.
+    const byDeveloper = await t.graphql(archive, { i: { fullPath: p.path_with_namespace } }, developer.token);
+    expect(byDeveloper.body.data).toEqual({ projectArchive: null });
+    expect(byDeveloper.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN' });
+    const missing = await t.graphql(archive, { i: { fullPath: `${owner.username}/${unique('missing')}` } }, owner.token);
+    expect(missing.body.data).toEqual({ projectArchive: null });
+    expect(missing.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
+
+    // Fork relations (administrators link): a second link is the service's refusal (REST's 409), in errors.
+    const source = await createProject(t, owner.token);
+    const link = 'mutation($p: ID!, $s: ID!) { projectForkRelationCreate(input: { fullPath: $p, forkedFromId: $s }) { errors project { forkedFromProject { id } } } }';
+    const linked = await t.graphql(link, { p: String(p.id), s: String(source.id) }, t.rootToken);
+    expect(linked.body).toEqual({ data: { projectForkRelationCreate: { errors: [], project: { forkedFromProject: { id: `gid://gitlab/Project/${source.id}` } } } } });
+    const twice = await t.graphql(link, { p: String(p.id), s: String(source.id) }, t.rootToken);
+    expect(twice.body).toEqual({ data: { projectForkRelationCreate: { errors: ['Project already forked'], project: null } } });
+    const unlink = 'mutation($p: ID!) { projectForkRelationDelete(input: { fullPath: $p, clientMutationId: "unlink" }) { clientMutationId errors deleted } }';
+    expect((await t.graphql(unlink, { p: String(p.id) }, owner.token)).body).toEqual({ data: { projectForkRelationDelete: { clientMutationId: 'unlink', errors: [], deleted: true } } });
+    // Nothing left to unlink: REST's 304, a top-level error over GraphQL.
+    const none = await t.graphql(unlink, { p: String(p.id) }, owner.token);
+    expect(none.body.data).toEqual({ projectForkRelationDelete: null });
+    expect(none.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_MODIFIED' });
+  });
+});
+
 describe('GET /projects/:id/users and POST /projects/user/:user_id', () => {
   it('lists the users of the project and its groups, searched and skipped', async () => {
     const group = await createGroup(t, owner.token);
