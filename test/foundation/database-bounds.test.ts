@@ -100,7 +100,7 @@ describe.skipIf(!onPostgres)('a saturated pool (PostgreSQL)', () => {
     const release = await hold(t().server.database.prisma);
     try {
       expectUnavailable(await t().api('POST', '/groups', { body: { name: 'x', path: unique('held') } }));
-      const graphql = await t().graphql('mutation($p: String!) { groupCreate(name: $p, path: $p) { id } }', { p: unique('held') });
+      const graphql = await t().graphql('mutation($p: String!) { groupCreate(input: { name: $p, path: $p }) { group { id } } }', { p: unique('held') });
       expect(graphql.status).toBe(503);
       expect(Number(graphql.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(graphql.body.errors?.[0].extensions?.code).toBe('SERVICE_UNAVAILABLE');

@@ -90,16 +90,23 @@ describe('paths, usernames and e-mails are unique regardless of case', () => {
     expect({ status: taken.status, body: taken.body }).toEqual(groupTaken);
   });
 
-  it('answers a concurrent duplicate over GraphQL with the same coded error as the service check, never a 500', async () => {
+  it('answers a concurrent duplicate over GraphQL as a refusal of the path, never a 500', async () => {
     const paths = spellings(20);
     const results = await Promise.all(
-      paths.map((path) => t.graphql('mutation($p: String!) { groupCreate(name: $p, path: $p) { id } }', { p: path }, owner.token)),
+      paths.map((path) => t.graphql('mutation($p: String!) { groupCreate(input: { name: $p, path: $p }) { group { id } errors } }', { p: path }, owner.token)),
     );
     expect(results.map((r) => r.status).every((s) => s === 200)).toBe(true);
-    const refusals = results.filter((r) => r.body.errors);
+    const refusals = results.filter((r) => r.body.errors || r.body.data?.groupCreate?.errors.length);
     expect(refusals).toHaveLength(paths.length - 1);
+    // The service's check answers in the payload's errors, as GitLab's mutations do. A duplicate that passed the check
+    // and met the index is coded by fromDatabase only where errors are formatted, after src/graphql/mutations.ts has
+    // rethrown it: it is still a top-level error, with the coded extensions the check's error has.
     for (const r of refusals) {
-      expect(r.body.errors?.[0].extensions).toEqual({ code: 'BAD_USER_INPUT', fields: { path: ['has already been taken'] }, failedToSave: 'group' });
+      if (r.body.errors) {
+        expect(r.body).toMatchObject({ data: { groupCreate: null }, errors: [{ extensions: { code: 'BAD_USER_INPUT', fields: { path: ['has already been taken'] }, failedToSave: 'group' } }] });
+      } else {
+        expect(r.body.data?.groupCreate).toEqual({ group: null, errors: ['Path has already been taken'] });
+      }
     }
   });
 });

@@ -55,7 +55,7 @@ describe('GraphQL over HTTP', () => {
 
   it('refuses mutations to a read_api token', async () => {
     const reader = await createUser(t, { scopes: ['read_api'] });
-    const res = await t.graphql('mutation { projectCreate(name: "x") { id } }', {}, reader.token);
+    const res = await t.graphql('mutation { projectCreate(input: { name: "x" }) { project { id } errors } }', {}, reader.token);
     expect(res.body.errors?.[0].extensions?.code).toBe('INSUFFICIENT_SCOPE');
   });
 

@@ -225,27 +225,52 @@ describe('sharing through GraphQL', () => {
     const project = await createProject(t, owner.token);
     const { team, developer } = await teamWithDeveloper();
     const groupShare = await t.graphql(
-      'mutation($i: ShareInput!) { groupShare(input: $i) { errors group { sharedWithGroups { groupId groupFullPath groupAccessLevel expiresAt } } } }',
+      'mutation($i: GroupShareInput!) { groupShare(input: $i) { errors group { sharedWithGroups { groupId groupFullPath groupAccessLevel expiresAt } } } }',
       { i: { fullPath: shared.full_path, groupId: `gid://gitlab/Group/${team.id}`, groupAccess: 'REPORTER' } },
       owner.token,
     );
     expect(groupShare.body.data?.groupShare).toEqual({ errors: [], group: { sharedWithGroups: [{ groupId: team.id, groupFullPath: team.full_path, groupAccessLevel: 20, expiresAt: null }] } });
     const projectShare = await t.graphql(
-      'mutation($i: ShareInput!) { projectShare(input: $i) { errors link { projectId groupId groupAccess } } }',
+      'mutation($i: ProjectShareInput!) { projectShare(input: $i) { errors link { projectId groupId groupAccess } } }',
       { i: { fullPath: project.path_with_namespace, groupId: String(team.id), groupAccess: 'DEVELOPER' } },
       owner.token,
     );
     expect(projectShare.body.data?.projectShare).toEqual({ errors: [], link: { projectId: project.id, groupId: team.id, groupAccess: 30 } });
     const seen = await t.graphql('query($p: ID!) { project(fullPath: $p) { sharedWithGroups { groupName } } }', { p: project.path_with_namespace }, developer.token);
     expect(seen.body.data?.project).toEqual({ sharedWithGroups: [{ groupName: team.name }] });
-    const byDeveloper = await t.graphql('mutation($i: UnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, developer.token);
+    const byDeveloper = await t.graphql('mutation($i: ProjectUnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, developer.token);
     expect(byDeveloper.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    const unshare = await t.graphql('mutation($i: UnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, owner.token);
+    const unshare = await t.graphql('mutation($i: ProjectUnshareInput!) { projectUnshare(input: $i) { errors } }', { i: { fullPath: project.path_with_namespace, groupId: String(team.id) } }, owner.token);
     expect(unshare.body.data?.projectUnshare).toEqual({ errors: [] });
     expect(await readsProject(developer.token, project.id)).toBe(false);
-    const groupUnshare = await t.graphql('mutation($i: UnshareInput!) { groupUnshare(input: $i) { errors } }', { i: { fullPath: shared.full_path, groupId: String(team.id) } }, owner.token);
+    const groupUnshare = await t.graphql('mutation($i: GroupUnshareInput!) { groupUnshare(input: $i) { errors } }', { i: { fullPath: shared.full_path, groupId: String(team.id) } }, owner.token);
     expect(groupUnshare.body.data?.groupUnshare).toEqual({ errors: [] });
     expect((await t.api('GET', `/groups/${shared.id}`, { token: developer.token })).status).toBe(404);
+  });
+
+  it("answers GitLab's relay payloads: clientMutationId echoed, a refused share in errors, a missing share raised", async () => {
+    const shared = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token);
+    const { team } = await teamWithDeveloper();
+    const share = 'mutation($i: ProjectShareInput!) { projectShare(input: $i) { clientMutationId errors link { groupId groupAccess } } }';
+    const input = { fullPath: project.path_with_namespace, groupId: String(team.id), groupAccess: 'REPORTER' };
+    const first = await t.graphql(share, { i: { ...input, clientMutationId: 'share-1' } }, owner.token);
+    expect(first.body).toEqual({ data: { projectShare: { clientMutationId: 'share-1', errors: [], link: { groupId: team.id, groupAccess: 20 } } } });
+    // Sharing again is the service's refusal (REST's 409): the payload's error, the link null, no GraphQL error.
+    const again = await t.graphql(share, { i: input }, owner.token);
+    expect(again.body).toEqual({ data: { projectShare: { clientMutationId: null, errors: ['Project already shared with this group'], link: null } } });
+    const groupShare = 'mutation($i: GroupShareInput!) { groupShare(input: $i) { clientMutationId errors group { fullPath } } }';
+    const groupInput = { fullPath: shared.full_path, groupId: String(team.id), groupAccess: 'GUEST', clientMutationId: 'g' };
+    expect((await t.graphql(groupShare, { i: groupInput }, owner.token)).body.data?.groupShare).toEqual({ clientMutationId: 'g', errors: [], group: { fullPath: shared.full_path } });
+    expect((await t.graphql(groupShare, { i: groupInput }, owner.token)).body).toEqual({
+      data: { groupShare: { clientMutationId: 'g', errors: ['Shared group The group has already been shared with this group'], group: null } },
+    });
+    // A share that does not exist stays a top-level error, the payload null.
+    const unshare = 'mutation($i: GroupUnshareInput!) { groupUnshare(input: $i) { errors group { id } } }';
+    expect((await t.graphql(unshare, { i: { fullPath: shared.full_path, groupId: String(team.id) } }, owner.token)).body.data?.groupUnshare.errors).toEqual([]);
+    const missing = await t.graphql(unshare, { i: { fullPath: shared.full_path, groupId: String(team.id) } }, owner.token);
+    expect(missing.body.data).toEqual({ groupUnshare: null });
+    expect(missing.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 

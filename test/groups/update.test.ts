@@ -210,4 +210,31 @@ describe('PUT /groups/:id', () => {
     const hidden = await createGroup(t, owner.token);
     expect((await change(hidden.full_path)).body.errors?.[0]).toMatchObject({ message: '404 Group Not Found', extensions: { code: 'NOT_FOUND' } });
   });
+
+  it("answers GitLab's relay payloads: clientMutationId echoed, invalid records and refusals in errors, missing groups raised", async () => {
+    const path = unique('relay');
+    const create = 'mutation($i: GroupCreateInput!) { groupCreate(input: $i) { clientMutationId errors group { fullPath parentId } } }';
+    const created = await t.graphql(create, { i: { name: path, path, clientMutationId: 'create-1' } }, owner.token);
+    expect(created.body).toEqual({ data: { groupCreate: { clientMutationId: 'create-1', errors: [], group: { fullPath: path, parentId: null } } } });
+    // The record's validation failures as Rails' full messages, the group null, no GraphQL error; REST keeps its body.
+    const taken = await t.graphql(create, { i: { name: 'again', path, clientMutationId: 'create-2' } }, owner.token);
+    expect(taken.body).toEqual({ data: { groupCreate: { clientMutationId: 'create-2', errors: ['Path has already been taken'], group: null } } });
+    const rest = await t.api('POST', '/groups', { token: owner.token, body: { name: 'again', path } });
+    expect({ status: rest.status, body: rest.body }).toEqual({ status: 400, body: { message: 'Failed to save group {:path=>["has already been taken"]}' } });
+
+    const other = await createGroup(t, owner.token);
+    const update = await t.graphql('mutation($i: GroupUpdateInput!) { groupUpdate(input: $i) { errors group { path } } }', { i: { fullPath: other.full_path, path } }, owner.token);
+    expect(update.body).toEqual({ data: { groupUpdate: { errors: ['Path has already been taken'], group: null } } });
+
+    const transfer = 'mutation($i: GroupTransferInput!) { groupTransfer(input: $i) { clientMutationId errors group { fullPath } } }';
+    const parent = (await t.api('GET', `/groups/${path}`, { token: owner.token })).body;
+    const moved = await t.graphql(transfer, { i: { fullPath: other.full_path, groupId: `gid://gitlab/Group/${parent.id}`, clientMutationId: 't' } }, owner.token);
+    expect(moved.body).toEqual({ data: { groupTransfer: { clientMutationId: 't', errors: [], group: { fullPath: `${path}/${other.path}` } } } });
+    const root = await t.graphql(transfer, { i: { fullPath: path } }, owner.token);
+    expect(root.body).toEqual({ data: { groupTransfer: { clientMutationId: null, errors: ['Transfer failed: Group is already a root group.'], group: null } } });
+
+    const gone = await t.graphql('mutation($i: GroupDeleteInput!) { groupDelete(input: $i) { errors message } }', { i: { fullPath: unique('missing') } }, owner.token);
+    expect(gone.body.data).toEqual({ groupDelete: null });
+    expect(gone.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
+  });
 });

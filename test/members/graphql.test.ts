@@ -99,14 +99,14 @@ describe('GraphQL', () => {
     const group = await createGroup(t, owner.token);
     const dev = await createUser(t);
     await addMember(t, owner.token, 'groups', group.id, dev.id, 30);
-    const update = 'mutation($g: ID!, $u: ID!, $level: MemberAccessLevel!) { groupMemberUpdate(groupId: $g, userId: $u, accessLevel: $level) { accessLevel { integerValue } } }';
+    const update = 'mutation($g: ID!, $u: ID!, $level: MemberAccessLevel!) { groupMemberUpdate(input: { groupId: $g, userId: $u, accessLevel: $level }) { groupMember { accessLevel { integerValue } } errors } }';
     const raised = await t.graphql(update, { g: group.full_path, u: String(dev.id), level: 'MAINTAINER' }, owner.token);
-    expect(raised.body.data).toEqual({ groupMemberUpdate: { accessLevel: { integerValue: 40 } } });
+    expect(raised.body.data).toEqual({ groupMemberUpdate: { groupMember: { accessLevel: { integerValue: 40 } }, errors: [] } });
     const lastOwner = await t.graphql(update, { g: group.full_path, u: String(owner.id), level: 'GUEST' }, owner.token);
     expect(lastOwner.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN' });
-    const remove = 'mutation($g: ID!, $u: ID!) { groupMemberDelete(groupId: $g, userId: $u) { user { username } } }';
+    const remove = 'mutation($g: ID!, $u: ID!) { groupMemberDelete(input: { groupId: $g, userId: $u }) { groupMember { user { username } } errors } }';
     const removed = await t.graphql(remove, { g: group.full_path, u: String(dev.id) }, owner.token);
-    expect(removed.body.data).toEqual({ groupMemberDelete: { user: { username: dev.username } } });
+    expect(removed.body.data).toEqual({ groupMemberDelete: { groupMember: { user: { username: dev.username } }, errors: [] } });
     const again = await t.graphql(remove, { g: group.full_path, u: String(dev.id) }, owner.token);
     expect(again.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
   });
@@ -132,7 +132,9 @@ describe('GraphQL', () => {
     expect(partial.body.errors?.[0]).toMatchObject({ message: '404 Not found' });
     expect((await t.api('GET', `/groups/${group.id}/members/${a.id}`, { token: owner.token })).body.access_level).toBe(30);
     const tooMany = await t.graphql(groupBulk, { input: { groupId: String(group.id), userIds: Array.from({ length: 51 }, (_, i) => gid(i + 1)), accessLevel: 'GUEST' } }, owner.token);
-    expect(tooMany.body.errors?.[0].message).toBe('Count of members to be updated should be less than 50.');
+    // A refusal of the request as a whole: the payload's errors, nothing changed.
+    expect(tooMany.body.errors).toBeUndefined();
+    expect(tooMany.body.data).toEqual({ groupMemberBulkUpdate: { clientMutationId: null, errors: ['Count of members to be updated should be less than 50.'], groupMembers: null } });
 
     await addMember(t, owner.token, 'projects', project.id, outsider.id, 10);
     const projectBulk = 'mutation($input: ProjectMemberBulkUpdateInput!) { projectMemberBulkUpdate(input: $input) { projectMembers { accessLevel { integerValue } } errors } }';
@@ -140,5 +142,69 @@ describe('GraphQL', () => {
     expect(updated.body.data).toEqual({ projectMemberBulkUpdate: { projectMembers: [{ accessLevel: { integerValue: 20 } }], errors: [] } });
     const refused = await t.graphql(projectBulk, { input: { projectId: project.path_with_namespace, userIds: [gid(outsider.id)], accessLevel: 'OWNER' } }, a.token);
     expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it("answers GitLab's relay payloads: clientMutationId echoed, refusals and invalid records in errors, missing members raised", async () => {
+    const group = await createGroup(t, owner.token);
+    const project = await createProject(t, owner.token);
+    const [dev, late] = [await createUser(t), await createUser(t)];
+    const create = `mutation($input: GroupMemberCreateInput!) {
+      groupMemberCreate(input: $input) { clientMutationId errors groupMember { user { username } accessLevel { integerValue } } }
+    }`;
+    const input = { groupId: String(group.id), userId: String(dev.id), accessLevel: 'DEVELOPER' };
+    const added = await t.graphql(create, { input: { ...input, clientMutationId: 'add-1' } }, owner.token);
+    expect(added.body).toEqual({
+      data: { groupMemberCreate: { clientMutationId: 'add-1', errors: [], groupMember: { user: { username: dev.username }, accessLevel: { integerValue: 30 } } } },
+    });
+    // The service's refusal (REST's 409) is the payload's error, without the status, and nothing is returned.
+    const twice = await t.graphql(create, { input: { ...input, clientMutationId: 'add-2' } }, owner.token);
+    expect(twice.body).toEqual({ data: { groupMemberCreate: { clientMutationId: 'add-2', errors: ['Member already exists'], groupMember: null } } });
+    const rest = await t.api('POST', `/groups/${group.id}/members`, { token: owner.token, body: { user_id: dev.id, access_level: 30 } });
+    expect({ status: rest.status, body: rest.body }).toEqual({ status: 409, body: { message: 'Member already exists' } });
+
+    // A record that does not validate: Rails' full message.
+    const past = await t.graphql(
+      'mutation($p: ID!, $u: ID!) { projectMemberCreate(input: { projectId: $p, userId: $u, accessLevel: GUEST, expiresAt: "2000-01-01" }) { errors projectMember { id } } }',
+      { p: project.path_with_namespace, u: String(late.id) },
+      owner.token,
+    );
+    expect(past.body).toEqual({ data: { projectMemberCreate: { errors: ['Expires at cannot be a date in the past'], projectMember: null } } });
+
+    // Several users at once: the payload's membersAddResult is GitLab's service status.
+    const several = await t.graphql(
+      'mutation($p: ID!, $u: String!) { projectMembersAdd(input: { projectId: $p, userId: $u, accessLevel: REPORTER, clientMutationId: "many" }) { clientMutationId errors membersAddResult { status message member { id } } } }',
+      { p: project.path_with_namespace, u: `${dev.id},${late.id}` },
+      owner.token,
+    );
+    expect(several.body.data).toEqual({ projectMembersAdd: { clientMutationId: 'many', errors: [], membersAddResult: { status: 'success', message: null, member: null } } });
+
+    // A member that does not exist, and a caller who may not change members, stay top-level errors.
+    const update = 'mutation($p: ID!, $u: ID!) { projectMemberUpdate(input: { projectId: $p, userId: $u, accessLevel: GUEST }) { errors projectMember { id } } }';
+    const stranger = await createUser(t);
+    const missing = await t.graphql(update, { p: project.path_with_namespace, u: String(stranger.id) }, owner.token);
+    expect(missing.body.data).toEqual({ projectMemberUpdate: null });
+    expect(missing.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
+    const byReporter = await t.graphql(update, { p: project.path_with_namespace, u: String(late.id) }, dev.token);
+    expect(byReporter.body.data).toEqual({ projectMemberUpdate: null });
+    expect(byReporter.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('tells an expiry left out (kept) from a null one (removed), over GraphQL and REST alike', async () => {
+    const group = await createGroup(t, owner.token);
+    const dev = await createUser(t);
+    await addMember(t, owner.token, 'groups', group.id, dev.id, 30);
+    const update = `mutation($g: ID!, $u: ID!, $level: MemberAccessLevel!, $expires: Date) {
+      groupMemberUpdate(input: { groupId: $g, userId: $u, accessLevel: $level, expiresAt: $expires }) { errors groupMember { accessLevel { integerValue } expiresAt } }
+    }`;
+    const vars = { g: String(group.id), u: String(dev.id) };
+    const set = await t.graphql(update, { ...vars, level: 'DEVELOPER', expires: '2099-03-01' }, owner.token);
+    expect(set.body.data?.groupMemberUpdate).toEqual({ errors: [], groupMember: { accessLevel: { integerValue: 30 }, expiresAt: '2099-03-01' } });
+    const kept = await t.graphql(update, { ...vars, level: 'REPORTER' }, owner.token);
+    expect(kept.body.data?.groupMemberUpdate).toEqual({ errors: [], groupMember: { accessLevel: { integerValue: 20 }, expiresAt: '2099-03-01' } });
+    // REST runs the same input literal without `$expiresAt` (graphql-jit): still left out, not null.
+    const rest = await t.api('PUT', `/groups/${group.id}/members/${dev.id}`, { token: owner.token, body: { access_level: 30 } });
+    expect(rest.body).toMatchObject({ access_level: 30, expires_at: '2099-03-01' });
+    const removed = await t.graphql(update, { ...vars, level: 'DEVELOPER', expires: null }, owner.token);
+    expect(removed.body.data?.groupMemberUpdate).toEqual({ errors: [], groupMember: { accessLevel: { integerValue: 30 }, expiresAt: null } });
   });
 });

@@ -114,8 +114,8 @@ describe('DELETE /projects/:id', () => {
     await api.Projects.remove(a.id);
     expect((await t.api('GET', `/projects/${a.id}`, { token: owner.token })).status).toBe(404);
     const b = await createProject(t, owner.token);
-    const res = await t.graphql('mutation($p: ID!) { projectDelete(fullPath: $p) { message } }', { p: b.path_with_namespace }, owner.token);
-    expect(res.body.data).toEqual({ projectDelete: { message: '202 Accepted' } });
+    const res = await t.graphql('mutation($p: ID!) { projectDelete(input: { fullPath: $p }) { message errors } }', { p: b.path_with_namespace }, owner.token);
+    expect(res.body.data).toEqual({ projectDelete: { message: '202 Accepted', errors: [] } });
     await destroyed(a.id);
     await destroyed(b.id);
     expect(await rowsNaming(a.id)).toEqual({});
@@ -219,8 +219,8 @@ describe('DELETE /groups/:id', () => {
     await gitbeaker.Groups.remove(first.id);
     await eventually(async () => (await t.api('GET', `/groups/${first.id}`, { token: owner.token })).status === 404);
     const second = (await t.api('POST', '/groups', { token: owner.token, body: { name: 'gq', path: `gq-${owner.id}-${Date.now()}` } })).body;
-    const gql = await t.graphql('mutation($p: ID!) { groupDelete(fullPath: $p) { message } }', { p: second.full_path }, owner.token);
-    expect(gql.body).toEqual({ data: { groupDelete: { message: '202 Accepted' } } });
+    const gql = await t.graphql('mutation($p: ID!) { groupDelete(input: { fullPath: $p }) { message errors } }', { p: second.full_path }, owner.token);
+    expect(gql.body).toEqual({ data: { groupDelete: { message: '202 Accepted', errors: [] } } });
     await eventually(async () => (await t.api('GET', `/groups/${second.id}`, { token: owner.token })).status === 404);
   });
 });

@@ -194,28 +194,34 @@ describe('settings through GraphQL', () => {
     });
 
     const update = await t.graphql(
-      `mutation($p: ID!) { projectUpdate(fullPath: $p, features: { issuesAccessLevel: PRIVATE, buildsAccessLevel: PRIVATE, forkingAccessLevel: DISABLED }) { ${fields} } }`,
+      `mutation($p: ID!) { projectUpdate(input: { fullPath: $p, features: { issuesAccessLevel: PRIVATE, buildsAccessLevel: PRIVATE, forkingAccessLevel: DISABLED } }) { project { ${fields} } errors } }`,
       { p: project.path_with_namespace },
       owner.token,
     );
     expect(update.body.errors).toBeUndefined();
     expect(update.body.data.projectUpdate).toMatchObject({
-      issuesEnabled: true,
-      jobsEnabled: true,
-      issuesAccessLevel: { integerValue: 10, stringValue: 'PRIVATE' },
-      forkingAccessLevel: { integerValue: 0, stringValue: 'DISABLED' },
-      featureSettings: { buildsAccessLevel: 'PRIVATE' },
+      project: {
+        issuesEnabled: true,
+        jobsEnabled: true,
+        issuesAccessLevel: { integerValue: 10, stringValue: 'PRIVATE' },
+        forkingAccessLevel: { integerValue: 0, stringValue: 'DISABLED' },
+        featureSettings: { buildsAccessLevel: 'PRIVATE' },
+      },
+      errors: [],
     });
     // A signed-in non-member: the private features are not theirs.
     const after = await t.graphql(`query($p: ID!) { project(fullPath: $p) { issuesEnabled jobsEnabled wikiEnabled } }`, { p: project.path_with_namespace }, stranger.token);
     expect(after.body.data.project).toEqual({ issuesEnabled: false, jobsEnabled: false, wikiEnabled: true });
 
     const invalid = await t.graphql(
-      `mutation($p: ID!) { projectUpdate(fullPath: $p, features: { repositoryAccessLevel: DISABLED }) { id } }`,
+      `mutation($p: ID!) { projectUpdate(input: { fullPath: $p, features: { repositoryAccessLevel: DISABLED } }) { project { id } errors } }`,
       { p: project.path_with_namespace },
       owner.token,
     );
-    expect(invalid.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    // The record's validation failure, in the payload as GitLab's mutations answer it.
+    expect(invalid.body.errors).toBeUndefined();
+    expect(invalid.body.data.projectUpdate.project).toBeNull();
+    expect(invalid.body.data.projectUpdate.errors).toEqual(expect.arrayContaining([expect.stringMatching(/ cannot have higher visibility level than repository access level$/)]));
   });
 });
 

@@ -175,7 +175,7 @@ describe('stars', () => {
     const seen = await t.api('GET', `/users/${owner.id}/starred_projects`, { token: forker.token });
     expect(seen.body.map((x: { id: number }) => x.id)).not.toContain(secret.id);
     expect(await t.api('GET', '/users/99999999/starred_projects', { token: forker.token })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
-    const gql = await t.graphql('mutation($p: ID!) { projectUnstar(fullPath: $p) { starCount } }', { p: p.path_with_namespace }, forker.token);
-    expect(gql.body.data).toEqual({ projectUnstar: { starCount: 0 } });
+    const gql = await t.graphql('mutation($p: ID!) { projectUnstar(input: { fullPath: $p }) { project { starCount } errors } }', { p: p.path_with_namespace }, forker.token);
+    expect(gql.body.data).toEqual({ projectUnstar: { project: { starCount: 0 }, errors: [] } });
   });
 });

@@ -160,9 +160,9 @@ describe('PUT /projects/:id', () => {
 
   it('updates through GraphQL with the same rules', async () => {
     const p = await team();
-    const mutation = 'mutation($p: ID!, $d: String, $n: String) { projectUpdate(fullPath: $p, description: $d, name: $n) { description name topics archived starCount forksCount } }';
+    const mutation = 'mutation($p: ID!, $d: String, $n: String) { projectUpdate(input: { fullPath: $p, description: $d, name: $n }) { project { description name topics archived starCount forksCount } errors } }';
     const ok = await t.graphql(mutation, { p: p.path_with_namespace, d: 'via graphql' }, maintainer.token);
-    expect(ok.body.data.projectUpdate).toEqual({ description: 'via graphql', name: p.name, topics: [], archived: false, starCount: 0, forksCount: 0 });
+    expect(ok.body.data.projectUpdate).toEqual({ project: { description: 'via graphql', name: p.name, topics: [], archived: false, starCount: 0, forksCount: 0 }, errors: [] });
     const refused = await t.graphql(mutation, { p: p.path_with_namespace, n: 'renamed' }, maintainer.token);
     expect(refused.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
   });
@@ -244,8 +244,51 @@ describe('PUT /projects/:id/transfer', () => {
   it('transfers through GraphQL', async () => {
     const group = await createGroup(t, owner.token);
     const p = await team();
-    const res = await t.graphql('mutation($p: ID!, $n: ID!) { projectTransfer(fullPath: $p, namespace: $n) { fullPath namespace { fullPath } } }', { p: String(p.id), n: group.full_path }, owner.token);
-    expect(res.body.data.projectTransfer).toEqual({ fullPath: `${group.full_path}/${p.path}`, namespace: { fullPath: group.full_path } });
+    const res = await t.graphql('mutation($p: ID!, $n: ID!) { projectTransfer(input: { fullPath: $p, namespace: $n }) { project { fullPath namespace { fullPath } } errors } }', { p: String(p.id), n: group.full_path }, owner.token);
+    expect(res.body.data.projectTransfer).toEqual({ project: { fullPath: `${group.full_path}/${p.path}`, namespace: { fullPath: group.full_path } }, errors: [] });
+  });
+});
+
+describe("GitLab's relay mutations", () => {
+  it('echo clientMutationId, answer invalid records and refusals in errors, and raise missing or forbidden projects', async () => {
+    const path = unique('relay');
+    const create = 'mutation($i: ProjectCreateInput!) { projectCreate(input: $i) { clientMutationId errors project { path name } } }';
+    const created = await t.graphql(create, { i: { path, clientMutationId: 'create-1' } }, owner.token);
+    expect(created.body).toEqual({ data: { projectCreate: { clientMutationId: 'create-1', errors: [], project: { path, name: path } } } });
+    // The record's validation failures as Rails' full messages, the project null, no GraphQL error; REST keeps its body.
+    const taken = await t.graphql(create, { i: { path } }, owner.token);
+    expect(taken.body).toEqual({ data: { projectCreate: { clientMutationId: null, errors: ['Path has already been taken', 'Name has already been taken'], project: null } } });
+    const rest = await t.api('POST', '/projects', { token: owner.token, body: { path } });
+    expect({ status: rest.status, body: rest.body }).toEqual({ status: 400, body: { message: { path: ['has already been taken'], name: ['has already been taken'] } } });
+    const group = await createGroup(t, owner.token);
+    const tooOpen = await t.graphql(create, { i: { path: unique('open'), namespaceId: String(group.id), visibility: 'public' } }, owner.token);
+    expect(tooOpen.body.data?.projectCreate).toEqual({ clientMutationId: null, errors: ['Visibility level public is not allowed in a private group.'], project: null });
+
+    const p = await team();
+    const archive = 'mutation($i: ProjectArchiveInput!) { projectArchive(input: $i) { clientMutationId errors project { archived } } }';
+    const archived = await t.graphql(archive, { i: { fullPath: p.path_with_namespace, clientMutationId: 'archive-1' } }, owner.token);
+    expect(archived.body).toEqual({ data: { projectArchive: { clientMutationId: 'archive-1', errors: [], project: { archived: true } } } });
+    // A project the caller may not change, and one that does not exist: top-level errors, the payload null.
+    const byDeveloper = await t.graphql(archive, { i: { fullPath: p.path_with_namespace } }, developer.token);
+    expect(byDeveloper.body.data).toEqual({ projectArchive: null });
+    expect(byDeveloper.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN' });
+    const missing = await t.graphql(archive, { i: { fullPath: `${owner.username}/${unique('missing')}` } }, owner.token);
+    expect(missing.body.data).toEqual({ projectArchive: null });
+    expect(missing.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
+
+    // Fork relations (administrators link): a second link is the service's refusal (REST's 409), in errors.
+    const source = await createProject(t, owner.token);
+    const link = 'mutation($p: ID!, $s: ID!) { projectForkRelationCreate(input: { fullPath: $p, forkedFromId: $s }) { errors project { forkedFromProject { id } } } }';
+    const linked = await t.graphql(link, { p: String(p.id), s: String(source.id) }, t.rootToken);
+    expect(linked.body).toEqual({ data: { projectForkRelationCreate: { errors: [], project: { forkedFromProject: { id: `gid://gitlab/Project/${source.id}` } } } } });
+    const twice = await t.graphql(link, { p: String(p.id), s: String(source.id) }, t.rootToken);
+    expect(twice.body).toEqual({ data: { projectForkRelationCreate: { errors: ['Project already forked'], project: null } } });
+    const unlink = 'mutation($p: ID!) { projectForkRelationDelete(input: { fullPath: $p, clientMutationId: "unlink" }) { clientMutationId errors deleted } }';
+    expect((await t.graphql(unlink, { p: String(p.id) }, owner.token)).body).toEqual({ data: { projectForkRelationDelete: { clientMutationId: 'unlink', errors: [], deleted: true } } });
+    // Nothing left to unlink: REST's 304, a top-level error over GraphQL.
+    const none = await t.graphql(unlink, { p: String(p.id) }, owner.token);
+    expect(none.body.data).toEqual({ projectForkRelationDelete: null });
+    expect(none.body.errors?.[0].extensions).toMatchObject({ code: 'NOT_MODIFIED' });
   });
 });
 

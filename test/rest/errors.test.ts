@@ -15,7 +15,7 @@ describe('argument errors on both surfaces', () => {
     expect(rest.status).toBe(400);
     expect(rest.body).toEqual({ error: 'user_id, username are mutually exclusive' });
     const gql = await t.graphql(
-      `mutation { projectMemberCreate(projectId: "${project.id}", userId: "${other.id}", username: "${other.username}", accessLevel: DEVELOPER) { id } }`,
+      `mutation { projectMemberCreate(input: { projectId: "${project.id}", userId: "${other.id}", username: "${other.username}", accessLevel: DEVELOPER }) { projectMember { id } errors } }`,
       {},
       owner.token,
     );
@@ -46,8 +46,10 @@ describe('argument errors on both surfaces', () => {
     const res = await t.api('POST', '/groups', { token: owner.token, body: { name: 'x', path: 'not a path!' } });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/^Failed to save group \{:path=>\["can contain only/);
-    const gql = await t.graphql('mutation { groupCreate(name: "x", path: "not a path!") { id } }', {}, owner.token);
-    expect(gql.body.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { path: [expect.stringContaining('can contain only')] } });
+    // Over GraphQL, GitLab's mutations answer the record's full messages in the payload's errors.
+    const gql = await t.graphql('mutation { groupCreate(input: { name: "x", path: "not a path!" }) { group { id } errors } }', {}, owner.token);
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data?.groupCreate).toEqual({ group: null, errors: [expect.stringMatching(/^Path can contain only/)] });
   });
 });
 

@@ -5,6 +5,7 @@ import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
 import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
+import { givenInput } from '../projects/given-input.js';
 import type { GroupChanges, GroupFilters, GroupInput } from './service.js';
 
 type GroupArgs = Omit<GroupInput, 'parent'> & { parentId?: string | null };
@@ -14,27 +15,27 @@ function groupByPath(ctx: Context, fullPath: string) {
   return ctx.services.groups.get(parseRef(fullPath, 'Group', 'fullPath'));
 }
 
-const payload = (group: NamespaceRow) => ({ group, errors: [] });
-
 export const groupResolvers = {
   Query: {
     group: (_: unknown, args: { fullPath: string }, ctx: Context) => ctx.services.groups.find(parseRef(args.fullPath, 'Group', 'fullPath')),
     groups: (_: unknown, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.groups.list(args, args),
   },
-  Mutation: {
-    groupCreate: (_: unknown, { parentId, ...args }: GroupArgs, ctx: Context) =>
-      ctx.services.groups.create({ ...args, parent: parentId != null ? { id: parseId(parentId, 'Group', 'parentId') } : null }),
-    groupUpdate: async (_: unknown, { input }: { input: GroupChanges & { fullPath: string } }, ctx: Context) =>
-      payload(await ctx.services.groups.update(await groupByPath(ctx, input.fullPath), input)),
+  Mutation: givenInput({
+    groupCreate: async (_: unknown, { parentId, ...args }: GroupArgs, ctx: Context) => ({
+      group: await ctx.services.groups.create({ ...args, parent: parentId != null ? { id: parseId(parentId, 'Group', 'parentId') } : null }),
+    }),
+    groupUpdate: async (_: unknown, { fullPath, ...changes }: GroupChanges & { fullPath: string }, ctx: Context) => ({
+      group: await ctx.services.groups.update(await groupByPath(ctx, fullPath), changes),
+    }),
     groupDelete: async (_: unknown, args: { fullPath: string }, ctx: Context) => {
       await ctx.services.groups.deletion.request(await groupByPath(ctx, args.fullPath));
       return { message: '202 Accepted' };
     },
-    groupTransfer: async (_: unknown, { input }: { input: { fullPath: string; groupId?: string | null } }, ctx: Context) => {
-      const to = input.groupId != null ? { id: parseId(input.groupId, 'Group', 'groupId') } : null;
-      return payload(await ctx.services.groups.transfer(await groupByPath(ctx, input.fullPath), to));
+    groupTransfer: async (_: unknown, args: { fullPath: string; groupId?: string | null }, ctx: Context) => {
+      const to = args.groupId != null ? { id: parseId(args.groupId, 'Group', 'groupId') } : null;
+      return { group: await ctx.services.groups.transfer(await groupByPath(ctx, args.fullPath), to) };
     },
-  },
+  }),
   Group: {
     ...idFields('Group'),
     webUrl: namespaceWebUrl,

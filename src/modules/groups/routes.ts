@@ -6,7 +6,7 @@ const GROUPS_KEYSET: KeysetPagination = { link: 'cursor', orders: { name: ['asc'
 
 export const groupRoutes: RestRoute[] = [
   { method: 'GET', path: '/groups', operation: 'RestListGroups', paginate: true, keyset: GROUPS_KEYSET },
-  { method: 'POST', path: '/groups', operation: 'RestCreateGroup' },
+  { method: 'POST', path: '/groups', operation: 'RestCreateGroup', result: 'groupCreate.group' },
   { method: 'GET', path: '/groups/:id', operation: 'RestGetGroup', notFound: 'Group' },
   { method: 'PUT', path: '/groups/:id', operation: 'RestUpdateGroup', result: 'groupUpdate.group' },
   { method: 'DELETE', path: '/groups/:id', operation: 'RestDeleteGroup', status: 202 },

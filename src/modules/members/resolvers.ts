@@ -6,6 +6,7 @@ import { recordNotFound } from '../../errors.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
+import { givenInput } from '../projects/given-input.js';
 import type { MemberChange, MemberFilters, MemberInput, MemberRelation, MemberRow, MembersAddInput, MembersAdded } from './service.js';
 
 interface MemberArgs {
@@ -44,7 +45,6 @@ const memberInput = (args: MemberArgs): MemberInput => ({
 });
 
 interface BulkArgs {
-  clientMutationId?: string | null;
   userIds: readonly string[];
   accessLevel: number;
   expiresAt?: Date | null;
@@ -95,42 +95,44 @@ const memberFields = {
 };
 
 export const memberResolvers = {
-  Mutation: {
+  Mutation: givenInput({
     groupMemberCreate: async (_: unknown, args: MemberArgs & { groupId: string }, ctx: Context) => {
       const input = memberInput(args);
       ctx.services.members.preloadUsers([input.userId]);
-      return ctx.services.members.addToGroup(await groupOf(ctx, args.groupId), input);
+      return { groupMember: await ctx.services.members.addToGroup(await groupOf(ctx, args.groupId), input) };
     },
     projectMemberCreate: async (_: unknown, args: MemberArgs & { projectId: string }, ctx: Context) => {
       const input = memberInput(args);
       ctx.services.members.preloadUsers([input.userId]);
-      return ctx.services.members.addToProject(await projectOf(ctx, args.projectId), input);
+      return { projectMember: await ctx.services.members.addToProject(await projectOf(ctx, args.projectId), input) };
     },
     groupMembersAdd: async (_: unknown, args: MembersAddInput & { groupId: string }, ctx: Context) => {
       ctx.services.members.preloadUsers(listedIds(args.userId));
-      return addResult(await ctx.services.members.addUsersToGroup(await groupOf(ctx, args.groupId), args));
+      return { membersAddResult: addResult(await ctx.services.members.addUsersToGroup(await groupOf(ctx, args.groupId), args)) };
     },
     projectMembersAdd: async (_: unknown, args: MembersAddInput & { projectId: string }, ctx: Context) => {
       ctx.services.members.preloadUsers(listedIds(args.userId));
-      return addResult(await ctx.services.members.addUsersToProject(await projectOf(ctx, args.projectId), args));
+      return { membersAddResult: addResult(await ctx.services.members.addUsersToProject(await projectOf(ctx, args.projectId), args)) };
     },
-    groupMemberUpdate: async (_: unknown, args: ChangeArgs & { groupId: string }, ctx: Context) =>
-      only(await ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), [userOf(args)], change(args))),
-    projectMemberUpdate: async (_: unknown, args: ChangeArgs & { projectId: string }, ctx: Context) =>
-      only(await ctx.services.members.updateInProject(await projectOf(ctx, args.projectId), [userOf(args)], change(args))),
-    groupMemberBulkUpdate: async (_: unknown, { input }: { input: BulkArgs & { groupId: string } }, ctx: Context) => {
-      const members = await ctx.services.members.updateInGroup(await groupOf(ctx, input.groupId), bulkUsers(input), change(input));
-      return { clientMutationId: input.clientMutationId, groupMembers: members, errors: [] };
-    },
-    projectMemberBulkUpdate: async (_: unknown, { input }: { input: BulkArgs & { projectId: string } }, ctx: Context) => {
-      const members = await ctx.services.members.updateInProject(await projectOf(ctx, input.projectId), bulkUsers(input), change(input));
-      return { clientMutationId: input.clientMutationId, projectMembers: members, errors: [] };
-    },
-    groupMemberDelete: async (_: unknown, args: { groupId: string; userId: string; skipSubresources?: boolean | null }, ctx: Context) =>
-      ctx.services.members.removeFromGroup(await groupOf(ctx, args.groupId), userOf(args), { skipSubresources: args.skipSubresources }),
-    projectMemberDelete: async (_: unknown, args: { projectId: string; userId: string }, ctx: Context) =>
-      ctx.services.members.removeFromProject(await projectOf(ctx, args.projectId), userOf(args)),
-  },
+    groupMemberUpdate: async (_: unknown, args: ChangeArgs & { groupId: string }, ctx: Context) => ({
+      groupMember: only(await ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), [userOf(args)], change(args))),
+    }),
+    projectMemberUpdate: async (_: unknown, args: ChangeArgs & { projectId: string }, ctx: Context) => ({
+      projectMember: only(await ctx.services.members.updateInProject(await projectOf(ctx, args.projectId), [userOf(args)], change(args))),
+    }),
+    groupMemberBulkUpdate: async (_: unknown, args: BulkArgs & { groupId: string }, ctx: Context) => ({
+      groupMembers: await ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), bulkUsers(args), change(args)),
+    }),
+    projectMemberBulkUpdate: async (_: unknown, args: BulkArgs & { projectId: string }, ctx: Context) => ({
+      projectMembers: await ctx.services.members.updateInProject(await projectOf(ctx, args.projectId), bulkUsers(args), change(args)),
+    }),
+    groupMemberDelete: async (_: unknown, args: { groupId: string; userId: string; skipSubresources?: boolean | null }, ctx: Context) => ({
+      groupMember: await ctx.services.members.removeFromGroup(await groupOf(ctx, args.groupId), userOf(args), { skipSubresources: args.skipSubresources }),
+    }),
+    projectMemberDelete: async (_: unknown, args: { projectId: string; userId: string }, ctx: Context) => ({
+      projectMember: await ctx.services.members.removeFromProject(await projectOf(ctx, args.projectId), userOf(args)),
+    }),
+  }),
   Group: {
     groupMembers: (group: NamespaceRow, args: FilterArgs, ctx: Context) => ctx.services.members.listForGroup(group, filters(args), args),
     groupMember: (group: NamespaceRow, args: OneMemberArgs, ctx: Context) => ctx.services.members.findInGroup(group, userOf(args), args.relations),

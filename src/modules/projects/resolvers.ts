@@ -9,6 +9,7 @@ import type { UserRow } from '../users/service.js';
 import { avatarUrl } from '../../uploads/avatars.js';
 import type { ProjectFilters, ProjectInput, ProjectRow, ProjectUpdateInput } from './service.js';
 import { projectFeatureResolvers } from './feature-resolvers.js';
+import { givenInput } from './given-input.js';
 
 type ProjectArgs = Omit<ProjectInput, 'namespace'> & { namespaceId?: string | null };
 type FullPath = { fullPath: string };
@@ -36,42 +37,47 @@ export const projectResolvers = {
     project: (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.find(parseRef(args.fullPath, 'Project', 'fullPath')),
     projects: (_: unknown, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.list(args, args),
   },
-  Mutation: {
+  Mutation: givenInput({
     projectCreate: async (_: unknown, { userId, initializeWithReadme, ...args }: ProjectArgs & { userId?: number | null; initializeWithReadme?: boolean | null }, ctx: Context) => {
       const { projects, repositories } = ctx.services;
       const project = userId != null ? await projects.createForUser(parseId(userId, 'User', 'userId'), projectInput(args)) : await projects.create(projectInput(args));
-      if (!initializeWithReadme) return project;
+      if (!initializeWithReadme) return { project };
       await repositories.writes.initializeWithReadme(project);
-      return projects.reload(project.id);
+      return { project: await projects.reload(project.id) };
     },
-    projectUpdate: async (_: unknown, { fullPath, ...input }: FullPath & ProjectUpdateInput, ctx: Context) => ctx.services.projects.update(await projectOf(ctx, { fullPath }), input),
-    projectArchive: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.setArchived(await projectOf(ctx, args), true),
-    projectUnarchive: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.setArchived(await projectOf(ctx, args), false),
+    projectUpdate: async (_: unknown, { fullPath, ...input }: FullPath & ProjectUpdateInput, ctx: Context) => ({
+      project: await ctx.services.projects.update(await projectOf(ctx, { fullPath }), input),
+    }),
+    projectArchive: async (_: unknown, args: FullPath, ctx: Context) => ({ project: await ctx.services.projects.setArchived(await projectOf(ctx, args), true) }),
+    projectUnarchive: async (_: unknown, args: FullPath, ctx: Context) => ({ project: await ctx.services.projects.setArchived(await projectOf(ctx, args), false) }),
     projectDelete: async (_: unknown, args: FullPath, ctx: Context) => {
       await ctx.services.projects.deletion.request(await projectOf(ctx, args));
       return { message: '202 Accepted' };
     },
-    projectTransfer: async (_: unknown, args: FullPath & { namespace: string }, ctx: Context) =>
-      ctx.services.projects.transfer(await projectOf(ctx, args), parseRef(args.namespace, 'Namespace', 'namespace')),
-    projectFork: async (_: unknown, { namespaceId, namespacePath, ...args }: ForkArgs, ctx: Context) =>
-      ctx.services.projects.fork(await projectOf(ctx, args), {
+    projectTransfer: async (_: unknown, args: FullPath & { namespace: string }, ctx: Context) => ({
+      project: await ctx.services.projects.transfer(await projectOf(ctx, args), parseRef(args.namespace, 'Namespace', 'namespace')),
+    }),
+    projectFork: async (_: unknown, { namespaceId, namespacePath, ...args }: ForkArgs, ctx: Context) => ({
+      project: await ctx.services.projects.fork(await projectOf(ctx, args), {
         ...args,
         namespace: namespaceId != null ? parseRef(namespaceId, 'Namespace', 'namespaceId') : namespacePath != null ? { path: namespacePath } : null,
       }),
-    projectForkRelationDelete: async (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.unlinkFork(await projectOf(ctx, args)),
-    projectForkRelationCreate: async (_: unknown, args: FullPath & { forkedFromId: string }, ctx: Context) =>
-      ctx.services.projects.linkFork(await projectOf(ctx, args), parseRef(args.forkedFromId, 'Project', 'forkedFromId')),
+    }),
+    projectForkRelationDelete: async (_: unknown, args: FullPath, ctx: Context) => ({ deleted: await ctx.services.projects.unlinkFork(await projectOf(ctx, args)) }),
+    projectForkRelationCreate: async (_: unknown, args: FullPath & { forkedFromId: string }, ctx: Context) => ({
+      project: await ctx.services.projects.linkFork(await projectOf(ctx, args), parseRef(args.forkedFromId, 'Project', 'forkedFromId')),
+    }),
     projectStar: async (_: unknown, args: FullPath, ctx: Context) => {
       const project = await projectOf(ctx, args);
       await ctx.services.projects.stars.set(project.id, true);
-      return project;
+      return { project };
     },
     projectUnstar: async (_: unknown, args: FullPath, ctx: Context) => {
       const project = await projectOf(ctx, args);
       await ctx.services.projects.stars.set(project.id, false);
-      return project;
+      return { project };
     },
-  },
+  }),
   Project: {
     ...idFields('Project'),
     nameWithNamespace: (p: ProjectRow) => `${p.namespace.fullName} / ${p.name}`,

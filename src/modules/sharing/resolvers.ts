@@ -5,13 +5,18 @@ import { parseId, parseRef } from '../../graphql/ids.js';
 import type { GroupFilters } from '../groups/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
+import { givenInput } from '../projects/given-input.js';
 import type { ProjectGroupFilters, ShareView } from './service.js';
 
 interface ShareArgs {
-  input: { fullPath: string; groupId: string; groupAccess: number; expiresAt?: Date | null };
+  fullPath: string;
+  groupId: string;
+  groupAccess: number;
+  expiresAt?: Date | null;
 }
 interface UnshareArgs {
-  input: { fullPath: string; groupId: string };
+  fullPath: string;
+  groupId: string;
 }
 
 const group = (ctx: Context, fullPath: string) => ctx.services.groups.get(parseRef(fullPath, 'Group', 'fullPath'));
@@ -19,25 +24,23 @@ const project = (ctx: Context, fullPath: string) => ctx.services.projects.get(pa
 const invitedId = (groupId: string) => parseId(groupId, 'Group', 'groupId');
 
 export const sharingResolvers = {
-  Mutation: {
-    groupShare: async (_: unknown, { input }: ShareArgs, ctx: Context) => {
-      const shared = await group(ctx, input.fullPath);
-      const invited = await ctx.services.groups.get({ id: invitedId(input.groupId) });
-      return { group: await ctx.services.sharing.shareGroup(shared, invited, input), errors: [] };
+  Mutation: givenInput({
+    groupShare: async (_: unknown, args: ShareArgs, ctx: Context) => {
+      const shared = await group(ctx, args.fullPath);
+      const invited = await ctx.services.groups.get({ id: invitedId(args.groupId) });
+      return { group: await ctx.services.sharing.shareGroup(shared, invited, args) };
     },
-    groupUnshare: async (_: unknown, { input }: UnshareArgs, ctx: Context) => ({
-      group: await ctx.services.sharing.unshareGroup(await group(ctx, input.fullPath), invitedId(input.groupId)),
-      errors: [],
+    groupUnshare: async (_: unknown, args: UnshareArgs, ctx: Context) => ({
+      group: await ctx.services.sharing.unshareGroup(await group(ctx, args.fullPath), invitedId(args.groupId)),
     }),
-    projectShare: async (_: unknown, { input }: ShareArgs, ctx: Context) => ({
-      link: await ctx.services.sharing.shareProject(await project(ctx, input.fullPath), invitedId(input.groupId), input),
-      errors: [],
+    projectShare: async (_: unknown, args: ShareArgs, ctx: Context) => ({
+      link: await ctx.services.sharing.shareProject(await project(ctx, args.fullPath), invitedId(args.groupId), args),
     }),
-    projectUnshare: async (_: unknown, { input }: UnshareArgs, ctx: Context) => {
-      await ctx.services.sharing.unshareProject(await project(ctx, input.fullPath), invitedId(input.groupId));
-      return { link: null, errors: [] };
+    projectUnshare: async (_: unknown, args: UnshareArgs, ctx: Context) => {
+      await ctx.services.sharing.unshareProject(await project(ctx, args.fullPath), invitedId(args.groupId));
+      return { link: null };
     },
-  },
+  }),
   Group: {
     sharedWithGroups: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.sharing.groupShares(ns),
     sharedGroups: (ns: NamespaceRow, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.sharing.sharedGroups(ns, args, args),
