@@ -34,7 +34,9 @@ async function both(name: string, viewer: Viewer | null, variables: Record<strin
   const ctx = () => (viewer ? h.contextFor(viewer) : h.anonymous());
   const viaGraphql = await execute({ schema, document: op.document, contextValue: ctx(), variableValues: variables });
   const viaJit = await op.run(ctx(), variables);
-  return { graphql: JSON.parse(JSON.stringify(viaGraphql)), jit: JSON.parse(JSON.stringify(viaJit)) };
+  // A write run twice stamps two times: compare what the operation answered, not when.
+  const json = (result: unknown) => JSON.parse(JSON.stringify(result), (key, value) => (key === 'updated_at' || key === 'last_activity_at' ? 'stamped' : value));
+  return { graphql: json(viaGraphql), jit: json(viaJit) };
 }
 
 describe('compiled REST execution agrees with graphql-js', () => {
@@ -48,6 +50,8 @@ describe('compiled REST execution agrees with graphql-js', () => {
     ['RestGetUser', () => ({ id: ids.user }), () => owner],
     ['RestCurrentUser', () => ({}), () => outsider],
     ['RestCreateGroup', () => ({ name: 'x', path: 'not a path!' }), () => owner],
+    // A relay input's optional fields the request left out stay out (graphql-jit would pass them as null: a blank name).
+    ['RestUpdateProject', () => ({ id: ids.project, description: 'changed' }), () => owner],
   ];
   for (const [name, variables, viewer] of cases) {
     it(`${name} as ${viewer() === null ? 'anonymous' : 'a user'}`, async () => {

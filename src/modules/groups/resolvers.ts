@@ -5,7 +5,6 @@ import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
 import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
-import { givenInput } from '../projects/given-input.js';
 import type { GroupChanges, GroupFilters, GroupInput } from './service.js';
 
 type GroupArgs = Omit<GroupInput, 'parent'> & { parentId?: string | null };
@@ -20,7 +19,7 @@ export const groupResolvers = {
     group: (_: unknown, args: { fullPath: string }, ctx: Context) => ctx.services.groups.find(parseRef(args.fullPath, 'Group', 'fullPath')),
     groups: (_: unknown, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.groups.list(args, args),
   },
-  Mutation: givenInput({
+  Mutation: {
     groupCreate: async (_: unknown, { parentId, ...args }: GroupArgs, ctx: Context) => ({
       group: await ctx.services.groups.create({ ...args, parent: parentId != null ? { id: parseId(parentId, 'Group', 'parentId') } : null }),
     }),
@@ -35,7 +34,7 @@ export const groupResolvers = {
       const to = args.groupId != null ? { id: parseId(args.groupId, 'Group', 'groupId') } : null;
       return { group: await ctx.services.groups.transfer(await groupByPath(ctx, args.fullPath), to) };
     },
-  }),
+  },
   Group: {
     ...idFields('Group'),
     webUrl: namespaceWebUrl,

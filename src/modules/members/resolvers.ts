@@ -6,7 +6,6 @@ import { recordNotFound } from '../../errors.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { givenInput } from '../projects/given-input.js';
 import type { MemberChange, MemberFilters, MemberInput, MemberRelation, MemberRow, MembersAddInput, MembersAdded } from './service.js';
 
 interface MemberArgs {
@@ -95,7 +94,7 @@ const memberFields = {
 };
 
 export const memberResolvers = {
-  Mutation: givenInput({
+  Mutation: {
     groupMemberCreate: async (_: unknown, args: MemberArgs & { groupId: string }, ctx: Context) => {
       const input = memberInput(args);
       ctx.services.members.preloadUsers([input.userId]);
@@ -132,7 +131,7 @@ export const memberResolvers = {
     projectMemberDelete: async (_: unknown, args: { projectId: string; userId: string }, ctx: Context) => ({
       projectMember: await ctx.services.members.removeFromProject(await projectOf(ctx, args.projectId), userOf(args)),
     }),
-  }),
+  },
   Group: {
     groupMembers: (group: NamespaceRow, args: FilterArgs, ctx: Context) => ctx.services.members.listForGroup(group, filters(args), args),
     groupMember: (group: NamespaceRow, args: OneMemberArgs, ctx: Context) => ctx.services.members.findInGroup(group, userOf(args), args.relations),

@@ -9,7 +9,6 @@ import type { UserRow } from '../users/service.js';
 import { avatarUrl } from '../../uploads/avatars.js';
 import type { ProjectFilters, ProjectInput, ProjectRow, ProjectUpdateInput } from './service.js';
 import { projectFeatureResolvers } from './feature-resolvers.js';
-import { givenInput } from './given-input.js';
 
 type ProjectArgs = Omit<ProjectInput, 'namespace'> & { namespaceId?: string | null };
 type FullPath = { fullPath: string };
@@ -37,7 +36,7 @@ export const projectResolvers = {
     project: (_: unknown, args: FullPath, ctx: Context) => ctx.services.projects.find(parseRef(args.fullPath, 'Project', 'fullPath')),
     projects: (_: unknown, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.list(args, args),
   },
-  Mutation: givenInput({
+  Mutation: {
     projectCreate: async (_: unknown, { userId, initializeWithReadme, ...args }: ProjectArgs & { userId?: number | null; initializeWithReadme?: boolean | null }, ctx: Context) => {
       const { projects, repositories } = ctx.services;
       const project = userId != null ? await projects.createForUser(parseId(userId, 'User', 'userId'), projectInput(args)) : await projects.create(projectInput(args));
@@ -77,7 +76,7 @@ export const projectResolvers = {
       await ctx.services.projects.stars.set(project.id, false);
       return { project };
     },
-  }),
+  },
   Project: {
     ...idFields('Project'),
     nameWithNamespace: (p: ProjectRow) => `${p.namespace.fullName} / ${p.name}`,

@@ -5,7 +5,6 @@ import { parseId, parseRef } from '../../graphql/ids.js';
 import type { GroupFilters } from '../groups/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { givenInput } from '../projects/given-input.js';
 import type { ProjectGroupFilters, ShareView } from './service.js';
 
 interface ShareArgs {
@@ -24,7 +23,7 @@ const project = (ctx: Context, fullPath: string) => ctx.services.projects.get(pa
 const invitedId = (groupId: string) => parseId(groupId, 'Group', 'groupId');
 
 export const sharingResolvers = {
-  Mutation: givenInput({
+  Mutation: {
     groupShare: async (_: unknown, args: ShareArgs, ctx: Context) => {
       const shared = await group(ctx, args.fullPath);
       const invited = await ctx.services.groups.get({ id: invitedId(args.groupId) });
@@ -40,7 +39,7 @@ export const sharingResolvers = {
       await ctx.services.sharing.unshareProject(await project(ctx, args.fullPath), invitedId(args.groupId));
       return { link: null };
     },
-  }),
+  },
   Group: {
     sharedWithGroups: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.sharing.groupShares(ns),
     sharedGroups: (ns: NamespaceRow, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.sharing.sharedGroups(ns, args, args),
