@@ -206,9 +206,9 @@ describe('PUT /groups/:id', () => {
     // Now internal: another user reads it but may not change it; a private group stays hidden from them.
     const stranger = await createUser(t);
     const change = (fullPath: string) => t.graphql('mutation($i: GroupUpdateInput!) { groupUpdate(input: $i) { errors } }', { i: { fullPath, name: 'no' } }, stranger.token);
-    expect((await change(group.full_path)).body.errors?.[0]).toMatchObject({ message: '403 Forbidden', extensions: { code: 'FORBIDDEN' } });
+    expect((await change(group.full_path)).body.errors?.[0]).toMatchObject({ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action", extensions: { code: 'FORBIDDEN' } });
     const hidden = await createGroup(t, owner.token);
-    expect((await change(hidden.full_path)).body.errors?.[0]).toMatchObject({ message: '404 Group Not Found', extensions: { code: 'NOT_FOUND' } });
+    expect((await change(hidden.full_path)).body.errors?.[0]).toMatchObject({ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action", extensions: { code: 'NOT_FOUND' } });
   });
 
   it("answers GitLab's relay payloads: clientMutationId echoed, invalid records and refusals in errors, missing groups raised", async () => {

@@ -129,7 +129,7 @@ describe('GraphQL', () => {
       },
     });
     const partial = await t.graphql(groupBulk, { input: { groupId: String(group.id), userIds: [gid(a.id), gid(outsider.id)], accessLevel: 'GUEST' } }, owner.token);
-    expect(partial.body.errors?.[0]).toMatchObject({ message: '404 Not found' });
+    expect(partial.body.errors?.[0]).toMatchObject({ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action" });
     expect((await t.api('GET', `/groups/${group.id}/members/${a.id}`, { token: owner.token })).body.access_level).toBe(30);
     const tooMany = await t.graphql(groupBulk, { input: { groupId: String(group.id), userIds: Array.from({ length: 51 }, (_, i) => gid(i + 1)), accessLevel: 'GUEST' } }, owner.token);
     // A refusal of the request as a whole: the payload's errors, nothing changed.

@@ -100,7 +100,7 @@ describe('pipeline schedules over GraphQL', () => {
     expect(played.body.data.pipelineSchedulePlay).toEqual({ errors: [], pipelineSchedule: { id: created.id } });
 
     const hidden = await t.graphql(`mutation($id: ID!) { pipelineScheduleDelete(input: { id: $id }) { errors } }`, { id: created.id }, (await createUser(t)).token);
-    expect(hidden.body.errors?.[0]).toMatchObject({ message: '404 Pipeline Schedule Not Found', extensions: { code: 'NOT_FOUND' } });
+    expect(hidden.body.errors?.[0]).toMatchObject({ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action", extensions: { code: 'NOT_FOUND' } });
     const deleted = await t.graphql(`mutation($id: ID!) { pipelineScheduleDelete(input: { id: $id }) { errors } }`, { id: created.id }, maintainer.token);
     expect(deleted.body.data.pipelineScheduleDelete.errors).toEqual([]);
     const gone = await t.graphql(`query($path: ID!, $id: ID!) { project(fullPath: $path) { pipelineSchedule(id: $id) { id } } }`, { path: project.path_with_namespace, id: created.id }, owner.token);

@@ -146,6 +146,6 @@ describe("GraphQL mutations, in GitLab's relay shape", () => {
     expect(removed.body.data.pipelineTriggerDelete).toEqual({ errors: [], pipelineTrigger: { databaseId: trigger.databaseId } });
     const missing = await t.graphql(remove, { p, id: String(trigger.databaseId) }, owner.token);
     expect(missing.body.data.pipelineTriggerDelete).toBeNull();
-    expect(missing.body.errors?.[0]).toMatchObject({ message: '404 Trigger Not Found', extensions: { code: 'NOT_FOUND' } });
+    expect(missing.body.errors?.[0]).toMatchObject({ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action", extensions: { code: 'NOT_FOUND' } });
   });
 });
