@@ -1,6 +1,7 @@
 /**
  * Composition only: the database, the event bus and job queue, one schema and one context factory; express
- * serves `/api/v4` (the REST adapter) and `/api/graphql` (Apollo over HTTP, graphql-ws on the same path).
+ * serves `/api/v4` (the REST adapter) and `/api/graphql` (Apollo over HTTP, graphql-ws on the same path), and
+ * GraphiQL at `/-/graphql-explorer`.
  * No globals: everything hangs off `startServer`.
  */
 import { createServer, type Server } from 'node:http';
@@ -42,6 +43,7 @@ import { trackConnections } from './http/drain.js';
 import { multipartBodies } from './http/multipart.js';
 import { formBodies, parseParams } from './http/params.js';
 import { avatarUploads } from './http/uploads.js';
+import { graphqlExplorer } from './http/explorer.js';
 import { bodyEncodingErrors, rejectMalformedInput, verifyBody } from './http/input.js';
 
 export interface RunningServer {
@@ -157,6 +159,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', restRouter(app, authenticators, routes));
   web.use(avatarUploads(app, authenticators.read));
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));
+  // GraphiQL, at GitLab's path for it.
+  web.use('/-/graphql-explorer', graphqlExplorer());
   web.use('/api/v3', (_req, res) => res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' }));
   web.use((_req: Request, res: Response) => res.status(404).json({ error: '404 Not Found' }));
   web.use((error: unknown, _req: Request, res: Response, _next: unknown) => sendError(res, app, error));
