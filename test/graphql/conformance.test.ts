@@ -69,10 +69,83 @@ function takes(ours: TypeRef, gitlab: string): boolean {
 const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.type.kind === 'NON_NULL' && arg.defaultValue === null;
 
 /**
- * Where this server still differs from GitLab 16.3, by the words `differences()` uses. Each entry is work left
- * (issue 24): GitLab's global-ID scalars, its types and enums. Mend one, then remove its line.
+ * Where this server still differs from GitLab 16.3, in the words `differences()` uses: work left (issue 24). Most
+ * are GitLab's global-ID scalars on arguments and input fields (`CiPipelineID!`, `CiBuildID!`, `CiRunnerID!`, …) and
+ * on `id` fields (`CiRunner.id`, `CiJob.id`); then GitLab's types where ours are plainer (`Duration`, `BigInt`,
+ * `Time` for an expiry, `CiJobTrace`, connections for `CiRunner.projects`/`groups`, `CiJob.artifacts`,
+ * `TestSuite.testCases`, enums for runner status and type, `Namespace` for `Project.namespace`), and input fields
+ * of GitLab's that ours lack. Mend one, then remove its line.
  */
-const KNOWN: string[] = [];
+const KNOWN: string[] = [
+  'AccessLevelEnum: lacks ADMIN',
+  "CiJob.artifacts: type [CiJobArtifact!]!, GitLab's CiJobArtifactConnection",
+  "CiJob.id: type ID!, GitLab's JobID",
+  "CiJob.queuedDuration: type Float, GitLab's Duration",
+  "CiJob.trace: type String, GitLab's CiJobTrace",
+  "CiJobArtifact.fileType: type String!, GitLab's JobArtifactFileType",
+  "CiJobArtifact.size: type Int!, GitLab's BigInt!",
+  'CiJobTokenScopeDirection: lacks OUTBOUND',
+  "CiRunner.groups: type [Group!]!, GitLab's GroupConnection",
+  "CiRunner.id: type ID!, GitLab's CiRunnerID!",
+  "CiRunner.projects: type [Project!]!, GitLab's ProjectConnection",
+  "CiRunner.runnerType: type String!, GitLab's CiRunnerType!",
+  "CiRunner.status: type String!, GitLab's CiRunnerStatus!",
+  "Commit.authoredDate: type String!, GitLab's Time",
+  'CommitCreatePayload.commitPipelinePath: missing',
+  'CommitCreatePayload.content: missing',
+  "Diff.deletedFile: type Boolean!, GitLab's String",
+  "Diff.newFile: type Boolean!, GitLab's String",
+  "Diff.renamedFile: type Boolean!, GitLab's String",
+  "Email.id: type Int!, GitLab's ID!",
+  "GroupMember.expiresAt: type Date, GitLab's Time",
+  "GroupMemberBulkUpdateInput.groupId: type ID!, GitLab's GroupID!",
+  "GroupMemberBulkUpdateInput.userIds: type [ID!]!, GitLab's [UserID!]!",
+  'GroupUpdateInput.sharedRunnersSetting: missing',
+  "JobArtifactsDestroyInput.id: type ID!, GitLab's CiBuildID!",
+  "JobCancelInput.id: type ID!, GitLab's CiBuildID!",
+  "JobPlayInput.id: type ID!, GitLab's CiBuildID!",
+  "JobRetryInput.id: type ID!, GitLab's CiBuildID!",
+  'JobRetryInput.variables: missing',
+  'MemberAccessLevel: lacks MINIMAL_ACCESS',
+  "MemberInterface.expiresAt: type Date, GitLab's Time",
+  "Pipeline.queuedDuration: type Float, GitLab's Duration",
+  "PipelineCancelInput.id: type ID!, GitLab's CiPipelineID!",
+  "PipelineDestroyInput.id: type ID!, GitLab's CiPipelineID!",
+  "PipelineRetryInput.id: type ID!, GitLab's CiPipelineID!",
+  "PipelineSchedule.nextRunAt: type Time, GitLab's Time!",
+  "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",
+  "PipelineSchedule.realNextRun: type Time, GitLab's Time!",
+  "PipelineScheduleDeleteInput.id: type ID!, GitLab's CiPipelineScheduleID!",
+  "PipelineSchedulePlayInput.id: type ID!, GitLab's CiPipelineScheduleID!",
+  "PipelineScheduleTakeOwnershipInput.id: type ID!, GitLab's CiPipelineScheduleID!",
+  "PipelineScheduleUpdateInput.id: type ID!, GitLab's CiPipelineScheduleID!",
+  "Project.job(id:): type ID!, GitLab's JobID!",
+  "Project.namespace: type ProjectNamespace!, GitLab's Namespace",
+  'ProjectCiCdSettingsUpdateInput.jobTokenScopeEnabled: missing',
+  'ProjectCiCdSettingsUpdateInput.keepLatestArtifact: missing',
+  'ProjectCiCdSettingsUpdateInput.mergePipelinesEnabled: missing',
+  'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
+  "ProjectCiCdSettingsUpdatePayload.ciCdSettings: type ProjectCiCdSetting, GitLab's ProjectCiCdSetting!",
+  "ProjectMember.expiresAt: type Date, GitLab's Time",
+  "ProjectMemberBulkUpdateInput.projectId: type ID!, GitLab's ProjectID!",
+  "ProjectMemberBulkUpdateInput.userIds: type [ID!]!, GitLab's [UserID!]!",
+  "Query.runner(id:): type ID!, GitLab's CiRunnerID!",
+  "RepositoryBlob.rawSize: type Int!, GitLab's BigInt",
+  "RepositoryBlob.size: type Int!, GitLab's BigInt",
+  "RunnerCreateInput.groupId: type ID, GitLab's GroupID",
+  "RunnerCreateInput.projectId: type ID, GitLab's ProjectID",
+  "RunnerDeleteInput.id: type ID!, GitLab's CiRunnerID!",
+  'RunnerUpdateInput.associatedProjects: missing',
+  "RunnerUpdateInput.id: type ID!, GitLab's CiRunnerID!",
+  'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
+  'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',
+  "TestCase.status: type String!, GitLab's TestCaseStatus",
+  "TestReportSummary.testSuites: type TestSuiteConnection!, GitLab's TestSuiteSummaryConnection!",
+  "TestSuite.testCases: type [TestCase!]!, GitLab's TestCaseConnection",
+  'UserPreferencesUpdateInput.issuesSort: missing',
+  'UserPreferencesUpdateInput.visibilityPipelineIdType: missing',
+  "UserStatus.availability: type String, GitLab's AvailabilityEnum!",
+];
 
 const t = suiteServer();
 
@@ -128,7 +201,7 @@ function differences(types: Map<string, IntrospectedType>): string[] {
     const lacking = e.values.filter((v) => !values.has(v) && !e.deprecated?.includes(v));
     if (lacking.length) found.push(`${name}: lacks ${lacking.join(', ')}`);
   }
-  return found.sort();
+  return [...new Set(found)].sort();
 }
 
 describe(`GitLab's GraphQL schema (16.3) where this server shares it`, () => {
