@@ -51,7 +51,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL)).each([
       const recorded = await event;
       seen = true;
       await creating;
-      expect(recorded.action).toBe('created');
+      expect(recorded.action).toBe('CREATED');
       expect(created).toContain(recorded.projectId);
       expect(Number.isNaN(Date.parse(recorded.createdAt))).toBe(false);
     } finally {

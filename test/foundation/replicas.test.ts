@@ -52,14 +52,14 @@ describe('live events', () => {
 
   it('delivers an activity event to a subscriber on the same server', async () => {
     const { event, created } = await firstActivity(a, a);
-    expect(event).toMatchObject({ action: 'created', actionName: 'created' });
+    expect(event).toMatchObject({ action: 'CREATED', actionName: 'created' });
     expect(created).toContain(event.projectId);
   });
 
   it('delivers an event published on one replica to a subscriber on another (PostgreSQL)', async (ctx) => {
     if (!b) return ctx.skip();
     const { event, created } = await firstActivity(b, a);
-    expect(event).toMatchObject({ action: 'created', actionName: 'created' });
+    expect(event).toMatchObject({ action: 'CREATED', actionName: 'created' });
     expect(created).toContain(event.projectId);
     expect((await b.api('GET', `/projects/${event.projectId}`)).status).toBe(200);
   });
