@@ -44,6 +44,7 @@ import { multipartBodies } from './http/multipart.js';
 import { formBodies, parseParams } from './http/params.js';
 import { avatarUploads } from './http/uploads.js';
 import { graphqlExplorer } from './http/explorer.js';
+import { idVariablesUnified } from './graphql/global-ids.js';
 import { bodyEncodingErrors, rejectMalformedInput, verifyBody } from './http/input.js';
 
 export interface RunningServer {
@@ -122,7 +123,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     includeStacktraceInErrorResponses: false,
     introspection: true,
     validationRules: [NoNullBytes],
-    plugins: [ApolloServerPluginLandingPageDisabled(), noSubscriptionsOverHttp, boundsPlugin(config.graphqlMaxNodes), unavailableStatus, settleEvents],
+    plugins: [ApolloServerPluginLandingPageDisabled(), idVariablesUnified(schema), noSubscriptionsOverHttp, boundsPlugin(config.graphqlMaxNodes), unavailableStatus, settleEvents],
   });
   await apollo.start();
 

@@ -10,6 +10,7 @@ import { DateScalar, JSONScalar, Time, UploadScalar } from './scalars.js';
 import { enforceDeadline } from './deadline.js';
 import { enforceScopes } from './scopes.js';
 import { relayMutations } from './mutations.js';
+import { globalIdScalars } from './global-ids.js';
 
 export const GRAPHQL_DIR = `${join(ROOT, 'graphql')}/`;
 export const REST_OPERATIONS_DIR = join(GRAPHQL_DIR, 'rest');
@@ -45,7 +46,7 @@ export function buildSchema(): GraphQLSchema {
     updateResolversInPlace: true,
     typeDefs,
     resolvers: [
-      { Time, Date: DateScalar, JSON: JSONScalar, Upload: UploadScalar },
+      { Time, Date: DateScalar, JSON: JSONScalar, Upload: UploadScalar, ...globalIdScalars },
       connectionResolvers(typeDefs),
       queryComplexityResolvers,
       ...modules.map((m) => m.resolvers),

@@ -4,6 +4,7 @@
  * and at most `wsMessagesPerMinute` messages of any kind (beyond, the socket is closed with 1008, Policy
  * Violation, which graphql-ws clients treat as final rather than reconnecting at once).
  */
+import { unifyIdVariables } from './global-ids.js';
 import { GraphQLError, getOperationAST, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { cleanValue } from '../http/input.js';
 import { NoNullBytes } from './input.js';
@@ -32,7 +33,7 @@ function parsedDocument(schema: GraphQLSchema, documents: Map<string, DocumentNo
   if (cached) return cached;
   let result: DocumentNode | GraphQLError[];
   try {
-    const document = parse(query);
+    const document = unifyIdVariables(schema, parse(query));
     const invalid = validate(schema, document, [...specifiedRules, NoNullBytes]);
     result = invalid.length ? invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED')) : document;
   } catch (error) {

@@ -28,6 +28,7 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { unifyIdVariables } from '../graphql/global-ids.js';
 import { readGraphqlFiles } from '../graphql/schema.js';
 import type { OutputPlan } from './output.js';
 import { snakeCase } from './params.js';
@@ -231,7 +232,10 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
   });
   const fragments = all.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
   const fragmentMap = new Map(fragments.map((f) => [f.name.value, f]));
-  const operations = all.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  // A variable declared ID that stands where a global-ID scalar is expected takes that scalar, as on /api/graphql.
+  const operations = all
+    .filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
+    .map((op) => unifyIdVariables(schema, { kind: Kind.DOCUMENT, definitions: [op, ...fragments] }).definitions[0] as OperationDefinitionNode);
   const compiled = new Map<string, CompiledOperation>();
   for (const op of operations) {
     const name = op.name?.value;

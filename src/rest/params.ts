@@ -13,6 +13,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { invalidParams } from '../errors.js';
+import { globalIdModel, restGlobalId } from '../graphql/global-ids.js';
 import { paramText } from '../http/params.js';
 import type { VariablePlan } from './compile.js';
 
@@ -26,7 +27,22 @@ export function snakeCase(name: string): string {
 const INVALID = Symbol('invalid');
 type Coerced = unknown | typeof INVALID;
 
+/** A global-ID scalar's parameter (CiPipelineID): REST names the record by its numeric id, as GitLab's routes do. */
+function globalIdParam(type: GraphQLScalarType, model: string, raw: unknown): Coerced {
+  const text = typeof raw === 'boolean' ? undefined : paramText(raw)?.trim();
+  if (text === undefined) return INVALID;
+  const gid = restGlobalId(model, text);
+  try {
+    type.parseValue(gid);
+    return gid;
+  } catch {
+    return INVALID;
+  }
+}
+
 function coerceScalar(type: GraphQLScalarType, raw: unknown, required: boolean): Coerced {
+  const model = globalIdModel(type);
+  if (model) return globalIdParam(type, model, raw);
   switch (type.name) {
     case 'Int': {
       const text = typeof raw === 'boolean' ? '' : (paramText(raw)?.trim() ?? '');
@@ -48,7 +64,7 @@ function coerceScalar(type: GraphQLScalarType, raw: unknown, required: boolean):
     case 'JSON':
       return raw;
     default:
-      // Custom scalars (Time, Date, Upload) validate with their own parser; the adapter passes the raw value on. A
+      // Other custom scalars (Time, Date, Upload) validate with their own parser; the adapter passes the raw value on. A
       // blank one is no value where one is required.
       if (raw === '' && required) return INVALID;
       try {

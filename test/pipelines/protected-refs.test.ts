@@ -149,7 +149,7 @@ describe('the rules behind the matrix', () => {
     expect(create.body.data?.pipelineCreate).toEqual({ pipeline: null, errors: refRefused('main').body.message.base });
     for (const [field, id] of [['pipelineRetry', pipelineId], ['pipelineCancel', pipelineId], ['jobPlay', deployId], ['jobRetry', buildId], ['jobCancel', deployId], ['jobErase', buildId]] as const) {
       const kind = field.startsWith('job') ? 'job' : 'pipeline';
-      const res = await t.graphql(`mutation($path: ID, $id: ID!) { ${field}(input: { projectPath: $path, id: $id }) { ${kind} { id } errors } }`, { path, id: String(id) }, token);
+      const res = await t.graphql(`mutation($path: ID, $id: ID!) { ${field}(input: { projectPath: $path, id: $id }) { ${kind} { id } errors } }`, { path, id: `gid://gitlab/${kind === 'job' ? 'Ci::Build' : 'Ci::Pipeline'}/${id}` }, token);
       expect([field, res.body.errors?.[0]?.extensions?.code]).toEqual([field, 'FORBIDDEN']);
     }
   });

@@ -344,7 +344,7 @@ describe('GraphQL', () => {
     const forbidden = await t.graphql(`mutation($id: ID!) { runnerDelete(input: { id: $id }) { errors } }`, { id }, developer.token);
     expect(forbidden.body.data).toEqual({ runnerDelete: null });
     expect(forbidden.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
-    const noJob = await t.graphql(`mutation { jobArtifactsDestroy(input: { clientMutationId: "gone", id: "999999999" }) { clientMutationId errors destroyedArtifactsCount } }`, {}, owner.token);
+    const noJob = await t.graphql(`mutation { jobArtifactsDestroy(input: { clientMutationId: "gone", id: "gid://gitlab/Ci::Build/999999999" }) { clientMutationId errors destroyedArtifactsCount } }`, {}, owner.token);
     expect(noJob.body.data).toEqual({ jobArtifactsDestroy: null });
     expect(noJob.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
     const deleted = await t.graphql(`mutation($id: ID!) { runnerDelete(input: { clientMutationId: "delete", id: $id }) { clientMutationId errors } }`, { id }, owner.token);

@@ -1,0 +1,148 @@
+/**
+ * GitLab's global-ID scalars (`Types::GlobalIDType[Model]`): one per model, named after its class (`Ci::Pipeline` →
+ * `CiPipelineID`), whose values are `gid://gitlab/<Class>/<id>` strings.
+ *
+ * - Input: a string GlobalID parses, of GitLab's app, naming the model or one of its subclasses (a `JobID`, whose
+ *   class is CommitStatus, takes a `Ci::Build`'s), else refused in GitLab's words (`"17" is not a valid Global ID`,
+ *   `"gid://gitlab/Project/1" does not represent an instance of Ci::Pipeline`). Resolvers get the record's numeric
+ *   id (an id no record can have, such as `gid://gitlab/Ci::Pipeline/x`, names nothing: -1).
+ * - Output: a number, or a global ID of the model, as the string.
+ * - A variable declared `ID` may stand where a global-ID scalar is expected, as GitLab lets it
+ *   (`GraphQLExtensions::ScalarExtensions`: "Allow ID to unify with GlobalID Types"): `unifyIdVariables` retypes
+ *   such a variable before validation, so queries written with `$id: ID!` keep working.
+ * - REST passes a path's numeric id (`/pipelines/17`) as the model's global ID (`restGlobalId`).
+ */
+import {
+  GraphQLScalarType,
+  Kind,
+  TypeInfo,
+  getNamedType,
+  isScalarType,
+  parseType,
+  print,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLSchema,
+  type TypeNode,
+  type ValueNode,
+  type VariableDefinitionNode,
+} from 'graphql';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { globalId } from './ids.js';
+
+interface GlobalIdType {
+  /** The model's class, as GitLab names it in its global IDs. */
+  model: string;
+  /** Classes whose global IDs it also takes: the model's subclasses. */
+  subclasses?: readonly string[];
+}
+
+/** The global-ID scalars this schema uses, by GraphQL name (GitLab's), with the class each stands for. */
+export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
+  CiBuildID: { model: 'Ci::Build' },
+  CiJobArtifactID: { model: 'Ci::JobArtifact' },
+  CiPipelineID: { model: 'Ci::Pipeline' },
+  CiPipelineScheduleID: { model: 'Ci::PipelineSchedule' },
+  CiRunnerID: { model: 'Ci::Runner' },
+  GroupID: { model: 'Group' },
+  JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
+  ProjectID: { model: 'Project' },
+  UserID: { model: 'User' },
+};
+
+/** Ruby's `inspect` of what came in, as GitLab's messages quote it. */
+const inspect = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+
+/** GlobalID.parse: `gid://<app>/<Model>/<id>`, the model possibly namespaced, the id anything up to a query string. */
+const GID = /^gid:\/\/([^/]+)\/([A-Za-z][A-Za-z0-9]*(?:::[A-Za-z][A-Za-z0-9]*)*)\/([^/?]+)(?:\?.*)?$/;
+
+function scalar(name: string, type: GlobalIdType): GraphQLScalarType {
+  const classes = new Set([type.model, ...(type.subclasses ?? [])]);
+  const parse = (value: unknown): number => {
+    const match = typeof value === 'string' ? GID.exec(value) : null;
+    if (!match) throw new TypeError(`${inspect(value)} is not a valid Global ID`);
+    if (match[1] !== 'gitlab') throw new TypeError(`${inspect(value)} is not a Gitlab Global ID`);
+    if (!classes.has(match[2])) throw new TypeError(`${inspect(value)} does not represent an instance of ${type.model}`);
+    const id = /^\d{1,10}$/.test(match[3]) ? Number(match[3]) : NaN;
+    return Number.isSafeInteger(id) && id <= 2147483647 ? id : -1;
+  };
+  return new GraphQLScalarType({
+    name,
+    description: `A \`${name}\` is a global ID. It is encoded as a string.\n\nAn example \`${name}\` is: \`"${globalId(type.model, 1)}"\`.`,
+    serialize: (value) => (typeof value === 'number' ? globalId(type.model, value) : String(value)),
+    parseValue: parse,
+    parseLiteral: (ast: ValueNode) => parse(ast.kind === Kind.STRING ? ast.value : ast.kind === Kind.INT ? Number(ast.value) : print(ast)),
+    extensions: { globalIdModel: type.model },
+  });
+}
+
+/** The scalars, for the schema's resolver map. */
+export const globalIdScalars: Record<string, GraphQLScalarType> = Object.fromEntries(
+  Object.entries(GLOBAL_ID_TYPES).map(([name, type]) => [name, scalar(name, type)]),
+);
+
+/** The model a global-ID scalar stands for; undefined for any other scalar. */
+export function globalIdModel(type: GraphQLScalarType): string | undefined {
+  return (type.extensions as { globalIdModel?: string }).globalIdModel;
+}
+
+/** A REST parameter for a global-ID scalar of `model`: a numeral is the model's record by that id; a global ID stays one. */
+export function restGlobalId(model: string, text: string): string {
+  return /^-?\d+$/.test(text) ? `gid://gitlab/${model}/${text}` : text;
+}
+
+function namedTypeOf(node: TypeNode): string {
+  return node.kind === Kind.NAMED_TYPE ? node.name.value : namedTypeOf(node.type);
+}
+
+/**
+ * The document with each variable declared `ID` (in any wrapping) that stands only where one global-ID scalar is
+ * expected retyped to that scalar, wrappings kept; the same document when there is none.
+ */
+export function unifyIdVariables(schema: GraphQLSchema, document: DocumentNode): DocumentNode {
+  const expected = new Map<string, Set<string>>();
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      // A definition's own variable is where it is declared, not where it stands.
+      VariableDefinition: () => false,
+      Variable(node) {
+        const input = typeInfo.getInputType();
+        const named = input ? getNamedType(input) : undefined;
+        const name = named && isScalarType(named) ? named.name : '?';
+        const seen = expected.get(node.name.value) ?? new Set<string>();
+        seen.add(name);
+        expected.set(node.name.value, seen);
+      },
+    }),
+  );
+  const retype = (definition: VariableDefinitionNode): VariableDefinitionNode => {
+    if (namedTypeOf(definition.type) !== 'ID') return definition;
+    const uses = expected.get(definition.variable.name.value);
+    const [only] = uses?.size === 1 ? [...uses] : [];
+    if (!only || !(only in GLOBAL_ID_TYPES)) return definition;
+    return { ...definition, type: parseType(print(definition.type).replace(/\bID\b/, only)) };
+  };
+  let changed = false;
+  const unified = visit(document, {
+    VariableDefinition(node) {
+      const next = retype(node);
+      if (next !== node) changed = true;
+      return next;
+    },
+  });
+  return changed ? unified : document;
+}
+
+/** unifyIdVariables for /api/graphql: the document is retyped before Apollo validates it. */
+export const idVariablesUnified = (schema: GraphQLSchema): ApolloServerPlugin => ({
+  async requestDidStart() {
+    return {
+      async validationDidStart(requestContext) {
+        (requestContext as { document: DocumentNode }).document = unifyIdVariables(schema, requestContext.document);
+      },
+    };
+  },
+});
