@@ -1,4 +1,4 @@
-/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD), JSON and Upload scalars; a bad value fails variable coercion. */
+/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD), Duration (seconds), JSON and Upload scalars; a bad value fails variable coercion. */
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { UploadedFile } from '../uploads/storage.js';
 
@@ -38,6 +38,20 @@ export const DateScalar = new GraphQLScalarType({
   serialize: (value) => (value instanceof Date ? value : parseDate(value)).toISOString().slice(0, 10),
   parseValue: parseDate,
   parseLiteral: (ast) => parseDate(literal(ast)),
+});
+
+function parseDuration(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${String(value)} is not a valid duration`);
+  return value;
+}
+
+/** GitLab's Duration: seconds, fractional. */
+export const Duration = new GraphQLScalarType({
+  name: 'Duration',
+  description: 'Duration between two instants, represented as a fractional number of seconds. For example: 12.3334.',
+  serialize: (value) => parseDuration(typeof value === 'string' ? Number(value) : value),
+  parseValue: parseDuration,
+  parseLiteral: (ast) => parseDuration(ast.kind === Kind.FLOAT || ast.kind === Kind.INT ? Number(ast.value) : undefined),
 });
 
 function jsonLiteral(ast: ValueNode): unknown {

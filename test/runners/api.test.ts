@@ -294,10 +294,10 @@ describe('GraphQL', () => {
       `mutation { runnerCreate(input: { runnerType: INSTANCE_TYPE, description: "gql", tagList: ["a", "b"] }) { runner { id runnerType accessLevel tagList ephemeralAuthenticationToken } errors } }`,
     );
     const runner = created.body.data!.runnerCreate.runner;
-    expect(runner).toMatchObject({ runnerType: 'instance_type', accessLevel: 'NOT_PROTECTED', tagList: ['a', 'b'], ephemeralAuthenticationToken: expect.stringMatching(/^glrt-/) });
+    expect(runner).toMatchObject({ runnerType: 'INSTANCE_TYPE', accessLevel: 'NOT_PROTECTED', tagList: ['a', 'b'], ephemeralAuthenticationToken: expect.stringMatching(/^glrt-/) });
     expect(runner.id).toMatch(/^gid:\/\/gitlab\/Ci::Runner\/\d+$/);
     const read = await t.graphql(`query($id: ID!) { runner(id: $id) { description paused status restStatus ephemeralAuthenticationToken } }`, { id: runner.id });
-    expect(read.body.data).toEqual({ runner: { description: 'gql', paused: false, status: 'never_contacted', restStatus: 'never_contacted', ephemeralAuthenticationToken: null } });
+    expect(read.body.data).toEqual({ runner: { description: 'gql', paused: false, status: 'NEVER_CONTACTED', restStatus: 'never_contacted', ephemeralAuthenticationToken: null } });
     const updated = await t.graphql(`mutation($id: ID!) { runnerUpdate(input: { id: $id, paused: true }) { runner { paused } errors } }`, { id: runner.id });
     expect(updated.body.data).toEqual({ runnerUpdate: { runner: { paused: true }, errors: [] } });
     const deleted = await t.graphql(`mutation($id: ID!) { runnerDelete(input: { id: $id }) { errors } }`, { id: runner.id });
