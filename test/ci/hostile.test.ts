@@ -138,8 +138,11 @@ describe('planning on a worker thread', () => {
   });
 
   it('stops a thread busy computing past the deadline', async () => {
-    const planner = new Planner(1, 500);
-    const big = Array.from({ length: 6000 }, (_, i) => `job${i}:\n  script: [echo ${i}, make test-${i}]\n  tags: [linux]\n`).join('');
+    // 3,000 jobs: within every size bound (6,000 are too big, refused before the deadline on a fast machine), and
+    // about 300 ms of planning on an idle one, twice the deadline; a loaded machine slows the planning as much as it
+    // stretches nothing else. A trivial plan takes a few ms once its thread is ready (the deadline starts then).
+    const planner = new Planner(1, 150);
+    const big = Array.from({ length: 3000 }, (_, i) => `job${i}:\n  script: [echo ${i}, make test-${i}]\n  tags: [linux]\n`).join('');
     // Warm the thread first, so the deadline falls inside the planning, not the thread's start.
     await planner.plan('job:\n  script: x\n', context());
     expect((await planner.plan(big, context())).errors).toEqual([TIMEOUT_MESSAGE]);
