@@ -11,7 +11,7 @@
  */
 import { GraphQLError, isInputObjectType, isNonNullType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Context } from '../context.js';
-import { isCoded, type ErrorExtensions } from '../errors.js';
+import { fromDatabase, isCoded, type ErrorExtensions } from '../errors.js';
 import { snakeCase } from '../rest/params.js';
 
 type Input = { clientMutationId?: string | null } & Record<string, unknown>;
@@ -29,9 +29,11 @@ export function relayMutations(schema: GraphQLSchema): GraphQLSchema {
         return { errors: [], ...payload, clientMutationId };
       } catch (error) {
         if (ctx.mutationErrors === 'throw') throw error;
-        const errors = payloadErrors(error);
+        // A duplicate that passed the service's check and met a unique index is the check's refusal (fromDatabase).
+        const coded = fromDatabase(error) ?? error;
+        const errors = payloadErrors(coded);
         if (errors) return { errors, clientMutationId };
-        throw resourceNotAvailable(error);
+        throw resourceNotAvailable(coded);
       }
     };
   }
