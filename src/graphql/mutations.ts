@@ -44,7 +44,7 @@ export function relayMutations(schema: GraphQLSchema): GraphQLSchema {
  * GitLab's `ResourceNotAvailable`, which a mutation raises for an object that is missing or that the caller may not
  * change (`authorized_find!`), worded alike so the two cannot be told apart; the code stays for clients that read it.
  */
-export const RESOURCE_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
+const RESOURCE_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
 
 function resourceNotAvailable(error: unknown): unknown {
   if (!isCoded(error)) return error;
@@ -54,7 +54,7 @@ function resourceNotAvailable(error: unknown): unknown {
 }
 
 /** One argument, `input`, of a non-null input object type: graphql-ruby's relay shape. */
-export function isRelay(args: readonly { name: string; type: unknown }[]): boolean {
+function isRelay(args: readonly { name: string; type: unknown }[]): boolean {
   return args.length === 1 && args[0].name === 'input' && isNonNullType(args[0].type) && isInputObjectType(args[0].type.ofType);
 }
 

@@ -232,16 +232,13 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
   });
   const fragments = all.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
   const fragmentMap = new Map(fragments.map((f) => [f.name.value, f]));
-  // A variable declared ID that stands where a global-ID scalar is expected takes that scalar, as on /api/graphql.
-  const operations = all
-    .filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
-    .map((op) => unifyIdVariables(schema, { kind: Kind.DOCUMENT, definitions: [op, ...fragments] }).definitions[0] as OperationDefinitionNode);
+  const operations = all.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const compiled = new Map<string, CompiledOperation>();
-  for (const op of operations) {
-    const name = op.name?.value;
+  for (const written of operations) {
+    const name = written.name?.value;
     if (!name) throw new Error('graphql/rest: every operation needs a name');
     if (compiled.has(name)) throw new Error(`graphql/rest: operation ${name} is defined twice`);
-    if (op.operation === 'subscription') throw new Error(`graphql/rest: ${name} is a subscription`);
+    if (written.operation === 'subscription') throw new Error(`graphql/rest: ${name} is a subscription`);
     // Each operation carries only the fragments it uses (transitively), so validation sees no unused fragment.
     const used = new Set<string>();
     const collect = (set: SelectionSetNode) => {
@@ -253,8 +250,10 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
         } else if (s.kind !== Kind.FRAGMENT_SPREAD && s.selectionSet) collect(s.selectionSet);
       }
     };
-    collect(op.selectionSet);
-    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [op, ...fragments.filter((f) => used.has(f.name.value))] };
+    collect(written.selectionSet);
+    // A variable declared ID that stands where a global-ID scalar is expected takes that scalar, as on /api/graphql.
+    const document = unifyIdVariables(schema, { kind: Kind.DOCUMENT, definitions: [written, ...fragments.filter((f) => used.has(f.name.value))] });
+    const op = document.definitions[0] as OperationDefinitionNode;
     const root = op.operation === 'query' ? schema.getQueryType() : schema.getMutationType();
     if (!root) throw new Error(`graphql/rest: ${name}: schema has no ${op.operation} type`);
     const relay = relayInputVariables(schema, op);
@@ -282,7 +281,7 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       document,
       run: (context, variables) => jitCompiled().query(undefined, context, relay.build(variables)),
       compiled: jitCompiled,
-      kind: op.operation,
+      kind: written.operation,
       rootFields: op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.alias?.value ?? s.name.value] : [])),
       variables,
       output: prune(merge(planSelection(schema, root, op.selectionSet, fragmentMap))),
