@@ -1,0 +1,591 @@
+/**
+ * The parts policies are built from: who the actor is (memberships, levels), the subjects abilities are asked
+ * about, and rules (a check for one subject and the same rule as a list filter) with the combinators that join
+ * them. `src/auth/policy.ts` names GitLab's abilities from these; a domain module's `policy.ts` names its own the
+ * same way and the one table in policy.ts takes them in.
+ */
+import type { Prisma } from '../db/database.js';
+import { AccessLevel } from './access-levels.js';
+import { FEATURE_COLUMNS, defaultFeatureLevels, featureLevel, requiredMinimumAccessLevel, type ProjectFeatureLevels, type ProjectFeatureName } from './project-features.js';
+import type { Viewer } from './viewer.js';
+
+export interface Memberships {
+  groups: ReadonlyMap<number, number>;
+  projects: ReadonlyMap<number, number>;
+  /**
+   * Levels granted by shares (GitLab's group_group_links and project_group_links), already the lesser of the share's
+   * level and the user's own in the invited group: by shared group (its descendants inherit it) and by shared project.
+   */
+  sharedGroups?: ReadonlyMap<number, number>;
+  sharedProjects?: ReadonlyMap<number, number>;
+}
+
+/** The viewer with the memberships their abilities depend on. */
+export interface Actor {
+  viewer: Viewer | null;
+  memberships: Memberships;
+  /**
+   * Every namespace on the path to a group or project the user is a member of (their own groups included), for
+   * the abilities in NEEDS_ANCESTORS; absent, those abilities count on direct and inherited memberships only.
+   */
+  ancestors?: ReadonlySet<number>;
+  /**
+   * For a CI job token: the projects besides its own whose inbound job token scope lets the job in (src/auth/job-tokens.ts),
+   * as far as the request has asked; absent, the job reaches its own project only.
+   */
+  jobReach?: ReadonlySet<number>;
+}
+
+/** What deciding access to a namespace (personal or group) needs. */
+export interface NamespaceSubject {
+  id: number;
+  kind: string;
+  visibility: string;
+  ownerId: number | null;
+  traversalIds: number[];
+}
+
+/** A group with the settings that decide who may create projects and subgroups in it. */
+export interface GroupSettingsSubject extends NamespaceSubject {
+  projectCreationLevel: string;
+  subgroupCreationLevel: string;
+}
+
+export interface ProjectSubject {
+  id: number;
+  visibility: string;
+  /** An archived project refuses writes (GitLab's ProjectPolicy `archived` rule); absent counts as not archived. */
+  archived?: boolean;
+  /** Its feature levels (GitLab's project_features, src/auth/project-features.ts); absent or null: GitLab's defaults. */
+  features?: ProjectFeatureLevels | null;
+  namespace: NamespaceSubject;
+}
+
+/**
+ * Only what deciding access to a project reads, copied out of its row: for what keeps a subject long (a live
+ * subscription checks it on every message), so that it does not keep the whole row and its namespace's owner.
+ */
+export function projectSubject(project: ProjectSubject): ProjectSubject {
+  const { namespace } = project;
+  return {
+    id: project.id,
+    visibility: project.visibility,
+    archived: project.archived,
+    features: project.features,
+    namespace: { id: namespace.id, kind: namespace.kind, visibility: namespace.visibility, ownerId: namespace.ownerId, traversalIds: namespace.traversalIds },
+  };
+}
+
+export interface UserSubject {
+  id: number;
+}
+
+/** One access level of a protected ref (a protected branch's push, merge or unprotect level) on its project. */
+export interface ProtectedRefAccessSubject {
+  project: ProjectSubject;
+  accessLevel: number;
+}
+
+/** A job's log on its project: debug-mode logs (CI_DEBUG_TRACE, CI_DEBUG_SERVICES) may show secrets. */
+export interface BuildTraceSubject {
+  project: ProjectSubject;
+  debugMode: boolean;
+}
+
+/** What owns CI/CD variables below the instance: a project or a group. */
+export type CiVariablesOwnerSubject = { project: ProjectSubject } | { group: NamespaceSubject };
+
+/** A pipeline schedule, by its project and the user it runs as. */
+export interface PipelineScheduleSubject {
+  project: ProjectSubject;
+  ownerId: number | null;
+}
+
+/**
+ * A branch or tag of a project (a pipeline's or a job's ref), with the access levels of the protected branch rules
+ * that cover it (what GitLab's Gitlab::UserAccess reads): `protection` is null when no rule covers the ref. Tags are
+ * never protected here (this server has no protected tags), so a tag's is always null.
+ */
+export interface RefSubject {
+  project: ProjectSubject;
+  protection: { push: readonly number[]; merge: readonly number[] } | null;
+}
+
+/** A job, by its project, its ref and the user who ran it (Ci::BuildPolicy's `owner_of_job`). */
+export interface JobSubject extends RefSubject {
+  userId: number | null;
+}
+
+/** A pipeline trigger token, by its project and its owner (Ci::TriggerPolicy). */
+export interface TriggerSubject {
+  project: ProjectSubject;
+  ownerId: number | null;
+}
+
+/** A user whose profile (activity, contributions) may be private. */
+export interface ProfileSubject extends UserSubject {
+  privateProfile: boolean;
+}
+
+/** A direct membership of a group, with what GitLab's GroupMemberPolicy reads. */
+export interface GroupMemberSubject {
+  group: NamespaceSubject;
+  userId: number;
+  /** Whether the member is the group's last Owner (GroupMember#last_owner_of_the_group?): nobody may change or remove them. */
+  lastOwner: boolean;
+}
+
+/** A direct membership of a project, with what GitLab's ProjectMemberPolicy and member services read. */
+export interface ProjectMemberSubject {
+  project: ProjectSubject;
+  userId: number;
+  accessLevel: number;
+}
+
+/** A personal access token, by its owner. */
+export interface TokenSubject {
+  userId: number;
+}
+
+/** A runner, with what deciding access to it needs: the group of a group runner, the projects of a project runner. */
+export interface RunnerSubject {
+  runnerType: string;
+  locked: boolean;
+  group: NamespaceSubject | null;
+  projects: readonly ProjectSubject[];
+}
+
+export const NO_MEMBERSHIPS: Memberships = { groups: new Map(), projects: new Map() };
+
+/** An actor who holds no memberships (anonymous callers, and checks that never depend on them). */
+export function actorWithoutMemberships(viewer: Viewer | null): Actor {
+  return { viewer, memberships: NO_MEMBERSHIPS };
+}
+
+/** The viewer's effective level in a namespace: owner of a personal one, else the highest membership up the group tree. */
+export function namespaceLevel(actor: Actor, ns: NamespaceSubject): number {
+  const viewer = actor.viewer;
+  if (!viewer) return AccessLevel.NO_ACCESS;
+  if (ns.kind === 'user') return ns.ownerId === viewer.id ? AccessLevel.OWNER : AccessLevel.NO_ACCESS;
+  const { groups, sharedGroups } = actor.memberships;
+  return Math.max(
+    AccessLevel.NO_ACCESS,
+    ...ns.traversalIds.map((id) => Math.max(groups.get(id) ?? AccessLevel.NO_ACCESS, sharedGroups?.get(id) ?? AccessLevel.NO_ACCESS)),
+  );
+}
+
+/** The viewer's effective level on a project: direct membership, a share with one of their groups, or inherited from its namespace. */
+export function projectLevel(actor: Actor, project: ProjectSubject): number {
+  const { projects, sharedProjects } = actor.memberships;
+  return Math.max(
+    projects.get(project.id) ?? AccessLevel.NO_ACCESS,
+    sharedProjects?.get(project.id) ?? AccessLevel.NO_ACCESS,
+    namespaceLevel(actor, project.namespace),
+  );
+}
+
+/** The viewer's own level on the project through a direct membership only. */
+export function directProjectLevel(actor: Actor, project: ProjectSubject): number {
+  return actor.memberships.projects.get(project.id) ?? AccessLevel.NO_ACCESS;
+}
+
+export function heldAtLeast(levels: ReadonlyMap<number, number>, min: number, shared?: ReadonlyMap<number, number>): number[] {
+  const ids = [...levels].filter(([, level]) => level >= min).map(([id]) => id);
+  if (shared) for (const [id, level] of shared) if (level >= min) ids.push(id);
+  return ids;
+}
+
+/** A rule: a check for one subject, and the same rule as a list filter (true: all rows; false: none). */
+export interface Rule<S, W> {
+  allows(actor: Actor, subject: S): boolean;
+  where(actor: Actor): W | boolean;
+  /** A rule about projects (its filter is one of projects): a CI job token's allowlist applies to it. */
+  onProjects?: boolean;
+}
+
+/** Rules joined by OR (any of them) or AND (all of them), as the check for one subject and as the list filter. */
+export function joined<S, W>(join: 'OR' | 'AND', rules: Rule<S, W>[]): Rule<S, W> {
+  const any = join === 'OR';
+  return {
+    onProjects: rules.some((r) => r.onProjects),
+    allows: (actor, subject) => (any ? rules.some((r) => r.allows(actor, subject)) : rules.every((r) => r.allows(actor, subject))),
+    where(actor) {
+      const parts = rules.map((r) => r.where(actor));
+      // Under OR a rule allowing every row decides, under AND one allowing none; the opposite adds nothing.
+      if (parts.includes(any)) return any;
+      const filters = parts.filter((p): p is W => p !== !any);
+      return filters.length === 0 ? !any : filters.length === 1 ? filters[0] : ({ [join]: filters } as W);
+    },
+  };
+}
+
+export function anyOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+  return joined('OR', rules);
+}
+
+/** Every rule at once. */
+export function allOf<S, W>(...rules: Rule<S, W>[]): Rule<S, W> {
+  return joined('AND', rules);
+}
+
+export const signedInInternal = (actor: Actor) => !!actor.viewer && !actor.viewer.external;
+
+/** Public to everyone; internal to every signed-in user who is not external. */
+export function visible<W>(): Rule<{ visibility: string }, W> {
+  return {
+    allows: (actor, s) => s.visibility === 'public' || (s.visibility === 'internal' && signedInInternal(actor)),
+    where: (actor) => ({ visibility: { in: signedInInternal(actor) ? ['public', 'internal'] : ['public'] } }) as W,
+  };
+}
+
+/** Administrators (GitLab's `admin_all_resources`; this server has no admin mode). */
+export const administrator: Rule<unknown, never> = {
+  allows: (actor) => !!actor.viewer?.admin,
+  where: (actor) => !!actor.viewer?.admin,
+};
+
+export function namespaceMember(min: number): Rule<NamespaceSubject, Prisma.NamespaceWhereInput> {
+  return {
+    allows: (actor, ns) => namespaceLevel(actor, ns) >= min,
+    where(actor) {
+      const viewer = actor.viewer;
+      if (!viewer) return false;
+      // The owner of a personal namespace holds Owner on it, the highest level.
+      const { groups, sharedGroups } = actor.memberships;
+      return { OR: [{ traversalIds: { hasSome: heldAtLeast(groups, min, sharedGroups) } }, { kind: 'user', ownerId: viewer.id }] };
+    },
+  };
+}
+
+export function projectMember(min: number): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
+  return {
+    onProjects: true,
+    allows: (actor, project) => projectLevel(actor, project) >= min,
+    where(actor) {
+      const viewer = actor.viewer;
+      if (!viewer) return false;
+      const { groups, projects, sharedGroups, sharedProjects } = actor.memberships;
+      return {
+        OR: [
+          { id: { in: heldAtLeast(projects, min, sharedProjects) } },
+          { namespace: { traversalIds: { hasSome: heldAtLeast(groups, min, sharedGroups) } } },
+          { namespace: { kind: 'user', ownerId: viewer.id } },
+        ],
+      };
+    },
+  };
+}
+
+/**
+ * GitLab's `has_projects` and descendant access: a member of a group's subgroup or of a project inside it may read
+ * the group (its name and path; what the group holds is filtered by each item's own rule).
+ */
+export const memberBelow: Rule<NamespaceSubject, Prisma.NamespaceWhereInput> = {
+  allows: (actor, ns) => !!actor.ancestors?.has(ns.id),
+  where: (actor) => (actor.ancestors?.size ? { id: { in: [...actor.ancestors] } } : false),
+};
+
+export function groupsOnly<W, S extends NamespaceSubject = NamespaceSubject>(rule: Rule<S, W>): Rule<S, W> {
+  return {
+    allows: (actor, ns) => ns.kind === 'group' && rule.allows(actor, ns),
+    where: (actor) => {
+      const w = rule.where(actor);
+      return w === false ? false : ({ AND: [{ kind: 'group' }, ...(w === true ? [] : [w])] } as W);
+    },
+  };
+}
+
+export const self: Rule<UserSubject, Prisma.UserWhereInput> = {
+  allows: (actor, user) => actor.viewer?.id === user.id,
+  where: (actor) => (actor.viewer ? { id: actor.viewer.id } : false),
+};
+
+export const publicProfile: Rule<ProfileSubject, Prisma.UserWhereInput> = {
+  allows: (_actor, user) => !user.privateProfile,
+  where: () => ({ privateProfile: false }),
+};
+
+export const tokenOwner: Rule<TokenSubject, Prisma.PersonalAccessTokenWhereInput> = {
+  allows: (actor, token) => actor.viewer?.id === token.userId,
+  where: (actor) => (actor.viewer ? { userId: actor.viewer.id } : false),
+};
+
+/**
+ * GitLab's project_creation_level: who may create projects in a group (administrators too, except under `noone`);
+ * in a personal namespace, its owner.
+ */
+export const projectCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
+  allows(actor, ns) {
+    if (ns.kind === 'user') return namespaceLevel(actor, ns) >= OWNER;
+    const level = ns.projectCreationLevel;
+    if (level === 'noone') return false;
+    if (actor.viewer?.admin) return true;
+    const min = PROJECT_CREATION_MINIMUM[level];
+    return min !== undefined && namespaceLevel(actor, ns) >= min;
+  },
+  where(actor) {
+    const viewer = actor.viewer;
+    if (!viewer) return false;
+    const or: Prisma.NamespaceWhereInput[] = [{ kind: 'user', ownerId: viewer.id }];
+    if (viewer.admin) or.push({ kind: 'group', projectCreationLevel: { not: 'noone' } });
+    else {
+      for (const [level, min] of Object.entries(PROJECT_CREATION_MINIMUM)) {
+        or.push({ kind: 'group', projectCreationLevel: level, traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min, actor.memberships.sharedGroups) } });
+      }
+    }
+    return { OR: or };
+  },
+};
+
+/** GitLab's subgroup_creation_level: Owners, and Maintainers when the group lets them. */
+export const subgroupCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
+  allows: (actor, ns) => namespaceLevel(actor, ns) >= (ns.subgroupCreationLevel === 'maintainer' ? MAINTAINER : OWNER),
+  where(actor) {
+    if (!actor.viewer) return false;
+    const { groups, sharedGroups } = actor.memberships;
+    return {
+      OR: [
+        { traversalIds: { hasSome: heldAtLeast(groups, OWNER, sharedGroups) } },
+        { subgroupCreationLevel: 'maintainer', traversalIds: { hasSome: heldAtLeast(groups, MAINTAINER, sharedGroups) } },
+      ],
+    };
+  },
+};
+
+export const groupCreator: Rule<null, never> = {
+  allows: (actor) => !!actor.viewer?.canCreateGroup,
+  where: (actor) => !!actor.viewer?.canCreateGroup,
+};
+
+const { GUEST, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+
+/** The level each project_creation_level asks of a member (`administrator`: none is enough). */
+export const PROJECT_CREATION_MINIMUM: Readonly<Record<string, number>> = { owner: OWNER, maintainer: MAINTAINER, developer: DEVELOPER };
+
+/**
+ * GitLab's owned runners (User#ci_owned_runners): group runners of groups the user owns (subgroups included), and
+ * project runners of projects the user maintains.
+ */
+export const runnerOwner: Rule<RunnerSubject, Prisma.RunnerWhereInput> = {
+  allows(actor, runner) {
+    if (runner.runnerType === 'group_type') return runner.group !== null && namespaceLevel(actor, runner.group) >= OWNER;
+    if (runner.runnerType === 'project_type') return runner.projects.some((project) => projectLevel(actor, project) >= MAINTAINER);
+    return false;
+  },
+  where(actor) {
+    const groups = namespaceMember(OWNER).where(actor);
+    const projects = projectMember(MAINTAINER).where(actor);
+    const or: Prisma.RunnerWhereInput[] = [];
+    if (groups !== false) or.push({ runnerType: 'group_type', namespace: groups === true ? {} : groups });
+    if (projects !== false) or.push({ runnerType: 'project_type', projects: { some: { project: projects === true ? {} : projects } } });
+    return or.length ? { OR: or } : false;
+  },
+};
+
+/** Instance runners: every signed-in user sees them (GitLab's `authenticate_show_runner!`). */
+export const instanceRunner: Rule<RunnerSubject, Prisma.RunnerWhereInput> = {
+  allows: (actor, runner) => !!actor.viewer && runner.runnerType === 'instance_type',
+  where: (actor) => (actor.viewer ? { runnerType: 'instance_type' } : false),
+};
+
+/** An owned runner that is not locked to its projects may be enabled for another (GitLab's `assign_runner`). */
+export const unlockedOwnedRunner: Rule<RunnerSubject, never> = {
+  allows: (actor, runner) => !runner.locked && runnerOwner.allows(actor, runner),
+  where: () => false,
+};
+
+/** Creating a runner for a group (its Owners) or a project (its Maintainers); GitLab's `create_runner` on either. */
+export const runnerScopeOwner: Rule<NamespaceSubject | ProjectSubject, never> = {
+  allows: (actor, scope) => ('namespace' in scope ? projectLevel(actor, scope) >= MAINTAINER : scope.kind === 'group' && namespaceLevel(actor, scope) >= OWNER),
+  where: () => false,
+};
+
+/**
+ * GitLab's ProtectedRefAccess#check_access: "No one" lets nobody through, "Admins" only administrators, any other
+ * level the members holding it on the project (administrators get no pass there, as in GitLab). Asked about one
+ * ref at a time, never as a list filter.
+ */
+export const protectedRefAccess: Rule<ProtectedRefAccessSubject, never> = {
+  allows(actor, { project, accessLevel }) {
+    if (!actor.viewer || accessLevel === AccessLevel.NO_ACCESS) return false;
+    if (accessLevel === AccessLevel.ADMIN) return actor.viewer.admin;
+    return projectLevel(actor, project) >= accessLevel;
+  },
+  where: () => false,
+};
+
+/**
+ * GitLab's admin_cicd_variables, which its ProjectPolicy grants Maintainers and its GroupPolicy Owners (GitLab's
+ * custom roles, which may grant it to others, do not exist here). Asked about one owner at a time, never as a list
+ * filter.
+ */
+export const cicdVariablesAdmin: Rule<CiVariablesOwnerSubject, never> = {
+  allows: (actor, owner) => ('project' in owner ? projectLevel(actor, owner.project) >= MAINTAINER : owner.group.kind === 'group' && namespaceLevel(actor, owner.group) >= OWNER),
+  where: () => false,
+};
+
+/**
+ * Ci::PipelineSchedulePolicy's `owner_of_schedule & can?(:update_build)`: the schedule's owner while they are a
+ * Developer or above. Asked about one schedule at a time, never as a list filter.
+ */
+export const scheduleOwner: Rule<PipelineScheduleSubject, never> = {
+  allows: (actor, schedule) => !!actor.viewer && schedule.ownerId === actor.viewer.id && projectLevel(actor, schedule.project) >= DEVELOPER,
+  where: () => false,
+};
+
+/** A rule about a schedule's project (`can?(:admin_pipeline)` in Ci::PipelineSchedulePolicy). */
+export function onScheduleProject(rule: Rule<ProjectSubject, unknown>): Rule<PipelineScheduleSubject, never> {
+  return { allows: (actor, schedule) => rule.allows(actor, schedule.project), where: () => false };
+}
+
+/** A group's Owners (and administrators): GroupPolicy's admin_group, remove_group and admin_group_member. */
+export const groupOwners = groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)));
+export const adminGroupMember = groupOwners;
+export const adminProjectMember = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER));
+export const manageOwners = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER));
+
+/**
+ * GroupMemberPolicy's update_group_member and destroy_group_member: those who administer the group's members, and
+ * for removal the member themselves (leaving); never the last Owner. Asked about one membership, never as a list filter.
+ */
+export function groupMembership(memberMayLeave: boolean): Rule<GroupMemberSubject, never> {
+  return {
+    allows: (actor, m) => !m.lastOwner && (adminGroupMember.allows(actor, m.group) || (memberMayLeave && actor.viewer?.id === m.userId)),
+    where: () => false,
+  };
+}
+
+/**
+ * ProjectMemberPolicy's update_project_member and destroy_project_member, with Members::UpdateService's and
+ * DestroyService's owner rule: Maintainers and up change members, a member may leave, the holder of a personal
+ * project's namespace is never changed, and an Owner's membership only by those who manage owners.
+ */
+export function projectMembership(memberMayLeave: boolean): Rule<ProjectMemberSubject, never> {
+  return {
+    allows(actor, m) {
+      const { namespace } = m.project;
+      if (namespace.kind === 'user' && namespace.ownerId === m.userId) return false;
+      if (m.accessLevel >= OWNER && !manageOwners.allows(actor, m.project)) return false;
+      return adminProjectMember.allows(actor, m.project) || (memberMayLeave && actor.viewer?.id === m.userId);
+    },
+    where: () => false,
+  };
+}
+
+/** GitLab's `rule { archived }.prevent(*archived_abilities)`: nobody, administrators included, writes to an archived project. */
+export function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
+  return {
+    onProjects: true,
+    allows: (actor, project) => !project.archived && rule.allows(actor, project),
+    where: (actor) => {
+      const w = rule.where(actor);
+      return w === false ? false : { AND: [{ archived: false }, ...(w === true ? [] : [w])] };
+    },
+  };
+}
+
+/** Projects whose feature stands at one of these levels (a project without its row of features counts at GitLab's default). */
+export function featureAt(feature: ProjectFeatureName, levels: string[]): Prisma.ProjectWhereInput {
+  const column = FEATURE_COLUMNS[feature];
+  const atLevel: Prisma.ProjectWhereInput = { features: { is: { [column]: { in: levels } } } };
+  // Only features whose default does not depend on the project's visibility reach here (never pages).
+  return levels.includes(defaultFeatureLevels('private')[column]) ? { OR: [atLevel, { features: { is: null } }] } : atLevel;
+}
+
+/**
+ * ProjectPolicy's access_allowed_to?(feature): a `disabled` feature is allowed to nobody (administrators and Owners
+ * included), a `private` one to administrators and the members holding the feature's minimum level, an `enabled` one
+ * to everyone (whom the ability's own rule then lets in or not). With `unlessDisabled`, a disabled feature allows
+ * everyone: GitLab's pipelines stay readable when CI/CD is turned off (`builds_disabled & ~internal_builds_disabled`).
+ */
+export function featureAllowed(feature: ProjectFeatureName, unlessDisabled = false): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
+  const members = projectMember(requiredMinimumAccessLevel(feature));
+  const open = unlessDisabled ? ['disabled', 'enabled', 'public'] : ['enabled', 'public'];
+  return {
+    onProjects: true,
+    allows(actor, project) {
+      const level = featureLevel(project, feature);
+      if (level === 'private') return !!actor.viewer?.admin || members.allows(actor, project);
+      return open.includes(level);
+    },
+    where(actor) {
+      const privateTo = actor.viewer?.admin ? true : members.where(actor);
+      if (privateTo === false) return featureAt(feature, open);
+      const privateRows = featureAt(feature, ['private']);
+      return { OR: [featureAt(feature, open), privateTo === true ? privateRows : { AND: [privateRows, privateTo] }] };
+    },
+  };
+}
+
+/** GitLab's `repository_disabled`: the repository (code, pushes, forks, and CI/CD, which runs on it) hidden from the viewer. */
+export const repositoryFeature = featureAllowed('repository');
+/** Jobs, their logs and pipeline schedules: GitLab's `builds_disabled | repository_disabled` prevents them. */
+export const buildsFeature = allOf(repositoryFeature, featureAllowed('builds'));
+/** Pipelines: GitLab's `(builds_disabled & ~internal_builds_disabled) | repository_disabled` prevents them. */
+export const pipelinesFeature = allOf(repositoryFeature, featureAllowed('builds', true));
+
+/** ProjectPolicy's `owner_access`: the project's Owners and administrators (those who manage owners). */
+export const projectOwner = manageOwners;
+
+export const readBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), buildsFeature);
+export const updateBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), buildsFeature);
+
+/**
+ * GitLab's BuildPolicy read_build_trace: whoever reads the job reads its log, except that a job in debug mode shows
+ * it only to those who may update builds (Developers and up). Asked about one job at a time, never as a list filter.
+ */
+export const buildTrace: Rule<BuildTraceSubject, never> = {
+  allows: (actor, { project, debugMode }) => readBuild.allows(actor, project) && (!debugMode || updateBuild.allows(actor, project)),
+  where: () => false,
+};
+
+export const pushCode = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), repositoryFeature);
+export const adminBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)), buildsFeature);
+
+/**
+ * Gitlab::UserAccess#can_update_branch? (can_push_to_branch? or can_merge_to_branch?; can_create_tag? for a tag, which
+ * no rule protects here): `push_code` on the project, and on a protected ref a push or merge level of a covering rule
+ * (ProtectedRefAccess, which asks `push_code` too). Asked about one ref at a time, never as a list filter.
+ */
+export const refUpdater: Rule<RefSubject, never> = {
+  allows(actor, ref) {
+    if (!pushCode.allows(actor, ref.project)) return false;
+    if (!ref.protection) return true;
+    const { project, protection } = ref;
+    return [...protection.push, ...protection.merge].some((accessLevel) => protectedRefAccess.allows(actor, { project, accessLevel }));
+  },
+  where: () => false,
+};
+
+/**
+ * A project ability asked of the project, or of one of its pipelines or jobs: Ci::PipelinePolicy and Ci::BuildPolicy
+ * delegate to ProjectPolicy, then prevent it on a protected ref the viewer may not update (their `protected_ref`).
+ * Asked about one subject at a time, never as a list filter.
+ */
+export function onProtectedRef(rule: Rule<ProjectSubject, unknown>): Rule<ProjectSubject | RefSubject, never> {
+  return {
+    allows: (actor, subject) => ('protection' in subject ? rule.allows(actor, subject.project) && refUpdater.allows(actor, subject) : rule.allows(actor, subject)),
+    where: () => false,
+  };
+}
+
+/** Ci::BuildPolicy's job writes (`update_build`, asked of one job): none on a protected ref the viewer may not update. */
+export const jobWriter: Rule<JobSubject, never> = onProtectedRef(updateBuild);
+
+/**
+ * Ci::BuildPolicy's erase_build: `admin_build`, or `update_build` for the user who ran the job on an unprotected ref;
+ * never on a protected ref the viewer may not update.
+ */
+export const jobEraser: Rule<JobSubject, never> = {
+  allows: (actor, job) =>
+    (adminBuild.allows(actor, job.project) || (updateBuild.allows(actor, job.project) && !job.protection && !!actor.viewer && job.userId === actor.viewer.id)) &&
+    refUpdater.allows(actor, job),
+  where: () => false,
+};
+
+/** Ci::TriggerPolicy's admin_trigger: the trigger's owner, while they may `admin_build` on its project. */
+export const triggerOwner: Rule<TriggerSubject, never> = {
+  allows: (actor, trigger) => !!actor.viewer && trigger.ownerId === actor.viewer.id && adminBuild.allows(actor, trigger.project),
+  where: () => false,
+};
+
