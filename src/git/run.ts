@@ -2,10 +2,11 @@
  * Runs the `git` program, as GitLab does through Gitaly: every repository read and write goes through here (or
  * through `spawnGit` for the streams of git over HTTP). Each run sees only the repository it is given: no system
  * or user configuration, no terminal prompts, no inherited GIT_* variables. At most a few runs at a time per
- * process; the others wait their turn, so a burst of requests cannot fork without bound.
+ * process; the others wait their turn, so a burst of requests cannot fork without bound. Runs start in the git
+ * spawner (src/git/spawner.ts), never in this process, whose memory makes every start stall its event loop.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { spawner, type GitProcess } from './spawner.js';
 
 /** A git run that ended other than expected: its exit code and what it said. */
 export class GitError extends Error {
@@ -72,7 +73,7 @@ export async function git(gitDir: string, args: readonly string[], options: GitO
   const release = await slot();
   try {
     return await new Promise<GitResult>((resolve, reject) => {
-      const child = spawn('git', args, { env: isolatedEnv(gitDir, options.env), cwd: gitDir, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawnGit(gitDir, args, options.env);
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let size = 0;
@@ -111,6 +112,6 @@ export async function gitText(gitDir: string, args: readonly string[], options?:
  * Starts `git <args>` with its streams open to the caller (git over HTTP streams packs through it, never
  * holding one in memory). The caller owns the process: it must consume stdout and wait for `close`.
  */
-export function spawnGit(gitDir: string, args: readonly string[], env?: Record<string, string>): ChildProcess {
-  return spawn('git', args, { env: isolatedEnv(gitDir, env), cwd: gitDir, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnGit(gitDir: string, args: readonly string[], env?: Record<string, string>): GitProcess {
+  return spawner.run({ args, env: isolatedEnv(gitDir, env), cwd: gitDir });
 }

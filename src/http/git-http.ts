@@ -6,7 +6,7 @@
  * repositories service (Basic authentication as GitLab's git clients use it, `download_code`, `push_code`, and per
  * ref `authorizeRefUpdate` from the pre-receive hook); every push ends in one `refsUpdated` with the refs git updated.
  */
-import type { ChildProcess } from 'node:child_process';
+import type { GitProcess } from '../git/spawner.js';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { NextFunction, Request, Response } from 'express';
@@ -207,7 +207,7 @@ export function gitHttp({ app, authenticators, hooks }: GitHttpOptions) {
    * away, and resolves when both are done. A git that fails before saying anything read a request it could not
    * parse when `clientInput` (a 400, as git http-backend's clients see it), else failed on its own (a 500).
    */
-  function stream(res: Response, child: ChildProcess, contentType: string, preamble: string, done: (() => Promise<void>) | null, clientInput: boolean): Promise<void> {
+  function stream(res: Response, child: GitProcess, contentType: string, preamble: string, done: (() => Promise<void>) | null, clientInput: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
       let started = false;
       let exited = false;
