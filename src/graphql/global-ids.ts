@@ -30,6 +30,7 @@ import {
 } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { globalId } from './ids.js';
+import { shown } from './scalars.js';
 
 interface GlobalIdType {
   /** The model's class, as GitLab names it in its global IDs. */
@@ -52,7 +53,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
 };
 
 /** Ruby's `inspect` of what came in, as GitLab's messages quote it. */
-const inspect = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+const inspect = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : shown(value));
 
 /** GlobalID.parse: `gid://<app>/<Model>/<id>`, the model possibly namespaced, the id anything up to a query string. */
 const GID = /^gid:\/\/([^/]+)\/([A-Za-z][A-Za-z0-9]*(?:::[A-Za-z][A-Za-z0-9]*)*)\/([^/?]+)(?:\?.*)?$/;

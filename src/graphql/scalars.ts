@@ -4,9 +4,19 @@ import { UploadedFile } from '../uploads/storage.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** A refused value as a message shows it: a string as is, anything else as JSON (an object may have no usable toString). */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}
+
 function parseTime(value: unknown): Date {
   const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw new TypeError(`${String(value)} is not a valid time`);
+  if (Number.isNaN(date.getTime())) throw new TypeError(`${shown(value)} is not a valid time`);
   return date;
 }
 
@@ -14,7 +24,7 @@ function parseDate(value: unknown): Date {
   const match = typeof value === 'string' ? DATE.exec(value.trim()) : null;
   const date = match ? new Date(Date.UTC(+match[1], +match[2] - 1, +match[3])) : new Date(NaN);
   if (!match || Number.isNaN(date.getTime()) || date.getUTCDate() !== +match[3]) {
-    throw new TypeError(`${String(value)} is not a valid date`);
+    throw new TypeError(`${shown(value)} is not a valid date`);
   }
   return date;
 }
@@ -41,7 +51,7 @@ export const DateScalar = new GraphQLScalarType({
 });
 
 function parseDuration(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${String(value)} is not a valid duration`);
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${shown(value)} is not a valid duration`);
   return value;
 }
 

@@ -123,6 +123,7 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
         const initial = await resolveViewer(authenticate, res.locals.credentials as Credentials | null);
         const identifier = sudoIdentifier(params, req.get('sudo'));
         const viewer = identifier === undefined ? initial : await sudo(initial, identifier, (ref) => createContext(app, null, { lane, deadline }).services.users.find(ref));
+        if (route.authenticate && viewer === null) throw unauthenticated();
         if (tellsSignedIn) delete params[snakeCase(SIGNED_IN)];
         const variables = variablesFromParams(route.compiled.variables, params);
         if (tellsSignedIn) variables[SIGNED_IN] = viewer !== null;

@@ -109,6 +109,29 @@ function pageUrl(req: Request, externalUrl: string, replace: Record<string, unkn
 }
 
 /**
+ * Most a `Link` header holds. Its URLs repeat the request's query, so a long query (a search of kilobytes) would make
+ * it several times as long, past what clients read of an answer's headers (16 KB in Node's http and undici), and the
+ * whole answer would be lost to them. Links are kept while they fit, the ones clients walk by first (next, prev,
+ * first, last), and sent in GitLab's order; the `X-` headers still name the pages.
+ */
+const LINK_LIMIT = 8 * 1024;
+const LINK_PRIORITY = ['next', 'prev', 'first', 'last'];
+
+/** `Link` from [rel, url] pairs in GitLab's order (prev, next, first, last). */
+function linkHeader(links: readonly (readonly [string, string])[]): Record<string, string> {
+  const text = links.map(([rel, url]) => `<${url}>; rel="${rel}"`);
+  const kept = new Set<number>();
+  let size = 0;
+  for (const rel of LINK_PRIORITY) {
+    const i = links.findIndex(([r]) => r === rel);
+    if (i < 0 || size + text[i].length + 2 > LINK_LIMIT) continue;
+    kept.add(i);
+    size += text[i].length + 2;
+  }
+  return kept.size ? { Link: text.filter((_, i) => kept.has(i)).join(', ') } : {};
+}
+
+/**
  * A keyset page's only header: `Link` to the next page, when there is one (GitLab sends no `X-` headers). A
  * cursor-linked list has one when its connection says so; an ID-linked one (projects) whenever this page has
  * rows, as GitLab's pager links on from its last row, the empty page ending the walk.
@@ -117,7 +140,7 @@ export function keysetHeaders(req: Request, externalUrl: string, page: KeysetPag
   let replace: Record<string, unknown> | null = null;
   if (page.link === 'cursor' && next.hasNextPage && next.endCursor) replace = { cursor: next.endCursor };
   if (page.link === 'id' && next.lastId != null) replace = { [page.sort === 'asc' ? 'id_after' : 'id_before']: next.lastId };
-  return replace ? { Link: `<${pageUrl(req, externalUrl, { ...replace, per_page: page.perPage })}>; rel="next"` } : {};
+  return replace ? linkHeader([['next', pageUrl(req, externalUrl, { ...replace, per_page: page.perPage })]]) : {};
 }
 
 /**
@@ -132,17 +155,17 @@ export function paginationHeaders(req: Request, externalUrl: string, { page, per
   const prev = page > 1 ? page - 1 : null;
   const counted = totalPages !== null && total !== null && total <= MAX_COUNT_LIMIT;
   const link = (p: number) => pageUrl(req, externalUrl, { page: p, per_page: perPage });
-  const links: string[] = [];
-  if (prev) links.push(`<${link(prev)}>; rel="prev"`);
-  if (next) links.push(`<${link(next)}>; rel="next"`);
-  links.push(`<${link(1)}>; rel="first"`);
-  if (counted) links.push(`<${link(totalPages)}>; rel="last"`);
+  const links: [string, string][] = [];
+  if (prev) links.push(['prev', link(prev)]);
+  if (next) links.push(['next', link(next)]);
+  links.push(['first', link(1)]);
+  if (counted) links.push(['last', link(totalPages)]);
   return {
     ...(counted ? { 'X-Total': String(total), 'X-Total-Pages': String(totalPages) } : {}),
     'X-Page': String(page),
     'X-Per-Page': String(perPage),
     'X-Next-Page': next ? String(next) : '',
     'X-Prev-Page': prev ? String(prev) : '',
-    Link: links.join(', '),
+    ...linkHeader(links),
   };
 }

@@ -44,6 +44,11 @@ export interface RestRoute {
    * `send`, is the answer itself: `null` (GitLab's `break` in an endpoint, as blocking a blocked user answers).
    */
   whenNull?: 'unauthenticated' | 'send';
+  /**
+   * GitLab's `before { authenticate! }` on the endpoint's API class (members, for one): an anonymous caller gets 401,
+   * even where the GraphQL field it maps onto answers anonymous callers (GitLab's GraphQL does).
+   */
+  authenticate?: boolean;
 }
 
 function segments(path: string): string[] {

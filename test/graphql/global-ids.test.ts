@@ -82,9 +82,29 @@ describe('global-ID scalars', () => {
     }
     const literal = await t.graphql(`mutation { jobCancel(input: { id: "gid://gitlab/Ci::Pipeline/1" }) { errors } }`, {}, owner.token);
     expect(literal.body.errors?.[0].message).toContain('"gid://gitlab/Ci::Pipeline/1" does not represent an instance of Ci::Build');
+    // An object whose toString is no function, where the scalar is expected: refused in words, never a crash.
+    for (const id of [{ toString: 'x' }, { toString: 'x', valueOf: 1 }]) {
+      const res = await t.graphql(query, { id }, owner.token);
+      expect([res.status, res.body.errors?.[0].message]).toEqual([400, expect.stringContaining('is not a valid Global ID')]);
+    }
     // A global ID of no record names nothing: GitLab's ResourceNotAvailable.
     const none = await t.graphql(`mutation { pipelineRetry(input: { id: "gid://gitlab/Ci::Pipeline/2147483000" }) { errors } }`, {}, owner.token);
     expect(none.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('refuses a Time or Date variable that is an object without a usable toString, in words', async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['query($d: Date) { currentUser { events(createdAfter: $d) { nodes { id } } } }', { d: { toString: 'x' } }, '{"toString":"x"} is not a valid date'],
+      [
+        'mutation($t: Time) { projectMemberBulkUpdate(input: { projectId: "gid://gitlab/Project/1", userIds: ["gid://gitlab/User/1"], accessLevel: DEVELOPER, expiresAt: $t }) { errors } }',
+        { t: { toString: 'x', valueOf: 1 } },
+        '{"toString":"x","valueOf":1} is not a valid time',
+      ],
+    ];
+    for (const [query, variables, words] of cases) {
+      const res = await t.graphql(query, variables, owner.token);
+      expect([res.status, res.body.errors?.[0].message]).toEqual([400, expect.stringContaining(words)]);
+    }
   });
 
   it('leaves REST naming records by numeric id, and refusing what is not one in Grape’s words', async () => {

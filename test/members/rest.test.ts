@@ -71,6 +71,31 @@ describe('GET one member', () => {
   });
 });
 
+describe('anonymous callers', () => {
+  it('get 401 on every member read of a public group and project, as GitLab\'s `before { authenticate! }` answers', async () => {
+    const group = await createGroup(t, owner.token, { visibility: 'public' });
+    const project = await createProject(t, owner.token, { namespaceId: group.id, visibility: 'public' });
+    // Anonymous callers see both, and their members through GraphQL, as GitLab's GraphQL shows them.
+    expect((await t.api('GET', `/projects/${project.id}`, { token: null })).status).toBe(200);
+    const graphql = await t.graphql(`{ project(fullPath: "${project.path_with_namespace}") { projectMembers { nodes { user { id } } } } }`, {}, null);
+    expect(graphql.body.data.project.projectMembers.nodes.length).toBeGreaterThan(0);
+    for (const path of [
+      `/groups/${group.id}/members`,
+      `/groups/${group.id}/members/all`,
+      `/groups/${group.id}/members/${owner.id}`,
+      `/groups/${group.id}/members/all/${owner.id}`,
+      `/projects/${project.id}/members`,
+      `/projects/${project.id}/members/all`,
+      `/projects/${project.id}/members/${owner.id}`,
+      `/projects/${project.id}/members/all/${owner.id}`,
+      '/projects/999999/members',
+    ]) {
+      const res = await t.api('GET', path, { token: null });
+      expect([path, res.status, res.body]).toEqual([path, 401, { message: '401 Unauthorized' }]);
+    }
+  });
+});
+
 describe('member list filters', () => {
   it('filters by user_ids (array or comma-separated) and skip_users, and accepts show_seat_info', async () => {
     const group = await createGroup(t, owner.token);

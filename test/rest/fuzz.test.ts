@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { snakeCase } from '../../src/rest/params.js';
 import { restRoutes } from '../../src/rest/routes.js';
+import { BOMBS } from '../ci/bombs.js';
 import { suiteServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
 import { createGroup, createProject, createUser } from '../support/factories.js';
 import { prng } from './prng.js';
 import { multipart, rawExchange } from './raw-http.js';
@@ -19,8 +21,6 @@ const GRAPHQL_REQUESTS = Number(process.env.FUZZ_GRAPHQL_REQUESTS ?? 600);
 const BODY_REQUESTS = Number(process.env.FUZZ_BODY_REQUESTS ?? 120);
 const BODY_LIMIT = 1024 * 1024;
 const CONCURRENCY = 8;
-/** The administrator every test server seeds first. */
-const ROOT_USER_ID = 1;
 
 const t = suiteServer({ rateLimitPerMinute: 0, bodyLimit: BODY_LIMIT });
 const schema = buildSchema();
@@ -74,11 +74,15 @@ interface Outcome {
   status: number;
   text: string;
   sent: string;
+  /** The whole answer, kept for a commit's (its sha). */
+  body?: string;
 }
 
 async function send(method: string, path: string, headers: Record<string, string>, body: string | Buffer | undefined): Promise<Outcome> {
   const res = await fetch(`${t.url}${path}`, { method, headers, body });
-  return { status: res.status, text: (await res.text()).slice(0, 300), sent: `${method} ${path.slice(0, 200)} ${JSON.stringify(headers).slice(0, 200)}` };
+  const text = await res.text();
+  const kept = path.endsWith('/repository/commits') ? text : undefined;
+  return { status: res.status, text: text.slice(0, 300), body: kept, sent: `${method} ${path.slice(0, 200)} ${JSON.stringify(headers).slice(0, 200)}` };
 }
 
 async function pool<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
@@ -107,16 +111,24 @@ describe(`fuzzing (seed ${SEED})`, () => {
     const group = await createGroup(t, owner.token, { visibility: 'public' });
     const project = await createProject(t, owner.token, { namespaceId: group.id, visibility: 'public' });
     const r = prng(SEED);
+    const victim = await createUser(t);
+    const userIds = [String(victim.id), '%ff', '%00', '0', '-1', '99999999999', 'a'.repeat(300), '..', '%2e%2e'];
+    // Bombs are committed to a project of their own, which no other request names (none deletes or archives it).
+    const bombProject = await createProject(t, owner.token, { namespaceId: group.id });
+    const bombCommits: string[] = [];
     const tokens = [owner.token, owner.token, t.rootToken, t.rootToken, owner.token, 'glpat-not-a-token', '', 'a'.repeat(3000)];
     const ids = [String(group.id), String(project.id), encodeURIComponent(project.path_with_namespace), String(owner.id), '%ff', '%00', '0', '-1', '99999999999', 'a'.repeat(300), '..', '%2e%2e', 'gid%3A%2F%2Fgitlab%2FProject%2F1'];
     const jobs = Array.from({ length: REST_REQUESTS }, () => {
       const route = r.pick(routes);
       const params: Record<string, unknown> = {};
       for (const v of route.compiled.variables) if (v.name !== 'id' && r.chance(0.6)) params[snakeCase(v.name)] = hostile(v.type, r);
+      // YAML bombs (test/ci/bombs.ts) where YAML is read: CI Lint's content, and commits below.
+      if (route.compiled.variables.some((v) => v.name === 'content') && r.chance(0.3)) params.content = r.pick(Object.values(BOMBS));
       if (route.paginate && r.chance(0.3)) Object.assign(params, { page: r.pick(['0', '-3', 'x', '99999999999', { toString: 'x' }]), per_page: r.pick(['0', '101', '-1', 'many', { valueOf: 1 }]) });
       if (r.chance(0.05)) params.sudo = r.pick([...HOSTILE_OBJECTS, 'root', '99999999', '']);
       // Whatever the fuzzer does to users (block, ban, delete, demote), it does not do to root, whose token the rest needs.
-      const id = r.pick(route.path.startsWith('/users/:id') ? ids.filter((candidate) => candidate !== String(ROOT_USER_ID)) : ids);
+      // Nor to the owner, whose token the rest needs too: user routes act on a user of their own.
+      const id = r.pick(route.path.startsWith('/users/:id') ? userIds : ids);
       const path = `/api/v4${route.path.replace(':id', id)}`;
       const headers: Record<string, string> = {};
       const token = r.pick(tokens);
@@ -138,6 +150,16 @@ describe(`fuzzing (seed ${SEED})`, () => {
           if (encoding === 'gzip') body = gzipSync(body);
         }
       }
+      // A commit of a YAML bomb as `.gitlab-ci.yml`, well-formed otherwise, so that it lands and its push plans a pipeline.
+      if (route.method === 'POST' && route.path === '/projects/:id/repository/commits' && r.chance(0.5)) {
+        target = `/api/v4/projects/${bombProject.id}/repository/commits`;
+        // Root's token: the fuzz may block the owner or revoke their token meanwhile.
+        headers['PRIVATE-TOKEN'] = t.rootToken;
+        headers['Content-Type'] = 'application/json';
+        const action = { action: r.pick(['create', 'update']), file_path: '.gitlab-ci.yml', content: r.pick(Object.values(BOMBS)) };
+        body = JSON.stringify({ branch: r.pick(['main', 'bombs']), start_branch: 'main', commit_message: 'bomb', actions: [action] });
+        bombCommits.push(body);
+      }
       // Revoking a token must not cost the fuzzer its own: such a request runs with, and on, a fresh one.
       const revokes = route.method === 'DELETE' && route.path.startsWith('/personal_access_tokens');
       return async () => {
@@ -155,6 +177,15 @@ describe(`fuzzing (seed ${SEED})`, () => {
     expect(failures).toEqual([]);
     const version = await t.api('GET', '/version');
     expect(version.status).toBe(200);
+    // Every bomb that landed as a commit planned a pipeline that failed, saying why.
+    const landed = outcomes.filter((o) => o.status === 201 && o.sent.startsWith(`POST /api/v4/projects/${bombProject.id}/repository/commits `)).map((o) => JSON.parse(o.body ?? '{}').id as string);
+    expect(bombCommits.length).toBeGreaterThan(0);
+    expect(landed.length).toBeGreaterThan(0);
+    for (const sha of landed) {
+      const pipeline = await eventually(async () => ((await t.api('GET', `/projects/${bombProject.id}/pipelines?sha=${sha}`)).body as { id: number }[])[0]);
+      const shown = await t.api('GET', `/projects/${bombProject.id}/pipelines/${pipeline.id}`);
+      expect(shown.body).toMatchObject({ status: 'failed', yaml_errors: 'The parsed YAML is too big' });
+    }
   }, 120_000);
 
   it('answers every hostile body at once with a 4xx or a success: many parts, oversize declarations, compression bombs', async () => {

@@ -135,3 +135,22 @@ describe('X-Total above 10,000 rows', () => {
     expect(page101.headers.get('x-total')).toBeNull();
   });
 });
+
+describe('Link headers', () => {
+  it('sends GitLab\'s four links in its order, and only what fits in 8 KB when the query is long', async () => {
+    const short = await t.api('GET', '/projects?owned=true&per_page=1&page=2', { token: owner.token });
+    const rels = [...(short.headers.get('link') ?? '').matchAll(/rel="(\w+)"/g)].map((m) => m[1]);
+    expect(rels).toEqual(['prev', 'next', 'first', 'last']);
+    // Each link repeats the 5,000-character parameter: next alone fits in 8 KB, the others are left out, and the answer
+    // stays readable by a client that reads 16 KB of headers (this test's fetch is one).
+    const long = await t.api('GET', `/projects?owned=true&per_page=1&page=2&unused=${'a'.repeat(5000)}`, { token: owner.token });
+    expect(long.status).toBe(200);
+    const link = long.headers.get('link') ?? '';
+    expect(link.length).toBeLessThanOrEqual(8 * 1024);
+    expect([...link.matchAll(/rel="(\w+)"/g)].map((m) => m[1])).toEqual(['next']);
+    expect([long.headers.get('x-next-page'), long.headers.get('x-prev-page')]).toEqual(['3', '1']);
+    // Longer still: no link fits, the X- headers remain.
+    const longer = await t.api('GET', `/projects?owned=true&per_page=1&page=2&unused=${'a'.repeat(9000)}`, { token: owner.token });
+    expect([longer.status, longer.headers.get('link'), longer.headers.get('x-next-page')]).toEqual([200, null, '3']);
+  });
+});
