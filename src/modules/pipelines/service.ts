@@ -4,14 +4,14 @@
  * retry, cancel, delete, play), and every job transition, each followed by processing the pipeline
  * (processing.ts) so later stages start as earlier ones finish.
  */
-import { can, projectSubject, type JobSubject, type RefSubject } from '../../auth/policy.js';
+import { can, projectSubject, type JobSubject } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, stateForbids, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
-import { matchesBranch, type ProtectedBranchesService } from '../protected_branches/service.js';
+import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { UsersService } from '../users/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
@@ -160,20 +160,10 @@ export class PipelinesService {
     await access.authorize(ability, project);
   }
 
-  /**
-   * A ref of the project as the policy asks about it: the push and merge levels of the protected branch rules that
-   * cover a branch (none for a tag: no tag is protected here).
-   */
-  async refSubject(project: ProjectRow, ref: string, tag: boolean): Promise<RefSubject> {
-    const rules = tag ? [] : (await this.protectedBranches.all(project.id)).filter((rule) => matchesBranch(rule.name, ref));
-    if (rules.length === 0) return { project, protection: null };
-    const levels = (action: 'push' | 'merge') => rules.flatMap((rule) => rule.accessLevels.filter((level) => level.action === action).map((level) => level.accessLevel));
-    return { project, protection: { push: levels('push'), merge: levels('merge') } };
-  }
 
   /** Whether the viewer may update the ref (push or merge to it): what creating a pipeline for it asks. */
   async mayUpdateRef(project: ProjectRow, ref: string, tag: boolean): Promise<boolean> {
-    return this.base.access.can('update_ref', await this.refSubject(project, ref, tag));
+    return this.base.access.can('update_ref', await this.protectedBranches.refSubject(project, ref, tag));
   }
 
   /**
@@ -183,7 +173,7 @@ export class PipelinesService {
   private async pipelineFor(project: ProjectRow, id: number, ability: 'update_pipeline' | 'cancel_pipeline'): Promise<PipelineRow> {
     await this.authorized(project, ability);
     const pipeline = await this.find(project, id);
-    await this.base.access.authorize(ability, await this.refSubject(project, pipeline.ref, pipeline.tag));
+    await this.base.access.authorize(ability, await this.protectedBranches.refSubject(project, pipeline.ref, pipeline.tag));
     return pipeline;
   }
 
@@ -191,7 +181,7 @@ export class PipelinesService {
   private async jobFor(project: ProjectRow, jobId: number, ability: 'play_job' | 'retry_job' | 'cancel_build' | 'erase_build'): Promise<JobRow> {
     await this.authorized(project, 'update_build');
     const job = await this.findJob(project, jobId);
-    const subject: JobSubject = { ...(await this.refSubject(project, job.ref, job.tag)), userId: job.userId };
+    const subject: JobSubject = { ...(await this.protectedBranches.refSubject(project, job.ref, job.tag)), userId: job.userId };
     await this.base.access.authorize(ability, subject);
     return job;
   }
@@ -303,7 +293,7 @@ export class PipelinesService {
     await this.authorized(project, 'read_pipeline');
     const pipeline = await this.find(project, id);
     const { access } = this.base;
-    const own = access.viewer !== null && pipeline.userId === access.viewer.id && (await access.can('update_pipeline', await this.refSubject(project, pipeline.ref, pipeline.tag)));
+    const own = access.viewer !== null && pipeline.userId === access.viewer.id && (await access.can('update_pipeline', await this.protectedBranches.refSubject(project, pipeline.ref, pipeline.tag)));
     if (!own) await access.authorize('admin_pipeline', project);
     return this.db.pipelineVariable.findMany({ where: { pipelineId: pipeline.id }, orderBy: { id: 'asc' } });
   }
@@ -380,7 +370,7 @@ export class PipelinesService {
     if (!project) throw notFound();
     const runner = await this.triggers.runner(project, run);
     const result = await createPipeline(this.deps(), {
-      mayUpdateRef: async (ref, tag) => can(runner.actor, 'update_ref', await this.refSubject(project, ref, tag)),
+      mayUpdateRef: async (ref, tag) => can(runner.actor, 'update_ref', await this.protectedBranches.refSubject(project, ref, tag)),
       project,
       userId: runner.userId,
       ref: run.ref,

@@ -4,6 +4,7 @@
  * RepositoriesService.authorizeRefUpdate), and GitLab's protection of a project's first default branch.
  */
 import { DEFAULT_BRANCH_PROTECTION, DEFAULT_PROTECTED_REF_LEVEL, PROTECTED_REF_ACCESS_LEVELS } from '../../auth/access-levels.js';
+import type { RefSubject } from '../../auth/policy.js';
 import type { Prisma } from '../../db/database.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import { conflict, invalidArgument, missing, recordNotFound } from '../../errors.js';
@@ -46,6 +47,9 @@ function checkedLevel(argument: string, level: number | null | undefined): numbe
 }
 
 export class ProtectedBranchesService {
+  /** Each project's rules, read once per request for every ref asked about. */
+  private readonly rules = new Map<number, Promise<ProtectedBranchRow[]>>();
+
   constructor(private readonly base: ServiceBase) {}
 
   /** The project's rules, by ID, those containing `search` only when given. Maintainers and above. */
@@ -109,6 +113,21 @@ export class ProtectedBranchesService {
   /** Every rule of the project, with its access levels; no ability is checked (the push checks read them for anyone). */
   all(projectId: number): Promise<ProtectedBranchRow[]> {
     return this.base.db.protectedBranch.findMany({ where: { projectId }, orderBy: { id: 'asc' }, ...WITH_LEVELS });
+  }
+
+  /** The project's rules that cover `branch` (its name or a wildcard matching it), with their access levels. */
+  async matching(projectId: number, branch: string): Promise<ProtectedBranchRow[]> {
+    let all = this.rules.get(projectId);
+    if (!all) this.rules.set(projectId, (all = this.all(projectId)));
+    return (await all).filter((rule) => matchesBranch(rule.name, branch));
+  }
+
+  /** A ref as the policy asks about it (RefSubject): the push and merge levels of the rules covering it; a tag has none. */
+  async refSubject(project: ProjectRow, ref: string, tag: boolean): Promise<RefSubject> {
+    const rules = tag ? [] : await this.matching(project.id, ref);
+    if (rules.length === 0) return { project, protection: null };
+    const levels = (action: 'push' | 'merge') => rules.flatMap((rule) => rule.accessLevels.filter((level) => level.action === action).map((level) => level.accessLevel));
+    return { project, protection: { push: levels('push'), merge: levels('merge') } };
   }
 
   /** Whether any of the branches is protected (GitLab's ProtectedBranch.any_protected?). */

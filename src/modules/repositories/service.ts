@@ -13,7 +13,7 @@ import type { ServiceBase } from '../module.js';
 import type { ActivityService } from '../activity/service.js';
 import type { PushData } from '../activity/actions.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
-import { matchesBranch, type ProtectedBranchesService, type ProtectedBranchRow } from '../protected_branches/service.js';
+import type { ProtectedBranchesService, ProtectedBranchRow } from '../protected_branches/service.js';
 import { RepositoryReads } from './reads.js';
 import { RepositoryWrites } from './writes.js';
 
@@ -92,7 +92,6 @@ export class RepositoriesService {
   /** Commits, file writes, branches and tags through the API, each ending in `refsUpdated`. */
   readonly writes: RepositoryWrites;
   /** Protected branch rules by project, read once per request (a branch list asks for each branch). */
-  private readonly rules = new Map<number, Promise<ProtectedBranchRow[]>>();
 
   constructor(
     private readonly base: ServiceBase,
@@ -170,7 +169,7 @@ export class RepositoriesService {
     const creation = update.before === ZERO_SHA;
     if (deletion && branch === project.defaultBranch) throw forbidden(PUSH_ERRORS.deleteDefaultBranch);
     if (!deletion && /^[0-9a-f]{40}$/i.test(branch)) throw forbidden(PUSH_ERRORS.prohibitedHexBranchName);
-    const rules = await this.rulesFor(project, branch);
+    const rules = await this.protectedBranches.matching(project.id, branch);
     if (rules.length === 0) return;
     if (!options.fastForward && !rules.some((rule) => rule.allowForcePush) && (await this.isForcePush(project, update, env))) throw forbidden(PUSH_ERRORS.forcePushProtectedBranch);
     const actor = await this.base.access.actor();
@@ -189,19 +188,12 @@ export class RepositoriesService {
     }
   }
 
-  /** The project's protected branch rules matching `branch`, read once per request for every branch asked about. */
-  private async rulesFor(project: ProjectRow, branch: string): Promise<ProtectedBranchRow[]> {
-    let all = this.rules.get(project.id);
-    if (!all) this.rules.set(project.id, (all = this.protectedBranches.all(project.id)));
-    return (await all).filter((rule) => matchesBranch(rule.name, branch));
-  }
-
   /**
    * How a branch is protected, as GitLab's Branch entity shows it: whether a rule covers it, whether Developers
    * may push or merge to it (a rule grants exactly the Developer level), and whether the viewer may push to it.
    */
   async branchProtection(project: ProjectRow, branch: string): Promise<{ protected: boolean; developersCanPush: boolean; developersCanMerge: boolean; canPush: boolean }> {
-    const rules = await this.rulesFor(project, branch);
+    const rules = await this.protectedBranches.matching(project.id, branch);
     const canPushCode = await this.base.access.can('push_code', project);
     if (rules.length === 0) return { protected: false, developersCanPush: true, developersCanMerge: true, canPush: canPushCode };
     const developers = (action: 'push' | 'merge') => rules.some((rule) => rule.accessLevels.some((level) => level.action === action && isDevelopersLevel(level.accessLevel)));
