@@ -323,7 +323,7 @@ describe('who may use the project variables API', () => {
     const maintainer = await t.graphql(query, { id: String(privateProject.id) }, roles.maintainer.token);
     expect(maintainer.body).toEqual({ data: { project: { ciVariables: { count: 1 } } } });
     const create = await t.graphql(
-      `mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, input: { key: "FROM_GQL", value: "v" } }) { ciProjectVariable { key } errors } }`,
+      `mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, key: "FROM_GQL", value: "v" }) { ciProjectVariable { key } errors } }`,
       { id: String(privateProject.id) },
       roles.developer.token,
     );
@@ -518,16 +518,16 @@ describe('variables over GraphQL', () => {
   it('creates, updates and deletes through mutations, with the same rules as REST', async () => {
     const p = await createProject(t, owner.token, { namespaceId: group.id });
     const create = await t.graphql(
-      `mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, input: { key: "M_KEY", value: "mutation-value", maskedAndHidden: true, environmentScope: "review/*" } }) { ciProjectVariable { key value hidden masked environmentScope } errors } }`,
+      `mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, key: "M_KEY", value: "mutation-value", maskedAndHidden: true, environmentScope: "review/*" }) { ciProjectVariable { key value hidden masked environmentScope } errors } }`,
       { id: p.path_with_namespace },
       owner.token,
     );
     expect(create.body).toEqual({ data: { ciProjectVariableCreate: { ciProjectVariable: { key: 'M_KEY', value: null, hidden: true, masked: true, environmentScope: 'review/*' }, errors: [] } } });
     // GitLab's mutations answer a record that does not validate in `errors`, in Rails' full messages.
-    const invalid = await t.graphql(`mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, input: { key: "bad key", value: "x" } }) { ciProjectVariable { key } errors } }`, { id: String(p.id) }, owner.token);
+    const invalid = await t.graphql(`mutation($id: ID!) { ciProjectVariableCreate(input: { projectId: $id, key: "bad key", value: "x" }) { ciProjectVariable { key } errors } }`, { id: String(p.id) }, owner.token);
     expect(invalid.body).toEqual({ data: { ciProjectVariableCreate: { ciProjectVariable: null, errors: [`Key ${KEY_FORMAT}`] } } });
     const update = await t.graphql(
-      `mutation($id: ID!) { ciProjectVariableUpdate(input: { projectId: $id, key: "M_KEY", filter: { environmentScope: "review/*" }, input: { description: "via graphql" } }) { ciProjectVariable { description value } errors } }`,
+      `mutation($id: ID!) { ciProjectVariableUpdate(input: { projectId: $id, key: "M_KEY", filter: { environmentScope: "review/*" }, description: "via graphql" }) { ciProjectVariable { description value } errors } }`,
       { id: String(p.id) },
       owner.token,
     );
@@ -537,7 +537,7 @@ describe('variables over GraphQL', () => {
 
     const g = await createGroup(t, owner.token);
     const groupCreate = await t.graphql(
-      `mutation($id: ID!) { ciGroupVariableCreate(input: { groupId: $id, input: { key: "G_KEY", value: "v", protected: true } }) { ciGroupVariable { key protected } errors } }`,
+      `mutation($id: ID!) { ciGroupVariableCreate(input: { groupId: $id, key: "G_KEY", value: "v", protected: true }) { ciGroupVariable { key protected } errors } }`,
       { id: String(g.id) },
       owner.token,
     );
@@ -549,14 +549,14 @@ describe('variables over GraphQL', () => {
   it("takes GitLab's relay shape: clientMutationId echoed, validation and conflicts in errors, refusals raised", async () => {
     const name = key('R');
     const create = `mutation($cid: String, $key: String!) {
-      ciInstanceVariableCreate(input: { clientMutationId: $cid, input: { key: $key, value: "relay-value" } }) { clientMutationId errors ciInstanceVariable { key value } }
+      ciInstanceVariableCreate(input: { clientMutationId: $cid, key: $key, value: "relay-value" }) { clientMutationId errors ciInstanceVariable { key value } }
     }`;
     const made = await t.graphql(create, { cid: 'relay-1', key: name });
     expect(made.body).toEqual({ data: { ciInstanceVariableCreate: { clientMutationId: 'relay-1', errors: [], ciInstanceVariable: { key: name, value: 'relay-value' } } } });
     const taken = await t.graphql(create, { cid: 'relay-2', key: name });
     expect(taken.body).toEqual({ data: { ciInstanceVariableCreate: { clientMutationId: 'relay-2', errors: [`Key (${name}) has already been taken`], ciInstanceVariable: null } } });
     const update = await t.graphql(
-      `mutation($key: String!) { ciInstanceVariableUpdate(input: { clientMutationId: "relay-3", key: $key, input: { protected: true } }) { clientMutationId errors ciInstanceVariable { key protected } } }`,
+      `mutation($key: String!) { ciInstanceVariableUpdate(input: { clientMutationId: "relay-3", key: $key, protected: true }) { clientMutationId errors ciInstanceVariable { key protected } } }`,
       { key: name },
     );
     expect(update.body).toEqual({ data: { ciInstanceVariableUpdate: { clientMutationId: 'relay-3', errors: [], ciInstanceVariable: { key: name, protected: true } } } });

@@ -20,17 +20,23 @@ function ownerFields<P>(ownerOf: (parent: P) => VariableOwner) {
   };
 }
 
+/** A variable's settings among a mutation's input fields (the owner and the selected key beside them). */
+function changesOf(args: VariableChanges): VariableChanges {
+  const { value, variableType, protected: isProtected, masked, raw, environmentScope, description } = args;
+  return { value, variableType, protected: isProtected, masked, raw, environmentScope, description };
+}
+
 /**
  * `<prefix>Create`, `<prefix>Update` and `<prefix>Delete`, on the owner the mutation's input names; each answers its
  * variable in the payload field named as the prefix (`ciProjectVariable`).
  */
 function ownerMutations<A>(prefix: string, ownerOf: (args: A, ctx: Context) => Promise<VariableOwner> | VariableOwner) {
   return {
-    [`${prefix}Create`]: async (_: unknown, args: A & { input: VariableInput }, ctx: Context) => ({
-      [prefix]: await ctx.services.ci_variables.create(await ownerOf(args, ctx), args.input),
+    [`${prefix}Create`]: async (_: unknown, args: A & VariableInput, ctx: Context) => ({
+      [prefix]: await ctx.services.ci_variables.create(await ownerOf(args, ctx), { ...changesOf(args), key: args.key, value: args.value, maskedAndHidden: args.maskedAndHidden }),
     }),
-    [`${prefix}Update`]: async (_: unknown, args: A & KeyArgs & { input: VariableChanges }, ctx: Context) => ({
-      [prefix]: await ctx.services.ci_variables.update(await ownerOf(args, ctx), args.key, args.filter?.environmentScope, args.input),
+    [`${prefix}Update`]: async (_: unknown, args: A & KeyArgs & VariableChanges, ctx: Context) => ({
+      [prefix]: await ctx.services.ci_variables.update(await ownerOf(args, ctx), args.key, args.filter?.environmentScope, changesOf(args)),
     }),
     [`${prefix}Delete`]: async (_: unknown, args: A & KeyArgs, ctx: Context) => ({
       [prefix]: await ctx.services.ci_variables.delete(await ownerOf(args, ctx), args.key, args.filter?.environmentScope),
