@@ -9,148 +9,53 @@ import { forbidden, unauthenticated } from '../errors.js';
 import { AccessLevel } from './access-levels.js';
 import type { ProjectFeatureName } from './project-features.js';
 import type { Viewer } from './viewer.js';
-import { actorWithoutMemberships, namespaceLevel, projectLevel, directProjectLevel, heldAtLeast, anyOf, allOf, visible, administrator, namespaceMember, projectMember, memberBelow, groupsOnly, self, publicProfile, tokenOwner, projectCreator, subgroupCreator, groupCreator, runnerOwner, instanceRunner, unlockedOwnedRunner, runnerScopeOwner, protectedRefAccess, cicdVariablesAdmin, scheduleOwner, onScheduleProject, groupOwners, adminGroupMember, adminProjectMember, manageOwners, groupMembership, projectMembership, unlessArchived, featureAllowed, repositoryFeature, buildsFeature, pipelinesFeature, projectOwner, readBuild, updateBuild, buildTrace, pushCode, adminBuild, refUpdater, onProtectedRef, jobWriter, jobEraser, triggerOwner, type Memberships, type Actor, type NamespaceSubject, type GroupSettingsSubject, type ProjectSubject, type UserSubject, type CiVariablesOwnerSubject, type PipelineScheduleSubject, type ProfileSubject, type TokenSubject, type RunnerSubject, type Rule } from './rules.js';
+import { actorWithoutMemberships, allOf, administrator, anyOf, directProjectLevel, featureAllowed, groupCreator, groupsOnly, heldAtLeast, namespaceLevel, namespaceMember, projectLevel, projectMember, type Actor, type Memberships, type NamespaceSubject, type ProjectSubject, type Rule } from './rules.js';
 
 export type { Memberships, Actor, NamespaceSubject, GroupSettingsSubject, ProjectSubject, UserSubject, ProtectedRefAccessSubject, BuildTraceSubject, CiVariablesOwnerSubject, PipelineScheduleSubject, RefSubject, JobSubject, TriggerSubject, ProfileSubject, GroupMemberSubject, ProjectMemberSubject, TokenSubject, RunnerSubject, Rule } from './rules.js';
 export { projectSubject, actorWithoutMemberships, namespaceLevel, projectLevel, directProjectLevel } from './rules.js';
 
-const { GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+const { GUEST, OWNER } = AccessLevel;
 
-/**
- * GitLab's ability names, by the kind of subject they are asked about. A domain module names the abilities of its
- * own subjects in its `policy.ts` (one object per subject, as GitLab's `<Subject>Policy`, built from the rules in
- * rules.ts) and this table spreads it in, so `can` and `allowedWhere` stay the one check.
- */
-const RULES = {
-  // GlobalPolicy: no subject.
+/** GitLab's GlobalPolicy: abilities asked without a subject. */
+const globalPolicy = {
   admin_all_resources: administrator as Rule<null, never>,
   create_group: anyOf<null, never>(administrator, groupCreator),
-
-  // ProjectPolicy
-  read_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
-  // Project settings (GitLab's admin_project: Maintainers), such as the CI/CD job token scope.
-  admin_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  admin_project_member: adminProjectMember,
-  manage_owners: manageOwners,
-  // ProjectMemberPolicy: one direct membership of a project.
-  update_project_member: projectMembership(false),
-  destroy_project_member: projectMembership(true),
-  change_repository_storage: administrator as Rule<ProjectSubject, never>,
-  // ProjectPolicy's owner_access block: renaming, visibility, transfer, archiving, deletion and unlinking a fork.
-  rename_project: projectOwner,
-  change_visibility_level: projectOwner,
-  change_namespace: projectOwner,
-  archive_project: projectOwner,
-  remove_project: projectOwner,
-  remove_fork_project: projectOwner,
-  // Forking needs the code (the repository feature) and the forking feature available to the viewer (GitLab's
-  // `forking_allowed`), besides Reporter on a private project.
-  fork_project: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature, featureAllowed('forking')),
-  // Repository: reading code needs Reporter on a private project (Guests see the project, not its code).
-  download_code: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature),
-  push_code: pushCode,
-  admin_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  push_to_delete_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  // ProtectedRefAccess: one push, merge or unprotect level of a protected branch.
-  access_protected_ref: protectedRefAccess,
-  // CI (ProjectPolicy with "public pipelines" on, GitLab's default): whoever sees the project sees its pipelines and jobs.
-  // The project's CI/CD and repository features decide too (pipelinesFeature, buildsFeature).
-  read_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), pipelinesFeature),
-  read_build: readBuild,
-  read_build_trace: buildTrace,
-  create_pipeline: unlessArchived(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature)),
-  // ProjectPolicy's, and on a pipeline Ci::PipelinePolicy's: not on a protected ref the viewer may not update.
-  update_pipeline: onProtectedRef(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature)),
-  cancel_pipeline: onProtectedRef(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), pipelinesFeature)),
-  // Creating a pipeline for a ref, and Ci::PipelineSchedulePolicy's `protected_ref`: Gitlab::UserAccess#can_update_branch?
-  // (GitLab has no ability of this name: Chain::Validate::Abilities asks UserAccess directly).
-  update_ref: refUpdater,
-  update_build: updateBuild,
-  // Ci::BuildPolicy: a job's writes (Ci::JobAbilities), none on a protected ref the viewer may not update.
-  play_job: jobWriter,
-  retry_job: jobWriter,
-  cancel_build: jobWriter,
-  erase_build: jobEraser,
-  admin_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)), pipelinesFeature),
-  // Ci::TriggerPolicy: Maintainers list, create and delete a project's trigger tokens (manage_trigger, which is
-  // admin_build); only a trigger's owner changes it or sees its token (admin_trigger).
-  manage_trigger: adminBuild,
-  admin_trigger: triggerOwner,
-  // External commit statuses (ProjectPolicy): Reporters, or whoever sees the project when it is public or internal.
-  read_commit_status: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), pipelinesFeature),
-  destroy_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)), pipelinesFeature),
-  destroy_artifacts: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  read_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  admin_project_runners: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  // Pipeline schedules (ProjectPolicy; Ci::PipelineSchedulePolicy for one schedule): whoever reads the project's
-  // pipelines reads them (GitLab's `public_builds & guest_access`, public pipelines being its default), Developers
-  // create them, only their owner changes them, and Maintainers administer (delete, take over) every one; their
-  // variables are shown to those who administer them.
-  // GitLab's `builds_disabled | repository_disabled` prevents them all.
-  read_pipeline_schedule: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), buildsFeature),
-  create_pipeline_schedule: unlessArchived(allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), buildsFeature)),
-  update_pipeline_schedule: allOf(anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner), onScheduleProject(buildsFeature)),
-  admin_pipeline_schedule: allOf(anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))), onScheduleProject(buildsFeature)),
-  read_pipeline_schedule_variables: allOf(
-    anyOf<PipelineScheduleSubject, never>(administrator, scheduleOwner, onScheduleProject(projectMember(MAINTAINER))),
-    onScheduleProject(buildsFeature),
-  ),
-
-  // Runners (RunnerPolicy; creation: GlobalPolicy's create_instance_runner, Group and ProjectPolicy's create_runner).
-  create_instance_runner: administrator as Rule<null, never>,
-  create_runner: anyOf<NamespaceSubject | ProjectSubject, never>(administrator, runnerScopeOwner),
-  read_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner, instanceRunner),
-  update_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
-  delete_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
-  assign_runner: anyOf<RunnerSubject, never>(administrator, unlockedOwnedRunner),
-  read_builds: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
-  // ProjectPolicy and GroupPolicy: the CI/CD variables of a project or a group.
-  admin_cicd_variables: anyOf<CiVariablesOwnerSubject, never>(administrator, cicdVariablesAdmin),
-
-  // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
-  read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),
-  read_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST), groupsOnly(visible())),
-  create_projects: projectCreator,
-  create_subgroup: groupsOnly(anyOf<GroupSettingsSubject, Prisma.NamespaceWhereInput>(administrator, subgroupCreator)),
-  // GroupPolicy's admin_group (Owners): group settings, transfers, shares of the group.
-  admin_group: groupOwners,
-  // GroupPolicy's remove_group (Owners): deleting the group with its subgroups and projects.
-  remove_group: groupOwners,
-  // GroupPolicy's read_namespace_via_membership: whoever has access to the group through a membership (or
-  // administrators, whom GitLab counts as Owners of every group) may share a project with it.
-  read_namespace_via_membership: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST))),
-  admin_namespace: anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)),
-  admin_group_member: adminGroupMember,
-  // GroupMemberPolicy: one direct membership of a group.
-  update_group_member: groupMembership(false),
-  destroy_group_member: groupMembership(true),
-  read_group_runners: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
-
-  // UserPolicy
-  read_user_profile: anyOf<ProfileSubject, Prisma.UserWhereInput>(publicProfile, administrator, self),
-  read_user_email_address: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
-  read_user_personal_access_tokens: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
-  // The user's own account data (keys, e-mail addresses, status, preferences): themselves and administrators.
-  update_user: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
-
-  // PersonalAccessTokenPolicy
-  read_token: anyOf<TokenSubject, Prisma.PersonalAccessTokenWhereInput>(administrator, tokenOwner),
-  revoke_token: anyOf<TokenSubject, Prisma.PersonalAccessTokenWhereInput>(administrator, tokenOwner),
 };
-
-type Rules = typeof RULES;
-
-/** Every ability's name. */
-export const ABILITIES = Object.keys(RULES) as Ability[];
+type GlobalPolicyRules = typeof globalPolicy;
 
 /**
- * Abilities that read the actor's ancestors: loaded, one query, only when one of these is asked and what is loaded
- * does not already allow it. Their rules may only grant through ancestors, never deny.
+ * Every ability by GitLab's name, with its rule's type (which subject it is asked about, which list filter it
+ * gives). Each domain module adds its subjects' abilities here from its `policy.ts` (declaration merging), and its
+ * manifest hands the rules to `registerPolicy`: this folder names no domain.
  */
-const NEEDS_ANCESTORS: ReadonlySet<string> = new Set(['read_group']);
-export type Ability = keyof Rules;
-export type SubjectOf<A extends Ability> = Rules[A] extends Rule<infer S, unknown> ? S : never;
-type WhereOf<A extends Ability> = Rules[A] extends Rule<unknown, infer W> ? W : never;
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface Abilities extends GlobalPolicyRules {}
+
+/** The rules, by ability: GlobalPolicy's, then each module's as src/modules/index.ts registers them. */
+const RULES = new Map<string, Rule<unknown, unknown>>(Object.entries(globalPolicy) as [string, Rule<unknown, unknown>][]);
+
+/** Takes a module's abilities into the one table; an ability defined twice is a programming error. */
+export function registerPolicy(owner: string, policy: Readonly<Record<string, Rule<never, unknown>>>): void {
+  for (const [name, rule] of Object.entries(policy)) {
+    if (RULES.has(name)) throw new Error(`the ability ${name} of ${owner} is defined twice`);
+    RULES.set(name, rule as Rule<unknown, unknown>);
+  }
+}
+
+function ruleOf(ability: string): Rule<unknown, unknown> {
+  const rule = RULES.get(ability);
+  if (!rule) throw new Error(`no rule for the ability ${ability}: is its module registered?`);
+  return rule;
+}
+
+/** Every ability's name, as registered. */
+export function abilities(): Ability[] {
+  return [...RULES.keys()] as Ability[];
+}
+
+export type Ability = keyof Abilities;
+export type SubjectOf<A extends Ability> = Abilities[A] extends Rule<infer S, unknown> ? S : never;
+type WhereOf<A extends Ability> = Abilities[A] extends Rule<unknown, infer W> ? W : never;
 /** Abilities asked without a subject: they never depend on memberships. */
 type GlobalAbility = { [A in Ability]: SubjectOf<A> extends null ? A : never }[Ability];
 type SubjectAbility = Exclude<Ability, GlobalAbility>;
@@ -196,12 +101,20 @@ const jobTokenScope: Rule<ProjectSubject, Prisma.ProjectWhereInput> = {
 };
 
 /**
+ * Whether the ability's rule reads the actor's ancestors (Rule.needsAncestors): they are loaded, one query, only when
+ * such an ability is asked and what is loaded does not already allow it.
+ */
+function needsAncestors(ability: string): boolean {
+  return !!ruleOf(ability).needsAncestors;
+}
+
+/**
  * The one check: may this actor do this to this subject? A CI job token acts for its job's user only on the projects
  * its scope reaches (GitLab's ProjectPolicy prevents everything elsewhere); on what belongs to no project (users,
  * groups, runners, tokens) it is nobody, as GitLab reads a job token nowhere else.
  */
 export function can<A extends Ability>(actor: Actor, ability: A, subject: SubjectOf<A>): boolean {
-  const rule = RULES[ability] as Rule<SubjectOf<A>, unknown>;
+  const rule = ruleOf(ability) as Rule<SubjectOf<A>, unknown>;
   if (!actor.viewer?.job) return rule.allows(actor, subject);
   const project = subjectProject(subject);
   if (project === null) return rule.allows(ANONYMOUS, subject);
@@ -210,7 +123,7 @@ export function can<A extends Ability>(actor: Actor, ability: A, subject: Subjec
 
 /** The same rule as a filter for a list query of the subject's model. */
 export function allowedWhere<A extends Ability>(actor: Actor, ability: A): WhereOf<A> {
-  const rule = RULES[ability] as Rule<unknown, WhereOf<A>>;
+  const rule = ruleOf(ability) as Rule<unknown, WhereOf<A>>;
   if (!actor.viewer?.job) return allowedOrNone(rule.where(actor));
   if (!rule.onProjects) return allowedOrNone(rule.where(ANONYMOUS));
   return allowedOrNone(allOf(rule, jobTokenScope as Rule<unknown, WhereOf<A>>).where(actor));
@@ -245,11 +158,11 @@ export class Access {
     if (!viewer) this.loaded = actorWithoutMemberships(null);
   }
 
-  /** The actor, with what `ability` needs loaded (memberships; ancestors for NEEDS_ANCESTORS). */
+  /** The actor, with what `ability` needs loaded (memberships; ancestors where its rule needs them). */
   actor(ability?: Ability): Promise<Actor> {
     const viewer = this.viewer;
     const loaded = this.loaded;
-    const ancestors = ability !== undefined && NEEDS_ANCESTORS.has(ability);
+    const ancestors = ability !== undefined && needsAncestors(ability);
     if (loaded && (!ancestors || loaded.ancestors || !viewer)) return Promise.resolve(loaded);
     if (!viewer) return Promise.resolve(actorWithoutMemberships(null));
     const jobReach = viewer.job ? { jobReach: this.jobReach } : {};
@@ -285,8 +198,8 @@ export class Access {
     const target = job ? jobTarget(job, subject) : null;
     if (job && target !== null && !this.jobDecided.has(target)) return this.askJobScope(job, target).then(() => this.check(ability, subject));
     const loaded = this.loaded;
-    if (loaded && (loaded.ancestors || !NEEDS_ANCESTORS.has(ability))) return can(loaded, ability, subject);
-    if (!NEEDS_ANCESTORS.has(ability)) return this.actor(ability).then((actor) => can(actor, ability, subject));
+    if (loaded && (loaded.ancestors || !needsAncestors(ability))) return can(loaded, ability, subject);
+    if (!needsAncestors(ability)) return this.actor(ability).then((actor) => can(actor, ability, subject));
     // Ancestors only ever grant: they cost their query only when memberships (and the rest) do not allow it already.
     if (loaded && can(loaded, ability, subject)) return true;
     return this.actor().then((actor) => can(actor, ability, subject) || this.actor(ability).then((full) => can(full, ability, subject)));
@@ -338,10 +251,9 @@ export class Access {
     return allowedOrNone(groupsOnly(namespaceMember(minimumLevel(filter))).where(await this.actor()));
   }
 
-  /** The runners the viewer owns (GitLab's `ci_owned_runners`), as a list filter. */
-  async ownedRunnersWhere(): Promise<Prisma.RunnerWhereInput> {
-    this.requireViewer();
-    return allowedOrNone(runnerOwner.where(await this.actor()));
+  /** A rule that is no ability of its own (a module's, such as the runners a user owns) as a list filter for the viewer. */
+  async ruleWhere<W>(rule: Rule<never, W>): Promise<W> {
+    return allowedOrNone(rule.where(await this.actor()));
   }
 
   /** Projects where the viewer holds the level: directly, through a group, or owning the personal namespace. */

@@ -26,7 +26,7 @@ export interface Actor {
   memberships: Memberships;
   /**
    * Every namespace on the path to a group or project the user is a member of (their own groups included), for
-   * the abilities in NEEDS_ANCESTORS; absent, those abilities count on direct and inherited memberships only.
+   * the abilities whose rules need them (Rule.needsAncestors); absent, those abilities count on direct and inherited memberships only.
    */
   ancestors?: ReadonlySet<number>;
   /**
@@ -201,6 +201,8 @@ export interface Rule<S, W> {
   where(actor: Actor): W | boolean;
   /** A rule about projects (its filter is one of projects): a CI job token's allowlist applies to it. */
   onProjects?: boolean;
+  /** It reads the actor's ancestors (Actor.ancestors), which are then loaded for it; it may only grant through them, never deny. */
+  needsAncestors?: boolean;
 }
 
 /** Rules joined by OR (any of them) or AND (all of them), as the check for one subject and as the list filter. */
@@ -208,6 +210,7 @@ export function joined<S, W>(join: 'OR' | 'AND', rules: Rule<S, W>[]): Rule<S, W
   const any = join === 'OR';
   return {
     onProjects: rules.some((r) => r.onProjects),
+    needsAncestors: rules.some((r) => r.needsAncestors),
     allows: (actor, subject) => (any ? rules.some((r) => r.allows(actor, subject)) : rules.every((r) => r.allows(actor, subject))),
     where(actor) {
       const parts = rules.map((r) => r.where(actor));
@@ -281,12 +284,14 @@ export function projectMember(min: number): Rule<ProjectSubject, Prisma.ProjectW
  * the group (its name and path; what the group holds is filtered by each item's own rule).
  */
 export const memberBelow: Rule<NamespaceSubject, Prisma.NamespaceWhereInput> = {
+  needsAncestors: true,
   allows: (actor, ns) => !!actor.ancestors?.has(ns.id),
   where: (actor) => (actor.ancestors?.size ? { id: { in: [...actor.ancestors] } } : false),
 };
 
 export function groupsOnly<W, S extends NamespaceSubject = NamespaceSubject>(rule: Rule<S, W>): Rule<S, W> {
   return {
+    needsAncestors: rule.needsAncestors,
     allows: (actor, ns) => ns.kind === 'group' && rule.allows(actor, ns),
     where: (actor) => {
       const w = rule.where(actor);
@@ -295,63 +300,6 @@ export function groupsOnly<W, S extends NamespaceSubject = NamespaceSubject>(rul
   };
 }
 
-export const self: Rule<UserSubject, Prisma.UserWhereInput> = {
-  allows: (actor, user) => actor.viewer?.id === user.id,
-  where: (actor) => (actor.viewer ? { id: actor.viewer.id } : false),
-};
-
-export const publicProfile: Rule<ProfileSubject, Prisma.UserWhereInput> = {
-  allows: (_actor, user) => !user.privateProfile,
-  where: () => ({ privateProfile: false }),
-};
-
-export const tokenOwner: Rule<TokenSubject, Prisma.PersonalAccessTokenWhereInput> = {
-  allows: (actor, token) => actor.viewer?.id === token.userId,
-  where: (actor) => (actor.viewer ? { userId: actor.viewer.id } : false),
-};
-
-/**
- * GitLab's project_creation_level: who may create projects in a group (administrators too, except under `noone`);
- * in a personal namespace, its owner.
- */
-export const projectCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
-  allows(actor, ns) {
-    if (ns.kind === 'user') return namespaceLevel(actor, ns) >= OWNER;
-    const level = ns.projectCreationLevel;
-    if (level === 'noone') return false;
-    if (actor.viewer?.admin) return true;
-    const min = PROJECT_CREATION_MINIMUM[level];
-    return min !== undefined && namespaceLevel(actor, ns) >= min;
-  },
-  where(actor) {
-    const viewer = actor.viewer;
-    if (!viewer) return false;
-    const or: Prisma.NamespaceWhereInput[] = [{ kind: 'user', ownerId: viewer.id }];
-    if (viewer.admin) or.push({ kind: 'group', projectCreationLevel: { not: 'noone' } });
-    else {
-      for (const [level, min] of Object.entries(PROJECT_CREATION_MINIMUM)) {
-        or.push({ kind: 'group', projectCreationLevel: level, traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min, actor.memberships.sharedGroups) } });
-      }
-    }
-    return { OR: or };
-  },
-};
-
-/** GitLab's subgroup_creation_level: Owners, and Maintainers when the group lets them. */
-export const subgroupCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
-  allows: (actor, ns) => namespaceLevel(actor, ns) >= (ns.subgroupCreationLevel === 'maintainer' ? MAINTAINER : OWNER),
-  where(actor) {
-    if (!actor.viewer) return false;
-    const { groups, sharedGroups } = actor.memberships;
-    return {
-      OR: [
-        { traversalIds: { hasSome: heldAtLeast(groups, OWNER, sharedGroups) } },
-        { subgroupCreationLevel: 'maintainer', traversalIds: { hasSome: heldAtLeast(groups, MAINTAINER, sharedGroups) } },
-      ],
-    };
-  },
-};
-
 export const groupCreator: Rule<null, never> = {
   allows: (actor) => !!actor.viewer?.canCreateGroup,
   where: (actor) => !!actor.viewer?.canCreateGroup,
@@ -359,118 +307,11 @@ export const groupCreator: Rule<null, never> = {
 
 const { GUEST, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
 
-/** The level each project_creation_level asks of a member (`administrator`: none is enough). */
-export const PROJECT_CREATION_MINIMUM: Readonly<Record<string, number>> = { owner: OWNER, maintainer: MAINTAINER, developer: DEVELOPER };
-
-/**
- * GitLab's owned runners (User#ci_owned_runners): group runners of groups the user owns (subgroups included), and
- * project runners of projects the user maintains.
- */
-export const runnerOwner: Rule<RunnerSubject, Prisma.RunnerWhereInput> = {
-  allows(actor, runner) {
-    if (runner.runnerType === 'group_type') return runner.group !== null && namespaceLevel(actor, runner.group) >= OWNER;
-    if (runner.runnerType === 'project_type') return runner.projects.some((project) => projectLevel(actor, project) >= MAINTAINER);
-    return false;
-  },
-  where(actor) {
-    const groups = namespaceMember(OWNER).where(actor);
-    const projects = projectMember(MAINTAINER).where(actor);
-    const or: Prisma.RunnerWhereInput[] = [];
-    if (groups !== false) or.push({ runnerType: 'group_type', namespace: groups === true ? {} : groups });
-    if (projects !== false) or.push({ runnerType: 'project_type', projects: { some: { project: projects === true ? {} : projects } } });
-    return or.length ? { OR: or } : false;
-  },
-};
-
-/** Instance runners: every signed-in user sees them (GitLab's `authenticate_show_runner!`). */
-export const instanceRunner: Rule<RunnerSubject, Prisma.RunnerWhereInput> = {
-  allows: (actor, runner) => !!actor.viewer && runner.runnerType === 'instance_type',
-  where: (actor) => (actor.viewer ? { runnerType: 'instance_type' } : false),
-};
-
-/** An owned runner that is not locked to its projects may be enabled for another (GitLab's `assign_runner`). */
-export const unlockedOwnedRunner: Rule<RunnerSubject, never> = {
-  allows: (actor, runner) => !runner.locked && runnerOwner.allows(actor, runner),
-  where: () => false,
-};
-
-/** Creating a runner for a group (its Owners) or a project (its Maintainers); GitLab's `create_runner` on either. */
-export const runnerScopeOwner: Rule<NamespaceSubject | ProjectSubject, never> = {
-  allows: (actor, scope) => ('namespace' in scope ? projectLevel(actor, scope) >= MAINTAINER : scope.kind === 'group' && namespaceLevel(actor, scope) >= OWNER),
-  where: () => false,
-};
-
-/**
- * GitLab's ProtectedRefAccess#check_access: "No one" lets nobody through, "Admins" only administrators, any other
- * level the members holding it on the project (administrators get no pass there, as in GitLab). Asked about one
- * ref at a time, never as a list filter.
- */
-export const protectedRefAccess: Rule<ProtectedRefAccessSubject, never> = {
-  allows(actor, { project, accessLevel }) {
-    if (!actor.viewer || accessLevel === AccessLevel.NO_ACCESS) return false;
-    if (accessLevel === AccessLevel.ADMIN) return actor.viewer.admin;
-    return projectLevel(actor, project) >= accessLevel;
-  },
-  where: () => false,
-};
-
-/**
- * GitLab's admin_cicd_variables, which its ProjectPolicy grants Maintainers and its GroupPolicy Owners (GitLab's
- * custom roles, which may grant it to others, do not exist here). Asked about one owner at a time, never as a list
- * filter.
- */
-export const cicdVariablesAdmin: Rule<CiVariablesOwnerSubject, never> = {
-  allows: (actor, owner) => ('project' in owner ? projectLevel(actor, owner.project) >= MAINTAINER : owner.group.kind === 'group' && namespaceLevel(actor, owner.group) >= OWNER),
-  where: () => false,
-};
-
-/**
- * Ci::PipelineSchedulePolicy's `owner_of_schedule & can?(:update_build)`: the schedule's owner while they are a
- * Developer or above. Asked about one schedule at a time, never as a list filter.
- */
-export const scheduleOwner: Rule<PipelineScheduleSubject, never> = {
-  allows: (actor, schedule) => !!actor.viewer && schedule.ownerId === actor.viewer.id && projectLevel(actor, schedule.project) >= DEVELOPER,
-  where: () => false,
-};
-
-/** A rule about a schedule's project (`can?(:admin_pipeline)` in Ci::PipelineSchedulePolicy). */
-export function onScheduleProject(rule: Rule<ProjectSubject, unknown>): Rule<PipelineScheduleSubject, never> {
-  return { allows: (actor, schedule) => rule.allows(actor, schedule.project), where: () => false };
-}
-
 /** A group's Owners (and administrators): GroupPolicy's admin_group, remove_group and admin_group_member. */
 export const groupOwners = groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)));
 export const adminGroupMember = groupOwners;
 export const adminProjectMember = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER));
 export const manageOwners = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER));
-
-/**
- * GroupMemberPolicy's update_group_member and destroy_group_member: those who administer the group's members, and
- * for removal the member themselves (leaving); never the last Owner. Asked about one membership, never as a list filter.
- */
-export function groupMembership(memberMayLeave: boolean): Rule<GroupMemberSubject, never> {
-  return {
-    allows: (actor, m) => !m.lastOwner && (adminGroupMember.allows(actor, m.group) || (memberMayLeave && actor.viewer?.id === m.userId)),
-    where: () => false,
-  };
-}
-
-/**
- * ProjectMemberPolicy's update_project_member and destroy_project_member, with Members::UpdateService's and
- * DestroyService's owner rule: Maintainers and up change members, a member may leave, the holder of a personal
- * project's namespace is never changed, and an Owner's membership only by those who manage owners.
- */
-export function projectMembership(memberMayLeave: boolean): Rule<ProjectMemberSubject, never> {
-  return {
-    allows(actor, m) {
-      const { namespace } = m.project;
-      if (namespace.kind === 'user' && namespace.ownerId === m.userId) return false;
-      if (m.accessLevel >= OWNER && !manageOwners.allows(actor, m.project)) return false;
-      return adminProjectMember.allows(actor, m.project) || (memberMayLeave && actor.viewer?.id === m.userId);
-    },
-    where: () => false,
-  };
-}
 
 /** GitLab's `rule { archived }.prevent(*archived_abilities)`: nobody, administrators included, writes to an archived project. */
 export function unlessArchived(rule: Rule<ProjectSubject, Prisma.ProjectWhereInput>): Rule<ProjectSubject, Prisma.ProjectWhereInput> {
@@ -530,62 +371,5 @@ export const projectOwner = manageOwners;
 export const readBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), buildsFeature);
 export const updateBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), buildsFeature);
 
-/**
- * GitLab's BuildPolicy read_build_trace: whoever reads the job reads its log, except that a job in debug mode shows
- * it only to those who may update builds (Developers and up). Asked about one job at a time, never as a list filter.
- */
-export const buildTrace: Rule<BuildTraceSubject, never> = {
-  allows: (actor, { project, debugMode }) => readBuild.allows(actor, project) && (!debugMode || updateBuild.allows(actor, project)),
-  where: () => false,
-};
-
 export const pushCode = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), repositoryFeature);
 export const adminBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)), buildsFeature);
-
-/**
- * Gitlab::UserAccess#can_update_branch? (can_push_to_branch? or can_merge_to_branch?; can_create_tag? for a tag, which
- * no rule protects here): `push_code` on the project, and on a protected ref a push or merge level of a covering rule
- * (ProtectedRefAccess, which asks `push_code` too). Asked about one ref at a time, never as a list filter.
- */
-export const refUpdater: Rule<RefSubject, never> = {
-  allows(actor, ref) {
-    if (!pushCode.allows(actor, ref.project)) return false;
-    if (!ref.protection) return true;
-    const { project, protection } = ref;
-    return [...protection.push, ...protection.merge].some((accessLevel) => protectedRefAccess.allows(actor, { project, accessLevel }));
-  },
-  where: () => false,
-};
-
-/**
- * A project ability asked of the project, or of one of its pipelines or jobs: Ci::PipelinePolicy and Ci::BuildPolicy
- * delegate to ProjectPolicy, then prevent it on a protected ref the viewer may not update (their `protected_ref`).
- * Asked about one subject at a time, never as a list filter.
- */
-export function onProtectedRef(rule: Rule<ProjectSubject, unknown>): Rule<ProjectSubject | RefSubject, never> {
-  return {
-    allows: (actor, subject) => ('protection' in subject ? rule.allows(actor, subject.project) && refUpdater.allows(actor, subject) : rule.allows(actor, subject)),
-    where: () => false,
-  };
-}
-
-/** Ci::BuildPolicy's job writes (`update_build`, asked of one job): none on a protected ref the viewer may not update. */
-export const jobWriter: Rule<JobSubject, never> = onProtectedRef(updateBuild);
-
-/**
- * Ci::BuildPolicy's erase_build: `admin_build`, or `update_build` for the user who ran the job on an unprotected ref;
- * never on a protected ref the viewer may not update.
- */
-export const jobEraser: Rule<JobSubject, never> = {
-  allows: (actor, job) =>
-    (adminBuild.allows(actor, job.project) || (updateBuild.allows(actor, job.project) && !job.protection && !!actor.viewer && job.userId === actor.viewer.id)) &&
-    refUpdater.allows(actor, job),
-  where: () => false,
-};
-
-/** Ci::TriggerPolicy's admin_trigger: the trigger's owner, while they may `admin_build` on its project. */
-export const triggerOwner: Rule<TriggerSubject, never> = {
-  allows: (actor, trigger) => !!actor.viewer && trigger.ownerId === actor.viewer.id && adminBuild.allows(actor, trigger.project),
-  where: () => false,
-};
-

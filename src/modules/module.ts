@@ -10,6 +10,7 @@
  *   }
  */
 import type { Access } from '../auth/policy.js';
+import type { Rule } from '../auth/rules.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { App } from '../context.js';
 import type { Announcement } from '../events/bus.js';
@@ -58,6 +59,11 @@ export interface Module<N extends string = string, U extends keyof Services = ke
   operations: readonly string[];
   /** Its GraphQL resolver map: root fields, subscriptions, and its types' fields. */
   resolvers: Readonly<Record<string, object>>;
+  /**
+   * The abilities of its subjects, by GitLab's names (its `policy.ts`, GitLab's `<Subject>Policy`): registered into
+   * the one table `can` and `allowedWhere` read (src/auth/policy.ts), each ability defined once.
+   */
+  policy?: Readonly<Record<string, Rule<never, unknown>>>;
   /** Its `/api/v4` routes (paths relative to `/api/v4`). */
   routes: readonly RestRoute[];
   /** Its per-request DataLoaders; `loaders` holds every module's, built on first use. */

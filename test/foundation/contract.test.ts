@@ -9,6 +9,7 @@ import { prepareRoutes } from '../../src/rest/adapter.js';
 import { declaredRoutes, restOperations, restRoutes } from '../../src/rest/routes.js';
 import { pendingSchemaChanges } from '../../src/db/engine.js';
 import { modules } from '../../src/modules/index.js';
+import { abilities } from '../../src/auth/policy.js';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 
@@ -91,11 +92,29 @@ describe('contract', () => {
       [/mode:\s*'insensitive'/, "passes user input to ILIKE unescaped (use src/db/text.ts)"],
     ];
     for (const path of files(SRC).map((p) => relative(SRC, p))) {
-      if (!path.endsWith('.ts') || path.startsWith('auth/') || path.startsWith('rest/') || path.startsWith('generated/') || path === 'errors.ts' || path === 'db/text.ts' || path.startsWith('http/')) continue;
+      if (!path.endsWith('.ts') || path.startsWith('auth/') || /^modules\/[a-z_]+\/policy\.ts$/.test(path) || path.startsWith('rest/') || path.startsWith('generated/') || path === 'errors.ts' || path === 'db/text.ts' || path.startsWith('http/')) continue;
       const text = readFileSync(join(SRC, path), 'utf8');
       for (const [pattern, what] of rules) if (pattern.test(text)) offenders.push(`${path} ${what}`);
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('keeps each subject\'s abilities in its module\'s policy.ts: auth names no domain, every ability is defined once', () => {
+    const problems: string[] = [];
+    for (const path of files(join(SRC, 'auth'))) {
+      if (/from '\.\.\/modules\//.test(readFileSync(path, 'utf8'))) problems.push(`${relative(SRC, path)} imports a module`);
+    }
+    const registered = new Set(abilities());
+    const defined: string[] = ['admin_all_resources', 'create_group'];
+    for (const m of modules) {
+      const file = join(SRC, 'modules', m.name, 'policy.ts');
+      if (existsSync(file) !== !!m.policy) problems.push(`${m.name}: policy.ts and the manifest's policy disagree`);
+      defined.push(...Object.keys(m.policy ?? {}));
+    }
+    expect(problems).toEqual([]);
+    // Defined once each (registerPolicy refuses a second definition), and nothing registered comes from elsewhere.
+    expect(new Set(defined).size).toBe(defined.length);
+    expect([...registered].sort()).toEqual([...defined].sort());
   });
 
   it('describes every type, field, argument and enum value of the schema', () => {

@@ -3,6 +3,7 @@ import { defineModule } from '../module.js';
 import { ciVariableResolvers } from './resolvers.js';
 import { ciVariableRoutes } from './routes.js';
 import { CiVariablesService } from './service.js';
+import { ciVariablesPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -15,6 +16,7 @@ export const ciVariablesModule = defineModule({
   schema: ['ci_variables.graphql'],
   operations: ['ci_variables.graphql'],
   resolvers: ciVariableResolvers,
+  policy: ciVariablesPolicy,
   routes: ciVariableRoutes,
   uses: [],
   service: (base) => new CiVariablesService(base),

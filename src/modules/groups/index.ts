@@ -5,6 +5,7 @@ import { groupResolvers } from './resolvers.js';
 import { groupJobs } from './jobs.js';
 import { groupRoutes } from './routes.js';
 import { GroupsService } from './service.js';
+import { groupPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -20,6 +21,7 @@ export const groupsModule = defineModule({
   schema: ['groups.graphql'],
   operations: ['groups.graphql'],
   resolvers: groupResolvers,
+  policy: groupPolicy,
   routes: groupRoutes,
   loaders: createGroupLoaders,
   uses: ['namespaces', 'members', 'projects'],

@@ -4,6 +4,7 @@ import { createMemberLoaders, type MemberLoaders } from './loaders.js';
 import { memberResolvers } from './resolvers.js';
 import { memberRoutes } from './routes.js';
 import { MembersService } from './service.js';
+import { memberPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -19,6 +20,7 @@ export const membersModule = defineModule({
   schema: ['members.graphql'],
   operations: ['members.graphql'],
   resolvers: memberResolvers,
+  policy: memberPolicy,
   routes: memberRoutes,
   loaders: createMemberLoaders,
   uses: ['users', 'activity'],

@@ -4,6 +4,7 @@ import { createNamespaceLoaders, type NamespaceLoaders } from './loaders.js';
 import { namespaceResolvers } from './resolvers.js';
 import { namespaceRoutes } from './routes.js';
 import { NamespacesService } from './service.js';
+import { namespacePolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -19,6 +20,7 @@ export const namespacesModule = defineModule({
   schema: ['namespaces.graphql'],
   operations: ['namespaces.graphql'],
   resolvers: namespaceResolvers,
+  policy: namespacePolicy,
   routes: namespaceRoutes,
   loaders: createNamespaceLoaders,
   uses: [],

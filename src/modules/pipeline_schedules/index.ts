@@ -5,6 +5,7 @@ import { createPipelineScheduleLoaders, type PipelineScheduleLoaders } from './l
 import { pipelineScheduleResolvers } from './resolvers.js';
 import { pipelineScheduleRoutes } from './routes.js';
 import { PipelineSchedulesService } from './service.js';
+import { pipelineSchedulePolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -20,6 +21,7 @@ export const pipelineSchedulesModule = defineModule({
   schema: ['pipeline_schedules.graphql'],
   operations: ['pipeline_schedules.graphql'],
   resolvers: pipelineScheduleResolvers,
+  policy: pipelineSchedulePolicy,
   routes: pipelineScheduleRoutes,
   loaders: (db) => createPipelineScheduleLoaders(db),
   uses: ['repositories', 'pipelines'],

@@ -5,6 +5,7 @@ import { pipelineResolvers } from './resolvers.js';
 import { pipelineRoutes } from './routes.js';
 import { PipelinesService } from './service.js';
 import { createPipelineLoaders, type PipelineLoaders } from './loaders.js';
+import { pipelinePolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -20,6 +21,7 @@ export const pipelinesModule = defineModule({
   schema: ['pipelines.graphql'],
   operations: ['pipelines.graphql'],
   resolvers: pipelineResolvers,
+  policy: pipelinePolicy,
   routes: pipelineRoutes,
   loaders: (db) => createPipelineLoaders(db),
   uses: ['users', 'projects', 'repositories', 'protected_branches'],

@@ -5,6 +5,7 @@ import { createProjectLoaders, type ProjectLoaders } from './loaders.js';
 import { projectResolvers } from './resolvers.js';
 import { projectRoutes } from './routes.js';
 import { ProjectsService } from './service.js';
+import { projectPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -20,6 +21,7 @@ export const projectsModule = defineModule({
   schema: ['projects.graphql', 'project_features.graphql'],
   operations: ['projects.graphql'],
   resolvers: projectResolvers,
+  policy: projectPolicy,
   routes: projectRoutes,
   loaders: createProjectLoaders,
   uses: ['namespaces', 'members', 'activity'],

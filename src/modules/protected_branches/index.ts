@@ -3,6 +3,7 @@ import { defineModule } from '../module.js';
 import { protectedBranchResolvers } from './resolvers.js';
 import { protectedBranchRoutes } from './routes.js';
 import { ProtectedBranchesService } from './service.js';
+import { protectedBranchPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -15,6 +16,7 @@ export const protectedBranchesModule = defineModule({
   schema: ['protected_branches.graphql'],
   operations: ['protected_branches.graphql'],
   resolvers: protectedBranchResolvers,
+  policy: protectedBranchPolicy,
   routes: protectedBranchRoutes,
   uses: [],
   service: (base) => new ProtectedBranchesService(base),

@@ -3,6 +3,7 @@ import { defineModule } from '../module.js';
 import { repositoryResolvers } from './resolvers.js';
 import { repositoryRoutes } from './routes.js';
 import { RepositoriesService } from './service.js';
+import { repositoryPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -15,6 +16,7 @@ export const repositoriesModule = defineModule({
   schema: ['repositories.graphql'],
   operations: ['repositories.graphql'],
   resolvers: repositoryResolvers,
+  policy: repositoryPolicy,
   routes: repositoryRoutes,
   uses: ['projects', 'activity', 'protected_branches'],
   service: (base, { projects, activity, protected_branches }) => new RepositoriesService(base, projects, activity, protected_branches),

@@ -5,6 +5,7 @@ import { createRunnerLoaders, type RunnerLoaders } from './loaders.js';
 import { runnerResolvers } from './resolvers.js';
 import { runnerRoutes } from './routes.js';
 import { RunnersService } from './service.js';
+import { runnerPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -20,6 +21,7 @@ export const runnersModule = defineModule({
   schema: ['runners.graphql'],
   operations: ['runners.graphql'],
   resolvers: runnerResolvers,
+  policy: runnerPolicy,
   routes: runnerRoutes,
   loaders: (db) => createRunnerLoaders(db),
   uses: ['pipelines', 'repositories', 'protected_branches', 'ci_variables'],

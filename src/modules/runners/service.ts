@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { RunnerSubject } from '../../auth/policy.js';
+import { runnerOwner } from './policy.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
@@ -104,7 +105,8 @@ export class RunnersService {
 
   /** `GET /runners`: the runners the viewer owns (group runners of groups they own, project runners of projects they maintain). */
   async owned(filters: RunnerFilters, page: PageArgs) {
-    const owned = await this.base.access.ownedRunnersWhere();
+    this.base.access.requireViewer();
+    const owned = await this.base.access.ruleWhere(runnerOwner);
     return this.page({ AND: [owned, ...filtersWhere(filters, RUNNER_STATUSES)] }, page);
   }
 

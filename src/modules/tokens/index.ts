@@ -3,6 +3,7 @@ import { defineModule } from '../module.js';
 import { tokenResolvers } from './resolvers.js';
 import { tokenRoutes } from './routes.js';
 import { TokensService } from './service.js';
+import { personalAccessTokenPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -15,6 +16,7 @@ export const tokensModule = defineModule({
   schema: ['tokens.graphql'],
   operations: ['tokens.graphql'],
   resolvers: tokenResolvers,
+  policy: personalAccessTokenPolicy,
   routes: tokenRoutes,
   uses: ['users'],
   service: (base, { users }) => new TokensService(base, users),

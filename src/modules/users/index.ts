@@ -4,6 +4,7 @@ import { createUserLoaders, type UserLoaders } from './loaders.js';
 import { userResolvers } from './resolvers.js';
 import { userRoutes } from './routes.js';
 import { UsersService } from './service.js';
+import { userPolicy } from './policy.js';
 
 declare module '../module.js' {
   interface Services {
@@ -19,6 +20,7 @@ export const usersModule = defineModule({
   schema: ['users.graphql'],
   operations: ['users.graphql'],
   resolvers: userResolvers,
+  policy: userPolicy,
   routes: userRoutes,
   loaders: createUserLoaders,
   uses: ['namespaces'],
