@@ -83,7 +83,7 @@ export function tokenAuthenticator(db: PrismaClient, externalUrl = ''): Authenti
 }
 
 /** Why a user who is not active may not use the API (GitLab's Gitlab::Auth::UserAccessDeniedReason). */
-function accessDeniedReason(state: string, externalUrl: string): string {
+export function accessDeniedReason(state: string, externalUrl: string): string {
   if (state === 'deactivated') {
     return `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${externalUrl}`;
   }
