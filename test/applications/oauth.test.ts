@@ -435,19 +435,28 @@ describe('issued tokens as API credentials', () => {
   });
 
   it('expired tokens stop working', async () => {
-    const issued = await passwordToken();
-    expect((await rest('/user', issued.access_token)).status).toBe(200);
-    const digest = createHash('sha256').update(issued.access_token).digest('hex');
-    await t.server.database.prisma.oauthAccessToken.update({ where: { digest }, data: { createdAt: new Date(Date.now() - 7201_000) } });
-    // The credential cache remembers a viewer only until its token's expiry, which has passed for this viewer.
     const old = await passwordToken();
-    const oldDigest = createHash('sha256').update(old.access_token).digest('hex');
-    await t.server.database.prisma.oauthAccessToken.update({ where: { digest: oldDigest }, data: { createdAt: new Date(Date.now() - 7201_000) } });
+    const digest = createHash('sha256').update(old.access_token).digest('hex');
+    await t.server.database.prisma.oauthAccessToken.update({ where: { digest }, data: { createdAt: new Date(Date.now() - 7201_000) } });
     const res = await rest('/user', old.access_token);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'invalid_token', error_description: 'Token is expired. You can either do re-authorization or token refresh.' });
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect((await graphql('{ currentUser { username } }', old.access_token)).status).toBe(401);
     const info = await fetch(`${t.url}/oauth/token/info`, { headers: bearer(old.access_token) });
     expect(await info.json()).toEqual({ error: 'invalid_token', error_description: 'The access token expired' });
+    // Its refresh token still gives a new pair (Doorkeeper refreshes expired tokens).
+    expect((await token({ grant_type: 'refresh_token', refresh_token: old.refresh_token })).status).toBe(200);
+  });
+
+  it('the out-of-band redirect URI shows the code on a page', async () => {
+    const native = await createApp({ name: 'CLI', redirect_uri: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read_user' });
+    const res = await authorize({ client_id: native.application_id, redirect_uri: 'urn:ietf:wg:oauth:2.0:oob', response_type: 'code' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('location')).toBeNull();
+    const c = /<code id="authorization_code">([0-9a-f]{64})<\/code>/.exec(res.text)![1]!;
+    const tokens = await token({ grant_type: 'authorization_code', code: c, redirect_uri: 'urn:ietf:wg:oauth:2.0:oob', client_id: native.application_id, client_secret: native.secret });
+    expect(tokens.status, tokens.text).toBe(200);
   });
 
   it('deleting the application stops its tokens at once; renewing its secret stops the old secret, not issued tokens', async () => {

@@ -47,19 +47,25 @@ function sendOAuthError(res: Response, error: OAuthError): void {
   res.status(error.status).set({ ...NO_STORE, ...error.headers }).json(error.body);
 }
 
-/** Runs a handler with a request context of no viewer; answers only once what it published has been handled here. */
-function handler(app: App, run: (service: ApplicationsService, req: Request, res: Response) => Promise<void>) {
+/** What a handler answers, sent once the request's events have been handled on this replica. */
+type Reply = (res: Response) => void;
+
+/**
+ * Runs a handler with a request context of no viewer. It answers only once what it published (a token revoked or
+ * rotated) has been handled here (Context.settle), so the caller's next request with the old token is refused.
+ */
+function handler(app: App, run: (service: ApplicationsService, req: Request) => Promise<Reply>) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const ctx = createContext(app, null);
+    let reply: Reply;
     try {
-      await run(ctx.services.applications, req, res);
+      reply = await run(ctx.services.applications, req);
     } catch (error) {
-      if (error instanceof OAuthError) {
-        await ctx.settle();
-        return sendOAuthError(res, error);
-      }
-      return next(error);
+      if (!(error instanceof OAuthError)) return next(error);
+      reply = (r) => sendOAuthError(r, error);
     }
+    await ctx.settle();
+    reply(res);
   };
 }
 
@@ -135,15 +141,15 @@ function authorizeParams(req: Request): Record<string, string | undefined> {
   return Object.fromEntries(AUTHORIZE_PARAMS.map((name) => [name, stringParam(req, name)]));
 }
 
-/** An authorization request, or its problem answered (a page, or the client's redirect URI with `error`). */
-async function checkedRequest(service: ApplicationsService, params: Record<string, string | undefined>, res: Response): Promise<AuthorizationRequest | null> {
+/** An authorization request, or the answer to its problem (a page, or the client's redirect URI with `error`). */
+async function checkedRequest(service: ApplicationsService, params: Record<string, string | undefined>): Promise<AuthorizationRequest | Reply> {
   try {
     return await service.authorizationRequest(params);
   } catch (error) {
     if (!(error instanceof AuthorizationProblem)) throw error;
-    if (!error.redirect || error.redirect.uri === NATIVE_REDIRECT_URI) errorPage(res, error.error);
-    else redirectTo(res, error.redirect.uri, { error: error.error.error, error_description: error.error.description, state: error.redirect.state });
-    return null;
+    const { redirect } = error;
+    if (!redirect || redirect.uri === NATIVE_REDIRECT_URI) return (res) => errorPage(res, error.error);
+    return (res) => redirectTo(res, redirect.uri, { error: error.error.error, error_description: error.error.description, state: redirect.state });
   }
 }
 
@@ -152,7 +158,7 @@ export function oauthHttp(app: App): Router {
 
   router.post(
     '/token',
-    handler(app, async (service, req, res) => {
+    handler(app, async (service, req) => {
       const client = clientCredentials(req);
       const grantType = stringParam(req, 'grant_type');
       const scope = stringParam(req, 'scope');
@@ -173,57 +179,59 @@ export function oauthHttp(app: App): Router {
         default:
           throw oauthErrors.unsupportedGrantType();
       }
-      res.status(200).set(NO_STORE).json(token);
+      return (res) => res.status(200).set(NO_STORE).json(token);
     }),
   );
 
   router.get(
     '/token/info',
-    handler(app, async (service, req, res) => {
+    handler(app, async (service, req) => {
       // The token as the API reads it (Authorization: Bearer, access_token); only OAuth tokens have info here.
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? stringParam(req, 'access_token');
       const info = await service.tokenInfo(bearer);
-      res.status(200).set(NO_STORE).json(info);
+      return (res) => res.status(200).set(NO_STORE).json(info);
     }),
   );
 
   router.post(
     '/revoke',
-    handler(app, async (service, req, res) => {
+    handler(app, async (service, req) => {
       await service.revoke({ token: stringParam(req, 'token'), tokenTypeHint: stringParam(req, 'token_type_hint') }, clientCredentials(req));
-      res.status(200).set(NO_STORE).json({});
+      return (res) => res.status(200).set(NO_STORE).json({});
     }),
   );
 
   router.get(
     '/authorize',
-    handler(app, async (service, req, res) => {
+    handler(app, async (service, req) => {
       const params = authorizeParams(req);
-      const request = await checkedRequest(service, params, res);
-      if (request) consentPage(res, request, params);
+      const request = await checkedRequest(service, params);
+      if (typeof request === 'function') return request;
+      return (res) => consentPage(res, request, params);
     }),
   );
 
   router.post(
     '/authorize',
-    handler(app, async (service, req, res) => {
+    handler(app, async (service, req) => {
       const params = authorizeParams(req);
-      const request = await checkedRequest(service, params, res);
-      if (!request) return;
+      const request = await checkedRequest(service, params);
+      if (typeof request === 'function') return request;
       if (stringParam(req, 'decision') === 'deny') {
         const denied = oauthErrors.accessDenied();
-        if (request.redirectUri === NATIVE_REDIRECT_URI) return errorPage(res, denied);
-        return redirectTo(res, request.redirectUri, { error: denied.error, error_description: denied.description, state: request.state });
+        if (request.redirectUri === NATIVE_REDIRECT_URI) return (res) => errorPage(res, denied);
+        return (res) => redirectTo(res, request.redirectUri, { error: denied.error, error_description: denied.description, state: request.state });
       }
       const login = stringParam(req, 'login');
       const password = stringParam(req, 'password');
       const user = login && password ? await service.userByPassword(login, password) : null;
-      if (!user) return consentPage(res, request, params, 401, 'Invalid login or password.');
+      if (!user) return (res) => consentPage(res, request, params, 401, 'Invalid login or password.');
       const code = await service.createGrant(request, user.id);
       if (request.redirectUri === NATIVE_REDIRECT_URI) {
-        return sendPage(res, 200, 'Authorization code', `<h1>Authorization code</h1>\n<p>Copy this code and paste it into the application:</p>\n<p><code id="authorization_code">${escapeHtml(code)}</code></p>`);
+        return (res) =>
+          sendPage(res, 200, 'Authorization code', `<h1>Authorization code</h1>\n<p>Copy this code and paste it into the application:</p>\n<p><code id="authorization_code">${escapeHtml(code)}</code></p>`);
       }
-      redirectTo(res, request.redirectUri, { code, state: request.state });
+      return (res) => redirectTo(res, request.redirectUri, { code, state: request.state });
     }),
   );
 
