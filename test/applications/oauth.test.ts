@@ -167,8 +167,14 @@ describe('grant_type=password', () => {
 
   it('refuses blocked users', async () => {
     const blocked = await createUser(t);
+    const issued = await token({ grant_type: 'password', username: blocked.username, password: PASSWORD });
+    expect((await rest('/user', issued.json.access_token)).status).toBe(200);
     expect((await t.api('POST', `/users/${blocked.id}/block`)).status).toBe(201);
     expect((await token({ grant_type: 'password', username: blocked.username, password: PASSWORD })).json.error).toBe('invalid_grant');
+    // Tokens issued before stop working at once, as personal access tokens do.
+    const refused = await rest('/user', issued.json.access_token);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ message: '403 Forbidden - Your account has been blocked.' });
   });
 });
 

@@ -5,24 +5,16 @@
  */
 import type { PrismaClient } from '../../db/database.js';
 import type { Authenticator } from '../../auth/credentials.js';
-import type { Viewer } from '../../auth/viewer.js';
-import { forbidden, tokenErrors, unauthenticated } from '../../errors.js';
-import { accessDeniedReason } from '../tokens/service.js';
+import { tokenErrors, unauthenticated } from '../../errors.js';
+import { tokenViewer, type TokenUserRow } from '../tokens/service.js';
 
-interface AuthRow {
+interface AuthRow extends TokenUserRow {
   id: number;
   applicationId: number | null;
   scopes: string[];
   revokedAt: Date | null;
   createdAt: Date;
   expiresIn: number;
-  userId: number;
-  username: string;
-  admin: boolean;
-  external: boolean;
-  bot: boolean;
-  canCreateGroup: boolean;
-  state: string;
 }
 
 export function oauthAuthenticator(db: PrismaClient, externalUrl = ''): Authenticator {
@@ -36,19 +28,6 @@ export function oauthAuthenticator(db: PrismaClient, externalUrl = ''): Authenti
     if (row.revokedAt) throw unauthenticated(tokenErrors.revoked);
     const expiresAt = new Date(row.createdAt.getTime() + row.expiresIn * 1000);
     if (expiresAt.getTime() <= Date.now()) throw unauthenticated(tokenErrors.expired);
-    if (row.state !== 'active') throw forbidden(accessDeniedReason(row.state, externalUrl));
-    const viewer: Viewer = {
-      id: row.userId,
-      username: row.username,
-      admin: row.admin,
-      external: row.external,
-      bot: row.bot,
-      canCreateGroup: row.canCreateGroup,
-      tokenId: 0,
-      tokenExpiresAt: expiresAt,
-      scopes: row.scopes,
-      oauth: { tokenId: row.id, applicationId: row.applicationId },
-    };
-    return viewer;
+    return tokenViewer(row, { tokenId: 0, tokenExpiresAt: expiresAt, scopes: row.scopes, oauth: { tokenId: row.id, applicationId: row.applicationId } }, externalUrl);
   };
 }
