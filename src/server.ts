@@ -31,11 +31,13 @@ import { startSubscriptionServer } from './graphql/subscriptions.js';
 import { settleEvents } from './graphql/settle.js';
 import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
-import { byKind, resolveViewer, type Credentials } from './auth/credentials.js';
+import { byKind, orElse, resolveViewer, type Credentials } from './auth/credentials.js';
 import { jobTokenAuthenticator } from './auth/job-tokens.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
+import { oauthAuthenticator } from './modules/applications/authenticator.js';
+import { oauthHttp } from './modules/applications/http.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { bodyErrors, bodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
 import { answerClientErrors, serverTimeouts } from './http/client-errors.js';
@@ -95,8 +97,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
   const tokens = {
-    read: credentialCache.wrap(tokenAuthenticator(database.readPrisma, config.externalUrl)),
-    write: credentialCache.wrap(tokenAuthenticator(database.prisma, config.externalUrl)),
+    // Personal access tokens, then OAuth access tokens (src/modules/applications).
+    read: credentialCache.wrap(orElse(tokenAuthenticator(database.readPrisma, config.externalUrl), oauthAuthenticator(database.readPrisma, config.externalUrl))),
+    write: credentialCache.wrap(orElse(tokenAuthenticator(database.prisma, config.externalUrl), oauthAuthenticator(database.prisma, config.externalUrl))),
   };
   // Job tokens are not remembered: one stops working the moment its job ends.
   const jobTokens = { read: jobTokenAuthenticator(database.readPrisma), write: jobTokenAuthenticator(database.prisma) };
@@ -162,6 +165,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));
   // GraphiQL, at GitLab's path for it.
   web.use('/-/graphql-explorer', graphqlExplorer());
+  // OAuth 2 (Doorkeeper's routes): tokens, the authorization page, token info and revocation.
+  web.use('/oauth', oauthHttp(app));
   web.use('/api/v3', (_req, res) => res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' }));
   web.use((_req: Request, res: Response) => res.status(404).json({ error: '404 Not Found' }));
   web.use((error: unknown, _req: Request, res: Response, _next: unknown) => sendError(res, app, error));

@@ -7,7 +7,7 @@
  * answering only after its own replica dropped them (Context.settle).
  */
 import { Remembered } from '../events/remembered.js';
-import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type Authenticator, type CredentialsRevoked } from './credentials.js';
+import { CREDENTIALS_REVOKED, VIEWER_CHANGED, concerns, type Authenticator, type CredentialsRevoked } from './credentials.js';
 import type { Viewer } from './viewer.js';
 
 /** How long a viewer is remembered: bounds what a change nobody announced could leave stale. */
@@ -28,7 +28,7 @@ export class CredentialCache {
     this.viewers = new Remembered({ ttlMs, size: CREDENTIAL_CACHE_SIZE, goodUntil: (v) => v.tokenExpiresAt?.getTime() ?? Infinity });
     const forget = (payload: unknown) => {
       const news = payload as CredentialsRevoked;
-      this.viewers.forget((_digest, v) => v.tokenId === news.tokenId || v.id === news.userId);
+      this.viewers.forget((_digest, v) => concerns(news, v));
     };
     this.unsubscribe = [bus.subscribe(CREDENTIALS_REVOKED, forget), bus.subscribe(VIEWER_CHANGED, forget)];
   }

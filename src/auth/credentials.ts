@@ -111,4 +111,30 @@ export const VIEWER_CHANGED = 'viewer.changed';
 export interface CredentialsRevoked {
   tokenId?: number;
   userId?: number;
+  /** OAuth access tokens revoked (src/modules/applications). */
+  oauthTokenIds?: number[];
+  /** Every OAuth access token of this application (the application was deleted). */
+  oauthApplicationId?: number;
+}
+
+/** Whether the news of CREDENTIALS_REVOKED (or VIEWER_CHANGED) concerns a viewer. */
+export function concerns(news: CredentialsRevoked, viewer: Viewer): boolean {
+  if (viewer.id === news.userId) return true;
+  if (viewer.oauth) return !!news.oauthTokenIds?.includes(viewer.oauth.tokenId) || (news.oauthApplicationId !== undefined && viewer.oauth.applicationId === news.oauthApplicationId);
+  return news.tokenId !== undefined && viewer.tokenId === news.tokenId;
+}
+
+/**
+ * Personal access tokens first, then `fallback` (OAuth access tokens) for a digest no personal access token has:
+ * only unknown tokens pay for the second lookup.
+ */
+export function orElse(first: Authenticator, fallback: Authenticator): Authenticator {
+  return async (digest) => {
+    try {
+      return await first(digest);
+    } catch (error) {
+      if (isCoded(error) && error.extensions.code === 'UNAUTHENTICATED' && !error.extensions.tokenError) return fallback(digest);
+      throw error;
+    }
+  };
 }

@@ -13,6 +13,8 @@ export interface Viewer {
   /** The day that token expires (it stops working at the start of that day), if it does. */
   tokenExpiresAt: Date | null;
   scopes: readonly string[];
+  /** Set when an OAuth access token authenticated the request (`tokenId` is then 0): the token and its application. */
+  oauth?: { tokenId: number; applicationId: number | null };
   /**
    * Set when a CI job token authenticated the request (GitLab's CI_JOB_TOKEN): the job's user acting for that job,
    * only on fields that accept job tokens and only on the job's own project.

@@ -4,7 +4,7 @@
  * Anonymous sockets have nothing to lose.
  */
 import type { WebSocket } from 'ws';
-import { CREDENTIALS_REVOKED, type CredentialsRevoked } from '../auth/credentials.js';
+import { CREDENTIALS_REVOKED, concerns, type CredentialsRevoked } from '../auth/credentials.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { EventBus } from '../events/bus.js';
 
@@ -25,7 +25,7 @@ export class CredentialWatch {
     this.unsubscribe = bus.subscribe(CREDENTIALS_REVOKED, (payload) => {
       const revoked = payload as CredentialsRevoked;
       for (const [socket, viewer] of this.sockets) {
-        if (viewer.tokenId !== revoked.tokenId && viewer.id !== revoked.userId) continue;
+        if (!concerns(revoked, viewer)) continue;
         setTimeout(() => socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized: credentials revoked'), REVOKE_GRACE_MS).unref();
       }
     });

@@ -71,6 +71,13 @@ async function newSchedule(f: Fixtures): Promise<number> {
   return res.body.id;
 }
 
+/** A new instance OAuth application, made by root: deleting or renewing acts on one of its own. */
+async function newApplication(): Promise<number> {
+  const res = await t.api('POST', '/applications', { body: { name: unique('matrix'), redirect_uri: 'https://matrix.example.com/cb', scopes: 'api' } });
+  if (res.status !== 200) throw new Error(`application: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
 /** A token of the given kind: the owner's with one scope, root's (`admin`), expired, revoked, or none. */
 async function tokenOf(kind: Kind, f: Fixtures): Promise<string | null> {
   if (kind === 'anonymous') return null;
@@ -93,6 +100,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   const params: Record<string, unknown> = {};
   if (route.path.includes(':id')) {
     if (family === 'keys') ids.keys = await newKey(f.owner.id);
+    if (family === 'applications') ids.applications = await newApplication();
     if (!(family in ids)) throw new Error(`no fixture for :id of ${route.path}: add one`);
     params.id = String(ids[family]);
     // Changing, blocking or deleting a user acts on one of its own: the fixtures' owner must keep working for the routes that follow.
@@ -113,7 +121,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     path: () => name,
     username: () => name,
     email: () => `${name}@example.com`,
-    scopes: () => ['api'],
+    // OAuth applications take their scopes space-separated, tokens as a list.
+    scopes: () => (family === 'applications' ? 'api read_user' : ['api']),
+    redirectUri: () => 'https://matrix.example.com/cb',
     accessLevel: () => 30,
     userId: async () => (await createUser(t)).id,
     // The repository API: path parameters, refs, and the wide `$input` of commits and file writes (its fields are top-level).
@@ -419,6 +429,13 @@ export function scopeMatrix(shard: number): void {
         ['api DELETE /user/emails/:email_id', 204],
         ['api GET /keys/:id', 403],
         ['admin GET /keys/:id', 200],
+        ['admin POST /applications', 200],
+        ['api POST /applications', 403],
+        ['anonymous GET /applications', 401],
+        ['read_api GET /applications', 403],
+        ['admin DELETE /applications/:id', 204],
+        ['admin POST /applications/:id/renew-secret', 200],
+        ['read_user DELETE /applications/:id', 403],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

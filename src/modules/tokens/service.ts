@@ -31,12 +31,8 @@ export function isTokenActive(token: Pick<TokenRow, 'revoked' | 'expiresAt'>): b
   return !token.revoked && (token.expiresAt === null || token.expiresAt.getTime() > today().getTime());
 }
 
-interface AuthRow {
-  id: number;
-  scopes: string[];
-  revoked: boolean;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
+/** The user columns an authenticator reads along with its token (as `userId`, `username`, …). */
+export interface TokenUserRow {
   userId: number;
   username: string;
   admin: boolean;
@@ -44,6 +40,23 @@ interface AuthRow {
   bot: boolean;
   canCreateGroup: boolean;
   state: string;
+}
+
+interface AuthRow extends TokenUserRow {
+  id: number;
+  scopes: string[];
+  revoked: boolean;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * The viewer a token of a user authenticates. GitLab authenticates a blocked user's token, then refuses API access
+ * with UserAccessDeniedReason's words: FORBIDDEN for a user who is not active.
+ */
+export function tokenViewer(row: TokenUserRow, token: Pick<Viewer, 'tokenId' | 'tokenExpiresAt' | 'scopes' | 'oauth'>, externalUrl: string): Viewer {
+  if (row.state !== 'active') throw forbidden(accessDeniedReason(row.state, externalUrl));
+  return { id: row.userId, username: row.username, admin: row.admin, external: row.external, bot: row.bot, canCreateGroup: row.canCreateGroup, ...token };
 }
 
 /**
@@ -61,23 +74,11 @@ export function tokenAuthenticator(db: PrismaClient, externalUrl = ''): Authenti
     if (!row) throw unauthenticated();
     if (row.revoked) throw unauthenticated(tokenErrors.revoked);
     if (row.expiresAt && row.expiresAt.getTime() <= today().getTime()) throw unauthenticated(tokenErrors.expired);
-    // GitLab authenticates a blocked user's token, then refuses API access with UserAccessDeniedReason's words.
-    if (row.state !== 'active') throw forbidden(accessDeniedReason(row.state, externalUrl));
+    const viewer = tokenViewer(row, { tokenId: row.id, tokenExpiresAt: row.expiresAt, scopes: row.scopes }, externalUrl);
     const now = Date.now();
     if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       await db.personalAccessToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
     }
-    const viewer: Viewer = {
-      id: row.userId,
-      username: row.username,
-      admin: row.admin,
-      external: row.external,
-      bot: row.bot,
-      canCreateGroup: row.canCreateGroup,
-      tokenId: row.id,
-      tokenExpiresAt: row.expiresAt,
-      scopes: row.scopes,
-    };
     return viewer;
   };
 }
