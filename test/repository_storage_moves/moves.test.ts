@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Gitlab } from '@gitbeaker/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupWikiPath, hashedPath } from '../../src/git/storages.js';
-import { holdStorageMoves, type MovePoint } from '../../src/modules/repository_storage_moves/mover.js';
+import { holdStorageMoves, runMove, type MovePoint } from '../../src/modules/repository_storage_moves/mover.js';
 import { MOVE_UPDATED, type MoveMessage, type MoveType } from '../../src/modules/repository_storage_moves/service.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
@@ -218,6 +218,54 @@ async function pushFrom(project: any) {
   await git.ok(dir, ['commit', '--quiet', '-m', 'Pushed']);
   return git.run(dir, ['push', 'origin', 'HEAD:refs/heads/after-move']);
 }
+
+describe('a move interrupted mid-way', () => {
+  it('is carried on from where it stood when its job runs again, and runs once only', async () => {
+    const { project, refs } = await projectWithHistory();
+    const source = join(folders.default, hashedPath(project.id));
+    const destination = join(folders.other, hashedPath(project.id));
+    // The first run dies after a partial copy: the destination has one branch, and one the source never had.
+    let crashed = false;
+    const crash = deferred();
+    const remove = holdStorageMoves(t.server.app, async (point, type, move) => {
+      if (type !== 'project' || move.projectId !== project.id || point !== 'started' || crashed) return;
+      crashed = true;
+      execFileSync('git', ['init', '--quiet', '--bare', destination]);
+      gitDir(destination, ['fetch', '--quiet', source, 'refs/heads/feature:refs/heads/feature']);
+      gitDir(destination, ['update-ref', 'refs/heads/stale', gitDir(destination, ['rev-parse', 'refs/heads/feature']).trim()]);
+      crash.resolve();
+      throw new Error('simulated crash');
+    });
+    try {
+      const scheduled = await t.api('POST', `/projects/${project.id}/repository_storage_moves`, { body: { destination_storage_name: 'other' } });
+      expect(scheduled.status).toBe(201);
+      await crash.promise;
+      // Still started, and read-only, until the job runs again.
+      const id = scheduled.body.id;
+      expect((await t.api('GET', `/project_repository_storage_moves/${id}`)).body.state).toBe('started');
+      const push = await pushFrom(project);
+      expect(push.stderr).toContain(READ_ONLY);
+
+      // The queue's second run (a lapsed lease, or the retry of a failed attempt), here run at once.
+      await runMove(t.server.app, t.server.app.db, 'project', id);
+      expect((await t.api('GET', `/project_repository_storage_moves/${id}`)).body.state).toBe('finished');
+      expect(existsSync(source)).toBe(false);
+      expect(gitDir(destination, ['fsck', '--full', '--no-dangling', '--no-progress'])).toBe('');
+      const copied = gitDir(destination, ['for-each-ref', '--format=%(objectname)\t%(refname)']).split('\n').filter(Boolean).sort().join('\n');
+      expect(copied).toBe(refs.split('\n').filter((l) => !l.endsWith('^{}')).sort().join('\n'));
+      await readAll(project, refs);
+
+      // A third run of a finished move changes nothing.
+      const states = heard.filter((m) => m.type === 'project' && m.id === id).map((m) => m.state);
+      await runMove(t.server.app, t.server.app.db, 'project', id);
+      expect(heard.filter((m) => m.type === 'project' && m.id === id).map((m) => m.state)).toEqual(states);
+      expect(states).toEqual(['scheduled', 'started', 'replicated', 'finished']);
+      expect(existsSync(join(destination, 'HEAD'))).toBe(true);
+    } finally {
+      remove();
+    }
+  }, SLOW);
+});
 
 describe('bulk moves', () => {
   it('moves every project repository on a storage, leaving none on it', async () => {
