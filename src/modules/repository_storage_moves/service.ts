@@ -92,7 +92,7 @@ const BULK_BATCH = 100;
 /**
  * Schedules one move inside `tx` (GitLab's `storage_move.schedule`): the container locked, checked to be writable
  * and on `source`, the move recorded as `scheduled`, the repository made read-only, the job queued and the state
- * announced, all on commit. Returns the move, or the validation errors (by field) that refused it.
+ * announced, all on commit (the caller wakes the queue after it). Returns the move, or the validation errors (by field) that refused it.
  */
 export async function scheduleIn(
   tx: Statements,
@@ -169,6 +169,8 @@ export class RepositoryStorageMovesService {
     const { db, app } = this.base;
     const scheduled = await db.$transaction((tx) => scheduleIn(tx, app, type, containerId, destination));
     if (!('id' in scheduled)) throw invalid(scheduled as Record<string, string[]>);
+    // The job was queued in the transaction: looked for now it has committed, not at the next poll.
+    app.jobs.wake();
     return scheduled as MoveRow;
   }
 
@@ -242,5 +244,6 @@ export async function scheduleBulk(db: PrismaClient, app: Pick<App, 'repositorie
       }
       return count;
     });
+    app.jobs.wake();
   }
 }
