@@ -238,13 +238,15 @@ export class RepositoryStorages {
    * What the repository holds: HEAD, every ref with its object, and the names of every object reachable from them
    * (`git rev-list --objects --all`, which fails when one is missing), hashed; equal inventories mean equal copies.
    */
-  async inventory(subject: RepositorySubject): Promise<RepositoryInventory> {
+  async inventory(subject: RepositorySubject, options: { objects?: boolean } = {}): Promise<RepositoryInventory> {
     const path = this.path(subject);
+    const digest = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
     const head = (await git(path, ['symbolic-ref', '--quiet', 'HEAD'], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
     const refs = (await git(path, ['for-each-ref', '--format=%(objectname) %(refname)'])).stdout;
+    // Refs alone (`objects: false`): whether a repository's refs moved, cheaply.
+    if (options.objects === false) return { head, refs: digest(refs), objects: '' };
     const listed = (await git(path, ['rev-list', '--objects', '--all'], { maxOutput: 1024 * 1024 * 1024 })).stdout.toString('utf8');
     const names = listed.split('\n').filter(Boolean).map((line) => line.split(' ')[0]).sort();
-    const digest = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
     return { head, refs: digest(refs), objects: `${names.length}:${digest(names.join('\n'))}` };
   }
 

@@ -73,14 +73,21 @@ export async function runMove(app: App, db: PrismaClient, type: MoveType, id: nu
       if (!source) return;
       // A repository never used yet is made first, so the destination gets one as well.
       await app.repositories.ensure(source.subject, source.defaultBranch);
-      const copied = await app.repositories.replicate(source.subject, move.destinationStorageName);
-      if (copied) {
+      // A push that passed its checks just before the repository became read-only may still be moving refs at the
+      // source: copied again until the source's refs held still over a copy (GitLab waits for in-flight pushes, 3 times).
+      for (let attempt = 1; ; attempt++) {
+        const copied = await app.repositories.replicate(source.subject, move.destinationStorageName);
+        if (!copied) break;
         const destination = { ...source.subject, repositoryStorage: move.destinationStorageName };
         const [from, to] = await Promise.all([app.repositories.inventory(source.subject), app.repositories.inventory(destination)]);
-        if (from.head !== to.head || from.refs !== to.refs) throw new Error('The copy on the destination storage does not have the refs of the source');
-        if (from.objects !== to.objects) throw new Error('The copy on the destination storage does not have the objects of the source');
-        const problems = await app.repositories.fsck(destination);
-        if (problems) throw new Error(`git fsck of the copy on the destination storage failed: ${problems}`);
+        const settled = (await app.repositories.inventory(source.subject, { objects: false })).refs === from.refs;
+        if (from.head === to.head && from.refs === to.refs && settled) {
+          if (from.objects !== to.objects) throw new Error('The copy on the destination storage does not have the objects of the source');
+          const problems = await app.repositories.fsck(destination);
+          if (problems) throw new Error(`git fsck of the copy on the destination storage failed: ${problems}`);
+          break;
+        }
+        if (attempt === 3) throw new Error(`Timeout waiting for ${type} repository pushes`);
       }
     } catch (error) {
       await db.$transaction(async (tx) => {
