@@ -11,7 +11,7 @@ import { mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config, RepositoryStorageConfig } from '../config.js';
-import { git } from './run.js';
+import { git, GitError } from './run.js';
 
 /**
  * A branch name git surely accepts (`git check-ref-format`): plain characters, no `..`, `//`, `@{`, no part starting
@@ -41,12 +41,27 @@ async function initBare(path: string, defaultBranch: string): Promise<void> {
 export interface RepositorySubject {
   id: number;
   repositoryStorage: string;
+  /** Its path relative to the storage when it is not a project's (`hashedPath`): a group wiki's `groupWikiPath`. */
+  diskPath?: string;
 }
 
 /** GitLab's hashed repository path, relative to its storage: the same for a project wherever it is moved. */
 export function hashedPath(projectId: number): string {
   const hash = createHash('sha256').update(String(projectId)).digest('hex');
   return `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`;
+}
+
+/** GitLab's hashed path of a group's wiki repository: `@groups/ab/cd/<sha256 of the group id>.wiki.git`. */
+export function groupWikiPath(groupId: number): string {
+  const hash = createHash('sha256').update(String(groupId)).digest('hex');
+  return `@groups/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.wiki.git`;
+}
+
+/** What a copy of a repository holds, for comparing two copies: refs with their objects, and every reachable object. */
+export interface RepositoryInventory {
+  head: string | null;
+  refs: string;
+  objects: string;
 }
 
 /** A project just made: a repository older than it at its place is not its own. */
@@ -102,7 +117,7 @@ export class RepositoryStorages {
   path(subject: RepositorySubject): string {
     const storage = this.byName.get(subject.repositoryStorage);
     if (!storage) throw new Error(`repository storage "${subject.repositoryStorage}" is not configured`);
-    return join(storage.path, hashedPath(subject.id));
+    return join(storage.path, subject.diskPath ?? hashedPath(subject.id));
   }
 
   /** Whether the repository is on disk. */
@@ -196,6 +211,54 @@ export class RepositoryStorages {
     const folder = dirname(path);
     const leftovers = (await readdir(folder).catch(() => [])).filter((name) => name.startsWith(`${basename(path)}.`) && name.endsWith('+deleted'));
     for (const name of leftovers) await rm(join(folder, name), { recursive: true, force: true });
+  }
+
+  /**
+   * Copies the repository to `destination` (another storage) with git's own transfer: into a new bare repository
+   * built beside its place and renamed into it, or, when a copy is already there (a move resumed after a crash),
+   * by fetching into it, so the copy ends with exactly the source's refs (`--prune`) and HEAD. Nothing at the
+   * source changes. Two storage names on one folder need no copy: false then.
+   */
+  async replicate(subject: RepositorySubject, destination: string): Promise<boolean> {
+    const from = this.path(subject);
+    const to = this.path({ ...subject, repositoryStorage: destination });
+    if (from === to) return false;
+    const head = (await git(from, ['symbolic-ref', '--quiet', 'HEAD'], { okCodes: [1] })).stdout.toString('utf8').trim() || 'refs/heads/main';
+    const fill = async (target: string) => {
+      await git(target, ['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--no-auto-gc', from, '+refs/*:refs/*']);
+      await git(target, ['symbolic-ref', 'HEAD', head]);
+    };
+    if (existsSync(join(to, 'HEAD'))) await fill(to);
+    else await this.create(to, head.replace(/^refs\/heads\//, ''), fill);
+    this.present.add(to);
+    return true;
+  }
+
+  /**
+   * What the repository holds: HEAD, every ref with its object, and the names of every object reachable from them
+   * (`git rev-list --objects --all`, which fails when one is missing), hashed; equal inventories mean equal copies.
+   */
+  async inventory(subject: RepositorySubject, options: { objects?: boolean } = {}): Promise<RepositoryInventory> {
+    const path = this.path(subject);
+    const digest = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+    const head = (await git(path, ['symbolic-ref', '--quiet', 'HEAD'], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
+    const refs = (await git(path, ['for-each-ref', '--format=%(objectname) %(refname)'])).stdout;
+    // Refs alone (`objects: false`): whether a repository's refs moved, cheaply.
+    if (options.objects === false) return { head, refs: digest(refs), objects: '' };
+    const listed = (await git(path, ['rev-list', '--objects', '--all'], { maxOutput: 1024 * 1024 * 1024 })).stdout.toString('utf8');
+    const names = listed.split('\n').filter(Boolean).map((line) => line.split(' ')[0]).sort();
+    return { head, refs: digest(refs), objects: `${names.length}:${digest(names.join('\n'))}` };
+  }
+
+  /** `git fsck --full` of the repository: its complaints, or null when it is sound. */
+  async fsck(subject: RepositorySubject): Promise<string | null> {
+    try {
+      await git(this.path(subject), ['fsck', '--full', '--no-dangling', '--no-progress']);
+      return null;
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      return error.stderr.trim() || error.message;
+    }
   }
 
   /** Removes the temporary storage of an in-memory server. */

@@ -48,8 +48,10 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   CiPipelineScheduleID: { model: 'Ci::PipelineSchedule' },
   CiRunnerID: { model: 'Ci::Runner' },
   GroupID: { model: 'Group' },
+  GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
   ProjectID: { model: 'Project' },
+  ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },
   UserID: { model: 'User' },
 };
 

@@ -179,6 +179,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Sharing with a group: a new group of the owner's each time, so no surface meets a share another one made.
     groupId: async () => (await createGroup(t, f.owner.token)).id,
     groupAccess: () => 30,
+    // Repository storage moves (administrators only): the instance's one storage, and a move no one scheduled.
+    sourceStorageName: () => 'default',
+    repositoryStorageMoveId: () => 2147483000,
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

@@ -78,6 +78,10 @@ beforeAll(async () => {
   }
   // The four pipelines above, as if the last schedule had run them.
   await t.server.database.prisma.pipeline.updateMany({ where: { projectId: project.id }, data: { pipelineScheduleId: scheduleId } });
+  // Four finished storage moves of the project and of the group (this server has one storage: rows as a move leaves them).
+  const move = { state: 'finished', sourceStorageName: 'default', destinationStorageName: 'other' };
+  await t.server.database.prisma.projectRepositoryStorageMove.createMany({ data: [0, 1, 2, 3].map(() => ({ ...move, projectId: project.id })) });
+  await t.server.database.prisma.groupRepositoryStorageMove.createMany({ data: [0, 1, 2, 3].map(() => ({ ...move, groupId: group.id })) });
   // A project runner that took four of the jobs above.
   const runner = await t.api('POST', '/user/runners', { token: owner.token, body: { runner_type: 'project_type', project_id: project.id } });
   runnerId = runner.body.id;
@@ -94,7 +98,16 @@ describe('query budget', () => {
   // that selects the rows made above. A new list route fails here until it gets a fixture.
   const ids: Record<string, () => number> = { groups: () => group.id, projects: () => project.id, users: () => owner.id, runners: () => runnerId };
   // Lists only administrators may read.
-  const asRoot = new Set(['GET /runners/all', 'GET /users/:id/emails', 'GET /users/:id/impersonation_tokens', 'GET /users/:id/memberships']);
+  const asRoot = new Set([
+    'GET /runners/all',
+    'GET /users/:id/emails',
+    'GET /users/:id/impersonation_tokens',
+    'GET /users/:id/memberships',
+    'GET /project_repository_storage_moves',
+    'GET /projects/:id/repository_storage_moves',
+    'GET /group_repository_storage_moves',
+    'GET /groups/:id/repository_storage_moves',
+  ]);
   const special: Record<string, () => string> = {
     'GET /groups/:id/subgroups': () => `/groups/${sub.id}/subgroups`,
     'GET /projects': () => '/projects?visibility=internal',

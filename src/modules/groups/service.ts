@@ -16,6 +16,7 @@ import type { GroupStatistics } from './loaders.js';
 import type { ProjectsService } from '../projects/service.js';
 import { GroupDeletion } from './deletion.js';
 import { moveGroupTree } from './tree.js';
+import { ensureGroupWiki } from '../repository_storage_moves/group-wikis.js';
 
 export interface GroupFilters {
   search?: string | null;
@@ -185,7 +186,7 @@ export class GroupsService {
     }
     if (Object.keys(errors).length) throw invalid(errors, { failedToSave: 'group' });
 
-    return db.$transaction(async (tx) => {
+    const created = await db.$transaction(async (tx) => {
       const group = await NamespacesService.insert(
         tx,
         {
@@ -206,6 +207,9 @@ export class GroupsService {
       if (!input.avatar) return group;
       return replaceAvatar(this.base.app.uploads, 'group', group.id, input.avatar, (avatar) => tx.namespace.update({ where: { id: group.id }, data: { avatar } }));
     });
+    // Its wiki repository, on the storage picked by weight (a crash before it leaves it to its first use).
+    await ensureGroupWiki(db, this.base.app, created.id);
+    return created;
   }
 
   /**

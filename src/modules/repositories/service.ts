@@ -125,12 +125,12 @@ export class RepositoriesService {
 
 
   /**
-   * Whether the repository refuses writes for now (GitLab's `repository_read_only`, set while a storage move copies
-   * it). No state makes a repository read-only yet: the storage-move issue adds it here, and every write
-   * (`authorizeWrite`, hence git pushes and `authorizeRefUpdate`) already asks.
+   * Whether the repository refuses writes for now (GitLab's `repository_read_only`, set from the scheduling of a
+   * storage move until its copy is in place: src/modules/repository_storage_moves). Every write asks
+   * (`authorizeWrite`, hence git pushes and `authorizeRefUpdate`).
    */
-  isReadOnly(_project: ProjectRow): boolean {
-    return false;
+  isReadOnly(project: ProjectRow): boolean {
+    return project.repositoryReadOnly;
   }
 
   /**
