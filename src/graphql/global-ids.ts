@@ -47,7 +47,9 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   CiRunnerID: { model: 'Ci::Runner' },
   GroupID: { model: 'Group' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
+  ProjectHookID: { model: 'ProjectHook' },
   ProjectID: { model: 'Project' },
+  SystemHookID: { model: 'SystemHook' },
   UserID: { model: 'User' },
 };
 

@@ -1,0 +1,23 @@
+/** Webhooks: system hooks and project hooks, one delivery engine on the job queue. */
+import { defineModule } from '../module.js';
+import { hookJobs } from './jobs.js';
+import { hookResolvers } from './resolvers.js';
+import { hookRoutes } from './routes.js';
+import { HooksService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    hooks: HooksService;
+  }
+}
+
+export const hooksModule = defineModule({
+  name: 'hooks',
+  schema: ['hooks.graphql'],
+  operations: ['hooks.graphql'],
+  resolvers: hookResolvers,
+  routes: hookRoutes,
+  uses: [],
+  service: (base) => new HooksService(base),
+  jobs: hookJobs,
+});

@@ -1,0 +1,189 @@
+/**
+ * Webhook payloads as GitLab builds them (Gitlab::HookData::*, SystemHooksService, Gitlab::DataBuilder::*): plain
+ * functions of rows, so a writer builds its event in its own transaction, from what it just changed.
+ */
+
+/** GitLab's `POST /hooks/:id` sample (API::SystemHooks): a project creation that never happened, keys in its order. */
+export function systemHookSample() {
+  return { eventName: 'project_create', name: 'Ruby', path: 'ruby', projectId: 1, ownerName: 'Someone', ownerEmail: 'example@gitlabhq.com' };
+}
+
+/** The sample as it is delivered (snake_case, as GitLab's hash). */
+export function systemHookSampleData() {
+  return { event_name: 'project_create', name: 'Ruby', path: 'ruby', project_id: 1, owner_name: 'Someone', owner_email: 'example@gitlabhq.com' };
+}
+
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export interface HookUser {
+  id: number;
+  name: string;
+  username: string;
+  email: string;
+  avatarUrl?: string | null;
+}
+
+export interface HookProject {
+  id: number;
+  name: string;
+  path: string;
+  fullPath: string;
+  description: string | null;
+  visibility: string;
+  namespaceId: number;
+  namespaceName: string;
+  defaultBranch: string | null;
+  ciConfigPath: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** GitLab's visibility levels as numbers (Gitlab::VisibilityLevel). */
+const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+/** SystemHooksService's project_create / project_destroy (owners: the project's owners, or its namespace's). */
+export function projectSystemEvent(event: 'project_create' | 'project_destroy', project: HookProject, owners: HookUser[]) {
+  const owner = owners[0];
+  return {
+    event_name: event,
+    created_at: iso(project.createdAt),
+    updated_at: iso(project.updatedAt),
+    name: project.name,
+    path: project.path,
+    path_with_namespace: project.fullPath,
+    project_id: project.id,
+    project_namespace_id: project.namespaceId,
+    owner_name: owner?.name ?? null,
+    owner_email: owner?.email ?? null,
+    owners: owners.map((o) => ({ name: o.name, email: o.email })),
+    project_visibility: project.visibility,
+  };
+}
+
+/** SystemHooksService's user_create / user_destroy. */
+export function userSystemEvent(event: 'user_create' | 'user_destroy', user: HookUser & { createdAt: Date; updatedAt: Date }) {
+  return {
+    event_name: event,
+    created_at: iso(user.createdAt),
+    updated_at: iso(user.updatedAt),
+    name: user.name,
+    email: user.email,
+    user_id: user.id,
+    username: user.username,
+  };
+}
+
+/** SystemHooksService's group_create / group_destroy. */
+export function groupSystemEvent(event: 'group_create' | 'group_destroy', group: { id: number; name: string; path: string; fullPath: string; createdAt: Date; updatedAt: Date }) {
+  return {
+    event_name: event,
+    created_at: iso(group.createdAt),
+    updated_at: iso(group.updatedAt),
+    name: group.name,
+    path: group.path,
+    full_path: group.fullPath,
+    group_id: group.id,
+    owner_name: null,
+    owner_email: null,
+  };
+}
+
+/** SystemHooksService's key_create / key_destroy. */
+export function keySystemEvent(event: 'key_create' | 'key_destroy', key: { id: number; key: string; createdAt: Date; updatedAt: Date }, username: string) {
+  return { event_name: event, created_at: iso(key.createdAt), updated_at: iso(key.updatedAt), username, key: key.key, id: key.id };
+}
+
+export interface HookCommit {
+  id: string;
+  message: string;
+  title: string;
+  timestamp: Date;
+  authorName: string;
+  authorEmail: string;
+  added: string[];
+  modified: string[];
+  removed: string[];
+}
+
+/** Project as webhook payloads show it (Project#hook_attrs), with the repository's URLs. */
+export function hookProject(project: HookProject, externalUrl: string) {
+  const webUrl = `${externalUrl}/${project.fullPath}`;
+  const host = new URL(externalUrl).host;
+  const ssh = `git@${host.replace(/:\d+$/, '')}:${project.fullPath}.git`;
+  const http = `${webUrl}.git`;
+  return {
+    id: project.id,
+    name: project.name,
+    description: project.description,
+    web_url: webUrl,
+    avatar_url: null,
+    git_ssh_url: ssh,
+    git_http_url: http,
+    namespace: project.namespaceName,
+    visibility_level: VISIBILITY_LEVEL[project.visibility] ?? 0,
+    path_with_namespace: project.fullPath,
+    default_branch: project.defaultBranch,
+    ci_config_path: project.ciConfigPath,
+    homepage: webUrl,
+    url: ssh,
+    ssh_url: ssh,
+    http_url: http,
+  };
+}
+
+/** Gitlab::DataBuilder::Push: a push or tag push; at most 20 commits listed, newest first as GitLab lists them. */
+export function pushData(input: {
+  kind: 'push' | 'tag_push';
+  project: HookProject;
+  user: HookUser;
+  ref: string;
+  before: string;
+  after: string;
+  refProtected: boolean;
+  commits: HookCommit[];
+  totalCommitsCount: number;
+  message?: string | null;
+  externalUrl: string;
+}) {
+  const project = hookProject(input.project, input.externalUrl);
+  const removed = /^0+$/.test(input.after);
+  return {
+    object_kind: input.kind,
+    event_name: input.kind,
+    before: input.before,
+    after: input.after,
+    ref: input.ref,
+    ref_protected: input.refProtected,
+    checkout_sha: removed ? null : input.after,
+    message: input.message ?? null,
+    user_id: input.user.id,
+    user_name: input.user.name,
+    user_username: input.user.username,
+    user_email: input.user.email,
+    user_avatar: input.user.avatarUrl ?? null,
+    project_id: input.project.id,
+    project,
+    commits: input.commits.map((c) => ({
+      id: c.id,
+      message: c.message,
+      title: c.title,
+      timestamp: c.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+      url: `${project.web_url}/-/commit/${c.id}`,
+      author: { name: c.authorName, email: c.authorEmail },
+      added: c.added,
+      modified: c.modified,
+      removed: c.removed,
+    })),
+    total_commits_count: input.totalCommitsCount,
+    push_options: {},
+    repository: {
+      name: project.name,
+      url: project.url,
+      description: project.description,
+      homepage: project.homepage,
+      git_http_url: project.git_http_url,
+      git_ssh_url: project.git_ssh_url,
+      visibility_level: project.visibility_level,
+    },
+  };
+}

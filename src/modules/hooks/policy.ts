@@ -1,0 +1,22 @@
+/**
+ * Abilities on webhooks. ProjectPolicy: Maintainers read and administer a project's hooks (`admin_project` enables
+ * `read_web_hook` and `admin_web_hook`). System hooks are GlobalPolicy's, which only administrators hold
+ * (`system_hooks` asked with no subject).
+ */
+import type { Prisma } from '../../db/database.js';
+import { AccessLevel } from '../../auth/access-levels.js';
+import { administrator, anyOf, projectMember, type ProjectSubject, type Rule } from '../../auth/rules.js';
+
+const maintainers = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(AccessLevel.MAINTAINER));
+
+/** GitLab's ProjectPolicy, for a project's hooks. */
+export const ProjectHookPolicy = {
+  read_web_hook: maintainers,
+  admin_web_hook: maintainers,
+};
+
+/** GitLab's GlobalPolicy, for the instance's system hooks: administrators only. */
+export const SystemHookPolicy = {
+  read_system_hook: administrator as Rule<null, never>,
+  admin_system_hook: administrator as Rule<null, never>,
+};
