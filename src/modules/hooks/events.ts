@@ -26,6 +26,17 @@ export interface HookEvent {
   data: unknown;
   /** Only this hook (a test), whatever its events and state. */
   hookId?: number;
+  /**
+   * A push whose payload the dispatch builds from the repository (GitLab's DataBuilder::Push, with the commits),
+   * only when some hook hears it; `data` is then null.
+   */
+  push?: { projectId: number; userId: number; ref: string; before: string; after: string };
+}
+
+/** The trigger of a pushed ref: tags are tag pushes. */
+export function pushTrigger(ref: string): { trigger: HookTrigger; branch: string | null } {
+  if (ref.startsWith('refs/tags/')) return { trigger: 'tag_push_hooks', branch: null };
+  return { trigger: 'push_hooks', branch: ref.replace(/^refs\/heads\//, '') };
 }
 
 /** Queues an event's deliveries; with `tx`, only if that transaction commits. */

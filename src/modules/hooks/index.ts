@@ -17,7 +17,7 @@ export const hooksModule = defineModule({
   operations: ['hooks.graphql'],
   resolvers: hookResolvers,
   routes: hookRoutes,
-  uses: [],
-  service: (base) => new HooksService(base),
+  uses: ['projects', 'users', 'repositories'],
+  service: (base, uses) => new HooksService(base, uses.projects, uses.users, uses.repositories),
   jobs: hookJobs,
 });

@@ -6,6 +6,7 @@
  * dying mid-delivery leaves the job to be claimed again once its lease lapses, never a half-recorded attempt.
  */
 import { randomUUID } from 'node:crypto';
+import { userViewer } from '../../auth/viewer.js';
 import type { App } from '../../context.js';
 import { Prisma } from '../../db/database.js';
 import type { JobHandlers } from '../../jobs/queue.js';
@@ -57,7 +58,7 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
   }
 }
 
-async function dispatch(app: App, event: HookEvent): Promise<void> {
+async function dispatch({ app, contextFor }: JobEnvironment, event: HookEvent): Promise<void> {
   const hooks = await app.db.webHook.findMany({ where: candidates(event), orderBy: { id: 'asc' } });
   const now = new Date();
   const chosen = hooks.filter(
@@ -66,9 +67,16 @@ async function dispatch(app: App, event: HookEvent): Promise<void> {
       (alertStatus(hook, now) === 'executable' && (event.trigger !== 'push_hooks' || branchMatches(hook.branchFilterStrategy, hook.pushEventsBranchFilter, event.branch))),
   );
   if (chosen.length === 0) return;
+  let data = event.data;
+  if (event.push) {
+    // Built as the pusher, who could read the project a moment ago; a user gone since leaves nothing to send.
+    const viewer = await userViewer(app.db, event.push.userId);
+    data = viewer ? await contextFor(viewer).services.hooks.pushEventData(event.push) : null;
+    if (data === null) return;
+  }
   await app.db.$transaction(async (tx) => {
     for (const hook of chosen) {
-      const delivery: DeliveryPayload = { uuid: event.uuid, webhookUuid: randomUUID(), hookId: hook.id, trigger: event.trigger, data: event.data, attempt: 1, force: event.hookId !== undefined };
+      const delivery: DeliveryPayload = { uuid: event.uuid, webhookUuid: randomUUID(), hookId: hook.id, trigger: event.trigger, data, attempt: 1, force: event.hookId !== undefined };
       await app.jobs.enqueue(DELIVER_JOB, delivery, { uniqueKey: `${DELIVER_JOB}:${event.uuid}:${hook.id}:1` }, tx);
     }
   });
@@ -137,9 +145,10 @@ async function deliverOnce(app: App, d: DeliveryPayload): Promise<void> {
   if (retry) app.jobs.wake();
 }
 
-export function hookJobs({ app }: JobEnvironment): JobHandlers {
+export function hookJobs(env: JobEnvironment): JobHandlers {
+  const { app } = env;
   return {
-    [DISPATCH_JOB]: (payload) => dispatch(app, payload as HookEvent),
+    [DISPATCH_JOB]: (payload) => dispatch(env, payload as HookEvent),
     [DELIVER_JOB]: (payload) => deliverOnce(app, payload as DeliveryPayload),
   };
 }

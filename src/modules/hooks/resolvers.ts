@@ -6,7 +6,6 @@ import { idFields } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
 import { alertStatus } from './rules.js';
 import type { HookAttributes, TestTrigger, WebHookLogRow, WebHookRow } from './service.js';
-import { buildTestEvent } from './samples.js';
 
 type AttributesIn = HookAttributes;
 const attributes = (input: AttributesIn): HookAttributes => input;
@@ -61,7 +60,7 @@ export const hookResolvers = {
     }),
     projectHookTest: async (_: unknown, args: ProjectHookArgs & { trigger: TestTrigger }, ctx: Context) => {
       const project = await projectOf(ctx, args);
-      return { message: await ctx.services.hooks.testProject(project, args.id, args.trigger, (t) => buildTestEvent(ctx, project, t)) };
+      return { message: await ctx.services.hooks.testProject(project, args.id, args.trigger) };
     },
   },
 };

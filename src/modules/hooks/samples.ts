@@ -3,7 +3,6 @@
  * refs the push moved, and the samples of GitLab's TestHooks::ProjectService (the default branch's latest commits,
  * the latest tag).
  */
-import type { Context } from '../../context.js';
 import type { Repository } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { HookTrigger } from './events.js';
@@ -11,6 +10,8 @@ import { pushData, type HookCommit, type HookProject, type HookUser } from './pa
 import type { TestTrigger } from './service.js';
 
 const ZERO_SHA = '0000000000000000000000000000000000000000';
+/** Git's empty tree. */
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** Commits a push payload lists at most (GitLab's PUSH_EVENT_COMMITS_LIMIT... DataBuilder::Push's 20). */
 const COMMITS_LIMIT = 20;
 
@@ -37,10 +38,11 @@ async function hookCommits(repository: Repository, before: string, after: string
   const [infos, total] = await Promise.all([repository.log({ revision, skip: 0, max: COMMITS_LIMIT }), repository.countLog({ revision })]);
   const commits = await Promise.all(
     infos.map(async (c) => {
-      const diffs = c.parentIds.length > 0 ? await repository.diff(c.parentIds[0], c.sha) : null;
-      const added = diffs ? diffs.filter((d) => d.newFile).map((d) => d.newPath) : [];
-      const removed = diffs ? diffs.filter((d) => d.deletedFile).map((d) => d.oldPath) : [];
-      const modified = diffs ? diffs.filter((d) => !d.newFile && !d.deletedFile).map((d) => d.newPath) : [];
+      // A root commit is compared with the empty tree: every file it has is added.
+      const diffs = await repository.diff(c.parentIds[0] ?? EMPTY_TREE, c.sha);
+      const added = diffs.filter((d) => d.newFile).map((d) => d.newPath);
+      const removed = diffs.filter((d) => d.deletedFile).map((d) => d.oldPath);
+      const modified = diffs.filter((d) => !d.newFile && !d.deletedFile).map((d) => d.newPath);
       return {
         id: c.sha,
         message: c.message,
@@ -64,21 +66,22 @@ export async function buildPushData(input: { repository: Repository; project: Pr
   return pushData({ kind, project: hookProjectOf(input.project), user: input.user, ref: input.ref, before: input.before, after: input.after, refProtected: input.refProtected, commits, totalCommitsCount: total, externalUrl: input.externalUrl });
 }
 
-/** A sample for a project hook's test, or GitLab's message when the project has nothing to build it from. */
-export async function buildTestEvent(ctx: Context, project: ProjectRow, trigger: TestTrigger): Promise<{ hookTrigger: HookTrigger; data: unknown } | { error: string }> {
-  const viewer = ctx.viewer!;
-  const user = await ctx.loaders.users.byId.load(viewer.id);
-  const hookUser: HookUser = { id: viewer.id, name: user?.name ?? '', username: user?.username ?? '', email: user?.email ?? '' };
-  const repository = await ctx.services.repositories.open(project);
+/** The pushing user as payloads show them. */
+export function hookUserOf(user: { id: number; name: string; username: string; email: string }): HookUser {
+  return { id: user.id, name: user.name, username: user.username, email: user.email };
+}
+
+/** A sample for a project hook's test (GitLab's TestHooks::ProjectService), or its message when there is nothing to build it from. */
+export async function buildTestEvent(repository: Repository, project: ProjectRow, user: HookUser, trigger: TestTrigger, externalUrl: string): Promise<{ hookTrigger: HookTrigger; data: unknown } | { error: string }> {
   if (trigger === 'push_events') {
     const sha = project.defaultBranch ? await repository.resolve(`refs/heads/${project.defaultBranch}`) : null;
     if (!sha) return { error: 'Ensure the project has at least one commit.' };
-    const data = await buildPushData({ repository, project, user: hookUser, ref: `refs/heads/${project.defaultBranch}`, before: ZERO_SHA, after: sha, refProtected: false, externalUrl: ctx.config.externalUrl });
+    const data = await buildPushData({ repository, project, user, ref: `refs/heads/${project.defaultBranch}`, before: ZERO_SHA, after: sha, refProtected: false, externalUrl });
     return { hookTrigger: 'push_hooks', data };
   }
   const tags = await repository.refs('refs/tags/');
   const [ref, sha] = [...tags.entries()].sort(([a], [b]) => (a < b ? 1 : -1))[0] ?? [];
   if (!ref || !sha) return { error: 'Ensure the project has tags.' };
-  const data = await buildPushData({ repository, project, user: hookUser, ref, before: ZERO_SHA, after: sha, refProtected: false, externalUrl: ctx.config.externalUrl });
+  const data = await buildPushData({ repository, project, user, ref, before: ZERO_SHA, after: sha, refProtected: false, externalUrl });
   return { hookTrigger: 'tag_push_hooks', data };
 }

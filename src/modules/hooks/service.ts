@@ -8,7 +8,11 @@ import { connection, type PageArgs } from '../../graphql/connection.js';
 import { BlockedUrlError, checkUrl } from '../../http/url-blocker.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
-import { enqueueHookEvent, type HookTrigger } from './events.js';
+import type { ProjectsService } from '../projects/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import type { UsersService } from '../users/service.js';
+import { enqueueHookEvent, type HookEvent } from './events.js';
+import { buildPushData, buildTestEvent, hookUserOf } from './samples.js';
 import { systemHookSample, systemHookSampleData } from './payloads.js';
 import { MAX_URL_VARIABLES, URL_VARIABLE_KEY, branchFilterProblem, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
 
@@ -68,7 +72,12 @@ function statusWhere(statuses: readonly string[] | null | undefined): Prisma.Web
 }
 
 export class HooksService {
-  constructor(private readonly base: ServiceBase) {}
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly projects: ProjectsService,
+    private readonly users: UsersService,
+    private readonly repositories: RepositoriesService,
+  ) {}
 
   // System hooks: administrators only (GitLab's read_web_hook / admin_web_hook, global).
 
@@ -148,13 +157,27 @@ export class HooksService {
    * GitLab's TestHooks::ProjectService: a sample of the event built from the project's own data, queued for this
    * hook alone; `null` data means the project has nothing to build it from (GitLab's 422 message then).
    */
-  async testProject(project: ProjectRow, id: number, trigger: TestTrigger, build: (trigger: TestTrigger) => Promise<{ hookTrigger: HookTrigger; data: unknown } | { error: string }>): Promise<string> {
+  async testProject(project: ProjectRow, id: number, trigger: TestTrigger): Promise<string> {
     await this.base.access.authorize('admin_web_hook', project);
     const hook = await this.row('ProjectHook', project.id, id);
-    const sample = await build(trigger);
+    const user = await this.users.requireCurrent();
+    const sample = await buildTestEvent(await this.repositories.open(project), project, hookUserOf(user), trigger, this.base.app.config.externalUrl);
     if ('error' in sample) throw invalid({ trigger: [sample.error] });
     await enqueueHookEvent(this.base.app.jobs, { trigger: sample.hookTrigger, projectId: project.id, branch: null, data: sample.data, hookId: hook.id });
     return '201 Created';
+  }
+
+  /**
+   * A pushed ref's payload, built as the pushing user (the dispatch job's viewer); null when the project or the
+   * user is gone.
+   */
+  async pushEventData(push: NonNullable<HookEvent['push']>): Promise<unknown> {
+    const [project, user] = await Promise.all([this.projects.find({ id: push.projectId }), this.users.find({ id: push.userId })]);
+    if (!project || !user) return null;
+    const branch = push.ref.startsWith('refs/heads/') ? push.ref.slice('refs/heads/'.length) : null;
+    const refProtected = branch !== null && (await this.repositories.branchProtection(project, branch)).protected;
+    const repository = await this.repositories.open(project);
+    return buildPushData({ repository, project, user: hookUserOf(user), ref: push.ref, before: push.before, after: push.after, refProtected, externalUrl: this.base.app.config.externalUrl });
   }
 
   /** A hook's deliveries, newest first: who may read the hook. */
