@@ -122,7 +122,7 @@ async function deliverOnce(app: App, d: DeliveryPayload): Promise<void> {
         requestHeaders: { ...headers, ...(hook.token ? { 'X-Gitlab-Token': '[REDACTED]' } : {}) },
         requestData: d.data as Prisma.InputJsonValue,
         responseHeaders: outcome.headers,
-        responseBody: outcome.body,
+        responseBody: outcome.status === null ? (outcome.error ?? '') : outcome.body,
         responseStatus: outcome.status === null ? 'internal error' : String(outcome.status),
         executionDuration: outcome.durationMs / 1000,
         internalErrorMessage: outcome.error,
