@@ -3,11 +3,10 @@
  * `read_web_hook` and `admin_web_hook`). System hooks are GlobalPolicy's, which only administrators hold
  * (`system_hooks` asked with no subject).
  */
-import type { Prisma } from '../../db/database.js';
-import { AccessLevel } from '../../auth/access-levels.js';
-import { administrator, anyOf, projectMember, type ProjectSubject, type Rule } from '../../auth/rules.js';
+import { adminProjectMember, administrator, type Rule } from '../../auth/rules.js';
 
-const maintainers = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(AccessLevel.MAINTAINER));
+/** Administrators and the project's Maintainers (the rule GitLab's admin_project and admin_project_member share). */
+const maintainers = adminProjectMember;
 
 /** GitLab's ProjectPolicy, for a project's hooks. */
 export const ProjectHookPolicy = {

@@ -2,6 +2,7 @@
  * Owns webhooks (GitLab's SystemHook and ProjectHook) and their delivery logs: the API's reads and changes, the
  * test deliveries, and, for the background jobs, which hooks an event goes to and what a delivery records.
  */
+import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { invalid, missing, notFoundAs, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -11,10 +12,11 @@ import type { ProjectRow } from '../projects/service.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { UsersService } from '../users/service.js';
-import { enqueueHookEvent, type HookEvent } from './events.js';
+import { DELIVER_JOB, enqueueHookEvent, type HookEvent, type HookTrigger } from './events.js';
+import type { DeliveryOutcome } from './http.js';
 import { buildPushData, buildTestEvent, hookUserOf } from './samples.js';
 import { systemHookSample, systemHookSampleData } from './payloads.js';
-import { MAX_URL_VARIABLES, URL_VARIABLE_KEY, branchFilterProblem, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
+import { MAX_URL_VARIABLES, URL_VARIABLE_KEY, afterDelivery, alertStatus, branchFilterProblem, branchMatches, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
 
 export type WebHookRow = Awaited<ReturnType<PrismaClient['webHook']['findUniqueOrThrow']>>;
 export type WebHookLogRow = Awaited<ReturnType<PrismaClient['webHookLog']['findUniqueOrThrow']>>;
@@ -54,6 +56,37 @@ const DEFAULTS: Record<HookType, Partial<Record<EventFlag, boolean>>> = {
   SystemHook: { pushEvents: false, tagPushEvents: false, mergeRequestsEvents: false, repositoryUpdateEvents: true },
   ProjectHook: { pushEvents: true },
 };
+
+export interface DeliveryPayload {
+  uuid: string;
+  webhookUuid: string;
+  hookId: number;
+  trigger: HookTrigger;
+  data: unknown;
+  attempt: number;
+  /** A test: delivered whatever the hook's events and state. */
+  force: boolean;
+}
+
+/** The hooks an event can go to, before their state and branch filters are asked. */
+function candidates(event: HookEvent): Prisma.WebHookWhereInput {
+  if (event.hookId !== undefined) return { id: event.hookId };
+  const project = (flag: Prisma.WebHookWhereInput): Prisma.WebHookWhereInput => (event.projectId === null ? { id: -1 } : { type: 'ProjectHook', projectId: event.projectId, ...flag });
+  switch (event.trigger) {
+    case 'system_hooks':
+      return { type: 'SystemHook' };
+    case 'push_hooks':
+      return { OR: [project({ pushEvents: true }), { type: 'SystemHook', pushEvents: true }] };
+    case 'tag_push_hooks':
+      return { OR: [project({ tagPushEvents: true }), { type: 'SystemHook', tagPushEvents: true }] };
+    case 'repository_update_hooks':
+      return { type: 'SystemHook', repositoryUpdateEvents: true };
+    case 'pipeline_hooks':
+      return project({ pipelineEvents: true });
+    case 'job_hooks':
+      return project({ jobEvents: true });
+  }
+}
 
 export type TestTrigger = 'push_events' | 'tag_push_events';
 
@@ -178,6 +211,76 @@ export class HooksService {
     const refProtected = branch !== null && (await this.repositories.branchProtection(project, branch)).protected;
     const repository = await this.repositories.open(project);
     return buildPushData({ repository, project, user: hookUserOf(user), ref: push.ref, before: push.before, after: push.after, refProtected, externalUrl: this.base.app.config.externalUrl });
+  }
+
+  // The delivery engine's records (its jobs call these; no viewer is asked: the event was authorized when it happened).
+
+  /** The hooks an event goes to now: those hearing its kind, executable, whose branch filter lets its branch in. */
+  async dispatchTargets(event: HookEvent): Promise<WebHookRow[]> {
+    const hooks = await this.base.db.webHook.findMany({ where: candidates(event), orderBy: { id: 'asc' } });
+    if (event.hookId !== undefined) return hooks;
+    const now = new Date();
+    return hooks.filter(
+      (hook) => alertStatus(hook, now) === 'executable' && (event.trigger !== 'push_hooks' || branchMatches(hook.branchFilterStrategy, hook.pushEventsBranchFilter, event.branch)),
+    );
+  }
+
+  /** One delivery job per hook, keyed by event and hook: a dispatch run twice queues nothing twice. */
+  async queueDeliveries(event: HookEvent, hooks: readonly WebHookRow[], data: unknown): Promise<void> {
+    const jobs = this.base.app.jobs;
+    await this.base.db.$transaction(async (tx) => {
+      for (const hook of hooks) {
+        const delivery: DeliveryPayload = { uuid: event.uuid, webhookUuid: randomUUID(), hookId: hook.id, trigger: event.trigger, data, attempt: 1, force: event.hookId !== undefined };
+        await jobs.enqueue(DELIVER_JOB, delivery, { uniqueKey: `${DELIVER_JOB}:${event.uuid}:${hook.id}:1` }, tx);
+      }
+    });
+    jobs.wake();
+  }
+
+  async deliveryTarget(id: number): Promise<WebHookRow | null> {
+    return this.base.db.webHook.findUnique({ where: { id } });
+  }
+
+  /**
+   * One attempt's record, in one transaction: the log row, then either the next attempt (a 5xx or a network error,
+   * attempts left; the wait doubles) or the hook's failure counters (GitLab's auto-disabling, under the hook's
+   * row lock, since deliveries to one hook may finish at once).
+   */
+  async recordDelivery(hook: WebHookRow, d: DeliveryPayload, headers: Record<string, string>, outcome: DeliveryOutcome): Promise<void> {
+    const { config, jobs } = this.base.app;
+    // GitLab's response categories: 2xx and 3xx are fine; the rest fail.
+    const succeeded = outcome.status !== null && outcome.status < 400;
+    const retry = !succeeded && !outcome.blocked && (outcome.status === null || outcome.status >= 500) && d.attempt < config.webhookMaxAttempts;
+    await this.base.db.$transaction(async (tx) => {
+      await tx.webHookLog.create({
+        data: {
+          webHookId: hook.id,
+          trigger: d.trigger,
+          url: hook.url,
+          requestHeaders: { ...headers, ...(hook.token ? { 'X-Gitlab-Token': '[REDACTED]' } : {}) },
+          requestData: d.data as Prisma.InputJsonValue,
+          responseHeaders: outcome.headers,
+          // GitLab logs an internal error's message as the body.
+          responseBody: outcome.status === null ? (outcome.error ?? '') : outcome.body,
+          responseStatus: outcome.status === null ? 'internal error' : String(outcome.status),
+          executionDuration: outcome.durationMs / 1000,
+          internalErrorMessage: outcome.error,
+        },
+      });
+      if (retry) {
+        const next: DeliveryPayload = { ...d, attempt: d.attempt + 1 };
+        const runAt = new Date(Date.now() + config.webhookRetryBaseMs * 2 ** (d.attempt - 1));
+        await jobs.enqueue(DELIVER_JOB, next, { runAt, uniqueKey: `${DELIVER_JOB}:${d.uuid}:${d.hookId}:${next.attempt}` }, tx);
+        return;
+      }
+      const [locked] = await tx.$queryRaw<WebHookRow[]>`SELECT * FROM "web_hooks" WHERE "id" = ${hook.id} FOR UPDATE`;
+      if (!locked) return;
+      const state = afterDelivery(locked, succeeded);
+      if (state.recentFailures !== locked.recentFailures || state.backoffCount !== locked.backoffCount || state.disabledUntil?.getTime() !== locked.disabledUntil?.getTime()) {
+        await tx.webHook.update({ where: { id: hook.id }, data: state });
+      }
+    });
+    if (retry) jobs.wake();
   }
 
   /** A hook's deliveries, newest first: who may read the hook. */
