@@ -16,6 +16,8 @@ import type { GroupStatistics } from './loaders.js';
 import type { ProjectsService } from '../projects/service.js';
 import { GroupDeletion } from './deletion.js';
 import { moveGroupTree } from './tree.js';
+import { enqueueHookEvent } from '../hooks/events.js';
+import { groupSystemEvent } from '../hooks/payloads.js';
 
 export interface GroupFilters {
   search?: string | null;
@@ -203,6 +205,7 @@ export class GroupsService {
         parent?.traversalIds ?? [],
       );
       await this.members.addCreator(tx, { namespaceId: group.id }, viewer.id);
+      await enqueueHookEvent(this.base.app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: groupSystemEvent('group_create', group) }, tx);
       if (!input.avatar) return group;
       return replaceAvatar(this.base.app.uploads, 'group', group.id, input.avatar, (avatar) => tx.namespace.update({ where: { id: group.id }, data: { avatar } }));
     });

@@ -6,7 +6,7 @@
 import type { Repository } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { HookTrigger } from './events.js';
-import { pushData, type HookCommit, type HookProject, type HookUser } from './payloads.js';
+import { projectSystemEvent, pushData, type HookCommit, type HookProject, type HookUser } from './payloads.js';
 import type { TestTrigger } from './service.js';
 
 const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -84,4 +84,15 @@ export async function buildTestEvent(repository: Repository, project: ProjectRow
   if (!ref || !sha) return { error: 'Ensure the project has tags.' };
   const data = await buildPushData({ repository, project, user, ref, before: ZERO_SHA, after: sha, refProtected: false, externalUrl });
   return { hookTrigger: 'tag_push_hooks', data };
+}
+
+/**
+ * SystemHooksService's project_create / project_destroy of a project row: its owner is the user of a personal
+ * namespace, or the group (no e-mail address, as GitLab's payload for a group's project).
+ */
+export function projectSystemData(event: 'project_create' | 'project_destroy', project: ProjectRow) {
+  const ns = project.namespace;
+  const owners = ns.kind === 'user' && ns.owner ? [hookUserOf(ns.owner)] : [];
+  const data = projectSystemEvent(event, hookProjectOf(project), owners);
+  return ns.kind === 'user' ? data : { ...data, owner_name: ns.name, owner_email: '' };
 }
