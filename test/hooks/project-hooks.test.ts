@@ -189,3 +189,32 @@ describe('project hooks: auto-disabling', () => {
     await t.api('DELETE', `${hooks()}/${hook.id}`, { token: owner.token });
   });
 });
+
+describe('project hooks: pipeline events', () => {
+  it("delivers a Pipeline Hook for each status a pipeline goes through, with GitLab's pipeline data", async () => {
+    const hook = (await t.api('POST', hooks(), { token: owner.token, body: { url: `${receiver.url}/pipelines`, push_events: false, pipeline_events: true } })).body;
+    const ci = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  stage: build\n  script: echo\ntest:\n  stage: test\n  script: echo\n' }] },
+    });
+    expect(ci.status).toBe(201);
+    const first = await receiver.next();
+    expect(first.headers['x-gitlab-event']).toBe('Pipeline Hook');
+    expect(first.json).toMatchObject({
+      object_kind: 'pipeline',
+      object_attributes: { ref: 'main', tag: false, sha: ci.body.id, source: 'push', status: 'pending', detailed_status: 'pending', stages: ['build', 'test'] },
+      merge_request: null,
+      user: { id: owner.id, username: owner.username },
+      project: { id: project.id, path_with_namespace: project.path_with_namespace },
+      commit: { id: ci.body.id, title: 'CI', author: { name: expect.any(String), email: expect.any(String) } },
+    });
+    expect(first.json.object_attributes.created_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(first.json.builds.map((b: any) => [b.name, b.stage])).toEqual([['build', 'build'], ['test', 'test']]);
+    const pipelineId = first.json.object_attributes.id;
+    expect((await t.api('POST', `/projects/${project.id}/pipelines/${pipelineId}/cancel`, { token: owner.token })).status).toBe(200);
+    const canceled = await receiver.next();
+    expect(canceled.json.object_attributes).toMatchObject({ id: pipelineId, status: 'canceled' });
+    expect(canceled.headers['x-gitlab-event-uuid']).not.toBe(first.headers['x-gitlab-event-uuid']);
+    await t.api('DELETE', `${hooks()}/${hook.id}`, { token: owner.token });
+  });
+});

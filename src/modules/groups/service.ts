@@ -187,7 +187,7 @@ export class GroupsService {
     }
     if (Object.keys(errors).length) throw invalid(errors, { failedToSave: 'group' });
 
-    return db.$transaction(async (tx) => {
+    const created = await db.$transaction(async (tx) => {
       const group = await NamespacesService.insert(
         tx,
         {
@@ -209,6 +209,9 @@ export class GroupsService {
       if (!input.avatar) return group;
       return replaceAvatar(this.base.app.uploads, 'group', group.id, input.avatar, (avatar) => tx.namespace.update({ where: { id: group.id }, data: { avatar } }));
     });
+    // Its system hook event exists now that the transaction committed.
+    this.base.app.jobs.wake();
+    return created;
   }
 
   /**

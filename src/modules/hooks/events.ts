@@ -31,6 +31,8 @@ export interface HookEvent {
    * only when some hook hears it; `data` is then null.
    */
   push?: { projectId: number; userId: number; ref: string; before: string; after: string };
+  /** A pipeline's status change, whose payload (with its jobs) the dispatch builds when some hook hears it. */
+  pipeline?: { pipelineId: number; status: string };
 }
 
 /** The trigger of a pushed ref: tags are tag pushes. */
@@ -40,7 +42,7 @@ export function pushTrigger(ref: string): { trigger: HookTrigger; branch: string
 }
 
 /** Queues an event's deliveries; with `tx`, only if that transaction commits. */
-export async function enqueueHookEvent(jobs: JobQueue, event: Omit<HookEvent, 'uuid'> & { uuid?: string }, tx?: RawQuerier): Promise<string> {
+export async function enqueueHookEvent(jobs: Pick<JobQueue, 'enqueue'>, event: Omit<HookEvent, 'uuid'> & { uuid?: string }, tx?: RawQuerier): Promise<string> {
   const uuid = event.uuid ?? randomUUID();
   await jobs.enqueue(DISPATCH_JOB, { ...event, uuid } satisfies HookEvent, { uniqueKey: `${DISPATCH_JOB}:${uuid}`, maxAttempts: 10 }, tx);
   return uuid;

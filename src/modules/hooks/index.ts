@@ -17,7 +17,7 @@ export const hooksModule = defineModule({
   operations: ['hooks.graphql'],
   resolvers: hookResolvers,
   routes: hookRoutes,
-  uses: ['projects', 'users', 'repositories'],
-  service: (base, uses) => new HooksService(base, uses.projects, uses.users, uses.repositories),
+  uses: ['projects', 'users', 'repositories', 'pipelines'],
+  service: (base, uses) => new HooksService(base, uses.projects, uses.users, uses.repositories, uses.pipelines),
   jobs: hookJobs,
 });

@@ -37,6 +37,10 @@ async function dispatch({ app, contextFor }: JobEnvironment, event: HookEvent): 
     data = viewer ? await contextFor(viewer).services.hooks.pushEventData(event.push) : null;
     if (data === null) return;
   }
+  if (event.pipeline) {
+    data = await hooks.pipelineEventData(event.pipeline);
+    if (data === null) return;
+  }
   await hooks.queueDeliveries(event, targets, data);
 }
 

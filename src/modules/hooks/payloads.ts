@@ -187,3 +187,104 @@ export function pushData(input: {
     },
   };
 }
+
+/** Times as GitLab's pipeline and job hooks write them: `2016-08-12 15:23:28 UTC`. */
+const hookTime = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC') : null);
+
+export interface HookPipeline {
+  id: number;
+  iid: number;
+  name: string | null;
+  ref: string;
+  tag: boolean;
+  sha: string;
+  beforeSha: string;
+  source: string;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  duration: number | null;
+}
+
+export interface HookJob {
+  id: number;
+  name: string;
+  stage: string;
+  stageIdx: number;
+  status: string;
+  when: string;
+  allowFailure: boolean;
+  failureReason: string | null;
+  createdAt: Date;
+  queuedAt: Date | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  runnerId: number | null;
+}
+
+/** GitLab's detailed status text of a pipeline in hooks (`passed` for success). */
+const DETAILED: Record<string, string> = { success: 'passed', waiting_for_resource: 'waiting' };
+
+function seconds(from: Date | null, to: Date | null): number | null {
+  return from && to ? (to.getTime() - from.getTime()) / 1000 : null;
+}
+
+/** Gitlab::DataBuilder::Pipeline: a pipeline at the status the event names, with its jobs. */
+export function pipelineData(input: { pipeline: HookPipeline; status: string; jobs: HookJob[]; project: HookProject; user: HookUser | null; commit: HookCommit | null; externalUrl: string }) {
+  const project = hookProject(input.project, input.externalUrl);
+  const { pipeline } = input;
+  const stages = [...new Map([...input.jobs].sort((a, b) => a.stageIdx - b.stageIdx).map((j) => [j.stage, j.stage])).keys()];
+  const user = input.user && { id: input.user.id, name: input.user.name, username: input.user.username, avatar_url: input.user.avatarUrl ?? null, email: input.user.email };
+  return {
+    object_kind: 'pipeline',
+    object_attributes: {
+      id: pipeline.id,
+      iid: pipeline.iid,
+      name: pipeline.name,
+      ref: pipeline.ref,
+      tag: pipeline.tag,
+      sha: pipeline.sha,
+      before_sha: pipeline.beforeSha,
+      source: pipeline.source,
+      status: input.status,
+      detailed_status: DETAILED[input.status] ?? input.status,
+      stages,
+      created_at: hookTime(pipeline.createdAt),
+      finished_at: hookTime(pipeline.finishedAt),
+      duration: pipeline.duration,
+      queued_duration: seconds(pipeline.createdAt, pipeline.startedAt),
+      variables: [],
+      url: `${project.web_url}/-/pipelines/${pipeline.id}`,
+    },
+    merge_request: null,
+    user,
+    project,
+    commit: input.commit && {
+      id: input.commit.id,
+      message: input.commit.message,
+      title: input.commit.title,
+      timestamp: input.commit.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+      url: `${project.web_url}/-/commit/${input.commit.id}`,
+      author: { name: input.commit.authorName, email: input.commit.authorEmail },
+    },
+    builds: input.jobs.map((j) => ({
+      id: j.id,
+      stage: j.stage,
+      name: j.name,
+      status: j.status,
+      created_at: hookTime(j.createdAt),
+      started_at: hookTime(j.startedAt),
+      finished_at: hookTime(j.finishedAt),
+      duration: seconds(j.startedAt, j.finishedAt),
+      queued_duration: seconds(j.queuedAt, j.startedAt),
+      failure_reason: j.failureReason,
+      when: j.when,
+      manual: j.when === 'manual',
+      allow_failure: j.allowFailure,
+      user,
+      runner: j.runnerId === null ? null : { id: j.runnerId },
+      artifacts_file: { filename: null, size: null },
+      environment: null,
+    })),
+  };
+}

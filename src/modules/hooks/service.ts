@@ -9,13 +9,14 @@ import { connection, type PageArgs } from '../../graphql/connection.js';
 import { BlockedUrlError, checkUrl } from '../../http/url-blocker.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { PipelinesService } from '../pipelines/service.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { UsersService } from '../users/service.js';
 import { DELIVER_JOB, enqueueHookEvent, type HookEvent, type HookTrigger } from './events.js';
 import type { DeliveryOutcome } from './http.js';
-import { buildPushData, buildTestEvent, hookUserOf } from './samples.js';
-import { systemHookSample, systemHookSampleData } from './payloads.js';
+import { buildPushData, buildTestEvent, hookProjectOf, hookUserOf } from './samples.js';
+import { pipelineData, systemHookSample, systemHookSampleData } from './payloads.js';
 import { MAX_URL_VARIABLES, URL_VARIABLE_KEY, afterDelivery, alertStatus, branchFilterProblem, branchMatches, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
 
 export type WebHookRow = Awaited<ReturnType<PrismaClient['webHook']['findUniqueOrThrow']>>;
@@ -110,6 +111,7 @@ export class HooksService {
     private readonly projects: ProjectsService,
     private readonly users: UsersService,
     private readonly repositories: RepositoriesService,
+    private readonly pipelines: PipelinesService,
   ) {}
 
   // System hooks: administrators only (GitLab's read_web_hook / admin_web_hook, global).
@@ -281,6 +283,30 @@ export class HooksService {
       }
     });
     if (retry) jobs.wake();
+  }
+
+  /**
+   * A pipeline's payload at the status its event names (Gitlab::DataBuilder::Pipeline), read as it is now; null when
+   * the pipeline or its project is gone. The dispatch job's own read: the event was authorized when it happened.
+   */
+  async pipelineEventData(event: NonNullable<HookEvent['pipeline']>): Promise<unknown> {
+    const pipeline = await this.base.loaders.pipelines.byId.load(event.pipelineId);
+    const project = pipeline && (await this.base.loaders.projects.byId.load(pipeline.projectId));
+    if (!pipeline || !project) return null;
+    const [jobs, user, commit] = await Promise.all([
+      this.pipelines.jobsOf(pipeline.id),
+      pipeline.userId === null ? null : this.base.loaders.users.byId.load(pipeline.userId),
+      this.repositories.open(project).then((repository) => repository.commit(pipeline.sha)),
+    ]);
+    return pipelineData({
+      pipeline,
+      status: event.status,
+      jobs,
+      project: hookProjectOf(project),
+      user: user ? hookUserOf(user) : null,
+      commit: commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n')[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },
+      externalUrl: this.base.app.config.externalUrl,
+    });
   }
 
   /** A hook's deliveries, newest first: who may read the hook. */

@@ -606,6 +606,11 @@ export class PipelinesService {
     return pipeline;
   }
 
+  /** A pipeline's builds (the latest try of each), by stage and ID, whoever may read it (callers check through `get`). */
+  async jobsOf(pipelineId: number): Promise<JobRow[]> {
+    return this.db.ciJob.findMany({ where: { pipelineId, retried: false, type: 'build' }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }], take: 1000 });
+  }
+
   /** The pipeline as it is now, not as this request first read it (live updates outlive a request's loaders). */
   async current(id: number): Promise<PipelineRow> {
     this.base.loaders.pipelines.byId.clear(id);

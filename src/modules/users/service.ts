@@ -281,7 +281,7 @@ export class UsersService {
     if (!(await this.namespaces.isTopLevelPathFree(input.username))) throw conflict('Username has already been taken');
     const passwordDigest = input.password ? await hashPassword(input.password) : null;
     const viewer = this.base.access.requireViewer();
-    return this.base.db.$transaction(async (tx) => {
+    const created = await this.base.db.$transaction(async (tx) => {
       const user = await UsersService.insertSystemUser(tx, {
         ...profileData(input),
         email: input.email,
@@ -295,6 +295,9 @@ export class UsersService {
       if (!input.avatar) return user;
       return replaceAvatar(this.base.app.uploads, 'user', user.id, input.avatar, (avatar) => tx.user.update({ where: { id: user.id }, data: { avatar } }));
     });
+    // Its system hook event exists now that the transaction committed.
+    this.base.app.jobs.wake();
+    return created;
   }
 
   /** Replaces the signed-in user's avatar (GitLab's `PUT /user/avatar`). */

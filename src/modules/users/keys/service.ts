@@ -82,7 +82,7 @@ export class SshKeysService {
       add('fingerprintSha256', 'has already been taken');
     }
     if (Object.keys(errors).length || !parsed) throw invalid(errors);
-    return this.base.db.$transaction(async (tx) => {
+    const row = await this.base.db.$transaction(async (tx) => {
       const created = await tx.key.create({
         data: {
           userId: user.id,
@@ -97,6 +97,9 @@ export class SshKeysService {
       await enqueueHookEvent(this.base.app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: keySystemEvent('key_create', created, user.username) }, tx);
       return created;
     });
+    // Its system hook event exists now that the transaction committed.
+    this.base.app.jobs.wake();
+    return row;
   }
 
   /** Removes a key of the viewer (no `userId`) or, for an administrator, of any user. */
@@ -107,6 +110,7 @@ export class SshKeysService {
       await tx.key.delete({ where: { id: row.id } });
       await enqueueHookEvent(this.base.app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: keySystemEvent('key_destroy', row, user.username) }, tx);
     });
+    this.base.app.jobs.wake();
     return true;
   }
 }

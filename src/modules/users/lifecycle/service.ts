@@ -192,7 +192,8 @@ export class UserLifecycleService {
       return personalProjects;
     });
     loaders.users.byId.clear(user.id);
-    if (soloOwnedGroups.length) app.jobs.wake();
+    // The group deletions and the system hook event exist now that the transaction committed.
+    app.jobs.wake();
     // The rows are gone: their projects' repositories and artifacts go after them (nothing refers to those files now).
     for (const project of projects) await removeProjectFiles(app, project);
     await app.uploads.removeAvatars('user', user.id);
