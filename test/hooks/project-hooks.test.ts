@@ -21,7 +21,7 @@ beforeAll(async () => {
   project = await createProject(t, owner.token);
   await addMember(t, owner.token, 'projects', project.id, developer.id, 30);
 });
-afterAll(() => receiver.close());
+afterAll(() => receiver?.close());
 
 const hooks = () => `/projects/${project.id}/hooks`;
 
@@ -216,5 +216,36 @@ describe('project hooks: pipeline events', () => {
     expect(canceled.json.object_attributes).toMatchObject({ id: pipelineId, status: 'canceled' });
     expect(canceled.headers['x-gitlab-event-uuid']).not.toBe(first.headers['x-gitlab-event-uuid']);
     await t.api('DELETE', `${hooks()}/${hook.id}`, { token: owner.token });
+  });
+});
+
+describe('project hooks: job events', () => {
+  it('delivers Job Hooks as jobs move, with GitLab build data', async () => {
+    const own = await createProject(t, owner.token);
+    const hook = (await t.api('POST', `/projects/${own.id}/hooks`, { token: owner.token, body: { url: `${receiver.url}/jobs`, push_events: false, job_events: true } })).body;
+    const ci = await t.api('POST', `/projects/${own.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  stage: build\n  script: echo\n' }] },
+    });
+    expect(ci.status).toBe(201);
+    const pending = await receiver.next();
+    expect(pending.headers['x-gitlab-event']).toBe('Job Hook');
+    expect(pending.json).toMatchObject({
+      object_kind: 'build',
+      ref: 'main',
+      tag: false,
+      sha: ci.body.id,
+      build_name: 'build',
+      build_stage: 'build',
+      build_status: 'pending',
+      project_id: own.id,
+      user: { id: owner.id },
+      commit: { id: pending.json.pipeline_id, sha: ci.body.id, message: 'CI' },
+      repository: { name: own.name },
+    });
+    expect((await t.api('POST', `/projects/${own.id}/jobs/${pending.json.build_id}/cancel`, { token: owner.token })).status).toBe(201);
+    const canceled = await receiver.next();
+    expect(canceled.json).toMatchObject({ build_id: pending.json.build_id, build_status: 'canceled' });
+    await t.api('DELETE', `/projects/${own.id}/hooks/${hook.id}`, { token: owner.token });
   });
 });

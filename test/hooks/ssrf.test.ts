@@ -15,7 +15,7 @@ beforeAll(async () => {
   owner = await createUser(t);
   project = await createProject(t, owner.token);
 });
-afterAll(() => receiver.close());
+afterAll(() => receiver?.close());
 
 async function systemHookLog(id: number) {
   return eventually(async () => {

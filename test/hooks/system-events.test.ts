@@ -13,7 +13,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   hookId = (await t.api('POST', '/hooks', { body: { url: `${receiver.url}/system`, token: 'sys', push_events: true, tag_push_events: true } })).body.id;
 });
-afterAll(() => receiver.close());
+afterAll(() => receiver?.close());
 
 /** The next delivery whose event is `name` (others of the instance's activity are skipped). */
 async function nextEvent(name: string): Promise<Received> {

@@ -12,7 +12,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   alice = await createUser(t);
 });
-afterAll(() => receiver.close());
+afterAll(() => receiver?.close());
 
 const KEYS = [
   'id',

@@ -33,6 +33,8 @@ export interface HookEvent {
   push?: { projectId: number; userId: number; ref: string; before: string; after: string };
   /** A pipeline's status change, whose payload (with its jobs) the dispatch builds when some hook hears it. */
   pipeline?: { pipelineId: number; status: string };
+  /** A job's status change, built likewise (Gitlab::DataBuilder::Build). */
+  job?: { jobId: number; status: string };
 }
 
 /** The trigger of a pushed ref: tags are tag pushes. */

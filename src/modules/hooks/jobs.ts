@@ -41,6 +41,10 @@ async function dispatch({ app, contextFor }: JobEnvironment, event: HookEvent): 
     data = await hooks.pipelineEventData(event.pipeline);
     if (data === null) return;
   }
+  if (event.job) {
+    data = await hooks.jobEventData(event.job);
+    if (data === null) return;
+  }
   await hooks.queueDeliveries(event, targets, data);
 }
 

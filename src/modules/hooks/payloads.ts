@@ -288,3 +288,58 @@ export function pipelineData(input: { pipeline: HookPipeline; status: string; jo
     })),
   };
 }
+
+/** Gitlab::DataBuilder::Build: a job at the status its event names. */
+export function jobData(input: { job: HookJob & { ref: string; tag: boolean; sha: string; retryCount: number; pipelineId: number }; beforeSha: string; pipeline: HookPipeline & { status: string }; status: string; project: HookProject; user: HookUser | null; commit: HookCommit | null; externalUrl: string }) {
+  const project = hookProject(input.project, input.externalUrl);
+  const { job } = input;
+  return {
+    object_kind: 'build',
+    ref: job.ref,
+    tag: job.tag,
+    before_sha: input.beforeSha,
+    sha: job.sha,
+    retries_count: job.retryCount,
+    build_id: job.id,
+    build_name: job.name,
+    build_stage: job.stage,
+    build_status: input.status,
+    build_created_at: hookTime(job.createdAt),
+    build_started_at: hookTime(job.startedAt),
+    build_finished_at: hookTime(job.finishedAt),
+    build_duration: seconds(job.startedAt, job.finishedAt),
+    build_queued_duration: seconds(job.queuedAt, job.startedAt),
+    build_allow_failure: job.allowFailure,
+    build_failure_reason: job.failureReason ?? 'unknown_failure',
+    pipeline_id: job.pipelineId,
+    runner: job.runnerId === null ? null : { id: job.runnerId },
+    project_id: input.project.id,
+    project_name: `${input.project.namespaceName} / ${input.project.name}`,
+    user: input.user && { id: input.user.id, name: input.user.name, username: input.user.username, avatar_url: input.user.avatarUrl ?? null, email: input.user.email },
+    // GitLab's "commit" of a job hook is its pipeline.
+    commit: {
+      id: input.pipeline.id,
+      name: input.pipeline.name,
+      sha: job.sha,
+      message: input.commit?.message ?? '',
+      author_name: input.commit?.authorName ?? '',
+      author_email: input.commit?.authorEmail ?? '',
+      author_url: null,
+      status: input.pipeline.status,
+      duration: input.pipeline.duration,
+      started_at: hookTime(input.pipeline.startedAt),
+      finished_at: hookTime(input.pipeline.finishedAt),
+    },
+    repository: {
+      name: project.name,
+      url: project.url,
+      description: project.description,
+      homepage: project.homepage,
+      git_http_url: project.git_http_url,
+      git_ssh_url: project.git_ssh_url,
+      visibility_level: project.visibility_level,
+    },
+    project,
+    environment: null,
+  };
+}

@@ -16,7 +16,7 @@ import type { UsersService } from '../users/service.js';
 import { DELIVER_JOB, enqueueHookEvent, type HookEvent, type HookTrigger } from './events.js';
 import type { DeliveryOutcome } from './http.js';
 import { buildPushData, buildTestEvent, hookProjectOf, hookUserOf } from './samples.js';
-import { pipelineData, systemHookSample, systemHookSampleData } from './payloads.js';
+import { jobData, pipelineData, systemHookSample, systemHookSampleData } from './payloads.js';
 import { MAX_URL_VARIABLES, URL_VARIABLE_KEY, afterDelivery, alertStatus, branchFilterProblem, branchMatches, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
 
 export type WebHookRow = Awaited<ReturnType<PrismaClient['webHook']['findUniqueOrThrow']>>;
@@ -302,6 +302,28 @@ export class HooksService {
       pipeline,
       status: event.status,
       jobs,
+      project: hookProjectOf(project),
+      user: user ? hookUserOf(user) : null,
+      commit: commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n')[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },
+      externalUrl: this.base.app.config.externalUrl,
+    });
+  }
+
+  /** A job's payload at the status its event names; null for what is no build, or is gone. */
+  async jobEventData(event: NonNullable<HookEvent['job']>): Promise<unknown> {
+    const job = await this.pipelines.locateJob(event.jobId).catch(() => null);
+    if (!job || job.type !== 'build') return null;
+    const [pipeline, project] = await Promise.all([this.base.loaders.pipelines.byId.load(job.pipelineId), this.base.loaders.projects.byId.load(job.projectId)]);
+    if (!pipeline || !project) return null;
+    const [user, commit] = await Promise.all([
+      job.userId === null ? null : this.base.loaders.users.byId.load(job.userId),
+      this.repositories.open(project).then((repository) => repository.commit(job.sha)),
+    ]);
+    return jobData({
+      job,
+      beforeSha: pipeline.beforeSha,
+      pipeline,
+      status: event.status,
       project: hookProjectOf(project),
       user: user ? hookUserOf(user) : null,
       commit: commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n')[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },

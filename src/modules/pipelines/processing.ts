@@ -158,6 +158,7 @@ export async function processPipeline(tx: Tx, pipelineId: number, effects: Proce
   for (const [id, data] of changed) {
     await tx.ciJob.update({ where: { id }, data });
     await effects.publish(JOB_UPDATED, { jobId: id, pipelineId, projectId: pipeline.projectId, status: data.status as string } satisfies JobUpdatedMessage, tx);
+    if (byId.get(id)?.type === 'build') await enqueueHookEvent(effects.app.jobs, { trigger: 'job_hooks', projectId: pipeline.projectId, branch: null, data: null, job: { jobId: id, status: data.status as string } }, tx);
     // A bridge runs no script: pending, it waits for its downstream pipeline to be created.
     if (data.status === 'pending' && byId.get(id)?.type === 'bridge') await queueDownstream(effects, tx, id);
   }

@@ -27,6 +27,7 @@ import { jobOfMessage, pipelineOfMessage, traceSizeOfMessage, tracePiecesOfMessa
 import { liveActor } from '../../auth/memberships.js';
 import { perMessage } from '../../events/bus.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted } from './status.js';
+import { enqueueHookEvent } from '../hooks/events.js';
 
 export type PipelineRow = Prisma.PipelineGetPayload<object>;
 export type JobRow = Prisma.CiJobGetPayload<object>;
@@ -795,6 +796,7 @@ export class PipelinesService {
   async setJobStatus(tx: Prisma.TransactionClient, pipeline: { id: number; projectId: number }, jobId: number, status: string, data: Prisma.CiJobUpdateInput = {}): Promise<void> {
     await tx.ciJob.update({ where: { id: jobId }, data: { ...data, status } });
     await this.base.publish(JOB_UPDATED, { jobId, pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies JobUpdatedMessage, tx);
+    await enqueueHookEvent(this.base.app.jobs, { trigger: 'job_hooks', projectId: pipeline.projectId, branch: null, data: null, job: { jobId: jobId, status: status } }, tx);
   }
 
   /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried (also the runners module's automatic retries). */
