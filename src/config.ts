@@ -69,6 +69,16 @@ export interface Config {
    * become pending (CI_LONG_POLLING_MS; Workhorse's `apiCiLongPollingDuration`, 50 s). 0 answers at once.
    */
   ciLongPollingMs: number;
+  /** System hooks may deliver to loopback, private and link-local addresses (ALLOW_LOCAL_REQUESTS_FROM_SYSTEM_HOOKS; GitLab's default true). */
+  allowLocalRequestsFromSystemHooks: boolean;
+  /** Project hooks may deliver to loopback, private and link-local addresses (ALLOW_LOCAL_REQUESTS_FROM_WEB_HOOKS; GitLab's default false). */
+  allowLocalRequestsFromWebHooks: boolean;
+  /** Longest a webhook delivery may take, connecting and answering (WEBHOOK_TIMEOUT_MS; GitLab's 10 s). */
+  webhookTimeoutMs: number;
+  /** Attempts of one delivery that meets a 5xx or a network error (WEBHOOK_MAX_ATTEMPTS). */
+  webhookMaxAttempts: number;
+  /** Wait before a delivery's second attempt, doubling for each later one (WEBHOOK_RETRY_BASE_MS). */
+  webhookRetryBaseMs: number;
 }
 
 export interface RepositoryStorageConfig {
@@ -200,5 +210,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     runner: overrides.runner !== undefined ? overrides.runner : runnerKind(env.RUNNER),
     ciMaxArtifactSize: overrides.ciMaxArtifactSize ?? integer(env, 'CI_MAX_ARTIFACT_SIZE', 100 * 1024 * 1024, 1, 1024 ** 4),
     ciLongPollingMs: overrides.ciLongPollingMs ?? integer(env, 'CI_LONG_POLLING_MS', 50_000, 0, 600_000),
+    allowLocalRequestsFromSystemHooks: overrides.allowLocalRequestsFromSystemHooks ?? flag(env, 'ALLOW_LOCAL_REQUESTS_FROM_SYSTEM_HOOKS', true),
+    allowLocalRequestsFromWebHooks: overrides.allowLocalRequestsFromWebHooks ?? flag(env, 'ALLOW_LOCAL_REQUESTS_FROM_WEB_HOOKS', false),
+    webhookTimeoutMs: overrides.webhookTimeoutMs ?? integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookMaxAttempts: overrides.webhookMaxAttempts ?? integer(env, 'WEBHOOK_MAX_ATTEMPTS', 3, 1, 20),
+    webhookRetryBaseMs: overrides.webhookRetryBaseMs ?? integer(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 0, 3_600_000),
   };
 }

@@ -50,8 +50,10 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   GroupID: { model: 'Group' },
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
+  ProjectHookID: { model: 'ProjectHook' },
   ProjectID: { model: 'Project' },
   ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },
+  SystemHookID: { model: 'SystemHook' },
   UserID: { model: 'User' },
 };
 

@@ -37,12 +37,21 @@ interface Fixtures {
   runnerId: number;
   /** A pipeline schedule of the project that reads share, once one asked for it. */
   schedule?: number;
+  /** Webhooks the reads share, by the path that lists them. */
+  hooks?: Record<string, number>;
 }
 
 /** A new project runner of the fixture project: writes act on one of their own. */
 async function newRunner(projectId: number): Promise<number> {
   const res = await t.api('POST', '/user/runners', { body: { runner_type: 'project_type', project_id: projectId } });
   if (res.status !== 201) throw new Error(`runner: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
+/** A new webhook by root: a system hook, or a hook of the fixture project. Writes act on one of their own. */
+async function newHook(path: string): Promise<number> {
+  const res = await t.api('POST', path, { body: { url: 'https://example.com/matrix' } });
+  if (res.status !== 201) throw new Error(`hook: ${res.status} ${res.text}`);
   return res.body.id;
 }
 
@@ -152,6 +161,12 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     keyId: async () => newKey(Number(params.id ?? f.owner.id)),
     emailId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/emails`, { body: { email: `${unique('matrix')}@example.com` } })).body.id,
     impersonationTokenId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/impersonation_tokens`, { body: { name: 'matrix', scopes: ['api'] } })).body.id,
+    // Webhooks: a system hook or a hook of the fixture project (one the reads share, a new one for each write), and a test trigger.
+    hookId: async () => {
+      const path = route.path.startsWith('/hooks') ? '/hooks' : `/projects/${f.project.id}/hooks`;
+      return route.compiled.kind === 'mutation' ? newHook(path) : ((f.hooks ??= {})[path] ??= await newHook(path));
+    },
+    trigger: () => 'push_events',
     // CI Lint: a configuration to check.
     content: () => 'job:\n  script: echo\n',
     // The wide inputs: runners, commits and file writes, CI/CD variables (`key`, `value`); each route ignores the others' fields.
@@ -165,6 +180,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
       actions: [{ action: 'create', file_path: `${name}.txt`, content: 'x' }],
       key: name.replace(/-/g, '_'),
       value: 'matrix-value',
+      url: 'https://example.com/matrix',
     }),
     // The key of a CI/CD variable in a path (letters, digits and `_`), or an SSH public key.
     key: () => (route.path.includes('/keys') ? freshKey() : name.replace(/-/g, '_')),
@@ -439,6 +455,16 @@ export function scopeMatrix(shard: number): void {
         ['admin DELETE /applications/:id', 204],
         ['admin POST /applications/:id/renew-secret', 200],
         ['read_user DELETE /applications/:id', 403],
+        ['api GET /hooks', 403],
+        ['admin GET /hooks', 200],
+        ['read_api POST /hooks', 403],
+        ['admin POST /hooks', 201],
+        ['admin DELETE /hooks/:hook_id', 204],
+        ['api POST /projects/:id/hooks', 201],
+        ['read_api POST /projects/:id/hooks', 403],
+        ['read_api GET /projects/:id/hooks/:hook_id', 200],
+        ['anonymous GET /projects/:id/hooks', 404],
+        ['api POST /projects/:id/hooks/:hook_id/test/:trigger', 201],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

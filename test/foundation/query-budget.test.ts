@@ -17,6 +17,7 @@ let project: { id: number };
 let pipelineId: number;
 let sha: string;
 let runnerId: number;
+let hookId: number;
 let scheduleId: number;
 
 async function measure(path: string, token = owner.token): Promise<number> {
@@ -90,6 +91,16 @@ beforeAll(async () => {
     expect(job.status).toBe(201);
     await job.body?.cancel();
   }
+  // Webhooks, made last so that they hear none of the events above: four system hooks, four project hooks (no push
+  // events), and four deliveries in the first one's log.
+  for (let i = 0; i < 4; i++) {
+    await t.api('POST', '/hooks', { body: { url: `https://example.com/s${i}` } });
+    const hook = await t.api('POST', `/projects/${project.id}/hooks`, { token: owner.token, body: { url: `https://example.com/p${i}`, push_events: false } });
+    hookId ??= hook.body.id;
+  }
+  await t.server.database.prisma.webHookLog.createMany({
+    data: [0, 1, 2, 3].map((i) => ({ webHookId: hookId, trigger: 'push_hooks', url: 'https://example.com/p0', requestHeaders: {}, requestData: { i }, responseHeaders: {}, responseBody: '', responseStatus: '200', executionDuration: 0.1 })),
+  });
 });
 afterAll(() => t?.close());
 
@@ -99,6 +110,7 @@ describe('query budget', () => {
   const ids: Record<string, () => number> = { groups: () => group.id, projects: () => project.id, users: () => owner.id, runners: () => runnerId };
   // Lists only administrators may read.
   const asRoot = new Set([
+    'GET /hooks',
     'GET /runners/all',
     'GET /users/:id/emails',
     'GET /users/:id/impersonation_tokens',
@@ -115,6 +127,7 @@ describe('query budget', () => {
     'GET /projects/:id/pipelines/:pipeline_id/jobs': () => `/projects/${project.id}/pipelines/${pipelineId}/jobs`,
     'GET /projects/:id/pipelines/:pipeline_id/bridges': () => `/projects/${project.id}/pipelines/${pipelineId}/bridges`,
     'GET /projects/:id/pipeline_schedules/:pipeline_schedule_id/pipelines': () => `/projects/${project.id}/pipeline_schedules/${scheduleId}/pipelines`,
+    'GET /projects/:id/hooks/:hook_id/events': () => `/projects/${project.id}/hooks/${hookId}/events`,
     'GET /projects/:id/repository/commits/:sha/statuses': () => `/projects/${project.id}/repository/commits/${sha}/statuses?all=true`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);

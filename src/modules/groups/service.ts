@@ -17,6 +17,8 @@ import type { ProjectsService } from '../projects/service.js';
 import { GroupDeletion } from './deletion.js';
 import { moveGroupTree } from './tree.js';
 import { ensureGroupWiki } from '../repository_storage_moves/group-wikis.js';
+import { enqueueHookEvent } from '../hooks/events.js';
+import { groupSystemEvent } from '../hooks/payloads.js';
 
 export interface GroupFilters {
   search?: string | null;
@@ -204,11 +206,14 @@ export class GroupsService {
         parent?.traversalIds ?? [],
       );
       await this.members.addCreator(tx, { namespaceId: group.id }, viewer.id);
+      await enqueueHookEvent(this.base.app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: groupSystemEvent('group_create', group) }, tx);
       if (!input.avatar) return group;
       return replaceAvatar(this.base.app.uploads, 'group', group.id, input.avatar, (avatar) => tx.namespace.update({ where: { id: group.id }, data: { avatar } }));
     });
     // Its wiki repository, on the storage picked by weight (a crash before it leaves it to its first use).
     await ensureGroupWiki(db, this.base.app, created.id);
+    // Its system hook event exists now that the transaction committed.
+    this.base.app.jobs.wake();
     return created;
   }
 

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { invalidArgument } from '../../errors.js';
 import type { ServiceBase } from '../module.js';
 
-const API_VERSION = '18.6.0';
+export const API_VERSION = '18.6.0';
 const REVISION = 'gitlab-compatible';
 
 export interface Metadata {

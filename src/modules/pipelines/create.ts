@@ -15,6 +15,7 @@ import type { ProtectedBranchesService } from '../protected_branches/service.js'
 import type { RepositoriesService } from '../repositories/service.js';
 import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from './predefined.js';
 import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type ProcessingEffects, type StoredNeed } from './processing.js';
+import { enqueueHookEvent } from '../hooks/events.js';
 
 /** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
 /** Larger configuration files are refused (GitLab's max YAML size is a few MB). */
@@ -226,6 +227,10 @@ async function insert(
       });
     }
     await deps.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status: pipeline.status } satisfies PipelineUpdatedMessage, tx);
+    // GitLab's hooks hear transitions: a pipeline born `created` is heard when processing moves it on.
+    if (pipeline.status !== 'created') {
+      await enqueueHookEvent(deps.app.jobs, { trigger: 'pipeline_hooks', projectId: pipeline.projectId, branch: null, data: null, pipeline: { pipelineId: pipeline.id, status: pipeline.status } }, tx);
+    }
     if (jobs.length === 0) return pipeline;
     // Its first processing in the same transaction: the pipeline is never seen with its first stage not started.
     await processPipeline(tx, pipeline.id, deps);

@@ -8,6 +8,7 @@
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { compositeStatus, isCompleted, type CiStatus, type StatusOf } from './status.js';
+import { enqueueHookEvent } from '../hooks/events.js';
 
 /** Bus topic: a pipeline's status (or timing) changed. */
 export const PIPELINE_UPDATED = 'ci.pipeline.updated';
@@ -157,6 +158,7 @@ export async function processPipeline(tx: Tx, pipelineId: number, effects: Proce
   for (const [id, data] of changed) {
     await tx.ciJob.update({ where: { id }, data });
     await effects.publish(JOB_UPDATED, { jobId: id, pipelineId, projectId: pipeline.projectId, status: data.status as string } satisfies JobUpdatedMessage, tx);
+    if (byId.get(id)?.type === 'build') await enqueueHookEvent(effects.app.jobs, { trigger: 'job_hooks', projectId: pipeline.projectId, branch: null, data: null, job: { jobId: id, status: data.status as string } }, tx);
     // A bridge runs no script: pending, it waits for its downstream pipeline to be created.
     if (data.status === 'pending' && byId.get(id)?.type === 'bridge') await queueDownstream(effects, tx, id);
   }
@@ -220,6 +222,7 @@ async function setPipelineStatus(
   await tx.pipeline.update({ where: { id: pipeline.id }, data });
   if (pipeline.status !== status) {
     await effects.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies PipelineUpdatedMessage, tx);
+    await enqueueHookEvent(effects.app.jobs, { trigger: 'pipeline_hooks', projectId: pipeline.projectId, branch: null, data: null, pipeline: { pipelineId: pipeline.id, status } }, tx);
     // A downstream pipeline tells its bridge (`strategy: depend` or `mirror`) when it completes or waits for a manual
     // job (GitLab's bridgeable statuses that either strategy acts on); the upstream pipeline is processed in a
     // transaction of its own, never under this one's lock.
@@ -244,6 +247,8 @@ export async function processStartedJob(db: { write: PrismaClient; read: PrismaC
     const [pipeline] = await tx.$queryRaw<{ status: string }[]>`SELECT "status" FROM "ci_pipelines" WHERE "id" = ${pipelineId} FOR UPDATE`;
     if (pipeline && pipeline.status !== 'running') await processPipeline(tx, pipelineId, effects);
   });
+  // The status change's webhook event exists now that the transaction committed.
+  effects.app.jobs.wake();
 }
 
 /** Runs `change` and then processes the pipeline, in one transaction holding the pipeline's lock. */

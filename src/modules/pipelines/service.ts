@@ -27,6 +27,7 @@ import { jobOfMessage, pipelineOfMessage, traceSizeOfMessage, tracePiecesOfMessa
 import { liveActor } from '../../auth/memberships.js';
 import { perMessage } from '../../events/bus.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted } from './status.js';
+import { enqueueHookEvent } from '../hooks/events.js';
 
 export type PipelineRow = Prisma.PipelineGetPayload<object>;
 export type JobRow = Prisma.CiJobGetPayload<object>;
@@ -596,6 +597,11 @@ export class PipelinesService {
     return pipeline;
   }
 
+  /** A pipeline's builds (the latest try of each), by stage and ID, whoever may read it (callers check through `get`). */
+  async jobsOf(pipelineId: number): Promise<JobRow[]> {
+    return this.db.ciJob.findMany({ where: { pipelineId, retried: false, type: 'build' }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }], take: 1000 });
+  }
+
   /** The pipeline as it is now, not as this request first read it (live updates outlive a request's loaders). */
   async current(id: number): Promise<PipelineRow> {
     this.base.loaders.pipelines.byId.clear(id);
@@ -780,6 +786,7 @@ export class PipelinesService {
   async setJobStatus(tx: Prisma.TransactionClient, pipeline: { id: number; projectId: number }, jobId: number, status: string, data: Prisma.CiJobUpdateInput = {}): Promise<void> {
     await tx.ciJob.update({ where: { id: jobId }, data: { ...data, status } });
     await this.base.publish(JOB_UPDATED, { jobId, pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies JobUpdatedMessage, tx);
+    await enqueueHookEvent(this.base.app.jobs, { trigger: 'job_hooks', projectId: pipeline.projectId, branch: null, data: null, job: { jobId: jobId, status: status } }, tx);
   }
 
   /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried (also the runners module's automatic retries). */

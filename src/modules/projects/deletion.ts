@@ -10,6 +10,8 @@ import type { Prisma } from '../../db/database.js';
 import type { App } from '../../context.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from './service.js';
+import { enqueueHookEvent } from '../hooks/events.js';
+import { projectSystemData } from '../hooks/samples.js';
 
 /** The job kind that removes a project marked for deletion. */
 export const DESTROY_JOB = 'projects.destroy';
@@ -29,6 +31,8 @@ export class ProjectDeletion {
       await this.markForDeletion(tx, [project.id]);
       const payload: DestroyPayload = { projectId: project.id };
       await app.jobs.enqueue(DESTROY_JOB, payload, { uniqueKey: `${DESTROY_JOB}:${project.id}`, maxAttempts: 25 }, tx);
+      // GitLab's project_destroy, when the project goes for every reader.
+      await enqueueHookEvent(app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: projectSystemData('project_destroy', project) }, tx);
     });
     app.jobs.wake();
   }

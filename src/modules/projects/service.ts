@@ -20,6 +20,8 @@ import { featureChanges, featureErrors, type ProjectFeaturesInput } from './feat
 import { fetchProjectRows, primeProjectRows, type GroupLinkRow } from './loaders.js';
 import { ProjectStars } from './stars.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
+import { enqueueHookEvent } from '../hooks/events.js';
+import { projectSystemData } from '../hooks/samples.js';
 
 /** A project row; projects are always read with their namespace and its owner, and their features (see fetchProjectRows). */
 export type ProjectRow = Awaited<ReturnType<PrismaClient['project']['findUniqueOrThrow']>> & {
@@ -409,6 +411,8 @@ export class ProjectsService {
         })
       : await write(this.base.db);
     const project: ProjectRow = { ...created, namespace: { ...ns, owner: await owner }, groupLinks: [], _count: { forks: 0, stars: 0 } };
+    // GitLab's project_create. After the one-statement creation (no transaction to join): a crash right here loses it.
+    await enqueueHookEvent(app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: projectSystemData('project_create', project) });
     // After the commit: a repository is never left behind by a project that does not exist. Should this fail (or the
     // server die right here), the repository is created on first use instead (RepositoryStorages.ensure).
     const stale = fork

@@ -5,6 +5,7 @@
  * listen), and the project's `empty_repo` and default branch. Git over HTTP and the repository API both write
  * through `refsUpdated`, so a push looks the same whichever way it came.
  */
+import { enqueueHookEvent, pushTrigger } from '../hooks/events.js';
 import { can, type Actor, type ProjectSubject } from '../../auth/policy.js';
 import { isDevelopersLevel } from '../../auth/access-levels.js';
 import { forbidden, notFound, unauthenticated } from '../../errors.js';
@@ -234,6 +235,7 @@ export class RepositoriesService {
         const message: PushedMessage = { projectId: project.id, userId: authorId, ref: u.ref, before: u.before, after: u.after };
         await this.base.publish(REPOSITORY_PUSHED, message, tx);
         await this.base.app.jobs.enqueue(PUSH_JOB, message, {}, tx);
+        await enqueueHookEvent(this.base.app.jobs, { ...pushTrigger(u.ref), projectId: project.id, data: null, push: message }, tx);
       }
       if (createsDefault && head !== null) await this.protectedBranches.protectDefaultBranch(tx, project.id, head);
       await this.projects.repositoryChanged(tx, project.id, { emptyRepo: branches ? branches.size === 0 : false, defaultBranch: head ?? project.defaultBranch, pushedAt: true });

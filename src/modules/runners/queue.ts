@@ -17,6 +17,7 @@ import { jobResponse, type JobResponse } from './payload.js';
 import { keepPersistentRef, optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
 import { failAs } from './transitions.js';
 import type { RunnerRow } from './service.js';
+import { enqueueHookEvent } from '../hooks/events.js';
 
 /** GitLab's MAX_QUEUE_DEPTH: the candidates looked at per request. */
 const MAX_QUEUE_DEPTH = 45;
@@ -81,7 +82,7 @@ async function dependencyJobs(db: Pick<Tx, 'ciJob'>, job: JobRow): Promise<JobRo
  * runner and on no pipeline lock; null when none is left. Its pipeline is processed after (processStartedJob).
  */
 async function claimFirst(deps: ProtocolDeps, runner: RunnerRow, ids: number[], digest: string, now: Date): Promise<{ id: number; pipelineId: number } | null> {
-  return deps.db.$transaction(async (tx) => {
+  const claimed = await deps.db.$transaction(async (tx) => {
     const [job] = await tx.$queryRaw<{ id: number; pipelineId: number; projectId: number }[]>`
       UPDATE "ci_builds" SET "status" = 'running', "runnerId" = ${runner.id}, "startedAt" = ${now}, "heartbeatAt" = ${now},
         "tokenDigest" = ${digest}, "traceHeld" = NULL, "updatedAt" = ${now}
@@ -92,8 +93,12 @@ async function claimFirst(deps: ProtocolDeps, runner: RunnerRow, ids: number[], 
       RETURNING "id", "pipelineId", "projectId"`;
     if (!job) return null;
     await deps.publish(JOB_UPDATED, { jobId: job.id, pipelineId: job.pipelineId, projectId: job.projectId, status: 'running' } satisfies JobUpdatedMessage, tx);
+    await enqueueHookEvent(deps.app.jobs, { trigger: 'job_hooks', projectId: job.projectId, branch: null, data: null, job: { jobId: job.id, status: 'running' } }, tx);
     return job;
   });
+  // The start's webhook event exists now that the transaction committed.
+  if (claimed) deps.app.jobs.wake();
+  return claimed;
 }
 
 /** GitLab's pre-assign check: a pending job of a blocked user fails instead of running. */

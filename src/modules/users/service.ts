@@ -17,6 +17,8 @@ import { EmailsService } from './emails/service.js';
 import { UserProfileService } from './profile/service.js';
 import { UserLifecycleService } from './lifecycle/service.js';
 import { ImpersonationTokensService } from './impersonation/service.js';
+import { enqueueHookEvent } from '../hooks/events.js';
+import { userSystemEvent } from '../hooks/payloads.js';
 
 export type UserRow = Awaited<ReturnType<PrismaClient['user']['findUniqueOrThrow']>>;
 
@@ -279,7 +281,7 @@ export class UsersService {
     if (!(await this.namespaces.isTopLevelPathFree(input.username))) throw conflict('Username has already been taken');
     const passwordDigest = input.password ? await hashPassword(input.password) : null;
     const viewer = this.base.access.requireViewer();
-    return this.base.db.$transaction(async (tx) => {
+    const created = await this.base.db.$transaction(async (tx) => {
       const user = await UsersService.insertSystemUser(tx, {
         ...profileData(input),
         email: input.email,
@@ -288,10 +290,14 @@ export class UsersService {
         passwordDigest,
         createdBy: { connect: { id: viewer.id } },
       });
+      await enqueueHookEvent(this.base.app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: userSystemEvent('user_create', user) }, tx);
       if (input.viewDiffsFileByFile != null) await tx.userPreference.update({ where: { userId: user.id }, data: { viewDiffsFileByFile: input.viewDiffsFileByFile } });
       if (!input.avatar) return user;
       return replaceAvatar(this.base.app.uploads, 'user', user.id, input.avatar, (avatar) => tx.user.update({ where: { id: user.id }, data: { avatar } }));
     });
+    // Its system hook event exists now that the transaction committed.
+    this.base.app.jobs.wake();
+    return created;
   }
 
   /** Replaces the signed-in user's avatar (GitLab's `PUT /user/avatar`). */

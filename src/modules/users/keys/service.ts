@@ -5,6 +5,8 @@ import { connection, type PageArgs } from '../../../graphql/connection.js';
 import type { ServiceBase } from '../../module.js';
 import type { UserRow, UsersService } from '../service.js';
 import { hasSupportedType, parseSshKey, sanitizeSshKey } from './fingerprint.js';
+import { enqueueHookEvent } from '../../hooks/events.js';
+import { keySystemEvent } from '../../hooks/payloads.js';
 
 export type KeyRow = Awaited<ReturnType<PrismaClient['key']['findUniqueOrThrow']>>;
 
@@ -80,24 +82,35 @@ export class SshKeysService {
       add('fingerprintSha256', 'has already been taken');
     }
     if (Object.keys(errors).length || !parsed) throw invalid(errors);
-    return this.base.db.key.create({
-      data: {
-        userId: user.id,
-        title: input.title,
-        key: parsed.normalized,
-        fingerprint: parsed.fingerprint,
-        fingerprintSha256: parsed.fingerprintSha256,
-        usageType: input.usageType ?? 'auth_and_signing',
-        expiresAt,
-      },
+    const row = await this.base.db.$transaction(async (tx) => {
+      const created = await tx.key.create({
+        data: {
+          userId: user.id,
+          title: input.title,
+          key: parsed.normalized,
+          fingerprint: parsed.fingerprint,
+          fingerprintSha256: parsed.fingerprintSha256,
+          usageType: input.usageType ?? 'auth_and_signing',
+          expiresAt,
+        },
+      });
+      await enqueueHookEvent(this.base.app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: keySystemEvent('key_create', created, user.username) }, tx);
+      return created;
     });
+    // Its system hook event exists now that the transaction committed.
+    this.base.app.jobs.wake();
+    return row;
   }
 
   /** Removes a key of the viewer (no `userId`) or, for an administrator, of any user. */
   async delete(userId: number | null | undefined, keyId: number): Promise<boolean> {
     const user = await this.users.selfOr(userId);
     const row = await this.get(user, keyId);
-    await this.base.db.key.delete({ where: { id: row.id } });
+    await this.base.db.$transaction(async (tx) => {
+      await tx.key.delete({ where: { id: row.id } });
+      await enqueueHookEvent(this.base.app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: keySystemEvent('key_destroy', row, user.username) }, tx);
+    });
+    this.base.app.jobs.wake();
     return true;
   }
 }

@@ -17,6 +17,8 @@ import type { ServiceBase } from '../../module.js';
 import { deleteProjectRows, removeProjectFiles } from '../../projects/deletion.js';
 import { queueGroupDestroy } from '../../groups/deletion.js';
 import { UsersService, type UserRow } from '../service.js';
+import { enqueueHookEvent } from '../../hooks/events.js';
+import { userSystemEvent } from '../../hooks/payloads.js';
 
 const OWNER = MEMBER_ACCESS_LEVELS.OWNER;
 
@@ -182,6 +184,7 @@ export class UserLifecycleService {
       const affected = await deleteProjectRows(tx, personalProjects.map((p) => p.id));
       for (const groupId of soloOwnedGroups) await queueGroupDestroy(app.jobs, tx, groupId);
       await tx.user.delete({ where: { id: user.id } });
+      await enqueueHookEvent(app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: userSystemEvent('user_destroy', user) }, tx);
       const revoked: CredentialsRevoked = { userId: user.id };
       await this.base.publish(CREDENTIALS_REVOKED, revoked, tx);
       const changed: MembershipsChanged = { userIds: [...new Set([user.id, ...affected])] };
@@ -189,7 +192,8 @@ export class UserLifecycleService {
       return personalProjects;
     });
     loaders.users.byId.clear(user.id);
-    if (soloOwnedGroups.length) app.jobs.wake();
+    // The group deletions and the system hook event exist now that the transaction committed.
+    app.jobs.wake();
     // The rows are gone: their projects' repositories and artifacts go after them (nothing refers to those files now).
     for (const project of projects) await removeProjectFiles(app, project);
     await app.uploads.removeAvatars('user', user.id);

@@ -1,0 +1,51 @@
+/**
+ * How a change becomes webhook deliveries: its writer calls `enqueueHookEvent` in the change's own transaction, so
+ * the event exists exactly when the change does. One job then picks the hooks it goes to (hooks.dispatch), and each
+ * of those gets a delivery job of its own (hooks.deliver), keyed by event and hook so that a dispatch run twice
+ * (its replica died) queues nothing twice. This file is all a writer imports.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RawQuerier } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
+
+export const DISPATCH_JOB = 'hooks.dispatch';
+export const DELIVER_JOB = 'hooks.deliver';
+
+/** GitLab's hook triggers (WebHook#execute's `hook_name`), which say which hooks an event goes to. */
+export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 'repository_update_hooks' | 'pipeline_hooks' | 'job_hooks';
+
+export interface HookEvent {
+  /** X-Gitlab-Event-UUID: one per event, shared by every hook it goes to. */
+  uuid: string;
+  trigger: HookTrigger;
+  /** The project whose hooks hear it (none: system hooks only). */
+  projectId: number | null;
+  /** The branch of a push, for hooks' `push_events_branch_filter`. */
+  branch: string | null;
+  /** The payload, as GitLab builds it. */
+  data: unknown;
+  /** Only this hook (a test), whatever its events and state. */
+  hookId?: number;
+  /**
+   * A push whose payload the dispatch builds from the repository (GitLab's DataBuilder::Push, with the commits),
+   * only when some hook hears it; `data` is then null.
+   */
+  push?: { projectId: number; userId: number; ref: string; before: string; after: string };
+  /** A pipeline's status change, whose payload (with its jobs) the dispatch builds when some hook hears it. */
+  pipeline?: { pipelineId: number; status: string };
+  /** A job's status change, built likewise (Gitlab::DataBuilder::Build). */
+  job?: { jobId: number; status: string };
+}
+
+/** The trigger of a pushed ref: tags are tag pushes. */
+export function pushTrigger(ref: string): { trigger: HookTrigger; branch: string | null } {
+  if (ref.startsWith('refs/tags/')) return { trigger: 'tag_push_hooks', branch: null };
+  return { trigger: 'push_hooks', branch: ref.replace(/^refs\/heads\//, '') };
+}
+
+/** Queues an event's deliveries; with `tx`, only if that transaction commits. */
+export async function enqueueHookEvent(jobs: Pick<JobQueue, 'enqueue'>, event: Omit<HookEvent, 'uuid'> & { uuid?: string }, tx?: RawQuerier): Promise<string> {
+  const uuid = event.uuid ?? randomUUID();
+  await jobs.enqueue(DISPATCH_JOB, { ...event, uuid } satisfies HookEvent, { uniqueKey: `${DISPATCH_JOB}:${uuid}`, maxAttempts: 10 }, tx);
+  return uuid;
+}

@@ -1,0 +1,345 @@
+/**
+ * Webhook payloads as GitLab builds them (Gitlab::HookData::*, SystemHooksService, Gitlab::DataBuilder::*): plain
+ * functions of rows, so a writer builds its event in its own transaction, from what it just changed.
+ */
+
+/** GitLab's `POST /hooks/:id` sample (API::SystemHooks): a project creation that never happened, keys in its order. */
+export function systemHookSample() {
+  return { eventName: 'project_create', name: 'Ruby', path: 'ruby', projectId: 1, ownerName: 'Someone', ownerEmail: 'example@gitlabhq.com' };
+}
+
+/** The sample as it is delivered (snake_case, as GitLab's hash). */
+export function systemHookSampleData() {
+  return { event_name: 'project_create', name: 'Ruby', path: 'ruby', project_id: 1, owner_name: 'Someone', owner_email: 'example@gitlabhq.com' };
+}
+
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export interface HookUser {
+  id: number;
+  name: string;
+  username: string;
+  email: string;
+  avatarUrl?: string | null;
+}
+
+export interface HookProject {
+  id: number;
+  name: string;
+  path: string;
+  fullPath: string;
+  description: string | null;
+  visibility: string;
+  namespaceId: number;
+  namespaceName: string;
+  defaultBranch: string | null;
+  ciConfigPath: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** GitLab's visibility levels as numbers (Gitlab::VisibilityLevel). */
+const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+/** SystemHooksService's project_create / project_destroy (owners: the project's owners, or its namespace's). */
+export function projectSystemEvent(event: 'project_create' | 'project_destroy', project: HookProject, owners: HookUser[]) {
+  const owner = owners[0];
+  return {
+    event_name: event,
+    created_at: iso(project.createdAt),
+    updated_at: iso(project.updatedAt),
+    name: project.name,
+    path: project.path,
+    path_with_namespace: project.fullPath,
+    project_id: project.id,
+    project_namespace_id: project.namespaceId,
+    owner_name: owner?.name ?? null,
+    owner_email: owner?.email ?? null,
+    owners: owners.map((o) => ({ name: o.name, email: o.email })),
+    project_visibility: project.visibility,
+  };
+}
+
+/** SystemHooksService's user_create / user_destroy. */
+export function userSystemEvent(event: 'user_create' | 'user_destroy', user: HookUser & { createdAt: Date; updatedAt: Date }) {
+  return {
+    event_name: event,
+    created_at: iso(user.createdAt),
+    updated_at: iso(user.updatedAt),
+    name: user.name,
+    email: user.email,
+    user_id: user.id,
+    username: user.username,
+  };
+}
+
+/** SystemHooksService's group_create / group_destroy. */
+export function groupSystemEvent(event: 'group_create' | 'group_destroy', group: { id: number; name: string; path: string; fullPath: string; createdAt: Date; updatedAt: Date }) {
+  return {
+    event_name: event,
+    created_at: iso(group.createdAt),
+    updated_at: iso(group.updatedAt),
+    name: group.name,
+    path: group.path,
+    full_path: group.fullPath,
+    group_id: group.id,
+    owner_name: null,
+    owner_email: null,
+  };
+}
+
+/** SystemHooksService's key_create / key_destroy. */
+export function keySystemEvent(event: 'key_create' | 'key_destroy', key: { id: number; key: string; createdAt: Date; updatedAt: Date }, username: string) {
+  return { event_name: event, created_at: iso(key.createdAt), updated_at: iso(key.updatedAt), username, key: key.key, id: key.id };
+}
+
+export interface HookCommit {
+  id: string;
+  message: string;
+  title: string;
+  timestamp: Date;
+  authorName: string;
+  authorEmail: string;
+  added: string[];
+  modified: string[];
+  removed: string[];
+}
+
+/** Project as webhook payloads show it (Project#hook_attrs), with the repository's URLs. */
+export function hookProject(project: HookProject, externalUrl: string) {
+  const webUrl = `${externalUrl}/${project.fullPath}`;
+  const host = new URL(externalUrl).host;
+  const ssh = `git@${host.replace(/:\d+$/, '')}:${project.fullPath}.git`;
+  const http = `${webUrl}.git`;
+  return {
+    id: project.id,
+    name: project.name,
+    description: project.description,
+    web_url: webUrl,
+    avatar_url: null,
+    git_ssh_url: ssh,
+    git_http_url: http,
+    namespace: project.namespaceName,
+    visibility_level: VISIBILITY_LEVEL[project.visibility] ?? 0,
+    path_with_namespace: project.fullPath,
+    default_branch: project.defaultBranch,
+    ci_config_path: project.ciConfigPath,
+    homepage: webUrl,
+    url: ssh,
+    ssh_url: ssh,
+    http_url: http,
+  };
+}
+
+/** Gitlab::DataBuilder::Push: a push or tag push; at most 20 commits listed, newest first as GitLab lists them. */
+export function pushData(input: {
+  kind: 'push' | 'tag_push';
+  project: HookProject;
+  user: HookUser;
+  ref: string;
+  before: string;
+  after: string;
+  refProtected: boolean;
+  commits: HookCommit[];
+  totalCommitsCount: number;
+  message?: string | null;
+  externalUrl: string;
+}) {
+  const project = hookProject(input.project, input.externalUrl);
+  const removed = /^0+$/.test(input.after);
+  return {
+    object_kind: input.kind,
+    event_name: input.kind,
+    before: input.before,
+    after: input.after,
+    ref: input.ref,
+    ref_protected: input.refProtected,
+    checkout_sha: removed ? null : input.after,
+    message: input.message ?? null,
+    user_id: input.user.id,
+    user_name: input.user.name,
+    user_username: input.user.username,
+    user_email: input.user.email,
+    user_avatar: input.user.avatarUrl ?? null,
+    project_id: input.project.id,
+    project,
+    commits: input.commits.map((c) => ({
+      id: c.id,
+      message: c.message,
+      title: c.title,
+      timestamp: c.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+      url: `${project.web_url}/-/commit/${c.id}`,
+      author: { name: c.authorName, email: c.authorEmail },
+      added: c.added,
+      modified: c.modified,
+      removed: c.removed,
+    })),
+    total_commits_count: input.totalCommitsCount,
+    push_options: {},
+    repository: {
+      name: project.name,
+      url: project.url,
+      description: project.description,
+      homepage: project.homepage,
+      git_http_url: project.git_http_url,
+      git_ssh_url: project.git_ssh_url,
+      visibility_level: project.visibility_level,
+    },
+  };
+}
+
+/** Times as GitLab's pipeline and job hooks write them: `2016-08-12 15:23:28 UTC`. */
+const hookTime = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC') : null);
+
+export interface HookPipeline {
+  id: number;
+  iid: number;
+  name: string | null;
+  ref: string;
+  tag: boolean;
+  sha: string;
+  beforeSha: string;
+  source: string;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  duration: number | null;
+}
+
+export interface HookJob {
+  id: number;
+  name: string;
+  stage: string;
+  stageIdx: number;
+  status: string;
+  when: string;
+  allowFailure: boolean;
+  failureReason: string | null;
+  createdAt: Date;
+  queuedAt: Date | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  runnerId: number | null;
+}
+
+/** GitLab's detailed status text of a pipeline in hooks (`passed` for success). */
+const DETAILED: Record<string, string> = { success: 'passed', waiting_for_resource: 'waiting' };
+
+function seconds(from: Date | null, to: Date | null): number | null {
+  return from && to ? (to.getTime() - from.getTime()) / 1000 : null;
+}
+
+/** Gitlab::DataBuilder::Pipeline: a pipeline at the status the event names, with its jobs. */
+export function pipelineData(input: { pipeline: HookPipeline; status: string; jobs: HookJob[]; project: HookProject; user: HookUser | null; commit: HookCommit | null; externalUrl: string }) {
+  const project = hookProject(input.project, input.externalUrl);
+  const { pipeline } = input;
+  const stages = [...new Map([...input.jobs].sort((a, b) => a.stageIdx - b.stageIdx).map((j) => [j.stage, j.stage])).keys()];
+  const user = input.user && { id: input.user.id, name: input.user.name, username: input.user.username, avatar_url: input.user.avatarUrl ?? null, email: input.user.email };
+  return {
+    object_kind: 'pipeline',
+    object_attributes: {
+      id: pipeline.id,
+      iid: pipeline.iid,
+      name: pipeline.name,
+      ref: pipeline.ref,
+      tag: pipeline.tag,
+      sha: pipeline.sha,
+      before_sha: pipeline.beforeSha,
+      source: pipeline.source,
+      status: input.status,
+      detailed_status: DETAILED[input.status] ?? input.status,
+      stages,
+      created_at: hookTime(pipeline.createdAt),
+      finished_at: hookTime(pipeline.finishedAt),
+      duration: pipeline.duration,
+      queued_duration: seconds(pipeline.createdAt, pipeline.startedAt),
+      variables: [],
+      url: `${project.web_url}/-/pipelines/${pipeline.id}`,
+    },
+    merge_request: null,
+    user,
+    project,
+    commit: input.commit && {
+      id: input.commit.id,
+      message: input.commit.message,
+      title: input.commit.title,
+      timestamp: input.commit.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+      url: `${project.web_url}/-/commit/${input.commit.id}`,
+      author: { name: input.commit.authorName, email: input.commit.authorEmail },
+    },
+    builds: input.jobs.map((j) => ({
+      id: j.id,
+      stage: j.stage,
+      name: j.name,
+      status: j.status,
+      created_at: hookTime(j.createdAt),
+      started_at: hookTime(j.startedAt),
+      finished_at: hookTime(j.finishedAt),
+      duration: seconds(j.startedAt, j.finishedAt),
+      queued_duration: seconds(j.queuedAt, j.startedAt),
+      failure_reason: j.failureReason,
+      when: j.when,
+      manual: j.when === 'manual',
+      allow_failure: j.allowFailure,
+      user,
+      runner: j.runnerId === null ? null : { id: j.runnerId },
+      artifacts_file: { filename: null, size: null },
+      environment: null,
+    })),
+  };
+}
+
+/** Gitlab::DataBuilder::Build: a job at the status its event names. */
+export function jobData(input: { job: HookJob & { ref: string; tag: boolean; sha: string; retryCount: number; pipelineId: number }; beforeSha: string; pipeline: HookPipeline & { status: string }; status: string; project: HookProject; user: HookUser | null; commit: HookCommit | null; externalUrl: string }) {
+  const project = hookProject(input.project, input.externalUrl);
+  const { job } = input;
+  return {
+    object_kind: 'build',
+    ref: job.ref,
+    tag: job.tag,
+    before_sha: input.beforeSha,
+    sha: job.sha,
+    retries_count: job.retryCount,
+    build_id: job.id,
+    build_name: job.name,
+    build_stage: job.stage,
+    build_status: input.status,
+    build_created_at: hookTime(job.createdAt),
+    build_started_at: hookTime(job.startedAt),
+    build_finished_at: hookTime(job.finishedAt),
+    build_duration: seconds(job.startedAt, job.finishedAt),
+    build_queued_duration: seconds(job.queuedAt, job.startedAt),
+    build_allow_failure: job.allowFailure,
+    build_failure_reason: job.failureReason ?? 'unknown_failure',
+    pipeline_id: job.pipelineId,
+    runner: job.runnerId === null ? null : { id: job.runnerId },
+    project_id: input.project.id,
+    project_name: `${input.project.namespaceName} / ${input.project.name}`,
+    user: input.user && { id: input.user.id, name: input.user.name, username: input.user.username, avatar_url: input.user.avatarUrl ?? null, email: input.user.email },
+    // GitLab's "commit" of a job hook is its pipeline.
+    commit: {
+      id: input.pipeline.id,
+      name: input.pipeline.name,
+      sha: job.sha,
+      message: input.commit?.message ?? '',
+      author_name: input.commit?.authorName ?? '',
+      author_email: input.commit?.authorEmail ?? '',
+      author_url: null,
+      status: input.pipeline.status,
+      duration: input.pipeline.duration,
+      started_at: hookTime(input.pipeline.startedAt),
+      finished_at: hookTime(input.pipeline.finishedAt),
+    },
+    repository: {
+      name: project.name,
+      url: project.url,
+      description: project.description,
+      homepage: project.homepage,
+      git_http_url: project.git_http_url,
+      git_ssh_url: project.git_ssh_url,
+      visibility_level: project.visibility_level,
+    },
+    project,
+    environment: null,
+  };
+}

@@ -1,0 +1,66 @@
+/** GraphQL resolvers of webhooks; the REST routes run through them too. */
+import type { Context } from '../../context.js';
+import type { PageArgs } from '../../graphql/connection.js';
+import { parseRef } from '../../graphql/ids.js';
+import { idFields } from '../../graphql/resolvers.js';
+import type { ProjectRow } from '../projects/service.js';
+import { alertStatus } from './rules.js';
+import type { HookAttributes, TestTrigger, WebHookLogRow, WebHookRow } from './service.js';
+
+type AttributesIn = HookAttributes;
+const attributes = (input: AttributesIn): HookAttributes => input;
+
+interface ProjectHookArgs {
+  id: number;
+  projectPath?: string | null;
+}
+
+/** The hook's project, from the REST path's project or from the hook itself; hidden projects are 404. */
+async function projectOf(ctx: Context, args: ProjectHookArgs): Promise<ProjectRow> {
+  if (args.projectPath != null) return ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath'));
+  return ctx.services.projects.get({ id: await ctx.services.hooks.projectIdOf(args.id) });
+}
+
+const hookFields = {
+  urlVariables: (h: WebHookRow) => Object.keys((h.urlVariables ?? {}) as Record<string, string>).map((key) => ({ key })),
+  alertStatus: (h: WebHookRow) => alertStatus(h),
+  events: (h: WebHookRow, args: { status?: string[] | null } & PageArgs, ctx: Context) => ctx.services.hooks.events(h, args.status, args),
+};
+
+export const hookResolvers = {
+  WebHookAlertStatus: { EXECUTABLE: 'executable', TEMPORARILY_DISABLED: 'temporarily_disabled', DISABLED: 'disabled' },
+  WebHookBranchFilterStrategy: { WILDCARD: 'wildcard', REGEX: 'regex', ALL_BRANCHES: 'all_branches' },
+  ProjectHookTestTrigger: { PUSH_EVENTS: 'push_events', TAG_PUSH_EVENTS: 'tag_push_events' },
+  WebHook: { __resolveType: (h: WebHookRow) => h.type },
+  SystemHook: { ...idFields('SystemHook'), ...hookFields },
+  ProjectHook: { ...idFields('ProjectHook'), ...hookFields },
+  WebHookEvent: { databaseId: (l: WebHookLogRow) => l.id },
+  Query: {
+    systemHooks: (_: unknown, args: PageArgs, ctx: Context) => ctx.services.hooks.listSystem(args),
+    systemHook: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.hooks.getSystem(args.id),
+  },
+  Project: {
+    hooks: (p: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.hooks.listProject(p, args),
+    hook: (p: ProjectRow, args: { id: number }, ctx: Context) => ctx.services.hooks.getProject(p, args.id),
+  },
+  Mutation: {
+    systemHookCreate: async (_: unknown, args: { input: AttributesIn }, ctx: Context) => ({ systemHook: await ctx.services.hooks.createSystem(attributes(args.input)) }),
+    systemHookUpdate: async (_: unknown, args: { id: number; input: AttributesIn }, ctx: Context) => ({ systemHook: await ctx.services.hooks.updateSystem(args.id, attributes(args.input)) }),
+    systemHookDelete: async (_: unknown, args: { id: number }, ctx: Context) => ({ systemHook: await ctx.services.hooks.deleteSystem(args.id) }),
+    systemHookTest: async (_: unknown, args: { id: number }, ctx: Context) => ({ sample: await ctx.services.hooks.testSystem(args.id) }),
+    projectHookCreate: async (_: unknown, args: { projectPath: string; input: AttributesIn }, ctx: Context) => {
+      const project = await ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath'));
+      return { projectHook: await ctx.services.hooks.createProject(project, attributes(args.input)) };
+    },
+    projectHookUpdate: async (_: unknown, args: ProjectHookArgs & { input: AttributesIn }, ctx: Context) => ({
+      projectHook: await ctx.services.hooks.updateProject(await projectOf(ctx, args), args.id, attributes(args.input)),
+    }),
+    projectHookDelete: async (_: unknown, args: ProjectHookArgs, ctx: Context) => ({
+      projectHook: await ctx.services.hooks.deleteProject(await projectOf(ctx, args), args.id),
+    }),
+    projectHookTest: async (_: unknown, args: ProjectHookArgs & { trigger: TestTrigger }, ctx: Context) => {
+      const project = await projectOf(ctx, args);
+      return { message: await ctx.services.hooks.testProject(project, args.id, args.trigger) };
+    },
+  },
+};
