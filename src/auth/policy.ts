@@ -9,6 +9,7 @@ import { forbidden, unauthenticated } from '../errors.js';
 import { AccessLevel } from './access-levels.js';
 import type { ProjectFeatureName } from './project-features.js';
 import type { Viewer } from './viewer.js';
+import { ProjectAccessTokensPolicy } from '../modules/project_access_tokens/policy.js';
 import { actorWithoutMemberships, namespaceLevel, projectLevel, directProjectLevel, heldAtLeast, anyOf, allOf, visible, administrator, namespaceMember, projectMember, memberBelow, groupsOnly, self, publicProfile, tokenOwner, projectCreator, subgroupCreator, groupCreator, runnerOwner, instanceRunner, unlockedOwnedRunner, runnerScopeOwner, protectedRefAccess, cicdVariablesAdmin, scheduleOwner, onScheduleProject, groupOwners, adminGroupMember, adminProjectMember, manageOwners, groupMembership, projectMembership, unlessArchived, featureAllowed, repositoryFeature, buildsFeature, pipelinesFeature, projectOwner, readBuild, updateBuild, buildTrace, pushCode, adminBuild, refUpdater, onProtectedRef, jobWriter, jobEraser, triggerOwner, type Memberships, type Actor, type NamespaceSubject, type GroupSettingsSubject, type ProjectSubject, type UserSubject, type CiVariablesOwnerSubject, type PipelineScheduleSubject, type ProfileSubject, type TokenSubject, type RunnerSubject, type Rule } from './rules.js';
 
 export type { Memberships, Actor, NamespaceSubject, GroupSettingsSubject, ProjectSubject, UserSubject, ProtectedRefAccessSubject, BuildTraceSubject, CiVariablesOwnerSubject, PipelineScheduleSubject, RefSubject, JobSubject, TriggerSubject, ProfileSubject, GroupMemberSubject, ProjectMemberSubject, TokenSubject, RunnerSubject, Rule } from './rules.js';
@@ -136,6 +137,9 @@ const RULES = {
   // PersonalAccessTokenPolicy
   read_token: anyOf<TokenSubject, Prisma.PersonalAccessTokenWhereInput>(administrator, tokenOwner),
   revoke_token: anyOf<TokenSubject, Prisma.PersonalAccessTokenWhereInput>(administrator, tokenOwner),
+
+  // ProjectPolicy's resource access tokens (src/modules/project_access_tokens/policy.ts).
+  ...ProjectAccessTokensPolicy,
 };
 
 type Rules = typeof RULES;

@@ -19,5 +19,6 @@ import { pipelinesModule } from './pipelines/index.js';
 import { pipelineSchedulesModule } from './pipeline_schedules/index.js';
 import { jobTokenScopeModule } from './job_token_scope/index.js';
 import { runnersModule } from './runners/index.js';
+import { projectAccessTokensModule } from './project_access_tokens/index.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule, projectAccessTokensModule] as const;
