@@ -23,9 +23,23 @@ interface TokenRef {
   id: string;
 }
 
+/** GitLab authenticates before it looks the project up: anonymous callers get 401 whatever the project. */
+const signedInProject = (ctx: Context, projectPath: string) => {
+  ctx.access.requireViewer();
+  return projectOf(ctx, projectPath);
+};
+
+type ListArgs = { state?: 'active' | 'inactive' | null } & PageArgs;
+
 export const projectAccessTokenResolvers = {
+  Query: {
+    projectAccessTokens: async (_: unknown, args: ListArgs & { projectPath: string }, ctx: Context) =>
+      ctx.services.project_access_tokens.list(await signedInProject(ctx, args.projectPath), { state: args.state }, args),
+    projectAccessToken: async (_: unknown, args: TokenRef, ctx: Context) =>
+      ctx.services.project_access_tokens.get(await signedInProject(ctx, args.projectPath), tokenId(args.id)),
+  },
   Project: {
-    accessTokens: (project: ProjectRow, args: { state?: 'active' | 'inactive' | null } & PageArgs, ctx: Context) =>
+    accessTokens: (project: ProjectRow, args: ListArgs, ctx: Context) =>
       ctx.services.project_access_tokens.list(project, { state: args.state }, args),
     accessToken: (project: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.project_access_tokens.get(project, tokenId(args.id)),
   },

@@ -5,8 +5,8 @@ const tokens = '/projects/:id/access_tokens';
 const token = `${tokens}/:token_id`;
 
 export const projectAccessTokenRoutes: RestRoute[] = [
-  { method: 'GET', path: tokens, operation: 'RestListProjectAccessTokens', result: 'project.accessTokens', paginate: true, notFound: 'Project' },
-  { method: 'GET', path: token, operation: 'RestGetProjectAccessToken', result: 'project.accessToken', notFound: 'Project' },
+  { method: 'GET', path: tokens, operation: 'RestListProjectAccessTokens', paginate: true },
+  { method: 'GET', path: token, operation: 'RestGetProjectAccessToken' },
   { method: 'POST', path: tokens, operation: 'RestCreateProjectAccessToken', result: 'projectAccessTokenCreate.projectAccessToken' },
   // GitLab sets 200 explicitly on both rotations.
   { method: 'POST', path: `${token}/rotate`, operation: 'RestRotateProjectAccessToken', result: 'projectAccessTokenRotate.projectAccessToken', status: 200 },
