@@ -8,7 +8,7 @@ import { createClient } from 'graphql-ws';
 import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { suiteServer } from '../support/server.js';
-import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
+import { createProject, createUser, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
 
 const t = suiteServer();

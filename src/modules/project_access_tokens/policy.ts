@@ -4,10 +4,10 @@
  * creates one (GitLab's `user_is_bot` prevents it), though a Maintainer-level token reads and rotates its siblings.
  */
 import type { Prisma } from '../../db/database.js';
-import { AccessLevel } from '../../auth/access-levels.js';
-import { administrator, allOf, anyOf, projectMember, type ProjectSubject, type Rule } from '../../auth/rules.js';
+import { adminProjectMember, allOf, type ProjectSubject, type Rule } from '../../auth/rules.js';
 
-const maintainers = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(AccessLevel.MAINTAINER));
+/** GitLab enables them with `admin_project`: Maintainers and Owners, and administrators (the rule of admin_project_member). */
+const maintainers = adminProjectMember;
 
 /** Anyone but a bot user. */
 const humans: Rule<ProjectSubject, Prisma.ProjectWhereInput> = {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Prisma } from '../../db/database.js';
-import { AccessLevel } from '../../auth/access-levels.js';
+import { MEMBER_ACCESS_LEVELS } from '../../auth/access-levels.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
 import { TOKEN_SCOPES } from '../../auth/scopes.js';
 import { badRequest, invalidArgument, methodNotAllowed, notFound, unauthenticated } from '../../errors.js';
@@ -35,9 +35,6 @@ const ROTATED_LIFETIME_DAYS = 7;
 export const RESOURCE_BOT_SCOPES: readonly string[] = TOKEN_SCOPES.filter(
   (s) => !['read_user', 'sudo', 'admin_mode', 'read_service_ping', 'read_registry', 'write_registry', 'read_virtual_registry', 'write_virtual_registry'].includes(s),
 );
-
-/** Levels a token may be given (GitLab's `Gitlab::Access.options_with_owner`). */
-const TOKEN_ACCESS_LEVELS: readonly number[] = [AccessLevel.GUEST, AccessLevel.PLANNER, AccessLevel.REPORTER, AccessLevel.DEVELOPER, AccessLevel.MAINTAINER, AccessLevel.OWNER];
 
 const refused = (message: string) => badRequest(`400 Bad request - ${message}`);
 
@@ -89,8 +86,8 @@ export class ProjectAccessTokensService {
   async create(project: ProjectRow, input: ProjectAccessTokenInput): Promise<IssuedProjectAccessToken> {
     const { access, db, app } = this.base;
     const viewer = access.requireViewer();
-    const level = input.accessLevel ?? AccessLevel.MAINTAINER;
-    if (!TOKEN_ACCESS_LEVELS.includes(level)) throw invalidArgument('accessLevel');
+    // The levels GitLab's `Gitlab::Access.options_with_owner` allows are the MemberAccessLevel enum's; Maintainer by default.
+    const level = input.accessLevel ?? MEMBER_ACCESS_LEVELS.MAINTAINER;
     if (input.scopes.some((s) => !RESOURCE_BOT_SCOPES.includes(s))) throw invalidArgument('scopes');
     if (!(await access.can('create_resource_access_tokens', project))) throw refused('User does not have permission to create project access token');
     // Nobody grants a level above their own (an administrator holds every level).
@@ -150,7 +147,8 @@ export class ProjectAccessTokensService {
     await this.authorizeOr401('manage_resource_access_tokens', project);
     const token = await this.findRow(project, id);
     if (!token) throw access.allowed('admin_all_resources') ? notFound() : unauthenticated();
-    if (!access.allowed('admin_all_resources') && (await this.botLevel(token.userId)) > (await access.projectLevel(project))) {
+    const botLevel = await this.botLevel(token.userId);
+    if (!access.allowed('admin_all_resources') && botLevel !== null && botLevel > (await access.projectLevel(project))) {
       throw refused('Not eligible to rotate tokens with permissions not held by the user');
     }
     return this.replace(project, token, expiresAt);
@@ -191,8 +189,8 @@ export class ProjectAccessTokensService {
   }
 
   /** The level of a token's bot on its project: its membership's, or the level it was given once it left. */
-  async botLevel(userId: number): Promise<number> {
-    return (await this.base.loaders.project_access_tokens.botLevels.load(userId)) ?? AccessLevel.NO_ACCESS;
+  botLevel(userId: number): Promise<number | null> {
+    return this.base.loaders.project_access_tokens.botLevels.load(userId);
   }
 
   /** Revokes `token` and issues its successor in one transaction (PersonalAccessTokens::RotateService). */
