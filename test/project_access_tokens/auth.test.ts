@@ -50,7 +50,7 @@ async function gitStatus(token: string, service = 'git-upload-pack'): Promise<nu
 }
 
 function wsClient(token: string) {
-  return createClient({ url: `${t.url.replace('http', 'ws')}/api/graphql`, webSocketImpl: WebSocket, connectionParams: { 'PRIVATE-TOKEN': token }, retryAttempts: 0, lazy: false });
+  return createClient({ url: `${t.url.replace('http', 'ws')}/api/graphql`, webSocketImpl: WebSocket, connectionParams: { 'PRIVATE-TOKEN': token }, retryAttempts: 0, lazy: false, onNonLazyError: () => {} });
 }
 
 /** Whether graphql-ws accepts a connection with the token: the close code it ends with, or 'connected'. */

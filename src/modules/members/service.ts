@@ -244,6 +244,12 @@ export class MembersService {
     await this.changed([userId], tx);
   }
 
+  /** A rotated token's bot keeps its membership without an expiry (GitLab's RotateService clears it). */
+  async renewBot(tx: Prisma.TransactionClient, projectId: number, userId: number): Promise<void> {
+    const { count } = await tx.member.updateMany({ where: { userId, projectId, expiresAt: { not: null } }, data: { expiresAt: null } });
+    if (count) await this.changed([userId], tx);
+  }
+
   async removeBot(tx: Prisma.TransactionClient, projectId: number, userId: number): Promise<void> {
     await tx.member.deleteMany({ where: { userId, projectId } });
     await this.changed([userId], tx);

@@ -211,7 +211,7 @@ export class ProjectAccessTokensService {
         previousPersonalAccessTokenId: token.id,
       });
       // GitLab clears the bot membership's expiry on rotation.
-      await tx.member.updateMany({ where: { userId: token.userId, projectId: project.id }, data: { expiresAt: null } });
+      await this.members.renewBot(tx, project.id, token.userId);
       await this.announceRevoked(tx, [token.id]);
       return { ...next, projectId: project.id };
     });
