@@ -2,10 +2,8 @@
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
-import { idFields } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
-import { isTokenActive } from '../tokens/service.js';
-import type { IssuedProjectAccessToken, ProjectAccessTokenInput, ProjectAccessTokenRow } from './service.js';
+import type { ProjectAccessTokenInput, ProjectAccessTokenRow } from './service.js';
 
 /** A project access token is its bot's personal access token, and has that global ID. */
 const TYPE = 'PersonalAccessToken';
@@ -43,12 +41,9 @@ export const projectAccessTokenResolvers = {
       ctx.services.project_access_tokens.list(project, { state: args.state }, args),
     accessToken: (project: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.project_access_tokens.get(project, tokenId(args.id)),
   },
-  ProjectAccessToken: {
-    ...idFields(TYPE),
-    active: (token: ProjectAccessTokenRow) => isTokenActive(token),
-    user: (token: ProjectAccessTokenRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(token.userId),
+  // The tokens module resolves the token's own fields.
+  PersonalAccessToken: {
     accessLevel: (token: ProjectAccessTokenRow, _a: unknown, ctx: Context) => ctx.services.project_access_tokens.botLevel(token.userId),
-    token: (token: IssuedProjectAccessToken) => token.token ?? null,
   },
   Mutation: {
     projectAccessTokenCreate: async (_: unknown, input: ProjectAccessTokenInput & { projectPath: string }, ctx: Context) => ({
