@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { suiteServer } from '../support/server.js';
 import { createProject, createUser, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
+import { eventually } from '../support/wait.js';
 
 const t = suiteServer();
 const git = gitSandbox();
@@ -171,6 +172,20 @@ describe('a revoked or expired project access token gets 401 everywhere', () => 
     expect(await gitStatus(token.token)).toBe(401);
     expect((await t.api('GET', '/user', { token: rotated.body.token })).body.id).toBe(token.user_id);
     expect(await gitStatus(rotated.body.token)).toBe(200);
+  });
+
+  it("goes with its project: a deleted project's tokens are revoked and its bots blocked", async () => {
+    const doomed = await createProject(t, owner.token);
+    const token = await projectToken({ name: 'doomed' }, doomed.id);
+    // Remembered by the credential cache before the deletion.
+    expect((await t.api('GET', '/user', { token: token.token })).status).toBe(200);
+    expect((await t.api('DELETE', `/projects/${doomed.id}`, { token: owner.token })).status).toBe(202);
+    const refused = await eventually(async () => {
+      const res = await t.api('GET', '/user', { token: token.token });
+      return res.status === 401 && res;
+    });
+    expect(refused.body).toEqual(REVOKED);
+    expect((await t.api('GET', `/users/${token.user_id}`, { token: owner.token })).body.state).toBe('blocked');
   });
 
   it('expired: REST, GraphQL, graphql-ws and git', async () => {
