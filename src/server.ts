@@ -38,6 +38,7 @@ import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { oauthAuthenticator } from './modules/applications/authenticator.js';
 import { oauthHttp } from './modules/applications/http.js';
+import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { bodyErrors, bodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
 import { answerClientErrors, serverTimeouts } from './http/client-errors.js';
@@ -160,6 +161,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       },
     }),
   );
+  // A rotated token presented again to a rotation endpoint revokes its family before authentication refuses it.
+  web.use('/api/v4', tokenReuseDetection(app));
   web.use('/api/v4', restRouter(app, authenticators, routes));
   web.use(avatarUploads(app, authenticators.read));
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));

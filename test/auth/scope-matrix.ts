@@ -39,6 +39,16 @@ interface Fixtures {
   schedule?: number;
   /** Webhooks the reads share, by the path that lists them. */
   hooks?: Record<string, number>;
+  /** A project access token of the project that reads share, once one asked for it. */
+  projectAccessToken?: number;
+}
+
+/** A new project access token of the fixture project, made by its owner: writes act on one of their own. */
+async function newProjectAccessToken(f: Fixtures): Promise<number> {
+  const expires = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+  const res = await t.api('POST', `/projects/${f.project.id}/access_tokens`, { token: f.owner.token, body: { name: 'matrix', scopes: ['api'], expires_at: expires } });
+  if (res.status !== 201) throw new Error(`project access token: ${res.status} ${res.text}`);
+  return res.body.id;
 }
 
 /** A new project runner of the fixture project: writes act on one of their own. */
@@ -198,6 +208,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Repository storage moves (administrators only): the instance's one storage, and a move no one scheduled.
     sourceStorageName: () => 'default',
     repositoryStorageMoveId: () => 2147483000,
+    // Project access tokens: one the reads share, a new one for each write (rotation and revocation end it).
+    tokenId: async () => (route.compiled.kind === 'mutation' ? await newProjectAccessToken(f) : (f.projectAccessToken ??= await newProjectAccessToken(f))),
+    expiresAt: () => new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

@@ -76,6 +76,9 @@ beforeAll(async () => {
     await t.api('POST', `/projects/${sibling.id}/star`, { token: owner.token });
     const schedule = await t.api('POST', `/projects/${project.id}/pipeline_schedules`, { token: owner.token, body: { description: `s${i}`, ref: 'main', cron: '0 1 * * *' } });
     scheduleId = schedule.body.id;
+    const expires = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const accessToken = await t.api('POST', `/projects/${project.id}/access_tokens`, { token: owner.token, body: { name: `a${i}`, scopes: ['api'], expires_at: expires } });
+    expect(accessToken.status).toBe(201);
   }
   // The four pipelines above, as if the last schedule had run them.
   await t.server.database.prisma.pipeline.updateMany({ where: { projectId: project.id }, data: { pipelineScheduleId: scheduleId } });

@@ -5,7 +5,7 @@
  * (its replica died) queues nothing twice. This file is all a writer imports.
  */
 import { randomUUID } from 'node:crypto';
-import { Prisma, type RawQuerier } from '../../db/database.js';
+import type { RawQuerier } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 
 export const DISPATCH_JOB = 'hooks.dispatch';
@@ -44,21 +44,18 @@ export function pushTrigger(ref: string): { trigger: HookTrigger; branch: string
 }
 
 /**
- * Events only a project's own hooks hear (GitLab's system hooks take none of these), by the hook column that asks for
- * them: a project with no such hook queues nothing, so CI's status changes cost one indexed read, not a job.
+ * Events only a project's own hooks hear (GitLab's system hooks take none of these), with the read that finds such a
+ * hook: a project with none queues nothing, so CI's status changes cost one indexed read, not a job.
  */
-const PROJECT_ONLY: Partial<Record<HookTrigger, Prisma.Sql>> = {
-  pipeline_hooks: Prisma.sql`"pipelineEvents"`,
-  job_hooks: Prisma.sql`"jobEvents"`,
+const PROJECT_ONLY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: number) => Promise<unknown[]>>> = {
+  pipeline_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "pipelineEvents" LIMIT 1`,
+  job_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "jobEvents" LIMIT 1`,
 };
 
 /** Queues an event's deliveries; with `tx`, only if that transaction commits. Null when no hook can hear it. */
 export async function enqueueHookEvent(jobs: Pick<JobQueue, 'enqueue'>, event: Omit<HookEvent, 'uuid'> & { uuid?: string }, tx?: RawQuerier): Promise<string | null> {
-  const column = PROJECT_ONLY[event.trigger];
-  if (column && tx && event.projectId !== null && event.hookId === undefined) {
-    const hooks = await tx.$queryRaw<unknown[]>`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${event.projectId} AND ${column} LIMIT 1`;
-    if (hooks.length === 0) return null;
-  }
+  const hooksOf = PROJECT_ONLY[event.trigger];
+  if (hooksOf && tx && event.projectId !== null && event.hookId === undefined && (await hooksOf(tx, event.projectId)).length === 0) return null;
   const uuid = event.uuid ?? randomUUID();
   await jobs.enqueue(DISPATCH_JOB, { ...event, uuid } satisfies HookEvent, { uniqueKey: `${DISPATCH_JOB}:${uuid}`, maxAttempts: 10 }, tx);
   return uuid;

@@ -235,6 +235,26 @@ export class MembersService {
     });
   }
 
+  /**
+   * A project access token's bot joins its project at the token's level, or leaves it when the token is revoked (no
+   * check: ResourceAccessTokens::CreateService and RevokeService provision the bot, having asked their own abilities).
+   */
+  async addBot(tx: Prisma.TransactionClient, projectId: number, userId: number, accessLevel: number, createdById: number): Promise<void> {
+    await tx.member.create({ data: { userId, projectId, accessLevel, createdById } });
+    await this.changed([userId], tx);
+  }
+
+  /** A rotated token's bot keeps its membership without an expiry (GitLab's RotateService clears it). */
+  async renewBot(tx: Prisma.TransactionClient, projectId: number, userId: number): Promise<void> {
+    const { count } = await tx.member.updateMany({ where: { userId, projectId, expiresAt: { not: null } }, data: { expiresAt: null } });
+    if (count) await this.changed([userId], tx);
+  }
+
+  async removeBot(tx: Prisma.TransactionClient, projectId: number, userId: number): Promise<void> {
+    await tx.member.deleteMany({ where: { userId, projectId } });
+    await this.changed([userId], tx);
+  }
+
   /** Makes the creator of a group or personal project its owner (no check: the caller just created it). */
   async addCreator(tx: Prisma.TransactionClient, source: Source, userId: number): Promise<void> {
     const [column, id] = sourceColumn(source);

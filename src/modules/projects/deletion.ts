@@ -12,6 +12,7 @@ import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from './service.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { projectSystemData } from '../hooks/samples.js';
+import { retireProjectBots } from '../project_access_tokens/retire.js';
 
 /** The job kind that removes a project marked for deletion. */
 export const DESTROY_JOB = 'projects.destroy';
@@ -61,7 +62,7 @@ export class ProjectDeletion {
     if (!project?.pendingDelete) return;
     await removeProjectFiles(app, project);
     await db.$transaction(async (tx) => {
-      const message: MembershipsChanged = { userIds: await deleteProjectRows(tx, [projectId]) };
+      const message: MembershipsChanged = { userIds: await deleteProjectRows(tx, [projectId], this.base.publish) };
       await this.base.publish(MEMBERSHIPS_CHANGED, message, tx);
     });
   }
@@ -75,10 +76,11 @@ export async function removeProjectFiles(app: Pick<App, 'artifacts' | 'repositor
 }
 
 /**
- * Deletes projects in the caller's transaction: the rows that keep a project ID without a foreign key, then the
- * projects, whose deletion cascades to the rest. Answers the users who were members of them (their memberships changed).
+ * Deletes projects in the caller's transaction: the rows that keep a project ID without a foreign key, their access
+ * tokens' bots (retired, announced with `publish`), then the projects, whose deletion cascades to the rest. Answers
+ * the users who were members of them (their memberships changed).
  */
-export async function deleteProjectRows(tx: Prisma.TransactionClient, projectIds: readonly number[]): Promise<number[]> {
+export async function deleteProjectRows(tx: Prisma.TransactionClient, projectIds: readonly number[], publish: ServiceBase['publish']): Promise<number[]> {
   if (projectIds.length === 0) return [];
   const projectId = { in: [...projectIds] };
   const members = await tx.member.findMany({ where: { projectId }, select: { userId: true }, distinct: ['userId'] });
@@ -87,6 +89,7 @@ export async function deleteProjectRows(tx: Prisma.TransactionClient, projectIds
   await tx.projectCiCdSetting.deleteMany({ where: { projectId } });
   await tx.ciJobTokenProjectScopeLink.deleteMany({ where: { OR: [{ sourceProjectId: projectId }, { targetProjectId: projectId }] } });
   await tx.ciJobTokenGroupScopeLink.deleteMany({ where: { sourceProjectId: projectId } });
+  await retireProjectBots(tx, projectIds, publish);
   await tx.project.deleteMany({ where: { id: projectId } });
   return members.map((m) => m.userId);
 }

@@ -22,7 +22,7 @@ const DEFAULT_LIFETIME_DAYS = 365;
 /** `last_used_at` is written at most this often, so authentication stays a read. */
 const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000;
 
-function today(): Date {
+export function today(): Date {
   return new Date(new Date().toISOString().slice(0, 10));
 }
 
@@ -95,7 +95,7 @@ function accessDeniedReason(state: string, externalUrl: string): string {
 /** Stores a token for `userId`; `clear` is the value to store (generated when absent). */
 export async function issueToken(
   db: PrismaClient | Prisma.TransactionClient,
-  data: { userId: number; name: string; scopes: string[]; expiresAt: Date | null; description?: string | null; impersonation?: boolean },
+  data: { userId: number; name: string; scopes: string[]; expiresAt: Date | null; description?: string | null; impersonation?: boolean; previousPersonalAccessTokenId?: number | null },
   clear: string = generateToken(TOKEN_PREFIX),
 ): Promise<IssuedToken> {
   const row = await db.personalAccessToken.create({
@@ -106,6 +106,7 @@ export async function issueToken(
       expiresAt: data.expiresAt,
       description: data.description ?? null,
       impersonation: data.impersonation ?? false,
+      previousPersonalAccessTokenId: data.previousPersonalAccessTokenId ?? null,
       digest: digestToken(clear),
     },
   });

@@ -181,7 +181,7 @@ export class UserLifecycleService {
       const personal = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true } });
       // The other members of the personal projects lose those memberships with them.
       const personalProjects = personal ? await tx.project.findMany({ where: { namespaceId: personal.id }, select: { id: true, repositoryStorage: true } }) : [];
-      const affected = await deleteProjectRows(tx, personalProjects.map((p) => p.id));
+      const affected = await deleteProjectRows(tx, personalProjects.map((p) => p.id), this.base.publish);
       for (const groupId of soloOwnedGroups) await queueGroupDestroy(app.jobs, tx, groupId);
       await tx.user.delete({ where: { id: user.id } });
       await enqueueHookEvent(app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: userSystemEvent('user_destroy', user) }, tx);
