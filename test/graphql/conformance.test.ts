@@ -78,13 +78,8 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
  */
 const KNOWN: string[] = [
   'AccessLevelEnum: lacks ADMIN',
-  "CiJob.artifacts: type [CiJobArtifact!]!, GitLab's CiJobArtifactConnection",
   "CiJob.trace: type String, GitLab's CiJobTrace",
-  "CiJobArtifact.fileType: type String!, GitLab's JobArtifactFileType",
-  "CiJobArtifact.size: type Int!, GitLab's BigInt!",
   'CiJobTokenScopeDirection: lacks OUTBOUND',
-  "CiRunner.groups: type [Group!]!, GitLab's GroupConnection",
-  "CiRunner.projects: type [Project!]!, GitLab's ProjectConnection",
   "Commit.authoredDate: type String!, GitLab's Time",
   'CommitCreatePayload.commitPipelinePath: missing',
   'CommitCreatePayload.content: missing',
@@ -118,9 +113,6 @@ const KNOWN: string[] = [
   'RunnerUpdateInput.associatedProjects: missing',
   'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
   'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',
-  "TestCase.status: type String!, GitLab's TestCaseStatus",
-  "TestReportSummary.testSuites: type TestSuiteConnection!, GitLab's TestSuiteSummaryConnection!",
-  "TestSuite.testCases: type [TestCase!]!, GitLab's TestCaseConnection",
   'UserPreferencesUpdateInput.issuesSort: missing',
   'UserPreferencesUpdateInput.visibilityPipelineIdType: missing',
   "UserStatus.availability: type String, GitLab's AvailabilityEnum!",

@@ -19,7 +19,7 @@ import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { CommitStatuses } from './statuses.js';
-import { buildTestReport, type TestReport } from './test-reports.js';
+import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
 import { fetchProjectRows } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { JOB_TRACE_APPENDED, JOB_UPDATED, PIPELINE_UPDATED, queueDownstream, withPipeline, type JobTraceAppendedMessage, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
@@ -333,6 +333,24 @@ export class PipelinesService {
       select: { report: true, job: { select: { id: true, name: true } } },
     });
     return buildTestReport(artifacts.map((a) => ({ jobId: a.job.id, jobName: a.job.name, report: a.report })));
+  }
+
+  /**
+   * GraphQL's `Pipeline.testSuite(buildIds:)` (GitLab's TestSuiteResolver): the JUnit reports of those of the
+   * pipeline's latest jobs, summed into one suite named after the first; null when none of them is a latest job.
+   */
+  async testSuite(project: ProjectRow, pipeline: PipelineRow, jobIds: readonly number[]): Promise<TestSuite | null> {
+    await this.authorized(project, 'read_build');
+    const jobs = await this.db.ciJob.findMany({
+      where: { id: { in: [...jobIds] }, pipelineId: pipeline.id, retried: false, type: 'build' },
+      orderBy: { id: 'asc' },
+      select: { id: true, name: true, artifacts: { where: { fileType: 'junit' }, select: { report: true } } },
+    });
+    if (!jobs.length) return null;
+    const name = jobs[0].name;
+    // A job without a report still counts as one of the suite's builds, with no tests.
+    const reports = jobs.flatMap((job) => (job.artifacts.length ? job.artifacts : [{ report: null }]).map((a) => ({ jobId: job.id, jobName: name, report: a.report })));
+    return buildTestReport(reports).testSuites[0];
   }
 
   /**
