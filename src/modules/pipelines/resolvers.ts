@@ -2,7 +2,8 @@
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
-import { recordNotFound } from '../../errors.js';
+import { invalidArgument, recordNotFound } from '../../errors.js';
+import { ansiToHtml, lastLines } from './ansi2html.js';
 import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
 import { idFields, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -141,7 +142,7 @@ export const pipelineResolvers = {
           error: report.errorCount,
           suiteError: report.testSuites.find((s) => s.suiteError)?.suiteError ?? null,
         },
-        testSuites: (args: PageArgs) => listConnection(args, report.testSuites),
+        suites: report.testSuites,
       };
     },
   },
@@ -179,7 +180,21 @@ export const pipelineResolvers = {
     queuedDuration: (j: JobRow) => seconds(j.queuedAt, j.startedAt ?? (j.queuedAt && j.status === 'pending' ? new Date() : null)),
     webUrl: async (j: JobRow, _a: unknown, ctx: Context) => webUrl(ctx, `${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`),
     detailedStatus: async (j: JobRow, _a: unknown, ctx: Context) => jobDetailedStatus(j, `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`),
-    trace: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.trace(await projectOf(ctx, j), j.id)).toString('utf8'),
+    trace: async (j: JobRow, _a: unknown, ctx: Context) => {
+      const log = await ctx.services.pipelines.readableTrace(await projectOf(ctx, j), j);
+      return log && { log };
+    },
+  },
+  CiJobTrace: {
+    // GitLab's Ci::Trace#html(last_lines:, max_size: 16.kilobytes) through Ansi2html.
+    htmlSummary: (trace: { log: Buffer }, args: { lastLines?: number | null }) => {
+      const lines = args.lastLines ?? 10;
+      if (lines < 1 || lines > 100) throw invalidArgument('lastLines');
+      return ansiToHtml(lastLines(trace.log, lines, 16 * 1024));
+    },
+  },
+  TestReportSummary: {
+    testSuites: (summary: { suites: TestSuite[] }, args: PageArgs) => listConnection(args, summary.suites),
   },
   TestSuite: {
     testCases: (s: TestSuite, args: PageArgs) => listConnection(args, s.testCases),

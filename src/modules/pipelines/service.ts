@@ -605,6 +605,16 @@ export class PipelinesService {
     return Buffer.concat(chunks.map((c) => Buffer.from(c.data)));
   }
 
+  /**
+   * GraphQL's `CiJob.trace`: the job's log, null when it has none or the viewer may not read it (GitLab's
+   * read_build_trace: a job in debug mode shows its log to Developers only).
+   */
+  async readableTrace(project: ProjectRow, job: JobRow): Promise<Buffer | null> {
+    if (!(await this.base.access.can('read_build_trace', { project: projectSubject(project), debugMode: await this.debugMode(job) }))) return null;
+    const log = await this.trace(project, job.id);
+    return log.length ? log : null;
+  }
+
   /** Jobs by pipeline, for GraphQL stages and REST embedding. */
   latestJobs(pipelineId: number): Promise<JobRow[]> {
     return this.db.ciJob.findMany({ where: { pipelineId, retried: false }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }] });

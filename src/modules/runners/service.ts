@@ -231,13 +231,13 @@ export class RunnersService {
     if (input.runnerType === 'instance_type') {
       if (!access.allowed('create_instance_runner')) throw forbidden('Insufficient permissions');
     } else if (input.runnerType === 'group_type') {
-      const id = input.groupId == null ? null : parseId(input.groupId, 'Group', 'groupId');
+      const id = input.groupId ?? null;
       const group = id === null ? null : await this.db.namespace.findFirst({ where: { id, kind: 'group' } });
       if (!group) throw badRequest('400 Bad request - Missing/invalid group');
       if (!(await access.can('create_runner', group))) throw forbidden('Insufficient permissions');
       namespaceId = group.id;
     } else {
-      const id = input.projectId == null ? null : parseId(input.projectId, 'Project', 'projectId');
+      const id = input.projectId ?? null;
       const project = id === null ? null : await this.base.loaders.projects.byId.load(id);
       if (!project) throw badRequest('400 Bad request - Missing/invalid project');
       if (!(await access.can('create_runner', project))) throw forbidden('Insufficient permissions');
