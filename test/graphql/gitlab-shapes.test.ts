@@ -235,3 +235,15 @@ describe('global IDs in mutation inputs', () => {
     expect(rest.status).toBe(201);
   });
 });
+
+describe('Email.id', () => {
+  it('is GitLab’s ID (a numeric string) in GraphQL and a number in REST', async () => {
+    const user = await createUser(t);
+    const created = await t.api('POST', '/user/emails', { token: user.token, body: { email: `second-${user.id}@example.com` } });
+    expect(created.status).toBe(201);
+    expect(typeof created.body.id).toBe('number');
+    const res = await t.graphql('{ currentUser { emails { nodes { id databaseId email } } } }', {}, user.token);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.currentUser.emails.nodes).toContainEqual({ id: String(created.body.id), databaseId: created.body.id, email: `second-${user.id}@example.com` });
+  });
+});
