@@ -13,6 +13,8 @@ const STYLES = [
   ['conceal', 0x08],
   ['cross', 0x10],
 ] as const;
+/** Colour commands by their tens: which colour they set, and the class prefix. */
+const COLOR_COMMANDS: Record<number, ['fg' | 'bg', string]> = { 3: ['fg', 'fg'], 4: ['bg', 'bg'], 9: ['fg', 'fg-l'], 10: ['bg', 'bg-l'] };
 const STYLE = Object.fromEntries(STYLES) as Record<(typeof STYLES)[number][0], number>;
 
 /** GitLab's build_trace_section_regex: `section_start:<unix time>:<name>\r\e[0K`. */
@@ -110,12 +112,14 @@ class Converter {
     else if (n === 24) this.styleMask &= ~STYLE.underline;
     else if (n === 28) this.styleMask &= ~STYLE.conceal;
     else if (n === 29) this.styleMask &= ~STYLE.cross;
-    else if ((n >= 30 && n <= 37) || n === 39) this.fg = colorClass(n - 30, 'fg');
-    else if ((n >= 40 && n <= 47) || n === 49) this.bg = colorClass(n - 40, 'bg');
-    else if ((n >= 90 && n <= 97) || n === 99) this.fg = colorClass(n - 90, 'fg-l');
-    else if ((n >= 100 && n <= 107) || n === 109) this.bg = colorClass(n - 100, 'bg-l');
     else if (n === 38) this.fg = xtermClass(stack, 'fg') ?? this.fg;
     else if (n === 48) this.bg = xtermClass(stack, 'bg') ?? this.bg;
+    else {
+      // 30-37 and 39 set the foreground, 40-47 and 49 the background; 90-… and 100-… their light variants.
+      const color = COLOR_COMMANDS[Math.floor(n / 10)];
+      const index = n % 10;
+      if (color && index !== 8) this[color[0]] = colorClass(index, color[1]);
+    }
   }
 
   private reset() {
@@ -155,7 +159,7 @@ class Converter {
   }
 }
 
-/** `term-fg-red`, `term-bg-l-blue`; null for an index with no colour (39, 49: the default). */
+/** `term-fg-red`, `term-bg-l-blue`; null for an index with no colour (9, as in 39 and 49: the default). */
 function colorClass(index: number, prefix: string): string | null {
   const name = COLOR[index];
   return name === undefined ? null : `term-${prefix}-${name}`;
