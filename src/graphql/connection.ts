@@ -124,3 +124,8 @@ export function connection<T>(
   };
 }
 
+
+/** A slice of a list already in memory (bounded by its nature: a job's artifacts, a report's suites), as a connection. */
+export function listConnection<T>(args: PageArgs, all: readonly T[]): Connection<T> {
+  return connection(args, async ({ skip, take }) => all.slice(skip, skip + take), async () => all.length);
+}

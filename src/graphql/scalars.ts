@@ -1,4 +1,4 @@
-/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD), Duration (seconds), JSON and Upload scalars; a bad value fails variable coercion. */
+/** Time (ISO 8601 UTC with milliseconds), Date (YYYY-MM-DD), Duration (seconds), BigInt, JSON and Upload scalars; a bad value fails variable coercion. */
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { UploadedFile } from '../uploads/storage.js';
 
@@ -62,6 +62,25 @@ export const Duration = new GraphQLScalarType({
   serialize: (value) => parseDuration(typeof value === 'string' ? Number(value) : value),
   parseValue: parseDuration,
   parseLiteral: (ast) => parseDuration(ast.kind === Kind.FLOAT || ast.kind === Kind.INT ? Number(ast.value) : undefined),
+});
+
+function parseBigInt(value: unknown): bigint {
+  if ((typeof value === 'string' && /^-?\d{1,19}$/.test(value)) || (typeof value === 'number' && Number.isSafeInteger(value))) return BigInt(value);
+  throw new TypeError(`${String(value)} is not a valid BigInt`);
+}
+
+/** GitLab's BigInt: an integer that may exceed 32 bits, serialised as a string (as GitLab does); REST answers it as a number. */
+export const BigIntScalar = new GraphQLScalarType({
+  name: 'BigInt',
+  description: 'Represents non-fractional signed whole numeric values. Since the value may exceed the size of a 32-bit integer, it\'s encoded as a string.',
+  serialize: (value) => {
+    if (typeof value === 'bigint') return value.toString();
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+    if (typeof value === 'string' && /^-?\d+$/.test(value)) return value;
+    throw new TypeError(`${String(value)} is not a valid BigInt`);
+  },
+  parseValue: parseBigInt,
+  parseLiteral: (ast) => parseBigInt(ast.kind === Kind.STRING || ast.kind === Kind.INT ? ast.value : undefined),
 });
 
 function jsonLiteral(ast: ValueNode): unknown {

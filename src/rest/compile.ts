@@ -180,6 +180,7 @@ function planSelection(
     const plan: OutputPlan = {
       key: node.alias?.value ?? node.name.value,
       enumType: named instanceof GraphQLEnumType ? named : undefined,
+      number: named.name === 'BigInt',
       omitIfNull: hasDirective(node, 'omitIfNull'),
       unwrap: hasDirective(node, 'unwrap'),
       spread: hasDirective(node, 'spread'),
@@ -203,6 +204,7 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
       byKey.set(plan.key, {
         ...seen,
         enumType: seen.enumType ?? plan.enumType,
+        number: seen.number || plan.number,
         omitIfNull: seen.omitIfNull || plan.omitIfNull,
         unwrap: seen.unwrap || plan.unwrap,
         spread: seen.spread || plan.spread,
@@ -216,7 +218,7 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
 function prune(plans: OutputPlan[]): OutputPlan[] {
   return plans.flatMap((p) => {
     const children = p.unwrap || p.spread ? p.children : prune(p.children);
-    const needed = p.enumType || p.omitIfNull || p.unwrap || p.spread || children.length;
+    const needed = p.enumType || p.number || p.omitIfNull || p.unwrap || p.spread || children.length;
     return needed ? [{ ...p, children }] : [];
   });
 }

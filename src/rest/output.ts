@@ -1,6 +1,6 @@
 /**
  * Per-request response shaping: applies an operation's output plan (made once at start-up by compile.ts) to its
- * result: enum values to REST strings, `@omitIfNull`, `@unwrap`, `@spread`. Only the branches that need work are walked.
+ * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@omitIfNull`, `@unwrap`, `@spread`. Only the branches that need work are walked.
  */
 import type { GraphQLEnumType } from 'graphql';
 
@@ -8,6 +8,8 @@ import type { GraphQLEnumType } from 'graphql';
 export interface OutputPlan {
   key: string;
   enumType?: GraphQLEnumType;
+  /** A BigInt: GraphQL's string, REST's number. */
+  number?: boolean;
   omitIfNull: boolean;
   unwrap: boolean;
   spread: boolean;
@@ -32,6 +34,10 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
       const enumType = plan.enumType;
       const toRest = (name: unknown) => enumType.getValue(String(name))?.value ?? name;
       obj[plan.key] = Array.isArray(v) ? v.map(toRest) : toRest(v);
+      continue;
+    }
+    if (plan.number) {
+      obj[plan.key] = Array.isArray(v) ? v.map(Number) : Number(v);
       continue;
     }
     const inner = applyOutput(v, plan.children);

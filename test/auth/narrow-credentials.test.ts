@@ -63,7 +63,7 @@ describe('a CI job token', () => {
 
 describe('a read_user token', () => {
   const privateCode = `query($username: String) {
-    user(username: $username) { starredProjects(visibility: private) { nodes { fullPath repository { blobs(paths: ["secret.txt"], ref: "main") { nodes { rawTextBlob } } } jobs { nodes { trace } } } } }
+    user(username: $username) { starredProjects(visibility: private) { nodes { fullPath repository { blobs(paths: ["secret.txt"], ref: "main") { nodes { rawTextBlob } } } jobs { nodes { trace { htmlSummary } } } } } }
   }`;
 
   it('reads no private code, jobs or projects through the user fields it may read', async () => {

@@ -65,8 +65,8 @@ beforeAll(async () => {
   // Runners of every type, and a token of each person.
   const runners = [
     await svc(admin).runners.create({ runnerType: 'instance_type' }),
-    await svc(owner).runners.create({ runnerType: 'group_type', groupId: String(privateTop) }),
-    await svc(owner).runners.create({ runnerType: 'project_type', projectId: String(ownersJobProject.id) }),
+    await svc(owner).runners.create({ runnerType: 'group_type', groupId: privateTop }),
+    await svc(owner).runners.create({ runnerType: 'project_type', projectId: ownersJobProject.id }),
   ];
   runnerIds.push(...runners.map((r) => r.id));
   for (const person of people) {

@@ -128,19 +128,19 @@ describe('GraphQL', () => {
         groupMembers: [a, b].map((u) => ({ user: { username: u.username }, accessLevel: { integerValue: 30 }, expiresAt: '2099-06-30' })),
       },
     });
-    const partial = await t.graphql(groupBulk, { input: { groupId: String(group.id), userIds: [gid(a.id), gid(outsider.id)], accessLevel: 'GUEST' } }, owner.token);
+    const partial = await t.graphql(groupBulk, { input: { groupId: `gid://gitlab/Group/${group.id}`, userIds: [gid(a.id), gid(outsider.id)], accessLevel: 'GUEST' } }, owner.token);
     expect(partial.body.errors?.[0]).toMatchObject({ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action" });
     expect((await t.api('GET', `/groups/${group.id}/members/${a.id}`, { token: owner.token })).body.access_level).toBe(30);
-    const tooMany = await t.graphql(groupBulk, { input: { groupId: String(group.id), userIds: Array.from({ length: 51 }, (_, i) => gid(i + 1)), accessLevel: 'GUEST' } }, owner.token);
+    const tooMany = await t.graphql(groupBulk, { input: { groupId: `gid://gitlab/Group/${group.id}`, userIds: Array.from({ length: 51 }, (_, i) => gid(i + 1)), accessLevel: 'GUEST' } }, owner.token);
     // A refusal of the request as a whole: the payload's errors, nothing changed.
     expect(tooMany.body.errors).toBeUndefined();
     expect(tooMany.body.data).toEqual({ groupMemberBulkUpdate: { clientMutationId: null, errors: ['Count of members to be updated should be less than 50.'], groupMembers: null } });
 
     await addMember(t, owner.token, 'projects', project.id, outsider.id, 10);
     const projectBulk = 'mutation($input: ProjectMemberBulkUpdateInput!) { projectMemberBulkUpdate(input: $input) { projectMembers { accessLevel { integerValue } } errors } }';
-    const updated = await t.graphql(projectBulk, { input: { projectId: project.path_with_namespace, userIds: [gid(outsider.id)], accessLevel: 'REPORTER' } }, owner.token);
+    const updated = await t.graphql(projectBulk, { input: { projectId: `gid://gitlab/Project/${project.id}`, userIds: [gid(outsider.id)], accessLevel: 'REPORTER' } }, owner.token);
     expect(updated.body.data).toEqual({ projectMemberBulkUpdate: { projectMembers: [{ accessLevel: { integerValue: 20 } }], errors: [] } });
-    const refused = await t.graphql(projectBulk, { input: { projectId: project.path_with_namespace, userIds: [gid(outsider.id)], accessLevel: 'OWNER' } }, a.token);
+    const refused = await t.graphql(projectBulk, { input: { projectId: `gid://gitlab/Project/${project.id}`, userIds: [gid(outsider.id)], accessLevel: 'OWNER' } }, a.token);
     expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN' });
   });
 

@@ -311,7 +311,7 @@ describe('GraphQL', () => {
     const other = await createProject(t, owner.token, { namespaceId: group.id });
     const created = await t.graphql(
       `mutation($id: ID!) { runnerCreate(input: { clientMutationId: "create-1", runnerType: PROJECT_TYPE, projectId: $id, description: "relay" }) { clientMutationId errors runner { id description } } }`,
-      { id: String(project.id) },
+      { id: `gid://gitlab/Project/${project.id}` },
       owner.token,
     );
     expect(created.body.errors).toBeUndefined();
@@ -325,7 +325,7 @@ describe('GraphQL', () => {
       owner.token,
     );
     expect(invalid.body).toEqual({ data: { runnerUpdate: { clientMutationId: 'update-1', errors: ['Maximum timeout needs to be at least 10 minutes'], runner: null } } });
-    const refusedCreate = await t.graphql(`mutation { runnerCreate(input: { runnerType: GROUP_TYPE, groupId: "999999999" }) { errors runner { id } } }`, {}, owner.token);
+    const refusedCreate = await t.graphql(`mutation { runnerCreate(input: { runnerType: GROUP_TYPE, groupId: "gid://gitlab/Group/999999999" }) { errors runner { id } } }`, {}, owner.token);
     expect(refusedCreate.body).toEqual({ data: { runnerCreate: { errors: ['Missing/invalid group'], runner: null } } });
 
     const assign = `mutation($runner: ID!, $path: ID!) { runnerAssignToProject(input: { clientMutationId: "assign", runnerId: $runner, projectPath: $path }) { clientMutationId errors runner { id } } }`;

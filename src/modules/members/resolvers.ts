@@ -44,7 +44,7 @@ const memberInput = (args: MemberArgs): MemberInput => ({
 });
 
 interface BulkArgs {
-  userIds: readonly string[];
+  userIds: readonly number[];
   accessLevel: number;
   expiresAt?: Date | null;
 }
@@ -53,7 +53,7 @@ const change = (args: { accessLevel: number; expiresAt?: Date | null }): MemberC
 
 const userOf = (args: { userId: string }) => parseId(args.userId, 'User', 'userId');
 
-const bulkUsers = (input: BulkArgs) => input.userIds.map((id) => parseId(id, 'User', 'userIds'));
+const bulkUsers = (input: BulkArgs) => input.userIds;
 
 /** MembersAddResult's fields: the member, or the status of several. */
 const addResult = (added: MembersAdded) => ('member' in added ? { member: added.member, message: null, status: null } : { member: null, ...added });
@@ -119,11 +119,11 @@ export const memberResolvers = {
     projectMemberUpdate: async (_: unknown, args: ChangeArgs & { projectId: string }, ctx: Context) => ({
       projectMember: only(await ctx.services.members.updateInProject(await projectOf(ctx, args.projectId), [userOf(args)], change(args))),
     }),
-    groupMemberBulkUpdate: async (_: unknown, args: BulkArgs & { groupId: string }, ctx: Context) => ({
-      groupMembers: await ctx.services.members.updateInGroup(await groupOf(ctx, args.groupId), bulkUsers(args), change(args)),
+    groupMemberBulkUpdate: async (_: unknown, args: BulkArgs & { groupId: number }, ctx: Context) => ({
+      groupMembers: await ctx.services.members.updateInGroup(await ctx.services.groups.get({ id: args.groupId }), bulkUsers(args), change(args)),
     }),
-    projectMemberBulkUpdate: async (_: unknown, args: BulkArgs & { projectId: string }, ctx: Context) => ({
-      projectMembers: await ctx.services.members.updateInProject(await projectOf(ctx, args.projectId), bulkUsers(args), change(args)),
+    projectMemberBulkUpdate: async (_: unknown, args: BulkArgs & { projectId: number }, ctx: Context) => ({
+      projectMembers: await ctx.services.members.updateInProject(await ctx.services.projects.get({ id: args.projectId }), bulkUsers(args), change(args)),
     }),
     groupMemberDelete: async (_: unknown, args: { groupId: string; userId: string; skipSubresources?: boolean | null }, ctx: Context) => ({
       groupMember: await ctx.services.members.removeFromGroup(await groupOf(ctx, args.groupId), userOf(args), { skipSubresources: args.skipSubresources }),

@@ -1,15 +1,17 @@
 /** GraphQL resolvers of pipelines and jobs; the REST routes run through them too. */
 import type { Context } from '../../context.js';
-import type { PageArgs } from '../../graphql/connection.js';
+import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
-import { recordNotFound } from '../../errors.js';
+import { invalidArgument, recordNotFound } from '../../errors.js';
+import { ansiToHtml, lastLines } from './ansi2html.js';
 import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
 import { idFields, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
 import type { CommitStatusInput } from './statuses.js';
-import type { StoredTestCase } from './test-reports.js';
+import type { StoredTestCase, TestSuite } from './test-reports.js';
+import { ARTIFACT_TYPES } from '../runners/artifacts.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -55,6 +57,7 @@ type PipelineArgs = Omit<PipelineFilters, 'status' | 'scope'> & { status?: strin
 export const pipelineResolvers = {
   PipelineStatusEnum: lowerEnum(CI_STATUSES),
   CiJobStatus: lowerEnum(CI_STATUSES),
+  JobArtifactFileType: lowerEnum(ARTIFACT_TYPES),
   PipelineScopeEnum: lowerEnum(['running', 'pending', 'finished', 'branches', 'tags']),
   Query: {
     currentJob: (_: unknown, _a: unknown, ctx: Context) => ctx.services.pipelines.currentJob(),
@@ -125,6 +128,8 @@ export const pipelineResolvers = {
     },
     variables: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.variables(await projectOf(ctx, p), p.id),
     testReport: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.testReport(await projectOf(ctx, p), p),
+    testSuite: async (p: PipelineRow, args: { buildIds: string[] }, ctx: Context) =>
+      ctx.services.pipelines.testSuite(await projectOf(ctx, p), p, args.buildIds.map((id) => parseId(id, 'Ci::Build', 'buildIds'))),
     testReportSummary: async (p: PipelineRow, _a: unknown, ctx: Context) => {
       const report = await ctx.services.pipelines.testReport(await projectOf(ctx, p), p);
       return {
@@ -137,7 +142,7 @@ export const pipelineResolvers = {
           error: report.errorCount,
           suiteError: report.testSuites.find((s) => s.suiteError)?.suiteError ?? null,
         },
-        testSuites: { nodes: report.testSuites, count: report.testSuites.length, pageInfo: ONE_PAGE },
+        suites: report.testSuites,
       };
     },
   },
@@ -161,7 +166,7 @@ export const pipelineResolvers = {
     preciseDuration: (j: JobRow) => seconds(j.startedAt, j.finishedAt ?? (j.startedAt ? new Date() : null)),
     commit: async (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.commitOf(await projectOf(ctx, j), j.sha),
     ciSettings: () => ({ ciJobTokenScopeEnabled: false }),
-    artifacts: (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.artifacts(j.id),
+    artifacts: async (j: JobRow, args: PageArgs, ctx: Context) => listConnection(args, await ctx.services.pipelines.artifacts(j.id)),
     artifactsFile: async (j: JobRow, _a: unknown, ctx: Context) => {
       const archive = (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive');
       return archive ? { filename: archive.filename, size: archive.size } : null;
@@ -175,7 +180,24 @@ export const pipelineResolvers = {
     queuedDuration: (j: JobRow) => seconds(j.queuedAt, j.startedAt ?? (j.queuedAt && j.status === 'pending' ? new Date() : null)),
     webUrl: async (j: JobRow, _a: unknown, ctx: Context) => webUrl(ctx, `${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`),
     detailedStatus: async (j: JobRow, _a: unknown, ctx: Context) => jobDetailedStatus(j, `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`),
-    trace: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.trace(await projectOf(ctx, j), j.id)).toString('utf8'),
+    trace: async (j: JobRow, _a: unknown, ctx: Context) => {
+      const log = await ctx.services.pipelines.readableTrace(await projectOf(ctx, j), j);
+      return log && { log };
+    },
+  },
+  CiJobTrace: {
+    // GitLab's Ci::Trace#html(last_lines:, max_size: 16.kilobytes) through Ansi2html.
+    htmlSummary: (trace: { log: Buffer }, args: { lastLines?: number | null }) => {
+      const lines = args.lastLines ?? 10;
+      if (lines < 1 || lines > 100) throw invalidArgument('lastLines');
+      return ansiToHtml(lastLines(trace.log, lines, 16 * 1024));
+    },
+  },
+  TestReportSummary: {
+    testSuites: (summary: { suites: TestSuite[] }, args: PageArgs) => listConnection(args, summary.suites),
+  },
+  TestSuite: {
+    testCases: (s: TestSuite, args: PageArgs) => listConnection(args, s.testCases),
   },
   TestCase: {
     executionTime: (c: StoredTestCase) => Number(c.execution_time) || 0,

@@ -19,7 +19,7 @@ import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { CommitStatuses } from './statuses.js';
-import { buildTestReport, type TestReport } from './test-reports.js';
+import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
 import { fetchProjectRows } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { JOB_TRACE_APPENDED, JOB_UPDATED, PIPELINE_UPDATED, queueDownstream, withPipeline, type JobTraceAppendedMessage, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
@@ -327,6 +327,24 @@ export class PipelinesService {
   }
 
   /**
+   * GraphQL's `Pipeline.testSuite(buildIds:)` (GitLab's TestSuiteResolver): the JUnit reports of those of the
+   * pipeline's latest jobs, summed into one suite named after the first; null when none of them is a latest job.
+   */
+  async testSuite(project: ProjectRow, pipeline: PipelineRow, jobIds: readonly number[]): Promise<TestSuite | null> {
+    await this.authorized(project, 'read_build');
+    const jobs = await this.db.ciJob.findMany({
+      where: { id: { in: [...jobIds] }, pipelineId: pipeline.id, retried: false, type: 'build' },
+      orderBy: { id: 'asc' },
+      select: { id: true, name: true, artifacts: { where: { fileType: 'junit' }, select: { report: true } } },
+    });
+    if (!jobs.length) return null;
+    const name = jobs[0].name;
+    // A job without a report still counts as one of the suite's builds, with no tests.
+    const reports = jobs.flatMap((job) => (job.artifacts.length ? job.artifacts : [{ report: null }]).map((a) => ({ jobId: job.id, jobName: name, report: a.report })));
+    return buildTestReport(reports).testSuites[0];
+  }
+
+  /**
    * `POST /projects/:id/pipeline`: a pipeline for the ref's head commit, created as the viewer (source `api` unless
    * said). A schedule names its ref's kind (`tag`) and itself.
    */
@@ -576,6 +594,16 @@ export class PipelinesService {
     const job = await this.job(project, jobId);
     const chunks = await this.db.ciTraceChunk.findMany({ where: { jobId: job.id }, orderBy: { offset: 'asc' }, select: { data: true } });
     return Buffer.concat(chunks.map((c) => Buffer.from(c.data)));
+  }
+
+  /**
+   * GraphQL's `CiJob.trace`: the job's log, null when it has none or the viewer may not read it (GitLab's
+   * read_build_trace: a job in debug mode shows its log to Developers only).
+   */
+  async readableTrace(project: ProjectRow, job: JobRow): Promise<Buffer | null> {
+    if (!(await this.base.access.can('read_build_trace', { project: projectSubject(project), debugMode: await this.debugMode(job) }))) return null;
+    const log = await this.trace(project, job.id);
+    return log.length ? log : null;
   }
 
   /** Jobs by pipeline, for GraphQL stages and REST embedding. */

@@ -56,6 +56,12 @@ export interface ProjectFilters {
   namespaceId?: number | null;
 }
 
+/** GitLab's project search: a fragment of the name, path or description (or the full path, with `searchNamespaces`). */
+export function projectSearchWhere(search: string, searchNamespaces?: boolean | null): Prisma.ProjectWhereInput {
+  const term = containsIgnoringCase(search);
+  return { OR: [{ name: term }, { path: term }, ...(searchNamespaces ? [{ fullPath: term }] : []), { description: term }] };
+}
+
 export interface ProjectInput {
   name?: string | null;
   path?: string | null;
@@ -231,10 +237,7 @@ export class ProjectsService {
     if (filters.namespaceId != null) and.push({ namespaceId: filters.namespaceId });
     // Only administrators may filter by storage shard; GitLab ignores the filter for others.
     if (filters.repositoryStorage && access.allowed('admin_all_resources')) and.push({ repositoryStorage: filters.repositoryStorage });
-    if (filters.search) {
-      const term = containsIgnoringCase(filters.search);
-      and.push({ OR: [{ name: term }, { path: term }, ...(filters.searchNamespaces ? [{ fullPath: term }] : []), { description: term }] });
-    }
+    if (filters.search) and.push(projectSearchWhere(filters.search, filters.searchNamespaces));
     const where: Prisma.ProjectWhereInput = { AND: and };
     const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
     const column = ORDER_COLUMNS[filters.orderBy ?? 'created_at'];

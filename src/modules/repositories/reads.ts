@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { notFound } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import type { CommitInfo, FileDiff, Repository, TreeEntry } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
 import { checkedPath, pathProblem } from './paths.js';
@@ -64,10 +64,7 @@ function matchesSearch(name: string, search: string | null | undefined): boolean
   return n.includes(term);
 }
 
-/** A slice of a list already in memory, as a connection. */
-export function listConnection<T>(args: PageArgs, all: T[]) {
-  return connection(args, async ({ skip, take }) => all.slice(skip, skip + take), async () => all.length);
-}
+export { listConnection };
 
 export class RepositoryReads {
   constructor(private readonly repositories: RepositoriesService) {}

@@ -38,8 +38,10 @@ export interface RunnerAttributes {
 
 export interface RunnerCreateInput extends RunnerAttributes {
   runnerType: RunnerType;
-  groupId?: string | null;
-  projectId?: string | null;
+  /** The group's numeric ID (its global ID, parsed). */
+  groupId?: number | null;
+  /** The project's numeric ID (its global ID, parsed). */
+  projectId?: number | null;
 }
 
 export interface RunnerUpdateInput extends RunnerAttributes {

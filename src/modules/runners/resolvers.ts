@@ -8,7 +8,7 @@ import { jobById } from '../pipelines/resolvers.js';
 import type { JobRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { RUNNER_STATUSES, RUNNER_TYPES, type RunnerCreateInput, type RunnerFilters, type RunnerUpdateInput } from './attributes.js';
-import type { IssuedRunner, RunnerRow } from './service.js';
+import type { IssuedRunner, RunnerProjectFilters, RunnerRow } from './service.js';
 
 type FilterArgs = RunnerFilters & PageArgs;
 
@@ -42,8 +42,8 @@ export const runnerResolvers = {
     architectureName: (r: RunnerRow) => r.architecture,
     executorName: (r: RunnerRow) => r.executorType,
     restStatus: (r: RunnerRow) => restRunnerStatus(r),
-    projects: (r: RunnerRow, _a: unknown, ctx: Context) => ctx.services.runners.projectsOf(r),
-    groups: (r: RunnerRow, _a: unknown, ctx: Context) => ctx.services.runners.groupsOf(r),
+    projects: (r: RunnerRow, args: RunnerProjectFilters & PageArgs, ctx: Context) => ctx.services.runners.projectsOf(r, args, args),
+    groups: (r: RunnerRow, args: PageArgs, ctx: Context) => ctx.services.runners.groupsOf(r, args),
     jobs: (r: RunnerRow, args: { statuses?: string[] | null; sort?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.runners.jobs(r, { statuses: args.statuses, sort: args.sort === 'ASC' ? 'asc' : 'desc' }, args),
   },

@@ -5,18 +5,19 @@
  * (transitions.ts), stream their logs (trace.ts) and upload their artifacts (artifacts.ts).
  */
 import type { Readable } from 'node:stream';
+import DataLoader from 'dataloader';
 import type { RunnerSubject } from '../../auth/policy.js';
 import { runnerOwner } from './policy.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { atLeastOneOf, badRequest, forbidden, stateForbids, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import { parseId } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { PipelinesService } from '../pipelines/service.js';
-import type { ProjectRow } from '../projects/service.js';
+import { projectSearchWhere, type ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { deleteJobArtifacts, downloadableArchive, removeExpiredArtifacts, storeArtifact, type ArtifactUpload, type Download } from './artifacts.js';
@@ -28,6 +29,16 @@ import { failStuckJobs, jobByToken, updateJobState, type JobUpdate, type JobUpda
 import type { JobResponse } from './payload.js';
 
 export type RunnerRow = Prisma.RunnerGetPayload<object>;
+
+/** GitLab's project filters of `CiRunner.projects` (its ProjectSearchArguments and `sort`). */
+export interface RunnerProjectFilters {
+  search?: string | null;
+  searchNamespaces?: boolean | null;
+  membership?: boolean | null;
+  topics?: readonly string[] | null;
+  /** `id_asc` (GitLab's default) or `id_desc`. */
+  sort?: string | null;
+}
 /** A runner as its creation answers it: with its clear token, shown this once. */
 export type IssuedRunner = RunnerRow & { token?: string };
 
@@ -144,21 +155,52 @@ export class RunnersService {
     return access.allowed('admin_all_resources') || (await this.can('update_runner', runner)) ? runner.maintenanceNote : null;
   }
 
-  /** The projects a project runner is enabled for that the viewer may read (all for administrators). */
-  async projectsOf(runner: RunnerRow): Promise<ProjectRow[]> {
-    const { loaders, access } = this.base;
-    const ids = runner.runnerType === 'project_type' ? await loaders.runners.projectIds.load(runner.id) : [];
-    const projects = (await loaders.projects.byId.loadMany(ids)).filter((p): p is ProjectRow => !!p && !(p instanceof Error));
-    const shown: ProjectRow[] = [];
-    for (const project of projects) if (await access.can('read_project', project)) shown.push(project);
-    return shown;
+  /**
+   * `CiRunner.projects` (GitLab's RunnerProjectsResolver): the projects a project runner is enabled for that the viewer
+   * may read, with GitLab's project filters, ordered by ID. Batched as GitLab batches it: the runners asked for in
+   * one request with the same filters share one query for their links to readable projects (IDs only), and the
+   * rows of every page come through the projects loader; only the page's rows are loaded.
+   */
+  async projectsOf(runner: RunnerRow, filters: RunnerProjectFilters, page: PageArgs) {
+    const ids = runner.runnerType === 'project_type' ? await this.projectLinks(filters).load(runner.id) : [];
+    const rows = async ({ skip, take }: { skip: number; take: number }) =>
+      (await this.base.loaders.projects.byId.loadMany(ids.slice(skip, skip + take))).filter((p): p is ProjectRow => !!p && !(p instanceof Error));
+    return connection(page, rows, async () => ids.length);
   }
 
-  /** The group of a group runner, when the viewer may read it. */
-  async groupsOf(runner: RunnerRow): Promise<NamespaceRow[]> {
-    if (runner.namespaceId === null) return [];
-    const group = await this.base.loaders.namespaces.byId.load(runner.namespaceId);
-    return group && (await this.base.access.can('read_group', group)) ? [group] : [];
+  private readonly projectLinkLoaders = new Map<string, DataLoader<number, number[]>>();
+
+  /** Per filter set, a loader of each runner's readable project IDs in the asked order. */
+  private projectLinks(filters: RunnerProjectFilters): DataLoader<number, number[]> {
+    const direction = filters.sort === 'id_desc' ? 'desc' : 'asc';
+    const key = JSON.stringify([filters.search ?? null, !!filters.searchNamespaces, !!filters.membership, filters.topics ?? null, direction]);
+    let loader = this.projectLinkLoaders.get(key);
+    if (!loader) {
+      loader = new DataLoader<number, number[]>(async (runnerIds) => {
+        const { access } = this.base;
+        const and: Prisma.ProjectWhereInput[] = [await access.where('read_project'), { pendingDelete: false }];
+        if (filters.membership) and.push(await access.memberProjectsWhere());
+        if (filters.search) and.push(projectSearchWhere(filters.search, filters.searchNamespaces));
+        if (filters.topics?.length) and.push({ topics: { hasEvery: [...filters.topics] } });
+        const links = await this.db.runnerProject.findMany({
+          where: { runnerId: { in: [...runnerIds] }, project: { AND: and } },
+          orderBy: { projectId: direction },
+          select: { runnerId: true, projectId: true },
+        });
+        const byRunner = new Map<number, number[]>(runnerIds.map((id) => [id, []]));
+        for (const link of links) byRunner.get(link.runnerId)!.push(link.projectId);
+        return runnerIds.map((id) => byRunner.get(id)!);
+      });
+      this.projectLinkLoaders.set(key, loader);
+    }
+    return loader;
+  }
+
+  /** `CiRunner.groups`: the group of a group runner, when the viewer may read it. */
+  async groupsOf(runner: RunnerRow, page: PageArgs) {
+    const group = runner.namespaceId === null || runner.runnerType !== 'group_type' ? null : await this.base.loaders.namespaces.byId.load(runner.namespaceId);
+    const shown = group && (await this.base.access.can('read_group', group)) ? [group] : [];
+    return listConnection(page, shown);
   }
 
   /** Jobs the runner ran, in projects whose jobs the viewer may read (all for administrators). */
@@ -191,13 +233,13 @@ export class RunnersService {
     if (input.runnerType === 'instance_type') {
       if (!access.allowed('create_instance_runner')) throw forbidden('Insufficient permissions');
     } else if (input.runnerType === 'group_type') {
-      const id = input.groupId == null ? null : parseId(input.groupId, 'Group', 'groupId');
+      const id = input.groupId ?? null;
       const group = id === null ? null : await this.db.namespace.findFirst({ where: { id, kind: 'group' } });
       if (!group) throw badRequest('400 Bad request - Missing/invalid group');
       if (!(await access.can('create_runner', group))) throw forbidden('Insufficient permissions');
       namespaceId = group.id;
     } else {
-      const id = input.projectId == null ? null : parseId(input.projectId, 'Project', 'projectId');
+      const id = input.projectId ?? null;
       const project = id === null ? null : await this.base.loaders.projects.byId.load(id);
       if (!project) throw badRequest('400 Bad request - Missing/invalid project');
       if (!(await access.can('create_runner', project))) throw forbidden('Insufficient permissions');

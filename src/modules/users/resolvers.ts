@@ -158,6 +158,9 @@ export const userResolvers = {
     lastSignInIp: () => null,
     signInCount: () => 0,
   },
+  Email: {
+    databaseId: (email: { id: number }) => email.id,
+  },
   UserStatus: {
     // GitLab renders the message as a single line of Markdown; a blank status renders as ''.
     messageHtml: (status: StatusView) => (status.message == null ? '' : escapeHtml(status.message)),
