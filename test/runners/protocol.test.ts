@@ -11,7 +11,9 @@ import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser } from '../support/factories.js';
 import { commit, createRunner, eventually, jobsOf, projectWithConfig, pushPipeline, requestJob, runnerCall, RUNNER_INFO } from './support.js';
 
-const POLL_MS = 3000;
+// The long-poll window: wide enough that creating a pipeline (a git read, the plan, the inserts) fits inside it on a
+// machine running both databases' suites at once, so the wake below is what answers the runner, not the window's end.
+const POLL_MS = 6000;
 const MAX_ARTIFACT = 64 * 1024;
 const t = suiteServer({ ciLongPollingMs: POLL_MS, ciMaxArtifactSize: MAX_ARTIFACT });
 
