@@ -191,10 +191,15 @@ export class JobQueue {
     return jobs.length;
   }
 
-  /** Runs batches until no job is runnable now (jobs waiting for a later runAt stay queued). */
+  /**
+   * Runs batches until no job is runnable now (jobs waiting for a later runAt stay queued), and waits for the batch a
+   * poll or a wake has running meanwhile: once it resolves, this queue runs nothing until something is enqueued.
+   */
   async drain(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while ((await this.runOnce()) > 0) {
+    for (;;) {
+      await this.tick;
+      if ((await this.runOnce()) === 0 && !this.tick) return;
       if (Date.now() > deadline) throw new Error(`Job queue not drained after ${timeoutMs} ms`);
     }
   }
