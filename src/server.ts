@@ -14,7 +14,7 @@ import type { Config } from './config.js';
 import { createApp, createContext, type App, type Context } from './context.js';
 import { databaseBounds, openMigratedDatabase, type Database } from './db/database.js';
 import { EventBus } from './events/bus.js';
-import { JobQueue, type JobQueueOptions } from './jobs/queue.js';
+import { JOBS_ENQUEUED, JobQueue, type JobQueueOptions } from './jobs/queue.js';
 import { RepositoryStorages } from './git/storages.js';
 import { ArtifactStorage } from './ci/artifact-storage.js';
 import { UploadStorage } from './uploads/storage.js';
@@ -86,7 +86,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const database = await opening;
   const bus = new EventBus(database, { logger });
   await bus.start();
-  const jobs = new JobQueue(database, { logger, pollIntervalMs: options.jobPollIntervalMs });
+  const jobs = new JobQueue(database, { logger, pollIntervalMs: options.jobPollIntervalMs, announceEnqueued: (tx) => bus.publish(JOBS_ENQUEUED, null, tx) });
+  // A transaction that enqueued jobs has committed: every replica looks for them now, not at its next poll.
+  bus.subscribe(JOBS_ENQUEUED, () => jobs.wake());
   const repositories = await RepositoryStorages.open(config);
   const artifacts = await ArtifactStorage.open(config);
   const uploads = await UploadStorage.open(config);

@@ -1,6 +1,6 @@
 /** The event bus: domain changes published through PostgreSQL NOTIFY and delivered to subscribers in every replica. */
 import { randomUUID } from 'node:crypto';
-import { Prisma, type Database, type RawExecutor } from '../db/database.js';
+import { Prisma, type Database, type RawExecutor, type RawQuerier } from '../db/database.js';
 
 /**
  * Where a message holds the id of a row its statement makes, until the statement puts it there (Announcement.ids): a
@@ -133,9 +133,11 @@ export class EventBus {
    * Topics carry small payloads (ids, statuses); a message over MAX_MESSAGE_BYTES is refused, never truncated.
    * Resolves to the message's number, for delivered().
    */
-  async publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<number> {
+  async publish(topic: string, payload: unknown, tx?: RawExecutor | RawQuerier): Promise<number> {
     const { seqs, notify } = this.announcing([{ topic, payload }]);
-    await (tx ?? this.db.prisma).$executeRaw`SELECT * FROM ${notify}`;
+    const client = tx ?? this.db.prisma;
+    if ('$executeRaw' in client) await client.$executeRaw`SELECT * FROM ${notify}`;
+    else await client.$queryRaw`SELECT * FROM ${notify}`;
     return seqs[0];
   }
 

@@ -3,6 +3,9 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type Database, type PrismaClient, type RawQuerier } from '../db/database.js';
 
+/** The bus topic of JobQueueOptions.announceEnqueued. */
+export const JOBS_ENQUEUED = 'jobs.enqueued';
+
 export interface JobInfo {
   id: bigint;
   /** 1 on the first run. */
@@ -35,6 +38,12 @@ export interface JobQueueOptions {
   /** How long stop() waits for running handlers. */
   stopTimeoutMs?: number;
   logger?: { warn(obj: object, msg?: string): void };
+  /**
+   * Announces, on commit of `tx`, that a transaction enqueued jobs (the event bus: src/server.ts wakes every replica's
+   * queue on it). Without it a job enqueued in a transaction waits for the next poll on PostgreSQL, where the wake at
+   * enqueue looks before the transaction has committed.
+   */
+  announceEnqueued?: (tx: RawQuerier) => Promise<unknown>;
 }
 
 export interface EnqueueOptions {
@@ -73,6 +82,7 @@ export class JobQueue {
   private readonly concurrency: number;
   private readonly stopTimeoutMs: number;
   private readonly logger: { warn(obj: object, msg?: string): void };
+  private readonly announceEnqueued: ((tx: RawQuerier) => Promise<unknown>) | undefined;
   private readonly handlers = new Map<string, JobHandler>();
   /** Interval of each recurring kind. */
   private readonly recurring = new Map<string, number>();
@@ -94,6 +104,7 @@ export class JobQueue {
     this.concurrency = options.concurrency ?? 1;
     this.stopTimeoutMs = options.stopTimeoutMs ?? 30_000;
     this.logger = options.logger ?? { warn: (obj, msg) => console.warn(msg ?? 'job queue', obj) };
+    this.announceEnqueued = options.announceEnqueued;
   }
 
   register(kind: string, handler: JobHandler | RecurringJob): void {
@@ -140,7 +151,8 @@ export class JobQueue {
       id = existing[0]?.id;
       if (id === undefined) throw new Error(`Job with unique key "${uniqueKey}" neither inserted nor found`);
     }
-    this.wake();
+    if (tx && this.announceEnqueued) await this.announceEnqueued(tx);
+    else this.wake();
     return id;
   }
 
