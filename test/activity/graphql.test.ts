@@ -85,8 +85,9 @@ describe('activity subscriptions fan out without a query per subscriber', () => 
     } finally {
       counting = false;
     }
-    // The job queue polls on its own schedule; it is not part of the delivery.
-    return queries.filter((sql) => !sql.includes('"jobs"'));
+    // The job queue polls on its own schedule, and runs the project's system hook event (dispatch reads the hooks)
+    // when it gets to it: neither is part of the delivery.
+    return queries.filter((sql) => !sql.includes('"jobs"') && !sql.includes('"web_hooks"'));
   }
 
   it('costs the same queries for 20 subscribers as for 2', async () => {
