@@ -4,6 +4,12 @@
  */
 
 /** GitLab's `POST /hooks/:id` sample (API::SystemHooks): a project creation that never happened, keys in its order. */
+/** The `repository` object of push and pipeline payloads (GitLab's Gitlab::HookData::RepositoryBuilder, its legacy part). */
+function repositoryData(project: { name: unknown; url: unknown; description: unknown; homepage: unknown; git_http_url: unknown; git_ssh_url: unknown; visibility_level: unknown }) {
+  const { name, url, description, homepage, git_http_url, git_ssh_url, visibility_level } = project;
+  return { name, url, description, homepage, git_http_url, git_ssh_url, visibility_level };
+}
+
 export function systemHookSample() {
   return { eventName: 'project_create', name: 'Ruby', path: 'ruby', projectId: 1, ownerName: 'Someone', ownerEmail: 'example@gitlabhq.com' };
 }
@@ -176,15 +182,7 @@ export function pushData(input: {
     })),
     total_commits_count: input.totalCommitsCount,
     push_options: {},
-    repository: {
-      name: project.name,
-      url: project.url,
-      description: project.description,
-      homepage: project.homepage,
-      git_http_url: project.git_http_url,
-      git_ssh_url: project.git_ssh_url,
-      visibility_level: project.visibility_level,
-    },
+    repository: repositoryData(project),
   };
 }
 
@@ -330,15 +328,7 @@ export function jobData(input: { job: HookJob & { ref: string; tag: boolean; sha
       started_at: hookTime(input.pipeline.startedAt),
       finished_at: hookTime(input.pipeline.finishedAt),
     },
-    repository: {
-      name: project.name,
-      url: project.url,
-      description: project.description,
-      homepage: project.homepage,
-      git_http_url: project.git_http_url,
-      git_ssh_url: project.git_ssh_url,
-      visibility_level: project.visibility_level,
-    },
+    repository: repositoryData(project),
     project,
     environment: null,
   };
