@@ -20,7 +20,7 @@ import type { Announcement, EventBus } from './events/bus.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './logger.js';
 import { modules } from './modules/index.js';
-import type { Loaders, ServiceBase, Services } from './modules/module.js';
+import type { Loaders, RestRequest, ServiceBase, Services } from './modules/module.js';
 
 export type { Loaders, Services } from './modules/module.js';
 
@@ -87,6 +87,8 @@ export interface RequestBounds {
   deadline?: number;
   /** Context.mutationErrors; `payload` unless said. */
   mutationErrors?: 'payload' | 'throw';
+  /** What a REST request tells its services (ServiceBase.rest). */
+  rest?: RestRequest;
 }
 
 const BUILD = Symbol('build');
@@ -139,7 +141,7 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
     published.push(...seqs);
     return result;
   };
-  const base: ServiceBase = { db, viewer, access, loaders, app, publish, announce };
+  const base: ServiceBase = { db, viewer, rest: request.rest, access, loaders, app, publish, announce };
   const services: Services = lazyServices((name) => {
     const module = byName.get(name);
     if (!module) throw new Error(`no module ${name}`);

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'NOT_MODIFIED'
+  | 'MOVED_PERMANENTLY'
   | 'METHOD_NOT_ALLOWED'
   | 'PAYLOAD_TOO_LARGE'
   | 'MALFORMED_REQUEST'
@@ -57,6 +58,8 @@ export interface ErrorExtensions {
   tokenError?: string;
   /** RATE_LIMITED: seconds until the caller's window opens again; SERVICE_UNAVAILABLE: seconds to wait before retrying. */
   retryAfter?: number;
+  /** MOVED_PERMANENTLY: where the resource is now. */
+  location?: string;
   /** METHOD_NOT_ALLOWED written by Grape's own `error!(text)`: the body is `{"error": …}` rather than `{"message": …}`. */
   errorKey?: boolean;
 }
@@ -119,6 +122,12 @@ export const recordNotFound = () => coded('404 Not found', { code: 'NOT_FOUND' }
 export const notFoundAs = (message: string) => coded(message, { code: 'NOT_FOUND' });
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
+/**
+ * A project named by an old path, in a REST `GET` (GitLab's `redirect!` in `find_project!`): 301 to the same request
+ * naming it by ID. Other methods get `methodNotAllowed('Non GET methods are not allowed for moved projects')`.
+ */
+export const movedPermanently = (location: string) =>
+  coded(`This resource has been moved permanently to ${location}`, { code: 'MOVED_PERMANENTLY', location });
 /** GitLab's 405 for an operation the resource refuses (deleting the default branch). */
 export const methodNotAllowed = (message: string) => coded(message, { code: 'METHOD_NOT_ALLOWED' });
 /** GitLab's pagination strategies' 405s (keyset not available, offset beyond its limit), `{"error": …}` as Grape writes them. */
@@ -185,6 +194,9 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       return { status: 409, body: { message: ext.fields ? Object.fromEntries(Object.entries(ext.fields).map(([f, m]) => [snakeCase(f), m])) : error.message } };
     case 'NOT_MODIFIED':
       return { status: 304, body: { message: error.message } };
+    case 'MOVED_PERMANENTLY':
+      // API::API's rescue of MovedPermanentlyError: the message as the body, and the new URL in Location.
+      return { status: 301, body: error.message, text: true, headers: { Location: ext.location ?? '' } };
     case 'METHOD_NOT_ALLOWED':
       return { status: 405, body: ext.errorKey ? { error: error.message } : { message: error.message } };
     case 'MALFORMED_REQUEST':

@@ -129,7 +129,7 @@ export function gitHttp({ app, authenticators, hooks }: GitHttpOptions) {
         return text(res, 403, service === 'upload-pack' ? TEXTS.authDownload : TEXTS.authUpload);
       }
       const context = createContext(app, viewer, { lane: service === 'upload-pack' ? 'read' : 'write' });
-      const project = await context.services.projects.find({ path: request.fullPath });
+      const project = await context.services.projects.find({ path: request.fullPath }, { followRedirects: true });
       if (!project) return viewer ? text(res, 404, TEXTS.projectNotFound) : challenge(res);
       const repositories = context.services.repositories;
       if (service === 'upload-pack') await repositories.authorizeRead(project);

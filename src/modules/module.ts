@@ -30,10 +30,25 @@ export interface Services {}
 /** Each module's per-request DataLoaders, by module name (filled by the modules). */
 export interface Loaders {}
 
+/**
+ * What a REST request tells the services it runs (absent for GraphQL and background work): the things GitLab's API
+ * helpers decide that its GraphQL does not, such as following an old project path and answering for its move.
+ */
+export interface RestRequest {
+  /** The request's method (`GET`, `HEAD`, `POST`, …). */
+  method: string;
+  /** The route's `:id` when the route is `/projects/:id…` and the caller named the project by path; null otherwise. */
+  projectPath: string | null;
+  /** The request's URL with the route's project named by this ID instead (GitLab's url_with_project_id). */
+  withProjectId(id: number): string;
+}
+
 /** What every service is built with, besides the sibling services it names in `uses`. */
 export interface ServiceBase {
   db: PrismaClient;
   viewer: Viewer | null;
+  /** Set on REST requests only. */
+  rest?: RestRequest;
   /** The policy for this viewer: abilities, list filters, levels. */
   access: Access;
   loaders: Loaders;

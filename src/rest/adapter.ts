@@ -10,6 +10,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import { resolveViewer, type CredentialsAuthenticator, type Credentials } from '../auth/credentials.js';
 import { sudo, sudoIdentifier } from '../auth/sudo.js';
 import { createContext, type App } from '../context.js';
+import type { RestRequest } from '../modules/module.js';
 import type { Lane } from '../db/database.js';
 import { beforeDeadline } from '../graphql/deadline.js';
 import { fromDatabase, isCoded, notFound, unauthenticated, type RestName } from '../errors.js';
@@ -99,6 +100,31 @@ export function routeValue(route: PreparedRoute, result: ExecutionResult): unkno
   return value;
 }
 
+/**
+ * What the services learn of a REST request (ServiceBase.rest). A `/projects/:id…` route's project named by path may
+ * have moved: its URL by ID is the request's with that segment replaced (the host and path as sent, the same query).
+ */
+function restRequest(req: Request, route: PreparedRoute): RestRequest {
+  const id = route.path.startsWith('/projects/:id') ? req.params.id : undefined;
+  return {
+    method: req.method,
+    projectPath: typeof id === 'string' && id.includes('/') ? id : null,
+    withProjectId(id) {
+      const [path, query] = splitOnce(req.originalUrl, '?');
+      const segments = path.split('/');
+      // ['', 'api', 'v4', 'projects', '<id>', …]: the mount point is /api/v4.
+      segments[4] = String(id);
+      // Rack's Request#url, as GitLab builds it: the host the request was sent to.
+      return `${req.protocol}://${req.get('host')}${segments.join('/')}${query === undefined ? '' : `?${query}`}`;
+    },
+  };
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
 /** The operation variable the adapter sets to whether the caller is signed in. */
 const SIGNED_IN = 'signedIn';
 
@@ -129,7 +155,7 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
         if (tellsSignedIn) variables[SIGNED_IN] = viewer !== null;
         const page = route.paginate ? readPage(params, route.keyset, initial === null) : null;
         if (page) Object.assign(variables, connectionArgs(page));
-        const context = createContext(app, viewer, { lane, deadline, mutationErrors: 'throw' });
+        const context = createContext(app, viewer, { lane, deadline, mutationErrors: 'throw', rest: restRequest(req, route) });
         const result = await route.compiled.run(context, variables);
         // A failed operation may have published in a transaction that rolled back: nothing would come to wait for.
         if (!result.errors?.length) await context.settle();

@@ -426,7 +426,8 @@ export function scopeMatrix(shard: number): void {
         ['api POST /projects/:id/pipeline_schedules', 201],
         ['read_api POST /projects/:id/pipeline_schedules', 403],
         ['read_api GET /projects/:id/pipeline_schedules/:pipeline_schedule_id', 200],
-        ['anonymous GET /projects/:id/pipeline_schedules', 404],
+        // API::Ci::PipelineSchedules authenticates first: 401 for anonymous callers, whatever the project.
+        ['anonymous GET /projects/:id/pipeline_schedules', 401],
         ['api POST /projects/:id/pipeline_schedules/:pipeline_schedule_id/play', 201],
         ['api DELETE /projects/:id', 202],
         ['read_api DELETE /projects/:id', 403],

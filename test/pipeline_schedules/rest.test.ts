@@ -171,7 +171,8 @@ describe('who may do what', () => {
   it('needs a signed-in user who may read pipelines (a Guest too: public pipelines) to read; variables only for those who administer', async () => {
     const schedule = await createSchedule(developer.token);
     await t.api('POST', path(`/${schedule.id}/variables`), { token: developer.token, body: { key: 'SECRET', value: 's3cr3t' } });
-    expect(await t.api('GET', path(), { token: null })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    // `before { authenticate! }`: anonymous callers get 401 before any project is looked up, private or public.
+    expect(await t.api('GET', path(), { token: null })).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
     expect(await t.api('GET', path(), { token: stranger.token })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
     // GitLab's ProjectPolicy: `public_builds & guest_access` enables read_pipeline_schedule (public pipelines are the default).
     expect((await t.api('GET', path(), { token: guest.token })).body.map((s: { id: number }) => s.id)).toContain(schedule.id);
@@ -306,6 +307,8 @@ describe('running', () => {
     const pipelines = await t.api('GET', path(`/${schedule.id}/pipelines`), { token: reporter.token });
     expect(pipelines.status).toBe(200);
     expect(pipelines.body.map((p: { id: number }) => p.id)).toEqual([id]);
+    // Ci::PipelineBasicWithMetadata: the basic keys and the pipeline's name (null without workflow:name).
+    expect(Object.keys(pipelines.body[0]).sort()).toEqual(['created_at', 'id', 'iid', 'name', 'project_id', 'ref', 'sha', 'source', 'status', 'updated_at', 'web_url']);
     expect(pipelines.headers.get('x-total')).toBe('1');
     const filtered = (query: string) => t.api('GET', path(`/${schedule.id}/pipelines${query}`), { token: reporter.token });
     expect((await filtered('?status=pending&sort=desc')).body.map((p: { id: number }) => p.id)).toEqual([id]);

@@ -112,6 +112,14 @@ describe('pipelines from a push', () => {
     expect(detail.body.yaml_errors.length).toBeGreaterThan(0);
     expect((await t.api('GET', `/projects/${project.id}/pipelines?yaml_errors=true`)).body.map((p: { id: number }) => p.id)).toEqual([pipeline.id]);
     expect((await t.api('GET', `/projects/${project.id}/pipelines?yaml_errors=false`)).body).toEqual([]);
+    // Through the API (and GraphQL), GitLab creates with save_on_errors: false: the errors in a 400, nothing saved.
+    const before = (await t.api('GET', `/projects/${project.id}/pipelines`)).body.length;
+    const api = await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' } });
+    expect(api.status).toBe(400);
+    expect(api.body).toEqual({ message: { base: [detail.body.yaml_errors] } });
+    const gql = await t.graphql('mutation($p: ID!) { pipelineCreate(input: { projectPath: $p, ref: "main" }) { errors pipeline { id } } }', { p: project.path_with_namespace });
+    expect(gql.body.data.pipelineCreate).toEqual({ errors: [detail.body.yaml_errors], pipeline: null });
+    expect((await t.api('GET', `/projects/${project.id}/pipelines`)).body).toHaveLength(before);
   });
 });
 

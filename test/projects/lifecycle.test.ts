@@ -85,12 +85,42 @@ describe('PUT /projects/:id', () => {
     // Nested routes find the project by its old path too, in any letter case.
     const members = await t.api('GET', `/projects/${encoded(oldPath.toUpperCase())}/members`, { token: owner.token });
     expect(members.status).toBe(200);
+    // GitLab's GraphQL looks paths up without following redirects (FullPathModelLoader): the old path names nothing.
     const gql = await t.graphql('query($p: ID!) { project(fullPath: $p) { databaseId fullPath } }', { p: oldPath }, owner.token);
-    expect(gql.body.data).toEqual({ project: { databaseId: p.id, fullPath: `${owner.username}/${newPath}` } });
+    expect(gql.body.data).toEqual({ project: null });
     // The redirect hides nothing: a stranger still learns nothing about a private project.
     expect(await t.api('GET', `/projects/${encoded(oldPath)}`, { token: stranger.token })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
     const refs = await fetch(`${t.url}/${oldPath}.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `Basic ${Buffer.from(`x:${owner.token}`).toString('base64')}` } });
     expect(refs.status).toBe(200);
+  });
+
+  it("answers a request naming a moved project by its old path as GitLab's find_project! does: 301 for GET, 405 otherwise", async () => {
+    const p = await team();
+    const oldPath = p.path_with_namespace;
+    await t.api('PUT', `/projects/${p.id}`, { token: owner.token, body: { path: unique('moved') } });
+    const raw = (method: string, path: string, token = owner.token) =>
+      fetch(`${t.url}/api/v4${path}`, { method, redirect: 'manual', headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' }, body: method === 'GET' || method === 'HEAD' ? undefined : '{"description":"x"}' });
+    // The same request by ID: the rest of the path and the query as sent.
+    const tree = await raw('GET', `/projects/${encoded(oldPath)}/repository/tree?ref=main&per_page=1`);
+    const location = `${t.url}/api/v4/projects/${p.id}/repository/tree?ref=main&per_page=1`;
+    expect(tree.status).toBe(301);
+    expect(tree.headers.get('location')).toBe(location);
+    expect(await tree.text()).toBe(`This resource has been moved permanently to ${location}`);
+    expect((await raw('GET', `/projects/${encoded(oldPath.toUpperCase())}`)).headers.get('location')).toBe(`${t.url}/api/v4/projects/${p.id}`);
+    // Writes are refused, and change nothing.
+    for (const method of ['PUT', 'POST', 'DELETE', 'HEAD']) {
+      const path = method === 'POST' ? `/projects/${encoded(oldPath)}/star` : `/projects/${encoded(oldPath)}`;
+      const res = await raw(method, path);
+      expect(res.status, method).toBe(405);
+      if (method !== 'HEAD') expect(await res.json()).toEqual({ message: 'Non GET methods are not allowed for moved projects' });
+    }
+    const now = await t.api('GET', `/projects/${p.id}`, { token: owner.token });
+    expect(now.body).toMatchObject({ description: p.description, star_count: 0 });
+    // Those who may not read the project learn nothing of the move.
+    expect((await raw('GET', `/projects/${encoded(oldPath)}`, stranger.token)).status).toBe(404);
+    expect((await raw('PUT', `/projects/${encoded(oldPath)}`, stranger.token)).status).toBe(404);
+    // The new path, in any case, is not a move.
+    expect((await raw('GET', `/projects/${encoded(now.body.path_with_namespace.toUpperCase())}`)).status).toBe(200);
   });
 
   it('lets a new project take an old path: it wins over the redirect', async () => {
@@ -186,7 +216,8 @@ describe('archiving', () => {
       token: owner.token,
       body: { branch: 'main', commit_message: 'nope', actions: [{ action: 'create', file_path: 'b.txt', content: 'b' }] },
     });
-    expect(push).toMatchObject({ status: 403, body: { message: '403 Forbidden - You are not allowed to push code to an archived project.' } });
+    // An archived project refuses push_code, so the commits API's own check refuses first (git pushes say why).
+    expect(push).toMatchObject({ status: 403, body: { message: '403 Forbidden - You are not allowed to push into this branch' } });
 
     const gql = await t.graphql('query($p: ID!) { project(fullPath: $p) { archived } }', { p: p.path_with_namespace }, owner.token);
     expect(gql.body.data.project.archived).toBe(true);

@@ -193,7 +193,8 @@ describe('POST /projects/:id/repository/commits', () => {
     const reporter = await createUser(t);
     await t.api('POST', `/projects/${p.id}/members`, { body: { user_id: reporter.id, access_level: 20 } });
     expect((await t.api('GET', `/projects/${p.id}/repository/commits`, { token: reporter.token })).status).toBe(200);
-    expect(await commit(p.id, { actions: [create('c')] }, reporter.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // The commits API asks UserAccess#can_push_to_branch? first (authorize_push_to_branch!), in its own words.
+    expect(await commit(p.id, { actions: [create('c')] }, reporter.token)).toMatchObject({ status: 403, body: { message: '403 Forbidden - You are not allowed to push into this branch' } });
   });
 });
 

@@ -190,8 +190,23 @@ describe('protected branches on API writes and in the Branches API', () => {
     expect((await commit(owner.token, 'main', 'a.txt')).status).toBe(201);
     const main = await t.api('GET', `/projects/${project.id}/repository/branches/main`, { token: developer.token });
     expect(main.body).toMatchObject({ name: 'main', protected: true, developers_can_push: false, developers_can_merge: false, can_push: false, default: true });
+    // The commits API asks first (authorize_push_to_branch!), the files API in its service (400), GraphQL in `errors`.
     const refused = await commit(developer.token, 'main', 'b.txt');
-    expect([refused.status, refused.body.message]).toEqual([403, '403 Forbidden - You are not allowed to push code to protected branches on this project.']);
+    expect([refused.status, refused.body]).toEqual([403, { message: '403 Forbidden - You are not allowed to push into this branch' }]);
+    const file = await t.api('POST', `/projects/${project.id}/repository/files/b.txt`, { token: developer.token, body: { branch: 'main', content: 'x', commit_message: 'b' } });
+    expect([file.status, file.body]).toEqual([400, { message: 'You are not allowed to push into this branch' }]);
+    const gql = await t.graphql(
+      'mutation($p: ID!) { commitCreate(input: { projectPath: $p, branch: "main", message: "b", actions: [{ action: CREATE, filePath: "b.txt", content: "x" }] }) { errors commit { sha } } }',
+      { p: project.path_with_namespace },
+      developer.token,
+    );
+    expect(gql.body).toEqual({ data: { commitCreate: { errors: ['You are not allowed to push into this branch'], commit: null } } });
+    // Below Developer, the commits API says the same; the files API refuses with a plain 403 (authorize! :push_code).
+    const reporter = await createUser(t);
+    await addMember(t, owner.token, 'projects', project.id, reporter.id, 20);
+    expect((await commit(reporter.token, 'topic', 'r.txt')).body).toEqual({ message: '403 Forbidden - You are not allowed to push into this branch' });
+    const reporterFile = await t.api('POST', `/projects/${project.id}/repository/files/r.txt`, { token: reporter.token, body: { branch: 'topic', content: 'x', commit_message: 'r' } });
+    expect([reporterFile.status, reporterFile.body]).toEqual([403, { message: '403 Forbidden' }]);
     // Another branch is the Developer's to write.
     expect((await commit(developer.token, 'topic', 'c.txt')).status).toBe(400); // no start: a new branch needs start_branch
     const topic = await t.api('POST', `/projects/${project.id}/repository/commits`, {

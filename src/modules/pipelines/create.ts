@@ -49,6 +49,11 @@ export interface CreateInput {
   variables: readonly { key: string; value: string; variableType: string }[];
   /** Whether `[skip ci]` in the commit message makes a skipped pipeline (pushes; not API calls). */
   honourSkipCi: boolean;
+  /**
+   * Whether a configuration with errors still makes a failed pipeline showing them (GitLab's `save_on_errors`, true
+   * unless said: pushes, triggers, schedules); the API and GraphQL answer the errors instead and save nothing.
+   */
+  saveOnErrors?: boolean;
   /** The commit before the push, for rules:changes; null when there is none (a new branch or tag). */
   changesFrom?: string | null;
   triggerId?: number | null;
@@ -153,6 +158,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     readProject: deps.readProject,
   });
   if (plan.errors.length > 0) {
+    if (input.saveOnErrors === false) return { error: plan.errors.join(', ') };
     return { pipeline: await insert(deps, row, { status: 'failed', yamlErrors: plan.errors.join(', '), failureReason: 'config_error', finishedAt: new Date() }, [], input.variables, null) };
   }
   if (plan.filteredByWorkflow) return { error: CREATE_ERRORS.filteredByWorkflow };

@@ -371,6 +371,8 @@ export class PipelinesService {
       beforeSha: ZERO_SHA,
       variables,
       honourSkipCi: false,
+      // GitLab's API and GraphQL create with save_on_errors: false; a schedule's run keeps its failed pipeline.
+      saveOnErrors: input.source === 'schedule',
       pipelineScheduleId: input.pipelineScheduleId,
       mayUpdateRef: (ref, tag) => this.mayUpdateRef(project, ref, tag),
     });

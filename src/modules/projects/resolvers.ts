@@ -84,7 +84,9 @@ export const projectResolvers = {
     webUrl: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, p.fullPath),
     httpUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, `${p.fullPath}.git`),
     sshUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => `git@${new URL(ctx.config.externalUrl).hostname}:${p.fullPath}.git`,
-    readmeUrl: () => null,
+    // GitLab's Project#readme_url: the README of the default branch's root, as a blob URL.
+    readmeUrl: (p: ProjectRow, _a: unknown, ctx: Context) =>
+      p.readmePath ? webUrl(ctx, `${p.fullPath}/-/blob/${[...p.defaultBranch.split('/'), p.readmePath].map(encodeURIComponent).join('/')}`) : null,
     avatarUrl: (p: ProjectRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'project', p.id, p.avatar),
     avatarFile: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.avatarFile(p),
     forksCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.forksCount.load(p.id),

@@ -5,7 +5,8 @@ import { defaultFeatureLevels, FEATURE_COLUMNS, type ProjectFeatureLevels } from
 import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
 import { Prisma, type PrismaClient, type RawQuerier } from '../../db/database.js';
-import { atLeastOneOf, badRequest, conflict, forbidden, invalid, notFound, notModified } from '../../errors.js';
+import { atLeastOneOf, badRequest, conflict, forbidden, invalid, methodNotAllowed, movedPermanently, notFound, notModified } from '../../errors.js';
+import { readmePath } from '../../git/readme.js';
 import { Repository } from '../../git/repository.js';
 import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
@@ -183,13 +184,26 @@ export class ProjectsService {
     this.deletion = new ProjectDeletion(base);
   }
 
-  /** A project the viewer can read, by ID or full path; null otherwise. */
-  async find(ref: Ref): Promise<ProjectRow | null> {
-    const { loaders, access } = this.base;
+  /**
+   * A project the viewer can read, by ID or full path; null otherwise. A REST request follows the redirect an old
+   * path left (GitLab's API helpers: `follow_redirects: true`), and so does git over HTTP when it asks; GraphQL does
+   * not (GitLab's FullPathModelLoader).
+   * When the old path is the route's own `:id`, GitLab's `find_project!` answers for the move: 301 to the same request
+   * by ID for a GET, 405 for any other method, once the caller may read the project.
+   */
+  async find(ref: Ref, options: { followRedirects?: boolean } = {}): Promise<ProjectRow | null> {
+    const { loaders, access, rest } = this.base;
+    const follow = options.followRedirects ?? rest !== undefined;
     // GitLab looks a project up by path only when the path has a slash; anything else names nothing.
-    const project = 'id' in ref ? await loaders.projects.byId.load(ref.id) : ref.path.includes('/') ? await this.byPath(ref.path) : null;
+    const found = 'id' in ref ? await loaders.projects.byId.load(ref.id) : ref.path.includes('/') ? await this.byPath(ref.path, follow) : null;
+    const project = found && 'redirected' in found ? found.redirected : found;
     // A project whose deletion is under way is gone for every reader (GitLab's `without_deleted` scope).
-    return project && !project.pendingDelete && (await access.can('read_project', project)) ? project : null;
+    if (!project || project.pendingDelete || !(await access.can('read_project', project))) return null;
+    if (rest && found !== project && 'path' in ref && ref.path === rest.projectPath) {
+      if (rest.method !== 'GET') throw methodNotAllowed('Non GET methods are not allowed for moved projects');
+      throw movedPermanently(rest.withProjectId(project.id));
+    }
+    return project;
   }
 
   /** The project's avatar as a download (GitLab's `GET /projects/:id/avatar`); `404 Avatar Not Found` without one. */
@@ -202,16 +216,18 @@ export class ProjectsService {
 
   /**
    * Case-insensitive, as GitLab's routes; the exact spelling first, since only it can use the unique index. A path
-   * nothing holds follows the redirect an earlier rename or transfer left (GitLab's `follow_redirects: true`).
+   * nothing holds follows, when asked, the redirect an earlier rename or transfer left (GitLab's `follow_redirects`),
+   * saying so.
    */
-  private async byPath(fullPath: string): Promise<ProjectRow | null> {
+  private async byPath(fullPath: string, followRedirects: boolean): Promise<ProjectRow | { redirected: ProjectRow | null } | null> {
     const { db, loaders } = this.base;
     const [exact] = await fetchProjectRows(db, Prisma.sql`p."fullPath" = ${fullPath}`);
     if (exact) return primeProjectRows(loaders, [exact])[0];
     const other = await db.project.findFirst({ where: { fullPath: equalsIgnoringCase(fullPath) }, select: { id: true } });
     if (other) return loaders.projects.byId.load(other.id);
+    if (!followRedirects) return null;
     const redirect = await this.namespaces.redirectOf(fullPath);
-    return redirect?.projectId != null ? loaders.projects.byId.load(redirect.projectId) : null;
+    return redirect?.projectId != null ? { redirected: await loaders.projects.byId.load(redirect.projectId) } : null;
   }
 
   async get(ref: Ref): Promise<ProjectRow> {
@@ -306,10 +322,15 @@ export class ProjectsService {
    * The repository's state after a ref update (src/modules/repositories): whether it has a branch, its default
    * branch, and the project's last activity when something was pushed. No ability is checked: the caller pushed.
    */
-  async repositoryChanged(tx: Prisma.TransactionClient, projectId: number, state: { emptyRepo: boolean; defaultBranch: string; pushedAt?: boolean }): Promise<void> {
+  async repositoryChanged(tx: Prisma.TransactionClient, projectId: number, state: { emptyRepo: boolean; defaultBranch: string; readmePath?: string | null; pushedAt?: boolean }): Promise<void> {
     await tx.project.update({
       where: { id: projectId },
-      data: { emptyRepo: state.emptyRepo, defaultBranch: state.defaultBranch, ...(state.pushedAt ? { lastActivityAt: new Date() } : {}) },
+      data: {
+        emptyRepo: state.emptyRepo,
+        defaultBranch: state.defaultBranch,
+        ...(state.readmePath !== undefined ? { readmePath: state.readmePath } : {}),
+        ...(state.pushedAt ? { lastActivityAt: new Date() } : {}),
+      },
       select: { id: true },
     });
     this.base.loaders.projects.byId.clear(projectId);
@@ -425,7 +446,12 @@ export class ProjectsService {
           return null;
         });
     if (stale) app.logger.warn({ projectId: project.id, movedTo: stale }, 'a repository no project of this database owns was at the new project\'s place; moved aside');
-    if (fork) this.base.loaders.projects.forksCount.clear(fork.source.id);
+    if (fork) {
+      this.base.loaders.projects.forksCount.clear(fork.source.id);
+      // A fork starts with its source's branches, so with a README to show.
+      const readme = readmePath(await new Repository(await app.repositories.ensure(project, project.defaultBranch)).tree(`refs/heads/${project.defaultBranch}`, '', false));
+      if (readme) project.readmePath = (await this.base.db.project.update({ where: { id: project.id }, data: { readmePath: readme }, select: { readmePath: true } })).readmePath;
+    }
     return primeProjectRows(this.base.loaders, [project])[0];
   }
 
@@ -496,6 +522,8 @@ export class ProjectsService {
     if (newHead && branch != null && !project.emptyRepo && !(await newHead.resolve(`refs/heads/${branch}`))) {
       throw invalid({ base: [`Could not change HEAD: branch '${branch}' does not exist`] });
     }
+    // readme_url follows the new default branch.
+    const readme = newHead && branch != null && !project.emptyRepo ? readmePath(await newHead.tree(`refs/heads/${branch}`, '', false)) : undefined;
     const topics = input.topics ?? input.tagList;
     const fullPath = `${project.namespace.fullPath}/${path}`;
     await db.$transaction(async (tx) => {
@@ -512,6 +540,7 @@ export class ProjectsService {
           visibility,
           ...(input.description !== undefined ? { description: input.description } : {}),
           ...(branch != null ? { defaultBranch: branch } : {}),
+          ...(readme !== undefined ? { readmePath: readme } : {}),
           ...(topics != null ? { topics: normalizeTopics(topics) } : {}),
           ...(input.ciConfigPath !== undefined ? { ciConfigPath: input.ciConfigPath || null } : {}),
           ...(input.requestAccessEnabled != null ? { requestAccessEnabled: input.requestAccessEnabled } : {}),

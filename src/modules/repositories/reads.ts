@@ -201,7 +201,11 @@ export class RepositoryReads {
 
   private merged = new Map<number, Promise<Set<string>>>();
 
-  /** Whether a branch is merged into the default branch (GitLab's `merged`: never the default branch itself); one git run per project and request. */
+  /**
+   * Whether a branch is merged into the default branch: its head is an ancestor of the default branch's, and not the
+   * same commit (GitLab's merged_branch_names and merged_to_root_ref?, so never the default branch itself, nor a branch
+   * just made from it). One git run per project and request.
+   */
   async isMerged(branch: RefRow): Promise<boolean> {
     const { project } = branch;
     let names = this.merged.get(project.id);
@@ -209,9 +213,11 @@ export class RepositoryReads {
       names = (async () => {
         const repository = await this.open(project);
         const head = `refs/heads/${project.defaultBranch}`;
-        if (!(await repository.resolve(head))) return new Set<string>();
-        const out = await repository.text(['for-each-ref', `--merged=${head}`, '--format=%(refname:strip=2)', 'refs/heads/']);
-        return new Set(out.split('\n').filter((n) => n && n !== project.defaultBranch));
+        const headSha = await repository.resolve(head);
+        if (!headSha) return new Set<string>();
+        const out = await repository.text(['for-each-ref', `--merged=${head}`, '--format=%(objectname) %(refname:strip=2)', 'refs/heads/']);
+        const merged = out.split('\n').map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]);
+        return new Set(merged.filter(([sha, name]) => name && sha !== headSha).map(([, name]) => name));
       })();
       this.merged.set(project.id, names);
     }

@@ -55,7 +55,7 @@ export const repositoryResolvers = {
       return { commit: await ctx.services.repositories.writes.createCommit(row, input) };
     },
     repositoryCommitCreate: async (_: unknown, args: { projectId: string; input: CommitInput }, ctx: Context) => ({
-      commit: await ctx.services.repositories.writes.createCommit(await project(ctx, args.projectId), args.input),
+      commit: await ctx.services.repositories.writes.createCommit(await project(ctx, args.projectId), args.input, { api: 'commits' }),
     }),
     repositoryFileCreate: async (_: unknown, args: { projectId: string; input: FileWriteInput }, ctx: Context) => ({
       repositoryFileCommit: await ctx.services.repositories.writes.writeFile(await project(ctx, args.projectId), 'CREATE', args.input),

@@ -9,6 +9,7 @@ import { enqueueHookEvent, pushTrigger } from '../hooks/events.js';
 import { can, type Actor, type ProjectSubject } from '../../auth/policy.js';
 import { isDevelopersLevel } from '../../auth/access-levels.js';
 import { forbidden, notFound, unauthenticated } from '../../errors.js';
+import { readmePath } from '../../git/readme.js';
 import { Repository, ZERO_SHA, type RefUpdate } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ActivityService } from '../activity/service.js';
@@ -53,6 +54,8 @@ export const PUSH_ERRORS = {
   invalidCommitCreateProtectedBranch: 'You can only use an existing protected branch ref as the basis of a new protected branch.',
   nonWebCreateProtectedBranch: 'You can only create protected branches using the web interface and API.',
   prohibitedHexBranchName: 'You cannot create a branch with a 40-character hexadecimal branch name.',
+  /** The commits and files APIs' own check (UserAccess#can_push_to_branch?), before any ref moves. */
+  pushIntoBranch: 'You are not allowed to push into this branch',
 } as const;
 
 /** How a ref update arrives: `web` for the API (GitLab's web protocol), `git` for git over HTTP. */
@@ -146,6 +149,16 @@ export class RepositoriesService {
   }
 
   /**
+   * GitLab's UserAccess#can_push_to_branch?, which its commits and files APIs ask before writing: `push_code` (which an
+   * archived project refuses everyone), and on a protected branch a rule that lets the viewer push.
+   */
+  async canPushToBranch(project: ProjectRow, branch: string): Promise<boolean> {
+    if (project.archived || !(await this.base.access.can('push_code', project))) return false;
+    const rules = await this.protectedBranches.matching(project.id, branch);
+    return rules.length === 0 || mayAccess(await this.base.access.actor(), project, rules, 'push');
+  }
+
+  /**
    * GitLab's force-push test (Gitlab::Checks::ForcePush): a branch that existed, still exists, and whose new
    * commit does not descend from its old one. `env` shows git a push's quarantined objects.
    */
@@ -225,6 +238,9 @@ export class RepositoriesService {
       }
     }
     const createsDefault = head !== null && relevant.some((u) => u.ref === `refs/heads/${head}` && u.before === ZERO_SHA && u.after !== ZERO_SHA);
+    // The README behind readme_url follows the default branch: looked for only when that branch moved or changed.
+    const headMoved = head !== project.defaultBranch || relevant.some((u) => u.ref === `refs/heads/${head}`);
+    const readme = headMoved ? (head === null ? null : readmePath(await repository.tree(`refs/heads/${head}`, '', false))) : undefined;
     const payloads = await Promise.all(relevant.map((u) => this.pushData(repository, u, head)));
     const events = this.grouped(payloads);
     await this.base.db.$transaction(async (tx) => {
@@ -238,7 +254,7 @@ export class RepositoriesService {
         await enqueueHookEvent(this.base.app.jobs, { ...pushTrigger(u.ref), projectId: project.id, data: null, push: message }, tx);
       }
       if (createsDefault && head !== null) await this.protectedBranches.protectDefaultBranch(tx, project.id, head);
-      await this.projects.repositoryChanged(tx, project.id, { emptyRepo: branches ? branches.size === 0 : false, defaultBranch: head ?? project.defaultBranch, pushedAt: true });
+      await this.projects.repositoryChanged(tx, project.id, { emptyRepo: branches ? branches.size === 0 : false, defaultBranch: head ?? project.defaultBranch, readmePath: readme, pushedAt: true });
     });
     // The push's jobs exist now that the transaction committed: run them without waiting for the next poll.
     this.base.app.jobs.wake();

@@ -4,13 +4,13 @@
  * value (git compares under the ref's lock), so two writers racing for one branch serialize: one wins, the other
  * gets GitLab's 400, and a killed process leaves only unreferenced objects. Every ref change ends in `refsUpdated`.
  */
-import { badRequest, methodNotAllowed, mutuallyExclusive, notFound, payloadTooLarge } from '../../errors.js';
+import { badRequest, forbidden, methodNotAllowed, mutuallyExclusive, notFound, payloadTooLarge } from '../../errors.js';
 import { isObjectName, ZERO_SHA, type IndexChange, type Repository, type Signature, type TreeEntry } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import { checkedActionPath, checkedPath } from './paths.js';
 import type { CommitRow, RefRow } from './reads.js';
-import type { RepositoriesService } from './service.js';
+import { PUSH_ERRORS, type RepositoriesService } from './service.js';
 
 export type CommitActionKind = 'CREATE' | 'UPDATE' | 'DELETE' | 'MOVE' | 'CHMOD';
 
@@ -115,9 +115,18 @@ export class RepositoryWrites {
     await this.createCommit(project, { branch: project.defaultBranch, commitMessage: 'Initial commit', actions: [{ action: 'CREATE', filePath: 'README.md', content }] });
   }
 
-  /** GitLab's `POST /projects/:id/repository/commits`: one commit of every action, on `branch`. */
-  async createCommit(project: ProjectRow, input: CommitInput, options: { fileChanged?: (path: string) => string } = {}): Promise<CommitRow> {
+  /**
+   * GitLab's `POST /projects/:id/repository/commits`: one commit of every action, on `branch`. Whoever may not push
+   * into the branch is refused as GitLab's Commits::CreateService refuses them (a 400 from the files API, an entry in
+   * `errors` from GraphQL); `api: 'commits'` is the commits API, which asks first (`authorize_push_to_branch!`, 403).
+   */
+  async createCommit(project: ProjectRow, input: CommitInput, options: { fileChanged?: (path: string) => string; api?: 'commits' } = {}): Promise<CommitRow> {
+    if (options.api === 'commits') {
+      await this.repositories.authorizeRead(project);
+      if (!(await this.repositories.canPushToBranch(project, input.branch))) throw forbidden(PUSH_ERRORS.pushIntoBranch);
+    }
     const { repository, user } = await this.authorize(project);
+    if (!(await this.repositories.canPushToBranch(project, input.branch))) throw badRequest(PUSH_ERRORS.pushIntoBranch);
     if (input.startBranch != null && input.startSha != null) throw mutuallyExclusive('startBranch', 'startSha');
     if (!input.commitMessage.trim()) throw badRequest('commit_message is required');
     if (input.actions.length === 0) throw badRequest('actions is required');
@@ -239,14 +248,20 @@ export class RepositoryWrites {
     return { filePath, branch: input.branch };
   }
 
-  /** GitLab's `POST /repository/branches`: `branch` at the commit `ref` names. */
+  /**
+   * GitLab's `POST /repository/branches` (Branches::CreateService): `branch` at the commit `ref` names. An empty
+   * repository first gets its default branch, with an empty README.md, so the new branch has something to start from.
+   */
   async createBranch(project: ProjectRow, name: string, revision: string): Promise<RefRow> {
     const { repository, user } = await this.authorize(project);
+    if (await repository.isEmpty()) {
+      await this.createCommit(project, { branch: project.defaultBranch, commitMessage: 'Add README.md', actions: [{ action: 'CREATE', filePath: 'README.md', content: '' }] });
+    }
     const ref = `refs/heads/${name}`;
     if (!(await validName(repository, 'heads', name))) throw badRequest('Branch name is invalid');
     if (await repository.resolve(ref)) throw badRequest('Branch already exists');
     const sha = await repository.resolve(`${revision}^{commit}`);
-    if (!sha) throw badRequest(`Invalid reference name: ${revision}`);
+    if (!sha) throw badRequest(`Failed to create branch '${name}': invalid reference name '${revision}'`);
     await this.moveRef(project, repository, user.id, ref, sha, ZERO_SHA, 'Branch already exists');
     const created = await this.repositories.reads.branch(project, name);
     if (!created) throw notFound('Branch');
