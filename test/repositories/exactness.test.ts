@@ -36,7 +36,8 @@ describe('POST /projects/:id/repository/branches', () => {
   });
 
   it('names the branch and the ref when the ref is unknown', async () => {
-    const p = await createProject(t, owner.token, { initialize_with_readme: true });
+    const p = await createProject(t, owner.token);
+    await commit(p.id, 'main', [{ action: 'create', file_path: 'a.txt', content: 'a' }]);
     const res = await t.api('POST', `/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch: 'x', ref: 'nowhere' } });
     expect([res.status, res.body]).toEqual([400, { message: "Failed to create branch 'x': invalid reference name 'nowhere'" }]);
   });
@@ -44,14 +45,15 @@ describe('POST /projects/:id/repository/branches', () => {
 
 describe('merged', () => {
   it('is true for a branch behind the default branch, and false at its head or ahead of it', async () => {
-    const p = await createProject(t, owner.token, { initialize_with_readme: true });
+    const p = await createProject(t, owner.token);
+    await commit(p.id, 'main', [{ action: 'create', file_path: 'a.txt', content: 'a' }]);
     for (const branch of ['behind', 'same', 'ahead']) {
       expect((await t.api('POST', `/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch, ref: 'main' } })).status).toBe(201);
     }
     expect((await commit(p.id, 'main', [{ action: 'create', file_path: 'm.txt', content: 'm' }])).status).toBe(201);
     await t.api('POST', `/projects/${p.id}/repository/branches`, { token: owner.token, body: { branch: 'same-now', ref: 'main' } });
     await t.api('DELETE', `/projects/${p.id}/repository/branches/same`, { token: owner.token });
-    expect((await commit(p.id, 'ahead', [{ action: 'create', file_path: 'a.txt', content: 'a' }])).status).toBe(201);
+    expect((await commit(p.id, 'ahead', [{ action: 'create', file_path: 'b.txt', content: 'b' }])).status).toBe(201);
     const list = await t.api('GET', `/projects/${p.id}/repository/branches`, { token: owner.token });
     expect(list.body.map((b: { name: string; merged: boolean }) => [b.name, b.merged])).toEqual([
       ['ahead', false],
