@@ -29,8 +29,12 @@ async function serve(config: Config, logger: Logger): Promise<{ close(): Promise
   const { startServer } = await import('./server.js');
   const server = await startServer(config, { logger });
   logger.info({ url: `http://${config.host}:${server.port}`, externalUrl: config.externalUrl, database: server.database.kind }, 'listening');
+  const kept = server.initialRootTokenFile ? `It is also kept in ${server.initialRootTokenFile} until it is first used, or for 24 hours.\n\n` : '';
   if (server.generatedRootToken) {
-    process.stdout.write(`\nCreated the root administrator. Its personal access token (shown once):\n\n  ${server.generatedRootToken}\n\n`);
+    process.stdout.write(`\nCreated the root administrator. Its personal access token (shown once):\n\n  ${server.generatedRootToken}\n\n${kept}`);
+  } else if (kept) {
+    // Made by an earlier start that never got to say so (it could not listen, say), and not used since.
+    process.stdout.write(`\nThe root administrator's first personal access token is in ${server.initialRootTokenFile} until it is first used, or for 24 hours.\n\n`);
   }
   // RUNNER=shell: one process runs the built-in runner (of several workers, the one the supervisor chose).
   if (config.runner === 'shell' && (cluster.isPrimary || process.env[RUNNER_HOST_ENV] === '1')) {

@@ -5,7 +5,7 @@
  * No globals: everything hangs off `startServer`.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -40,6 +40,7 @@ import { oauthAuthenticator } from './modules/applications/authenticator.js';
 import { oauthHttp } from './modules/applications/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
 import { ensureRootUser } from './modules/users/service.js';
+import { keepInitialRootToken, watchInitialRootToken } from './modules/users/initial-root-token.js';
 import { bodyErrors, bodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
 import { answerClientErrors, serverTimeouts } from './http/client-errors.js';
 import { trackConnections } from './http/drain.js';
@@ -57,6 +58,8 @@ export interface RunningServer {
   database: Database;
   /** The root token when this start generated one (printed once). */
   generatedRootToken: string | null;
+  /** Where the root administrator's first token is kept until used or a day old (src/modules/users/initial-root-token.ts). */
+  initialRootTokenFile: string | null;
   close(): Promise<void>;
 }
 
@@ -69,6 +72,16 @@ export interface ServerOptions {
    * that count statements or hold the connection lengthen it, since jobs enqueued here still run at once.
    */
   jobPollIntervalMs?: JobQueueOptions['pollIntervalMs'];
+}
+
+/** Fails when something already listens on the port (port 0 asks for any free one). */
+async function portIsFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 async function openConfiguredDatabase(config: Config, logger: Logger): Promise<Database> {
@@ -109,7 +122,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const authenticators = { read: byKind(tokens.read, jobTokens.read), write: byKind(tokens.write, jobTokens.write) };
   const pushHooks = await PushHooks.start();
   const laneOf = graphqlLanes();
+  // A port already taken fails the start before root is seeded, so its token is never made and then lost unseen.
+  await portIsFree(config.host, config.port);
   const generatedRootToken = await ensureRootUser(database.prisma, config.rootToken);
+  if (generatedRootToken) await keepInitialRootToken(config.dataDir, generatedRootToken);
 
   const web = express();
   web.disable('x-powered-by');
@@ -182,6 +198,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
   const port = (httpServer.address() as AddressInfo).port;
   jobs.start();
+  const initialRootToken = await watchInitialRootToken(database.prisma, config.dataDir);
 
   let closing: Promise<void> | undefined;
   return {
@@ -190,8 +207,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     app,
     database,
     generatedRootToken,
+    initialRootTokenFile: initialRootToken.file,
     close: () =>
       (closing ??= (async () => {
+        initialRootToken.stop();
         // Stop accepting and finish every accepted request; meanwhile close subscriptions with 1001 (going away).
         const drained = connections.drain(config.shutdownTimeoutMs);
         // Runners held waiting for a job are answered at once rather than at the end of their long poll.

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +44,45 @@ describe('npm start', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   });
+
+  it('keeps the first token in <DATA_DIR>/initial_root_token until it is used, and seeds nothing when the port is taken', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gitlab-api-root-'));
+    const file = join(dir, 'initial_root_token');
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const taken = (blocker.address() as AddressInfo).port;
+      await expect(start({ DATA_DIR: dir, PORT: String(taken) })).rejects.toThrow(/^exited with 1: /);
+      expect(existsSync(file)).toBe(false);
+      await new Promise((resolve) => blocker.close(resolve));
+
+      const first = await start({ DATA_DIR: dir });
+      const token = /glpat-[A-Za-z0-9_-]+/.exec(first.output())?.[0] ?? '';
+      expect(first.output()).toContain(`It is also kept in ${file} until it is first used, or for 24 hours.`);
+      expect(readFileSync(file, 'utf8')).toContain(`Token: ${token}`);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+
+      // Not used yet: the next start says where it is.
+      const second = await start({ DATA_DIR: dir });
+      expect(second.output()).toContain(`first personal access token is in ${file}`);
+      expect(second.output()).not.toContain(token);
+      expect((await fetch(`http://127.0.0.1:${second.port}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } })).status).toBe(200);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+
+      // Used: the file is gone, and nothing is said.
+      const third = await start({ DATA_DIR: dir });
+      expect(existsSync(file)).toBe(false);
+      expect(third.output()).not.toContain('initial_root_token');
+      third.child.kill('SIGTERM');
+      expect(await third.exited).toBe(0);
+    } finally {
+      blocker.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('uses GITLAB_ROOT_TOKEN and refuses a bad configuration with a clear message', async () => {
     const s = await start({ DATA_DIR: 'memory', GITLAB_ROOT_TOKEN: 'glpat-configured-token' });
