@@ -77,6 +77,8 @@ export interface Context {
    * (`payload`, GraphQL callers), or thrown (`throw`, the REST adapter, which answers the coded error's REST body).
    */
   mutationErrors: 'payload' | 'throw';
+  /** The request is a REST route that allows CI job tokens (RestRoute.jobToken): every field it reads accepts one. */
+  jobTokenRoute: boolean;
   /** Resolves once the events this request published have reached this replica's subscribers: await before answering. */
   settle(): Promise<void>;
 }
@@ -89,6 +91,8 @@ export interface RequestBounds {
   mutationErrors?: 'payload' | 'throw';
   /** What a REST request tells its services (ServiceBase.rest). */
   rest?: RestRequest;
+  /** Context.jobTokenRoute; false unless said. */
+  jobTokenRoute?: boolean;
 }
 
 const BUILD = Symbol('build');
@@ -149,5 +153,5 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
     return module.service(base, uses as never);
   });
   const settle = () => app.bus.delivered(published);
-  return { viewer, access, loaders, services, config: app.config, deadline: request.deadline ?? Infinity, mutationErrors: request.mutationErrors ?? 'payload', settle };
+  return { viewer, access, loaders, services, config: app.config, deadline: request.deadline ?? Infinity, mutationErrors: request.mutationErrors ?? 'payload', jobTokenRoute: request.jobTokenRoute ?? false, settle };
 }

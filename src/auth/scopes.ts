@@ -58,11 +58,17 @@ export function acceptedScopes(kind: OperationKind, declared: ScopeDeclaration |
   return [...new Set([...DEFAULTS[kind], ...(declared?.accept ?? []), ...job])];
 }
 
-/** Throws INSUFFICIENT_SCOPE when the viewer's token carries none of the accepted scopes. Anonymous callers have no token to check. */
-export function requireScope(viewer: Viewer | null, accepted: readonly string[] | null): void {
+/**
+ * Throws INSUFFICIENT_SCOPE when the viewer's token carries none of the accepted scopes. Anonymous callers have no
+ * token to check. `jobTokenRoute`: the request is a REST route that allows CI job tokens, whatever the field says.
+ */
+export function requireScope(viewer: Viewer | null, accepted: readonly string[] | null, jobTokenRoute = false): void {
   if (!viewer) return;
   // GitLab reads a job token only where a route allows one: elsewhere the caller is not authenticated.
-  if (viewer.job && !accepted?.includes(JOB_TOKEN_SCOPE)) throw unauthenticated();
+  if (viewer.job) {
+    if (jobTokenRoute) return;
+    if (!accepted?.includes(JOB_TOKEN_SCOPE)) throw unauthenticated();
+  }
   if (accepted === null) return;
   if (!viewer.scopes.some((s) => accepted.includes(s))) throw insufficientScope([...accepted]);
 }

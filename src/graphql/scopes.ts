@@ -34,7 +34,7 @@ type Accepted = readonly string[] | null;
 function guard(kind: OperationKind, accepted: Accepted, tokenless: boolean) {
   return (ctx: Context) => {
     if (kind === 'mutation' && !ctx.viewer && !tokenless) throw unauthenticated();
-    requireScope(ctx.viewer, accepted);
+    requireScope(ctx.viewer, accepted, ctx.jobTokenRoute);
   };
 }
 

@@ -155,7 +155,7 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
         if (tellsSignedIn) variables[SIGNED_IN] = viewer !== null;
         const page = route.paginate ? readPage(params, route.keyset, initial === null) : null;
         if (page) Object.assign(variables, connectionArgs(page));
-        const context = createContext(app, viewer, { lane, deadline, mutationErrors: 'throw', rest: restRequest(req, route) });
+        const context = createContext(app, viewer, { lane, deadline, mutationErrors: 'throw', rest: restRequest(req, route), jobTokenRoute: route.jobToken });
         const result = await route.compiled.run(context, variables);
         // A failed operation may have published in a transaction that rolled back: nothing would come to wait for.
         if (!result.errors?.length) await context.settle();

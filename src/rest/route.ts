@@ -49,6 +49,12 @@ export interface RestRoute {
    * even where the GraphQL field it maps onto answers anonymous callers (GitLab's GraphQL does).
    */
   authenticate?: boolean;
+  /**
+   * GitLab's `route_setting :authentication, job_token_allowed: true`: a running job's CI job token authenticates
+   * here, as its job's user, on the projects its allowlists reach (every field of the route's operation accepts it;
+   * GraphQL's own fields accept one only where the SDL says `@scopes(jobToken: true)`).
+   */
+  jobToken?: boolean;
 }
 
 function segments(path: string): string[] {

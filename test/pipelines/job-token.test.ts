@@ -40,6 +40,30 @@ describe('CI job tokens', () => {
     ).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
   });
 
+  it("reads pipelines and jobs where GitLab marks the route job_token_allowed, on its own project and the allowlists' only", async () => {
+    const owner = await createUser(t);
+    const mine = await projectWithPipeline(t, owner.token);
+    const other = await projectWithPipeline(t, owner.token);
+    const token = await running(t, mine.job.id);
+    const get = (path: string) => t.api('GET', path, { token: null, headers: { 'JOB-TOKEN': token } });
+    const own = `/projects/${mine.project.id}`;
+    expect((await get(`${own}/pipelines`)).body.map((p: { id: number }) => p.id)).toContain(mine.pipeline.id);
+    expect((await get(`${own}/pipelines/${mine.pipeline.id}`)).body).toMatchObject({ id: mine.pipeline.id, project_id: mine.project.id });
+    expect((await get(`${own}/pipelines/${mine.pipeline.id}/jobs`)).body.map((j: { id: number }) => j.id)).toEqual([mine.job.id]);
+    expect((await get(`${own}/pipelines/${mine.pipeline.id}/bridges`)).body).toEqual([]);
+    expect((await get(`${own}/jobs`)).body.map((j: { id: number }) => j.id)).toContain(mine.job.id);
+    // job_token_allowed only: the same token is no authentication on routes GitLab does not mark.
+    for (const path of [`${own}/pipelines/${mine.pipeline.id}/variables`, `${own}/jobs/${mine.job.id}`, `${own}/pipelines/latest`]) {
+      expect(await get(path), path).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    }
+    // Another project of the same owner, whose allowlist does not name this one: not found; once it does, readable.
+    const elsewhere = `/projects/${other.project.id}/pipelines/${other.pipeline.id}/jobs`;
+    expect(await get(elsewhere)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    const added = await t.api('POST', `/projects/${other.project.id}/job_token_scope/allowlist`, { token: owner.token, body: { target_project_id: mine.project.id } });
+    expect(added.status, added.text).toBe(201);
+    expect((await get(elsewhere)).body.map((j: { id: number }) => j.id)).toEqual([other.job.id]);
+  });
+
   it('clones its own project with gitlab-ci-token and nothing else, and stops when the job ends', async () => {
     const owner = await createUser(t);
     const mine = await projectWithPipeline(t, owner.token);

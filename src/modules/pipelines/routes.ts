@@ -5,14 +5,15 @@ const pipeline = '/projects/:id/pipelines/:pipeline_id';
 const job = '/projects/:id/jobs/:job_id';
 
 export const pipelineRoutes: RestRoute[] = [
-  { method: 'GET', path: '/projects/:id/pipelines', operation: 'RestListPipelines', result: 'project.pipelines', paginate: true, notFound: 'Project' },
+  // `jobToken`: GitLab's job_token_allowed routes of these two files (its job_token_policies aside).
+  { method: 'GET', path: '/projects/:id/pipelines', operation: 'RestListPipelines', result: 'project.pipelines', paginate: true, notFound: 'Project', jobToken: true },
   { method: 'GET', path: '/projects/:id/pipelines/latest', operation: 'RestLatestPipeline', result: 'project.latestPipeline', notFound: 'Project' },
-  { method: 'GET', path: pipeline, operation: 'RestGetPipeline', result: 'project.pipeline', notFound: 'Project' },
+  { method: 'GET', path: pipeline, operation: 'RestGetPipeline', result: 'project.pipeline', notFound: 'Project', jobToken: true },
   { method: 'GET', path: `${pipeline}/variables`, operation: 'RestPipelineVariables', result: 'project.pipeline.variables', notFound: 'Project' },
   { method: 'GET', path: `${pipeline}/test_report`, operation: 'RestPipelineTestReport', result: 'project.pipeline.testReport', notFound: 'Project' },
   { method: 'GET', path: `${pipeline}/test_report_summary`, operation: 'RestPipelineTestReportSummary', result: 'project.pipeline.testReportSummary', notFound: 'Project' },
-  { method: 'GET', path: `${pipeline}/jobs`, operation: 'RestPipelineJobs', result: 'project.pipelineJobs', paginate: true, notFound: 'Project' },
-  { method: 'GET', path: `${pipeline}/bridges`, operation: 'RestPipelineBridges', result: 'project.pipelineJobs', paginate: true, notFound: 'Project' },
+  { method: 'GET', path: `${pipeline}/jobs`, operation: 'RestPipelineJobs', result: 'project.pipelineJobs', paginate: true, notFound: 'Project', jobToken: true },
+  { method: 'GET', path: `${pipeline}/bridges`, operation: 'RestPipelineBridges', result: 'project.pipelineJobs', paginate: true, notFound: 'Project', jobToken: true },
   { method: 'POST', path: '/projects/:id/pipeline', operation: 'RestCreatePipeline', result: 'pipelineCreate.pipeline' },
   { method: 'POST', path: `${pipeline}/retry`, operation: 'RestRetryPipeline', result: 'pipelineRetry.pipeline' },
   // GitLab answers 200 to a cancel, canceled or not.
@@ -29,7 +30,7 @@ export const pipelineRoutes: RestRoute[] = [
   { method: 'POST', path: '/projects/:id/statuses/:sha', operation: 'RestCreateCommitStatus', result: 'commitStatusCreate.commitStatus' },
   { method: 'GET', path: '/projects/:id/repository/commits/:sha/statuses', operation: 'RestListCommitStatuses', result: 'project.commitStatuses', paginate: true, notFound: 'Project' },
   { method: 'GET', path: '/job', operation: 'RestCurrentJob', result: 'currentJob' },
-  { method: 'GET', path: '/projects/:id/jobs', operation: 'RestListJobs', result: 'project.jobs', paginate: true, notFound: 'Project' },
+  { method: 'GET', path: '/projects/:id/jobs', operation: 'RestListJobs', result: 'project.jobs', paginate: true, notFound: 'Project', jobToken: true },
   { method: 'GET', path: job, operation: 'RestGetJob', result: 'project.job', notFound: 'Project' },
   { method: 'GET', path: `${job}/trace`, operation: 'RestGetJobTrace', result: 'project.job', notFound: 'Project', raw: true },
   { method: 'POST', path: `${job}/play`, operation: 'RestPlayJob', result: 'jobPlay.job', status: 200 },
