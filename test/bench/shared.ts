@@ -4,9 +4,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FEATURE_COLUMNS, defaultFeatureLevels, type ProjectFeatureName } from '../../src/auth/project-features.js';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
+import { freePort } from '../support/process.js';
+
+export { freePort };
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const TOKEN = 'glpat-bench-root-token-0000000000';
@@ -113,17 +115,6 @@ export function projectJson(p: ProjectRow, external: string) {
   };
 }
 
-/** A port nobody listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Child {
   process: ChildProcess;

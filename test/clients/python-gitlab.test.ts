@@ -3,9 +3,9 @@
  * test/clients/python_gitlab_lifecycle.py, a script as a gitlab.com administrator writes it. Skipped, saying why, on
  * a machine where python-gitlab is not importable.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, runCommand } from '../support/process.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const PYTHON = '/usr/bin/python3';
@@ -18,29 +18,6 @@ const missing =
     : `python-gitlab is not importable by ${PYTHON} (apt-get install python3-gitlab): ${(probe.stderr || probe.error?.message || '').trim().split('\n').pop()}`;
 if (missing) console.warn(`test/clients/python-gitlab.test.ts is skipped: ${missing}`);
 
-/** A port free now: python-gitlab follows `Link` headers, so the server's EXTERNAL_URL must be the address it is called at. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probeServer = createServer();
-    probeServer.once('error', reject);
-    probeServer.listen(0, '127.0.0.1', () => {
-      const address = probeServer.address();
-      probeServer.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
-}
-
 describe.skipIf(missing !== null)(`python-gitlab ${probe.stdout?.trim() ?? ''} against the server`, () => {
   let t: TestServer;
   beforeAll(async () => {
@@ -52,9 +29,8 @@ describe.skipIf(missing !== null)(`python-gitlab ${probe.stdout?.trim() ?? ''} a
   it('runs the lifecycle script unchanged: users, groups, projects, members, avatars, sudo, pagination, errors, deletion', async () => {
     // UserWarning: python-gitlab warns when a Link header leaves the base URL; DeprecationWarning (pointed at the
     // script by python-gitlab): stale idioms.
-    const { code, output } = await run(PYTHON, ['-W', 'error::UserWarning', '-W', 'error::DeprecationWarning:__main__', SCRIPT], {
-      GITLAB_URL: t.url,
-      GITLAB_TOKEN: t.rootToken,
+    const { code, output } = await runCommand(PYTHON, ['-W', 'error::UserWarning', '-W', 'error::DeprecationWarning:__main__', SCRIPT], {
+      env: { GITLAB_URL: t.url, GITLAB_TOKEN: t.rootToken },
     });
     expect(output.trim().split('\n').pop(), output).toBe('python-gitlab lifecycle: ok');
     expect(code, output).toBe(0);

@@ -27,6 +27,18 @@ async function fileAt(projectId: number, path: string, ref: string, token: strin
 }
 
 describe('forks', () => {
+  it("takes the deprecated namespace parameter, by path or by ID, as python-gitlab's forks.create sends it", async () => {
+    const source = await createProject(t, owner.token, { visibility: 'public' });
+    await commitFile(source.id, 'main', 'README.md', 'x\n');
+    const group = await createGroup(t, forker.token);
+    const byPath = await t.api('POST', `/projects/${source.id}/fork`, { token: forker.token, body: { namespace: forker.username } });
+    expect(byPath.status, byPath.text).toBe(201);
+    expect(byPath.body.namespace).toMatchObject({ path: forker.username, kind: 'user' });
+    const byId = await t.api('POST', `/projects/${source.id}/fork`, { token: forker.token, body: { namespace: String(group.id) } });
+    expect(byId.status, byId.text).toBe(201);
+    expect(byId.body.namespace).toMatchObject({ id: group.id, kind: 'group' });
+  });
+
   it('forks through gitbeaker into the forker namespace with a copy of every branch and tag', async () => {
     const source = await createProject(t, owner.token, { visibility: 'public' });
     await commitFile(source.id, 'main', 'README.md', 'source readme\n');

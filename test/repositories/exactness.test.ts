@@ -2,6 +2,7 @@
  * Where the repository API answered otherwise than GitLab (issue 25): branches made in an empty repository and from
  * unknown refs, `merged` for a branch at the default branch's head, `readme_url`, and a git push after an API commit.
  */
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -116,5 +117,17 @@ describe('a git push after an API commit', () => {
       ['pushed to', expect.objectContaining({ action: 'pushed', ref: 'main', commit_from: api.body.id, commit_to: pushed, commit_count: 1, commit_title: 'Over git' })],
       ['pushed new', expect.objectContaining({ action: 'created', ref: 'main', commit_from: null, commit_to: api.body.id, commit_title: 'Through the API' })],
     ]);
+  });
+});
+
+describe('GET /projects/:id/storage', () => {
+  it("shows administrators where the repository lives (GitLab's ProjectRepositoryStorage); others are refused", async () => {
+    const p = await createProject(t, owner.token);
+    const hash = createHash('sha256').update(String(p.id)).digest('hex');
+    const res = await t.api('GET', `/projects/${p.id}/storage`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ disk_path: `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`, project_id: p.id, repository_storage: 'default', created_at: p.created_at });
+    expect(await t.api('GET', `/projects/${p.id}/storage`, { token: owner.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await t.api('GET', `/projects/${p.id}/storage`, { token: null })).toMatchObject({ status: 401 });
   });
 });

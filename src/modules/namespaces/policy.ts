@@ -10,11 +10,11 @@ const { GUEST, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
 
 /**
  * GitLab's project_creation_level: who may create projects in a group (administrators too, except under `noone`);
- * in a personal namespace, its owner.
+ * in a personal namespace, its owner and administrators (UserNamespacePolicy's `owner | admin`).
  */
 const projectCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
   allows(actor, ns) {
-    if (ns.kind === 'user') return namespaceLevel(actor, ns) >= OWNER;
+    if (ns.kind === 'user') return actor.viewer?.admin === true || namespaceLevel(actor, ns) >= OWNER;
     const level = ns.projectCreationLevel;
     if (level === 'noone') return false;
     if (actor.viewer?.admin) return true;
@@ -25,7 +25,7 @@ const projectCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = {
     const viewer = actor.viewer;
     if (!viewer) return false;
     const or: Prisma.NamespaceWhereInput[] = [{ kind: 'user', ownerId: viewer.id }];
-    if (viewer.admin) or.push({ kind: 'group', projectCreationLevel: { not: 'noone' } });
+    if (viewer.admin) or.push({ kind: 'user' }, { kind: 'group', projectCreationLevel: { not: 'noone' } });
     else {
       for (const [level, min] of Object.entries(PROJECT_CREATION_MINIMUM)) {
         or.push({ kind: 'group', projectCreationLevel: level, traversalIds: { hasSome: heldAtLeast(actor.memberships.groups, min, actor.memberships.sharedGroups) } });

@@ -1,4 +1,5 @@
 /** GraphQL resolvers of projects. */
+import { hashedPath } from '../../git/storages.js';
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
@@ -24,6 +25,7 @@ const projectOf = (ctx: Context, args: FullPath) => ctx.services.projects.get(pa
 interface ForkArgs extends FullPath {
   namespaceId?: string | null;
   namespacePath?: string | null;
+  namespace?: string | null;
   name?: string | null;
   path?: string | null;
   description?: string | null;
@@ -56,10 +58,17 @@ export const projectResolvers = {
     projectTransfer: async (_: unknown, args: FullPath & { namespace: string }, ctx: Context) => ({
       project: await ctx.services.projects.transfer(await projectOf(ctx, args), parseRef(args.namespace, 'Namespace', 'namespace')),
     }),
-    projectFork: async (_: unknown, { namespaceId, namespacePath, ...args }: ForkArgs, ctx: Context) => ({
+    projectFork: async (_: unknown, { namespaceId, namespacePath, namespace, ...args }: ForkArgs, ctx: Context) => ({
       project: await ctx.services.projects.fork(await projectOf(ctx, args), {
         ...args,
-        namespace: namespaceId != null ? parseRef(namespaceId, 'Namespace', 'namespaceId') : namespacePath != null ? { path: namespacePath } : null,
+        namespace:
+          namespaceId != null
+            ? parseRef(namespaceId, 'Namespace', 'namespaceId')
+            : namespacePath != null
+              ? { path: namespacePath }
+              : namespace != null
+                ? parseRef(namespace, 'Namespace', 'namespace')
+                : null,
       }),
     }),
     projectForkRelationDelete: async (_: unknown, args: FullPath, ctx: Context) => ({ deleted: await ctx.services.projects.unlinkFork(await projectOf(ctx, args)) }),
@@ -81,6 +90,10 @@ export const projectResolvers = {
     ...idFields('Project'),
     nameWithNamespace: (p: ProjectRow) => `${p.namespace.fullName} / ${p.name}`,
     repositoryStorage: shownWith('change_repository_storage', (p: ProjectRow) => p, (p) => p.repositoryStorage),
+    repositoryDiskPath: async (p: ProjectRow, _a: unknown, ctx: Context) => {
+      await ctx.access.authorize('admin_all_resources', null);
+      return hashedPath(p.id).replace(/\.git$/, '');
+    },
     webUrl: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, p.fullPath),
     httpUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => webUrl(ctx, `${p.fullPath}.git`),
     sshUrlToRepo: (p: ProjectRow, _a: unknown, ctx: Context) => `git@${new URL(ctx.config.externalUrl).hostname}:${p.fullPath}.git`,

@@ -1,0 +1,35 @@
+"""
+Runs python-gitlab's own functional tests (tests/functional/api, from its source at a pinned release) against this
+server instead of the GitLab container their conftest starts with Docker. Installed as
+tests/functional/api/conftest.py of the unpacked suite, so its fixtures take precedence over those of
+tests/functional/conftest.py: the server is already running (GITLAB_URL), root's token is given (GITLAB_TOKEN), and
+the instance is new, so nothing is reset or waited for. Everything else (the fixtures that create users, groups,
+projects and the rest) is the suite's own.
+"""
+
+import os
+
+import pytest
+
+import gitlab
+
+
+@pytest.fixture(scope="session")
+def gitlab_url() -> str:
+    return os.environ["GITLAB_URL"]
+
+
+@pytest.fixture(scope="session")
+def gitlab_token() -> str:
+    return os.environ["GITLAB_TOKEN"]
+
+
+@pytest.fixture(scope="session")
+def gl(gitlab_url: str, gitlab_token: str) -> gitlab.Gitlab:
+    # The suite's own `gl` first deletes what an earlier run against the same container left; the server is new.
+    return gitlab.Gitlab(gitlab_url, private_token=gitlab_token)
+
+
+@pytest.fixture(scope="session")
+def gitlab_runner(gl):
+    pytest.skip("registers a runner inside the GitLab container with docker exec; there is no container")
