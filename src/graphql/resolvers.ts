@@ -37,3 +37,6 @@ export function shownWith<T, A extends Ability, V>(
     return allowed.then((yes) => (yes ? value(row, ctx) : null));
   };
 }
+
+/** An enum's resolver map whose GraphQL names are its stored values upper-cased (`RUNNING` ↔ `running`). */
+export const lowerEnum = (values: readonly string[]): Record<string, string> => Object.fromEntries(values.map((v) => [v.toUpperCase(), v]));

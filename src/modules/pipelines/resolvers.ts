@@ -5,7 +5,7 @@ import { parseId, parseRef } from '../../graphql/ids.js';
 import { invalidArgument, recordNotFound } from '../../errors.js';
 import { ansiToHtml, lastLines } from './ansi2html.js';
 import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
-import { idFields, webUrl } from '../../graphql/resolvers.js';
+import { idFields, lowerEnum, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
@@ -49,8 +49,6 @@ export async function jobById(ctx: Context, id: string, projectPath?: string | n
 const ONE_PAGE = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
 const statuses = (list: readonly string[] | null | undefined) => list?.map((s) => s.toLowerCase()) ?? null;
 const seconds = (from: Date | null, to: Date | null) => (from && to ? Math.max(0, (to.getTime() - from.getTime()) / 1000) : null);
-
-const lowerEnum = (values: readonly string[]) => Object.fromEntries(values.map((v) => [v.toUpperCase(), v]));
 
 type PipelineArgs = Omit<PipelineFilters, 'status' | 'scope'> & { status?: string | null; scope?: string | null } & PageArgs;
 

@@ -1,4 +1,5 @@
 /** GraphQL resolvers of runners and job artifacts; the REST routes run through them too. */
+import { lowerEnum } from '../../graphql/resolvers.js';
 import type { Context } from '../../context.js';
 import { restRunnerStatus } from '../../ci/runner-status.js';
 import type { PageArgs } from '../../graphql/connection.js';
@@ -11,8 +12,6 @@ import { RUNNER_STATUSES, RUNNER_TYPES, type RunnerCreateInput, type RunnerFilte
 import type { IssuedRunner, RunnerProjectFilters, RunnerRow } from './service.js';
 
 type FilterArgs = RunnerFilters & PageArgs;
-
-const lowerEnum = (values: readonly string[]) => Object.fromEntries(values.map((v) => [v.toUpperCase(), v]));
 
 export const runnerResolvers = {
   CiRunnerType: lowerEnum(RUNNER_TYPES),
