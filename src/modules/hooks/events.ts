@@ -44,18 +44,20 @@ export function pushTrigger(ref: string): { trigger: HookTrigger; branch: string
 }
 
 /**
- * Events only a project's own hooks hear (GitLab's system hooks take none of these), with the read that finds such a
- * hook: a project with none queues nothing, so CI's status changes cost one indexed read, not a job.
+ * Events only one kind of hook hears, with the read that finds such a hook: system events only system hooks (an
+ * instance with none queues nothing when users, groups and keys change), pipeline and job events only the project's
+ * own hooks (a project with none queues nothing, so CI's status changes cost one indexed read, not a job).
  */
-const PROJECT_ONLY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: number) => Promise<unknown[]>>> = {
+const HEARD_ONLY_BY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: number | null) => Promise<unknown[]>>> = {
+  system_hooks: (tx) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'SystemHook' LIMIT 1`,
   pipeline_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "pipelineEvents" LIMIT 1`,
   job_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "jobEvents" LIMIT 1`,
 };
 
 /** Queues an event's deliveries; with `tx`, only if that transaction commits. Null when no hook can hear it. */
 export async function enqueueHookEvent(jobs: Pick<JobQueue, 'enqueue'>, event: Omit<HookEvent, 'uuid'> & { uuid?: string }, tx?: RawQuerier): Promise<string | null> {
-  const hooksOf = PROJECT_ONLY[event.trigger];
-  if (hooksOf && tx && event.projectId !== null && event.hookId === undefined && (await hooksOf(tx, event.projectId)).length === 0) return null;
+  const hearers = HEARD_ONLY_BY[event.trigger];
+  if (hearers && tx && event.hookId === undefined && (await hearers(tx, event.projectId)).length === 0) return null;
   const uuid = event.uuid ?? randomUUID();
   await jobs.enqueue(DISPATCH_JOB, { ...event, uuid } satisfies HookEvent, { uniqueKey: `${DISPATCH_JOB}:${uuid}`, maxAttempts: 10 }, tx);
   return uuid;
