@@ -201,3 +201,24 @@ describe('a revoked or expired project access token gets 401 everywhere', () => 
     expect(listed.body.map((x: { id: number; active: boolean; revoked: boolean }) => [x.id, x.active, x.revoked])).toContainEqual([token.id, false, false]);
   });
 });
+
+describe("bots in GitLab's user lists", () => {
+  it('are listed, and left out by without_project_bots, humans and exclude_internal as GitLab filters them', async () => {
+    const { user_id: botId } = await projectToken({ name: 'listed' });
+    const external = await createUser(t, { external: true });
+    const ids = async (query: string) => {
+      const res = await t.api('GET', `/users?per_page=100${query}`);
+      expect(res.status, res.text).toBe(200);
+      return res.body.map((u: { id: number }) => u.id) as number[];
+    };
+    expect(await ids('')).toContain(botId);
+    expect(await ids('&without_project_bots=true')).not.toContain(botId);
+    expect(await ids('&humans=true')).not.toContain(botId);
+    expect(await ids('&exclude_humans=true')).toContain(botId);
+    expect(await ids('&exclude_humans=true')).not.toContain(owner.id);
+    expect(await ids('&external=true')).toEqual([external.id]);
+    expect(await ids('&exclude_external=true')).not.toContain(external.id);
+    const bot = (await t.api('GET', `/users/${botId}`)).body;
+    expect(bot).toMatchObject({ id: botId, bot: true });
+  });
+});

@@ -28,6 +28,11 @@ export interface UserFilters {
   active?: boolean | null;
   blocked?: boolean | null;
   humans?: boolean | null;
+  excludeHumans?: boolean | null;
+  excludeInternal?: boolean | null;
+  withoutProjectBots?: boolean | null;
+  external?: boolean | null;
+  excludeExternal?: boolean | null;
   orderBy?: 'id' | 'name' | 'username' | 'created_at' | 'updated_at' | null;
   sort?: 'ASC' | 'DESC' | null;
 }
@@ -222,7 +227,14 @@ export class UsersService {
     }
     if (filters.active) where.state = 'active';
     if (filters.blocked) where.state = 'blocked';
-    if (filters.humans) where.bot = false;
+    // GitLab's UsersFinder: user types (human; internal: the ghost; project_bot) and the external flag.
+    const types: Prisma.StringFilter = {};
+    if (filters.humans) types.equals = 'human';
+    const excluded = [...(filters.excludeHumans ? ['human'] : []), ...(filters.excludeInternal ? ['ghost'] : []), ...(filters.withoutProjectBots ? ['project_bot'] : [])];
+    if (excluded.length) types.notIn = excluded;
+    if (Object.keys(types).length) where.userType = types;
+    if (filters.external) where.external = true;
+    else if (filters.excludeExternal) where.external = false;
     const db = this.base.db;
     const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
     const column = ORDER_COLUMNS[filters.orderBy ?? 'id'];
