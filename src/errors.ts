@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'MOVED_PERMANENTLY'
   | 'METHOD_NOT_ALLOWED'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNPROCESSABLE'
   | 'MALFORMED_REQUEST'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -120,6 +121,8 @@ export const notModified = () => coded('304 Not Modified', { code: 'NOT_MODIFIED
 export const recordNotFound = () => coded('404 Not found', { code: 'NOT_FOUND' });
 /** GitLab's `render_api_error!(message, 404)` with a service's own words (`Not Found`, without the status in front). */
 export const notFoundAs = (message: string) => coded(message, { code: 'NOT_FOUND' });
+/** GitLab's `render_api_error!(message, 422)`: a request it understood and cannot carry out, `{"message": "<text>"}`. */
+export const unprocessable = (message: string) => coded(message, { code: 'UNPROCESSABLE' });
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /**
@@ -204,6 +207,8 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       return { status: 400, body: 'Bad Request', text: true };
     case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: 415, body: { message: '415 Unsupported Media Type' } };
+    case 'UNPROCESSABLE':
+      return { status: 422, body: { message: error.message } };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
     case 'RATE_LIMITED':

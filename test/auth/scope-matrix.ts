@@ -176,6 +176,13 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
       const path = route.path.startsWith('/hooks') ? '/hooks' : `/projects/${f.project.id}/hooks`;
       return route.compiled.kind === 'mutation' ? newHook(path) : ((f.hooks ??= {})[path] ??= await newHook(path));
     },
+    // A logged delivery of that hook, to a URL the hook no longer has: a resend is refused (422) without a request.
+    hookLogId: async () =>
+      (
+        await t.server.database.prisma.webHookLog.create({
+          data: { webHookId: Number(params.hook_id), trigger: 'push_hooks', url: 'https://example.com/before', requestHeaders: {}, requestData: {}, responseHeaders: {}, responseBody: '', responseStatus: '200', executionDuration: 0 },
+        })
+      ).id,
     trigger: () => 'push_events',
     // CI Lint: a configuration to check.
     content: () => 'job:\n  script: echo\n',
@@ -479,6 +486,11 @@ export function scopeMatrix(shard: number): void {
         ['read_api GET /projects/:id/hooks/:hook_id', 200],
         ['anonymous GET /projects/:id/hooks', 404],
         ['api POST /projects/:id/hooks/:hook_id/test/:trigger', 201],
+        ['api POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend', 422],
+        ['read_api POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend', 403],
+        ['api GET /projects/:id/storage', 403],
+        ['admin GET /projects/:id/storage', 200],
+        ['anonymous GET /projects/:id/storage', 401],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
+import { createContext } from '../../src/context.js';
 import { suiteServer } from '../support/server.js';
 import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
@@ -161,6 +162,48 @@ describe('project hooks: push events', () => {
     expect((await t.api('GET', `${hooks()}/${hook.id}/events`, { token: developer.token })).status).toBe(403);
     receiver.answer(() => ({ status: 200 }));
     await t.api('DELETE', `${hooks()}/${hook.id}`, { token: owner.token });
+  });
+});
+
+describe('project hooks: resending a logged event, and the log kept seven days', () => {
+  it("POST …/events/:hook_log_id/resend sends the logged request again at once: GitLab's 201 with the answer's status", async () => {
+    const hook = (await t.api('POST', hooks(), { token: owner.token, body: { url: `${receiver.url}/resend`, push_events: false } })).body;
+    await t.api('POST', `${hooks()}/${hook.id}/test/push_events`, { token: owner.token });
+    const first = await receiver.next();
+    const [logged] = await eventually(async () => {
+      const events = (await t.api('GET', `${hooks()}/${hook.id}/events`, { token: owner.token })).body;
+      return events.length > 0 && events;
+    });
+    receiver.answer(() => ({ status: 418, body: 'teapot' }));
+    const resent = await t.api('POST', `${hooks()}/${hook.id}/events/${logged.id}/resend`, { token: owner.token });
+    expect([resent.status, resent.body]).toEqual([201, { response_status: 418 }]);
+    const again = await receiver.next();
+    expect(again.json).toEqual(first.json);
+    expect(again.headers['x-gitlab-event-uuid']).not.toBe(first.headers['x-gitlab-event-uuid']);
+    // Logged like any delivery, and retried never (a 418 is the hook's answer, not the server's failure).
+    const events = (await t.api('GET', `${hooks()}/${hook.id}/events`, { token: owner.token })).body;
+    expect(events.map((e: { response_status: string }) => e.response_status)).toEqual(['418', '200']);
+    receiver.answer(() => ({ status: 200 }));
+    // Who may not administer hooks, another hook's log, a log unknown: GitLab's answers.
+    expect((await t.api('POST', `${hooks()}/${hook.id}/events/${logged.id}/resend`, { token: developer.token })).status).toBe(403);
+    expect((await t.api('POST', `${hooks()}/${hook.id}/events/${logged.id}/resend`, { token: stranger.token })).status).toBe(404);
+    const other = (await t.api('POST', hooks(), { token: owner.token, body: { url: `${receiver.url}/other` } })).body;
+    expect(await t.api('POST', `${hooks()}/${other.id}/events/${logged.id}/resend`, { token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    // A hook whose URL changed since refuses the old log.
+    await t.api('PUT', `${hooks()}/${hook.id}`, { token: owner.token, body: { url: `${receiver.url}/moved` } });
+    expect(await t.api('POST', `${hooks()}/${hook.id}/events/${logged.id}/resend`, { token: owner.token })).toMatchObject({
+      status: 422,
+      body: { message: 'The hook URL has changed, and this log entry cannot be retried' },
+    });
+    // The retention: logs older than seven days go, the others stay.
+    await t.server.database.prisma.webHookLog.updateMany({ where: { id: logged.id }, data: { createdAt: new Date(Date.now() - 8 * 86_400_000) } });
+    // What the recurring hooks.prune_logs job runs.
+    expect(await createContext(t.server.app, null).services.hooks.pruneLogs(new Date())).toBe(1);
+    const kept = await t.server.database.prisma.webHookLog.findMany({ where: { webHookId: hook.id }, select: { id: true } });
+    expect(kept.map((l) => l.id)).not.toContain(logged.id);
+    expect(kept).toHaveLength(1);
+    await t.api('DELETE', `${hooks()}/${hook.id}`, { token: owner.token });
+    await t.api('DELETE', `${hooks()}/${other.id}`, { token: owner.token });
   });
 });
 

@@ -7,24 +7,12 @@
  * lapses, never a half-recorded attempt.
  */
 import { userViewer } from '../../auth/viewer.js';
-import type { App } from '../../context.js';
 import type { JobHandlers } from '../../jobs/queue.js';
-import { API_VERSION } from '../metadata/service.js';
 import type { JobEnvironment } from '../module.js';
-import { DELIVER_JOB, DISPATCH_JOB, type HookEvent, type HookTrigger } from './events.js';
-import { deliver } from './http.js';
-import { alertStatus, interpolate } from './rules.js';
-import type { DeliveryPayload, WebHookRow } from './service.js';
-
-/** X-Gitlab-Event of a project hook, by trigger; system hooks always get `System Hook`. */
-const EVENT_HEADER: Record<HookTrigger, string> = {
-  system_hooks: 'System Hook',
-  push_hooks: 'Push Hook',
-  tag_push_hooks: 'Tag Push Hook',
-  repository_update_hooks: 'System Hook',
-  pipeline_hooks: 'Pipeline Hook',
-  job_hooks: 'Job Hook',
-};
+import { attemptDelivery } from './delivery.js';
+import { DELIVER_JOB, DISPATCH_JOB, type HookEvent } from './events.js';
+import { alertStatus } from './rules.js';
+import type { DeliveryPayload } from './service.js';
 
 async function dispatch({ app, contextFor }: JobEnvironment, event: HookEvent): Promise<void> {
   const hooks = contextFor(null).services.hooks;
@@ -48,38 +36,28 @@ async function dispatch({ app, contextFor }: JobEnvironment, event: HookEvent): 
   await hooks.queueDeliveries(event, targets, data);
 }
 
-function requestHeaders(app: App, hook: WebHookRow, d: DeliveryPayload): Record<string, string> {
-  return {
-    'Content-Type': 'application/json',
-    'User-Agent': `GitLab/${API_VERSION}`,
-    'X-Gitlab-Event': hook.type === 'SystemHook' ? 'System Hook' : EVENT_HEADER[d.trigger],
-    'X-Gitlab-Webhook-UUID': d.webhookUuid,
-    'X-Gitlab-Instance': app.config.externalUrl,
-    'X-Gitlab-Event-UUID': d.uuid,
-    ...(hook.token ? { 'X-Gitlab-Token': hook.token } : {}),
-  };
-}
-
 async function deliverOnce({ app, contextFor }: JobEnvironment, d: DeliveryPayload): Promise<void> {
   const hooks = contextFor(null).services.hooks;
   const hook = await hooks.deliveryTarget(d.hookId);
   // Deleted since, or disabled since (a test goes whatever the state): nothing to do, as GitLab's WebHookService.
   if (!hook || (!d.force && alertStatus(hook) !== 'executable')) return;
-  const headers = requestHeaders(app, hook, d);
-  const config = app.config;
-  const outcome = await deliver({
-    url: interpolate(hook.url, hook.urlVariables as Record<string, string>),
-    headers,
-    body: JSON.stringify(d.data),
-    timeoutMs: config.webhookTimeoutMs,
-    verifyTls: hook.enableSslVerification,
-    policy: { allowLocal: hook.type === 'SystemHook' ? config.allowLocalRequestsFromSystemHooks : config.allowLocalRequestsFromWebHooks },
-  });
-  await hooks.recordDelivery(hook, d, headers, outcome);
+  await attemptDelivery(app, hooks, hook, d);
 }
+
+/** The recurring job that deletes delivery logs past their retention. */
+export const PRUNE_LOGS_JOB = 'hooks.prune_logs';
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export function hookJobs(env: JobEnvironment): JobHandlers {
   return {
+    [PRUNE_LOGS_JOB]: {
+      everyMs: PRUNE_EVERY_MS,
+      run: async () => {
+        const hooks = env.contextFor(null).services.hooks;
+        const now = new Date();
+        while ((await hooks.pruneLogs(now)) > 0);
+      },
+    },
     [DISPATCH_JOB]: (payload) => dispatch(env, payload as HookEvent),
     [DELIVER_JOB]: (payload) => deliverOnce(env, payload as DeliveryPayload),
   };

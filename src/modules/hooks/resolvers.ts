@@ -58,6 +58,9 @@ export const hookResolvers = {
     projectHookDelete: async (_: unknown, args: ProjectHookArgs, ctx: Context) => ({
       projectHook: await ctx.services.hooks.deleteProject(await projectOf(ctx, args), args.id),
     }),
+    projectHookEventResend: async (_: unknown, args: ProjectHookArgs & { hookLogId: number }, ctx: Context) => ({
+      responseStatus: await ctx.services.hooks.resendProject(await projectOf(ctx, args), args.id, args.hookLogId),
+    }),
     projectHookTest: async (_: unknown, args: ProjectHookArgs & { trigger: TestTrigger }, ctx: Context) => {
       const project = await projectOf(ctx, args);
       return { message: await ctx.services.hooks.testProject(project, args.id, args.trigger) };

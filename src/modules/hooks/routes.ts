@@ -18,4 +18,5 @@ export const hookRoutes: RestRoute[] = [
   { method: 'PUT', path: projectHook, operation: 'RestUpdateProjectHook', result: 'projectHookUpdate.projectHook' },
   { method: 'DELETE', path: projectHook, operation: 'RestDeleteProjectHook', result: 'projectHookDelete.projectHook', status: 204 },
   { method: 'POST', path: `${projectHook}/test/:trigger`, operation: 'RestTestProjectHook', result: 'projectHookTest' },
+  { method: 'POST', path: `${projectHook}/events/:hook_log_id/resend`, operation: 'RestResendProjectHookEvent', result: 'projectHookEventResend' },
 ];

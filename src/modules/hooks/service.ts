@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { invalid, missing, notFoundAs, recordNotFound } from '../../errors.js';
+import { invalid, missing, notFoundAs, recordNotFound, unprocessable } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { BlockedUrlError, checkUrl } from '../../http/url-blocker.js';
 import type { ServiceBase } from '../module.js';
@@ -13,6 +13,7 @@ import type { PipelinesService } from '../pipelines/service.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { UsersService } from '../users/service.js';
+import { attemptDelivery } from './delivery.js';
 import { DELIVER_JOB, enqueueHookEvent, type HookEvent, type HookTrigger } from './events.js';
 import type { DeliveryOutcome } from './http.js';
 import { buildPushData, buildTestEvent, hookProjectOf, hookUserOf } from './samples.js';
@@ -57,6 +58,9 @@ const DEFAULTS: Record<HookType, Partial<Record<EventFlag, boolean>>> = {
   SystemHook: { pushEvents: false, tagPushEvents: false, mergeRequestsEvents: false, repositoryUpdateEvents: true },
   ProjectHook: { pushEvents: true },
 };
+
+/** How long delivery logs are kept (GitLab shows a hook's events of the last seven days). */
+export const WEB_HOOK_LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface DeliveryPayload {
   uuid: string;
@@ -329,6 +333,39 @@ export class HooksService {
       commit: commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n')[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },
       externalUrl: this.base.app.config.externalUrl,
     });
+  }
+
+  /**
+   * GitLab's WebHooks::Events::ResendService (`POST …/hooks/:hook_id/events/:hook_log_id/resend`): the logged request
+   * again, to the hook as it is now, at once and once (no retries); its status. 422 when the hook's URL changed since
+   * or the request could not be made.
+   */
+  async resendProject(project: ProjectRow, hookId: number, logId: number): Promise<number> {
+    await this.base.access.authorize('admin_web_hook', project);
+    const hook = await this.row('ProjectHook', project.id, hookId);
+    const log = await this.base.db.webHookLog.findFirst({ where: { id: logId, webHookId: hook.id } });
+    if (!log) throw recordNotFound();
+    if (log.url !== hook.url) throw unprocessable('The hook URL has changed, and this log entry cannot be retried');
+    const { app } = this.base;
+    const delivery: DeliveryPayload = {
+      uuid: randomUUID(),
+      webhookUuid: randomUUID(),
+      hookId: hook.id,
+      trigger: log.trigger as HookTrigger,
+      data: log.requestData,
+      attempt: app.config.webhookMaxAttempts,
+      force: true,
+    };
+    const outcome = await attemptDelivery(app, this, hook, delivery);
+    if (outcome.status === null) throw unprocessable(outcome.error ?? 'The request could not be made');
+    return outcome.status;
+  }
+
+  /** Deletes delivery logs older than WEB_HOOK_LOG_RETENTION_MS, a bounded batch at a time; how many went. */
+  async pruneLogs(now: Date, batch = 1000): Promise<number> {
+    const cutoff = new Date(now.getTime() - WEB_HOOK_LOG_RETENTION_MS);
+    return this.base.db.$executeRaw`
+      DELETE FROM "web_hook_logs" WHERE "id" IN (SELECT "id" FROM "web_hook_logs" WHERE "createdAt" < ${cutoff} ORDER BY "createdAt" LIMIT ${batch})`;
   }
 
   /** A hook's deliveries, newest first: who may read the hook. */
