@@ -12,9 +12,12 @@ interface Collection {
   project: ProjectRow;
 }
 
-/** GitLab's title_truncated: the name and description, cut at 64 characters. */
+/**
+ * GitLab's title_truncated: the name and description, cut at 64 characters; a message event's, whose name is its
+ * description, is the message once.
+ */
 const title = (e: ErrorRow) => {
-  const full = e.description ? `${e.name} ${e.description}` : e.name;
+  const full = e.description && e.description !== e.name ? `${e.name} ${e.description}` : e.name;
   return full.length > 64 ? `${full.slice(0, 61)}...` : full;
 };
 
