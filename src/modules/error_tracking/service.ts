@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { queryRows } from '../../db/direct-reads.js';
+import { containsIgnoringCase } from '../../db/text.js';
 import { recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -136,8 +137,8 @@ export class ErrorTrackingService {
     const where: Prisma.ErrorTrackingErrorWhereInput = { projectId: project.id };
     if (filters.status) where.status = filters.status;
     if (filters.searchTerm) {
-      const contains = filters.searchTerm;
-      where.OR = [{ name: { contains, mode: 'insensitive' } }, { description: { contains, mode: 'insensitive' } }];
+      const contains = containsIgnoringCase(filters.searchTerm);
+      where.OR = [{ name: contains }, { description: contains }];
     }
     // GitLab's sort_by_attribute: last seen, first seen or frequency, newest (or most frequent) first; else id desc.
     const orderBy: Prisma.ErrorTrackingErrorOrderByWithRelationInput[] =
