@@ -153,6 +153,21 @@ describe('collector', () => {
     expect(errors.nodes.find((e: { count: number }) => e.count === 1)).toMatchObject({ userCount: 1 });
   });
 
+  it('counts concurrent duplicates exactly, into one error, and finds errors by search term', async () => {
+    const { project, key } = await newProject();
+    const sends = Array.from({ length: 24 }, (_, i) => collect(project.id, 'store', { body: JSON.stringify(exceptionEvent({ user: { id: i % 6 } })), headers: auth(key.public_key) }));
+    expect((await Promise.all(sends)).map((r) => r.status)).toEqual(Array(24).fill(200));
+    await collect(project.id, 'store', { body: JSON.stringify({ message: 'Quota 100% used' }), headers: auth(key.public_key) });
+    const errors = await errorsOf(project);
+    expect(errors.nodes.map((e: { count: number; userCount: number }) => [e.count, e.userCount]).sort()).toEqual([[1, 0], [24, 6]]);
+    const search = (term: string) =>
+      t.graphql(`query($p: ID!, $q: String) { project(fullPath: $p) { sentryErrors { errors(searchTerm: $q) { nodes { title } } } } }`, { p: project.path_with_namespace, q: term }, maintainer.token);
+    expect((await search('valueerror')).body.data.project.sentryErrors.errors.nodes).toEqual([{ title: 'ValueError bad value 17' }]);
+    // LIKE's wildcards are searched for literally.
+    expect((await search('100%')).body.data.project.sentryErrors.errors.nodes).toEqual([{ title: 'Quota 100% used' }]);
+    expect((await search('1_0')).body.data.project.sentryErrors.errors.nodes).toEqual([]);
+  });
+
   it('takes messages, skips other item types, keeps sessions, and reads every item of an envelope', async () => {
     const { project, key } = await newProject();
     const body = Buffer.from(
