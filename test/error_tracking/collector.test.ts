@@ -219,6 +219,8 @@ describe('collector', () => {
       ['wrong key', await collect(project.id, 'store', { body, headers: auth('glet_00000000000000000000000000000000') }), 404, { message: '404 Not Found' }],
       ["another project's key", await collect(project.id, 'store', { body, headers: auth(other.key.public_key) }), 404, { message: '404 Not Found' }],
       ['unknown project', await collect(2147483000, 'store', { body, headers: auth(key.public_key) }), 404, { message: '404 Project Not Found' }],
+      ['project id beyond int', await collect('99999999999999', 'store', { body, headers: auth(key.public_key) }), 404, { message: '404 Project Not Found' }],
+      ['unknown project path', await collect('no%2Fsuch', 'store', { body, headers: auth(key.public_key) }), 404, { message: '404 Project Not Found' }],
       ['gzip content type', await collect(project.id, 'store', { body, headers: { 'Content-Type': 'application/gzip', ...auth(key.public_key) } }), 415, { message: '415 Unsupported Media Type' }],
     ];
     expect(cases.map(([name, res]) => [name, res.status, res.body])).toEqual(cases.map(([name, , status, b]) => [name, status, b]));

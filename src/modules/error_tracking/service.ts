@@ -81,15 +81,22 @@ export class ErrorTrackingService {
     return key;
   }
 
-  /** The project a collector request names, when `publicKey` is one of its active keys; else null. */
+  /**
+   * The project a collector request names (its id or full path; one being deleted is gone), and whether `publicKey`
+   * is one of its active keys: one statement, on every request, so a deleted key stops working at once.
+   */
   async collectorProject(projectRef: string, publicKey: string): Promise<{ projectId: number | null; keyFound: boolean }> {
-    const { db } = this.base;
-    const projectId = /^\d+$/.test(projectRef)
-      ? (await db.project.findUnique({ where: { id: Number(projectRef) }, select: { id: true } }))?.id
-      : (await db.project.findUnique({ where: { fullPath: projectRef }, select: { id: true } }))?.id;
-    if (projectId == null) return { projectId: null, keyFound: false };
-    const key = await db.errorTrackingClientKey.findFirst({ where: { projectId, publicKey, active: true }, select: { id: true } });
-    return { projectId, keyFound: !!key };
+    const numeric = /^\d+$/.test(projectRef);
+    // An id beyond the column's range names no project.
+    if (numeric && Number(projectRef) > 2 ** 31 - 1) return { projectId: null, keyFound: false };
+    const byRef = numeric ? Prisma.sql`p.id = ${Number(projectRef)}` : Prisma.sql`p."fullPath" = ${projectRef}`;
+    const [row] = await queryRows<{ id: number; keyId: number | null }>(
+      this.base.db,
+      Prisma.sql`SELECT p.id, k.id AS "keyId" FROM projects p
+        LEFT JOIN error_tracking_client_keys k ON k."projectId" = p.id AND k."publicKey" = ${publicKey} AND k.active
+        WHERE ${byRef} AND NOT p."pendingDelete" LIMIT 1`,
+    );
+    return { projectId: row?.id ?? null, keyFound: row?.keyId != null };
   }
 
   /**
