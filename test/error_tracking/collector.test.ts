@@ -243,6 +243,7 @@ describe('collector', () => {
       ['store without exception or message', 'store', '{"platform":"python"}'],
       ['store exception without values', 'store', '{"exception":{"values":"x"}}'],
       ['store deep nesting', 'store', deep],
+      ['store deeply nested extra', 'store', `{"message":"deep","extra":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`],
       ['store empty', 'store', ''],
       ['envelope empty', 'envelope', ''],
       ['envelope header only, broken', 'envelope', '{"event_id":'],

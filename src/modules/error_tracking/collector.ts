@@ -180,6 +180,20 @@ function userIdentity(event: Record<string, unknown>): string | null {
   return null;
 }
 
+/** How deep a payload may nest (SDKs normalize far shallower); deeper is refused, not stored. */
+const MAX_DEPTH = 64;
+
+/** The payload with its strings (keys too) cleaned for the database, refused beyond MAX_DEPTH. */
+function cleanPayload(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return clean(value, Number.MAX_SAFE_INTEGER);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) throw new CollectorRefusal(UNSUPPORTED_PAYLOAD);
+  if (Array.isArray(value)) return value.map((v) => cleanPayload(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[clean(k, Number.MAX_SAFE_INTEGER)] = cleanPayload(v, depth + 1);
+  return out;
+}
+
 /** An event's fields, or the refusal GitLab gives a payload it does not support. */
 export function normalizeEvent(event: unknown): CollectedEvent {
   if (!isObject(event)) throw new CollectorRefusal(UNSUPPORTED_PAYLOAD);
@@ -205,7 +219,7 @@ export function normalizeEvent(event: unknown): CollectedEvent {
     level: str(event.level) ? clean(String(event.level), SHORT_MAX) : null,
     occurredAt: eventTime(event.timestamp),
     userIdentity: userIdentity(event),
-    payload: JSON.parse(JSON.stringify(event, (_k, v: unknown) => (typeof v === 'string' ? clean(v, Number.MAX_SAFE_INTEGER) : v))) as Record<string, unknown>,
+    payload: cleanPayload(event, 0) as Record<string, unknown>,
   };
 }
 
