@@ -113,8 +113,12 @@ describe(`fuzzing (seed ${SEED})`, () => {
     const r = prng(SEED);
     const victim = await createUser(t);
     const userIds = [String(victim.id), '%ff', '%00', '0', '-1', '99999999999', 'a'.repeat(300), '..', '%2e%2e'];
-    // Bombs are committed to a project of their own, which no other request names (none deletes or archives it).
-    const bombProject = await createProject(t, owner.token, { namespaceId: group.id });
+    // Bombs are committed to a project of their own, which no other request names (none deletes or archives it): in the
+    // owner's namespace, not the group the fuzz may delete, and with an id no other fixture's id equals, since the
+    // fuzz sends every fixture id to every route (`DELETE /projects/<owner's id>` deleted it once routes were added).
+    const fixtureIds = new Set([group.id, project.id, owner.id, victim.id]);
+    let bombProject = await createProject(t, owner.token);
+    while (fixtureIds.has(bombProject.id)) bombProject = await createProject(t, owner.token);
     const seeded = await t.api('POST', `/projects/${bombProject.id}/repository/commits`, {
       body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'job:\n  script: x\n' }] },
     });
