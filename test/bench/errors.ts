@@ -1,6 +1,6 @@
 /**
  * Sentry envelopes (issue 28): BENCH_ERROR_EVENTS (10,000) envelopes, each one exception event of one of 100
- * fingerprints with one of 50 users, sent by 8 concurrent senders to the collector with a client key's DSN, as
+ * fingerprints, each fingerprint's events by 50 users, sent by 8 concurrent senders to the collector with a client key's DSN, as
  * `npm start` runs the server (`DATABASE_URL` runs it on PostgreSQL). Events per second and each request's p50/p99,
  * then the counts checked exact; against the database floor: one single-row insert with the database's own driver
  * (`pg`, or PGlite on the same data folder once the server stopped), timed the same way.
@@ -23,7 +23,7 @@ const envelopeOf = (i: number) => {
     level: 'error',
     environment: 'bench',
     timestamp: Date.now() / 1000,
-    user: { id: `user-${i % 50}` },
+    user: { id: `user-${Math.floor(i / FINGERPRINTS) % 50}` },
     exception: { values: [{ type: `BenchError${i % FINGERPRINTS}`, value: `failure number ${i}`, stacktrace: { frames: [{ function: 'main', module: 'bench' }, { function: `step${i % FINGERPRINTS}`, module: 'bench.steps', lineno: 10 }] } }] },
   };
   return `${JSON.stringify({ event_id: event.event_id, sent_at: new Date().toISOString() })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`;
@@ -62,7 +62,7 @@ try {
     const res = await fetch(`${server.url}/api/graphql`, { method: 'POST', headers: { 'PRIVATE-TOKEN': TOKEN, 'Content-Type': 'application/json' }, body: JSON.stringify({ query, variables: { p: project.path_with_namespace } }) });
     const errors = ((await res.json()) as { data: { project: { sentryErrors: { errors: { count: number; nodes: { count: number; userCount: number }[] } } } } }).data.project.sentryErrors.errors;
     const total = errors.nodes.reduce((n, e) => n + e.count, 0);
-    // Event i has fingerprint i % 100 and user i % 50: every error has the 50 users, and ⌊n/100⌋ or ⌈n/100⌉ events.
+    // Event i has fingerprint i % 100 and user ⌊i/100⌋ % 50: every error has the 50 users, and ⌊n/100⌋ or ⌈n/100⌉ events.
     const sent = EVENTS + 50;
     const exact =
       errors.count === FINGERPRINTS && total === sent && errors.nodes.every((e) => e.userCount === 50 && Math.abs(e.count - sent / FINGERPRINTS) < 1);
