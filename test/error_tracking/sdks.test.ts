@@ -97,8 +97,7 @@ describe('@sentry/node', () => {
   });
 
   it('is refused with a deleted key, at once, and nothing is stored', async () => {
-    const { project, key, api } = await newProjectKey();
-    void api;
+    const { project, key } = await newProjectKey();
     await t.api('DELETE', `/projects/${project.id}/error_tracking/client_keys/${key.id}`, { token: maintainer.token });
     const sent = lines((await sdk(key.sentry_dsn)).stdout);
     expect(sent.length).toBeGreaterThan(0);
