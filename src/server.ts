@@ -38,6 +38,7 @@ import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { oauthAuthenticator } from './modules/applications/authenticator.js';
 import { oauthHttp } from './modules/applications/http.js';
+import { errorTrackingCollector } from './modules/error_tracking/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { keepInitialRootToken, watchInitialRootToken } from './modules/users/initial-root-token.js';
@@ -155,6 +156,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // So do a runner's log patches and artifact uploads; the rest of the runner protocol comes after the parsers.
   const runners = runnerApi({ app, authenticators });
   web.use('/api/v4', runners.streams);
+  // The Sentry-compatible collector reads its own (compressed) bodies too, with its own bound.
+  web.use('/api/v4/error_tracking/collector', errorTrackingCollector(app, config.bodyLimit));
   web.use(bodyLimit(config.bodyLimit));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.text({ type: 'application/x-www-form-urlencoded', limit: config.bodyLimit, verify: verifyBody }), formBodies);

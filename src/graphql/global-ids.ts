@@ -47,6 +47,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   CiPipelineID: { model: 'Ci::Pipeline' },
   CiPipelineScheduleID: { model: 'Ci::PipelineSchedule' },
   CiRunnerID: { model: 'Ci::Runner' },
+  ErrorTrackingClientKeyID: { model: 'ErrorTracking::ClientKey' },
+  GitlabErrorTrackingDetailedErrorID: { model: 'Gitlab::ErrorTracking::DetailedError' },
   GroupID: { model: 'Group' },
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },

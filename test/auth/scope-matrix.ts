@@ -65,6 +65,13 @@ async function newHook(path: string): Promise<number> {
   return res.body.id;
 }
 
+/** A new error tracking client key of a project, created by root. */
+async function newClientKey(projectId: number): Promise<number> {
+  const res = await t.api('POST', `/projects/${projectId}/error_tracking/client_keys`);
+  if (res.status !== 201) throw new Error(`client key: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
 /** A new SSH key of a user, added by root. */
 async function newKey(userId: number): Promise<number> {
   const res = await t.api('POST', `/users/${userId}/keys`, { body: { title: 'matrix', key: freshKey() } });
@@ -168,7 +175,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // A user's SSH keys, e-mail addresses and impersonation tokens: of the user the path names, else the owner.
     title: () => name,
     fingerprint: () => 'SHA256:matrix',
-    keyId: async () => newKey(Number(params.id ?? f.owner.id)),
+    // Error tracking client keys (a new one for each deletion), else a user's SSH key.
+    keyId: async () => (route.path.includes('/error_tracking/') ? newClientKey(f.project.id) : newKey(Number(params.id ?? f.owner.id))),
     emailId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/emails`, { body: { email: `${unique('matrix')}@example.com` } })).body.id,
     impersonationTokenId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/impersonation_tokens`, { body: { name: 'matrix', scopes: ['api'] } })).body.id,
     // Webhooks: a system hook or a hook of the fixture project (one the reads share, a new one for each write), and a test trigger.
@@ -491,6 +499,11 @@ export function scopeMatrix(shard: number): void {
         ['api GET /projects/:id/storage', 403],
         ['admin GET /projects/:id/storage', 200],
         ['anonymous GET /projects/:id/storage', 401],
+        ['api POST /projects/:id/error_tracking/client_keys', 201],
+        ['read_api POST /projects/:id/error_tracking/client_keys', 403],
+        ['read_api GET /projects/:id/error_tracking/client_keys', 200],
+        ['anonymous GET /projects/:id/error_tracking/client_keys', 404],
+        ['api DELETE /projects/:id/error_tracking/client_keys/:key_id', 200],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

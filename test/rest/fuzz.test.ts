@@ -114,9 +114,12 @@ describe(`fuzzing (seed ${SEED})`, () => {
     const victim = await createUser(t);
     const userIds = [String(victim.id), '%ff', '%00', '0', '-1', '99999999999', 'a'.repeat(300), '..', '%2e%2e'];
     // Bombs are committed to a project of their own, in a group of their own, which no other request names (none
-    // deletes, moves or archives them: a deleted group takes its projects with it).
+    // deletes, moves or archives them: a deleted group takes its projects with it), and with an id no other fixture's
+    // id equals, since the fuzz sends every fixture id to every route (`DELETE /projects/<owner's id>` deleted it once).
     const bombGroup = await createGroup(t, t.rootToken);
-    const bombProject = await createProject(t, t.rootToken, { namespaceId: bombGroup.id });
+    const fixtureIds = new Set([group.id, project.id, owner.id, victim.id]);
+    let bombProject = await createProject(t, t.rootToken, { namespaceId: bombGroup.id });
+    while (fixtureIds.has(bombProject.id)) bombProject = await createProject(t, t.rootToken, { namespaceId: bombGroup.id });
     const seeded = await t.api('POST', `/projects/${bombProject.id}/repository/commits`, {
       body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'job:\n  script: x\n' }] },
     });
