@@ -11,6 +11,7 @@ import { Gitlab } from '@gitbeaker/rest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
+import { commit, createRunner, pushPipeline, requestJob } from '../runners/support.js';
 
 const t = suiteServer({ packageMaxFileSize: 8 * 1024 * 1024 });
 
@@ -273,6 +274,38 @@ describe('deletion', () => {
     expect((await t.api('DELETE', `/projects/${project.id}/packages/${b.body.package_id}/package_files/${b.body.id}`)).status).toBe(204);
     await t.server.app.jobs.drain();
     expect(await filesOnDisk()).not.toContain(digest('sha256', shared));
+  });
+});
+
+describe('CI job tokens', () => {
+  it('upload with the job token records the pipeline; the package lists it, its file too; job tokens read and delete', async () => {
+    const ci = await createProject(t, t.rootToken, { visibility: 'private' });
+    const sha = await commit(t, ci.id, { '.gitlab-ci.yml': 'build:\n  script: echo build\n' });
+    const pipeline = await pushPipeline(t, ci.id, sha);
+    const runner = await createRunner(t, { project_id: ci.id });
+    const job: { id: number; token: string } = await requestJob(t, runner.token);
+    const up = await upload(ci.id, 'from-ci', '1.0.0', 'artifact.bin', 'built', { token: null, headers: { 'JOB-TOKEN': job.token }, query: 'select=package_file' });
+    expect(up.status, up.text).toBe(201);
+    // HTTP Basic as gitlab-ci-token, as package managers in a job send it.
+    const basic = await upload(ci.id, 'from-ci', '1.0.0', 'more.bin', 'more', { token: null, headers: { Authorization: `Basic ${Buffer.from(`gitlab-ci-token:${job.token}`).toString('base64')}` } });
+    expect(basic.status, basic.text).toBe(201);
+    const jobHeaders = { 'JOB-TOKEN': job.token };
+    const list = await t.api('GET', `/projects/${ci.id}/packages`, { token: null, headers: jobHeaders });
+    expect(list.status, list.text).toBe(200);
+    expect(list.body[0].pipelines.map((p: { id: number }) => p.id)).toEqual([pipeline.id]);
+    expect(Object.keys(list.body[0].pipelines[0])).toEqual(['id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at', 'web_url', 'user']);
+    const pipelines = await t.api('GET', `/projects/${ci.id}/packages/${up.body.package_id}/pipelines`, { token: null, headers: jobHeaders });
+    expect(pipelines.status).toBe(200);
+    expect(pipelines.body.map((p: { id: number }) => p.id)).toEqual([pipeline.id]);
+    expect((await t.api('GET', `/projects/${ci.id}/packages/${up.body.package_id}/pipelines?per_page=21`)).body).toEqual({ error: 'per_page does not have a valid value' });
+    const files = await t.api('GET', `/projects/${ci.id}/packages/${up.body.package_id}/package_files`, { token: null, headers: jobHeaders });
+    expect(files.body[0].pipelines[0].id).toBe(pipeline.id);
+    // Not a job-token route: the group list takes the job token for no authentication.
+    expect((await t.api('GET', `/groups/${group.id}/packages`, { token: null, headers: jobHeaders })).status).toBe(401);
+    // Another project's packages are out of the token's reach.
+    expect((await t.api('GET', `/projects/${project.id}/packages`, { token: null, headers: jobHeaders })).status).toBe(404);
+    // The job's user is the root administrator here: it may delete.
+    expect((await t.api('DELETE', `/projects/${ci.id}/packages/${up.body.package_id}`, { token: null, headers: jobHeaders })).status).toBe(204);
   });
 });
 
