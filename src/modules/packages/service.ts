@@ -9,7 +9,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { Prisma } from '../../db/database.js';
-import { forbidden, invalidParams, notFound, notFoundAs, payloadTooLarge, recordNotFound } from '../../errors.js';
+import { argumentRefused, forbidden, invalidArgument, notFound, notFoundAs, payloadTooLarge, recordNotFound } from '../../errors.js';
+import { containsIgnoringCase } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -32,6 +33,9 @@ const DISPLAYABLE: PackageStatus[] = ['default', 'error', 'deprecated'];
 const INSTALLABLE: PackageStatus[] = ['default', 'hidden', 'deprecated'];
 /** Shown by the single-package endpoints (`detailed_info?`). */
 const DETAILED: PackageStatus[] = ['default', 'deprecated'];
+
+/** GitLab's page of package pipelines: at most 20. */
+const MAX_PIPELINES_PAGE = 20;
 
 /** GitLab's plan limits (`plan_limits.*_max_file_size`), bytes. */
 const GB = 1024 ** 3;
@@ -107,7 +111,7 @@ export class PackagesService {
     and.push(filters.status ? { status: filters.status } : { status: { in: DISPLAYABLE } });
     // Terraform modules are listed only when asked for by type (GitLab's packages finders).
     and.push(filters.packageType ? { packageType: filters.packageType } : { packageType: { not: 'terraform_module' } });
-    if (filters.packageName) and.push({ name: { contains: filters.packageName, mode: 'insensitive' } });
+    if (filters.packageName) and.push({ name: containsIgnoringCase(filters.packageName) });
     if (filters.packageVersion) and.push({ version: filters.packageVersion });
     else if (!filters.includeVersionless) and.push({ version: { not: null } });
     return and;
@@ -237,10 +241,11 @@ export class PackagesService {
   /** The pipelines that published the package, newest first, at most 20 a page (GET …/pipelines). */
   async pipelines(project: ProjectRow, packageId: number, page: PageArgs) {
     await this.authorizeRead(project);
-    if (page.first != null && (page.first < 1 || page.first > 20)) throw invalidParams(['per_page does not have a valid value']);
+    // GitLab's `per_page` of this list, values 1..20 (REST's name for `first`).
+    if (page.first != null && (page.first < 1 || page.first > MAX_PIPELINES_PAGE)) throw invalidArgument('perPage');
     const pkg = await this.find(project, packageId);
     if (!DETAILED.includes(pkg.status as PackageStatus)) throw notFound('Package not found');
-    return this.pipelinesOf(pkg, { ...page, first: page.first ?? 20 });
+    return this.pipelinesOf(pkg, { ...page, first: page.first ?? MAX_PIPELINES_PAGE });
   }
 
   /** The pipelines of a package the viewer may read, newest first. */
@@ -341,12 +346,10 @@ export class PackagesService {
    */
   async uploadGeneric(project: ProjectRow, input: GenericUpload, body: Readable, declaredSize: number | null): Promise<PackageFileRow> {
     const { access, db, app, viewer } = this.base;
-    const problems: string[] = [];
-    if (!GENERIC_NAME.test(input.name) || input.name === '.' || input.name === '..') problems.push('package_name is invalid');
-    if (!GENERIC_VERSION.test(input.version)) problems.push('package_version is invalid');
-    if (!GENERIC_FILE_NAME.test(input.fileName)) problems.push('file_name is invalid');
-    if (input.status != null && input.status !== 'default' && input.status !== 'hidden') problems.push('status does not have a valid value');
-    if (problems.length) throw invalidParams(problems);
+    if (!GENERIC_NAME.test(input.name) || input.name === '.' || input.name === '..') throw argumentRefused('packageName', 'is invalid');
+    if (!GENERIC_VERSION.test(input.version)) throw argumentRefused('packageVersion', 'is invalid');
+    if (!GENERIC_FILE_NAME.test(input.fileName)) throw argumentRefused('fileName', 'is invalid');
+    if (input.status != null && input.status !== 'default' && input.status !== 'hidden') throw invalidArgument('status');
     access.requireViewer();
     await this.authorizeRead(project);
     await access.authorize('create_package', project);
