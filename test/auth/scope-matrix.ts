@@ -60,7 +60,7 @@ async function newPackage(f: Fixtures): Promise<{ packageId: number; fileId: num
     headers: { 'PRIVATE-TOKEN': f.owner.token },
     body: 'matrix',
   });
-  const body = await res.json();
+  const body = (await res.json()) as { package_id: number; id: number };
   if (res.status !== 201) throw new Error(`package: ${res.status} ${JSON.stringify(body)}`);
   return { packageId: body.package_id, fileId: body.id };
 }

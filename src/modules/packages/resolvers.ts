@@ -50,10 +50,7 @@ export const packageResolvers = {
       };
     },
     pipelines: (p: PackageRow, args: PageArgs, ctx: Context) => ctx.services.packages.pipelinesOf(p, args),
-    buildPipelines: async (p: PackageRow, _a: unknown, ctx: Context) => {
-      const nodes = await (await ctx.services.packages.pipelinesOf(p, { first: 20 })).nodes;
-      return nodes.length ? nodes : null;
-    },
+    buildPipelines: (p: PackageRow, _a: unknown, ctx: Context) => ctx.services.packages.buildPipelines(p),
     versions: (p: PackageRow, args: PageArgs, ctx: Context) => ctx.services.packages.versions(p, args),
     packageFiles: (p: PackageRow, args: { orderBy?: 'id' | 'created_at' | 'file_name' | null; sort?: 'ASC' | 'DESC' | null } & PageArgs, ctx: Context) =>
       ctx.services.packages.filesOf(p, args, args),

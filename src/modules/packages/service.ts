@@ -261,6 +261,20 @@ export class PackagesService {
     );
   }
 
+  /**
+   * The newest (at most 20) pipelines of a package, through loaders so a page of packages costs one query; null when
+   * it has none or the viewer may not read the project's pipelines (REST's deprecated `pipelines`).
+   */
+  async buildPipelines(pkg: PackageRow): Promise<PipelineRow[] | null> {
+    const { loaders, access } = this.base;
+    const ids = (await loaders.packages.pipelineIds.load(pkg.id)).slice(0, MAX_PIPELINES_PAGE);
+    if (!ids.length) return null;
+    const project = await this.projectOf(pkg);
+    if (!project || !(await access.can('read_pipeline', project))) return null;
+    const pipelines = (await loaders.pipelines.byId.loadMany(ids)).filter((p): p is PipelineRow => !!p && !(p instanceof Error));
+    return pipelines.length ? pipelines : null;
+  }
+
   /** Whether the viewer may delete the package (`_links.delete_api_path`, GraphQL `canDestroy`). */
   async canDestroy(pkg: PackageRow): Promise<boolean> {
     const project = await this.projectOf(pkg);
