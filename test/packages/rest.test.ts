@@ -123,6 +123,54 @@ describe('generic packages', () => {
   });
 });
 
+describe('statuses and hostile input', () => {
+  it('shows a package as processing while its first file streams in, default once complete', async () => {
+    let push!: (chunk: Uint8Array | null) => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (chunk) => (chunk ? controller.enqueue(chunk) : controller.close());
+      },
+    });
+    push(new Uint8Array(1024));
+    const pending = fetch(`${t.url}/api/v4/projects/${project.id}/packages/generic/slow/1.0.0/slow.bin`, {
+      method: 'PUT',
+      headers: { 'PRIVATE-TOKEN': owner.token },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const processing = async () => (await t.api('GET', `/projects/${project.id}/packages?package_name=slow&status=processing`)).body as unknown[];
+    for (let i = 0; (await processing()).length === 0; i++) {
+      if (i > 200) throw new Error('the upload never showed as processing');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect((await t.api('GET', `/projects/${project.id}/packages?package_name=slow`)).body).toEqual([]);
+    push(new Uint8Array(1024));
+    push(null);
+    expect((await pending).status).toBe(201);
+    const done = (await t.api('GET', `/projects/${project.id}/packages?package_name=slow`)).body;
+    expect(done).toHaveLength(1);
+    expect(done[0].status).toBe('default');
+  });
+
+  it('refuses NUL bytes, broken encodings and other users’ tokens without a 500', async () => {
+    for (const name of ['a%00b', '%FF%FE', 'x'.repeat(300) + '%00', '..']) {
+      const res = await upload(project.id, name, '1.0.0', 'f.bin', 'x');
+      expect([400, 404], `${name}: ${res.text}`).toContain(res.status);
+    }
+    expect((await upload(project.id, 'ok', '1.0.0', 'f%00.bin', 'x')).status).toBe(400);
+    expect((await download(project.id, 'a%00b', '1.0.0', 'f.bin')).status).toBe(400);
+    expect((await download(project.id, '%FF', '1.0.0', 'f.bin')).status).toBeLessThan(500);
+    const stranger = await createUser(t);
+    const privateProject = await createProject(t, owner.token, { visibility: 'private' });
+    expect((await upload(privateProject.id, 'p', '1.0.0', 'f.bin', 'x', { token: stranger.token })).status).toBe(404);
+    expect((await upload(project.id, 'p', '1.0.0', 'f.bin', 'x', { token: stranger.token })).status).toBe(403);
+    expect((await upload(project.id, 'p', '1.0.0', 'f.bin', 'x', { token: 'glpat-not-a-token' })).status).toBe(401);
+    const list = await t.api('GET', `/projects/${project.id}/packages?package_name=%25_%5C`);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([]);
+  });
+});
+
 describe('lists', () => {
   let seeded: { id: number; path_with_namespace: string };
   beforeAll(async () => {

@@ -81,6 +81,13 @@ const GENERIC_NAME = /^[A-Za-z0-9._+-]+$/;
 const GENERIC_VERSION = /^(?!.*\.\.)[A-Za-z0-9_+.-]+$/;
 const GENERIC_FILE_NAME = /^(?!.*\.\.)[A-Za-z0-9._+~@-]+$/;
 
+/** GitLab's `regexp:` of the generic routes' path parameters: 400 `<param> is invalid`. */
+function checkGenericNames(input: { name: string; version: string; fileName: string }): void {
+  if (!GENERIC_NAME.test(input.name) || input.name === '.' || input.name === '..') throw argumentRefused('packageName', 'is invalid');
+  if (!GENERIC_VERSION.test(input.version)) throw argumentRefused('packageVersion', 'is invalid');
+  if (!GENERIC_FILE_NAME.test(input.fileName)) throw argumentRefused('fileName', 'is invalid');
+}
+
 export interface GenericUpload {
   name: string;
   version: string;
@@ -360,9 +367,7 @@ export class PackagesService {
    */
   async uploadGeneric(project: ProjectRow, input: GenericUpload, body: Readable, declaredSize: number | null): Promise<PackageFileRow> {
     const { access, db, app, viewer } = this.base;
-    if (!GENERIC_NAME.test(input.name) || input.name === '.' || input.name === '..') throw argumentRefused('packageName', 'is invalid');
-    if (!GENERIC_VERSION.test(input.version)) throw argumentRefused('packageVersion', 'is invalid');
-    if (!GENERIC_FILE_NAME.test(input.fileName)) throw argumentRefused('fileName', 'is invalid');
+    checkGenericNames(input);
     if (input.status != null && input.status !== 'default' && input.status !== 'hidden') throw invalidArgument('status');
     access.requireViewer();
     await this.authorizeRead(project);
@@ -397,6 +402,7 @@ export class PackagesService {
   /** A generic package's file for download: the newest of that name in the newest installable package of that name and version. */
   async downloadGeneric(project: ProjectRow, name: string, version: string, fileName: string): Promise<PackageDownload> {
     const { db, app } = this.base;
+    checkGenericNames({ name, version, fileName });
     await this.authorizeRead(project);
     const pkg = await db.package.findFirst({
       where: { projectId: project.id, packageType: 'generic', name, version, status: { in: INSTALLABLE } },
