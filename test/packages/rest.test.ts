@@ -75,6 +75,11 @@ describe('generic packages', () => {
     expect(digest('sha256', back.bytes)).toBe(digest('sha256', bytes));
     expect(await filesOnDisk()).toContain(digest('sha256', bytes));
 
+    const byId = await fetch(`${t.url}/api/v4/projects/${project.id}/packages/${res.body.package_id}/package_files/${res.body.id}/download`, { headers: { 'PRIVATE-TOKEN': owner.token } });
+    expect(byId.status).toBe(200);
+    expect(digest('sha256', Buffer.from(await byId.arrayBuffer()))).toBe(digest('sha256', bytes));
+    expect((await fetch(`${t.url}/api/v4/projects/${project.id}/packages/${res.body.package_id}/package_files/999999/download`, { headers: { 'PRIVATE-TOKEN': owner.token } })).status).toBe(404);
+    expect((await fetch(`${t.url}/api/v4/projects/${project.id}/packages/${res.body.package_id}/package_files/x%00/download`, { headers: { 'PRIVATE-TOKEN': owner.token } })).status).toBe(404);
     const files = await t.api('GET', `/projects/${project.id}/packages/${res.body.package_id}/package_files`);
     expect(files.status).toBe(200);
     expect(Object.keys(files.body[0])).toEqual(['id', 'package_id', 'created_at', 'file_name', 'size', 'file_md5', 'file_sha1', 'file_sha256']);

@@ -12,10 +12,10 @@ import { acceptedScopes, requireScope } from '../../auth/scopes.js';
 import { digestToken } from '../../auth/secrets.js';
 import { createContext, type App, type Context } from '../../context.js';
 import type { Lane } from '../../db/database.js';
-import { unauthenticated } from '../../errors.js';
+import { recordNotFound, unauthenticated } from '../../errors.js';
 import { parseRef } from '../../graphql/ids.js';
 import { sendError } from '../../rest/adapter.js';
-import type { PackageFileRow } from './service.js';
+import type { PackageDownload, PackageFileRow } from './service.js';
 
 const CI_JOB_TOKEN_LOGIN = 'gitlab-ci-token';
 
@@ -30,6 +30,12 @@ function credentialsOf(req: Request, res: Response): Credentials | null {
 }
 
 const param = (req: Request, name: string) => String(req.params[name]);
+
+/** A path id: an id no record can have names nothing (404). */
+function integer(text: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw recordNotFound();
+  return Number(text);
+}
 
 /** GitLab's PackageFile entity as `select=package_file` answers it. */
 function packageFileEntity(file: PackageFileRow) {
@@ -52,8 +58,8 @@ export function genericPackagesApi(app: App, authenticators: Record<Lane, Creden
   const router = express.Router();
   const path = '/projects/:id/packages/generic/:package_name/:package_version/:file_name';
 
-  const route = (handle: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
-    res.locals.route = `/api/v4${path}`;
+  const route = (template: string, handle: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
+    res.locals.route = `/api/v4${template}`;
     try {
       await handle(req, res);
     } catch (error) {
@@ -71,7 +77,7 @@ export function genericPackagesApi(app: App, authenticators: Record<Lane, Creden
 
   router.put(
     path,
-    route(async (req, res) => {
+    route(path, async (req, res) => {
       const context = await contextFor(req, res, 'write');
       const { services } = context;
       const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
@@ -89,22 +95,37 @@ export function genericPackagesApi(app: App, authenticators: Record<Lane, Creden
     }),
   );
 
+  /** Streams a package file as an attachment. */
+  function send(req: Request, res: Response, download: PackageDownload): void {
+    const name = download.file.fileName;
+    res.status(200).set({
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(download.file.size),
+      'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    });
+    if (req.method === 'HEAD') return void res.end();
+    const stream = download.open();
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+  }
+
   router.get(
     path,
-    route(async (req, res) => {
+    route(path, async (req, res) => {
       const { services } = await contextFor(req, res, 'read');
       const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
-      const download = await services.packages.downloadGeneric(project, param(req, 'package_name'), param(req, 'package_version'), param(req, 'file_name'));
-      const name = download.file.fileName;
-      res.status(200).set({
-        'Content-Type': 'application/octet-stream',
-        'Content-Length': String(download.file.size),
-        'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-      });
-      if (req.method === 'HEAD') return void res.end();
-      const stream = download.open();
-      stream.on('error', () => res.destroy());
-      stream.pipe(res);
+      send(req, res, await services.packages.downloadGeneric(project, param(req, 'package_name'), param(req, 'package_version'), param(req, 'file_name')));
+    }),
+  );
+
+  // GitLab 18.4's download of any package file by id (`lib/api/package_files.rb`).
+  const fileDownload = '/projects/:id/packages/:package_id/package_files/:package_file_id/download';
+  router.get(
+    fileDownload,
+    route(fileDownload, async (req, res) => {
+      const { services } = await contextFor(req, res, 'read');
+      const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
+      send(req, res, await services.packages.downloadFile(project, integer(param(req, 'package_id')), integer(param(req, 'package_file_id'))));
     }),
   );
 

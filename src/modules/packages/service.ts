@@ -399,6 +399,17 @@ export class PackagesService {
     });
   }
 
+  /** One installable file of a package by id (GET …/package_files/:package_file_id/download). */
+  async downloadFile(project: ProjectRow, packageId: number, fileId: number): Promise<PackageDownload> {
+    const { db, app } = this.base;
+    await this.authorizeRead(project);
+    const pkg = await this.find(project, packageId, INSTALLABLE);
+    const file = await db.packageFile.findFirst({ where: { id: fileId, packageId: pkg.id, status: 'default' } });
+    if (!file) throw notFound();
+    await db.package.update({ where: { id: pkg.id }, data: { lastDownloadedAt: new Date() } });
+    return { file, open: () => app.packages.read(file.fileSha256) };
+  }
+
   /** A generic package's file for download: the newest of that name in the newest installable package of that name and version. */
   async downloadGeneric(project: ProjectRow, name: string, version: string, fileName: string): Promise<PackageDownload> {
     const { db, app } = this.base;
