@@ -65,6 +65,11 @@ export interface Config {
   /** Largest job artifact accepted (CI_MAX_ARTIFACT_SIZE, bytes; GitLab's default maximum artifacts size, 100 MB); 413 beyond. */
   ciMaxArtifactSize: number;
   /**
+   * Largest package file accepted, every package type (PACKAGE_MAX_FILE_SIZE, bytes); null: GitLab's plan limits per
+   * type (generic 5 GB, npm 500 MB, PyPI 3 GB, …). 413 beyond.
+   */
+  packageMaxFileSize: number | null;
+  /**
    * How long `POST /jobs/request` holds a runner that already holds the latest queue state, waiting for a job to
    * become pending (CI_LONG_POLLING_MS; Workhorse's `apiCiLongPollingDuration`, 50 s). 0 answers at once.
    */
@@ -209,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     repositoryStorages: overrides.repositoryStorages ?? repositoryStorages(env.REPOSITORY_STORAGES),
     runner: overrides.runner !== undefined ? overrides.runner : runnerKind(env.RUNNER),
     ciMaxArtifactSize: overrides.ciMaxArtifactSize ?? integer(env, 'CI_MAX_ARTIFACT_SIZE', 100 * 1024 * 1024, 1, 1024 ** 4),
+    packageMaxFileSize: overrides.packageMaxFileSize !== undefined ? overrides.packageMaxFileSize : env.PACKAGE_MAX_FILE_SIZE ? integer(env, 'PACKAGE_MAX_FILE_SIZE', 0, 1, 1024 ** 4) : null,
     ciLongPollingMs: overrides.ciLongPollingMs ?? integer(env, 'CI_LONG_POLLING_MS', 50_000, 0, 600_000),
     allowLocalRequestsFromSystemHooks: overrides.allowLocalRequestsFromSystemHooks ?? flag(env, 'ALLOW_LOCAL_REQUESTS_FROM_SYSTEM_HOOKS', true),
     allowLocalRequestsFromWebHooks: overrides.allowLocalRequestsFromWebHooks ?? flag(env, 'ALLOW_LOCAL_REQUESTS_FROM_WEB_HOOKS', false),

@@ -3,6 +3,7 @@
  * `createContext(app, viewer, { lane, deadline })`. It loops over the module list: each module's loaders and
  * service are built on first use in the request, the service with exactly the sibling services its manifest `uses`.
  */
+import type { PackageStorage } from './modules/packages/storage.js';
 import type { ArtifactStorage } from './ci/artifact-storage.js';
 import type { RepositoryStorages } from './git/storages.js';
 import type { UploadStorage } from './uploads/storage.js';
@@ -42,6 +43,8 @@ export interface App {
   repositories: RepositoryStorages;
   /** Where job artifacts live (src/ci/artifact-storage.ts). */
   artifacts: ArtifactStorage;
+  /** Where package files live, content-addressed (src/modules/packages/storage.ts). */
+  packages: PackageStorage;
   /** Where uploads (avatars) and request bodies' files live (src/uploads/storage.ts). */
   uploads: UploadStorage;
 }

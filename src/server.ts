@@ -4,6 +4,8 @@
  * GraphiQL at `/-/graphql-explorer`.
  * No globals: everything hangs off `startServer`.
  */
+import { genericPackagesApi } from './modules/packages/http.js';
+import { PackageStorage } from './modules/packages/storage.js';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
@@ -105,8 +107,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   bus.subscribe(JOBS_ENQUEUED, () => jobs.wake());
   const repositories = await RepositoryStorages.open(config);
   const artifacts = await ArtifactStorage.open(config);
+  const packages = await PackageStorage.open(config);
   const uploads = await UploadStorage.open(config);
-  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories, artifacts, uploads });
+  const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories, artifacts, packages, uploads });
   for (const module of modules) {
     const handlers = typeof module.jobs === 'function' ? module.jobs({ app, contextFor: (viewer) => createContext(app, viewer) }) : (module.jobs ?? {});
     for (const [kind, handle] of Object.entries(handlers)) jobs.register(kind, handle);
@@ -158,6 +161,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', runners.streams);
   // The Sentry-compatible collector reads its own (compressed) bodies too, with its own bound.
   web.use('/api/v4/error_tracking/collector', errorTrackingCollector(app, config.bodyLimit));
+  // Generic packages' files stream in and out the same way.
+  web.use('/api/v4', genericPackagesApi(app, authenticators));
   web.use(bodyLimit(config.bodyLimit));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.text({ type: 'application/x-www-form-urlencoded', limit: config.bodyLimit, verify: verifyBody }), formBodies);
@@ -230,6 +235,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await pushHooks.close();
         await repositories.close();
         await artifacts.close();
+        await packages.close();
         await uploads.close();
       })()),
   };

@@ -52,6 +52,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   GroupID: { model: 'Group' },
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
+  PackagesPackageFileID: { model: 'Packages::PackageFile' },
+  PackagesPackageID: { model: 'Packages::Package' },
   ProjectHookID: { model: 'ProjectHook' },
   ProjectID: { model: 'Project' },
   ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },

@@ -24,9 +24,10 @@ import { repositoryStorageMovesModule } from './repository_storage_moves/index.j
 import { hooksModule } from './hooks/index.js';
 import { projectAccessTokensModule } from './project_access_tokens/index.js';
 import { errorTrackingModule } from './error_tracking/index.js';
+import { packagesModule } from './packages/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

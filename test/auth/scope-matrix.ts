@@ -35,6 +35,8 @@ interface Fixtures {
   pipeline: { id: number; jobId: number };
   /** A project runner of the project that reads share. */
   runnerId: number;
+  /** A generic package (with one file) the reads share, once one asked for it. */
+  package?: { packageId: number; fileId: number };
   /** A pipeline schedule of the project that reads share, once one asked for it. */
   schedule?: number;
   /** Webhooks the reads share, by the path that lists them. */
@@ -49,6 +51,18 @@ async function newProjectAccessToken(f: Fixtures): Promise<number> {
   const res = await t.api('POST', `/projects/${f.project.id}/access_tokens`, { token: f.owner.token, body: { name: 'matrix', scopes: ['api'], expires_at: expires } });
   if (res.status !== 201) throw new Error(`project access token: ${res.status} ${res.text}`);
   return res.body.id;
+}
+
+/** A new generic package of the fixture project with one file: its id and its file's. */
+async function newPackage(f: Fixtures): Promise<{ packageId: number; fileId: number }> {
+  const res = await fetch(`${t.url}/api/v4/projects/${f.project.id}/packages/generic/${unique('matrix')}/1.0.0/file.txt?select=package_file`, {
+    method: 'PUT',
+    headers: { 'PRIVATE-TOKEN': f.owner.token },
+    body: 'matrix',
+  });
+  const body = (await res.json()) as { package_id: number; id: number };
+  if (res.status !== 201) throw new Error(`package: ${res.status} ${JSON.stringify(body)}`);
+  return { packageId: body.package_id, fileId: body.id };
 }
 
 /** A new project runner of the fixture project: writes act on one of their own. */
@@ -142,6 +156,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     if (family === 'runners' && route.compiled.kind === 'mutation') params.id = String(await newRunner(f.project.id));
   }
   const name = unique('m');
+  let pkg: { packageId: number; fileId: number } | undefined;
+  const packageOf = async () => (pkg ??= route.compiled.kind === 'mutation' ? await newPackage(f) : (f.package ??= await newPackage(f)));
   const samples: Record<string, () => Promise<unknown> | unknown> = {
     name: () => name,
     path: () => name,
@@ -226,6 +242,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Project access tokens: one the reads share, a new one for each write (rotation and revocation end it).
     tokenId: async () => (route.compiled.kind === 'mutation' ? await newProjectAccessToken(f) : (f.projectAccessToken ??= await newProjectAccessToken(f))),
     expiresAt: () => new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+    // Packages: one the reads share, a new one (with its file) for each delete.
+    packageId: async () => (await packageOf()).packageId,
+    packageFileId: async () => (await packageOf()).fileId,
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

@@ -19,6 +19,7 @@ let sha: string;
 let runnerId: number;
 let hookId: number;
 let scheduleId: number;
+let packageId: number;
 
 async function measure(path: string, token = owner.token): Promise<number> {
   queries = 0;
@@ -104,6 +105,20 @@ beforeAll(async () => {
   await t.server.database.prisma.webHookLog.createMany({
     data: [0, 1, 2, 3].map((i) => ({ webHookId: hookId, trigger: 'push_hooks', url: 'https://example.com/p0', requestHeaders: {}, requestData: { i }, responseHeaders: {}, responseBody: '', responseStatus: '200', executionDuration: 0.1 })),
   });
+  // Four generic packages, the first with four files, each file and the package built by one of the four pipelines.
+  for (let i = 0; i < 4; i++) {
+    for (let j = 0; j < (i === 0 ? 4 : 1); j++) {
+      const res = await fetch(`${t.url}/api/v4/projects/${project.id}/packages/generic/pkg${i}/1.0.${i}/f${j}.txt?select=package_file`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': owner.token }, body: `${i}-${j}` });
+      expect(res.status).toBe(201);
+      packageId ??= ((await res.json()) as { package_id: number }).package_id;
+    }
+  }
+  const pipelines = await t.server.database.prisma.pipeline.findMany({ where: { projectId: project.id }, orderBy: { id: 'asc' }, take: 4 });
+  const packageFiles = await t.server.database.prisma.packageFile.findMany({ where: { packageId }, orderBy: { id: 'asc' } });
+  for (const [i, p] of pipelines.entries()) {
+    await t.server.database.prisma.packageBuildInfo.create({ data: { packageId, pipelineId: p.id } });
+    await t.server.database.prisma.packageFile.update({ where: { id: packageFiles[i].id }, data: { pipelineId: p.id } });
+  }
 });
 afterAll(() => t?.close());
 
@@ -131,6 +146,8 @@ describe('query budget', () => {
     'GET /projects/:id/pipelines/:pipeline_id/bridges': () => `/projects/${project.id}/pipelines/${pipelineId}/bridges`,
     'GET /projects/:id/pipeline_schedules/:pipeline_schedule_id/pipelines': () => `/projects/${project.id}/pipeline_schedules/${scheduleId}/pipelines`,
     'GET /projects/:id/hooks/:hook_id/events': () => `/projects/${project.id}/hooks/${hookId}/events`,
+    'GET /projects/:id/packages/:package_id/package_files': () => `/projects/${project.id}/packages/${packageId}/package_files`,
+    'GET /projects/:id/packages/:package_id/pipelines': () => `/projects/${project.id}/packages/${packageId}/pipelines`,
     'GET /projects/:id/repository/commits/:sha/statuses': () => `/projects/${project.id}/repository/commits/${sha}/statuses?all=true`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);

@@ -1,4 +1,5 @@
 /** Service-level tests: the App over a fresh database, and contexts for viewers, with no HTTP in between. */
+import { PackageStorage } from '../../src/modules/packages/storage.js';
 import { createApp, createContext, type App, type Context } from '../../src/context.js';
 import { loadConfig } from '../../src/config.js';
 import type { Viewer } from '../../src/auth/viewer.js';
@@ -30,8 +31,9 @@ export async function serviceHarness(): Promise<ServiceHarness> {
   const config = loadConfig({}, { externalUrl: 'http://gitlab.example.com', logLevel: 'silent', dataDir: 'memory' });
   const repositories = await RepositoryStorages.open(config);
   const artifacts = await ArtifactStorage.open(config);
+  const packages = await PackageStorage.open(config);
   const uploads = await UploadStorage.open(config);
-  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config, bus, jobs: new JobQueue(db, { logger }), logger, repositories, artifacts, uploads });
+  const app = createApp({ db: db.prisma, readDb: db.readPrisma, config, bus, jobs: new JobQueue(db, { logger }), logger, repositories, artifacts, packages, uploads });
   let tokenId = 1000;
   return {
     app,
@@ -54,6 +56,7 @@ export async function serviceHarness(): Promise<ServiceHarness> {
       await cleanup();
       await repositories.close();
       await artifacts.close();
+      await packages.close();
       await uploads.close();
     },
   };
