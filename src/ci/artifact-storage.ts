@@ -4,15 +4,14 @@
  * keeps. An upload streams into a temporary file beside its final place, hashed and counted as it goes, and is
  * renamed into place only once complete and within the size limit, so a failed or refused upload leaves nothing.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import type { Config } from '../config.js';
+import { FileRoot, writeStreamed } from '../storage/files.js';
 
 /** The upload went beyond the size limit. */
 export class ArtifactTooLarge extends Error {}
@@ -25,17 +24,14 @@ export interface StoredFile {
 }
 
 export class ArtifactStorage {
-  private constructor(
-    readonly root: string,
-    /** A temporary folder made by this process, removed at close. */
-    private readonly temporary: boolean,
-  ) {}
+  private constructor(private readonly files: FileRoot) {}
 
   static async open(config: Pick<Config, 'dataDir'>): Promise<ArtifactStorage> {
-    if (config.dataDir === 'memory') return new ArtifactStorage(await mkdtemp(join(tmpdir(), 'gitlab-artifacts-')), true);
-    const root = resolve(config.dataDir, 'artifacts');
-    await mkdir(root, { recursive: true });
-    return new ArtifactStorage(root, false);
+    return new ArtifactStorage(await FileRoot.open(config, 'artifacts'));
+  }
+
+  get root(): string {
+    return this.files.root;
   }
 
   private absolute(path: string): string {
@@ -48,26 +44,8 @@ export class ArtifactStorage {
   async write(projectId: number, jobId: number, fileType: string, source: Readable, limit: number): Promise<StoredFile> {
     const path = `${projectId}/${jobId}/${randomBytes(8).toString('hex')}.${fileType.replace(/[^a-z0-9_]/g, '')}`;
     const target = this.absolute(path);
-    await mkdir(dirname(target), { recursive: true });
-    const partial = `${target}.partial`;
-    const hash = createHash('sha256');
-    let size = 0;
-    const count = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        if (size > limit) return done(new ArtifactTooLarge());
-        hash.update(chunk);
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, count, createWriteStream(partial, { mode: 0o600 }));
-      await rename(partial, target);
-    } catch (error) {
-      await rm(partial, { force: true });
-      throw error;
-    }
-    return { path, size, sha256: hash.digest('hex') };
+    const { size, digests } = await writeStreamed(source, { partial: `${target}.partial`, limit, algorithms: ['sha256'], tooLarge: () => new ArtifactTooLarge(), target: () => target });
+    return { path, size, sha256: digests.sha256 };
   }
 
   /** A whole file, for the small ones read at once (reports). */
@@ -130,6 +108,6 @@ export class ArtifactStorage {
   }
 
   async close(): Promise<void> {
-    if (this.temporary) await rm(this.root, { recursive: true, force: true });
+    await this.files.close();
   }
 }

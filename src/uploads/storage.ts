@@ -4,10 +4,10 @@
  * multipart files stream into `tmp/` first and are removed when the request ends.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
+import { FileRoot } from '../storage/files.js';
 
 /**
  * A file part of a multipart body, already on disk. Only the multipart parser makes these, so a JSON or form body
@@ -34,16 +34,10 @@ export type AvatarModel = 'user' | 'project' | 'group';
 const TEMPORARY_FILE_MAX_AGE_MS = 60 * 60 * 1000;
 
 export class UploadStorage {
-  private constructor(
-    readonly root: string,
-    /** A temporary folder made by this process, removed at close. */
-    private readonly temporary: boolean,
-  ) {}
+  private constructor(private readonly files: FileRoot) {}
 
   static async open(config: Pick<Config, 'dataDir'>): Promise<UploadStorage> {
-    const temporary = config.dataDir === 'memory';
-    const root = temporary ? await mkdtemp(join(tmpdir(), 'gitlab-uploads-')) : resolve(config.dataDir, 'uploads');
-    const storage = new UploadStorage(root, temporary);
+    const storage = new UploadStorage(await FileRoot.open(config, 'uploads'));
     await mkdir(storage.tmp, { recursive: true });
     await storage.sweepTemporary();
     return storage;
@@ -101,8 +95,12 @@ export class UploadStorage {
     await rm(this.avatarDir(model, id), { recursive: true, force: true });
   }
 
+  get root(): string {
+    return this.files.root;
+  }
+
   /** Removes the temporary folder of an in-memory server. */
   async close(): Promise<void> {
-    if (this.temporary) await rm(this.root, { recursive: true, force: true });
+    await this.files.close();
   }
 }

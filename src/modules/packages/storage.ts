@@ -5,14 +5,13 @@
  * counting its size as it goes, and is renamed to its address only once complete and within the limit: a failed or
  * refused upload leaves nothing, and the bytes are never held in memory.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
+import { FileRoot, writeStreamed } from '../../storage/files.js';
 
 /** The upload went beyond the size limit. */
 export class PackageFileTooLarge extends Error {}
@@ -25,16 +24,14 @@ export interface StoredPackageFile {
 }
 
 export class PackageStorage {
-  private constructor(
-    readonly root: string,
-    private readonly temporary: boolean,
-  ) {}
+  private constructor(private readonly files: FileRoot) {}
 
   static async open(config: Pick<Config, 'dataDir'>): Promise<PackageStorage> {
-    if (config.dataDir === 'memory') return new PackageStorage(await mkdtemp(join(tmpdir(), 'gitlab-packages-')), true);
-    const root = resolve(config.dataDir, 'packages');
-    await mkdir(root, { recursive: true });
-    return new PackageStorage(root, false);
+    return new PackageStorage(await FileRoot.open(config, 'packages'));
+  }
+
+  get root(): string {
+    return this.files.root;
   }
 
   /** The file of a SHA-256 digest. */
@@ -45,35 +42,15 @@ export class PackageStorage {
 
   /** Streams `source` to the store, refusing it (PackageFileTooLarge) past `limit` bytes. */
   async write(source: Readable, limit: number): Promise<StoredPackageFile> {
-    const incoming = join(this.root, 'tmp');
-    await mkdir(incoming, { recursive: true });
-    const partial = join(incoming, `${randomBytes(12).toString('hex')}.partial`);
-    const md5 = createHash('md5');
-    const sha1 = createHash('sha1');
-    const sha256 = createHash('sha256');
-    let size = 0;
-    const digest = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        if (size > limit) return done(new PackageFileTooLarge());
-        md5.update(chunk);
-        sha1.update(chunk);
-        sha256.update(chunk);
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, digest, createWriteStream(partial, { mode: 0o600 }));
-      const stored = { size, md5: md5.digest('hex'), sha1: sha1.digest('hex'), sha256: sha256.digest('hex') };
-      const target = this.pathOf(stored.sha256);
-      await mkdir(dirname(target), { recursive: true });
+    const { size, digests } = await writeStreamed(source, {
+      partial: join(this.root, 'tmp', `${randomBytes(12).toString('hex')}.partial`),
+      limit,
+      algorithms: ['md5', 'sha1', 'sha256'],
+      tooLarge: () => new PackageFileTooLarge(),
       // Same bytes, same address: a second upload of them replaces the file with an identical one.
-      await rename(partial, target);
-      return stored;
-    } catch (error) {
-      await rm(partial, { force: true });
-      throw error;
-    }
+      target: ({ digests }) => this.pathOf(digests.sha256),
+    });
+    return { size, ...digests };
   }
 
   read(sha256: string): ReadStream {
@@ -92,6 +69,6 @@ export class PackageStorage {
   }
 
   async close(): Promise<void> {
-    if (this.temporary) await rm(this.root, { recursive: true, force: true });
+    await this.files.close();
   }
 }
