@@ -132,6 +132,9 @@ describe('query budget', () => {
     'GET /projects/:id/pipeline_schedules/:pipeline_schedule_id/pipelines': () => `/projects/${project.id}/pipeline_schedules/${scheduleId}/pipelines`,
     'GET /projects/:id/hooks/:hook_id/events': () => `/projects/${project.id}/hooks/${hookId}/events`,
     'GET /projects/:id/repository/commits/:sha/statuses': () => `/projects/${project.id}/repository/commits/${sha}/statuses?all=true`,
+    'GET /projects/:id/repository/commits/:sha/diff': () => `/projects/${project.id}/repository/commits/${sha}/diff`,
+    'GET /projects/:id/repository/commits/:sha/refs': () => `/projects/${project.id}/repository/commits/${sha}/refs`,
+    'GET /projects/:id/repository/commits/:sha/merge_requests': () => `/projects/${project.id}/repository/commits/${sha}/merge_requests`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

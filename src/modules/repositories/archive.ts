@@ -4,7 +4,7 @@
  * through memory whole: src/http/repository-archive.ts streams `git archive` (through a `bzip2` filter git runs
  * itself for bzip2 formats) and the snapshot's tar straight to the client.
  */
-import { forbidden, notFound, unauthenticated } from '../../errors.js';
+import { notFound, unauthenticated } from '../../errors.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import { pathProblem } from './paths.js';
@@ -90,9 +90,8 @@ export class RepositoryArchives {
    */
   async snapshot(project: () => Promise<ProjectRow>, wiki: boolean): Promise<string> {
     // GitLab's `authenticated_as_admin!` comes first: anyone else is refused before the project is looked up.
-    const { viewer } = this.base;
-    if (!viewer) throw unauthenticated();
-    if (!viewer.admin) throw forbidden();
+    if (!this.base.viewer) throw unauthenticated();
+    await this.base.access.authorize('admin_all_resources', null);
     const row = await project();
     if (wiki) throw notFound('Repository');
     return (await this.repositories.open(row)).path;

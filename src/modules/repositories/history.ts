@@ -5,7 +5,7 @@
  * merge (`merge-tree`) and written to the branch as every API commit is (RepositoryWrites.moveRef: protected
  * branches, push events, hooks and pipelines).
  */
-import { badRequest, changeFailed, forbidden, invalidParams, notFound, unauthenticated } from '../../errors.js';
+import { argumentRefused, badRequest, changeFailed, forbidden, invalidArgument, notFound, unauthenticated } from '../../errors.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { RepositoryHistory, type ChangeFailure, type ContainingRef, type FileDiff, type Repository } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
@@ -84,16 +84,16 @@ export class RepositoryHistoryService {
   async blame(project: ProjectRow, filePath: string, ref: string, rangeStart: number | null | undefined, rangeEnd: number | null | undefined): Promise<BlameRangeRow[]> {
     const { repository, history } = await this.open(project);
     const path = checkedPath(filePath, 'filePath');
-    const hasStart = rangeStart != null;
-    if (hasStart !== (rangeEnd != null)) throw invalidParams([hasStart ? 'range[end] is missing' : 'range[start] is missing']);
+    // GraphQL and REST's coercion hold both ends present (`range[end] is missing`).
+    const hasStart = rangeStart != null && rangeEnd != null;
     const commitId = await repository.resolve(`${ref}^{commit}`);
     if (!commitId) throw notFound('Commit');
     const lines = await history.lineCount(commitId, path);
     if (lines === null) throw notFound('File');
     let range: [number, number] | null = null;
     if (hasStart) {
-      if (rangeStart! < 1) throw invalidParams(['range[start] does not have a valid value']);
-      if (rangeEnd! < rangeStart!) throw invalidParams(['range[end] does not have a valid value']);
+      if (rangeStart! < 1) throw invalidArgument('range[start]');
+      if (rangeEnd! < rangeStart!) throw invalidArgument('range[end]');
       if (rangeStart! > lines) return [];
       range = [rangeStart!, Math.min(rangeEnd!, lines)];
     }
@@ -195,7 +195,7 @@ export class RepositoryHistoryService {
   async change(project: ProjectRow, action: 'cherryPick' | 'revert', sha: string, branch: string, options: { dryRun?: boolean | null; message?: string | null }): Promise<{ commit: CommitRow | null; dryRun: 'success' | null }> {
     const { repository, history } = await this.open(project);
     const dryRun = options.dryRun ?? false;
-    if (!branch) throw invalidParams(['branch is empty']);
+    if (!branch) throw argumentRefused('branch', 'is empty');
     // GitLab's authorize_push_to_branch!: push access to the branch (its protection included), before anything else.
     const protection = await this.repositories.branchProtection(project, branch);
     if (!protection.canPush || project.archived || this.repositories.isReadOnly(project)) {
