@@ -610,8 +610,15 @@ export class RepositoryHistory {
     const raw = await gitText(this.path, ['cat-file', 'commit', sha]);
     const headers = raw.slice(0, raw.indexOf('\n\n') === -1 ? raw.length : raw.indexOf('\n\n'));
     if (!/^gpgsig(-sha256)? /m.test(headers)) return null;
-    const out = await gitText(this.path, ['show', '-s', '--format=%G?%x00%GK%x00%GF%x00%GP%x00%GS', sha]);
-    const [status, keyId, fingerprint, primaryFingerprint, signer] = out.split('\0');
-    return { status, keyId, fingerprint, primaryFingerprint, signer };
+    // gpg verifies with a keyring of its own for this run, outside the repository (it would make one in HOME): a
+    // signature by a key nobody gave the server is `E` (unknown key), as GitLab answers for a key no user added.
+    const keyring = await mkdtemp(join(tmpdir(), 'git-gpg-'));
+    try {
+      const out = await gitText(this.path, ['show', '-s', '--format=%G?%x00%GK%x00%GF%x00%GP%x00%GS', sha], { env: { GNUPGHOME: keyring } });
+      const [status, keyId, fingerprint, primaryFingerprint, signer] = out.split('\0');
+      return { status, keyId, fingerprint, primaryFingerprint, signer };
+    } finally {
+      await rm(keyring, { recursive: true, force: true });
+    }
   }
 }
