@@ -63,6 +63,10 @@ export interface ErrorExtensions {
   location?: string;
   /** METHOD_NOT_ALLOWED written by Grape's own `error!(text)`: the body is `{"error": …}` rather than `{"message": …}`. */
   errorKey?: boolean;
+  /** BAD_USER_INPUT of a service's refusal with GitLab's `error_code` beside the message (a cherry-pick's `conflict`). */
+  errorCode?: string;
+  /** With `errorCode`: the request was a dry run (`"dry_run": "error"` in the body). */
+  dryRun?: boolean;
 }
 
 function coded(message: string, extensions: ErrorExtensions): GraphQLError {
@@ -131,6 +135,9 @@ export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_
  */
 export const movedPermanently = (location: string) =>
   coded(`This resource has been moved permanently to ${location}`, { code: 'MOVED_PERMANENTLY', location });
+
+/** GitLab's `error!({ message, error_code }, 400)` of a service that could not make its change (cherry-pick, revert). */
+export const changeFailed = (message: string, errorCode: string, dryRun = false) => coded(message, { code: 'BAD_USER_INPUT', errorCode, dryRun });
 /** GitLab's 405 for an operation the resource refuses (deleting the default branch). */
 export const methodNotAllowed = (message: string) => coded(message, { code: 'METHOD_NOT_ALLOWED' });
 /** GitLab's pagination strategies' 405s (keyset not available, offset beyond its limit), `{"error": …}` as Grape writes them. */
@@ -170,6 +177,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       }
       if (ext.problems) return { status: 400, body: { error: describeProblems(ext.problems, restName) } };
       if (ext.params) return { status: 400, body: { error: ext.params.join(', ') } };
+      if (ext.errorCode) return { status: 400, body: { message: error.message, error_code: ext.errorCode, ...(ext.dryRun ? { dry_run: 'error' } : {}) } };
       return { status: 400, body: { message: error.message } };
     }
     case 'UNAUTHENTICATED':

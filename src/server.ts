@@ -23,6 +23,7 @@ import { UploadStorage } from './uploads/storage.js';
 import { PushHooks } from './git/hooks.js';
 import { gitHttp } from './http/git-http.js';
 import { runnerApi } from './http/runner-api.js';
+import { repositoryArchives } from './http/repository-archive.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildSchema } from './graphql/schema.js';
 import { contextError, formatError, unavailableStatus } from './graphql/errors.js';
@@ -169,6 +170,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use(multipartBodies(uploads, config.bodyLimit));
   web.use(bodyEncodingErrors, bodyErrors, rejectMalformedInput);
   web.use('/api/v4', runners.json);
+  // Repository archives and snapshots are byte streams from git, with Workhorse's headers.
+  web.use('/api/v4', repositoryArchives(app, authenticators));
   web.use(
     '/api/graphql',
     expressMiddleware(apollo, {

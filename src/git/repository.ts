@@ -483,3 +483,142 @@ export class Repository {
     return refs;
   }
 }
+
+/** A run of consecutive lines that one commit last changed (GitLab's blame group). */
+export interface BlameGroup {
+  sha: string;
+  lines: string[];
+}
+
+/** One ref containing a commit. */
+export interface ContainingRef {
+  type: 'branch' | 'tag';
+  name: string;
+}
+
+/** Why a cherry-pick or revert could not make a commit: its changes conflict, or leave the tree as it was. */
+export type ChangeFailure = 'conflict' | 'empty';
+
+/** Commits of the history operations (blame, refs, merge bases, cherry-picks and reverts), on top of Repository. */
+export class RepositoryHistory {
+  constructor(readonly repository: Repository) {}
+
+  private get path(): string {
+    return this.repository.path;
+  }
+
+  /** `git blame --porcelain` of a file at a commit, lines `start`..`end` (1-based, inclusive; null: all), grouped by commit. */
+  async blame(commit: string, path: string, start: number | null, end: number | null): Promise<BlameGroup[]> {
+    const range = start !== null && end !== null ? ['-L', `${start},${end}`] : [];
+    // blame takes a path, not a pathspec: no magic to escape.
+    const out = await git(this.path, ['blame', '--porcelain', ...range, commit, '--', path]);
+    const groups: BlameGroup[] = [];
+    let current: string | null = null;
+    for (const line of out.stdout.toString('utf8').split('\n')) {
+      if (line.startsWith('\t')) {
+        const text = line.slice(1);
+        const last = groups.at(-1);
+        if (last && last.sha === current) last.lines.push(text);
+        else groups.push({ sha: current!, lines: [text] });
+        continue;
+      }
+      const header = /^([0-9a-f]{40}) \d+ \d+/.exec(line);
+      if (header) current = header[1];
+    }
+    return groups;
+  }
+
+  /** How many lines a blob has (as `git blame` counts them: a last line without newline counts). */
+  async lineCount(commit: string, path: string): Promise<number | null> {
+    const entry = (await this.repository.entries(commit, [path])).get(path);
+    if (entry?.type !== 'blob') return null;
+    const content = await this.repository.blob(entry.sha);
+    if (!content || content.length === 0) return 0;
+    let count = 0;
+    for (const byte of content) if (byte === 10) count++;
+    return content[content.length - 1] === 10 ? count : count + 1;
+  }
+
+  /** The branches and tags whose tip contains the commit, branches first, each by name. */
+  async refsContaining(sha: string, type: 'branch' | 'tag' | 'all'): Promise<ContainingRef[]> {
+    const prefixes = type === 'branch' ? ['refs/heads/'] : type === 'tag' ? ['refs/tags/'] : ['refs/heads/', 'refs/tags/'];
+    const out = await gitText(this.path, ['for-each-ref', '--format=%(refname)', `--contains=${sha}`, ...prefixes]);
+    const refs: ContainingRef[] = [];
+    for (const ref of out ? out.split('\n') : []) {
+      if (ref.startsWith('refs/heads/')) refs.push({ type: 'branch', name: ref.slice('refs/heads/'.length) });
+      else if (ref.startsWith('refs/tags/')) refs.push({ type: 'tag', name: ref.slice('refs/tags/'.length) });
+    }
+    return refs.sort((a, b) => (a.type === b.type ? 0 : a.type === 'branch' ? -1 : 1));
+  }
+
+  /** The best common ancestor of several commits (`git merge-base --octopus`), or null when they share none. */
+  async mergeBase(shas: readonly string[]): Promise<string | null> {
+    const { stdout, code } = await git(this.path, ['merge-base', ...(shas.length > 2 ? ['--octopus'] : []), '--end-of-options', ...shas], { okCodes: [1] });
+    return code === 0 ? stdout.toString('utf8').trim().split('\n')[0] || null : null;
+  }
+
+  /** Author name and e-mail of the newest `max` commits of a revision that are not merges, newest first. */
+  async authors(revision: string, max: number): Promise<{ name: string; email: string }[]> {
+    const { stdout, code } = await git(this.path, ['log', '--no-merges', `--max-count=${max}`, '--format=%an%x00%ae%x00', '--end-of-options', revision, '--'], { okCodes: [128] });
+    if (code !== 0) return [];
+    const fields = stdout.toString('utf8').split('\0');
+    const authors = [];
+    for (let i = 0; i + 2 <= fields.length; i += 2) authors.push({ name: fields[i].replace(/^\n/, ''), email: fields[i + 1] });
+    return authors;
+  }
+
+  /**
+   * The tree of applying `commit`'s change (cherry-pick) or its inverse (revert) onto `onto`, by a three-way merge
+   * in memory (`git merge-tree --write-tree`): no working tree, no index. `mainline` picks the parent of a merge.
+   */
+  async changeTree(commit: string, parents: readonly string[], onto: string, revert: boolean): Promise<{ tree: string } | { failure: ChangeFailure }> {
+    // A merge commit is taken against its first parent, as GitLab (Gitaly) does; a root commit against the empty tree.
+    const parent = parents[0] ?? (await this.emptyTree());
+    const [base, theirs] = revert ? [commit, parent] : [parent, commit];
+    // git 2.39's merge-tree finds the merge base itself: two unreferenced commits on one of `base`'s tree make it
+    // that base (git 2.40's --merge-base does the same).
+    const synthetic = { GIT_AUTHOR_NAME: 'merge', GIT_AUTHOR_EMAIL: 'merge@localhost', GIT_COMMITTER_NAME: 'merge', GIT_COMMITTER_EMAIL: 'merge@localhost', GIT_AUTHOR_DATE: '@0 +0000', GIT_COMMITTER_DATE: '@0 +0000' };
+    const tree = (rev: string) => `${rev}^{tree}`;
+    const root = await gitText(this.path, ['commit-tree', tree(base)], { env: synthetic, input: 'base' });
+    const [ours, other] = await Promise.all([
+      gitText(this.path, ['commit-tree', tree(onto), '-p', root], { env: synthetic, input: 'ours' }),
+      gitText(this.path, ['commit-tree', tree(theirs), '-p', root], { env: synthetic, input: 'theirs' }),
+    ]);
+    const { stdout, code } = await git(this.path, ['merge-tree', '--write-tree', '--no-messages', ours, other], { okCodes: [1] });
+    if (code === 1) return { failure: 'conflict' };
+    const merged = stdout.toString('utf8').split('\n')[0].trim();
+    const current = await gitText(this.path, ['rev-parse', tree(onto)]);
+    return merged === current ? { failure: 'empty' } : { tree: merged };
+  }
+
+  private async emptyTree(): Promise<string> {
+    return gitText(this.path, ['hash-object', '-t', 'tree', '-w', '--stdin'], { input: '' });
+  }
+
+  /**
+   * A commit object with the author of the original (`author` with its date) or of the committer, for cherry-picks
+   * (which keep the picked commit's author and date) and reverts (the reverting user's).
+   */
+  async commitTreeAs(tree: string, parent: string, message: string, author: Signature & { date?: string }, committer: Signature): Promise<string> {
+    const env: Record<string, string> = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email };
+    if (author.date) env.GIT_AUTHOR_DATE = author.date;
+    return gitText(this.path, ['commit-tree', tree, '-p', parent], { env, input: message });
+  }
+
+  /** A commit's signature as git reads it (`%G?` and friends), or null when the commit carries none. */
+  async signature(sha: string): Promise<{ status: string; keyId: string; fingerprint: string; primaryFingerprint: string; signer: string } | null> {
+    const raw = await gitText(this.path, ['cat-file', 'commit', sha]);
+    const headers = raw.slice(0, raw.indexOf('\n\n') === -1 ? raw.length : raw.indexOf('\n\n'));
+    if (!/^gpgsig(-sha256)? /m.test(headers)) return null;
+    // gpg verifies with a keyring of its own for this run, outside the repository (it would make one in HOME): a
+    // signature by a key nobody gave the server is `E` (unknown key), as GitLab answers for a key no user added.
+    const keyring = await mkdtemp(join(tmpdir(), 'git-gpg-'));
+    try {
+      const out = await gitText(this.path, ['show', '-s', '--format=%G?%x00%GK%x00%GF%x00%GP%x00%GS', sha], { env: { GNUPGHOME: keyring } });
+      const [status, keyId, fingerprint, primaryFingerprint, signer] = out.split('\0');
+      return { status, keyId, fingerprint, primaryFingerprint, signer };
+    } finally {
+      await rm(keyring, { recursive: true, force: true });
+    }
+  }
+}

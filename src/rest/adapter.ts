@@ -184,7 +184,7 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
         res.set(headers).status(status).type(String(body.content_type)).send(Buffer.from(String(body.content), 'base64'));
         return;
       }
-      send(res, status, body, headers);
+      send(res, route.okWhen && body[route.okWhen] !== undefined ? 200 : status, body, headers);
     } catch (error) {
       sendError(res, app, error, route.restName);
     }

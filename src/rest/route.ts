@@ -24,6 +24,8 @@ export interface RestRoute {
   operation: string;
   /** Success status; default 201 for POST, 200 otherwise. 204 sends no body. */
   status?: number;
+  /** A key of the result whose presence makes the answer 200 instead (GitLab's `status :ok` for a cherry-pick's dry run). */
+  okWhen?: string;
   /** Dotted path of the response inside `data`; default the operation's only root field. */
   result?: string;
   /**

@@ -176,6 +176,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     branch: () => name,
     tagName: () => name,
     filePath: () => `${name}.txt`,
+    // Merge bases take two or more refs.
+    refs: () => ['main', 'main'],
     triggerId: async () => (await t.api('POST', `/projects/${f.project.id}/triggers`, { body: { description: 'matrix' } })).body.id,
     // A trigger token authenticates by itself: every token kind gets the same wrong one, and the same 404.
     token: () => 'glptt-not-a-trigger',

@@ -149,6 +149,9 @@ describe('query budget', () => {
     'GET /projects/:id/packages/:package_id/package_files': () => `/projects/${project.id}/packages/${packageId}/package_files`,
     'GET /projects/:id/packages/:package_id/pipelines': () => `/projects/${project.id}/packages/${packageId}/pipelines`,
     'GET /projects/:id/repository/commits/:sha/statuses': () => `/projects/${project.id}/repository/commits/${sha}/statuses?all=true`,
+    'GET /projects/:id/repository/commits/:sha/diff': () => `/projects/${project.id}/repository/commits/${sha}/diff`,
+    'GET /projects/:id/repository/commits/:sha/refs': () => `/projects/${project.id}/repository/commits/${sha}/refs`,
+    'GET /projects/:id/repository/commits/:sha/merge_requests': () => `/projects/${project.id}/repository/commits/${sha}/merge_requests`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

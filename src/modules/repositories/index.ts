@@ -4,6 +4,8 @@ import { repositoryResolvers } from './resolvers.js';
 import { repositoryRoutes } from './routes.js';
 import { RepositoriesService } from './service.js';
 import { repositoryPolicy } from './policy.js';
+import { repositoryHistoryResolvers } from './history-resolvers.js';
+import { repositoryHistoryRoutes } from './history-routes.js';
 
 declare module '../module.js' {
   interface Services {
@@ -13,11 +15,16 @@ declare module '../module.js' {
 
 export const repositoriesModule = defineModule({
   name: 'repositories',
-  schema: ['repositories.graphql'],
-  operations: ['repositories.graphql'],
-  resolvers: repositoryResolvers,
+  schema: ['repositories.graphql', 'repository_history.graphql'],
+  operations: ['repositories.graphql', 'repository_history.graphql'],
+  resolvers: {
+    ...repositoryResolvers,
+    ...repositoryHistoryResolvers,
+    Mutation: { ...repositoryResolvers.Mutation, ...repositoryHistoryResolvers.Mutation },
+    Repository: { ...repositoryResolvers.Repository, ...repositoryHistoryResolvers.Repository },
+  },
   policy: repositoryPolicy,
-  routes: repositoryRoutes,
+  routes: [...repositoryRoutes, ...repositoryHistoryRoutes],
   uses: ['projects', 'activity', 'protected_branches'],
   service: (base, { projects, activity, protected_branches }) => new RepositoriesService(base, projects, activity, protected_branches),
 });

@@ -18,6 +18,8 @@ import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { ProtectedBranchesService, ProtectedBranchRow } from '../protected_branches/service.js';
 import { RepositoryReads } from './reads.js';
 import { RepositoryWrites } from './writes.js';
+import { RepositoryHistoryService } from './history.js';
+import { RepositoryArchives } from './archive.js';
 
 export { ZERO_SHA, type RefUpdate };
 
@@ -95,6 +97,10 @@ export class RepositoriesService {
   readonly reads: RepositoryReads;
   /** Commits, file writes, branches and tags through the API, each ending in `refsUpdated`. */
   readonly writes: RepositoryWrites;
+  /** Blame, a commit's diff, refs and signature, merge bases, contributors, cherry-picks and reverts. */
+  readonly history: RepositoryHistoryService;
+  /** Archives of a revision and snapshots of the whole repository, streamed from git. */
+  readonly archives: RepositoryArchives;
   /** Protected branch rules by project, read once per request (a branch list asks for each branch). */
 
   constructor(
@@ -105,6 +111,8 @@ export class RepositoriesService {
   ) {
     this.reads = new RepositoryReads(this);
     this.writes = new RepositoryWrites(base, this);
+    this.history = new RepositoryHistoryService(base, this);
+    this.archives = new RepositoryArchives(base, this);
   }
 
   /** The project's repository, created if missing. No ability is checked: callers authorize first. */

@@ -92,7 +92,7 @@ export class RepositoryWrites {
   }
 
   /** Moves one ref or answers GitLab's 400 for a ref that moved meanwhile, then records the change. */
-  private async moveRef(project: ProjectRow, repository: Repository, userId: number, ref: string, after: string, before: string, refused: string, fastForward = false) {
+  async moveRef(project: ProjectRow, repository: Repository, userId: number, ref: string, after: string, before: string, refused: string, fastForward = false) {
     // Protected branches, force pushes (a forced commit onto a moved branch), the default branch: as for git pushes.
     await this.repositories.authorizeRefUpdate(project, { ref, before, after }, { web: true, fastForward });
     if (!(await repository.updateRef(ref, after, before))) throw badRequest(refused);
