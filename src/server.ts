@@ -38,6 +38,7 @@ import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { oauthAuthenticator } from './modules/applications/authenticator.js';
 import { oauthHttp } from './modules/applications/http.js';
+import { alertNotifyHttp } from './modules/alert_management/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { bodyErrors, bodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
@@ -139,6 +140,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // So do a runner's log patches and artifact uploads; the rest of the runner protocol comes after the parsers.
   const runners = runnerApi({ app, authenticators });
   web.use('/api/v4', runners.streams);
+  // Alert notifications read their own bodies, with GitLab's 1 MB limit (src/modules/alert_management/http.ts).
+  web.use(alertNotifyHttp(app));
   web.use(bodyLimit(config.bodyLimit));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.text({ type: 'application/x-www-form-urlencoded', limit: config.bodyLimit, verify: verifyBody }), formBodies);
