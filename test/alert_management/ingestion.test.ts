@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { suiteServer } from '../support/server.js';
-import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
+import { createProject, createUser, type TestUser } from '../support/factories.js';
 import { fingerprint } from '../../src/modules/alert_management/payload.js';
 import { alerts, createHttpIntegration, createPrometheusIntegration, notify, type Integration } from './support.js';
 
@@ -307,7 +307,7 @@ describe('concurrent duplicates', () => {
     try {
       const fp = uniq('replicas');
       const send = (server: { url: string }) =>
-        fetch(http.url.replace('http://gitlab.example.com', server.url), { method: 'POST', headers: { Authorization: `Bearer ${http.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ fingerprint: fp }) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+        fetch(http.url.replace('http://gitlab.example.com', server.url), { method: 'POST', headers: { Authorization: `Bearer ${http.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ fingerprint: fp }) }).then(async (r) => ({ status: r.status, body: (await r.json()) as { iid: number }[] }));
       const results = await Promise.all(Array.from({ length: 40 }, (_, i) => send(i % 2 ? replica : t)));
       expect(results.every((r) => r.status === 200)).toBe(true);
       expect(new Set(results.map((r) => r.body[0].iid)).size).toBe(1);

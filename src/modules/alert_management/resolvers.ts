@@ -11,6 +11,7 @@ import { type AlertFilters, type AlertRow, type AlertSort, type AlertStatus, typ
 /** GitLab's JsonString: a JSON object as a string, both ways. */
 const JsonString = new GraphQLScalarType({
   name: 'JsonString',
+  description: 'JSON object as a string.',
   serialize: (v) => JSON.stringify(v),
   parseValue: (v) => {
     if (typeof v !== 'string') throw new GraphQLError('JsonString must be a string');
@@ -25,6 +26,7 @@ const JsonString = new GraphQLScalarType({
 /** A path segment: a string key or an integer index. */
 const PayloadAlertFieldPathSegment = new GraphQLScalarType({
   name: 'PayloadAlertFieldPathSegment',
+  description: 'String or integer: a segment of a path into an alert payload.',
   serialize: (v) => v,
   parseValue: (v) => {
     if (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))) return v;

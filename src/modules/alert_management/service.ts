@@ -13,6 +13,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, invalid, notFound, unauthenticated } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
+import { containsIgnoringCase } from '../../db/text.js';
 import { can, projectSubject } from '../../auth/policy.js';
 import { liveActor } from '../../auth/memberships.js';
 import type { ServiceBase } from '../module.js';
@@ -325,7 +326,7 @@ export class AlertManagementService {
     if (f.iid != null) and.push({ iid: f.iid });
     if (f.statuses?.length) and.push({ status: { in: f.statuses } });
     if (f.search) {
-      const contains = { contains: f.search, mode: 'insensitive' as const };
+      const contains = containsIgnoringCase(f.search);
       and.push({ OR: [{ title: contains }, { description: contains }, { service: contains }, { monitoringTool: contains }, { hosts: { has: f.search } }] });
     }
     if (f.assigneeUsername) {
