@@ -38,7 +38,7 @@ import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { oauthAuthenticator } from './modules/applications/authenticator.js';
 import { oauthHttp } from './modules/applications/http.js';
-import { alertNotifyHttp } from './modules/alert_management/http.js';
+import { alertMetricImageFiles, alertNotifyHttp } from './modules/alert_management/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { bodyErrors, bodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
@@ -170,6 +170,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', tokenReuseDetection(app));
   web.use('/api/v4', restRouter(app, authenticators, routes));
   web.use(avatarUploads(app, authenticators.read));
+  web.use(alertMetricImageFiles(app, authenticators.read));
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));
   // GraphiQL, at GitLab's path for it.
   web.use('/-/graphql-explorer', graphqlExplorer());

@@ -11,11 +11,12 @@
  * strict UTF-8 JSON (400 otherwise, nothing stored).
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { readBasicCredentials } from '../../auth/credentials.js';
+import { readBasicCredentials, resolveViewer, type Credentials, type CredentialsAuthenticator } from '../../auth/credentials.js';
+import { avatarContentType, contentDisposition } from '../../uploads/avatars.js';
 import { createContext, type App } from '../../context.js';
 import { badRequest, notFound, payloadTooLarge } from '../../errors.js';
 import { PAYLOAD_MAX_BYTES } from './payload.js';
-import type { NotifyTarget } from './service.js';
+import { METRIC_IMAGE_MODEL, type NotifyTarget } from './service.js';
 
 const PROMETHEUS = /^\/(.+\/[^/]+)\/prometheus\/alerts\/notify(?:\.json)?$/;
 const INTEGRATION = /^\/(.+\/[^/]+)\/alerts\/notify\/([^/]+)\/([A-Za-z0-9]+)(?:\.json)?$/;
@@ -101,6 +102,29 @@ export function alertNotifyHttp(app: App) {
       if (!req.complete) res.set('Connection', 'close');
       next(error);
     });
+  });
+  return router;
+}
+
+/**
+ * GitLab's UploadsController for metric images: `GET /uploads/-/system/alert_metric_image/file/:id/:filename`
+ * sends the file inline to those who may read the alert's images (the request's token says who asks); everyone
+ * else gets the same 404 as for a file that does not exist.
+ */
+export function alertMetricImageFiles(app: App, authenticate: CredentialsAuthenticator): Router {
+  const router = Router();
+  router.get(`/uploads/-/system/${METRIC_IMAGE_MODEL}/file/:id/:filename`, async (req: Request, res: Response, next: NextFunction) => {
+    const { id, filename } = req.params as Record<string, string>;
+    if (!/^\d{1,10}$/.test(id) || Number(id) > 2147483647) return next();
+    try {
+      const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null).catch(() => null);
+      const file = await createContext(app, viewer, { lane: 'read' }).services.alert_management.metricImageFile(Number(id), filename);
+      if (!file) return next();
+      res.set({ 'Content-Type': avatarContentType(filename), 'Content-Disposition': contentDisposition('inline', filename), 'Cache-Control': 'max-age=300, private, must-revalidate' });
+      res.sendFile(file.path, { cacheControl: false, dotfiles: 'allow' }, (error) => error && next(error));
+    } catch (error) {
+      next(error);
+    }
   });
   return router;
 }

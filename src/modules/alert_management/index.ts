@@ -5,6 +5,7 @@
 import { defineModule } from '../module.js';
 import { alertManagementPolicy } from './policy.js';
 import { alertManagementResolvers } from './resolvers.js';
+import { alertManagementRoutes } from './routes.js';
 import { AlertManagementService } from './service.js';
 
 declare module '../module.js' {
@@ -16,10 +17,10 @@ declare module '../module.js' {
 export const alertManagementModule = defineModule({
   name: 'alert_management',
   schema: ['alert_management.graphql'],
-  operations: [],
+  operations: ['alert_management.graphql'],
   resolvers: alertManagementResolvers,
   policy: alertManagementPolicy,
-  routes: [],
+  routes: alertManagementRoutes,
   uses: ['users'],
   service: (base, uses) => new AlertManagementService(base, uses.users),
 });

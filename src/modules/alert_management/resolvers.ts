@@ -5,8 +5,9 @@ import type { PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
 import { badRequest } from '../../errors.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { UploadedFile } from '../../uploads/storage.js';
 import { MAPPABLE_FIELDS, dig, parseTime, prometheusExtras, type AttributeMapping, type Json, type JsonObject, type MappableField } from './payload.js';
-import { type AlertFilters, type AlertRow, type AlertSort, type AlertStatus, type IntegrationInput, type IntegrationRow } from './service.js';
+import { METRIC_IMAGE_MODEL, type MetricImageRow, type AlertFilters, type AlertRow, type AlertSort, type AlertStatus, type IntegrationInput, type IntegrationRow } from './service.js';
 
 /** GitLab's JsonString: a JSON object as a string, both ways. */
 const JsonString = new GraphQLScalarType({
@@ -157,6 +158,13 @@ export const alertManagementResolvers = {
     reference: async (a: AlertRow, args: { full?: boolean }, ctx: Context) => (args.full ? `${(await ctx.loaders.projects.byId.load(a.projectId))!.fullPath}^alert#${a.iid}` : `^alert#${a.iid}`),
     webUrl: async (a: AlertRow, _: unknown, ctx: Context) => `${ctx.config.externalUrl}/${(await ctx.loaders.projects.byId.load(a.projectId))!.fullPath}/-/alert_management/${a.iid}/details`,
     assignees: (a: AlertRow, args: PageArgs, ctx: Context) => ctx.services.alert_management.assignees(a, args),
+    metricImages: async (a: AlertRow, _: unknown, ctx: Context) => ctx.services.alert_management.metricImages((await ctx.loaders.projects.byId.load(a.projectId))!, a),
+  },
+  MetricImage: {
+    id: (m: MetricImageRow) => globalId('AlertManagement::MetricImage', m.id),
+    databaseId: (m: MetricImageRow) => m.id,
+    fileName: (m: MetricImageRow) => m.file,
+    filePath: (m: MetricImageRow) => `/uploads/-/system/${METRIC_IMAGE_MODEL}/file/${m.id}/${encodeURIComponent(m.file)}`,
   },
   Project: {
     alertManagementIntegrations: (p: ProjectRow, args: { id?: number | null } & PageArgs, ctx: Context) => ctx.services.alert_management.integrations(p, { id: args.id }, args),
@@ -183,6 +191,15 @@ export const alertManagementResolvers = {
     }),
     prometheusIntegrationUpdate: async (_: unknown, args: IntegrationArgs & { id: number }, ctx: Context) => ({ integration: await ctx.services.alert_management.update(args.id, 'prometheus', integrationInput(args)) }),
     prometheusIntegrationResetToken: async (_: unknown, args: { id: number }, ctx: Context) => ({ integration: await ctx.services.alert_management.resetToken(args.id, 'prometheus') }),
+    alertMetricImageUpload: async (_: unknown, args: { projectPath: string; iid: string; file?: UploadedFile | null; url?: string | null; urlText?: string | null }, ctx: Context) => ({
+      metricImage: await ctx.services.alert_management.uploadMetricImage(await project(ctx, args.projectPath), parseIid(args.iid), { file: args.file ?? null, url: args.url, urlText: args.urlText }),
+    }),
+    alertMetricImageUpdate: async (_: unknown, args: { projectPath: string; iid: string; id: number; url?: string | null; urlText?: string | null }, ctx: Context) => ({
+      metricImage: await ctx.services.alert_management.updateMetricImage(await project(ctx, args.projectPath), parseIid(args.iid), args.id, { url: args.url, urlText: args.urlText }),
+    }),
+    alertMetricImageDestroy: async (_: unknown, args: { projectPath: string; iid: string; id: number }, ctx: Context) => ({
+      metricImage: await ctx.services.alert_management.destroyMetricImage(await project(ctx, args.projectPath), parseIid(args.iid), args.id),
+    }),
     updateAlertStatus: async (_: unknown, args: { projectPath: string; iid: string; status: AlertStatus }, ctx: Context) => ({
       alert: await ctx.services.alert_management.setStatus(await project(ctx, args.projectPath), parseIid(args.iid), args.status),
     }),

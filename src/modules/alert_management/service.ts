@@ -11,7 +11,9 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { badRequest, forbidden, invalid, notFound, unauthenticated } from '../../errors.js';
+import { badRequest, forbidden, invalid, missing, notFound, unauthenticated } from '../../errors.js';
+import { AVATAR_EXTENSIONS, avatarFileName } from '../../uploads/avatars.js';
+import { UploadedFile } from '../../uploads/storage.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import { can, projectSubject } from '../../auth/policy.js';
@@ -460,4 +462,93 @@ export class AlertManagementService {
       }
     })();
   }
+
+  // Metric images (GitLab's AlertManagement::MetricImage): files stored like uploads, at
+  // `-/system/alert_metric_image/file/<id>/<name>`.
+
+  async metricImages(project: ProjectRow, alert: AlertRow): Promise<MetricImageRow[]> {
+    await this.base.access.authorize('read_alert_management_metric_image', project);
+    return this.base.db.alertManagementMetricImage.findMany({ where: { alertId: alert.id }, orderBy: { id: 'asc' }, take: METRIC_IMAGES_MAX });
+  }
+
+  /** GitLab's UploadMetricImageService: an image file of at most 1 MB, with an optional link and its text. */
+  async uploadMetricImage(project: ProjectRow, iid: number, input: { file: UploadedFile | null; url?: string | null; urlText?: string | null }): Promise<MetricImageRow> {
+    const alert = await this.get(project, iid);
+    await this.base.access.authorize('upload_alert_management_metric_image', project);
+    const file = input.file;
+    if (!file || file === UploadedFile.BLANK) throw missing('file');
+    if (file.size > METRIC_IMAGE_MAX_BYTES) throw badRequest('File is too large');
+    const name = avatarFileName(file);
+    if (!(AVATAR_EXTENSIONS as readonly string[]).includes(name.slice(name.lastIndexOf('.') + 1).toLowerCase())) {
+      throw invalid({ file: [`file format is not supported. Please try one of the following supported formats: ${AVATAR_EXTENSIONS.join(', ')}`] });
+    }
+    const data = metricImageLink(input);
+    const count = await this.base.db.alertManagementMetricImage.count({ where: { alertId: alert.id } });
+    if (count >= METRIC_IMAGES_MAX) throw badRequest(`An alert has at most ${METRIC_IMAGES_MAX} metric images`);
+    const row = await this.base.db.alertManagementMetricImage.create({ data: { alertId: alert.id, file: name, url: data.url ?? null, urlText: data.urlText ?? null } });
+    try {
+      await this.base.app.uploads.storeSystemFile(METRIC_IMAGE_MODEL, 'file', row.id, name, file);
+    } catch (error) {
+      await this.base.db.alertManagementMetricImage.deleteMany({ where: { id: row.id } });
+      throw error;
+    }
+    return row;
+  }
+
+  private async metricImage(project: ProjectRow, iid: number, id: number, ability: 'update_alert_management_metric_image' | 'destroy_alert_management_metric_image'): Promise<MetricImageRow> {
+    const alert = await this.get(project, iid);
+    await this.base.access.authorize(ability, project);
+    const row = await this.base.db.alertManagementMetricImage.findFirst({ where: { id, alertId: alert.id } });
+    if (!row) throw notFound('Metric image');
+    return row;
+  }
+
+  async updateMetricImage(project: ProjectRow, iid: number, id: number, input: { url?: string | null; urlText?: string | null }): Promise<MetricImageRow> {
+    const row = await this.metricImage(project, iid, id, 'update_alert_management_metric_image');
+    return this.base.db.alertManagementMetricImage.update({ where: { id: row.id }, data: metricImageLink(input) });
+  }
+
+  async destroyMetricImage(project: ProjectRow, iid: number, id: number): Promise<MetricImageRow> {
+    const row = await this.metricImage(project, iid, id, 'destroy_alert_management_metric_image');
+    await this.base.db.alertManagementMetricImage.deleteMany({ where: { id: row.id } });
+    await this.base.app.uploads.removeSystemFiles(METRIC_IMAGE_MODEL, 'file', row.id);
+    return row;
+  }
+
+  /** A metric image file, for one who may read the alert's images; null otherwise (the same 404). */
+  async metricImageFile(id: number, filename: string): Promise<{ path: string; size: number } | null> {
+    const row = await this.base.db.alertManagementMetricImage.findUnique({ where: { id }, include: { alert: { select: { projectId: true } } } });
+    if (!row || row.file !== filename) return null;
+    const project = await this.base.loaders.projects.byId.load(row.alert.projectId);
+    if (!project || project.pendingDelete || !(await this.base.access.can('read_alert_management_metric_image', project))) return null;
+    return this.base.app.uploads.systemFile(METRIC_IMAGE_MODEL, 'file', row.id, filename);
+  }
+}
+
+/** The folder model name of metric images, as GitLab's file_path shows it. */
+export const METRIC_IMAGE_MODEL = 'alert_metric_image';
+const METRIC_IMAGE_MAX_BYTES = 1024 * 1024;
+/** Our bound on one alert's images (GitLab sets none; lists stay bounded). */
+const METRIC_IMAGES_MAX = 100;
+
+export type MetricImageRow = Awaited<ReturnType<PrismaClient['alertManagementMetricImage']['findUniqueOrThrow']>>;
+
+/** The link of a metric image: an http(s) URL, and its text of at most 128 characters. */
+function metricImageLink(input: { url?: string | null; urlText?: string | null }): { url?: string | null; urlText?: string | null } {
+  const errors: Record<string, string[]> = {};
+  if (input.url) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(input.url).protocol) && input.url.length <= 255;
+    } catch {
+      ok = false;
+    }
+    if (!ok) errors.url = ['is not a valid URL'];
+  }
+  if (input.urlText && input.urlText.length > 128) errors.url_text = ['is too long (maximum is 128 characters)'];
+  if (Object.keys(errors).length) throw invalid(errors);
+  const out: { url?: string | null; urlText?: string | null } = {};
+  if (input.url !== undefined) out.url = input.url || null;
+  if (input.urlText !== undefined) out.urlText = input.urlText || null;
+  return out;
 }
