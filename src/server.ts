@@ -42,6 +42,7 @@ import { tokenAuthenticator } from './modules/tokens/service.js';
 import { oauthAuthenticator } from './modules/applications/authenticator.js';
 import { oauthHttp } from './modules/applications/http.js';
 import { errorTrackingCollector } from './modules/error_tracking/http.js';
+import { alertMetricImageFiles, alertNotifyHttp } from './modules/alert_management/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
 import { ensureRootUser } from './modules/users/service.js';
 import { keepInitialRootToken, watchInitialRootToken } from './modules/users/initial-root-token.js';
@@ -164,6 +165,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4/error_tracking/collector', errorTrackingCollector(app, config.bodyLimit));
   // Generic packages' files stream in and out the same way.
   web.use('/api/v4', genericPackagesApi(app, authenticators));
+  // Alert notifications read their own bodies, with GitLab's 1 MB limit (src/modules/alert_management/http.ts).
+  web.use(alertNotifyHttp(app));
   web.use(bodyLimit(config.bodyLimit));
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'], verify: verifyBody }));
   web.use(express.text({ type: 'application/x-www-form-urlencoded', limit: config.bodyLimit, verify: verifyBody }), formBodies);
@@ -194,6 +197,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', tokenReuseDetection(app));
   web.use('/api/v4', restRouter(app, authenticators, routes));
   web.use(avatarUploads(app, authenticators.read));
+  web.use(alertMetricImageFiles(app, authenticators.read));
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));
   // GraphiQL, at GitLab's path for it.
   web.use('/-/graphql-explorer', graphqlExplorer());

@@ -41,6 +41,8 @@ interface GlobalIdType {
 
 /** The global-ID scalars this schema uses, by GraphQL name (GitLab's), with the class each stands for. */
 export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
+  AlertManagementHttpIntegrationID: { model: 'AlertManagement::HttpIntegration' },
+  AlertManagementMetricImageID: { model: 'AlertManagement::MetricImage' },
   AuthnOauthApplicationID: { model: 'Authn::OauthApplication' },
   CiBuildID: { model: 'Ci::Build' },
   CiJobArtifactID: { model: 'Ci::JobArtifact' },

@@ -65,16 +65,17 @@ export class UploadStorage {
     return join(this.tmp, randomUUID());
   }
 
-  private avatarDir(model: AvatarModel, id: number): string {
-    return join(this.root, '-', 'system', model, 'avatar', String(id));
+  /** GitLab's folder of one record's mounted file: `-/system/<model>/<mounted as>/<id>`. */
+  private systemDir(model: string, mountedAs: string, id: number): string {
+    return join(this.root, '-', 'system', model, mountedAs, String(id));
   }
 
   /**
-   * Copies an uploaded file in as the model's avatar under `filename` (already safe), replacing whatever avatar the
-   * model had: the new file is written beside the old ones and renamed into place, then the others are removed.
+   * Copies an uploaded file in as a record's mounted file under `filename` (already safe), replacing whatever file
+   * it had: the new file is written beside the old ones and renamed into place, then the others are removed.
    */
-  async storeAvatar(model: AvatarModel, id: number, filename: string, file: UploadedFile): Promise<void> {
-    const dir = this.avatarDir(model, id);
+  async storeSystemFile(model: string, mountedAs: string, id: number, filename: string, file: UploadedFile): Promise<void> {
+    const dir = this.systemDir(model, mountedAs, id);
     await mkdir(dir, { recursive: true });
     const partial = join(dir, `.${randomUUID()}.partial`);
     await copyFile(file.path, partial);
@@ -82,17 +83,32 @@ export class UploadStorage {
     for (const name of await readdir(dir)) if (name !== filename) await rm(join(dir, name), { force: true });
   }
 
-  /** The avatar file's absolute path and size, or null when the model has no such file. */
-  async avatarFile(model: AvatarModel, id: number, filename: string): Promise<{ path: string; size: number } | null> {
+  /** A record's mounted file: its absolute path and size, or null when there is no such file. */
+  async systemFile(model: string, mountedAs: string, id: number, filename: string): Promise<{ path: string; size: number } | null> {
     if (filename.startsWith('.') || filename.includes('/')) return null;
-    const path = join(this.avatarDir(model, id), filename);
+    const path = join(this.systemDir(model, mountedAs, id), filename);
     const info = await stat(path).catch(() => null);
     return info?.isFile() ? { path, size: info.size } : null;
   }
 
+  /** Removes a record's mounted files, once the record is deleted (nothing when it has none). */
+  async removeSystemFiles(model: string, mountedAs: string, id: number): Promise<void> {
+    await rm(this.systemDir(model, mountedAs, id), { recursive: true, force: true });
+  }
+
+  /** Stores the model's avatar under `filename` (already safe), replacing the one it had. */
+  storeAvatar(model: AvatarModel, id: number, filename: string, file: UploadedFile): Promise<void> {
+    return this.storeSystemFile(model, 'avatar', id, filename, file);
+  }
+
+  /** The avatar file's absolute path and size, or null when the model has no such file. */
+  avatarFile(model: AvatarModel, id: number, filename: string): Promise<{ path: string; size: number } | null> {
+    return this.systemFile(model, 'avatar', id, filename);
+  }
+
   /** Removes the model's avatar folder, once the model is deleted (nothing when it has none). */
-  async removeAvatars(model: AvatarModel, id: number): Promise<void> {
-    await rm(this.avatarDir(model, id), { recursive: true, force: true });
+  removeAvatars(model: AvatarModel, id: number): Promise<void> {
+    return this.removeSystemFiles(model, 'avatar', id);
   }
 
   get root(): string {

@@ -43,6 +43,8 @@ interface Fixtures {
   hooks?: Record<string, number>;
   /** A project access token of the project that reads share, once one asked for it. */
   projectAccessToken?: number;
+  /** An alert of the project that reads and metric image writes share, once one asked for it. */
+  alertIid?: number;
 }
 
 /** A new project access token of the fixture project, made by its owner: writes act on one of their own. */
@@ -84,6 +86,29 @@ async function newClientKey(projectId: number): Promise<number> {
   const res = await t.api('POST', `/projects/${projectId}/error_tracking/client_keys`);
   if (res.status !== 201) throw new Error(`client key: ${res.status} ${res.text}`);
   return res.body.id;
+}
+
+/** An alert of the fixture project, ingested through a new HTTP integration of it as an alerting tool sends it. */
+async function newAlert(f: Fixtures): Promise<number> {
+  const created = await t.graphql(
+    'mutation($i: HttpIntegrationCreateInput!) { httpIntegrationCreate(input: $i) { integration { url token } } }',
+    { i: { projectPath: String(f.project.id), name: unique('matrix'), active: true } },
+    f.owner.token,
+  );
+  const integration = created.body.data?.httpIntegrationCreate?.integration;
+  if (!integration) throw new Error(`alert integration: ${created.text}`);
+  const res = await fetch(integration.url.replace(/^https?:\/\/[^/]+/, t.url), { method: 'POST', headers: { Authorization: `Bearer ${integration.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'matrix' }) });
+  if (res.status !== 200) throw new Error(`alert: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { iid: number }[])[0]!.iid;
+}
+
+/** A new metric image of an alert of the fixture project (a multipart upload by its owner). */
+async function newMetricImage(f: Fixtures, alertIid: number): Promise<number> {
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')], { type: 'image/png' }), 'graph.png');
+  const res = await fetch(`${t.url}/api/v4/projects/${f.project.id}/alert_management_alerts/${alertIid}/metric_images`, { method: 'POST', headers: { 'PRIVATE-TOKEN': f.owner.token }, body: form });
+  if (res.status !== 201) throw new Error(`metric image: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: number }).id;
 }
 
 /** A new SSH key of a user, added by root. */
@@ -210,6 +235,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
         })
       ).id,
     trigger: () => 'push_events',
+    // Alerts: an alert of the fixture project the routes share, and a new metric image of it for each write.
+    alertIid: async () => String((f.alertIid ??= await newAlert(f))),
+    metricImageId: async () => newMetricImage(f, (f.alertIid ??= await newAlert(f))),
     // CI Lint: a configuration to check.
     content: () => 'job:\n  script: echo\n',
     // The wide inputs: runners, commits and file writes, CI/CD variables (`key`, `value`); each route ignores the others' fields.

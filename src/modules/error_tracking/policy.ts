@@ -1,10 +1,10 @@
 /**
  * GitLab's ProjectPolicy abilities of the integrated error tracking: Reporters read a project's errors and resolve or
  * ignore them (`read_sentry_issue`, `update_sentry_issue`); Maintainers manage its client keys and settings
- * (`admin_operations`).
+ * (`admin_operations`, ProjectPolicy's own: src/modules/projects/policy.ts).
  */
 import { AccessLevel } from '../../auth/access-levels.js';
-import { adminProjectMember, administrator, anyOf, projectMember, type ProjectSubject } from '../../auth/rules.js';
+import { administrator, anyOf, projectMember, type ProjectSubject } from '../../auth/rules.js';
 import type { Prisma } from '../../db/database.js';
 
 const reporters = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(AccessLevel.REPORTER));
@@ -12,7 +12,6 @@ const reporters = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator,
 export const ErrorTrackingPolicy = {
   read_sentry_issue: reporters,
   update_sentry_issue: reporters,
-  admin_operations: adminProjectMember,
 };
 
 type ErrorTrackingPolicyRules = typeof ErrorTrackingPolicy;

@@ -14,6 +14,8 @@ export const projectPolicy = {
   read_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)),
   // Project settings (GitLab's admin_project: Maintainers), such as the CI/CD job token scope.
   admin_project: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  // Operations settings (GitLab's admin_operations: Maintainers): alert integrations, error tracking client keys.
+  admin_operations: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
   change_repository_storage: administrator as Rule<ProjectSubject, never>,
   // ProjectPolicy's owner_access block: renaming, visibility, transfer, archiving, deletion and unlinking a fork.
   rename_project: projectOwner,
