@@ -3,6 +3,8 @@ import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { UploadedFile } from '../uploads/storage.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** An ISO 8601 time with a numeric UTC offset. */
+const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?[+-]\d{2}:\d{2}$/;
 
 /** A refused value as a message shows it: a string as is, anything else as JSON (an object may have no usable toString). */
 export function shown(value: unknown): string {
@@ -37,7 +39,12 @@ function literal(ast: ValueNode): unknown {
 export const Time = new GraphQLScalarType({
   name: 'Time',
   description: 'An ISO 8601 date-time in UTC with milliseconds, for example `2026-11-21T10:15:30.123Z`.',
-  serialize: (value) => (value instanceof Date ? value : parseTime(value)).toISOString(),
+  serialize: (value) => {
+    if (value instanceof Date) return value.toISOString();
+    // A time kept with its zone (a commit's author date, as git recorded it) keeps it, as GitLab's `iso8601` does.
+    if (typeof value === 'string' && ZONED.test(value)) return parseTime(value) && value;
+    return parseTime(value).toISOString();
+  },
   parseValue: parseTime,
   parseLiteral: (ast) => parseTime(literal(ast)),
 });

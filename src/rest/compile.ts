@@ -181,6 +181,8 @@ function planSelection(
       key: node.alias?.value ?? node.name.value,
       enumType: named instanceof GraphQLEnumType ? named : undefined,
       number: named.name === 'BigInt',
+      date: hasDirective(node, 'date'),
+      boolean: hasDirective(node, 'boolean'),
       omitIfNull: hasDirective(node, 'omitIfNull'),
       unwrap: hasDirective(node, 'unwrap'),
       spread: hasDirective(node, 'spread'),
@@ -205,6 +207,8 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
         ...seen,
         enumType: seen.enumType ?? plan.enumType,
         number: seen.number || plan.number,
+        date: seen.date || plan.date,
+        boolean: seen.boolean || plan.boolean,
         omitIfNull: seen.omitIfNull || plan.omitIfNull,
         unwrap: seen.unwrap || plan.unwrap,
         spread: seen.spread || plan.spread,
@@ -218,7 +222,7 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
 function prune(plans: OutputPlan[]): OutputPlan[] {
   return plans.flatMap((p) => {
     const children = p.unwrap || p.spread ? p.children : prune(p.children);
-    const needed = p.enumType || p.number || p.omitIfNull || p.unwrap || p.spread || children.length;
+    const needed = p.enumType || p.number || p.date || p.boolean || p.omitIfNull || p.unwrap || p.spread || children.length;
     return needed ? [{ ...p, children }] : [];
   });
 }

@@ -1,6 +1,6 @@
 /**
  * Per-request response shaping: applies an operation's output plan (made once at start-up by compile.ts) to its
- * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@omitIfNull`, `@unwrap`, `@spread`. Only the branches that need work are walked.
+ * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@date`, `@boolean`, `@omitIfNull`, `@unwrap`, `@spread`. Only the branches that need work are walked.
  */
 import type { GraphQLEnumType } from 'graphql';
 
@@ -10,6 +10,10 @@ export interface OutputPlan {
   enumType?: GraphQLEnumType;
   /** A BigInt: GraphQL's string, REST's number. */
   number?: boolean;
+  /** `@date`: a Time shown as `YYYY-MM-DD`. */
+  date?: boolean;
+  /** `@boolean`: a String `true`/`false` shown as a boolean. */
+  boolean?: boolean;
   omitIfNull: boolean;
   unwrap: boolean;
   spread: boolean;
@@ -38,6 +42,14 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
     }
     if (plan.number) {
       obj[plan.key] = Array.isArray(v) ? v.map(Number) : Number(v);
+      continue;
+    }
+    if (plan.date) {
+      obj[plan.key] = String(v).slice(0, 10);
+      continue;
+    }
+    if (plan.boolean) {
+      obj[plan.key] = v === 'true' || v === true;
       continue;
     }
     const inner = applyOutput(v, plan.children);

@@ -247,3 +247,46 @@ describe('Email.id', () => {
     expect(res.body.data.currentUser.emails.nodes).toContainEqual({ id: String(created.body.id), databaseId: created.body.id, email: `second-${user.id}@example.com` });
   });
 });
+
+describe('types GitLab gives where REST reads the same field', () => {
+  it('Project.namespace is a Namespace, null where the viewer may not read it; REST shows the identity to every reader', async () => {
+    const owner = await createUser(t);
+    const other = await createUser(t);
+    const project = await createProject(t, owner.token, { visibility: 'public' });
+    const query = 'query($p: ID!) { project(fullPath: $p) { namespace { __typename fullPath projects { count } } } }';
+    const own = await t.graphql(query, { p: project.path_with_namespace }, owner.token);
+    expect(own.body.data?.project.namespace).toEqual({ __typename: 'Namespace', fullPath: owner.username, projects: { count: 1 } });
+    const seen = await t.graphql(query, { p: project.path_with_namespace }, other.token);
+    expect(seen.body).toEqual({ data: { project: { namespace: null } } });
+    const rest = await t.api('GET', `/projects/${project.id}`, { token: other.token });
+    expect(rest.body.namespace).toMatchObject({ id: expect.any(Number), full_path: owner.username, kind: 'user' });
+  });
+
+  it('a commit and its diff: authoredDate as Time with its offset, Diff flags as GitLab’s strings, REST booleans', async () => {
+    const owner = await createUser(t);
+    const project = await createProject(t, owner.token);
+    const first = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'one', actions: [{ action: 'create', file_path: 'README.md', content: 'R' }] },
+    });
+    expect(first.status).toBe(201);
+    const made = await t.graphql(
+      `mutation($p: ID!) { commitCreate(input: { projectPath: $p, branch: "main", message: "two", actions: [{ action: CREATE, filePath: "a.txt", content: "A" }, { action: DELETE, filePath: "README.md" }] }) {
+        errors commitPipelinePath content commit { sha authoredDate } } }`,
+      { p: project.path_with_namespace },
+      owner.token,
+    );
+    const payload = made.body.data?.commitCreate;
+    expect(made.body.errors).toBeUndefined();
+    expect(payload.errors).toEqual([]);
+    expect(payload).toMatchObject({ errors: [], content: ['A', ''], commitPipelinePath: `/api/graphql:pipelines/sha/${payload.commit.sha}` });
+    expect(payload.commit.authoredDate).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000[+-]\d\d:\d\d$/);
+    const rest = await t.api('GET', `/projects/${project.id}/repository/commits/${payload.commit.sha}/diff`, { token: owner.token });
+    expect(rest.body.map((d: { new_path: string; new_file: unknown; deleted_file: unknown; renamed_file: unknown }) => [d.new_path, d.new_file, d.deleted_file, d.renamed_file])).toEqual([
+      ['README.md', false, true, false],
+      ['a.txt', true, false, false],
+    ]);
+    const commit = await t.api('GET', `/projects/${project.id}/repository/commits/${payload.commit.sha}`, { token: owner.token });
+    expect(commit.body.authored_date).toBe(payload.commit.authoredDate);
+  });
+});

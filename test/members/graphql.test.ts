@@ -125,7 +125,7 @@ describe('GraphQL', () => {
       groupMemberBulkUpdate: {
         clientMutationId: 'x1',
         errors: [],
-        groupMembers: [a, b].map((u) => ({ user: { username: u.username }, accessLevel: { integerValue: 30 }, expiresAt: '2099-06-30' })),
+        groupMembers: [a, b].map((u) => ({ user: { username: u.username }, accessLevel: { integerValue: 30 }, expiresAt: '2099-06-30T00:00:00.000Z' })),
       },
     });
     const partial = await t.graphql(groupBulk, { input: { groupId: `gid://gitlab/Group/${group.id}`, userIds: [gid(a.id), gid(outsider.id)], accessLevel: 'GUEST' } }, owner.token);
@@ -198,9 +198,9 @@ describe('GraphQL', () => {
     }`;
     const vars = { g: String(group.id), u: String(dev.id) };
     const set = await t.graphql(update, { ...vars, level: 'DEVELOPER', expires: '2099-03-01' }, owner.token);
-    expect(set.body.data?.groupMemberUpdate).toEqual({ errors: [], groupMember: { accessLevel: { integerValue: 30 }, expiresAt: '2099-03-01' } });
+    expect(set.body.data?.groupMemberUpdate).toEqual({ errors: [], groupMember: { accessLevel: { integerValue: 30 }, expiresAt: '2099-03-01T00:00:00.000Z' } });
     const kept = await t.graphql(update, { ...vars, level: 'REPORTER' }, owner.token);
-    expect(kept.body.data?.groupMemberUpdate).toEqual({ errors: [], groupMember: { accessLevel: { integerValue: 20 }, expiresAt: '2099-03-01' } });
+    expect(kept.body.data?.groupMemberUpdate).toEqual({ errors: [], groupMember: { accessLevel: { integerValue: 20 }, expiresAt: '2099-03-01T00:00:00.000Z' } });
     // REST runs the same input literal without `$expiresAt` (graphql-jit): still left out, not null.
     const rest = await t.api('PUT', `/groups/${group.id}/members/${dev.id}`, { token: owner.token, body: { access_level: 30 } });
     expect(rest.body).toMatchObject({ access_level: 30, expires_at: '2099-03-01' });

@@ -113,7 +113,7 @@ describe('status', () => {
     const user = await createUser(t);
     await t.api('PUT', '/user/status', { token: user.token, body: { message: 'gql', emoji: 'coffee' } });
     const res = await t.graphql('{ currentUser { status { emoji message messageHtml availability } } }', {}, user.token);
-    expect(res.body.data?.currentUser.status).toEqual({ emoji: 'coffee', message: 'gql', messageHtml: 'gql', availability: 'not_set' });
+    expect(res.body.data?.currentUser.status).toEqual({ emoji: 'coffee', message: 'gql', messageHtml: 'gql', availability: 'NOT_SET' });
     const set = await t.graphql('mutation { userStatusSet(input: { message: "later", clearStatusAfter: _1_day }) { userStatus { message clearStatusAt } errors } }', {}, user.token);
     expect(set.body.data?.userStatusSet).toMatchObject({ userStatus: { message: 'later' }, errors: [] });
   });

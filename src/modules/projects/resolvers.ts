@@ -110,6 +110,8 @@ export const projectResolvers = {
     starrers: (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => ctx.services.projects.stars.starrers(p.id, args.search, args),
     users: (p: ProjectRow, args: { search?: string | null; skipUsers?: number[] | null } & PageArgs, ctx: Context) => ctx.services.projects.users(p, args, args),
     // Through the group's own rule, as `group(fullPath:)` would answer (GitLab lets a project's members read its group).
+    namespace: async (p: ProjectRow, _a: unknown, ctx: Context) => ((await ctx.access.can('read_namespace', p.namespace)) ? p.namespace : null),
+    namespaceIdentity: (p: ProjectRow) => p.namespace,
     group: (p: ProjectRow, _a: unknown, ctx: Context) => (p.namespace.kind === 'group' ? ctx.services.groups.find({ id: p.namespace.id }) : null),
     owner: (p: ProjectRow) => p.namespace.owner,
     ...projectFeatureResolvers.Project,

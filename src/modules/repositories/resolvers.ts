@@ -52,7 +52,9 @@ export const repositoryResolvers = {
     commitCreate: async (_: unknown, args: CommitCreateArgs, ctx: Context) => {
       const row = await project(ctx, args.projectPath);
       const input = { branch: args.branch, startBranch: args.startBranch, commitMessage: args.message, actions: args.actions };
-      return { commit: await ctx.services.repositories.writes.createCommit(row, input) };
+      const commit = await ctx.services.repositories.writes.createCommit(row, input);
+      // GitLab's CommitCreate answers the actions' contents and the ETag path its pages poll for the commit's pipeline.
+      return { commit, commitPipelinePath: `/api/graphql:pipelines/sha/${commit.sha}`, content: args.actions.map((a) => a.content ?? '') };
     },
     repositoryCommitCreate: async (_: unknown, args: { projectId: string; input: CommitInput }, ctx: Context) => ({
       commit: await ctx.services.repositories.writes.createCommit(await project(ctx, args.projectId), args.input, { api: 'commits' }),

@@ -4,7 +4,7 @@ import { avatarUrl } from '../../uploads/avatars.js';
 import type { UploadedFile } from '../../uploads/storage.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
-import { idFields, shownWith, webUrl } from '../../graphql/resolvers.js';
+import { idFields, lowerEnum, shownWith, webUrl } from '../../graphql/resolvers.js';
 import type { ProjectFilters } from '../projects/service.js';
 import type { KeyRow } from './keys/service.js';
 import { BLANK_STATUS, CLEAR_AFTER, type PreferencesInput, type StatusView } from './profile/service.js';
@@ -32,6 +32,9 @@ function workInformation(user: UserRow): string | null {
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
+
+// GitLab renders a status message as a single line of Markdown; a blank status renders as ''.
+const statusMessageHtml = (status: StatusView) => (status.message == null ? '' : escapeHtml(status.message));
 
 const profileShown = <V>(value: (user: UserRow, ctx: Context) => V) => shownWith('read_user_profile', (user: UserRow) => user, value);
 
@@ -77,9 +80,10 @@ export const userResolvers = {
     // The service answers GitLab's `{ message: 'Success' }`: the payload's own field.
     userApprove: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.lifecycle.approve(userId(args.id)),
     userReject: async (_: unknown, args: IdArgs, ctx: Context) => ({ user: await ctx.services.users.lifecycle.reject(userId(args.id)) }),
-    userStatusSet: async (_: unknown, args: { emoji?: string | null; message?: string | null; availability?: string | null; clearStatusAfter?: string | null }, ctx: Context) => ({
-      userStatus: await ctx.services.users.profile.setStatus(args),
-    }),
+    userStatusSet: async (_: unknown, args: { emoji?: string | null; message?: string | null; availability?: string | null; clearStatusAfter?: string | null }, ctx: Context) => {
+      const status = await ctx.services.users.profile.setStatus(args);
+      return { userStatus: status === BLANK_STATUS ? null : status, statusOrBlank: status };
+    },
     userPreferencesUpdate: async (_: unknown, args: PreferencesInput, ctx: Context) => ({ userPreferences: await ctx.services.users.profile.updatePreferences(args) }),
     sshKeyCreate: async (_: unknown, args: { userId?: string | null; key: string; title: string; expiresAt?: string | null; usageType?: string | null }, ctx: Context) => ({
       sshKey: await ctx.services.users.keys.create({ ...args, userId: optionalUserId(args.userId) }),
@@ -162,9 +166,12 @@ export const userResolvers = {
     databaseId: (email: { id: number }) => email.id,
   },
   UserStatus: {
-    // GitLab renders the message as a single line of Markdown; a blank status renders as ''.
-    messageHtml: (status: StatusView) => (status.message == null ? '' : escapeHtml(status.message)),
+    messageHtml: statusMessageHtml,
   },
+  UserStatusEntity: {
+    messageHtml: statusMessageHtml,
+  },
+  AvailabilityEnum: lowerEnum(['not_set', 'busy']),
   SshKey: {
     // GitLab's publishable_key: the comment, which may hold an e-mail address, replaced by `<user name> (<host>)`.
     key: async (key: KeyRow, _a: unknown, ctx: Context) => {

@@ -13,7 +13,7 @@ const USERS_KEYSET: KeysetPagination = {
 export const userRoutes: RestRoute[] = [
   { method: 'GET', path: '/user', operation: 'RestCurrentUser', whenNull: 'unauthenticated' },
   { method: 'GET', path: '/user/status', operation: 'RestGetOwnStatus', result: 'currentUser.statusOrBlank', whenNull: 'unauthenticated' },
-  { method: 'PUT', path: '/user/status', operation: 'RestSetOwnStatus', result: 'userStatusSet.userStatus' },
+  { method: 'PUT', path: '/user/status', operation: 'RestSetOwnStatus', result: 'userStatusSet.statusOrBlank' },
   { method: 'GET', path: '/user/preferences', operation: 'RestGetOwnPreferences', result: 'currentUser.preferences', whenNull: 'unauthenticated' },
   { method: 'PUT', path: '/user/preferences', operation: 'RestUpdateOwnPreferences', result: 'userPreferencesUpdate.userPreferences' },
   { method: 'GET', path: '/user/keys', operation: 'RestListOwnSshKeys', result: 'currentUser.sshKeys', paginate: true, whenNull: 'unauthenticated' },
