@@ -78,7 +78,6 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
  */
 const KNOWN: string[] = [
   'CiJobTokenScopeDirection: lacks OUTBOUND',
-  'GroupUpdateInput.sharedRunnersSetting: missing',
   'JobRetryInput.variables: missing',
   'MemberAccessLevel: lacks MINIMAL_ACCESS',
   "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",

@@ -22,11 +22,11 @@ describe('PUT /groups/:id', () => {
   it("shows GitLab's group entity with the settings' defaults, and shared_with_groups in the detail", async () => {
     const group = await createGroup(t, owner.token);
     const res = await t.api('GET', `/groups/${group.id}`, { token: owner.token });
-    expect(Object.keys(res.body).sort()).toEqual([...GROUP_KEYS, 'shared_with_groups'].sort());
+    expect(Object.keys(res.body).sort()).toEqual([...GROUP_KEYS, 'shared_runners_setting', 'shared_with_groups'].sort());
     expect(res.body).toMatchObject({
       share_with_group_lock: false, require_two_factor_authentication: false, two_factor_grace_period: 48, project_creation_level: 'developer',
       auto_devops_enabled: null, subgroup_creation_level: 'maintainer', emails_disabled: false, emails_enabled: true, mentions_disabled: null,
-      lfs_enabled: true, default_branch: null, request_access_enabled: true, shared_with_groups: [],
+      lfs_enabled: true, default_branch: null, request_access_enabled: true, shared_runners_setting: 'enabled', shared_with_groups: [],
     });
     const list = await t.api('GET', '/groups', { token: owner.token });
     expect(Object.keys(list.body[0]).sort()).toEqual(GROUP_KEYS);

@@ -2,10 +2,11 @@
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
-import { idFields } from '../../graphql/resolvers.js';
+import { idFields, lowerEnum } from '../../graphql/resolvers.js';
 import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { GroupChanges, GroupFilters, GroupInput } from './service.js';
+import { SHARED_RUNNERS_SETTINGS, sharedRunnersSetting } from './shared-runners.js';
 
 type GroupArgs = Omit<GroupInput, 'parent'> & { parentId?: string | null };
 
@@ -35,6 +36,7 @@ export const groupResolvers = {
       return { group: await ctx.services.groups.transfer(await groupByPath(ctx, args.fullPath), to) };
     },
   },
+  SharedRunnersSetting: lowerEnum(SHARED_RUNNERS_SETTINGS),
   Group: {
     ...idFields('Group'),
     webUrl: namespaceWebUrl,
@@ -43,6 +45,7 @@ export const groupResolvers = {
     parent: (ns: NamespaceRow, _a: unknown, ctx: Context) => (ns.parentId ? ctx.services.groups.find({ id: ns.parentId }) : null),
     defaultBranch: (ns: NamespaceRow) => ns.defaultBranchName,
     emailsDisabled: (ns: NamespaceRow) => !ns.emailsEnabled,
+    sharedRunnersSetting,
     statistics: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.groups.statistics(ns),
     subgroups: (ns: NamespaceRow, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.groups.subgroups(ns, args, args),
     descendantGroups: (ns: NamespaceRow, args: GroupFilters & PageArgs, ctx: Context) => ctx.services.groups.subgroups(ns, args, args, true),

@@ -1,4 +1,5 @@
 /** Owns groups, the group rows of the namespaces table: lookup, lists, subgroups, creation, settings and transfers. */
+import { applySharedRunnersSetting, inheritedSharedRunners, sharedRunnersSettingError, type SharedRunnersSetting } from './shared-runners.js';
 import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
@@ -62,6 +63,8 @@ export interface GroupChanges {
   lfsEnabled?: boolean | null;
   requestAccessEnabled?: boolean | null;
   defaultBranch?: string | null;
+  /** Whether instance runners run the jobs below the group (shared-runners.ts). */
+  sharedRunnersSetting?: SharedRunnersSetting | null;
   /** A new avatar image (a file of a multipart body); UploadedFile.BLANK removes the current one. */
   avatar?: UploadedFile | null;
 }
@@ -202,6 +205,7 @@ export class GroupsService {
           parentId: parent?.id ?? null,
           // GitLab's sync_share_with_group_lock_with_parent: a subgroup of a locked group is locked too.
           shareWithGroupLock: parent?.shareWithGroupLock ?? false,
+          ...inheritedSharedRunners(parent),
         },
         parent?.traversalIds ?? [],
       );
@@ -258,6 +262,7 @@ export class GroupsService {
         // The one place a rename knows the old full paths (`group.fullPath` and everything below it).
         await moveGroupTree(tx, group, { name, path, fullPath, fullName });
       }
+      if (changes.sharedRunnersSetting) await applySharedRunnersSetting(tx, group, changes.sharedRunnersSetting);
       // GitLab's force_share_with_group_lock_on_descendants: locking a group locks every subgroup.
       if (lockChanged && changes.shareWithGroupLock) await tx.namespace.updateMany({ where: { traversalIds: { has: group.id } }, data: { shareWithGroupLock: true } });
       // Which projects a share grants depends on the lock of their group: every remembered membership may change.
@@ -300,6 +305,9 @@ export class GroupsService {
     if (changes.shareWithGroupLock === false && group.shareWithGroupLock && parent?.shareWithGroupLock && !(await this.mayChangeShareLock(parent))) {
       add('shareWithGroupLock', SHARE_LOCK_REFUSED);
     }
+    // GitLab's Groups::UpdateService reports its shared runners service's refusal under `update_shared_runners`.
+    const sharedRunners = changes.sharedRunnersSetting && sharedRunnersSettingError(group, parent, changes.sharedRunnersSetting);
+    if (sharedRunners) add('updateSharedRunners', sharedRunners);
     return errors;
   }
 

@@ -1,4 +1,5 @@
 /** Owns projects: lookup by ID or path with visibility rules, filtered lists, and creation. */
+import { forbidsSharedRunners } from '../groups/shared-runners.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
 import { defaultFeatureLevels, FEATURE_COLUMNS, type ProjectFeatureLevels } from '../../auth/project-features.js';
@@ -78,7 +79,12 @@ export interface ProjectInput {
   avatar?: UploadedFile | null;
   /** Feature settings besides GitLab's defaults. */
   features?: ProjectFeaturesInput | null;
+  /** Whether instance runners run its jobs; by default what its group says (src/modules/groups/shared-runners.ts). */
+  sharedRunnersEnabled?: boolean | null;
 }
+
+/** GitLab's Project validation of `shared_runners_enabled` under a group that keeps instance runners off. */
+const SHARED_RUNNERS_FORBIDDEN = 'cannot be enabled because parent group does not allow it';
 
 /** What `PUT /projects/:id` edits; undefined: left as it is. */
 export interface ProjectUpdateInput {
@@ -92,6 +98,8 @@ export interface ProjectUpdateInput {
   tagList?: readonly string[] | null;
   ciConfigPath?: string | null;
   requestAccessEnabled?: boolean | null;
+  /** Whether instance runners run its jobs; not while its group keeps them off without override. */
+  sharedRunnersEnabled?: boolean | null;
   /** A new avatar image (a file of a multipart body); UploadedFile.BLANK removes the current one. */
   avatar?: UploadedFile | null;
   /** New feature settings. */
@@ -109,6 +117,7 @@ const UPDATE_ARGUMENTS = [
   'tagList',
   'ciConfigPath',
   'requestAccessEnabled',
+  'sharedRunnersEnabled',
   'avatar',
   ...Object.values(FEATURE_COLUMNS),
   'issuesEnabled',
@@ -384,6 +393,7 @@ export class ProjectsService {
       ns.kind === 'user' ? (personalLimit ?? this.personalProjectsLimitError(creatorId)) : null,
     ]);
     Object.assign(errors, featureErrors(features));
+    if (input.sharedRunnersEnabled && forbidsSharedRunners(ns)) errors.sharedRunnersEnabled = [SHARED_RUNNERS_FORBIDDEN];
     if (input.avatar) {
       const problems = avatarProblems(input.avatar);
       if (problems.length) errors.avatar = problems;
@@ -407,6 +417,8 @@ export class ProjectsService {
       ['forkedFromProjectId', Prisma.sql`${fork?.source.id ?? null}::int`],
       ['topics', Prisma.sql`${fork ? fork.source.topics : topics != null ? normalizeTopics(topics) : []}::text[]`],
       ['ciConfigPath', Prisma.sql`${fork?.source.ciConfigPath ?? null}`],
+      // GitLab's Projects::CreateService: off unless given, in a group whose instance runners are not enabled.
+      ['sharedRunnersEnabled', Prisma.sql`${input.sharedRunnersEnabled ?? ns.sharedRunnersEnabled}::boolean`],
       ['emptyRepo', Prisma.sql`${fork?.source.emptyRepo ?? true}::boolean`],
       ['updatedAt', Prisma.sql`now()`],
     ];
@@ -514,6 +526,7 @@ export class ProjectsService {
     if (avatarErrors.length) errors.avatar = avatarErrors;
     const features = { ...currentFeatureLevels(project), ...featureUpdate };
     if (Object.keys(featureUpdate).length) Object.assign(errors, featureErrors(features));
+    if (input.sharedRunnersEnabled && !project.sharedRunnersEnabled && forbidsSharedRunners(project.namespace)) errors.sharedRunnersEnabled = [SHARED_RUNNERS_FORBIDDEN];
     if (Object.keys(errors).length) throw invalid(errors);
 
     const branch = input.defaultBranch;
@@ -544,6 +557,7 @@ export class ProjectsService {
           ...(topics != null ? { topics: normalizeTopics(topics) } : {}),
           ...(input.ciConfigPath !== undefined ? { ciConfigPath: input.ciConfigPath || null } : {}),
           ...(input.requestAccessEnabled != null ? { requestAccessEnabled: input.requestAccessEnabled } : {}),
+          ...(input.sharedRunnersEnabled != null ? { sharedRunnersEnabled: input.sharedRunnersEnabled } : {}),
         },
         select: { id: true },
       });

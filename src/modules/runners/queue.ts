@@ -1,7 +1,7 @@
 /**
  * Which job a runner gets (GitLab's Ci::RegisterJobService over Ci::Queue::BuildQueueService): pending builds of the
- * projects the runner serves (every project for instance runners, the group's projects for group runners, the
- * enabled projects for project runners), whose tags are all among the runner's (untagged ones only if it runs
+ * projects the runner serves (for instance runners every project whose shared runners are enabled, the group's
+ * projects for group runners, the enabled projects for project runners), whose tags are all among the runner's (untagged ones only if it runs
  * untagged jobs), oldest first (instance runners: projects with fewer jobs running on instance runners first, as
  * GitLab's fair scheduling), protected refs only for `ref_protected` runners.
  *
@@ -39,7 +39,8 @@ function candidates(deps: ProtocolDeps, runner: RunnerRow): Promise<Candidate[]>
     FROM "ci_builds" j LEFT JOIN "users" u ON u."id" = j."userId"
     WHERE j."status" = 'pending' AND j."type" = 'build'
       AND (
-        ${runner.runnerType}::text = 'instance_type'
+        (${runner.runnerType}::text = 'instance_type' AND EXISTS (
+          SELECT 1 FROM "projects" p WHERE p."id" = j."projectId" AND p."sharedRunnersEnabled"))
         OR (${runner.runnerType}::text = 'group_type' AND j."projectId" IN (
           SELECT p."id" FROM "projects" p JOIN "namespaces" n ON n."id" = p."namespaceId"
           WHERE ${runner.namespaceId ?? 0}::int = ANY(n."traversalIds")))
