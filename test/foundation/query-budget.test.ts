@@ -50,6 +50,10 @@ beforeAll(async () => {
     await addMember(t, owner.token, 'groups', group.id, member.id, 30);
     // Maintainers of the project: they run pipelines on main, which is protected.
     await addMember(t, owner.token, 'projects', project.id, member.id, 40);
+    // Comments and threads on the commit by each member (their authors and the threads' notes are batched).
+    await t.api('POST', `/projects/${project.id}/repository/commits/${sha}/comments`, { token: member.token, body: { note: `comment ${i}` } });
+    const thread = await t.api('POST', `/projects/${project.id}/repository/commits/${sha}/discussions`, { token: member.token, body: { body: `thread ${i}` } });
+    await t.api('POST', `/projects/${project.id}/repository/commits/${sha}/discussions/${thread.body.id}/notes`, { token: owner.token, body: { body: `reply ${i}` } });
     const sibling = await createProject(t, owner.token, { namespaceId: group.id });
     await createGroup(t, owner.token, { parentId: sub.id });
     const other = await createGroup(t, owner.token);
@@ -152,6 +156,8 @@ describe('query budget', () => {
     'GET /projects/:id/repository/commits/:sha/diff': () => `/projects/${project.id}/repository/commits/${sha}/diff`,
     'GET /projects/:id/repository/commits/:sha/refs': () => `/projects/${project.id}/repository/commits/${sha}/refs`,
     'GET /projects/:id/repository/commits/:sha/merge_requests': () => `/projects/${project.id}/repository/commits/${sha}/merge_requests`,
+    'GET /projects/:id/repository/commits/:sha/comments': () => `/projects/${project.id}/repository/commits/${sha}/comments`,
+    'GET /projects/:id/repository/commits/:sha/discussions': () => `/projects/${project.id}/repository/commits/${sha}/discussions`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

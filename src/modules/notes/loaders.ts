@@ -2,6 +2,7 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
+import { equalsIgnoringCase } from '../../db/text.js';
 import type { NoteRow } from './service.js';
 
 export function createNotesLoaders(db: PrismaClient) {
@@ -16,7 +17,7 @@ export function createNotesLoaders(db: PrismaClient) {
     /** Users a text mentions, by lower-cased username (usernames are unique whatever their case). */
     usersByUsername: byKeyLoader(
       (names: readonly string[]) =>
-        db.user.findMany({ where: { OR: names.map((username) => ({ username: { equals: username, mode: 'insensitive' as const } })) }, select: { id: true, username: true, name: true } }),
+        db.user.findMany({ where: { OR: names.map((username) => ({ username: equalsIgnoringCase(username) })) }, select: { id: true, username: true, name: true } }),
       (u) => u.username.toLowerCase(),
     ),
   };

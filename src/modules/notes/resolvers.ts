@@ -39,7 +39,7 @@ function gidScalar(name: string, description: string, check: (gid: ParsedGid, ra
   });
 }
 
-/** `gid://gitlab/Discussion/<40 hex>`; the resolver gets the hex. */
+/** `gid://gitlab/Discussion/` and the thread's 40 hex characters; the resolver gets the hex. */
 export const DiscussionID = gidScalar(
   'DiscussionID',
   'A `DiscussionID` is a global ID. It is encoded as a string.',
