@@ -333,3 +333,75 @@ export function jobData(input: { job: HookJob & { ref: string; tag: boolean; sha
     environment: null,
   };
 }
+
+/** A note as note hooks carry it (Note#hook_attrs, Gitlab::HookData::NoteBuilder's safe attributes). */
+export interface HookNote {
+  id: number;
+  note: string;
+  type: string | null;
+  noteableType: string;
+  noteableId: number | null;
+  commitId: string | null;
+  discussionId: string;
+  lineCode: string | null;
+  position: unknown;
+  authorId: number;
+  projectId: number | null;
+  system: boolean;
+  updatedById: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Gitlab::DataBuilder::Note: a note made (`create`) or changed (`update`), with its commit for commit notes. */
+export function noteData(input: { note: HookNote; action: 'create' | 'update'; url: string; project: HookProject; user: HookUser; commit: HookCommit | null; externalUrl: string }) {
+  const { note } = input;
+  const project = hookProject(input.project, input.externalUrl);
+  return {
+    object_kind: 'note',
+    event_type: 'note',
+    user: { id: input.user.id, name: input.user.name, username: input.user.username, avatar_url: input.user.avatarUrl ?? null, email: input.user.email },
+    project_id: input.project.id,
+    project,
+    object_attributes: {
+      attachment: null,
+      author_id: note.authorId,
+      change_position: null,
+      commit_id: note.commitId,
+      created_at: hookTime(note.createdAt),
+      discussion_id: note.discussionId,
+      id: note.id,
+      line_code: note.lineCode,
+      note: note.note,
+      noteable_id: note.noteableId,
+      noteable_type: note.noteableType,
+      original_position: null,
+      position: note.position ?? null,
+      project_id: note.projectId,
+      resolved_at: null,
+      resolved_by_id: null,
+      resolved_by_push: null,
+      st_diff: null,
+      system: note.system,
+      type: note.type,
+      updated_at: hookTime(note.updatedAt),
+      updated_by_id: note.updatedById,
+      description: note.note,
+      url: input.url,
+      action: input.action,
+    },
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+    ...(input.commit
+      ? {
+          commit: {
+            id: input.commit.id,
+            message: input.commit.message,
+            title: input.commit.title,
+            timestamp: input.commit.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+            url: `${project.web_url}/-/commit/${input.commit.id}`,
+            author: { name: input.commit.authorName, email: input.commit.authorEmail },
+          },
+        }
+      : {}),
+  };
+}

@@ -11,6 +11,9 @@ import { badRequest, exactlyOneOf, forbidden, invalid, invalidArgument, missing,
 import { connection, encodeCursor, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ActivityService } from '../activity/service.js';
+import { enqueueHookEvent } from '../hooks/events.js';
+import { noteData, type HookCommit } from '../hooks/payloads.js';
+import { hookProjectOf } from '../hooks/samples.js';
 import type { ServiceBase, Services } from '../module.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
@@ -250,8 +253,26 @@ export class NotesService {
     return Number.isNaN(time.getTime()) ? null : time;
   }
 
-  /** Inserts one note and records its `commented on` event, in one transaction. */
-  private async insert(n: Noteable, data: Omit<Prisma.NoteUncheckedCreateInput, 'noteableType' | 'noteableId' | 'commitId' | 'projectId' | 'groupId'>, tx: Prisma.TransactionClient): Promise<NoteRow> {
+  /** The commit a commit note's hook payload shows (Commit#hook_attrs), read before the note's transaction. */
+  private async hookCommit(n: Noteable): Promise<HookCommit | null> {
+    if (!n.project || !n.commitId) return null;
+    const commit = await (await this.repositories.open(n.project)).commit(n.commitId);
+    if (!commit) return null;
+    const title = commit.message.split('\n', 1)[0];
+    return { id: commit.sha, message: commit.message, title, timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] };
+  }
+
+  /** The note's page in the web UI (Gitlab::UrlBuilder): a commit's page with the note's anchor. */
+  private noteUrl(n: Noteable, noteId: number): string {
+    const path = n.project && n.commitId ? `${n.project.fullPath}/-/commit/${n.commitId}` : (n.project?.fullPath ?? '');
+    return `${this.base.app.config.externalUrl}/${path}#note_${noteId}`;
+  }
+
+  /**
+   * Inserts one note, records its `commented on` event and queues its Note Hook for the project's hooks that hear
+   * note events (none heard: nothing queued), all in one transaction.
+   */
+  private async insert(n: Noteable, data: Omit<Prisma.NoteUncheckedCreateInput, 'noteableType' | 'noteableId' | 'commitId' | 'projectId' | 'groupId'>, tx: Prisma.TransactionClient, commit: HookCommit | null = null): Promise<NoteRow> {
     const note = await tx.note.create({
       data: { ...data, noteableType: n.type, noteableId: n.id, commitId: n.commitId, projectId: n.project?.id ?? null, groupId: n.groupId },
     });
@@ -260,6 +281,13 @@ export class NotesService {
       { action: 'commented', authorId: note.authorId, project: n.project, groupId: n.groupId, targetType: note.type ?? 'Note', targetId: note.id, targetTitle: null },
       tx,
     );
+    if (n.project) {
+      const project = n.project;
+      const author = await tx.user.findUniqueOrThrow({ where: { id: note.authorId }, select: { id: true, name: true, username: true, email: true } });
+      const { externalUrl } = this.base.app.config;
+      const data = noteData({ note, action: 'create', url: this.noteUrl(n, note.id), project: hookProjectOf(project), user: author, commit, externalUrl });
+      await enqueueHookEvent(this.base.app.jobs, { trigger: 'note_hooks', projectId: project.id, branch: null, data }, tx);
+    }
     return note;
   }
 
@@ -278,6 +306,7 @@ export class NotesService {
     checkBody(input.body);
     if (input.position) this.checkPosition(input.position);
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
+    const commit = await this.hookCommit(n);
     const note = await this.base.db.$transaction((tx) =>
       this.insert(
         n,
@@ -290,6 +319,7 @@ export class NotesService {
           ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
         },
         tx,
+        commit,
       ),
     );
     return { id: note.discussionId, noteable: n, notes: [note] };
@@ -308,10 +338,11 @@ export class NotesService {
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.body);
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
+    const commit = await this.hookCommit(n);
     return this.base.db.$transaction(async (tx) => {
       // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
       if (!partOfDiscussion) await tx.note.update({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
-      return this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx);
+      return this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, commit);
     });
   }
 
@@ -345,8 +376,9 @@ export class NotesService {
         if (diffs.length < 100) break;
       }
     }
+    const commit = await this.hookCommit(n);
     return this.base.db.$transaction((tx) =>
-      this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}) }, tx),
+      this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}) }, tx, commit),
     );
   }
 
