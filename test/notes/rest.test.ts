@@ -267,3 +267,20 @@ describe('commit discussions (Discussions API)', () => {
     expect(events.body[0]).toMatchObject({ action_name: 'commented on', target_type: 'DiscussionNote', author_id: developer.id, project_id: pub.id });
   });
 });
+
+describe('activity of notes', () => {
+  it('shows a commit comment’s event, with its note, to those who may read the code and to no Guest', async () => {
+    const sha = await commit(priv.id, owner.token);
+    const thread = (await t.api('POST', `/projects/${priv.id}/repository/commits/${sha}/discussions`, { token: developer.token, body: { body: 'seen by code readers' } })).body;
+    const events = await t.api('GET', `/projects/${priv.id}/events?target_type=note`, { token: maintainer.token });
+    expect(events.status).toBe(200);
+    // `target_type=note` matches plain notes only; the thread's note is a DiscussionNote.
+    expect(events.body.filter((e: any) => e.target_id === thread.notes[0].id)).toEqual([]);
+    const all = await t.api('GET', `/projects/${priv.id}/events?action=commented`, { token: maintainer.token });
+    const event = all.body.find((e: any) => e.target_id === thread.notes[0].id);
+    expect(event).toMatchObject({ action_name: 'commented on', target_type: 'DiscussionNote', target_iid: thread.notes[0].id, target_title: null, note: thread.notes[0] });
+    const asGuest = await t.api('GET', `/projects/${priv.id}/events?action=commented`, { token: guest.token });
+    expect(asGuest.status).toBe(200);
+    expect(asGuest.body.some((e: any) => e.target_id === thread.notes[0].id)).toBe(false);
+  });
+});

@@ -7,6 +7,7 @@ import type { NoteRow } from './service.js';
 
 export function createNotesLoaders(db: PrismaClient) {
   return {
+    byId: byKeyLoader((ids: readonly number[]) => db.note.findMany({ where: { id: { in: [...ids] } } }), (n) => n.id),
     /** A thread's notes, oldest first. */
     byDiscussion: new DataLoader<string, NoteRow[]>(async (ids) => {
       const notes = await db.note.findMany({ where: { discussionId: { in: [...ids] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });

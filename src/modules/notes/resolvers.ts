@@ -11,6 +11,9 @@ import { noteableKind } from './noteables.js';
 import type { DiscussionRow, NoteRow } from './service.js';
 import { isIndividual } from './service.js';
 
+/** Note's classes (GitLab's STI), as events store their targets. */
+const NOTE_CLASSES = new Set(['Note', 'DiscussionNote', 'DiffNote', 'LegacyDiffNote']);
+
 const inspect = (value: unknown) => JSON.stringify(value) ?? String(value);
 const GID = /^gid:\/\/([^/]+)\/([A-Za-z][A-Za-z0-9]*(?:::[A-Za-z][A-Za-z0-9]*)*)\/([^/?]+)(?:\?(.*))?$/;
 
@@ -124,6 +127,11 @@ export const notesResolvers = {
       const noteable = await ctx.services.notes.commitForComments(ctx.services, project(args), args.sha);
       return { note: await ctx.services.notes.createComment(ctx.services, noteable, args) };
     },
+  },
+  Event: {
+    // GitLab's Event#note?: a target of one of Note's classes.
+    note: (e: { targetType: string | null; targetId: number | null }, _a: unknown, ctx: Context) =>
+      e.targetId !== null && e.targetType !== null && NOTE_CLASSES.has(e.targetType) ? ctx.loaders.notes.byId.load(e.targetId) : null,
   },
   Note: {
     databaseId: (n: NoteRow) => n.id,

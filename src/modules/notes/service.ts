@@ -278,7 +278,17 @@ export class NotesService {
     });
     // GitLab's EventCreateService#leave_note: `commented`, the note as target (its STI class), in the project.
     await this.activity.record(
-      { action: 'commented', authorId: note.authorId, project: n.project, groupId: n.groupId, targetType: note.type ?? 'Note', targetId: note.id, targetTitle: null },
+      {
+        action: 'commented',
+        authorId: note.authorId,
+        project: n.project,
+        groupId: n.groupId,
+        targetType: note.type ?? 'Note',
+        targetId: note.id,
+        targetTitle: null,
+        // A comment on a commit is seen by those who may read the code (Event#visible_to_user?'s commit notes).
+        ...(n.commitId !== null ? { requires: 'download_code' as const } : {}),
+      },
       tx,
     );
     if (n.project) {
