@@ -1,8 +1,9 @@
 /** python-gitlab (the one this machine's /usr/bin/python3 imports) on commit comments and discussions; skipped, saying why, where it is not importable. */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { unique } from '../support/factories.js';
+import { runCommand } from '../support/process.js';
 
 const t = suiteServer();
 const PYTHON = '/usr/bin/python3';
@@ -13,17 +14,7 @@ if (missing) console.warn(`python-gitlab notes checks are skipped: ${missing}`);
 describe.skipIf(missing !== null)(`python-gitlab ${probe.stdout?.trim() ?? ''}`, () => {
   it('comments on a commit and runs a commit thread through ProjectCommitComment and ProjectCommitDiscussion', async () => {
     const script = new URL('./python_gitlab_notes.py', import.meta.url).pathname;
-    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(PYTHON, ['-W', 'error::DeprecationWarning:__main__', script], {
-        env: { ...process.env, GITLAB_URL: t.url, GITLAB_TOKEN: t.rootToken, PROJECT_NAME: unique('py') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-      child.once('error', reject);
-      child.once('close', (c) => resolve({ code: c, output: out }));
-    });
+    const { code, output } = await runCommand(PYTHON, ['-W', 'error::DeprecationWarning:__main__', script], { env: { GITLAB_URL: t.url, GITLAB_TOKEN: t.rootToken, PROJECT_NAME: unique('py') } });
     expect(output.trim().split('\n').pop(), output).toBe('python-gitlab notes: ok');
     expect(code, output).toBe(0);
   });

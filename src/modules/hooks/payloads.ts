@@ -186,6 +186,18 @@ export function pushData(input: {
   };
 }
 
+/** A commit as pipeline and note hooks show it (Commit#hook_attrs). */
+function commitHookAttrs(commit: HookCommit, projectWebUrl: string) {
+  return {
+    id: commit.id,
+    message: commit.message,
+    title: commit.title,
+    timestamp: commit.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+    url: `${projectWebUrl}/-/commit/${commit.id}`,
+    author: { name: commit.authorName, email: commit.authorEmail },
+  };
+}
+
 /** Times as GitLab's pipeline and job hooks write them: `2016-08-12 15:23:28 UTC`. */
 const hookTime = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC') : null);
 
@@ -257,14 +269,7 @@ export function pipelineData(input: { pipeline: HookPipeline; status: string; jo
     merge_request: null,
     user,
     project,
-    commit: input.commit && {
-      id: input.commit.id,
-      message: input.commit.message,
-      title: input.commit.title,
-      timestamp: input.commit.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
-      url: `${project.web_url}/-/commit/${input.commit.id}`,
-      author: { name: input.commit.authorName, email: input.commit.authorEmail },
-    },
+    commit: input.commit && commitHookAttrs(input.commit, project.web_url),
     builds: input.jobs.map((j) => ({
       id: j.id,
       stage: j.stage,
@@ -391,17 +396,6 @@ export function noteData(input: { note: HookNote; action: 'create' | 'update'; u
       action: input.action,
     },
     repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
-    ...(input.commit
-      ? {
-          commit: {
-            id: input.commit.id,
-            message: input.commit.message,
-            title: input.commit.title,
-            timestamp: input.commit.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
-            url: `${project.web_url}/-/commit/${input.commit.id}`,
-            author: { name: input.commit.authorName, email: input.commit.authorEmail },
-          },
-        }
-      : {}),
+    ...(input.commit ? { commit: commitHookAttrs(input.commit, project.web_url) } : {}),
   };
 }

@@ -4,7 +4,6 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { listConnection } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
-import { webUrl } from '../../graphql/resolvers.js';
 import type { CommitRow } from '../repositories/reads.js';
 import { COMMIT } from './commits.js';
 import { noteableKind } from './noteables.js';
@@ -157,11 +156,7 @@ export const notesResolvers = {
     line: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.line : null),
     lineType: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.lineType : null),
     position: (n: NoteRow) => (n.type === 'DiffNote' ? n.position : null),
-    url: async (n: NoteRow, _a: unknown, ctx: Context) => {
-      if (n.projectId === null || n.commitId === null) return null;
-      const p = await ctx.services.projects.find({ id: n.projectId });
-      return p ? webUrl(ctx, `${p.fullPath}/-/commit/${n.commitId}#note_${n.id}`) : null;
-    },
+    url: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.url(n),
     userPermissions: (n: NoteRow) => n,
   },
   NotePermissions: {

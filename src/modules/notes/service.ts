@@ -262,10 +262,16 @@ export class NotesService {
     return { id: commit.sha, message: commit.message, title, timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] };
   }
 
-  /** The note's page in the web UI (Gitlab::UrlBuilder): a commit's page with the note's anchor. */
-  private noteUrl(n: Noteable, noteId: number): string {
-    const path = n.project && n.commitId ? `${n.project.fullPath}/-/commit/${n.commitId}` : (n.project?.fullPath ?? '');
-    return `${this.base.app.config.externalUrl}/${path}#note_${noteId}`;
+  /** The note's page in the web UI (Gitlab::UrlBuilder): its commit's page with the note's anchor. */
+  private noteUrl(n: Pick<Noteable, 'project' | 'commitId'>, noteId: number): string | null {
+    if (!n.project || !n.commitId) return null;
+    return `${this.base.app.config.externalUrl}/${n.project.fullPath}/-/commit/${n.commitId}#note_${noteId}`;
+  }
+
+  /** GraphQL's `Note.url`. */
+  async url(note: NoteRow): Promise<string | null> {
+    const project = note.projectId === null ? null : await this.projects.find({ id: note.projectId });
+    return this.noteUrl({ project, commitId: note.commitId }, note.id);
   }
 
   /**
@@ -295,7 +301,7 @@ export class NotesService {
       const project = n.project;
       const author = await tx.user.findUniqueOrThrow({ where: { id: note.authorId }, select: { id: true, name: true, username: true, email: true } });
       const { externalUrl } = this.base.app.config;
-      const data = noteData({ note, action: 'create', url: this.noteUrl(n, note.id), project: hookProjectOf(project), user: author, commit, externalUrl });
+      const data = noteData({ note, action: 'create', url: this.noteUrl(n, note.id) ?? '', project: hookProjectOf(project), user: author, commit, externalUrl });
       await enqueueHookEvent(this.base.app.jobs, { trigger: 'note_hooks', projectId: project.id, branch: null, data }, tx);
     }
     return note;
