@@ -3,7 +3,10 @@
  * how its subject is found, who may read it and its notes, who may comment on it and set a note's creation time,
  * and GitLab's rules for its threads (whether a single comment may be replied to, whether threads resolve).
  * Commits register themselves here (commits.ts); adding issues, epics, snippets or merge requests is one
- * `registerNoteable` call from their module, whose REST routes then name the kind in the notes operations.
+ * `registerNoteable` call from their module (with `extend enum NoteableKind { ISSUE }` in its SDL and
+ * `NoteableKind: { ISSUE: 'Issue' }` in its resolvers), whose REST routes then run the notes operations with
+ * `noteableType: ISSUE` and the issue's iid as `key`; its GlobalID (`gid://gitlab/Issue/<id>`) reaches createNote
+ * through `ofNote`, and a resolver for `#` (registerReferenceResolver) links `#12` in every note's HTML.
  */
 import type { Access } from '../../auth/policy.js';
 import type { Services } from '../module.js';
