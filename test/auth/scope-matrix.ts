@@ -45,6 +45,15 @@ interface Fixtures {
   projectAccessToken?: number;
   /** An alert of the project that reads and metric image writes share, once one asked for it. */
   alertIid?: number;
+  /** A thread on the project's `main` commit that reads share, once one asked for it. */
+  thread?: { id: string; noteId: number };
+}
+
+/** A new thread on the fixture project's `main` commit, by its owner: its id and its note's. */
+async function newThread(f: Fixtures): Promise<{ id: string; noteId: number }> {
+  const res = await t.api('POST', `/projects/${f.project.id}/repository/commits/main/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
+  if (res.status !== 201) throw new Error(`thread: ${res.status} ${res.text}`);
+  return { id: res.body.id, noteId: res.body.notes[0].id };
 }
 
 /** A new project access token of the fixture project, made by its owner: writes act on one of their own. */
@@ -183,8 +192,15 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   const name = unique('m');
   let pkg: { packageId: number; fileId: number } | undefined;
   const packageOf = async () => (pkg ??= route.compiled.kind === 'mutation' ? await newPackage(f) : (f.package ??= await newPackage(f)));
+  let thread: { id: string; noteId: number } | undefined;
+  const threadOf = async () => (thread ??= route.compiled.kind === 'mutation' ? await newThread(f) : (f.thread ??= await newThread(f)));
   const samples: Record<string, () => Promise<unknown> | unknown> = {
     name: () => name,
+    // Notes: a thread on the fixture project's `main` commit (one the reads share, a new one for each write), and texts.
+    body: () => name,
+    note: () => name,
+    discussionId: async () => (await threadOf()).id,
+    noteId: async () => (await threadOf()).noteId,
     path: () => name,
     username: () => name,
     email: () => `${name}@example.com`,

@@ -44,12 +44,14 @@ beforeAll(async () => {
   files.push({ action: 'create', file_path: '.gitlab-ci.yml', content: ci });
   const commit = await t.api('POST', `/projects/${project.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'Four files', actions: files } });
   sha = commit.body.id;
+  const memberIds: number[] = [];
   for (let i = 0; i < 4; i++) {
     const member = await createUser(t);
     await createProject(t, member.token, { visibility: 'internal' });
     await addMember(t, owner.token, 'groups', group.id, member.id, 30);
     // Maintainers of the project: they run pipelines on main, which is protected.
     await addMember(t, owner.token, 'projects', project.id, member.id, 40);
+    memberIds.push(member.id);
     const sibling = await createProject(t, owner.token, { namespaceId: group.id });
     await createGroup(t, owner.token, { parentId: sub.id });
     const other = await createGroup(t, owner.token);
@@ -81,6 +83,14 @@ beforeAll(async () => {
     const accessToken = await t.api('POST', `/projects/${project.id}/access_tokens`, { token: owner.token, body: { name: `a${i}`, scopes: ['api'], expires_at: expires } });
     expect(accessToken.status).toBe(201);
   }
+  // Four threads on the commit, each a member's note and the owner's reply (authors and threads' notes are batched).
+  const commitNote = { noteableType: 'Commit', projectId: project.id, commitId: sha, type: 'DiscussionNote' };
+  await t.server.database.prisma.note.createMany({
+    data: memberIds.flatMap((authorId, i) => [
+      { ...commitNote, discussionId: String(i).repeat(40), note: `thread ${i}`, authorId },
+      { ...commitNote, discussionId: String(i).repeat(40), note: `reply ${i}`, authorId: owner.id },
+    ]),
+  });
   // The four pipelines above, as if the last schedule had run them.
   await t.server.database.prisma.pipeline.updateMany({ where: { projectId: project.id }, data: { pipelineScheduleId: scheduleId } });
   // Four finished storage moves of the project and of the group (this server has one storage: rows as a move leaves them).
@@ -152,6 +162,8 @@ describe('query budget', () => {
     'GET /projects/:id/repository/commits/:sha/diff': () => `/projects/${project.id}/repository/commits/${sha}/diff`,
     'GET /projects/:id/repository/commits/:sha/refs': () => `/projects/${project.id}/repository/commits/${sha}/refs`,
     'GET /projects/:id/repository/commits/:sha/merge_requests': () => `/projects/${project.id}/repository/commits/${sha}/merge_requests`,
+    'GET /projects/:id/repository/commits/:sha/comments': () => `/projects/${project.id}/repository/commits/${sha}/comments`,
+    'GET /projects/:id/repository/commits/:sha/discussions': () => `/projects/${project.id}/repository/commits/${sha}/discussions`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

@@ -24,6 +24,11 @@ export interface ActivityInput {
   targetTitle?: string | null;
   /** For push events. */
   pushData?: PushData;
+  /**
+   * The ability on the project, beyond `read_project`, that seeing the event takes (GitLab's Event#visible_to_user?):
+   * `download_code` for a comment on a commit. Kept in the event's `data`.
+   */
+  requires?: 'download_code';
   data?: Prisma.InputJsonValue;
 }
 
@@ -52,7 +57,13 @@ export type EventRow = Awaited<ReturnType<PrismaClient['event']['findUniqueOrThr
 interface RecordedMessage {
   id: number;
   project: ProjectSubject | null;
+  /** ActivityInput.requires. */
+  requires?: 'download_code' | null;
 }
+
+/** The ability an event's `data` says seeing it takes besides reading its project (ActivityInput.requires). */
+const requiredAbility = (data: unknown): 'download_code' | null =>
+  data !== null && typeof data === 'object' && (data as { requires?: unknown }).requires === 'download_code' ? 'download_code' : null;
 
 /** The event a message names, with its author: loaded once per message for every subscriber of this process. */
 const recordedEvent = perMessage((message: RecordedMessage, db: PrismaClient) =>
@@ -84,12 +95,13 @@ export class ActivityService {
     const insert = Prisma.sql`
       INSERT INTO "events" ("action", "authorId", "projectId", "groupId", "targetType", "targetId", "targetIid", "targetTitle", "pushData", "data")
       VALUES (${input.action}, ${input.authorId}::int, ${projectId}, ${input.groupId ?? null}::int, ${input.targetType}, ${input.targetId ?? null}::int,
-              ${input.targetIid ?? null}::int, ${input.targetTitle ?? null}, ${json(input.pushData)}::jsonb, ${json(input.data)}::jsonb)
+              ${input.targetIid ?? null}::int, ${input.targetTitle ?? null}, ${json(input.pushData)}::jsonb, ${json(input.requires ? { ...(input.data as object | undefined), requires: input.requires } : input.data)}::jsonb)
       RETURNING "id"`;
     // RecordedMessage: the event's id and the project's access subject, ids the statement makes put in by it.
     const payload = {
       id: rowIdSlot(as),
       project: newProject ? accessSubject(newProject.subject, rowIdSlot('project')) : input.project ? accessSubject(input.project, input.project.id) : null,
+      requires: input.requires ?? null,
     };
     const ids = { [as]: Prisma.sql`${Prisma.raw(`"${as}"`)}."id"`, ...(newProject ? { project: newProject.id } : {}) };
     return { insert, announcement: { topic: ACTIVITY_TOPIC, payload, ids } };
@@ -135,9 +147,23 @@ export class ActivityService {
     const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
     return connection(
       page,
-      ({ skip, take }) => db.event.findMany({ where, orderBy: { id: direction }, skip, take }),
+      async ({ skip, take }) => this.visible(await db.event.findMany({ where, orderBy: { id: direction }, skip, take })),
       () => db.event.count({ where }),
     );
+  }
+
+  /**
+   * The page's events the viewer may see, as GitLab drops them after paging (Event#visible_to_user?): those whose
+   * `data` requires more than reading the project (a comment on a commit needs its code) only for those who may.
+   */
+  private async visible(events: EventRow[]): Promise<EventRow[]> {
+    const ids = [...new Set(events.filter((e) => e.projectId !== null && requiredAbility(e.data)).map((e) => e.projectId!))];
+    if (ids.length === 0) return events;
+    const { db, access } = this.base;
+    const projects = await db.project.findMany({ where: { id: { in: ids } }, include: { namespace: true, features: true } });
+    const allowed = new Set<number>();
+    for (const p of projects) if (await access.can('download_code', p)) allowed.add(p.id);
+    return events.filter((e) => !requiredAbility(e.data) || (e.projectId !== null && allowed.has(e.projectId)));
   }
 
   /**
@@ -166,7 +192,7 @@ export class ActivityService {
   async *recorded(project: ProjectSubject | null): AsyncGenerator<{ activityEventRecorded: EventRow }> {
     const { app, db, viewer } = this.base;
     const wanted = (m: RecordedMessage, actor: Actor) =>
-      m.project !== null && (project === null || m.project.id === project.id) && can(actor, 'read_project', m.project);
+      m.project !== null && (project === null || m.project.id === project.id) && can(actor, 'read_project', m.project) && (!m.requires || can(actor, m.requires, m.project));
     const actor = liveActor(app.memberships, viewer);
     // Decided as the message arrives while the memberships are current (most messages: nothing wakes up).
     const events = app.bus.iterate<RecordedMessage>(ACTIVITY_TOPIC, (m) => {

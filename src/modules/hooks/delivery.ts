@@ -17,6 +17,7 @@ const EVENT_HEADER: Record<HookTrigger, string> = {
   repository_update_hooks: 'System Hook',
   pipeline_hooks: 'Pipeline Hook',
   job_hooks: 'Job Hook',
+  note_hooks: 'Note Hook',
 };
 
 function requestHeaders(app: App, hook: WebHookRow, d: DeliveryPayload): Record<string, string> {

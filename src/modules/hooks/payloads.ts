@@ -186,6 +186,18 @@ export function pushData(input: {
   };
 }
 
+/** A commit as pipeline and note hooks show it (Commit#hook_attrs). */
+function commitHookAttrs(commit: HookCommit, projectWebUrl: string) {
+  return {
+    id: commit.id,
+    message: commit.message,
+    title: commit.title,
+    timestamp: commit.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+    url: `${projectWebUrl}/-/commit/${commit.id}`,
+    author: { name: commit.authorName, email: commit.authorEmail },
+  };
+}
+
 /** Times as GitLab's pipeline and job hooks write them: `2016-08-12 15:23:28 UTC`. */
 const hookTime = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC') : null);
 
@@ -257,14 +269,7 @@ export function pipelineData(input: { pipeline: HookPipeline; status: string; jo
     merge_request: null,
     user,
     project,
-    commit: input.commit && {
-      id: input.commit.id,
-      message: input.commit.message,
-      title: input.commit.title,
-      timestamp: input.commit.timestamp.toISOString().replace(/\.\d{3}Z$/, '+00:00'),
-      url: `${project.web_url}/-/commit/${input.commit.id}`,
-      author: { name: input.commit.authorName, email: input.commit.authorEmail },
-    },
+    commit: input.commit && commitHookAttrs(input.commit, project.web_url),
     builds: input.jobs.map((j) => ({
       id: j.id,
       stage: j.stage,
@@ -331,5 +336,66 @@ export function jobData(input: { job: HookJob & { ref: string; tag: boolean; sha
     repository: repositoryData(project),
     project,
     environment: null,
+  };
+}
+
+/** A note as note hooks carry it (Note#hook_attrs, Gitlab::HookData::NoteBuilder's safe attributes). */
+export interface HookNote {
+  id: number;
+  note: string;
+  type: string | null;
+  noteableType: string;
+  noteableId: number | null;
+  commitId: string | null;
+  discussionId: string;
+  lineCode: string | null;
+  position: unknown;
+  authorId: number;
+  projectId: number | null;
+  system: boolean;
+  updatedById: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Gitlab::DataBuilder::Note: a note made (`create`) or changed (`update`), with its commit for commit notes. */
+export function noteData(input: { note: HookNote; action: 'create' | 'update'; url: string; project: HookProject; user: HookUser; commit: HookCommit | null; externalUrl: string }) {
+  const { note } = input;
+  const project = hookProject(input.project, input.externalUrl);
+  return {
+    object_kind: 'note',
+    event_type: 'note',
+    user: { id: input.user.id, name: input.user.name, username: input.user.username, avatar_url: input.user.avatarUrl ?? null, email: input.user.email },
+    project_id: input.project.id,
+    project,
+    object_attributes: {
+      attachment: null,
+      author_id: note.authorId,
+      change_position: null,
+      commit_id: note.commitId,
+      created_at: hookTime(note.createdAt),
+      discussion_id: note.discussionId,
+      id: note.id,
+      line_code: note.lineCode,
+      note: note.note,
+      noteable_id: note.noteableId,
+      noteable_type: note.noteableType,
+      original_position: null,
+      position: note.position ?? null,
+      project_id: note.projectId,
+      resolved_at: null,
+      resolved_by_id: null,
+      resolved_by_push: null,
+      st_diff: null,
+      system: note.system,
+      type: note.type,
+      updated_at: hookTime(note.updatedAt),
+      updated_by_id: note.updatedById,
+      description: note.note,
+      url: input.url,
+      action: input.action,
+    },
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+    ...(input.commit ? { commit: commitHookAttrs(input.commit, project.web_url) } : {}),
   };
 }

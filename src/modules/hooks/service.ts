@@ -90,6 +90,8 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
       return project({ pipelineEvents: true });
     case 'job_hooks':
       return project({ jobEvents: true });
+    case 'note_hooks':
+      return project({ noteEvents: true });
   }
 }
 

@@ -1,0 +1,90 @@
+/**
+ * A note's `bodyHtml`: its Markdown rendered by markdown-it (CommonMark, GitLab's tables and strikethrough, bare
+ * URLs linked) and safe by construction: raw HTML in the text is escaped, never passed through (so no script, no
+ * event handler attribute, no style), and links whose scheme is not http(s), mailto or a relative path are left as
+ * text (markdown-it's validateLink refuses javascript:, vbscript:, file: and data:). GitLab's references follow:
+ * `@username` links to the user when such a user exists, and the prefixes kinds register (`#12` once issues exist,
+ * noteables.ts) to what they name; anything else stays text. Code spans and blocks are never scanned.
+ */
+import MarkdownIt from 'markdown-it';
+import type StateInline from 'markdown-it/lib/rules_inline/state_inline.mjs';
+
+/** What the renderer knows of the references a text makes. */
+export interface References {
+  /** Users by lower-cased username. */
+  users: ReadonlyMap<string, { id: number; username: string; name: string }>;
+  /** For each registered prefix, what each number names. */
+  numbered: ReadonlyMap<string, ReadonlyMap<number, { url: string; title: string }>>;
+  /** The server's external URL, the base of user links. */
+  externalUrl: string;
+}
+
+/** GitLab's username characters (User's path format): a mention ends where they do; a trailing dot is not part of it. */
+const MENTION = /^@([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?)/;
+const NUMBERED = /^(\d{1,9})(?![\w])/;
+/** A reference starts a text or follows a character that cannot be part of a word or address. */
+const BOUNDARY = /[\s([{'"*_~>,;:!?-]/;
+
+/** The usernames and numbers a text may reference (code included: over-asking costs one lookup, nothing shown). */
+export function referencedIn(text: string, prefixes: readonly string[]): { usernames: string[]; numbers: Map<string, number[]> } {
+  const usernames = new Set<string>();
+  for (const m of text.matchAll(/(?:^|[^\w@.])@([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?)/g)) usernames.add(m[1].toLowerCase());
+  const numbers = new Map<string, number[]>();
+  for (const prefix of prefixes) {
+    const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const found = new Set<number>();
+    for (const m of text.matchAll(new RegExp(`(?:^|[^\\w])${escaped}(\\d{1,9})(?!\\w)`, 'g'))) found.add(Number(m[1]));
+    if (found.size) numbers.set(prefix, [...found]);
+  }
+  return { usernames: [...usernames].slice(0, 100), numbers };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function referenceRule(state: StateInline, silent: boolean): boolean {
+  const refs = state.env as References | undefined;
+  if (!refs) return false;
+  const start = state.pos;
+  const char = state.src[start];
+  if (start > 0 && !BOUNDARY.test(state.src[start - 1])) return false;
+  if (char === '@') {
+    const match = MENTION.exec(state.src.slice(start));
+    const user = match && refs.users.get(match[1].toLowerCase());
+    if (!match || !user) return false;
+    if (!silent) {
+      const token = state.push('html_inline', '', 0);
+      token.content =
+        `<a href="${escapeHtml(`${refs.externalUrl}/${user.username}`)}" data-reference-type="user" data-user="${user.id}" ` +
+        `class="gfm gfm-project_member js-user-link" title="${escapeHtml(user.name)}">@${escapeHtml(user.username)}</a>`;
+    }
+    state.pos += match[0].length;
+    return true;
+  }
+  const named = refs.numbered.get(char);
+  if (!named) return false;
+  const match = NUMBERED.exec(state.src.slice(start + 1));
+  const target = match && named.get(Number(match[1]));
+  if (!match || !target) return false;
+  if (!silent) {
+    const token = state.push('html_inline', '', 0);
+    token.content = `<a href="${escapeHtml(target.url)}" title="${escapeHtml(target.title)}" class="gfm">${escapeHtml(char + match[1])}</a>`;
+  }
+  state.pos += 1 + match[0].length;
+  return true;
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+md.inline.ruler.before('emphasis', 'gitlab_references', referenceRule);
+// Links leave with GitLab's rel, and open nothing of the server's on the reader's behalf.
+const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+  tokens[idx].attrSet('rel', 'nofollow noreferrer noopener');
+  return defaultLinkOpen(tokens, idx, options, env, self);
+};
+
+/** The note's HTML. `html_inline` tokens are only the reference rule's own (raw HTML is off), built escaped above. */
+export function renderMarkdown(text: string, references: References): string {
+  return md.render(text, references);
+}

@@ -1,0 +1,96 @@
+/**
+ * The noteable kinds the notes engine serves (GitLab's `Noteable` classes and NotesFinder's targets): each kind says
+ * how its subject is found, who may read it and its notes, who may comment on it and set a note's creation time,
+ * and GitLab's rules for its threads (whether a single comment may be replied to, whether threads resolve).
+ * Commits register themselves here (commits.ts); adding issues, epics, snippets or merge requests is one
+ * `registerNoteable` call from their module (with `extend enum NoteableKind { ISSUE }` in its SDL and
+ * `NoteableKind: { ISSUE: 'Issue' }` in its resolvers), whose REST routes then run the notes operations with
+ * `noteableType: ISSUE` and the issue's iid as `key`; its GlobalID (`gid://gitlab/Issue/<id>`) reaches createNote
+ * through `ofNote`, and a resolver for `#` (registerReferenceResolver) links `#12` in every note's HTML.
+ */
+import type { Access } from '../../auth/policy.js';
+import type { Services } from '../module.js';
+import type { ProjectRow } from '../projects/service.js';
+
+/** One noteable, found and ready for the notes engine: what its notes are stored under, and what its checks read. */
+export interface Noteable {
+  /** GitLab's class name, stored in `notes.noteableType` and shown as `noteable_type`: `Commit`, `Issue`, … */
+  type: string;
+  /** Its project; null for group noteables (epics). */
+  project: ProjectRow | null;
+  /** Its group, for group noteables; null otherwise. */
+  groupId: number | null;
+  /** Its row id (`noteable_id`); null for commits, which have no row. */
+  id: number | null;
+  /** A commit's SHA; null for every other kind. */
+  commitId: string | null;
+  /** Its iid, for kinds that have one (`noteable_iid`: issues, merge requests). */
+  iid: number | null;
+  /** Its title, for activity events (`target_title`). */
+  title: string | null;
+}
+
+/** What a kind's checks are asked with: the request's policy and every service of the request. */
+export interface NoteableContext {
+  access: Access;
+  services: Services;
+}
+
+export interface NoteableKind {
+  /** GitLab's class name (`Commit`). */
+  type: string;
+  /** The GraphQL enum value naming it (`COMMIT`), which REST operations pass. */
+  enumValue: string;
+  /** The resource of its 404 (`404 Commit Not Found`). */
+  resource: string;
+  /** GitLab's `Noteable.replyable_types`: a single comment on it may be replied to, which turns it into a thread. */
+  replyable: boolean;
+  /** GitLab's `Noteable.resolvable_types`: its thread notes can be resolved. */
+  resolvable: boolean;
+  /** The noteable a project's key names (a commit's SHA or ref, an issue's iid), or null; no ability asked. */
+  find(ctx: NoteableContext, project: ProjectRow, key: string): Promise<Noteable | null>;
+  /** The noteable a stored note is on, or null when it is gone; no ability asked beyond finding its project. */
+  ofNote(ctx: NoteableContext, note: { projectId: number | null; groupId: number | null; noteableId: number | null; commitId: string | null }): Promise<Noteable | null>;
+  /** GitLab's `read_<noteable>` and `read_note` on it: the viewer may read it and its notes. */
+  canRead(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
+  /** GitLab's `create_note` on it. */
+  canCreateNote(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
+  /** GitLab's `set_note_created_at` on it: administrators and the project's (or group's) Owners. */
+  canSetCreatedAt(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
+}
+
+const kinds = new Map<string, NoteableKind>();
+
+/** Adds a kind; each type once. */
+export function registerNoteable(kind: NoteableKind): void {
+  if (kinds.has(kind.type)) throw new Error(`noteable ${kind.type} is registered twice`);
+  kinds.set(kind.type, kind);
+}
+
+/** The kind of a stored type or of its GraphQL enum value; undefined for none registered. */
+export function noteableKind(typeOrEnum: string): NoteableKind | undefined {
+  return kinds.get(typeOrEnum) ?? [...kinds.values()].find((k) => k.enumValue === typeOrEnum);
+}
+
+/**
+ * GitLab's reference filters beyond users (`#12` issues, `!3` merge requests, `&4` epics): a kind that has
+ * references registers a resolver for its prefix, which the Markdown renderer asks for the references it meets.
+ * None is registered until issues exist, so `#12` stays plain text.
+ */
+export interface ReferenceResolver {
+  /** The character that starts a reference: `#`, `!`, `&`. */
+  prefix: string;
+  /** For each number referenced in a project, its link and title when the viewer may see it. */
+  resolve(ctx: NoteableContext, project: ProjectRow | null, numbers: number[]): Promise<Map<number, { url: string; title: string }>>;
+}
+
+const referenceResolvers = new Map<string, ReferenceResolver>();
+
+export function registerReferenceResolver(resolver: ReferenceResolver): void {
+  if (referenceResolvers.has(resolver.prefix)) throw new Error(`references starting ${resolver.prefix} are registered twice`);
+  referenceResolvers.set(resolver.prefix, resolver);
+}
+
+export function referenceResolversInUse(): ReferenceResolver[] {
+  return [...referenceResolvers.values()];
+}

@@ -1,0 +1,47 @@
+/**
+ * GitLab's abilities over notes: ProjectPolicy's `create_note` (guest access: members, and any signed-in user on a
+ * project they can see that is public, or internal for non-external users; never on an archived project) and
+ * `set_note_created_at` (administrators and Owners), and NotePolicy's `admin_note` (editing and deleting a note: its
+ * author, or the project's Maintainers; never a system note, nor on an archived project). The noteable's own read
+ * ability (the kind's, noteables.ts) is asked before any of them, as NotePolicy prevents `admin_note` to those who
+ * cannot read the noteable.
+ */
+import { AccessLevel } from '../../auth/access-levels.js';
+import { administrator, anyOf, allOf, projectLevel, projectMember, projectOwner, unlessArchived, visible, type ProjectSubject, type Rule } from '../../auth/rules.js';
+import type { Prisma } from '../../db/database.js';
+
+const { GUEST, MAINTAINER } = AccessLevel;
+
+/** Any signed-in user. */
+const signedIn: Rule<ProjectSubject, Prisma.ProjectWhereInput> = {
+  allows: (actor) => !!actor.viewer,
+  where: (actor) => !!actor.viewer,
+};
+
+/** A note as NotePolicy reads it: its author, whether it is a system note, and its project. */
+export interface NoteSubject {
+  authorId: number;
+  system: boolean;
+  project: ProjectSubject;
+}
+
+/** NotePolicy's `admin_note`; asked of one note at a time, never a list filter. */
+const adminNote: Rule<NoteSubject, never> = {
+  allows: (actor, note) =>
+    !note.system &&
+    !note.project.archived &&
+    (!!actor.viewer?.admin || (actor.viewer !== null && note.authorId === actor.viewer.id) || projectLevel(actor, note.project) >= MAINTAINER),
+  where: () => false,
+};
+
+export const notesPolicy = {
+  create_note: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(GUEST), allOf(signedIn, visible()))),
+  set_note_created_at: projectOwner,
+  admin_note: adminNote,
+};
+
+type NotesPolicyRules = typeof notesPolicy;
+
+declare module '../../auth/policy.js' {
+  interface Abilities extends NotesPolicyRules {}
+}

@@ -1,0 +1,178 @@
+/** GraphQL resolvers of notes: GitLab's Note and Discussion, createNote/updateNote/destroyNote, and the REST-serving fields. */
+import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import type { Context } from '../../context.js';
+import type { PageArgs } from '../../graphql/connection.js';
+import { listConnection } from '../../graphql/connection.js';
+import { parseRef } from '../../graphql/ids.js';
+import type { CommitRow } from '../repositories/reads.js';
+import { COMMIT } from './commits.js';
+import { noteableKind } from './noteables.js';
+import type { DiscussionRow, NoteRow } from './service.js';
+import { isIndividual } from './service.js';
+
+/** Note's classes (GitLab's STI), as events store their targets. */
+const NOTE_CLASSES = new Set(['Note', 'DiscussionNote', 'DiffNote', 'LegacyDiffNote']);
+
+const inspect = (value: unknown) => JSON.stringify(value) ?? String(value);
+const GID = /^gid:\/\/([^/]+)\/([A-Za-z][A-Za-z0-9]*(?:::[A-Za-z][A-Za-z0-9]*)*)\/([^/?]+)(?:\?(.*))?$/;
+
+/** A parsed global ID: its class, its id, and its parameters (GlobalID's query string). */
+interface ParsedGid {
+  model: string;
+  id: string;
+  params: URLSearchParams;
+}
+
+function gidScalar(name: string, description: string, check: (gid: ParsedGid, raw: string) => void, serialize: (value: unknown) => string) {
+  const parse = (value: unknown): ParsedGid => {
+    const match = typeof value === 'string' ? GID.exec(value) : null;
+    if (!match) throw new TypeError(`${inspect(value)} is not a valid Global ID`);
+    if (match[1] !== 'gitlab') throw new TypeError(`${inspect(value)} is not a Gitlab Global ID`);
+    const gid = { model: match[2], id: match[3], params: new URLSearchParams(match[4] ?? '') };
+    check(gid, value as string);
+    return gid;
+  };
+  return new GraphQLScalarType({
+    name,
+    description,
+    serialize,
+    parseValue: parse,
+    parseLiteral: (ast: ValueNode) => parse(ast.kind === Kind.STRING ? ast.value : undefined),
+  });
+}
+
+/** `gid://gitlab/Discussion/` and the thread's 40 hex characters; the resolver gets the hex. */
+export const DiscussionID = gidScalar(
+  'DiscussionID',
+  'A `DiscussionID` is a global ID. It is encoded as a string.',
+  (gid, raw) => {
+    if (gid.model !== 'Discussion') throw new TypeError(`${inspect(raw)} does not represent an instance of Discussion`);
+  },
+  (value) => `gid://gitlab/Discussion/${String(value)}`,
+);
+
+/** A registered noteable's global ID; a commit's carries its project (`?project_id=`). */
+export const NoteableID = gidScalar(
+  'NoteableID',
+  'A `NoteableID` is a global ID. It is encoded as a string.',
+  (gid, raw) => {
+    if (!noteableKind(gid.model)) throw new TypeError(`${inspect(raw)} does not represent an instance of Noteable`);
+    if (gid.model === COMMIT && !/^\d+$/.test(gid.params.get('project_id') ?? '')) throw new TypeError(`${inspect(raw)} names no project: add ?project_id=<id>`);
+  },
+  (value) => String(value),
+);
+
+interface NoteableArgs {
+  projectId: string;
+  noteableType: string;
+  key: string;
+}
+
+const project = (args: { projectId: string }) => parseRef(args.projectId, 'Project', 'projectId');
+
+const noteableOf = (ctx: Context, args: NoteableArgs) => ctx.services.notes.noteable(ctx.services, args.noteableType, project(args), args.key);
+
+const user = (ctx: Context, id: number | null) => (id === null ? null : ctx.loaders.users.byId.load(id));
+
+export const notesResolvers = {
+  DiscussionID,
+  NoteableID,
+  NoteableKind: { COMMIT },
+  Query: {
+    noteableThreads: (_: unknown, args: NoteableArgs, ctx: Context) => noteableOf(ctx, args),
+  },
+  NoteableThreads: {
+    discussions: (n: Awaited<ReturnType<typeof noteableOf>>, args: PageArgs, ctx: Context) => ctx.services.notes.discussions(n, args),
+    discussion: (n: Awaited<ReturnType<typeof noteableOf>>, args: { id: string }, ctx: Context) => ctx.services.notes.discussion(n, args.id),
+    discussionNotes: (n: Awaited<ReturnType<typeof noteableOf>>, args: { id: string }, ctx: Context) => ctx.services.notes.discussionNotes(n, args.id),
+    note: (n: Awaited<ReturnType<typeof noteableOf>>, args: { id: number }, ctx: Context) => ctx.services.notes.note(n, args.id),
+  },
+  Commit: {
+    comments: async (c: CommitRow, args: PageArgs, ctx: Context) =>
+      ctx.services.notes.comments(await ctx.services.notes.noteable(ctx.services, COMMIT, { id: c.project.id }, c.sha), args),
+    discussions: async (c: CommitRow, args: PageArgs, ctx: Context) =>
+      ctx.services.notes.discussions(await ctx.services.notes.noteable(ctx.services, COMMIT, { id: c.project.id }, c.sha), args),
+  },
+  Mutation: {
+    createNote: async (_: unknown, args: { noteableId: ParsedGid; body: string; discussionId?: string | null }, ctx: Context) => {
+      const { notes } = ctx.services;
+      const noteable = await notes.noteableByGlobalId(ctx.services, args.noteableId.model, args.noteableId.id, args.noteableId.params.get('project_id'));
+      const discussion = args.discussionId as unknown as ParsedGid | null | undefined;
+      const note = discussion ? await notes.reply(ctx.services, noteable, discussion.id, { body: args.body }) : await notes.createComment(ctx.services, noteable, { note: args.body });
+      return { note };
+    },
+    updateNote: async (_: unknown, args: { id: number; body?: string | null }, ctx: Context) => {
+      const { note, noteable } = await ctx.services.notes.byId(ctx.services, args.id);
+      return { note: await ctx.services.notes.update(noteable, note.id, args.body) };
+    },
+    destroyNote: async (_: unknown, args: { id: number }, ctx: Context) => {
+      const { note, noteable } = await ctx.services.notes.byId(ctx.services, args.id);
+      await ctx.services.notes.destroy(noteable, note.id);
+      return { note: null };
+    },
+    noteableDiscussionCreate: async (_: unknown, args: NoteableArgs & { body: string; createdAt?: string | null; position?: Record<string, unknown> | null }, ctx: Context) => ({
+      discussion: await ctx.services.notes.createDiscussion(ctx.services, await noteableOf(ctx, args), args),
+    }),
+    noteableDiscussionReply: async (_: unknown, args: NoteableArgs & { discussionId: string; body: string; createdAt?: string | null }, ctx: Context) => ({
+      note: await ctx.services.notes.reply(ctx.services, await noteableOf(ctx, args), args.discussionId, args),
+    }),
+    noteableNoteUpdate: async (_: unknown, args: NoteableArgs & { noteId: number; body?: string | null; resolved?: boolean | null }, ctx: Context) => ({
+      note: await ctx.services.notes.updateOrResolve(await noteableOf(ctx, args), args.noteId, args.body, args.resolved),
+    }),
+    noteableNoteDestroy: async (_: unknown, args: NoteableArgs & { noteId: number }, ctx: Context) => ({
+      note: await ctx.services.notes.destroy(await noteableOf(ctx, args), args.noteId),
+    }),
+    commitCommentCreate: async (_: unknown, args: { projectId: string; sha: string; note: string; path?: string | null; line?: number | null; lineType?: string | null }, ctx: Context) => {
+      const noteable = await ctx.services.notes.commitForComments(ctx.services, project(args), args.sha);
+      return { note: await ctx.services.notes.createComment(ctx.services, noteable, args) };
+    },
+  },
+  Event: {
+    // GitLab's Event#note?: a target of one of Note's classes.
+    note: (e: { targetType: string | null; targetId: number | null }, _a: unknown, ctx: Context) =>
+      e.targetId !== null && e.targetType !== null && NOTE_CLASSES.has(e.targetType) ? ctx.loaders.notes.byId.load(e.targetId) : null,
+  },
+  Note: {
+    databaseId: (n: NoteRow) => n.id,
+    noteType: (n: NoteRow) => n.type,
+    body: (n: NoteRow) => n.note,
+    bodyHtml: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.bodyHtml(ctx.services, n),
+    attachment: () => null,
+    author: (n: NoteRow, _a: unknown, ctx: Context) => user(ctx, n.authorId),
+    lastEditedBy: (n: NoteRow, _a: unknown, ctx: Context) => (n.lastEditedAt ? user(ctx, n.updatedById) : null),
+    internal: (n: NoteRow) => n.internal,
+    confidential: (n: NoteRow) => n.internal,
+    imported: () => false,
+    importedFrom: () => 'none',
+    commandsChanges: () => ({}),
+    resolvable: (n: NoteRow) => !n.system && n.type !== null && !!noteableKind(n.noteableType)?.resolvable,
+    resolved: () => false,
+    resolvedAt: () => null,
+    resolvedBy: () => null,
+    discussion: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.discussionOf(n),
+    project: (n: NoteRow, _a: unknown, ctx: Context) => (n.projectId === null ? null : ctx.services.projects.find({ id: n.projectId })),
+    noteableIid: () => null,
+    path: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.path : null),
+    line: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.line : null),
+    lineType: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.lineType : null),
+    position: (n: NoteRow) => (n.type === 'DiffNote' ? n.position : null),
+    url: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.url(n),
+    userPermissions: (n: NoteRow) => n,
+  },
+  NotePermissions: {
+    adminNote: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.canAdmin(n),
+    readNote: () => true,
+    resolveNote: () => false,
+  },
+  Discussion: {
+    id: (d: DiscussionRow) => d.id,
+    databaseId: (d: DiscussionRow) => d.id,
+    replyId: (d: DiscussionRow) => d.id,
+    individualNote: (d: DiscussionRow) => isIndividual(d.notes[0]),
+    createdAt: (d: DiscussionRow) => d.notes[0].createdAt,
+    resolvable: (d: DiscussionRow) => d.notes.some((n) => !n.system && n.type !== null && !!noteableKind(n.noteableType)?.resolvable),
+    resolved: () => false,
+    notes: (d: DiscussionRow, args: PageArgs) => listConnection(args, d.notes),
+    noteList: (d: DiscussionRow) => d.notes,
+  },
+};

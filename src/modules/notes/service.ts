@@ -1,0 +1,461 @@
+/**
+ * The notes and discussions engine (GitLab's Note, Discussion, NotesFinder and Notes::Create/Update/DestroyService):
+ * notes on any registered noteable (noteables.ts), threads (`discussionId`, 40 hex characters, random per thread),
+ * a single comment turned into a thread by a reply where the kind allows it, GitLab's validations, `created_at` for
+ * those who may set it, the `commented on` activity event, and each note's Markdown rendered for GraphQL.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Prisma, type PrismaClient } from '../../db/database.js';
+import { queryRows } from '../../db/direct-reads.js';
+import { badRequest, exactlyOneOf, forbidden, invalid, invalidArgument, missing, mutuallyExclusive, notFound, recordNotFound, unauthenticated } from '../../errors.js';
+import { connection, encodeCursor, type PageArgs } from '../../graphql/connection.js';
+import type { Ref } from '../../graphql/ids.js';
+import type { ActivityService } from '../activity/service.js';
+import { enqueueHookEvent } from '../hooks/events.js';
+import { noteData, type HookCommit } from '../hooks/payloads.js';
+import { hookProjectOf } from '../hooks/samples.js';
+import type { ServiceBase, Services } from '../module.js';
+import type { ProjectsService } from '../projects/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import { COMMIT } from './commits.js';
+import { referencedIn, renderMarkdown } from './markdown.js';
+import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind } from './noteables.js';
+
+export type NoteRow = Awaited<ReturnType<PrismaClient['note']['findUniqueOrThrow']>>;
+
+/** A thread: its notes, oldest first (GitLab's Discussion.build of `fresh` notes). */
+export interface DiscussionRow {
+  id: string;
+  noteable: Noteable;
+  notes: NoteRow[];
+}
+
+export interface NoteInput {
+  body: string;
+  /** ISO 8601; honoured only for those who may set it (`set_note_created_at`), silently dropped for others. */
+  createdAt?: string | null;
+  /** A diff note's position (GitLab's `position` hash), for kinds with diffs. */
+  position?: Record<string, unknown> | null;
+}
+
+export interface CommitCommentInput {
+  note: string;
+  path?: string | null;
+  line?: number | null;
+  lineType?: string | null;
+}
+
+/** Note's `validates :note, length: { maximum: 1_000_000 }`. */
+export const MAX_NOTE_LENGTH = 1_000_000;
+
+/** GitLab's `Note#discussion_class`: a plain note (type null) is a thread of its own (IndividualNoteDiscussion). */
+export const isIndividual = (note: Pick<NoteRow, 'type'>) => note.type === null;
+
+/** Rails' validations of the text, in its words (Note's presence and length; PostgreSQL text holds no NUL). */
+function checkBody(body: string): void {
+  let problem: string | null = null;
+  if (body.trim() === '') problem = "can't be blank";
+  else if (body.length > MAX_NOTE_LENGTH && [...body].length > MAX_NOTE_LENGTH) problem = `is too long (maximum is ${MAX_NOTE_LENGTH} characters)`;
+  else if (body.includes('\0')) problem = 'cannot contain null bytes';
+  if (problem) throw invalid({ note: [problem] }, { badRecord: 'Note' });
+}
+
+/** GitLab's Discussion.discussion_id: a SHA-1 of the noteable and randomness, 40 lowercase hex characters. */
+function newDiscussionId(noteable: Noteable): string {
+  return createHash('sha1')
+    .update(['discussion', noteable.type.toLowerCase(), noteable.id ?? noteable.commitId, randomBytes(16).toString('hex')].join('-'))
+    .digest('hex');
+}
+
+const DISCUSSION_ID = /^[0-9a-f]{40}$/;
+
+/** The line a commit comment names in its commit's diff (GitLab's Gitlab::Diff::Parser), and its old and new positions. */
+function findDiffLine(diff: string, line: number, lineType: 'new' | 'old'): { oldPos: number; newPos: number } | null {
+  let oldPos = 0;
+  let newPos = 0;
+  for (const text of diff.split('\n')) {
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
+    if (hunk) {
+      oldPos = Number(hunk[1]);
+      newPos = Number(hunk[2]);
+      continue;
+    }
+    if (text.startsWith('\\')) continue;
+    const type = text.startsWith('+') ? 'new' : text.startsWith('-') ? 'old' : null;
+    // GitLab compares the line's new position and its type (`line.new_pos == params[:line] && line.type == …`).
+    if (type === lineType && newPos === line) return { oldPos, newPos };
+    if (type !== 'new') oldPos++;
+    if (type !== 'old') newPos++;
+  }
+  return null;
+}
+
+export class NotesService {
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly projects: ProjectsService,
+    private readonly repositories: RepositoriesService,
+    private readonly activity: ActivityService,
+  ) {}
+
+  private ctx(services: Services): NoteableContext {
+    return { access: this.base.access, services };
+  }
+
+  private kind(type: string): NoteableKind {
+    const kind = noteableKind(type);
+    if (!kind) throw invalidArgument('noteableType');
+    return kind;
+  }
+
+  /**
+   * GitLab's `find_noteable`: the project (`404 Project Not Found` when hidden), the noteable its key names, which the
+   * viewer must be able to read with its notes, else `404 <Kind> Not Found`.
+   */
+  async noteable(services: Services, type: string, projectRef: Ref, key: string): Promise<Noteable> {
+    const kind = this.kind(type);
+    const project = await this.projects.get(projectRef);
+    const ctx = this.ctx(services);
+    const found = await kind.find(ctx, project, key);
+    if (!found || !(await kind.canRead(ctx, found))) throw notFound(kind.resource);
+    return found;
+  }
+
+  /** The readable note a global ID names, with its noteable (GraphQL's updateNote and destroyNote). */
+  async byId(services: Services, id: number): Promise<{ note: NoteRow; noteable: Noteable }> {
+    const note = await this.base.db.note.findUnique({ where: { id } });
+    const kind = note && noteableKind(note.noteableType);
+    if (!note || !kind) throw notFound('Note');
+    const ctx = this.ctx(services);
+    const noteable = await kind.ofNote(ctx, note).catch(() => null);
+    if (!noteable || !(await kind.canRead(ctx, noteable))) throw notFound('Note');
+    return { note, noteable };
+  }
+
+  /**
+   * The noteable a global ID names (GraphQL's createNote): a commit by its SHA in the project its `project_id`
+   * parameter names, a noteable with a row by its id; `404 <Kind> Not Found` when the viewer may not read its notes.
+   */
+  async noteableByGlobalId(services: Services, type: string, id: string, projectId: string | null): Promise<Noteable> {
+    const kind = this.kind(type);
+    if (projectId !== null) return this.noteable(services, type, { id: Number(projectId) }, id);
+    const ctx = this.ctx(services);
+    const found = /^\d{1,10}$/.test(id) ? await kind.ofNote(ctx, { projectId: null, groupId: null, noteableId: Number(id), commitId: null }).catch(() => null) : null;
+    if (!found || !(await kind.canRead(ctx, found))) throw notFound(kind.resource);
+    return found;
+  }
+
+  /**
+   * A commit as the Commits API finds it for its comments: the project (404 when hidden), its code (403 for those who
+   * see the project but not its code), then the commit (`404 Commit Not Found`).
+   */
+  async commitForComments(services: Services, projectRef: Ref, sha: string): Promise<Noteable> {
+    const project = await this.projects.get(projectRef);
+    await this.repositories.authorizeRead(project);
+    const found = await this.kind(COMMIT).find(this.ctx(services), project, sha);
+    if (!found) throw notFound('Commit');
+    return found;
+  }
+
+  /** The notes of a noteable, as a Prisma filter and as SQL. */
+  private where(n: Noteable): Prisma.NoteWhereInput {
+    return n.commitId !== null ? { noteableType: n.type, projectId: n.project?.id ?? null, commitId: n.commitId } : { noteableType: n.type, noteableId: n.id };
+  }
+
+  private sqlWhere(n: Noteable): Prisma.Sql {
+    return n.commitId !== null
+      ? Prisma.sql`"noteableType" = ${n.type} AND "projectId" = ${n.project?.id ?? null}::int AND "commitId" = ${n.commitId}`
+      : Prisma.sql`"noteableType" = ${n.type} AND "noteableId" = ${n.id}::int`;
+  }
+
+  private async threads(n: Noteable, ids: string[]): Promise<DiscussionRow[]> {
+    if (ids.length === 0) return [];
+    const notes = await this.base.db.note.findMany({ where: { AND: [this.where(n), { discussionId: { in: ids } }] }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const byThread = new Map(ids.map((id) => [id, [] as NoteRow[]]));
+    for (const note of notes) byThread.get(note.discussionId)?.push(note);
+    return ids.filter((id) => byThread.get(id)!.length > 0).map((id) => ({ id, noteable: n, notes: byThread.get(id)! }));
+  }
+
+  /** GitLab's discussions list: the noteable's threads paged by thread, oldest first, each with its notes. */
+  discussions(n: Noteable, page: PageArgs) {
+    const { db } = this.base;
+    const where = this.sqlWhere(n);
+    return connection(
+      page,
+      async ({ skip, take }) => {
+        const rows = await queryRows<{ discussionId: string }>(
+          db,
+          Prisma.sql`SELECT "discussionId" FROM notes WHERE ${where} GROUP BY "discussionId"
+            ORDER BY MIN("createdAt"), MIN(id) OFFSET ${skip}::int LIMIT ${take}::int`,
+        );
+        return this.threads(n, rows.map((r) => r.discussionId));
+      },
+      async () => {
+        const [row] = await queryRows<{ count: number }>(db, Prisma.sql`SELECT count(DISTINCT "discussionId")::int AS count FROM notes WHERE ${where}`);
+        return row?.count ?? 0;
+      },
+    );
+  }
+
+  /** One thread; `404 Discussion Not Found` when the noteable has none by that id. */
+  async discussion(n: Noteable, id: string): Promise<DiscussionRow> {
+    const [thread] = DISCUSSION_ID.test(id) ? await this.threads(n, [id]) : [];
+    if (!thread) throw notFound('Discussion');
+    return thread;
+  }
+
+  /** A thread's notes (`GET …/discussions/:discussion_id/notes`); `404 Notes Not Found` when none. */
+  async discussionNotes(n: Noteable, id: string): Promise<NoteRow[]> {
+    const [thread] = DISCUSSION_ID.test(id) ? await this.threads(n, [id]) : [];
+    if (!thread) throw notFound('Notes');
+    return thread.notes;
+  }
+
+  /** A note of the noteable (`noteable.notes.find(id)`): ActiveRecord's `404 Not found` when it has none by that id. */
+  async note(n: Noteable, id: number): Promise<NoteRow> {
+    const note = await this.base.db.note.findFirst({ where: { AND: [this.where(n), { id }] } });
+    if (!note) throw recordNotFound();
+    return note;
+  }
+
+  /** The threads notes are in, by note (GraphQL's `Note.discussion`). */
+  async discussionOf(note: NoteRow): Promise<DiscussionRow | null> {
+    const kind = noteableKind(note.noteableType);
+    const notes = await this.base.loaders.notes.byDiscussion.load(note.discussionId);
+    if (!kind) return null;
+    const noteable: Noteable = { type: note.noteableType, project: null, groupId: note.groupId, id: note.noteableId, commitId: note.commitId, iid: null, title: null };
+    return { id: note.discussionId, noteable, notes };
+  }
+
+  /** Every note of the noteable, oldest first (the Commits API's comments). */
+  comments(n: Noteable, page: PageArgs) {
+    const { db } = this.base;
+    const where = this.where(n);
+    return connection(
+      page,
+      ({ skip, take }) => db.note.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip, take }),
+      () => db.note.count({ where }),
+    );
+  }
+
+  /** `create_note` on the noteable: 401 for anonymous callers, 403 for those who may not. */
+  private async authorizeCreate(kind: NoteableKind, services: Services, n: Noteable): Promise<number> {
+    const viewer = this.base.viewer;
+    if (!viewer) throw unauthenticated();
+    if (!(await kind.canCreateNote(this.ctx(services), n))) throw forbidden();
+    return viewer.id;
+  }
+
+  /** `created_at` as GitLab takes it: only from those who may set it, and only when it reads as a time. */
+  private async createdAt(kind: NoteableKind, services: Services, n: Noteable, value: string | null | undefined): Promise<Date | null> {
+    if (!value || !(await kind.canSetCreatedAt(this.ctx(services), n))) return null;
+    const time = new Date(value);
+    return Number.isNaN(time.getTime()) ? null : time;
+  }
+
+  /** The commit a commit note's hook payload shows (Commit#hook_attrs), read before the note's transaction. */
+  private async hookCommit(n: Noteable): Promise<HookCommit | null> {
+    if (!n.project || !n.commitId) return null;
+    const commit = await (await this.repositories.open(n.project)).commit(n.commitId);
+    if (!commit) return null;
+    const title = commit.message.split('\n', 1)[0];
+    return { id: commit.sha, message: commit.message, title, timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] };
+  }
+
+  /** The note's page in the web UI (Gitlab::UrlBuilder): its commit's page with the note's anchor. */
+  private noteUrl(n: Pick<Noteable, 'project' | 'commitId'>, noteId: number): string | null {
+    if (!n.project || !n.commitId) return null;
+    return `${this.base.app.config.externalUrl}/${n.project.fullPath}/-/commit/${n.commitId}#note_${noteId}`;
+  }
+
+  /** GraphQL's `Note.url`. */
+  async url(note: NoteRow): Promise<string | null> {
+    const project = note.projectId === null ? null : await this.projects.find({ id: note.projectId });
+    return this.noteUrl({ project, commitId: note.commitId }, note.id);
+  }
+
+  /**
+   * Inserts one note, records its `commented on` event and queues its Note Hook for the project's hooks that hear
+   * note events (none heard: nothing queued), all in one transaction.
+   */
+  private async insert(n: Noteable, data: Omit<Prisma.NoteUncheckedCreateInput, 'noteableType' | 'noteableId' | 'commitId' | 'projectId' | 'groupId'>, tx: Prisma.TransactionClient, commit: HookCommit | null = null): Promise<NoteRow> {
+    const note = await tx.note.create({
+      data: { ...data, noteableType: n.type, noteableId: n.id, commitId: n.commitId, projectId: n.project?.id ?? null, groupId: n.groupId },
+    });
+    // GitLab's EventCreateService#leave_note: `commented`, the note as target (its STI class), in the project.
+    await this.activity.record(
+      {
+        action: 'commented',
+        authorId: note.authorId,
+        project: n.project,
+        groupId: n.groupId,
+        targetType: note.type ?? 'Note',
+        targetId: note.id,
+        targetTitle: null,
+        // A comment on a commit is seen by those who may read the code (Event#visible_to_user?'s commit notes).
+        ...(n.commitId !== null ? { requires: 'download_code' as const } : {}),
+      },
+      tx,
+    );
+    if (n.project) {
+      const project = n.project;
+      const author = await tx.user.findUniqueOrThrow({ where: { id: note.authorId }, select: { id: true, name: true, username: true, email: true } });
+      const { externalUrl } = this.base.app.config;
+      const data = noteData({ note, action: 'create', url: this.noteUrl(n, note.id) ?? '', project: hookProjectOf(project), user: author, commit, externalUrl });
+      await enqueueHookEvent(this.base.app.jobs, { trigger: 'note_hooks', projectId: project.id, branch: null, data }, tx);
+    }
+    return note;
+  }
+
+  private static readonly POSITION_TYPES = ['text', 'image', 'file'];
+
+  private checkPosition(position: Record<string, unknown>): void {
+    const missing = ['base_sha', 'start_sha', 'head_sha', 'position_type'].filter((k) => position[k] == null || position[k] === '');
+    if (missing.length) throw invalidArgument(`position[${missing[0]}]`);
+    if (!NotesService.POSITION_TYPES.includes(String(position.position_type))) throw invalidArgument('position[position_type]');
+  }
+
+  /** A new thread (`POST …/discussions`): a DiscussionNote, or a DiffNote when a position is given. */
+  async createDiscussion(services: Services, n: Noteable, input: NoteInput): Promise<DiscussionRow> {
+    const kind = this.kind(n.type);
+    const authorId = await this.authorizeCreate(kind, services, n);
+    checkBody(input.body);
+    if (input.position) this.checkPosition(input.position);
+    const createdAt = await this.createdAt(kind, services, n, input.createdAt);
+    const commit = await this.hookCommit(n);
+    const note = await this.base.db.$transaction((tx) =>
+      this.insert(
+        n,
+        {
+          discussionId: newDiscussionId(n),
+          type: input.position ? 'DiffNote' : 'DiscussionNote',
+          note: input.body,
+          authorId,
+          position: (input.position ?? undefined) as Prisma.InputJsonValue | undefined,
+          ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
+        },
+        tx,
+        commit,
+      ),
+    );
+    return { id: note.discussionId, noteable: n, notes: [note] };
+  }
+
+  /**
+   * A reply in a thread (`POST …/discussions/:discussion_id/notes`, GraphQL's createNote with `discussionId`). A single
+   * comment becomes a thread when its kind lets it be replied to (Noteable.replyable_types), else GitLab's 400.
+   */
+  async reply(services: Services, n: Noteable, discussionId: string, input: NoteInput): Promise<NoteRow> {
+    const kind = this.kind(n.type);
+    const thread = await this.discussion(n, discussionId);
+    const [first] = thread.notes;
+    const partOfDiscussion = !isIndividual(first);
+    if (!partOfDiscussion && !kind.replyable) throw badRequest('400 Bad request - Discussion can not be replied to.');
+    const authorId = await this.authorizeCreate(kind, services, n);
+    checkBody(input.body);
+    const createdAt = await this.createdAt(kind, services, n, input.createdAt);
+    const commit = await this.hookCommit(n);
+    return this.base.db.$transaction(async (tx) => {
+      // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
+      if (!partOfDiscussion) await tx.note.update({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
+      return this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, commit);
+    });
+  }
+
+  /**
+   * A comment through the Commits API: a plain note, or a LegacyDiffNote on the line of the commit's diff that
+   * `path`, `line` and `lineType` name (when they name none, a plain note, as GitLab makes it).
+   */
+  async createComment(services: Services, n: Noteable, input: CommitCommentInput): Promise<NoteRow> {
+    const kind = this.kind(n.type);
+    const authorId = await this.authorizeCreate(kind, services, n);
+    checkBody(input.note);
+    let legacy: { path: string; line: number; lineType: string; lineCode: string } | null = null;
+    // Grape's `given :path do requires :line; requires :line_type, values: %w[new old], default: 'new' end`.
+    if (input.path != null && input.line == null) throw missing('line');
+    if (input.path != null && input.lineType != null && !['new', 'old'].includes(input.lineType)) throw invalidArgument('lineType');
+    if (input.path != null && n.project && n.commitId) {
+      const lineType = (input.lineType ?? 'new') as 'new' | 'old';
+      const line = input.line!;
+      for (let offset = 0; !legacy; offset += 100) {
+        const page = await this.repositories.history.diff(n.project, n.commitId, false, { first: 100, after: offset ? encodeCursor(offset - 1) : null });
+        const diffs = await page.nodes;
+        for (const diff of diffs) {
+          if (diff.newPath !== input.path) continue;
+          const found = findDiffLine(diff.diff, line, lineType);
+          if (found) {
+            const digest = createHash('sha1').update(diff.newPath).digest('hex');
+            legacy = { path: diff.newPath, line, lineType, lineCode: `${digest}_${found.oldPos}_${found.newPos}` };
+          }
+          break;
+        }
+        if (diffs.length < 100) break;
+      }
+    }
+    const commit = await this.hookCommit(n);
+    return this.base.db.$transaction((tx) =>
+      this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}) }, tx, commit),
+    );
+  }
+
+  /** NotePolicy's `admin_note` on one note of the noteable. */
+  private async authorizeAdmin(n: Noteable, note: NoteRow): Promise<void> {
+    if (!this.base.viewer) throw unauthenticated();
+    const project = n.project;
+    if (!project || !(await this.base.access.can('admin_note', { authorId: note.authorId, system: note.system, project }))) throw forbidden();
+  }
+
+  /** Whether the viewer may edit and delete the note (GraphQL's `userPermissions.adminNote`). */
+  async canAdmin(note: NoteRow): Promise<boolean> {
+    const project = note.projectId === null ? null : await this.projects.find({ id: note.projectId });
+    return !!project && this.base.access.can('admin_note', { authorId: note.authorId, system: note.system, project });
+  }
+
+  /** The Discussions API's `PUT …/notes/:note_id`: exactly one of `body` (a change of text) and `resolved`. */
+  async updateOrResolve(n: Noteable, id: number, body: string | null | undefined, resolved: boolean | null | undefined): Promise<NoteRow> {
+    if (body == null && resolved == null) throw exactlyOneOf('body', 'resolved');
+    if (body != null && resolved != null) throw mutuallyExclusive('body', 'resolved');
+    if (body != null) return this.update(n, id, body);
+    const note = await this.note(n, id);
+    await this.authorizeAdmin(n, note);
+    // No registered kind's threads resolve yet (Commit is not among Noteable.resolvable_types).
+    throw badRequest('400 Bad request - Note is not resolvable');
+  }
+
+  /** Changes a note's text (Notes::UpdateService): its author or a Maintainer. */
+  async update(n: Noteable, id: number, body: string | null | undefined): Promise<NoteRow> {
+    const note = await this.note(n, id);
+    await this.authorizeAdmin(n, note);
+    if (body == null) return note;
+    checkBody(body);
+    if (body === note.note) return note;
+    const now = new Date();
+    return this.base.db.note.update({ where: { id: note.id }, data: { note: body, lastEditedAt: now, updatedById: this.base.viewer!.id, updatedAt: now } });
+  }
+
+  /** Deletes a note (Notes::DestroyService): its author or a Maintainer. */
+  async destroy(n: Noteable, id: number): Promise<NoteRow> {
+    const note = await this.note(n, id);
+    await this.authorizeAdmin(n, note);
+    await this.base.db.note.deleteMany({ where: { id: note.id } });
+    return note;
+  }
+
+  /** The note's text as HTML, its references resolved for this viewer (markdown.ts). */
+  async bodyHtml(services: Services, note: NoteRow): Promise<string> {
+    const resolvers = referenceResolversInUse();
+    const { usernames, numbers } = referencedIn(note.note, resolvers.map((r) => r.prefix));
+    const users = usernames.length ? await this.base.loaders.notes.usersByUsername.loadMany(usernames) : [];
+    const found = new Map<string, { id: number; username: string; name: string }>();
+    for (const user of users) if (user && !(user instanceof Error)) found.set(user.username.toLowerCase(), user);
+    const numbered = new Map<string, Map<number, { url: string; title: string }>>();
+    if (numbers.size) {
+      const project = note.projectId === null ? null : await this.projects.find({ id: note.projectId });
+      for (const resolver of resolvers) {
+        const wanted = numbers.get(resolver.prefix);
+        if (wanted) numbered.set(resolver.prefix, await resolver.resolve(this.ctx(services), project, wanted));
+      }
+    }
+    return renderMarkdown(note.note, { users: found, numbered, externalUrl: this.base.app.config.externalUrl });
+  }
+}
