@@ -74,7 +74,8 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-describe.skipIf(!existsSync(NPM))('the npm CLI', () => {
+// Each npm run starts a Node process; on a shared machine a test's few runs take well beyond the default 30 s.
+describe.skipIf(!existsSync(NPM))('the npm CLI', { timeout: 180_000 }, () => {
   it('publishes, refuses a republish, and installs from a fresh folder by the project endpoint', async () => {
     const dir = await folder('publish', projectRegistry(project.id), owner.token, { 'package.json': manifest('1.0.0'), 'index.js': 'module.exports = "one";\n' });
     const published = await npm(dir, 'publish');
@@ -104,7 +105,7 @@ describe.skipIf(!existsSync(NPM))('the npm CLI', () => {
     const lock = JSON.parse(await readFile(join(consumer, 'package-lock.json'), 'utf8'));
     const entry = lock.packages[`node_modules/${name()}`];
     // npm checked the tarball against the metadata's integrity, and wrote it down.
-    const meta = await fetch(`${projectRegistry(project.id)}${name().replace('/', '%2f')}`, { headers: { Authorization: `Bearer ${owner.token}` } }).then((r) => r.json());
+    const meta = await fetch(`${projectRegistry(project.id)}${name().replace('/', '%2f')}`, { headers: { Authorization: `Bearer ${owner.token}` } }).then((r) => r.json() as Promise<any>);
     expect(entry).toMatchObject({ version: '1.0.0', integrity: meta.versions['1.0.0'].dist.integrity });
 
     const pinned = await npm(consumer, 'install', `${name()}@beta`);

@@ -117,6 +117,13 @@ describe('publish and install metadata', () => {
     expect(second.body).toEqual({ message: 'Package already exists.' });
     const meta = await call('GET', npmPath(project.id, enc(name)));
     expect(meta.body.versions['1.0.0'].dist.shasum).toBe(sha1(first.tgz));
+
+    // Two publications of one version at once: one is recorded, the other refused.
+    const racing = `@${scope}/racing`;
+    const both = await Promise.all([1, 2].map((n) => call('PUT', npmPath(project.id, enc(racing)), { body: publication(racing, '1.0.0', { extra: { description: `${n}` } }).body })));
+    expect(both.map((r) => r.status).sort()).toEqual([200, 403]);
+    expect(both.find((r) => r.status === 403)!.body).toEqual({ message: 'Package already exists.' });
+    expect(await t.server.app.db.package.count({ where: { name: racing } })).toBe(1);
   });
 
   it('marks a version whose tarball disagrees with its publication `error`, and leaves it out of the metadata', async () => {

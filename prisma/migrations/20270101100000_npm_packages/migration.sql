@@ -32,3 +32,7 @@ ALTER TABLE "packages_npm_metadata" ADD CONSTRAINT "packages_npm_metadata_packag
 
 -- AddForeignKey
 ALTER TABLE "packages_tags" ADD CONSTRAINT "packages_tags_packageId_fkey" FOREIGN KEY ("packageId") REFERENCES "packages_packages"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- One npm package per name and version in a project, but for one being destroyed (Packages::Npm::CreatePackageService's
+-- check, made safe against two publications at once). Prisma's schema cannot express a partial index.
+CREATE UNIQUE INDEX "packages_npm_name_version_key" ON "packages_packages"("projectId", "name", "version") WHERE "packageType" = 'npm' AND "status" <> 'pending_destruction';

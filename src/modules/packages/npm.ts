@@ -268,7 +268,7 @@ export class NpmPackagesService {
     const tags = isObject(body['dist-tags']) ? Object.keys(body['dist-tags']) : [];
     const packageJson: Json = isObject(versionData) ? Object.fromEntries(Object.entries(versionData).filter(([k]) => !NOT_KEPT.includes(k))) : {};
     const pipelineId = viewer?.job?.pipelineId ?? null;
-    return db.$transaction(async (tx) => {
+    const created = db.$transaction(async (tx) => {
       const pkg = await tx.package.create({ data: { projectId: project.id, packageType: 'npm', name, version, status: 'processing', creatorId: viewer?.id ?? null } });
       const file = await tx.packageFile.create({
         data: { packageId: pkg.id, fileName, size: BigInt(stored.size), fileMd5: stored.md5, fileSha1: stored.sha1, fileSha256: stored.sha256, pipelineId },
@@ -279,6 +279,13 @@ export class NpmPackagesService {
       await app.jobs.enqueue(NPM_PROCESS_JOB, { packageFileId: file.id }, { uniqueKey: `${NPM_PROCESS_JOB}:${file.id}`, maxAttempts: 5 }, tx);
       return pkg;
     });
+    try {
+      return await created;
+    } catch (error) {
+      // A publication of the same version at the same moment met the partial unique index first.
+      if (await db.package.count({ where: { projectId: project.id, packageType: 'npm', name, version, status: { not: 'pending_destruction' } } })) throw refused('Package already exists.');
+      throw error;
+    }
   }
 
   /**
