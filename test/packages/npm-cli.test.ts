@@ -1,6 +1,6 @@
 /**
  * The real `npm` CLI against the server: publish (and republish refused), install from a fresh folder through the
- * project and the instance endpoints, `npm dist-tag ls/add/rm`, and a private project npm is told is not there. Each
+ * project and the instance endpoints, `npm dist-tag ls/add/rm`, `npm deprecate`, and a private project npm is told is not there. Each
  * folder has its own `.npmrc`, cache and empty user/global configs, and every registry npm knows is this server, so
  * nothing leaves the machine.
  */
@@ -133,6 +133,17 @@ describe.skipIf(!existsSync(NPM))('the npm CLI', { timeout: 180_000 }, () => {
     const refused = await npm(other, 'dist-tag', 'add', `${name()}@1.1.0`, 'mine');
     expect(refused.code).not.toBe(0);
     expect(refused.output).toContain('403');
+  });
+
+  it('deprecates a version and takes the deprecation back', async () => {
+    const dir = await folder('deprecate', projectRegistry(project.id), owner.token);
+    const deprecated = await npm(dir, 'deprecate', `${name()}@1.0.0`, 'please use 1.1.0');
+    expect(deprecated.code, deprecated.output).toBe(0);
+    const view = await npm(dir, 'view', `${name()}@1.0.0`, 'deprecated');
+    expect(view.output.trim()).toBe('please use 1.1.0');
+    const undone = await npm(dir, 'deprecate', `${name()}@1.0.0`, '');
+    expect(undone.code, undone.output).toBe(0);
+    expect((await npm(dir, 'view', `${name()}@1.0.0`, 'deprecated')).output.trim()).toBe('');
   });
 
   it('installs through the instance endpoint, the project found from the scope', async () => {

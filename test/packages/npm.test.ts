@@ -21,8 +21,8 @@ let hidden: { id: number };
 const npmPath = (projectId: number, rest: string) => `/api/v4/projects/${projectId}/packages/npm/${rest}`;
 const enc = (name: string) => name.replace('/', '%2f');
 
-async function call(method: string, path: string, options: { token?: string | null; body?: unknown; raw?: string } = {}) {
-  const headers: Record<string, string> = {};
+async function call(method: string, path: string, options: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
   const token = options.token === undefined ? owner.token : options.token;
   if (token) headers.Authorization = `Bearer ${token}`;
   let body: string | undefined;
@@ -194,6 +194,51 @@ describe('dist-tags', () => {
     expect((await call('DELETE', `${tags}/dev`, { token: developer.token })).status).toBe(403);
     expect((await call('PUT', `${tags}/dev`, { raw: '"1.0.0"', token: null })).status).toBe(401);
     expect((await call('PUT', `${tags}/dev`, { raw: '"1.0.0"', token: stranger.token })).status).toBe(403);
+  });
+});
+
+describe('npm deprecate', () => {
+  it('deprecates and undeprecates versions (Maintainers), the metadata and the status following', async () => {
+    const name = `@${scope}/old`;
+    await publish(project.id, name, '1.0.0');
+    await publish(project.id, name, '1.1.0');
+    const put = (versions: Record<string, unknown>, token = owner.token) =>
+      call('PUT', npmPath(project.id, enc(name)), { token, headers: { 'Npm-Command': 'deprecate' }, body: { name, versions } });
+
+    expect((await put({ '1.0.0': { name, version: '1.0.0', deprecated: 'use 1.1.0' } }, developer.token)).status).toBe(403);
+    expect((await put({ '1.0.0': { name, version: '1.0.0', deprecated: 'use 1.1.0' }, '1.1.0': { name, version: '1.1.0' } })).status).toBe(200);
+    let meta = await call('GET', npmPath(project.id, enc(name)));
+    expect(meta.body.versions['1.0.0'].deprecated).toBe('use 1.1.0');
+    expect(meta.body.versions['1.1.0']).not.toHaveProperty('deprecated');
+    const listed = await t.api('GET', `/projects/${project.id}/packages?package_name=old&status=deprecated`, { token: owner.token });
+    expect((listed.body as { version: string }[]).map((p) => p.version)).toEqual(['1.0.0']);
+    // Still installable.
+    expect((await call('GET', npmPath(project.id, `${name}/-/${name}-1.0.0.tgz`))).status).toBe(200);
+
+    expect((await put({ '1.0.0': { name, version: '1.0.0', deprecated: '' } })).status).toBe(200);
+    meta = await call('GET', npmPath(project.id, enc(name)));
+    expect(meta.body.versions['1.0.0']).not.toHaveProperty('deprecated');
+    expect((await t.api('GET', `/projects/${project.id}/packages?package_name=old&status=deprecated`, { token: owner.token })).body).toEqual([]);
+    expect((await call('PUT', npmPath(project.id, enc(name)), { headers: { 'Npm-Command': 'deprecate' }, raw: '{' })).status).toBe(400);
+  });
+});
+
+describe('deletion', () => {
+  it('removes a deleted version from the metadata and its tags, and lets the version be published again', async () => {
+    const name = `@${scope}/gone`;
+    await publish(project.id, name, '1.0.0');
+    const second = await publish(project.id, name, '2.0.0', { tag: 'next' });
+    const del = await t.api('DELETE', `/projects/${project.id}/packages/${second.body.id}`, { token: owner.token });
+    expect(del.status).toBe(204);
+    // Pending destruction at once: out of the metadata and the tags; the job then removes it.
+    const meta = await call('GET', npmPath(project.id, enc(name)));
+    expect(Object.keys(meta.body.versions)).toEqual(['1.0.0']);
+    expect(meta.body['dist-tags']).toEqual({ latest: '1.0.0' });
+    expect((await call('GET', npmPath(project.id, `${name}/-/${name}-2.0.0.tgz`))).status).toBe(404);
+    const again = await publish(project.id, name, '2.0.0');
+    expect(again.status, again.text).toBe(200);
+    expect(await t.server.app.db.packageTag.count({ where: { packageName: name, name: 'next' } })).toBe(0);
+    expect(Object.keys((await call('GET', npmPath(project.id, enc(name)))).body.versions)).toEqual(['1.0.0', '2.0.0']);
   });
 });
 

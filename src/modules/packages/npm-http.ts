@@ -2,7 +2,7 @@
  * The npm registry's HTTP (GitLab's `lib/api/npm_project_packages.rb`, `npm_instance_packages.rb` and the NpmEndpoints
  * concern), what the `npm` CLI calls with `_authToken` (a Bearer token: personal, project access or CI job token):
  *
- *   /api/v4/projects/:id/packages/npm/…   PUT <name> (publish), GET <name> (metadata), GET <name>/-/<file> (tarball),
+ *   /api/v4/projects/:id/packages/npm/…   PUT <name> (publish; `Npm-Command: deprecate`: deprecate), GET <name> (metadata), GET <name>/-/<file> (tarball),
  *                                          GET|PUT|DELETE -/package/<name>/dist-tags[/<tag>], POST -/npm/v1/security/…
  *   /api/v4/packages/npm/…                 the same reads and dist-tags, the project found from the name's scope
  *
@@ -13,7 +13,7 @@ import express, { type Request } from 'express';
 import type { CredentialsAuthenticator } from '../../auth/credentials.js';
 import type { App, Context } from '../../context.js';
 import type { Lane } from '../../db/database.js';
-import { badRequest, notFound, unauthenticated } from '../../errors.js';
+import { badRequest, notFound, payloadTooLarge, unauthenticated } from '../../errors.js';
 import { parseRef } from '../../graphql/ids.js';
 import { packageContext, packageRoute, sendPackageFile } from './http.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -26,15 +26,26 @@ const INSTANCE = /^\/api\/v4\/packages\/npm(\/.*)$/;
 
 type Scope = { kind: 'project'; id: string } | { kind: 'instance' };
 
-async function readSmallBody(req: Request): Promise<string> {
+/** Bound of `npm deprecate`'s body: the package's metadata, every version, sent back. */
+const MAX_DEPRECATE_BODY = 10 * 1024 * 1024;
+
+async function readBody(req: Request, limit: number): Promise<string> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_TAG_BODY) throw badRequest('400 Bad request - Version attribute is missing');
+    if (size > limit) throw payloadTooLarge();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('Invalid JSON body');
+  }
 }
 
 /** The version of `npm dist-tag add`: a JSON string (GitLab reads `env['api.request.body']`), or the bare text. */
@@ -102,7 +113,7 @@ export function npmPackagesApi(app: App, authenticators: Record<Lane, Credential
         const context = await writer(req, res);
         const registry = context.services.packages.npm;
         const target = await projectOf(context, scope, name);
-        if (method === 'PUT') await registry.addTag(target, name, tag, versionOf(await readSmallBody(req)));
+        if (method === 'PUT') await registry.addTag(target, name, tag, versionOf(await readBody(req, MAX_TAG_BODY)));
         else await registry.removeTag(target, name, tag);
         await context.settle();
         res.status(204).end();
@@ -135,7 +146,14 @@ export function npmPackagesApi(app: App, authenticators: Record<Lane, Credential
       const name = match[1]!;
       return void route(`${base}/:package_name`, async () => {
         const context = await writer(req, res);
-        const pkg = await context.services.packages.npm.publish(await projectOf(context, scope, name), name, req);
+        const registry = context.services.packages.npm;
+        if (req.get('npm-command') === 'deprecate') {
+          const target = await projectOf(context, scope, name);
+          await registry.deprecate(target, name, parseJson(await readBody(req, MAX_DEPRECATE_BODY)));
+          await context.settle();
+          return void res.status(200).json({});
+        }
+        const pkg = await registry.publish(await projectOf(context, scope, name), name, req);
         await context.settle();
         res.status(200).json({
           id: pkg.id,

@@ -15,7 +15,7 @@ import { badRequest, forbidden, missing, notFound, payloadTooLarge, refused, una
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import { findPackageJson, publicationReader, PublicationError, TarballError } from './npm-stream.js';
-import type { PackageDownload, PackageFileRow, PackageRow, PackagesService } from './service.js';
+import type { PackageDownload, PackageRow, PackagesService } from './service.js';
 import { PackageFileTooLarge } from './storage.js';
 
 export const NPM_PROCESS_JOB = 'packages.npm.process';
@@ -119,9 +119,15 @@ export class NpmPackagesService {
   /** The dist-tags of these packages, `latest` defaulting to the highest version (GenerateMetadataService#dist_tags). */
   private async distTags(packages: PackageRow[]): Promise<Record<string, string>> {
     const byId = new Map(packages.map((p) => [p.id, p]));
-    const tags = await this.base.db.packageTag.findMany({ where: { packageId: { in: [...byId.keys()] } }, orderBy: { id: 'asc' } });
+    const [first] = packages;
+    const tags = first
+      ? await this.base.db.packageTag.findMany({ where: { projectId: first.projectId, packageType: 'npm', packageName: first.name }, orderBy: { id: 'asc' }, select: { name: true, packageId: true } })
+      : [];
     const out: Record<string, string> = {};
-    for (const tag of tags) out[tag.name] = byId.get(tag.packageId)!.version!;
+    for (const tag of tags) {
+      const tagged = byId.get(tag.packageId);
+      if (tagged) out[tag.name] = tagged.version!;
+    }
     if (!out.latest && packages.length) out.latest = packages.map((p) => p.version!).sort(compareVersions).at(-1)!;
     return out;
   }
@@ -132,12 +138,13 @@ export class NpmPackagesService {
     await this.authorizeRead(project);
     const packages = await this.installable(project, name);
     if (!packages.length) throw notFound('Packages');
-    const ids = packages.map((p) => p.id);
+    // By the packages' own filter rather than a list of their ids: a join, whatever the number of versions.
+    const these: Prisma.PackageWhereInput = { projectId: project.id, packageType: 'npm', name, status: { in: INSTALLABLE } };
     const [files, metadata] = await Promise.all([
-      db.packageFile.findMany({ where: { packageId: { in: ids }, status: 'default' }, orderBy: { id: 'asc' } }),
-      db.packageNpmMetadatum.findMany({ where: { packageId: { in: ids } } }),
+      db.packageFile.findMany({ where: { package: these, status: 'default' }, orderBy: { id: 'asc' }, select: { packageId: true, fileName: true, fileSha1: true } }),
+      db.packageNpmMetadatum.findMany({ where: { package: these } }),
     ]);
-    const lastFile = new Map<number, PackageFileRow>(files.map((f) => [f.packageId, f]));
+    const lastFile = new Map(files.map((f) => [f.packageId, f]));
     const metadataOf = new Map(metadata.map((m) => [m.packageId, m]));
     const versions: Record<string, NpmVersion> = {};
     for (const pkg of packages) {
@@ -286,6 +293,36 @@ export class NpmPackagesService {
       if (await db.package.count({ where: { projectId: project.id, packageType: 'npm', name, version, status: { not: 'pending_destruction' } } })) throw refused('Package already exists.');
       throw error;
     }
+  }
+
+  /**
+   * `npm deprecate` (PUT …/packages/npm/:package_name with `Npm-Command: deprecate`; Maintainers, as GitLab's
+   * `destroy_package`; Packages::Npm::DeprecatePackageService): each version of the body with a `deprecated` key gets
+   * that message in its package.json and the status `deprecated`, or loses both when the message is empty.
+   */
+  async deprecate(project: ProjectRow, pathName: string, body: unknown): Promise<void> {
+    const { db } = this.base;
+    await this.authorizeWrite(project, 'destroy_package');
+    if (!isObject(body) || !isObject(body.versions)) throw missing('versions');
+    const name = typeof body.name === 'string' ? body.name : pathName;
+    const wanted = new Map(Object.entries(body.versions).filter(([, v]) => isObject(v) && 'deprecated' in v).map(([version, v]) => [version, (v as Json).deprecated]));
+    if (!wanted.size) return;
+    const packages = await db.package.findMany({
+      where: { projectId: project.id, packageType: 'npm', name, version: { in: [...wanted.keys()] }, status: { in: INSTALLABLE } },
+      include: { npmMetadatum: true },
+    });
+    await db.$transaction(async (tx) => {
+      for (const pkg of packages) {
+        const message = wanted.get(pkg.version!);
+        const text = typeof message === 'string' ? message : message == null ? '' : String(message);
+        const json: Json = { ...(isObject(pkg.npmMetadatum?.packageJson) ? pkg.npmMetadatum.packageJson : {}) };
+        if (text === (typeof json.deprecated === 'string' ? json.deprecated : '')) continue;
+        if (text) json.deprecated = text;
+        else delete json.deprecated;
+        await tx.packageNpmMetadatum.updateMany({ where: { packageId: pkg.id }, data: { packageJson: json as Prisma.InputJsonValue } });
+        await tx.package.update({ where: { id: pkg.id }, data: { status: text ? 'deprecated' : 'default' } });
+      }
+    });
   }
 
   /**
