@@ -7,6 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 import { commit, createRunner, pushPipeline, requestJob } from '../runners/support.js';
+import { randomBytes } from 'node:crypto';
+import { publicationReader } from '../../src/modules/packages/npm-stream.js';
 import { integrity, publication, sha1, tarball } from './npm-support.js';
 
 const t = suiteServer({ packageMaxFileSize: 64 * 1024 });
@@ -162,6 +164,41 @@ describe('publish and install metadata', () => {
     expect((await put(big.body)).body).toEqual({ message: 'File is too large.' });
     expect((await call('PUT', npmPath(project.id, enc(name)), { raw: '{"versions": {"1.0.0": {}}, "_attachments": {"x": {"data": "QUJD' })).status).toBe(400);
     expect(await t.server.app.db.package.count({ where: { name } })).toBe(0);
+  });
+});
+
+describe('the publication reader', () => {
+  it('decodes the tarball across any chunking, and keeps the rest of the body as JSON with an empty `data`', async () => {
+    const tgz = randomBytes(200_003);
+    const { body } = publication('@a/b', '1.0.0', { tgz });
+    // A key with escapes and non-ASCII, and a `data` elsewhere that is not the tarball.
+    const text = JSON.stringify({ 'k\\"é': { data: 'not this' }, ...body });
+    const bytes = Buffer.from(text);
+    for (const size of [1, 3, 7, 4096, 65_536]) {
+      async function* chunks() {
+        for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+      }
+      const reader = publicationReader(chunks(), 1024 * 1024);
+      const parts: Buffer[] = [];
+      for await (const part of reader.tarball) parts.push(part);
+      expect(Buffer.concat(parts).equals(tgz)).toBe(true);
+      const { skeleton, attachment, sha512 } = reader.result();
+      expect(attachment).toBe('@a/b-1.0.0.tgz');
+      expect(`sha512-${sha512!.toString('base64')}`).toBe(integrity(tgz));
+      expect((skeleton as any)._attachments['@a/b-1.0.0.tgz']).toEqual({ content_type: 'application/octet-stream', data: '', length: tgz.length });
+      expect((skeleton as any)['k\\"é']).toEqual({ data: 'not this' });
+      expect((skeleton as any).versions['1.0.0'].name).toBe('@a/b');
+    }
+  });
+
+  it('refuses a body whose metadata goes past its bound', async () => {
+    async function* one() {
+      yield Buffer.from(JSON.stringify({ description: 'x'.repeat(2048) }));
+    }
+    const reader = publicationReader(one(), 1024);
+    await expect(async () => {
+      for await (const _ of reader.tarball) void _;
+    }).rejects.toThrow('Package metadata is too large');
   });
 });
 
