@@ -9,7 +9,7 @@
  * GitLab's status message. Packages, files, pipelines and deletion are the package registry's own (service.ts).
  */
 import { Readable } from 'node:stream';
-import type { Prisma } from '../../db/database.js';
+import { Prisma } from '../../db/database.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import { badRequest, forbidden, missing, notFound, payloadTooLarge, refused, unauthenticated } from '../../errors.js';
 import type { ServiceBase } from '../module.js';
@@ -116,19 +116,16 @@ export class NpmPackagesService {
     return this.base.db.package.findMany({ where: { projectId: project.id, packageType: 'npm', name, version: { not: null }, status: { in: INSTALLABLE } }, orderBy: { id: 'asc' } });
   }
 
-  /** The dist-tags of these packages, `latest` defaulting to the highest version (GenerateMetadataService#dist_tags). */
-  private async distTags(packages: PackageRow[]): Promise<Record<string, string>> {
-    const byId = new Map(packages.map((p) => [p.id, p]));
-    const [first] = packages;
-    const tags = first
-      ? await this.base.db.packageTag.findMany({ where: { projectId: first.projectId, packageType: 'npm', packageName: first.name }, orderBy: { id: 'asc' }, select: { name: true, packageId: true } })
-      : [];
+  /** The dist-tags of these versions, `latest` defaulting to the highest version (GenerateMetadataService#dist_tags). */
+  private async distTags(projectId: number, name: string, packages: { id: number; version: string | null }[]): Promise<Record<string, string>> {
+    const byId = new Map(packages.map((p) => [p.id, p.version!]));
+    const tags = await this.base.db.packageTag.findMany({ where: { projectId, packageType: 'npm', packageName: name }, orderBy: { id: 'asc' }, select: { name: true, packageId: true } });
     const out: Record<string, string> = {};
     for (const tag of tags) {
-      const tagged = byId.get(tag.packageId);
-      if (tagged) out[tag.name] = tagged.version!;
+      const version = byId.get(tag.packageId);
+      if (version !== undefined) out[tag.name] = version;
     }
-    if (!out.latest && packages.length) out.latest = packages.map((p) => p.version!).sort(compareVersions).at(-1)!;
+    if (!out.latest && packages.length) out.latest = [...byId.values()].sort(compareVersions).at(-1)!;
     return out;
   }
 
@@ -136,43 +133,37 @@ export class NpmPackagesService {
   async metadata(project: ProjectRow, name: string): Promise<NpmMetadata> {
     const { db, app } = this.base;
     await this.authorizeRead(project);
-    const packages = await this.installable(project, name);
-    if (!packages.length) throw notFound('Packages');
-    // By the packages' own filter rather than a list of their ids: a join, whatever the number of versions.
-    const these: Prisma.PackageWhereInput = { projectId: project.id, packageType: 'npm', name, status: { in: INSTALLABLE } };
-    const [files, metadata] = await Promise.all([
-      db.packageFile.findMany({ where: { package: these, status: 'default' }, orderBy: { id: 'asc' }, select: { packageId: true, fileName: true, fileSha1: true } }),
-      db.packageNpmMetadatum.findMany({ where: { package: these } }),
-    ]);
-    const lastFile = new Map(files.map((f) => [f.packageId, f]));
-    const metadataOf = new Map(metadata.map((m) => [m.packageId, m]));
+    // One statement: each installable version with its newest installable file and its package.json, by id.
+    const rows = await db.$queryRaw<{ id: number; version: string; fileName: string; fileSha1: string; packageJson: unknown; integrity: string | null }[]>`
+      SELECT p."id", p."version", f."fileName", f."fileSha1", m."packageJson", m."integrity"
+      FROM "packages_packages" p
+      JOIN LATERAL (
+        SELECT "fileName", "fileSha1" FROM "packages_package_files" WHERE "packageId" = p."id" AND "status" = 'default' ORDER BY "id" DESC LIMIT 1
+      ) f ON TRUE
+      LEFT JOIN "packages_npm_metadata" m ON m."packageId" = p."id"
+      WHERE p."projectId" = ${project.id} AND p."packageType" = 'npm' AND p."name" = ${name} AND p."version" IS NOT NULL
+        AND p."status" IN (${Prisma.join(INSTALLABLE)})
+      ORDER BY p."id"`;
+    if (!rows.length) throw notFound('Packages');
     const versions: Record<string, NpmVersion> = {};
-    for (const pkg of packages) {
-      const file = lastFile.get(pkg.id);
-      if (!file) continue;
-      const meta = metadataOf.get(pkg.id);
-      const json = isObject(meta?.packageJson) ? meta.packageJson : {};
+    for (const row of rows) {
+      const json = isObject(row.packageJson) ? row.packageJson : {};
       const version: NpmVersion = {};
       for (const field of ALLOWED_FIELDS) if (field in json) version[field] = json[field];
-      version.name = pkg.name;
-      version.version = pkg.version;
+      version.name = name;
+      version.version = row.version;
       version.dist = {
-        shasum: file.fileSha1,
-        tarball: `${app.config.externalUrl}/api/v4/projects/${pkg.projectId}/packages/npm/${pkg.name}/-/${file.fileName}`,
-        ...(meta?.integrity ? { integrity: meta.integrity } : {}),
+        shasum: row.fileSha1,
+        tarball: `${app.config.externalUrl}/api/v4/projects/${project.id}/packages/npm/${name}/-/${row.fileName}`,
+        ...(row.integrity ? { integrity: row.integrity } : {}),
       };
       for (const type of DEPENDENCY_TYPES) {
         const deps = json[type];
         if (isObject(deps) && Object.keys(deps).length) version[type] = deps;
       }
-      versions[pkg.version!] = version;
+      versions[row.version] = version;
     }
-    return { name, versions, 'dist-tags': await this.distTags(packages) };
-  }
-
-  /** The audit endpoints (`npm audit`): allowed to the project's package readers; nothing is forwarded. */
-  async auditReport(project: ProjectRow): Promise<void> {
-    await this.authorizeRead(project);
+    return { name, versions, 'dist-tags': await this.distTags(project.id, name, rows) };
   }
 
   /** GET …/-/package/:package_name/dist-tags. */
@@ -180,7 +171,12 @@ export class NpmPackagesService {
     await this.authorizeRead(project);
     const packages = await this.installable(project, name);
     if (!packages.length) throw notFound();
-    return this.distTags(packages);
+    return this.distTags(project.id, name, packages);
+  }
+
+  /** The audit endpoints (`npm audit`): allowed to the project's package readers; nothing is forwarded. */
+  async auditReport(project: ProjectRow): Promise<void> {
+    await this.authorizeRead(project);
   }
 
   /** PUT …/dist-tags/:tag: the tag names this version now (Packages::Npm::CreateTagService). */
