@@ -272,6 +272,9 @@ describe('deletion', () => {
     expect(Object.keys(meta.body.versions)).toEqual(['1.0.0']);
     expect(meta.body['dist-tags']).toEqual({ latest: '1.0.0' });
     expect((await call('GET', npmPath(project.id, `${name}/-/${name}-2.0.0.tgz`))).status).toBe(404);
+    // The job removes the rows (and the bytes, which the same tarball published again will bring back).
+    await t.server.app.jobs.drain();
+    expect(await t.server.app.db.package.count({ where: { id: second.body.id } })).toBe(0);
     const again = await publish(project.id, name, '2.0.0');
     expect(again.status, again.text).toBe(200);
     expect(await t.server.app.db.packageTag.count({ where: { packageName: name, name: 'next' } })).toBe(0);
