@@ -32,7 +32,7 @@ import { ROOT, TOKEN, pct, startChild } from './shared.js';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup,clone,commits,pipelines,live,yaml-bombs,hooks,errors,packages').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup,clone,commits,pipelines,live,yaml-bombs,hooks,errors,packages,npm').split(',');
 const EXTERNAL = 'http://gitlab.example.com';
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const dataDir = databaseUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-pglite-'));
@@ -285,7 +285,7 @@ function mixedRoutes(): void {
 }
 
 if (PARTS.includes('http')) await benchHttp();
-for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'hooks', 'errors', 'packages']) {
+for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'hooks', 'errors', 'packages', 'npm']) {
   const script = join(ROOT, 'test/bench', `${part}.ts`);
   if (!PARTS.includes(part) || !existsSync(script)) continue;
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });

@@ -15,19 +15,46 @@ import type { Lane } from '../../db/database.js';
 import { recordNotFound, unauthenticated } from '../../errors.js';
 import { parseRef } from '../../graphql/ids.js';
 import { sendError } from '../../rest/adapter.js';
+import { npmPackagesApi } from './npm-http.js';
 import type { PackageDownload, PackageFileRow } from './service.js';
 
 const CI_JOB_TOKEN_LOGIN = 'gitlab-ci-token';
 
-/** The request's credentials: the token headers the edge read, else HTTP Basic's password. */
+/**
+ * The request's credentials: the token headers the edge read, else HTTP Basic's password. A Bearer token that is a
+ * CI job token (`glcbt-`, as npm's `_authToken=${CI_JOB_TOKEN}` sends it) is taken as one.
+ */
 function credentialsOf(req: Request, res: Response): Credentials | null {
   const read = res.locals.credentials as Credentials | null;
+  const bearer = /^Bearer\s+(glcbt-\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+  if (read && bearer && read.digest === digestToken(bearer)) return { digest: read.digest, kind: 'job' };
   if (read) return read;
   const basic = readBasicCredentials(req.get('authorization'));
   if (basic === 'malformed') throw unauthenticated();
   if (!basic || !basic.password) return null;
   return { digest: digestToken(basic.password), kind: basic.login === CI_JOB_TOKEN_LOGIN ? 'job' : 'token' };
 }
+
+/** A package route's handler: its errors answered as the REST API's, the request's route named for the logs. */
+export const packageRoute = (app: App) => (template: string, handle: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
+  res.locals.route = `/api/v4${template}`;
+  try {
+    await handle(req, res);
+  } catch (error) {
+    if (req.destroyed && !req.complete) return;
+    if (!req.complete) res.set('Connection', 'close');
+    sendError(res, app, error);
+  }
+};
+
+/** The request's context on a lane: its viewer from the credentials, with the scopes a package route accepts. */
+export const packageContext =
+  (app: App, authenticators: Record<Lane, CredentialsAuthenticator>) =>
+  async (req: Request, res: Response, lane: Lane): Promise<Context> => {
+    const viewer = await resolveViewer(authenticators[lane], credentialsOf(req, res));
+    requireScope(viewer, acceptedScopes(lane === 'write' ? 'mutation' : 'query', { jobToken: true }));
+    return createContext(app, viewer, { lane });
+  };
 
 const param = (req: Request, name: string) => String(req.params[name]);
 
@@ -54,26 +81,26 @@ function packageFileEntity(file: PackageFileRow) {
   };
 }
 
+/** Streams a package file as an attachment. */
+export function sendPackageFile(req: Request, res: Response, download: PackageDownload): void {
+  const name = download.file.fileName;
+  res.status(200).set({
+    'Content-Type': 'application/octet-stream',
+    'Content-Length': String(download.file.size),
+    'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+  });
+  if (req.method === 'HEAD') return void res.end();
+  const stream = download.open();
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}
+
 export function genericPackagesApi(app: App, authenticators: Record<Lane, CredentialsAuthenticator>) {
   const router = express.Router();
   const path = '/projects/:id/packages/generic/:package_name/:package_version/:file_name';
 
-  const route = (template: string, handle: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
-    res.locals.route = `/api/v4${template}`;
-    try {
-      await handle(req, res);
-    } catch (error) {
-      if (req.destroyed && !req.complete) return;
-      if (!req.complete) res.set('Connection', 'close');
-      sendError(res, app, error);
-    }
-  };
-
-  async function contextFor(req: Request, res: Response, lane: Lane): Promise<Context> {
-    const viewer = await resolveViewer(authenticators[lane], credentialsOf(req, res));
-    requireScope(viewer, acceptedScopes(lane === 'write' ? 'mutation' : 'query', { jobToken: true }));
-    return createContext(app, viewer, { lane });
-  }
+  const route = packageRoute(app);
+  const contextFor = packageContext(app, authenticators);
 
   router.put(
     path,
@@ -95,26 +122,12 @@ export function genericPackagesApi(app: App, authenticators: Record<Lane, Creden
     }),
   );
 
-  /** Streams a package file as an attachment. */
-  function send(req: Request, res: Response, download: PackageDownload): void {
-    const name = download.file.fileName;
-    res.status(200).set({
-      'Content-Type': 'application/octet-stream',
-      'Content-Length': String(download.file.size),
-      'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-    });
-    if (req.method === 'HEAD') return void res.end();
-    const stream = download.open();
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
-  }
-
-  router.get(
+    router.get(
     path,
     route(path, async (req, res) => {
       const { services } = await contextFor(req, res, 'read');
       const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
-      send(req, res, await services.packages.downloadGeneric(project, param(req, 'package_name'), param(req, 'package_version'), param(req, 'file_name')));
+      sendPackageFile(req, res, await services.packages.downloadGeneric(project, param(req, 'package_name'), param(req, 'package_version'), param(req, 'file_name')));
     }),
   );
 
@@ -125,9 +138,10 @@ export function genericPackagesApi(app: App, authenticators: Record<Lane, Creden
     route(fileDownload, async (req, res) => {
       const { services } = await contextFor(req, res, 'read');
       const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
-      send(req, res, await services.packages.downloadFile(project, integer(param(req, 'package_id')), integer(param(req, 'package_file_id'))));
+      sendPackageFile(req, res, await services.packages.downloadFile(project, integer(param(req, 'package_id')), integer(param(req, 'package_file_id'))));
     }),
   );
 
+  router.use(npmPackagesApi(app, authenticators));
   return router;
 }

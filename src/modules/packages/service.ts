@@ -16,6 +16,7 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { PipelineRow } from '../pipelines/service.js';
+import { NpmPackagesService } from './npm.js';
 import { PackageFileTooLarge } from './storage.js';
 
 export type PackageRow = Prisma.PackageGetPayload<object>;
@@ -102,6 +103,12 @@ export interface PackageDownload {
 
 export class PackagesService {
   constructor(private readonly base: ServiceBase) {}
+
+  /** The npm registry (npm.ts). */
+  get npm(): NpmPackagesService {
+    return (this.#npm ??= new NpmPackagesService(this.base, this));
+  }
+  #npm?: NpmPackagesService;
 
   /** The largest file of a type this server accepts: PACKAGE_MAX_FILE_SIZE, else GitLab's plan limit. */
   maxFileSize(type: PackageType): number {
