@@ -20,7 +20,7 @@ import type { PackageDownload, PackageFileRow } from './service.js';
 const CI_JOB_TOKEN_LOGIN = 'gitlab-ci-token';
 
 /** The request's credentials: the token headers the edge read, else HTTP Basic's password. */
-function credentialsOf(req: Request, res: Response): Credentials | null {
+export function credentialsOf(req: Request, res: Response): Credentials | null {
   const read = res.locals.credentials as Credentials | null;
   if (read) return read;
   const basic = readBasicCredentials(req.get('authorization'));
@@ -54,26 +54,47 @@ function packageFileEntity(file: PackageFileRow) {
   };
 }
 
+export type PackageHandler = (req: Request, res: Response) => Promise<void>;
+
+/** A package route's handler: its errors answered as GitLab's, the connection closed when the body was not read. */
+export const packageRoute = (app: App) => (template: string, handle: PackageHandler) => async (req: Request, res: Response) => {
+  res.locals.route = `/api/v4${template}`;
+  try {
+    await handle(req, res);
+  } catch (error) {
+    if (req.destroyed && !req.complete) return;
+    if (!req.complete) res.set('Connection', 'close');
+    sendError(res, app, error);
+  }
+};
+
+/** The context of a package route's request: its credentials (job tokens allowed), checked for the lane's scopes. */
+export async function packageContext(app: App, authenticators: Record<Lane, CredentialsAuthenticator>, req: Request, res: Response, lane: Lane): Promise<Context> {
+  const viewer = await resolveViewer(authenticators[lane], credentialsOf(req, res));
+  requireScope(viewer, acceptedScopes(lane === 'write' ? 'mutation' : 'query', { jobToken: true }));
+  return createContext(app, viewer, { lane });
+}
+
+/** Streams a package file as an attachment. */
+export function sendPackageFile(req: Request, res: Response, download: PackageDownload): void {
+  const name = download.file.fileName;
+  res.status(200).set({
+    'Content-Type': 'application/octet-stream',
+    'Content-Length': String(download.file.size),
+    'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+  });
+  if (req.method === 'HEAD') return void res.end();
+  const stream = download.open();
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}
+
 export function genericPackagesApi(app: App, authenticators: Record<Lane, CredentialsAuthenticator>) {
   const router = express.Router();
   const path = '/projects/:id/packages/generic/:package_name/:package_version/:file_name';
 
-  const route = (template: string, handle: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
-    res.locals.route = `/api/v4${template}`;
-    try {
-      await handle(req, res);
-    } catch (error) {
-      if (req.destroyed && !req.complete) return;
-      if (!req.complete) res.set('Connection', 'close');
-      sendError(res, app, error);
-    }
-  };
-
-  async function contextFor(req: Request, res: Response, lane: Lane): Promise<Context> {
-    const viewer = await resolveViewer(authenticators[lane], credentialsOf(req, res));
-    requireScope(viewer, acceptedScopes(lane === 'write' ? 'mutation' : 'query', { jobToken: true }));
-    return createContext(app, viewer, { lane });
-  }
+  const route = packageRoute(app);
+  const contextFor = (req: Request, res: Response, lane: Lane) => packageContext(app, authenticators, req, res, lane);
 
   router.put(
     path,
@@ -95,26 +116,12 @@ export function genericPackagesApi(app: App, authenticators: Record<Lane, Creden
     }),
   );
 
-  /** Streams a package file as an attachment. */
-  function send(req: Request, res: Response, download: PackageDownload): void {
-    const name = download.file.fileName;
-    res.status(200).set({
-      'Content-Type': 'application/octet-stream',
-      'Content-Length': String(download.file.size),
-      'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-    });
-    if (req.method === 'HEAD') return void res.end();
-    const stream = download.open();
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
-  }
-
   router.get(
     path,
     route(path, async (req, res) => {
       const { services } = await contextFor(req, res, 'read');
       const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
-      send(req, res, await services.packages.downloadGeneric(project, param(req, 'package_name'), param(req, 'package_version'), param(req, 'file_name')));
+      sendPackageFile(req, res, await services.packages.downloadGeneric(project, param(req, 'package_name'), param(req, 'package_version'), param(req, 'file_name')));
     }),
   );
 
@@ -125,7 +132,7 @@ export function genericPackagesApi(app: App, authenticators: Record<Lane, Creden
     route(fileDownload, async (req, res) => {
       const { services } = await contextFor(req, res, 'read');
       const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
-      send(req, res, await services.packages.downloadFile(project, integer(param(req, 'package_id')), integer(param(req, 'package_file_id'))));
+      sendPackageFile(req, res, await services.packages.downloadFile(project, integer(param(req, 'package_id')), integer(param(req, 'package_file_id'))));
     }),
   );
 

@@ -16,6 +16,7 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { PipelineRow } from '../pipelines/service.js';
+import { PypiRegistry } from './pypi/service.js';
 import { PackageFileTooLarge } from './storage.js';
 
 export type PackageRow = Prisma.PackageGetPayload<object>;
@@ -30,7 +31,7 @@ export type PackageStatus = (typeof PACKAGE_STATUSES)[number];
 /** Listed without a `status` filter (GitLab's DISPLAYABLE_STATUSES). */
 const DISPLAYABLE: PackageStatus[] = ['default', 'error', 'deprecated'];
 /** Whose files may be downloaded (GitLab's INSTALLABLE_STATUSES). */
-const INSTALLABLE: PackageStatus[] = ['default', 'hidden', 'deprecated'];
+export const INSTALLABLE: PackageStatus[] = ['default', 'hidden', 'deprecated'];
 /** Shown by the single-package endpoints (`detailed_info?`). */
 const DETAILED: PackageStatus[] = ['default', 'deprecated'];
 
@@ -101,7 +102,12 @@ export interface PackageDownload {
 }
 
 export class PackagesService {
-  constructor(private readonly base: ServiceBase) {}
+  /** The PyPI registry (pypi/service.ts). */
+  readonly pypi: PypiRegistry;
+
+  constructor(private readonly base: ServiceBase) {
+    this.pypi = new PypiRegistry(base, this);
+  }
 
   /** The largest file of a type this server accepts: PACKAGE_MAX_FILE_SIZE, else GitLab's plan limit. */
   maxFileSize(type: PackageType): number {
