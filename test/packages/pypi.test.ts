@@ -7,13 +7,15 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesOnDisk, runningJob } from './helpers.js';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
-import { commit, createRunner, pushPipeline, requestJob } from '../runners/support.js';
 import { basic, buildDists, pypiGet, pypiUpload, removeDir, sha256, type Dist } from './pypi-support.js';
 
 const LIMIT = 1024 * 1024;
-const t = suiteServer({ packageMaxFileSize: LIMIT });
+let counting = false;
+let queries = 0;
+const t = suiteServer({ packageMaxFileSize: LIMIT }, { onQuery: () => counting && queries++ });
 const REALM = 'Basic realm="GitLab Packages Registry"';
 
 let owner: TestUser;
@@ -27,15 +29,6 @@ let dists: { dir: string; wheel: Dist; sdist: Dist };
 const auth = (user: TestUser) => basic(user.username, user.token);
 const fields = (name: string, version: string, extra: Record<string, string> = {}) => ({ name, version, requires_python: '>=3.7', metadata_version: '2.1', summary: 'A package', ...extra });
 
-async function filesOnDisk(): Promise<string[]> {
-  const root = t.server.app.packages.root;
-  const out: string[] = [];
-  for (const a of await readdir(root)) {
-    if (a === 'tmp') continue;
-    for (const b of await readdir(join(root, a))) out.push(...(await readdir(join(root, a, b))));
-  }
-  return out;
-}
 
 /** GitLab's SimplePresenterBase page. */
 const page = (title: string, links: string) => `        <!DOCTYPE html>
@@ -79,7 +72,7 @@ describe('uploads', () => {
       [dists.wheel.fileName, dists.wheel.sha256, dists.wheel.bytes.length, dists.wheel.md5],
       [dists.sdist.fileName, dists.sdist.sha256, dists.sdist.bytes.length, dists.sdist.md5],
     ]);
-    expect(await filesOnDisk()).toEqual(expect.arrayContaining([dists.wheel.sha256, dists.sdist.sha256]));
+    expect(await filesOnDisk(t)).toEqual(expect.arrayContaining([dists.wheel.sha256, dists.sdist.sha256]));
   });
 
   it('refuses a second file of the same name in a version, as GitLab validates it', async () => {
@@ -107,8 +100,41 @@ describe('uploads', () => {
       expect([nul.status, nul.text]).toEqual([400, 'Bad Request']);
       const empty = await fetch(`${t.url}/api/v4/projects/${project.id}/packages/pypi`, { method: 'POST', headers: { Authorization: auth(owner) } });
       expect([empty.status, await empty.json()]).toEqual([400, { error: 'content is missing, name is missing, version is missing' }]);
-      expect(await filesOnDisk()).not.toContain(wheel.sha256);
+      expect(await filesOnDisk(t)).not.toContain(wheel.sha256);
       expect((await t.api('GET', `/projects/${project.id}/packages?package_name=refused`, { token: owner.token })).body).toEqual([]);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
+  it('refuses a field after the file and a body cut off, leaving no bytes behind', async () => {
+    const { dir, wheel } = await buildDists('late-field', '1.0');
+    try {
+      const form = new FormData();
+      form.append('name', 'late-field');
+      form.append('version', '1.0');
+      form.append('content', new Blob([new Uint8Array(wheel.bytes)]), wheel.fileName);
+      form.append('summary', 'evil\0');
+      const res = await fetch(`${t.url}/api/v4/projects/${project.id}/packages/pypi`, { method: 'POST', body: form, headers: { Authorization: auth(owner) } });
+      expect([res.status, await res.text()]).toEqual([400, 'Bad Request']);
+
+      // A body that stops half-way through its file: the server drops it, and answers the next request.
+      const { request } = await import('node:http');
+      const boundary = 'cutoff';
+      const head = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nlate-field\r\n--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n1.0\r\n--${boundary}\r\nContent-Disposition: form-data; name="content"; filename="${wheel.fileName}"\r\n\r\n`;
+      await new Promise<void>((resolve) => {
+        const req = request(`${t.url}/api/v4/projects/${project.id}/packages/pypi`, {
+          method: 'POST',
+          headers: { Authorization: auth(owner), 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(head.length + 100_000) },
+        });
+        req.on('error', () => resolve());
+        req.on('response', (r) => (r.resume(), resolve()));
+        req.write(head);
+        req.write(wheel.bytes.subarray(0, 100), () => setTimeout(() => req.destroy(), 50));
+      });
+      await expect.poll(async () => (await readdir(join(t.server.app.packages.root, 'tmp')).catch(() => [])).length).toBe(0);
+      expect(await filesOnDisk(t)).not.toContain(wheel.sha256);
+      expect((await t.api('GET', `/projects/${project.id}/packages?package_name=late-field`, { token: owner.token })).body).toEqual([]);
     } finally {
       await removeDir(dir);
     }
@@ -118,7 +144,7 @@ describe('uploads', () => {
     const big = { fileName: 'big-1.0.0.tar.gz', bytes: Buffer.alloc(LIMIT + 1, 7) };
     const res = await pypiUpload(t, project.id, big, fields('big', '1.0.0'), auth(owner));
     expect([res.status, res.body]).toEqual([400, { message: '400 Bad request - File is too large' }]);
-    expect(await filesOnDisk()).not.toContain(sha256(big.bytes));
+    expect(await filesOnDisk(t)).not.toContain(sha256(big.bytes));
   });
 
   it('keeps requires_python and the newest metadata; truncates what is too long', async () => {
@@ -195,6 +221,38 @@ describe('the simple index', () => {
   });
 });
 
+describe('query budget', () => {
+  /** The statements one read of a PyPI page costs. */
+  async function cost(path: string): Promise<number> {
+    queries = 0;
+    counting = true;
+    const res = await pypiGet(t, path, auth(owner));
+    counting = false;
+    expect(res.status, path).toBe(200);
+    return queries;
+  }
+
+  it('reads the index and a package page in as many statements for four packages and files as for one', async () => {
+    const few = await createProject(t, owner.token, { visibility: 'private' });
+    const many = await createProject(t, owner.token, { visibility: 'private' });
+    const { dir, wheel, sdist } = await buildDists('budget', '1.0');
+    try {
+      expect((await pypiUpload(t, few.id, wheel, fields('budget', '1.0'), auth(owner))).status).toBe(201);
+      for (const version of ['1.0', '1.1', '1.2', '1.3']) {
+        for (const dist of [wheel, sdist]) {
+          const renamed = { ...dist, fileName: dist.fileName.replace('1.0', version) };
+          expect((await pypiUpload(t, many.id, renamed, fields('budget', version), auth(owner))).status).toBe(201);
+        }
+      }
+      for (const suffix of ['simple', 'simple/budget']) {
+        expect(await cost(`/projects/${many.id}/packages/pypi/${suffix}`), suffix).toBe(await cost(`/projects/${few.id}/packages/pypi/${suffix}`));
+      }
+    } finally {
+      await removeDir(dir);
+    }
+  });
+});
+
 describe('who may do what', () => {
   let hidden: Dist;
 
@@ -215,6 +273,8 @@ describe('who may do what', () => {
       const bad = await pypiGet(t, path, basic('user', 'glpat-not-a-token'));
       expect([bad.status, bad.headers.get('www-authenticate')], path).toEqual([401, REALM]);
     }
+    // The project named by its URL-encoded path, as GitLab's :id takes it.
+    expect((await pypiGet(t, `/projects/${encodeURIComponent(project.path_with_namespace)}/packages/pypi/simple/my-pkg-name`)).status).toBe(200);
     // A project that does not exist is 404 to everyone.
     expect((await pypiGet(t, '/projects/999999/packages/pypi/simple')).status).toBe(404);
     // PRIVATE-TOKEN works as on every package route.
@@ -233,7 +293,7 @@ describe('who may do what', () => {
       expect([rep.status, rep.body]).toEqual([403, { message: '403 Forbidden' }]);
       const hiddenFrom = await pypiUpload(t, secret.id, wheel, fields('perm-pkg', '1.0'), auth(stranger));
       expect([hiddenFrom.status, hiddenFrom.body]).toEqual([404, { message: '404 Not Found' }]);
-      expect(await filesOnDisk()).not.toContain(wheel.sha256);
+      expect(await filesOnDisk(t)).not.toContain(wheel.sha256);
     } finally {
       await removeDir(dir);
     }
@@ -252,11 +312,7 @@ describe('who may do what', () => {
   });
 
   it("records a CI job's pipeline when its job token uploads", async () => {
-    const ci = await createProject(t, t.rootToken, { visibility: 'private' });
-    const sha = await commit(t, ci.id, { '.gitlab-ci.yml': 'build:\n  script: echo build\n' });
-    const pipeline = await pushPipeline(t, ci.id, sha);
-    const runner = await createRunner(t, { project_id: ci.id });
-    const job: { id: number; token: string } = await requestJob(t, runner.token);
+    const { project: ci, pipeline, job } = await runningJob(t);
     const { dir, wheel } = await buildDists('ci-pkg', '1.0');
     try {
       const up = await pypiUpload(t, ci.id, wheel, fields('ci-pkg', '1.0'), basic('gitlab-ci-token', job.token));
@@ -296,7 +352,7 @@ describe('the registry around it', () => {
       expect((await pypiGet(t, `/projects/${project.id}/packages/pypi/files/${wheel.sha256}/${wheel.fileName}`)).status).toBe(404);
       expect((await pypiGet(t, `/projects/${project.id}/packages/pypi/simple`)).text).not.toContain('doomed');
       await t.server.app.jobs.drain();
-      expect(await filesOnDisk()).not.toContain(wheel.sha256);
+      expect(await filesOnDisk(t)).not.toContain(wheel.sha256);
       // The version can be published again once deleted.
       expect((await pypiUpload(t, project.id, wheel, fields('doomed', '1.0'), auth(owner))).status).toBe(201);
     } finally {

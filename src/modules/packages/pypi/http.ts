@@ -8,6 +8,7 @@
  * makes pip send the credentials it has.
  */
 import { basename } from 'node:path/posix';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import express, { type Request, type Response } from 'express';
 import type { CredentialsAuthenticator } from '../../../auth/credentials.js';
@@ -72,11 +73,14 @@ function readUpload(req: Request, pypi: PypiRegistry): Promise<{ fields: PypiUpl
     }
     let failure: unknown = null;
     let storing: Promise<{ fileName: string; stored: StoredPackageFile }> | null = null;
-    // A refusal answers at once: the rest of the body is not read (the route closes the connection).
+    let content: Readable | null = null;
+    // A refusal answers at once: the rest of the body is not read (the route closes the connection), the file being
+    // stored stops (its partial file removed) or, stored already, is removed unless another package file names it.
     const fail = (error: unknown) => {
       if (failure) return;
       failure = error;
       req.unpipe(parser);
+      content?.destroy(error instanceof Error ? error : undefined);
       void (storing ?? Promise.resolve(null)).then(
         (upload) => (upload ? pypi.discard(upload.stored) : undefined),
         () => undefined,
@@ -106,6 +110,9 @@ function readUpload(req: Request, pypi: PypiRegistry): Promise<{ fields: PypiUpl
         return fail(error);
       }
       const fileName = basename(info.filename.replace(/\\/g, '/'));
+      content = stream;
+      // Its end is storing's to report; a refusal destroying it after the store finished has no one else to tell.
+      stream.on('error', () => undefined);
       storing = pypi.store(stream).then((stored) => ({ fileName, stored }));
       storing.catch((error: unknown) => {
         stream.resume();
@@ -115,7 +122,8 @@ function readUpload(req: Request, pypi: PypiRegistry): Promise<{ fields: PypiUpl
     parser.on('filesLimit', () => fail(payloadTooLarge()));
     parser.on('fieldsLimit', () => fail(payloadTooLarge()));
     parser.on('error', () => fail(malformedRequest()));
-    req.on('aborted', () => fail(malformedRequest()));
+    // A body cut off never ends its file: the upload fails rather than waits.
+    req.on('close', () => !req.complete && fail(malformedRequest()));
     parser.on('close', () => {
       if (failure) return;
       (storing ?? Promise.resolve(null)).then(
