@@ -56,6 +56,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
   PackagesPackageFileID: { model: 'Packages::PackageFile' },
   PackagesPackageID: { model: 'Packages::Package' },
+  PackagesPypiMetadatumID: { model: 'Packages::Pypi::Metadatum' },
   ProjectHookID: { model: 'ProjectHook' },
   ProjectID: { model: 'Project' },
   ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },

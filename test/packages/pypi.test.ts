@@ -329,17 +329,33 @@ describe('who may do what', () => {
 });
 
 describe('the registry around it', () => {
-  it('shows PyPI packages in GraphQL project.packages', async () => {
-    const res = await t.graphql<{ project: { packages: { nodes: { name: string; version: string; packageType: string }[] } } }>(
-      'query($path: ID!) { project(fullPath: $path) { packages(packageType: PYPI, sort: NAME_ASC) { nodes { name version packageType } } } }',
+  it('shows PyPI packages and their metadata in GraphQL project.packages', async () => {
+    const res = await t.graphql<{ project: { packages: { nodes: { name: string; version: string; packageType: string; metadata: Record<string, unknown> }[] } } }>(
+      `query($path: ID!) { project(fullPath: $path) { packages(packageType: PYPI, sort: NAME_ASC) { nodes { id name version packageType
+        metadata { __typename ... on PypiMetadata { id requiredPython metadataVersion summary keywords authorEmail description descriptionContentType } } } } } }`,
       { path: project.path_with_namespace },
       owner.token,
     );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data?.project.packages.nodes).toEqual([
-      { name: 'My_Pkg.Name', version: '1.0.0', packageType: 'PYPI' },
-      { name: 'meta-pkg', version: '0.1', packageType: 'PYPI' },
+    const nodes = res.body.data?.project.packages.nodes ?? [];
+    expect(nodes.map((n) => [n.name, n.version, n.packageType])).toEqual([
+      ['My_Pkg.Name', '1.0.0', 'PYPI'],
+      ['meta-pkg', '0.1', 'PYPI'],
     ]);
+    const id = String((nodes[0] as unknown as { id: string }).id).split('/').pop();
+    expect(nodes[0].metadata).toEqual({
+      __typename: 'PypiMetadata',
+      id: `gid://gitlab/Packages::Pypi::Metadatum/${id}`,
+      requiredPython: '>=3.7',
+      metadataVersion: '2.1',
+      summary: 'A package',
+      keywords: null,
+      authorEmail: null,
+      description: null,
+      descriptionContentType: null,
+    });
+    // The newest upload's metadata, its requires_python cut to GitLab's 255 characters.
+    expect(String(nodes[1].metadata.requiredPython)).toHaveLength(255);
   });
 
   it('deletes a package: gone from the index and downloads, its bytes removed by the job', async () => {
