@@ -145,6 +145,10 @@ describe('uploads', () => {
     const res = await pypiUpload(t, project.id, big, fields('big', '1.0.0'), auth(owner));
     expect([res.status, res.body]).toEqual([400, { message: '400 Bad request - File is too large' }]);
     expect(await filesOnDisk(t)).not.toContain(sha256(big.bytes));
+    // Form fields are bounded too, all together: 10 MB.
+    const long = 'x'.repeat(6 * 1024 * 1024);
+    const wordy = await pypiUpload(t, project.id, dists.wheel, { ...fields('wordy', '1.0'), description: long, keywords: long }, auth(owner));
+    expect([wordy.status, wordy.body]).toEqual([413, { message: '413 Request Entity Too Large' }]);
   });
 
   it('keeps requires_python and the newest metadata; truncates what is too long', async () => {

@@ -23,8 +23,8 @@ import { normalizePypiName, PYPI_FORM_FIELDS, type PypiFileLink, type PypiIndexE
 import type { StoredPackageFile } from '../storage.js';
 
 const REALM = 'Basic realm="GitLab Packages Registry"';
-/** The longest form field read (twine sends the whole long description). */
-const MAX_FIELD_SIZE = 10 * 1024 * 1024;
+/** The most bytes of form fields read, all together (twine sends the whole long description). */
+const MAX_FIELDS_SIZE = 10 * 1024 * 1024;
 const MAX_FIELDS = 200;
 /** The content and, from `twine upload --sign`, its signature (read and dropped). */
 const MAX_FILES = 2;
@@ -67,7 +67,7 @@ function readUpload(req: Request, pypi: PypiRegistry): Promise<{ fields: PypiUpl
     if (!/^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) return resolve({ fields, upload: null });
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fields: MAX_FIELDS, files: MAX_FILES, fieldSize: MAX_FIELD_SIZE } });
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fields: MAX_FIELDS, files: MAX_FILES, fieldSize: MAX_FIELDS_SIZE } });
     } catch {
       return reject(malformedRequest());
     }
@@ -86,8 +86,10 @@ function readUpload(req: Request, pypi: PypiRegistry): Promise<{ fields: PypiUpl
         () => undefined,
       ).finally(() => reject(error));
     };
+    let fieldBytes = 0;
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated || info.nameTruncated) return fail(payloadTooLarge());
+      fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+      if (info.valueTruncated || info.nameTruncated || fieldBytes > MAX_FIELDS_SIZE) return fail(payloadTooLarge());
       // GitLab's HandleMalformedStrings answers a NUL byte anywhere in the params.
       if (name.includes('\0') || value.includes('\0')) return fail(malformedRequest());
       const key = PYPI_FORM_FIELDS[name];
