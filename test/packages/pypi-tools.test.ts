@@ -1,7 +1,8 @@
 /**
  * The real clients against the running server: Debian's `twine upload` publishes a wheel and an sdist with a personal
  * access token, `pip install` (offline but for this index, credentials in the index URL) installs the wheel back into
- * a temporary folder, and `pip download` fetches the sdist; a private project refuses pip without the token.
+ * a temporary folder, from the project's index and from its group's, and `pip download` fetches the sdist; a private
+ * project refuses pip without the token.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
-import { createProject, createUser, type TestUser } from '../support/factories.js';
+import { createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 import { freePort, runCommand } from '../support/process.js';
 import { buildDists, removeDir, sha256, type Dist } from './pypi-support.js';
 
@@ -20,6 +21,7 @@ const t = suiteServer({ port, externalUrl: `http://127.0.0.1:${port}` });
 const pip = await runCommand('python3', ['-m', 'pip', '--version']);
 
 let owner: TestUser;
+let group: { id: number };
 let project: { id: number };
 let dists: { dir: string; wheel: Dist; sdist: Dist };
 const folders: string[] = [];
@@ -34,10 +36,12 @@ async function folder(): Promise<string> {
 }
 
 const index = (projectId: number, token: string | null) => `http://${token ? `user:${token}@` : ''}127.0.0.1:${port}/api/v4/projects/${projectId}/packages/pypi/simple`;
+const groupIndex = (groupId: number, token: string) => `http://user:${token}@127.0.0.1:${port}/api/v4/groups/${groupId}/-/packages/pypi/simple`;
 
 beforeAll(async () => {
   owner = await createUser(t);
-  project = await createProject(t, owner.token, { visibility: 'private' });
+  group = await createGroup(t, owner.token, { visibility: 'private' });
+  project = await createProject(t, owner.token, { namespaceId: group.id, visibility: 'private' });
   dists = await buildDists('Tool_Pkg', '0.3.0', '>=3.6', 'installed from the registry');
   folders.push(dists.dir);
 });
@@ -86,11 +90,18 @@ describe.skipIf(!existsSync(TWINE))('twine (Debian package `twine`)', () => {
     const fetched = (await readdir(downloads)).filter((f) => f.endsWith('.tar.gz'));
     expect(fetched, sdist.output).toEqual([dists.sdist.fileName]);
     expect(sha256(await readFile(join(downloads, dists.sdist.fileName)))).toBe(dists.sdist.sha256);
+
+    // The group's index serves its projects' packages the same way.
+    const fromGroup = await folder();
+    const viaGroup = await runCommand('python3', ['-m', 'pip', 'install', '--index-url', groupIndex(group.id, owner.token), '--no-deps', '--target', fromGroup, 'TOOL_PKG'], { env: pipEnv });
+    expect(viaGroup.code, viaGroup.output).toBe(0);
+    expect(await readFile(join(fromGroup, 'tool_pkg', '__init__.py'), 'utf8')).toBe('VALUE = "installed from the registry"\n');
   });
 
   it.skipIf(pip.code !== 0)('pip without the token is refused by the private project', async () => {
-    const res = await runCommand('python3', ['-m', 'pip', 'install', '--index-url', index(project.id, null), '--no-deps', '--target', await folder(), 'tool-pkg'], { env: pipEnv });
+    const res = await runCommand('python3', ['-m', 'pip', 'install', '-vvv', '--index-url', index(project.id, null), '--no-deps', '--target', await folder(), 'tool-pkg'], { env: pipEnv });
     expect(res.code).not.toBe(0);
-    expect(res.output).toMatch(/401|No matching distribution/);
+    // pip's log of the request: the server's 401 challenge, which pip cannot answer without credentials.
+    expect(res.output).toMatch(/"GET \/api\/v4\/projects\/\d+\/packages\/pypi\/simple\/tool-pkg\/ HTTP\/1.1" 401/);
   });
 });
