@@ -5,6 +5,7 @@
  * No globals: everything hangs off `startServer`.
  */
 import { genericPackagesApi } from './modules/packages/http.js';
+import { pypiPackagesApi } from './modules/packages/pypi/http.js';
 import { PackageStorage } from './modules/packages/storage.js';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -165,6 +166,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4/error_tracking/collector', errorTrackingCollector(app, config.bodyLimit));
   // Generic packages' files stream in and out the same way.
   web.use('/api/v4', genericPackagesApi(app, authenticators));
+  web.use('/api/v4', pypiPackagesApi(app, authenticators));
   // Alert notifications read their own bodies, with GitLab's 1 MB limit (src/modules/alert_management/http.ts).
   web.use(alertNotifyHttp(app));
   web.use(bodyLimit(config.bodyLimit));

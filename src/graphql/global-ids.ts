@@ -57,6 +57,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   NoteID: { model: 'Note', subclasses: ['DiscussionNote', 'DiffNote', 'LegacyDiffNote'] },
   PackagesPackageFileID: { model: 'Packages::PackageFile' },
   PackagesPackageID: { model: 'Packages::Package' },
+  PackagesPypiMetadatumID: { model: 'Packages::Pypi::Metadatum' },
   ProjectHookID: { model: 'ProjectHook' },
   ProjectID: { model: 'Project' },
   ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },

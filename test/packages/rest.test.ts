@@ -9,9 +9,9 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Gitlab } from '@gitbeaker/rest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { filesOnDisk, runningJob } from './helpers.js';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
-import { commit, createRunner, pushPipeline, requestJob } from '../runners/support.js';
 
 const t = suiteServer({ packageMaxFileSize: 8 * 1024 * 1024 });
 
@@ -35,15 +35,6 @@ async function download(projectId: number, name: string, version: string, file: 
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-async function filesOnDisk(): Promise<string[]> {
-  const root = t.server.app.packages.root;
-  const out: string[] = [];
-  for (const a of await readdir(root)) {
-    if (a === 'tmp') continue;
-    for (const b of await readdir(join(root, a))) out.push(...(await readdir(join(root, a, b))));
-  }
-  return out;
-}
 
 const digest = (algorithm: string, bytes: Buffer) => createHash(algorithm).update(bytes).digest('hex');
 
@@ -73,7 +64,7 @@ describe('generic packages', () => {
     expect(back.headers.get('content-length')).toBe(String(bytes.length));
     expect(back.headers.get('content-disposition')).toContain('blob.bin');
     expect(digest('sha256', back.bytes)).toBe(digest('sha256', bytes));
-    expect(await filesOnDisk()).toContain(digest('sha256', bytes));
+    expect(await filesOnDisk(t)).toContain(digest('sha256', bytes));
 
     const byId = await fetch(`${t.url}/api/v4/projects/${project.id}/packages/${res.body.package_id}/package_files/${res.body.id}/download`, { headers: { 'PRIVATE-TOKEN': owner.token } });
     expect(byId.status).toBe(200);
@@ -301,7 +292,7 @@ describe('deletion', () => {
     const bytes = randomBytes(64 * 1024);
     const up = await upload(project.id, 'doomed', '1.0.0', 'd.bin', bytes, { query: 'select=package_file' });
     const sha = digest('sha256', bytes);
-    expect(await filesOnDisk()).toContain(sha);
+    expect(await filesOnDisk(t)).toContain(sha);
     const del = await t.api('DELETE', `/projects/${project.id}/packages/${up.body.package_id}`);
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
@@ -309,7 +300,7 @@ describe('deletion', () => {
     expect((await t.api('GET', `/projects/${project.id}/packages/${up.body.package_id}`)).status).toBe(404);
     expect((await t.api('DELETE', `/projects/${project.id}/packages/${up.body.package_id}`)).status).toBe(404);
     await t.server.app.jobs.drain();
-    expect(await filesOnDisk()).not.toContain(sha);
+    expect(await filesOnDisk(t)).not.toContain(sha);
     expect(await t.server.app.db.package.findUnique({ where: { id: up.body.package_id } })).toBeNull();
   });
 
@@ -322,22 +313,18 @@ describe('deletion', () => {
     expect((await t.api('DELETE', `/projects/${project.id}/packages/${a.body.package_id}/package_files/${a.body.id}`)).status).toBe(204);
     expect((await t.api('DELETE', `/projects/${project.id}/packages/${a.body.package_id}/package_files/${a.body.id}`)).status).toBe(404);
     await t.server.app.jobs.drain();
-    expect(await filesOnDisk()).toContain(digest('sha256', shared));
+    expect(await filesOnDisk(t)).toContain(digest('sha256', shared));
     expect((await download(project.id, 'pair', '1.0.0', 'b.bin')).bytes.toString()).toBe('shared bytes');
     expect((await download(project.id, 'pair', '1.0.0', 'a.bin')).status).toBe(404);
     expect((await t.api('DELETE', `/projects/${project.id}/packages/${b.body.package_id}/package_files/${b.body.id}`)).status).toBe(204);
     await t.server.app.jobs.drain();
-    expect(await filesOnDisk()).not.toContain(digest('sha256', shared));
+    expect(await filesOnDisk(t)).not.toContain(digest('sha256', shared));
   });
 });
 
 describe('CI job tokens', () => {
   it('upload with the job token records the pipeline; the package lists it, its file too; job tokens read and delete', async () => {
-    const ci = await createProject(t, t.rootToken, { visibility: 'private' });
-    const sha = await commit(t, ci.id, { '.gitlab-ci.yml': 'build:\n  script: echo build\n' });
-    const pipeline = await pushPipeline(t, ci.id, sha);
-    const runner = await createRunner(t, { project_id: ci.id });
-    const job: { id: number; token: string } = await requestJob(t, runner.token);
+    const { project: ci, pipeline, job } = await runningJob(t);
     const up = await upload(ci.id, 'from-ci', '1.0.0', 'artifact.bin', 'built', { token: null, headers: { 'JOB-TOKEN': job.token }, query: 'select=package_file' });
     expect(up.status, up.text).toBe(201);
     // HTTP Basic as gitlab-ci-token, as package managers in a job send it.

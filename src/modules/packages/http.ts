@@ -81,6 +81,8 @@ function packageFileEntity(file: PackageFileRow) {
   };
 }
 
+export type PackageHandler = (req: Request, res: Response) => Promise<void>;
+
 /** Streams a package file as an attachment. */
 export function sendPackageFile(req: Request, res: Response, download: PackageDownload): void {
   const name = download.file.fileName;
@@ -122,7 +124,7 @@ export function genericPackagesApi(app: App, authenticators: Record<Lane, Creden
     }),
   );
 
-    router.get(
+  router.get(
     path,
     route(path, async (req, res) => {
       const { services } = await contextFor(req, res, 'read');

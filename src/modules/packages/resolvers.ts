@@ -51,10 +51,14 @@ export const packageResolvers = {
     },
     pipelines: (p: PackageRow, args: PageArgs, ctx: Context) => ctx.services.packages.pipelinesOf(p, args),
     buildPipelines: (p: PackageRow, _a: unknown, ctx: Context) => ctx.services.packages.buildPipelines(p),
+    metadata: (p: PackageRow, _a: unknown, ctx: Context) => (p.packageType === 'pypi' ? ctx.loaders.packages.pypiMetadata.load(p.id) : null),
     versions: (p: PackageRow, args: PageArgs, ctx: Context) => ctx.services.packages.versions(p, args),
     packageFiles: (p: PackageRow, args: { orderBy?: 'id' | 'created_at' | 'file_name' | null; sort?: 'ASC' | 'DESC' | null } & PageArgs, ctx: Context) =>
       ctx.services.packages.filesOf(p, args, args),
   },
+  // PyPI's metadata is the only kind kept yet.
+  PackageMetadata: { __resolveType: () => 'PypiMetadata' },
+  PypiMetadata: { id: (m: { packageId: number }) => m.packageId },
   PackageFile: {
     databaseId: (f: PackageFileRow) => f.id,
     downloadPath: async (f: PackageFileRow, _a: unknown, ctx: Context) => {

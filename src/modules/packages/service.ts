@@ -17,6 +17,7 @@ import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { PipelineRow } from '../pipelines/service.js';
 import { NpmPackagesService } from './npm.js';
+import { PypiRegistry } from './pypi/service.js';
 import { PackageFileTooLarge } from './storage.js';
 
 export type PackageRow = Prisma.PackageGetPayload<object>;
@@ -31,7 +32,7 @@ export type PackageStatus = (typeof PACKAGE_STATUSES)[number];
 /** Listed without a `status` filter (GitLab's DISPLAYABLE_STATUSES). */
 const DISPLAYABLE: PackageStatus[] = ['default', 'error', 'deprecated'];
 /** Whose files may be downloaded (GitLab's INSTALLABLE_STATUSES). */
-const INSTALLABLE: PackageStatus[] = ['default', 'hidden', 'deprecated'];
+export const INSTALLABLE: PackageStatus[] = ['default', 'hidden', 'deprecated'];
 /** Shown by the single-package endpoints (`detailed_info?`). */
 const DETAILED: PackageStatus[] = ['default', 'deprecated'];
 
@@ -103,6 +104,12 @@ export interface PackageDownload {
 
 export class PackagesService {
   constructor(private readonly base: ServiceBase) {}
+
+  /** The PyPI registry (pypi/service.ts). */
+  get pypi(): PypiRegistry {
+    return (this.#pypi ??= new PypiRegistry(this.base, this));
+  }
+  #pypi?: PypiRegistry;
 
   /** The npm registry (npm.ts). */
   get npm(): NpmPackagesService {
