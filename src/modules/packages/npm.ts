@@ -272,6 +272,7 @@ export class NpmPackagesService {
     const packageJson: Json = isObject(versionData) ? Object.fromEntries(Object.entries(versionData).filter(([k]) => !NOT_KEPT.includes(k))) : {};
     const pipelineId = viewer?.job?.pipelineId ?? null;
     const created = db.$transaction(async (tx) => {
+      await this.packages.claimBytes(tx, stored.sha256);
       const pkg = await tx.package.create({ data: { projectId: project.id, packageType: 'npm', name, version, status: 'processing', creatorId: viewer?.id ?? null } });
       const file = await tx.packageFile.create({
         data: { packageId: pkg.id, fileName, size: BigInt(stored.size), fileMd5: stored.md5, fileSha1: stored.sha1, fileSha256: stored.sha256, pipelineId },

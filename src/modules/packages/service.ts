@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Prisma } from '../../db/database.js';
-import { argumentRefused, forbidden, invalidArgument, notFound, notFoundAs, payloadTooLarge, recordNotFound } from '../../errors.js';
+import { argumentRefused, forbidden, invalidArgument, notFound, notFoundAs, payloadTooLarge, recordNotFound, unavailable } from '../../errors.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -370,8 +370,23 @@ export class PackagesService {
     if (target.packageId != null) await db.package.deleteMany({ where: { id: target.packageId, status: 'pending_destruction' } });
     await db.packageFile.deleteMany({ where: { id: { in: files.map((f) => f.id) } } });
     for (const sha of new Set(files.map((f) => f.fileSha256))) {
-      if (!(await db.packageFile.count({ where: { fileSha256: sha } }))) await app.packages.remove(sha);
+      // Under the digest's lock, which an upload of the same bytes takes to record its file (claimBytes).
+      await db.$transaction(async (tx) => {
+        await lockDigest(tx, sha);
+        if (!(await tx.packageFile.count({ where: { fileSha256: sha } }))) await app.packages.remove(sha);
+      });
     }
+  }
+
+  /**
+   * Makes sure the stored bytes a file row about to be inserted in `tx` names are still there, and stay: under the
+   * digest's lock, which a purge takes to decide the bytes are unused. Bytes a purge removed between the upload's
+   * write and this claim (the same bytes deleted and sent again at once) fail the upload with a 503 to retry,
+   * never a row naming nothing.
+   */
+  async claimBytes(tx: Prisma.TransactionClient, sha256: string): Promise<void> {
+    await lockDigest(tx, sha256);
+    if (!(await this.base.app.packages.exists(sha256))) throw unavailable();
   }
 
   /**
@@ -404,6 +419,7 @@ export class PackagesService {
     }
     const pipelineId = viewer?.job?.pipelineId ?? null;
     return db.$transaction(async (tx) => {
+      await this.claimBytes(tx, stored.sha256);
       const file = await tx.packageFile.create({
         data: { packageId: pkg.id, fileName: input.fileName, size: BigInt(stored.size), fileMd5: stored.md5, fileSha1: stored.sha1, fileSha256: stored.sha256, pipelineId },
       });
@@ -442,3 +458,8 @@ export class PackagesService {
 }
 
 export const DESTROY_JOB = 'packages.destroy';
+
+/** The transaction-scoped lock of one SHA-256 digest's bytes in the store: recording a file and purging them take it. */
+function lockDigest(tx: Prisma.TransactionClient, sha256: string): Promise<unknown> {
+  return tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`packages:${sha256}`}, 0))`;
+}

@@ -196,6 +196,7 @@ export class PypiRegistry {
         throw badRequestFor('Validation failed: File name has already been taken');
       }
       await tx.packagePypiMetadatum.upsert({ where: { packageId: pkg.id }, create: { packageId: pkg.id, ...metadata }, update: metadata });
+      await this.packages.claimBytes(tx, stored.sha256);
       const file = await tx.packageFile.create({
         data: { packageId: pkg.id, fileName, size: BigInt(stored.size), fileMd5: stored.md5, fileSha1: stored.sha1, fileSha256: stored.sha256, pipelineId },
       });
