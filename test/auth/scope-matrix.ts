@@ -45,6 +45,17 @@ interface Fixtures {
   projectAccessToken?: number;
   /** An alert of the project that reads and metric image writes share, once one asked for it. */
   alertIid?: number;
+  /** A personal snippet of the owner and a snippet of the project that reads share, once one asked for them. */
+  snippet?: number;
+  projectSnippet?: number;
+}
+
+/** A new snippet of the owner's, personal or of the fixture project. */
+async function newSnippet(f: Fixtures, inProject: boolean): Promise<number> {
+  const path = inProject ? `/projects/${f.project.id}/snippets` : '/snippets';
+  const res = await t.api('POST', path, { token: f.owner.token, body: { title: 'matrix', visibility: 'private', files: [{ file_path: 'matrix.txt', content: 'x' }] } });
+  if (res.status !== 201) throw new Error(`snippet: ${res.status} ${res.text}`);
+  return res.body.id;
 }
 
 /** A new project access token of the fixture project, made by its owner: writes act on one of their own. */
@@ -166,6 +177,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   if (route.path.includes(':id')) {
     if (family === 'keys') ids.keys = await newKey(f.owner.id);
     if (family === 'applications') ids.applications = await newApplication();
+    if (family === 'snippets') ids.snippets = route.compiled.kind === 'mutation' ? await newSnippet(f, false) : (f.snippet ??= await newSnippet(f, false));
     if (!(family in ids)) throw new Error(`no fixture for :id of ${route.path}: add one`);
     params.id = String(ids[family]);
     // Changing, blocking or deleting a user acts on one of its own: the fixtures' owner must keep working for the routes that follow.
@@ -275,6 +287,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Packages: one the reads share, a new one (with its file) for each delete.
     packageId: async () => (await packageOf()).packageId,
     packageFileId: async () => (await packageOf()).fileId,
+    // Snippets: one of the project the reads share, a new one for each write; new ones are private.
+    snippetId: async () => (route.compiled.kind === 'mutation' ? await newSnippet(f, true) : (f.projectSnippet ??= await newSnippet(f, true))),
+    visibility: () => 'private',
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
@@ -294,6 +309,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     if (added.status !== 201) throw new Error(`member: ${added.status} ${added.text}`);
     params.user_id = member.id;
   }
+  // A snippet is created with one file, by the deprecated `file_name` beside the `content` sample.
+  if (route.method === 'POST' && route.path.endsWith('/snippets')) params.file_name = 'matrix.txt';
   // Impersonation tokens take scopes as GitLab's do: optional to the API, required by the token.
   if (route.method === 'POST' && route.path.endsWith('/impersonation_tokens')) params.scopes = ['api'];
   return params;

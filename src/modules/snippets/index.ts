@@ -20,6 +20,6 @@ export const snippetsModule = defineModule({
   policy: snippetPolicy,
   routes: snippetRoutes,
   uses: ['projects'],
-  service: (base) => new SnippetsService(base),
+  service: (base, uses) => new SnippetsService(base, uses.projects),
   jobs: snippetJobs,
 });

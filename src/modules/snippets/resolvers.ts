@@ -2,6 +2,7 @@
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
+import { shownWith } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
 import { SNIPPET_BRANCH, type SnippetAction, type SnippetFile, type SnippetFilters, type SnippetInput, type SnippetRow } from './service.js';
 
@@ -94,12 +95,12 @@ export const snippetResolvers = {
       const project = (await projectById(ctx, args.projectPath)) ?? null;
       return { snippet: await ctx.services.snippets.create(project, input(args)) };
     },
-    updateSnippet: async (_: unknown, args: MutationInput & { id: number }, ctx: Context) => {
-      const row = await ctx.services.snippets.get(args.id, await projectById(ctx, args.projectPath));
+    updateSnippet: async (_: unknown, args: MutationInput & { id: number; authoredOnly?: boolean | null }, ctx: Context) => {
+      const row = await ctx.services.snippets.get(args.id, await projectById(ctx, args.projectPath), !!args.authoredOnly);
       return { snippet: await ctx.services.snippets.update(row, input(args)) };
     },
-    destroySnippet: async (_: unknown, args: { id: number; projectPath?: string | null }, ctx: Context) => {
-      const row = await ctx.services.snippets.get(args.id, await projectById(ctx, args.projectPath));
+    destroySnippet: async (_: unknown, args: { id: number; projectPath?: string | null; authoredOnly?: boolean | null }, ctx: Context) => {
+      const row = await ctx.services.snippets.get(args.id, await projectById(ctx, args.projectPath), !!args.authoredOnly);
       await ctx.services.snippets.destroy(row);
       return { snippet: null };
     },
@@ -115,7 +116,7 @@ export const snippetResolvers = {
     rawUrl: async (s: SnippetRow, _a: unknown, ctx: Context) => `${await webUrl(ctx, s)}/raw`,
     httpUrlToRepo: async (s: SnippetRow, _a: unknown, ctx: Context) => `${ctx.config.externalUrl}/${await repoPath(ctx, s)}`,
     sshUrlToRepo: async (s: SnippetRow, _a: unknown, ctx: Context) => `git@${new URL(ctx.config.externalUrl).hostname}:${await repoPath(ctx, s)}`,
-    repositoryStorage: (s: SnippetRow, _a: unknown, ctx: Context) => (ctx.viewer?.admin ? s.repositoryStorage : null),
+    repositoryStorage: shownWith('admin_all_resources', () => null, (s: SnippetRow) => s.repositoryStorage),
     imported: () => false,
     importedFrom: () => 'none',
     hidden: () => false,

@@ -7,12 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Prisma } from '../../db/database.js';
-import { forbidden, invalidParams, notFound, recordNotFound, serviceError } from '../../errors.js';
+import { argumentRefused, atLeastOneOf, exactlyOneOf, forbidden, missing, mutuallyExclusive, unauthenticated, notFound, recordNotFound, serviceError } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { Repository, ZERO_SHA, type IndexChange, type TreeEntry } from '../../git/repository.js';
 import type { RepositorySubject } from '../../git/storages.js';
 import type { ServiceBase } from '../module.js';
-import type { ProjectRow } from '../projects/service.js';
+import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { SnippetSubject } from './policy.js';
 
 export type SnippetRow = Awaited<ReturnType<ServiceBase['db']['snippet']['findUniqueOrThrow']>>;
@@ -105,7 +105,15 @@ export function safeFilePath(path: string): boolean {
 }
 
 export class SnippetsService {
-  constructor(private readonly base: ServiceBase) {}
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  /** GitLab's `authenticated_as_admin!` checks (user agent details, the `repository_storage` filter). */
+  private get isAdmin(): boolean {
+    return this.base.access.allowed('admin_all_resources');
+  }
 
   private get db() {
     return this.base.db;
@@ -134,9 +142,12 @@ export class SnippetsService {
   }
 
   /** A snippet the viewer may read, or GitLab's `404 Snippet Not Found`; with a project, one of its snippets. */
-  async get(id: number, project?: ProjectRow | null): Promise<SnippetRow> {
+  async get(id: number, project?: ProjectRow | null, authoredOnly = false): Promise<SnippetRow> {
     const row = await this.find(id);
     if (!row || (project !== undefined && row.projectId !== (project?.id ?? null))) throw notFound('Snippet');
+    // REST's `/snippets/:id` changes only the caller's own personal snippets (GitLab finds them among
+    // `current_user.snippets`): another's, administrators included, is not found there.
+    if (authoredOnly && (row.projectId !== null || row.authorId !== this.base.viewer?.id)) throw notFound('Snippet');
     return row;
   }
 
@@ -172,7 +183,7 @@ export class SnippetsService {
     if (filters.createdBefore) and.push({ createdAt: { lte: filters.createdBefore } });
     if (filters.repositoryStorage != null) {
       // An EE filter for administrators only; others are told they may not use it.
-      if (!viewer?.admin) throw forbidden();
+      if (!this.isAdmin) throw forbidden();
       and.push({ repositoryStorage: filters.repositoryStorage });
     }
     and.push(await this.base.access.where('read_snippet'));
@@ -261,11 +272,10 @@ export class SnippetsService {
   async update(row: SnippetRow, input: SnippetInput): Promise<SnippetRow> {
     const viewer = this.base.viewer;
     if (!viewer) throw forbidden();
-    this.authoredOnly(row);
     if (!(await this.can('update_snippet', row))) throw forbidden();
     const given = ['title', 'description', 'visibilityLevel', 'blobActions', 'fileName', 'content'] as const;
     if (given.every((k) => input[k] === undefined || input[k] === null)) {
-      throw invalidParams(['content, description, files, file_name, title, visibility are missing, at least one parameter must be provided']);
+      throw atLeastOneOf('content', 'description', 'blobActions', 'fileName', 'title', 'visibilityLevel');
     }
     if (row.repositoryReadOnly) throw forbidden('Snippet is read-only');
     const current = await this.files(row);
@@ -311,7 +321,6 @@ export class SnippetsService {
    * repository removal runs in the background).
    */
   async destroy(row: SnippetRow): Promise<SnippetRow> {
-    this.authoredOnly(row);
     if (!(await this.can('admin_snippet', row))) throw forbidden();
     await this.db.$transaction(async (tx) => {
       await tx.snippet.update({ where: { id: row.id }, data: { pendingDelete: true } });
@@ -321,11 +330,47 @@ export class SnippetsService {
   }
 
   /**
-   * REST's `/snippets/:id` changes only the caller's own personal snippets (GitLab finds them among
-   * `current_user.snippets`): another's, administrators included, is not found there.
+   * A snippet's repository for git over HTTP, at `snippets/<id>` or `<project path>/snippets/<id>` (GitLab's
+   * Gitlab::GitAccessSnippet): null when the path names no snippet repository, GitLab's refusals otherwise. Reading
+   * needs read_snippet, pushing update_snippet and a repository that is not read-only.
    */
-  private authoredOnly(row: SnippetRow): void {
-    if (this.base.rest && row.projectId === null && row.authorId !== this.base.viewer?.id) throw notFound('Snippet');
+  async gitRepository(fullPath: string, push: boolean): Promise<{ row: SnippetRow; gitDir: string } | null> {
+    const match = /^(?:(.+)\/)?snippets\/(\d{1,10})$/.exec(fullPath);
+    if (!match) return null;
+    let project: ProjectRow | null = null;
+    if (match[1] !== undefined) {
+      project = (await this.projects.find({ path: match[1] }, { followRedirects: true })) as ProjectRow | null;
+      if (!project || !(await this.base.access.can('read_project_snippets', project))) throw notFound('Snippet');
+    }
+    const row = await this.find(Number(match[2]));
+    if (!row || row.projectId !== (project?.id ?? null)) throw notFound('Snippet');
+    if (push) {
+      if (!this.base.viewer) throw unauthenticated();
+      if (!(await this.can('update_snippet', row))) throw forbidden(GIT_TEXTS.update);
+      if (row.repositoryReadOnly) throw forbidden(GIT_TEXTS.readOnly);
+    }
+    const gitDir = await this.base.app.repositories.ensure(snippetRepositorySubject(row), SNIPPET_BRANCH);
+    return { row, gitDir };
+  }
+
+  /**
+   * A push's refs, before git moves them (GitLab's snippet repository rules): the default branch only, never
+   * deleted, no tags; and at most MAX_FILES files in what it pushes.
+   */
+  async checkPush(row: SnippetRow, updates: readonly { ref: string; after: string }[], env: Record<string, string>): Promise<string | null> {
+    for (const update of updates) {
+      if (update.ref.startsWith('refs/tags/')) return GIT_TEXTS.tags;
+      if (update.ref !== `refs/heads/${SNIPPET_BRANCH}`) return GIT_TEXTS.branches;
+      if (update.after === ZERO_SHA) return GIT_TEXTS.deleteBranch;
+      const listed = await this.repository(row).run(['ls-tree', '-r', '--name-only', '-z', update.after], { env });
+      if (listed.stdout.toString('utf8').split('\0').filter(Boolean).length > MAX_FILES) return GIT_TEXTS.files;
+    }
+    return null;
+  }
+
+  /** After a push: the snippet changed. */
+  async pushed(row: SnippetRow): Promise<void> {
+    await this.db.snippet.update({ where: { id: row.id }, data: { updatedAt: new Date() } });
   }
 
   /** The job's half of a deletion: the repository, then the row. Idempotent. */
@@ -338,7 +383,7 @@ export class SnippetsService {
 
   /** `GET /snippets/:id/user_agent_detail`: administrators only, any snippet (GitLab's `Snippet.find`). */
   async userAgentDetail(id: number): Promise<{ userAgent: string; ipAddress: string; akismetSubmitted: boolean }> {
-    if (!this.base.viewer?.admin) throw forbidden();
+    if (!this.isAdmin) throw forbidden();
     const row = await this.db.snippet.findUnique({ where: { id } });
     if (!row || row.pendingDelete) throw recordNotFound();
     if (row.userAgent === null) throw notFound('UserAgentDetail');
@@ -349,21 +394,22 @@ export class SnippetsService {
   private createActions(input: SnippetInput): SnippetAction[] {
     const hasFiles = input.blobActions != null;
     const hasContent = input.content != null;
-    if (hasFiles && hasContent) throw invalidParams(['files, content are mutually exclusive']);
-    if (!hasFiles && !hasContent) throw invalidParams(['files, content are missing, exactly one parameter must be provided']);
+    if (hasFiles && hasContent) throw mutuallyExclusive('files', 'content');
+    if (!hasFiles && !hasContent) throw exactlyOneOf('files', 'content');
     if (hasContent) {
-      if (input.content === '') throw invalidParams(['content is empty']);
-      if (input.fileName == null) throw invalidParams(['file_name is missing']);
+      if (input.content === '') throw argumentRefused('content', 'is empty');
+      if (input.fileName == null) throw missing('fileName');
       return [{ action: 'create', filePath: input.fileName, content: input.content }];
     }
     if (input.fileName != null) throw serviceError('File name and snippet files cannot be used together', 422);
     const actions = input.blobActions ?? [];
     // The create API's own checks of each file (Grape's `allow_blank: false`), before the service's.
-    const problems = actions.flatMap((a, i) => [
-      ...(a.filePath === '' ? [`files[${i}][file_path] is empty`] : a.filePath == null ? [`files[${i}][file_path] is missing`] : []),
-      ...(a.content === '' ? [`files[${i}][content] is empty`] : a.content == null ? [`files[${i}][content] is missing`] : []),
-    ]);
-    if (problems.length) throw invalidParams(problems);
+    actions.forEach((a, i) => {
+      for (const field of ['filePath', 'content'] as const) {
+        if (a[field] === '') throw argumentRefused(`files[${i}][${field}]`, 'is empty');
+        if (a[field] == null) throw missing(`files[${i}][${field}]`);
+      }
+    });
     if (actions.some((a) => a.action !== 'create')) throw serviceError('Snippet actions have invalid data', 422);
     return actions;
   }
@@ -371,8 +417,8 @@ export class SnippetsService {
   /** The model's validations and SnippetInputAction's, in GitLab's words. */
   private validate(row: { title: string; visibility: string }, actions: readonly SnippetAction[], existingFiles = 0): void {
     actions.forEach((a, i) => {
-      if (a.filePath != null && a.filePath !== '' && !safeFilePath(a.filePath)) throw invalidParams([`files[${i}][file_path] should be a valid file path`]);
-      if (a.previousPath != null && a.previousPath !== '' && !safeFilePath(a.previousPath)) throw invalidParams([`files[${i}][previous_path] should be a valid file path`]);
+      if (a.filePath != null && a.filePath !== '' && !safeFilePath(a.filePath)) throw argumentRefused(`files[${i}][filePath]`, 'should be a valid file path');
+      if (a.previousPath != null && a.previousPath !== '' && !safeFilePath(a.previousPath)) throw argumentRefused(`files[${i}][previousPath]`, 'should be a valid file path');
     });
     const actionValid = (a: SnippetAction) => {
       const filePath = a.filePath ?? '';
@@ -483,3 +529,13 @@ export class SnippetsService {
 }
 
 export const DESTROY_JOB = 'snippets.destroy';
+
+/** GitLab's words for refused git access to snippets (Gitlab::GitAccessSnippet, Snippets::RepositoryValidationService). */
+export const GIT_TEXTS = {
+  update: "You can't commit to this snippet.",
+  readOnly: 'The repository is temporarily read-only. Please try again later.',
+  tags: 'Repository has tags.',
+  branches: 'Repository has more than one branch.',
+  deleteBranch: 'You are not allowed to delete the default branch of a snippet.',
+  files: 'Repository files count over the limit',
+} as const;
