@@ -13,8 +13,12 @@ const { GUEST, REPORTER, MAINTAINER } = AccessLevel;
 export interface SnippetSubject {
   authorId: number;
   visibility: string;
-  /** Its project (a ProjectSnippet), or null (a PersonalSnippet). */
-  project: ProjectSubject | null;
+  /**
+   * Its project (a ProjectSnippet), or null (a PersonalSnippet). Not named `project`: the policy would take the
+   * snippet for something of that project and let a CI job token in by the project's scope, where GitLab lets job
+   * tokens reach no snippet at all; so they are anonymous callers here, in checks as in list filters.
+   */
+  inProject: ProjectSubject | null;
 }
 
 /** Where a snippet would be created: in a project, or personal (null). */
@@ -37,7 +41,7 @@ const authorWhere = (actor: Actor): Where | false => (actor.viewer ? { authorId:
 /** A rule about the snippet's project, and, as a filter, about the project rows of project snippets. */
 function onProject(rule: ProjectRule): Rule<SnippetSubject, Where> {
   return {
-    allows: (actor, s) => s.project !== null && rule.allows(actor, s.project),
+    allows: (actor, s) => s.inProject !== null && rule.allows(actor, s.inProject),
     where: (actor) => {
       const w = rule.where(actor);
       return w === false ? false : { projectId: { not: null }, ...(w === true ? {} : { project: { is: w } }) };
@@ -45,7 +49,7 @@ function onProject(rule: ProjectRule): Rule<SnippetSubject, Where> {
   };
 }
 
-const personal: Rule<SnippetSubject, Where> = { allows: (_a, s) => s.project === null, where: () => ({ projectId: null }) };
+const personal: Rule<SnippetSubject, Where> = { allows: (_a, s) => s.inProject === null, where: () => ({ projectId: null }) };
 const author: Rule<SnippetSubject, Where> = { allows: isAuthor, where: authorWhere };
 const admin = administrator as Rule<SnippetSubject, Where>;
 

@@ -126,7 +126,7 @@ export class SnippetsService {
   }
 
   async subject(row: SnippetRow): Promise<SnippetSubject> {
-    return { authorId: row.authorId, visibility: row.visibility, project: await this.projectOf(row) };
+    return { authorId: row.authorId, visibility: row.visibility, inProject: await this.projectOf(row) };
   }
 
   async can(ability: 'read_snippet' | 'update_snippet' | 'admin_snippet', row: SnippetRow): Promise<boolean> {
