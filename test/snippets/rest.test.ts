@@ -156,13 +156,6 @@ describe('personal snippets', () => {
     expect((await t.api('POST', '/snippets', { token: null, body: { title: 't', content: 'x', file_name: 'a' } })).status).toBe(401);
   });
 
-  it('refuses a file beyond SNIPPET_MAX_SIZE', async () => {
-    const limit = t.server.app.config.snippetMaxSize;
-    const res = await t.api('PUT', '/snippets/1', { token: author.token, body: {} });
-    expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(limit).toBe(50 * 1024 * 1024);
-  });
-
   it('shows each visibility to whom GitLab shows it', async () => {
     const ids: Record<string, number> = {};
     for (const visibility of ['private', 'internal', 'public']) ids[visibility] = (await create(author.token, { title: visibility, visibility, files: [{ file_path: 'f', content: visibility }] })).id;
