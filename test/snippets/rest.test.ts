@@ -200,8 +200,16 @@ describe('personal snippets', () => {
 
   it('deletes a snippet and its repository', async () => {
     const s = await create(author.token, { title: 'gone', files: [{ file_path: 'a', content: 'a' }] });
+    const { snippetDiskPath } = await import('../../src/modules/snippets/service.js');
+    const { existsSync } = await import('node:fs');
+    const repository = t.server.app.repositories.path({ id: s.id, repositoryStorage: 'default', diskPath: snippetDiskPath(s.id) });
+    expect(existsSync(repository)).toBe(true);
     const res = await t.api('DELETE', `/snippets/${s.id}`, { token: author.token });
     expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    await t.server.app.jobs.drain();
+    expect(existsSync(repository)).toBe(false);
+    expect(await t.server.app.db.snippet.findUnique({ where: { id: s.id } })).toBeNull();
     expect((await t.api('GET', `/snippets/${s.id}`, { token: author.token })).status).toBe(404);
     expect((await t.api('DELETE', `/snippets/${s.id}`, { token: author.token })).status).toBe(404);
   });
