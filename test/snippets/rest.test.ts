@@ -187,6 +187,8 @@ describe('personal snippets', () => {
     expect(all.body.map((s: { id: number }) => s.id)).toEqual(expect.arrayContaining([ids.public, ids.internal]));
     expect(all.body.map((s: { id: number }) => s.id)).not.toContain(ids.private);
     expect((await t.api('GET', '/snippets', { token: null })).status).toBe(401);
+    // External users create no personal snippets (GlobalPolicy's create_snippet).
+    expect(await t.api('POST', '/snippets', { token: external.token, body: { title: 'x', files: [{ file_path: 'x', content: 'x' }] } })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     const adminAll = await t.api('GET', '/snippets/all?per_page=100&repository_storage=default', { token: admin.token });
     expect(adminAll.body.map((s: { id: number }) => s.id)).toContain(ids.private);
     expect(adminAll.body[0].repository_storage).toBe('default');
