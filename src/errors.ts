@@ -49,6 +49,8 @@ export interface ErrorExtensions {
   badRecord?: string;
   /** NOT_FOUND: the resource named in `404 <Resource> Not Found`. */
   resource?: string;
+  /** BAD_USER_INPUT or UNPROCESSABLE answered as `{"message": {"error": "<text>"}}` (serviceError). */
+  errorObject?: boolean;
   /** FORBIDDEN: the reason after `403 Forbidden - `. */
   reason?: string;
   /** FORBIDDEN for the object's state, not the caller's rights (stateForbids). */
@@ -129,6 +131,11 @@ export const recordNotFound = () => coded('404 Not found', { code: 'NOT_FOUND' }
 export const notFoundAs = (message: string) => coded(message, { code: 'NOT_FOUND' });
 /** GitLab's `render_api_error!(message, 422)`: a request it understood and cannot carry out, `{"message": "<text>"}`. */
 export const unprocessable = (message: string) => coded(message, { code: 'UNPROCESSABLE' });
+/**
+ * GitLab's `render_api_error!({ error: message }, status)` (the snippets API's service errors): `{"message": {"error":
+ * "<text>"}}` with 400 or 422.
+ */
+export const serviceError = (message: string, status: 400 | 422) => coded(message, { code: status === 422 ? 'UNPROCESSABLE' : 'BAD_USER_INPUT', errorObject: true });
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /**
@@ -181,6 +188,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       if (ext.problems) return { status: 400, body: { error: describeProblems(ext.problems, restName) } };
       if (ext.params) return { status: 400, body: { error: ext.params.join(', ') } };
       if (ext.errorCode) return { status: 400, body: { message: error.message, error_code: ext.errorCode, ...(ext.dryRun ? { dry_run: 'error' } : {}) } };
+      if (ext.errorObject) return { status: 400, body: { message: { error: error.message } } };
       return { status: 400, body: { message: error.message } };
     }
     case 'UNAUTHENTICATED':
@@ -219,7 +227,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: 415, body: { message: '415 Unsupported Media Type' } };
     case 'UNPROCESSABLE':
-      return { status: 422, body: { message: error.message } };
+      return { status: 422, body: { message: ext.errorObject ? { error: error.message } : error.message } };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
     case 'RATE_LIMITED':

@@ -61,6 +61,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   ProjectHookID: { model: 'ProjectHook' },
   ProjectID: { model: 'Project' },
   ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },
+  SnippetID: { model: 'Snippet', subclasses: ['PersonalSnippet', 'ProjectSnippet'] },
   SystemHookID: { model: 'SystemHook' },
   UserID: { model: 'User' },
 };

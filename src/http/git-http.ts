@@ -20,6 +20,7 @@ import type { PushHooks } from '../git/hooks.js';
 import type { RefUpdate } from '../git/repository.js';
 import { spawnGit } from '../git/run.js';
 import type { ProjectRow } from '../modules/projects/service.js';
+import type { SnippetRow } from '../modules/snippets/service.js';
 
 type Service = 'upload-pack' | 'receive-pack';
 
@@ -129,6 +130,13 @@ export function gitHttp({ app, authenticators, hooks }: GitHttpOptions) {
         return text(res, 403, service === 'upload-pack' ? TEXTS.authDownload : TEXTS.authUpload);
       }
       const context = createContext(app, viewer, { lane: service === 'upload-pack' ? 'read' : 'write' });
+      // A snippet's repository: `snippets/<id>` or `<project>/snippets/<id>` (the snippets module decides who may).
+      const snippet = await context.services.snippets.gitRepository(request.fullPath, service === 'receive-pack').catch((error: unknown) => {
+        if (!viewer && isCoded(error) && (error.extensions as { code: string }).code === 'NOT_FOUND') return 'challenge' as const;
+        throw error;
+      });
+      if (snippet === 'challenge') return challenge(res);
+      if (snippet) return await serveSnippet(req, res, request, snippet, viewer);
       const project = await context.services.projects.find({ path: request.fullPath }, { followRedirects: true });
       if (!project) return viewer ? text(res, 404, TEXTS.projectNotFound) : challenge(res);
       const repositories = context.services.repositories;
@@ -146,6 +154,38 @@ export function gitHttp({ app, authenticators, hooks }: GitHttpOptions) {
       fail(res, error, service);
     }
   };
+
+  /** Git over HTTP of a snippet's repository: as a project's, with the snippet's own checks of a push's refs. */
+  async function serveSnippet(req: Request, res: Response, request: GitRequest, snippet: { row: SnippetRow; gitDir: string }, viewer: Viewer | null): Promise<void> {
+    const { service } = request;
+    if (request.advertise) return advertise(req, res, snippet.gitDir, service);
+    const contentType = `application/x-git-${service}-request`;
+    if (req.get('content-type') !== contentType) return text(res, 415, 'Unsupported Media Type');
+    const encoding = (req.get('content-encoding') ?? 'identity').toLowerCase();
+    if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'x-gzip') return text(res, 415, 'Unsupported Media Type');
+    const gzip = encoding !== 'identity';
+    if (service === 'upload-pack') return rpc(req, res, snippet.gitDir, service, gzip, null);
+    let updated = false;
+    const registration = hooks.register(snippet.gitDir, {
+      preReceive: async (updates, env) => {
+        try {
+          return await createContext(app, viewer, { lane: 'write' }).services.snippets.checkPush(snippet.row, updates, env);
+        } catch (error) {
+          logFailure(res, error, 'pre-receive check failed');
+          return TEXTS.internal;
+        }
+      },
+      postReceive: (updates) => void (updated ||= updates.length > 0),
+    });
+    const done = async () => {
+      if (updated) await createContext(app, viewer, { lane: 'write' }).services.snippets.pushed(snippet.row);
+    };
+    try {
+      await rpc(req, res, snippet.gitDir, 'receive-pack', gzip, { ...registration, done });
+    } finally {
+      registration.release();
+    }
+  }
 
   /** The ref advertisement, with git http-backend's `# service=` preamble unless the client speaks protocol v2. */
   function advertise(req: Request, res: Response, gitDir: string, service: Service): Promise<void> {

@@ -41,6 +41,9 @@ export interface RestRequest {
   projectPath: string | null;
   /** The request's URL with the route's project named by this ID instead (GitLab's url_with_project_id). */
   withProjectId(id: number): string;
+  /** The request's `User-Agent` and the client's address (what GitLab's UserAgentDetail records of a spammable). */
+  userAgent?: string;
+  ipAddress?: string;
 }
 
 /** What every service is built with, besides the sibling services it names in `uses`. */

@@ -109,6 +109,8 @@ function restRequest(req: Request, route: PreparedRoute): RestRequest {
   return {
     method: req.method,
     projectPath: typeof id === 'string' && id.includes('/') ? id : null,
+    userAgent: req.get('user-agent') ?? '',
+    ipAddress: req.ip ?? '',
     withProjectId(id) {
       const [path, query] = splitOnce(req.originalUrl, '?');
       const segments = path.split('/');

@@ -13,6 +13,7 @@ const projectIds: number[] = [];
 const namespaceIds: number[] = [];
 const userIds: number[] = [];
 const runnerIds: number[] = [];
+const snippetIds: number[] = [];
 /** Projects only the job-token cases add (the stranger's own). */
 const jobProjectIds: number[] = [];
 
@@ -72,6 +73,17 @@ beforeAll(async () => {
   for (const person of people) {
     await h.app.db.personalAccessToken.create({ data: { userId: person.row.id, name: 'policy', scopes: ['api'], digest: unique('digest') } });
   }
+  // Snippets: personal ones of the owner and the stranger, and project snippets of every visibility in each project,
+  // one by the project member; the snippets feature private in one project and disabled in another.
+  const snippetRows = [];
+  for (const visibility of ['private', 'internal', 'public']) {
+    for (const author of [owner, stranger]) snippetRows.push({ type: 'PersonalSnippet', title: 's', visibility, authorId: author.row.id, projectId: null });
+    for (const projectId of projectIds) snippetRows.push({ type: 'ProjectSnippet', title: 's', visibility, authorId: (visibility === 'internal' ? projectMember : owner).row.id, projectId });
+  }
+  for (const row of snippetRows) snippetIds.push((await h.app.db.snippet.create({ data: row })).id);
+  const [featurePrivate, featureDisabled] = projectIds.slice(-2);
+  await h.app.db.projectFeature.update({ where: { projectId: featurePrivate }, data: { snippetsAccessLevel: 'private' } });
+  await h.app.db.projectFeature.update({ where: { projectId: featureDisabled }, data: { snippetsAccessLevel: 'disabled' } });
   const strangerNs = await h.app.db.project.findUniqueOrThrow({ where: { id: strangersProject.id }, include: { namespace: true } });
   viewers.push(
     { label: 'anonymous', viewer: null },
@@ -107,6 +119,13 @@ describe('the policy', () => {
         return runners.map((r) => ({ id: r.id, runnerType: r.runnerType, locked: r.locked, group: r.namespace, projects: r.projects.map((rp) => rp.project) }));
       },
       list: (where: object) => h.app.db.runner.findMany({ where: { AND: [{ id: { in: runnerIds } }, where] }, select: { id: true } }),
+    },
+    snippet: {
+      async rows() {
+        const snippets = await h.app.db.snippet.findMany({ where: { id: { in: snippetIds } }, include: { project: { include: { namespace: true, features: true } } } });
+        return snippets.map((s) => ({ id: s.id, authorId: s.authorId, visibility: s.visibility, inProject: s.project }));
+      },
+      list: (where: object) => h.app.db.snippet.findMany({ where: { AND: [{ id: { in: snippetIds } }, where] }, select: { id: true } }),
     },
     token: {
       rows: () => h.app.db.personalAccessToken.findMany({ where: { userId: { in: userIds } } }),
@@ -149,7 +168,7 @@ describe('the policy', () => {
       }
     }
     // Every list filter of the projects, groups and users the services use is among them.
-    expect(tested).toEqual(expect.arrayContaining(['read_project', 'read_pipeline', 'read_build', 'download_code', 'create_pipeline', 'read_group', 'read_namespace', 'read_user_profile', 'read_runner', 'read_token']));
+    expect(tested).toEqual(expect.arrayContaining(['read_project', 'read_pipeline', 'read_build', 'download_code', 'create_pipeline', 'read_group', 'read_namespace', 'read_user_profile', 'read_runner', 'read_token', 'read_snippet', 'update_snippet']));
   }, 180_000);
 
   it('gives GitLab’s answers: members read private projects, externals do not read internal ones, admins read all', async () => {

@@ -47,6 +47,9 @@ interface Fixtures {
   alertIid?: number;
   /** A thread on the project's `main` commit that reads share, once one asked for it. */
   thread?: { id: string; noteId: number };
+  /** A personal snippet of the owner and a snippet of the project that reads share, once one asked for them. */
+  snippet?: number;
+  projectSnippet?: number;
 }
 
 /** A new thread on the fixture project's `main` commit, by its owner: its id and its note's. */
@@ -54,6 +57,14 @@ async function newThread(f: Fixtures): Promise<{ id: string; noteId: number }> {
   const res = await t.api('POST', `/projects/${f.project.id}/repository/commits/main/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
   if (res.status !== 201) throw new Error(`thread: ${res.status} ${res.text}`);
   return { id: res.body.id, noteId: res.body.notes[0].id };
+}
+
+/** A new snippet of the owner's, personal or of the fixture project. */
+async function newSnippet(f: Fixtures, inProject: boolean): Promise<number> {
+  const path = inProject ? `/projects/${f.project.id}/snippets` : '/snippets';
+  const res = await t.api('POST', path, { token: f.owner.token, body: { title: 'matrix', visibility: 'private', files: [{ file_path: 'matrix.txt', content: 'x' }] } });
+  if (res.status !== 201) throw new Error(`snippet: ${res.status} ${res.text}`);
+  return res.body.id;
 }
 
 /** A new project access token of the fixture project, made by its owner: writes act on one of their own. */
@@ -175,6 +186,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   if (route.path.includes(':id')) {
     if (family === 'keys') ids.keys = await newKey(f.owner.id);
     if (family === 'applications') ids.applications = await newApplication();
+    if (family === 'snippets') ids.snippets = route.compiled.kind === 'mutation' ? await newSnippet(f, false) : (f.snippet ??= await newSnippet(f, false));
     if (!(family in ids)) throw new Error(`no fixture for :id of ${route.path}: add one`);
     params.id = String(ids[family]);
     // Changing, blocking or deleting a user acts on one of its own: the fixtures' owner must keep working for the routes that follow.
@@ -291,6 +303,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Packages: one the reads share, a new one (with its file) for each delete.
     packageId: async () => (await packageOf()).packageId,
     packageFileId: async () => (await packageOf()).fileId,
+    // Snippets: one of the project the reads share, a new one for each write; new ones are private.
+    snippetId: async () => (route.compiled.kind === 'mutation' ? await newSnippet(f, true) : (f.projectSnippet ??= await newSnippet(f, true))),
+    visibility: () => 'private',
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
@@ -310,6 +325,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     if (added.status !== 201) throw new Error(`member: ${added.status} ${added.text}`);
     params.user_id = member.id;
   }
+  // A snippet is created with one file, by the deprecated `file_name` beside the `content` sample.
+  if (route.method === 'POST' && route.path.endsWith('/snippets')) params.file_name = 'matrix.txt';
   // Impersonation tokens take scopes as GitLab's do: optional to the API, required by the token.
   if (route.method === 'POST' && route.path.endsWith('/impersonation_tokens')) params.scopes = ['api'];
   return params;

@@ -1,0 +1,25 @@
+/** Snippets: personal and project snippets, each a repository of its own whose commits version its files. */
+import { defineModule } from '../module.js';
+import { snippetJobs } from './jobs.js';
+import { snippetPolicy } from './policy.js';
+import { snippetResolvers } from './resolvers.js';
+import { snippetRoutes } from './routes.js';
+import { SnippetsService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    snippets: SnippetsService;
+  }
+}
+
+export const snippetsModule = defineModule({
+  name: 'snippets',
+  schema: ['snippets.graphql'],
+  operations: ['snippets.graphql'],
+  resolvers: snippetResolvers,
+  policy: snippetPolicy,
+  routes: snippetRoutes,
+  uses: ['projects'],
+  service: (base, uses) => new SnippetsService(base, uses.projects),
+  jobs: snippetJobs,
+});
