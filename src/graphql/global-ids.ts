@@ -54,6 +54,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   GroupID: { model: 'Group' },
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
+  LabelID: { model: 'Label', subclasses: ['ProjectLabel', 'GroupLabel'] },
+  MilestoneID: { model: 'Milestone' },
   PackagesPackageFileID: { model: 'Packages::PackageFile' },
   PackagesPackageID: { model: 'Packages::Package' },
   ProjectHookID: { model: 'ProjectHook' },
