@@ -45,6 +45,8 @@ interface Fixtures {
   projectAccessToken?: number;
   /** An alert of the project that reads and metric image writes share, once one asked for it. */
   alertIid?: number;
+  /** Labels and milestones the reads share, by the path that lists them. */
+  timeboxes?: Record<string, number>;
 }
 
 /** A new project access token of the fixture project, made by its owner: writes act on one of their own. */
@@ -136,6 +138,14 @@ async function newSchedule(f: Fixtures): Promise<number> {
   return res.body.id;
 }
 
+/** A new label or milestone (by the path that lists them: a project's or a group's), made by the fixtures' owner. */
+async function newTimebox(f: Fixtures, path: string): Promise<number> {
+  const body = path.endsWith('/labels') ? { name: unique('matrix'), color: '#123456' } : { title: unique('matrix') };
+  const res = await t.api('POST', path, { token: f.owner.token, body });
+  if (res.status !== 201) throw new Error(`${path}: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
 /** A new instance OAuth application, made by root: deleting or renewing acts on one of its own. */
 async function newApplication(): Promise<number> {
   const res = await t.api('POST', '/applications', { body: { name: unique('matrix'), redirect_uri: 'https://matrix.example.com/cb', scopes: 'api' } });
@@ -183,6 +193,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   const name = unique('m');
   let pkg: { packageId: number; fileId: number } | undefined;
   const packageOf = async () => (pkg ??= route.compiled.kind === 'mutation' ? await newPackage(f) : (f.package ??= await newPackage(f)));
+  const timebox = async (path: string) => (route.compiled.kind === 'mutation' ? newTimebox(f, path) : ((f.timeboxes ??= {})[path] ??= await newTimebox(f, path)));
   const samples: Record<string, () => Promise<unknown> | unknown> = {
     name: () => name,
     path: () => name,
@@ -272,6 +283,10 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Project access tokens: one the reads share, a new one for each write (rotation and revocation end it).
     tokenId: async () => (route.compiled.kind === 'mutation' ? await newProjectAccessToken(f) : (f.projectAccessToken ??= await newProjectAccessToken(f))),
     expiresAt: () => new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+    // Labels and milestones of the project or group the path names: one the reads share, a new one for each write.
+    labelId: async () => timebox(`/${family}/${params.id}/labels`),
+    milestoneId: async () => timebox(`/${family}/${params.id}/milestones`),
+    color: () => '#123456',
     // Packages: one the reads share, a new one (with its file) for each delete.
     packageId: async () => (await packageOf()).packageId,
     packageFileId: async () => (await packageOf()).fileId,

@@ -75,6 +75,21 @@ describe('project labels', () => {
     expect(gone.body).toEqual({ message: '404 Label Not Found' });
   });
 
+  it('takes GitLab’s deprecated forms naming the label in the body, and names needing encoding in the path', async () => {
+    const created = await t.api('POST', labels(), { token: owner.token, body: { name: 'old', color: '#fff' } });
+    const renamed = await t.api('PUT', labels(), { token: owner.token, body: { name: 'old', new_name: 'Label:that requires:encoding' } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body).toMatchObject({ id: created.body.id, name: 'Label:that requires:encoding' });
+    const encoded = await t.api('GET', labels(`/${encodeURIComponent('Label:that requires:encoding')}`), { token: owner.token });
+    expect(encoded.body.id).toBe(created.body.id);
+    const both = await t.api('PUT', labels(), { token: owner.token, body: { name: 'x', label_id: created.body.id, color: '#000' } });
+    expect(both.status).toBe(400);
+    expect(both.body).toEqual({ error: 'label_id, name are mutually exclusive' });
+    const neither = await t.api('PUT', labels(), { token: owner.token, body: { color: '#000' } });
+    expect(neither.body).toEqual({ error: 'label_id, name are missing, exactly one parameter must be provided' });
+    expect((await t.api('DELETE', labels(`?label_id=${created.body.id}`), { token: owner.token })).status).toBe(204);
+  });
+
   it('subscribes (201, then 304) and unsubscribes', async () => {
     await t.api('POST', labels(), { token: owner.token, body: { name: 'watch', color: '#00ff00' } });
     const sub = await t.api('POST', labels('/watch/subscribe'), { token: guest.token });

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
-import { missing } from '../../errors.js';
+import { exactlyOneOf, missing, mutuallyExclusive } from '../../errors.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { escapeHtml } from '../users/resolvers.js';
@@ -19,6 +19,21 @@ export async function parentOf(ctx: Context, input: ParentInput): Promise<Timebo
   if (input.projectPath != null) return { project: await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath')) };
   if (input.groupPath != null) return { group: await ctx.services.groups.get(parseRef(input.groupPath, 'Group', 'groupPath')) };
   throw missing('projectPath');
+}
+
+interface LabelKey {
+  idOrTitle?: string | null;
+  labelId?: number | null;
+  name?: string | null;
+}
+
+/** The label a mutation names: by `idOrTitle`, or (REST's deprecated routes) by exactly one of `labelId` and `name`. */
+function labelKey(input: LabelKey): string {
+  if (input.idOrTitle != null) return input.idOrTitle;
+  if (input.labelId != null && input.name != null) throw mutuallyExclusive('labelId', 'name');
+  if (input.labelId != null) return String(input.labelId);
+  if (input.name != null) return input.name;
+  throw exactlyOneOf('labelId', 'name');
 }
 
 const labels = (parent: TimeboxParent) => (args: LabelFilters & { searchTerm?: string | null } & PageArgs, ctx: Context) =>
@@ -52,16 +67,16 @@ export const labelResolvers = {
   },
   Mutation: {
     labelCreate: async (_: unknown, input: ParentInput & LabelInput, ctx: Context) => ({ label: await ctx.services.labels.create(await parentOf(ctx, input), input) }),
-    labelUpdate: async (_: unknown, input: ParentInput & LabelChanges & { idOrTitle: string }, ctx: Context) => ({
-      label: await ctx.services.labels.update(await parentOf(ctx, input), input.idOrTitle, input),
+    labelUpdate: async (_: unknown, input: ParentInput & LabelChanges & LabelKey, ctx: Context) => ({
+      label: await ctx.services.labels.update(await parentOf(ctx, input), labelKey(input), input),
     }),
-    labelDestroy: async (_: unknown, input: ParentInput & { idOrTitle: string }, ctx: Context) => ({
-      label: await ctx.services.labels.destroy(await parentOf(ctx, input), input.idOrTitle),
+    labelDestroy: async (_: unknown, input: ParentInput & LabelKey, ctx: Context) => ({
+      label: await ctx.services.labels.destroy(await parentOf(ctx, input), labelKey(input)),
     }),
-    labelPromote: async (_: unknown, input: ParentInput & { idOrTitle: string }, ctx: Context) => {
+    labelPromote: async (_: unknown, input: ParentInput & LabelKey, ctx: Context) => {
       const parent = await parentOf(ctx, input);
       if (!('project' in parent)) throw missing('projectPath');
-      return { label: await ctx.services.labels.promote(parent.project, input.idOrTitle) };
+      return { label: await ctx.services.labels.promote(parent.project, labelKey(input)) };
     },
     labelSubscribe: async (_: unknown, input: ParentInput & { idOrTitle: string }, ctx: Context) => ({
       label: await ctx.services.labels.subscribe(await parentOf(ctx, input), input.idOrTitle),
