@@ -45,6 +45,8 @@ export interface ErrorExtensions {
   fields?: Record<string, string[]>;
   /** With `fields`: GitLab words this record's failure as `Failed to save <record> {:field=>[…]}`. */
   failedToSave?: string;
+  /** With `fields`: the words GitLab puts before the record's errors instead (`Failed to create milestone`). */
+  failure?: string;
   /** NOT_FOUND: the resource named in `404 <Resource> Not Found`. */
   resource?: string;
   /** FORBIDDEN: the reason after `403 Forbidden - `. */
@@ -97,7 +99,7 @@ export const mutuallyExclusive = (...args: string[]) => problems([{ arguments: a
 /** REST's own parameter errors (the adapter's coercion), already in Grape's words. */
 export const invalidParams = (messages: string[]) => coded(messages.join(', '), { code: 'BAD_USER_INPUT', params: messages });
 /** A record that failed validation, by field (GraphQL names): REST answers `{"message": {"<field>": [...]}}`. */
-export const invalid = (fields: Record<string, string[]>, options: { failedToSave?: string } = {}) =>
+export const invalid = (fields: Record<string, string[]>, options: { failedToSave?: string; failure?: string } = {}) =>
   coded(Object.entries(fields).map(([f, m]) => `${f} ${m.join(', ')}`).join('; '), { code: 'BAD_USER_INPUT', fields, ...options });
 export const unauthenticated = (tokenError?: string) =>
   coded(tokenError ?? '401 Unauthorized', { code: 'UNAUTHENTICATED', ...(tokenError ? { tokenError } : {}) });
@@ -173,7 +175,8 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'BAD_USER_INPUT': {
       if (ext.fields) {
         const fields = Object.fromEntries(Object.entries(ext.fields).map(([f, m]) => [snakeCase(f), m]));
-        return { status: 400, body: { message: ext.failedToSave ? `Failed to save ${ext.failedToSave} ${rubyErrors(fields)}` : fields } };
+        const failure = ext.failure ?? (ext.failedToSave && `Failed to save ${ext.failedToSave}`);
+        return { status: 400, body: { message: failure ? `${failure} ${rubyErrors(fields)}` : fields } };
       }
       if (ext.problems) return { status: 400, body: { error: describeProblems(ext.problems, restName) } };
       if (ext.params) return { status: 400, body: { error: ext.params.join(', ') } };

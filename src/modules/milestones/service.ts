@@ -162,7 +162,7 @@ export class MilestonesService {
       await this.lock(tx, owner);
       const errors = milestoneErrors(draft);
       if (!errors.title && (await this.titleTaken(tx, parent, draft.title))) errors.title = ['already being used for another group or project milestone.'];
-      if (Object.keys(errors).length) throw invalid(errors, { failedToSave: 'milestone' });
+      if (Object.keys(errors).length) throw invalid(errors, { failure: 'Failed to create milestone' });
       const milestone = await tx.milestone.create({ data: { ...draft, ...owner, iid: await this.nextIid(tx, owner) } });
       await this.event(parent, milestone, 'created', tx);
       return milestone;
@@ -188,7 +188,7 @@ export class MilestonesService {
       if (!errors.title && merged.title !== milestone.title && (await this.titleTaken(tx, parent, merged.title, milestone.id))) {
         errors.title = ['already being used for another group or project milestone.'];
       }
-      if (Object.keys(errors).length) throw invalid(errors, { failedToSave: 'milestone' });
+      if (Object.keys(errors).length) throw invalid(errors, { failure: 'Failed to update milestone' });
       const updated = await tx.milestone.update({ where: { id: milestone.id }, data });
       if (data.state) await this.event(parent, updated, state === 'closed' ? 'closed' : 'reopened', tx);
       return updated;
