@@ -133,6 +133,26 @@ describe('project labels', () => {
   });
 });
 
+describe('public projects and bad input', () => {
+  it('lets other users read a public project’s labels but not write them, and refuses bad parameters with 400', async () => {
+    const open = await createProject(t, owner.token, { visibility: 'public' });
+    await t.api('POST', `/projects/${open.id}/labels`, { token: owner.token, body: { name: 'open', color: '#fff' } });
+    const read = await t.api('GET', `/projects/${open.id}/labels`, { token: stranger.token });
+    expect(read.status).toBe(200);
+    expect(read.body.map((l: { name: string }) => l.name)).toEqual(['open']);
+    expect((await t.api('GET', `/projects/${open.id}/labels`, { token: null })).status).toBe(401);
+    const write = await t.api('POST', `/projects/${open.id}/labels`, { token: stranger.token, body: { name: 'x', color: '#fff' } });
+    expect(write.status).toBe(403);
+    expect(write.body).toEqual({ message: '403 Forbidden' });
+    const priority = await t.api('POST', `/projects/${open.id}/labels`, { token: owner.token, body: { name: 'p', color: '#fff', priority: 'high' } });
+    expect(priority.status).toBe(400);
+    expect(priority.body).toEqual({ error: 'priority is invalid' });
+    const counts = await t.api('GET', `/projects/${open.id}/labels?with_counts=maybe`, { token: owner.token });
+    expect(counts.status).toBe(400);
+    expect(counts.body).toEqual({ error: 'with_counts is invalid' });
+  });
+});
+
 describe('group labels', () => {
   it('creates, lists with ancestors and descendants, updates and deletes', async () => {
     const sub = await createGroup(t, owner.token, { parentId: group.id });

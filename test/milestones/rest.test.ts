@@ -76,6 +76,18 @@ describe('project milestones', () => {
     expect(gone.status).toBe(404);
   });
 
+  it('refuses bad list parameters with 400', async () => {
+    const state = await t.api('GET', milestones('?state=open'), { token: guest.token });
+    expect(state.status).toBe(400);
+    expect(state.body).toEqual({ error: 'state does not have a valid value' });
+    const iids = await t.api('GET', milestones('?iids[]=x'), { token: guest.token });
+    expect(iids.status).toBe(400);
+    expect(iids.body.error).toMatch(/^iids/);
+    const updated = await t.api('GET', milestones('?updated_after=yesterday'), { token: guest.token });
+    expect(updated.status).toBe(400);
+    expect(updated.body).toEqual({ error: 'updated_after is invalid' });
+  });
+
   it('hides private projects: 401 anonymous, 404 for others', async () => {
     expect((await t.api('GET', milestones(), { token: null })).status).toBe(401);
     expect((await t.api('GET', milestones(), { token: stranger.token })).body).toEqual({ message: '404 Project Not Found' });
