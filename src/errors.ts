@@ -47,6 +47,8 @@ export interface ErrorExtensions {
   failedToSave?: string;
   /** GitLab's `bad_request!("<Record> #{errors.messages}")` (notes): REST answers `400 Bad request - <Record> {…}`. */
   badRecord?: string;
+  /** With `fields`: the words GitLab puts before the record's errors instead (`Failed to create milestone`). */
+  failure?: string;
   /** NOT_FOUND: the resource named in `404 <Resource> Not Found`. */
   resource?: string;
   /** BAD_USER_INPUT or UNPROCESSABLE answered as `{"message": {"error": "<text>"}}` (serviceError). */
@@ -101,7 +103,7 @@ export const mutuallyExclusive = (...args: string[]) => problems([{ arguments: a
 /** REST's own parameter errors (the adapter's coercion), already in Grape's words. */
 export const invalidParams = (messages: string[]) => coded(messages.join(', '), { code: 'BAD_USER_INPUT', params: messages });
 /** A record that failed validation, by field (GraphQL names): REST answers `{"message": {"<field>": [...]}}`. */
-export const invalid = (fields: Record<string, string[]>, options: { failedToSave?: string; badRecord?: string } = {}) =>
+export const invalid = (fields: Record<string, string[]>, options: { failedToSave?: string; badRecord?: string; failure?: string } = {}) =>
   coded(Object.entries(fields).map(([f, m]) => `${f} ${m.join(', ')}`).join('; '), { code: 'BAD_USER_INPUT', fields, ...options });
 export const unauthenticated = (tokenError?: string) =>
   coded(tokenError ?? '401 Unauthorized', { code: 'UNAUTHENTICATED', ...(tokenError ? { tokenError } : {}) });
@@ -183,7 +185,8 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       if (ext.fields) {
         const fields = Object.fromEntries(Object.entries(ext.fields).map(([f, m]) => [snakeCase(f), m]));
         if (ext.badRecord) return { status: 400, body: { message: `400 Bad request - ${ext.badRecord} ${rubyErrors(fields)}` } };
-        return { status: 400, body: { message: ext.failedToSave ? `Failed to save ${ext.failedToSave} ${rubyErrors(fields)}` : fields } };
+        const failure = ext.failure ?? (ext.failedToSave && `Failed to save ${ext.failedToSave}`);
+        return { status: 400, body: { message: failure ? `${failure} ${rubyErrors(fields)}` : fields } };
       }
       if (ext.problems) return { status: 400, body: { error: describeProblems(ext.problems, restName) } };
       if (ext.params) return { status: 400, body: { error: ext.params.join(', ') } };

@@ -55,6 +55,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
   NoteID: { model: 'Note', subclasses: ['DiscussionNote', 'DiffNote', 'LegacyDiffNote'] },
+  LabelID: { model: 'Label', subclasses: ['ProjectLabel', 'GroupLabel'] },
+  MilestoneID: { model: 'Milestone' },
   PackagesPackageFileID: { model: 'Packages::PackageFile' },
   PackagesPackageID: { model: 'Packages::Package' },
   PackagesPypiMetadatumID: { model: 'Packages::Pypi::Metadatum' },

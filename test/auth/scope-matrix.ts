@@ -50,6 +50,8 @@ interface Fixtures {
   /** A personal snippet of the owner and a snippet of the project that reads share, once one asked for them. */
   snippet?: number;
   projectSnippet?: number;
+  /** Labels and milestones the reads share, by the path that lists them. */
+  timeboxes?: Record<string, number>;
 }
 
 /** A new thread on the fixture project's `main` commit, by its owner: its id and its note's. */
@@ -156,6 +158,14 @@ async function newSchedule(f: Fixtures): Promise<number> {
   return res.body.id;
 }
 
+/** A new label or milestone (by the path that lists them: a project's or a group's), made by the fixtures' owner. */
+async function newTimebox(f: Fixtures, path: string): Promise<number> {
+  const body = path.endsWith('/labels') ? { name: unique('matrix'), color: '#123456' } : { title: unique('matrix') };
+  const res = await t.api('POST', path, { token: f.owner.token, body });
+  if (res.status !== 201) throw new Error(`${path}: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
 /** A new instance OAuth application, made by root: deleting or renewing acts on one of its own. */
 async function newApplication(): Promise<number> {
   const res = await t.api('POST', '/applications', { body: { name: unique('matrix'), redirect_uri: 'https://matrix.example.com/cb', scopes: 'api' } });
@@ -206,6 +216,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   const packageOf = async () => (pkg ??= route.compiled.kind === 'mutation' ? await newPackage(f) : (f.package ??= await newPackage(f)));
   let thread: { id: string; noteId: number } | undefined;
   const threadOf = async () => (thread ??= route.compiled.kind === 'mutation' ? await newThread(f) : (f.thread ??= await newThread(f)));
+  const timebox = async (path: string) => (route.compiled.kind === 'mutation' ? newTimebox(f, path) : ((f.timeboxes ??= {})[path] ??= await newTimebox(f, path)));
   const samples: Record<string, () => Promise<unknown> | unknown> = {
     name: () => name,
     // Notes: a thread on the fixture project's `main` commit (one the reads share, a new one for each write), and texts.
@@ -300,6 +311,10 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Project access tokens: one the reads share, a new one for each write (rotation and revocation end it).
     tokenId: async () => (route.compiled.kind === 'mutation' ? await newProjectAccessToken(f) : (f.projectAccessToken ??= await newProjectAccessToken(f))),
     expiresAt: () => new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+    // Labels and milestones of the project or group the path names: one the reads share, a new one for each write.
+    labelId: async () => timebox(`/${family}/${params.id}/labels`),
+    milestoneId: async () => timebox(`/${family}/${params.id}/milestones`),
+    color: () => '#123456',
     // Packages: one the reads share, a new one (with its file) for each delete.
     packageId: async () => (await packageOf()).packageId,
     packageFileId: async () => (await packageOf()).fileId,

@@ -82,6 +82,12 @@ beforeAll(async () => {
     const expires = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
     const accessToken = await t.api('POST', `/projects/${project.id}/access_tokens`, { token: owner.token, body: { name: `a${i}`, scopes: ['api'], expires_at: expires } });
     expect(accessToken.status).toBe(201);
+    // Labels (project ones with a priority, the group's subscribed to) and milestones of the project and the group.
+    await t.api('POST', `/projects/${project.id}/labels`, { token: owner.token, body: { name: `l${i}`, color: '#123456', priority: i } });
+    await t.api('POST', `/groups/${group.id}/labels`, { token: owner.token, body: { name: `gl${i}`, color: '#654321' } });
+    await t.api('POST', `/groups/${group.id}/labels/gl${i}/subscribe`, { token: owner.token });
+    await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title: `m${i}` } });
+    await t.api('POST', `/groups/${group.id}/milestones`, { token: owner.token, body: { title: `gm${i}` } });
   }
   // Four threads on the commit, each a member's note and the owner's reply (authors and threads' notes are batched).
   const commitNote = { noteableType: 'Commit', projectId: project.id, commitId: sha, type: 'DiscussionNote' };

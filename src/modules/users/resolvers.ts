@@ -29,7 +29,7 @@ function workInformation(user: UserRow): string | null {
   return user.jobTitle || user.organization || null;
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
