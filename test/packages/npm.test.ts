@@ -8,7 +8,7 @@ import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 import { commit, createRunner, pushPipeline, requestJob } from '../runners/support.js';
 import { randomBytes } from 'node:crypto';
-import { publicationReader } from '../../src/modules/packages/npm-stream.js';
+import { publicationReader } from '../../src/modules/packages/npm/stream.js';
 import { integrity, publication, sha1, tarball } from './npm-support.js';
 
 const t = suiteServer({ packageMaxFileSize: 64 * 1024 });

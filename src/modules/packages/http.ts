@@ -15,7 +15,7 @@ import type { Lane } from '../../db/database.js';
 import { recordNotFound, unauthenticated } from '../../errors.js';
 import { parseRef } from '../../graphql/ids.js';
 import { sendError } from '../../rest/adapter.js';
-import { npmPackagesApi } from './npm-http.js';
+import { npmPackagesApi } from './npm/http.js';
 import type { PackageDownload, PackageFileRow } from './service.js';
 
 const CI_JOB_TOKEN_LOGIN = 'gitlab-ci-token';

@@ -1,7 +1,7 @@
 /** `packages.destroy`: removes a package (or one file) marked pending_destruction, rows and bytes; idempotent. */
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { JobEnvironment } from '../module.js';
-import { NPM_PROCESS_JOB } from './npm.js';
+import { NPM_PROCESS_JOB } from './npm/service.js';
 import { DESTROY_JOB } from './service.js';
 
 export const packageJobs = ({ contextFor }: JobEnvironment): JobHandlers => ({

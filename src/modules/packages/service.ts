@@ -16,7 +16,7 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { PipelineRow } from '../pipelines/service.js';
-import { NpmPackagesService } from './npm.js';
+import { NpmPackagesService } from './npm/service.js';
 import { PypiRegistry } from './pypi/service.js';
 import { PackageFileTooLarge } from './storage.js';
 

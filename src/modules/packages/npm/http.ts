@@ -10,13 +10,13 @@
  * body parsers: a publication streams (npm.ts), a dist-tag's version is read here, bounded.
  */
 import express, { type Request } from 'express';
-import type { CredentialsAuthenticator } from '../../auth/credentials.js';
-import type { App, Context } from '../../context.js';
-import type { Lane } from '../../db/database.js';
-import { badRequest, notFound, payloadTooLarge, unauthenticated } from '../../errors.js';
-import { parseRef } from '../../graphql/ids.js';
-import { packageContext, packageRoute, sendPackageFile } from './http.js';
-import type { ProjectRow } from '../projects/service.js';
+import type { CredentialsAuthenticator } from '../../../auth/credentials.js';
+import type { App, Context } from '../../../context.js';
+import type { Lane } from '../../../db/database.js';
+import { badRequest, notFound, payloadTooLarge, unauthenticated } from '../../../errors.js';
+import { parseRef } from '../../../graphql/ids.js';
+import { packageContext, packageRoute, sendPackageFile } from '../http.js';
+import type { ProjectRow } from '../../projects/service.js';
 
 /** Bound of a dist-tag request's body (a JSON string: the version). */
 const MAX_TAG_BODY = 64 * 1024;

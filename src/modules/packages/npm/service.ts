@@ -9,14 +9,14 @@
  * GitLab's status message. Packages, files, pipelines and deletion are the package registry's own (service.ts).
  */
 import { Readable } from 'node:stream';
-import { Prisma } from '../../db/database.js';
-import { equalsIgnoringCase } from '../../db/text.js';
-import { badRequest, forbidden, missing, notFound, payloadTooLarge, refused, unauthenticated } from '../../errors.js';
-import type { ServiceBase } from '../module.js';
-import type { ProjectRow } from '../projects/service.js';
-import { findPackageJson, publicationReader, PublicationError, TarballError } from './npm-stream.js';
-import type { PackageDownload, PackageRow, PackagesService } from './service.js';
-import { PackageFileTooLarge } from './storage.js';
+import { Prisma } from '../../../db/database.js';
+import { equalsIgnoringCase } from '../../../db/text.js';
+import { badRequest, forbidden, missing, notFound, payloadTooLarge, refused, unauthenticated } from '../../../errors.js';
+import type { ServiceBase } from '../../module.js';
+import type { ProjectRow } from '../../projects/service.js';
+import { findPackageJson, publicationReader, PublicationError, TarballError } from './stream.js';
+import type { PackageDownload, PackageRow, PackagesService } from '../service.js';
+import { PackageFileTooLarge } from '../storage.js';
 
 export const NPM_PROCESS_JOB = 'packages.npm.process';
 
