@@ -83,7 +83,7 @@ describe('GraphQL', () => {
         trees: { nodes: [{ name: 'docs', path: 'docs', type: 'tree', flatPath: 'docs' }] },
         blobs: { nodes: [{ name: 'readme.md', path: 'docs/readme.md', type: 'blob', mode: '100644' }, { name: 'top.txt', path: 'top.txt', type: 'blob', mode: '100644' }] },
       },
-      blobs: { nodes: [{ path: 'top.txt', rawTextBlob: 'top', size: 3 }] },
+      blobs: { nodes: [{ path: 'top.txt', rawTextBlob: 'top', size: '3' }] },
     });
   });
 

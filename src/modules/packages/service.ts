@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Prisma } from '../../db/database.js';
-import { argumentRefused, forbidden, invalidArgument, notFound, notFoundAs, payloadTooLarge, recordNotFound, unavailable } from '../../errors.js';
+import { argumentRefused, forbidden, invalidArgument, notFound, notFoundAs, payloadTooLarge, recordNotFound } from '../../errors.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -18,7 +18,7 @@ import type { ProjectRow } from '../projects/service.js';
 import type { PipelineRow } from '../pipelines/service.js';
 import { NpmPackagesService } from './npm/service.js';
 import { PypiRegistry } from './pypi/service.js';
-import { PackageFileTooLarge } from './storage.js';
+import { PackageFileTooLarge, type StoredPackageFile } from './storage.js';
 
 export type PackageRow = Prisma.PackageGetPayload<object>;
 export type PackageFileRow = Prisma.PackageFileGetPayload<object>;
@@ -362,31 +362,39 @@ export class PackagesService {
    * them. Runs again safely: what is already gone is skipped.
    */
   async purge(target: { packageId?: number; packageFileId?: number }): Promise<void> {
-    const { db, app } = this.base;
+    const { db } = this.base;
     const files = await db.packageFile.findMany({
       where: target.packageId != null ? { packageId: target.packageId } : { id: target.packageFileId ?? -1, status: 'pending_destruction' },
       select: { id: true, fileSha256: true },
     });
     if (target.packageId != null) await db.package.deleteMany({ where: { id: target.packageId, status: 'pending_destruction' } });
     await db.packageFile.deleteMany({ where: { id: { in: files.map((f) => f.id) } } });
-    for (const sha of new Set(files.map((f) => f.fileSha256))) {
-      // Under the digest's lock, which an upload of the same bytes takes to record its file (claimBytes).
-      await db.$transaction(async (tx) => {
-        await lockDigest(tx, sha);
-        if (!(await tx.packageFile.count({ where: { fileSha256: sha } }))) await app.packages.remove(sha);
-      });
-    }
+    for (const sha of new Set(files.map((f) => f.fileSha256))) await this.removeUnusedBytes(sha);
+  }
+
+  /** Removes the bytes of a digest when no file names them, under the digest's lock an upload takes to record its file (claimBytes). */
+  private async removeUnusedBytes(sha256: string): Promise<void> {
+    const { db, app } = this.base;
+    await db.$transaction(async (tx) => {
+      await lockDigest(tx, sha256);
+      if (!(await tx.packageFile.count({ where: { fileSha256: sha256 } }))) await app.packages.remove(sha256);
+    });
+  }
+
+  /** An upload whose file was not recorded: its staged bytes go, and the placed ones too when no file names them. */
+  async release(stored: StoredPackageFile): Promise<void> {
+    await this.base.app.packages.discard(stored);
+    await this.removeUnusedBytes(stored.sha256);
   }
 
   /**
-   * Makes sure the stored bytes a file row about to be inserted in `tx` names are still there, and stay: under the
-   * digest's lock, which a purge takes to decide the bytes are unused. Bytes a purge removed between the upload's
-   * write and this claim (the same bytes deleted and sent again at once) fail the upload with a 503 to retry,
-   * never a row naming nothing.
+   * Puts an upload's staged bytes at their address for a file row about to be inserted in `tx`, under the digest's
+   * lock, which a purge takes to decide the bytes are unused: the same bytes deleted and sent again at once never
+   * leave a row naming nothing (a purge that ran first removed the old copy; this one is placed after it).
    */
-  async claimBytes(tx: Prisma.TransactionClient, sha256: string): Promise<void> {
-    await lockDigest(tx, sha256);
-    if (!(await this.base.app.packages.exists(sha256))) throw unavailable();
+  async claimBytes(tx: Prisma.TransactionClient, stored: StoredPackageFile): Promise<void> {
+    await lockDigest(tx, stored.sha256);
+    await this.base.app.packages.place(stored);
   }
 
   /**
@@ -418,8 +426,8 @@ export class PackagesService {
       throw error;
     }
     const pipelineId = viewer?.job?.pipelineId ?? null;
-    return db.$transaction(async (tx) => {
-      await this.claimBytes(tx, stored.sha256);
+    const recorded = db.$transaction(async (tx) => {
+      await this.claimBytes(tx, stored);
       const file = await tx.packageFile.create({
         data: { packageId: pkg.id, fileName: input.fileName, size: BigInt(stored.size), fileMd5: stored.md5, fileSha1: stored.sha1, fileSha256: stored.sha256, pipelineId },
       });
@@ -427,6 +435,12 @@ export class PackagesService {
       await tx.package.update({ where: { id: pkg.id }, data: { status } });
       return file;
     });
+    try {
+      return await recorded;
+    } catch (error) {
+      await this.release(stored);
+      throw error;
+    }
   }
 
   /** One installable file of a package by id (GET …/package_files/:package_file_id/download). */

@@ -2,13 +2,14 @@
  * Where package files live: `<DATA_DIR>/packages` (a temporary folder, removed at close, when DATA_DIR is `memory`),
  * content-addressed: each file's bytes at `<sha256[0..2]>/<sha256[2..4]>/<sha256>`, so two package files with the same
  * bytes share one file on disk. An upload streams into a temporary file, computing its MD5, SHA-1 and SHA-256 and
- * counting its size as it goes, and is renamed to its address only once complete and within the limit: a failed or
- * refused upload leaves nothing, and the bytes are never held in memory.
+ * counting its size as it goes; complete and within the limit, it waits staged until the upload records its file
+ * (`place`, under the digest's lock a purge takes too: PackagesService.claimBytes), then is renamed to its address.
+ * A failed or refused upload leaves nothing (`discard`), and the bytes are never held in memory.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import { FileRoot, writeStreamed } from '../../storage/files.js';
@@ -21,6 +22,8 @@ export interface StoredPackageFile {
   md5: string;
   sha1: string;
   sha256: string;
+  /** Where the bytes wait until `place` moves them to their address. */
+  staged: string;
 }
 
 export class PackageStorage {
@@ -40,17 +43,29 @@ export class PackageStorage {
     return join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
   }
 
-  /** Streams `source` to the store, refusing it (PackageFileTooLarge) past `limit` bytes. */
+  /** Streams `source` to a staged file, refusing it (PackageFileTooLarge) past `limit` bytes. */
   async write(source: Readable, limit: number): Promise<StoredPackageFile> {
-    const { size, digests } = await writeStreamed(source, {
-      partial: join(this.root, 'tmp', `${randomBytes(12).toString('hex')}.partial`),
+    const name = randomBytes(12).toString('hex');
+    const { size, digests, path } = await writeStreamed(source, {
+      partial: join(this.root, 'tmp', `${name}.partial`),
       limit,
       algorithms: ['md5', 'sha1', 'sha256'],
       tooLarge: () => new PackageFileTooLarge(),
-      // Same bytes, same address: a second upload of them replaces the file with an identical one.
-      target: ({ digests }) => this.pathOf(digests.sha256),
+      target: () => join(this.root, 'tmp', `${name}.staged`),
     });
-    return { size, ...digests };
+    return { size, ...digests, staged: path };
+  }
+
+  /** Moves staged bytes to their address. Same bytes, same address: a file already there is replaced by an identical one. */
+  async place(stored: StoredPackageFile): Promise<void> {
+    const path = this.pathOf(stored.sha256);
+    await mkdir(dirname(path), { recursive: true });
+    await rename(stored.staged, path);
+  }
+
+  /** Removes staged bytes an upload did not record (nothing once placed). */
+  async discard(stored: StoredPackageFile | null | undefined): Promise<void> {
+    if (stored) await rm(stored.staged, { force: true });
   }
 
   read(sha256: string): ReadStream {

@@ -16,7 +16,7 @@ import type { ServiceBase } from '../../module.js';
 import type { ProjectRow } from '../../projects/service.js';
 import { findPackageJson, publicationReader, PublicationError, TarballError } from './stream.js';
 import type { PackageDownload, PackageRow, PackagesService } from '../service.js';
-import { PackageFileTooLarge } from '../storage.js';
+import { PackageFileTooLarge, type StoredPackageFile } from '../storage.js';
 
 export const NPM_PROCESS_JOB = 'packages.npm.process';
 
@@ -225,7 +225,7 @@ export class NpmPackagesService {
    * package.json, dist-tag and the pipeline of a CI job's token, and its tarball queued for the check.
    */
   async publish(project: ProjectRow, pathName: string, body: Readable): Promise<PackageRow> {
-    const { db, app } = this.base;
+    const { app } = this.base;
     await this.authorizeWrite(project, 'create_package');
     const limit = this.packages.maxFileSize('npm');
     const reader = publicationReader(body, MAX_METADATA);
@@ -241,7 +241,7 @@ export class NpmPackagesService {
       return await this.record(project, pathName, stored, reader.result());
     } catch (error) {
       // Nothing names the bytes: they go (unless an earlier file has the same).
-      if (!(await db.packageFile.count({ where: { fileSha256: stored.sha256 } }))) await app.packages.remove(stored.sha256);
+      await this.packages.release(stored);
       if (error instanceof PublicationError) throw badRequest(error.message);
       throw error;
     }
@@ -250,7 +250,7 @@ export class NpmPackagesService {
   private async record(
     project: ProjectRow,
     pathName: string,
-    stored: { size: number; md5: string; sha1: string; sha256: string },
+    stored: StoredPackageFile,
     read: { skeleton: unknown; attachment: string | null; sha512: Buffer | null },
   ): Promise<PackageRow> {
     const { db, app, viewer } = this.base;
@@ -272,7 +272,7 @@ export class NpmPackagesService {
     const packageJson: Json = isObject(versionData) ? Object.fromEntries(Object.entries(versionData).filter(([k]) => !NOT_KEPT.includes(k))) : {};
     const pipelineId = viewer?.job?.pipelineId ?? null;
     const created = db.$transaction(async (tx) => {
-      await this.packages.claimBytes(tx, stored.sha256);
+      await this.packages.claimBytes(tx, stored);
       const pkg = await tx.package.create({ data: { projectId: project.id, packageType: 'npm', name, version, status: 'processing', creatorId: viewer?.id ?? null } });
       const file = await tx.packageFile.create({
         data: { packageId: pkg.id, fileName, size: BigInt(stored.size), fileMd5: stored.md5, fileSha1: stored.sha1, fileSha256: stored.sha256, pipelineId },

@@ -156,9 +156,9 @@ export class PypiRegistry {
     }
   }
 
-  /** Removes stored bytes no package file names (an upload refused after its file came in). */
+  /** Removes the bytes of an upload refused after its file came in (PackagesService.release). */
   async discard(stored: StoredPackageFile): Promise<void> {
-    if (!(await this.base.db.packageFile.count({ where: { fileSha256: stored.sha256 } }))) await this.base.app.packages.remove(stored.sha256);
+    await this.packages.release(stored);
   }
 
   /**
@@ -196,7 +196,7 @@ export class PypiRegistry {
         throw badRequestFor('Validation failed: File name has already been taken');
       }
       await tx.packagePypiMetadatum.upsert({ where: { packageId: pkg.id }, create: { packageId: pkg.id, ...metadata }, update: metadata });
-      await this.packages.claimBytes(tx, stored.sha256);
+      await this.packages.claimBytes(tx, stored);
       const file = await tx.packageFile.create({
         data: { packageId: pkg.id, fileName, size: BigInt(stored.size), fileMd5: stored.md5, fileSha1: stored.sha1, fileSha256: stored.sha256, pipelineId },
       });
