@@ -320,6 +320,28 @@ describe('deletion', () => {
     await t.server.app.jobs.drain();
     expect(await filesOnDisk(t)).not.toContain(digest('sha256', shared));
   });
+
+  it('never records a file whose bytes a purge of the same bytes removed meanwhile', async () => {
+    const bytes = Buffer.from('the same bytes, deleted and sent again at once');
+    // Rounds of: a package with these bytes deleted and purged while new packages upload the same bytes.
+    for (let round = 0; round < 6; round++) {
+      const doomed = await upload(project.id, `race${round}`, '1.0.0', 'r.bin', bytes, { query: 'select=package_file' });
+      expect(doomed.status).toBe(201);
+      expect((await t.api('DELETE', `/projects/${project.id}/packages/${doomed.body.package_id}`)).status).toBe(204);
+      const [purged, ...sent] = await Promise.all([
+        t.server.app.jobs.drain(),
+        ...[0, 1, 2].map((i) => upload(project.id, `again${round}`, `1.0.${i}`, 'r.bin', bytes, { query: 'select=package_file' })),
+      ]);
+      void purged;
+      for (const [i, res] of sent.entries()) {
+        expect(res.status, res.text).toBe(201);
+        const got = await download(project.id, `again${round}`, `1.0.${i}`, 'r.bin');
+        expect(got.status).toBe(200);
+        expect(got.bytes.equals(bytes)).toBe(true);
+      }
+    }
+    expect(await filesOnDisk(t)).toContain(digest('sha256', bytes));
+  });
 });
 
 describe('CI job tokens', () => {
