@@ -47,13 +47,15 @@ export interface App {
   packages: PackageStorage;
   /** Where uploads (avatars) and request bodies' files live (src/uploads/storage.ts). */
   uploads: UploadStorage;
+  /** Removes what the modules keep of a project beyond its cascading rows (each module's `projectTeardown`). */
+  teardownProject: (projectId: number) => Promise<void>;
 }
 
 /**
  * The App from its parts: users' memberships (with the levels shares grant them) are remembered across requests,
  * loaded on the asking request's lane; projects' access subjects for live subscriptions, loaded on the read lane.
  */
-export function createApp(parts: Omit<App, 'memberships' | 'projectSubjects'>): App {
+export function createApp(parts: Omit<App, 'memberships' | 'projectSubjects' | 'teardownProject'>): App {
   const load = async (userId: number, lane: Lane) => {
     const db = lane === 'read' ? parts.readDb : parts.db;
     const [own, shared] = await Promise.all([loadMemberships(db, userId), loadSharedAccess(db, userId)]);
@@ -63,6 +65,8 @@ export function createApp(parts: Omit<App, 'memberships' | 'projectSubjects'>): 
     ...parts,
     memberships: new MembershipCache(parts.bus, load),
     projectSubjects: new ProjectSubjectCache(parts.bus, (projectId) => loadProjectSubject(parts.readDb, projectId)),
+    // The composition root puts the modules' teardowns here (src/server.ts).
+    teardownProject: async () => {},
   };
 }
 

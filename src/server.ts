@@ -36,6 +36,8 @@ import { settleEvents } from './graphql/settle.js';
 import { restRouter, sendError } from './rest/adapter.js';
 import { restRoutes } from './rest/routes.js';
 import { byKind, orElse, resolveViewer, type Credentials } from './auth/credentials.js';
+import type { Viewer } from './auth/viewer.js';
+import type { JobEnvironment } from './modules/module.js';
 import { jobTokenAuthenticator } from './auth/job-tokens.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
@@ -113,10 +115,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const packages = await PackageStorage.open(config);
   const uploads = await UploadStorage.open(config);
   const app = createApp({ db: database.prisma, readDb: database.readPrisma, config, bus, jobs, logger, repositories, artifacts, packages, uploads });
+  const jobEnvironment: JobEnvironment = { app, contextFor: (viewer: Viewer | null) => createContext(app, viewer) };
   for (const module of modules) {
-    const handlers = typeof module.jobs === 'function' ? module.jobs({ app, contextFor: (viewer) => createContext(app, viewer) }) : (module.jobs ?? {});
+    const handlers = typeof module.jobs === 'function' ? module.jobs(jobEnvironment) : (module.jobs ?? {});
     for (const [kind, handle] of Object.entries(handlers)) jobs.register(kind, handle);
   }
+  const teardowns = modules.flatMap((module) => (module.projectTeardown ? [module.projectTeardown] : []));
+  app.teardownProject = async (projectId) => {
+    for (const teardown of teardowns) await teardown(jobEnvironment, projectId);
+  };
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
   const tokens = {

@@ -95,6 +95,12 @@ export interface Module<N extends string = string, U extends keyof Services = ke
    * made from a JobEnvironment when a handler needs services (it builds a context for the user it acts for).
    */
   jobs?: JobHandlers | ((env: JobEnvironment) => JobHandlers);
+  /**
+   * What the module keeps of a project beyond rows that cascade with it (repositories, stored bytes other projects'
+   * rows may share): removed by the project's deletion before its rows go (App.teardownProject). Idempotent: a
+   * deletion interrupted runs it again.
+   */
+  projectTeardown?: (env: JobEnvironment, projectId: number) => Promise<void>;
 }
 
 /** A manifest, typed by its name and the services it uses. */

@@ -321,6 +321,22 @@ describe('deletion', () => {
     expect(await filesOnDisk(t)).not.toContain(digest('sha256', shared));
   });
 
+  it('deleting the project removes its packages and the bytes no other project’s file names', async () => {
+    const doomed = await createProject(t, owner.token);
+    const own = randomBytes(2048);
+    const shared = Buffer.from('bytes two projects publish');
+    expect((await upload(doomed.id, 'mine', '1.0.0', 'own.bin', own)).status).toBe(201);
+    expect((await upload(doomed.id, 'mine', '1.0.0', 'shared.bin', shared)).status).toBe(201);
+    expect((await upload(project.id, 'keeper', '1.0.0', 'shared.bin', shared)).status).toBe(201);
+    expect((await t.api('DELETE', `/projects/${doomed.id}`, { token: owner.token })).status).toBe(202);
+    await t.server.app.jobs.drain();
+    const onDisk = await filesOnDisk(t);
+    expect(onDisk).not.toContain(digest('sha256', own));
+    expect(onDisk).toContain(digest('sha256', shared));
+    expect(await t.server.app.db.package.count({ where: { projectId: doomed.id } })).toBe(0);
+    expect((await download(project.id, 'keeper', '1.0.0', 'shared.bin')).bytes.equals(shared)).toBe(true);
+  });
+
   it('never records a file whose bytes a purge of the same bytes removed meanwhile', async () => {
     const bytes = Buffer.from('the same bytes, deleted and sent again at once');
     // Rounds of: a package with these bytes deleted and purged while new packages upload the same bytes.

@@ -255,6 +255,20 @@ describe('project snippets', () => {
     expect((await t.api('PUT', `/projects/${project.id}`, { token: author.token, body: { snippets_access_level: 'enabled' } })).status).toBe(200);
     expect((await t.api('DELETE', `/projects/${project.id}/snippets/${s.id}`, { token: author.token })).status).toBe(204);
   });
+
+  it('go with their project: its deletion removes their repositories and rows', async () => {
+    const doomed = await createProject(t, author.token);
+    const res = await t.api('POST', `/projects/${doomed.id}/snippets`, { token: author.token, body: { title: 'doomed', visibility: 'private', files: [{ file_path: 'a.txt', content: 'a' }] } });
+    expect(res.status, res.text).toBe(201);
+    const { snippetDiskPath } = await import('../../src/modules/snippets/service.js');
+    const { existsSync } = await import('node:fs');
+    const repository = t.server.app.repositories.path({ id: res.body.id, repositoryStorage: 'default', diskPath: snippetDiskPath(res.body.id) });
+    expect(existsSync(repository)).toBe(true);
+    expect((await t.api('DELETE', `/projects/${doomed.id}`, { token: author.token })).status).toBe(202);
+    await t.server.app.jobs.drain();
+    expect(existsSync(repository)).toBe(false);
+    expect(await t.server.app.db.snippet.findUnique({ where: { id: res.body.id } })).toBeNull();
+  });
 });
 
 describe('gitbeaker', () => {

@@ -27,4 +27,5 @@ export const packagesModule = defineModule({
   uses: ['projects', 'groups', 'pipelines'],
   service: (base) => new PackagesService(base),
   jobs: packageJobs,
+  projectTeardown: ({ contextFor }, projectId) => contextFor(null).services.packages.teardownProject(projectId),
 });

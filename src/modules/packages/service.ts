@@ -372,6 +372,14 @@ export class PackagesService {
     for (const sha of new Set(files.map((f) => f.fileSha256))) await this.removeUnusedBytes(sha);
   }
 
+  /** A project being deleted: its packages' rows, and the bytes no other project's file names. Idempotent. */
+  async teardownProject(projectId: number): Promise<void> {
+    const { db } = this.base;
+    const files = await db.packageFile.findMany({ where: { package: { projectId } }, select: { fileSha256: true }, distinct: ['fileSha256'] });
+    await db.package.deleteMany({ where: { projectId } });
+    for (const { fileSha256 } of files) await this.removeUnusedBytes(fileSha256);
+  }
+
   /** Removes the bytes of a digest when no file names them, under the digest's lock an upload takes to record its file (claimBytes). */
   private async removeUnusedBytes(sha256: string): Promise<void> {
     const { db, app } = this.base;

@@ -68,8 +68,12 @@ export class ProjectDeletion {
   }
 }
 
-/** A project's files: its job artifacts, its avatar and its repository (what an interrupted removal left of it too). */
-export async function removeProjectFiles(app: Pick<App, 'artifacts' | 'repositories' | 'uploads'>, project: { id: number; repositoryStorage: string }): Promise<void> {
+/**
+ * A project's files: what other modules keep of it (its packages' bytes, its snippets' repositories), its job
+ * artifacts, its avatar and its repository (what an interrupted removal left of it too).
+ */
+export async function removeProjectFiles(app: Pick<App, 'artifacts' | 'repositories' | 'uploads' | 'teardownProject'>, project: { id: number; repositoryStorage: string }): Promise<void> {
+  await app.teardownProject(project.id);
   await app.artifacts.removeProject(project.id);
   await app.uploads.removeAvatars('project', project.id);
   if (app.repositories.has(project.repositoryStorage)) await app.repositories.remove(project);

@@ -22,4 +22,5 @@ export const snippetsModule = defineModule({
   uses: ['projects'],
   service: (base, uses) => new SnippetsService(base, uses.projects),
   jobs: snippetJobs,
+  projectTeardown: ({ contextFor }, projectId) => contextFor(null).services.snippets.teardownProject(projectId),
 });

@@ -373,6 +373,13 @@ export class SnippetsService {
     await this.db.snippet.update({ where: { id: row.id }, data: { updatedAt: new Date() } });
   }
 
+  /** A project being deleted: its snippets' repositories, then their rows. Idempotent. */
+  async teardownProject(projectId: number): Promise<void> {
+    const rows = await this.db.snippet.findMany({ where: { projectId } });
+    for (const row of rows) if (this.base.app.repositories.has(row.repositoryStorage)) await this.base.app.repositories.remove(snippetRepositorySubject(row));
+    await this.db.snippet.deleteMany({ where: { projectId } });
+  }
+
   /** The job's half of a deletion: the repository, then the row. Idempotent. */
   async purge(snippetId: number): Promise<void> {
     const row = await this.db.snippet.findUnique({ where: { id: snippetId } });
