@@ -289,6 +289,31 @@ describe('project and group runners', () => {
 });
 
 describe('GraphQL', () => {
+  it('sets a project runner’s associated projects as GitLab’s runnerUpdate does: its owner project kept, all or none', async () => {
+    const owner = await createUser(t);
+    const stranger = await createUser(t);
+    const [home, second, third] = [await createProject(t, owner.token), await createProject(t, owner.token), await createProject(t, owner.token)];
+    const foreign = await createProject(t, stranger.token);
+    const runner = await createRunner(t, { project_id: home.id });
+    const gid = (id: number) => `gid://gitlab/Project/${id}`;
+    const update = `mutation($id: CiRunnerID!, $projects: [ProjectID!]) { runnerUpdate(input: { id: $id, associatedProjects: $projects }) { errors runner { projects { nodes { id } } } } }`;
+    const runnerGid = `gid://gitlab/Ci::Runner/${runner.id}`;
+    const ids = (res: { body: any }) => res.body.data.runnerUpdate.runner.projects.nodes.map((p: { id: string }) => p.id).sort();
+    const set = await t.graphql(update, { id: runnerGid, projects: [gid(second.id), gid(third.id)] }, owner.token);
+    expect(set.body.data.runnerUpdate.errors).toEqual([]);
+    expect(ids(set)).toEqual([gid(home.id), gid(second.id), gid(third.id)].sort());
+    const narrowed = await t.graphql(update, { id: runnerGid, projects: [gid(third.id)] }, owner.token);
+    expect(ids(narrowed)).toEqual([gid(home.id), gid(third.id)].sort());
+    // A project the viewer may not register runners in: nothing changes.
+    const refused = await t.graphql(update, { id: runnerGid, projects: [gid(second.id), gid(foreign.id)] }, owner.token);
+    expect(refused.body).toEqual({ data: { runnerUpdate: { errors: ['user is not authorized to add runners to project'], runner: null } } });
+    const rest = await t.api('GET', `/runners/${runner.id}`, { token: owner.token });
+    expect(rest.body.projects.map((p: { id: number }) => p.id).sort()).toEqual([home.id, third.id].sort());
+    const instance = await t.graphql<{ runnerCreate: { runner: { id: string } } }>(`mutation { runnerCreate(input: { runnerType: INSTANCE_TYPE }) { runner { id } } }`);
+    const wrong = await t.graphql(update, { id: instance.body.data!.runnerCreate.runner.id, projects: [gid(second.id)] });
+    expect(wrong.body.errors?.[0].message).toMatch(/associatedProjects must not be specified for 'instance_type' scope/);
+  });
+
   it('creates, reads, changes and deletes runners with GitLab’s mutations', async () => {
     const created = await t.graphql<{ runnerCreate: { runner: { id: string; runnerType: string; ephemeralAuthenticationToken: string; accessLevel: string; tagList: string[] } } }>(
       `mutation { runnerCreate(input: { runnerType: INSTANCE_TYPE, description: "gql", tagList: ["a", "b"] }) { runner { id runnerType accessLevel tagList ephemeralAuthenticationToken } errors } }`,

@@ -47,6 +47,8 @@ export interface RunnerCreateInput extends RunnerAttributes {
 export interface RunnerUpdateInput extends RunnerAttributes {
   id: string;
   active?: boolean | null;
+  /** Global IDs of the projects a project runner serves besides its owner project (GraphQL's runnerUpdate only). */
+  associatedProjects?: readonly string[] | null;
 }
 
 /** Tags as GitLab's CommaSeparatedToArray reads them: comma-separated values split, blanks dropped, each once. */

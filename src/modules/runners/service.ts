@@ -11,7 +11,7 @@ import { runnerOwner } from './policy.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { atLeastOneOf, badRequest, forbidden, stateForbids, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
+import { argumentRefused, atLeastOneOf, badRequest, forbidden, refused, stateForbids, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
 import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import { parseId } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
@@ -281,7 +281,9 @@ export class RunnersService {
     if (!this.base.access.allowed('admin_all_resources') && !(await this.can('update_runner', runner))) throw forbidden('No access granted');
     const fields = ['description', 'active', 'paused', 'tagList', 'runUntagged', 'locked', 'accessLevel', 'maximumTimeout', 'maintenanceNote'] as const;
     const given = fields.filter((f) => input[f] !== undefined && input[f] !== null);
-    if (given.length === 0) throw atLeastOneOf(...fields);
+    const associated = input.associatedProjects == null ? null : input.associatedProjects.map((id) => parseId(id, 'Project', 'associatedProjects'));
+    if (associated && runner.runnerType !== 'project_type') throw argumentRefused('associatedProjects', `must not be specified for '${runner.runnerType}' scope`);
+    if (given.length === 0 && !associated) throw atLeastOneOf(...fields);
     if (given.includes('active') && given.includes('paused')) throw mutuallyExclusive('active', 'paused');
     const data: Prisma.RunnerUpdateInput = {};
     if (input.description != null) data.description = input.description;
@@ -300,7 +302,32 @@ export class RunnersService {
       tagList: (data.tagList as string[] | undefined) ?? runner.tagList,
     });
     if (Object.keys(found).length) throw invalid(found);
-    return this.db.runner.update({ where: { id: runner.id }, data });
+    const updated = given.length ? await this.db.runner.update({ where: { id: runner.id }, data }) : runner;
+    if (associated) await this.setAssociatedProjects(runner, associated);
+    return updated;
+  }
+
+  /**
+   * GitLab's Ci::Runners::SetRunnerAssociatedProjectsService: a project runner serves its owner project (its first)
+   * and exactly `projectIds`; the viewer may register runners in each project it gains, and all or none change.
+   */
+  private async setAssociatedProjects(runner: RunnerRow, projectIds: readonly number[]): Promise<void> {
+    const { access } = this.base;
+    if (!access.allowed('admin_all_resources') && !(await this.can('assign_runner', runner))) throw refused('user not allowed to assign runner');
+    const links = await this.db.runnerProject.findMany({ where: { runnerId: runner.id }, orderBy: { id: 'asc' }, select: { projectId: true } });
+    const current = links.map((l) => l.projectId);
+    const wanted = new Set([...current.slice(0, 1), ...projectIds]);
+    const added = [...wanted].filter((id) => !current.includes(id));
+    for (const id of added) {
+      const project = await this.base.loaders.projects.byId.load(id);
+      if (!project || !(await access.can('create_runner', project))) throw badRequest('user is not authorized to add runners to project');
+    }
+    const removed = current.filter((id) => !wanted.has(id));
+    await this.db.$transaction(async (tx) => {
+      if (added.length) await tx.runnerProject.createMany({ data: added.map((projectId) => ({ runnerId: runner.id, projectId })) });
+      if (removed.length) await tx.runnerProject.deleteMany({ where: { runnerId: runner.id, projectId: { in: removed } } });
+    });
+    this.base.loaders.runners.projectIds.clear(runner.id);
   }
 
   /** `DELETE /runners/:id`; a project runner of several projects only by administrators (GitLab's check comes first). */
