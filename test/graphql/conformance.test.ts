@@ -78,7 +78,6 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
  */
 const KNOWN: string[] = [
   'CiJobTokenScopeDirection: lacks OUTBOUND',
-  'JobRetryInput.variables: missing',
   'MemberAccessLevel: lacks MINIMAL_ACCESS',
   "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",
   'ProjectCiCdSettingsUpdateInput.jobTokenScopeEnabled: missing',

@@ -314,6 +314,30 @@ describe('GraphQL', () => {
     expect(wrong.body.errors?.[0].message).toMatch(/associatedProjects must not be specified for 'instance_type' scope/);
   });
 
+  it('retries a manual job with new variables (GitLab’s jobRetry variables); the runner gets them', async () => {
+    const setup = await projectWithConfig(t, 'deploy:\n  when: manual\n  script: echo deploy\n');
+    const jobs = await t.api('GET', `/projects/${setup.project.id}/pipelines/${setup.pipeline.id}/jobs`);
+    const deploy = jobs.body[0];
+    const played = await t.graphql(`mutation($id: CiBuildID!) { jobPlay(input: { id: $id, variables: [{ key: "TARGET", value: "first" }] }) { errors job { status } } }`, { id: `gid://gitlab/Ci::Build/${deploy.id}` });
+    expect(played.body.data.jobPlay).toEqual({ errors: [], job: { status: 'PENDING' } });
+    expect((await t.api('POST', `/projects/${setup.project.id}/jobs/${deploy.id}/cancel`)).status).toBe(201);
+    const retried = await t.graphql(
+      `mutation($id: CiBuildID!) { jobRetry(input: { id: $id, variables: [{ key: "TARGET", value: "second" }] }) { errors job { id name } } }`,
+      { id: `gid://gitlab/Ci::Build/${deploy.id}` },
+    );
+    expect(retried.body.errors).toBeUndefined();
+    expect(retried.body.data.jobRetry.errors).toEqual([]);
+    const again = Number(retried.body.data.jobRetry.job.id.split('/').pop());
+    expect(again).not.toBe(deploy.id);
+    const current = await t.api('GET', `/projects/${setup.project.id}/jobs/${again}`);
+    if (current.body.status === 'manual') expect((await t.api('POST', `/projects/${setup.project.id}/jobs/${again}/play`)).status).toBe(200);
+    const runner = await createRunner(t, { project_id: setup.project.id });
+    const taken = await requestJob(t, runner.token);
+    expect(taken.id).toBe(again);
+    const target = taken.variables.filter((v: { key: string }) => v.key === 'TARGET').map((v: { value: string }) => v.value);
+    expect(target).toEqual(['second']);
+  });
+
   it('creates, reads, changes and deletes runners with GitLab’s mutations', async () => {
     const created = await t.graphql<{ runnerCreate: { runner: { id: string; runnerType: string; ephemeralAuthenticationToken: string; accessLevel: string; tagList: string[] } } }>(
       `mutation { runnerCreate(input: { runnerType: INSTANCE_TYPE, description: "gql", tagList: ["a", "b"] }) { runner { id runnerType accessLevel tagList ephemeralAuthenticationToken } errors } }`,

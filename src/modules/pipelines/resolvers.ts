@@ -252,9 +252,9 @@ export const pipelineResolvers = {
       const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);
       return { pipeline: await ctx.services.pipelines.updateMetadata(p, pipeline.id, args.name) };
     },
-    jobRetry: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+    jobRetry: async (_: unknown, args: { id: string; projectPath?: string | null; variables?: PipelineVariableInput[] | null }, ctx: Context) => {
       const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
-      return { job: await ctx.services.pipelines.retryJob(p, job.id) };
+      return { job: await ctx.services.pipelines.retryJob(p, job.id, args.variables ?? []) };
     },
     jobCancel: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { job, project: p } = await jobById(ctx, args.id, args.projectPath);

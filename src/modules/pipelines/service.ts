@@ -120,6 +120,12 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 /** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
 const MAX_CHILD_DEPTH = 3;
 
+/** A job's options with the variables a play or a retry gave it in place of its earlier ones (GitLab's job_variables); as they were without any. */
+function withJobVariables(options: Prisma.JsonValue | null, variables: readonly PipelineVariableInput[]): Prisma.InputJsonValue {
+  const kept = (options ?? {}) as Prisma.InputJsonObject;
+  return variables.length ? { ...kept, job_variables: variables.map((v) => ({ key: v.key, value: v.value })) } : kept;
+}
+
 export class PipelinesService {
   /** Trigger tokens of projects. */
   readonly triggers: PipelineTriggers;
@@ -550,7 +556,7 @@ export class PipelinesService {
     if (job.status !== 'manual' && job.status !== 'scheduled') throw badRequest('400 Bad request - Unplayable Job');
     const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
     await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
-      const options = { ...(job.options as object), ...(variables.length ? { job_variables: variables.map((v) => ({ key: v.key, value: v.value })) } : {}) };
+      const options = withJobVariables(job.options, variables);
       await this.setJobStatus(tx, pipeline, job.id, 'pending', { queuedAt: new Date(), user: { connect: { id: viewer.id } }, options });
       if (job.type === 'bridge') await queueDownstream(this.base, tx, job.id);
     });
@@ -567,12 +573,15 @@ export class PipelinesService {
     return this.findJob(project, jobId);
   }
 
-  /** A new try of a finished job; `403 Forbidden - Job is not retryable` otherwise. */
-  async retryJob(project: ProjectRow, jobId: number): Promise<JobRow> {
+  /**
+   * A new try of a finished job; `403 Forbidden - Job is not retryable` otherwise. A manual job's new try takes
+   * `variables` in place of its old ones when any are given (GitLab's Ci::Build#clone); other jobs keep theirs.
+   */
+  async retryJob(project: ProjectRow, jobId: number, variables: readonly PipelineVariableInput[] = []): Promise<JobRow> {
     const job = await this.jobFor(project, jobId, 'retry_job');
     const viewer = this.base.access.requireViewer();
     if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw stateForbids('Job is not retryable');
-    const copy = await withPipeline(this.db, job.pipelineId, this.base, (tx) => this.cloneForRetry(tx, job, viewer.id));
+    const copy = await withPipeline(this.db, job.pipelineId, this.base, (tx) => this.cloneForRetry(tx, job, viewer.id, job.when === 'manual' ? variables : []));
     return this.findJob(project, copy.id);
   }
 
@@ -820,8 +829,9 @@ export class PipelinesService {
   }
 
   /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried (also the runners module's automatic retries). */
-  async cloneForRetry(tx: Prisma.TransactionClient, job: JobRow, userId: number | null): Promise<JobRow> {
+  async cloneForRetry(tx: Prisma.TransactionClient, job: JobRow, userId: number | null, variables: readonly PipelineVariableInput[] = []): Promise<JobRow> {
     await tx.ciJob.update({ where: { id: job.id }, data: { retried: true } });
+    const options = withJobVariables(job.options, variables);
     return tx.ciJob.create({
       data: {
         pipelineId: job.pipelineId,
@@ -833,7 +843,7 @@ export class PipelinesService {
         when: job.when,
         allowFailure: job.allowFailure,
         schedulingType: job.schedulingType,
-        options: job.options ?? {},
+        options,
         yamlVariables: job.yamlVariables ?? [],
         tagList: job.tagList,
         ref: job.ref,
