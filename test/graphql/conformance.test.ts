@@ -81,7 +81,6 @@ const KNOWN: string[] = [
   'MemberAccessLevel: lacks MINIMAL_ACCESS',
   "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",
   'ProjectCiCdSettingsUpdateInput.jobTokenScopeEnabled: missing',
-  'ProjectCiCdSettingsUpdateInput.keepLatestArtifact: missing',
   'ProjectCiCdSettingsUpdateInput.mergePipelinesEnabled: missing',
   'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
   "ProjectCiCdSettingsUpdatePayload.ciCdSettings: type ProjectCiCdSetting, GitLab's ProjectCiCdSetting!",

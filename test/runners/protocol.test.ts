@@ -529,8 +529,9 @@ test:
     expect((await t.api('GET', `/projects/${project.id}/jobs/${job.id}`)).body.artifacts).toEqual([]);
   });
 
-  it('answers 404 for an archive past its expiry', async () => {
+  it('answers 404 for an archive past its expiry that is not kept', async () => {
     const { project, job } = await claimed('one:\n  script: echo\n');
+    await t.server.database.prisma.projectCiCdSetting.create({ data: { projectId: project.id, keepLatestArtifact: false } });
     await upload(job, ARCHIVE, { expire_in: '1 second' });
     await t.server.database.prisma.ciJobArtifact.updateMany({ where: { jobId: job.id }, data: { expireAt: new Date(Date.now() - 1000) } });
     expect((await fetch(`${t.url}/api/v4/projects/${project.id}/jobs/${job.id}/artifacts`, { headers: { 'PRIVATE-TOKEN': t.rootToken } })).status).toBe(404);
@@ -586,6 +587,36 @@ test:
     await upload(broken.job, gzipSync('<testsuite><testcase name="x">'), { artifact_type: 'junit', artifact_format: 'gzip' }, 'junit.xml.gz');
     const brokenRow = await t.server.database.prisma.ciJobArtifact.findFirstOrThrow({ where: { jobId: broken.job.id, fileType: 'junit' } });
     expect((brokenRow.report as any).suites[0].error).toMatch(/^JUnit XML parsing failed: /);
+  });
+
+  it('keeps the artifacts of the ref’s latest successful pipeline past their expiry, unless the project turns keep_latest_artifact off', async () => {
+    const config = 'build:\n  script: echo\n  artifacts:\n    paths: [out/]\n    expire_in: 1 week\n';
+    const first = await claimed(config);
+    const runner = await createRunner(t, { project_id: first.project.id });
+    expect((await upload(first.job, ARCHIVE, { artifact_type: 'archive', artifact_format: 'zip', expire_in: '1 week' })).status).toBe(201);
+    await put(first.job, { state: 'success' });
+    const sha = await commit(t, first.project.id, { 'note.txt': 'second' });
+    await pushPipeline(t, first.project.id, sha);
+    const second = await requestJob(t, runner.token);
+    expect((await upload(second, ARCHIVE, { artifact_type: 'archive', artifact_format: 'zip', expire_in: '1 week' })).status).toBe(201);
+    await put(second, { state: 'success' });
+    // Both expired: the older pipeline's go, the latest successful one's stay and still download.
+    const db = t.server.database.prisma;
+    await db.ciJobArtifact.updateMany({ where: { jobId: { in: [first.job.id, second.id] } }, data: { expireAt: new Date(Date.now() - 1000) } });
+    const services = () => createContext(t.server.app, null).services;
+    await services().runners.removeExpiredArtifacts(new Date());
+    expect(await db.ciJobArtifact.count({ where: { jobId: first.job.id } })).toBe(0);
+    expect(await db.ciJobArtifact.count({ where: { jobId: second.id } })).toBe(1);
+    const artifacts = (jobId: number) => fetch(`${t.url}/api/v4/projects/${first.project.id}/jobs/${jobId}/artifacts`, { headers: { 'PRIVATE-TOKEN': t.rootToken } });
+    expect((await artifacts(second.id)).status).toBe(200);
+    const off = await t.graphql(
+      'mutation($p: ID!) { projectCiCdSettingsUpdate(input: { fullPath: $p, keepLatestArtifact: false }) { errors ciCdSettings { keepLatestArtifact inboundJobTokenScopeEnabled } } }',
+      { p: first.project.path_with_namespace },
+    );
+    expect(off.body.data).toEqual({ projectCiCdSettingsUpdate: { errors: [], ciCdSettings: { keepLatestArtifact: false, inboundJobTokenScopeEnabled: true } } });
+    expect((await artifacts(second.id)).status).toBe(404);
+    await services().runners.removeExpiredArtifacts(new Date());
+    expect(await db.ciJobArtifact.count({ where: { jobId: second.id } })).toBe(0);
   });
 });
 

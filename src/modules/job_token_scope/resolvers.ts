@@ -55,7 +55,7 @@ export const jobTokenScopeResolvers = {
       ctx.services.job_token_scope.removeProject(await sourceProject(args, ctx), parseRef(args.targetProjectPath, 'Project', 'targetProjectPath')),
     ciJobTokenScopeRemoveGroup: async (_: unknown, args: ProjectArgs & { targetGroupPath?: string | null; targetGroupId?: number | null }, ctx: Context) =>
       ctx.services.job_token_scope.removeGroup(await sourceProject(args, ctx), target(args.targetGroupId, args.targetGroupPath, 'Group', 'targetGroupPath')),
-    projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null }, ctx: Context) => {
+    projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null }, ctx: Context) => {
       const project = await ctx.services.projects.get(parseRef(args.fullPath, 'Project', 'fullPath'));
       return { ciCdSettings: await ctx.services.job_token_scope.updateSettings(project, args) };
     },

@@ -24,6 +24,7 @@ export interface JobTokenScope {
 export interface CiCdSettings {
   project: ProjectRow;
   inboundJobTokenScopeEnabled: boolean;
+  keepLatestArtifact: boolean;
 }
 
 /** One allowlist entry (GraphQL's CiJobTokenScopeAllowlistEntry). */
@@ -101,19 +102,18 @@ export class JobTokenScopeService {
   async settings(project: ProjectRow): Promise<CiCdSettings> {
     await this.base.access.authorize('admin_project', project);
     const row = await this.base.db.projectCiCdSetting.findUnique({ where: { projectId: project.id } });
-    return { project, inboundJobTokenScopeEnabled: row?.inboundJobTokenScopeEnabled ?? true };
+    return { project, inboundJobTokenScopeEnabled: row?.inboundJobTokenScopeEnabled ?? true, keepLatestArtifact: row?.keepLatestArtifact ?? true };
   }
 
-  async updateSettings(project: ProjectRow, changes: { inboundJobTokenScopeEnabled?: boolean | null }): Promise<CiCdSettings> {
+  async updateSettings(project: ProjectRow, changes: { inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null }): Promise<CiCdSettings> {
     await this.base.access.authorize('admin_project', project);
-    const enabled = changes.inboundJobTokenScopeEnabled;
-    if (enabled == null) return this.settings(project);
-    const row = await this.base.db.projectCiCdSetting.upsert({
-      where: { projectId: project.id },
-      create: { projectId: project.id, inboundJobTokenScopeEnabled: enabled },
-      update: { inboundJobTokenScopeEnabled: enabled },
-    });
-    return { project, inboundJobTokenScopeEnabled: row.inboundJobTokenScopeEnabled };
+    const data = {
+      ...(changes.inboundJobTokenScopeEnabled != null ? { inboundJobTokenScopeEnabled: changes.inboundJobTokenScopeEnabled } : {}),
+      ...(changes.keepLatestArtifact != null ? { keepLatestArtifact: changes.keepLatestArtifact } : {}),
+    };
+    if (!Object.keys(data).length) return this.settings(project);
+    const row = await this.base.db.projectCiCdSetting.upsert({ where: { projectId: project.id }, create: { projectId: project.id, ...data }, update: data });
+    return { project, inboundJobTokenScopeEnabled: row.inboundJobTokenScopeEnabled, keepLatestArtifact: row.keepLatestArtifact };
   }
 
   /** The project itself, then the projects its inbound allowlist holds, in the order they were added. */

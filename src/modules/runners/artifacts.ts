@@ -1,14 +1,17 @@
 /**
  * Job artifacts (GitLab's Ci::JobArtifacts::CreateService and friends): a running job uploads each kind once,
  * streamed to the artifact storage within the size limit and hashed; a `junit` report (gzip, one member per file)
- * is parsed into the artifact's report as well. Archives are downloaded until they expire; Maintainers delete them.
+ * is parsed into the artifact's report as well. Archives are downloaded until they expire, unless kept: with the
+ * project's keep_latest_artifact (on by default), the artifacts of each ref's latest successful pipeline, and of the
+ * pipelines after it, outlive their expiry (GitLab locks a pipeline's artifacts until a newer pipeline of its ref
+ * succeeds); Maintainers delete them.
  */
 import type { ReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ArtifactTooLarge, type ArtifactStorage } from '../../ci/artifact-storage.js';
 import { parseDuration } from '../../ci/config/index.js';
 import { parseJunit } from '../../ci/junit.js';
-import type { PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, invalidArgument, notFound, payloadTooLarge } from '../../errors.js';
 import type { JobRow } from '../pipelines/service.js';
 import type { ProtocolDeps } from './protocol.js';
@@ -86,10 +89,22 @@ export async function storeArtifact(deps: ProtocolDeps, job: JobRow, upload: Art
   }
 }
 
-/** The job's archive while it lasts: `404 Not Found` when it has none or it expired. */
+/**
+ * Whether the artifacts of the job `jobId` names (an SQL expression) are kept past their expiry (GitLab's
+ * `artifacts_locked?`): its project keeps the latest artifacts, and no pipeline of its ref succeeded after its own.
+ */
+const kept = (jobId: Prisma.Sql) => Prisma.sql`EXISTS (
+  SELECT 1 FROM "ci_builds" kj JOIN "ci_pipelines" kp ON kp."id" = kj."pipelineId"
+  WHERE kj."id" = ${jobId}
+    AND COALESCE((SELECT s."keepLatestArtifact" FROM "project_ci_cd_settings" s WHERE s."projectId" = kp."projectId"), true)
+    AND NOT EXISTS (SELECT 1 FROM "ci_pipelines" later WHERE later."projectId" = kp."projectId" AND later."ref" = kp."ref" AND later."id" > kp."id" AND later."status" = 'success'))`;
+
+/** The job's archive while it lasts: `404 Not Found` when it has none, or it expired and is not kept. */
 export async function downloadableArchive(db: PrismaClient, storage: ArtifactStorage, job: JobRow): Promise<Download> {
   const archive = await db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: 'archive' } } });
-  if (!archive || (archive.expireAt !== null && archive.expireAt <= new Date()) || !(await storage.exists(archive.path))) throw notFound();
+  const expired = archive?.expireAt != null && archive.expireAt <= new Date();
+  const keptPast = expired && (await db.$queryRaw<{ kept: boolean }[]>`SELECT ${kept(Prisma.sql`${job.id}::int`)} AS "kept"`)[0]?.kept;
+  if (!archive || (expired && !keptPast) || !(await storage.exists(archive.path))) throw notFound();
   return { fileName: archive.fileName, size: archive.size, format: archive.fileFormat, open: () => storage.read(archive.path) };
 }
 
@@ -101,9 +116,12 @@ export async function deleteJobArtifacts(db: PrismaClient, storage: ArtifactStor
   return rows.length;
 }
 
-/** Removes artifacts that expired before `now` (GitLab's ExpireBuildArtifactsWorker); how many. */
+/** Removes artifacts that expired before `now` and are not kept (GitLab's ExpireBuildArtifactsWorker); how many. */
 export async function removeExpiredArtifacts(db: PrismaClient, storage: ArtifactStorage, now: Date): Promise<number> {
-  const rows = await db.ciJobArtifact.findMany({ where: { expireAt: { lt: now } }, orderBy: { id: 'asc' }, take: EXPIRED_BATCH, select: { id: true, path: true } });
+  const rows = await db.$queryRaw<{ id: number; path: string }[]>`
+    SELECT a."id", a."path" FROM "ci_job_artifacts" a
+    WHERE a."expireAt" < ${now} AND NOT ${kept(Prisma.sql`a."jobId"`)}
+    ORDER BY a."id" LIMIT ${EXPIRED_BATCH}`;
   await db.ciJobArtifact.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
   await storage.remove(rows.map((r) => r.path));
   return rows.length;
