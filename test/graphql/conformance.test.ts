@@ -87,7 +87,6 @@ const KNOWN: string[] = [
   'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
   'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',
   'UserPreferencesUpdateInput.issuesSort: missing',
-  'UserPreferencesUpdateInput.visibilityPipelineIdType: missing',
 ];
 
 const t = suiteServer();

@@ -149,6 +149,11 @@ describe('preferences', () => {
       user.token,
     );
     expect(gql.body.data?.userPreferencesUpdate).toEqual({ userPreferences: { showWhitespaceInDiffs: true, viewDiffsFileByFile: true }, errors: [] });
+    const idType = await t.graphql('mutation { userPreferencesUpdate(input: { visibilityPipelineIdType: IID }) { userPreferences { visibilityPipelineIdType } errors } }', {}, user.token);
+    expect(idType.body.data?.userPreferencesUpdate).toEqual({ userPreferences: { visibilityPipelineIdType: 'IID' }, errors: [] });
+    const read = await t.graphql('{ currentUser { preferences { visibilityPipelineIdType showWhitespaceInDiffs } } }', {}, user.token);
+    expect(read.body.data?.currentUser.preferences).toEqual({ visibilityPipelineIdType: 'IID', showWhitespaceInDiffs: true });
+    expect(Object.keys((await t.api('GET', '/user/preferences', { token: user.token })).body)).not.toContain('visibility_pipeline_id_type');
   });
 });
 

@@ -172,6 +172,7 @@ export const userResolvers = {
     messageHtml: statusMessageHtml,
   },
   AvailabilityEnum: lowerEnum(['not_set', 'busy']),
+  VisibilityPipelineIdType: lowerEnum(['id', 'iid']),
   SshKey: {
     // GitLab's publishable_key: the comment, which may hold an e-mail address, replaced by `<user name> (<host>)`.
     key: async (key: KeyRow, _a: unknown, ctx: Context) => {

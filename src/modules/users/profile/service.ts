@@ -27,6 +27,8 @@ export interface PreferencesInput {
   viewDiffsFileByFile?: boolean | null;
   showWhitespaceInDiffs?: boolean | null;
   passUserIdentitiesToCiJwt?: boolean | null;
+  /** `id` or `iid` (GraphQL only). */
+  visibilityPipelineIdType?: string | null;
 }
 
 /** GitLab's UserStatus::CLEAR_STATUS_QUICK_OPTIONS, in milliseconds. */
@@ -97,6 +99,7 @@ export class UserProfileService {
       ...(input.viewDiffsFileByFile != null ? { viewDiffsFileByFile: input.viewDiffsFileByFile } : {}),
       ...(input.showWhitespaceInDiffs != null ? { showWhitespaceInDiffs: input.showWhitespaceInDiffs } : {}),
       ...(input.passUserIdentitiesToCiJwt != null ? { passUserIdentitiesToCiJwt: input.passUserIdentitiesToCiJwt } : {}),
+      ...(input.visibilityPipelineIdType != null ? { visibilityPipelineIdType: input.visibilityPipelineIdType } : {}),
     };
     if (!Object.keys(data).length) throw atLeastOneOf('viewDiffsFileByFile', 'showWhitespaceInDiffs', 'passUserIdentitiesToCiJwt');
     return this.base.db.userPreference.upsert({ where: { userId: viewer.id }, create: { userId: viewer.id, ...data }, update: data });
