@@ -69,12 +69,12 @@ function takes(ours: TypeRef, gitlab: string): boolean {
 const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.type.kind === 'NON_NULL' && arg.defaultValue === null;
 
 /**
- * Where this server still differs from GitLab 16.3, in the words `differences()` uses: work left (issue 24). GitLab's
- * types where ours are plainer and REST reads the same field (`Time` for a member's expiry and a commit's authored
- * date, `BigInt` for blob sizes, `String` for Diff's flags, `Namespace` for `Project.namespace`), fields GitLab
- * declares non-null that can be null here (a schedule's next run and owner), enum values the product cannot honour
- * (minimal access, outbound job token scopes) and input fields of GitLab's it does not act on. Mend one, then remove
- * its line.
+ * Where this server still differs from GitLab 16.3, in the words `differences()` uses: work left (issue 24). A
+ * schedule's owner, which GitLab declares non-null though its owner's deletion nulls it (so do we: a schedule keeps
+ * running nobody); enum values the product cannot honour (minimal access, a paid tier's; outbound job token scopes,
+ * deprecated); input fields of GitLab's it does not act on yet (merge request pipelines and trains wait for merge
+ * requests, CI minutes cost factors for compute quotas, `issuesSort` for issues); the settings payload GitLab declares
+ * non-null while a refusal here answers null. Mend one, then remove its line.
  */
 const KNOWN: string[] = [
   'CiJobTokenScopeDirection: lacks OUTBOUND',
