@@ -18,7 +18,7 @@ import type { ServiceBase, Services } from '../module.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { COMMIT } from './commits.js';
-import { referencedIn, renderMarkdown } from './markdown.js';
+import { referencedIn, renderMarkdown } from '../../markdown.js';
 import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind } from './noteables.js';
 
 export type NoteRow = Awaited<ReturnType<PrismaClient['note']['findUniqueOrThrow']>>;

@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { ArtifactTooLarge, type ArtifactStorage } from '../../ci/artifact-storage.js';
 import { parseDuration } from '../../ci/config/index.js';
 import { parseJunit } from '../../ci/junit.js';
-import { Prisma, type PrismaClient } from '../../db/database.js';
+import type { PrismaClient } from '../../db/database.js';
 import { badRequest, invalidArgument, notFound, payloadTooLarge } from '../../errors.js';
 import type { JobRow } from '../pipelines/service.js';
 import type { ProtocolDeps } from './protocol.js';
@@ -27,8 +27,6 @@ export const ARTIFACT_FORMATS = ['zip', 'gzip', 'raw'] as const;
 
 /** GitLab's default `default_artifacts_expire_in`. */
 const DEFAULT_EXPIRE_IN = '30 days';
-/** Expired artifacts removed per run of the recurring cleanup. */
-const EXPIRED_BATCH = 100;
 
 export interface ArtifactUpload {
   type: string;
@@ -89,22 +87,11 @@ export async function storeArtifact(deps: ProtocolDeps, job: JobRow, upload: Art
   }
 }
 
-/**
- * Whether the artifacts of the job `jobId` names (an SQL expression) are kept past their expiry (GitLab's
- * `artifacts_locked?`): its project keeps the latest artifacts, and no pipeline of its ref succeeded after its own.
- */
-const kept = (jobId: Prisma.Sql) => Prisma.sql`EXISTS (
-  SELECT 1 FROM "ci_builds" kj JOIN "ci_pipelines" kp ON kp."id" = kj."pipelineId"
-  WHERE kj."id" = ${jobId}
-    AND COALESCE((SELECT s."keepLatestArtifact" FROM "project_ci_cd_settings" s WHERE s."projectId" = kp."projectId"), true)
-    AND NOT EXISTS (SELECT 1 FROM "ci_pipelines" later WHERE later."projectId" = kp."projectId" AND later."ref" = kp."ref" AND later."id" > kp."id" AND later."status" = 'success'))`;
-
 /** The job's archive while it lasts: `404 Not Found` when it has none, or it expired and is not kept. */
-export async function downloadableArchive(db: PrismaClient, storage: ArtifactStorage, job: JobRow): Promise<Download> {
+export async function downloadableArchive(db: PrismaClient, storage: ArtifactStorage, job: JobRow, keptPastExpiry: (jobId: number) => Promise<boolean>): Promise<Download> {
   const archive = await db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: 'archive' } } });
   const expired = archive?.expireAt != null && archive.expireAt <= new Date();
-  const keptPast = expired && (await db.$queryRaw<{ kept: boolean }[]>`SELECT ${kept(Prisma.sql`${job.id}::int`)} AS "kept"`)[0]?.kept;
-  if (!archive || (expired && !keptPast) || !(await storage.exists(archive.path))) throw notFound();
+  if (!archive || (expired && !(await keptPastExpiry(job.id))) || !(await storage.exists(archive.path))) throw notFound();
   return { fileName: archive.fileName, size: archive.size, format: archive.fileFormat, open: () => storage.read(archive.path) };
 }
 
@@ -116,12 +103,8 @@ export async function deleteJobArtifacts(db: PrismaClient, storage: ArtifactStor
   return rows.length;
 }
 
-/** Removes artifacts that expired before `now` and are not kept (GitLab's ExpireBuildArtifactsWorker); how many. */
-export async function removeExpiredArtifacts(db: PrismaClient, storage: ArtifactStorage, now: Date): Promise<number> {
-  const rows = await db.$queryRaw<{ id: number; path: string }[]>`
-    SELECT a."id", a."path" FROM "ci_job_artifacts" a
-    WHERE a."expireAt" < ${now} AND NOT ${kept(Prisma.sql`a."jobId"`)}
-    ORDER BY a."id" LIMIT ${EXPIRED_BATCH}`;
+/** Removes the artifacts `rows` names, files and rows (the expired ones RunnersService.removeExpiredArtifacts picks); how many. */
+export async function removeArtifacts(db: PrismaClient, storage: ArtifactStorage, rows: readonly { id: number; path: string }[]): Promise<number> {
   await db.ciJobArtifact.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
   await storage.remove(rows.map((r) => r.path));
   return rows.length;

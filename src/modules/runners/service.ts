@@ -10,7 +10,7 @@ import type { RunnerSubject } from '../../auth/policy.js';
 import { runnerOwner } from './policy.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
-import type { Prisma, PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { argumentRefused, atLeastOneOf, badRequest, forbidden, refused, stateForbids, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
 import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import { parseId } from '../../graphql/ids.js';
@@ -20,7 +20,7 @@ import type { PipelinesService } from '../pipelines/service.js';
 import { projectSearchWhere, type ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { deleteJobArtifacts, downloadableArchive, removeExpiredArtifacts, storeArtifact, type ArtifactUpload, type Download } from './artifacts.js';
+import { deleteJobArtifacts, downloadableArchive, removeArtifacts, storeArtifact, type ArtifactUpload, type Download } from './artifacts.js';
 import { creationRefused, filtersWhere, KIND_SCOPES, problems, RUNNER_STATUSES, splitTags, type RunnerCreateInput, type RunnerFilters, type RunnerUpdateInput } from './attributes.js';
 import { claimJob } from './queue.js';
 import { CONTACT_RESOLUTION_MS } from './protocol.js';
@@ -61,6 +61,20 @@ export interface RunnerInfo {
 export interface CiVariablesSource {
   forJob(project: ProjectRow, options: { protectedRef: boolean; environment: string | null }): Promise<JobCiVariable[]>;
 }
+
+/** Expired artifacts removed per run of the recurring cleanup. */
+const EXPIRED_BATCH = 100;
+
+/**
+ * Whether the artifacts of the job `jobId` names (an SQL expression) outlive their expiry (GitLab's artifacts_locked
+ * pipelines): its project keeps the latest artifacts (keep_latest_artifact, on by default), and no pipeline of its ref
+ * succeeded after its own.
+ */
+const keptArtifacts = (jobId: Prisma.Sql) => Prisma.sql`EXISTS (
+  SELECT 1 FROM "ci_builds" kj JOIN "ci_pipelines" kp ON kp."id" = kj."pipelineId"
+  WHERE kj."id" = ${jobId}
+    AND COALESCE((SELECT s."keepLatestArtifact" FROM "project_ci_cd_settings" s WHERE s."projectId" = kp."projectId"), true)
+    AND NOT EXISTS (SELECT 1 FROM "ci_pipelines" later WHERE later."projectId" = kp."projectId" AND later."ref" = kp."ref" AND later."id" > kp."id" AND later."status" = 'success'))`;
 
 export class RunnersService {
   constructor(
@@ -487,7 +501,7 @@ export class RunnersService {
    */
   async archive(project: ProjectRow, jobId: number): Promise<Download> {
     const job = await this.pipelines.job(project, jobId);
-    return downloadableArchive(this.db, this.base.app.artifacts, job);
+    return downloadableArchive(this.db, this.base.app.artifacts, job, (id) => this.keptPastExpiry(id));
   }
 
   /** The archive of a job, for a runner holding another running job's token (GitLab's authenticate_job_via_dependent_job!). */
@@ -495,7 +509,7 @@ export class RunnersService {
     const job = await this.db.ciJob.findUnique({ where: { id: jobId } });
     const project = job ? await this.base.loaders.projects.byId.load(job.projectId) : null;
     if (!job || !project || !(await this.base.access.can('read_build', project))) throw forbidden();
-    return downloadableArchive(this.db, this.base.app.artifacts, job);
+    return downloadableArchive(this.db, this.base.app.artifacts, job, (id) => this.keptPastExpiry(id));
   }
 
   /** `GET /projects/:id/jobs/artifacts/:ref_name/download?job=`: the named job of the ref's latest successful pipeline. */
@@ -515,9 +529,19 @@ export class RunnersService {
     return { job, count: await deleteJobArtifacts(this.db, this.base.app.artifacts, job.id) };
   }
 
-  /** Removes artifacts that expired before `now`; how many. */
-  removeExpiredArtifacts(now: Date): Promise<number> {
-    return removeExpiredArtifacts(this.db, this.base.app.artifacts, now);
+  /** Removes artifacts that expired before `now` and are not kept (GitLab's ExpireBuildArtifactsWorker); how many. */
+  async removeExpiredArtifacts(now: Date): Promise<number> {
+    const rows = await this.db.$queryRaw<{ id: number; path: string }[]>`
+      SELECT a."id", a."path" FROM "ci_job_artifacts" a
+      WHERE a."expireAt" < ${now} AND NOT ${keptArtifacts(Prisma.sql`a."jobId"`)}
+      ORDER BY a."id" LIMIT ${EXPIRED_BATCH}`;
+    return removeArtifacts(this.db, this.base.app.artifacts, rows);
+  }
+
+  /** Whether a job's artifacts outlive their expiry (keep_latest_artifact). */
+  private async keptPastExpiry(jobId: number): Promise<boolean> {
+    const [row] = await this.db.$queryRaw<{ kept: boolean }[]>`SELECT ${keptArtifacts(Prisma.sql`${jobId}::int`)} AS "kept"`;
+    return row?.kept ?? false;
   }
 
   /** GitLab's StuckCiJobsWorker and timed-out job check, at `now`: fails what no runner will finish. */
