@@ -10,6 +10,8 @@ import { ROOT, startProcess } from '../support/process.js';
 /** Runs `src/main.ts` the way `npm start` does. */
 const start = (env: Record<string, string>) => startProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], env);
 
+// Each test starts the server as a child process (through tsx), some twice: on a loaded 2-core machine a start alone
+// can take most of the suite's default 30 s, so they share the longer bound the port test already had.
 describe('npm start', () => {
   let dataDir: string;
   beforeAll(async () => {
@@ -43,7 +45,7 @@ describe('npm start', () => {
     expect(group.status).toBe(200);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-  });
+  }, 120_000);
 
   it('keeps the first token in <DATA_DIR>/initial_root_token until it is used, and seeds nothing when the port is taken', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gitlab-api-root-'));
@@ -98,5 +100,5 @@ describe('npm start', () => {
     const code = await new Promise<number | null>((resolve) => bad.once('exit', resolve));
     expect(code).toBe(2);
     expect(err).toContain('PORT must be an integer');
-  });
+  }, 120_000);
 });
