@@ -109,8 +109,13 @@ function restRequest(req: Request, route: PreparedRoute): RestRequest {
   return {
     method: req.method,
     projectPath: typeof id === 'string' && id.includes('/') ? id : null,
-    userAgent: req.get('user-agent') ?? '',
-    ipAddress: req.ip ?? '',
+    // Read only by the few services that keep them (snippets): `req.ip` walks the trusted proxies.
+    get userAgent() {
+      return req.get('user-agent') ?? '';
+    },
+    get ipAddress() {
+      return req.ip ?? '';
+    },
     withProjectId(id) {
       const [path, query] = splitOnce(req.originalUrl, '?');
       const segments = path.split('/');
