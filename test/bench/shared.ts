@@ -43,6 +43,7 @@ export interface ProjectRow {
   owner_avatarUrl: string | null;
   requestAccessEnabled: boolean;
   ciConfigPath: string | null;
+  sharedRunnersEnabled: boolean;
   /** The project's feature levels by column (project_features), null for GitLab's defaults. */
   features: Record<string, string> | null;
   topics: string[];
@@ -108,6 +109,7 @@ export function projectJson(p: ProjectRow, external: string) {
     ...Object.fromEntries((Object.keys(FEATURE_COLUMNS) as ProjectFeatureName[]).map((feature) => [`${feature}_access_level`, level(feature)])),
     request_access_enabled: p.requestAccessEnabled,
     ci_config_path: p.ciConfigPath,
+    shared_runners_enabled: p.sharedRunnersEnabled,
     updated_at: new Date(p.updatedAt).toISOString(),
     repository_storage: p.repositoryStorage,
     shared_with_groups: p.shares,
