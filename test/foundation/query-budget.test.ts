@@ -20,6 +20,7 @@ let runnerId: number;
 let hookId: number;
 let scheduleId: number;
 let packageId: number;
+let snippetId: number;
 
 async function measure(path: string, token = owner.token): Promise<number> {
   queries = 0;
@@ -97,6 +98,17 @@ beforeAll(async () => {
       { ...commitNote, discussionId: String(i).repeat(40), note: `reply ${i}`, authorId: owner.id },
     ]),
   });
+  // A snippet of the project with four threads like the commit's, and four plain notes (the Notes API lists all eight).
+  const snippet = await t.api('POST', `/projects/${project.id}/snippets`, { token: owner.token, body: { title: 'budget', visibility: 'private', files: [{ file_path: 'a.txt', content: 'a' }] } });
+  snippetId = snippet.body.id;
+  const snippetNote = { noteableType: 'Snippet', projectId: project.id, noteableId: snippetId };
+  await t.server.database.prisma.note.createMany({
+    data: memberIds.flatMap((authorId, i) => [
+      { ...snippetNote, type: 'DiscussionNote', discussionId: String(i + 4).repeat(40), note: `thread ${i}`, authorId },
+      { ...snippetNote, type: 'DiscussionNote', discussionId: String(i + 4).repeat(40), note: `reply ${i}`, authorId: owner.id },
+      { ...snippetNote, type: null, discussionId: 'a'.repeat(39) + String(i), note: `note ${i}`, authorId },
+    ]),
+  });
   // The four pipelines above, as if the last schedule had run them.
   await t.server.database.prisma.pipeline.updateMany({ where: { projectId: project.id }, data: { pipelineScheduleId: scheduleId } });
   // Four finished storage moves of the project and of the group (this server has one storage: rows as a move leaves them).
@@ -170,6 +182,8 @@ describe('query budget', () => {
     'GET /projects/:id/repository/commits/:sha/merge_requests': () => `/projects/${project.id}/repository/commits/${sha}/merge_requests`,
     'GET /projects/:id/repository/commits/:sha/comments': () => `/projects/${project.id}/repository/commits/${sha}/comments`,
     'GET /projects/:id/repository/commits/:sha/discussions': () => `/projects/${project.id}/repository/commits/${sha}/discussions`,
+    'GET /projects/:id/snippets/:snippet_id/discussions': () => `/projects/${project.id}/snippets/${snippetId}/discussions`,
+    'GET /projects/:id/snippets/:snippet_id/notes': () => `/projects/${project.id}/snippets/${snippetId}/notes`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {
