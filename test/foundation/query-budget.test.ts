@@ -115,6 +115,7 @@ beforeAll(async () => {
   const move = { state: 'finished', sourceStorageName: 'default', destinationStorageName: 'other' };
   await t.server.database.prisma.projectRepositoryStorageMove.createMany({ data: [0, 1, 2, 3].map(() => ({ ...move, projectId: project.id })) });
   await t.server.database.prisma.groupRepositoryStorageMove.createMany({ data: [0, 1, 2, 3].map(() => ({ ...move, groupId: group.id })) });
+  await t.server.database.prisma.snippetRepositoryStorageMove.createMany({ data: [0, 1, 2, 3].map(() => ({ ...move, snippetId })) });
   // A project runner that took four of the jobs above.
   const runner = await t.api('POST', '/user/runners', { token: owner.token, body: { runner_type: 'project_type', project_id: project.id } });
   runnerId = runner.body.id;
@@ -165,6 +166,8 @@ describe('query budget', () => {
     'GET /projects/:id/repository_storage_moves',
     'GET /group_repository_storage_moves',
     'GET /groups/:id/repository_storage_moves',
+    'GET /snippet_repository_storage_moves',
+    'GET /snippets/:id/repository_storage_moves',
   ]);
   const special: Record<string, () => string> = {
     'GET /groups/:id/subgroups': () => `/groups/${sub.id}/subgroups`,
@@ -184,6 +187,7 @@ describe('query budget', () => {
     'GET /projects/:id/repository/commits/:sha/discussions': () => `/projects/${project.id}/repository/commits/${sha}/discussions`,
     'GET /projects/:id/snippets/:snippet_id/discussions': () => `/projects/${project.id}/snippets/${snippetId}/discussions`,
     'GET /projects/:id/snippets/:snippet_id/notes': () => `/projects/${project.id}/snippets/${snippetId}/notes`,
+    'GET /snippets/:id/repository_storage_moves': () => `/snippets/${snippetId}/repository_storage_moves`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

@@ -428,7 +428,7 @@ export class NotesService {
    */
   private async mayAdmin(project: Noteable['project'], note: NoteRow): Promise<boolean> {
     const viewer = this.base.viewer;
-    if (!project) return !note.system && !!viewer && (viewer.admin || note.authorId === viewer.id);
+    if (!project) return !note.system && !!viewer && (this.base.access.allowed('admin_all_resources') || note.authorId === viewer.id);
     return this.base.access.can('admin_note', { authorId: note.authorId, system: note.system, project });
   }
 
