@@ -188,3 +188,26 @@ describe('snippet notes (Notes API)', () => {
     expect((await api.ProjectSnippetNotes.all(pub.id, s.id)).map((n: any) => n.body)).toEqual(['a thread']);
   });
 });
+
+describe('snippet notes over GraphQL', () => {
+  it('comments on a personal snippet by its global ID; its author administers the note, others may not; Snippet.notes lists it', async () => {
+    const created = await t.api('POST', '/snippets', { token: owner.token, body: { title: 'personal', visibility: 'internal', files: [{ file_path: 'a.txt', content: 'a' }] } });
+    const id = `gid://gitlab/PersonalSnippet/${created.body.id}`;
+    const make = await t.graphql(`mutation($id: NoteableID!) { createNote(input: { noteableId: $id, body: "on a personal snippet" }) { errors note { id noteableType noteableId projectId userPermissions { adminNote } } } }`, { id }, other.token);
+    expect(make.body.errors).toBeUndefined();
+    const note = make.body.data.createNote.note;
+    expect(note).toMatchObject({ noteableType: 'Snippet', noteableId: created.body.id, projectId: null, userPermissions: { adminNote: true } });
+    const update = `mutation($id: NoteID!) { updateNote(input: { id: $id, body: "changed" }) { errors note { body } } }`;
+    const byOwner = await t.graphql(update, { id: note.id }, owner.token);
+    expect(byOwner.body.data?.updateNote ?? null).toBeNull();
+    expect(byOwner.body.errors?.[0]?.message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+    expect((await t.graphql(update, { id: note.id }, other.token)).body.data.updateNote).toEqual({ errors: [], note: { body: 'changed' } });
+    const listed = await t.graphql(`query($id: SnippetID!) { snippet(id: $id) { notes { count nodes { body } } discussions { count } } }`, { id }, member.token);
+    expect(listed.body.data.snippet).toEqual({ notes: { count: 1, nodes: [{ body: 'changed' }] }, discussions: { count: 1 } });
+    // A private snippet's notes: hidden from others, as the snippet is.
+    const hidden = await t.api('POST', '/snippets', { token: owner.token, body: { title: 'hidden', visibility: 'private', files: [{ file_path: 'a.txt', content: 'a' }] } });
+    const refused = await t.graphql(`mutation($id: NoteableID!) { createNote(input: { noteableId: $id, body: "x" }) { errors note { id } } }`, { id: `gid://gitlab/PersonalSnippet/${hidden.body.id}` }, other.token);
+    expect(refused.body.data?.createNote ?? null).toBeNull();
+    expect(refused.body.errors?.[0]?.message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+  });
+});

@@ -39,6 +39,8 @@ export interface NoteableContext {
 export interface NoteableKind {
   /** GitLab's class name (`Commit`). */
   type: string;
+  /** Subclasses whose global IDs name it too (`PersonalSnippet`, `ProjectSnippet` for `Snippet`). */
+  subclasses?: readonly string[];
   /** The GraphQL enum value naming it (`COMMIT`), which REST operations pass. */
   enumValue: string;
   /** The resource of its 404 (`404 Commit Not Found`). */
@@ -67,9 +69,9 @@ export function registerNoteable(kind: NoteableKind): void {
   kinds.set(kind.type, kind);
 }
 
-/** The kind of a stored type or of its GraphQL enum value; undefined for none registered. */
+/** The kind of a stored type, one of its subclasses or its GraphQL enum value; undefined for none registered. */
 export function noteableKind(typeOrEnum: string): NoteableKind | undefined {
-  return kinds.get(typeOrEnum) ?? [...kinds.values()].find((k) => k.enumValue === typeOrEnum);
+  return kinds.get(typeOrEnum) ?? [...kinds.values()].find((k) => k.enumValue === typeOrEnum || k.subclasses?.includes(typeOrEnum));
 }
 
 /**

@@ -32,6 +32,7 @@ async function readable(ctx: NoteableContext, noteable: Noteable): Promise<boole
 
 export const snippetNoteables: NoteableKind = {
   type: SNIPPET,
+  subclasses: ['PersonalSnippet', 'ProjectSnippet'],
   enumValue: 'SNIPPET',
   resource: 'Snippet',
   replyable: false,
