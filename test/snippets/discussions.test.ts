@@ -167,6 +167,15 @@ describe('snippet notes (Notes API)', () => {
     const event = events.body.find((e: any) => e.target_id === note.id);
     expect(event).toMatchObject({ action_name: 'commented on', target_type: 'Note', author_id: member.id, project_id: pub.id, target_title: null });
     expect(event.note).toMatchObject({ id: note.id, body: 'event me', noteable_type: 'Snippet', noteable_id: s.id });
+
+    // A note on a private snippet of a public project reaches no project reader through the project's events.
+    const hidden = await snippet(pub, member.token, 'private');
+    const secret = (await t.api('POST', `/projects/${pub.id}/snippets/${hidden.id}/notes`, { token: member.token, body: { body: 'secret' } })).body;
+    for (const token of [other.token, null]) {
+      const seen = await t.api('GET', `/projects/${pub.id}/events?per_page=100`, { token });
+      expect(seen.status).toBe(200);
+      expect(seen.body.some((e: any) => e.target_id === secret.id)).toBe(false);
+    }
   });
 
   it('works through gitbeaker', async () => {
