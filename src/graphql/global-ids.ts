@@ -64,6 +64,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   ProjectID: { model: 'Project' },
   ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },
   SnippetID: { model: 'Snippet', subclasses: ['PersonalSnippet', 'ProjectSnippet'] },
+  SnippetsRepositoryStorageMoveID: { model: 'Snippets::RepositoryStorageMove' },
   SystemHookID: { model: 'SystemHook' },
   UserID: { model: 'User' },
 };

@@ -47,6 +47,8 @@ interface Fixtures {
   alertIid?: number;
   /** A thread on the project's `main` commit that reads share, once one asked for it. */
   thread?: { id: string; noteId: number };
+  /** A thread on the project's shared snippet that reads share, once one asked for it. */
+  snippetThread?: { id: string; noteId: number };
   /** A personal snippet of the owner and a snippet of the project that reads share, once one asked for them. */
   snippet?: number;
   projectSnippet?: number;
@@ -58,6 +60,13 @@ interface Fixtures {
 async function newThread(f: Fixtures): Promise<{ id: string; noteId: number }> {
   const res = await t.api('POST', `/projects/${f.project.id}/repository/commits/main/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
   if (res.status !== 201) throw new Error(`thread: ${res.status} ${res.text}`);
+  return { id: res.body.id, noteId: res.body.notes[0].id };
+}
+
+/** A new thread on a snippet of the fixture project, by its owner: its id and its note's. */
+async function newSnippetThread(f: Fixtures, snippetId: unknown): Promise<{ id: string; noteId: number }> {
+  const res = await t.api('POST', `/projects/${f.project.id}/snippets/${snippetId}/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
+  if (res.status !== 201) throw new Error(`snippet thread: ${res.status} ${res.text}`);
   return { id: res.body.id, noteId: res.body.notes[0].id };
 }
 
@@ -215,7 +224,16 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   let pkg: { packageId: number; fileId: number } | undefined;
   const packageOf = async () => (pkg ??= route.compiled.kind === 'mutation' ? await newPackage(f) : (f.package ??= await newPackage(f)));
   let thread: { id: string; noteId: number } | undefined;
-  const threadOf = async () => (thread ??= route.compiled.kind === 'mutation' ? await newThread(f) : (f.thread ??= await newThread(f)));
+  // On a snippet's routes, a thread of the snippet the path names (new for writes, shared by the reads).
+  const onSnippet = route.path.includes('/snippets/:snippet_id/');
+  const threadOf = async () =>
+    (thread ??= onSnippet
+      ? route.compiled.kind === 'mutation'
+        ? await newSnippetThread(f, params.snippet_id)
+        : (f.snippetThread ??= await newSnippetThread(f, params.snippet_id))
+      : route.compiled.kind === 'mutation'
+        ? await newThread(f)
+        : (f.thread ??= await newThread(f)));
   const timebox = async (path: string) => (route.compiled.kind === 'mutation' ? newTimebox(f, path) : ((f.timeboxes ??= {})[path] ??= await newTimebox(f, path)));
   const samples: Record<string, () => Promise<unknown> | unknown> = {
     name: () => name,

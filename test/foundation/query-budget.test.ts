@@ -20,6 +20,7 @@ let runnerId: number;
 let hookId: number;
 let scheduleId: number;
 let packageId: number;
+let snippetId: number;
 
 async function measure(path: string, token = owner.token): Promise<number> {
   queries = 0;
@@ -97,12 +98,24 @@ beforeAll(async () => {
       { ...commitNote, discussionId: String(i).repeat(40), note: `reply ${i}`, authorId: owner.id },
     ]),
   });
+  // A snippet of the project with four threads like the commit's, and four plain notes (the Notes API lists all eight).
+  const snippet = await t.api('POST', `/projects/${project.id}/snippets`, { token: owner.token, body: { title: 'budget', visibility: 'private', files: [{ file_path: 'a.txt', content: 'a' }] } });
+  snippetId = snippet.body.id;
+  const snippetNote = { noteableType: 'Snippet', projectId: project.id, noteableId: snippetId };
+  await t.server.database.prisma.note.createMany({
+    data: memberIds.flatMap((authorId, i) => [
+      { ...snippetNote, type: 'DiscussionNote', discussionId: String(i + 4).repeat(40), note: `thread ${i}`, authorId },
+      { ...snippetNote, type: 'DiscussionNote', discussionId: String(i + 4).repeat(40), note: `reply ${i}`, authorId: owner.id },
+      { ...snippetNote, type: null, discussionId: 'a'.repeat(39) + String(i), note: `note ${i}`, authorId },
+    ]),
+  });
   // The four pipelines above, as if the last schedule had run them.
   await t.server.database.prisma.pipeline.updateMany({ where: { projectId: project.id }, data: { pipelineScheduleId: scheduleId } });
   // Four finished storage moves of the project and of the group (this server has one storage: rows as a move leaves them).
   const move = { state: 'finished', sourceStorageName: 'default', destinationStorageName: 'other' };
   await t.server.database.prisma.projectRepositoryStorageMove.createMany({ data: [0, 1, 2, 3].map(() => ({ ...move, projectId: project.id })) });
   await t.server.database.prisma.groupRepositoryStorageMove.createMany({ data: [0, 1, 2, 3].map(() => ({ ...move, groupId: group.id })) });
+  await t.server.database.prisma.snippetRepositoryStorageMove.createMany({ data: [0, 1, 2, 3].map(() => ({ ...move, snippetId })) });
   // A project runner that took four of the jobs above.
   const runner = await t.api('POST', '/user/runners', { token: owner.token, body: { runner_type: 'project_type', project_id: project.id } });
   runnerId = runner.body.id;
@@ -153,6 +166,8 @@ describe('query budget', () => {
     'GET /projects/:id/repository_storage_moves',
     'GET /group_repository_storage_moves',
     'GET /groups/:id/repository_storage_moves',
+    'GET /snippet_repository_storage_moves',
+    'GET /snippets/:id/repository_storage_moves',
   ]);
   const special: Record<string, () => string> = {
     'GET /groups/:id/subgroups': () => `/groups/${sub.id}/subgroups`,
@@ -170,6 +185,9 @@ describe('query budget', () => {
     'GET /projects/:id/repository/commits/:sha/merge_requests': () => `/projects/${project.id}/repository/commits/${sha}/merge_requests`,
     'GET /projects/:id/repository/commits/:sha/comments': () => `/projects/${project.id}/repository/commits/${sha}/comments`,
     'GET /projects/:id/repository/commits/:sha/discussions': () => `/projects/${project.id}/repository/commits/${sha}/discussions`,
+    'GET /projects/:id/snippets/:snippet_id/discussions': () => `/projects/${project.id}/snippets/${snippetId}/discussions`,
+    'GET /projects/:id/snippets/:snippet_id/notes': () => `/projects/${project.id}/snippets/${snippetId}/notes`,
+    'GET /snippets/:id/repository_storage_moves': () => `/snippets/${snippetId}/repository_storage_moves`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

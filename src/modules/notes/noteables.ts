@@ -39,6 +39,8 @@ export interface NoteableContext {
 export interface NoteableKind {
   /** GitLab's class name (`Commit`). */
   type: string;
+  /** Subclasses whose global IDs name it too (`PersonalSnippet`, `ProjectSnippet` for `Snippet`). */
+  subclasses?: readonly string[];
   /** The GraphQL enum value naming it (`COMMIT`), which REST operations pass. */
   enumValue: string;
   /** The resource of its 404 (`404 Commit Not Found`). */
@@ -55,6 +57,13 @@ export interface NoteableKind {
   canRead(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
   /** GitLab's `create_note` on it. */
   canCreateNote(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
+  /**
+   * Whether everyone who may read its project may read it too. When not, its notes record no activity event: the
+   * Events API shows a project's events to the project's readers (GitLab's Event#visible_to_user? asks `read_note`,
+   * which the events here cannot ask yet), and a note must not reach those who may not read what it is on.
+   * Absent: always (commits say who sees theirs with `requires`).
+   */
+  readableWithProject?(noteable: Noteable): boolean;
   /** GitLab's `set_note_created_at` on it: administrators and the project's (or group's) Owners. */
   canSetCreatedAt(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
 }
@@ -67,9 +76,9 @@ export function registerNoteable(kind: NoteableKind): void {
   kinds.set(kind.type, kind);
 }
 
-/** The kind of a stored type or of its GraphQL enum value; undefined for none registered. */
+/** The kind of a stored type, one of its subclasses or its GraphQL enum value; undefined for none registered. */
 export function noteableKind(typeOrEnum: string): NoteableKind | undefined {
-  return kinds.get(typeOrEnum) ?? [...kinds.values()].find((k) => k.enumValue === typeOrEnum);
+  return kinds.get(typeOrEnum) ?? [...kinds.values()].find((k) => k.enumValue === typeOrEnum || k.subclasses?.includes(typeOrEnum));
 }
 
 /**

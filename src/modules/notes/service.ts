@@ -43,6 +43,8 @@ export interface CommitCommentInput {
   path?: string | null;
   line?: number | null;
   lineType?: string | null;
+  /** ISO 8601, as NoteInput's (the Notes API's `created_at`). */
+  createdAt?: string | null;
 }
 
 /** Note's `validates :note, length: { maximum: 1_000_000 }`. */
@@ -238,6 +240,21 @@ export class NotesService {
     );
   }
 
+  /**
+   * The Notes API's list (`GET …/notes`): every note of the noteable, ordered by `created_at` or `updated_at`
+   * (`desc` unless asked), ties by id in the same direction.
+   */
+  notes(n: Noteable, page: PageArgs, orderBy: 'created_at' | 'updated_at' = 'created_at', sort: 'asc' | 'desc' = 'desc') {
+    const { db } = this.base;
+    const where = this.where(n);
+    const column = orderBy === 'updated_at' ? 'updatedAt' : 'createdAt';
+    return connection(
+      page,
+      ({ skip, take }) => db.note.findMany({ where, orderBy: [{ [column]: sort }, { id: sort }], skip, take }),
+      () => db.note.count({ where }),
+    );
+  }
+
   /** `create_note` on the noteable: 401 for anonymous callers, 403 for those who may not. */
   private async authorizeCreate(kind: NoteableKind, services: Services, n: Noteable): Promise<number> {
     const viewer = this.base.viewer;
@@ -283,7 +300,8 @@ export class NotesService {
       data: { ...data, noteableType: n.type, noteableId: n.id, commitId: n.commitId, projectId: n.project?.id ?? null, groupId: n.groupId },
     });
     // GitLab's EventCreateService#leave_note: `commented`, the note as target (its STI class), in the project.
-    await this.activity.record(
+    const kind = noteableKind(n.type);
+    if (!kind?.readableWithProject || kind.readableWithProject(n)) await this.activity.record(
       {
         action: 'commented',
         authorId: note.authorId,
@@ -392,23 +410,34 @@ export class NotesService {
         if (diffs.length < 100) break;
       }
     }
+    const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const commit = await this.hookCommit(n);
     return this.base.db.$transaction((tx) =>
-      this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}) }, tx, commit),
+      this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, commit),
     );
   }
 
   /** NotePolicy's `admin_note` on one note of the noteable. */
   private async authorizeAdmin(n: Noteable, note: NoteRow): Promise<void> {
     if (!this.base.viewer) throw unauthenticated();
-    const project = n.project;
-    if (!project || !(await this.base.access.can('admin_note', { authorId: note.authorId, system: note.system, project }))) throw forbidden();
+    if (!(await this.mayAdmin(n.project, note))) throw forbidden();
+  }
+
+  /**
+   * NotePolicy's `admin_note`: on a project's noteable the project's rule; on one of no project (a personal snippet)
+   * its author and administrators, never a system note.
+   */
+  private async mayAdmin(project: Noteable['project'], note: NoteRow): Promise<boolean> {
+    const viewer = this.base.viewer;
+    if (!project) return !note.system && !!viewer && (this.base.access.allowed('admin_all_resources') || note.authorId === viewer.id);
+    return this.base.access.can('admin_note', { authorId: note.authorId, system: note.system, project });
   }
 
   /** Whether the viewer may edit and delete the note (GraphQL's `userPermissions.adminNote`). */
   async canAdmin(note: NoteRow): Promise<boolean> {
     const project = note.projectId === null ? null : await this.projects.find({ id: note.projectId });
-    return !!project && this.base.access.can('admin_note', { authorId: note.authorId, system: note.system, project });
+    if (note.projectId !== null && !project) return false;
+    return this.mayAdmin(project, note);
   }
 
   /** The Discussions API's `PUT …/notes/:note_id`: exactly one of `body` (a change of text) and `resolved`. */

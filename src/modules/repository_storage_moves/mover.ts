@@ -13,6 +13,7 @@
 import type { App } from '../../context.js';
 import type { PrismaClient } from '../../db/database.js';
 import type { RepositorySubject } from '../../git/storages.js';
+import { SNIPPET_BRANCH, snippetRepositorySubject } from '../snippets/service.js';
 import { groupWikiSubject } from './group-wikis.js';
 import { KINDS, MOVE_UPDATED, containerOf, moveById, type MoveMessage, type MoveRow, type MoveState, type MoveType, type Statements } from './service.js';
 
@@ -39,8 +40,19 @@ async function repositoryOn(db: PrismaClient, type: MoveType, containerId: numbe
     const project = await db.project.findUnique({ where: { id: containerId }, select: { id: true, defaultBranch: true } });
     return project && { subject: { id: project.id, repositoryStorage: storage }, defaultBranch: project.defaultBranch };
   }
+  if (type === 'snippet') {
+    const snippet = await db.snippet.findUnique({ where: { id: containerId }, select: { id: true } });
+    return snippet && { subject: subjectOf(type, containerId, storage), defaultBranch: SNIPPET_BRANCH };
+  }
   const wiki = await db.groupWikiRepository.findUnique({ where: { groupId: containerId }, select: { groupId: true } });
   return wiki && { subject: groupWikiSubject(containerId, storage), defaultBranch: 'main' };
+}
+
+/** Where the repository of a move's container is on `storage`. */
+function subjectOf(type: MoveType, containerId: number, storage: string): RepositorySubject {
+  if (type === 'group') return groupWikiSubject(containerId, storage);
+  if (type === 'snippet') return snippetRepositorySubject({ id: containerId, repositoryStorage: storage });
+  return { id: containerId, repositoryStorage: storage };
 }
 
 /** Moves the state from one of `from` to `to` (with what else `set` names), announcing it; null when it was not in `from`. */
@@ -105,6 +117,8 @@ export async function runMove(app: App, db: PrismaClient, type: MoveType, id: nu
       if (!replicated) return moveById(tx, type, id);
       if (type === 'project') {
         await tx.$executeRaw`UPDATE "projects" SET "repositoryStorage" = ${replicated.destinationStorageName}::text, "repositoryReadOnly" = false, "updatedAt" = now() WHERE "id" = ${containerId}::int`;
+      } else if (type === 'snippet') {
+        await tx.$executeRaw`UPDATE "snippets" SET "repositoryStorage" = ${replicated.destinationStorageName}::text, "repositoryReadOnly" = false WHERE "id" = ${containerId}::int`;
       } else {
         await tx.$executeRaw`UPDATE "group_wiki_repositories" SET "shardName" = ${replicated.destinationStorageName}::text, "readOnly" = false, "updatedAt" = now() WHERE "groupId" = ${containerId}::int`;
       }
@@ -116,7 +130,7 @@ export async function runMove(app: App, db: PrismaClient, type: MoveType, id: nu
   if (move.state === 'replicated') {
     await HOLDS.get(app)?.('replicated', type, move);
     try {
-      const source = type === 'project' ? { id: containerId, repositoryStorage: move.sourceStorageName } : groupWikiSubject(containerId, move.sourceStorageName);
+      const source = subjectOf(type, containerId, move.sourceStorageName);
       const destination = { ...source, repositoryStorage: move.destinationStorageName };
       // Two storage names on one folder share the repository: nothing to remove.
       if (app.repositories.has(move.sourceStorageName) && app.repositories.path(source) !== app.repositories.path(destination)) await app.repositories.remove(source);

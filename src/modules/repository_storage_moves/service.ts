@@ -12,8 +12,8 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import { ensureGroupWiki } from './group-wikis.js';
 
-/** What is moved: a project's repository or a group's wiki repository. */
-export type MoveType = 'project' | 'group';
+/** What is moved: a project's repository, a group's wiki repository or a snippet's repository. */
+export type MoveType = 'project' | 'group' | 'snippet';
 
 /** A client or a transaction: what statements and announcements of a move run on. */
 export type Statements = RawQuerier & RawExecutor;
@@ -26,6 +26,7 @@ export interface MoveRow {
   id: number;
   projectId?: number;
   groupId?: number;
+  snippetId?: number;
   state: MoveState;
   sourceStorageName: string;
   destinationStorageName: string;
@@ -77,6 +78,15 @@ export const KINDS = {
     storage: Prisma.raw('"shardName"'),
     readOnly: Prisma.raw('"readOnly"'),
     errorKey: 'group',
+  },
+  snippet: {
+    moves: Prisma.raw('"snippet_repository_storage_moves"'),
+    column: Prisma.raw('"snippetId"'),
+    containers: Prisma.raw('"snippets"'),
+    key: Prisma.raw('"id"'),
+    storage: Prisma.raw('"repositoryStorage"'),
+    readOnly: Prisma.raw('"repositoryReadOnly"'),
+    errorKey: 'snippet',
   },
 } as const;
 
@@ -158,6 +168,12 @@ export class RepositoryStorageMovesService {
     return this.schedule('project', projectId, destination);
   }
 
+  /** Schedules a move of a snippet's repository (`POST /snippets/:id/repository_storage_moves`). */
+  async scheduleSnippet(snippetId: number, destination: string | null): Promise<MoveRow> {
+    await this.authorize('create_repository_storage_move');
+    return this.schedule('snippet', snippetId, destination);
+  }
+
   /** Schedules a move of the group's wiki repository, which is made first if the group has none yet. */
   async scheduleGroup(group: NamespaceRow, destination: string | null): Promise<MoveRow> {
     await this.authorize('create_repository_storage_move');
@@ -211,7 +227,7 @@ export class RepositoryStorageMovesService {
 
 /** The container a move belongs to. */
 export function containerOf(move: MoveRow): number {
-  return (move.projectId ?? move.groupId) as number;
+  return (move.projectId ?? move.groupId ?? move.snippetId) as number;
 }
 
 export async function moveById(db: PrismaClient | RawQuerier, type: MoveType, id: number): Promise<MoveRow | null> {

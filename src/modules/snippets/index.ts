@@ -1,6 +1,9 @@
 /** Snippets: personal and project snippets, each a repository of its own whose commits version its files. */
 import { defineModule } from '../module.js';
 import { snippetJobs } from './jobs.js';
+import './noteable.js';
+import { snippetNotesResolvers } from './notes-resolvers.js';
+import { snippetNoteRoutes } from './notes-routes.js';
 import { snippetPolicy } from './policy.js';
 import { snippetResolvers } from './resolvers.js';
 import { snippetRoutes } from './routes.js';
@@ -14,11 +17,16 @@ declare module '../module.js' {
 
 export const snippetsModule = defineModule({
   name: 'snippets',
-  schema: ['snippets.graphql'],
-  operations: ['snippets.graphql'],
-  resolvers: snippetResolvers,
+  schema: ['snippets.graphql', 'snippet_notes.graphql'],
+  operations: ['snippets.graphql', 'snippet_notes.graphql'],
+  resolvers: {
+    ...snippetResolvers,
+    ...snippetNotesResolvers,
+    Snippet: { ...snippetResolvers.Snippet, ...snippetNotesResolvers.Snippet },
+    Mutation: { ...snippetResolvers.Mutation, ...snippetNotesResolvers.Mutation },
+  },
   policy: snippetPolicy,
-  routes: snippetRoutes,
+  routes: [...snippetRoutes, ...snippetNoteRoutes],
   uses: ['projects'],
   service: (base, uses) => new SnippetsService(base, uses.projects),
   jobs: snippetJobs,

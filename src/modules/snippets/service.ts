@@ -277,7 +277,7 @@ export class SnippetsService {
     if (given.every((k) => input[k] === undefined || input[k] === null)) {
       throw atLeastOneOf('content', 'description', 'blobActions', 'fileName', 'title', 'visibilityLevel');
     }
-    if (row.repositoryReadOnly) throw forbidden('Snippet is read-only');
+    if (row.repositoryReadOnly) throw forbidden(GIT_TEXTS.readOnly);
     const current = await this.files(row);
     let actions: SnippetAction[] = [];
     if (input.blobActions?.length) {
