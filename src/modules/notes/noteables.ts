@@ -57,6 +57,8 @@ export interface NoteableKind {
   canCreateNote(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
   /** GitLab's `set_note_created_at` on it: administrators and the project's (or group's) Owners. */
   canSetCreatedAt(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
+  /** The iid of the noteable a stored note names (a note's `noteable_iid`), for kinds that have iids; batched by the kind. */
+  iidOf?(ctx: NoteableContext, noteableId: number): Promise<number | null>;
 }
 
 const kinds = new Map<string, NoteableKind>();

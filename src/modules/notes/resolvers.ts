@@ -151,7 +151,10 @@ export const notesResolvers = {
     resolvedBy: () => null,
     discussion: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.discussionOf(n),
     project: (n: NoteRow, _a: unknown, ctx: Context) => (n.projectId === null ? null : ctx.services.projects.find({ id: n.projectId })),
-    noteableIid: () => null,
+    noteableIid: (n: NoteRow, _a: unknown, ctx: Context) => {
+      const kind = noteableKind(n.noteableType);
+      return kind?.iidOf && n.noteableId !== null ? kind.iidOf({ access: ctx.access, services: ctx.services }, n.noteableId) : null;
+    },
     path: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.path : null),
     line: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.line : null),
     lineType: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.lineType : null),
