@@ -180,6 +180,7 @@ describe('query budget', () => {
     'GET /projects/:id/repository/commits/:sha/comments': () => `/projects/${project.id}/repository/commits/${sha}/comments`,
     'GET /projects/:id/repository/commits/:sha/discussions': () => `/projects/${project.id}/repository/commits/${sha}/discussions`,
     'GET /projects/:id/issues/:issue_iid/discussions': () => `/projects/${project.id}/issues/1/discussions`,
+    'GET /projects/:id/issues/:issue_iid/notes': () => `/projects/${project.id}/issues/1/notes`,
     'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);

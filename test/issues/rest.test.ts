@@ -142,6 +142,19 @@ describe('creating and reading issues', () => {
     expect((await t.api('GET', '/issues', { token: null })).status).toBe(401);
   });
 
+  it('records opened, closed and reopened events, none for confidential issues', async () => {
+    const events = await t.api('GET', `/projects/${project.id}/events?target_type=issue&sort=asc`, { token: reporter.token });
+    expect(events.status).toBe(200);
+    const seen = events.body.map((e: { action_name: string; target_iid: number; target_type: string }) => [e.action_name, e.target_iid, e.target_type]);
+    expect(seen).toEqual([
+      ['opened', 1, 'Issue'],
+      ['opened', 2, 'Issue'],
+      ['closed', 1, 'Issue'],
+      ['opened', 1, 'Issue'],
+    ]);
+    expect((await t.api('GET', `/projects/${project.id}/events?target_type=issue&action=reopened`, { token: reporter.token })).body).toHaveLength(1);
+  });
+
   it('tracks time', async () => {
     const estimate = await t.api('POST', issues('/1/time_estimate'), { token: reporter.token, body: { duration: '3h30m' } });
     expect(estimate.status, estimate.text).toBe(200);
@@ -168,6 +181,22 @@ describe('creating and reading issues', () => {
     expect(peek.body).toEqual({ message: '404 Issue Not Found' });
   });
 
+  it('holds plain notes (the Notes API): newest first, changed by their authors only', async () => {
+    const made = await t.api('POST', issues('/1/notes'), { token: guest.token, body: { body: 'A note' } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toMatchObject({ type: null, body: 'A note', noteable_type: 'Issue', noteable_iid: 1, author: user(guest), system: false });
+    const list = await t.api('GET', issues('/1/notes'), { token: reporter.token });
+    expect(list.status).toBe(200);
+    expect(list.body[0].id).toBe(made.body.id);
+    expect((await t.api('GET', issues('/1/notes?sort=asc'), { token: reporter.token })).body.at(-1).id).toBe(made.body.id);
+    expect((await t.api('GET', issues(`/1/notes/${made.body.id}`), { token: reporter.token })).body.body).toBe('A note');
+    expect((await t.api('PUT', issues(`/1/notes/${made.body.id}`), { token: reporter.token, body: { body: 'no' } })).status).toBe(403);
+    expect((await t.api('PUT', issues(`/1/notes/${made.body.id}`), { token: guest.token, body: { body: 'Edited' } })).body.body).toBe('Edited');
+    expect((await t.api('DELETE', issues(`/1/notes/${made.body.id}`), { token: guest.token })).status).toBe(204);
+    expect((await t.api('GET', issues('/3/notes'), { token: guest.token })).status).toBe(404);
+    expect((await t.api('POST', issues('/3/notes'), { token: guest.token, body: { body: 'x' } })).status).toBe(404);
+  });
+
   it('deletes for owners only', async () => {
     expect((await t.api('DELETE', issues('/2'), { token: reporter.token })).status).toBe(403);
     expect((await t.api('DELETE', issues('/2'), { token: owner.token })).status).toBe(204);
@@ -184,8 +213,15 @@ describe('creating and reading issues', () => {
     expect(edited.state).toBe('closed');
     const listed = await api.Issues.all({ projectId: project.id, state: 'closed' });
     expect(listed.map((i) => i.iid)).toEqual([made.iid]);
-    const note = await api.IssueDiscussions.create(project.id, made.iid as number, 'hello');
-    expect(note.notes?.[0]?.body).toBe('hello');
+    const thread = await api.IssueDiscussions.create(project.id, made.iid as number, 'hello');
+    expect(thread.notes?.[0]?.body).toBe('hello');
+    const note = await api.IssueNotes.create(project.id, made.iid as number, 'a plain note');
+    expect(note.body).toBe('a plain note');
+    const notes = await api.IssueNotes.all(project.id, made.iid as number);
+    expect(notes.map((n) => n.body)).toEqual(['a plain note', 'hello']);
+    await api.IssueNotes.edit(project.id, made.iid as number, note.id, { body: 'changed' });
+    expect((await api.IssueNotes.show(project.id, made.iid as number, note.id)).body).toBe('changed');
+    await api.IssueNotes.remove(project.id, made.iid as number, note.id);
     await api.Issues.remove(project.id, made.iid as number).catch((e: Error) => expect(e.message).toMatch(/Forbidden/));
   });
 });

@@ -18,7 +18,12 @@ type Where = Prisma.IssueWhereInput;
 
 /** What deciding access to one issue reads. */
 export interface IssueSubject {
-  project: ProjectSubject;
+  /**
+   * Its project. Not named `project`: the policy would take the issue for something of that project and let a CI job
+   * token in by the project's scope, where GitLab lets job tokens reach no issue; they are anonymous callers here, in
+   * checks as in list filters.
+   */
+  inProject: ProjectSubject;
   authorId: number | null;
   confidential: boolean;
   assigneeIds: readonly number[];
@@ -33,7 +38,7 @@ const reporter: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(ad
 /** A project rule asked of an issue's project, and as a filter of issues by their project. */
 function onProject(rule: ProjectRule): Rule<IssueSubject, Where> {
   return {
-    allows: (actor, issue) => rule.allows(actor, issue.project),
+    allows: (actor, issue) => rule.allows(actor, issue.inProject),
     where: (actor) => {
       const w = rule.where(actor);
       return w === true || w === false ? w : { project: { is: w } };
@@ -55,7 +60,7 @@ const notConfidential: Rule<IssueSubject, Where> = { allows: (_a, issue) => !iss
 const readIssue: Rule<IssueSubject, Where> = allOf(onProject(readProjectIssues), anyOf(notConfidential, onProject(reporter), author, assignee));
 
 /** Whether an archived project holds the issue: writes stop there. */
-const unarchived: Rule<IssueSubject, Where> = { allows: (_a, issue) => !issue.project.archived, where: () => ({ project: { archived: false } }) };
+const unarchived: Rule<IssueSubject, Where> = { allows: (_a, issue) => !issue.inProject.archived, where: () => ({ project: { archived: false } }) };
 
 export const issuePolicy = {
   /** ProjectPolicy's read_issue on the project: its issues may be listed at all. */

@@ -1,6 +1,6 @@
 /**
  * GitLab's Issues API (`lib/api/issues.rb`: project, group and instance lists, one issue, create, update, delete,
- * time tracking) and the Discussions API on issues (`lib/api/discussions.rb`), through the notes engine.
+ * time tracking) and the Notes and Discussions APIs on issues (`lib/api/notes.rb`, `discussions.rb`), through the notes engine.
  */
 import type { RestRoute } from '../../rest/route.js';
 
@@ -30,4 +30,9 @@ export const issueRoutes: RestRoute[] = [
   { method: 'GET', path: note, operation: 'RestGetIssueDiscussionNote', result: 'noteableThreads.note', authenticate: true },
   { method: 'PUT', path: note, operation: 'RestUpdateIssueDiscussionNote', result: 'noteableNoteUpdate.note', authenticate: true },
   { method: 'DELETE', path: note, operation: 'RestDeleteIssueDiscussionNote', result: 'noteableNoteDestroy.note', status: 204, authenticate: true },
+  { method: 'GET', path: `${issue}/notes`, operation: 'RestListIssueNotes', result: 'noteableThreads.notes', paginate: true, authenticate: true },
+  { method: 'GET', path: `${issue}/notes/:note_id`, operation: 'RestGetIssueNote', result: 'noteableThreads.note', authenticate: true },
+  { method: 'POST', path: `${issue}/notes`, operation: 'RestCreateIssueNote', result: 'noteableNoteCreate.note', authenticate: true },
+  { method: 'PUT', path: `${issue}/notes/:note_id`, operation: 'RestUpdateIssueNote', result: 'noteableNoteUpdate.note', authenticate: true },
+  { method: 'DELETE', path: `${issue}/notes/:note_id`, operation: 'RestDeleteIssueNote', result: 'noteableNoteDestroy.note', status: 204, authenticate: true },
 ];

@@ -116,7 +116,7 @@ function issueErrors(issue: { title: string; weight: number | null; description:
 }
 
 export const issueSubject = (project: ProjectRow, issue: IssueRow): IssueSubject => ({
-  project,
+  inProject: project,
   authorId: issue.authorId,
   confidential: issue.confidential,
   assigneeIds: issue.assignees.map((a) => a.userId),

@@ -238,6 +238,30 @@ export class NotesService {
     );
   }
 
+  /** Every note of the noteable, as the Notes API lists them (`order_by` created_at or updated_at, `sort`). */
+  notes(n: Noteable, page: PageArgs, orderBy: 'created_at' | 'updated_at' = 'created_at', sort: 'asc' | 'desc' = 'desc') {
+    const { db } = this.base;
+    const where = this.where(n);
+    const order: Prisma.NoteOrderByWithRelationInput[] = orderBy === 'updated_at' ? [{ updatedAt: sort }, { id: sort }] : [{ createdAt: sort }, { id: sort }];
+    return connection(
+      page,
+      ({ skip, take }) => db.note.findMany({ where, orderBy: order, skip, take }),
+      () => db.note.count({ where }),
+    );
+  }
+
+  /** A single comment (the Notes API's `POST …/notes`): a plain note, a thread of its own. */
+  async createNote(services: Services, n: Noteable, input: NoteInput): Promise<NoteRow> {
+    const kind = this.kind(n.type);
+    const authorId = await this.authorizeCreate(kind, services, n);
+    checkBody(input.body);
+    const createdAt = await this.createdAt(kind, services, n, input.createdAt);
+    const commit = await this.hookCommit(n);
+    return this.base.db.$transaction((tx) =>
+      this.insert(n, { discussionId: newDiscussionId(n), type: null, note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, commit),
+    );
+  }
+
   /** `create_note` on the noteable: 401 for anonymous callers, 403 for those who may not. */
   private async authorizeCreate(kind: NoteableKind, services: Services, n: Noteable): Promise<number> {
     const viewer = this.base.viewer;
