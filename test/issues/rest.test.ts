@@ -176,6 +176,8 @@ describe('creating and reading issues', () => {
     expect((await t.api('GET', issues('/1'), { token: guest.token })).body.user_notes_count).toBe(2);
     const hidden = await t.api('POST', issues('/3/discussions'), { token: reporter.token, body: { body: 'secret' } });
     expect(hidden.status).toBe(201);
+    // Comments on the confidential issue record no event the Events API would show to every reader of the project.
+    expect((await t.api('GET', `/projects/${project.id}/events?action=commented`, { token: guest.token })).body).toHaveLength(2);
     const peek = await t.api('GET', issues('/3/discussions'), { token: guest.token });
     expect(peek.status).toBe(404);
     expect(peek.body).toEqual({ message: '404 Issue Not Found' });

@@ -28,6 +28,11 @@ export interface Noteable {
   iid: number | null;
   /** Its title, for activity events (`target_title`). */
   title: string | null;
+  /**
+   * Seen by fewer than those who read its project (a confidential issue): its notes record no activity event, as the
+   * Events API cannot yet hide an event from those who may not read its target.
+   */
+  confidential?: boolean;
 }
 
 /** What a kind's checks are asked with: the request's policy and every service of the request. */

@@ -307,7 +307,7 @@ export class NotesService {
       data: { ...data, noteableType: n.type, noteableId: n.id, commitId: n.commitId, projectId: n.project?.id ?? null, groupId: n.groupId },
     });
     // GitLab's EventCreateService#leave_note: `commented`, the note as target (its STI class), in the project.
-    await this.activity.record(
+    if (!n.confidential) await this.activity.record(
       {
         action: 'commented',
         authorId: note.authorId,
