@@ -174,6 +174,8 @@ describe('creating and reading issues', () => {
     const reply = await t.api('POST', issues(`/1/discussions/${thread.body.id}/notes`), { token: reporter.token, body: { body: 'An answer' } });
     expect(reply.status).toBe(201);
     expect((await t.api('GET', issues('/1'), { token: guest.token })).body.user_notes_count).toBe(2);
+    const participants = await t.api('GET', issues('/1/participants'), { token: guest.token });
+    expect(participants.body.map((u: { id: number }) => u.id)).toEqual([reporter.id, guest.id]);
     const hidden = await t.api('POST', issues('/3/discussions'), { token: reporter.token, body: { body: 'secret' } });
     expect(hidden.status).toBe(201);
     // Comments on the confidential issue record no event the Events API would show to every reader of the project.

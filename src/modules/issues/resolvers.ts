@@ -138,6 +138,10 @@ export const issueResolvers = {
     assignees: async (i: IssueRow, args: PageArgs, ctx: Context) =>
       listConnection(args, (await Promise.all(i.assignees.map((a) => ctx.loaders.users.byId.load(a.userId)))).filter((u) => u !== null)),
     assignee: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.assignees[0]?.userId),
+    participants: async (i: IssueRow, args: PageArgs, ctx: Context) => {
+      const ids = await ctx.services.issues.participants(i);
+      return listConnection(args, (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null));
+    },
     type: () => 'ISSUE',
     issueType: () => 'issue',
     userNotesCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.loaders.issues.userNotesCount.load(i.id),

@@ -17,6 +17,7 @@ export const issueRoutes: RestRoute[] = [
   { method: 'POST', path: project, operation: 'RestCreateProjectIssue', result: 'createIssue.issue', authenticate: true },
   { method: 'PUT', path: issue, operation: 'RestUpdateProjectIssue', result: 'updateIssue.issue', authenticate: true },
   { method: 'DELETE', path: issue, operation: 'RestDeleteProjectIssue', result: 'issueDestroy.issue', status: 204, authenticate: true },
+  { method: 'GET', path: `${issue}/participants`, operation: 'RestListIssueParticipants', result: 'projectIssue.participants.nodes', authenticate: true },
   { method: 'GET', path: `${issue}/time_stats`, operation: 'RestGetIssueTimeStats', result: 'projectIssue.timeStats', authenticate: true },
   { method: 'POST', path: `${issue}/time_estimate`, operation: 'RestSetIssueTimeEstimate', result: 'issueTimeTracking.issue.timeStats', status: 200, authenticate: true },
   { method: 'POST', path: `${issue}/reset_time_estimate`, operation: 'RestResetIssueTimeEstimate', result: 'issueTimeTracking.issue.timeStats', status: 200, authenticate: true },

@@ -443,6 +443,17 @@ export class IssuesService {
     return this.db.issue.update({ where: { id: issue.id }, data: { totalTimeSpent: total }, include: withAssignees });
   }
 
+  /** GitLab's participants of an issue: its author, its assignees and those who commented on it, each once, in that order. */
+  async participants(issue: IssueRow): Promise<number[]> {
+    const commenters = await this.db.note.findMany({
+      where: { noteableType: ISSUE, noteableId: issue.id, system: false },
+      select: { authorId: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    const ids = [issue.authorId, ...issue.assignees.map((a) => a.userId), ...commenters.map((n) => n.authorId)].filter((id): id is number => id !== null);
+    return [...new Set(ids)];
+  }
+
   /** The iid of an issue by id (a note's `noteable_iid`), batched. */
   iidOf(id: number): Promise<number | undefined> {
     return this.base.loaders.issues.iidById.load(id);
