@@ -115,6 +115,18 @@ describe('issue permission matrix', () => {
     expect((await t.api('DELETE', `/projects/${project.id}/issues/${made.body.iid}`, { token: t.rootToken })).status).toBe(204);
   });
 
+  it('lets only Reporters comment on an issue whose discussion is locked', async () => {
+    const project = projects.public;
+    const iid = iids.public.open;
+    const locked = await t.api('PUT', `/projects/${project.id}/issues/${iid}`, { token: users.reporter.token, body: { discussion_locked: true } });
+    expect(locked.body.discussion_locked).toBe(true);
+    expect((await t.api('POST', `/projects/${project.id}/issues/${iid}/notes`, { token: users.guest.token, body: { body: 'x' } })).status).toBe(403);
+    expect((await t.api('POST', `/projects/${project.id}/issues/${iid}/notes`, { token: users.other.token, body: { body: 'x' } })).status).toBe(403);
+    expect((await t.api('POST', `/projects/${project.id}/issues/${iid}/notes`, { token: users.reporter.token, body: { body: 'x' } })).status).toBe(201);
+    await t.api('PUT', `/projects/${project.id}/issues/${iid}`, { token: users.reporter.token, body: { discussion_locked: false } });
+    expect((await t.api('POST', `/projects/${project.id}/issues/${iid}/notes`, { token: users.other.token, body: { body: 'x' } })).status).toBe(201);
+  });
+
   it('honours created_at for administrators and Owners only', async () => {
     const project = projects.public;
     const when = '2020-01-02T03:04:05.000Z';
