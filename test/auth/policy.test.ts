@@ -14,6 +14,7 @@ const namespaceIds: number[] = [];
 const userIds: number[] = [];
 const runnerIds: number[] = [];
 const snippetIds: number[] = [];
+const issueIds: number[] = [];
 /** Projects only the job-token cases add (the stranger's own). */
 const jobProjectIds: number[] = [];
 
@@ -82,8 +83,18 @@ beforeAll(async () => {
   }
   for (const row of snippetRows) snippetIds.push((await h.app.db.snippet.create({ data: row })).id);
   const [featurePrivate, featureDisabled] = projectIds.slice(-2);
-  await h.app.db.projectFeature.update({ where: { projectId: featurePrivate }, data: { snippetsAccessLevel: 'private' } });
-  await h.app.db.projectFeature.update({ where: { projectId: featureDisabled }, data: { snippetsAccessLevel: 'disabled' } });
+  await h.app.db.projectFeature.update({ where: { projectId: featurePrivate }, data: { snippetsAccessLevel: 'private', issuesAccessLevel: 'private' } });
+  await h.app.db.projectFeature.update({ where: { projectId: featureDisabled }, data: { snippetsAccessLevel: 'disabled', issuesAccessLevel: 'disabled' } });
+  // Issues: in each project a public one and a confidential one by the stranger, and a confidential one by the owner
+  // assigned to the project member.
+  for (const [i, projectId] of projectIds.entries()) {
+    const rows = [
+      { confidential: false, authorId: stranger.row.id },
+      { confidential: true, authorId: stranger.row.id },
+      { confidential: true, authorId: owner.row.id, assignees: { create: [{ userId: projectMember.row.id }] } },
+    ];
+    for (const [j, row] of rows.entries()) issueIds.push((await h.app.db.issue.create({ data: { ...row, projectId, iid: i * 10 + j + 1, title: 'i' } })).id);
+  }
   const strangerNs = await h.app.db.project.findUniqueOrThrow({ where: { id: strangersProject.id }, include: { namespace: true } });
   viewers.push(
     { label: 'anonymous', viewer: null },
@@ -126,6 +137,13 @@ describe('the policy', () => {
         return snippets.map((s) => ({ id: s.id, authorId: s.authorId, visibility: s.visibility, inProject: s.project }));
       },
       list: (where: object) => h.app.db.snippet.findMany({ where: { AND: [{ id: { in: snippetIds } }, where] }, select: { id: true } }),
+    },
+    issue: {
+      async rows() {
+        const issues = await h.app.db.issue.findMany({ where: { id: { in: issueIds } }, include: { assignees: true, project: { include: { namespace: true, features: true } } } });
+        return issues.map((i) => ({ id: i.id, inProject: i.project, authorId: i.authorId, confidential: i.confidential, assigneeIds: i.assignees.map((a) => a.userId) }));
+      },
+      list: (where: object) => h.app.db.issue.findMany({ where: { AND: [{ id: { in: issueIds } }, where] }, select: { id: true } }),
     },
     token: {
       rows: () => h.app.db.personalAccessToken.findMany({ where: { userId: { in: userIds } } }),

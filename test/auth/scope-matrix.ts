@@ -54,6 +54,23 @@ interface Fixtures {
   projectSnippet?: number;
   /** Labels and milestones the reads share, by the path that lists them. */
   timeboxes?: Record<string, number>;
+  /** An issue of the project that reads share, and a thread on it, once one asked for them. */
+  issueIid?: number;
+  issueThread?: { id: string; noteId: number };
+}
+
+/** A new issue of the fixture project, by its owner. */
+async function newIssue(f: Fixtures): Promise<number> {
+  const res = await t.api('POST', `/projects/${f.project.id}/issues`, { token: f.owner.token, body: { title: 'matrix' } });
+  if (res.status !== 201) throw new Error(`issue: ${res.status} ${res.text}`);
+  return res.body.iid;
+}
+
+/** A new thread on an issue of the fixture project, by its owner. */
+async function newIssueThread(f: Fixtures, iid: number): Promise<{ id: string; noteId: number }> {
+  const res = await t.api('POST', `/projects/${f.project.id}/issues/${iid}/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
+  if (res.status !== 201) throw new Error(`issue thread: ${res.status} ${res.text}`);
+  return { id: res.body.id, noteId: res.body.notes[0].id };
 }
 
 /** A new thread on the fixture project's `main` commit, by its owner: its id and its note's. */
@@ -224,16 +241,18 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   let pkg: { packageId: number; fileId: number } | undefined;
   const packageOf = async () => (pkg ??= route.compiled.kind === 'mutation' ? await newPackage(f) : (f.package ??= await newPackage(f)));
   let thread: { id: string; noteId: number } | undefined;
-  // On a snippet's routes, a thread of the snippet the path names (new for writes, shared by the reads).
-  const onSnippet = route.path.includes('/snippets/:snippet_id/');
-  const threadOf = async () =>
-    (thread ??= onSnippet
-      ? route.compiled.kind === 'mutation'
-        ? await newSnippetThread(f, params.snippet_id)
-        : (f.snippetThread ??= await newSnippetThread(f, params.snippet_id))
-      : route.compiled.kind === 'mutation'
-        ? await newThread(f)
-        : (f.thread ??= await newThread(f)));
+  // A thread of the issue or snippet the path names, or of the fixture commit (new for writes, shared by the reads).
+  const threadOf = async () => {
+    const writes = route.compiled.kind === 'mutation';
+    if (route.path.includes('/issues/:issue_iid/')) {
+      const iid = Number(params.issue_iid);
+      return (thread ??= writes ? await newIssueThread(f, iid) : (f.issueThread ??= await newIssueThread(f, iid)));
+    }
+    if (route.path.includes('/snippets/:snippet_id/')) {
+      return (thread ??= writes ? await newSnippetThread(f, params.snippet_id) : (f.snippetThread ??= await newSnippetThread(f, params.snippet_id)));
+    }
+    return (thread ??= writes ? await newThread(f) : (f.thread ??= await newThread(f)));
+  };
   const timebox = async (path: string) => (route.compiled.kind === 'mutation' ? newTimebox(f, path) : ((f.timeboxes ??= {})[path] ??= await newTimebox(f, path)));
   const samples: Record<string, () => Promise<unknown> | unknown> = {
     name: () => name,
@@ -339,6 +358,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Snippets: one of the project the reads share, a new one for each write; new ones are private.
     snippetId: async () => (route.compiled.kind === 'mutation' ? await newSnippet(f, true) : (f.projectSnippet ??= await newSnippet(f, true))),
     visibility: () => 'private',
+    // Issues: one the reads share (with a thread), a new one for each write; time tracking durations.
+    issueIid: async () => String(route.compiled.kind === 'mutation' ? await newIssue(f) : (f.issueIid ??= await newIssue(f))),
+    duration: () => '1h',
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

@@ -89,6 +89,15 @@ beforeAll(async () => {
     await t.api('POST', `/groups/${group.id}/labels/gl${i}/subscribe`, { token: owner.token });
     await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title: `m${i}` } });
     await t.api('POST', `/groups/${group.id}/milestones`, { token: owner.token, body: { title: `gm${i}` } });
+    // Issues with labels (the project's and the group's), an assignee, a milestone, and a thread on the first.
+    const milestone = await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title: `im${i}` } });
+    const issue = await t.api('POST', `/projects/${project.id}/issues`, {
+      token: owner.token,
+      body: { title: `issue ${i}`, labels: `l${i},gl${i}`, assignee_ids: [member.id], milestone_id: milestone.body.id },
+    });
+    expect(issue.status).toBe(201);
+    if (i % 2) await t.api('PUT', `/projects/${project.id}/issues/${issue.body.iid}`, { token: owner.token, body: { state_event: 'close' } });
+    await t.api('POST', `/projects/${project.id}/issues/1/discussions`, { token: member.token, body: { body: `issue thread ${i}` } });
   }
   // Four threads on the commit, each a member's note and the owner's reply (authors and threads' notes are batched).
   const commitNote = { noteableType: 'Commit', projectId: project.id, commitId: sha, type: 'DiscussionNote' };
@@ -188,6 +197,9 @@ describe('query budget', () => {
     'GET /projects/:id/snippets/:snippet_id/discussions': () => `/projects/${project.id}/snippets/${snippetId}/discussions`,
     'GET /projects/:id/snippets/:snippet_id/notes': () => `/projects/${project.id}/snippets/${snippetId}/notes`,
     'GET /snippets/:id/repository_storage_moves': () => `/snippets/${snippetId}/repository_storage_moves`,
+    'GET /projects/:id/issues/:issue_iid/discussions': () => `/projects/${project.id}/issues/1/discussions`,
+    'GET /projects/:id/issues/:issue_iid/notes': () => `/projects/${project.id}/issues/1/notes`,
+    'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

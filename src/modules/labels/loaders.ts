@@ -1,6 +1,7 @@
 /** Batched reads of what a listed label shows per parent: its priority in a project, a user's subscription to it. */
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
+import { labelIssueCounts } from '../issues/loaders.js';
 
 export interface LabelInProject {
   labelId: number;
@@ -43,12 +44,8 @@ export function createLabelLoaders(db: PrismaClient) {
       },
       { cacheKeyFn: (k) => key(k.labelId, k.userId, k.projectId) },
     ),
-    /**
-     * The seam for issues and merge requests: their label links do not exist yet, so no issuable carries any label
-     * and every count is zero. The issues module replaces this batch with its counts (by state, as the viewer may
-     * see them) when it adds label links.
-     */
-    counts: new DataLoader<number, LabelCounts>(async (labelIds) => labelIds.map(() => ({ openIssuesCount: 0, closedIssuesCount: 0, openMergeRequestsCount: 0 }))),
+    /** How many open and closed issues carry each label, from the issues module's label links. */
+    counts: new DataLoader<number, LabelCounts>((labelIds) => labelIssueCounts(db, labelIds)),
   };
 }
 

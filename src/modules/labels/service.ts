@@ -118,6 +118,34 @@ export class LabelsService {
     return label && { ...label, parent };
   }
 
+  /**
+   * The project's labels (its own and its groups') by title, for issues: missing titles become project labels when
+   * `create` (GitLab's Labels::FindOrCreateService, as an issue's `labels` does for those who may set metadata).
+   */
+  async findOrCreateByTitles(project: ProjectRow, titles: readonly string[], create: boolean): Promise<LabelRow[]> {
+    const wanted = [...new Set(titles.map((t) => t.trim()).filter(Boolean))];
+    if (!wanted.length) return [];
+    const parent = { project };
+    const found = await this.db.label.findMany({ where: { AND: [await this.available(parent, {}), { title: { in: wanted } }] }, orderBy: { id: 'asc' } });
+    const byTitle = new Map<string, LabelRow>();
+    for (const label of found) if (!byTitle.has(label.title)) byTitle.set(label.title, label);
+    for (const title of wanted) {
+      if (byTitle.has(title) || !create) continue;
+      const draft = { title, color: colorOf(DEFAULT_COLOR), description: null };
+      const errors = labelErrors(draft);
+      if (Object.keys(errors).length) throw invalid(errors);
+      const made = await this.db.label.upsert({ where: { projectId_title: { projectId: project.id, title } }, create: { ...draft, projectId: project.id }, update: {} });
+      byTitle.set(title, made);
+    }
+    return wanted.flatMap((t) => byTitle.get(t) ?? []);
+  }
+
+  /** The labels among `ids` the project may use (its own and its groups'). */
+  async availableByIds(project: ProjectRow, ids: readonly number[]): Promise<LabelRow[]> {
+    if (!ids.length) return [];
+    return this.db.label.findMany({ where: { AND: [await this.available({ project }, {}), { id: { in: [...ids] } }] } });
+  }
+
   /** The parent a label belongs to, for asking abilities of it. */
   private async ownParent(label: LabelRow, through: TimeboxParent): Promise<TimeboxParentSubject> {
     if (label.projectId !== null) return 'project' in through && through.project.id === label.projectId ? { project: through.project } : { project: await this.projectOf(label.projectId) };

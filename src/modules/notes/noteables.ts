@@ -28,6 +28,11 @@ export interface Noteable {
   iid: number | null;
   /** Its title, for activity events (`target_title`). */
   title: string | null;
+  /**
+   * Seen by fewer than those who read its project (a confidential issue): its notes record no activity event, as the
+   * Events API cannot yet hide an event from those who may not read its target.
+   */
+  confidential?: boolean;
 }
 
 /** What a kind's checks are asked with: the request's policy and every service of the request. */
@@ -66,6 +71,8 @@ export interface NoteableKind {
   readableWithProject?(noteable: Noteable): boolean;
   /** GitLab's `set_note_created_at` on it: administrators and the project's (or group's) Owners. */
   canSetCreatedAt(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
+  /** The iid of the noteable a stored note names (a note's `noteable_iid`), for kinds that have iids; batched by the kind. */
+  iidOf?(ctx: NoteableContext, noteableId: number): Promise<number | null>;
 }
 
 const kinds = new Map<string, NoteableKind>();

@@ -86,6 +86,8 @@ export const notesResolvers = {
     discussion: (n: Awaited<ReturnType<typeof noteableOf>>, args: { id: string }, ctx: Context) => ctx.services.notes.discussion(n, args.id),
     discussionNotes: (n: Awaited<ReturnType<typeof noteableOf>>, args: { id: string }, ctx: Context) => ctx.services.notes.discussionNotes(n, args.id),
     note: (n: Awaited<ReturnType<typeof noteableOf>>, args: { id: number }, ctx: Context) => ctx.services.notes.note(n, args.id),
+    notes: (n: Awaited<ReturnType<typeof noteableOf>>, args: PageArgs & { orderBy?: 'created_at' | 'updated_at' | null; sort?: 'ASC' | 'DESC' | null }, ctx: Context) =>
+      ctx.services.notes.notes(n, args, args.orderBy ?? 'created_at', args.sort === 'ASC' ? 'asc' : 'desc'),
   },
   Commit: {
     comments: async (c: CommitRow, args: PageArgs, ctx: Context) =>
@@ -112,6 +114,9 @@ export const notesResolvers = {
     },
     noteableDiscussionCreate: async (_: unknown, args: NoteableArgs & { body: string; createdAt?: string | null; position?: Record<string, unknown> | null }, ctx: Context) => ({
       discussion: await ctx.services.notes.createDiscussion(ctx.services, await noteableOf(ctx, args), args),
+    }),
+    noteableNoteCreate: async (_: unknown, args: NoteableArgs & { body: string; createdAt?: string | null }, ctx: Context) => ({
+      note: await ctx.services.notes.createComment(ctx.services, await noteableOf(ctx, args), { note: args.body, createdAt: args.createdAt }),
     }),
     noteableDiscussionReply: async (_: unknown, args: NoteableArgs & { discussionId: string; body: string; createdAt?: string | null }, ctx: Context) => ({
       note: await ctx.services.notes.reply(ctx.services, await noteableOf(ctx, args), args.discussionId, args),
@@ -151,7 +156,10 @@ export const notesResolvers = {
     resolvedBy: () => null,
     discussion: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.discussionOf(n),
     project: (n: NoteRow, _a: unknown, ctx: Context) => (n.projectId === null ? null : ctx.services.projects.find({ id: n.projectId })),
-    noteableIid: () => null,
+    noteableIid: (n: NoteRow, _a: unknown, ctx: Context) => {
+      const kind = noteableKind(n.noteableType);
+      return kind?.iidOf && n.noteableId !== null ? kind.iidOf({ access: ctx.access, services: ctx.services }, n.noteableId) : null;
+    },
     path: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.path : null),
     line: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.line : null),
     lineType: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.lineType : null),

@@ -301,7 +301,7 @@ export class NotesService {
     });
     // GitLab's EventCreateService#leave_note: `commented`, the note as target (its STI class), in the project.
     const kind = noteableKind(n.type);
-    if (!kind?.readableWithProject || kind.readableWithProject(n)) await this.activity.record(
+    if (!n.confidential && (!kind?.readableWithProject || kind.readableWithProject(n))) await this.activity.record(
       {
         action: 'commented',
         authorId: note.authorId,

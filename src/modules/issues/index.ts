@@ -1,0 +1,32 @@
+/**
+ * Issues of projects (GitLab's Issue): iids per project, assignees, label links, milestones, state events, time
+ * tracking, IssuePolicy (policy.ts), and issues as noteables of the notes engine (noteable.ts).
+ */
+import { defineModule } from '../module.js';
+import { createIssueLoaders, type IssueLoaders } from './loaders.js';
+import './noteable.js';
+import { issuePolicy } from './policy.js';
+import { issueResolvers } from './resolvers.js';
+import { issueRoutes } from './routes.js';
+import { IssuesService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    issues: IssuesService;
+  }
+  interface Loaders {
+    issues: IssueLoaders;
+  }
+}
+
+export const issuesModule = defineModule({
+  name: 'issues',
+  schema: ['issues.graphql'],
+  operations: ['issues.graphql'],
+  resolvers: issueResolvers,
+  policy: issuePolicy,
+  routes: issueRoutes,
+  loaders: (db) => createIssueLoaders(db),
+  uses: ['projects', 'labels', 'milestones', 'activity', 'notes'],
+  service: (base, { labels, activity }) => new IssuesService(base, labels, activity),
+});

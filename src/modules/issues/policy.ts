@@ -1,0 +1,84 @@
+/**
+ * GitLab's IssuePolicy with ProjectPolicy's issue abilities. Reading a project's issues needs the project and its
+ * issues feature (`read_issue` on the project); a confidential issue is read only by its author, its assignees,
+ * the project's Reporters and above and administrators (IssuePolicy's `confidential & ~can_read_confidential`).
+ * Updating needs Reporter, or being its author or an assignee; setting metadata (labels, assignees, milestone,
+ * weight, due date, confidentiality) needs Reporter (`admin_issue`, `set_issue_metadata`); deleting needs the Owner
+ * (`destroy_issue`). Writes stop on an archived project.
+ * Registered through this module's manifest into the one table of src/auth/policy.ts; built from src/auth/rules.ts.
+ */
+import type { Prisma } from '../../db/database.js';
+import { AccessLevel } from '../../auth/access-levels.js';
+import { administrator, allOf, anyOf, featureAllowed, projectMember, projectOwner, unlessArchived, visible, type Actor, type ProjectSubject, type Rule } from '../../auth/rules.js';
+
+const { GUEST, REPORTER } = AccessLevel;
+
+type ProjectRule = Rule<ProjectSubject, Prisma.ProjectWhereInput>;
+type Where = Prisma.IssueWhereInput;
+
+/** What deciding access to one issue reads. */
+export interface IssueSubject {
+  /**
+   * Its project. Not named `project`: the policy would take the issue for something of that project and let a CI job
+   * token in by the project's scope, where GitLab lets job tokens reach no issue; they are anonymous callers here, in
+   * checks as in list filters.
+   */
+  inProject: ProjectSubject;
+  authorId: number | null;
+  confidential: boolean;
+  assigneeIds: readonly number[];
+}
+
+const signedIn: ProjectRule = { allows: (actor) => !!actor.viewer, where: (actor) => !!actor.viewer };
+
+/** ProjectPolicy's `read_project` with the issues feature open to the viewer (`read_issue` on the project). */
+const readProjectIssues: ProjectRule = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), featureAllowed('issues'));
+const reporter: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(REPORTER));
+
+/** A project rule asked of an issue's project, and as a filter of issues by their project. */
+function onProject(rule: ProjectRule): Rule<IssueSubject, Where> {
+  return {
+    allows: (actor, issue) => rule.allows(actor, issue.inProject),
+    where: (actor) => {
+      const w = rule.where(actor);
+      return w === true || w === false ? w : { project: { is: w } };
+    },
+  };
+}
+
+const isAuthor = (actor: Actor, issue: IssueSubject) => !!actor.viewer && issue.authorId === actor.viewer.id;
+const isAssignee = (actor: Actor, issue: IssueSubject) => !!actor.viewer && issue.assigneeIds.includes(actor.viewer.id);
+
+const author: Rule<IssueSubject, Where> = { allows: isAuthor, where: (actor) => (actor.viewer ? { authorId: actor.viewer.id } : false) };
+const assignee: Rule<IssueSubject, Where> = {
+  allows: isAssignee,
+  where: (actor) => (actor.viewer ? { assignees: { some: { userId: actor.viewer.id } } } : false),
+};
+const notConfidential: Rule<IssueSubject, Where> = { allows: (_a, issue) => !issue.confidential, where: () => ({ confidential: false }) };
+
+/** IssuePolicy's read_issue: the project's issues, and a confidential one only to those who may read confidential issues. */
+const readIssue: Rule<IssueSubject, Where> = allOf(onProject(readProjectIssues), anyOf(notConfidential, onProject(reporter), author, assignee));
+
+/** Whether an archived project holds the issue: writes stop there. */
+const unarchived: Rule<IssueSubject, Where> = { allows: (_a, issue) => !issue.inProject.archived, where: () => ({ project: { archived: false } }) };
+
+export const issuePolicy = {
+  /** ProjectPolicy's read_issue on the project: its issues may be listed at all. */
+  read_project_issues: readProjectIssues,
+  /** ProjectPolicy's create_issue: members, and signed-in users who can read a public (or internal) project's issues. */
+  create_issue: unlessArchived(allOf(readProjectIssues, anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(GUEST), allOf(signedIn, visible())))),
+  /** Labels, assignees, milestone, weight, due date and confidentiality given on create or update (`set_issue_metadata`). */
+  set_issue_metadata: unlessArchived(allOf(readProjectIssues, reporter)),
+  /** `created_at` honoured on create (`set_issue_created_at`): administrators and Owners. */
+  set_issue_created_at: projectOwner,
+  read_issue: readIssue,
+  update_issue: allOf(readIssue, unarchived, anyOf(onProject(reporter), author, assignee)),
+  admin_issue: allOf(readIssue, unarchived, onProject(reporter)),
+  destroy_issue: allOf(readIssue, onProject(projectOwner)),
+};
+
+type IssuePolicyRules = typeof issuePolicy;
+
+declare module '../../auth/policy.js' {
+  interface Abilities extends IssuePolicyRules {}
+}

@@ -1,0 +1,238 @@
+/** GraphQL resolvers of issues; the REST routes run through them too. */
+import type { Context } from '../../context.js';
+import { listConnection, type PageArgs } from '../../graphql/connection.js';
+import { globalId, parseRef } from '../../graphql/ids.js';
+import { apiUrl, webUrl } from '../../graphql/resolvers.js';
+import { invalidArgument } from '../../errors.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import { parseDuration, humanDuration } from './durations.js';
+import { splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
+
+interface ListArgs extends PageArgs {
+  state?: 'opened' | 'closed' | 'locked' | 'all' | null;
+  labelName?: (string | null)[] | null;
+  milestoneTitle?: (string | null)[] | null;
+  assigneeId?: string | null;
+  assigneeUsernames?: string[] | null;
+  authorUsername?: string | null;
+  authorId?: number | null;
+  search?: string | null;
+  iids?: string[] | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  updatedAfter?: Date | null;
+  updatedBefore?: Date | null;
+  confidential?: boolean | null;
+  sort?: string | null;
+  scope?: IssueFilters['scope'];
+  orderBy?: IssueOrderBy | null;
+  direction?: 'ASC' | 'DESC' | null;
+}
+
+/** GitLab's IssueSort values as REST's order_by and sort. */
+const SORTS: Record<string, [IssueOrderBy, 'asc' | 'desc']> = {
+  CREATED_DESC: ['created_at', 'desc'],
+  CREATED_ASC: ['created_at', 'asc'],
+  UPDATED_DESC: ['updated_at', 'desc'],
+  UPDATED_ASC: ['updated_at', 'asc'],
+  DUE_DATE_ASC: ['due_date', 'asc'],
+  DUE_DATE_DESC: ['due_date', 'desc'],
+  TITLE_ASC: ['title', 'asc'],
+  TITLE_DESC: ['title', 'desc'],
+  WEIGHT_ASC: ['weight', 'asc'],
+  WEIGHT_DESC: ['weight', 'desc'],
+  PRIORITY_ASC: ['priority', 'asc'],
+  PRIORITY_DESC: ['priority', 'desc'],
+  MILESTONE_DUE_ASC: ['milestone_due', 'asc'],
+  MILESTONE_DUE_DESC: ['milestone_due', 'desc'],
+  RELATIVE_POSITION_ASC: ['relative_position', 'asc'],
+  CLOSED_AT_ASC: ['closed_at', 'asc'],
+  CLOSED_AT_DESC: ['closed_at', 'desc'],
+  LABEL_PRIORITY_ASC: ['label_priority', 'asc'],
+  LABEL_PRIORITY_DESC: ['label_priority', 'desc'],
+  POPULARITY_ASC: ['popularity', 'asc'],
+  POPULARITY_DESC: ['popularity', 'desc'],
+};
+
+function filtersOf(args: ListArgs): IssueFilters {
+  const [sortBy, sortDirection] = SORTS[args.sort ?? 'CREATED_DESC'] ?? SORTS.CREATED_DESC;
+  const iids = args.iids?.map((iid) => {
+    if (!/^\d{1,9}$/.test(iid)) throw invalidArgument('iids');
+    return Number(iid);
+  });
+  const labels = splitNames(args.labelName?.filter((l): l is string => l !== null));
+  return {
+    state: args.state === 'all' ? null : args.state,
+    labels,
+    milestone: args.milestoneTitle?.find((m) => m != null) ?? null,
+    assigneeId: args.assigneeId,
+    assigneeUsernames: args.assigneeUsernames,
+    authorId: args.authorId,
+    authorUsername: args.authorUsername,
+    search: args.search,
+    scope: args.scope,
+    createdAfter: args.createdAfter,
+    createdBefore: args.createdBefore,
+    updatedAfter: args.updatedAfter,
+    updatedBefore: args.updatedBefore,
+    iids,
+    confidential: args.confidential,
+    orderBy: args.orderBy ?? sortBy,
+    sort: args.direction ? (args.direction.toLowerCase() as 'asc' | 'desc') : args.orderBy ? 'desc' : sortDirection,
+  };
+}
+
+const list = (scope: IssueScope, args: ListArgs, ctx: Context) => ctx.services.issues.list(scope, filtersOf(args), args);
+
+const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
+
+const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
+const projectOfIssue = async (issue: IssueRow, ctx: Context): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(issue.projectId))!;
+
+/** Task list items of a description (`- [ ]`, `* [x]`, `1. [ ]`), as GitLab's TaskList counts them. */
+function tasks(description: string | null): { count: number; completed: number } {
+  const items = description?.match(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[[ xX]\][ \t]/gm) ?? [];
+  return { count: items.length, completed: items.filter((i) => /\[[xX]\]/.test(i)).length };
+}
+
+const user = (ctx: Context, id: number | null | undefined) => (id == null ? null : ctx.loaders.users.byId.load(id));
+
+async function path(issue: IssueRow, ctx: Context): Promise<string> {
+  return `${(await projectOfIssue(issue, ctx)).fullPath}/-/issues/${issue.iid}`;
+}
+
+interface IssueIid {
+  projectPath: string;
+  iid: string;
+}
+
+export const issueResolvers = {
+  NoteableKind: { ISSUE: 'Issue' },
+  Project: {
+    issue: (project: ProjectRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.issues.find(project, iidOf(args.iid)) : null),
+    issues: (project: ProjectRow, args: ListArgs, ctx: Context) => list({ project }, args, ctx),
+  },
+  Group: {
+    issues: (group: NamespaceRow, args: ListArgs, ctx: Context) => list({ group }, args, ctx),
+  },
+  Query: {
+    issue: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.issues.byId(args.id),
+    projectIssue: async (_: unknown, args: IssueIid, ctx: Context) => ctx.services.issues.get(await projectOf(ctx, args.projectPath), iidOf(args.iid)),
+    issues: (_: unknown, args: ListArgs, ctx: Context) => list({ all: true }, args, ctx),
+  },
+  Issue: {
+    id: (i: IssueRow) => globalId('Issue', i.id),
+    databaseId: (i: IssueRow) => i.id,
+    iid: (i: IssueRow) => String(i.iid),
+    databaseIid: (i: IssueRow) => i.iid,
+    closedBy: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.closedById),
+    author: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.authorId),
+    labels: async (i: IssueRow, args: PageArgs, ctx: Context) => {
+      const project = await projectOfIssue(i, ctx);
+      const labels = await ctx.loaders.issues.labels.load(i.id);
+      return listConnection(args, labels.map((l) => ({ ...l, parent: { project } })));
+    },
+    labelTitles: async (i: IssueRow, _a: unknown, ctx: Context) => (await ctx.loaders.issues.labels.load(i.id)).map((l) => l.title),
+    milestone: (i: IssueRow, _a: unknown, ctx: Context) => (i.milestoneId === null ? null : ctx.loaders.issues.milestoneById.load(i.milestoneId)),
+    assignees: async (i: IssueRow, args: PageArgs, ctx: Context) =>
+      listConnection(args, (await Promise.all(i.assignees.map((a) => ctx.loaders.users.byId.load(a.userId)))).filter((u) => u !== null)),
+    assignee: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.assignees[0]?.userId),
+    participants: async (i: IssueRow, args: PageArgs, ctx: Context) => {
+      const ids = await ctx.services.issues.participants(i);
+      return listConnection(args, (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null));
+    },
+    type: () => 'ISSUE',
+    issueType: () => 'issue',
+    userNotesCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.loaders.issues.userNotesCount.load(i.id),
+    mergeRequestsCount: () => 0,
+    upvotes: () => 0,
+    downvotes: () => 0,
+    webUrl: async (i: IssueRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(i, ctx)),
+    webPath: async (i: IssueRow, _a: unknown, ctx: Context) => `/${await path(i, ctx)}`,
+    timeStats: (i: IssueRow) => ({
+      timeEstimate: i.timeEstimate,
+      totalTimeSpent: i.totalTimeSpent,
+      humanTimeEstimate: humanDuration(i.timeEstimate),
+      humanTotalTimeSpent: humanDuration(i.totalTimeSpent),
+    }),
+    taskCompletionStatus: (i: IssueRow) => {
+      const t = tasks(i.description);
+      return { count: t.count, completedCount: t.completed };
+    },
+    hasTasks: (i: IssueRow) => tasks(i.description).count > 0,
+    taskStatus: (i: IssueRow) => {
+      const t = tasks(i.description);
+      return t.count ? `${t.completed} of ${t.count} checklist ${t.count === 1 ? 'item' : 'items'} completed` : '';
+    },
+    blockingIssuesCount: () => 0,
+    reference: async (i: IssueRow, args: { full?: boolean | null }, ctx: Context) => (args.full ? `${(await projectOfIssue(i, ctx)).fullPath}#${i.iid}` : `#${i.iid}`),
+    references: async (i: IssueRow, _a: unknown, ctx: Context) => ({ short: `#${i.iid}`, relative: `#${i.iid}`, full: `${(await projectOfIssue(i, ctx)).fullPath}#${i.iid}` }),
+    links: (i: IssueRow, _a: unknown, ctx: Context) => {
+      const base = `projects/${i.projectId}/issues/${i.iid}`;
+      return {
+        self: apiUrl(ctx, base),
+        notes: apiUrl(ctx, `${base}/notes`),
+        awardEmoji: apiUrl(ctx, `${base}/award_emoji`),
+        project: apiUrl(ctx, `projects/${i.projectId}`),
+        closedAsDuplicateOf: null,
+      };
+    },
+    subscribed: (i: IssueRow, _a: unknown, ctx: Context) => !!ctx.viewer && (i.authorId === ctx.viewer.id || i.assignees.some((a) => a.userId === ctx.viewer!.id)),
+    movedToId: () => null,
+    imported: () => false,
+    importedFrom: () => 'none',
+    severity: () => null,
+    serviceDeskReplyTo: () => null,
+    healthStatus: () => null,
+    relativePosition: (i: IssueRow) => i.id,
+  },
+  Mutation: {
+    createIssue: async (_: unknown, input: Omit<IssueChanges, 'title'> & { projectPath: string; title: string; createdAt?: Date | null; dueDate?: Date | null }, ctx: Context) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const issue = await ctx.services.issues.create(project, {
+        ...input,
+        labels: splitNames(input.labels),
+        dueDate: input.dueDate ? input.dueDate.toISOString().slice(0, 10) : null,
+        createdAt: input.createdAt ? input.createdAt.toISOString() : null,
+      });
+      return { issue };
+    },
+    updateIssue: async (_: unknown, input: IssueIid & Omit<IssueChanges, 'dueDate' | 'stateEvent'> & { dueDate?: Date | null; locked?: boolean | null; stateEvent?: 'CLOSE' | 'REOPEN' | null }, ctx: Context) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const { projectPath: _p, iid, locked, dueDate, stateEvent, ...rest } = input;
+      const changes: IssueChanges = {
+        ...rest,
+        labels: splitNames(rest.labels),
+        addLabels: splitNames(rest.addLabels),
+        removeLabels: splitNames(rest.removeLabels),
+        discussionLocked: locked,
+        stateEvent: stateEvent?.toLowerCase(),
+      };
+      if (dueDate !== undefined) changes.dueDate = dueDate ? dueDate.toISOString().slice(0, 10) : null;
+      if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
+      return { issue: await ctx.services.issues.update(project, iidOf(iid), changes) };
+    },
+    issueSetWeight: async (_: unknown, input: IssueIid & { weight?: number | null }, ctx: Context) => ({
+      issue: await ctx.services.issues.setWeight(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.weight ?? null),
+    }),
+    issueSetAssignees: async (_: unknown, input: IssueIid & { assigneeUsernames: string[]; operationMode?: 'REPLACE' | 'APPEND' | 'REMOVE' | null }, ctx: Context) => ({
+      issue: await ctx.services.issues.setAssignees(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.assigneeUsernames, input.operationMode ?? 'REPLACE'),
+    }),
+    issueDestroy: async (_: unknown, input: IssueIid, ctx: Context) => ({ issue: await ctx.services.issues.destroy(await projectOf(ctx, input.projectPath), iidOf(input.iid)) }),
+    issueTimeTracking: async (
+      _: unknown,
+      input: IssueIid & { timeEstimate?: string | null; spentTime?: string | null; resetTimeEstimate?: boolean | null; resetSpentTime?: boolean | null },
+      ctx: Context,
+    ) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const iid = iidOf(input.iid);
+      const { issues } = ctx.services;
+      if (input.resetTimeEstimate) return { issue: await issues.setTimeEstimate(project, iid, 0) };
+      if (input.resetSpentTime) return { issue: await issues.addSpentTime(project, iid, null) };
+      if (input.timeEstimate != null) return { issue: await issues.setTimeEstimate(project, iid, parseDuration(input.timeEstimate, 'timeEstimate', false)) };
+      if (input.spentTime != null) return { issue: await issues.addSpentTime(project, iid, parseDuration(input.spentTime, 'spentTime', true)) };
+      throw invalidArgument('timeEstimate');
+    },
+  },
+};

@@ -1,0 +1,466 @@
+/**
+ * Owns issues (GitLab's Issue), numbered by iid within their project, with their assignees and label links: the
+ * Issues API of projects, groups and the instance (IssuesFinder's filters and orders), create, update with state
+ * events and label changes, delete, and their activity events.
+ */
+import type { Prisma } from '../../db/database.js';
+import { containsIgnoringCase } from '../../db/text.js';
+import { atLeastOneOf, badRequest, invalid, invalidArgument, notFound } from '../../errors.js';
+import { connection, type PageArgs } from '../../graphql/connection.js';
+import type { ActivityService } from '../activity/service.js';
+import type { LabelsService } from '../labels/service.js';
+import type { ServiceBase } from '../module.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { IssueSubject } from './policy.js';
+
+export const ISSUE = 'Issue';
+
+export type IssueRow = Prisma.IssueGetPayload<{ include: { assignees: { select: { userId: true } } } }>;
+
+const withAssignees = { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } as const;
+
+/** Where a list looks: one project, a group's projects (its subgroups' too), or every project the viewer may read. */
+export type IssueScope = { project: ProjectRow } | { group: NamespaceRow } | { all: true };
+
+export type IssueOrderBy = 'created_at' | 'updated_at' | 'closed_at' | 'priority' | 'due_date' | 'relative_position' | 'label_priority' | 'milestone_due' | 'popularity' | 'weight' | 'title';
+
+/** IssuesFinder's filters, as the Issues API names them (REST) and GraphQL's `issues` arguments fill them. */
+export interface IssueFilters {
+  state?: 'opened' | 'closed' | 'all' | 'locked' | null;
+  /** Label titles every issue must carry; `None` for none, `Any` for at least one. */
+  labels?: readonly string[] | null;
+  /** A milestone title; `None`, `Any`, `Upcoming`, `Started`. */
+  milestone?: string | null;
+  /** A user id, `None` or `Any`. */
+  assigneeId?: string | null;
+  assigneeUsernames?: readonly string[] | null;
+  authorId?: number | null;
+  authorUsername?: string | null;
+  search?: string | null;
+  scope?: 'created_by_me' | 'assigned_to_me' | 'all' | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  updatedAfter?: Date | null;
+  updatedBefore?: Date | null;
+  iids?: readonly number[] | null;
+  confidential?: boolean | null;
+  orderBy?: IssueOrderBy | null;
+  sort?: 'asc' | 'desc' | null;
+}
+
+export interface IssueInput {
+  title: string;
+  description?: string | null;
+  labels?: readonly string[] | null;
+  labelIds?: readonly number[] | null;
+  assigneeIds?: readonly number[] | null;
+  milestoneId?: number | null;
+  confidential?: boolean | null;
+  dueDate?: string | null;
+  weight?: number | null;
+  createdAt?: string | null;
+  discussionLocked?: boolean | null;
+}
+
+export interface IssueChanges {
+  title?: string | null;
+  description?: string | null;
+  labels?: readonly string[] | null;
+  addLabels?: readonly string[] | null;
+  removeLabels?: readonly string[] | null;
+  labelIds?: readonly number[] | null;
+  addLabelIds?: readonly number[] | null;
+  removeLabelIds?: readonly number[] | null;
+  assigneeIds?: readonly number[] | null;
+  /** Present with null or 0: the milestone is removed. */
+  milestoneId?: number | null;
+  stateEvent?: string | null;
+  confidential?: boolean | null;
+  weight?: number | null;
+  dueDate?: string | null;
+  discussionLocked?: boolean | null;
+  updatedAt?: string | null;
+}
+
+/** The comma-separated lists REST gives (`labels=a,b` or `labels[]=a&labels[]=b`), as one list of names. */
+export function splitNames(values: readonly string[] | null | undefined): string[] | null {
+  if (values == null) return null;
+  return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+}
+
+/** A date as Rails casts a string to one: `YYYY-MM-DD` (a valid day), anything else nothing. */
+function dateOf(value: string | null | undefined): Date | null {
+  if (!value) return null;
+  const match = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(value.trim());
+  if (!match) return null;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return date.getUTCMonth() === Number(match[2]) - 1 ? date : null;
+}
+
+function timeOf(value: string | null | undefined, argument: string): Date | null {
+  if (!value) return null;
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw invalidArgument(argument);
+  return time;
+}
+
+/** Issue's validations, in Rails' words by field. */
+function issueErrors(issue: { title: string; weight: number | null; description: string | null }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (!issue.title.trim()) errors.title = ["can't be blank"];
+  else if (issue.title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
+  if (issue.description && issue.description.length > 1_048_576) errors.description = ['is too long (maximum is 1048576 characters)'];
+  if (issue.weight !== null && issue.weight < 0) errors.weight = ['must be greater than or equal to 0'];
+  return errors;
+}
+
+export const issueSubject = (project: ProjectRow, issue: IssueRow): IssueSubject => ({
+  inProject: project,
+  authorId: issue.authorId,
+  confidential: issue.confidential,
+  assigneeIds: issue.assignees.map((a) => a.userId),
+});
+
+export class IssuesService {
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly labels: LabelsService,
+    private readonly activity: ActivityService,
+  ) {}
+
+  private get db() {
+    return this.base.db;
+  }
+
+  private async projectOf(issue: IssueRow): Promise<ProjectRow> {
+    const project = await this.base.loaders.projects.byId.load(issue.projectId);
+    if (!project) throw notFound('Project');
+    return project;
+  }
+
+  /** The subject an issue's abilities are asked of. */
+  async subject(issue: IssueRow): Promise<IssueSubject> {
+    return issueSubject(await this.projectOf(issue), issue);
+  }
+
+  /** Whether the viewer may read the issue (GitLab's `read_issue`). */
+  async canRead(issue: IssueRow): Promise<boolean> {
+    return this.base.access.can('read_issue', await this.subject(issue));
+  }
+
+  /** One of the project's issues by iid, as the viewer may read it; `404 Issue Not Found` otherwise. */
+  async get(project: ProjectRow, iid: number): Promise<IssueRow> {
+    const issue = await this.find(project, iid);
+    if (!issue) throw notFound('Issue');
+    return issue;
+  }
+
+  /** The project's issue by iid when the viewer may read it; null otherwise. */
+  async find(project: ProjectRow, iid: number): Promise<IssueRow | null> {
+    const issue = await this.db.issue.findUnique({ where: { projectId_iid: { projectId: project.id, iid } }, include: withAssignees });
+    if (!issue || !(await this.base.access.can('read_issue', issueSubject(project, issue)))) return null;
+    return issue;
+  }
+
+  /** An issue by its id when the viewer may read it (GraphQL's global IDs); null otherwise. */
+  async byId(id: number): Promise<IssueRow | null> {
+    const issue = await this.db.issue.findUnique({ where: { id }, include: withAssignees });
+    if (!issue) return null;
+    const project = await this.base.loaders.projects.byId.load(issue.projectId);
+    if (!project || project.pendingDelete || !(await this.base.access.can('read_issue', issueSubject(project, issue)))) return null;
+    return issue;
+  }
+
+  /** The issues of the scope with IssuesFinder's filters and order. */
+  async list(scope: IssueScope, filters: IssueFilters, page: PageArgs) {
+    const viewer = this.base.viewer;
+    const listScope = filters.scope ?? ('all' in scope ? 'created_by_me' : 'all');
+    if ('all' in scope && listScope !== 'all') this.base.access.requireViewer();
+    const and: Prisma.IssueWhereInput[] = [await this.base.access.where('read_issue'), { project: { pendingDelete: false } }];
+    if ('project' in scope) and.push({ projectId: scope.project.id });
+    if ('group' in scope) and.push({ project: { namespace: { traversalIds: { has: scope.group.id } } } });
+    if (listScope === 'created_by_me' && viewer) and.push({ authorId: viewer.id });
+    if (listScope === 'assigned_to_me' && viewer) and.push({ assignees: { some: { userId: viewer.id } } });
+    if (filters.state === 'opened' || filters.state === 'closed') and.push({ state: filters.state });
+    if (filters.state === 'locked') and.push({ discussionLocked: true });
+    if (filters.iids?.length) and.push({ iid: { in: [...filters.iids] } });
+    if (filters.authorId != null) and.push({ authorId: filters.authorId });
+    if (filters.authorUsername) and.push({ author: { username: filters.authorUsername } });
+    if (filters.confidential != null) and.push({ confidential: filters.confidential });
+    if (filters.search) and.push({ OR: [{ title: containsIgnoringCase(filters.search) }, { description: containsIgnoringCase(filters.search) }] });
+    if (filters.createdAfter) and.push({ createdAt: { gte: filters.createdAfter } });
+    if (filters.createdBefore) and.push({ createdAt: { lte: filters.createdBefore } });
+    if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
+    if (filters.updatedBefore) and.push({ updatedAt: { lte: filters.updatedBefore } });
+    const assignee = filters.assigneeId?.trim();
+    if (assignee) {
+      if (/^none$/i.test(assignee)) and.push({ assignees: { none: {} } });
+      else if (/^any$/i.test(assignee)) and.push({ assignees: { some: {} } });
+      else if (/^\d{1,9}$/.test(assignee)) and.push({ assignees: { some: { userId: Number(assignee) } } });
+      else throw invalidArgument('assigneeId');
+    }
+    for (const username of filters.assigneeUsernames ?? []) and.push({ assignees: { some: { user: { username } } } });
+    const milestone = filters.milestone?.trim();
+    if (milestone) {
+      const today = new Date(new Date().toISOString().slice(0, 10));
+      if (/^none$/i.test(milestone)) and.push({ milestoneId: null });
+      else if (/^any$/i.test(milestone)) and.push({ milestoneId: { not: null } });
+      else if (/^upcoming$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', dueDate: { gt: today } } } });
+      else if (/^started$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', startDate: { lte: today } } } });
+      else and.push({ milestone: { is: { title: milestone } } });
+    }
+    const labels = filters.labels ?? [];
+    if (labels.length === 1 && /^none$/i.test(labels[0])) and.push({ id: { notIn: await this.labelled() } });
+    else if (labels.length === 1 && /^any$/i.test(labels[0])) and.push({ id: { in: await this.labelled() } });
+    else for (const title of labels) and.push({ id: { in: await this.labelled(title) } });
+    const where: Prisma.IssueWhereInput = { AND: and };
+    const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
+    return connection(
+      page,
+      ({ skip, take }) => this.db.issue.findMany({ where, orderBy, skip, take, include: withAssignees }),
+      () => this.db.issue.count({ where }),
+    );
+  }
+
+  /** Ids of the issues carrying a label of that title (any label when none is named). */
+  private async labelled(title?: string): Promise<number[]> {
+    const links = await this.db.labelLink.findMany({
+      where: { targetType: ISSUE, ...(title !== undefined ? { label: { title } } : {}) },
+      select: { targetId: true },
+      distinct: ['targetId'],
+    });
+    return links.map((l) => l.targetId);
+  }
+
+  private order(orderBy: IssueOrderBy, sort: 'asc' | 'desc'): Prisma.IssueOrderByWithRelationInput[] {
+    const id = { id: sort } as const;
+    switch (orderBy) {
+      case 'updated_at':
+        return [{ updatedAt: sort }, id];
+      case 'title':
+        return [{ title: sort }, id];
+      case 'closed_at':
+        return [{ closedAt: { sort, nulls: 'last' } }, id];
+      case 'due_date':
+        return [{ dueDate: { sort, nulls: 'last' } }, id];
+      case 'weight':
+        return [{ weight: { sort, nulls: 'last' } }, id];
+      case 'priority':
+      case 'label_priority':
+      case 'milestone_due':
+        // Soonest milestone first (GitLab's priority and milestone_due orders), then the newest.
+        return [{ milestone: { dueDate: { sort: 'asc', nulls: 'last' } } }, { createdAt: sort }, id];
+      case 'relative_position':
+        return [{ id: 'asc' }];
+      case 'popularity':
+      case 'created_at':
+      default:
+        return [{ createdAt: sort }, id];
+    }
+  }
+
+  /** Locks the project's row, so iids are decided one issue at a time. */
+  private async lock(tx: Prisma.TransactionClient, projectId: number): Promise<void> {
+    await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${projectId} FOR UPDATE`;
+  }
+
+  /** A milestone the project may use (its own or one of its groups'); null for none, as GitLab drops an unknown one. */
+  private async milestoneFor(project: ProjectRow, id: number | null | undefined): Promise<number | null> {
+    if (!id) return null;
+    const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
+    const milestone = await this.db.milestone.findFirst({ where: { id, OR: [{ projectId: project.id }, { groupId: { in: groups } }] }, select: { id: true } });
+    return milestone?.id ?? null;
+  }
+
+  /** Users among `ids` that exist (GitLab keeps only assignees who may read the issue; the first for Free). */
+  private async assigneesFor(ids: readonly number[]): Promise<number[]> {
+    const wanted = [...new Set(ids.filter((id) => id > 0))];
+    if (!wanted.length) return [];
+    const users = await this.db.user.findMany({ where: { id: { in: wanted } }, select: { id: true } });
+    const found = new Set(users.map((u) => u.id));
+    return wanted.filter((id) => found.has(id));
+  }
+
+  private async labelIdsFor(project: ProjectRow, titles: readonly string[] | null | undefined, ids: readonly number[] | null | undefined): Promise<number[]> {
+    const byTitle = titles?.length ? await this.labels.findOrCreateByTitles(project, titles, true) : [];
+    const byId = ids?.length ? await this.labels.availableByIds(project, ids) : [];
+    return [...new Set([...byTitle, ...byId].map((l) => l.id))];
+  }
+
+  private event(project: ProjectRow, issue: { id: number; iid: number; title: string; confidential: boolean }, action: 'created' | 'closed' | 'reopened', tx: Prisma.TransactionClient) {
+    // The Events API cannot yet hide an event from those who may not read its confidential issue: none is recorded.
+    if (issue.confidential) return Promise.resolve();
+    return this.activity.record(
+      { action, authorId: this.base.access.requireViewer().id, project, targetType: ISSUE, targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title },
+      tx,
+    );
+  }
+
+  async create(project: ProjectRow, input: IssueInput): Promise<IssueRow> {
+    const viewer = this.base.access.requireViewer();
+    await this.base.access.authorize('create_issue', project);
+    const metadata = await this.base.access.can('set_issue_metadata', project);
+    const createdAt = input.createdAt && (await this.base.access.can('set_issue_created_at', project)) ? timeOf(input.createdAt, 'createdAt') : null;
+    const draft = {
+      title: input.title.trim(),
+      description: input.description ?? null,
+      confidential: input.confidential ?? false,
+      discussionLocked: input.discussionLocked ?? null,
+      weight: metadata ? (input.weight ?? null) : null,
+      dueDate: metadata ? dateOf(input.dueDate) : null,
+    };
+    const errors = issueErrors(draft);
+    if (Object.keys(errors).length) throw invalid(errors);
+    const milestoneId = metadata ? await this.milestoneFor(project, input.milestoneId) : null;
+    const assigneeIds = metadata && input.assigneeIds ? await this.assigneesFor(input.assigneeIds) : [];
+    const labelIds = metadata ? await this.labelIdsFor(project, input.labels, input.labelIds) : [];
+    return this.db.$transaction(async (tx) => {
+      await this.lock(tx, project.id);
+      const { _max } = await tx.issue.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
+      const at = createdAt ?? new Date();
+      const issue = await tx.issue.create({
+        data: {
+          ...draft,
+          projectId: project.id,
+          iid: (_max.iid ?? 0) + 1,
+          authorId: viewer.id,
+          milestoneId,
+          createdAt: at,
+          updatedAt: at,
+          assignees: { create: assigneeIds.map((userId) => ({ userId })) },
+        },
+        include: withAssignees,
+      });
+      if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: ISSUE, targetId: issue.id })) });
+      await this.event(project, issue, 'created', tx);
+      return issue;
+    });
+  }
+
+  async update(project: ProjectRow, iid: number, changes: IssueChanges, requireSome = true): Promise<IssueRow> {
+    const issue = await this.get(project, iid);
+    const given = Object.entries(changes).some(([, v]) => v !== undefined && v !== null);
+    if (requireSome && !given && changes.milestoneId === undefined) {
+      throw atLeastOneOf('title', 'description', 'labels', 'addLabels', 'removeLabels', 'assigneeIds', 'milestoneId', 'stateEvent', 'confidential', 'weight', 'dueDate', 'discussionLocked');
+    }
+    const subject = issueSubject(project, issue);
+    await this.base.access.authorize('update_issue', subject);
+    const metadata = await this.base.access.can('admin_issue', subject);
+    if (changes.stateEvent != null && changes.stateEvent !== 'close' && changes.stateEvent !== 'reopen') throw invalidArgument('stateEvent');
+    const data: Prisma.IssueUncheckedUpdateInput = {};
+    if (changes.title != null) data.title = changes.title.trim();
+    if (changes.description != null) data.description = changes.description;
+    if (changes.confidential != null && metadata) data.confidential = changes.confidential;
+    if (changes.discussionLocked != null && metadata) data.discussionLocked = changes.discussionLocked;
+    if (metadata && changes.weight !== undefined) data.weight = changes.weight;
+    if (metadata && changes.dueDate !== undefined) data.dueDate = dateOf(changes.dueDate);
+    if (metadata && changes.milestoneId !== undefined) data.milestoneId = await this.milestoneFor(project, changes.milestoneId);
+    const merged = { title: (data.title as string | undefined) ?? issue.title, description: issue.description, weight: data.weight === undefined ? issue.weight : (data.weight as number | null) };
+    const errors = issueErrors(merged);
+    if (Object.keys(errors).length) throw invalid(errors);
+    const viewer = this.base.access.requireViewer();
+    const state = changes.stateEvent === 'close' ? 'closed' : changes.stateEvent === 'reopen' ? 'opened' : issue.state;
+    if (state !== issue.state) {
+      data.state = state;
+      data.closedAt = state === 'closed' ? new Date() : null;
+      data.closedById = state === 'closed' ? viewer.id : null;
+    }
+    const assigneeIds = metadata && changes.assigneeIds != null ? await this.assigneesFor(changes.assigneeIds) : null;
+    let labelIds: number[] | null = null;
+    if (metadata) {
+      const current = (await this.db.labelLink.findMany({ where: { targetType: ISSUE, targetId: issue.id }, select: { labelId: true } })).map((l) => l.labelId);
+      const replace = changes.labels != null || changes.labelIds != null;
+      let next = replace ? await this.labelIdsFor(project, changes.labels ?? [], changes.labelIds ?? []) : current;
+      const add = await this.labelIdsFor(project, changes.addLabels, changes.addLabelIds);
+      const removeTitles = changes.removeLabels?.length ? await this.labels.findOrCreateByTitles(project, changes.removeLabels, false) : [];
+      const removeIds = changes.removeLabelIds?.length ? await this.labels.availableByIds(project, changes.removeLabelIds) : [];
+      const remove = new Set([...removeTitles, ...removeIds].map((l) => l.id));
+      next = [...new Set([...next, ...add])].filter((id) => !remove.has(id));
+      const same = next.length === current.length && next.every((id) => current.includes(id));
+      if (!same) labelIds = next;
+    }
+    return this.db.$transaction(async (tx) => {
+      const changed = Object.keys(data).length > 0 || assigneeIds !== null || labelIds !== null;
+      if (changed) data.updatedAt = new Date();
+      if (labelIds !== null) {
+        await tx.labelLink.deleteMany({ where: { targetType: ISSUE, targetId: issue.id, labelId: { notIn: labelIds } } });
+        await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: ISSUE, targetId: issue.id })), skipDuplicates: true });
+      }
+      if (assigneeIds !== null) {
+        await tx.issueAssignee.deleteMany({ where: { issueId: issue.id, userId: { notIn: assigneeIds } } });
+        await tx.issueAssignee.createMany({ data: assigneeIds.map((userId) => ({ issueId: issue.id, userId })), skipDuplicates: true });
+      }
+      const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
+      return updated;
+    });
+  }
+
+  /** Sets the issue's weight (GraphQL's issueSetWeight); null removes it. */
+  setWeight(project: ProjectRow, iid: number, weight: number | null): Promise<IssueRow> {
+    return this.update(project, iid, { weight }, false);
+  }
+
+  /**
+   * Sets, adds or removes the issue's assignees by username (GraphQL's issueSetAssignees, operationMode REPLACE,
+   * APPEND or REMOVE).
+   */
+  async setAssignees(project: ProjectRow, iid: number, usernames: readonly string[], mode: 'REPLACE' | 'APPEND' | 'REMOVE'): Promise<IssueRow> {
+    const issue = await this.get(project, iid);
+    await this.base.access.authorize('admin_issue', issueSubject(project, issue));
+    const users = usernames.length ? await this.db.user.findMany({ where: { username: { in: [...usernames] } }, select: { id: true } }) : [];
+    const named = users.map((u) => u.id);
+    const current = issue.assignees.map((a) => a.userId);
+    const next = mode === 'REPLACE' ? named : mode === 'APPEND' ? [...current, ...named] : current.filter((id) => !named.includes(id));
+    return this.update(project, iid, { assigneeIds: next }, false);
+  }
+
+  async destroy(project: ProjectRow, iid: number): Promise<IssueRow> {
+    const issue = await this.get(project, iid);
+    await this.base.access.authorize('destroy_issue', issueSubject(project, issue));
+    return this.db.$transaction(async (tx) => {
+      await tx.labelLink.deleteMany({ where: { targetType: ISSUE, targetId: issue.id } });
+      await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
+      await tx.issue.delete({ where: { id: issue.id } });
+      return issue;
+    });
+  }
+
+  /** Time tracking: the estimate in seconds (GitLab's `time_estimate`), 0 to reset. */
+  async setTimeEstimate(project: ProjectRow, iid: number, seconds: number): Promise<IssueRow> {
+    const issue = await this.get(project, iid);
+    await this.base.access.authorize('admin_issue', issueSubject(project, issue));
+    if (seconds < 0) throw badRequest('400 Bad request - Time estimate must have a valid format and be greater than or equal to zero.');
+    return this.db.issue.update({ where: { id: issue.id }, data: { timeEstimate: seconds }, include: withAssignees });
+  }
+
+  /** Adds spent time (negative subtracts; the total never goes below zero), or resets it with null. */
+  async addSpentTime(project: ProjectRow, iid: number, seconds: number | null): Promise<IssueRow> {
+    const issue = await this.get(project, iid);
+    await this.base.access.authorize('admin_issue', issueSubject(project, issue));
+    const total = seconds === null ? 0 : Math.max(0, issue.totalTimeSpent + seconds);
+    return this.db.issue.update({ where: { id: issue.id }, data: { totalTimeSpent: total }, include: withAssignees });
+  }
+
+  /** GitLab's participants of an issue: its author, its assignees and those who commented on it, each once, in that order. */
+  async participants(issue: IssueRow): Promise<number[]> {
+    const commenters = await this.db.note.findMany({
+      where: { noteableType: ISSUE, noteableId: issue.id, system: false },
+      select: { authorId: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    const ids = [issue.authorId, ...issue.assignees.map((a) => a.userId), ...commenters.map((n) => n.authorId)].filter((id): id is number => id !== null);
+    return [...new Set(ids)];
+  }
+
+  /** The iid of an issue by id (a note's `noteable_iid`), batched. */
+  iidOf(id: number): Promise<number | undefined> {
+    return this.base.loaders.issues.iidById.load(id);
+  }
+
+  /** Title-ordered labels on each issue (batched by the loaders). */
+  labelsOf(issueIds: readonly number[]) {
+    return this.db.labelLink.findMany({ where: { targetType: ISSUE, targetId: { in: [...issueIds] } }, include: { label: true } });
+  }
+}
