@@ -105,6 +105,11 @@ describe('POST /features/:name', () => {
     expect((await t.api('GET', '/features', { token: admin.token })).body.map((f: { name: string }) => f.name)).not.toContain(name);
   });
 
+  it('answers at /features//:name as well, as python-gitlab sends it (Rails squeezes repeated slashes)', async () => {
+    const res = await t.api('POST', '/features//squeezed_flag', { token: admin.token, body: { value: true } });
+    expect([res.status, res.body.name]).toEqual([201, 'squeezed_flag']);
+  });
+
   it('is for administrators only: 403 for others, 401 anonymous', async () => {
     expect((await set('anything', { value: true }, other.token)).status).toBe(403);
     expect((await set('anything', { value: true }, member.token)).body).toEqual({ message: '403 Forbidden' });
