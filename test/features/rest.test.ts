@@ -105,6 +105,15 @@ describe('POST /features/:name', () => {
     expect((await t.api('GET', '/features', { token: admin.token })).body.map((f: { name: string }) => f.name)).not.toContain(name);
   });
 
+  it('keeps one percentage per flag when sets of a new flag race', async () => {
+    const name = unique('raced');
+    const answers = await Promise.all([5, 10, 15, 20, 25, 30].map((value) => set(name, { value, key: 'percentage_of_actors' })));
+    expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    const rows = await t.server.database.prisma.featureGate.findMany({ where: { featureKey: name } });
+    expect(rows).toHaveLength(1);
+    expect((await t.api('GET', '/features', { token: admin.token })).body.filter((f: { name: string }) => f.name === name)).toHaveLength(1);
+  });
+
   it('answers at /features//:name as well, as python-gitlab sends it (Rails squeezes repeated slashes)', async () => {
     const res = await t.api('POST', '/features//squeezed_flag', { token: admin.token, body: { value: true } });
     expect([res.status, res.body.name]).toEqual([201, 'squeezed_flag']);
