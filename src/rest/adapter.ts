@@ -228,16 +228,17 @@ function match(p: Pattern, parts: string[]): Record<string, string> | null {
 
 /**
  * Dispatches `/api/v4` requests over the route table in precedence order (static segments before parameters),
- * without a chain of routers: one table walk per request. Paths match case-insensitively and with or without a
- * trailing slash. HEAD runs GET routes. OPTIONS on a known path is Grape's 204 with `Allow`; any other method
+ * without a chain of routers: one table walk per request. Paths match case-insensitively, with or without a
+ * trailing slash, and with repeated slashes squeezed. HEAD runs GET routes. OPTIONS on a known path is Grape's 204 with `Allow`; any other method
  * goes on, as every unmatched request does, to GitLab's catch-all `404 Not Found` (lib/api/api.rb routes
  * `:any, '*path'` last, so Grape's 405 never answers).
  */
 export function restRouter(app: App, authenticators: Record<Lane, CredentialsAuthenticator>, routes: PreparedRoute[]): RequestHandler {
   const patterns = routes.map((route) => pattern(route, handler(app, authenticators, route)));
   return (req, res, next) => {
-    const path = req.path.endsWith('/') && req.path.length > 1 ? req.path.slice(0, -1) : req.path;
-    const parts = path.split('/').slice(1);
+    // Rails squeezes repeated slashes before routing (Journey's normalize_path): `/features//foo`, as python-gitlab's
+    // FeatureManager sends it, is `/features/foo`; a trailing slash goes the same way.
+    const parts = req.path.split('/').filter((part) => part !== '');
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     let allowed: Set<string> | undefined;
     for (const p of patterns) {

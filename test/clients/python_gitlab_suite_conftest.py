@@ -33,3 +33,11 @@ def gl(gitlab_url: str, gitlab_token: str) -> gitlab.Gitlab:
 @pytest.fixture(scope="session")
 def gitlab_runner(gl):
     pytest.skip("registers a runner inside the GitLab container with docker exec; there is no container")
+
+
+def pytest_collection_modifyitems(items):
+    # python-gitlab marks test_features `skip` (since its functional tests began, without saying why). The server has
+    # GitLab's Features API, which sets a flag without a YAML definition ("foo") as a production GitLab does: it runs.
+    for item in items:
+        if item.name == "test_features":
+            item.own_markers[:] = [mark for mark in item.own_markers if mark.name != "skip"]
