@@ -1,5 +1,5 @@
 /**
- * Alert notifications (issue 28): BENCH_ALERT_NOTIFICATIONS (5,000) generic payloads, each of one of 100
+ * Alert notifications (issue 28): BENCH_ALERT_NOTIFICATIONS (10,000) generic payloads, each of one of 100
  * fingerprints, sent by 8 concurrent senders to a project's HTTP integration with its Bearer key, as `npm start`
  * runs the server (`DATABASE_URL` runs it on PostgreSQL). Notifications per second and each request's p50/p99,
  * then the alerts checked exact (100 alerts, their event counts summing to what was sent); against the database
@@ -11,7 +11,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { call, pct, serverEnv, startChild, TOKEN } from './shared.js';
 
-const NOTIFICATIONS = Number(process.env.BENCH_ALERT_NOTIFICATIONS ?? 5_000);
+const NOTIFICATIONS = Number(process.env.BENCH_ALERT_NOTIFICATIONS ?? 10_000);
 const SENDERS = 8;
 const FINGERPRINTS = 100;
 const WARM_UP = 50;
