@@ -295,6 +295,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // A user's SSH keys, e-mail addresses and impersonation tokens: of the user the path names, else the owner.
     title: () => name,
     fingerprint: () => 'SHA256:matrix',
+    // Error tracking settings: enabled, with the integrated backend.
+    active: () => true,
+    integrated: () => true,
     // Error tracking client keys (a new one for each deletion), else a user's SSH key.
     keyId: async () => (route.path.includes('/error_tracking/') ? newClientKey(f.project.id) : newKey(Number(params.id ?? f.owner.id))),
     emailId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/emails`, { body: { email: `${unique('matrix')}@example.com` } })).body.id,
@@ -651,6 +654,10 @@ export function scopeMatrix(shard: number): void {
         ['read_api GET /projects/:id/error_tracking/client_keys', 200],
         ['anonymous GET /projects/:id/error_tracking/client_keys', 404],
         ['api DELETE /projects/:id/error_tracking/client_keys/:key_id', 200],
+        ['api PUT /projects/:id/error_tracking/settings', 200],
+        ['read_api PUT /projects/:id/error_tracking/settings', 403],
+        ['anonymous PUT /projects/:id/error_tracking/settings', 401],
+        ['read_api PATCH /projects/:id/error_tracking/settings', 403],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

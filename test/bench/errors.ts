@@ -37,6 +37,7 @@ try {
   const server = await startChild('npm', ['start', '--silent'], env, '/api/v4/version', { 'PRIVATE-TOKEN': TOKEN });
   try {
     const project = await call(server.url, 'POST', '/projects', { name: `bench-errors-${Date.now()}` });
+    await call(server.url, 'PUT', `/projects/${project.id}/error_tracking/settings`, { active: true, integrated: true });
     const key = await call(server.url, 'POST', `/projects/${project.id}/error_tracking/client_keys`);
     const url = `${server.url}/api/v4/error_tracking/collector/api/${project.id}/envelope/`;
     const headers = { 'Content-Type': 'application/x-sentry-envelope', 'X-Sentry-Auth': `Sentry sentry_version=7, sentry_key=${key.public_key}` };

@@ -14,7 +14,7 @@
  * (commits per second through the API against the same git plumbing run directly) and test/bench/pipelines.ts (the
  * pipeline list against its SQL run bare) and test/bench/live.ts (pipeline status fan-out to 1,000 graphql-ws
  * subscribers, and `POST /jobs/request` with 50 runners), test/bench/hooks.ts (webhook deliveries), test/bench/errors.ts
- * (Sentry envelopes against one insert) and test/bench/yaml-bombs.ts (`GET /version` while four
+ * (Sentry envelopes against one insert), test/bench/alerts.ts (alert notifications through an HTTP integration against one insert) and test/bench/yaml-bombs.ts (`GET /version` while four
  * clients commit YAML bombs, against the same with none), when present, run as children
  * (`BENCH_PARTS=http,fanout,startup,clone,commits` picks parts);
  * `BENCH_PARTS=pglite-worker` runs test/bench/pglite-worker.ts, PGlite in the server's thread against a worker thread.
@@ -32,7 +32,7 @@ import { ROOT, TOKEN, pct, startChild } from './shared.js';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup,clone,commits,pipelines,live,yaml-bombs,hooks,errors,packages,npm').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup,clone,commits,pipelines,live,yaml-bombs,hooks,errors,alerts,packages,npm').split(',');
 const EXTERNAL = 'http://gitlab.example.com';
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const dataDir = databaseUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-pglite-'));
@@ -285,7 +285,7 @@ function mixedRoutes(): void {
 }
 
 if (PARTS.includes('http')) await benchHttp();
-for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'hooks', 'errors', 'packages', 'npm']) {
+for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'hooks', 'errors', 'alerts', 'packages', 'npm']) {
   const script = join(ROOT, 'test/bench', `${part}.ts`);
   if (!PARTS.includes(part) || !existsSync(script)) continue;
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });

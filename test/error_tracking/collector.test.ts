@@ -22,8 +22,15 @@ beforeAll(async () => {
   [maintainer, developer, reporter, stranger] = await Promise.all([createUser(t), createUser(t), createUser(t), createUser(t)]);
 });
 
+/** GitLab's collector takes events only once a project's integrated error tracking is enabled. */
+async function enableIntegrated(projectId: number) {
+  const res = await t.api('PUT', `/projects/${projectId}/error_tracking/settings`, { token: maintainer.token, body: { active: true, integrated: true } });
+  expect(res.status).toBe(200);
+}
+
 async function newProject() {
   const project = await createProject(t, maintainer.token);
+  await enableIntegrated(project.id);
   const key = (await t.api('POST', `/projects/${project.id}/error_tracking/client_keys`, { token: maintainer.token })).body;
   return { project, key: key as { id: number; public_key: string; sentry_dsn: string } };
 }

@@ -54,6 +54,8 @@ const SESSIONS = `query($path: ID!) { project(fullPath: $path) { errorTrackingSe
 async function newProjectKey() {
   const project = await createProject(t, maintainer.token);
   const api = new Gitlab({ host: t.url, token: maintainer.token });
+  // GitLab's collector takes events only once integrated error tracking is enabled.
+  await api.ErrorTrackingSettings.create(project.id, true, true);
   const key = await api.ErrorTrackingClientKeys.create(project.id);
   return { project, key, api };
 }

@@ -88,8 +88,10 @@ export function errorTrackingCollector(app: App, bodyLimit: number) {
       const key = sentryKey(req.query, req.get('x-sentry-auth'));
       const { services } = createContext(app, null);
       const projectRef = String(req.params.projectId);
-      const { projectId, keyFound } = await services.error_tracking.collectorProject(projectRef, key ?? '');
+      const { projectId, enabled, keyFound } = await services.error_tracking.collectorProject(projectRef, key ?? '');
       if (projectId == null) throw notFoundAs('404 Project Not Found');
+      // GitLab's collector answers a project whose integrated error tracking is off as it answers an unknown route.
+      if (!enabled) throw notFoundAs('404 Not Found');
       if (!key) throw badRequest(FAILED_TO_PARSE);
       if (!keyFound) throw notFoundAs('404 Not Found');
       const raw = await readBody(req, bodyLimit);

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
 import type { ProjectRow } from '../projects/service.js';
-import { sentryDsn, type ClientKeyRow, type ErrorEventRow, type ErrorRow, type ErrorStatus } from './service.js';
+import { sentryDsn, type ClientKeyRow, type ErrorEventRow, type ErrorRow, type ErrorStatus, type SettingRow } from './service.js';
 
 const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
 
@@ -125,13 +125,30 @@ export const errorTrackingResolvers = {
     },
     externalUrl: (c: Collection, _a: unknown, ctx: Context) => `${ctx.config.externalUrl}/${c.project.fullPath}/-/error_tracking`,
   },
+  Query: {
+    projectErrorTrackingSetting: async (_: unknown, args: { projectPath: string }, ctx: Context) =>
+      ctx.services.error_tracking.getSetting(await projectOf(ctx, args.projectPath)),
+  },
   Project: {
     sentryErrors: async (project: ProjectRow, _a: unknown, ctx: Context): Promise<Collection | null> =>
       (await ctx.access.can('read_sentry_issue', project)) ? { project } : null,
+    errorTrackingSetting: (project: ProjectRow, _a: unknown, ctx: Context) => ctx.services.error_tracking.getSetting(project),
     errorTrackingClientKeys: (project: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.error_tracking.listKeys(project, args),
     errorTrackingSessions: (project: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.error_tracking.listSessions(project, args),
   },
+  ProjectErrorTrackingSetting: {
+    active: (s: SettingRow) => s.enabled,
+    // This server has no Sentry backend to name: these describe an external Sentry project in GitLab.
+    projectName: () => null,
+    sentryExternalUrl: () => null,
+    apiUrl: () => null,
+  },
   Mutation: {
+    projectErrorTrackingSettingsUpdate: async (
+      _: unknown,
+      input: { projectPath: string; active: boolean; integrated?: boolean | null; create?: boolean | null },
+      ctx: Context,
+    ) => ({ errorTrackingSetting: await ctx.services.error_tracking.updateSetting(await projectOf(ctx, input.projectPath), input) }),
     errorTrackingClientKeyCreate: async (_: unknown, input: { projectPath: string }, ctx: Context) => ({
       clientKey: await ctx.services.error_tracking.createKey(await projectOf(ctx, input.projectPath)),
     }),

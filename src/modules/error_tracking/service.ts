@@ -7,13 +7,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { queryRows } from '../../db/direct-reads.js';
 import { containsIgnoringCase } from '../../db/text.js';
-import { recordNotFound } from '../../errors.js';
+import { notFound, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { CollectedEvent, CollectedSession } from './collector.js';
 
 export type ClientKeyRow = Awaited<ReturnType<PrismaClient['errorTrackingClientKey']['findUniqueOrThrow']>>;
+export type SettingRow = Awaited<ReturnType<PrismaClient['errorTrackingSetting']['findUniqueOrThrow']>>;
 export type ErrorRow = Awaited<ReturnType<PrismaClient['errorTrackingError']['findUniqueOrThrow']>>;
 export type ErrorEventRow = Awaited<ReturnType<PrismaClient['errorTrackingErrorEvent']['findUniqueOrThrow']>>;
 
@@ -52,6 +53,28 @@ export interface ErrorFilters {
 export class ErrorTrackingService {
   constructor(private readonly base: ServiceBase) {}
 
+  // --- settings (lib/api/error_tracking/project_settings.rb) ---
+
+  /** The project's setting, or null when it has none. Maintainers. */
+  async getSetting(project: ProjectRow): Promise<SettingRow | null> {
+    await this.base.access.authorize('admin_operations', project);
+    return this.base.db.errorTrackingSetting.findUnique({ where: { projectId: project.id } });
+  }
+
+  /**
+   * Sets whether error tracking is enabled and, when given, whether its backend is the integrated one. GitLab's
+   * PATCH changes an existing setting only (404 Error Tracking Setting without one); its PUT creates it too.
+   */
+  async updateSetting(project: ProjectRow, change: { active: boolean; integrated?: boolean | null; create?: boolean | null }): Promise<SettingRow> {
+    await this.base.access.authorize('admin_operations', project);
+    const data = { enabled: change.active, ...(change.integrated != null ? { integrated: change.integrated } : {}) };
+    const where = { projectId: project.id };
+    if (change.create) return this.base.db.errorTrackingSetting.upsert({ where, create: { ...where, ...data }, update: data });
+    const { count } = await this.base.db.errorTrackingSetting.updateMany({ where, data });
+    if (!count) throw notFound('Error Tracking Setting');
+    return this.base.db.errorTrackingSetting.findUniqueOrThrow({ where });
+  }
+
   // --- client keys (lib/api/error_tracking/client_keys.rb) ---
 
   async listKeys(project: ProjectRow, page: PageArgs) {
@@ -82,21 +105,24 @@ export class ErrorTrackingService {
   }
 
   /**
-   * The project a collector request names (its id or full path; one being deleted is gone), and whether `publicKey`
-   * is one of its active keys: one statement, on every request, so a deleted key stops working at once.
+   * The project a collector request names (its id or full path; one being deleted is gone), whether its integrated
+   * error tracking is enabled (GitLab's `integrated_enabled?`: a setting both active and integrated), and whether
+   * `publicKey` is one of its active keys: one statement, on every request, so a deleted key or a disabled setting
+   * stops the collector at once.
    */
-  async collectorProject(projectRef: string, publicKey: string): Promise<{ projectId: number | null; keyFound: boolean }> {
+  async collectorProject(projectRef: string, publicKey: string): Promise<{ projectId: number | null; enabled: boolean; keyFound: boolean }> {
     const numeric = /^\d+$/.test(projectRef);
     // An id beyond the column's range names no project.
-    if (numeric && Number(projectRef) > 2 ** 31 - 1) return { projectId: null, keyFound: false };
+    if (numeric && Number(projectRef) > 2 ** 31 - 1) return { projectId: null, enabled: false, keyFound: false };
     const byRef = numeric ? Prisma.sql`p.id = ${Number(projectRef)}` : Prisma.sql`p."fullPath" = ${projectRef}`;
-    const [row] = await queryRows<{ id: number; keyId: number | null }>(
+    const [row] = await queryRows<{ id: number; enabled: boolean | null; keyId: number | null }>(
       this.base.db,
-      Prisma.sql`SELECT p.id, k.id AS "keyId" FROM projects p
+      Prisma.sql`SELECT p.id, s.enabled AND s.integrated AS enabled, k.id AS "keyId" FROM projects p
+        LEFT JOIN project_error_tracking_settings s ON s."projectId" = p.id
         LEFT JOIN error_tracking_client_keys k ON k."projectId" = p.id AND k."publicKey" = ${publicKey} AND k.active
         WHERE ${byRef} AND NOT p."pendingDelete" LIMIT 1`,
     );
-    return { projectId: row?.id ?? null, keyFound: row?.keyId != null };
+    return { projectId: row?.id ?? null, enabled: row?.enabled === true, keyFound: row?.keyId != null };
   }
 
   /**
