@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
@@ -70,13 +70,6 @@ export class PackageStorage {
 
   read(sha256: string): ReadStream {
     return createReadStream(this.pathOf(sha256));
-  }
-
-  async exists(sha256: string): Promise<boolean> {
-    return stat(this.pathOf(sha256)).then(
-      () => true,
-      () => false,
-    );
   }
 
   async remove(sha256: string): Promise<void> {
