@@ -162,4 +162,28 @@ describe('activity subscriptions follow memberships and visibility', () => {
     await addMember(t, t.rootToken, 'projects', project.id, second.id, 10);
     expect((await heardOf(project.id)).map((a) => a.author.username)).toEqual([expect.any(String), first.username]);
   });
+  it('delivers a confidential issue\'s events and comments only to those who may read the issue', async () => {
+    const project = await createProject(t, t.rootToken, { visibility: 'public' });
+    const reporter = await createUser(t);
+    await addMember(t, t.rootToken, 'projects', project.id, reporter.id, 20);
+    const reporterClient = connect(t, reporter.token);
+    try {
+      const reporterStream = subscribe(reporterClient);
+      await listening(t, [stream, reporterStream]);
+      const issues = `/projects/${project.id}/issues`;
+      const secret = await t.api('POST', issues, { token: t.rootToken, body: { title: 'secret', confidential: true } });
+      await t.api('POST', `${issues}/${secret.body.iid}/notes`, { token: t.rootToken, body: { body: 'hush' } });
+      const open = await t.api('POST', issues, { token: t.rootToken, body: { title: 'open' } });
+      await t.api('POST', `${issues}/${open.body.iid}/notes`, { token: t.rootToken, body: { body: 'hello' } });
+      await reporterStream.next((a) => a.projectId === project.id && a.action === 'COMMENTED' && reporterStream.received.filter((r) => r.projectId === project.id).length === 4);
+      await stream.next((a) => a.projectId === project.id && a.action === 'COMMENTED');
+      const actions = (received: Activity[]) => received.filter((a) => a.projectId === project.id).map((a) => a.action);
+      // The reporter (subscribed after joining): both issues' opening and comment; the outsider: the open issue's only.
+      expect(actions(reporterStream.received)).toEqual(['CREATED', 'COMMENTED', 'CREATED', 'COMMENTED']);
+      // The outsider: the project's creation, the reporter joining, and the open issue's opening and comment.
+      expect((await heardOf(project.id)).map((a) => a.action)).toEqual(['CREATED', 'JOINED', 'CREATED', 'COMMENTED']);
+    } finally {
+      await reporterClient.dispose();
+    }
+  });
 });

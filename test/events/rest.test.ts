@@ -23,6 +23,8 @@ let publicProject: { id: number; path_with_namespace: string };
 let timeline: number[];
 let publicPush: number;
 let privatePush: number;
+/** The real issue and comment the timeline's events name: an event whose target is gone is seen by no one. */
+let targets: { issue: number; note: number };
 
 function insertEvent(data: { action: string; authorId: number; projectId: number; targetType?: string | null; createdAt?: Date; pushData?: PushData; targetId?: number; targetIid?: number; targetTitle?: string }) {
   return t.server.database.prisma.event.create({ data: { targetType: null, ...data, pushData: data.pushData ? { ...data.pushData } : undefined } });
@@ -48,6 +50,12 @@ beforeAll(async () => {
   await addMember(t, owner.token, 'projects', privateProject.id, guest.id, 10);
   privatePush = (await insertEvent({ action: 'pushed', authorId: owner.id, projectId: privateProject.id, pushData: push('pushed') })).id;
   publicPush = (await insertEvent({ action: 'pushed', authorId: owner.id, projectId: publicProject.id, pushData: push('created') })).id;
+  // In a project of their own, so their own events stay out of the lists below.
+  const stranger = await createUser(t);
+  const elsewhere = await createProject(t, stranger.token, { visibility: 'public' });
+  const issue = (await t.api('POST', `/projects/${elsewhere.id}/issues`, { token: stranger.token, body: { title: 'A title' } })).body;
+  const note = (await t.api('POST', `/projects/${elsewhere.id}/issues/${issue.iid}/notes`, { token: stranger.token, body: { body: 'A comment' } })).body;
+  targets = { issue: issue.id, note: note.id };
   timeline = [];
   for (const [action, targetType, ms] of [
     ['created', 'Issue', DAY_MS - 1], // the last millisecond of D1
@@ -55,7 +63,7 @@ beforeAll(async () => {
     ['commented', 'Note', 2 * DAY_MS - 1], // the last of D1 + 1
     ['merged', 'MergeRequest', 2 * DAY_MS], // the first of D1 + 2
   ] as const) {
-    timeline.push((await insertEvent({ action, targetType, authorId: actor.id, projectId: publicProject.id, createdAt: at(ms), targetId: 7, targetIid: 3, targetTitle: 'A title' })).id);
+    timeline.push((await insertEvent({ action, targetType, authorId: actor.id, projectId: publicProject.id, createdAt: at(ms), targetId: targetType === 'Note' ? targets.note : targets.issue, targetIid: 3, targetTitle: 'A title' })).id);
   }
 });
 
@@ -74,7 +82,7 @@ describe('GET /projects/:id/events', () => {
       title: null,
       project_id: publicProject.id,
       action_name: 'opened',
-      target_id: 7,
+      target_id: targets.issue,
       target_iid: 3,
       target_type: 'Issue',
       author_id: actor.id,

@@ -142,16 +142,21 @@ describe('creating and reading issues', () => {
     expect((await t.api('GET', '/issues', { token: null })).status).toBe(401);
   });
 
-  it('records opened, closed and reopened events, none for confidential issues', async () => {
-    const events = await t.api('GET', `/projects/${project.id}/events?target_type=issue&sort=asc`, { token: reporter.token });
-    expect(events.status).toBe(200);
-    const seen = events.body.map((e: { action_name: string; target_iid: number; target_type: string }) => [e.action_name, e.target_iid, e.target_type]);
-    expect(seen).toEqual([
+  it('records opened, closed and reopened events; a confidential issue\'s only for those who may read it', async () => {
+    const seen = async (token: string) => {
+      const events = await t.api('GET', `/projects/${project.id}/events?target_type=issue&sort=asc`, { token });
+      expect(events.status).toBe(200);
+      return events.body.map((e: { action_name: string; target_iid: number; target_type: string }) => [e.action_name, e.target_iid, e.target_type]);
+    };
+    const everyone = [
       ['opened', 1, 'Issue'],
       ['opened', 2, 'Issue'],
       ['closed', 1, 'Issue'],
       ['opened', 1, 'Issue'],
-    ]);
+    ];
+    expect(await seen(guest.token)).toEqual(everyone);
+    // Issue 3 is confidential: its event is the reporter's to see (GitLab's Event#visible_to_user? asks read_issue).
+    expect(await seen(reporter.token)).toEqual([...everyone, ['opened', 3, 'Issue']]);
     expect((await t.api('GET', `/projects/${project.id}/events?target_type=issue&action=reopened`, { token: reporter.token })).body).toHaveLength(1);
   });
 
@@ -178,8 +183,10 @@ describe('creating and reading issues', () => {
     expect(participants.body.map((u: { id: number }) => u.id)).toEqual([reporter.id, guest.id]);
     const hidden = await t.api('POST', issues('/3/discussions'), { token: reporter.token, body: { body: 'secret' } });
     expect(hidden.status).toBe(201);
-    // Comments on the confidential issue record no event the Events API would show to every reader of the project.
+    // The comment on the confidential issue is an event only its readers see (Event#visible_to_user? asks read_note).
     expect((await t.api('GET', `/projects/${project.id}/events?action=commented`, { token: guest.token })).body).toHaveLength(2);
+    const all = await t.api('GET', `/projects/${project.id}/events?action=commented`, { token: reporter.token });
+    expect(all.body.map((e: { note: { body: string } }) => e.note.body)).toEqual(['secret', 'An answer', 'A question']);
     const peek = await t.api('GET', issues('/3/discussions'), { token: guest.token });
     expect(peek.status).toBe(404);
     expect(peek.body).toEqual({ message: '404 Issue Not Found' });

@@ -12,14 +12,14 @@ export const activityResolvers = {
   Subscription: {
     activityEventRecorded: {
       subscribe: async (_: unknown, args: { projectPath?: string | null }, ctx: Context) =>
-        ctx.services.activity.recorded(args.projectPath != null ? await ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath')) : null),
+        ctx.services.activity.recorded(ctx.services, args.projectPath != null ? await ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath')) : null),
     },
   },
   UserCore: {
-    events: (user: UserRow, args: EventFilters & { scope?: string | null } & PageArgs, ctx: Context) => ctx.services.activity.listForUser(user, args, args),
+    events: (user: UserRow, args: EventFilters & { scope?: string | null } & PageArgs, ctx: Context) => ctx.services.activity.listForUser(ctx.services, user, args, args),
   },
   Project: {
-    events: (project: ProjectRow, args: EventFilters & PageArgs, ctx: Context) => ctx.services.activity.listForProject(project, args, args),
+    events: (project: ProjectRow, args: EventFilters & PageArgs, ctx: Context) => ctx.services.activity.listForProject(ctx.services, project, args, args),
   },
   EventAction: Object.fromEntries(ACTIVITY_ACTIONS.map((action) => [action.toUpperCase(), action])),
   EventTargetType: TARGET_TYPES,

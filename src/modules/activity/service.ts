@@ -8,8 +8,9 @@ import { Prisma, type PrismaClient } from '../../db/database.js';
 import { liveActor } from '../../auth/memberships.js';
 import { perMessage, rowIdSlot, type Announcement } from '../../events/bus.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
-import type { ServiceBase } from '../module.js';
+import type { ServiceBase, Services } from '../module.js';
 import type { ActivityAction, PushData } from './actions.js';
+import { hasTargetCheck, visibleByTarget } from './targets.js';
 
 export interface ActivityInput {
   action: ActivityAction;
@@ -59,6 +60,8 @@ interface RecordedMessage {
   project: ProjectSubject | null;
   /** ActivityInput.requires. */
   requires?: 'download_code' | null;
+  /** Its target type, when a check of its target decides who sees it (src/modules/activity/targets.ts). */
+  checkedTarget?: string | null;
 }
 
 /** The ability an event's `data` says seeing it takes besides reading its project (ActivityInput.requires). */
@@ -102,6 +105,7 @@ export class ActivityService {
       id: rowIdSlot(as),
       project: newProject ? accessSubject(newProject.subject, rowIdSlot('project')) : input.project ? accessSubject(input.project, input.project.id) : null,
       requires: input.requires ?? null,
+      checkedTarget: hasTargetCheck(input.targetType) ? input.targetType : null,
     };
     const ids = { [as]: Prisma.sql`${Prisma.raw(`"${as}"`)}."id"`, ...(newProject ? { project: newProject.id } : {}) };
     return { insert, announcement: { topic: ACTIVITY_TOPIC, payload, ids } };
@@ -112,21 +116,21 @@ export class ActivityService {
    * (GitLab's EventsFinder). `scope: 'all'` on the viewer's own user lists every event of the projects the viewer
    * is a member of (GitLab's authorized projects), whoever authored them.
    */
-  async listForUser(user: ProfileSubject, filters: EventFilters & { scope?: string | null }, page: PageArgs) {
+  async listForUser(services: Services, user: ProfileSubject, filters: EventFilters & { scope?: string | null }, page: PageArgs) {
     const { access, viewer } = this.base;
     if (!(await access.can('read_user_profile', user))) return connection(page, async () => [], async () => 0);
     const source: Prisma.EventWhereInput =
       filters.scope === 'all' && viewer?.id === user.id ? { project: { is: await access.memberProjectsWhere() } } : { authorId: user.id };
-    return this.list(source, filters, page);
+    return this.list(services, source, filters, page);
   }
 
   /** Events of a project the caller has already looked up as readable. */
-  listForProject(project: ProjectSubject, filters: EventFilters, page: PageArgs) {
-    return this.list({ projectId: project.id }, filters, page);
+  listForProject(services: Services, project: ProjectSubject, filters: EventFilters, page: PageArgs) {
+    return this.list(services, { projectId: project.id }, filters, page);
   }
 
   /** One query per page, one to count; readability is part of the filter, never decided row by row. */
-  private async list(source: Prisma.EventWhereInput, filters: EventFilters, page: PageArgs) {
+  private async list(services: Services, source: Prisma.EventWhereInput, filters: EventFilters, page: PageArgs) {
     const { db, access } = this.base;
     const createdAt: Prisma.DateTimeFilter = {};
     if (filters.createdBefore) createdAt.lt = filters.createdBefore;
@@ -147,23 +151,26 @@ export class ActivityService {
     const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
     return connection(
       page,
-      async ({ skip, take }) => this.visible(await db.event.findMany({ where, orderBy: { id: direction }, skip, take })),
+      async ({ skip, take }) => this.visible(services, await db.event.findMany({ where, orderBy: { id: direction }, skip, take })),
       () => db.event.count({ where }),
     );
   }
 
   /**
    * The page's events the viewer may see, as GitLab drops them after paging (Event#visible_to_user?): those whose
-   * `data` requires more than reading the project (a comment on a commit needs its code) only for those who may.
+   * `data` requires more than reading the project (a comment on a commit needs its code) only for those who may,
+   * and those whose target has a check (a confidential issue, a comment on it) only for those it allows.
    */
-  private async visible(events: EventRow[]): Promise<EventRow[]> {
+  private async visible(services: Services, events: EventRow[]): Promise<EventRow[]> {
     const ids = [...new Set(events.filter((e) => e.projectId !== null && requiredAbility(e.data)).map((e) => e.projectId!))];
-    if (ids.length === 0) return events;
-    const { db, access } = this.base;
-    const projects = await db.project.findMany({ where: { id: { in: ids } }, include: { namespace: true, features: true } });
     const allowed = new Set<number>();
-    for (const p of projects) if (await access.can('download_code', p)) allowed.add(p.id);
-    return events.filter((e) => !requiredAbility(e.data) || (e.projectId !== null && allowed.has(e.projectId)));
+    if (ids.length > 0) {
+      const { db, access } = this.base;
+      const projects = await db.project.findMany({ where: { id: { in: ids } }, include: { namespace: true, features: true } });
+      for (const p of projects) if (await access.can('download_code', p)) allowed.add(p.id);
+    }
+    const byTarget = await visibleByTarget(services, events);
+    return events.filter((e) => byTarget.has(e.id) && (!requiredAbility(e.data) || (e.projectId !== null && allowed.has(e.projectId))));
   }
 
   /**
@@ -189,7 +196,7 @@ export class ActivityService {
    * subscriber can read. Readability is decided on the event's own project subject with the viewer's remembered
    * memberships (src/auth/memberships.ts), reloaded first when a change was announced before the event.
    */
-  async *recorded(project: ProjectSubject | null): AsyncGenerator<{ activityEventRecorded: EventRow }> {
+  async *recorded(services: Services, project: ProjectSubject | null): AsyncGenerator<{ activityEventRecorded: EventRow }> {
     const { app, db, viewer } = this.base;
     const wanted = (m: RecordedMessage, actor: Actor) =>
       m.project !== null && (project === null || m.project.id === project.id) && can(actor, 'read_project', m.project) && (!m.requires || can(actor, m.requires, m.project));
@@ -205,6 +212,8 @@ export class ActivityService {
         // One row per message for every subscriber, its author with it (Event.author reads it: no query of its own).
         const event = await recordedEvent(message, db);
         if (!event) continue;
+        // Its target's check, for this subscriber, as the Events API asks it (a confidential issue's events).
+        if (message.checkedTarget && !(await visibleByTarget(services, [event])).has(event.id)) continue;
         await app.bus.turn();
         yield { activityEventRecorded: event };
       }

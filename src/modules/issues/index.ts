@@ -4,6 +4,7 @@
  */
 import { defineModule } from '../module.js';
 import { createIssueLoaders, type IssueLoaders } from './loaders.js';
+import './activity.js';
 import './noteable.js';
 import { issuePolicy } from './policy.js';
 import { issueResolvers } from './resolvers.js';

@@ -9,7 +9,7 @@ import type { ProjectRow } from '../projects/service.js';
 import { ISSUE, issueSubject, type IssueRow } from './service.js';
 
 function issueNoteable(project: ProjectRow, issue: IssueRow): Noteable & { issue: IssueRow } {
-  return { type: ISSUE, project, groupId: null, id: issue.id, commitId: null, iid: issue.iid, title: issue.title, confidential: issue.confidential, issue };
+  return { type: ISSUE, project, groupId: null, id: issue.id, commitId: null, iid: issue.iid, title: issue.title, issue };
 }
 
 const subjectOf = (noteable: Noteable) => issueSubject(noteable.project!, (noteable as Noteable & { issue: IssueRow }).issue);

@@ -172,6 +172,17 @@ export class IssuesService {
     return issue;
   }
 
+  /** Of these issue ids, those the viewer may read (`read_issue`), in one query: their activity events' check. */
+  async readableIds(ids: readonly number[]): Promise<Set<number>> {
+    const issues = await this.db.issue.findMany({ where: { id: { in: [...ids] } }, include: withAssignees });
+    const readable = new Set<number>();
+    for (const issue of issues) {
+      const project = await this.base.loaders.projects.byId.load(issue.projectId);
+      if (project && !project.pendingDelete && (await this.base.access.can('read_issue', issueSubject(project, issue)))) readable.add(issue.id);
+    }
+    return readable;
+  }
+
   /** The issues of the scope with IssuesFinder's filters and order. */
   async list(scope: IssueScope, filters: IssueFilters, page: PageArgs) {
     const viewer = this.base.viewer;
@@ -288,9 +299,8 @@ export class IssuesService {
     return [...new Set([...byTitle, ...byId].map((l) => l.id))];
   }
 
-  private event(project: ProjectRow, issue: { id: number; iid: number; title: string; confidential: boolean }, action: 'created' | 'closed' | 'reopened', tx: Prisma.TransactionClient) {
-    // The Events API cannot yet hide an event from those who may not read its confidential issue: none is recorded.
-    if (issue.confidential) return Promise.resolve();
+  /** Records the issue's event; who sees it is its readers (activity.ts), so a confidential issue's are recorded too. */
+  private event(project: ProjectRow, issue: { id: number; iid: number; title: string }, action: 'created' | 'closed' | 'reopened', tx: Prisma.TransactionClient) {
     return this.activity.record(
       { action, authorId: this.base.access.requireViewer().id, project, targetType: ISSUE, targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title },
       tx,

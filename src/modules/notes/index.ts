@@ -4,6 +4,7 @@
  * GraphQL with createNote/updateNote/destroyNote, Markdown rendered safe (markdown.ts), NotePolicy (policy.ts).
  */
 import { defineModule } from '../module.js';
+import './activity.js';
 import './commits.js';
 import { createNotesLoaders, type NotesLoaders } from './loaders.js';
 import { notesPolicy } from './policy.js';

@@ -28,11 +28,6 @@ export interface Noteable {
   iid: number | null;
   /** Its title, for activity events (`target_title`). */
   title: string | null;
-  /**
-   * Seen by fewer than those who read its project (a confidential issue): its notes record no activity event, as the
-   * Events API cannot yet hide an event from those who may not read its target.
-   */
-  confidential?: boolean;
 }
 
 /** What a kind's checks are asked with: the request's policy and every service of the request. */
@@ -62,13 +57,6 @@ export interface NoteableKind {
   canRead(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
   /** GitLab's `create_note` on it. */
   canCreateNote(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
-  /**
-   * Whether everyone who may read its project may read it too. When not, its notes record no activity event: the
-   * Events API shows a project's events to the project's readers (GitLab's Event#visible_to_user? asks `read_note`,
-   * which the events here cannot ask yet), and a note must not reach those who may not read what it is on.
-   * Absent: always (commits say who sees theirs with `requires`).
-   */
-  readableWithProject?(noteable: Noteable): boolean;
   /** GitLab's `set_note_created_at` on it: administrators and the project's (or group's) Owners. */
   canSetCreatedAt(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
   /** The iid of the noteable a stored note names (a note's `noteable_iid`), for kinds that have iids; batched by the kind. */

@@ -135,6 +135,25 @@ export class NotesService {
   }
 
   /**
+   * Of these note ids, those the viewer may read: whose noteable they may read (`read_note`), each noteable asked
+   * once. Their activity events' check (a comment on a confidential issue is seen by those who see the issue).
+   */
+  async readableIds(services: Services, ids: readonly number[]): Promise<Set<number>> {
+    const notes = await this.base.db.note.findMany({ where: { id: { in: [...ids] } } });
+    const ctx = this.ctx(services);
+    const decided = new Map<string, Promise<boolean>>();
+    const readable = new Set<number>();
+    for (const note of notes) {
+      const kind = noteableKind(note.noteableType);
+      if (!kind) continue;
+      const key = `${note.noteableType}:${note.noteableId ?? `${note.projectId}:${note.commitId}`}`;
+      if (!decided.has(key)) decided.set(key, kind.ofNote(ctx, note).then((n) => !!n && kind.canRead(ctx, n)).catch(() => false));
+      if (await decided.get(key)) readable.add(note.id);
+    }
+    return readable;
+  }
+
+  /**
    * The noteable a global ID names (GraphQL's createNote): a commit by its SHA in the project its `project_id`
    * parameter names, a noteable with a row by its id; `404 <Kind> Not Found` when the viewer may not read its notes.
    */
@@ -299,9 +318,9 @@ export class NotesService {
     const note = await tx.note.create({
       data: { ...data, noteableType: n.type, noteableId: n.id, commitId: n.commitId, projectId: n.project?.id ?? null, groupId: n.groupId },
     });
-    // GitLab's EventCreateService#leave_note: `commented`, the note as target (its STI class), in the project.
-    const kind = noteableKind(n.type);
-    if (!n.confidential && (!kind?.readableWithProject || kind.readableWithProject(n))) await this.activity.record(
+    // GitLab's EventCreateService#leave_note: `commented`, the note as target (its STI class), in the project; seen by
+    // those who may read what it is on (activity.ts).
+    await this.activity.record(
       {
         action: 'commented',
         authorId: note.authorId,

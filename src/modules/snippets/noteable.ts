@@ -5,14 +5,11 @@
  * archived project (ProjectSnippetPolicy's `~can?(:read_snippet)` prevents `create_note`; the project's archive
  * prevents it too). Snippet is neither among `Noteable.replyable_types` nor `resolvable_types`.
  */
-import { featureLevel } from '../../auth/project-features.js';
 import { registerNoteable, type Noteable, type NoteableContext, type NoteableKind } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { SnippetRow } from './service.js';
 
 export const SNIPPET = 'Snippet';
-
-const VISIBILITIES = ['private', 'internal', 'public'];
 
 /** The rows noteables were made from, so their checks need no second read. */
 const rows = new WeakMap<Noteable, SnippetRow>();
@@ -54,16 +51,6 @@ export const snippetNoteables: NoteableKind = {
   async canCreateNote(ctx, noteable) {
     if (!ctx.access.viewer || !(await readable(ctx, noteable))) return false;
     return !noteable.project?.archived;
-  },
-  readableWithProject(noteable) {
-    // Everyone who reads the project reads the snippet: a visibility at least the project's, and the snippets feature
-    // open to all of the project's readers (members only is everyone of a private project).
-    const row = rows.get(noteable);
-    const project = noteable.project;
-    if (!row || !project) return false;
-    const rank = (v: string) => VISIBILITIES.indexOf(v);
-    const level = featureLevel(project, 'snippets');
-    return rank(row.visibility) >= rank(project.visibility) && (level === 'enabled' || level === 'public' || (level === 'private' && project.visibility === 'private'));
   },
   async canSetCreatedAt(ctx, noteable) {
     return noteable.project ? ctx.access.can('set_note_created_at', noteable.project) : ctx.access.allowed('admin_all_resources');

@@ -1,0 +1,13 @@
+/**
+ * Who sees an issue's activity events (GitLab's Event#visible_to_user? asks `read_issue` of the issue): its
+ * readers, so a confidential issue's opening and closing reach only those who may read it.
+ */
+import { registerEventTarget } from '../activity/targets.js';
+import { ISSUE } from './service.js';
+
+registerEventTarget([ISSUE], {
+  async visible(services, events) {
+    const readable = await services.issues.readableIds([...new Set(events.map((e) => e.targetId!))]);
+    return new Set(events.filter((e) => readable.has(e.targetId!)).map((e) => e.id));
+  },
+});
