@@ -146,10 +146,10 @@ export function createContext(app: App, viewer: Viewer | null, request: RequestB
   const publish = async (topic: string, payload: unknown, tx?: RawExecutor) => {
     published.push(await app.bus.publish(topic, payload, tx));
   };
-  const announce = async <T>(messages: readonly Announcement[], run: (notify: Prisma.Sql) => Promise<T>) => {
+  const announce = async <T>(messages: readonly Announcement[], run: (notify: Prisma.Sql) => Promise<T>, sent: (result: T) => boolean = () => true) => {
     const { notify, seqs } = app.bus.announcing(messages);
     const result = await run(notify);
-    published.push(...seqs);
+    if (sent(result)) published.push(...seqs);
     return result;
   };
   const base: ServiceBase = { db, viewer, rest: request.rest, access, loaders, app, publish, announce };

@@ -63,9 +63,10 @@ export interface ServiceBase {
   publish(topic: string, payload: unknown, tx?: RawExecutor): Promise<void>;
   /**
    * Runs a statement that makes a change and announces it itself (EventBus.announcing): `run` gets the FROM item to
-   * join to the row it makes. Its messages are this request's once it succeeds.
+   * join to the row it makes. Its messages are this request's once it succeeds, unless `sent` says the statement sent
+   * none (it changed no row to join to).
    */
-  announce<T>(messages: readonly Announcement[], run: (notify: Prisma.Sql) => Promise<T>): Promise<T>;
+  announce<T>(messages: readonly Announcement[], run: (notify: Prisma.Sql) => Promise<T>, sent?: (result: T) => boolean): Promise<T>;
 }
 
 export interface Module<N extends string = string, U extends keyof Services = keyof Services> {

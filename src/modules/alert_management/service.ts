@@ -18,6 +18,7 @@ import { connection, type PageArgs } from '../../graphql/connection.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import { can, projectSubject } from '../../auth/policy.js';
 import { liveActor } from '../../auth/memberships.js';
+import { rowIdSlot } from '../../events/bus.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { UsersService } from '../users/service.js';
@@ -100,6 +101,9 @@ function sameKey(presented: string | null, token: string): boolean {
 
 /** A lock key of its own for a project's alert numbering (pg_advisory_xact_lock's first key). */
 const ALERT_IID_LOCK = 0x616c7274;
+
+/** An alert an occurrence counted, resolved or opened. */
+type AlertRecorded = { id: number; iid: number; title: string; created: boolean };
 
 export class AlertManagementService {
   constructor(
@@ -229,10 +233,9 @@ export class AlertManagementService {
    * controller chooses from its shape (an Alertmanager webhook, or a generic payload). All its alerts or none.
    */
   async notify(projectFullPath: string, target: NotifyTarget, key: string | null, payload: unknown): Promise<{ iid: number; title: string }[]> {
-    const db = this.base.db;
-    const project = await db.project.findUnique({ where: { fullPath: projectFullPath }, select: { id: true, pendingDelete: true } });
-    if (!project || project.pendingDelete) throw notFound('Project');
-    const integration = await this.notifyIntegration(project.id, target);
+    const found = await this.notifyIntegration(projectFullPath, target);
+    if (!found || found.pendingDelete) throw notFound('Project');
+    const { projectId, integration } = found;
     // GitLab's order: a missing, inactive or unavailable integration is 403, then a wrong key 401.
     if (!integration || !integration.active) throw forbidden();
     if (!sameKey(key, integration.token)) throw unauthenticated();
@@ -247,30 +250,49 @@ export class AlertManagementService {
       if (problems.length) throw badRequest(`Invalid Alertmanager payload: ${problems.join(', ')}`);
       // Items without what GitLab requires of them (a title, startsAt) are skipped, as GitLab's batch skips them.
       parsed = (body.alerts as JsonObject[]).map((item) => parsePrometheusItem(item, now)).filter((a): a is ParsedAlert => a !== null);
-      return this.record(project.id, parsed);
+      return this.record(projectId, parsed);
     }
     parsed = [parseGeneric(body, (integration.payloadAttributeMapping ?? {}) as AttributeMapping, now)];
-    const alerts = await this.record(project.id, parsed);
+    const alerts = await this.record(projectId, parsed);
     // A resolving generic payload with no open alert to resolve leaves no alert: GitLab's 400.
     if (!alerts.length) throw badRequest('No open alert has the fingerprint of this resolving payload');
     return alerts;
   }
 
-  private async notifyIntegration(projectId: number, target: NotifyTarget): Promise<IntegrationRow | null> {
-    const db = this.base.db;
-    if (target.kind === 'http') return db.alertManagementHttpIntegration.findUnique({ where: { projectId_endpointIdentifier: { projectId, endpointIdentifier: target.endpointIdentifier } } });
-    if (target.kind === 'prometheus') return db.alertManagementHttpIntegration.findFirst({ where: { projectId, typeIdentifier: 'prometheus' } });
-    // The legacy URL: the `legacy` integration, else the project's first HTTP integration (GitLab's Free tier
-    // serves the first integration of each type).
-    return (
-      (await db.alertManagementHttpIntegration.findUnique({ where: { projectId_endpointIdentifier: { projectId, endpointIdentifier: LEGACY_HTTP } } })) ??
-      db.alertManagementHttpIntegration.findFirst({ where: { projectId, typeIdentifier: 'http' }, orderBy: { id: 'asc' } })
-    );
+  /**
+   * The project a notify URL names and the integration it selects, in one statement (every notification asks it):
+   * an HTTP integration by its identifier, the project's Prometheus integration, or for the legacy URL the `legacy`
+   * integration, else the project's first HTTP integration (GitLab's Free tier serves the first of each type).
+   */
+  private async notifyIntegration(fullPath: string, target: NotifyTarget) {
+    type Found = { projectId: number; pendingDelete: boolean; active: boolean | null; token: string | null; payloadAttributeMapping: Prisma.JsonValue };
+    const selected =
+      target.kind === 'http'
+        ? Prisma.sql`i."endpointIdentifier" = ${target.endpointIdentifier} ORDER BY i."id"`
+        : target.kind === 'prometheus'
+          ? Prisma.sql`i."typeIdentifier" = 'prometheus' ORDER BY i."id"`
+          : Prisma.sql`(i."endpointIdentifier" = ${LEGACY_HTTP} OR i."typeIdentifier" = 'http') ORDER BY (i."endpointIdentifier" = ${LEGACY_HTTP}) DESC, i."id"`;
+    const [row] = await this.base.db.$queryRaw<Found[]>`
+      SELECT p."id" AS "projectId", p."pendingDelete", i."active", i."token", i."payloadAttributeMapping"
+      FROM "projects" p
+      LEFT JOIN LATERAL (SELECT * FROM "alert_management_http_integrations" i WHERE i."projectId" = p."id" AND ${selected} LIMIT 1) i ON true
+      WHERE p."fullPath" = ${fullPath}`;
+    if (!row) return null;
+    const integration = row.active === null || row.token === null ? null : { active: row.active, token: row.token, payloadAttributeMapping: row.payloadAttributeMapping };
+    return { projectId: row.projectId, pendingDelete: row.pendingDelete, integration };
   }
 
-  /** Records each occurrence (GitLab's AlertProcessing), in one transaction; what it created or matched. */
+  /**
+   * Records each occurrence (GitLab's AlertProcessing), in one transaction; what it created or matched. A single
+   * occurrence of an open alert (most notifications: a repeat) is one statement that counts it and announces the
+   * change, with no transaction around it.
+   */
   private async record(projectId: number, alerts: readonly ParsedAlert[]): Promise<{ iid: number; title: string }[]> {
     if (!alerts.length) return [];
+    if (alerts.length === 1 && alerts[0]!.fingerprint) {
+      const matched = await this.matchOpen(this.base.db, projectId, alerts[0]!, true);
+      if (matched) return [{ iid: matched.iid, title: matched.title }];
+    }
     const out: { iid: number; title: string }[] = [];
     await this.base.db.$transaction(async (tx) => {
       let locked = false;
@@ -288,18 +310,33 @@ export class AlertManagementService {
     return out;
   }
 
+  /**
+   * The open alert of the occurrence's fingerprint, counted (or resolved, for a resolving occurrence); null when none
+   * is open. `announce`: the statement announces the change itself (outside a transaction); otherwise the caller does.
+   */
+  private async matchOpen(db: Prisma.TransactionClient, projectId: number, a: ParsedAlert, announce: boolean): Promise<AlertRecorded | null> {
+    const change = a.resolving ? Prisma.sql`"status" = 'resolved', "endedAt" = ${a.endedAt}` : Prisma.sql`"events" = "events" + 1`;
+    const update = Prisma.sql`
+      UPDATE "alert_management_alerts" SET ${change}, "updatedAt" = now()
+      WHERE "projectId" = ${projectId} AND "fingerprint" = ${a.fingerprint} AND "status" <> 'resolved'
+      RETURNING "id", "iid", "title"`;
+    if (!announce) {
+      const [row] = await db.$queryRaw<AlertRecorded[]>`${update}`;
+      return row ? { ...row, created: false } : null;
+    }
+    const message = { projectId, alertId: rowIdSlot('alert'), iid: rowIdSlot('iid'), created: false };
+    const announcement = { topic: ALERT_CHANGED, payload: message, ids: { alert: Prisma.sql`"matched"."id"`, iid: Prisma.sql`"matched"."iid"` } };
+    const [row] = await this.base.announce([announcement], (notify) =>
+      db.$queryRaw<AlertRecorded[]>`WITH "matched" AS (${update}) SELECT "matched"."id", "matched"."iid", "matched"."title" FROM "matched" CROSS JOIN LATERAL ${notify}`,
+      (rows) => rows.length > 0,
+    );
+    return row ? { ...row, created: false } : null;
+  }
+
   private async recordOne(tx: Prisma.TransactionClient, projectId: number, a: ParsedAlert, lock: () => Promise<void>) {
-    type Row = { id: number; iid: number; title: string; created: boolean };
+    type Row = AlertRecorded;
     if (a.fingerprint) {
-      const [existing] = a.resolving
-        ? await tx.$queryRaw<Row[]>`
-            UPDATE "alert_management_alerts" SET "status" = 'resolved', "endedAt" = ${a.endedAt}, "updatedAt" = now()
-            WHERE "projectId" = ${projectId} AND "fingerprint" = ${a.fingerprint} AND "status" <> 'resolved'
-            RETURNING "id", "iid", "title", false AS "created"`
-        : await tx.$queryRaw<Row[]>`
-            UPDATE "alert_management_alerts" SET "events" = "events" + 1, "updatedAt" = now()
-            WHERE "projectId" = ${projectId} AND "fingerprint" = ${a.fingerprint} AND "status" <> 'resolved'
-            RETURNING "id", "iid", "title", false AS "created"`;
+      const existing = await this.matchOpen(tx, projectId, a, false);
       if (existing) return existing;
     }
     // A resolving occurrence with no open alert creates nothing (GitLab's current AlertProcessing).
