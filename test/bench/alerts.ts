@@ -7,9 +7,7 @@
  * folder once the server stopped), timed the same way.
  */
 import { rmSync } from 'node:fs';
-import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { call, pct, serverEnv, startChild, TOKEN } from './shared.js';
+import { TOKEN, call, insertFloor, pct, serverEnv, startChild } from './shared.js';
 
 const NOTIFICATIONS = Number(process.env.BENCH_ALERT_NOTIFICATIONS ?? 10_000);
 const SENDERS = 8;
@@ -88,27 +86,7 @@ try {
   }
 
   // The floor: one single-row insert per call, on the same database, with its own driver.
-  const rowSql = `INSERT INTO bench_floor (payload, at) VALUES ($1, now())`;
-  const time = async (run: (sql: string, params: unknown[]) => Promise<unknown>) => {
-    await run('CREATE TABLE IF NOT EXISTS bench_floor (id serial PRIMARY KEY, payload jsonb, at timestamptz)', []);
-    const ms: number[] = [];
-    for (let i = 0; i < FLOOR_INSERTS; i++) {
-      const started = performance.now();
-      await run(rowSql, [JSON.stringify({ i })]);
-      ms.push(performance.now() - started);
-    }
-    await run('DROP TABLE bench_floor', []);
-    return ms;
-  };
-  if (databaseUrl) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-    floorMs = await time((sql, params) => pool.query(sql, params));
-    await pool.end();
-  } else {
-    const db = await PGlite.create({ dataDir });
-    floorMs = await time((sql, params) => db.query(sql, params));
-    await db.close();
-  }
+  floorMs = await insertFloor(databaseUrl, dataDir, FLOOR_INSERTS);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { FEATURE_COLUMNS, defaultFeatureLevels, type ProjectFeatureName } from '../../src/auth/project-features.js';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
 import { freePort } from '../support/process.js';
 
 export { freePort };
@@ -261,6 +263,38 @@ export function serverEnv(label: string): { env: Record<string, string>; dataDir
     LOG_LEVEL: 'warn',
   };
   return { env, dataDir, databaseUrl };
+}
+
+/**
+ * The insert floor of the ingestion parts: `count` single-row inserts, one per call, on the database the server used
+ * (its PostgreSQL, or PGlite on its data folder once it stopped) with that database's own driver; each call's ms.
+ */
+export async function insertFloor(databaseUrl: string | undefined, dataDir: string, count: number): Promise<number[]> {
+  const time = async (run: (sql: string, params: unknown[]) => Promise<unknown>) => {
+    await run('CREATE TABLE IF NOT EXISTS bench_floor (id serial PRIMARY KEY, payload jsonb, at timestamptz)', []);
+    const ms: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      await run('INSERT INTO bench_floor (payload, at) VALUES ($1, now())', [JSON.stringify({ i })]);
+      ms.push(performance.now() - started);
+    }
+    await run('DROP TABLE bench_floor', []);
+    return ms;
+  };
+  if (databaseUrl) {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    try {
+      return await time((sql, params) => pool.query(sql, params));
+    } finally {
+      await pool.end();
+    }
+  }
+  const db = await PGlite.create({ dataDir });
+  try {
+    return await time((sql, params) => db.query(sql, params));
+  } finally {
+    await db.close();
+  }
 }
 
 /** One REST call (the root token unless another is given); its JSON, or an error for any status from 300 on. */
