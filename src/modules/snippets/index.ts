@@ -23,7 +23,6 @@ export const snippetsModule = defineModule({
     ...snippetResolvers,
     ...snippetNotesResolvers,
     Snippet: { ...snippetResolvers.Snippet, ...snippetNotesResolvers.Snippet },
-    Mutation: { ...snippetResolvers.Mutation, ...snippetNotesResolvers.Mutation },
   },
   policy: snippetPolicy,
   routes: [...snippetRoutes, ...snippetNoteRoutes],

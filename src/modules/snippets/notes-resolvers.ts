@@ -1,7 +1,6 @@
 /** GraphQL resolvers of snippet notes: the SNIPPET noteable kind, the Notes API's list and create, Snippet's notes. */
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
-import { parseRef } from '../../graphql/ids.js';
 import type { Noteable } from '../notes/noteables.js';
 import { SNIPPET } from './noteable.js';
 import type { SnippetRow } from './service.js';
@@ -21,11 +20,5 @@ export const snippetNotesResolvers = {
   Snippet: {
     notes: async (s: SnippetRow, args: PageArgs, ctx: Context) => ctx.services.notes.comments(await noteableOf(ctx, s), args),
     discussions: async (s: SnippetRow, args: PageArgs, ctx: Context) => ctx.services.notes.discussions(await noteableOf(ctx, s), args),
-  },
-  Mutation: {
-    snippetNoteCreate: async (_: unknown, args: { projectId: string; snippetId: string; body: string; createdAt?: string | null }, ctx: Context) => {
-      const noteable = await ctx.services.notes.noteable(ctx.services, SNIPPET, parseRef(args.projectId, 'Project', 'projectId'), args.snippetId);
-      return { note: await ctx.services.notes.createComment(ctx.services, noteable, { note: args.body, createdAt: args.createdAt }) };
-    },
   },
 };

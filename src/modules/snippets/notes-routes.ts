@@ -20,7 +20,7 @@ export const snippetNoteRoutes: RestRoute[] = [
   { method: 'DELETE', path: discussionNote, operation: 'RestDeleteSnippetDiscussionNote', result: 'noteableNoteDestroy.note', status: 204, authenticate: true },
   { method: 'GET', path: notes, operation: 'RestListSnippetNotes', result: 'noteableThreads.notes', paginate: true },
   { method: 'GET', path: `${notes}/:note_id`, operation: 'RestGetSnippetNote', result: 'noteableThreads.note' },
-  { method: 'POST', path: notes, operation: 'RestCreateSnippetNote', result: 'snippetNoteCreate.note' },
+  { method: 'POST', path: notes, operation: 'RestCreateSnippetNote', result: 'noteableNoteCreate.note' },
   { method: 'PUT', path: `${notes}/:note_id`, operation: 'RestUpdateSnippetNote', result: 'noteableNoteUpdate.note' },
   { method: 'DELETE', path: `${notes}/:note_id`, operation: 'RestDeleteSnippetNote', result: 'noteableNoteDestroy.note', status: 204 },
 ];
