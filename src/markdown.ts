@@ -39,13 +39,17 @@ export function referencedIn(text: string, prefixes: readonly string[]): { usern
   return { usernames: [...usernames].slice(0, 100), numbers };
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text made safe for HTML, in text and in quoted attributes (Rails' ERB::Util.html_escape). */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
 function referenceRule(state: StateInline, silent: boolean): boolean {
-  const refs = state.env as References | undefined;
-  if (!refs) return false;
+  // A render without references (renderSingleLine) has markdown-it's empty env.
+  const refs = state.env as Partial<References> | undefined;
+  if (!refs?.users || !refs.numbered || refs.externalUrl === undefined) return false;
   const start = state.pos;
   const char = state.src[start];
   if (start > 0 && !BOUNDARY.test(state.src[start - 1])) return false;
@@ -83,6 +87,14 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   tokens[idx].attrSet('rel', 'nofollow noreferrer noopener');
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
+
+/**
+ * A one-line field's HTML (GitLab's `single_line` pipeline: a label's description, a status message): its inline
+ * Markdown, no paragraph around it, raw HTML escaped, no references.
+ */
+export function renderSingleLine(text: string): string {
+  return md.renderInline(text);
+}
 
 /** The note's HTML. `html_inline` tokens are only the reference rule's own (raw HTML is off), built escaped above. */
 export function renderMarkdown(text: string, references: References): string {

@@ -29,10 +29,10 @@ const labels = (suffix = '') => `/projects/${project.id}/labels${suffix}`;
 
 describe('project labels', () => {
   it('creates a label with GitLab’s entity and lists it with and without counts', async () => {
-    const created = await t.api('POST', labels(), { token: reporter.token, body: { name: 'bug', color: '#d9534f', description: 'Bug <b>report</b>', priority: 3 } });
+    const created = await t.api('POST', labels(), { token: reporter.token, body: { name: 'bug', color: '#d9534f', description: 'Bug <b>report</b> for *ui* `code`', priority: 3 } });
     expect(created.status, created.text).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual(PROJECT_KEYS);
-    expect(created.body).toMatchObject({ name: 'bug', color: '#d9534f', text_color: '#FFFFFF', description: 'Bug <b>report</b>', description_html: 'Bug &#60;b&#62;report&#60;/b&#62;', priority: 3, is_project_label: true, subscribed: false });
+    expect(created.body).toMatchObject({ name: 'bug', color: '#d9534f', text_color: '#FFFFFF', description: 'Bug <b>report</b> for *ui* `code`', description_html: 'Bug &lt;b&gt;report&lt;/b&gt; for <em>ui</em> <code>code</code>', priority: 3, is_project_label: true, subscribed: false });
 
     const list = await t.api('GET', labels(), { token: guest.token });
     expect(list.status).toBe(200);

@@ -83,7 +83,7 @@ describe('status', () => {
     expect((await t.api('GET', '/user/status', { token: user.token })).body).toEqual(blank);
     const set = await t.api('PUT', '/user/status', { token: user.token, body: { message: 'On <leave>', availability: 'busy', clear_status_after: '3_hours' } });
     expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ emoji: 'speech_balloon', availability: 'busy', message: 'On <leave>', message_html: 'On &#60;leave&#62;' });
+    expect(set.body).toMatchObject({ emoji: 'speech_balloon', availability: 'busy', message: 'On <leave>', message_html: 'On &lt;leave&gt;' });
     const clearsAt = new Date(set.body.clear_status_at).getTime() - Date.now();
     expect(clearsAt).toBeGreaterThan(2.9 * 3_600_000);
     expect(clearsAt).toBeLessThanOrEqual(3 * 3_600_000);

@@ -17,6 +17,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { createHash } from 'node:crypto';
 import { readBasicCredentials } from '../../auth/credentials.js';
 import { createContext, type App } from '../../context.js';
+import { escapeHtml } from '../../markdown.js';
 import type { ApplicationsService, AuthorizationRequest, ClientCredentials } from './service.js';
 import { AuthorizationProblem, NATIVE_REDIRECT_URI } from './service.js';
 import { OAuthError, oauthErrors } from './oauth-errors.js';
@@ -69,8 +70,6 @@ function handler(app: App, run: (service: ApplicationsService, req: Request) => 
   };
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Where a form on the page may send the browser: here, and (through our redirect) the client's redirect URI. */
 function formTargets(redirectUri: string | undefined): string {

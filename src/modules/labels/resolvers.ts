@@ -5,7 +5,7 @@ import { globalId, parseRef } from '../../graphql/ids.js';
 import { exactlyOneOf, missing, mutuallyExclusive } from '../../errors.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { escapeHtml } from '../users/resolvers.js';
+import { renderSingleLine } from '../../markdown.js';
 import { textColor } from './rules.js';
 import type { LabelChanges, LabelFilters, LabelInput, LabelView, TimeboxParent } from './service.js';
 
@@ -55,7 +55,7 @@ export const labelResolvers = {
     databaseId: (label: LabelView) => label.id,
     textColor: (label: LabelView) => textColor(label.color),
     // Rendered as GitLab's single-line pipeline renders plain text; Markdown comes with the issues' renderer.
-    descriptionHtml: (label: LabelView) => (label.description == null ? null : escapeHtml(label.description)),
+    descriptionHtml: (label: LabelView) => (label.description == null ? null : renderSingleLine(label.description)),
     isProjectLabel: (label: LabelView) => label.projectId !== null,
     priority: (label: LabelView, _a: unknown, ctx: Context) =>
       'project' in label.parent ? ctx.loaders.labels.priority.load({ labelId: label.id, projectId: label.parent.project.id }) : null,

@@ -9,6 +9,7 @@ import type { ProjectFilters } from '../projects/service.js';
 import type { KeyRow } from './keys/service.js';
 import { BLANK_STATUS, CLEAR_AFTER, type PreferencesInput, type StatusView } from './profile/service.js';
 import { PRIVATE_COMMIT_EMAIL, type UserFilters, type UserInput, type UserRow, type UserUpdateInput } from './service.js';
+import { renderSingleLine } from '../../markdown.js';
 
 type IdArgs = { id: string };
 type Optional<T, K extends keyof T> = Omit<T, K> & { [P in K]?: string | null };
@@ -29,12 +30,8 @@ function workInformation(user: UserRow): string | null {
   return user.jobTitle || user.organization || null;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 // GitLab renders a status message as a single line of Markdown; a blank status renders as ''.
-const statusMessageHtml = (status: StatusView) => (status.message == null ? '' : escapeHtml(status.message));
+const statusMessageHtml = (status: StatusView) => (status.message == null ? '' : renderSingleLine(status.message));
 
 const profileShown = <V>(value: (user: UserRow, ctx: Context) => V) => shownWith('read_user_profile', (user: UserRow) => user, value);
 

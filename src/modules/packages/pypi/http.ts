@@ -15,6 +15,7 @@ import type { CredentialsAuthenticator } from '../../../auth/credentials.js';
 import type { App, Context } from '../../../context.js';
 import type { Lane } from '../../../db/database.js';
 import { isCoded, malformedRequest, payloadTooLarge } from '../../../errors.js';
+import { escapeHtml } from '../../../markdown.js';
 import { parseRef } from '../../../graphql/ids.js';
 import type { NamespaceRow } from '../../namespaces/service.js';
 import type { ProjectRow } from '../../projects/service.js';
@@ -30,10 +31,6 @@ const MAX_FIELDS = 200;
 const MAX_FILES = 2;
 
 /** ERB::Util.html_escape. */
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
-
 /** A path segment as Rails' route helpers write it. */
 const segment = (text: string) => encodeURIComponent(text).replace(/%(2B|40|3A|21|24|26|27|28|29|2A|2C|3B|3D)/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
