@@ -87,7 +87,6 @@ const KNOWN: string[] = [
   "ProjectCiCdSettingsUpdatePayload.ciCdSettings: type ProjectCiCdSetting, GitLab's ProjectCiCdSetting!",
   'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
   'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',
-  'UserPreferencesUpdateInput.issuesSort: missing',
 ];
 
 const t = suiteServer();

@@ -154,6 +154,12 @@ describe('preferences', () => {
     const read = await t.graphql('{ currentUser { preferences { visibilityPipelineIdType showWhitespaceInDiffs } } }', {}, user.token);
     expect(read.body.data?.currentUser.preferences).toEqual({ visibilityPipelineIdType: 'IID', showWhitespaceInDiffs: true });
     expect(Object.keys((await t.api('GET', '/user/preferences', { token: user.token })).body)).not.toContain('visibility_pipeline_id_type');
+    // The issue lists' sort (GitLab's issues_sort): none until chosen, then the IssueSort value chosen.
+    expect((await t.graphql('{ currentUser { preferences { issuesSort } } }', {}, user.token)).body.data?.currentUser.preferences).toEqual({ issuesSort: null });
+    const sorted = await t.graphql('mutation { userPreferencesUpdate(input: { issuesSort: TITLE_ASC }) { userPreferences { issuesSort } errors } }', {}, user.token);
+    expect(sorted.body.data?.userPreferencesUpdate).toEqual({ userPreferences: { issuesSort: 'TITLE_ASC' }, errors: [] });
+    const bad = await t.graphql('mutation { userPreferencesUpdate(input: { issuesSort: SIDEWAYS }) { errors } }', {}, user.token);
+    expect(bad.body.errors?.[0].message).toMatch(/SIDEWAYS/);
   });
 });
 

@@ -170,6 +170,10 @@ export const userResolvers = {
   },
   AvailabilityEnum: lowerEnum(['not_set', 'busy']),
   VisibilityPipelineIdType: lowerEnum(['id', 'iid']),
+  UserPreferences: {
+    // Stored lower-cased, as GitLab stores it; the IssueSort value it names.
+    issuesSort: (p: { issuesSort: string | null }) => p.issuesSort?.toUpperCase() ?? null,
+  },
   SshKey: {
     // GitLab's publishable_key: the comment, which may hold an e-mail address, replaced by `<user name> (<host>)`.
     key: async (key: KeyRow, _a: unknown, ctx: Context) => {

@@ -29,6 +29,8 @@ export interface PreferencesInput {
   passUserIdentitiesToCiJwt?: boolean | null;
   /** `id` or `iid` (GraphQL only). */
   visibilityPipelineIdType?: string | null;
+  /** An IssueSort value (GraphQL only), stored lower-cased as GitLab stores it. */
+  issuesSort?: string | null;
 }
 
 /** GitLab's UserStatus::CLEAR_STATUS_QUICK_OPTIONS, in milliseconds. */
@@ -100,6 +102,7 @@ export class UserProfileService {
       ...(input.showWhitespaceInDiffs != null ? { showWhitespaceInDiffs: input.showWhitespaceInDiffs } : {}),
       ...(input.passUserIdentitiesToCiJwt != null ? { passUserIdentitiesToCiJwt: input.passUserIdentitiesToCiJwt } : {}),
       ...(input.visibilityPipelineIdType != null ? { visibilityPipelineIdType: input.visibilityPipelineIdType } : {}),
+      ...(input.issuesSort != null ? { issuesSort: input.issuesSort.toLowerCase() } : {}),
     };
     if (!Object.keys(data).length) throw atLeastOneOf('viewDiffsFileByFile', 'showWhitespaceInDiffs', 'passUserIdentitiesToCiJwt');
     return this.base.db.userPreference.upsert({ where: { userId: viewer.id }, create: { userId: viewer.id, ...data }, update: data });

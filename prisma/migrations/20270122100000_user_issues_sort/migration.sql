@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "user_preferences" ADD COLUMN     "issuesSort" TEXT;
