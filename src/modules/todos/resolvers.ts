@@ -89,6 +89,10 @@ async function targetOf(todo: TodoRow, ctx: Context): Promise<(IssueRow | AlertR
 export const todosResolvers = {
   TodoableID,
   TodoTargetEnum: TARGETS,
+  AlertManagementAlert: {
+    databaseIid: (alert: AlertRow) => alert.iid,
+    restTitle: (alert: AlertRow) => alert.title,
+  },
   Todoable: {
     __resolveType: (target: IssueRow | AlertRow) => ('fingerprint' in target ? 'AlertManagementAlert' : 'Issue'),
   },
@@ -106,7 +110,7 @@ export const todosResolvers = {
     body: (todo: TodoRow) => todo.note?.note ?? todo.issue?.title ?? todo.alert?.title ?? '',
     group: (todo: TodoRow, _a: unknown, ctx: Context) => (todo.groupId === null ? null : ctx.loaders.namespaces.byId.load(todo.groupId)),
     project: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.services.todos.projectOf(todo),
-    target: targetOf,
+    target: (todo: TodoRow, _a: unknown, ctx: Context) => targetOf(todo, ctx),
     targetType: (todo: TodoRow) => todo.targetType,
     targetClass: (todo: TodoRow) => todo.targetType,
     targetUrl: async (todo: TodoRow, _a: unknown, ctx: Context) => {
