@@ -7,6 +7,7 @@
  */
 import type { Prisma } from '../../db/database.js';
 import { can } from '../../auth/policy.js';
+import { equalsIgnoringCase } from '../../db/text.js';
 import { userViewer } from '../../auth/viewer.js';
 import { notFound, notModified, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -234,7 +235,7 @@ export class TodosService {
     if (!text) return { direct: [], mentioned: [] };
     const all = referencedIn(text, []).usernames;
     if (!all.length) return { direct: [], mentioned: [] };
-    const users = await this.db.user.findMany({ where: { username: { in: all, mode: 'insensitive' } }, select: { id: true, username: true } });
+    const users = await this.db.user.findMany({ where: { OR: all.map((name) => ({ username: equalsIgnoringCase(name) })) }, select: { id: true, username: true } });
     const direct = new Set(directlyAddressed(text));
     return {
       direct: users.filter((u) => direct.has(u.username.toLowerCase())).map((u) => u.id),
