@@ -67,6 +67,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   SnippetID: { model: 'Snippet', subclasses: ['PersonalSnippet', 'ProjectSnippet'] },
   SnippetsRepositoryStorageMoveID: { model: 'Snippets::RepositoryStorageMove' },
   SystemHookID: { model: 'SystemHook' },
+  TodoID: { model: 'Todo' },
   UserID: { model: 'User' },
 };
 

@@ -26,6 +26,7 @@ import { projectAccessTokensModule } from './project_access_tokens/index.js';
 import { errorTrackingModule } from './error_tracking/index.js';
 import { packagesModule } from './packages/index.js';
 import { alertManagementModule } from './alert_management/index.js';
+import { todosModule } from './todos/index.js';
 import { notesModule } from './notes/index.js';
 import { snippetsModule } from './snippets/index.js';
 import { labelsModule } from './labels/index.js';
@@ -34,7 +35,7 @@ import { issuesModule } from './issues/index.js';
 import { featuresModule } from './features/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, labelsModule, milestonesModule, notesModule, snippetsModule, issuesModule, featuresModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, labelsModule, milestonesModule, notesModule, snippetsModule, issuesModule, featuresModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

@@ -66,6 +66,13 @@ async function newIssue(f: Fixtures): Promise<number> {
   return res.body.iid;
 }
 
+/** A new to-do item of the fixtures' owner, on a new issue of theirs: marking one done acts on one of its own. */
+async function newTodo(f: Fixtures): Promise<number> {
+  const res = await t.api('POST', `/projects/${f.project.id}/issues/${await newIssue(f)}/todo`, { token: f.owner.token });
+  if (res.status !== 201) throw new Error(`todo: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
 /** A new thread on an issue of the fixture project, by its owner. */
 async function newIssueThread(f: Fixtures, iid: number): Promise<{ id: string; noteId: number }> {
   const res = await t.api('POST', `/projects/${f.project.id}/issues/${iid}/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
@@ -222,6 +229,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   if (route.path.includes(':id')) {
     if (family === 'keys') ids.keys = await newKey(f.owner.id);
     if (family === 'applications') ids.applications = await newApplication();
+    if (family === 'todos') ids.todos = await newTodo(f);
     if (family === 'snippets') ids.snippets = route.compiled.kind === 'mutation' ? await newSnippet(f, false) : (f.snippet ??= await newSnippet(f, false));
     if (!(family in ids)) throw new Error(`no fixture for :id of ${route.path}: add one`);
     params.id = String(ids[family]);

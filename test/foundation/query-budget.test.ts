@@ -97,6 +97,7 @@ beforeAll(async () => {
     });
     expect(issue.status).toBe(201);
     if (i % 2) await t.api('PUT', `/projects/${project.id}/issues/${issue.body.iid}`, { token: owner.token, body: { state_event: 'close' } });
+    await t.api('POST', `/projects/${project.id}/issues/${issue.body.iid}/todo`, { token: owner.token });
     await t.api('POST', `/projects/${project.id}/issues/1/discussions`, { token: member.token, body: { body: `issue thread ${i}` } });
   }
   // Four threads on the commit, each a member's note and the owner's reply (authors and threads' notes are batched).

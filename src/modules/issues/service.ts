@@ -12,6 +12,7 @@ import type { LabelsService } from '../labels/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { TodosService } from '../todos/service.js';
 import type { IssueSubject } from './policy.js';
 
 export const ISSUE = 'Issue';
@@ -127,6 +128,7 @@ export class IssuesService {
     private readonly base: ServiceBase,
     private readonly labels: LabelsService,
     private readonly activity: ActivityService,
+    private readonly todos: TodosService,
   ) {}
 
   private get db() {
@@ -325,7 +327,7 @@ export class IssuesService {
     const milestoneId = metadata ? await this.milestoneFor(project, input.milestoneId) : null;
     const assigneeIds = metadata && input.assigneeIds ? await this.assigneesFor(input.assigneeIds) : [];
     const labelIds = metadata ? await this.labelIdsFor(project, input.labels, input.labelIds) : [];
-    return this.db.$transaction(async (tx) => {
+    const created = await this.db.$transaction(async (tx) => {
       await this.lock(tx, project.id);
       const { _max } = await tx.issue.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
       const at = createdAt ?? new Date();
@@ -346,6 +348,8 @@ export class IssuesService {
       await this.event(project, issue, 'created', tx);
       return issue;
     });
+    await this.todos.issueChanged(project, null, created);
+    return created;
   }
 
   async update(project: ProjectRow, iid: number, changes: IssueChanges, requireSome = true): Promise<IssueRow> {
@@ -390,7 +394,7 @@ export class IssuesService {
       const same = next.length === current.length && next.every((id) => current.includes(id));
       if (!same) labelIds = next;
     }
-    return this.db.$transaction(async (tx) => {
+    const updated = await this.db.$transaction(async (tx) => {
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || labelIds !== null;
       if (changed) data.updatedAt = new Date();
       if (labelIds !== null) {
@@ -405,6 +409,8 @@ export class IssuesService {
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
       return updated;
     });
+    await this.todos.issueChanged(project, issue, updated);
+    return updated;
   }
 
   /** Sets the issue's weight (GraphQL's issueSetWeight); null removes it. */

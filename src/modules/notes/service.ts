@@ -375,6 +375,7 @@ export class NotesService {
         commit,
       ),
     );
+    await services.todos.noteCreated(n, note);
     return { id: note.discussionId, noteable: n, notes: [note] };
   }
 
@@ -392,11 +393,13 @@ export class NotesService {
     checkBody(input.body);
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const commit = await this.hookCommit(n);
-    return this.base.db.$transaction(async (tx) => {
+    const note = await this.base.db.$transaction(async (tx) => {
       // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
       if (!partOfDiscussion) await tx.note.update({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
       return this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, commit);
     });
+    await services.todos.noteCreated(n, note);
+    return note;
   }
 
   /**
@@ -431,9 +434,11 @@ export class NotesService {
     }
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const commit = await this.hookCommit(n);
-    return this.base.db.$transaction((tx) =>
+    const note = await this.base.db.$transaction((tx) =>
       this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, commit),
     );
+    await services.todos.noteCreated(n, note);
+    return note;
   }
 
   /** NotePolicy's `admin_note` on one note of the noteable. */

@@ -1,0 +1,149 @@
+/** GraphQL resolvers of to-do items: GitLab's Todo, `UserCore.todos`, the todo mutations and alertTodoCreate. */
+import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import type { Context } from '../../context.js';
+import { listConnection, type PageArgs } from '../../graphql/connection.js';
+import { globalId, parseId, parseRef } from '../../graphql/ids.js';
+import { invalidArgument, notFound } from '../../errors.js';
+import type { AlertRow } from '../alert_management/service.js';
+import type { IssueRow } from '../issues/service.js';
+import type { UserRow } from '../users/service.js';
+import { TODO_ALERT, TODO_ISSUE, type TodoFilters, type TodoRow } from './service.js';
+
+/** TodoTargetEnum's values and the classes they name (GitLab's Types::TodoTargetEnum). */
+const TARGETS = {
+  COMMIT: 'Commit',
+  ISSUE: TODO_ISSUE,
+  WORKITEM: 'WorkItem',
+  MERGEREQUEST: 'MergeRequest',
+  DESIGN: 'DesignManagement::Design',
+  ALERT: TODO_ALERT,
+  EPIC: 'Epic',
+  USER: 'User',
+  NAMESPACE: 'Namespace',
+  PROJECT: 'Project',
+  KEY: 'Key',
+  WIKIPAGEMETA: 'WikiPage::Meta',
+} as const;
+const CLASSES: ReadonlySet<string> = new Set(Object.values(TARGETS));
+
+const GID = /^gid:\/\/([^/]+)\/([A-Za-z][A-Za-z0-9]*(?:::[A-Za-z][A-Za-z0-9]*)*)\/(\d{1,10})$/;
+const inspect = (value: unknown) => JSON.stringify(value) ?? String(value);
+
+/** A Todoable's global ID (`Types::GlobalIDType[Todoable]`): the resolver gets its class and id. */
+function parseTodoable(value: unknown): { model: string; id: number } {
+  const match = typeof value === 'string' ? GID.exec(value) : null;
+  if (!match) throw new TypeError(`${inspect(value)} is not a valid Global ID`);
+  if (match[1] !== 'gitlab') throw new TypeError(`${inspect(value)} is not a Gitlab Global ID`);
+  if (!CLASSES.has(match[2])) throw new TypeError(`${inspect(value)} does not represent an instance of Todoable`);
+  const id = Number(match[3]);
+  return { model: match[2], id: id <= 2147483647 ? id : -1 };
+}
+
+export const TodoableID = new GraphQLScalarType({
+  name: 'TodoableID',
+  description: 'A `TodoableID` is a global ID. It is encoded as a string.',
+  serialize: (value) => String(value),
+  parseValue: parseTodoable,
+  parseLiteral: (ast: ValueNode) => parseTodoable(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+interface TodoArgs extends PageArgs {
+  action?: string[] | null;
+  authorId?: string[] | null;
+  projectId?: string[] | null;
+  groupId?: string[] | null;
+  state?: string[] | null;
+  type?: string[] | null;
+  targetClass?: string[] | null;
+}
+
+const ids = (values: string[] | null | undefined, model: string, argument: string) => values?.map((v) => parseId(v, model, argument)) ?? null;
+
+function filtersOf(args: TodoArgs): TodoFilters {
+  // REST's `type` takes GitLab's class names (lib/api/todos.rb's values).
+  if (args.targetClass?.some((c) => !['Issue', 'MergeRequest', 'Commit', 'Epic', 'DesignManagement::Design', 'AlertManagement::Alert'].includes(c))) throw invalidArgument('type');
+  const types = [...(args.type ?? []), ...(args.targetClass ?? [])];
+  return {
+    action: args.action,
+    authorId: ids(args.authorId, 'User', 'authorId'),
+    projectId: ids(args.projectId, 'Project', 'projectId'),
+    groupId: ids(args.groupId, 'Group', 'groupId'),
+    state: args.state,
+    type: types.length ? types : null,
+  };
+}
+
+const projectPath = (ctx: Context, path: string) => ctx.services.projects.get(parseRef(path, 'Project', 'projectPath'));
+const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
+
+/** The target as the viewer may see it now: null once they may not read it. */
+async function targetOf(todo: TodoRow, ctx: Context): Promise<(IssueRow | AlertRow) | null> {
+  if (todo.issue) return (await ctx.services.issues.canRead(todo.issue)) ? todo.issue : null;
+  if (todo.alert) {
+    const project = await ctx.services.todos.projectOf(todo);
+    return project && (await ctx.access.can('read_alert_management_alert', project)) ? todo.alert : null;
+  }
+  return null;
+}
+
+export const todosResolvers = {
+  TodoableID,
+  TodoTargetEnum: TARGETS,
+  AlertManagementAlert: {
+    databaseIid: (alert: AlertRow) => alert.iid,
+    restTitle: (alert: AlertRow) => alert.title,
+  },
+  Todoable: {
+    __resolveType: (target: IssueRow | AlertRow) => ('fingerprint' in target ? 'AlertManagementAlert' : 'Issue'),
+  },
+  UserCore: {
+    todos: (user: UserRow, args: TodoArgs, ctx: Context) => {
+      // TodosResolver: only the current user's own; none for another user or an anonymous caller.
+      if (!ctx.viewer || ctx.viewer.id !== user.id) return listConnection(args, []);
+      return ctx.services.todos.list(filtersOf(args), args);
+    },
+  },
+  Todo: {
+    id: (todo: TodoRow) => globalId('Todo', todo.id),
+    databaseId: (todo: TodoRow) => todo.id,
+    author: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(todo.authorId),
+    body: (todo: TodoRow) => todo.note?.note ?? todo.issue?.title ?? todo.alert?.title ?? '',
+    group: (todo: TodoRow, _a: unknown, ctx: Context) => (todo.groupId === null ? null : ctx.loaders.namespaces.byId.load(todo.groupId)),
+    project: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.services.todos.projectOf(todo),
+    target: (todo: TodoRow, _a: unknown, ctx: Context) => targetOf(todo, ctx),
+    targetType: (todo: TodoRow) => todo.targetType,
+    targetClass: (todo: TodoRow) => todo.targetType,
+    targetUrl: async (todo: TodoRow, _a: unknown, ctx: Context) => {
+      const project = await ctx.services.todos.projectOf(todo);
+      if (!project) return null;
+      const anchor = todo.noteId === null ? '' : `#note_${todo.noteId}`;
+      const base = `${ctx.config.externalUrl}/${project.fullPath}/-`;
+      if (todo.issue) return `${base}/issues/${todo.issue.iid}${anchor}`;
+      if (todo.alert) return `${base}/alert_management/${todo.alert.iid}/details${anchor}`;
+      return null;
+    },
+  },
+  Mutation: {
+    todoMarkDone: async (_: unknown, args: { id: number }, ctx: Context) => ({ todo: await ctx.services.todos.markDone(args.id) }),
+    todoRestore: async (_: unknown, args: { id: number }, ctx: Context) => ({ todo: await ctx.services.todos.restore(args.id) }),
+    todosMarkAllDone: async (_: unknown, args: { targetId?: { model: string; id: number } | null }, ctx: Context) => {
+      const changed = await ctx.services.todos.markAllDone(args.targetId ? { type: args.targetId.model, id: args.targetId.id } : null);
+      return { todos: await ctx.services.todos.byIds(changed) };
+    },
+    todoCreate: async (_: unknown, args: { targetId: { model: string; id: number } }, ctx: Context) => {
+      // Issues are the to-do targets found by global ID here; alerts take alertTodoCreate.
+      const issue = args.targetId.model === TODO_ISSUE ? await ctx.services.issues.byId(args.targetId.id) : null;
+      if (!issue) throw notFound();
+      return { todo: await ctx.services.todos.mark({ type: TODO_ISSUE, id: issue.id, projectId: issue.projectId }) };
+    },
+    issueTodoCreate: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
+      const issue = await ctx.services.issues.get(await projectPath(ctx, args.projectPath), iidOf(args.iid));
+      return { todo: await ctx.services.todos.markIssue(issue) };
+    },
+    alertTodoCreate: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
+      const project = await projectPath(ctx, args.projectPath);
+      const alert = await ctx.services.alert_management.get(project, iidOf(args.iid));
+      return ctx.services.todos.markAlert(project, alert);
+    },
+  },
+};

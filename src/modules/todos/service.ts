@@ -1,0 +1,299 @@
+/**
+ * Owns to-do items (GitLab's Todo): TodosFinder's list of the viewer's own to-do items with its filters, shown only
+ * while their target stays readable (through the target's own policy), marking done and restoring, and creating them
+ * as GitLab's TodoService does: `assigned` for new assignees of an issue (not for assigning oneself),
+ * `directly_addressed`/`mentioned` for users an issue's description or a note names who may read the issue,
+ * `marked` when a user adds one, and the closer's pending ones resolved when an issue closes.
+ */
+import type { Prisma } from '../../db/database.js';
+import { can } from '../../auth/policy.js';
+import { equalsIgnoringCase } from '../../db/text.js';
+import { userViewer } from '../../auth/viewer.js';
+import { notFound, notModified, recordNotFound } from '../../errors.js';
+import { connection, type PageArgs } from '../../graphql/connection.js';
+import { referencedIn } from '../../markdown.js';
+import type { ServiceBase } from '../module.js';
+import type { Noteable } from '../notes/noteables.js';
+import type { NoteRow } from '../notes/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { AlertRow } from '../alert_management/service.js';
+import type { IssueRow } from '../issues/service.js';
+import type { IssueSubject } from '../issues/policy.js';
+
+export const TODO_ISSUE = 'Issue';
+export const TODO_ALERT = 'AlertManagement::Alert';
+
+/** GitLab's Todo::ACTION_NAMES, in its order. */
+export const TODO_ACTIONS = [
+  'assigned',
+  'mentioned',
+  'build_failed',
+  'marked',
+  'approval_required',
+  'unmergeable',
+  'directly_addressed',
+  'merge_train_removed',
+  'review_requested',
+  'member_access_requested',
+  'review_submitted',
+  'okr_checkin_requested',
+  'added_approver',
+  'ssh_key_expired',
+  'ssh_key_expiring_soon',
+] as const;
+export type TodoAction = (typeof TODO_ACTIONS)[number];
+
+const withTarget = {
+  issue: { include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } },
+  alert: true,
+  note: { select: { id: true, note: true } },
+} as const;
+
+export type TodoRow = Prisma.TodoGetPayload<{ include: typeof withTarget }>;
+
+/** TodosFinder's filters (REST's parameters, GraphQL's arguments); each a list, any of whose values matches. */
+export interface TodoFilters {
+  action?: readonly string[] | null;
+  authorId?: readonly number[] | null;
+  projectId?: readonly number[] | null;
+  groupId?: readonly number[] | null;
+  state?: readonly string[] | null;
+  type?: readonly string[] | null;
+}
+
+/** What a new to-do item is about. */
+interface Target {
+  type: string;
+  id: number;
+  projectId: number;
+}
+
+const targetColumns = (target: Target) => ({
+  targetType: target.type,
+  targetId: target.id,
+  issueId: target.type === TODO_ISSUE ? target.id : null,
+  alertId: target.type === TODO_ALERT ? target.id : null,
+});
+
+/** The lines' leading mentions (GitLab's directly addressed users): `@a @b text` at the start of a line addresses a and b. */
+export function directlyAddressed(text: string): string[] {
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const lead = /^\s*((?:@[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?[\s,]*)+)/.exec(line);
+    if (lead) for (const name of referencedIn(lead[1], []).usernames) names.add(name);
+  }
+  return [...names];
+}
+
+export class TodosService {
+  constructor(private readonly base: ServiceBase) {}
+
+  private get db() {
+    return this.base.db;
+  }
+
+  /** The viewer's to-do items whose target the viewer may still read (TodosFinder), with the filters. */
+  private async where(filters: TodoFilters): Promise<Prisma.TodoWhereInput> {
+    const viewer = this.base.access.requireViewer();
+    const and: Prisma.TodoWhereInput[] = [{ userId: viewer.id }];
+    and.push({ state: { in: filters.state?.length ? [...filters.state] : ['pending'] } });
+    if (filters.action?.length) and.push({ action: { in: [...filters.action] } });
+    if (filters.authorId?.length) and.push({ authorId: { in: [...filters.authorId] } });
+    if (filters.projectId?.length) and.push({ projectId: { in: [...filters.projectId] } });
+    if (filters.groupId?.length) {
+      // Todo.for_group_ids_and_descendants: in the groups' projects (their subgroups' too), or about the groups.
+      const inGroups = filters.groupId.map((id) => ({ project: { is: { namespace: { traversalIds: { has: id } } } } }));
+      and.push({ OR: [...inGroups, { groupId: { in: [...filters.groupId] } }] });
+    }
+    if (filters.type?.length) and.push({ targetType: { in: [...filters.type] } });
+    // Readable targets only, each through its own policy (IssuePolicy's read_issue; ProjectPolicy's alert reading).
+    const issues = await this.base.access.where('read_issue');
+    const alertProjects = await this.base.access.where('read_alert_management_alert');
+    and.push({
+      OR: [
+        { targetType: TODO_ISSUE, issue: { is: { AND: [issues, { project: { pendingDelete: false } }] } } },
+        { targetType: TODO_ALERT, alert: { is: { project: { AND: [alertProjects, { pendingDelete: false }] } } } },
+      ],
+    });
+    return { AND: and };
+  }
+
+  /** GET /todos and `currentUser.todos`: newest first. */
+  async list(filters: TodoFilters, page: PageArgs) {
+    const where = await this.where(filters);
+    return connection(
+      page,
+      ({ skip, take }) => this.db.todo.findMany({ where, orderBy: [{ id: 'desc' }], skip, take, include: withTarget }),
+      () => this.db.todo.count({ where }),
+    );
+  }
+
+  /** One of the viewer's own to-do items (`current_user.todos.find`): GitLab's `404 Not found` otherwise. */
+  private async own(id: number): Promise<TodoRow> {
+    const viewer = this.base.access.requireViewer();
+    const todo = await this.db.todo.findFirst({ where: { id, userId: viewer.id }, include: withTarget });
+    if (!todo) throw recordNotFound();
+    return todo;
+  }
+
+  private async setState(id: number, state: 'done' | 'pending'): Promise<TodoRow> {
+    const todo = await this.own(id);
+    if (todo.state === state) return todo;
+    return this.db.todo.update({ where: { id: todo.id }, data: { state, updatedAt: new Date() }, include: withTarget });
+  }
+
+  /** POST /todos/:id/mark_as_done, todoMarkDone. */
+  markDone(id: number): Promise<TodoRow> {
+    return this.setState(id, 'done');
+  }
+
+  /** todoRestore: back to pending. */
+  restore(id: number): Promise<TodoRow> {
+    return this.setState(id, 'pending');
+  }
+
+  /** POST /todos/mark_as_done, todosMarkAllDone: every pending item the finder shows (about one target when given); the ids changed. */
+  async markAllDone(target?: { type: string; id: number } | null): Promise<number[]> {
+    const where = await this.where({});
+    const about = target ? { targetType: target.type, targetId: target.id } : {};
+    const rows = await this.db.todo.findMany({ where: { AND: [where, about] }, select: { id: true } });
+    const ids = rows.map((r) => r.id);
+    if (ids.length) await this.db.todo.updateMany({ where: { id: { in: ids }, state: 'pending' }, data: { state: 'done', updatedAt: new Date() } });
+    return ids;
+  }
+
+  /** To-do items by id, as they are now, in the order given. */
+  async byIds(ids: readonly number[]): Promise<TodoRow[]> {
+    const rows = await this.db.todo.findMany({ where: { id: { in: [...ids] } }, include: withTarget });
+    const found = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => found.get(id)).filter((r): r is TodoRow => !!r);
+  }
+
+  /**
+   * TodoService#mark_todo: a `marked` item for the viewer about a target the caller already found and authorised,
+   * unless the viewer has one pending about it (null then).
+   */
+  async mark(target: Target): Promise<TodoRow | null> {
+    const viewer = this.base.access.requireViewer();
+    const created = await this.createFor([viewer.id], target, viewer.id, 'marked');
+    return created[0] ?? null;
+  }
+
+  /** POST /projects/:id/issues/:issue_iid/todo: the new item, or GitLab's 304 when one is pending. */
+  async markIssue(issue: IssueRow): Promise<TodoRow> {
+    const todo = await this.mark({ type: TODO_ISSUE, id: issue.id, projectId: issue.projectId });
+    if (!todo) throw notModified();
+    return todo;
+  }
+
+  /**
+   * AlertManagement::Alerts::Todo::CreateService: Developers (`update_alert_management_alert`) add a `marked` item
+   * about an alert; one already pending is GitLab's error, with the alert still in the payload.
+   */
+  async markAlert(project: ProjectRow, alert: AlertRow): Promise<{ alert: AlertRow; todo: TodoRow | null; errors: string[] }> {
+    await this.base.access.authorize('update_alert_management_alert', project);
+    const todo = await this.mark({ type: TODO_ALERT, id: alert.id, projectId: project.id });
+    return todo ? { alert, todo, errors: [] } : { alert, todo: null, errors: ['You already have pending todo for this alert'] };
+  }
+
+  /**
+   * TodoService#create_todos: one item per user who has none pending about the target (GitLab's single to-do per
+   * target), all made at once.
+   */
+  private async createFor(userIds: readonly number[], target: Target, authorId: number, action: TodoAction, noteId: number | null = null): Promise<TodoRow[]> {
+    const wanted = [...new Set(userIds)];
+    if (!wanted.length) return [];
+    const pending = await this.db.todo.findMany({
+      where: { userId: { in: wanted }, state: 'pending', targetType: target.type, targetId: target.id },
+      select: { userId: true },
+    });
+    const skip = new Set(pending.map((p) => p.userId));
+    const users = wanted.filter((id) => !skip.has(id));
+    if (!users.length) return [];
+    const at = new Date();
+    const made = await this.db.todo.createManyAndReturn({
+      data: users.map((userId) => ({ userId, authorId, projectId: target.projectId, ...targetColumns(target), noteId, action, createdAt: at, updatedAt: at })),
+      select: { id: true },
+    });
+    return this.byIds(made.map((m) => m.id));
+  }
+
+  /** Of these users, those who may read the issue (IssuePolicy's read_issue asked as each of them). */
+  private async readersOf(userIds: readonly number[], subject: IssueSubject): Promise<number[]> {
+    const readers: number[] = [];
+    for (const id of new Set(userIds)) {
+      const viewer = await userViewer(this.db, id);
+      if (!viewer) continue;
+      const actor = { viewer, memberships: await this.base.app.memberships.of(id, 'write') };
+      if (can(actor, 'read_issue', subject)) readers.push(id);
+    }
+    return readers;
+  }
+
+  /** Users by the usernames a text mentions (GitLab's Mentionable#mentioned_users, directly addressed first). */
+  private async mentions(text: string | null): Promise<{ direct: number[]; mentioned: number[] }> {
+    if (!text) return { direct: [], mentioned: [] };
+    const all = referencedIn(text, []).usernames;
+    if (!all.length) return { direct: [], mentioned: [] };
+    const users = await this.db.user.findMany({ where: { OR: all.map((name) => ({ username: equalsIgnoringCase(name) })) }, select: { id: true, username: true } });
+    const direct = new Set(directlyAddressed(text));
+    return {
+      direct: users.filter((u) => direct.has(u.username.toLowerCase())).map((u) => u.id),
+      mentioned: users.filter((u) => !direct.has(u.username.toLowerCase())).map((u) => u.id),
+    };
+  }
+
+  /** TodoService#create_mention_todos: directly addressed users first, then the others mentioned, each needing to read the issue. */
+  private async mentionTodos(subject: IssueSubject, target: Target, text: string | null, skip: ReadonlySet<number>, noteId: number | null): Promise<void> {
+    const authorId = this.base.access.requireViewer().id;
+    const { direct, mentioned } = await this.mentions(text);
+    await this.createFor(await this.readersOf(direct.filter((id) => !skip.has(id)), subject), target, authorId, 'directly_addressed', noteId);
+    await this.createFor(await this.readersOf(mentioned.filter((id) => !skip.has(id)), subject), target, authorId, 'mentioned', noteId);
+  }
+
+  /**
+   * TodoService#new_issue, #update_issue, #reassigned_assignable and #close_issue in one: `before` is the issue as it
+   * was (null for a new one). New assignees other than the viewer get `assigned`; users newly mentioned in the
+   * description get theirs; closing resolves the viewer's pending items about it.
+   */
+  async issueChanged(project: ProjectRow, before: IssueRow | null, issue: IssueRow): Promise<void> {
+    const viewer = this.base.access.requireViewer();
+    const subject: IssueSubject = { inProject: project, authorId: issue.authorId, confidential: issue.confidential, assigneeIds: issue.assignees.map((a) => a.userId) };
+    const target = { type: TODO_ISSUE, id: issue.id, projectId: project.id };
+    const old = new Set(before?.assignees.map((a) => a.userId) ?? []);
+    const assignees = subject.assigneeIds.filter((id) => !old.has(id) && id !== viewer.id);
+    await this.createFor(assignees, target, viewer.id, 'assigned');
+    if (!before || before.description !== issue.description) {
+      const already = before ? await this.mentions(before.description) : { direct: [], mentioned: [] };
+      await this.mentionTodos(subject, target, issue.description, new Set([...already.direct, ...already.mentioned]), null);
+    }
+    if (before && before.state !== 'closed' && issue.state === 'closed') await this.resolveFor(viewer.id, target);
+  }
+
+  /**
+   * TodoService#new_note on an issue: the author's pending items about the issue are resolved, and those the note
+   * addresses or mentions who may read the issue get theirs. Other noteables make none yet.
+   */
+  async noteCreated(n: Noteable, note: NoteRow): Promise<void> {
+    if (n.type !== TODO_ISSUE || !n.project || n.id === null || note.system) return;
+    const issue = (n as Noteable & { issue?: IssueRow }).issue;
+    if (!issue) return;
+    const subject: IssueSubject = { inProject: n.project, authorId: issue.authorId, confidential: issue.confidential, assigneeIds: issue.assignees.map((a) => a.userId) };
+    const target = { type: TODO_ISSUE, id: issue.id, projectId: n.project.id };
+    await this.resolveFor(note.authorId, target);
+    await this.mentionTodos(subject, target, note.note, new Set(), note.id);
+  }
+
+  /** TodoService#resolve_todos_for_target: the user's pending items about the target become done. */
+  private async resolveFor(userId: number, target: Target): Promise<void> {
+    await this.db.todo.updateMany({ where: { userId, state: 'pending', targetType: target.type, targetId: target.id }, data: { state: 'done', updatedAt: new Date() } });
+  }
+
+  /** The project of an item (null for group items), through the projects loader. */
+  async projectOf(todo: TodoRow): Promise<ProjectRow | null> {
+    if (todo.projectId === null) return null;
+    const project = await this.base.loaders.projects.byId.load(todo.projectId);
+    if (!project) throw notFound('Project');
+    return project;
+  }
+}
