@@ -92,6 +92,12 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
       return project({ jobEvents: true });
     case 'note_hooks':
       return project({ noteEvents: true });
+    case 'confidential_note_hooks':
+      return project({ confidentialNoteEvents: true });
+    case 'issue_hooks':
+      return project({ issuesEvents: true });
+    case 'confidential_issue_hooks':
+      return project({ confidentialIssuesEvents: true });
   }
 }
 
