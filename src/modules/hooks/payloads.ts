@@ -566,7 +566,7 @@ function issueChanges(before: IssueBefore | null, after: HookIssue) {
 }
 
 /** Gitlab::DataBuilder::Issuable for an issue: an Issue Hook (`confidential_issue` for confidential issues). */
-export function issueData(input: { issue: HookIssue; before: IssueBefore | null; action: IssueHookAction; project: HookProject; user: HookUser; externalUrl: string }) {
+export function issueData(input: { issue: HookIssue; before: IssueBefore | null; action: IssueHookAction; project: HookProject; user: HookUser; externalUrl: string; sample?: boolean }) {
   const project = hookProject(input.project, input.externalUrl);
   const attributes = issueHookAttrs(input.issue, input.project, input.externalUrl);
   const data: Record<string, unknown> = {
@@ -576,7 +576,8 @@ export function issueData(input: { issue: HookIssue; before: IssueBefore | null;
     project,
     object_attributes: { ...attributes, action: input.action },
     labels: attributes.labels,
-    changes: issueChanges(input.before, input.issue),
+    // A test's sample is the issue as it is: nothing changed (TestHooks::ProjectService's to_hook_data).
+    changes: input.sample ? {} : issueChanges(input.before, input.issue),
     repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
   };
   if (input.issue.assignees.length) data.assignees = input.issue.assignees.map(userHookAttrs);

@@ -11,7 +11,7 @@ import type { ActivityService } from '../activity/service.js';
 import { can } from '../../auth/policy.js';
 import { liveActor } from '../../auth/memberships.js';
 import { enqueueHookEvent, hookHeard } from '../hooks/events.js';
-import { issueData, type HookIssue, type IssueHookAction } from '../hooks/payloads.js';
+import { issueData, issueHookAttrs, type HookIssue, type IssueHookAction } from '../hooks/payloads.js';
 import { hookProjectOf } from '../hooks/samples.js';
 import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMessage } from './live.js';
 import type { LabelsService } from '../labels/service.js';
@@ -487,6 +487,25 @@ export class IssuesService {
       await this.announce(tx, project, before, issue.id, 'update');
       return updated;
     });
+  }
+
+  /**
+   * The sample of a project hook's test of issue events (TestHooks::ProjectService#issues_events_data): the newest
+   * issue the viewer may read, as an `open` Issue Hook; null when there is none.
+   */
+  async hookSample(project: ProjectRow): Promise<unknown> {
+    const { nodes } = await this.list({ project }, { state: 'all' }, { first: 1 });
+    const [issue] = await nodes;
+    if (!issue) return null;
+    const viewer = this.base.access.requireViewer();
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: viewer.id }, select: { id: true, name: true, username: true, email: true } });
+    const { externalUrl } = this.base.app.config;
+    return issueData({ issue: await this.hookIssue(this.db, issue.id), before: null, action: 'open', project: hookProjectOf(project), user, externalUrl, sample: true });
+  }
+
+  /** The issue as hooks embed it (Issue#hook_attrs, Gitlab::HookData::IssueBuilder): a note hook's `issue`. */
+  async hookAttrs(project: ProjectRow, issue: IssueRow, externalUrl: string) {
+    return issueHookAttrs(await this.hookIssue(this.db, issue.id), project, externalUrl);
   }
 
   /** An issue as its hook data and change comparisons read it: its labels by title, its assignees in assignment order. */
