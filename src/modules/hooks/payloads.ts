@@ -545,14 +545,15 @@ function issueChanges(before: IssueBefore | null, after: HookIssue) {
     add('title', before.title, after.title);
     add('description', before.description, after.description);
     add('state_id', before.state === 'closed' ? 2 : 1, after.state === 'closed' ? 2 : 1);
-    add('closed_at', hookTime(before.closedAt), hookTime(after.closedAt));
+    // Times differ by their instants, even within the second their hook text shows.
+    if (before.closedAt?.getTime() !== after.closedAt?.getTime()) changes.closed_at = { previous: hookTime(before.closedAt), current: hookTime(after.closedAt) };
     add('confidential', before.confidential, after.confidential);
     add('discussion_locked', before.discussionLocked, after.discussionLocked);
     add('due_date', day(before.dueDate), day(after.dueDate));
     add('milestone_id', before.milestoneId, after.milestoneId);
     add('weight', before.weight, after.weight);
     add('time_estimate', before.timeEstimate, after.timeEstimate);
-    add('updated_at', hookTime(before.updatedAt), hookTime(after.updatedAt));
+    if (before.updatedAt.getTime() !== after.updatedAt.getTime()) changes.updated_at = { previous: hookTime(before.updatedAt), current: hookTime(after.updatedAt) };
   }
   // Associations are compared only for an update (Issues::CreateService's hook passes no old associations).
   if (!before) return changes;

@@ -218,7 +218,7 @@ export class HooksService {
     const record = RECORD_SAMPLES[trigger];
     if (record) {
       const data = await record.build(services, project);
-      if (data === null) throw invalid({ trigger: [record.missing] });
+      if (data === null) throw unprocessable(record.missing);
       await enqueueHookEvent(this.base.app.jobs, { trigger: record.trigger, projectId: project.id, branch: null, data, hookId: hook.id });
       return '201 Created';
     }

@@ -528,7 +528,7 @@ export class IssuesService {
   private async announce(tx: Prisma.TransactionClient, project: ProjectRow, before: HookIssue | null, id: number, action: IssueHookAction): Promise<void> {
     const after = await this.hookIssue(tx, id);
     const parts = before ? changedParts(before, after) : [];
-    if (before && !parts.length && before.updatedAt.getTime() === after.updatedAt.getTime() && before.discussionLocked === after.discussionLocked) return;
+    if (before && !parts.length && before.discussionLocked === after.discussionLocked) return;
     if (parts.length) await this.base.publish(ISSUE_UPDATED, { issueId: id, projectId: project.id, parts } satisfies IssueUpdatedMessage, tx);
     const trigger = after.confidential ? 'confidential_issue_hooks' : 'issue_hooks';
     if (!(await hookHeard(tx, trigger, project.id))) return;
