@@ -297,10 +297,16 @@ export class NotesService {
   }
 
   /**
-   * What a note's hook shows of its noteable, read before the note's transaction: a commit note's commit
-   * (Commit#hook_attrs), or what the kind embeds (an issue, a snippet) and whether that is confidential.
+   * What a note's hook shows of its noteable, read before the note's transaction when some hook of the project hears
+   * comments: a commit note's commit (Commit#hook_attrs), or what the kind embeds (an issue, a snippet) and whether
+   * that is confidential.
    */
-  private async hookContext(services: Services, n: Noteable): Promise<NoteHookContext> {
+  private async hookContext(services: Services, n: Noteable, always = false): Promise<NoteHookContext> {
+    // A project whose hooks hear no comments needs none of it (a snippet's content is read from its repository).
+    const db = this.base.db;
+    if (!always && (!n.project || !((await hookHeard(db, 'note_hooks', n.project.id)) || (await hookHeard(db, 'confidential_note_hooks', n.project.id))))) {
+      return { commit: null, embedded: {}, confidential: false };
+    }
     const embedded = await this.kind(n.type).hookAttrs?.(this.ctx(services), n, this.base.app.config.externalUrl);
     const context: NoteHookContext = { commit: null, embedded: embedded ? { [embedded.key]: embedded.attrs } : {}, confidential: !!embedded?.confidential };
     if (!n.project || !n.commitId) return context;
@@ -320,7 +326,7 @@ export class NotesService {
     const newest = recent.find((n) => readable.has(n.id));
     if (!newest) return null;
     const { note, noteable } = await this.byId(services, newest.id);
-    const hook = await this.hookContext(services, noteable);
+    const hook = await this.hookContext(services, noteable, true);
     const user = await this.base.db.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
     const { externalUrl } = this.base.app.config;
     const confidential = note.internal || hook.confidential;
