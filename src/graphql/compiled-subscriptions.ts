@@ -4,7 +4,7 @@
  * instead of graphql-js walking the document again each time. The operations share their document (ws-limits.ts
  * parses each distinct text once), so one compilation serves them all.
  */
-import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { GraphQLError, createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
 /** Compiled operations by document and operation name; a document's entry goes with the document. */
@@ -68,6 +68,18 @@ export interface SubscriptionArgs extends ExecutionArgs {
 }
 
 /**
+ * Errors of the request itself (no path: a variable its type refuses, such as a global ID of another model) are the
+ * client's, as Apollo codes them over HTTP (BAD_USER_INPUT), not errors to mask.
+ */
+function withRequestErrorsCoded(result: ExecutionResult): ExecutionResult {
+  if (!result.errors) return result;
+  const errors = result.errors.map((e) =>
+    e.path || e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } }),
+  );
+  return { ...result, errors };
+}
+
+/**
  * graphql-ws's `subscribe`. The source stream is graphql-js's own (the subscribe resolver with the field's
  * arguments, its errors as graphql-js reports them): graphql-jit's `subscribe` hands that resolver the operation's
  * variables in place of the field's arguments. Each event is then executed by the compiled operation.
@@ -80,7 +92,7 @@ export async function subscribeCompiled(args: SubscriptionArgs): Promise<AsyncIt
   const operation = compiledOperation(args);
   if (!isCompiledQuery(operation)) return operation;
   const source = await createSourceEventStream(args);
-  if (!(Symbol.asyncIterator in source)) return source;
+  if (!(Symbol.asyncIterator in source)) return withRequestErrorsCoded(source);
   const { eventContext, variableValues } = args;
   if (!eventContext) return new MappedEvents(source, (payload) => operation.query(payload, args.contextValue, variableValues));
   args.contextValue = undefined;

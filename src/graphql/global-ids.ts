@@ -54,6 +54,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   GroupID: { model: 'Group' },
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   IssueID: { model: 'Issue' },
+  /** GitLab's GlobalIDType[Issuable]: issues are this server's only issuables. */
+  IssuableID: { model: 'Issuable', subclasses: ['Issue'] },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
   NoteID: { model: 'Note', subclasses: ['DiscussionNote', 'DiffNote', 'LegacyDiffNote'] },
   LabelID: { model: 'Label', subclasses: ['ProjectLabel', 'GroupLabel'] },

@@ -18,6 +18,9 @@ const EVENT_HEADER: Record<HookTrigger, string> = {
   pipeline_hooks: 'Pipeline Hook',
   job_hooks: 'Job Hook',
   note_hooks: 'Note Hook',
+  confidential_note_hooks: 'Confidential Note Hook',
+  issue_hooks: 'Issue Hook',
+  confidential_issue_hooks: 'Confidential Issue Hook',
 };
 
 function requestHeaders(app: App, hook: WebHookRow, d: DeliveryPayload): Record<string, string> {

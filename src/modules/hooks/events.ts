@@ -12,7 +12,10 @@ export const DISPATCH_JOB = 'hooks.dispatch';
 export const DELIVER_JOB = 'hooks.deliver';
 
 /** GitLab's hook triggers (WebHook#execute's `hook_name`), which say which hooks an event goes to. */
-export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 'repository_update_hooks' | 'pipeline_hooks' | 'job_hooks' | 'note_hooks';
+export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 'repository_update_hooks' | 'pipeline_hooks' | 'job_hooks' | 'note_hooks'
+  | 'confidential_note_hooks'
+  | 'issue_hooks'
+  | 'confidential_issue_hooks';
 
 export interface HookEvent {
   /** X-Gitlab-Event-UUID: one per event, shared by every hook it goes to. */
@@ -53,12 +56,23 @@ const HEARD_ONLY_BY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: num
   pipeline_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "pipelineEvents" LIMIT 1`,
   job_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "jobEvents" LIMIT 1`,
   note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "noteEvents" LIMIT 1`,
+  confidential_note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialNoteEvents" LIMIT 1`,
+  issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "issuesEvents" LIMIT 1`,
+  confidential_issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialIssuesEvents" LIMIT 1`,
 };
+
+/**
+ * Whether a hook of the project can hear an event of this trigger: for the triggers only one kind of hook hears, one
+ * indexed read, so a writer builds a payload only when it goes somewhere; true for the others (the dispatch decides).
+ */
+export async function hookHeard(tx: RawQuerier, trigger: HookTrigger, projectId: number | null): Promise<boolean> {
+  const hearers = HEARD_ONLY_BY[trigger];
+  return !hearers || (await hearers(tx, projectId)).length > 0;
+}
 
 /** Queues an event's deliveries; with `tx`, only if that transaction commits. Null when no hook can hear it. */
 export async function enqueueHookEvent(jobs: Pick<JobQueue, 'enqueue'>, event: Omit<HookEvent, 'uuid'> & { uuid?: string }, tx?: RawQuerier): Promise<string | null> {
-  const hearers = HEARD_ONLY_BY[event.trigger];
-  if (hearers && tx && event.hookId === undefined && (await hearers(tx, event.projectId)).length === 0) return null;
+  if (tx && event.hookId === undefined && !(await hookHeard(tx, event.trigger, event.projectId))) return null;
   const uuid = event.uuid ?? randomUUID();
   await jobs.enqueue(DISPATCH_JOB, { ...event, uuid } satisfies HookEvent, { uniqueKey: `${DISPATCH_JOB}:${uuid}`, maxAttempts: 10 }, tx);
   return uuid;

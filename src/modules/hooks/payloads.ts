@@ -2,6 +2,7 @@
  * Webhook payloads as GitLab builds them (Gitlab::HookData::*, SystemHooksService, Gitlab::DataBuilder::*): plain
  * functions of rows, so a writer builds its event in its own transaction, from what it just changed.
  */
+import { humanDuration } from '../issues/durations.js';
 
 /** GitLab's `POST /hooks/:id` sample (API::SystemHooks): a project creation that never happened, keys in its order. */
 /** The `repository` object of push and pipeline payloads (GitLab's Gitlab::HookData::RepositoryBuilder, its legacy part). */
@@ -353,18 +354,33 @@ export interface HookNote {
   authorId: number;
   projectId: number | null;
   system: boolean;
+  internal: boolean;
   updatedById: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** Gitlab::DataBuilder::Note: a note made (`create`) or changed (`update`), with its commit for commit notes. */
-export function noteData(input: { note: HookNote; action: 'create' | 'update'; url: string; project: HookProject; user: HookUser; commit: HookCommit | null; externalUrl: string }) {
+/**
+ * Gitlab::DataBuilder::Note: a note made (`create`) or changed (`update`), with what it is on as GitLab embeds it
+ * (`commit`, or `embedded`: `{ issue }`, `{ snippet }`); `confidential_note` for an internal note or one on a
+ * confidential issue.
+ */
+export function noteData(input: {
+  note: HookNote;
+  action: 'create' | 'update';
+  url: string;
+  project: HookProject;
+  user: HookUser;
+  commit: HookCommit | null;
+  embedded?: Record<string, unknown>;
+  confidential?: boolean;
+  externalUrl: string;
+}) {
   const { note } = input;
   const project = hookProject(input.project, input.externalUrl);
   return {
     object_kind: 'note',
-    event_type: 'note',
+    event_type: input.confidential ? 'confidential_note' : 'note',
     user: { id: input.user.id, name: input.user.name, username: input.user.username, avatar_url: input.user.avatarUrl ?? null, email: input.user.email },
     project_id: input.project.id,
     project,
@@ -391,11 +407,212 @@ export function noteData(input: { note: HookNote; action: 'create' | 'update'; u
       type: note.type,
       updated_at: hookTime(note.updatedAt),
       updated_by_id: note.updatedById,
+      internal: note.internal,
       description: note.note,
       url: input.url,
       action: input.action,
     },
     repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
     ...(input.commit ? { commit: commitHookAttrs(input.commit, project.web_url) } : {}),
+    ...input.embedded,
+  };
+}
+
+/** A user as issue and note hooks show them (User#hook_attrs). */
+export function userHookAttrs(user: HookUser) {
+  return { id: user.id, name: user.name, username: user.username, avatar_url: user.avatarUrl ?? null, email: user.email };
+}
+
+export interface HookLabel {
+  id: number;
+  title: string;
+  color: string;
+  description: string | null;
+  projectId: number | null;
+  groupId: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Label#hook_attrs. */
+export function labelHookAttrs(label: HookLabel) {
+  return {
+    id: label.id,
+    title: label.title,
+    color: label.color,
+    project_id: label.projectId,
+    created_at: hookTime(label.createdAt),
+    updated_at: hookTime(label.updatedAt),
+    template: false,
+    description: label.description,
+    type: label.projectId !== null ? 'ProjectLabel' : 'GroupLabel',
+    group_id: label.groupId,
+  };
+}
+
+/** An issue with what its hook data shows of it: its labels (title order) and assignees (assignment order). */
+export interface HookIssue {
+  id: number;
+  iid: number;
+  projectId: number;
+  title: string;
+  description: string | null;
+  state: string;
+  authorId: number | null;
+  confidential: boolean;
+  discussionLocked: boolean | null;
+  dueDate: Date | null;
+  milestoneId: number | null;
+  weight: number | null;
+  closedAt: Date | null;
+  timeEstimate: number;
+  totalTimeSpent: number;
+  createdAt: Date;
+  updatedAt: Date;
+  labels: HookLabel[];
+  assignees: HookUser[];
+}
+
+const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
+
+/** The issue's page (Gitlab::UrlBuilder). */
+export function issueUrl(project: Pick<HookProject, 'fullPath'>, iid: number, externalUrl: string): string {
+  return `${externalUrl}/${project.fullPath}/-/issues/${iid}`;
+}
+
+/** Gitlab::HookData::IssueBuilder: the issue's safe attributes with its URL, time tracking, assignees and labels. */
+export function issueHookAttrs(issue: HookIssue, project: Pick<HookProject, 'fullPath'>, externalUrl: string) {
+  const assigneeIds = issue.assignees.map((a) => a.id);
+  return {
+    author_id: issue.authorId,
+    closed_at: hookTime(issue.closedAt),
+    confidential: issue.confidential,
+    created_at: hookTime(issue.createdAt),
+    description: issue.description,
+    discussion_locked: issue.discussionLocked,
+    due_date: day(issue.dueDate),
+    id: issue.id,
+    iid: issue.iid,
+    last_edited_at: null,
+    last_edited_by_id: null,
+    milestone_id: issue.milestoneId,
+    moved_to_id: null,
+    duplicated_to_id: null,
+    project_id: issue.projectId,
+    relative_position: null,
+    state_id: issue.state === 'closed' ? 2 : 1,
+    time_estimate: issue.timeEstimate,
+    title: issue.title,
+    updated_at: hookTime(issue.updatedAt),
+    updated_by_id: null,
+    weight: issue.weight,
+    type: 'Issue',
+    url: issueUrl(project, issue.iid, externalUrl),
+    total_time_spent: issue.totalTimeSpent,
+    time_change: 0,
+    human_total_time_spent: humanDuration(issue.totalTimeSpent),
+    human_time_change: null,
+    human_time_estimate: humanDuration(issue.timeEstimate),
+    assignee_ids: assigneeIds,
+    assignee_id: assigneeIds[0] ?? null,
+    labels: issue.labels.map(labelHookAttrs),
+    state: issue.state,
+    severity: 'unknown',
+    customer_relations_contacts: [],
+  };
+}
+
+export type IssueHookAction = 'open' | 'update' | 'close' | 'reopen';
+
+/** What an issue was before a change, for the hook's `changes` (Issuable#to_hook_data's reportable changes). */
+export type IssueBefore = Omit<HookIssue, 'id' | 'iid' | 'projectId' | 'createdAt'>;
+
+/** The `changes` of an issue hook: each attribute (and association) that differs, `{ previous, current }`. */
+function issueChanges(before: IssueBefore | null, after: HookIssue) {
+  const changes: Record<string, { previous: unknown; current: unknown }> = {};
+  const add = (key: string, previous: unknown, current: unknown) => {
+    if (JSON.stringify(previous) !== JSON.stringify(current)) changes[key] = { previous, current };
+  };
+  if (!before) {
+    // A new record's attributes all changed from nothing (Rails' previous_changes after create), those set at least.
+    const created = issueHookAttrs(after, { fullPath: '' }, '');
+    for (const key of ['author_id', 'created_at', 'description', 'id', 'iid', 'project_id', 'title', 'updated_at', 'confidential', 'due_date', 'milestone_id', 'discussion_locked']) {
+      const value = (created as Record<string, unknown>)[key];
+      if (value !== null && value !== undefined && value !== false) changes[key] = { previous: null, current: value };
+    }
+    if (after.state !== 'opened') changes.state_id = { previous: null, current: created.state_id };
+  } else {
+    add('title', before.title, after.title);
+    add('description', before.description, after.description);
+    add('state_id', before.state === 'closed' ? 2 : 1, after.state === 'closed' ? 2 : 1);
+    // Times differ by their instants, even within the second their hook text shows.
+    if (before.closedAt?.getTime() !== after.closedAt?.getTime()) changes.closed_at = { previous: hookTime(before.closedAt), current: hookTime(after.closedAt) };
+    add('confidential', before.confidential, after.confidential);
+    add('discussion_locked', before.discussionLocked, after.discussionLocked);
+    add('due_date', day(before.dueDate), day(after.dueDate));
+    add('milestone_id', before.milestoneId, after.milestoneId);
+    add('weight', before.weight, after.weight);
+    add('time_estimate', before.timeEstimate, after.timeEstimate);
+    if (before.updatedAt.getTime() !== after.updatedAt.getTime()) changes.updated_at = { previous: hookTime(before.updatedAt), current: hookTime(after.updatedAt) };
+  }
+  // Associations are compared only for an update (Issues::CreateService's hook passes no old associations).
+  if (!before) return changes;
+  add('assignees', before.assignees.map(userHookAttrs), after.assignees.map(userHookAttrs));
+  add('labels', before.labels.map(labelHookAttrs), after.labels.map(labelHookAttrs));
+  if (before.totalTimeSpent !== after.totalTimeSpent) {
+    changes.total_time_spent = { previous: before.totalTimeSpent, current: after.totalTimeSpent };
+    changes.time_change = { previous: 0, current: after.totalTimeSpent - before.totalTimeSpent };
+  }
+  return changes;
+}
+
+/** Gitlab::DataBuilder::Issuable for an issue: an Issue Hook (`confidential_issue` for confidential issues). */
+export function issueData(input: { issue: HookIssue; before: IssueBefore | null; action: IssueHookAction; project: HookProject; user: HookUser; externalUrl: string; sample?: boolean }) {
+  const project = hookProject(input.project, input.externalUrl);
+  const attributes = issueHookAttrs(input.issue, input.project, input.externalUrl);
+  const data: Record<string, unknown> = {
+    object_kind: 'issue',
+    event_type: input.issue.confidential ? 'confidential_issue' : 'issue',
+    user: userHookAttrs(input.user),
+    project,
+    object_attributes: { ...attributes, action: input.action },
+    labels: attributes.labels,
+    // A test's sample is the issue as it is: nothing changed (TestHooks::ProjectService's to_hook_data).
+    changes: input.sample ? {} : issueChanges(input.before, input.issue),
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+  };
+  if (input.issue.assignees.length) data.assignees = input.issue.assignees.map(userHookAttrs);
+  return data;
+}
+
+/** A project snippet as note hooks embed it (Snippet#hook_attrs). */
+export interface HookSnippet {
+  id: number;
+  title: string;
+  description: string | null;
+  content: string;
+  fileName: string;
+  authorId: number;
+  projectId: number | null;
+  type: string;
+  visibility: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function snippetHookAttrs(snippet: HookSnippet, project: Pick<HookProject, 'fullPath'> | null, externalUrl: string) {
+  return {
+    id: snippet.id,
+    title: snippet.title,
+    description: snippet.description,
+    content: snippet.content,
+    author_id: snippet.authorId,
+    project_id: snippet.projectId,
+    created_at: hookTime(snippet.createdAt),
+    updated_at: hookTime(snippet.updatedAt),
+    file_name: snippet.fileName,
+    type: snippet.type,
+    visibility_level: VISIBILITY_LEVEL[snippet.visibility] ?? 0,
+    url: project ? `${externalUrl}/${project.fullPath}/-/snippets/${snippet.id}` : `${externalUrl}/-/snippets/${snippet.id}`,
   };
 }

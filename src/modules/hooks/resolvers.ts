@@ -30,7 +30,14 @@ const hookFields = {
 export const hookResolvers = {
   WebHookAlertStatus: { EXECUTABLE: 'executable', TEMPORARILY_DISABLED: 'temporarily_disabled', DISABLED: 'disabled' },
   WebHookBranchFilterStrategy: { WILDCARD: 'wildcard', REGEX: 'regex', ALL_BRANCHES: 'all_branches' },
-  ProjectHookTestTrigger: { PUSH_EVENTS: 'push_events', TAG_PUSH_EVENTS: 'tag_push_events' },
+  ProjectHookTestTrigger: {
+    PUSH_EVENTS: 'push_events',
+    TAG_PUSH_EVENTS: 'tag_push_events',
+    ISSUES_EVENTS: 'issues_events',
+    CONFIDENTIAL_ISSUES_EVENTS: 'confidential_issues_events',
+    NOTE_EVENTS: 'note_events',
+    CONFIDENTIAL_NOTE_EVENTS: 'confidential_note_events',
+  },
   WebHook: { __resolveType: (h: WebHookRow) => h.type },
   SystemHook: { ...idFields('SystemHook'), ...hookFields },
   ProjectHook: { ...idFields('ProjectHook'), ...hookFields },
@@ -63,7 +70,7 @@ export const hookResolvers = {
     }),
     projectHookTest: async (_: unknown, args: ProjectHookArgs & { trigger: TestTrigger }, ctx: Context) => {
       const project = await projectOf(ctx, args);
-      return { message: await ctx.services.hooks.testProject(project, args.id, args.trigger) };
+      return { message: await ctx.services.hooks.testProject(ctx.services, project, args.id, args.trigger) };
     },
   },
 };

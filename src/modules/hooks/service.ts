@@ -7,7 +7,7 @@ import { Prisma, type PrismaClient } from '../../db/database.js';
 import { invalid, missing, notFoundAs, recordNotFound, unprocessable } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { BlockedUrlError, checkUrl } from '../../http/url-blocker.js';
-import type { ServiceBase } from '../module.js';
+import type { ServiceBase, Services } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { PipelinesService } from '../pipelines/service.js';
 import type { ProjectsService } from '../projects/service.js';
@@ -92,10 +92,24 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
       return project({ jobEvents: true });
     case 'note_hooks':
       return project({ noteEvents: true });
+    case 'confidential_note_hooks':
+      return project({ confidentialNoteEvents: true });
+    case 'issue_hooks':
+      return project({ issuesEvents: true });
+    case 'confidential_issue_hooks':
+      return project({ confidentialIssuesEvents: true });
   }
 }
 
-export type TestTrigger = 'push_events' | 'tag_push_events';
+export type TestTrigger = 'push_events' | 'tag_push_events' | 'issues_events' | 'confidential_issues_events' | 'note_events' | 'confidential_note_events';
+
+/** Test triggers whose sample is a row of the project (an issue, a note), with the hooks that hear them and GitLab's message when there is none. */
+const RECORD_SAMPLES: Partial<Record<TestTrigger, { trigger: HookTrigger; missing: string; build: (services: Services, project: ProjectRow) => Promise<unknown> }>> = {
+  issues_events: { trigger: 'issue_hooks', missing: 'Ensure the project has issues.', build: (services, project) => services.issues.hookSample(project) },
+  confidential_issues_events: { trigger: 'confidential_issue_hooks', missing: 'Ensure the project has issues.', build: (services, project) => services.issues.hookSample(project) },
+  note_events: { trigger: 'note_hooks', missing: 'Ensure the project has notes.', build: (services, project) => services.notes.hookSample(services, project) },
+  confidential_note_events: { trigger: 'confidential_note_hooks', missing: 'Ensure the project has notes.', build: (services, project) => services.notes.hookSample(services, project) },
+};
 
 /** GitLab's WebHookLogsFinder status filter: codes, or classes of them. */
 function statusWhere(statuses: readonly string[] | null | undefined): Prisma.WebHookLogWhereInput {
@@ -198,9 +212,16 @@ export class HooksService {
    * GitLab's TestHooks::ProjectService: a sample of the event built from the project's own data, queued for this
    * hook alone; `null` data means the project has nothing to build it from (GitLab's 422 message then).
    */
-  async testProject(project: ProjectRow, id: number, trigger: TestTrigger): Promise<string> {
+  async testProject(services: Services, project: ProjectRow, id: number, trigger: TestTrigger): Promise<string> {
     await this.base.access.authorize('admin_web_hook', project);
     const hook = await this.row('ProjectHook', project.id, id);
+    const record = RECORD_SAMPLES[trigger];
+    if (record) {
+      const data = await record.build(services, project);
+      if (data === null) throw unprocessable(record.missing);
+      await enqueueHookEvent(this.base.app.jobs, { trigger: record.trigger, projectId: project.id, branch: null, data, hookId: hook.id });
+      return '201 Created';
+    }
     const user = await this.users.requireCurrent();
     const sample = await buildTestEvent(await this.repositories.open(project), project, hookUserOf(user), trigger, this.base.app.config.externalUrl);
     if ('error' in sample) throw invalid({ trigger: [sample.error] });

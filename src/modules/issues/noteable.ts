@@ -44,6 +44,10 @@ export const issueNoteables: NoteableKind = {
   async canSetCreatedAt(ctx, noteable) {
     return !!noteable.project && ctx.access.can('set_note_created_at', noteable.project);
   },
+  async hookAttrs(ctx, noteable, externalUrl) {
+    const issue = (noteable as Noteable & { issue: IssueRow }).issue;
+    return { key: 'issue', attrs: await ctx.services.issues.hookAttrs(noteable.project!, issue, externalUrl), confidential: issue.confidential };
+  },
   async iidOf(ctx, noteableId) {
     return (await ctx.services.issues.iidOf(noteableId)) ?? null;
   },

@@ -3,10 +3,11 @@ import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
-import { invalidArgument } from '../../errors.js';
+import { invalidArgument, refused } from '../../errors.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { parseDuration, humanDuration } from './durations.js';
+import { ISSUABLE_SUBSCRIPTIONS } from './live.js';
 import { splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
 
 interface ListArgs extends PageArgs {
@@ -109,6 +110,20 @@ interface IssueIid {
 
 export const issueResolvers = {
   NoteableKind: { ISSUE: 'Issue' },
+  Issuable: { __resolveType: () => 'Issue' },
+  Subscription: Object.fromEntries(
+    Object.entries(ISSUABLE_SUBSCRIPTIONS).map(([field, part]) => [
+      field,
+      {
+        // GitLab's Subscriptions::IssuableUpdated#authorized?: read_issue, else `Unauthorized subscription`.
+        subscribe: async (_: unknown, args: { issuableId: number }, ctx: Context) => {
+          const updates = await ctx.services.issues.watch(args.issuableId, part, field);
+          if (!updates) throw refused('Unauthorized subscription');
+          return updates;
+        },
+      },
+    ]),
+  ),
   Project: {
     issue: (project: ProjectRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.issues.find(project, iidOf(args.iid)) : null),
     issues: (project: ProjectRow, args: ListArgs, ctx: Context) => list({ project }, args, ctx),

@@ -8,6 +8,12 @@ import { containsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, badRequest, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
+import { can } from '../../auth/policy.js';
+import { liveActor } from '../../auth/memberships.js';
+import { enqueueHookEvent, hookHeard } from '../hooks/events.js';
+import { issueData, issueHookAttrs, type HookIssue, type IssueHookAction } from '../hooks/payloads.js';
+import { hookProjectOf } from '../hooks/samples.js';
+import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMessage } from './live.js';
 import type { LabelsService } from '../labels/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -122,6 +128,24 @@ export const issueSubject = (project: ProjectRow, issue: IssueRow): IssueSubject
   confidential: issue.confidential,
   assigneeIds: issue.assignees.map((a) => a.userId),
 });
+
+/** The parts of an issue that differ between two readings (what its subscriptions hear). */
+function changedParts(before: HookIssue, after: HookIssue): IssuablePart[] {
+  const ids = (rows: readonly { id: number }[]) => rows.map((r) => r.id).join(',');
+  const differs: Record<IssuablePart, boolean> = {
+    title: before.title !== after.title,
+    description: before.description !== after.description,
+    labels: ids(before.labels) !== ids(after.labels),
+    assignees: ids(before.assignees) !== ids(after.assignees),
+    dates: before.dueDate?.getTime() !== after.dueDate?.getTime(),
+    milestone: before.milestoneId !== after.milestoneId,
+    weight: before.weight !== after.weight,
+    state: before.state !== after.state,
+    confidential: before.confidential !== after.confidential,
+    timeTracking: before.timeEstimate !== after.timeEstimate || before.totalTimeSpent !== after.totalTimeSpent,
+  };
+  return (Object.keys(differs) as IssuablePart[]).filter((part) => differs[part]);
+}
 
 export class IssuesService {
   constructor(
@@ -346,6 +370,7 @@ export class IssuesService {
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: ISSUE, targetId: issue.id })) });
       await this.event(project, issue, 'created', tx);
+      await this.announce(tx, project, null, issue.id, 'open');
       return issue;
     });
     await this.todos.issueChanged(project, null, created);
@@ -395,6 +420,7 @@ export class IssuesService {
       if (!same) labelIds = next;
     }
     const updated = await this.db.$transaction(async (tx) => {
+      const before = await this.hookIssue(tx, issue.id);
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || labelIds !== null;
       if (changed) data.updatedAt = new Date();
       if (labelIds !== null) {
@@ -407,6 +433,7 @@ export class IssuesService {
       }
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
+      await this.announce(tx, project, before, issue.id, data.state ? (state === 'closed' ? 'close' : 'reopen') : 'update');
       return updated;
     });
     await this.todos.issueChanged(project, issue, updated);
@@ -448,7 +475,7 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
     if (seconds < 0) throw badRequest('400 Bad request - Time estimate must have a valid format and be greater than or equal to zero.');
-    return this.db.issue.update({ where: { id: issue.id }, data: { timeEstimate: seconds }, include: withAssignees });
+    return this.changeTracking(project, issue, { timeEstimate: seconds });
   }
 
   /** Adds spent time (negative subtracts; the total never goes below zero), or resets it with null. */
@@ -456,7 +483,92 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
     const total = seconds === null ? 0 : Math.max(0, issue.totalTimeSpent + seconds);
-    return this.db.issue.update({ where: { id: issue.id }, data: { totalTimeSpent: total }, include: withAssignees });
+    return this.changeTracking(project, issue, { totalTimeSpent: total });
+  }
+
+  private changeTracking(project: ProjectRow, issue: IssueRow, data: { timeEstimate?: number; totalTimeSpent?: number }): Promise<IssueRow> {
+    return this.db.$transaction(async (tx) => {
+      const before = await this.hookIssue(tx, issue.id);
+      const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      await this.announce(tx, project, before, issue.id, 'update');
+      return updated;
+    });
+  }
+
+  /**
+   * The sample of a project hook's test of issue events (TestHooks::ProjectService#issues_events_data): the newest
+   * issue the viewer may read, as an `open` Issue Hook; null when there is none.
+   */
+  async hookSample(project: ProjectRow): Promise<unknown> {
+    const { nodes } = await this.list({ project }, { state: 'all' }, { first: 1 });
+    const [issue] = await nodes;
+    if (!issue) return null;
+    const viewer = this.base.access.requireViewer();
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: viewer.id }, select: { id: true, name: true, username: true, email: true } });
+    const { externalUrl } = this.base.app.config;
+    return issueData({ issue: await this.hookIssue(this.db, issue.id), before: null, action: 'open', project: hookProjectOf(project), user, externalUrl, sample: true });
+  }
+
+  /** The issue as hooks embed it (Issue#hook_attrs, Gitlab::HookData::IssueBuilder): a note hook's `issue`. */
+  async hookAttrs(project: ProjectRow, issue: IssueRow, externalUrl: string) {
+    return issueHookAttrs(await this.hookIssue(this.db, issue.id), project, externalUrl);
+  }
+
+  /** An issue as its hook data and change comparisons read it: its labels by title, its assignees in assignment order. */
+  private async hookIssue(tx: Prisma.TransactionClient, id: number): Promise<HookIssue> {
+    const user = { select: { id: true, name: true, username: true, email: true } } as const;
+    const [row, links] = await Promise.all([
+      tx.issue.findUniqueOrThrow({ where: { id }, include: { assignees: { include: { user }, orderBy: { createdAt: 'asc' } } } }),
+      tx.labelLink.findMany({ where: { targetType: ISSUE, targetId: id }, include: { label: true } }),
+    ]);
+    const labels = links.map((l) => l.label).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
+    return { ...row, labels, assignees: row.assignees.map((a) => a.user) };
+  }
+
+  /**
+   * The one announcement of an issue's change, in its transaction (GitLab's Issues::BaseService#execute_hooks and
+   * its GraphQL triggers): on commit, the bus message naming the parts that changed, which the issuable subscriptions
+   * hear; and the Issue Hook (`confidential_issue_hooks` for a confidential issue) for the project's hooks that hear
+   * it, with `changes` from `before` (null: the issue was just opened). Nothing when nothing changed.
+   */
+  private async announce(tx: Prisma.TransactionClient, project: ProjectRow, before: HookIssue | null, id: number, action: IssueHookAction): Promise<void> {
+    const after = await this.hookIssue(tx, id);
+    const parts = before ? changedParts(before, after) : [];
+    if (before && !parts.length && before.discussionLocked === after.discussionLocked) return;
+    if (parts.length) await this.base.publish(ISSUE_UPDATED, { issueId: id, projectId: project.id, parts } satisfies IssueUpdatedMessage, tx);
+    const trigger = after.confidential ? 'confidential_issue_hooks' : 'issue_hooks';
+    if (!(await hookHeard(tx, trigger, project.id))) return;
+    const user = await tx.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
+    const data = issueData({ issue: after, before, action, project: hookProjectOf(project), user, externalUrl: this.base.app.config.externalUrl });
+    await enqueueHookEvent(this.base.app.jobs, { trigger, projectId: project.id, branch: null, data }, tx);
+  }
+
+  /**
+   * One of GitLab's issuable subscriptions (Subscriptions::IssuableUpdated) on an issue: the issue each time `part`
+   * of it changes. The viewer must read the issue to subscribe (else null, which the resolver answers as GitLab's
+   * error), and each message is checked again, against their memberships and the project as the App remembers them
+   * and the issue as it is now: a subscriber who may no longer read it hears nothing more, and the subscription ends.
+   */
+  async watch(issueId: number, part: IssuablePart, field: string): Promise<AsyncGenerator<Record<string, IssueRow>> | null> {
+    const issue = await this.byId(issueId);
+    if (!issue) return null;
+    const { app, db, viewer } = this.base;
+    const actor = liveActor(app.memberships, viewer);
+    const messages = app.bus.iterate<IssueUpdatedMessage>(ISSUE_UPDATED, (m) => m.issueId === issue.id && m.parts.includes(part));
+    return (async function* () {
+      try {
+        for await (const message of messages) {
+          const [project, row] = await Promise.all([app.projectSubjects.of(message.projectId), issueOfMessage(message, db).catch(() => null)]);
+          if (!project || !row) return;
+          const subject = { inProject: project, authorId: row.authorId, confidential: row.confidential, assigneeIds: row.assignees.map((a) => a.userId) };
+          if (!can(await actor.get(), 'read_issue', subject)) return;
+          await app.bus.turn();
+          yield { [field]: row };
+        }
+      } finally {
+        await messages.return?.();
+      }
+    })();
   }
 
   /** GitLab's participants of an issue: its author, its assignees and those who commented on it, each once, in that order. */

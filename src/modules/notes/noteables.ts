@@ -59,6 +59,12 @@ export interface NoteableKind {
   canCreateNote(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
   /** GitLab's `set_note_created_at` on it: administrators and the project's (or group's) Owners. */
   canSetCreatedAt(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
+  /**
+   * What a note hook shows of the noteable (Gitlab::DataBuilder::Note): the key it is under (`issue`, `snippet`) with
+   * its hook attributes, and whether it is confidential (its notes then go to `confidential_note_hooks`). Kinds
+   * without one show nothing beyond the note (commits embed their commit themselves).
+   */
+  hookAttrs?(ctx: NoteableContext, noteable: Noteable, externalUrl: string): Promise<{ key: string; attrs: unknown; confidential: boolean } | null>;
   /** The iid of the noteable a stored note names (a note's `noteable_iid`), for kinds that have iids; batched by the kind. */
   iidOf?(ctx: NoteableContext, noteableId: number): Promise<number | null>;
 }

@@ -105,7 +105,7 @@ export const notesResolvers = {
     },
     updateNote: async (_: unknown, args: { id: number; body?: string | null }, ctx: Context) => {
       const { note, noteable } = await ctx.services.notes.byId(ctx.services, args.id);
-      return { note: await ctx.services.notes.update(noteable, note.id, args.body) };
+      return { note: await ctx.services.notes.update(ctx.services, noteable, note.id, args.body) };
     },
     destroyNote: async (_: unknown, args: { id: number }, ctx: Context) => {
       const { note, noteable } = await ctx.services.notes.byId(ctx.services, args.id);
@@ -122,7 +122,7 @@ export const notesResolvers = {
       note: await ctx.services.notes.reply(ctx.services, await noteableOf(ctx, args), args.discussionId, args),
     }),
     noteableNoteUpdate: async (_: unknown, args: NoteableArgs & { noteId: number; body?: string | null; resolved?: boolean | null }, ctx: Context) => ({
-      note: await ctx.services.notes.updateOrResolve(await noteableOf(ctx, args), args.noteId, args.body, args.resolved),
+      note: await ctx.services.notes.updateOrResolve(ctx.services, await noteableOf(ctx, args), args.noteId, args.body, args.resolved),
     }),
     noteableNoteDestroy: async (_: unknown, args: NoteableArgs & { noteId: number }, ctx: Context) => ({
       note: await ctx.services.notes.destroy(await noteableOf(ctx, args), args.noteId),

@@ -11,17 +11,24 @@ import { badRequest, exactlyOneOf, forbidden, invalid, invalidArgument, missing,
 import { connection, encodeCursor, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ActivityService } from '../activity/service.js';
-import { enqueueHookEvent } from '../hooks/events.js';
+import { enqueueHookEvent, hookHeard } from '../hooks/events.js';
 import { noteData, type HookCommit } from '../hooks/payloads.js';
 import { hookProjectOf } from '../hooks/samples.js';
 import type { ServiceBase, Services } from '../module.js';
-import type { ProjectsService } from '../projects/service.js';
+import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { COMMIT } from './commits.js';
 import { referencedIn, renderMarkdown } from '../../markdown.js';
 import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind } from './noteables.js';
 
 export type NoteRow = Awaited<ReturnType<PrismaClient['note']['findUniqueOrThrow']>>;
+
+/** What a note's hook shows beyond the note: a commit note's commit, or the issue or snippet it is on. */
+interface NoteHookContext {
+  commit: HookCommit | null;
+  embedded: Record<string, unknown>;
+  confidential: boolean;
+}
 
 /** A thread: its notes, oldest first (GitLab's Discussion.build of `fresh` notes). */
 export interface DiscussionRow {
@@ -289,19 +296,69 @@ export class NotesService {
     return Number.isNaN(time.getTime()) ? null : time;
   }
 
-  /** The commit a commit note's hook payload shows (Commit#hook_attrs), read before the note's transaction. */
-  private async hookCommit(n: Noteable): Promise<HookCommit | null> {
-    if (!n.project || !n.commitId) return null;
+  /**
+   * What a note's hook shows of its noteable, read before the note's transaction when some hook of the project hears
+   * comments: a commit note's commit (Commit#hook_attrs), or what the kind embeds (an issue, a snippet) and whether
+   * that is confidential.
+   */
+  private async hookContext(services: Services, n: Noteable, always = false): Promise<NoteHookContext> {
+    // A project whose hooks hear no comments needs none of it (a snippet's content is read from its repository).
+    const db = this.base.db;
+    if (!always && (!n.project || !((await hookHeard(db, 'note_hooks', n.project.id)) || (await hookHeard(db, 'confidential_note_hooks', n.project.id))))) {
+      return { commit: null, embedded: {}, confidential: false };
+    }
+    const embedded = await this.kind(n.type).hookAttrs?.(this.ctx(services), n, this.base.app.config.externalUrl);
+    const context: NoteHookContext = { commit: null, embedded: embedded ? { [embedded.key]: embedded.attrs } : {}, confidential: !!embedded?.confidential };
+    if (!n.project || !n.commitId) return context;
     const commit = await (await this.repositories.open(n.project)).commit(n.commitId);
-    if (!commit) return null;
+    if (!commit) return context;
     const title = commit.message.split('\n', 1)[0];
-    return { id: commit.sha, message: commit.message, title, timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] };
+    return { ...context, commit: { id: commit.sha, message: commit.message, title, timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] } };
   }
 
-  /** The note's page in the web UI (Gitlab::UrlBuilder): its commit's page with the note's anchor. */
-  private noteUrl(n: Pick<Noteable, 'project' | 'commitId'>, noteId: number): string | null {
-    if (!n.project || !n.commitId) return null;
-    return `${this.base.app.config.externalUrl}/${n.project.fullPath}/-/commit/${n.commitId}#note_${noteId}`;
+  /**
+   * The sample of a project hook's test of note events (TestHooks::ProjectService#note_events_data): the project's
+   * newest note the viewer may read, as a `create` Note Hook sent as the viewer; null when there is none.
+   */
+  async hookSample(services: Services, project: ProjectRow): Promise<unknown> {
+    const recent = await this.base.db.note.findMany({ where: { projectId: project.id }, orderBy: { id: 'desc' }, take: 20, select: { id: true } });
+    const readable = await this.readableIds(services, recent.map((n) => n.id));
+    const newest = recent.find((n) => readable.has(n.id));
+    if (!newest) return null;
+    const { note, noteable } = await this.byId(services, newest.id);
+    const hook = await this.hookContext(services, noteable, true);
+    const user = await this.base.db.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
+    const { externalUrl } = this.base.app.config;
+    const confidential = note.internal || hook.confidential;
+    return noteData({ note, action: 'create', url: this.noteUrl(noteable, note.id) ?? '', project: hookProjectOf(project), user, commit: hook.commit, embedded: hook.embedded, confidential, externalUrl });
+  }
+
+  /**
+   * Queues a note's Note Hook in its transaction (Notes::PostProcessService, Notes::UpdateService#execute_note_webhook):
+   * for notes of a project, never system notes; `confidential_note_hooks` for an internal note or one on a confidential
+   * noteable, `note_hooks` otherwise. Nothing is built when no hook hears it.
+   */
+  private async queueHook(n: Noteable, note: NoteRow, action: 'create' | 'update', hook: NoteHookContext, tx: Prisma.TransactionClient): Promise<void> {
+    if (!n.project || note.system) return;
+    const project = n.project;
+    const confidential = note.internal || hook.confidential;
+    const trigger = confidential ? 'confidential_note_hooks' : 'note_hooks';
+    if (!(await hookHeard(tx, trigger, project.id))) return;
+    const userId = action === 'update' ? (note.updatedById ?? note.authorId) : note.authorId;
+    const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { id: true, name: true, username: true, email: true } });
+    const { externalUrl } = this.base.app.config;
+    const data = noteData({ note, action, url: this.noteUrl(n, note.id) ?? '', project: hookProjectOf(project), user, commit: hook.commit, embedded: hook.embedded, confidential, externalUrl });
+    await enqueueHookEvent(this.base.app.jobs, { trigger, projectId: project.id, branch: null, data }, tx);
+  }
+
+  /** The note's page in the web UI (Gitlab::UrlBuilder): its commit's, issue's or snippet's page with the note's anchor. */
+  private noteUrl(n: Pick<Noteable, 'project' | 'commitId'> & Partial<Pick<Noteable, 'type' | 'iid' | 'id'>>, noteId: number): string | null {
+    if (!n.project) return null;
+    const web = `${this.base.app.config.externalUrl}/${n.project.fullPath}`;
+    if (n.commitId) return `${web}/-/commit/${n.commitId}#note_${noteId}`;
+    if (n.type === 'Issue' && n.iid != null) return `${web}/-/issues/${n.iid}#note_${noteId}`;
+    if (n.type === 'Snippet' && n.id != null) return `${web}/-/snippets/${n.id}#note_${noteId}`;
+    return null;
   }
 
   /** GraphQL's `Note.url`. */
@@ -314,7 +371,7 @@ export class NotesService {
    * Inserts one note, records its `commented on` event and queues its Note Hook for the project's hooks that hear
    * note events (none heard: nothing queued), all in one transaction.
    */
-  private async insert(n: Noteable, data: Omit<Prisma.NoteUncheckedCreateInput, 'noteableType' | 'noteableId' | 'commitId' | 'projectId' | 'groupId'>, tx: Prisma.TransactionClient, commit: HookCommit | null = null): Promise<NoteRow> {
+  private async insert(n: Noteable, data: Omit<Prisma.NoteUncheckedCreateInput, 'noteableType' | 'noteableId' | 'commitId' | 'projectId' | 'groupId'>, tx: Prisma.TransactionClient, hook: NoteHookContext): Promise<NoteRow> {
     const note = await tx.note.create({
       data: { ...data, noteableType: n.type, noteableId: n.id, commitId: n.commitId, projectId: n.project?.id ?? null, groupId: n.groupId },
     });
@@ -334,13 +391,7 @@ export class NotesService {
       },
       tx,
     );
-    if (n.project) {
-      const project = n.project;
-      const author = await tx.user.findUniqueOrThrow({ where: { id: note.authorId }, select: { id: true, name: true, username: true, email: true } });
-      const { externalUrl } = this.base.app.config;
-      const data = noteData({ note, action: 'create', url: this.noteUrl(n, note.id) ?? '', project: hookProjectOf(project), user: author, commit, externalUrl });
-      await enqueueHookEvent(this.base.app.jobs, { trigger: 'note_hooks', projectId: project.id, branch: null, data }, tx);
-    }
+    await this.queueHook(n, note, 'create', hook, tx);
     return note;
   }
 
@@ -359,7 +410,7 @@ export class NotesService {
     checkBody(input.body);
     if (input.position) this.checkPosition(input.position);
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
-    const commit = await this.hookCommit(n);
+    const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
       this.insert(
         n,
@@ -372,7 +423,7 @@ export class NotesService {
           ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
         },
         tx,
-        commit,
+        hook,
       ),
     );
     await services.todos.noteCreated(n, note);
@@ -392,11 +443,11 @@ export class NotesService {
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.body);
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
-    const commit = await this.hookCommit(n);
+    const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction(async (tx) => {
       // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
       if (!partOfDiscussion) await tx.note.update({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
-      return this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, commit);
+      return this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
     });
     await services.todos.noteCreated(n, note);
     return note;
@@ -433,9 +484,9 @@ export class NotesService {
       }
     }
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
-    const commit = await this.hookCommit(n);
+    const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
-      this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, commit),
+      this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook),
     );
     await services.todos.noteCreated(n, note);
     return note;
@@ -465,10 +516,10 @@ export class NotesService {
   }
 
   /** The Discussions API's `PUT …/notes/:note_id`: exactly one of `body` (a change of text) and `resolved`. */
-  async updateOrResolve(n: Noteable, id: number, body: string | null | undefined, resolved: boolean | null | undefined): Promise<NoteRow> {
+  async updateOrResolve(services: Services, n: Noteable, id: number, body: string | null | undefined, resolved: boolean | null | undefined): Promise<NoteRow> {
     if (body == null && resolved == null) throw exactlyOneOf('body', 'resolved');
     if (body != null && resolved != null) throw mutuallyExclusive('body', 'resolved');
-    if (body != null) return this.update(n, id, body);
+    if (body != null) return this.update(services, n, id, body);
     const note = await this.note(n, id);
     await this.authorizeAdmin(n, note);
     // No registered kind's threads resolve yet (Commit is not among Noteable.resolvable_types).
@@ -476,14 +527,19 @@ export class NotesService {
   }
 
   /** Changes a note's text (Notes::UpdateService): its author or a Maintainer. */
-  async update(n: Noteable, id: number, body: string | null | undefined): Promise<NoteRow> {
+  async update(services: Services, n: Noteable, id: number, body: string | null | undefined): Promise<NoteRow> {
     const note = await this.note(n, id);
     await this.authorizeAdmin(n, note);
     if (body == null) return note;
     checkBody(body);
     if (body === note.note) return note;
     const now = new Date();
-    return this.base.db.note.update({ where: { id: note.id }, data: { note: body, lastEditedAt: now, updatedById: this.base.viewer!.id, updatedAt: now } });
+    const hook = await this.hookContext(services, n);
+    return this.base.db.$transaction(async (tx) => {
+      const updated = await tx.note.update({ where: { id: note.id }, data: { note: body, lastEditedAt: now, updatedById: this.base.viewer!.id, updatedAt: now } });
+      await this.queueHook(n, updated, 'update', hook, tx);
+      return updated;
+    });
   }
 
   /** Deletes a note (Notes::DestroyService): its author or a Maintainer. */

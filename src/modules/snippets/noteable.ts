@@ -6,6 +6,7 @@
  * prevents it too). Snippet is neither among `Noteable.replyable_types` nor `resolvable_types`.
  */
 import { registerNoteable, type Noteable, type NoteableContext, type NoteableKind } from '../notes/noteables.js';
+import { snippetHookAttrs } from '../hooks/payloads.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { SnippetRow } from './service.js';
 
@@ -54,6 +55,14 @@ export const snippetNoteables: NoteableKind = {
   },
   async canSetCreatedAt(ctx, noteable) {
     return noteable.project ? ctx.access.can('set_note_created_at', noteable.project) : ctx.access.allowed('admin_all_resources');
+  },
+  /** Snippet#hook_attrs: its row, with its first file's name and content (GitLab's legacy columns) and its URL. */
+  async hookAttrs(ctx, noteable, externalUrl) {
+    const row = await rowOf(ctx, noteable);
+    if (!row) return null;
+    const { path, content } = await ctx.services.snippets.rawContent(row);
+    const snippet = { ...row, fileName: path, content: content.toString('utf8') };
+    return { key: 'snippet', attrs: snippetHookAttrs(snippet, noteable.project, externalUrl), confidential: false };
   },
 };
 
