@@ -41,7 +41,7 @@ function archive(files: Record<string, Buffer> = FILES): Promise<Buffer> {
   for (const [name, content] of Object.entries(files)) {
     zip.addBuffer(content, name, { compress: name !== 'dist/random.dat', forceZip64Format: name === 'dist/zip64.txt' });
   }
-  zip.end({ forceZip64Format: true });
+  zip.end({ forceZip64Format: true, comment: '' });
   const chunks: Buffer[] = [];
   return new Promise((resolve, reject) => {
     zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
