@@ -4,16 +4,20 @@
  * `GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path?job=` (type by content), one member streamed out
  * of the stored zip; who may download them (`artifacts:access`, `public`); paths that try to leave the archive.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { Gitlab } from '@gitbeaker/rest';
 import yazl from 'yazl';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { runCommand } from '../support/process.js';
 import { suiteServer } from '../support/server.js';
 import { addMember, createUser, type TestUser } from '../support/factories.js';
 import { createRunner, projectWithConfig, requestJob, runnerCall, RUNNER_INFO } from '../runners/support.js';
 
 const t = suiteServer({ ciMaxArtifactSize: 32 * 1024 * 1024 });
+// Each test runs jobs and moves megabytes: room for a machine busy with other suites.
+vi.setConfig({ testTimeout: 90_000 });
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(300)]);
 // Binary from its first byte, so content detection cannot take it for text.
@@ -202,17 +206,67 @@ describe('GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path', () => 
   });
 });
 
+describe('GET /projects/:id/jobs/:job_id', () => {
+  it('shows artifacts_file while the archive has not expired, the artifacts list and artifacts_expire_at', async () => {
+    const zip = await archive();
+    // The upload names no expire_in: GitLab's default, 30 days.
+    const { project, jobId } = await builtProject({ zip });
+    const job = (await t.api('GET', `/projects/${project.id}/jobs/${jobId}`)).body;
+    expect(job.artifacts_file).toEqual({ filename: 'artifacts.zip', size: zip.length });
+    expect(job.artifacts).toEqual([{ file_type: 'archive', size: zip.length, filename: 'artifacts.zip', file_format: 'zip' }]);
+    expect(Math.abs(new Date(job.artifacts_expire_at).getTime() - (Date.now() + 30 * 86400_000))).toBeLessThan(60_000);
+    const past = new Date(Date.now() - 1000);
+    await t.server.database.prisma.ciJobArtifact.updateMany({ where: { jobId }, data: { expireAt: past } });
+    const expired = (await t.api('GET', `/projects/${project.id}/jobs/${jobId}`)).body;
+    expect('artifacts_file' in expired).toBe(false);
+    expect(expired.artifacts).toHaveLength(1);
+    expect(expired.artifacts_expire_at).toBe(past.toISOString());
+  });
+});
+
+const PYTHON = '/usr/bin/python3';
+const pythonGitlab = spawnSync(PYTHON, ['-c', 'import gitlab'], { encoding: 'utf8' }).status === 0;
+
+/** python-gitlab's ProjectJob.artifact(path) and ProjectArtifactManager.raw(ref, path, job), printing what they return. */
+const PYTHON_SCRIPT = `
+import hashlib, os, sys, gitlab
+gl = gitlab.Gitlab(os.environ['GITLAB_URL'], private_token=os.environ['GITLAB_TOKEN'])
+project = gl.projects.get(int(sys.argv[1]), lazy=True)
+job = project.jobs.get(int(sys.argv[2]), lazy=True)
+print(job.artifact('dist/nested/deep/data.json').decode())
+print(hashlib.sha256(job.artifact('dist/random.dat')).hexdigest())
+print(project.artifacts.raw('main', 'README.txt', 'build').decode(), end='')
+try:
+    job.artifact('missing.txt')
+except gitlab.exceptions.GitlabGetError as error:
+    print('missing', error.response_code)
+`;
+
+describe.skipIf(!pythonGitlab)('python-gitlab', () => {
+  it('downloads single files with job.artifact(path) and project.artifacts.raw(ref, path, job)', async () => {
+    const { project, jobId } = await builtProject();
+    const { code, output } = await runCommand(PYTHON, ['-c', PYTHON_SCRIPT, String(project.id), String(jobId)], { env: { GITLAB_URL: t.url, GITLAB_TOKEN: t.rootToken } });
+    expect(output, output).toBe(`{"version":"1.2.3"}\n\n${sha256(BIG_RANDOM)}\nhello artifacts\nmissing 404\n`);
+    expect(code).toBe(0);
+  });
+});
+
 describe('who may download single files', () => {
   const roles = ['guest', 'reporter', 'developer', 'maintainer'] as const;
   const LEVEL = { guest: 10, reporter: 20, developer: 30, maintainer: 40 };
 
+  // One set of users for every project here, members of each project as it is made.
+  let users: Record<(typeof roles)[number] | 'stranger', TestUser> | undefined;
   async function people(projectId: number) {
-    const members: Record<string, TestUser> = {};
-    for (const role of roles) {
-      members[role] = await createUser(t);
-      await addMember(t, t.rootToken, 'projects', projectId, members[role].id, LEVEL[role]);
-    }
-    return { ...members, stranger: await createUser(t) } as Record<(typeof roles)[number] | 'stranger', TestUser>;
+    users ??= {
+      guest: await createUser(t),
+      reporter: await createUser(t),
+      developer: await createUser(t),
+      maintainer: await createUser(t),
+      stranger: await createUser(t),
+    };
+    for (const role of roles) await addMember(t, t.rootToken, 'projects', projectId, users[role].id, LEVEL[role]);
+    return users;
   }
 
   /** The status each caller gets for the job's README, single file and whole archive alike. */
@@ -229,30 +283,24 @@ describe('who may download single files', () => {
     return out;
   }
 
-  it('follows the job’s visibility on public, internal and private projects', async () => {
-    const everyone = { anonymous: 200, admin: 200, guest: 200, reporter: 200, developer: 200, maintainer: 200, stranger: 200 };
-    const pub = await builtProject({ visibility: 'public' });
-    expect(await matrix(pub.project.id, pub.jobId, await people(pub.project.id))).toEqual(everyone);
-    const internal = await builtProject({ visibility: 'internal' });
-    expect(await matrix(internal.project.id, internal.jobId, await people(internal.project.id))).toEqual({ ...everyone, anonymous: 404 });
-    const priv = await builtProject({ visibility: 'private' });
-    expect(await matrix(priv.project.id, priv.jobId, await people(priv.project.id))).toEqual({ ...everyone, anonymous: 404, stranger: 404 });
-  });
-
-  it('narrows to Developers with `public: false` or `access: developer`, to Maintainers with `access: maintainer`, to nobody with `access: none`', async () => {
-    const developersOnly = { anonymous: 401, admin: 200, guest: 403, reporter: 403, developer: 200, maintainer: 200, stranger: 403 };
-    for (const artifacts of ['    paths: [dist/]\n    public: false', '    paths: [dist/]\n    access: developer']) {
-      const { project, jobId } = await builtProject({ visibility: 'public', artifacts });
-      expect(await matrix(project.id, jobId, await people(project.id)), artifacts).toEqual(developersOnly);
-    }
-    const maintainers = await builtProject({ visibility: 'public', artifacts: '    paths: [dist/]\n    access: maintainer' });
-    expect(await matrix(maintainers.project.id, maintainers.jobId, await people(maintainers.project.id))).toEqual({ ...developersOnly, developer: 403 });
-    const none = await builtProject({ visibility: 'public', artifacts: '    paths: [dist/]\n    access: none' });
-    expect(await matrix(none.project.id, none.jobId, await people(none.project.id))).toEqual({ ...developersOnly, admin: 403, developer: 403, maintainer: 403 });
-    // `access: all` and `public: true` change nothing.
-    const all = await builtProject({ visibility: 'public', artifacts: '    paths: [dist/]\n    access: all' });
-    expect((await get(`/projects/${all.project.id}/jobs/${all.jobId}/artifacts/README.txt`, null)).status).toBe(200);
-  });
+  const everyone = { anonymous: 200, admin: 200, guest: 200, reporter: 200, developer: 200, maintainer: 200, stranger: 200 };
+  const developersOnly = { anonymous: 401, admin: 200, guest: 403, reporter: 403, developer: 200, maintainer: 200, stranger: 403 };
+  const cases: [string, { visibility: string; artifacts?: string }, Record<string, number>][] = [
+    ['a public project: everyone', { visibility: 'public' }, everyone],
+    ['an internal project: every signed-in user', { visibility: 'internal' }, { ...everyone, anonymous: 404 }],
+    ['a private project: its members', { visibility: 'private' }, { ...everyone, anonymous: 404, stranger: 404 }],
+    ['`public: false`: Developers and up', { visibility: 'public', artifacts: '    paths: [dist/]\n    public: false' }, developersOnly],
+    ['`access: developer`: Developers and up', { visibility: 'public', artifacts: '    paths: [dist/]\n    access: developer' }, developersOnly],
+    ['`access: maintainer`: Maintainers and up', { visibility: 'public', artifacts: '    paths: [dist/]\n    access: maintainer' }, { ...developersOnly, developer: 403 }],
+    ['`access: none`: nobody', { visibility: 'public', artifacts: '    paths: [dist/]\n    access: none' }, { ...developersOnly, admin: 403, developer: 403, maintainer: 403 }],
+    ['`access: all`: as without it', { visibility: 'private', artifacts: '    paths: [dist/]\n    access: all' }, { ...everyone, anonymous: 404, stranger: 404 }],
+  ];
+  for (const [title, options, expected] of cases) {
+    it(`on ${title}`, async () => {
+      const { project, jobId } = await builtProject(options);
+      expect(await matrix(project.id, jobId, await people(project.id))).toEqual(expected);
+    });
+  }
 
   it('refuses an unknown `access` in the configuration', async () => {
     const { project } = await builtProject();
