@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import type { Config } from '../config.js';
 import { FileRoot, writeStreamed } from '../storage/files.js';
@@ -21,6 +21,16 @@ export interface StoredFile {
   path: string;
   size: number;
   sha256: string;
+}
+
+/** A file of a zip archive, found and not yet read. */
+export interface ZipMember {
+  /** Its size unpacked, as the central directory says (checked while it streams). */
+  size: number;
+  /** Streams it, inflated; the archive closes when it ends or fails. */
+  open(): Readable;
+  /** Gives it up without reading it. */
+  close(): void;
 }
 
 export class ArtifactStorage {
@@ -58,33 +68,69 @@ export class ArtifactStorage {
    * file; ArtifactTooLarge when it unpacks to more than `limit` bytes. Entries are matched by name, never extracted.
    */
   async entry(path: string, name: string, limit: number): Promise<Buffer | null> {
-    const wanted = name.replace(/^(\.\/)+/, '');
-    const zip = await new Promise<yauzl.ZipFile>((ok, fail) => yauzl.open(this.absolute(path), { lazyEntries: true }, (error, file) => (error ? fail(error) : ok(file))));
-    try {
-      return await new Promise<Buffer | null>((done, fail) => {
-        zip.on('error', fail);
-        zip.on('end', () => done(null));
-        zip.on('entry', (entry: yauzl.Entry) => {
-          if (entry.fileName !== wanted) return zip.readEntry();
-          if (entry.uncompressedSize > limit) return fail(new ArtifactTooLarge());
-          zip.openReadStream(entry, (error, stream) => {
-            if (error) return fail(error);
-            const chunks: Buffer[] = [];
-            let size = 0;
-            stream.on('data', (chunk: Buffer) => {
-              size += chunk.length;
-              if (size > limit) stream.destroy(new ArtifactTooLarge());
-              else chunks.push(chunk);
-            });
-            stream.on('error', fail);
-            stream.on('end', () => done(Buffer.concat(chunks)));
-          });
-        });
+    const member = await this.member(path, name.replace(/^(\.\/)+/, ''));
+    if (!member) return null;
+    if (member.size > limit) {
+      member.close();
+      throw new ArtifactTooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of member.open() as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw new ArtifactTooLarge();
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  /**
+   * One file of a zip archive, found through the central directory (Zip64 too) by its exact name: null when there
+   * is none (or only a folder of that name). The caller streams it with `open()` (inflating that entry alone, its
+   * size checked) or gives it up with `close()`. Names are compared as stored, never resolved against a folder, so
+   * an archive's odd names (`../x`, absolute paths) are never a way out of it, only names that do not match.
+   */
+  async member(path: string, name: string): Promise<ZipMember | null> {
+    const wanted = Buffer.from(name, 'utf8');
+    const zip = await new Promise<yauzl.ZipFile>((ok, fail) =>
+      // Names undecoded: yauzl refuses a whole archive for one odd name when it decodes them.
+      yauzl.open(this.absolute(path), { lazyEntries: true, autoClose: false, decodeStrings: false }, (error, file) => (error ? fail(error) : ok(file))),
+    );
+    const found = await new Promise<yauzl.Entry | null>((done, fail) => {
+      zip.on('error', fail);
+      zip.on('end', () => done(null));
+      zip.on('entry', (entry: yauzl.Entry) => {
+        const entryName = entry.fileName as unknown as Buffer;
+        if (entryName.equals(wanted) && !name.endsWith('/')) return done(entry);
         zip.readEntry();
       });
-    } finally {
+      zip.readEntry();
+    }).catch((error: unknown) => {
       zip.close();
+      throw error;
+    });
+    if (!found) {
+      zip.close();
+      return null;
     }
+    return {
+      size: found.uncompressedSize,
+      close: () => zip.close(),
+      open: () => {
+        const out = new PassThrough();
+        zip.openReadStream(found, (error, stream) => {
+          if (error) {
+            zip.close();
+            return void out.destroy(error);
+          }
+          stream.on('error', (e) => out.destroy(e));
+          stream.on('end', () => zip.close());
+          out.on('close', () => zip.close());
+          stream.pipe(out);
+        });
+        return out;
+      },
+    };
   }
 
   read(path: string): ReadStream {

@@ -4,7 +4,8 @@
  * back to this server (GitLab's /internal/allowed and /internal/post_receive) over a Unix socket in a folder
  * only this user may enter, each push proving itself with a secret of its own passed in the hook's environment.
  * pre-receive may refuse the push (git then updates no ref and the client sees `remote: GitLab: <message>`);
- * post-receive reports the refs git actually updated.
+ * post-receive reports the refs git actually updated, with the push options (`git push -o`), which git hands the
+ * hooks in GIT_PUSH_OPTION_<n> as Gitaly does.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
@@ -20,8 +21,8 @@ export interface PushHandlers {
    * quarantine. Returns the reason to refuse them all, or null to let git apply them.
    */
   preReceive(updates: RefUpdate[], env: Record<string, string>): Promise<string | null>;
-  /** The updates git applied. */
-  postReceive(updates: RefUpdate[]): void;
+  /** The updates git applied, and the push options the client sent (`git push -o`). */
+  postReceive(updates: RefUpdate[], options: string[]): void;
 }
 
 /** One push's registration: git's extra arguments and environment, and its release once git has exited. */
@@ -57,13 +58,16 @@ socket.on('end', () => {
   if (answer.message) process.stderr.write('GitLab: ' + answer.message + '\\n');
   process.exit(answer.ok ? 0 : 1);
 });
-socket.end(JSON.stringify({ secret: process.env.GITLAB_HOOK_SECRET, hook, updates, quarantine: process.env.GIT_QUARANTINE_PATH ?? null }) + '\\n');
+const count = Number(process.env.GIT_PUSH_OPTION_COUNT ?? 0);
+const options = Array.from({ length: Number.isInteger(count) && count > 0 ? count : 0 }, (_, i) => process.env['GIT_PUSH_OPTION_' + i] ?? '');
+socket.end(JSON.stringify({ secret: process.env.GITLAB_HOOK_SECRET, hook, updates, options, quarantine: process.env.GIT_QUARANTINE_PATH ?? null }) + '\\n');
 `;
 
 interface HookMessage {
   secret?: unknown;
   hook?: unknown;
   updates?: unknown;
+  options?: unknown;
   quarantine?: unknown;
 }
 
@@ -156,7 +160,8 @@ export class PushHooks {
     const updates = parseUpdates(message.updates);
     if (!push || !updates) return { ok: false, message: 'Internal API error' };
     if (message.hook === 'post-receive') {
-      push.handlers.postReceive(updates);
+      const options = Array.isArray(message.options) ? message.options.filter((o): o is string => typeof o === 'string') : [];
+      push.handlers.postReceive(updates, options);
       return { ok: true };
     }
     if (message.hook !== 'pre-receive') return { ok: false, message: 'Internal API error' };

@@ -17,6 +17,7 @@ import type { Viewer } from '../auth/viewer.js';
 import { createContext, type App } from '../context.js';
 import { isCoded } from '../errors.js';
 import type { PushHooks } from '../git/hooks.js';
+import { parsePushOptions } from '../git/push-options.js';
 import type { RefUpdate } from '../git/repository.js';
 import { spawnGit } from '../git/run.js';
 import type { ProjectRow } from '../modules/projects/service.js';
@@ -209,6 +210,7 @@ export function gitHttp({ app, authenticators, hooks }: GitHttpOptions) {
   /** A push: pre-receive checks each ref update, post-receive collects those git made, then one `refsUpdated`. */
   async function push(req: Request, res: Response, gitDir: string, project: ProjectRow, viewer: Viewer, gzip: boolean): Promise<void> {
     const updated: RefUpdate[] = [];
+    const pushOptions: string[] = [];
     const registration = hooks.register(gitDir, {
       preReceive: async (updates, env) => {
         try {
@@ -226,13 +228,16 @@ export function gitHttp({ app, authenticators, hooks }: GitHttpOptions) {
           return TEXTS.internal;
         }
       },
-      postReceive: (updates) => void updated.push(...updates),
+      postReceive: (updates, options) => {
+        updated.push(...updates);
+        pushOptions.push(...options);
+      },
     });
     const done = async () => {
       if (updated.length === 0) return;
       const context = createContext(app, viewer, { lane: 'write' });
       const current = await context.services.projects.get({ id: project.id });
-      await context.services.repositories.refsUpdated(current, viewer.id, updated);
+      await context.services.repositories.refsUpdated(current, viewer.id, updated, parsePushOptions(pushOptions));
       await context.settle();
     };
     try {
@@ -306,7 +311,7 @@ function gitProtocol(req: Request): string | null {
   return value && GIT_PROTOCOL.test(value) ? value : null;
 }
 
-/** What GitLab (Gitaly) configures for each service: partial clones for fetches. */
+/** What GitLab (Gitaly) configures for each service: partial clones for fetches, push options for pushes. */
 function serviceConfig(service: Service): string[] {
-  return service === 'upload-pack' ? ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'] : [];
+  return service === 'upload-pack' ? ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'] : ['-c', 'receive.advertisePushOptions=true'];
 }

@@ -9,6 +9,7 @@
  * CI_LONG_POLLING_MS passes; the value it is given changes whenever a job becomes pending.
  */
 import { randomBytes } from 'node:crypto';
+import { pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import express, { type Request, type Response } from 'express';
 import { resolveViewer, type Credentials, type CredentialsAuthenticator } from '../auth/credentials.js';
@@ -19,10 +20,11 @@ import { digestToken } from '../auth/secrets.js';
 import { forbidden, invalidParams, isCoded, malformedRequest, missing, payloadTooLarge } from '../errors.js';
 import { parseRef } from '../graphql/ids.js';
 import { JOB_UPDATED, type JobUpdatedMessage } from '../modules/pipelines/processing.js';
-import type { Download } from '../modules/runners/artifacts.js';
+import type { ArtifactFile, Download } from '../modules/runners/artifacts.js';
 import type { RunnerInfo } from '../modules/runners/service.js';
 import { TRACE_UPDATE_INTERVAL_SECONDS } from '../modules/runners/trace.js';
 import { sendError } from '../rest/adapter.js';
+import { attachmentDisposition, contentTypeByExtension, detectContentType } from './content-type.js';
 import type { Lane } from '../db/database.js';
 
 /** The largest log patch accepted (GitLab Runner sends at most 1 MiB at a time); 413 beyond. */
@@ -150,6 +152,53 @@ function sendDownload(res: Response, download: Download): void {
   stream.on('error', () => res.destroy());
   stream.pipe(res);
 }
+
+/** Go's http.NotFound, which Workhorse answers for a path the archive does not hold. */
+function entryNotFound(res: Response): void {
+  res.status(404).set({ 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' }).send('404 page not found\n');
+}
+
+/**
+ * One file of an archive as Workhorse streams it: `Content-Length` from the archive, `attachment` with its base
+ * name, and its type by extension, or (`detect`) by its first bytes.
+ */
+async function sendArtifactFile(res: Response, file: ArtifactFile | null, detect: boolean): Promise<void> {
+  if (!file) return entryNotFound(res);
+  const stream = file.open();
+  const head = detect ? await peek(stream, 512).catch(() => null) : [];
+  // A member that does not inflate at its start: nothing was sent yet.
+  if (!head) return entryNotFound(res);
+  // Set as they are: Express's `set` would add a charset to `application/json`.
+  res.statusCode = 200;
+  res.setHeader('Content-Type', detect ? detectContentType(Buffer.concat(head)) : contentTypeByExtension(file.name));
+  res.setHeader('Content-Length', String(file.size));
+  res.setHeader('Content-Disposition', attachmentDisposition(file.name));
+  for (const chunk of head) res.write(chunk);
+  // Once bytes are sent, a failure can only cut the answer short; a client that goes away stops the inflating.
+  pipeline(stream, res, () => undefined);
+}
+
+/** The first chunks of a stream, at least `n` bytes of them unless it ends sooner; the stream paused after them. */
+function peek(stream: Readable, n: number): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let seen = 0;
+    const done = () => {
+      stream.off('data', take).off('end', done).off('error', reject);
+      stream.pause();
+      resolve(chunks);
+    };
+    const take = (chunk: Buffer) => {
+      chunks.push(chunk);
+      seen += chunk.length;
+      if (seen >= n) done();
+    };
+    stream.on('data', take).once('end', done).once('error', reject);
+  });
+}
+
+/** An `*artifact_path` as Express hands it (its segments, decoded). */
+const wildcard = (value: unknown): string => ([] as string[]).concat(value as string[]).join('/');
 
 export function runnerApi({ app, authenticators }: RunnerApiOptions) {
   const queue = new QueueTicker(app);
@@ -371,9 +420,30 @@ export function runnerApi({ app, authenticators }: RunnerApiOptions) {
   );
 
   json.get(
+    '/projects/:id/jobs/artifacts/*ref/raw/*artifact_path',
+    route('/projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path', async (req, res) => {
+      const ref = wildcard(req.params.ref);
+      const job = required(req.query as Params, 'job');
+      const { services } = await downloader(res);
+      const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
+      await sendArtifactFile(res, await services.runners.latestArtifactFile(project, ref, job, wildcard(req.params.artifact_path)), true);
+    }),
+  );
+
+  json.get(
+    '/projects/:id/jobs/:job_id/artifacts/*artifact_path',
+    route('/projects/:id/jobs/:job_id/artifacts/*artifact_path', async (req, res) => {
+      const jobId = integer(req.params.job_id, 'job_id');
+      const { services } = await downloader(res);
+      const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));
+      await sendArtifactFile(res, await services.runners.artifactFile(project, jobId, wildcard(req.params.artifact_path)), false);
+    }),
+  );
+
+  json.get(
     '/projects/:id/jobs/artifacts/*ref/download',
     route('/projects/:id/jobs/artifacts/:ref_name/download', async (req, res) => {
-      const ref = ([] as string[]).concat(req.params.ref as unknown as string[]).join('/');
+      const ref = wildcard(req.params.ref);
       const job = required(req.query as Params, 'job');
       const { services } = await downloader(res);
       const project = await services.projects.get(parseRef(String(req.params.id), 'Project', 'id'));

@@ -47,6 +47,43 @@ describe('commit statuses', () => {
     expect((await t.api('GET', `/projects/${project.id}/repository/commits/${sha}/statuses?name=nope`)).body).toEqual([]);
   });
 
+  it("attach without `ref` to the commit's newest pipeline and its ref; honour pipeline_id; create a pipeline only when the commit has none", async () => {
+    const { project, sha } = await projectWithCommit();
+    const post = (body: Record<string, unknown>, token = t.rootToken) => t.api('POST', `/projects/${project.id}/statuses/${sha}`, { token, body });
+    for (const branch of ['aaa-first', 'zzz-last']) expect((await t.api('POST', `/projects/${project.id}/repository/branches`, { body: { branch, ref: 'main' } })).status).toBe(201);
+    // No pipeline yet: one is created on the first branch (by name) containing the commit, as GitLab's branch_names_contains.
+    const first = await post({ state: 'pending', name: 'first' });
+    expect(first.body).toMatchObject({ ref: 'aaa-first' });
+    const onMain = await post({ state: 'pending', name: 'a', ref: 'main' });
+    expect(onMain.body.pipeline_id).not.toBe(first.body.pipeline_id);
+    const onLast = await post({ state: 'pending', name: 'b', ref: 'zzz-last' });
+    // Without ref: the newest pipeline of the commit, with its ref; no new pipeline.
+    const newest = await post({ state: 'running', name: 'c' });
+    expect(newest.body).toMatchObject({ pipeline_id: onLast.body.pipeline_id, ref: 'zzz-last', status: 'running' });
+    // pipeline_id without ref: that pipeline and its ref.
+    const named = await post({ state: 'success', name: 'd', pipeline_id: onMain.body.pipeline_id });
+    expect(named.body).toMatchObject({ pipeline_id: onMain.body.pipeline_id, ref: 'main' });
+    // pipeline_id with a ref it is not on, or unknown: GitLab's 404.
+    expect(await post({ state: 'success', name: 'e', pipeline_id: onMain.body.pipeline_id, ref: 'zzz-last' })).toMatchObject({ status: 404, body: { message: '404 Pipeline for pipeline_id, sha and ref Not Found' } });
+    expect(await post({ state: 'success', name: 'e', pipeline_id: 999999999 })).toMatchObject({ status: 404, body: { message: '404 Pipeline for pipeline_id, sha and ref Not Found' } });
+    // With ref: that ref's newest pipeline.
+    const again = await post({ state: 'success', name: 'a', ref: 'main' });
+    expect(again.body).toMatchObject({ id: onMain.body.id, pipeline_id: onMain.body.pipeline_id, status: 'success' });
+    const pipelines = await t.api('GET', `/projects/${project.id}/pipelines?sha=${sha}`);
+    expect(pipelines.body.map((p: { ref: string; source: string }) => [p.ref, p.source])).toEqual([
+      ['zzz-last', 'external'],
+      ['main', 'external'],
+      ['aaa-first', 'external'],
+    ]);
+    // Another user's status of the same name starts its own (GitLab's for_user scope), in the same pipeline.
+    const developer = await createUser(t);
+    await addMember(t, t.rootToken, 'projects', project.id, developer.id, 30);
+    const theirs = await post({ state: 'running', name: 'c' }, developer.token);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body).toMatchObject({ pipeline_id: onLast.body.pipeline_id, ref: 'zzz-last', status: 'running' });
+    expect(theirs.body.id).not.toBe(newest.body.id);
+  });
+
   it("answers GitLab's errors", async () => {
     const { project, sha } = await projectWithCommit();
     expect(await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'bogus' } })).toMatchObject({ status: 400, body: { error: 'state does not have a valid value' } });

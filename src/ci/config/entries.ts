@@ -6,7 +6,7 @@
 import { LIMITS, parseDuration } from './durations.js';
 import { Problems, unknownKeys } from './problems.js';
 import { regexpLiteral } from './regexp.js';
-import type { ConfigMap, PlannedArtifacts, PlannedService, Value } from './types.js';
+import type { ArtifactsAccess, ConfigMap, PlannedArtifacts, PlannedService, Value } from './types.js';
 import { flattenStrings, isBlank, isBoolean, isInteger, isMap, isString, isStringArray, rubyString } from './values.js';
 
 /** GitLab's Commands/Script entries: a string or nested arrays of strings (10 levels), flattened. */
@@ -112,6 +112,13 @@ export function readVariables(value: Value, location: string, p: Problems, dataK
 
 const ARTIFACT_KEYS = ['name', 'untracked', 'paths', 'reports', 'when', 'expire_in', 'expose_as', 'exclude', 'public', 'access'];
 const ARTIFACT_WHEN = ['on_success', 'on_failure', 'always'];
+const ARTIFACT_ACCESS = ['none', 'developer', 'maintainer', 'all'];
+
+/** Who may download the artifacts: `access`, else `public: false` (developer); nothing for everyone. */
+function artifactsAccess(access: Value | null, isPublic: Value | null): { access?: ArtifactsAccess } {
+  if (isString(access) && ARTIFACT_ACCESS.includes(access) && access !== 'all') return { access: access as ArtifactsAccess };
+  return access === null && isPublic === false ? { access: 'developer' } : {};
+}
 /** GitLab's Reports entry keys (report types a job may upload). */
 const REPORT_KEYS = [
   'junit', 'codequality', 'sast', 'secret_detection', 'dependency_scanning', 'container_scanning', 'dast', 'license_scanning',
@@ -136,6 +143,8 @@ export function readArtifacts(value: Value, location: string, p: Problems): Plan
     if (when !== null && !(isString(when) && ARTIFACT_WHEN.includes(when))) p.add(location, `when should be one of: ${ARTIFACT_WHEN.join(', ')}`);
     const expireIn = get('expire_in');
     if (expireIn !== null && expireIn !== 'never' && parseDuration(expireIn) === null) p.add(location, 'expire_in should be a duration');
+    const access = get('access');
+    if (access !== null && !(isString(access) && ARTIFACT_ACCESS.includes(access))) p.add(location, `access should be one of: ${ARTIFACT_ACCESS.join(', ')}`);
     const reports = get('reports');
     if (reports !== null) {
       const loc = `${location}:reports`;
@@ -158,6 +167,7 @@ export function readArtifacts(value: Value, location: string, p: Problems): Plan
     untracked: get('untracked') === true,
     when: (get('when') as PlannedArtifacts['when'] | null) ?? 'on_success',
     ...(expireIn !== null ? { expireIn: rubyString(expireIn) } : {}),
+    ...artifactsAccess(get('access'), get('public')),
     reports: { junit: isString(junit) ? [junit] : isStringArray(junit) ? junit : [] },
   };
 }

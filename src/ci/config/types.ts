@@ -65,8 +65,13 @@ export interface PlannedArtifacts {
   untracked: boolean;
   when: ArtifactsWhen;
   expireIn?: string;
+  /** Who may download them (`access`, or `public: false` for developer); absent for everyone who reads the job. */
+  access?: ArtifactsAccess;
   reports: { junit: string[] };
 }
+
+/** GitLab's `artifacts:access` values. */
+export type ArtifactsAccess = 'all' | 'developer' | 'maintainer' | 'none';
 
 export interface PlannedService {
   name: string;

@@ -49,6 +49,8 @@ export interface CreateInput {
   variables: readonly { key: string; value: string; variableType: string }[];
   /** Whether `[skip ci]` in the commit message makes a skipped pipeline (pushes; not API calls). */
   honourSkipCi: boolean;
+  /** A skipped pipeline whatever the message (the `ci.skip` push option, Chain::Skip#push_option_skips_ci?). */
+  skip?: boolean;
   /**
    * Whether a configuration with errors still makes a failed pipeline showing them (GitLab's `save_on_errors`, true
    * unless said: pushes, triggers, schedules); the API and GraphQL answer the errors instead and save nothing.
@@ -120,7 +122,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     parentPipelineId: input.upstream?.parentPipelineId ?? null,
   };
 
-  if (input.honourSkipCi && SKIP_CI.test(commit.message)) {
+  if (input.skip || (input.honourSkipCi && SKIP_CI.test(commit.message))) {
     return { pipeline: await insert(deps, row, { status: 'skipped' }, [], input.variables, null) };
   }
 

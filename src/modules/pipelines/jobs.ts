@@ -2,7 +2,7 @@
 import { userViewer } from '../../auth/viewer.js';
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { JobEnvironment } from '../module.js';
-import { PUSH_JOB, type PushedMessage } from '../repositories/service.js';
+import { PUSH_JOB, type PushJobPayload } from '../repositories/service.js';
 import { BRIDGE_STATUS_JOB, DOWNSTREAM_JOB } from './processing.js';
 
 /** How often delayed (`when: delayed`) jobs are looked at; GitLab's own scheduling has minute granularity. */
@@ -11,7 +11,7 @@ const DELAYED_JOBS_EVERY_MS = 5_000;
 export function pipelineJobs({ app, contextFor }: JobEnvironment): JobHandlers {
   return {
     [PUSH_JOB]: async (payload) => {
-      const push = payload as PushedMessage;
+      const push = payload as PushJobPayload;
       const viewer = await userViewer(app.db, push.userId);
       if (!viewer) return;
       const { services } = contextFor(viewer);

@@ -165,9 +165,10 @@ export const pipelineResolvers = {
     commit: async (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.commitOf(await projectOf(ctx, j), j.sha),
     ciSettings: () => ({ ciJobTokenScopeEnabled: false }),
     artifacts: async (j: JobRow, args: PageArgs, ctx: Context) => listConnection(args, await ctx.services.pipelines.artifacts(j.id)),
+    // GitLab's `artifacts?`: an archive that has not expired (kept or not: `available_artifacts?` is the download's).
     artifactsFile: async (j: JobRow, _a: unknown, ctx: Context) => {
       const archive = (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive');
-      return archive ? { filename: archive.filename, size: archive.size } : null;
+      return archive && !(archive.expireAt && archive.expireAt <= new Date()) ? { filename: archive.filename, size: archive.size } : null;
     },
     artifactsExpireAt: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive')?.expireAt ?? null,
     runner: (j: JobRow, _a: unknown, ctx: Context) => (j.runnerId === null ? null : ctx.services.pipelines.runner(j.runnerId)),

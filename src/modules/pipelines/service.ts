@@ -14,6 +14,7 @@ import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { UsersService } from '../users/service.js';
+import { pushOptionVariables, skipsCi, type PushOptions } from '../../git/push-options.js';
 import { createPipeline, type CreateDeps } from './create.js';
 import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
@@ -412,7 +413,7 @@ export class PipelinesService {
   }
 
   /** A push's pipeline (GitLab's Ci::CreatePipelineService from PostReceive): none for deletions or without a config. */
-  async createForPush(project: ProjectRow, push: { userId: number; ref: string; before: string; after: string }): Promise<PipelineRow | null> {
+  async createForPush(project: ProjectRow, push: { userId: number; ref: string; before: string; after: string; pushOptions?: PushOptions }): Promise<PipelineRow | null> {
     if (push.after === ZERO_SHA) return null;
     const tag = push.ref.startsWith('refs/tags/');
     const name = push.ref.replace(/^refs\/(heads|tags)\//, '');
@@ -424,8 +425,10 @@ export class PipelinesService {
       sha: push.after,
       source: 'push',
       beforeSha: push.before,
-      variables: [],
+      // `git push -o ci.variable=KEY=value`: pipeline variables; `-o ci.skip`: a skipped pipeline.
+      variables: pushOptionVariables(push.pushOptions),
       honourSkipCi: true,
+      skip: skipsCi(push.pushOptions),
       changesFrom: push.before === ZERO_SHA ? null : push.before,
     });
     return 'error' in result ? null : result.pipeline;

@@ -1,7 +1,8 @@
 /**
  * Commit statuses for external CI (GitLab's `lib/api/commit_statuses.rb`, Ci::CreateCommitStatusService): a status
- * is a `generic` job of the commit's newest pipeline for the ref (one with source `external` is created when there
- * is none), in GitLab's `external` stage, moved through the job state machine by each POST; the pipeline's status
+ * is a `generic` job of the commit's newest pipeline (on the `ref` and with the `pipeline_id` given, if any; without
+ * `ref`, the status takes that pipeline's ref), and only when the commit has no such pipeline is one with source
+ * `external` created, on the ref given or the first branch containing the commit; in GitLab's `external` stage, moved through the job state machine by each POST; the pipeline's status
  * follows. GET lists every job and status of the commit's pipelines.
  */
 import { invalid, invalidArgument, notFound, badRequest } from '../../errors.js';
@@ -57,23 +58,24 @@ export class CommitStatuses {
     const repository = await this.repositories.open(project);
     const commit = sha && !sha.includes('\0') ? await repository.commit(sha) : null;
     if (!commit) throw notFound('Commit');
-    const ref = input.ref || (await repository.branchesContaining(commit.sha))[0];
+    // GitLab's first_matching_pipeline: the commit's newest pipeline, on `ref` and with `pipeline_id` when given.
+    const matching = await db.pipeline.findFirst({
+      where: { projectId: project.id, sha: commit.sha, ...(input.ref ? { ref: input.ref } : {}), ...(input.pipelineId != null ? { id: input.pipelineId } : {}) },
+      orderBy: { id: 'desc' },
+      select: { id: true, ref: true },
+    });
+    // The ref: the one given, else that pipeline's, else the first branch (by name) that contains the commit.
+    const ref = input.ref || matching?.ref || (await repository.branchesContaining(commit.sha))[0];
     if (!ref) throw notFound('References for commit');
     const name = input.name || input.context || 'default';
     if (input.coverage != null && (input.coverage < 0 || input.coverage > 100)) throw invalid({ coverage: ['must be between 0 and 100'] });
-
-    let pipelineId = input.pipelineId ?? null;
-    if (pipelineId !== null) {
-      const named = await db.pipeline.findFirst({ where: { id: pipelineId, projectId: project.id, sha: commit.sha } });
-      if (!named) throw notFound('Pipeline');
-    } else {
-      const newest = await db.pipeline.findFirst({ where: { projectId: project.id, sha: commit.sha, ref }, orderBy: { id: 'desc' } });
-      pipelineId = newest?.id ?? (await this.externalPipeline(project, commit.sha, ref, viewer.id));
-    }
-    const target = pipelineId;
+    if (input.pipelineId != null && !matching) throw notFound('Pipeline for pipeline_id, sha and ref');
+    // A new pipeline (source `external`) only when the commit has none that matches.
+    const target = matching?.id ?? (await this.externalPipeline(project, commit.sha, ref, viewer.id));
     const id = await withPipeline(db, target, this.base, async (tx) => {
-      // An unfinished status of the same name and ref moves on; otherwise a new one starts (GitLab's running_or_pending scope).
-      const existing = await tx.ciJob.findFirst({ where: { pipelineId: target, type: 'generic', name, ref, status: { in: ['pending', 'running'] } }, orderBy: { id: 'desc' } });
+      // An unfinished status of the same name, ref and user moves on; otherwise a new one starts (GitLab's
+      // external_commit_status_scope: running_or_pending, for_ref, by_name, for_user).
+      const existing = await tx.ciJob.findFirst({ where: { pipelineId: target, type: 'generic', name, ref, userId: viewer.id, status: { in: ['pending', 'running'] } }, orderBy: { id: 'desc' } });
       const from = existing?.status ?? 'created';
       const move = EVENTS[state];
       const now = new Date();

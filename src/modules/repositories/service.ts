@@ -11,6 +11,7 @@ import { isDevelopersLevel } from '../../auth/access-levels.js';
 import { forbidden, notFound, unauthenticated } from '../../errors.js';
 import { readmePath } from '../../git/readme.js';
 import { Repository, ZERO_SHA, type RefUpdate } from '../../git/repository.js';
+import type { PushOptions } from '../../git/push-options.js';
 import type { ServiceBase } from '../module.js';
 import type { ActivityService } from '../activity/service.js';
 import type { PushData } from '../activity/actions.js';
@@ -39,6 +40,11 @@ export interface PushedMessage {
   ref: string;
   before: string;
   after: string;
+}
+
+/** The push job's payload: the push, with the push options GitLab keeps (`git push -o`) when there were any. */
+export interface PushJobPayload extends PushedMessage {
+  pushOptions?: PushOptions;
 }
 
 
@@ -228,9 +234,10 @@ export class RepositoriesService {
    * per ref, and the project's repository state (not empty once a branch exists; the first branch pushed to an
    * empty repository becomes the default branch when the configured one was not pushed). Creating the default
    * branch protects it (GitLab's default branch protection, ProtectedBranchesService.protectDefaultBranch), in the
-   * same transaction as the events, so API commits and git pushes alike get it.
+   * same transaction as the events, so API commits and git pushes alike get it. A git push's options go with each
+   * ref to its pipeline.
    */
-  async refsUpdated(project: ProjectRow, authorId: number, updates: readonly RefUpdate[]): Promise<void> {
+  async refsUpdated(project: ProjectRow, authorId: number, updates: readonly RefUpdate[], pushOptions: PushOptions | null = null): Promise<void> {
     const relevant = updates.filter((u) => refKind(u.ref) !== null && u.before !== u.after);
     if (relevant.length === 0) return;
     const repository = await this.open(project);
@@ -258,7 +265,8 @@ export class RepositoriesService {
       for (const u of relevant) {
         const message: PushedMessage = { projectId: project.id, userId: authorId, ref: u.ref, before: u.before, after: u.after };
         await this.base.publish(REPOSITORY_PUSHED, message, tx);
-        await this.base.app.jobs.enqueue(PUSH_JOB, message, {}, tx);
+        const job: PushJobPayload = pushOptions ? { ...message, pushOptions } : message;
+        await this.base.app.jobs.enqueue(PUSH_JOB, job, {}, tx);
         await enqueueHookEvent(this.base.app.jobs, { ...pushTrigger(u.ref), projectId: project.id, data: null, push: message }, tx);
       }
       if (createsDefault && head !== null) await this.protectedBranches.protectDefaultBranch(tx, project.id, head);

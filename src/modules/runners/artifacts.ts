@@ -41,7 +41,18 @@ export interface Download {
   fileName: string;
   size: number;
   format: string;
+  /** Where it is kept in the artifact storage. */
+  path: string;
   open(): ReadStream;
+}
+
+/** One file of a job's archive, found and ready to stream. */
+export interface ArtifactFile {
+  /** Its path in the archive. */
+  name: string;
+  size: number;
+  open(): Readable;
+  close(): void;
 }
 
 /** When an artifact uploaded now expires: never for `never` or what GitLab's ChronicDuration cannot read. */
@@ -92,7 +103,18 @@ export async function downloadableArchive(db: PrismaClient, storage: ArtifactSto
   const archive = await db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: 'archive' } } });
   const expired = archive?.expireAt != null && archive.expireAt <= new Date();
   if (!archive || (expired && !(await keptPastExpiry(job.id))) || !(await storage.exists(archive.path))) throw notFound();
-  return { fileName: archive.fileName, size: archive.size, format: archive.fileFormat, open: () => storage.read(archive.path) };
+  return { fileName: archive.fileName, size: archive.size, format: archive.fileFormat, path: archive.path, open: () => storage.read(archive.path) };
+}
+
+/**
+ * One file of an archive (GitLab Workhorse's artifacts-entry, which reads the zip's central directory and inflates
+ * that member alone): null when the archive has none by that exact name, or cannot be read as a zip. A path with a
+ * NUL byte, or a `..` segment, is `400 Bad request` (GitLab's Artifacts::Path#valid?, and no way out of the archive).
+ */
+export async function archiveFile(storage: ArtifactStorage, archive: Download, name: string): Promise<ArtifactFile | null> {
+  if (name.includes('\0') || name.split('/').includes('..')) throw badRequest('400 Bad request');
+  const member = await storage.member(archive.path, name).catch(() => null);
+  return member && { name, size: member.size, open: () => member.open(), close: () => member.close() };
 }
 
 /** Deletes every artifact of the job, files and rows; how many there were. */

@@ -4,9 +4,32 @@
  */
 import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
-import { administrator, anyOf, groupsOnly, namespaceLevel, namespaceMember, projectLevel, projectMember, type NamespaceSubject, type ProjectSubject, type Rule, type RunnerSubject } from '../../auth/rules.js';
+import type { ArtifactsAccess } from '../../ci/config/types.js';
+import { administrator, anyOf, groupsOnly, namespaceLevel, namespaceMember, projectLevel, projectMember, readBuild, type NamespaceSubject, type ProjectSubject, type Rule, type RunnerSubject } from '../../auth/rules.js';
 
-const { MAINTAINER, OWNER } = AccessLevel;
+const { DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+
+/** A job's artifacts, by its project and who its `artifacts:access` lets download them. */
+export interface JobArtifactsSubject {
+  project: ProjectSubject;
+  access: ArtifactsAccess;
+}
+
+const projectDeveloper = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
+const projectMaintainer = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER));
+
+/**
+ * Ci::BuildPolicy's read_job_artifacts: whoever reads the project's jobs, unless the job's `artifacts:access` is
+ * `none`, or `developer` (also `public: false`) or `maintainer` and the viewer is below that role.
+ */
+const jobArtifactsReader: Rule<JobArtifactsSubject, never> = {
+  allows: (actor, { project, access }) =>
+    readBuild.allows(actor, project) &&
+    access !== 'none' &&
+    (access === 'all' || projectDeveloper.allows(actor, project)) &&
+    (access !== 'maintainer' || projectMaintainer.allows(actor, project)),
+  where: () => false,
+};
 
 /**
  * GitLab's owned runners (User#ci_owned_runners): group runners of groups the user owns (subgroups included), and
@@ -57,6 +80,7 @@ export const runnerPolicy = {
   update_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
   delete_runner: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
   assign_runner: anyOf<RunnerSubject, never>(administrator, unlockedOwnedRunner),
+  read_job_artifacts: jobArtifactsReader,
   read_builds: anyOf<RunnerSubject, Prisma.RunnerWhereInput>(administrator, runnerOwner),
   read_group_runners: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER))),
 };

@@ -4,6 +4,7 @@
  */
 import { digestToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
+import type { ArtifactsAccess } from '../../ci/config/types.js';
 import type { App } from '../../context.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { forbidden, jobForbidden } from '../../errors.js';
@@ -41,7 +42,7 @@ export interface JobOptions {
   after_script?: string[];
   image?: { name: string; entrypoint?: string[] } | null;
   services?: { name: string; alias?: string; entrypoint?: string[]; command?: string[] }[];
-  artifacts?: { name?: string; paths: string[]; exclude: string[]; untracked: boolean; when: string; expireIn?: string; reports: { junit: string[] } } | null;
+  artifacts?: { name?: string; paths: string[]; exclude: string[]; untracked: boolean; when: string; expireIn?: string; access?: ArtifactsAccess; reports: { junit: string[] } } | null;
   dependencies?: string[] | null;
   needs?: { name: string; artifacts: boolean; optional: boolean }[];
   coverage?: string | null;

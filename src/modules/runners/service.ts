@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import DataLoader from 'dataloader';
-import type { RunnerSubject } from '../../auth/policy.js';
+import { projectSubject, type RunnerSubject } from '../../auth/policy.js';
 import { runnerOwner } from './policy.js';
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
@@ -16,14 +16,14 @@ import { connection, listConnection, type PageArgs } from '../../graphql/connect
 import { parseId } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
-import type { PipelinesService } from '../pipelines/service.js';
+import type { JobRow, PipelinesService } from '../pipelines/service.js';
 import { projectSearchWhere, type ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { deleteJobArtifacts, downloadableArchive, removeArtifacts, storeArtifact, type ArtifactUpload, type Download } from './artifacts.js';
+import { archiveFile, deleteJobArtifacts, downloadableArchive, removeArtifacts, storeArtifact, type ArtifactFile, type ArtifactUpload, type Download } from './artifacts.js';
 import { creationRefused, filtersWhere, KIND_SCOPES, problems, RUNNER_STATUSES, splitTags, type RunnerCreateInput, type RunnerFilters, type RunnerUpdateInput } from './attributes.js';
 import { claimJob } from './queue.js';
-import { CONTACT_RESOLUTION_MS } from './protocol.js';
+import { CONTACT_RESOLUTION_MS, optionsOf } from './protocol.js';
 import { appendTrace, type TraceResult } from './trace.js';
 import { failStuckJobs, jobByToken, updateJobState, type JobUpdate, type JobUpdateResult } from './transitions.js';
 import type { JobResponse } from './payload.js';
@@ -501,7 +501,26 @@ export class RunnersService {
    */
   async archive(project: ProjectRow, jobId: number): Promise<Download> {
     const job = await this.pipelines.job(project, jobId);
+    await this.authorizeArtifacts(project, job);
     return downloadableArchive(this.db, this.base.app.artifacts, job, (id) => this.keptPastExpiry(id));
+  }
+
+  /**
+   * `GET /projects/:id/jobs/:job_id/artifacts/*artifact_path`: one file of the job's archive, null when the archive
+   * has no such file; `404 Not Found` when the job has no archive (GitLab's available_artifacts?).
+   */
+  async artifactFile(project: ProjectRow, jobId: number, path: string): Promise<ArtifactFile | null> {
+    return archiveFile(this.base.app.artifacts, await this.archive(project, jobId), path);
+  }
+
+  /** `GET /projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path?job=`: one file of latestArchive's archive. */
+  async latestArtifactFile(project: ProjectRow, ref: string, jobName: string, path: string): Promise<ArtifactFile | null> {
+    return archiveFile(this.base.app.artifacts, await this.latestArchive(project, ref, jobName), path);
+  }
+
+  /** Ci::BuildPolicy's read_job_artifacts: the job's `artifacts:access` (or `public`) may narrow who downloads them. */
+  private async authorizeArtifacts(project: ProjectRow, job: JobRow): Promise<void> {
+    await this.base.access.authorize('read_job_artifacts', { project: projectSubject(project), access: optionsOf(job).artifacts?.access ?? 'all' });
   }
 
   /** The archive of a job, for a runner holding another running job's token (GitLab's authenticate_job_via_dependent_job!). */
