@@ -54,6 +54,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   GroupID: { model: 'Group' },
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   IssueID: { model: 'Issue' },
+  MergeRequestID: { model: 'MergeRequest' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
   NoteID: { model: 'Note', subclasses: ['DiscussionNote', 'DiffNote', 'LegacyDiffNote'] },
   LabelID: { model: 'Label', subclasses: ['ProjectLabel', 'GroupLabel'] },
