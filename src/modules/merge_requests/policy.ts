@@ -11,7 +11,7 @@ import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
 import { administrator, allOf, anyOf, featureAllowed, projectMember, projectOwner, unlessArchived, visible, type Actor, type ProjectSubject, type Rule } from '../../auth/rules.js';
 
-const { GUEST, REPORTER, DEVELOPER } = AccessLevel;
+const { REPORTER, DEVELOPER } = AccessLevel;
 
 type ProjectRule = Rule<ProjectSubject, Prisma.ProjectWhereInput>;
 type Where = Prisma.MergeRequestWhereInput;
@@ -24,8 +24,11 @@ export interface MergeRequestSubject {
   assigneeIds: readonly number[];
 }
 
-/** ProjectPolicy's `read_project` with the merge requests feature open to the viewer. */
-const readProjectMergeRequests: ProjectRule = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), featureAllowed('merge_requests'));
+/**
+ * ProjectPolicy's `read_merge_request` on the project: anyone who sees a public or internal project, Reporters and
+ * above on a private one (its Guests see the project, not its code or merge requests), with the feature open to them.
+ */
+const readProjectMergeRequests: ProjectRule = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), featureAllowed('merge_requests'));
 const reporter: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(REPORTER));
 const developer: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
 

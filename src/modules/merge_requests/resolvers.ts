@@ -12,8 +12,8 @@ import type { MergeRequestChanges, MergeRequestFilters, MergeRequestOrderBy, Mer
 
 interface ListArgs extends PageArgs {
   iids?: string[] | null;
-  sourceBranches?: string[] | null;
-  targetBranches?: string[] | null;
+  sourceBranches?: (string | null)[] | null;
+  targetBranches?: (string | null)[] | null;
   state?: MergeRequestFilters['state'];
   draft?: boolean | null;
   wip?: string | null;
@@ -74,8 +74,8 @@ function filtersOf(args: ListArgs): MergeRequestFilters {
     assigneeUsername: args.assigneeUsername,
     reviewerId: args.reviewerId,
     reviewerUsername: args.reviewerUsername,
-    sourceBranch: args.sourceBranches?.[0],
-    targetBranch: args.targetBranches?.[0],
+    sourceBranches: args.sourceBranches?.filter((b): b is string => b !== null),
+    targetBranches: args.targetBranches?.filter((b): b is string => b !== null),
     search: args.search,
     scope: args.scope,
     createdAfter: args.createdAfter,

@@ -43,8 +43,8 @@ export interface MergeRequestFilters {
   /** A user id, `None` or `Any`. */
   reviewerId?: string | null;
   reviewerUsername?: string | null;
-  sourceBranch?: string | null;
-  targetBranch?: string | null;
+  sourceBranches?: readonly string[] | null;
+  targetBranches?: readonly string[] | null;
   search?: string | null;
   scope?: 'created_by_me' | 'assigned_to_me' | 'reviews_for_me' | 'all' | null;
   createdAfter?: Date | null;
@@ -146,10 +146,15 @@ export class MergeRequestsService {
     return mergeRequestSubject(await this.projectOf(mr), mr);
   }
 
-  /** One of the project's merge requests by iid, as the viewer may read it; `404 Merge Request Not Found` otherwise. */
+  /**
+   * One of the project's merge requests by iid, as GitLab's find_merge_request_with_access answers: `404 Merge Request
+   * Not Found` when there is none, 403 when the viewer sees the project but may not read it.
+   */
   async get(project: ProjectRow, iid: number): Promise<MergeRequestRow> {
-    const mr = await this.find(project, iid);
+    if (!(await this.base.access.can('read_project', project))) throw notFound('Project');
+    const mr = await this.db.mergeRequest.findUnique({ where: { projectId_iid: { projectId: project.id, iid } }, include: withPeople });
     if (!mr) throw notFound('Merge Request');
+    await this.base.access.authorize('read_merge_request', mergeRequestSubject(project, mr));
     return mr;
   }
 
@@ -184,6 +189,8 @@ export class MergeRequestsService {
     const listScope = filters.scope ?? ('all' in scope ? 'created_by_me' : 'all');
     if ('all' in scope && listScope !== 'all') this.base.access.requireViewer();
     const and: Prisma.MergeRequestWhereInput[] = [await this.base.access.where('read_merge_request'), { project: { pendingDelete: false } }];
+    // GitLab's `authorize! :read_merge_request, user_project`: a project seen without its merge requests is a 403.
+    if ('project' in scope) await this.base.access.authorize('read_project_merge_requests', scope.project);
     if ('project' in scope) and.push({ projectId: scope.project.id });
     if ('group' in scope) and.push({ project: { namespace: { traversalIds: { has: scope.group.id } } } });
     if (listScope === 'created_by_me' && viewer) and.push({ authorId: viewer.id });
@@ -193,8 +200,8 @@ export class MergeRequestsService {
     if (filters.iids?.length) and.push({ iid: { in: [...filters.iids] } });
     if (filters.authorId != null) and.push({ authorId: filters.authorId });
     if (filters.authorUsername) and.push({ authorId: { in: await this.userIds([filters.authorUsername]) } });
-    if (filters.sourceBranch) and.push({ sourceBranch: filters.sourceBranch });
-    if (filters.targetBranch) and.push({ targetBranch: filters.targetBranch });
+    if (filters.sourceBranches?.length) and.push({ sourceBranch: { in: [...filters.sourceBranches] } });
+    if (filters.targetBranches?.length) and.push({ targetBranch: { in: [...filters.targetBranches] } });
     if (filters.draft != null) and.push({ draft: filters.draft });
     if (filters.search) and.push({ OR: [{ title: containsIgnoringCase(filters.search) }, { description: containsIgnoringCase(filters.search) }] });
     if (filters.createdAfter) and.push({ createdAt: { gte: filters.createdAfter } });
