@@ -73,6 +73,8 @@ export interface ErrorExtensions {
   errorCode?: string;
   /** With `errorCode`: the request was a dry run (`"dry_run": "error"` in the body). */
   dryRun?: boolean;
+  /** CONFLICT or UNPROCESSABLE of one attribute's errors (`conflict!(errors[:validate_branches])`): `{"message": ["<text>"]}`. */
+  listed?: boolean;
 }
 
 function coded(message: string, extensions: ErrorExtensions): GraphQLError {
@@ -125,6 +127,11 @@ export const notFound = (resource?: string) =>
   coded(resource ? `404 ${resource} Not Found` : '404 Not Found', { code: 'NOT_FOUND', ...(resource ? { resource } : {}) });
 /** With `fields`, GitLab's `conflict!(record.errors.messages)`: the record's messages as the body (forks). */
 export const conflict = (message: string, fields?: Record<string, string[]>) => coded(message, { code: 'CONFLICT', ...(fields ? { fields } : {}) });
+/**
+ * GitLab's answer with one attribute's error messages as the body (merge requests' `handle_merge_request_errors!`):
+ * 409 `{"message": ["<text>"]}` for `validate_branches`, 422 for `branch_conflict` and `base`.
+ */
+export const attributeError = (message: string, status: 409 | 422) => coded(message, { code: status === 409 ? 'CONFLICT' : 'UNPROCESSABLE', listed: true });
 /** Nothing to change (GitLab's not_modified!: starring a starred project): REST's 304, without a body. */
 export const notModified = () => coded('304 Not Modified', { code: 'NOT_MODIFIED' });
 /** GitLab's answer to an ActiveRecord::RecordNotFound its API rescues (`find_by!`): `404 Not found`, lower-case `f`. */
@@ -216,6 +223,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'NOT_FOUND':
       return { status: 404, body: { message: error.message } };
     case 'CONFLICT':
+      if (ext.listed) return { status: 409, body: { message: [error.message] } };
       return { status: 409, body: { message: ext.fields ? Object.fromEntries(Object.entries(ext.fields).map(([f, m]) => [snakeCase(f), m])) : error.message } };
     case 'NOT_MODIFIED':
       return { status: 304, body: { message: error.message } };
@@ -230,6 +238,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: 415, body: { message: '415 Unsupported Media Type' } };
     case 'UNPROCESSABLE':
+      if (ext.listed) return { status: 422, body: { message: [error.message] } };
       return { status: 422, body: { message: ext.errorObject ? { error: error.message } : error.message } };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, body: { message: '413 Request Entity Too Large' } };

@@ -389,6 +389,15 @@ export class Repository {
     return code === 0 ? stdout.toString('utf8').trim() : null;
   }
 
+  /**
+   * The tree of merging two commits from their merge base (`git merge-tree --write-tree`: in memory, no working tree
+   * or index), or null when they conflict or share no history.
+   */
+  async mergeTree(ours: string, theirs: string): Promise<string | null> {
+    const { stdout, code } = await git(this.path, ['merge-tree', '--write-tree', '--no-messages', ours, theirs], { okCodes: [1, 128] });
+    return code === 0 ? stdout.toString('utf8').split('\n')[0].trim() : null;
+  }
+
   /** Writes a blob and returns its object name. */
   async writeBlob(content: Buffer): Promise<string> {
     return gitText(this.path, ['hash-object', '-w', '--stdin'], { input: content });

@@ -56,6 +56,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   IssueID: { model: 'Issue' },
   /** GitLab's GlobalIDType[Issuable]: issues are this server's only issuables. */
   IssuableID: { model: 'Issuable', subclasses: ['Issue'] },
+  MergeRequestID: { model: 'MergeRequest' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
   NoteID: { model: 'Note', subclasses: ['DiscussionNote', 'DiffNote', 'LegacyDiffNote'] },
   LabelID: { model: 'Label', subclasses: ['ProjectLabel', 'GroupLabel'] },

@@ -71,7 +71,8 @@ export function payloadErrors(error: unknown): string[] | null {
   // A refusal in the service's own words (`refused`), or for the object's state (`stateForbids`), is the service's
   // answer; any other 403 is the caller's rights, GitLab's ResourceNotAvailable.
   const says = ext.code === 'FORBIDDEN' && (ext.state || (!ext.reason && error.message !== '403 Forbidden'));
-  const refusal = (ext.code === 'BAD_USER_INPUT' && !ext.params && !ext.problems) || ext.code === 'CONFLICT' || says;
+  // A record's errors on one attribute (a merge request's branches, `attributeError`) are its validation errors too.
+  const refusal = (ext.code === 'BAD_USER_INPUT' && !ext.params && !ext.problems) || ext.code === 'CONFLICT' || (ext.code === 'UNPROCESSABLE' && !!ext.listed) || says;
   return refusal ? [error.message.replace(/^\d{3} [^-]*- /, '')] : null;
 }
 

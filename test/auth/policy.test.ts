@@ -15,6 +15,7 @@ const userIds: number[] = [];
 const runnerIds: number[] = [];
 const snippetIds: number[] = [];
 const issueIds: number[] = [];
+const mergeRequestIds: number[] = [];
 /** Projects only the job-token cases add (the stranger's own). */
 const jobProjectIds: number[] = [];
 
@@ -83,8 +84,8 @@ beforeAll(async () => {
   }
   for (const row of snippetRows) snippetIds.push((await h.app.db.snippet.create({ data: row })).id);
   const [featurePrivate, featureDisabled] = projectIds.slice(-2);
-  await h.app.db.projectFeature.update({ where: { projectId: featurePrivate }, data: { snippetsAccessLevel: 'private', issuesAccessLevel: 'private' } });
-  await h.app.db.projectFeature.update({ where: { projectId: featureDisabled }, data: { snippetsAccessLevel: 'disabled', issuesAccessLevel: 'disabled' } });
+  await h.app.db.projectFeature.update({ where: { projectId: featurePrivate }, data: { snippetsAccessLevel: 'private', issuesAccessLevel: 'private', mergeRequestsAccessLevel: 'private' } });
+  await h.app.db.projectFeature.update({ where: { projectId: featureDisabled }, data: { snippetsAccessLevel: 'disabled', issuesAccessLevel: 'disabled', mergeRequestsAccessLevel: 'disabled' } });
   // Issues: in each project a public one and a confidential one by the stranger, and a confidential one by the owner
   // assigned to the project member.
   for (const [i, projectId] of projectIds.entries()) {
@@ -94,6 +95,14 @@ beforeAll(async () => {
       { confidential: true, authorId: owner.row.id, assignees: { create: [{ userId: projectMember.row.id }] } },
     ];
     for (const [j, row] of rows.entries()) issueIds.push((await h.app.db.issue.create({ data: { ...row, projectId, iid: i * 10 + j + 1, title: 'i' } })).id);
+  }
+  // Merge requests: in each project one by the stranger, and one by the owner assigned to the project member.
+  for (const [i, projectId] of projectIds.entries()) {
+    const rows = [{ authorId: stranger.row.id }, { authorId: owner.row.id, assignees: { create: [{ userId: projectMember.row.id }] } }];
+    for (const [j, row] of rows.entries()) {
+      const data = { ...row, projectId, sourceProjectId: projectId, sourceBranch: `b${j}`, targetBranch: 'main', iid: i * 10 + j + 1, title: 'm' };
+      mergeRequestIds.push((await h.app.db.mergeRequest.create({ data })).id);
+    }
   }
   const strangerNs = await h.app.db.project.findUniqueOrThrow({ where: { id: strangersProject.id }, include: { namespace: true } });
   viewers.push(
@@ -145,6 +154,13 @@ describe('the policy', () => {
       },
       list: (where: object) => h.app.db.issue.findMany({ where: { AND: [{ id: { in: issueIds } }, where] }, select: { id: true } }),
     },
+    mergeRequest: {
+      async rows() {
+        const mrs = await h.app.db.mergeRequest.findMany({ where: { id: { in: mergeRequestIds } }, include: { assignees: true, project: { include: { namespace: true, features: true } } } });
+        return mrs.map((m) => ({ id: m.id, inProject: m.project, authorId: m.authorId, assigneeIds: m.assignees.map((a) => a.userId) }));
+      },
+      list: (where: object) => h.app.db.mergeRequest.findMany({ where: { AND: [{ id: { in: mergeRequestIds } }, where] }, select: { id: true } }),
+    },
     token: {
       rows: () => h.app.db.personalAccessToken.findMany({ where: { userId: { in: userIds } } }),
       list: (where: object) => h.app.db.personalAccessToken.findMany({ where: { AND: [{ userId: { in: userIds } }, where] }, select: { id: true } }),
@@ -165,6 +181,8 @@ describe('the policy', () => {
     if (fits.length === 1) return fits[0];
     // `{ id: … }` (UserPolicy's `self`) fits every model: GitLab's UserPolicy abilities name the user.
     if (fits.includes('user') && /(^|_)user($|_)/.test(ability)) return 'user';
+    // A filter by the project alone fits every model of a project: merge requests' abilities name them.
+    if (fits.includes('mergeRequest') && /merge_request/.test(ability)) return 'mergeRequest';
     throw new Error(`${ability}: its filters fit ${fits.length ? fits.join(', ') : 'no model'} of the models the test knows`);
   }
 

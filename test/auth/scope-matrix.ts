@@ -57,6 +57,35 @@ interface Fixtures {
   /** An issue of the project that reads share, and a thread on it, once one asked for them. */
   issueIid?: number;
   issueThread?: { id: string; noteId: number };
+  /** A merge request of the project that reads share, and a thread on it, once one asked for them. */
+  mergeRequestIid?: number;
+  mergeRequestThread?: { id: string; noteId: number };
+}
+
+/** A new branch of the fixture project with one commit on `main`, by its owner: its name. */
+async function newBranchWithCommit(f: Fixtures): Promise<string> {
+  const branch = unique('mr');
+  const res = await t.api('POST', `/projects/${f.project.id}/repository/commits`, {
+    token: f.owner.token,
+    body: { branch, start_branch: 'main', commit_message: 'matrix', actions: [{ action: 'create', file_path: `${branch}.txt`, content: 'x' }] },
+  });
+  if (res.status !== 201) throw new Error(`branch: ${res.status} ${res.text}`);
+  return branch;
+}
+
+/** A new merge request of the fixture project from a branch of its own, by its owner. */
+async function newMergeRequest(f: Fixtures): Promise<number> {
+  const branch = await newBranchWithCommit(f);
+  const res = await t.api('POST', `/projects/${f.project.id}/merge_requests`, { token: f.owner.token, body: { source_branch: branch, target_branch: 'main', title: 'matrix' } });
+  if (res.status !== 201) throw new Error(`merge request: ${res.status} ${res.text}`);
+  return res.body.iid;
+}
+
+/** A new thread on a merge request of the fixture project, by its owner. */
+async function newMergeRequestThread(f: Fixtures, iid: number): Promise<{ id: string; noteId: number }> {
+  const res = await t.api('POST', `/projects/${f.project.id}/merge_requests/${iid}/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
+  if (res.status !== 201) throw new Error(`merge request thread: ${res.status} ${res.text}`);
+  return { id: res.body.id, noteId: res.body.notes[0].id };
 }
 
 /** A new issue of the fixture project, by its owner. */
@@ -256,6 +285,10 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
       const iid = Number(params.issue_iid);
       return (thread ??= writes ? await newIssueThread(f, iid) : (f.issueThread ??= await newIssueThread(f, iid)));
     }
+    if (route.path.includes('/merge_requests/:merge_request_iid/')) {
+      const iid = Number(params.merge_request_iid);
+      return (thread ??= writes ? await newMergeRequestThread(f, iid) : (f.mergeRequestThread ??= await newMergeRequestThread(f, iid)));
+    }
     if (route.path.includes('/snippets/:snippet_id/')) {
       return (thread ??= writes ? await newSnippetThread(f, params.snippet_id) : (f.snippetThread ??= await newSnippetThread(f, params.snippet_id)));
     }
@@ -373,6 +406,10 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Issues: one the reads share (with a thread), a new one for each write; time tracking durations.
     issueIid: async () => String(route.compiled.kind === 'mutation' ? await newIssue(f) : (f.issueIid ??= await newIssue(f))),
     duration: () => '1h',
+    // Merge requests: one the reads share (with a thread), a new one for each write, each from a branch of its own.
+    mergeRequestIid: async () => String(route.compiled.kind === 'mutation' ? await newMergeRequest(f) : (f.mergeRequestIid ??= await newMergeRequest(f))),
+    sourceBranch: async () => newBranchWithCommit(f),
+    targetBranch: () => 'main',
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

@@ -8,6 +8,7 @@ projects and the rest) is the suite's own.
 """
 
 import os
+import time
 
 import pytest
 
@@ -41,3 +42,12 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.name == "test_features":
             item.own_markers[:] = [mark for mark in item.own_markers if mark.name != "skip"]
+
+
+@pytest.fixture(autouse=True)
+def no_pauses_for_merges(request, monkeypatch):
+    # test_merge_requests.py pauses (30 s in make_merge_request, 5 s around each merge) "to let GL catch up" with the
+    # mergeability checks and merges GitLab runs in the background; this server answers a merge once it is done, so
+    # its waits would only add minutes. Its polling loops still check the outcome.
+    if request.module.__name__.endswith("test_merge_requests"):
+        monkeypatch.setattr(time, "sleep", lambda seconds: None)

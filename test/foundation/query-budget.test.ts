@@ -99,6 +99,17 @@ beforeAll(async () => {
     if (i % 2) await t.api('PUT', `/projects/${project.id}/issues/${issue.body.iid}`, { token: owner.token, body: { state_event: 'close' } });
     await t.api('POST', `/projects/${project.id}/issues/${issue.body.iid}/todo`, { token: owner.token });
     await t.api('POST', `/projects/${project.id}/issues/1/discussions`, { token: member.token, body: { body: `issue thread ${i}` } });
+    // Merge requests from branches of their own (labels, an assignee, a reviewer, a milestone); the first one's branch
+    // gains a commit and a file each round, and a thread.
+    const branch = i === 0 ? { branch: 'mr0', start_branch: 'main' } : { branch: 'mr0' };
+    await t.api('POST', `/projects/${project.id}/repository/commits`, { token: owner.token, body: { ...branch, commit_message: `mr0 ${i}`, actions: [{ action: 'create', file_path: `mr0-${i}`, content: 'x' }] } });
+    if (i > 0) await t.api('POST', `/projects/${project.id}/repository/commits`, { token: owner.token, body: { branch: `mr${i}`, start_branch: 'main', commit_message: `mr ${i}`, actions: [{ action: 'create', file_path: `mr${i}`, content: 'x' }] } });
+    const mergeRequest = await t.api('POST', `/projects/${project.id}/merge_requests`, {
+      token: owner.token,
+      body: { source_branch: `mr${i}`, target_branch: 'main', title: `mr ${i}`, labels: `l${i},gl${i}`, assignee_ids: [member.id], reviewer_ids: [member.id], milestone_id: milestone.body.id },
+    });
+    expect(mergeRequest.status).toBe(201);
+    await t.api('POST', `/projects/${project.id}/merge_requests/1/discussions`, { token: member.token, body: { body: `merge request thread ${i}` } });
   }
   // Four threads on the commit, each a member's note and the owner's reply (authors and threads' notes are batched).
   const commitNote = { noteableType: 'Commit', projectId: project.id, commitId: sha, type: 'DiscussionNote' };
@@ -201,6 +212,10 @@ describe('query budget', () => {
     'GET /projects/:id/issues/:issue_iid/discussions': () => `/projects/${project.id}/issues/1/discussions`,
     'GET /projects/:id/issues/:issue_iid/notes': () => `/projects/${project.id}/issues/1/notes`,
     'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/commits': () => `/projects/${project.id}/merge_requests/1/commits`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/diffs': () => `/projects/${project.id}/merge_requests/1/diffs`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/discussions': () => `/projects/${project.id}/merge_requests/1/discussions`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/notes': () => `/projects/${project.id}/merge_requests/1/notes`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {

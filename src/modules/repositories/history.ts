@@ -53,7 +53,7 @@ function signer(text: string): { name: string | null; email: string | null } {
 }
 
 /** GitLab's `unidiff`: the patch with its `---`/`+++` file headers (Gitlab::Git::Diff#unidiff). */
-function unidiff(d: FileDiff): FileDiff {
+export function unidiff(d: FileDiff): FileDiff {
   if (!d.diff || d.diff.startsWith('Binary files')) return d;
   return { ...d, diff: `--- ${d.newFile ? '/dev/null' : `a/${d.oldPath}`}\n+++ ${d.deletedFile ? '/dev/null' : `b/${d.newPath}`}\n${d.diff}` };
 }

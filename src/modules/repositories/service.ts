@@ -173,6 +173,16 @@ export class RepositoriesService {
   }
 
   /**
+   * GitLab's UserAccess#can_merge_to_branch?, which merging a merge request asks of its target: `push_code`, and on a
+   * protected branch a rule that lets the viewer merge.
+   */
+  async canMergeToBranch(project: ProjectRow, branch: string): Promise<boolean> {
+    if (project.archived || !(await this.base.access.can('push_code', project))) return false;
+    const rules = await this.protectedBranches.matching(project.id, branch);
+    return rules.length === 0 || mayAccess(await this.base.access.actor(), project, rules, 'merge');
+  }
+
+  /**
    * GitLab's force-push test (Gitlab::Checks::ForcePush): a branch that existed, still exists, and whose new
    * commit does not descend from its old one. `env` shows git a push's quarantined objects.
    */

@@ -1,0 +1,229 @@
+/**
+ * A merge request's git side, read and written through the repository's git (src/git/repository.ts): its branches'
+ * heads and diff refs, whether it merges cleanly (GitLab's merge_status and detailed_merge_status), its commits and
+ * diffs, and merging it (a merge commit, optionally over a squashed commit, written with `git merge-tree` and
+ * `commit-tree`, and the target branch moved only if it has not moved meanwhile), recorded as a push.
+ */
+import { conflict, methodNotAllowed, notFound, unauthenticated, unprocessable } from '../../errors.js';
+import { listConnection, type PageArgs } from '../../graphql/connection.js';
+import { ZERO_SHA, type FileDiff, type Repository } from '../../git/repository.js';
+import type { ServiceBase } from '../module.js';
+import type { ProjectRow } from '../projects/service.js';
+import { unidiff } from '../repositories/history.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import type { MergeRequestRow, MergeRequestsService } from './service.js';
+
+export interface DiffRefs {
+  baseSha: string | null;
+  headSha: string | null;
+  startSha: string | null;
+}
+
+/** What a merge request's git state is, as its entity shows it. */
+export interface MergeRequestGitState extends DiffRefs {
+  sourceExists: boolean;
+  /** The source has commits the target lacks. */
+  hasCommits: boolean;
+  conflicts: boolean;
+}
+
+export interface MergeOptions {
+  sha?: string | null;
+  squash?: boolean | null;
+  shouldRemoveSourceBranch?: boolean | null;
+  mergeCommitMessage?: string | null;
+  squashCommitMessage?: string | null;
+}
+
+/** Whether two commits merge cleanly depends on nothing but the two: remembered by repository and object names. */
+const CLEAN_MERGES = new Map<string, boolean>();
+const CLEAN_MERGES_LIMIT = 2000;
+
+export class MergeRequestGit {
+  /** Branch heads by project, read once per request (a list asks for every merge request's branches). */
+  private heads = new Map<number, Promise<Map<string, string>>>();
+  private states = new Map<number, Promise<MergeRequestGitState>>();
+
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly mergeRequests: MergeRequestsService,
+    private readonly repositories: RepositoriesService,
+  ) {}
+
+  private open(project: ProjectRow): Promise<Repository> {
+    return this.repositories.open(project);
+  }
+
+  /** The heads of these branches (null for a branch that does not exist). */
+  async branchHeads(project: ProjectRow, names: readonly string[]): Promise<Map<string, string | null>> {
+    let heads = this.heads.get(project.id);
+    if (!heads) {
+      heads = this.open(project).then((r) => r.refs('refs/heads/'));
+      this.heads.set(project.id, heads);
+    }
+    const all = await heads;
+    return new Map(names.map((n) => [n, all.get(`refs/heads/${n}`) ?? null]));
+  }
+
+  /** GitLab's diff refs of a source head against a target head: their merge base, the source head, the target head. */
+  async diffRefsOf(project: ProjectRow, headSha: string, startSha: string): Promise<DiffRefs> {
+    const repository = await this.open(project);
+    return { baseSha: await repository.mergeBase(startSha, headSha), headSha, startSha };
+  }
+
+  private async conflicts(repository: Repository, target: string, source: string): Promise<boolean> {
+    const key = `${repository.path}\0${target}\0${source}`;
+    const known = CLEAN_MERGES.get(key);
+    if (known !== undefined) return !known;
+    const clean = (await repository.mergeTree(target, source)) !== null;
+    if (CLEAN_MERGES.size >= CLEAN_MERGES_LIMIT) CLEAN_MERGES.delete(CLEAN_MERGES.keys().next().value as string);
+    CLEAN_MERGES.set(key, clean);
+    return !clean;
+  }
+
+  /**
+   * The merge request's git state: read from its branches while it is open (or closed with both branches still
+   * there), from what was kept when it was merged otherwise. Once per merge request and request.
+   */
+  state(mr: MergeRequestRow): Promise<MergeRequestGitState> {
+    let state = this.states.get(mr.id);
+    if (!state) {
+      state = this.readState(mr);
+      this.states.set(mr.id, state);
+    }
+    return state;
+  }
+
+  private async readState(mr: MergeRequestRow): Promise<MergeRequestGitState> {
+    const kept: MergeRequestGitState = { baseSha: mr.baseSha, headSha: mr.headSha, startSha: mr.startSha, sourceExists: false, hasCommits: true, conflicts: false };
+    if (mr.state === 'merged') return kept;
+    const project = await this.mergeRequests.projectOf(mr);
+    const heads = await this.branchHeads(project, [mr.sourceBranch, mr.targetBranch]);
+    const source = heads.get(mr.sourceBranch);
+    const target = heads.get(mr.targetBranch);
+    if (!source || !target) return { ...kept, headSha: source ?? mr.headSha, sourceExists: !!source, hasCommits: false };
+    const repository = await this.open(project);
+    const [baseSha, ahead, conflicts] = await Promise.all([
+      repository.mergeBase(target, source),
+      repository.countCommits(source, [target]),
+      mr.state === 'opened' ? this.conflicts(repository, target, source) : Promise.resolve(false),
+    ]);
+    return { baseSha, headSha: source, startSha: target, sourceExists: true, hasCommits: ahead > 0, conflicts };
+  }
+
+  /** GitLab's detailed_merge_status, from its mergeability checks in their order. */
+  async detailedMergeStatus(mr: MergeRequestRow): Promise<string> {
+    if (mr.state !== 'opened') return 'not_open';
+    if (mr.draft) return 'draft_status';
+    const state = await this.state(mr);
+    if (!state.sourceExists || !state.hasCommits) return 'commits_status';
+    if (state.conflicts) return 'conflict';
+    return 'mergeable';
+  }
+
+  /** GitLab's (deprecated) merge_status: `cannot_be_merged` when an open merge request conflicts or lost its source. */
+  async mergeStatus(mr: MergeRequestRow): Promise<string> {
+    if (mr.state !== 'opened') return 'can_be_merged';
+    const state = await this.state(mr);
+    return state.conflicts || !state.sourceExists ? 'cannot_be_merged' : 'can_be_merged';
+  }
+
+  async hasConflicts(mr: MergeRequestRow): Promise<boolean> {
+    return (await this.mergeStatus(mr)) === 'cannot_be_merged';
+  }
+
+  /** The commits of the merge request (in its source, not in its target), newest first. */
+  async commits(mr: MergeRequestRow, page: PageArgs) {
+    const project = await this.mergeRequests.projectOf(mr);
+    const { headSha, startSha } = await this.state(mr);
+    if (!headSha) return listConnection(page, []);
+    const repository = await this.open(project);
+    const log = await repository.log({ revision: startSha ? `${startSha}..${headSha}` : headSha, skip: 0, max: 10_000 });
+    return listConnection(page, log.map((c) => ({ ...c, project })));
+  }
+
+  /** The changes of the merge request: from the merge base to the source head. */
+  async diffs(mr: MergeRequestRow): Promise<FileDiff[]> {
+    const project = await this.mergeRequests.projectOf(mr);
+    const { headSha, baseSha, startSha } = await this.state(mr);
+    const from = baseSha ?? startSha;
+    if (!headSha || !from) return [];
+    return (await this.open(project)).diff(from, headSha);
+  }
+
+  /** The diffs, each patch with its file headers with `unidiff`. */
+  async diffList(mr: MergeRequestRow, unified: boolean): Promise<FileDiff[]> {
+    const diffs = await this.diffs(mr);
+    return unified ? diffs.map(unidiff) : diffs;
+  }
+
+  /** GitLab's `changes_count`: how many files change, as a string (`1000+` beyond GitLab's cap). */
+  async changesCount(mr: MergeRequestRow): Promise<string> {
+    const project = await this.mergeRequests.projectOf(mr);
+    const { headSha, baseSha, startSha } = await this.state(mr);
+    const from = baseSha ?? startSha;
+    if (!headSha || !from) return '0';
+    const paths = await (await this.open(project)).changedPaths(from, headSha);
+    const count = paths?.length ?? 0;
+    return count > 1000 ? '1000+' : String(count);
+  }
+
+  /**
+   * GitLab's `PUT …/merge` (MergeRequests::MergeService), answered as its API answers: 401 to whoever may not merge
+   * into the target branch (`unauthorized!` unless can_be_merged_by?, a quirk of GitLab's), 405 when the merge request
+   * is not mergeable now, 409 when `sha` is not the source head. The merge commit (over a squashed commit with
+   * `squash`) moves the target branch only if it is still where it was read; the source branch is removed when asked
+   * and allowed. Both moves are recorded as one push.
+   */
+  async merge(project: ProjectRow, iid: number, options: MergeOptions): Promise<MergeRequestRow> {
+    const viewer = this.base.access.requireViewer();
+    const mr = await this.mergeRequests.get(project, iid);
+    if (!(await this.repositories.canMergeToBranch(project, mr.targetBranch))) throw unauthenticated();
+    if ((await this.detailedMergeStatus(mr)) !== 'mergeable') throw methodNotAllowed('405 Method Not Allowed');
+    const state = await this.state(mr);
+    const source = state.headSha!;
+    const target = state.startSha!;
+    if (options.sha && options.sha !== source) throw conflict(`SHA does not match HEAD of source branch: ${source}`);
+    const repository = await this.open(project);
+    const tree = await repository.mergeTree(target, source);
+    if (!tree) throw methodNotAllowed('405 Method Not Allowed');
+    const user = await this.base.loaders.users.byId.load(viewer.id);
+    if (!user) throw notFound('User');
+    const merger = { name: user.name, email: user.email };
+    const squash = options.squash ?? mr.squash;
+    let squashCommitSha: string | null = null;
+    if (squash) {
+      const author = (mr.authorId !== null && (await this.base.loaders.users.byId.load(mr.authorId))) || user;
+      squashCommitSha = await repository.commitTree(tree, [target], withNewline(options.squashCommitMessage || mr.title), { name: author.name, email: author.email }, merger);
+    }
+    const message = options.mergeCommitMessage || this.defaultMessage(project, mr);
+    const mergeCommitSha = await repository.commitTree(tree, [target, squashCommitSha ?? source], withNewline(message), merger, merger);
+    const targetRef = `refs/heads/${mr.targetBranch}`;
+    if (!(await repository.updateRef(targetRef, mergeCommitSha, target))) throw unprocessable('Branch cannot be merged');
+    const updates = [{ ref: targetRef, before: target, after: mergeCommitSha }];
+    const removeSource = options.shouldRemoveSourceBranch ?? mr.forceRemoveSourceBranch;
+    if (removeSource && (await this.mayRemoveSourceBranch(project, mr.sourceBranch))) {
+      const sourceRef = `refs/heads/${mr.sourceBranch}`;
+      if (await repository.updateRef(sourceRef, ZERO_SHA, source)) updates.push({ ref: sourceRef, before: source, after: ZERO_SHA });
+    }
+    const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha: state.baseSha, startSha: target });
+    await this.repositories.refsUpdated(project, viewer.id, updates);
+    return merged;
+  }
+
+  /** GitLab's can_remove_source_branch?: not the default branch, not protected, and the viewer may push to it. */
+  private async mayRemoveSourceBranch(project: ProjectRow, branch: string): Promise<boolean> {
+    if (branch === project.defaultBranch) return false;
+    const protection = await this.repositories.branchProtection(project, branch);
+    return !protection.protected && (await this.repositories.canPushToBranch(project, branch));
+  }
+
+  /** GitLab's default merge commit template, its empty `%{issues}` line dropped. */
+  private defaultMessage(project: ProjectRow, mr: MergeRequestRow): string {
+    return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request ${project.fullPath}!${mr.iid}`;
+  }
+}
+
+function withNewline(message: string): string {
+  return message.endsWith('\n') ? message : `${message}\n`;
+}

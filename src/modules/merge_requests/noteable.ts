@@ -1,0 +1,52 @@
+/**
+ * Merge requests as noteables of the notes engine (GitLab's MergeRequest is a Noteable): found by iid in their
+ * project, read by whoever may read the merge request, commented on by those who may read it and create notes in the
+ * project, unless its discussion is locked (then those who may administer it). Their threads resolve
+ * (Noteable.resolvable_types) and a single comment may be replied to.
+ */
+import { registerNoteable, type Noteable, type NoteableKind } from '../notes/noteables.js';
+import type { ProjectRow } from '../projects/service.js';
+import { MERGE_REQUEST, mergeRequestSubject, type MergeRequestRow } from './service.js';
+
+type MergeRequestNoteable = Noteable & { mergeRequest: MergeRequestRow };
+
+function noteableOf(project: ProjectRow, mr: MergeRequestRow): MergeRequestNoteable {
+  return { type: MERGE_REQUEST, project, groupId: null, id: mr.id, commitId: null, iid: mr.iid, title: mr.title, mergeRequest: mr };
+}
+
+const subjectOf = (noteable: Noteable) => mergeRequestSubject(noteable.project!, (noteable as MergeRequestNoteable).mergeRequest);
+
+export const mergeRequestNoteables: NoteableKind = {
+  type: MERGE_REQUEST,
+  enumValue: 'MERGE_REQUEST',
+  resource: 'Merge Request',
+  replyable: true,
+  resolvable: true,
+  async find(ctx, project, key) {
+    if (!/^\d{1,9}$/.test(key)) return null;
+    const mr = await ctx.services.merge_requests.find(project, Number(key));
+    return mr && noteableOf(project, mr);
+  },
+  async ofNote(ctx, note) {
+    if (note.noteableId === null) return null;
+    const mr = await ctx.services.merge_requests.byId(note.noteableId);
+    if (!mr) return null;
+    return noteableOf(await ctx.services.projects.get({ id: mr.projectId }), mr);
+  },
+  async canRead(ctx, noteable) {
+    return !!noteable.project && ctx.access.can('read_merge_request', subjectOf(noteable));
+  },
+  async canCreateNote(ctx, noteable) {
+    if (!noteable.project || !(await ctx.access.can('read_merge_request', subjectOf(noteable)))) return false;
+    if (!(await ctx.access.can('create_note', noteable.project))) return false;
+    return !(noteable as MergeRequestNoteable).mergeRequest.discussionLocked || ctx.access.can('admin_merge_request', subjectOf(noteable));
+  },
+  async canSetCreatedAt(ctx, noteable) {
+    return !!noteable.project && ctx.access.can('set_note_created_at', noteable.project);
+  },
+  async iidOf(ctx, noteableId) {
+    return (await ctx.services.merge_requests.iidOf(noteableId)) ?? null;
+  },
+};
+
+registerNoteable(mergeRequestNoteables);

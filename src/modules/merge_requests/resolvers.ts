@@ -1,0 +1,280 @@
+/** GraphQL resolvers of merge requests; the REST routes run through them too. */
+import type { Context } from '../../context.js';
+import { invalidArgument } from '../../errors.js';
+import { listConnection, type PageArgs } from '../../graphql/connection.js';
+import { globalId, parseRef } from '../../graphql/ids.js';
+import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
+import { humanDuration } from '../issues/durations.js';
+import { splitNames } from '../issues/service.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { MergeRequestChanges, MergeRequestFilters, MergeRequestOrderBy, MergeRequestRow, MergeRequestScope } from './service.js';
+
+interface ListArgs extends PageArgs {
+  iids?: string[] | null;
+  sourceBranches?: (string | null)[] | null;
+  targetBranches?: (string | null)[] | null;
+  state?: MergeRequestFilters['state'];
+  draft?: boolean | null;
+  wip?: string | null;
+  labels?: string[] | null;
+  milestoneTitle?: string | null;
+  sort?: string | null;
+  authorUsername?: string | null;
+  assigneeUsername?: string | null;
+  reviewerUsername?: string | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  updatedAfter?: Date | null;
+  updatedBefore?: Date | null;
+  search?: string | null;
+  authorId?: number | null;
+  assigneeId?: string | null;
+  reviewerId?: string | null;
+  scope?: MergeRequestFilters['scope'];
+  orderBy?: MergeRequestOrderBy | null;
+  direction?: 'ASC' | 'DESC' | null;
+}
+
+/** GitLab's MergeRequestSort values as REST's order_by and sort. */
+const SORTS: Record<string, [MergeRequestOrderBy, 'asc' | 'desc']> = {
+  CREATED_DESC: ['created_at', 'desc'],
+  CREATED_ASC: ['created_at', 'asc'],
+  UPDATED_DESC: ['updated_at', 'desc'],
+  UPDATED_ASC: ['updated_at', 'asc'],
+  created_desc: ['created_at', 'desc'],
+  created_asc: ['created_at', 'asc'],
+  updated_desc: ['updated_at', 'desc'],
+  updated_asc: ['updated_at', 'asc'],
+  MERGED_AT_ASC: ['merged_at', 'asc'],
+  MERGED_AT_DESC: ['merged_at', 'desc'],
+  TITLE_ASC: ['title', 'asc'],
+  TITLE_DESC: ['title', 'desc'],
+  PRIORITY_ASC: ['priority', 'asc'],
+  PRIORITY_DESC: ['priority', 'desc'],
+  LABEL_PRIORITY_ASC: ['label_priority', 'asc'],
+  LABEL_PRIORITY_DESC: ['label_priority', 'desc'],
+  MILESTONE_DUE_ASC: ['milestone_due', 'asc'],
+  MILESTONE_DUE_DESC: ['milestone_due', 'desc'],
+};
+
+function filtersOf(args: ListArgs): MergeRequestFilters {
+  const [sortBy, sortDirection] = SORTS[args.sort ?? 'CREATED_DESC'] ?? SORTS.CREATED_DESC;
+  const iids = args.iids?.map((iid) => {
+    if (!/^\d{1,9}$/.test(iid)) throw invalidArgument('iids');
+    return Number(iid);
+  });
+  return {
+    state: args.state,
+    labels: splitNames(args.labels),
+    milestone: args.milestoneTitle,
+    authorId: args.authorId,
+    authorUsername: args.authorUsername,
+    assigneeId: args.assigneeId,
+    assigneeUsername: args.assigneeUsername,
+    reviewerId: args.reviewerId,
+    reviewerUsername: args.reviewerUsername,
+    sourceBranches: args.sourceBranches?.filter((b): b is string => b !== null),
+    targetBranches: args.targetBranches?.filter((b): b is string => b !== null),
+    search: args.search,
+    scope: args.scope,
+    createdAfter: args.createdAfter,
+    createdBefore: args.createdBefore,
+    updatedAfter: args.updatedAfter,
+    updatedBefore: args.updatedBefore,
+    iids,
+    draft: args.draft ?? (args.wip == null ? null : args.wip === 'yes' ? true : args.wip === 'no' ? false : wipRefused()),
+    orderBy: args.orderBy ?? sortBy,
+    sort: args.direction ? (args.direction.toLowerCase() as 'asc' | 'desc') : args.orderBy ? 'desc' : sortDirection,
+  };
+}
+
+const wipRefused = (): never => {
+  throw invalidArgument('wip');
+};
+
+const list = (scope: MergeRequestScope, args: ListArgs, ctx: Context) => ctx.services.merge_requests.list(scope, filtersOf(args), args);
+
+const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
+
+const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
+const projectOfMr = async (mr: MergeRequestRow, ctx: Context): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(mr.projectId))!;
+
+const user = (ctx: Context, id: number | null | undefined) => (id == null ? null : ctx.loaders.users.byId.load(id));
+const users = async (ctx: Context, ids: readonly number[]) => (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null);
+
+/** Task list items of a description (`- [ ]`, `* [x]`, `1. [ ]`), as GitLab's TaskList counts them. */
+function tasks(description: string | null): { count: number; completed: number } {
+  const items = description?.match(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[[ xX]\][ \t]/gm) ?? [];
+  return { count: items.length, completed: items.filter((i) => /\[[xX]\]/.test(i)).length };
+}
+
+async function path(mr: MergeRequestRow, ctx: Context): Promise<string> {
+  return `${(await projectOfMr(mr, ctx)).fullPath}/-/merge_requests/${mr.iid}`;
+}
+
+const git = (ctx: Context) => ctx.services.merge_requests.git;
+
+interface MrIid {
+  projectPath: string;
+  iid: string;
+}
+
+type Mode = 'REPLACE' | 'APPEND' | 'REMOVE';
+
+export const mergeRequestResolvers = {
+  NoteableKind: { MERGE_REQUEST: 'MergeRequest' },
+  DetailedMergeStatus: lowerEnum([
+    'unchecked', 'checking', 'mergeable', 'commits_status', 'ci_must_pass', 'ci_still_running', 'discussions_not_resolved', 'draft_status', 'not_open',
+    'not_approved', 'blocked_status', 'conflict', 'need_rebase', 'requested_changes', 'merge_time', 'preparing',
+  ]),
+  MergeStatus: lowerEnum(['unchecked', 'checking', 'can_be_merged', 'cannot_be_merged', 'cannot_be_merged_recheck']),
+  Project: {
+    mergeRequest: (project: ProjectRow, args: { iid: string }, ctx: Context) => ctx.services.merge_requests.find(project, iidOf(args.iid)),
+    mergeRequests: (project: ProjectRow, args: ListArgs, ctx: Context) => list({ project }, args, ctx),
+  },
+  Group: {
+    mergeRequests: (group: NamespaceRow, args: ListArgs, ctx: Context) => list({ group }, args, ctx),
+  },
+  Query: {
+    mergeRequest: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.merge_requests.byId(args.id),
+    projectMergeRequest: async (_: unknown, args: MrIid, ctx: Context) => ctx.services.merge_requests.get(await projectOf(ctx, args.projectPath), iidOf(args.iid)),
+    mergeRequests: (_: unknown, args: ListArgs, ctx: Context) => list({ all: true }, args, ctx),
+  },
+  MergeRequest: {
+    id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
+    databaseId: (m: MergeRequestRow) => m.id,
+    iid: (m: MergeRequestRow) => String(m.iid),
+    databaseIid: (m: MergeRequestRow) => m.iid,
+    project: (m: MergeRequestRow, _a: unknown, ctx: Context) => projectOfMr(m, ctx),
+    targetProjectId: (m: MergeRequestRow) => m.projectId,
+    closedBy: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.closedById),
+    author: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.authorId),
+    mergeUser: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.mergeUserId),
+    assignees: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, m.assignees.map((a) => a.userId))),
+    assignee: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.assignees[0]?.userId),
+    reviewers: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, m.reviewers.map((r) => r.userId))),
+    participants: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, await ctx.services.merge_requests.participants(m))),
+    labels: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => {
+      const project = await projectOfMr(m, ctx);
+      const labels = await ctx.loaders.merge_requests.labels.load(m.id);
+      return listConnection(args, labels.map((l) => ({ ...l, parent: { project } })));
+    },
+    labelTitles: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await ctx.loaders.merge_requests.labels.load(m.id)).map((l) => l.title),
+    milestone: (m: MergeRequestRow, _a: unknown, ctx: Context) => (m.milestoneId === null ? null : ctx.loaders.merge_requests.milestoneById.load(m.milestoneId)),
+    squashOnMerge: (m: MergeRequestRow) => m.squash,
+    shouldRemoveSourceBranch: () => null,
+    sourceBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).branchHeads(await projectOfMr(m, ctx), [m.sourceBranch])).get(m.sourceBranch) != null,
+    targetBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).branchHeads(await projectOfMr(m, ctx), [m.targetBranch])).get(m.targetBranch) != null,
+    diffHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).state(m)).headSha,
+    diffRefs: async (m: MergeRequestRow, _a: unknown, ctx: Context) => {
+      const state = await git(ctx).state(m);
+      return state.headSha && state.startSha ? state : null;
+    },
+    mergeStatus: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeStatus(m),
+    mergeStatusEnum: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeStatus(m),
+    detailedMergeStatus: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).detailedMergeStatus(m),
+    conflicts: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).hasConflicts(m),
+    mergeable: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).detailedMergeStatus(m)) === 'mergeable',
+    mergeableDiscussionsState: () => true,
+    mergeError: () => null,
+    autoMergeEnabled: () => false,
+    commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).commits(m, { first: 1 })).count,
+    commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
+    diffs: async (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => listConnection(args, await git(ctx).diffList(m, args.unidiff ?? false)),
+    changes: async (m: MergeRequestRow, args: { unidiff?: boolean | null }, ctx: Context) => git(ctx).diffList(m, args.unidiff ?? false),
+    changesOverflow: () => false,
+    changesCount: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).changesCount(m),
+    userNotesCount: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.loaders.merge_requests.userNotesCount.load(m.id),
+    upvotes: () => 0,
+    downvotes: () => 0,
+    webUrl: async (m: MergeRequestRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(m, ctx)),
+    webPath: async (m: MergeRequestRow, _a: unknown, ctx: Context) => `/${await path(m, ctx)}`,
+    reference: async (m: MergeRequestRow, args: { full?: boolean | null }, ctx: Context) => (args.full ? `${(await projectOfMr(m, ctx)).fullPath}!${m.iid}` : `!${m.iid}`),
+    references: async (m: MergeRequestRow, _a: unknown, ctx: Context) => ({ short: `!${m.iid}`, relative: `!${m.iid}`, full: `${(await projectOfMr(m, ctx)).fullPath}!${m.iid}` }),
+    timeStats: (m: MergeRequestRow) => ({
+      timeEstimate: m.timeEstimate,
+      totalTimeSpent: m.totalTimeSpent,
+      humanTimeEstimate: humanDuration(m.timeEstimate),
+      humanTotalTimeSpent: humanDuration(m.totalTimeSpent),
+    }),
+    taskCompletionStatus: (m: MergeRequestRow) => {
+      const t = tasks(m.description);
+      return { count: t.count, completedCount: t.completed };
+    },
+    subscribed: (m: MergeRequestRow, _a: unknown, ctx: Context) =>
+      !!ctx.viewer && (m.authorId === ctx.viewer.id || m.assignees.some((a) => a.userId === ctx.viewer!.id) || m.reviewers.some((r) => r.userId === ctx.viewer!.id)),
+    firstContribution: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.firstContribution(m),
+    headPipeline: () => null,
+    latestBuildStartedAt: () => null,
+    latestBuildFinishedAt: () => null,
+    firstDeployedToProductionAt: () => null,
+    imported: () => false,
+    importedFrom: () => 'none',
+    userPermissions: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.permissions(m),
+  },
+  Mutation: {
+    mergeRequestCreate: async (_: unknown, input: { projectPath: string; title: string; sourceBranch: string; targetBranch: string } & Record<string, unknown>, ctx: Context) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const mergeRequest = await ctx.services.merge_requests.create(project, {
+        title: input.title,
+        sourceBranch: input.sourceBranch,
+        targetBranch: input.targetBranch,
+        description: input.description as string | null | undefined,
+        labels: splitNames(input.labels as string[] | null | undefined),
+        assigneeIds: (input.assigneeIds as number[] | null | undefined) ?? (input.assigneeId ? [input.assigneeId as number] : null),
+        reviewerIds: input.reviewerIds as number[] | null | undefined,
+        milestoneId: input.milestoneId as number | null | undefined,
+        removeSourceBranch: input.removeSourceBranch as boolean | null | undefined,
+        squash: input.squash as boolean | null | undefined,
+      });
+      return { mergeRequest };
+    },
+    mergeRequestUpdate: async (
+      _: unknown,
+      input: MrIid & Omit<MergeRequestChanges, 'stateEvent'> & { state?: 'OPEN' | 'CLOSED' | null; stateEvent?: string | null; assigneeId?: number | null },
+      ctx: Context,
+    ) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const { projectPath: _p, iid, state, stateEvent, assigneeId, ...rest } = input;
+      const changes: MergeRequestChanges = {
+        ...rest,
+        labels: splitNames(rest.labels),
+        addLabels: splitNames(rest.addLabels),
+        removeLabels: splitNames(rest.removeLabels),
+        stateEvent: stateEvent ?? (state === 'CLOSED' ? 'close' : state === 'OPEN' ? 'reopen' : null),
+      };
+      if (assigneeId != null && rest.assigneeIds == null) changes.assigneeIds = assigneeId > 0 ? [assigneeId] : [];
+      if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
+      return { mergeRequest: await ctx.services.merge_requests.update(project, iidOf(iid), changes) };
+    },
+    mergeRequestAccept: async (
+      _: unknown,
+      input: MrIid & { sha?: string | null; commitMessage?: string | null; squashCommitMessage?: string | null; shouldRemoveSourceBranch?: boolean | null; squash?: boolean | null },
+      ctx: Context,
+    ) => ({
+      mergeRequest: await git(ctx).merge(await projectOf(ctx, input.projectPath), iidOf(input.iid), {
+        sha: input.sha,
+        squash: input.squash,
+        shouldRemoveSourceBranch: input.shouldRemoveSourceBranch,
+        mergeCommitMessage: input.commitMessage,
+        squashCommitMessage: input.squashCommitMessage,
+      }),
+    }),
+    mergeRequestSetLabels: async (_: unknown, input: MrIid & { labelIds: number[]; operationMode?: Mode | null }, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.setLabels(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.labelIds, input.operationMode ?? 'REPLACE'),
+    }),
+    mergeRequestSetAssignees: async (_: unknown, input: MrIid & { assigneeUsernames: string[]; operationMode?: Mode | null }, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.setPeople(await projectOf(ctx, input.projectPath), iidOf(input.iid), 'assignees', input.assigneeUsernames, input.operationMode ?? 'REPLACE'),
+    }),
+    mergeRequestSetReviewers: async (_: unknown, input: MrIid & { reviewerUsernames: string[]; operationMode?: Mode | null }, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.setPeople(await projectOf(ctx, input.projectPath), iidOf(input.iid), 'reviewers', input.reviewerUsernames, input.operationMode ?? 'REPLACE'),
+    }),
+    mergeRequestSetDraft: async (_: unknown, input: MrIid & { draft: boolean }, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { draft: input.draft }, false),
+    }),
+    mergeRequestDestroy: async (_: unknown, input: MrIid, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.destroy(await projectOf(ctx, input.projectPath), iidOf(input.iid)),
+    }),
+  },
+};

@@ -1,0 +1,567 @@
+/**
+ * Owns merge requests (GitLab's MergeRequest), numbered by iid within their project, with their assignees, reviewers
+ * and label links: the Merge Requests API of projects, groups and the instance (MergeRequestsFinder's filters and
+ * orders), create with GitLab's branch validations, update with state events and label changes, delete, and their
+ * activity events. Their git side (commits, diffs, mergeability, merging) is git.ts.
+ */
+import type { Prisma } from '../../db/database.js';
+import { containsIgnoringCase } from '../../db/text.js';
+import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
+import { connection, type PageArgs } from '../../graphql/connection.js';
+import type { ActivityService } from '../activity/service.js';
+import type { LabelsService } from '../labels/service.js';
+import type { ServiceBase } from '../module.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import { MergeRequestGit } from './git.js';
+import type { MergeRequestSubject } from './policy.js';
+
+export const MERGE_REQUEST = 'MergeRequest';
+
+const withPeople = {
+  assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
+  reviewers: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
+} as const;
+
+export type MergeRequestRow = Prisma.MergeRequestGetPayload<{ include: typeof withPeople }>;
+
+export type MergeRequestScope = { project: ProjectRow } | { group: NamespaceRow } | { all: true };
+
+export type MergeRequestOrderBy = 'created_at' | 'updated_at' | 'merged_at' | 'title' | 'priority' | 'label_priority' | 'milestone_due' | 'popularity';
+
+/** MergeRequestsFinder's filters, as the Merge Requests API names them. */
+export interface MergeRequestFilters {
+  state?: 'opened' | 'closed' | 'merged' | 'locked' | 'all' | null;
+  labels?: readonly string[] | null;
+  milestone?: string | null;
+  authorId?: number | null;
+  authorUsername?: string | null;
+  /** A user id, `None` or `Any`. */
+  assigneeId?: string | null;
+  assigneeUsername?: string | null;
+  /** A user id, `None` or `Any`. */
+  reviewerId?: string | null;
+  reviewerUsername?: string | null;
+  sourceBranches?: readonly string[] | null;
+  targetBranches?: readonly string[] | null;
+  search?: string | null;
+  scope?: 'created_by_me' | 'assigned_to_me' | 'reviews_for_me' | 'all' | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  updatedAfter?: Date | null;
+  updatedBefore?: Date | null;
+  iids?: readonly number[] | null;
+  draft?: boolean | null;
+  orderBy?: MergeRequestOrderBy | null;
+  sort?: 'asc' | 'desc' | null;
+}
+
+export interface MergeRequestInput {
+  sourceBranch: string;
+  targetBranch: string;
+  title: string;
+  description?: string | null;
+  labels?: readonly string[] | null;
+  assigneeIds?: readonly number[] | null;
+  reviewerIds?: readonly number[] | null;
+  milestoneId?: number | null;
+  removeSourceBranch?: boolean | null;
+  squash?: boolean | null;
+  draft?: boolean | null;
+}
+
+export interface MergeRequestChanges {
+  title?: string | null;
+  description?: string | null;
+  targetBranch?: string | null;
+  labels?: readonly string[] | null;
+  addLabels?: readonly string[] | null;
+  removeLabels?: readonly string[] | null;
+  /** Label ids replacing the current labels (GraphQL's mergeRequestSetLabels). */
+  labelIds?: readonly number[] | null;
+  assigneeIds?: readonly number[] | null;
+  reviewerIds?: readonly number[] | null;
+  /** Present with null or 0: the milestone is removed. */
+  milestoneId?: number | null;
+  stateEvent?: string | null;
+  squash?: boolean | null;
+  removeSourceBranch?: boolean | null;
+  discussionLocked?: boolean | null;
+  draft?: boolean | null;
+}
+
+/** GitLab's draft prefixes (MergeRequest::DRAFT_REGEX): `Draft:`, `[Draft]`, `(Draft)`, any case, at the start. */
+const DRAFT = /^\s*(?:\[draft\]|\(draft\)|draft:)\s*/i;
+
+export function isDraftTitle(title: string): boolean {
+  return DRAFT.test(title);
+}
+
+/** The title without its draft prefixes (`draftless_title`), or with one `Draft: ` in front (`draft_title`). */
+function draftTitle(title: string, draft: boolean): string {
+  let bare = title;
+  while (DRAFT.test(bare)) bare = bare.replace(DRAFT, '');
+  return draft ? `Draft: ${bare}` : bare;
+}
+
+function mergeRequestErrors(mr: { title: string; description: string | null }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (!mr.title.trim()) errors.title = ["can't be blank"];
+  else if (mr.title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
+  if (mr.description && mr.description.length > 1_048_576) errors.description = ['is too long (maximum is 1048576 characters)'];
+  return errors;
+}
+
+export const mergeRequestSubject = (project: ProjectRow, mr: MergeRequestRow): MergeRequestSubject => ({
+  inProject: project,
+  authorId: mr.authorId,
+  assigneeIds: mr.assignees.map((a) => a.userId),
+});
+
+export class MergeRequestsService {
+  /** Commits, diffs, mergeability and merging, through the repository's git. */
+  readonly git: MergeRequestGit;
+
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly labels: LabelsService,
+    private readonly activity: ActivityService,
+    readonly repositories: RepositoriesService,
+  ) {
+    this.git = new MergeRequestGit(base, this, repositories);
+  }
+
+  private get db() {
+    return this.base.db;
+  }
+
+  async projectOf(mr: MergeRequestRow): Promise<ProjectRow> {
+    const project = await this.base.loaders.projects.byId.load(mr.projectId);
+    if (!project) throw notFound('Project');
+    return project;
+  }
+
+  async subject(mr: MergeRequestRow): Promise<MergeRequestSubject> {
+    return mergeRequestSubject(await this.projectOf(mr), mr);
+  }
+
+  /**
+   * One of the project's merge requests by iid, as GitLab's find_merge_request_with_access answers: `404 Merge Request
+   * Not Found` when there is none, 403 when the viewer sees the project but may not read it.
+   */
+  async get(project: ProjectRow, iid: number): Promise<MergeRequestRow> {
+    if (!(await this.base.access.can('read_project', project))) throw notFound('Project');
+    const mr = await this.db.mergeRequest.findUnique({ where: { projectId_iid: { projectId: project.id, iid } }, include: withPeople });
+    if (!mr) throw notFound('Merge Request');
+    await this.base.access.authorize('read_merge_request', mergeRequestSubject(project, mr));
+    return mr;
+  }
+
+  async find(project: ProjectRow, iid: number): Promise<MergeRequestRow | null> {
+    if (!(await this.base.access.can('read_project', project))) throw notFound('Project');
+    const mr = await this.db.mergeRequest.findUnique({ where: { projectId_iid: { projectId: project.id, iid } }, include: withPeople });
+    if (!mr || !(await this.base.access.can('read_merge_request', mergeRequestSubject(project, mr)))) return null;
+    return mr;
+  }
+
+  /** A merge request by id when the viewer may read it (global IDs, notes); null otherwise. */
+  async byId(id: number): Promise<MergeRequestRow | null> {
+    const mr = await this.db.mergeRequest.findUnique({ where: { id }, include: withPeople });
+    if (!mr) return null;
+    const project = await this.base.loaders.projects.byId.load(mr.projectId);
+    if (!project || project.pendingDelete || !(await this.base.access.can('read_merge_request', mergeRequestSubject(project, mr)))) return null;
+    return mr;
+  }
+
+  /** Of these ids, those the viewer may read, in one query: their activity events' check. */
+  async readableIds(ids: readonly number[]): Promise<Set<number>> {
+    const rows = await this.db.mergeRequest.findMany({
+      where: { AND: [{ id: { in: [...ids] } }, await this.base.access.where('read_merge_request'), { project: { pendingDelete: false } }] },
+      select: { id: true },
+    });
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** The merge requests of the scope with MergeRequestsFinder's filters and order. */
+  async list(scope: MergeRequestScope, filters: MergeRequestFilters, page: PageArgs) {
+    const viewer = this.base.viewer;
+    const listScope = filters.scope ?? ('all' in scope ? 'created_by_me' : 'all');
+    if ('all' in scope && listScope !== 'all') this.base.access.requireViewer();
+    const and: Prisma.MergeRequestWhereInput[] = [await this.base.access.where('read_merge_request'), { project: { pendingDelete: false } }];
+    // GitLab's `authorize! :read_merge_request, user_project`: a project seen without its merge requests is a 403.
+    if ('project' in scope) await this.base.access.authorize('read_project_merge_requests', scope.project);
+    if ('project' in scope) and.push({ projectId: scope.project.id });
+    if ('group' in scope) and.push({ project: { namespace: { traversalIds: { has: scope.group.id } } } });
+    if (listScope === 'created_by_me' && viewer) and.push({ authorId: viewer.id });
+    if (listScope === 'assigned_to_me' && viewer) and.push({ assignees: { some: { userId: viewer.id } } });
+    if (listScope === 'reviews_for_me' && viewer) and.push({ reviewers: { some: { userId: viewer.id } } });
+    if (filters.state && filters.state !== 'all') and.push({ state: filters.state });
+    if (filters.iids?.length) and.push({ iid: { in: [...filters.iids] } });
+    if (filters.authorId != null) and.push({ authorId: filters.authorId });
+    if (filters.authorUsername) and.push({ authorId: { in: await this.userIds([filters.authorUsername]) } });
+    if (filters.sourceBranches?.length) and.push({ sourceBranch: { in: [...filters.sourceBranches] } });
+    if (filters.targetBranches?.length) and.push({ targetBranch: { in: [...filters.targetBranches] } });
+    if (filters.draft != null) and.push({ draft: filters.draft });
+    if (filters.search) and.push({ OR: [{ title: containsIgnoringCase(filters.search) }, { description: containsIgnoringCase(filters.search) }] });
+    if (filters.createdAfter) and.push({ createdAt: { gte: filters.createdAfter } });
+    if (filters.createdBefore) and.push({ createdAt: { lte: filters.createdBefore } });
+    if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
+    if (filters.updatedBefore) and.push({ updatedAt: { lte: filters.updatedBefore } });
+    const people = async (relation: 'assignees' | 'reviewers', id: string | null | undefined, username: string | null | undefined, argument: string) => {
+      const value = id?.trim();
+      if (value) {
+        if (/^none$/i.test(value)) and.push({ [relation]: { none: {} } });
+        else if (/^any$/i.test(value)) and.push({ [relation]: { some: {} } });
+        else if (/^\d{1,9}$/.test(value)) and.push({ [relation]: { some: { userId: Number(value) } } });
+        else throw invalidArgument(argument);
+      }
+      if (username) and.push({ [relation]: { some: { userId: { in: await this.userIds([username]) } } } });
+    };
+    await people('assignees', filters.assigneeId, filters.assigneeUsername, 'assigneeId');
+    await people('reviewers', filters.reviewerId, filters.reviewerUsername, 'reviewerId');
+    const milestone = filters.milestone?.trim();
+    if (milestone) {
+      const today = new Date(new Date().toISOString().slice(0, 10));
+      if (/^none$/i.test(milestone)) and.push({ milestoneId: null });
+      else if (/^any$/i.test(milestone)) and.push({ milestoneId: { not: null } });
+      else if (/^upcoming$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', dueDate: { gt: today } } } });
+      else if (/^started$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', startDate: { lte: today } } } });
+      else and.push({ milestone: { is: { title: milestone } } });
+    }
+    const labels = filters.labels ?? [];
+    if (labels.length === 1 && /^none$/i.test(labels[0])) and.push({ id: { notIn: await this.labelled() } });
+    else if (labels.length === 1 && /^any$/i.test(labels[0])) and.push({ id: { in: await this.labelled() } });
+    else for (const title of labels) and.push({ id: { in: await this.labelled(title) } });
+    const where: Prisma.MergeRequestWhereInput = { AND: and };
+    const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
+    return connection(
+      page,
+      ({ skip, take }) => this.db.mergeRequest.findMany({ where, orderBy, skip, take, include: withPeople }),
+      () => this.db.mergeRequest.count({ where }),
+    );
+  }
+
+  private async userIds(usernames: readonly string[]): Promise<number[]> {
+    const users = await this.db.user.findMany({ where: { username: { in: [...usernames] } }, select: { id: true } });
+    return users.map((u) => u.id);
+  }
+
+  /** Ids of the merge requests carrying a label of that title (any label when none is named). */
+  private async labelled(title?: string): Promise<number[]> {
+    const links = await this.db.labelLink.findMany({
+      where: { targetType: MERGE_REQUEST, ...(title !== undefined ? { label: { title } } : {}) },
+      select: { targetId: true },
+      distinct: ['targetId'],
+    });
+    return links.map((l) => l.targetId);
+  }
+
+  private order(orderBy: MergeRequestOrderBy, sort: 'asc' | 'desc'): Prisma.MergeRequestOrderByWithRelationInput[] {
+    const id = { id: sort } as const;
+    switch (orderBy) {
+      case 'updated_at':
+        return [{ updatedAt: sort }, id];
+      case 'title':
+        return [{ title: sort }, id];
+      case 'merged_at':
+        return [{ mergedAt: { sort, nulls: 'last' } }, id];
+      case 'priority':
+      case 'label_priority':
+      case 'milestone_due':
+        return [{ milestone: { dueDate: { sort: 'asc', nulls: 'last' } } }, { createdAt: sort }, id];
+      default:
+        return [{ createdAt: sort }, id];
+    }
+  }
+
+  private async lock(tx: Prisma.TransactionClient, projectId: number): Promise<void> {
+    await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${projectId} FOR UPDATE`;
+  }
+
+  private async milestoneFor(project: ProjectRow, id: number | null | undefined): Promise<number | null> {
+    if (!id) return null;
+    const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
+    const milestone = await this.db.milestone.findFirst({ where: { id, OR: [{ projectId: project.id }, { groupId: { in: groups } }] }, select: { id: true } });
+    return milestone?.id ?? null;
+  }
+
+  /** Users that exist, in the order given, each once (unknown ids dropped, as GitLab drops them). */
+  private async usersFor(ids: readonly number[]): Promise<number[]> {
+    const wanted = [...new Set(ids.filter((id) => id > 0))];
+    if (!wanted.length) return [];
+    const users = await this.db.user.findMany({ where: { id: { in: wanted } }, select: { id: true } });
+    const found = new Set(users.map((u) => u.id));
+    return wanted.filter((id) => found.has(id));
+  }
+
+  private async labelIdsFor(project: ProjectRow, titles: readonly string[] | null | undefined): Promise<number[]> {
+    const byTitle = titles?.length ? await this.labels.findOrCreateByTitles(project, titles, true) : [];
+    return [...new Set(byTitle.map((l) => l.id))];
+  }
+
+  /** Records the merge request's event (`opened` is GitLab's `created` with target MergeRequest). */
+  event(project: ProjectRow, mr: { id: number; iid: number; title: string }, action: 'created' | 'closed' | 'reopened' | 'merged', tx: Prisma.TransactionClient) {
+    return this.activity.record(
+      { action, authorId: this.base.access.requireViewer().id, project, targetType: MERGE_REQUEST, targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title },
+      tx,
+    );
+  }
+
+  /**
+   * GitLab's MergeRequest#validate_branches for an open merge request: no other open one for the same source and
+   * target (409, `validate_branches`).
+   */
+  private async checkNoOtherOpen(project: ProjectRow, source: string, target: string, except?: number): Promise<void> {
+    const other = await this.db.mergeRequest.findFirst({
+      where: { projectId: project.id, sourceProjectId: project.id, sourceBranch: source, targetBranch: target, state: 'opened', ...(except ? { id: { not: except } } : {}) },
+      select: { iid: true },
+      orderBy: { id: 'asc' },
+    });
+    if (other) throw attributeError(`Another open merge request already exists for this source branch: !${other.iid}`, 409);
+  }
+
+  async create(project: ProjectRow, input: MergeRequestInput): Promise<MergeRequestRow> {
+    const viewer = this.base.access.requireViewer();
+    if (!(await this.base.access.can('read_project', project))) throw notFound('Project');
+    await this.base.access.authorize('create_merge_request_in', project);
+    const metadata = await this.base.access.can('set_merge_request_metadata', project);
+    const title = input.draft ? draftTitle(input.title.trim(), true) : input.title.trim();
+    const draft = { title, description: input.description ?? null };
+    const errors = mergeRequestErrors(draft);
+    if (Object.keys(errors).length) throw invalid(errors);
+    // MergeRequests::BuildService's checks (errors on `base`), then the model's (`branch_conflict`, `validate_branches`).
+    if (input.sourceBranch === input.targetBranch) throw attributeError("You can't use same project/branch for source and target", 422);
+    const refs = await this.git.branchHeads(project, [input.sourceBranch, input.targetBranch]);
+    if (!refs.get(input.sourceBranch)) throw attributeError(`Source branch "${input.sourceBranch}" does not exist`, 422);
+    if (!refs.get(input.targetBranch)) throw attributeError(`Target branch "${input.targetBranch}" does not exist`, 422);
+    await this.checkNoOtherOpen(project, input.sourceBranch, input.targetBranch);
+    const diffRefs = await this.git.diffRefsOf(project, refs.get(input.sourceBranch)!, refs.get(input.targetBranch)!);
+    const milestoneId = metadata ? await this.milestoneFor(project, input.milestoneId) : null;
+    const assigneeIds = metadata && input.assigneeIds ? await this.usersFor(input.assigneeIds) : [];
+    const reviewerIds = metadata && input.reviewerIds ? await this.usersFor(input.reviewerIds) : [];
+    const labelIds = metadata ? await this.labelIdsFor(project, input.labels) : [];
+    return this.db.$transaction(async (tx) => {
+      await this.lock(tx, project.id);
+      const { _max } = await tx.mergeRequest.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
+      const at = new Date();
+      const mr = await tx.mergeRequest.create({
+        data: {
+          ...draft,
+          projectId: project.id,
+          sourceProjectId: project.id,
+          sourceBranch: input.sourceBranch,
+          targetBranch: input.targetBranch,
+          iid: (_max.iid ?? 0) + 1,
+          authorId: viewer.id,
+          milestoneId,
+          draft: isDraftTitle(title),
+          squash: input.squash ?? false,
+          forceRemoveSourceBranch: input.removeSourceBranch ?? false,
+          headSha: diffRefs.headSha,
+          baseSha: diffRefs.baseSha,
+          startSha: diffRefs.startSha,
+          createdAt: at,
+          updatedAt: at,
+          assignees: { create: assigneeIds.map((userId) => ({ userId })) },
+          reviewers: { create: reviewerIds.map((userId) => ({ userId })) },
+        },
+        include: withPeople,
+      });
+      if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: MERGE_REQUEST, targetId: mr.id })) });
+      await this.event(project, mr, 'created', tx);
+      return mr;
+    });
+  }
+
+  async update(project: ProjectRow, iid: number, changes: MergeRequestChanges, requireSome = true): Promise<MergeRequestRow> {
+    const mr = await this.get(project, iid);
+    const given = Object.entries(changes).some(([, v]) => v !== undefined && v !== null);
+    if (requireSome && !given && changes.milestoneId === undefined) {
+      throw atLeastOneOf('assigneeId', 'assigneeIds', 'reviewerIds', 'description', 'labels', 'addLabels', 'removeLabels', 'milestoneId', 'removeSourceBranch', 'stateEvent', 'targetBranch', 'title', 'discussionLocked', 'squash');
+    }
+    const subject = mergeRequestSubject(project, mr);
+    await this.base.access.authorize('update_merge_request', subject);
+    const metadata = await this.base.access.can('admin_merge_request', subject);
+    if (changes.stateEvent != null && changes.stateEvent !== 'close' && changes.stateEvent !== 'reopen') throw invalidArgument('stateEvent');
+    const data: Prisma.MergeRequestUncheckedUpdateInput = {};
+    let title = changes.title != null ? changes.title.trim() : mr.title;
+    if (changes.draft != null) title = draftTitle(title, changes.draft);
+    if (title !== mr.title) {
+      data.title = title;
+      data.draft = isDraftTitle(title);
+    }
+    if (changes.description != null) data.description = changes.description;
+    if (changes.squash != null) data.squash = changes.squash;
+    if (changes.removeSourceBranch != null) data.forceRemoveSourceBranch = changes.removeSourceBranch;
+    if (changes.discussionLocked != null && metadata) data.discussionLocked = changes.discussionLocked;
+    if (metadata && changes.milestoneId !== undefined) data.milestoneId = await this.milestoneFor(project, changes.milestoneId);
+    const errors = mergeRequestErrors({ title, description: (data.description as string | undefined) ?? mr.description });
+    if (Object.keys(errors).length) throw invalid(errors);
+    const viewer = this.base.access.requireViewer();
+    if (changes.targetBranch != null && changes.targetBranch !== mr.targetBranch) {
+      if (mr.state === 'merged') throw attributeError('Cannot change target branch of a merged merge request', 422);
+      if (changes.targetBranch === mr.sourceBranch) throw attributeError("You can't use same project/branch for source and target", 422);
+      const heads = await this.git.branchHeads(project, [changes.targetBranch]);
+      if (!heads.get(changes.targetBranch)) throw attributeError(`Target branch "${changes.targetBranch}" does not exist`, 422);
+      data.targetBranch = changes.targetBranch;
+    }
+    let state = mr.state;
+    if (changes.stateEvent === 'close' && mr.state === 'opened') state = 'closed';
+    if (changes.stateEvent === 'reopen' && mr.state === 'closed') state = 'opened';
+    if (state === 'opened' && (state !== mr.state || data.targetBranch)) {
+      await this.checkNoOtherOpen(project, mr.sourceBranch, (data.targetBranch as string | undefined) ?? mr.targetBranch, mr.id);
+    }
+    if (state !== mr.state) {
+      data.state = state;
+      data.closedAt = state === 'closed' ? new Date() : null;
+      data.closedById = state === 'closed' ? viewer.id : null;
+    }
+    const assigneeIds = metadata && changes.assigneeIds != null ? await this.usersFor(changes.assigneeIds) : null;
+    const reviewerIds = metadata && changes.reviewerIds != null ? await this.usersFor(changes.reviewerIds) : null;
+    let labelIds: number[] | null = null;
+    if (metadata && (changes.labels != null || changes.labelIds != null || changes.addLabels != null || changes.removeLabels != null)) {
+      const current = await this.labelIdsOf(mr);
+      let next = current;
+      if (changes.labels != null) next = await this.labelIdsFor(project, changes.labels);
+      if (changes.labelIds != null) next = (await this.labels.availableByIds(project, changes.labelIds)).map((l) => l.id);
+      const add = await this.labelIdsFor(project, changes.addLabels);
+      const removed = changes.removeLabels?.length ? await this.labels.findOrCreateByTitles(project, changes.removeLabels, false) : [];
+      const remove = new Set(removed.map((l) => l.id));
+      next = [...new Set([...next, ...add])].filter((id) => !remove.has(id));
+      const same = next.length === current.length && next.every((id) => current.includes(id));
+      if (!same) labelIds = next;
+    }
+    return this.db.$transaction(async (tx) => {
+      const changed = Object.keys(data).length > 0 || assigneeIds !== null || reviewerIds !== null || labelIds !== null;
+      if (changed) data.updatedAt = new Date();
+      if (labelIds !== null) {
+        await tx.labelLink.deleteMany({ where: { targetType: MERGE_REQUEST, targetId: mr.id, labelId: { notIn: labelIds } } });
+        await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: MERGE_REQUEST, targetId: mr.id })), skipDuplicates: true });
+      }
+      if (assigneeIds !== null) {
+        await tx.mergeRequestAssignee.deleteMany({ where: { mergeRequestId: mr.id, userId: { notIn: assigneeIds } } });
+        await tx.mergeRequestAssignee.createMany({ data: assigneeIds.map((userId) => ({ mergeRequestId: mr.id, userId })), skipDuplicates: true });
+      }
+      if (reviewerIds !== null) {
+        await tx.mergeRequestReviewer.deleteMany({ where: { mergeRequestId: mr.id, userId: { notIn: reviewerIds } } });
+        await tx.mergeRequestReviewer.createMany({ data: reviewerIds.map((userId) => ({ mergeRequestId: mr.id, userId })), skipDuplicates: true });
+      }
+      const updated = await tx.mergeRequest.update({ where: { id: mr.id }, data, include: withPeople });
+      if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
+      return updated;
+    });
+  }
+
+  private async labelIdsOf(mr: MergeRequestRow): Promise<number[]> {
+    return (await this.db.labelLink.findMany({ where: { targetType: MERGE_REQUEST, targetId: mr.id }, select: { labelId: true } })).map((l) => l.labelId);
+  }
+
+  /** GraphQL's mergeRequestSetLabels: replace, add or remove labels by id. */
+  async setLabels(project: ProjectRow, iid: number, ids: readonly number[], mode: 'REPLACE' | 'APPEND' | 'REMOVE'): Promise<MergeRequestRow> {
+    const mr = await this.get(project, iid);
+    await this.base.access.authorize('admin_merge_request', mergeRequestSubject(project, mr));
+    const current = await this.labelIdsOf(mr);
+    const next = mode === 'REPLACE' ? ids : mode === 'APPEND' ? [...current, ...ids] : current.filter((id) => !ids.includes(id));
+    return this.update(project, iid, { labelIds: [...new Set(next)] }, false);
+  }
+
+  /** GraphQL's mergeRequestSetAssignees (and reviewers): by username, replacing, appending or removing. */
+  async setPeople(project: ProjectRow, iid: number, role: 'assignees' | 'reviewers', usernames: readonly string[], mode: 'REPLACE' | 'APPEND' | 'REMOVE'): Promise<MergeRequestRow> {
+    const mr = await this.get(project, iid);
+    await this.base.access.authorize('admin_merge_request', mergeRequestSubject(project, mr));
+    const named = usernames.length ? await this.userIds(usernames) : [];
+    const current = mr[role].map((a) => a.userId);
+    const next = mode === 'REPLACE' ? named : mode === 'APPEND' ? [...current, ...named] : current.filter((id) => !named.includes(id));
+    return this.update(project, iid, role === 'assignees' ? { assigneeIds: next } : { reviewerIds: next }, false);
+  }
+
+  async destroy(project: ProjectRow, iid: number): Promise<MergeRequestRow> {
+    const mr = await this.get(project, iid);
+    await this.base.access.authorize('destroy_merge_request', mergeRequestSubject(project, mr));
+    return this.db.$transaction(async (tx) => {
+      await tx.labelLink.deleteMany({ where: { targetType: MERGE_REQUEST, targetId: mr.id } });
+      await tx.note.deleteMany({ where: { noteableType: MERGE_REQUEST, noteableId: mr.id } });
+      await tx.mergeRequest.delete({ where: { id: mr.id } });
+      return mr;
+    });
+  }
+
+  /**
+   * Marks an open merge request merged, once (a concurrent merge that lost the ref race finds it merged): the
+   * merge commit, who merged and when, its diff refs as they were, and the `merged` event.
+   */
+  async recordMerged(project: ProjectRow, mr: MergeRequestRow, merged: { mergeCommitSha: string; squashCommitSha: string | null; headSha: string; baseSha: string | null; startSha: string }): Promise<MergeRequestRow> {
+    const viewer = this.base.access.requireViewer();
+    return this.db.$transaction(async (tx) => {
+      const at = new Date();
+      await tx.mergeRequest.updateMany({
+        where: { id: mr.id, state: 'opened' },
+        data: { ...merged, state: 'merged', mergeUserId: viewer.id, mergedAt: at, updatedAt: at },
+      });
+      const updated = await tx.mergeRequest.findUniqueOrThrow({ where: { id: mr.id }, include: withPeople });
+      await this.event(project, updated, 'merged', tx);
+      return updated;
+    });
+  }
+
+  /** GitLab's participants: the author, assignees, reviewers and commenters, each once. */
+  async participants(mr: MergeRequestRow): Promise<number[]> {
+    const commenters = await this.db.note.findMany({
+      where: { noteableType: MERGE_REQUEST, noteableId: mr.id, system: false },
+      select: { authorId: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    const ids = [mr.authorId, ...mr.assignees.map((a) => a.userId), ...mr.reviewers.map((r) => r.userId), ...commenters.map((n) => n.authorId)].filter((id): id is number => id !== null);
+    return [...new Set(ids)];
+  }
+
+  /**
+   * GitLab's first_contribution?: the author is no member above Guest and has no merged merge request in the project
+   * (for a merged one: none merged before it).
+   */
+  async firstContribution(mr: MergeRequestRow): Promise<boolean> {
+    if (mr.authorId === null) return false;
+    const project = await this.projectOf(mr);
+    const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
+    const member = await this.db.member.findFirst({
+      where: { userId: mr.authorId, accessLevel: { gt: 10 }, OR: [{ projectId: project.id }, { namespaceId: { in: groups } }] },
+      select: { id: true },
+    });
+    if (member) return false;
+    const earlier = await this.db.mergeRequest.findFirst({
+      where: { projectId: mr.projectId, authorId: mr.authorId, state: 'merged', id: { not: mr.id }, ...(mr.mergedAt ? { mergedAt: { lt: mr.mergedAt } } : {}) },
+      select: { id: true },
+    });
+    return !earlier;
+  }
+
+  /** GitLab's MergeRequestPermissions for the viewer. */
+  async permissions(mr: MergeRequestRow) {
+    const project = await this.projectOf(mr);
+    const subject = mergeRequestSubject(project, mr);
+    const { access } = this.base;
+    const [read, update, admin, note, canMerge, pushSource, protection] = await Promise.all([
+      access.can('read_merge_request', subject),
+      access.can('update_merge_request', subject),
+      access.can('admin_merge_request', subject),
+      access.can('create_note', project),
+      this.repositories.canMergeToBranch(project, mr.targetBranch),
+      this.repositories.canPushToBranch(project, mr.sourceBranch),
+      this.repositories.branchProtection(project, mr.sourceBranch),
+    ]);
+    return {
+      readMergeRequest: read,
+      updateMergeRequest: update,
+      adminMergeRequest: admin,
+      createNote: read && note,
+      canMerge: read && canMerge,
+      pushToSourceBranch: read && pushSource,
+      removeSourceBranch: read && pushSource && !protection.protected && mr.sourceBranch !== project.defaultBranch,
+    };
+  }
+
+  iidOf(id: number): Promise<number | undefined> {
+    return this.base.loaders.merge_requests.iidById.load(id);
+  }
+}
