@@ -5,8 +5,10 @@
  */
 import { defineModule } from '../module.js';
 import { createEpicLoaders, type EpicLoaders } from './loaders.js';
+import './noteable.js';
 import { epicPolicy } from './policy.js';
 import { epicResolvers } from './resolvers.js';
+import { epicNoteRoutes } from './notes-routes.js';
 import { epicRoutes } from './routes.js';
 import { EpicsService } from './service.js';
 
@@ -22,10 +24,10 @@ declare module '../module.js' {
 export const epicsModule = defineModule({
   name: 'epics',
   schema: ['epics.graphql'],
-  operations: ['epics.graphql'],
+  operations: ['epics.graphql', 'epic_notes.graphql'],
   resolvers: epicResolvers,
   policy: epicPolicy,
-  routes: epicRoutes,
+  routes: [...epicRoutes, ...epicNoteRoutes],
   loaders: (db) => createEpicLoaders(db),
   uses: ['groups', 'labels', 'issues'],
   service: (base, { groups, labels, issues }) => new EpicsService(base, groups, labels, issues),

@@ -96,6 +96,7 @@ interface EpicKey {
 }
 
 export const epicResolvers = {
+  NoteableKind: { EPIC: 'Epic' },
   Group: {
     epic: (group: NamespaceRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.epics.find(group, number(args.iid)) : null),
     epics: (group: NamespaceRow, args: ListArgs, ctx: Context) => ctx.services.epics.list(group, filtersOf(args), args),
