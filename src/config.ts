@@ -22,6 +22,8 @@ export interface Config {
   commitMaxFileSize: number;
   /** Largest snippet file in bytes (GitLab's snippet_size_limit, 50 MB): SNIPPET_MAX_SIZE. */
   snippetMaxSize: number;
+  /** Whether epics are available (EPICS_ENABLED; GitLab's licensed `epics` feature): off, every epic endpoint answers 403. */
+  epicsEnabled: boolean;
   /** Full path of the group whose members read the experiments listing (EXPERIMENTS_TEAM_GROUP; GitLab.com's gitlab-com); null: administrators only. */
   experimentsTeamGroup: string | null;
   /** Requests per minute allowed for one token (or one address when anonymous). 0 disables the limit. */
@@ -201,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     commitMaxFileSize: overrides.commitMaxFileSize ?? integer(env, 'COMMIT_MAX_FILE_SIZE', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     snippetMaxSize: overrides.snippetMaxSize ?? integer(env, 'SNIPPET_MAX_SIZE', 50 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    epicsEnabled: overrides.epicsEnabled ?? flag(env, 'EPICS_ENABLED', true),
     experimentsTeamGroup: overrides.experimentsTeamGroup !== undefined ? overrides.experimentsTeamGroup : (env.EXPERIMENTS_TEAM_GROUP ?? 'gitlab-com').trim() || null,
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
     shutdownTimeoutMs: overrides.shutdownTimeoutMs ?? integer(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,

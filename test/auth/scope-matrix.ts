@@ -60,6 +60,10 @@ interface Fixtures {
   /** A merge request of the project that reads share, and a thread on it, once one asked for them. */
   mergeRequestIid?: number;
   mergeRequestThread?: { id: string; noteId: number };
+  /** An epic of the fixture group (with a thread) that reads share. */
+  epic?: { id: number; iid: number };
+  epicThread?: { id: string; noteId: number };
+  epicIssueId?: number;
 }
 
 /** A new branch of the fixture project with one commit on `main`, by its owner: its name. */
@@ -106,6 +110,28 @@ async function newTodo(f: Fixtures): Promise<number> {
 async function newIssueThread(f: Fixtures, iid: number): Promise<{ id: string; noteId: number }> {
   const res = await t.api('POST', `/projects/${f.project.id}/issues/${iid}/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
   if (res.status !== 201) throw new Error(`issue thread: ${res.status} ${res.text}`);
+  return { id: res.body.id, noteId: res.body.notes[0].id };
+}
+
+/** A new epic of the fixture group, by its owner. */
+async function newEpic(f: Fixtures): Promise<{ id: number; iid: number }> {
+  const res = await t.api('POST', `/groups/${f.group.id}/epics`, { token: f.owner.token, body: { title: 'matrix' } });
+  if (res.status !== 201) throw new Error(`epic: ${res.status} ${res.text}`);
+  return { id: res.body.id, iid: res.body.iid };
+}
+
+/** A new issue of the fixture project put in the epic of that iid: the association's id. */
+async function newEpicIssue(f: Fixtures, epicIid: unknown): Promise<number> {
+  const issue = await t.api('POST', `/projects/${f.project.id}/issues`, { token: f.owner.token, body: { title: 'matrix' } });
+  const res = await t.api('POST', `/groups/${f.group.id}/epics/${epicIid}/issues/${issue.body.id}`, { token: f.owner.token });
+  if (res.status !== 201) throw new Error(`epic issue: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
+/** A new thread on an epic of the fixture group (by its id), by its owner. */
+async function newEpicThread(f: Fixtures, epicId: unknown): Promise<{ id: string; noteId: number }> {
+  const res = await t.api('POST', `/groups/${f.group.id}/epics/${epicId}/discussions`, { token: f.owner.token, body: { body: 'matrix' } });
+  if (res.status !== 201) throw new Error(`epic thread: ${res.status} ${res.text}`);
   return { id: res.body.id, noteId: res.body.notes[0].id };
 }
 
@@ -289,6 +315,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
       const iid = Number(params.merge_request_iid);
       return (thread ??= writes ? await newMergeRequestThread(f, iid) : (f.mergeRequestThread ??= await newMergeRequestThread(f, iid)));
     }
+    if (route.path.includes('/epics/:epic_id/')) {
+      return (thread ??= writes ? await newEpicThread(f, params.epic_id) : (f.epicThread ??= await newEpicThread(f, params.epic_id)));
+    }
     if (route.path.includes('/snippets/:snippet_id/')) {
       return (thread ??= writes ? await newSnippetThread(f, params.snippet_id) : (f.snippetThread ??= await newSnippetThread(f, params.snippet_id)));
     }
@@ -410,6 +439,11 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     mergeRequestIid: async () => String(route.compiled.kind === 'mutation' ? await newMergeRequest(f) : (f.mergeRequestIid ??= await newMergeRequest(f))),
     sourceBranch: async () => newBranchWithCommit(f),
     targetBranch: () => 'main',
+    // Epics of the fixture group: one the reads share (with a thread and an issue), a new one for each write.
+    epicIid: async () => String((route.compiled.kind === 'mutation' ? await newEpic(f) : (f.epic ??= await newEpic(f))).iid),
+    epicId: async () => String((route.compiled.kind === 'mutation' ? await newEpic(f) : (f.epic ??= await newEpic(f))).id),
+    issueId: async () => (await t.api('POST', `/projects/${f.project.id}/issues`, { token: f.owner.token, body: { title: 'matrix' } })).body.id,
+    epicIssueId: async () => newEpicIssue(f, params.epic_iid),
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

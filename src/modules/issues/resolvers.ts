@@ -103,6 +103,11 @@ async function path(issue: IssueRow, ctx: Context): Promise<string> {
   return `${(await projectOfIssue(issue, ctx)).fullPath}/-/issues/${issue.iid}`;
 }
 
+/** The epic an issue is put in on create or update (GitLab's `epic_id`), kept by the epics module. */
+interface EpicOfIssue {
+  epicId?: number | null;
+}
+
 interface IssueIid {
   projectPath: string;
   iid: string;
@@ -203,7 +208,7 @@ export const issueResolvers = {
     relativePosition: (i: IssueRow) => i.id,
   },
   Mutation: {
-    createIssue: async (_: unknown, input: Omit<IssueChanges, 'title'> & { projectPath: string; title: string; createdAt?: Date | null; dueDate?: Date | null }, ctx: Context) => {
+    createIssue: async (_: unknown, input: Omit<IssueChanges, 'title'> & EpicOfIssue & { projectPath: string; title: string; createdAt?: Date | null; dueDate?: Date | null }, ctx: Context) => {
       const project = await projectOf(ctx, input.projectPath);
       const issue = await ctx.services.issues.create(project, {
         ...input,
@@ -211,11 +216,16 @@ export const issueResolvers = {
         dueDate: input.dueDate ? input.dueDate.toISOString().slice(0, 10) : null,
         createdAt: input.createdAt ? input.createdAt.toISOString() : null,
       });
+      if (input.epicId) await ctx.services.epics.setIssueEpic(issue, input.epicId);
       return { issue };
     },
-    updateIssue: async (_: unknown, input: IssueIid & Omit<IssueChanges, 'dueDate' | 'stateEvent'> & { dueDate?: Date | null; locked?: boolean | null; stateEvent?: 'CLOSE' | 'REOPEN' | null }, ctx: Context) => {
+    updateIssue: async (
+      _: unknown,
+      input: IssueIid & EpicOfIssue & Omit<IssueChanges, 'dueDate' | 'stateEvent'> & { dueDate?: Date | null; locked?: boolean | null; stateEvent?: 'CLOSE' | 'REOPEN' | null },
+      ctx: Context,
+    ) => {
       const project = await projectOf(ctx, input.projectPath);
-      const { projectPath: _p, iid, locked, dueDate, stateEvent, ...rest } = input;
+      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, ...rest } = input;
       const changes: IssueChanges = {
         ...rest,
         labels: splitNames(rest.labels),
@@ -226,7 +236,9 @@ export const issueResolvers = {
       };
       if (dueDate !== undefined) changes.dueDate = dueDate ? dueDate.toISOString().slice(0, 10) : null;
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
-      return { issue: await ctx.services.issues.update(project, iidOf(iid), changes) };
+      const issue = await ctx.services.issues.update(project, iidOf(iid), changes, epicId === undefined);
+      if (epicId !== undefined) await ctx.services.epics.setIssueEpic(issue, epicId || null);
+      return { issue };
     },
     issueSetWeight: async (_: unknown, input: IssueIid & { weight?: number | null }, ctx: Context) => ({
       issue: await ctx.services.issues.setWeight(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.weight ?? null),

@@ -140,6 +140,26 @@ export class LabelsService {
     return wanted.flatMap((t) => byTitle.get(t) ?? []);
   }
 
+  /**
+   * The group's labels (its own and its ancestors') by title, for epics: missing titles become labels of the group
+   * when `create` (Labels::FindOrCreateService with a group as parent).
+   */
+  async findOrCreateGroupLabels(group: NamespaceRow, titles: readonly string[], create: boolean): Promise<LabelRow[]> {
+    const wanted = [...new Set(titles.map((t) => t.trim()).filter(Boolean))];
+    if (!wanted.length) return [];
+    const found = await this.db.label.findMany({ where: { groupId: { in: group.traversalIds }, title: { in: wanted } }, orderBy: { id: 'asc' } });
+    const byTitle = new Map<string, LabelRow>();
+    for (const label of found) if (!byTitle.has(label.title)) byTitle.set(label.title, label);
+    for (const title of wanted) {
+      if (byTitle.has(title) || !create) continue;
+      const draft = { title, color: colorOf(DEFAULT_COLOR), description: null };
+      const errors = labelErrors(draft);
+      if (Object.keys(errors).length) throw invalid(errors);
+      byTitle.set(title, await this.db.label.upsert({ where: { groupId_title: { groupId: group.id, title } }, create: { ...draft, groupId: group.id }, update: {} }));
+    }
+    return wanted.flatMap((t) => byTitle.get(t) ?? []);
+  }
+
   /** The labels among `ids` the project may use (its own and its groups'). */
   async availableByIds(project: ProjectRow, ids: readonly number[]): Promise<LabelRow[]> {
     if (!ids.length) return [];

@@ -10,6 +10,7 @@
  */
 import type { Access } from '../../auth/policy.js';
 import type { Services } from '../module.js';
+import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 
 /** One noteable, found and ready for the notes engine: what its notes are stored under, and what its checks read. */
@@ -51,6 +52,8 @@ export interface NoteableKind {
   resolvable: boolean;
   /** The noteable a project's key names (a commit's SHA or ref, an issue's iid), or null; no ability asked. */
   find(ctx: NoteableContext, project: ProjectRow, key: string): Promise<Noteable | null>;
+  /** For group noteables (epics): the noteable a group's key names, or null; no ability asked beyond the group's. */
+  findInGroup?(ctx: NoteableContext, group: NamespaceRow, key: string): Promise<Noteable | null>;
   /** The noteable a stored note is on, or null when it is gone; no ability asked beyond finding its project. */
   ofNote(ctx: NoteableContext, note: { projectId: number | null; groupId: number | null; noteableId: number | null; commitId: string | null }): Promise<Noteable | null>;
   /** GitLab's `read_<noteable>` and `read_note` on it: the viewer may read it and its notes. */

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { listConnection } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
+import { missing } from '../../errors.js';
 import type { CommitRow } from '../repositories/reads.js';
 import { COMMIT } from './commits.js';
 import { noteableKind } from './noteables.js';
@@ -63,14 +64,19 @@ export const NoteableID = gidScalar(
 );
 
 interface NoteableArgs {
-  projectId: string;
+  projectId?: string | null;
+  groupId?: string | null;
   noteableType: string;
   key: string;
 }
 
-const project = (args: { projectId: string }) => parseRef(args.projectId, 'Project', 'projectId');
-
-const noteableOf = (ctx: Context, args: NoteableArgs) => ctx.services.notes.noteable(ctx.services, args.noteableType, project(args), args.key);
+/** A project's noteable, or with `groupId` a group's (epics). */
+const noteableOf = (ctx: Context, args: NoteableArgs) => {
+  const { notes } = ctx.services;
+  if (args.groupId != null) return notes.groupNoteable(ctx.services, args.noteableType, parseRef(args.groupId, 'Group', 'groupId'), args.key);
+  if (args.projectId == null) throw missing('projectId');
+  return notes.noteable(ctx.services, args.noteableType, parseRef(args.projectId, 'Project', 'projectId'), args.key);
+};
 
 const user = (ctx: Context, id: number | null) => (id === null ? null : ctx.loaders.users.byId.load(id));
 
@@ -128,7 +134,7 @@ export const notesResolvers = {
       note: await ctx.services.notes.destroy(await noteableOf(ctx, args), args.noteId),
     }),
     commitCommentCreate: async (_: unknown, args: { projectId: string; sha: string; note: string; path?: string | null; line?: number | null; lineType?: string | null }, ctx: Context) => {
-      const noteable = await ctx.services.notes.commitForComments(ctx.services, project(args), args.sha);
+      const noteable = await ctx.services.notes.commitForComments(ctx.services, parseRef(args.projectId, 'Project', 'projectId'), args.sha);
       return { note: await ctx.services.notes.createComment(ctx.services, noteable, args) };
     },
   },

@@ -130,6 +130,19 @@ export class NotesService {
     return found;
   }
 
+  /**
+   * The same for a group's noteable (an epic): the group (`404 Group Not Found` when hidden), then the noteable its
+   * key names (the kind may refuse first, as epics do without their licence), else `404 <Kind> Not Found`.
+   */
+  async groupNoteable(services: Services, type: string, groupRef: Ref, key: string): Promise<Noteable> {
+    const kind = this.kind(type);
+    const group = await services.groups.get(groupRef);
+    const ctx = this.ctx(services);
+    const found = kind.findInGroup ? await kind.findInGroup(ctx, group, key) : null;
+    if (!found || !(await kind.canRead(ctx, found))) throw notFound(kind.resource);
+    return found;
+  }
+
   /** The readable note a global ID names, with its noteable (GraphQL's updateNote and destroyNote). */
   async byId(services: Services, id: number): Promise<{ note: NoteRow; noteable: Noteable }> {
     const note = await this.base.db.note.findUnique({ where: { id } });

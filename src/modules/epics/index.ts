@@ -1,0 +1,34 @@
+/**
+ * Epics of groups (GitLab's Epic, a licensed feature: EPICS_ENABLED): iids per group, parents, label links, fixed
+ * dates, state events, the issues in them ordered by relative position, EpicPolicy (policy.ts), and epics as
+ * noteables of the notes engine (noteable.ts).
+ */
+import { defineModule } from '../module.js';
+import { createEpicLoaders, type EpicLoaders } from './loaders.js';
+import './noteable.js';
+import { epicPolicy } from './policy.js';
+import { epicResolvers } from './resolvers.js';
+import { epicNoteRoutes } from './notes-routes.js';
+import { epicRoutes } from './routes.js';
+import { EpicsService } from './service.js';
+
+declare module '../module.js' {
+  interface Services {
+    epics: EpicsService;
+  }
+  interface Loaders {
+    epics: EpicLoaders;
+  }
+}
+
+export const epicsModule = defineModule({
+  name: 'epics',
+  schema: ['epics.graphql'],
+  operations: ['epics.graphql', 'epic_notes.graphql'],
+  resolvers: epicResolvers,
+  policy: epicPolicy,
+  routes: [...epicRoutes, ...epicNoteRoutes],
+  loaders: (db) => createEpicLoaders(db),
+  uses: ['groups', 'labels', 'issues'],
+  service: (base, { groups, labels, issues }) => new EpicsService(base, groups, labels, issues),
+});

@@ -1,0 +1,233 @@
+/** GraphQL resolvers of epics and the issues in them; the REST Epics and Epic Issues APIs run through them too. */
+import type { Context } from '../../context.js';
+import { listConnection, type PageArgs } from '../../graphql/connection.js';
+import { globalId, parseRef } from '../../graphql/ids.js';
+import { apiUrl, webUrl } from '../../graphql/resolvers.js';
+import { splitNames, type IssueRow } from '../issues/service.js';
+import { textColor } from '../labels/rules.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { EpicChanges, EpicFilters, EpicIssueView, EpicOrderBy, EpicRow } from './service.js';
+import { humanReadableEndDate, remainingDaysInWords } from './words.js';
+
+interface ListArgs extends PageArgs {
+  iid?: string | null;
+  iids?: string[] | null;
+  state?: 'all' | 'opened' | 'closed' | null;
+  search?: string | null;
+  sort?: string | null;
+  authorUsername?: string | null;
+  authorId?: number | null;
+  labelName?: string[] | null;
+  confidential?: boolean | null;
+  includeAncestorGroups?: boolean | null;
+  includeDescendantGroups?: boolean | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  updatedAfter?: Date | null;
+  updatedBefore?: Date | null;
+  orderBy?: EpicOrderBy | null;
+  direction?: 'ASC' | 'DESC' | null;
+}
+
+/** GitLab's EpicSort as the finder's order; start and end dates order by creation, as no dates roll up here. */
+const SORTS: Record<string, [EpicOrderBy, 'asc' | 'desc']> = {
+  TITLE_ASC: ['title', 'asc'],
+  TITLE_DESC: ['title', 'desc'],
+  CREATED_AT_ASC: ['created_at', 'asc'],
+  CREATED_AT_DESC: ['created_at', 'desc'],
+  UPDATED_AT_ASC: ['updated_at', 'asc'],
+  UPDATED_AT_DESC: ['updated_at', 'desc'],
+};
+
+/** A list of names as given (comma-separated or not); absent stays absent, so it counts as no change. */
+const names = (values: readonly string[] | null | undefined) => (values === undefined ? undefined : splitNames(values));
+
+const number = (value: string): number => (/^\d{1,9}$/.test(value.trim()) ? Number(value) : -1);
+
+function filtersOf(args: ListArgs): EpicFilters {
+  const [orderBy, sort] = SORTS[args.sort ?? ''] ?? ['created_at', 'desc'];
+  const iids = [...(args.iids ?? []), ...(args.iid ? [args.iid] : [])].map(number);
+  return {
+    state: args.state,
+    search: args.search,
+    authorUsername: args.authorUsername,
+    authorId: args.authorId,
+    labels: splitNames(args.labelName),
+    confidential: args.confidential,
+    includeAncestorGroups: args.includeAncestorGroups,
+    includeDescendantGroups: args.includeDescendantGroups,
+    createdAfter: args.createdAfter,
+    createdBefore: args.createdBefore,
+    updatedAfter: args.updatedAfter,
+    updatedBefore: args.updatedBefore,
+    iids: iids.length ? iids : null,
+    orderBy: args.orderBy ?? orderBy,
+    sort: args.direction ? (args.direction.toLowerCase() as 'asc' | 'desc') : sort,
+  };
+}
+
+const groupOf = async (epic: EpicRow, ctx: Context): Promise<NamespaceRow> => (await ctx.loaders.namespaces.byId.load(epic.groupId))!;
+const path = async (epic: EpicRow, ctx: Context) => `groups/${(await groupOf(epic, ctx)).fullPath}/-/epics/${epic.iid}`;
+const groupArg = (ctx: Context, groupPath: string) => ctx.services.epics.group(parseRef(groupPath, 'Group', 'groupPath'));
+/** A `Date` column as GitLab's Time field shows a date. */
+const day = (date: Date | null) => date;
+
+const startDate = (e: EpicRow) => (e.startDateIsFixed ? e.startDateFixed : null);
+const dueDate = (e: EpicRow) => (e.dueDateIsFixed ? e.dueDateFixed : null);
+
+/** The Epics API's deprecated `start_date` and `end_date`, which stand for the fixed dates when those are not given. */
+interface DeprecatedDates {
+  startDate?: string | null;
+  endDate?: string | null;
+}
+
+function fixedDates(input: DeprecatedDates & Pick<EpicChanges, 'startDateFixed' | 'dueDateFixed'>): Pick<EpicChanges, 'startDateFixed' | 'dueDateFixed'> {
+  const dates: Pick<EpicChanges, 'startDateFixed' | 'dueDateFixed'> = {};
+  const start = input.startDateFixed !== undefined ? input.startDateFixed : input.startDate;
+  const due = input.dueDateFixed !== undefined ? input.dueDateFixed : input.endDate;
+  if (start !== undefined) dates.startDateFixed = start;
+  if (due !== undefined) dates.dueDateFixed = due;
+  return dates;
+}
+
+interface EpicKey {
+  groupPath: string;
+  iid: string;
+}
+
+export const epicResolvers = {
+  NoteableKind: { EPIC: 'Epic' },
+  Group: {
+    epic: (group: NamespaceRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.epics.find(group, number(args.iid)) : null),
+    epics: (group: NamespaceRow, args: ListArgs, ctx: Context) => ctx.services.epics.list(group, filtersOf(args), args),
+  },
+  Query: {
+    groupEpic: async (_: unknown, args: EpicKey, ctx: Context) => ctx.services.epics.get(await groupArg(ctx, args.groupPath), number(args.iid)),
+  },
+  Issue: {
+    epic: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.epics.ofIssue(i.id),
+    epicSummary: async (i: IssueRow, _a: unknown, ctx: Context) => {
+      const epic = await ctx.services.epics.ofIssue(i.id);
+      if (!epic) return null;
+      return {
+        id: epic.id,
+        iid: epic.iid,
+        title: epic.title,
+        url: `/${await path(epic, ctx)}`,
+        groupId: epic.groupId,
+        humanReadableEndDate: humanReadableEndDate(dueDate(epic)),
+        humanReadableTimestamp: remainingDaysInWords(dueDate(epic), startDate(epic)),
+      };
+    },
+  },
+  Epic: {
+    id: (e: EpicRow) => globalId('Epic', e.id),
+    iid: (e: EpicRow) => String(e.iid),
+    databaseId: (e: EpicRow) => e.id,
+    databaseIid: (e: EpicRow) => e.iid,
+    author: (e: EpicRow, _a: unknown, ctx: Context) => (e.authorId === null ? null : ctx.loaders.users.byId.load(e.authorId)),
+    group: (e: EpicRow, _a: unknown, ctx: Context) => groupOf(e, ctx),
+    parent: (e: EpicRow, _a: unknown, ctx: Context) => (e.parentId === null ? null : ctx.services.epics.byId(e.parentId)),
+    hasParent: (e: EpicRow) => e.parentId !== null,
+    children: async (e: EpicRow, args: PageArgs, ctx: Context) => ctx.services.epics.list(await groupOf(e, ctx), { parentId: e.id, includeAncestorGroups: false }, args),
+    hasChildren: async (e: EpicRow, _a: unknown, ctx: Context) => (await (await ctx.services.epics.list(await groupOf(e, ctx), { parentId: e.id }, { first: 1 })).count) > 0,
+    hasIssues: async (e: EpicRow, _a: unknown, ctx: Context) => (await (await ctx.services.epics.epicIssues(e, { first: 1 })).count) > 0,
+    startDate: (e: EpicRow) => day(startDate(e)),
+    startDateFixed: (e: EpicRow) => day(e.startDateFixed),
+    startDateFromInheritedSource: () => null,
+    startDateFromMilestones: () => null,
+    dueDate: (e: EpicRow) => day(dueDate(e)),
+    dueDateFixed: (e: EpicRow) => day(e.dueDateFixed),
+    dueDateFromInheritedSource: () => null,
+    dueDateFromMilestones: () => null,
+    labels: async (e: EpicRow, args: PageArgs, ctx: Context) => {
+      const group = await groupOf(e, ctx);
+      return listConnection(args, (await ctx.loaders.epics.labels.load(e.id)).map((l) => ({ ...l, parent: { group } })));
+    },
+    labelTitles: async (e: EpicRow, _a: unknown, ctx: Context) => (await ctx.loaders.epics.labels.load(e.id)).map((l) => l.title),
+    textColor: (e: EpicRow) => textColor(e.color),
+    upvotes: () => 0,
+    downvotes: () => 0,
+    userNotesCount: (e: EpicRow, _a: unknown, ctx: Context) => ctx.loaders.epics.userNotesCount.load(e.id),
+    webPath: async (e: EpicRow, _a: unknown, ctx: Context) => `/${await path(e, ctx)}`,
+    webUrl: async (e: EpicRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(e, ctx)),
+    reference: async (e: EpicRow, args: { full?: boolean | null }, ctx: Context) => (args.full ? `${(await groupOf(e, ctx)).fullPath}&${e.iid}` : `&${e.iid}`),
+    references: async (e: EpicRow, _a: unknown, ctx: Context) => ({ short: `&${e.iid}`, relative: `&${e.iid}`, full: `${(await groupOf(e, ctx)).fullPath}&${e.iid}` }),
+    subscribed: (e: EpicRow, _a: unknown, ctx: Context) => !!ctx.viewer && e.authorId === ctx.viewer.id,
+    issues: (e: EpicRow, args: PageArgs, ctx: Context) => ctx.services.epics.epicIssues(e, args),
+    links: async (e: EpicRow, _a: unknown, ctx: Context) => {
+      const self = `groups/${e.groupId}/epics/${e.iid}`;
+      const parent = e.parentId === null ? null : await ctx.loaders.epics.byId.load(e.parentId);
+      return {
+        self: apiUrl(ctx, self),
+        epicIssues: apiUrl(ctx, `${self}/issues`),
+        group: apiUrl(ctx, `groups/${e.groupId}`),
+        parent: parent ? apiUrl(ctx, `groups/${parent.groupId}/epics/${parent.iid}`) : null,
+      };
+    },
+    imported: () => false,
+    importedFrom: () => 'none',
+    workItemId: () => null,
+  },
+  EpicIssue: {
+    id: (v: EpicIssueView) => globalId('Issue', v.id),
+    iid: (v: EpicIssueView) => String(v.iid),
+    webUrl: async (v: EpicIssueView, _a: unknown, ctx: Context) => webUrl(ctx, `${(await ctx.loaders.projects.byId.load(v.projectId))!.fullPath}/-/issues/${v.iid}`),
+    epicIssueId: (v: EpicIssueView) => globalId('EpicIssue', v.epicIssueId),
+    epicIssueDatabaseId: (v: EpicIssueView) => v.epicIssueId,
+    relativePosition: (v: EpicIssueView) => v.epicRelativePosition,
+    relationPath: async (v: EpicIssueView, _a: unknown, ctx: Context) => {
+      const epic = await ctx.loaders.epics.byId.load(v.epicId);
+      return epic && `/${await path(epic, ctx)}/issues/${v.epicIssueId}`;
+    },
+    issue: (v: EpicIssueView) => v,
+    epic: (v: EpicIssueView, _a: unknown, ctx: Context) => ctx.services.epics.byId(v.epicId),
+  },
+  Mutation: {
+    createEpic: async (_: unknown, input: EpicChanges & DeprecatedDates & { groupPath: string; title?: string | null }, ctx: Context) => {
+      const { groupPath, addLabels, startDate, endDate, ...rest } = input;
+      const epic = await ctx.services.epics.create(await groupArg(ctx, groupPath), {
+        ...rest,
+        ...fixedDates(input),
+        title: rest.title ?? '',
+        labels: splitNames(addLabels),
+      });
+      return { epic };
+    },
+    updateEpic: async (_: unknown, input: Omit<EpicChanges, 'stateEvent'> & DeprecatedDates & EpicKey & { stateEvent?: 'REOPEN' | 'CLOSE' | null }, ctx: Context) => {
+      const { groupPath, iid, stateEvent, startDate, endDate, ...rest } = input;
+      const changes: EpicChanges = {
+        ...rest,
+        ...fixedDates(input),
+        labels: names(rest.labels),
+        addLabels: names(rest.addLabels),
+        removeLabels: names(rest.removeLabels),
+        stateEvent: stateEvent ? (stateEvent.toLowerCase() as 'close' | 'reopen') : stateEvent,
+      };
+      return { epic: await ctx.services.epics.update(await groupArg(ctx, groupPath), number(iid), changes) };
+    },
+    epicDestroy: async (_: unknown, input: EpicKey, ctx: Context) => ({ epic: await ctx.services.epics.destroy(await groupArg(ctx, input.groupPath), number(input.iid)) }),
+    epicAddIssue: async (_: unknown, input: EpicKey & { projectPath?: string | null; issueIid?: string | null; issueId?: number | null }, ctx: Context) => {
+      const group = await groupArg(ctx, input.groupPath);
+      let issueId = input.issueId ?? -1;
+      if (input.issueId == null && input.projectPath != null && input.issueIid != null) {
+        const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
+        issueId = (await ctx.services.issues.find(project, number(input.issueIid)))?.id ?? -1;
+      }
+      const epicIssue = await ctx.services.epics.addIssue(group, number(input.iid), issueId);
+      return { epicIssue, epic: await ctx.services.epics.byId(epicIssue.epicId) };
+    },
+    epicRemoveIssue: async (_: unknown, input: EpicKey & { epicIssueId: number }, ctx: Context) => ({
+      epicIssue: await ctx.services.epics.removeIssue(await groupArg(ctx, input.groupPath), number(input.iid), input.epicIssueId),
+    }),
+    epicMoveIssue: async (_: unknown, input: EpicKey & { epicIssueId: number; moveBeforeId?: number | null; moveAfterId?: number | null }, ctx: Context) => ({
+      epic: await ctx.services.epics.moveIssue(await groupArg(ctx, input.groupPath), number(input.iid), input.epicIssueId, input.moveBeforeId ?? null, input.moveAfterId ?? null),
+    }),
+    issueSetEpic: async (_: unknown, input: { projectPath: string; iid: string; epicId?: number | null }, ctx: Context) => {
+      const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
+      const issue = await ctx.services.issues.get(project, number(input.iid));
+      await ctx.services.epics.setIssueEpic(issue, input.epicId ?? null);
+      return { issue };
+    },
+  },
+};

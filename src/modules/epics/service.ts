@@ -1,0 +1,458 @@
+/**
+ * Owns epics (GitLab's Epic), numbered by iid within their group, with their label links and the issues in them
+ * (EpicIssue, ordered by GitLab's RelativePositioning): the Epics and Epic Issues APIs, behind the licence switch
+ * (EPICS_ENABLED; GitLab's `authorize_epics_feature!` answers 403 once the group is found).
+ */
+import type { Prisma } from '../../db/database.js';
+import { containsIgnoringCase } from '../../db/text.js';
+import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, notFoundAs, recordNotFound } from '../../errors.js';
+import { connection, type PageArgs } from '../../graphql/connection.js';
+import type { GroupsService } from '../groups/service.js';
+import type { IssuesService, IssueRow } from '../issues/service.js';
+import type { LabelsService } from '../labels/service.js';
+import { colorOf } from '../labels/rules.js';
+import type { ServiceBase } from '../module.js';
+import type { NamespaceRow } from '../namespaces/service.js';
+import type { Ref } from '../../graphql/ids.js';
+import type { EpicSubject } from './policy.js';
+import { positionAtStart, positionBetween } from './positions.js';
+
+export const EPIC = 'Epic';
+
+export type EpicRow = Prisma.EpicGetPayload<object>;
+/** An issue as an epic lists it: with its association's id and position. */
+export type EpicIssueView = IssueRow & { epicIssueId: number; epicRelativePosition: number | null; epicId: number };
+
+const viewOf = (issue: IssueRow, link: EpicIssueLinkRow): EpicIssueView => ({ ...issue, epicIssueId: link.id, epicRelativePosition: link.relativePosition, epicId: link.epicId });
+export type EpicIssueLinkRow = Prisma.EpicIssueGetPayload<object>;
+
+export type EpicOrderBy = 'created_at' | 'updated_at' | 'title';
+
+export interface EpicFilters {
+  state?: 'opened' | 'closed' | 'all' | null;
+  labels?: readonly string[] | null;
+  authorId?: number | null;
+  authorUsername?: string | null;
+  search?: string | null;
+  confidential?: boolean | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  updatedAfter?: Date | null;
+  updatedBefore?: Date | null;
+  iids?: readonly number[] | null;
+  /** Only the children of this epic. */
+  parentId?: number | null;
+  includeAncestorGroups?: boolean | null;
+  includeDescendantGroups?: boolean | null;
+  orderBy?: EpicOrderBy | null;
+  sort?: 'asc' | 'desc' | null;
+}
+
+export interface EpicChanges {
+  title?: string | null;
+  description?: string | null;
+  confidential?: boolean | null;
+  color?: string | null;
+  startDateFixed?: string | null;
+  startDateIsFixed?: boolean | null;
+  dueDateFixed?: string | null;
+  dueDateIsFixed?: boolean | null;
+  parentId?: number | null;
+  labels?: readonly string[] | null;
+  addLabels?: readonly string[] | null;
+  removeLabels?: readonly string[] | null;
+  stateEvent?: 'close' | 'reopen' | null;
+  createdAt?: string | null;
+}
+
+/** The labels of a change, by id: a whole new set (or null), and labels to add and to remove. */
+interface ResolvedLabels {
+  replace: number[] | null;
+  add: number[];
+  remove: number[];
+}
+
+/** The label changes one write asks for: a whole new set, or titles to add and to remove. */
+interface LabelChange {
+  labels?: readonly string[] | null;
+  addLabels?: readonly string[] | null;
+  removeLabels?: readonly string[] | null;
+}
+
+const NO_MATCHING_ISSUE = 'No matching issue found. Make sure that you are adding a valid issue URL.';
+const NO_MATCHING_EPIC = 'No matching epic found. Make sure that you are adding a valid epic URL.';
+
+/** A date as Rails casts a string to one (`YYYY-MM-DD`); anything else is refused as the parameter's invalid value. */
+function dateOf(value: string | null | undefined, argument: string): Date | null {
+  if (!value) return null;
+  const match = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(value.trim());
+  const date = match && new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  if (!date || date.getUTCMonth() !== Number(match![2]) - 1) throw invalidArgument(argument);
+  return date;
+}
+
+function epicErrors(epic: { title: string; description: string | null }): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  if (!epic.title.trim()) errors.title = ["can't be blank"];
+  else if (epic.title.length > 255) errors.title = ['is too long (maximum is 255 characters)'];
+  if (epic.description && epic.description.length > 1_048_576) errors.description = ['is too long (maximum is 1048576 characters)'];
+  return errors;
+}
+
+export class EpicsService {
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly groups: GroupsService,
+    private readonly labels: LabelsService,
+    private readonly issues: IssuesService,
+  ) {}
+
+  private get db() {
+    return this.base.db;
+  }
+
+  /** GitLab's `authorize_epics_feature!`: without the licence (EPICS_ENABLED off) every epic call is 403. */
+  requireAvailable(): void {
+    if (!this.base.app.config.epicsEnabled) throw forbidden();
+  }
+
+  get available(): boolean {
+    return this.base.app.config.epicsEnabled;
+  }
+
+  /** The group an epic call names: `404 Group Not Found` when the viewer may not read it, then 403 without epics. */
+  async group(ref: Ref): Promise<NamespaceRow> {
+    const group = await this.groups.get(ref);
+    this.requireAvailable();
+    return group;
+  }
+
+  private async groupOf(epic: EpicRow): Promise<NamespaceRow> {
+    const group = await this.base.loaders.namespaces.byId.load(epic.groupId);
+    if (!group) throw recordNotFound();
+    return group;
+  }
+
+  subjectOf(group: NamespaceRow, epic: EpicRow): EpicSubject {
+    return { inGroup: group, confidential: epic.confidential };
+  }
+
+  async subject(epic: EpicRow): Promise<EpicSubject> {
+    return this.subjectOf(await this.groupOf(epic), epic);
+  }
+
+  /** The group's epic by iid when the viewer may read it; null otherwise. */
+  async find(group: NamespaceRow, iid: number): Promise<EpicRow | null> {
+    if (!this.available) return null;
+    const epic = await this.db.epic.findUnique({ where: { groupId_iid: { groupId: group.id, iid } } });
+    return epic && (await this.base.access.can('read_epic', this.subjectOf(group, epic))) ? epic : null;
+  }
+
+  /**
+   * The group's epic by iid for an ability. GitLab's API looks the epic up with `find_by` and asks the ability of
+   * what it found, so a missing epic is refused like one the viewer may not act on: 403, not 404.
+   */
+  async get(group: NamespaceRow, iid: number, ability: 'read_epic' | 'admin_epic' | 'destroy_epic' = 'read_epic'): Promise<EpicRow> {
+    this.requireAvailable();
+    const epic = await this.db.epic.findUnique({ where: { groupId_iid: { groupId: group.id, iid } } });
+    if (!epic || !(await this.base.access.can(ability, this.subjectOf(group, epic)))) throw forbidden();
+    return epic;
+  }
+
+  /** An epic by id when the viewer may read it (global IDs, notes, an issue's epic); null otherwise. */
+  async byId(id: number): Promise<EpicRow | null> {
+    if (!this.available) return null;
+    const epic = await this.base.loaders.epics.byId.load(id);
+    if (!epic) return null;
+    const group = await this.base.loaders.namespaces.byId.load(epic.groupId);
+    return group && (await this.base.access.can('read_epic', this.subjectOf(group, epic))) ? epic : null;
+  }
+
+  /** GitLab's EpicsFinder over the group (its subgroups by default, its ancestors when asked). */
+  async list(group: NamespaceRow, filters: EpicFilters, page: PageArgs) {
+    this.requireAvailable();
+    const groups: Prisma.EpicWhereInput[] = [{ groupId: group.id }];
+    if (filters.includeDescendantGroups ?? true) groups.push({ group: { is: { traversalIds: { has: group.id } } } });
+    if (filters.includeAncestorGroups) groups.push({ groupId: { in: group.traversalIds } });
+    const and: Prisma.EpicWhereInput[] = [{ OR: groups }, await this.base.access.where('read_epic')];
+    if (filters.state === 'opened' || filters.state === 'closed') and.push({ state: filters.state });
+    if (filters.authorId != null) and.push({ authorId: filters.authorId });
+    if (filters.authorUsername) and.push({ author: { is: { username: filters.authorUsername } } });
+    if (filters.confidential != null) and.push({ confidential: filters.confidential });
+    if (filters.iids?.length) and.push({ iid: { in: [...filters.iids] } });
+    if (filters.parentId != null) and.push({ parentId: filters.parentId });
+    if (filters.search) and.push({ OR: [{ title: containsIgnoringCase(filters.search) }, { description: containsIgnoringCase(filters.search) }] });
+    if (filters.createdAfter) and.push({ createdAt: { gte: filters.createdAfter } });
+    if (filters.createdBefore) and.push({ createdAt: { lte: filters.createdBefore } });
+    if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
+    if (filters.updatedBefore) and.push({ updatedAt: { lte: filters.updatedBefore } });
+    for (const title of filters.labels ?? []) and.push({ id: { in: await this.labelled(title) } });
+    const where: Prisma.EpicWhereInput = { AND: and };
+    const sort = filters.sort ?? 'desc';
+    const key = filters.orderBy === 'updated_at' ? 'updatedAt' : filters.orderBy === 'title' ? 'title' : 'createdAt';
+    const orderBy: Prisma.EpicOrderByWithRelationInput[] = [{ [key]: sort }, { id: sort }];
+    return connection(
+      page,
+      ({ skip, take }) => this.db.epic.findMany({ where, orderBy, skip, take }),
+      () => this.db.epic.count({ where }),
+    );
+  }
+
+  private async labelled(title: string): Promise<number[]> {
+    const links = await this.db.labelLink.findMany({ where: { targetType: EPIC, label: { title } }, select: { targetId: true }, distinct: ['targetId'] });
+    return links.map((l) => l.targetId);
+  }
+
+  /** A parent epic for an epic of the group: one of its own or its ancestors' epics the viewer may read. */
+  private async parentFor(group: NamespaceRow, parentId: number | null | undefined, child?: EpicRow): Promise<number | null> {
+    if (!parentId) return null;
+    const parent = await this.db.epic.findUnique({ where: { id: parentId } });
+    if (!parent || !group.traversalIds.includes(parent.groupId) || !(await this.byId(parent.id))) throw notFoundAs(NO_MATCHING_EPIC);
+    if (child) {
+      // An epic may not become its own ancestor.
+      for (let at: EpicRow | null = parent; at; at = at.parentId ? await this.db.epic.findUnique({ where: { id: at.parentId } }) : null) {
+        if (at.id === child.id) throw badRequest(NO_MATCHING_EPIC);
+      }
+    }
+    return parent.id;
+  }
+
+  /**
+   * The labels a change names, found (or made, for titles missing from the group and its ancestors: Reporters who
+   * change epics may make group labels) before the write's transaction, as the labels service writes on its own.
+   */
+  private async labelsOf(group: NamespaceRow, change: LabelChange): Promise<ResolvedLabels> {
+    const ids = async (titles: readonly string[] | null | undefined, create: boolean) =>
+      titles == null ? null : (await this.labels.findOrCreateGroupLabels(group, titles, create)).map((l) => l.id);
+    return { replace: await ids(change.labels, true), add: (await ids(change.addLabels, true)) ?? [], remove: (await ids(change.removeLabels, false)) ?? [] };
+  }
+
+  /**
+   * Every label change of an epic, in one place: `replace` sets the labels, `add` and `remove` change them. Returns
+   * the label ids added and removed, for whoever records label events.
+   */
+  private async changeLabels(tx: Prisma.TransactionClient, epic: EpicRow, change: ResolvedLabels): Promise<{ added: number[]; removed: number[] }> {
+    if (change.replace === null && !change.add.length && !change.remove.length) return { added: [], removed: [] };
+    const current = await tx.labelLink.findMany({ where: { targetType: EPIC, targetId: epic.id }, select: { labelId: true } });
+    const have = new Set(current.map((c) => c.labelId));
+    const want = new Set(change.replace ?? have);
+    for (const id of change.add) want.add(id);
+    for (const id of change.remove) want.delete(id);
+    const removed = [...have].filter((id) => !want.has(id));
+    const added = [...want].filter((id) => !have.has(id));
+    if (removed.length) await tx.labelLink.deleteMany({ where: { targetType: EPIC, targetId: epic.id, labelId: { in: removed } } });
+    if (added.length) await tx.labelLink.createMany({ data: added.map((labelId) => ({ targetType: EPIC, targetId: epic.id, labelId })), skipDuplicates: true });
+    return { added, removed };
+  }
+
+  /** GitLab's Epics::CreateService: a new epic of the group, numbered next in it. */
+  async create(group: NamespaceRow, input: EpicChanges & { title: string }): Promise<EpicRow> {
+    this.requireAvailable();
+    const viewer = this.base.access.requireViewer();
+    await this.base.access.authorize('create_epic', group);
+    const draft = { title: input.title.trim(), description: input.description ?? null };
+    const errors = epicErrors(draft);
+    if (Object.keys(errors).length) throw invalid(errors);
+    const parentId = await this.parentFor(group, input.parentId);
+    const createdAt = input.createdAt && (await this.base.access.can('set_epic_created_at', group)) ? new Date(input.createdAt) : null;
+    if (createdAt && Number.isNaN(createdAt.getTime())) throw invalidArgument('created_at');
+    const labels = await this.labelsOf(group, { labels: input.labels });
+    return this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT "id" FROM "namespaces" WHERE "id" = ${group.id} FOR UPDATE`;
+      const last = await tx.epic.aggregate({ where: { groupId: group.id }, _max: { iid: true } });
+      const now = createdAt ?? new Date();
+      const epic = await tx.epic.create({
+        data: {
+          groupId: group.id,
+          iid: (last._max.iid ?? 0) + 1,
+          ...draft,
+          authorId: viewer.id,
+          parentId,
+          confidential: input.confidential ?? false,
+          color: input.color ? colorOf(input.color) : undefined,
+          startDateFixed: dateOf(input.startDateFixed, 'start_date_fixed'),
+          startDateIsFixed: input.startDateIsFixed ?? false,
+          dueDateFixed: dateOf(input.dueDateFixed, 'due_date_fixed'),
+          dueDateIsFixed: input.dueDateIsFixed ?? false,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await this.changeLabels(tx, epic, labels);
+      return epic;
+    });
+  }
+
+  /** GitLab's Epics::UpdateService: fields, dates, parent, labels and `state_event`. */
+  async update(group: NamespaceRow, iid: number, changes: EpicChanges): Promise<EpicRow> {
+    const epic = await this.get(group, iid, 'admin_epic');
+    const given = (Object.keys(changes) as (keyof EpicChanges)[]).filter((k) => changes[k] !== undefined && k !== 'createdAt');
+    if (!given.length) {
+      throw atLeastOneOf('add_labels', 'color', 'confidential', 'description', 'due_date_fixed', 'due_date_is_fixed', 'labels', 'parent_id', 'remove_labels', 'start_date_fixed', 'start_date_is_fixed', 'state_event', 'title');
+    }
+    const data: Prisma.EpicUncheckedUpdateInput = {};
+    if (changes.title != null) data.title = changes.title.trim();
+    if (changes.description !== undefined) data.description = changes.description;
+    const errors = epicErrors({ title: (data.title as string | undefined) ?? epic.title, description: (data.description as string | null | undefined) ?? epic.description });
+    if (Object.keys(errors).length) throw invalid(errors);
+    if (changes.confidential != null) data.confidential = changes.confidential;
+    if (changes.color != null) data.color = colorOf(changes.color);
+    if (changes.startDateFixed !== undefined) data.startDateFixed = dateOf(changes.startDateFixed, 'start_date_fixed');
+    if (changes.startDateIsFixed != null) data.startDateIsFixed = changes.startDateIsFixed;
+    if (changes.dueDateFixed !== undefined) data.dueDateFixed = dateOf(changes.dueDateFixed, 'due_date_fixed');
+    if (changes.dueDateIsFixed != null) data.dueDateIsFixed = changes.dueDateIsFixed;
+    if (changes.parentId !== undefined) data.parentId = await this.parentFor(group, changes.parentId, epic);
+    if (changes.stateEvent === 'close' && epic.state === 'opened') Object.assign(data, { state: 'closed', closedAt: new Date(), closedById: this.base.viewer?.id ?? null });
+    if (changes.stateEvent === 'reopen' && epic.state === 'closed') Object.assign(data, { state: 'opened', closedAt: null, closedById: null });
+    const resolved = await this.labelsOf(group, changes);
+    return this.db.$transaction(async (tx) => {
+      const labels = await this.changeLabels(tx, epic, resolved);
+      const changed = Object.keys(data).length > 0 || labels.added.length > 0 || labels.removed.length > 0;
+      return tx.epic.update({ where: { id: epic.id }, data: { ...data, ...(changed ? { updatedAt: new Date() } : {}) } });
+    });
+  }
+
+  /** Deletes an epic (Owners); its children lose their parent and its issues leave it. */
+  async destroy(group: NamespaceRow, iid: number): Promise<EpicRow> {
+    const epic = await this.get(group, iid, 'destroy_epic');
+    await this.db.$transaction([
+      this.db.labelLink.deleteMany({ where: { targetType: EPIC, targetId: epic.id } }),
+      this.db.note.deleteMany({ where: { noteableType: EPIC, noteableId: epic.id } }),
+      this.db.epic.delete({ where: { id: epic.id } }),
+    ]);
+    return epic;
+  }
+
+  /** The issues of the epic the viewer may read, by their position in it (GitLab's `sorted_by_epic_position`). */
+  async epicIssues(epic: EpicRow, page: PageArgs) {
+    const where: Prisma.EpicIssueWhereInput = { epicId: epic.id, issue: { is: { AND: [await this.base.access.where('read_issue'), { project: { pendingDelete: false } }] } } };
+    return connection(
+      page,
+      async ({ skip, take }) => {
+        const links = await this.db.epicIssue.findMany({
+          where,
+          orderBy: [{ relativePosition: { sort: 'asc', nulls: 'last' } }, { id: 'asc' }],
+          skip,
+          take,
+          include: { issue: { include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } } },
+        });
+        return links.map((l) => viewOf(l.issue, l));
+      },
+      () => this.db.epicIssue.count({ where }),
+    );
+  }
+
+  /** The association of one of the epic's issues, for relating it: 404 unless the viewer may relate that issue too. */
+  private async link(epic: EpicRow, epicIssueId: number): Promise<EpicIssueView> {
+    const link = await this.db.epicIssue.findFirst({ where: { id: epicIssueId, epicId: epic.id } });
+    if (!link) throw recordNotFound();
+    const issue = await this.issues.byId(link.issueId);
+    if (!issue || !(await this.base.access.can('admin_issue_relation', await this.issues.subject(issue)))) throw forbidden();
+    return viewOf(issue, link);
+  }
+
+  /**
+   * GitLab's EpicIssues::CreateService: puts the issue (by its global id) in the epic, first in its order, moving it
+   * out of any other epic. The issue's project must be in the epic's group or below it.
+   */
+  async addIssue(group: NamespaceRow, iid: number, issueId: number): Promise<EpicIssueView> {
+    const epic = await this.get(group, iid);
+    const issue = await this.issues.byId(issueId);
+    if (!issue) throw recordNotFound();
+    if (!(await this.base.access.can('admin_issue_relation', await this.issues.subject(issue)))) throw forbidden();
+    if (!(await this.base.access.can('admin_epic_relation', this.subjectOf(group, epic)))) throw notFoundAs(NO_MATCHING_ISSUE);
+    const project = await this.base.loaders.projects.byId.load(issue.projectId);
+    if (!project || !project.namespace.traversalIds.includes(epic.groupId)) throw notFoundAs(NO_MATCHING_ISSUE);
+    return viewOf(issue, await this.assign(epic, issue));
+  }
+
+  /** Puts an issue in an epic, first in its order (moving it out of another epic); 409 when it is already there. */
+  private async assign(epic: EpicRow, issue: IssueRow): Promise<EpicIssueLinkRow> {
+    return this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT "id" FROM "epics" WHERE "id" = ${epic.id} FOR UPDATE`;
+      const existing = await tx.epicIssue.findUnique({ where: { issueId: issue.id } });
+      if (existing?.epicId === epic.id) throw conflict('Issue(s) already assigned');
+      const first = await tx.epicIssue.aggregate({ where: { epicId: epic.id }, _min: { relativePosition: true } });
+      const relativePosition = positionAtStart(first._min.relativePosition);
+      if (existing) return tx.epicIssue.update({ where: { id: existing.id }, data: { epicId: epic.id, relativePosition, createdAt: new Date() } });
+      return tx.epicIssue.create({ data: { epicId: epic.id, issueId: issue.id, relativePosition } });
+    });
+  }
+
+  /** GitLab's EpicIssues::DestroyService: takes the issue out of the epic; the association as it was. */
+  async removeIssue(group: NamespaceRow, iid: number, epicIssueId: number): Promise<EpicIssueView> {
+    const epic = await this.get(group, iid);
+    const link = await this.link(epic, epicIssueId);
+    await this.db.epicIssue.delete({ where: { id: link.epicIssueId } });
+    return link;
+  }
+
+  /**
+   * GitLab's EpicIssues::UpdateService: moves the association between `moveBeforeId` (the one to come before it) and
+   * `moveAfterId` (the one to come after it), as RelativePositioning places it; 400 when neither names one of the epic's.
+   */
+  async moveIssue(group: NamespaceRow, iid: number, epicIssueId: number, moveBeforeId: number | null, moveAfterId: number | null): Promise<EpicRow> {
+    const epic = await this.get(group, iid);
+    const link = await this.link(epic, epicIssueId);
+    const moved = await this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT "id" FROM "epics" WHERE "id" = ${epic.id} FOR UPDATE`;
+      const others = await tx.epicIssue.findMany({ where: { epicId: epic.id, id: { not: link.epicIssueId } }, orderBy: [{ relativePosition: { sort: 'asc', nulls: 'last' } }, { id: 'asc' }] });
+      const before = moveBeforeId === null ? null : others.find((o) => o.id === moveBeforeId);
+      const after = moveAfterId === null ? null : others.find((o) => o.id === moveAfterId);
+      if (before === undefined || after === undefined || (!before && !after)) return false;
+      const index = (row: EpicIssueLinkRow | null) => (row ? others.indexOf(row) : -1);
+      // A side not given is the neighbour of the one given, as move_after and move_before find it.
+      const low = before ?? (index(after) > 0 ? others[index(after) - 1] : null);
+      const high = after ?? (index(before) + 1 < others.length ? others[index(before) + 1] : null);
+      const position = positionBetween(low?.relativePosition ?? null, high?.relativePosition ?? null);
+      if (position === null) {
+        // No room between them: spread the epic's issues out again (RelativePositioning's rebalancing), then place it.
+        const order = others.slice();
+        const at = low ? order.indexOf(low) + 1 : 0;
+        order.splice(at, 0, { id: link.epicIssueId, epicId: epic.id, issueId: link.id, relativePosition: null, createdAt: link.createdAt });
+        for (const [i, row] of order.entries()) {
+          const p = positionAtStart(null) + (i - at) * 511;
+          await tx.epicIssue.update({ where: { id: row.id }, data: { relativePosition: p } });
+        }
+        return true;
+      }
+      await tx.epicIssue.update({ where: { id: link.epicIssueId }, data: { relativePosition: position } });
+      return true;
+    });
+    if (!moved) throw badRequest('Issue could not be moved!');
+    return epic;
+  }
+
+  /** GitLab's `issueSetEpic` and the Issues API's `epic_id`: puts the issue in the epic (by id), or out of any with null. */
+  async setIssueEpic(issue: IssueRow, epicId: number | null): Promise<void> {
+    this.requireAvailable();
+    if (!(await this.base.access.can('admin_issue_relation', await this.issues.subject(issue)))) throw forbidden();
+    if (epicId === null) {
+      await this.db.epicIssue.deleteMany({ where: { issueId: issue.id } });
+      return;
+    }
+    const epic = await this.byId(epicId);
+    if (!epic) throw notFoundAs(NO_MATCHING_EPIC);
+    const group = await this.groupOf(epic);
+    const project = await this.base.loaders.projects.byId.load(issue.projectId);
+    if (!project || !project.namespace.traversalIds.includes(group.id) || !(await this.base.access.can('admin_epic_relation', this.subjectOf(group, epic)))) {
+      throw notFoundAs(NO_MATCHING_ISSUE);
+    }
+    const existing = await this.db.epicIssue.findUnique({ where: { issueId: issue.id } });
+    if (existing?.epicId !== epic.id) await this.assign(epic, issue);
+  }
+
+  /** The epic an issue is in, when the viewer may read it. */
+  async ofIssue(issueId: number): Promise<EpicRow | null> {
+    if (!this.available) return null;
+    const link = await this.base.loaders.epics.linkByIssueId.load(issueId);
+    return link ? this.byId(link.epicId) : null;
+  }
+
+  /** Whether the viewer may read the epic and its notes, comment on it, and set a note's creation time. */
+  async abilities(epic: EpicRow) {
+    const subject = await this.subject(epic);
+    const read = await this.base.access.can('read_epic', subject);
+    return { read, comment: read && !!this.base.viewer, setCreatedAt: read && (await this.base.access.can('set_epic_created_at', subject.inGroup as NamespaceRow)) };
+  }
+}
