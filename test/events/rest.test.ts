@@ -24,7 +24,7 @@ let timeline: number[];
 let publicPush: number;
 let privatePush: number;
 /** The real issue and comment the timeline's events name: an event whose target is gone is seen by no one. */
-let targets: { issue: number; note: number };
+let targets: { issue: number; note: number; mergeRequest: number };
 
 function insertEvent(data: { action: string; authorId: number; projectId: number; targetType?: string | null; createdAt?: Date; pushData?: PushData; targetId?: number; targetIid?: number; targetTitle?: string }) {
   return t.server.database.prisma.event.create({ data: { targetType: null, ...data, pushData: data.pushData ? { ...data.pushData } : undefined } });
@@ -55,7 +55,12 @@ beforeAll(async () => {
   const elsewhere = await createProject(t, stranger.token, { visibility: 'public' });
   const issue = (await t.api('POST', `/projects/${elsewhere.id}/issues`, { token: stranger.token, body: { title: 'A title' } })).body;
   const note = (await t.api('POST', `/projects/${elsewhere.id}/issues/${issue.iid}/notes`, { token: stranger.token, body: { body: 'A comment' } })).body;
-  targets = { issue: issue.id, note: note.id };
+  const commit = (branch: string, extra: object) =>
+    t.api('POST', `/projects/${elsewhere.id}/repository/commits`, { token: stranger.token, body: { branch, commit_message: branch, actions: [{ action: 'create', file_path: `${branch}.txt`, content: branch }], ...extra } });
+  await commit('main', {});
+  await commit('feature', { start_branch: 'main' });
+  const mergeRequest = (await t.api('POST', `/projects/${elsewhere.id}/merge_requests`, { token: stranger.token, body: { source_branch: 'feature', target_branch: 'main', title: 'A title' } })).body;
+  targets = { issue: issue.id, note: note.id, mergeRequest: mergeRequest.id };
   timeline = [];
   for (const [action, targetType, ms] of [
     ['created', 'Issue', DAY_MS - 1], // the last millisecond of D1
@@ -63,7 +68,7 @@ beforeAll(async () => {
     ['commented', 'Note', 2 * DAY_MS - 1], // the last of D1 + 1
     ['merged', 'MergeRequest', 2 * DAY_MS], // the first of D1 + 2
   ] as const) {
-    timeline.push((await insertEvent({ action, targetType, authorId: actor.id, projectId: publicProject.id, createdAt: at(ms), targetId: targetType === 'Note' ? targets.note : targets.issue, targetIid: 3, targetTitle: 'A title' })).id);
+    timeline.push((await insertEvent({ action, targetType, authorId: actor.id, projectId: publicProject.id, createdAt: at(ms), targetId: targetType === 'Note' ? targets.note : targetType === 'MergeRequest' ? targets.mergeRequest : targets.issue, targetIid: 3, targetTitle: 'A title' })).id);
   }
 });
 

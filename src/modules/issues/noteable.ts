@@ -32,6 +32,7 @@ export const issueNoteables: NoteableKind = {
     const project = await ctx.services.projects.get({ id: issue.projectId });
     return issueNoteable(project, issue);
   },
+  readableIds: (ctx, ids) => ctx.services.issues.readableIds(ids),
   async canRead(ctx: NoteableContext, noteable: Noteable) {
     return !!noteable.project && ctx.access.can('read_issue', subjectOf(noteable));
   },

@@ -200,13 +200,11 @@ export class IssuesService {
 
   /** Of these issue ids, those the viewer may read (`read_issue`), in one query: their activity events' check. */
   async readableIds(ids: readonly number[]): Promise<Set<number>> {
-    const issues = await this.db.issue.findMany({ where: { id: { in: [...ids] } }, include: withAssignees });
-    const readable = new Set<number>();
-    for (const issue of issues) {
-      const project = await this.base.loaders.projects.byId.load(issue.projectId);
-      if (project && !project.pendingDelete && (await this.base.access.can('read_issue', issueSubject(project, issue)))) readable.add(issue.id);
-    }
-    return readable;
+    const rows = await this.db.issue.findMany({
+      where: { AND: [{ id: { in: [...ids] } }, await this.base.access.where('read_issue'), { project: { pendingDelete: false } }] },
+      select: { id: true },
+    });
+    return new Set(rows.map((r) => r.id));
   }
 
   /** The issues of the scope with IssuesFinder's filters and order. */

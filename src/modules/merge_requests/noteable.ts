@@ -33,6 +33,7 @@ export const mergeRequestNoteables: NoteableKind = {
     if (!mr) return null;
     return noteableOf(await ctx.services.projects.get({ id: mr.projectId }), mr);
   },
+  readableIds: (ctx, ids) => ctx.services.merge_requests.readableIds(ids),
   async canRead(ctx, noteable) {
     return !!noteable.project && ctx.access.can('read_merge_request', subjectOf(noteable));
   },

@@ -56,6 +56,8 @@ export interface NoteableKind {
   findInGroup?(ctx: NoteableContext, group: NamespaceRow, key: string): Promise<Noteable | null>;
   /** The noteable a stored note is on, or null when it is gone; no ability asked beyond finding its project. */
   ofNote(ctx: NoteableContext, note: { projectId: number | null; groupId: number | null; noteableId: number | null; commitId: string | null }): Promise<Noteable | null>;
+  /** Of these noteable ids, those `canRead` allows, in one query (kinds with rows; others are asked one by one). */
+  readableIds?(ctx: NoteableContext, ids: readonly number[]): Promise<Set<number>>;
   /** GitLab's `read_<noteable>` and `read_note` on it: the viewer may read it and its notes. */
   canRead(ctx: NoteableContext, noteable: Noteable): Promise<boolean>;
   /** GitLab's `create_note` on it. */

@@ -162,6 +162,14 @@ export class NotesService {
     const notes = await this.base.db.note.findMany({ where: { id: { in: [...ids] } } });
     const ctx = this.ctx(services);
     const decided = new Map<string, Promise<boolean>>();
+    // Kinds that answer for many noteables at once are asked once each.
+    for (const type of new Set(notes.map((n) => n.noteableType))) {
+      const kind = noteableKind(type);
+      const of = notes.filter((n) => n.noteableType === type && n.noteableId !== null);
+      if (!kind?.readableIds || !of.length) continue;
+      const allowed = kind.readableIds(ctx, [...new Set(of.map((n) => n.noteableId!))]);
+      for (const n of of) decided.set(`${type}:${n.noteableId}`, allowed.then((set) => set.has(n.noteableId!)));
+    }
     const readable = new Set<number>();
     for (const note of notes) {
       const kind = noteableKind(note.noteableType);
