@@ -12,7 +12,7 @@ export const DISPATCH_JOB = 'hooks.dispatch';
 export const DELIVER_JOB = 'hooks.deliver';
 
 /** GitLab's hook triggers (WebHook#execute's `hook_name`), which say which hooks an event goes to. */
-export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 'repository_update_hooks' | 'pipeline_hooks' | 'job_hooks' | 'note_hooks';
+export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 'repository_update_hooks' | 'pipeline_hooks' | 'job_hooks' | 'note_hooks' | 'release_hooks';
 
 export interface HookEvent {
   /** X-Gitlab-Event-UUID: one per event, shared by every hook it goes to. */
@@ -53,6 +53,7 @@ const HEARD_ONLY_BY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: num
   pipeline_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "pipelineEvents" LIMIT 1`,
   job_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "jobEvents" LIMIT 1`,
   note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "noteEvents" LIMIT 1`,
+  release_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "releasesEvents" LIMIT 1`,
 };
 
 /** Queues an event's deliveries; with `tx`, only if that transaction commits. Null when no hook can hear it. */

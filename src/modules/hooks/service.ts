@@ -92,6 +92,8 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
       return project({ jobEvents: true });
     case 'note_hooks':
       return project({ noteEvents: true });
+    case 'release_hooks':
+      return project({ releasesEvents: true });
   }
 }
 
