@@ -134,9 +134,9 @@ export class ReleasesService {
    * The release of a tag; null when there is none. The REST API asks for the project's code first (GitLab's
    * `authorize_read_code!` in `GET /releases/:tag_name`) and answers a missing release 404; GraphQL's does neither.
    */
-  async find(project: ProjectRow, tag: string): Promise<ReleaseRow | null> {
+  async find(project: ProjectRow, tag: string, rest = this.base.rest !== undefined): Promise<ReleaseRow | null> {
     await this.authorizeRead(project);
-    if (!this.base.rest) return this.byTag(project, tag);
+    if (!rest) return this.byTag(project, tag);
     await this.base.access.authorize('download_code', project);
     const release = await this.byTag(project, tag);
     // GitLab's `not_found! unless release`: `404 Not Found`, not the route's `404 Project Not Found`.

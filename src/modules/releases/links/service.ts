@@ -3,7 +3,7 @@
  * path unique within the release, a link type, newest first. Creating needs `create_release`, changing
  * `update_release`, deleting `destroy_release`; a release or link that is not there is `404 Not found`.
  */
-import { atLeastOneOf, badRecordMessages, recordNotFound } from '../../../errors.js';
+import { atLeastOneOf, badRecordMessages, notFound, recordNotFound } from '../../../errors.js';
 import { connection, type PageArgs } from '../../../graphql/connection.js';
 import type { ServiceBase } from '../../module.js';
 import type { ProjectRow } from '../../projects/service.js';
@@ -90,6 +90,18 @@ export class ReleaseLinksService {
     const link = await this.get(project, tag, id);
     await this.base.access.authorize('destroy_release', project);
     await this.db.releaseLink.delete({ where: { id: link.id } });
+    return link;
+  }
+
+  /**
+   * The link a download names by its direct asset path (`GET /releases/:tag_name/downloads/*path`), for readers of the
+   * code: `404 Not Found` for a missing release, `404 Not found` for a missing link (GitLab's `find_by_filepath!`).
+   */
+  async download(project: ProjectRow, tag: string, filepath: string): Promise<LinkRow> {
+    const release = await this.releases.find(project, tag, true);
+    if (!release) throw notFound();
+    const link = await this.db.releaseLink.findFirst({ where: { releaseId: release.id, filepath } });
+    if (!link) throw recordNotFound();
     return link;
   }
 
