@@ -30,6 +30,7 @@ const FILES = [
   'test_project_job_token_scope',
   'test_gitlab',
   'test_issues',
+  'test_releases',
 ].map((name) => `tests/functional/api/${name}.py`);
 const EXPECTED = new URL('./python-gitlab-suite.expected', import.meta.url).pathname;
 const CONFTEST = new URL('./python_gitlab_suite_conftest.py', import.meta.url).pathname;
