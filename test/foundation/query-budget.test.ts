@@ -21,6 +21,7 @@ let hookId: number;
 let scheduleId: number;
 let packageId: number;
 let snippetId: number;
+let releaseProject: { id: number };
 
 async function measure(path: string, token = owner.token): Promise<number> {
   queries = 0;
@@ -118,6 +119,20 @@ beforeAll(async () => {
       { ...snippetNote, type: null, discussionId: 'a'.repeat(39) + String(i), note: `note ${i}`, authorId },
     ]),
   });
+  // Four releases (each with a milestone holding an issue, a link and evidence) and four links on the first, in a
+  // project of their own without CI, so their tags start no pipelines.
+  releaseProject = await createProject(t, owner.token);
+  await t.api('POST', `/projects/${releaseProject.id}/repository/files/a.txt`, { token: owner.token, body: { branch: 'main', content: 'a', commit_message: 'a' } });
+  for (let i = 0; i < 4; i++) {
+    await t.api('POST', `/projects/${releaseProject.id}/milestones`, { token: owner.token, body: { title: `rm${i}` } });
+    const release = await t.api('POST', `/projects/${releaseProject.id}/releases`, {
+      token: owner.token,
+      body: { tag_name: `r${i}`, ref: 'main', milestones: [`rm${i}`], assets: { links: [{ name: 'l', url: `https://example.com/r${i}` }] } },
+    });
+    expect(release.status).toBe(201);
+    await t.api('POST', `/projects/${releaseProject.id}/issues`, { token: owner.token, body: { title: `ri${i}`, milestone_id: release.body.milestones[0].id } });
+    await t.api('POST', `/projects/${releaseProject.id}/releases/r0/assets/links`, { token: owner.token, body: { name: `l${i}`, url: `https://example.com/l${i}` } });
+  }
   // The four pipelines above, as if the last schedule had run them.
   await t.server.database.prisma.pipeline.updateMany({ where: { projectId: project.id }, data: { pipelineScheduleId: scheduleId } });
   // Four finished storage moves of the project and of the group (this server has one storage: rows as a move leaves them).
@@ -200,6 +215,8 @@ describe('query budget', () => {
     'GET /projects/:id/issues/:issue_iid/discussions': () => `/projects/${project.id}/issues/1/discussions`,
     'GET /projects/:id/issues/:issue_iid/notes': () => `/projects/${project.id}/issues/1/notes`,
     'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all`,
+    'GET /projects/:id/releases': () => `/projects/${releaseProject.id}/releases`,
+    'GET /projects/:id/releases/:tag_name/assets/links': () => `/projects/${releaseProject.id}/releases/r0/assets/links`,
   };
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate);
   it('covers every list route of the route table', () => {
