@@ -24,7 +24,7 @@ import { UploadStorage } from './uploads/storage.js';
 import { PushHooks } from './git/hooks.js';
 import { gitHttp } from './http/git-http.js';
 import { runnerApi } from './http/runner-api.js';
-import { repositoryArchives } from './http/repository-archive.js';
+import { repositoryArchives, webArchives } from './http/repository-archive.js';
 import { releaseRedirects } from './modules/releases/http.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildSchema } from './graphql/schema.js';
@@ -187,6 +187,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', repositoryArchives(app, authenticators));
   // The Releases API's redirects (latest release, asset downloads).
   web.use('/api/v4', releaseRedirects(app, authenticators));
+  // The web archive URLs releases list as their sources.
+  web.use(webArchives(app, authenticators));
   web.use(
     '/api/graphql',
     expressMiddleware(apollo, {

@@ -125,6 +125,19 @@ describe('creating a release', () => {
     expect((await t.api('GET', `/projects/${project.id}/repository/tags/v9.9`, { token: owner.token })).status).toBe(404);
   });
 
+  it('lists sources that download the tag’s archive', async () => {
+    const release = (await t.api('GET', releases('/v1.0'), { token: owner.token })).body;
+    const [zip, tgz] = release.assets.sources.map((s: { url: string }) => s.url.replace(EXTERNAL_URL, t.url));
+    const zipped = await fetch(zip, { headers: { 'PRIVATE-TOKEN': owner.token } });
+    expect([zipped.status, zipped.headers.get('content-type')]).toEqual([200, 'application/zip']);
+    expect(Buffer.from(await zipped.arrayBuffer()).subarray(0, 2).toString()).toBe('PK');
+    const gzipped = await fetch(tgz, { headers: { 'PRIVATE-TOKEN': owner.token } });
+    expect(gzipped.status).toBe(200);
+    expect([...Buffer.from(await gzipped.arrayBuffer()).subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    const anonymous = await fetch(zip);
+    expect(anonymous.status).toBe(404);
+  });
+
   it('reads a release whose tag has a slash, URL-encoded', async () => {
     const res = await t.api('POST', releases(), { token: owner.token, body: { tag_name: 'release/2.0', ref: 'main' } });
     expect(res.status, res.text).toBe(201);
@@ -224,7 +237,7 @@ describe('lists', () => {
     expect(res.headers.get('location')).toBe(`/api/v4/projects/${other.id}/releases/b/assets/links?per_page=5`);
     const followed = await fetch(`${t.url}/api/v4/projects/${other.id}/releases/permalink/latest`, { headers: { 'PRIVATE-TOKEN': owner.token } });
     expect(followed.status).toBe(200);
-    expect((await followed.json()).tag_name).toBe('b');
+    expect(((await followed.json()) as { tag_name: string }).tag_name).toBe('b');
     const empty = await createProject(t, owner.token);
     const none = await fetch(`${t.url}/api/v4/projects/${empty.id}/releases/permalink/latest`, { headers: { 'PRIVATE-TOKEN': owner.token }, redirect: 'manual' });
     expect([none.status, await none.json()]).toEqual([404, { message: '404 Not Found' }]);
