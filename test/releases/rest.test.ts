@@ -91,7 +91,7 @@ describe('creating a release', () => {
     // The tag exists in the repository, annotated with the message, at the ref's commit.
     const tag = await t.api('GET', `/projects/${project.id}/repository/tags/v1.0`, { token: owner.token });
     expect(tag.status).toBe(200);
-    expect(tag.body).toMatchObject({ name: 'v1.0', message: 'Version one', commit: { id: head } });
+    expect(tag.body).toMatchObject({ name: 'v1.0', message: 'Version one', commit: { id: head }, release: { tag_name: 'v1.0', description: 'Notes' } });
   });
 
   it('uses an existing tag, names the release after it, and renders description_html on request', async () => {

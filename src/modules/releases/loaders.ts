@@ -15,6 +15,13 @@ function grouped<T>(ids: readonly number[], rows: readonly T[], releaseOf: (row:
 
 export function createReleaseLoaders(db: PrismaClient) {
   return {
+    /** The release of each tag, keyed `<project id>:<tag>` (GitLab's TagRelease of a tag list). */
+    byTag: new DataLoader<string, { tag: string; description: string | null } | null>(async (keys) => {
+      const wanted = keys.map((k) => ({ projectId: Number(k.slice(0, k.indexOf(':'))), tag: k.slice(k.indexOf(':') + 1) }));
+      const rows = await db.release.findMany({ where: { OR: wanted }, select: { projectId: true, tag: true, description: true } });
+      const found = new Map(rows.map((r) => [`${r.projectId}:${r.tag}`, { tag: r.tag, description: r.description }]));
+      return keys.map((k) => found.get(k) ?? null);
+    }),
     /** Each release's links, newest first (Releases::Link.sorted). */
     links: new DataLoader<number, LinkRow[]>(async (ids) =>
       grouped(ids, await db.releaseLink.findMany({ where: { releaseId: { in: [...ids] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }), (l) => l.releaseId),

@@ -7,6 +7,7 @@ import { webUrl } from '../../graphql/resolvers.js';
 import { renderMarkdown } from '../../markdown.js';
 import type { MilestoneRow } from '../milestones/service.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { RefRow } from '../repositories/reads.js';
 import type { LinkChanges, ReleaseLinkRow } from './links/service.js';
 import type { LinkInput } from './links/rules.js';
 import type { EvidenceRow } from './loaders.js';
@@ -117,6 +118,9 @@ export const releaseResolvers = {
   },
   ReleaseAssetLinkType: { OTHER: 'other', RUNBOOK: 'runbook', PACKAGE: 'package', IMAGE: 'image' },
   ReleaseSort: { CREATED_DESC: 'created_desc', CREATED_ASC: 'created_asc', RELEASED_AT_DESC: 'released_at_desc', RELEASED_AT_ASC: 'released_at_asc' },
+  Tag: {
+    release: (tag: RefRow, _a: unknown, ctx: Context) => ctx.services.releases.ofTag(tag.project, tag.name),
+  },
   Milestone: {
     stats: async (m: MilestoneRow, _a: unknown, ctx: Context) => {
       const stats = await ctx.loaders.issues.statsByMilestone.load(m.id);

@@ -93,6 +93,13 @@ export class ReleasesService {
     return this.base.access.can('download_code', project);
   }
 
+  /** A tag's release as the Tags API shows it (Entities::TagRelease), to those who may read releases; null otherwise. */
+  async ofTag(project: ProjectRow, tag: string): Promise<{ tag_name: string; description: string | null } | null> {
+    if (!(await this.base.access.can('read_release', project))) return null;
+    const release = await this.base.loaders.releases.byTag.load(`${project.id}:${tag}`);
+    return release && { tag_name: release.tag, description: release.description };
+  }
+
   /** Whether the entity may list the release's milestones (GitLab's `can_read_milestone?`). */
   canReadMilestones(project: ProjectRow): Promise<boolean> {
     return this.base.access.can('read_milestone', { project });
