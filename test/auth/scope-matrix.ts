@@ -367,6 +367,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     duration: () => '1h',
     // Release links: an ID no link has (the routes' release, named by a fresh tag, is not there either).
     linkId: () => 2147483000,
+    url: () => 'https://example.com/matrix',
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
