@@ -75,6 +75,8 @@ export interface ErrorExtensions {
   dryRun?: boolean;
   /** CONFLICT or UNPROCESSABLE of one attribute's errors (`conflict!(errors[:validate_branches])`): `{"message": ["<text>"]}`. */
   listed?: boolean;
+  /** BAD_USER_INPUT of a record's full messages as GitLab's `render_api_error!(errors.full_messages, 400)` sends them: `{"message": [...]}`. */
+  messages?: string[];
 }
 
 function coded(message: string, extensions: ErrorExtensions): GraphQLError {
@@ -145,6 +147,8 @@ export const unprocessable = (message: string) => coded(message, { code: 'UNPROC
  * "<text>"}}` with 400 or 422.
  */
 export const serviceError = (message: string, status: 400 | 422) => coded(message, { code: status === 422 ? 'UNPROCESSABLE' : 'BAD_USER_INPUT', errorObject: true });
+/** GitLab's `render_api_error!(record.errors.full_messages, 400)` (release links): `{"message": ["Url has already been taken"]}`. */
+export const badRecordMessages = (messages: string[]) => coded(messages.join(', '), { code: 'BAD_USER_INPUT', messages });
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /**
@@ -199,6 +203,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       if (ext.params) return { status: 400, body: { error: ext.params.join(', ') } };
       if (ext.errorCode) return { status: 400, body: { message: error.message, error_code: ext.errorCode, ...(ext.dryRun ? { dry_run: 'error' } : {}) } };
       if (ext.errorObject) return { status: 400, body: { message: { error: error.message } } };
+      if (ext.messages) return { status: 400, body: { message: ext.messages } };
       return { status: 400, body: { message: error.message } };
     }
     case 'UNAUTHENTICATED':

@@ -24,7 +24,8 @@ import { UploadStorage } from './uploads/storage.js';
 import { PushHooks } from './git/hooks.js';
 import { gitHttp } from './http/git-http.js';
 import { runnerApi } from './http/runner-api.js';
-import { repositoryArchives } from './http/repository-archive.js';
+import { repositoryArchives, webArchives } from './http/repository-archive.js';
+import { releaseRedirects } from './modules/releases/http.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildSchema } from './graphql/schema.js';
 import { contextError, formatError, unavailableStatus } from './graphql/errors.js';
@@ -184,6 +185,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', runners.json);
   // Repository archives and snapshots are byte streams from git, with Workhorse's headers.
   web.use('/api/v4', repositoryArchives(app, authenticators));
+  // The Releases API's redirects (latest release, asset downloads).
+  web.use('/api/v4', releaseRedirects(app, authenticators));
+  // The web archive URLs releases list as their sources.
+  web.use(webArchives(app, authenticators));
   web.use(
     '/api/graphql',
     expressMiddleware(apollo, {

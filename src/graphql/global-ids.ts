@@ -69,6 +69,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   ProjectHookID: { model: 'ProjectHook' },
   ProjectID: { model: 'Project' },
   ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },
+  ReleaseID: { model: 'Release' },
+  ReleasesLinkID: { model: 'Releases::Link' },
   SnippetID: { model: 'Snippet', subclasses: ['PersonalSnippet', 'ProjectSnippet'] },
   SnippetsRepositoryStorageMoveID: { model: 'Snippets::RepositoryStorageMove' },
   SystemHookID: { model: 'SystemHook' },

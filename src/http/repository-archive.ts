@@ -39,6 +39,53 @@ function snapshotEntry(path: string, directory: boolean): boolean {
   return ['HEAD', 'packed-refs', 'shallow'].includes(path) || path.startsWith('refs/') || /^objects\/[0-9a-f]{2}\/[0-9a-f]{38}$/.test(path) || /^objects\/pack\/pack-[0-9a-f]+\.(pack|idx)$/.test(path);
 }
 
+/** Streams git's output once it has said something; a git that fails first is GitLab's `404 File Not Found`. */
+export function streamArchive(app: App, req: Request, res: Response, plan: ArchivePlan): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const child = spawnGit(plan.gitDir, plan.args);
+    let started = false;
+    let exited = false;
+    const stderr: Buffer[] = [];
+    res.on('close', () => {
+      if (!exited) child.kill('SIGKILL');
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end();
+    child.stderr.on('data', (chunk: Buffer) => stderr.length < 16 && stderr.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (!started) {
+        started = true;
+        res.status(200).set({
+          'Content-Disposition': `attachment; filename="${plan.fileName.replace(/["\\\r\n]/g, '_')}"`,
+          'Content-Type': plan.contentType,
+          'Content-Transfer-Encoding': 'binary',
+        });
+      }
+      if (req.method === 'HEAD') return;
+      if (!res.write(chunk)) {
+        child.stdout.pause();
+        res.once('drain', () => child.stdout.resume());
+      }
+    });
+    child.on('error', (error) => {
+      exited = true;
+      if (!res.headersSent) sendError(res, app, error);
+      else res.destroy();
+      resolve();
+    });
+    child.on('close', (code) => {
+      exited = true;
+      if (code !== 0) {
+        if (!started && !res.headersSent) {
+          app.logger.info({ requestId: res.locals.requestId, git: Buffer.concat(stderr).toString('utf8').trim() }, 'git archive failed');
+          sendError(res, app, notFound('File'));
+        } else res.destroy();
+      } else res.end();
+      resolve();
+    });
+  });
+}
+
 export function repositoryArchives(app: App, authenticators: Record<Lane, CredentialsAuthenticator>) {
   const router = express.Router();
 
@@ -56,53 +103,6 @@ export function repositoryArchives(app: App, authenticators: Record<Lane, Creden
     const viewer = await resolveViewer(authenticators.read, res.locals.credentials as Credentials | null);
     requireScope(viewer, acceptedScopes('query', undefined));
     return createContext(app, viewer, { lane: 'read' });
-  }
-
-  /** Streams git's output once it has said something; a git that fails first is GitLab's `404 File Not Found`. */
-  function streamArchive(req: Request, res: Response, plan: ArchivePlan): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const child = spawnGit(plan.gitDir, plan.args);
-      let started = false;
-      let exited = false;
-      const stderr: Buffer[] = [];
-      res.on('close', () => {
-        if (!exited) child.kill('SIGKILL');
-      });
-      child.stdin.on('error', () => {});
-      child.stdin.end();
-      child.stderr.on('data', (chunk: Buffer) => stderr.length < 16 && stderr.push(chunk));
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (!started) {
-          started = true;
-          res.status(200).set({
-            'Content-Disposition': `attachment; filename="${plan.fileName.replace(/["\\\r\n]/g, '_')}"`,
-            'Content-Type': plan.contentType,
-            'Content-Transfer-Encoding': 'binary',
-          });
-        }
-        if (req.method === 'HEAD') return;
-        if (!res.write(chunk)) {
-          child.stdout.pause();
-          res.once('drain', () => child.stdout.resume());
-        }
-      });
-      child.on('error', (error) => {
-        exited = true;
-        if (!res.headersSent) sendError(res, app, error);
-        else res.destroy();
-        resolve();
-      });
-      child.on('close', (code) => {
-        exited = true;
-        if (code !== 0) {
-          if (!started && !res.headersSent) {
-            app.logger.info({ requestId: res.locals.requestId, git: Buffer.concat(stderr).toString('utf8').trim() }, 'git archive failed');
-            sendError(res, app, notFound('File'));
-          } else res.destroy();
-        } else res.end();
-        resolve();
-      });
-    });
   }
 
   // `archive`, `archive.zip`, `archive.tar.gz`, …: one segment, its suffix GitLab's format.
@@ -124,7 +124,7 @@ export function repositoryArchives(app: App, authenticators: Record<Lane, Creden
           path: string(query.path),
           excludePaths: commaList(query.exclude_paths),
         });
-        await streamArchive(req, res, plan);
+        await streamArchive(app, req, res, plan);
       })(req, res);
     },
   );
@@ -145,5 +145,34 @@ export function repositoryArchives(app: App, authenticators: Record<Lane, Creden
     }),
   );
 
+  return router;
+}
+
+/**
+ * GitLab's web archive route (RepositoriesController#archive, `/<project>/-/archive/<ref>/<name>.<format>`), the URL of
+ * a release's sources: the same archive as the API's, the ref being every segment but the last, the format the last
+ * segment's suffix. Like GitLab's (`authenticate_sessionless_user!(:archive)`), it takes a token as the API does.
+ */
+export function webArchives(app: App, authenticators: Record<Lane, CredentialsAuthenticator>) {
+  const router = express.Router();
+  const suffixes = [...ARCHIVE_SUFFIXES].sort((a, b) => b.length - a.length);
+  router.get(/^\/(.+?)\/-\/archive\/(.+)\/([^/]+)$/, async (req, res, next) => {
+    const params = req.params as unknown as Record<string, string>;
+    const file = params[2]!;
+    const format = suffixes.find((s) => file.toLowerCase().endsWith(`.${s}`));
+    if (!format) return next();
+    res.locals.route = '/:namespace/:project/-/archive/*id';
+    try {
+      const viewer = await resolveViewer(authenticators.read, res.locals.credentials as Credentials | null);
+      requireScope(viewer, acceptedScopes('query', undefined));
+      const { services } = createContext(app, viewer, { lane: 'read' });
+      const project = await services.projects.get({ path: params[0]! });
+      const plan = await services.repositories.archives.archive(project, { sha: params[1]!, format });
+      await streamArchive(app, req, res, plan);
+    } catch (error) {
+      if (!res.headersSent) sendError(res, app, error);
+      else res.destroy();
+    }
+  });
   return router;
 }

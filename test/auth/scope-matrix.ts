@@ -444,6 +444,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     epicId: async () => String((route.compiled.kind === 'mutation' ? await newEpic(f) : (f.epic ??= await newEpic(f))).id),
     issueId: async () => (await t.api('POST', `/projects/${f.project.id}/issues`, { token: f.owner.token, body: { title: 'matrix' } })).body.id,
     epicIssueId: async () => newEpicIssue(f, params.epic_iid),
+    // Release links: an ID no link has (the routes' release, named by a fresh tag, is not there either).
+    linkId: () => 2147483000,
+    url: () => 'https://example.com/matrix',
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

@@ -35,6 +35,7 @@ const FILES = [
   'test_lazy_objects',
   'test_merge_requests',
   'test_epics',
+  'test_releases',
 ].map((name) => `tests/functional/api/${name}.py`);
 const EXPECTED = new URL('./python-gitlab-suite.expected', import.meta.url).pathname;
 const CONFTEST = new URL('./python_gitlab_suite_conftest.py', import.meta.url).pathname;

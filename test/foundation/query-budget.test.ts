@@ -22,6 +22,7 @@ let scheduleId: number;
 let packageId: number;
 let snippetId: number;
 let epicId: number | undefined;
+let releaseProject: { id: number };
 
 async function measure(path: string, token = owner.token): Promise<number> {
   queries = 0;
@@ -137,6 +138,20 @@ beforeAll(async () => {
       { ...snippetNote, type: null, discussionId: 'a'.repeat(39) + String(i), note: `note ${i}`, authorId },
     ]),
   });
+  // Four releases (each with a milestone holding an issue, a link and evidence) and four links on the first, in a
+  // project of their own without CI, so their tags start no pipelines.
+  releaseProject = await createProject(t, owner.token);
+  await t.api('POST', `/projects/${releaseProject.id}/repository/files/a.txt`, { token: owner.token, body: { branch: 'main', content: 'a', commit_message: 'a' } });
+  for (let i = 0; i < 4; i++) {
+    await t.api('POST', `/projects/${releaseProject.id}/milestones`, { token: owner.token, body: { title: `rm${i}` } });
+    const release = await t.api('POST', `/projects/${releaseProject.id}/releases`, {
+      token: owner.token,
+      body: { tag_name: `r${i}`, ref: 'main', milestones: [`rm${i}`], assets: { links: [{ name: 'l', url: `https://example.com/r${i}` }] } },
+    });
+    expect(release.status).toBe(201);
+    await t.api('POST', `/projects/${releaseProject.id}/issues`, { token: owner.token, body: { title: `ri${i}`, milestone_id: release.body.milestones[0].id } });
+    await t.api('POST', `/projects/${releaseProject.id}/releases/r0/assets/links`, { token: owner.token, body: { name: `l${i}`, url: `https://example.com/l${i}` } });
+  }
   // The four pipelines above, as if the last schedule had run them.
   await t.server.database.prisma.pipeline.updateMany({ where: { projectId: project.id }, data: { pipelineScheduleId: scheduleId } });
   // Four finished storage moves of the project and of the group (this server has one storage: rows as a move leaves them).
@@ -226,6 +241,8 @@ describe('query budget', () => {
     'GET /groups/:id/epics/:epic_iid/issues': () => `/groups/${group.id}/epics/1/issues`,
     'GET /groups/:id/epics/:epic_id/discussions': () => `/groups/${group.id}/epics/${epicId}/discussions`,
     'GET /groups/:id/epics/:epic_id/notes': () => `/groups/${group.id}/epics/${epicId}/notes`,
+    'GET /projects/:id/releases': () => `/projects/${releaseProject.id}/releases`,
+    'GET /projects/:id/releases/:tag_name/assets/links': () => `/projects/${releaseProject.id}/releases/r0/assets/links`,
   };
   // Lists read with GET (a write that answers a page, as an epic issue's reorder does, is measured by its own tests).
   const lists = restRoutes(buildSchema()).filter((r) => r.paginate && r.method === 'GET');

@@ -15,7 +15,8 @@ export const DELIVER_JOB = 'hooks.deliver';
 export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 'repository_update_hooks' | 'pipeline_hooks' | 'job_hooks' | 'note_hooks'
   | 'confidential_note_hooks'
   | 'issue_hooks'
-  | 'confidential_issue_hooks';
+  | 'confidential_issue_hooks'
+  | 'release_hooks';
 
 export interface HookEvent {
   /** X-Gitlab-Event-UUID: one per event, shared by every hook it goes to. */
@@ -59,6 +60,7 @@ const HEARD_ONLY_BY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: num
   confidential_note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialNoteEvents" LIMIT 1`,
   issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "issuesEvents" LIMIT 1`,
   confidential_issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialIssuesEvents" LIMIT 1`,
+  release_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "releasesEvents" LIMIT 1`,
 };
 
 /**

@@ -616,3 +616,36 @@ export function snippetHookAttrs(snippet: HookSnippet, project: Pick<HookProject
     url: project ? `${externalUrl}/${project.fullPath}/-/snippets/${snippet.id}` : `${externalUrl}/-/snippets/${snippet.id}`,
   };
 }
+
+/** Gitlab::DataBuilder::Release: a release made (`create`), changed (`update`) or deleted (`delete`), with its assets and commit. */
+export function releaseData(input: {
+  release: { id: number; name: string | null; description: string | null; tag: string; createdAt: Date; releasedAt: Date };
+  action: 'create' | 'update' | 'delete';
+  url: string;
+  project: HookProject;
+  links: { id: number; name: string; url: string; linkType: string; external: boolean }[];
+  sources: { format: string; url: string }[];
+  commit: Omit<HookCommit, 'added' | 'modified' | 'removed'> | null;
+  externalUrl: string;
+}) {
+  const { release } = input;
+  const project = hookProject(input.project, input.externalUrl);
+  return {
+    id: release.id,
+    created_at: hookTime(release.createdAt),
+    description: release.description,
+    name: release.name,
+    released_at: hookTime(release.releasedAt),
+    tag: release.tag,
+    object_kind: 'release',
+    project,
+    url: input.url,
+    action: input.action,
+    assets: {
+      count: input.links.length + input.sources.length,
+      links: input.links.map((l) => ({ id: l.id, external: l.external, link_type: l.linkType, name: l.name, url: l.url })),
+      sources: input.sources,
+    },
+    commit: input.commit ? commitHookAttrs({ ...input.commit, added: [], modified: [], removed: [] }, project.web_url) : null,
+  };
+}

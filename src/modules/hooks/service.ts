@@ -98,6 +98,8 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
       return project({ issuesEvents: true });
     case 'confidential_issue_hooks':
       return project({ confidentialIssuesEvents: true });
+    case 'release_hooks':
+      return project({ releasesEvents: true });
   }
 }
 

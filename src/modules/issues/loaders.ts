@@ -23,6 +23,18 @@ export function createIssueLoaders(db: PrismaClient) {
       return ids.map((id) => found.get(id));
     }),
     milestoneById: byKeyLoader((ids: readonly number[]) => db.milestone.findMany({ where: { id: { in: [...ids] } } }), (m) => m.id),
+    /** Each milestone's issues, all and closed (GitLab's MilestoneWithStats `issue_stats`). */
+    statsByMilestone: new DataLoader<number, { total: number; closed: number }>(async (ids) => {
+      const rows = await db.issue.groupBy({ by: ['milestoneId', 'state'], where: { milestoneId: { in: [...ids] } }, _count: { _all: true } });
+      const stats = new Map(ids.map((id) => [id, { total: 0, closed: 0 }]));
+      for (const r of rows) {
+        const entry = stats.get(r.milestoneId ?? -1);
+        if (!entry) continue;
+        entry.total += r._count._all;
+        if (r.state === 'closed') entry.closed += r._count._all;
+      }
+      return ids.map((id) => stats.get(id) ?? { total: 0, closed: 0 });
+    }),
     /** Comments by users (not system notes) on each issue (GitLab's `user_notes_count`). */
     userNotesCount: new DataLoader<number, number>(async (ids) => {
       const rows = await db.note.groupBy({ by: ['noteableId'], where: { noteableType: ISSUE, noteableId: { in: [...ids] }, system: false }, _count: { _all: true } });
@@ -54,3 +66,29 @@ export async function labelIssueCounts(db: PrismaClient, labelIds: readonly numb
 }
 
 export type IssueLoaders = ReturnType<typeof createIssueLoaders>;
+
+/**
+ * The issues of each milestone as a release's evidence summarizes them (Evidences::IssueEntity): the issues module's
+ * seam for the releases module, read in the caller's transaction.
+ */
+export async function evidenceIssues(db: Pick<PrismaClient, 'issue'>, milestoneIds: readonly number[]) {
+  const byMilestone = new Map<number, object[]>();
+  if (milestoneIds.length === 0) return byMilestone;
+  const rows = await db.issue.findMany({ where: { milestoneId: { in: [...milestoneIds] } }, include: { author: { select: { id: true, name: true, email: true } } }, orderBy: { id: 'asc' } });
+  for (const i of rows) {
+    const list = byMilestone.get(i.milestoneId ?? -1) ?? [];
+    list.push({
+      id: i.id,
+      title: i.title,
+      description: i.description,
+      author: i.author && { id: i.author.id, name: i.author.name, email: i.author.email },
+      state: i.state,
+      iid: i.iid,
+      confidential: i.confidential,
+      created_at: i.createdAt.toISOString(),
+      due_date: i.dueDate ? i.dueDate.toISOString().slice(0, 10) : null,
+    });
+    byMilestone.set(i.milestoneId ?? -1, list);
+  }
+  return byMilestone;
+}

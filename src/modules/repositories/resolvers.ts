@@ -155,7 +155,6 @@ export const repositoryResolvers = {
     webUrl: (b: RefRow, _a: unknown, ctx: Context) => webUrl(ctx, `${b.project.fullPath}/-/tree/${b.name}`),
   },
   Tag: {
-    release: () => null,
     protected: () => false,
   },
   Compare: {
