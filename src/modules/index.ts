@@ -30,11 +30,12 @@ import { notesModule } from './notes/index.js';
 import { snippetsModule } from './snippets/index.js';
 import { labelsModule } from './labels/index.js';
 import { milestonesModule } from './milestones/index.js';
+import { resourceEventsModule } from './resource_events/index.js';
 import { issuesModule } from './issues/index.js';
 import { featuresModule } from './features/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, labelsModule, milestonesModule, notesModule, snippetsModule, issuesModule, featuresModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, issuesModule, featuresModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

@@ -28,6 +28,6 @@ export const issuesModule = defineModule({
   policy: issuePolicy,
   routes: issueRoutes,
   loaders: (db) => createIssueLoaders(db),
-  uses: ['projects', 'labels', 'milestones', 'activity', 'notes'],
-  service: (base, { labels, activity }) => new IssuesService(base, labels, activity),
+  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'resource_events'],
+  service: (base, { labels, activity, resource_events }) => new IssuesService(base, labels, activity, resource_events),
 });

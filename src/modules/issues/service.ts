@@ -12,6 +12,7 @@ import type { LabelsService } from '../labels/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { ResourceEventsService } from '../resource_events/service.js';
 import type { IssueSubject } from './policy.js';
 
 export const ISSUE = 'Issue';
@@ -127,6 +128,7 @@ export class IssuesService {
     private readonly base: ServiceBase,
     private readonly labels: LabelsService,
     private readonly activity: ActivityService,
+    private readonly events: ResourceEventsService,
   ) {}
 
   private get db() {
@@ -343,6 +345,7 @@ export class IssuesService {
         include: withAssignees,
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: ISSUE, targetId: issue.id })) });
+      await this.events.issuables.created(tx, issue, labelIds, viewer.id);
       await this.event(project, issue, 'created', tx);
       return issue;
     });
@@ -378,6 +381,7 @@ export class IssuesService {
     }
     const assigneeIds = metadata && changes.assigneeIds != null ? await this.assigneesFor(changes.assigneeIds) : null;
     let labelIds: number[] | null = null;
+    const labelChange = { added: [] as number[], removed: [] as number[] };
     if (metadata) {
       const current = (await this.db.labelLink.findMany({ where: { targetType: ISSUE, targetId: issue.id }, select: { labelId: true } })).map((l) => l.labelId);
       const replace = changes.labels != null || changes.labelIds != null;
@@ -389,6 +393,8 @@ export class IssuesService {
       next = [...new Set([...next, ...add])].filter((id) => !remove.has(id));
       const same = next.length === current.length && next.every((id) => current.includes(id));
       if (!same) labelIds = next;
+      labelChange.added = next.filter((id) => !current.includes(id));
+      labelChange.removed = current.filter((id) => !next.includes(id));
     }
     return this.db.$transaction(async (tx) => {
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || labelIds !== null;
@@ -402,6 +408,7 @@ export class IssuesService {
         await tx.issueAssignee.createMany({ data: assigneeIds.map((userId) => ({ issueId: issue.id, userId })), skipDuplicates: true });
       }
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      await this.events.issuables.updated(tx, issue, updated, labelChange, viewer.id);
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
       return updated;
     });
@@ -432,6 +439,7 @@ export class IssuesService {
     return this.db.$transaction(async (tx) => {
       await tx.labelLink.deleteMany({ where: { targetType: ISSUE, targetId: issue.id } });
       await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
+      await this.events.deleteFor(tx, { type: ISSUE, id: issue.id });
       await tx.issue.delete({ where: { id: issue.id } });
       return issue;
     });
@@ -442,7 +450,7 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
     if (seconds < 0) throw badRequest('400 Bad request - Time estimate must have a valid format and be greater than or equal to zero.');
-    return this.db.issue.update({ where: { id: issue.id }, data: { timeEstimate: seconds }, include: withAssignees });
+    return this.trackTime(issue, { timeEstimate: seconds }, undefined);
   }
 
   /** Adds spent time (negative subtracts; the total never goes below zero), or resets it with null. */
@@ -450,7 +458,17 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
     const total = seconds === null ? 0 : Math.max(0, issue.totalTimeSpent + seconds);
-    return this.db.issue.update({ where: { id: issue.id }, data: { totalTimeSpent: total }, include: withAssignees });
+    return this.trackTime(issue, { totalTimeSpent: total }, seconds);
+  }
+
+  /** Writes a time tracking change with its system note (`spent`: seconds added, null for a reset, undefined for an estimate). */
+  private trackTime(issue: IssueRow, data: Prisma.IssueUncheckedUpdateInput, spent: number | null | undefined): Promise<IssueRow> {
+    const viewer = this.base.access.requireViewer();
+    return this.db.$transaction(async (tx) => {
+      const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      await this.events.issuables.timeTracked(tx, issue, updated, spent, viewer.id);
+      return updated;
+    });
   }
 
   /** GitLab's participants of an issue: its author, its assignees and those who commented on it, each once, in that order. */
