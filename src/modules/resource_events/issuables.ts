@@ -5,7 +5,6 @@
  * TimeTrackingService, in their words). Everything is written in the caller's transaction, at the change's time.
  */
 import type { Prisma } from '../../db/database.js';
-import type { Loaders } from '../module.js';
 import type { NotesService } from '../notes/service.js';
 import { humanDuration } from '../issues/durations.js';
 import type { EventResource, ResourceEventsService } from './service.js';
@@ -48,7 +47,6 @@ export class IssuableChanges {
   constructor(
     private readonly events: ResourceEventsService,
     private readonly notes: NotesService,
-    private readonly loaders: Loaders,
   ) {}
 
   private resource(issue: IssueSnapshot): EventResource {
@@ -99,10 +97,9 @@ export class IssuableChanges {
     const added = now.filter((id) => !old.includes(id));
     const removed = old.filter((id) => !now.includes(id));
     if (!added.length && !removed.length) return;
-    const refs = async (ids: number[]) => (await this.loaders.users.byId.loadMany(ids)).flatMap((u) => (u && !(u instanceof Error) ? [`@${u.username}`] : []));
     const parts: string[] = [];
-    if (added.length) parts.push(`assigned to ${toSentence(await refs(added))}`);
-    if (removed.length) parts.push(`unassigned ${toSentence(await refs(removed))}`);
+    if (added.length) parts.push(`assigned to ${toSentence(await this.events.references(tx, added))}`);
+    if (removed.length) parts.push(`unassigned ${toSentence(await this.events.references(tx, removed))}`);
     await this.note(tx, after, userId, parts.join(' and '), at);
   }
 

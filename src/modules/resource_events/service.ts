@@ -39,7 +39,7 @@ export class ResourceEventsService {
     private readonly base: ServiceBase,
     notes: NotesService,
   ) {
-    this.issuables = new IssuableChanges(this, notes, base.loaders);
+    this.issuables = new IssuableChanges(this, notes);
   }
 
   private get db() {
@@ -99,6 +99,13 @@ export class ResourceEventsService {
     await tx.resourceStateEvent.create({
       data: { resourceType: resource.type, resourceId: resource.id, projectId: resource.projectId, groupId: resource.groupId, state, userId, createdAt: at },
     });
+  }
+
+  /** Users' references (`@username`) in the order of their ids, read in the transaction that writes the note naming them. */
+  async references(tx: Prisma.TransactionClient, ids: readonly number[]): Promise<string[]> {
+    const users = await tx.user.findMany({ where: { id: { in: [...ids] } }, select: { id: true, username: true } });
+    const byId = new Map(users.map((u) => [u.id, `@${u.username}`]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   /** Removes the resource's events with it (weight events go with their issue's row). */
