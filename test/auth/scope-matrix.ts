@@ -365,6 +365,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Issues: one the reads share (with a thread), a new one for each write; time tracking durations.
     issueIid: async () => String(route.compiled.kind === 'mutation' ? await newIssue(f) : (f.issueIid ??= await newIssue(f))),
     duration: () => '1h',
+    // A resource event of the shared issue: an id none has (every surface answers it 404 Not found alike).
+    eventId: () => '2147483000',
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
