@@ -145,6 +145,19 @@ describe('weight events', () => {
     expect(one.body).toEqual(first);
   });
 
+  it('first records the weight an issue had before any event was kept, at its previous update (GitLab’s first_weight_event?)', async () => {
+    const issue = await newIssue({ weight: 2 });
+    const before = (await t.api('GET', issuePath(issue.iid), { token: reporter.token })).body;
+    // An issue weighted before weight events were kept: none recorded for it.
+    await t.server.database.prisma.resourceWeightEvent.deleteMany({ where: { issueId: issue.id } });
+    await update(issue.iid, { weight: 7 });
+    const res = await t.api('GET', issuePath(issue.iid, '/resource_weight_events'), { token: reporter.token });
+    expect(res.body.map((e: { weight: number; created_at: string }) => [e.weight, e.created_at === before.updated_at])).toEqual([
+      [2, true],
+      [7, false],
+    ]);
+  });
+
   it('records nothing for an issue created without a weight', async () => {
     const issue = await newIssue();
     expect((await t.api('GET', issuePath(issue.iid, '/resource_weight_events'), { token: reporter.token })).body).toEqual([]);
@@ -189,6 +202,25 @@ describe('state events', () => {
     expect(res.body[1].user).toMatchObject(userOf(owner));
     const one = await t.api('GET', issuePath(issue.iid, `/resource_state_events/${res.body[1].id}`), { token: reporter.token });
     expect(one.body).toEqual(res.body[1]);
+  });
+});
+
+describe('deleting an issue', () => {
+  it('removes its events with it', async () => {
+    const milestone = (await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title: 'gone' } })).body;
+    const issue = await newIssue({ labels: 'gone', weight: 1, milestone_id: milestone.id });
+    await update(issue.iid, { state_event: 'close' });
+    const { prisma } = t.server.database;
+    const counts = () =>
+      Promise.all([
+        prisma.resourceLabelEvent.count({ where: { resourceType: 'Issue', resourceId: issue.id } }),
+        prisma.resourceWeightEvent.count({ where: { issueId: issue.id } }),
+        prisma.resourceMilestoneEvent.count({ where: { resourceType: 'Issue', resourceId: issue.id } }),
+        prisma.resourceStateEvent.count({ where: { resourceType: 'Issue', resourceId: issue.id } }),
+      ]);
+    expect(await counts()).toEqual([1, 1, 1, 1]);
+    expect((await t.api('DELETE', issuePath(issue.iid), { token: owner.token })).status).toBe(204);
+    expect(await counts()).toEqual([0, 0, 0, 0]);
   });
 });
 
