@@ -447,6 +447,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Release links: an ID no link has (the routes' release, named by a fresh tag, is not there either).
     linkId: () => 2147483000,
     url: () => 'https://example.com/matrix',
+    // A resource event of the shared issue: an id none has (every surface answers it 404 Not found alike).
+    eventId: () => '2147483000',
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

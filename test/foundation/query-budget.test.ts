@@ -119,6 +119,12 @@ beforeAll(async () => {
     await t.api('POST', `/groups/${group.id}/epics/1/issues/${issue.body.id}`, { token: owner.token });
     await t.api('POST', `/groups/${group.id}/epics/${epicId}/discussions`, { token: member.token, body: { body: `epic thread ${i}` } });
   }
+  // Issue 1's resource events: four or more of each kind (labels, weight, milestone, state).
+  const eventMilestones = await Promise.all(['rm0', 'rm1'].map(async (title) => (await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title } })).body.id));
+  for (let i = 0; i < 4; i++) {
+    const body = { add_labels: `re${i}`, weight: i, milestone_id: eventMilestones[i % 2], state_event: i % 2 ? 'reopen' : 'close' };
+    expect((await t.api('PUT', `/projects/${project.id}/issues/1`, { token: owner.token, body })).status).toBe(200);
+  }
   // Four threads on the commit, each a member's note and the owner's reply (authors and threads' notes are batched).
   const commitNote = { noteableType: 'Commit', projectId: project.id, commitId: sha, type: 'DiscussionNote' };
   await t.server.database.prisma.note.createMany({
@@ -233,6 +239,10 @@ describe('query budget', () => {
     'GET /snippets/:id/repository_storage_moves': () => `/snippets/${snippetId}/repository_storage_moves`,
     'GET /projects/:id/issues/:issue_iid/discussions': () => `/projects/${project.id}/issues/1/discussions`,
     'GET /projects/:id/issues/:issue_iid/notes': () => `/projects/${project.id}/issues/1/notes`,
+    'GET /projects/:id/issues/:issue_iid/resource_label_events': () => `/projects/${project.id}/issues/1/resource_label_events`,
+    'GET /projects/:id/issues/:issue_iid/resource_weight_events': () => `/projects/${project.id}/issues/1/resource_weight_events`,
+    'GET /projects/:id/issues/:issue_iid/resource_milestone_events': () => `/projects/${project.id}/issues/1/resource_milestone_events`,
+    'GET /projects/:id/issues/:issue_iid/resource_state_events': () => `/projects/${project.id}/issues/1/resource_state_events`,
     'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all`,
     'GET /projects/:id/merge_requests/:merge_request_iid/commits': () => `/projects/${project.id}/merge_requests/1/commits`,
     'GET /projects/:id/merge_requests/:merge_request_iid/diffs': () => `/projects/${project.id}/merge_requests/1/diffs`,

@@ -28,6 +28,6 @@ export const issuesModule = defineModule({
   policy: issuePolicy,
   routes: issueRoutes,
   loaders: (db) => createIssueLoaders(db),
-  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'todos'],
-  service: (base, { labels, activity, todos }) => new IssuesService(base, labels, activity, todos),
+  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'todos', 'resource_events'],
+  service: (base, { labels, activity, todos, resource_events }) => new IssuesService(base, labels, activity, todos, resource_events),
 });

@@ -19,6 +19,7 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { TodosService } from '../todos/service.js';
+import type { ResourceEventsService } from '../resource_events/service.js';
 import type { IssueSubject } from './policy.js';
 
 export const ISSUE = 'Issue';
@@ -153,6 +154,7 @@ export class IssuesService {
     private readonly labels: LabelsService,
     private readonly activity: ActivityService,
     private readonly todos: TodosService,
+    private readonly events: ResourceEventsService,
   ) {}
 
   private get db() {
@@ -367,6 +369,7 @@ export class IssuesService {
         include: withAssignees,
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: ISSUE, targetId: issue.id })) });
+      await this.events.issuables.created(tx, issue, labelIds, viewer.id);
       await this.event(project, issue, 'created', tx);
       await this.announce(tx, project, null, issue.id, 'open');
       return issue;
@@ -405,6 +408,7 @@ export class IssuesService {
     }
     const assigneeIds = metadata && changes.assigneeIds != null ? await this.assigneesFor(changes.assigneeIds) : null;
     let labelIds: number[] | null = null;
+    const labelChange = { added: [] as number[], removed: [] as number[] };
     if (metadata) {
       const current = (await this.db.labelLink.findMany({ where: { targetType: ISSUE, targetId: issue.id }, select: { labelId: true } })).map((l) => l.labelId);
       const replace = changes.labels != null || changes.labelIds != null;
@@ -416,6 +420,8 @@ export class IssuesService {
       next = [...new Set([...next, ...add])].filter((id) => !remove.has(id));
       const same = next.length === current.length && next.every((id) => current.includes(id));
       if (!same) labelIds = next;
+      labelChange.added = next.filter((id) => !current.includes(id));
+      labelChange.removed = current.filter((id) => !next.includes(id));
     }
     const updated = await this.db.$transaction(async (tx) => {
       const before = await this.hookIssue(tx, issue.id);
@@ -430,6 +436,7 @@ export class IssuesService {
         await tx.issueAssignee.createMany({ data: assigneeIds.map((userId) => ({ issueId: issue.id, userId })), skipDuplicates: true });
       }
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      await this.events.issuables.updated(tx, issue, updated, labelChange, viewer.id);
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
       await this.announce(tx, project, before, issue.id, data.state ? (state === 'closed' ? 'close' : 'reopen') : 'update');
       return updated;
@@ -463,6 +470,7 @@ export class IssuesService {
     return this.db.$transaction(async (tx) => {
       await tx.labelLink.deleteMany({ where: { targetType: ISSUE, targetId: issue.id } });
       await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
+      await this.events.deleteFor(tx, { type: ISSUE, id: issue.id });
       await tx.issue.delete({ where: { id: issue.id } });
       return issue;
     });
@@ -473,7 +481,7 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
     if (seconds < 0) throw badRequest('400 Bad request - Time estimate must have a valid format and be greater than or equal to zero.');
-    return this.changeTracking(project, issue, { timeEstimate: seconds });
+    return this.changeTracking(project, issue, { timeEstimate: seconds }, undefined);
   }
 
   /** Adds spent time (negative subtracts; the total never goes below zero), or resets it with null. */
@@ -481,13 +489,16 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
     const total = seconds === null ? 0 : Math.max(0, issue.totalTimeSpent + seconds);
-    return this.changeTracking(project, issue, { totalTimeSpent: total });
+    return this.changeTracking(project, issue, { totalTimeSpent: total }, seconds);
   }
 
-  private changeTracking(project: ProjectRow, issue: IssueRow, data: { timeEstimate?: number; totalTimeSpent?: number }): Promise<IssueRow> {
+  /** Writes a time tracking change with its system note (`spent`: seconds added, null for a reset, undefined for an estimate) and its announcement. */
+  private changeTracking(project: ProjectRow, issue: IssueRow, data: { timeEstimate?: number; totalTimeSpent?: number }, spent: number | null | undefined): Promise<IssueRow> {
+    const viewer = this.base.access.requireViewer();
     return this.db.$transaction(async (tx) => {
       const before = await this.hookIssue(tx, issue.id);
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      await this.events.issuables.timeTracked(tx, issue, updated, spent, viewer.id);
       await this.announce(tx, project, before, issue.id, 'update');
       return updated;
     });

@@ -54,6 +54,14 @@ export interface CommitCommentInput {
   createdAt?: string | null;
 }
 
+/** What a system note is written on: a noteable with a row (an issue, an epic, a merge request). */
+export interface SystemNoteTarget {
+  type: string;
+  id: number;
+  projectId: number | null;
+  groupId: number | null;
+}
+
 /** Note's `validates :note, length: { maximum: 1_000_000 }`. */
 export const MAX_NOTE_LENGTH = 1_000_000;
 
@@ -414,6 +422,30 @@ export class NotesService {
     );
     await this.queueHook(n, note, 'create', hook, tx);
     return note;
+  }
+
+  /**
+   * A system note (GitLab's SystemNoteService#create_note: `system: true`, a thread of its own, authored by whoever made
+   * the change), written in the caller's transaction. No `commented on` event and no Note Hook, as GitLab's
+   * Notes::PostProcessService skips system notes.
+   */
+  async createSystemNote(tx: Prisma.TransactionClient, target: SystemNoteTarget, authorId: number, body: string, at: Date): Promise<NoteRow> {
+    const thread: Noteable = { type: target.type, project: null, groupId: target.groupId, id: target.id, commitId: null, iid: null, title: null };
+    return tx.note.create({
+      data: {
+        noteableType: target.type,
+        noteableId: target.id,
+        projectId: target.projectId,
+        groupId: target.groupId,
+        discussionId: newDiscussionId(thread),
+        type: null,
+        note: body,
+        authorId,
+        system: true,
+        createdAt: at,
+        updatedAt: at,
+      },
+    });
   }
 
   private static readonly POSITION_TYPES = ['text', 'image', 'file'];
