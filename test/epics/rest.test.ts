@@ -207,3 +207,26 @@ describe('deleting epics', () => {
     expect(orphan.body).toMatchObject({ parent_id: null, parent_iid: null, _links: { parent: null } });
   });
 });
+
+describe('label events of epics', () => {
+  it('records one event per group label added or removed, listed and read by id (GitLab\'s resource_label_events)', async () => {
+    const epic = (await t.api('POST', epics(), { token: reporter.token, body: { title: 'Labelled', labels: 'front,back' } })).body;
+    await t.api('PUT', epics(group, `/${epic.iid}`), { token: reporter.token, body: { remove_labels: 'front', add_labels: 'ops' } });
+    const path = epics(group, `/${epic.id}/resource_label_events`);
+    const list = await t.api('GET', path, { token: reporter.token });
+    expect(list.status, list.text).toBe(200);
+    expect(list.headers.get('x-total')).toBe('4');
+    const seen = list.body.map((e: { action: string; label: { name: string } }) => [e.action, e.label.name]);
+    // The creation's two, then the update's two (within one change, in label order).
+    expect(seen.slice(0, 2).sort()).toEqual([['add', 'back'], ['add', 'front']]);
+    expect(seen.slice(2).sort()).toEqual([['add', 'ops'], ['remove', 'front']]);
+    const first = list.body[0];
+    expect(Object.keys(first)).toEqual(['id', 'user', 'created_at', 'resource_type', 'resource_id', 'label', 'action']);
+    expect(first).toMatchObject({ user: basic(reporter), resource_type: 'Epic', resource_id: epic.id });
+    expect(Object.keys(first.label)).toEqual(expect.arrayContaining(['id', 'name', 'color', 'description']));
+    const one = await t.api('GET', `${path}/${first.id}`, { token: reporter.token });
+    expect(one.body).toEqual(first);
+    expect((await t.api('GET', `${path}/2147483000`, { token: reporter.token })).body).toEqual({ message: '404 Not found' });
+    expect((await t.api('GET', path, { token: null })).status).toBe(401);
+  });
+});

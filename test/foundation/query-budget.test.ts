@@ -251,6 +251,7 @@ describe('query budget', () => {
     'GET /groups/:id/epics/:epic_iid/issues': () => `/groups/${group.id}/epics/1/issues`,
     'GET /groups/:id/epics/:epic_id/discussions': () => `/groups/${group.id}/epics/${epicId}/discussions`,
     'GET /groups/:id/epics/:epic_id/notes': () => `/groups/${group.id}/epics/${epicId}/notes`,
+    'GET /groups/:id/epics/:epic_id/resource_label_events': () => `/groups/${group.id}/epics/${epicId}/resource_label_events`,
     'GET /projects/:id/releases': () => `/projects/${releaseProject.id}/releases`,
     'GET /projects/:id/releases/:tag_name/assets/links': () => `/projects/${releaseProject.id}/releases/r0/assets/links`,
   };

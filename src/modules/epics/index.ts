@@ -4,6 +4,7 @@
  * noteables of the notes engine (noteable.ts).
  */
 import { defineModule } from '../module.js';
+import { resourceEventRoutes } from '../resource_events/routes.js';
 import { createEpicLoaders, type EpicLoaders } from './loaders.js';
 import './noteable.js';
 import { epicPolicy } from './policy.js';
@@ -24,11 +25,12 @@ declare module '../module.js' {
 export const epicsModule = defineModule({
   name: 'epics',
   schema: ['epics.graphql'],
-  operations: ['epics.graphql', 'epic_notes.graphql'],
+  operations: ['epics.graphql', 'epic_notes.graphql', 'epic_resource_events.graphql'],
   resolvers: epicResolvers,
   policy: epicPolicy,
-  routes: [...epicRoutes, ...epicNoteRoutes],
+  // GitLab's resource label events of epics (lib/api/resource_label_events.rb): the resource events module's routes.
+  routes: [...epicRoutes, ...epicNoteRoutes, ...resourceEventRoutes('/groups/:id/epics/:epic_id', 'Epic', ['Label'])],
   loaders: (db) => createEpicLoaders(db),
-  uses: ['groups', 'labels', 'issues'],
-  service: (base, { groups, labels, issues }) => new EpicsService(base, groups, labels, issues),
+  uses: ['groups', 'labels', 'issues', 'resource_events'],
+  service: (base, { groups, labels, issues, resource_events }) => new EpicsService(base, groups, labels, issues, resource_events),
 });

@@ -10,6 +10,7 @@ import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { GroupsService } from '../groups/service.js';
 import type { IssuesService, IssueRow } from '../issues/service.js';
 import type { LabelsService } from '../labels/service.js';
+import type { ResourceEventsService } from '../resource_events/service.js';
 import { colorOf } from '../labels/rules.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -105,6 +106,7 @@ export class EpicsService {
     private readonly groups: GroupsService,
     private readonly labels: LabelsService,
     private readonly issues: IssuesService,
+    private readonly events: ResourceEventsService,
   ) {}
 
   private get db() {
@@ -242,6 +244,9 @@ export class EpicsService {
     const added = [...want].filter((id) => !have.has(id));
     if (removed.length) await tx.labelLink.deleteMany({ where: { targetType: EPIC, targetId: epic.id, labelId: { in: removed } } });
     if (added.length) await tx.labelLink.createMany({ data: added.map((labelId) => ({ targetType: EPIC, targetId: epic.id, labelId })), skipDuplicates: true });
+    // One resource label event per label added or removed (GitLab's ResourceEvents::ChangeLabelsService).
+    const resource = { type: EPIC, id: epic.id, projectId: null, groupId: epic.groupId };
+    await this.events.recordLabelChanges(tx, resource, { added, removed }, this.base.access.requireViewer().id);
     return { added, removed };
   }
 

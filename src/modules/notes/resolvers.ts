@@ -63,15 +63,15 @@ export const NoteableID = gidScalar(
   (value) => String(value),
 );
 
-interface NoteableArgs {
+export interface NoteableArgs {
   projectId?: string | null;
   groupId?: string | null;
   noteableType: string;
   key: string;
 }
 
-/** A project's noteable, or with `groupId` a group's (epics). */
-const noteableOf = (ctx: Context, args: NoteableArgs) => {
+/** The noteable a project's (or, for epics, a group's) key names, readable by the viewer: the REST parents' one lookup. */
+export const noteableOf = (ctx: Context, args: NoteableArgs) => {
   const { notes } = ctx.services;
   if (args.groupId != null) return notes.groupNoteable(ctx.services, args.noteableType, parseRef(args.groupId, 'Group', 'groupId'), args.key);
   if (args.projectId == null) throw missing('projectId');

@@ -1,15 +1,11 @@
 /** GraphQL resolvers of resource events; the resource events APIs run through them. */
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
-import { globalId, parseRef } from '../../graphql/ids.js';
+import { globalId } from '../../graphql/ids.js';
 import type { Noteable } from '../notes/noteables.js';
+import { noteableOf, type NoteableArgs } from '../notes/resolvers.js';
 import type { LabelEventRow, MilestoneEventRow, StateEventRow, WeightEventRow } from './service.js';
 
-interface ResourceArgs {
-  projectId: string;
-  noteableType: string;
-  key: string;
-}
 
 type Row = LabelEventRow | WeightEventRow | MilestoneEventRow | StateEventRow;
 
@@ -22,8 +18,7 @@ const common = (type: string) => ({
 
 export const resourceEventsResolvers = {
   Query: {
-    resourceEvents: (_: unknown, args: ResourceArgs, ctx: Context) =>
-      ctx.services.notes.noteable(ctx.services, args.noteableType, parseRef(args.projectId, 'Project', 'projectId'), args.key),
+    resourceEvents: (_: unknown, args: NoteableArgs, ctx: Context) => noteableOf(ctx, args),
   },
   ResourceEvents: {
     labelEvents: (n: Noteable, args: PageArgs, ctx: Context) => ctx.services.resource_events.labelEvents(n, args),
@@ -37,11 +32,12 @@ export const resourceEventsResolvers = {
   },
   ResourceLabelEvent: {
     ...common('ResourceLabelEvent'),
-    // The label as reached through the resource's project (its parent for Label's per-project fields).
+    // The label as reached through the resource's project, or group for an epic's (its parent for Label's per-parent fields).
     label: async (e: LabelEventRow, _a: unknown, ctx: Context) => {
       if (!e.label) return null;
       const project = e.projectId === null ? null : await ctx.loaders.projects.byId.load(e.projectId);
-      return { ...e.label, parent: project ? { project } : null };
+      const group = !project && e.groupId !== null ? await ctx.loaders.namespaces.byId.load(e.groupId) : null;
+      return { ...e.label, parent: project ? { project } : group ? { group } : null };
     },
   },
   ResourceWeightEvent: common('ResourceWeightEvent'),
