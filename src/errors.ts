@@ -73,10 +73,11 @@ export interface ErrorExtensions {
   errorCode?: string;
   /** With `errorCode`: the request was a dry run (`"dry_run": "error"` in the body). */
   dryRun?: boolean;
-  /** CONFLICT or UNPROCESSABLE of one attribute's errors (`conflict!(errors[:validate_branches])`): `{"message": ["<text>"]}`. */
-  listed?: boolean;
-  /** BAD_USER_INPUT of a record's full messages as GitLab's `render_api_error!(errors.full_messages, 400)` sends them: `{"message": [...]}`. */
-  messages?: string[];
+  /**
+   * The body's message as a list of messages (BAD_USER_INPUT, CONFLICT, UNPROCESSABLE): GitLab's
+   * `render_api_error!(errors.full_messages, 400)` and `conflict!(errors[:validate_branches])`, `{"message": [...]}`.
+   */
+  listed?: string[];
 }
 
 function coded(message: string, extensions: ErrorExtensions): GraphQLError {
@@ -133,7 +134,7 @@ export const conflict = (message: string, fields?: Record<string, string[]>) => 
  * GitLab's answer with one attribute's error messages as the body (merge requests' `handle_merge_request_errors!`):
  * 409 `{"message": ["<text>"]}` for `validate_branches`, 422 for `branch_conflict` and `base`.
  */
-export const attributeError = (message: string, status: 409 | 422) => coded(message, { code: status === 409 ? 'CONFLICT' : 'UNPROCESSABLE', listed: true });
+export const attributeError = (message: string, status: 409 | 422) => listedError([message], status);
 /** Nothing to change (GitLab's not_modified!: starring a starred project): REST's 304, without a body. */
 export const notModified = () => coded('304 Not Modified', { code: 'NOT_MODIFIED' });
 /** GitLab's answer to an ActiveRecord::RecordNotFound its API rescues (`find_by!`): `404 Not found`, lower-case `f`. */
@@ -148,7 +149,11 @@ export const unprocessable = (message: string) => coded(message, { code: 'UNPROC
  */
 export const serviceError = (message: string, status: 400 | 422) => coded(message, { code: status === 422 ? 'UNPROCESSABLE' : 'BAD_USER_INPUT', errorObject: true });
 /** GitLab's `render_api_error!(record.errors.full_messages, 400)` (release links): `{"message": ["Url has already been taken"]}`. */
-export const badRecordMessages = (messages: string[]) => coded(messages.join(', '), { code: 'BAD_USER_INPUT', messages });
+export const badRecordMessages = (messages: string[]) => listedError(messages, 400);
+/** An error whose REST body lists its messages: `{"message": ["…", …]}` with 400, 409 or 422. */
+function listedError(messages: string[], status: 400 | 409 | 422): GraphQLError {
+  return coded(messages.join(', '), { code: status === 400 ? 'BAD_USER_INPUT' : status === 409 ? 'CONFLICT' : 'UNPROCESSABLE', listed: messages });
+}
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /**
@@ -203,7 +208,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       if (ext.params) return { status: 400, body: { error: ext.params.join(', ') } };
       if (ext.errorCode) return { status: 400, body: { message: error.message, error_code: ext.errorCode, ...(ext.dryRun ? { dry_run: 'error' } : {}) } };
       if (ext.errorObject) return { status: 400, body: { message: { error: error.message } } };
-      if (ext.messages) return { status: 400, body: { message: ext.messages } };
+      if (ext.listed) return { status: 400, body: { message: ext.listed } };
       return { status: 400, body: { message: error.message } };
     }
     case 'UNAUTHENTICATED':
@@ -228,7 +233,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'NOT_FOUND':
       return { status: 404, body: { message: error.message } };
     case 'CONFLICT':
-      if (ext.listed) return { status: 409, body: { message: [error.message] } };
+      if (ext.listed) return { status: 409, body: { message: ext.listed } };
       return { status: 409, body: { message: ext.fields ? Object.fromEntries(Object.entries(ext.fields).map(([f, m]) => [snakeCase(f), m])) : error.message } };
     case 'NOT_MODIFIED':
       return { status: 304, body: { message: error.message } };
@@ -243,7 +248,7 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
     case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: 415, body: { message: '415 Unsupported Media Type' } };
     case 'UNPROCESSABLE':
-      if (ext.listed) return { status: 422, body: { message: [error.message] } };
+      if (ext.listed) return { status: 422, body: { message: ext.listed } };
       return { status: 422, body: { message: ext.errorObject ? { error: error.message } : error.message } };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
