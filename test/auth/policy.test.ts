@@ -16,6 +16,7 @@ const runnerIds: number[] = [];
 const snippetIds: number[] = [];
 const issueIds: number[] = [];
 const mergeRequestIds: number[] = [];
+const epicIds: number[] = [];
 /** Projects only the job-token cases add (the stranger's own). */
 const jobProjectIds: number[] = [];
 
@@ -104,6 +105,12 @@ beforeAll(async () => {
       mergeRequestIds.push((await h.app.db.mergeRequest.create({ data })).id);
     }
   }
+  // Epics: in each group (top and sub of every visibility) one open to the group's readers and one confidential.
+  for (const [i, groupId] of namespaceIds.slice(0, 6).entries()) {
+    for (const [j, confidential] of [false, true].entries()) {
+      epicIds.push((await h.app.db.epic.create({ data: { groupId, iid: j + 1, title: `e${i}`, confidential, authorId: owner.row.id } })).id);
+    }
+  }
   const strangerNs = await h.app.db.project.findUniqueOrThrow({ where: { id: strangersProject.id }, include: { namespace: true } });
   viewers.push(
     { label: 'anonymous', viewer: null },
@@ -160,6 +167,13 @@ describe('the policy', () => {
         return mrs.map((m) => ({ id: m.id, inProject: m.project, authorId: m.authorId, assigneeIds: m.assignees.map((a) => a.userId) }));
       },
       list: (where: object) => h.app.db.mergeRequest.findMany({ where: { AND: [{ id: { in: mergeRequestIds } }, where] }, select: { id: true } }),
+    },
+    epic: {
+      async rows() {
+        const epics = await h.app.db.epic.findMany({ where: { id: { in: epicIds } }, include: { group: true } });
+        return epics.map((e) => ({ id: e.id, inGroup: e.group, confidential: e.confidential }));
+      },
+      list: (where: object) => h.app.db.epic.findMany({ where: { AND: [{ id: { in: epicIds } }, where] }, select: { id: true } }),
     },
     token: {
       rows: () => h.app.db.personalAccessToken.findMany({ where: { userId: { in: userIds } } }),
