@@ -49,6 +49,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   CiPipelineID: { model: 'Ci::Pipeline' },
   CiPipelineScheduleID: { model: 'Ci::PipelineSchedule' },
   CiRunnerID: { model: 'Ci::Runner' },
+  DeploymentID: { model: 'Deployment' },
+  EnvironmentID: { model: 'Environment' },
   ErrorTrackingClientKeyID: { model: 'ErrorTracking::ClientKey' },
   GitlabErrorTrackingDetailedErrorID: { model: 'Gitlab::ErrorTracking::DetailedError' },
   GroupID: { model: 'Group' },

@@ -4,7 +4,7 @@
  * planner needs. Which jobs run is decided later, by the planner.
  */
 import {
-  readAllowFailure, readArtifacts, readBoolean, readCommands, readCoverage, readEnvironment, readImage, readRetry, readServices, readTags,
+  readAllowFailure, readArtifacts, readBoolean, readCommands, readCoverage, readEnvironment, type JobEnvironment, readImage, readRetry, readServices, readTags,
   readTimeout, readVariables,
 } from './entries.js';
 import { readNeeds, readPolicy, readRules, readTrigger, type RuleSpec } from './conditions-entries.js';
@@ -38,7 +38,7 @@ export interface JobSpec
     | 'services' | 'tags' | 'artifacts' | 'retry' | 'timeout' | 'interruptible' | 'coverage' | 'dependencies' | 'needs' | 'trigger' | 'only' | 'except'
   > {
   bridge: boolean;
-  environment: { name: string; action?: string; onStop?: string } | null;
+  environment: JobEnvironment | null;
   rules: RuleSpec[] | null;
   /** The job's own variables (and a matrix instance's). */
   variables: [string, string][];

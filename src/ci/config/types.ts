@@ -101,7 +101,8 @@ export interface PlannedJob {
   timeout: number | null;
   /** Seconds, for when: delayed. */
   startIn: number | null;
-  environment: { name: string; action?: string } | null;
+  /** `environment:` with its name and url as written (expanded when the pipeline is created). */
+  environment: { name: string; action?: string; onStop?: string; url?: string; autoStopIn?: string; deploymentTier?: string } | null;
   interruptible: boolean;
   /** trigger: jobs (bridges), kept as data. */
   trigger: { include?: unknown; project?: string; branch?: string; strategy?: string; forward?: { yaml_variables?: boolean; pipeline_variables?: boolean } } | null;

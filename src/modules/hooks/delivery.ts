@@ -18,6 +18,7 @@ const EVENT_HEADER: Record<HookTrigger, string> = {
   pipeline_hooks: 'Pipeline Hook',
   job_hooks: 'Job Hook',
   note_hooks: 'Note Hook',
+  deployment_hooks: 'Deployment Hook',
 };
 
 function requestHeaders(app: App, hook: WebHookRow, d: DeliveryPayload): Record<string, string> {

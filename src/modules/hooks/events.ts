@@ -12,7 +12,7 @@ export const DISPATCH_JOB = 'hooks.dispatch';
 export const DELIVER_JOB = 'hooks.deliver';
 
 /** GitLab's hook triggers (WebHook#execute's `hook_name`), which say which hooks an event goes to. */
-export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 'repository_update_hooks' | 'pipeline_hooks' | 'job_hooks' | 'note_hooks';
+export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 'repository_update_hooks' | 'pipeline_hooks' | 'job_hooks' | 'note_hooks' | 'deployment_hooks';
 
 export interface HookEvent {
   /** X-Gitlab-Event-UUID: one per event, shared by every hook it goes to. */
@@ -35,6 +35,8 @@ export interface HookEvent {
   pipeline?: { pipelineId: number; status: string };
   /** A job's status change, built likewise (Gitlab::DataBuilder::Build). */
   job?: { jobId: number; status: string };
+  /** A deployment's status change, built likewise (Gitlab::DataBuilder::Deployment), with the time it changed. */
+  deployment?: { deploymentId: number; status: string; changedAt: string };
 }
 
 /** The trigger of a pushed ref: tags are tag pushes. */
@@ -52,6 +54,7 @@ const HEARD_ONLY_BY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: num
   system_hooks: (tx) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'SystemHook' LIMIT 1`,
   pipeline_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "pipelineEvents" LIMIT 1`,
   job_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "jobEvents" LIMIT 1`,
+  deployment_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "deploymentEvents" LIMIT 1`,
   note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "noteEvents" LIMIT 1`,
 };
 
