@@ -9,7 +9,7 @@ import { environmentSlug, guessTier } from '../../src/modules/environments/rules
 import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
 import { suiteServer } from '../support/server.js';
 
-const t = suiteServer();
+const t = suiteServer(process.env.ENV_TEST_LOG ? { logLevel: 'error' } : {});
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
 async function commitFile(projectId: number): Promise<string> {
@@ -144,7 +144,7 @@ describe('deployments API', () => {
       sha,
       created_at: ISO,
       updated_at: ISO,
-      user: { id: root.id, username: 'root', name: root.name, state: 'active', locked: false, avatar_url: expect.any(String), web_url: expect.any(String) },
+      user: { id: root.id, username: 'root', name: root.name, state: 'active', locked: false, avatar_url: null, web_url: expect.any(String) },
       environment: { id: expect.any(Number), name: 'production', slug: 'production', external_url: null, created_at: ISO, updated_at: ISO },
       deployable: null,
       status: 'running',
@@ -173,7 +173,11 @@ describe('deployments API', () => {
     for (const [environment, status] of [['a', 'success'], ['b', 'failed'], ['a', 'running']]) {
       expect((await t.api('POST', `/projects/${project.id}/deployments`, { body: { environment, sha, ref: 'main', tag: false, status } })).status).toBe(201);
     }
-    const iids = async (query: string) => ((await t.api('GET', `/projects/${project.id}/deployments${query}`)).body as { iid: number }[]).map((d) => d.iid);
+    const iids = async (query: string) => {
+      const res = await t.api('GET', `/projects/${project.id}/deployments${query}`);
+      expect(res.status, res.text).toBe(200);
+      return (res.body as { iid: number }[]).map((d) => d.iid);
+    };
     expect(await iids('')).toEqual([1, 2, 3]);
     expect(await iids('?sort=desc')).toEqual([3, 2, 1]);
     expect(await iids('?environment=a')).toEqual([1, 3]);
@@ -240,7 +244,7 @@ describe('GraphQL', () => {
     const project = await createProject(t, t.rootToken);
     const sha = await commitFile(project.id);
     await t.api('POST', `/projects/${project.id}/deployments`, { body: { environment: 'staging', sha, ref: 'main', tag: false, status: 'success' } });
-    const q = await t.graphql(
+    const { body: q } = await t.graphql(
       `query($path: ID!) { project(fullPath: $path) {
         environments(states: ["available"]) { count nodes { id name slug state tier externalUrl path lastDeployment(status: SUCCESS) { iid status ref sha } deployments { nodes { id status triggerer { username } } } } }
         environment(name: "staging") { name }
@@ -257,16 +261,16 @@ describe('GraphQL', () => {
     expect(q.data.project.environment).toEqual({ name: 'staging' });
     expect(q.data.project.deployment).toMatchObject({ status: 'SUCCESS', environment: { name: 'staging' } });
 
-    const created = await t.graphql(`mutation($p: ID!) { environmentCreate(input: { projectPath: $p, name: "qa", tier: TESTING }) { errors environment { id name tier } } }`, {
+    const { body: created } = await t.graphql(`mutation($p: ID!) { environmentCreate(input: { projectPath: $p, name: "qa", tier: TESTING }) { errors environment { id name tier } } }`, {
       p: project.path_with_namespace,
     });
     expect(created.data.environmentCreate).toMatchObject({ errors: [], environment: { name: 'qa', tier: 'TESTING' } });
     const id = created.data.environmentCreate.environment.id;
-    const updated = await t.graphql(`mutation($id: EnvironmentID!) { environmentUpdate(input: { id: $id, externalUrl: "https://qa.example.com" }) { errors environment { externalUrl } } }`, { id });
+    const { body: updated } = await t.graphql(`mutation($id: EnvironmentID!) { environmentUpdate(input: { id: $id, externalUrl: "https://qa.example.com" }) { errors environment { externalUrl } } }`, { id });
     expect(updated.data.environmentUpdate).toEqual({ errors: [], environment: { externalUrl: 'https://qa.example.com' } });
-    const stopped = await t.graphql(`mutation($id: EnvironmentID!) { environmentStop(input: { id: $id, force: true }) { errors environment { state } } }`, { id });
+    const { body: stopped } = await t.graphql(`mutation($id: EnvironmentID!) { environmentStop(input: { id: $id, force: true }) { errors environment { state } } }`, { id });
     expect(stopped.data.environmentStop).toEqual({ errors: [], environment: { state: 'stopped' } });
-    const deleted = await t.graphql(`mutation($id: EnvironmentID!) { environmentDelete(input: { id: $id }) { errors } }`, { id });
+    const { body: deleted } = await t.graphql(`mutation($id: EnvironmentID!) { environmentDelete(input: { id: $id }) { errors } }`, { id });
     expect(deleted.data.environmentDelete).toEqual({ errors: [] });
   });
 });

@@ -31,7 +31,8 @@ export const environmentResolvers = {
     environmentById: (p: ProjectRow, args: { id: number }, ctx: Context) => ctx.services.environments.get(p, args.id),
     deployment: (p: ProjectRow, args: { iid: string }, ctx: Context) => (/^\d+$/.test(args.iid) ? ctx.services.environments.deploymentByIid(p, Number(args.iid)) : null),
     deploymentById: (p: ProjectRow, args: { id: number }, ctx: Context) => ctx.services.environments.deployment(p, args.id),
-    deploymentList: (p: ProjectRow, args: DeploymentFilters & PageArgs, ctx: Context) => ctx.services.environments.deployments(p, args, args),
+    deploymentList: (p: ProjectRow, args: Omit<DeploymentFilters, 'sort'> & { sort?: string | null } & PageArgs, ctx: Context) =>
+      ctx.services.environments.deployments(p, { ...args, sort: args.sort ? (args.sort.toLowerCase() as 'asc' | 'desc') : null }, args),
   },
   Environment: {
     ...idFields('Environment'),
