@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { environmentSlug } from '../../src/modules/environments/rules.js';
-import { eventually, jobsOf, projectWithConfig, withShellRunner } from '../runners/support.js';
+import { commit, eventually, jobsOf, projectWithConfig, pushPipeline, withShellRunner } from '../runners/support.js';
+import { createProject } from '../support/factories.js';
 import { suiteServer } from '../support/server.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000, allowLocalRequestsFromWebHooks: true });
@@ -65,10 +66,12 @@ stop:
 
 describe('environments from CI', () => {
   it('deploys, follows the job, shows the variables, and stops through on_stop', async () => {
-    const { project, pipeline, sha } = await projectWithConfig(t, CONFIG);
+    const project = await createProject(t, t.rootToken);
     const port = await listening;
     const hook = await t.api('POST', `/projects/${project.id}/hooks`, { body: { url: `http://127.0.0.1:${port}/hook`, deployment_events: true, push_events: false } });
     expect(hook.status, hook.text).toBe(201);
+    const sha = await commit(t, project.id, { '.gitlab-ci.yml': CONFIG });
+    const pipeline = await pushPipeline(t, project.id, sha);
 
     const jobs = await settled(project.id, pipeline.id);
     expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({ deploy: 'success', stop: 'manual' });
@@ -160,7 +163,8 @@ deploy:
   });
 
   it('refuses a bad environment in GitLab words', async () => {
-    const lint = async (content: string) => (await t.api('POST', '/ci/lint', { body: { content } })).body;
+    const project = await createProject(t, t.rootToken);
+    const lint = async (content: string) => (await t.api('POST', `/projects/${project.id}/ci/lint`, { body: { content } })).body;
     expect((await lint('deploy:\n  script: x\n  environment:\n    name: prod\n    action: go\n')).errors).toEqual(['jobs:deploy:environment action should be start, stop, prepare, verify, or access']);
     expect((await lint('deploy:\n  script: x\n  environment:\n    name: prod\n    on_stop: halt\n')).errors).toEqual(['deploy job: on_stop job halt is not defined']);
   });
