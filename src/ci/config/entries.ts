@@ -6,7 +6,7 @@
 import { LIMITS, parseDuration } from './durations.js';
 import { Problems, unknownKeys } from './problems.js';
 import { regexpLiteral } from './regexp.js';
-import type { ConfigMap, PlannedArtifacts, PlannedService, Value } from './types.js';
+import type { ConfigMap, JobEnvironment, PlannedArtifacts, PlannedService, Value } from './types.js';
 import { flattenStrings, isBlank, isBoolean, isInteger, isMap, isString, isStringArray, rubyString } from './values.js';
 
 /** GitLab's Commands/Script entries: a string or nested arrays of strings (10 levels), flattened. */
@@ -167,16 +167,6 @@ const ENVIRONMENT_ACTIONS = ['start', 'stop', 'prepare', 'verify', 'access'];
 const ENVIRONMENT_TIERS = ['production', 'staging', 'testing', 'development', 'other'];
 const ENVIRONMENT_NAME = /^[a-zA-Z0-9_/${}. -]+$/;
 const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
-
-/** A job's `environment:` as GitLab keeps it (`kubernetes:` is read and dropped: this server deploys nowhere). */
-export interface JobEnvironment {
-  name: string;
-  action?: string;
-  onStop?: string;
-  url?: string;
-  autoStopIn?: string;
-  deploymentTier?: string;
-}
 
 export function readEnvironment(value: Value, location: string, p: Problems): JobEnvironment | null {
   const map = isString(value) ? new Map<string, Value>([['name', value]]) : value;

@@ -4,14 +4,14 @@
  * planner needs. Which jobs run is decided later, by the planner.
  */
 import {
-  readAllowFailure, readArtifacts, readBoolean, readCommands, readCoverage, readEnvironment, type JobEnvironment, readImage, readRetry, readServices, readTags,
+  readAllowFailure, readArtifacts, readBoolean, readCommands, readCoverage, readEnvironment, readImage, readRetry, readServices, readTags,
   readTimeout, readVariables,
 } from './entries.js';
 import { readNeeds, readPolicy, readRules, readTrigger, type RuleSpec } from './conditions-entries.js';
 import { LIMITS, parseDuration } from './durations.js';
 import { readParallel, type ParallelInstance } from './parallel.js';
 import { Problems, unknownKeys } from './problems.js';
-import type { ConfigMap, JobWhen, PlannedJob, Value } from './types.js';
+import type { ConfigMap, JobEnvironment, JobWhen, PlannedJob, Value } from './types.js';
 import { isBlank, isBoolean, isMap, isString, isStringArray } from './values.js';
 
 const PROCESSABLE_KEYS = ['extends', 'stage', 'only', 'except', 'rules', 'variables', 'inherit', 'allow_failure', 'when', 'needs', 'resource_group', 'environment', 'interruptible'];

@@ -11,6 +11,7 @@
  *   `action: stop` job stops the environment, a failed one gives a stopping environment back.
  */
 import type { Prisma } from '../../db/database.js';
+import type { JobEnvironment } from '../../ci/config/types.js';
 import { expandVariables } from '../../ci/config/variables.js';
 import { parseDuration } from '../../ci/config/durations.js';
 import type { ProcessingEffects } from '../pipelines/processing.js';
@@ -29,13 +30,7 @@ export interface DeploymentUpdatedMessage {
 }
 
 /** A job's `environment:` as pipeline creation stores it in the job's options; `slug` and `tier` once prepared. */
-export interface StoredEnvironment {
-  name: string;
-  action?: string;
-  onStop?: string;
-  url?: string;
-  autoStopIn?: string;
-  deploymentTier?: string;
+export interface StoredEnvironment extends JobEnvironment {
   slug?: string;
   tier?: string;
 }
