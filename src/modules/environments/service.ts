@@ -6,6 +6,7 @@
  */
 import type { Prisma } from '../../db/database.js';
 import { badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
+import { startsWithIgnoringCase } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { PipelinesService } from '../pipelines/service.js';
@@ -103,7 +104,7 @@ export class EnvironmentsService {
     return {
       projectId: project.id,
       ...(filters.name != null ? { name: filters.name } : {}),
-      ...(filters.search != null ? { name: { startsWith: filters.search, mode: 'insensitive' as const } } : {}),
+      ...(filters.search != null ? { name: startsWithIgnoringCase(filters.search) } : {}),
       ...(filters.states?.length ? { state: { in: [...filters.states] } } : {}),
       ...(filters.type != null ? { name: { startsWith: `${filters.type}/` } } : {}),
     };
