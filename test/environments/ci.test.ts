@@ -124,7 +124,7 @@ describe('environments from CI', () => {
     expect((await t.api('GET', `/projects/${project.id}/jobs/${byName(after, 'stop').id}/trace`)).text).toContain(`stopping ${name}`);
     await eventually(async () => (await t.api('GET', `/projects/${project.id}/environments/${env.id}`)).body.state === 'stopped');
     expect((await t.api('DELETE', `/projects/${project.id}/environments/${env.id}`)).status).toBe(204);
-  });
+  }, 180_000);
 
   it('stops an environment whose auto_stop_in passed', async () => {
     const config = `
@@ -146,7 +146,7 @@ deploy:
     await t.server.database.prisma.$executeRaw`UPDATE "jobs" SET "runAt" = now() WHERE "uniqueKey" = 'recurring:environments.auto_stop' AND "status" = 'queued'`;
     t.server.app.jobs.wake();
     await eventually(async () => (await t.api('GET', `/projects/${project.id}/environments/${env.id}`)).body.state === 'stopped');
-  });
+  }, 180_000);
 
   it('fails a job whose deployment fails, and retries deploy again', async () => {
     const { project, pipeline } = await projectWithConfig(t, 'deploy:\n  script: exit 3\n  environment: staging\n');
@@ -160,7 +160,7 @@ deploy:
       const list = (await t.api('GET', `/projects/${project.id}/deployments`)).body;
       return list.length === 2 && list[1].status === 'failed' && list;
     }, 60_000);
-  });
+  }, 180_000);
 
   it('refuses a bad environment in GitLab words', async () => {
     const project = await createProject(t, t.rootToken);
