@@ -18,3 +18,8 @@ export function equalsIgnoringCase(value: string) {
 export function containsIgnoringCase(value: string) {
   return { contains: escapeLike(value), mode: 'insensitive' as const };
 }
+
+/** Starts with `value`, ignoring case. */
+export function startsWithIgnoringCase(value: string) {
+  return { startsWith: escapeLike(value), mode: 'insensitive' as const };
+}

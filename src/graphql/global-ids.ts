@@ -51,6 +51,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   CiRunnerID: { model: 'Ci::Runner' },
   EpicID: { model: 'Epic' },
   EpicIssueID: { model: 'EpicIssue' },
+  DeploymentID: { model: 'Deployment' },
+  EnvironmentID: { model: 'Environment' },
   ErrorTrackingClientKeyID: { model: 'ErrorTracking::ClientKey' },
   GitlabErrorTrackingDetailedErrorID: { model: 'Gitlab::ErrorTracking::DetailedError' },
   GroupID: { model: 'Group' },

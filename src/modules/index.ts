@@ -17,6 +17,7 @@ import { ciVariablesModule } from './ci_variables/index.js';
 import { ciLintModule } from './ci_lint/index.js';
 import { pipelinesModule } from './pipelines/index.js';
 import { pipelineSchedulesModule } from './pipeline_schedules/index.js';
+import { environmentsModule } from './environments/index.js';
 import { jobTokenScopeModule } from './job_token_scope/index.js';
 import { runnersModule } from './runners/index.js';
 import { applicationsModule } from './applications/index.js';
@@ -39,7 +40,7 @@ import { featuresModule } from './features/index.js';
 import { releasesModule } from './releases/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, issuesModule, epicsModule, mergeRequestsModule, featuresModule, releasesModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, issuesModule, epicsModule, mergeRequestsModule, featuresModule, releasesModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

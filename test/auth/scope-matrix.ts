@@ -37,6 +37,9 @@ interface Fixtures {
   runnerId: number;
   /** A generic package (with one file) the reads share, once one asked for it. */
   package?: { packageId: number; fileId: number };
+  /** An environment and a deployment of the project that reads share, once one asked for them. */
+  environmentId?: number;
+  deploymentId?: number;
   /** A pipeline schedule of the project that reads share, once one asked for it. */
   schedule?: number;
   /** Webhooks the reads share, by the path that lists them. */
@@ -246,6 +249,21 @@ async function newSchedule(f: Fixtures): Promise<number> {
   return res.body.id;
 }
 
+/** A new environment of the fixture project, stopped (only a stopped one may be deleted), made by its owner. */
+async function newEnvironment(f: Fixtures): Promise<number> {
+  const res = await t.api('POST', `/projects/${f.project.id}/environments`, { token: f.owner.token, body: { name: unique('matrix') } });
+  if (res.status !== 201) throw new Error(`environment: ${res.status} ${res.text}`);
+  await t.api('POST', `/projects/${f.project.id}/environments/${res.body.id}/stop`, { token: f.owner.token });
+  return res.body.id;
+}
+
+/** A new external deployment of the fixture project's main, made by its owner. */
+async function newDeployment(f: Fixtures): Promise<number> {
+  const res = await t.api('POST', `/projects/${f.project.id}/deployments`, { token: f.owner.token, body: { environment: unique('matrix'), sha: 'main', ref: 'main', tag: false, status: 'created' } });
+  if (res.status !== 201) throw new Error(`deployment: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
 /** A new label or milestone (by the path that lists them: a project's or a group's), made by the fixtures' owner. */
 async function newTimebox(f: Fixtures, path: string): Promise<number> {
   const body = path.endsWith('/labels') ? { name: unique('matrix'), color: '#123456' } : { title: unique('matrix') };
@@ -449,6 +467,13 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     url: () => 'https://example.com/matrix',
     // A resource event of the shared issue: an id none has (every surface answers it 404 Not found alike).
     eventId: () => '2147483000',
+    // Environments and deployments: ones the reads share, new ones for each write.
+    environmentId: async () => (route.compiled.kind === 'mutation' ? await newEnvironment(f) : (f.environmentId ??= await newEnvironment(f))),
+    deploymentId: async () => (route.compiled.kind === 'mutation' ? await newDeployment(f) : (f.deploymentId ??= await newDeployment(f))),
+    environment: () => name,
+    tag: () => false,
+    status: () => 'success',
+    before: () => new Date(Date.now() - 8 * 86_400_000).toISOString(),
   };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;

@@ -91,6 +91,8 @@ beforeAll(async () => {
     await t.api('POST', `/groups/${group.id}/labels/gl${i}/subscribe`, { token: owner.token });
     await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title: `m${i}` } });
     await t.api('POST', `/groups/${group.id}/milestones`, { token: owner.token, body: { title: `gm${i}` } });
+    // Environments with a deployment each, by a member: deployments embed their user and environment.
+    await t.api('POST', `/projects/${project.id}/deployments`, { token: member.token, body: { environment: `env${i}`, sha, ref: 'main', tag: false, status: 'success' } });
     // Issues with labels (the project's and the group's), an assignee, a milestone, and a thread on the first.
     const milestone = await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title: `im${i}` } });
     const issue = await t.api('POST', `/projects/${project.id}/issues`, {

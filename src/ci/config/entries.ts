@@ -6,7 +6,7 @@
 import { LIMITS, parseDuration } from './durations.js';
 import { Problems, unknownKeys } from './problems.js';
 import { regexpLiteral } from './regexp.js';
-import type { ArtifactsAccess, ConfigMap, PlannedArtifacts, PlannedService, Value } from './types.js';
+import type { ArtifactsAccess, ConfigMap, JobEnvironment, PlannedArtifacts, PlannedService, Value } from './types.js';
 import { flattenStrings, isBlank, isBoolean, isInteger, isMap, isString, isStringArray, rubyString } from './values.js';
 
 /** GitLab's Commands/Script entries: a string or nested arrays of strings (10 levels), flattened. */
@@ -178,7 +178,7 @@ const ENVIRONMENT_TIERS = ['production', 'staging', 'testing', 'development', 'o
 const ENVIRONMENT_NAME = /^[a-zA-Z0-9_/${}. -]+$/;
 const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
 
-export function readEnvironment(value: Value, location: string, p: Problems): { name: string; action?: string; onStop?: string } | null {
+export function readEnvironment(value: Value, location: string, p: Problems): JobEnvironment | null {
   const map = isString(value) ? new Map<string, Value>([['name', value]]) : value;
   if (!isMap(map)) {
     p.add(location, 'config should be a hash or a string');
@@ -203,7 +203,17 @@ export function readEnvironment(value: Value, location: string, p: Problems): { 
   if (!ok) return null;
   const action = map.get('action');
   const onStop = map.get('on_stop');
-  return { name: map.get('name') as string, action: isString(action) ? action : 'start', ...(isString(onStop) ? { onStop } : {}) };
+  const url = map.get('url');
+  const autoStopIn = map.get('auto_stop_in');
+  const tier = map.get('deployment_tier');
+  return {
+    name: map.get('name') as string,
+    action: isString(action) ? action : 'start',
+    ...(isString(onStop) ? { onStop } : {}),
+    ...(isString(url) ? { url } : {}),
+    ...(typeof autoStopIn === 'string' || typeof autoStopIn === 'number' ? { autoStopIn: String(autoStopIn) } : {}),
+    ...(isString(tier) ? { deploymentTier: tier } : {}),
+  };
 }
 
 /** GitLab's retry `when` values: the job failure reasons, and `always`. */

@@ -11,7 +11,7 @@ import { readNeeds, readPolicy, readRules, readTrigger, type RuleSpec } from './
 import { LIMITS, parseDuration } from './durations.js';
 import { readParallel, type ParallelInstance } from './parallel.js';
 import { Problems, unknownKeys } from './problems.js';
-import type { ConfigMap, JobWhen, PlannedJob, Value } from './types.js';
+import type { ConfigMap, JobEnvironment, JobWhen, PlannedJob, Value } from './types.js';
 import { isBlank, isBoolean, isMap, isString, isStringArray } from './values.js';
 
 const PROCESSABLE_KEYS = ['extends', 'stage', 'only', 'except', 'rules', 'variables', 'inherit', 'allow_failure', 'when', 'needs', 'resource_group', 'environment', 'interruptible'];
@@ -38,7 +38,7 @@ export interface JobSpec
     | 'services' | 'tags' | 'artifacts' | 'retry' | 'timeout' | 'interruptible' | 'coverage' | 'dependencies' | 'needs' | 'trigger' | 'only' | 'except'
   > {
   bridge: boolean;
-  environment: { name: string; action?: string; onStop?: string } | null;
+  environment: JobEnvironment | null;
   rules: RuleSpec[] | null;
   /** The job's own variables (and a matrix instance's). */
   variables: [string, string][];

@@ -77,7 +77,7 @@ function planned(job: JobSpec, root: RootSpec, rootVariables: [string, string][]
     retry: job.retry,
     timeout: job.timeout,
     startIn: when === 'delayed' ? (rule?.startIn ?? job.startIn) : null,
-    environment: job.environment && { name: job.environment.name, ...(job.environment.action ? { action: job.environment.action } : {}) },
+    environment: job.environment && { ...job.environment },
     interruptible: rule?.interruptible ?? job.interruptible,
     trigger: job.trigger,
     only: job.only,

@@ -5,6 +5,16 @@ export class Reference {
   constructor(readonly path: Value) {}
 }
 
+/** A job's `environment:` as GitLab keeps it, name and url as written (`kubernetes:` is read and dropped: this server deploys nowhere). */
+export interface JobEnvironment {
+  name: string;
+  action?: string;
+  onStop?: string;
+  url?: string;
+  autoStopIn?: string;
+  deploymentTier?: string;
+}
+
 /** A YAML mapping, in file order (a Map: job names such as `__proto__` or `1` keep their place and meaning). */
 export type ConfigMap = Map<string, Value>;
 
@@ -106,7 +116,8 @@ export interface PlannedJob {
   timeout: number | null;
   /** Seconds, for when: delayed. */
   startIn: number | null;
-  environment: { name: string; action?: string } | null;
+  /** `environment:` with its name and url as written (expanded when the pipeline is created). */
+  environment: JobEnvironment | null;
   interruptible: boolean;
   /** trigger: jobs (bridges), kept as data. */
   trigger: { include?: unknown; project?: string; branch?: string; strategy?: string; forward?: { yaml_variables?: boolean; pipeline_variables?: boolean } } | null;

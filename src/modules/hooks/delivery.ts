@@ -22,6 +22,7 @@ const EVENT_HEADER: Record<HookTrigger, string> = {
   issue_hooks: 'Issue Hook',
   confidential_issue_hooks: 'Confidential Issue Hook',
   release_hooks: 'Release Hook',
+  deployment_hooks: 'Deployment Hook',
 };
 
 function requestHeaders(app: App, hook: WebHookRow, d: DeliveryPayload): Record<string, string> {

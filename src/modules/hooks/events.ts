@@ -16,7 +16,8 @@ export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 're
   | 'confidential_note_hooks'
   | 'issue_hooks'
   | 'confidential_issue_hooks'
-  | 'release_hooks';
+  | 'release_hooks'
+  | 'deployment_hooks';
 
 export interface HookEvent {
   /** X-Gitlab-Event-UUID: one per event, shared by every hook it goes to. */
@@ -39,6 +40,8 @@ export interface HookEvent {
   pipeline?: { pipelineId: number; status: string };
   /** A job's status change, built likewise (Gitlab::DataBuilder::Build). */
   job?: { jobId: number; status: string };
+  /** A deployment's status change, built likewise (Gitlab::DataBuilder::Deployment), with the time it changed. */
+  deployment?: { deploymentId: number; status: string; changedAt: string };
 }
 
 /** The trigger of a pushed ref: tags are tag pushes. */
@@ -56,6 +59,7 @@ const HEARD_ONLY_BY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: num
   system_hooks: (tx) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'SystemHook' LIMIT 1`,
   pipeline_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "pipelineEvents" LIMIT 1`,
   job_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "jobEvents" LIMIT 1`,
+  deployment_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "deploymentEvents" LIMIT 1`,
   note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "noteEvents" LIMIT 1`,
   confidential_note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialNoteEvents" LIMIT 1`,
   issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "issuesEvents" LIMIT 1`,

@@ -33,6 +33,10 @@ async function dispatch({ app, contextFor }: JobEnvironment, event: HookEvent): 
     data = await hooks.jobEventData(event.job);
     if (data === null) return;
   }
+  if (event.deployment) {
+    data = await hooks.deploymentEventData(event.deployment);
+    if (data === null) return;
+  }
   await hooks.queueDeliveries(event, targets, data);
 }
 

@@ -649,3 +649,36 @@ export function releaseData(input: {
     commit: input.commit ? commitHookAttrs({ ...input.commit, added: [], modified: [], removed: [] }, project.web_url) : null,
   };
 }
+
+/** Gitlab::DataBuilder::Deployment: a deployment's status change. */
+export function deploymentData(input: {
+  deployment: { id: number; jobId: number | null; sha: string; ref: string; environment: { name: string; tier: string; slug: string; externalUrl: string | null } };
+  status: string;
+  changedAt: Date;
+  project: HookProject;
+  user: HookUser | null;
+  commitTitle: string | null;
+  externalUrl: string;
+}) {
+  const { deployment, project, user, externalUrl } = input;
+  const webUrl = `${externalUrl}/${project.fullPath}`;
+  return {
+    object_kind: 'deployment',
+    status: input.status,
+    status_changed_at: input.changedAt.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC'),
+    deployment_id: deployment.id,
+    deployable_id: deployment.jobId,
+    deployable_url: deployment.jobId === null ? null : `${webUrl}/-/jobs/${deployment.jobId}`,
+    environment: deployment.environment.name,
+    environment_tier: deployment.environment.tier,
+    environment_slug: deployment.environment.slug,
+    environment_external_url: deployment.environment.externalUrl,
+    project: hookProject(project, externalUrl),
+    short_sha: deployment.sha.slice(0, 8),
+    user: user && { id: user.id, name: user.name, username: user.username, avatar_url: user.avatarUrl ?? null, email: user.email },
+    user_url: user ? `${externalUrl}/${user.username}` : null,
+    commit_url: `${webUrl}/-/commit/${deployment.sha}`,
+    commit_title: input.commitTitle,
+    ref: deployment.ref,
+  };
+}

@@ -17,7 +17,7 @@ import { attemptDelivery } from './delivery.js';
 import { DELIVER_JOB, enqueueHookEvent, type HookEvent, type HookTrigger } from './events.js';
 import type { DeliveryOutcome } from './http.js';
 import { buildPushData, buildTestEvent, hookProjectOf, hookUserOf } from './samples.js';
-import { jobData, pipelineData, systemHookSample, systemHookSampleData } from './payloads.js';
+import { deploymentData, jobData, pipelineData, systemHookSample, systemHookSampleData } from './payloads.js';
 import { MAX_URL_VARIABLES, URL_VARIABLE_KEY, afterDelivery, alertStatus, branchFilterProblem, branchMatches, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
 
 export type WebHookRow = Awaited<ReturnType<PrismaClient['webHook']['findUniqueOrThrow']>>;
@@ -100,6 +100,8 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
       return project({ confidentialIssuesEvents: true });
     case 'release_hooks':
       return project({ releasesEvents: true });
+    case 'deployment_hooks':
+      return project({ deploymentEvents: true });
   }
 }
 
@@ -334,6 +336,26 @@ export class HooksService {
       project: hookProjectOf(project),
       user: user ? hookUserOf(user) : null,
       commit: commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n')[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },
+      externalUrl: this.base.app.config.externalUrl,
+    });
+  }
+
+  /** A deployment's payload at the status its event names; null when it is gone. */
+  async deploymentEventData(event: NonNullable<HookEvent['deployment']>): Promise<unknown> {
+    const deployment = await this.base.db.deployment.findUnique({ where: { id: event.deploymentId }, include: { environment: true } });
+    const project = deployment && (await this.base.loaders.projects.byId.load(deployment.projectId));
+    if (!deployment || !project) return null;
+    const [user, commit] = await Promise.all([
+      deployment.userId === null ? null : this.base.loaders.users.byId.load(deployment.userId),
+      this.repositories.open(project).then((repository) => repository.commit(deployment.sha)),
+    ]);
+    return deploymentData({
+      deployment,
+      status: event.status,
+      changedAt: new Date(event.changedAt),
+      project: hookProjectOf(project),
+      user: user ? hookUserOf(user) : null,
+      commitTitle: commit ? commit.message.split('\n')[0] : null,
       externalUrl: this.base.app.config.externalUrl,
     });
   }

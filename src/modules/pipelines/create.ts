@@ -16,6 +16,7 @@ import type { RepositoriesService } from '../repositories/service.js';
 import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from './predefined.js';
 import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type ProcessingEffects, type StoredNeed } from './processing.js';
 import { enqueueHookEvent } from '../hooks/events.js';
+import { prepareDeployments } from '../environments/ci.js';
 
 /** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
 /** Larger configuration files are refused (GitLab's max YAML size is a few MB). */
@@ -148,8 +149,9 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     project,
   };
   const changes = input.changesFrom ? ((await repository.changedPaths(input.changesFrom, sha)) ?? undefined) : undefined;
+  const variables = variableMap(pipelineVariables(deps.config, facts), input.variables);
   const plan = await planPipeline(content, {
-    variables: variableMap(pipelineVariables(deps.config, facts), input.variables),
+    variables,
     changes,
     readLocal: async (path) => {
       const local = await repository.resolve(`${sha}:${path.replace(/^\/+/, '')}`);
@@ -165,7 +167,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
   }
   if (plan.filteredByWorkflow) return { error: CREATE_ERRORS.filteredByWorkflow };
   if (plan.jobs.length === 0) return { error: CREATE_ERRORS.noJobs };
-  return { pipeline: await insert(deps, row, { status: 'created', name: plan.name }, plan.jobs, input.variables, plan) };
+  return { pipeline: await insert(deps, row, { status: 'created', name: plan.name }, plan.jobs, input.variables, plan, variables) };
 }
 
 /** What a job row keeps of its configuration, in the names the runner protocol uses. */
@@ -203,6 +205,7 @@ async function insert(
   jobs: readonly PlannedJob[],
   variables: CreateInput['variables'],
   plan: PipelinePlan | null,
+  expansion: Readonly<Record<string, string>> = {},
 ): Promise<PipelineRow> {
   const created = await deps.db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${row.projectId} FOR UPDATE`;
@@ -234,6 +237,8 @@ async function insert(
         })),
       });
     }
+    // Environments and deployments of the jobs that name one (the environments module's hook point).
+    if (jobs.some((job) => job.environment)) await prepareDeployments(tx, pipeline.id, expansion);
     await deps.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status: pipeline.status } satisfies PipelineUpdatedMessage, tx);
     // GitLab's hooks hear transitions: a pipeline born `created` is heard when processing moves it on.
     if (pipeline.status !== 'created') {

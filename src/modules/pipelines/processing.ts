@@ -9,6 +9,7 @@ import type { Prisma, PrismaClient } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { compositeStatus, isCompleted, type CiStatus, type StatusOf } from './status.js';
 import { enqueueHookEvent } from '../hooks/events.js';
+import { followJob } from '../environments/ci.js';
 
 /** Bus topic: a pipeline's status (or timing) changed. */
 export const PIPELINE_UPDATED = 'ci.pipeline.updated';
@@ -159,6 +160,7 @@ export async function processPipeline(tx: Tx, pipelineId: number, effects: Proce
     await tx.ciJob.update({ where: { id }, data });
     await effects.publish(JOB_UPDATED, { jobId: id, pipelineId, projectId: pipeline.projectId, status: data.status as string } satisfies JobUpdatedMessage, tx);
     if (byId.get(id)?.type === 'build') await enqueueHookEvent(effects.app.jobs, { trigger: 'job_hooks', projectId: pipeline.projectId, branch: null, data: null, job: { jobId: id, status: data.status as string } }, tx);
+    await followJob(tx, effects, byId.get(id)!, data.status as string, now);
     // A bridge runs no script: pending, it waits for its downstream pipeline to be created.
     if (data.status === 'pending' && byId.get(id)?.type === 'bridge') await queueDownstream(effects, tx, id);
   }

@@ -29,6 +29,7 @@ import { liveActor } from '../../auth/memberships.js';
 import { perMessage } from '../../events/bus.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted } from './status.js';
 import { enqueueHookEvent } from '../hooks/events.js';
+import { deploymentForRetry, followJob } from '../environments/ci.js';
 
 export type PipelineRow = Prisma.PipelineGetPayload<object>;
 export type JobRow = Prisma.CiJobGetPayload<object>;
@@ -826,7 +827,8 @@ export class PipelinesService {
 
   /** Sets one job's status (and more), publishing the change on commit of `tx`. */
   async setJobStatus(tx: Prisma.TransactionClient, pipeline: { id: number; projectId: number }, jobId: number, status: string, data: Prisma.CiJobUpdateInput = {}): Promise<void> {
-    await tx.ciJob.update({ where: { id: jobId }, data: { ...data, status } });
+    const job = await tx.ciJob.update({ where: { id: jobId }, data: { ...data, status } });
+    await followJob(tx, this.base, job, status);
     await this.base.publish(JOB_UPDATED, { jobId, pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies JobUpdatedMessage, tx);
     await enqueueHookEvent(this.base.app.jobs, { trigger: 'job_hooks', projectId: pipeline.projectId, branch: null, data: null, job: { jobId: jobId, status: status } }, tx);
   }
@@ -835,7 +837,7 @@ export class PipelinesService {
   async cloneForRetry(tx: Prisma.TransactionClient, job: JobRow, userId: number | null, variables: readonly PipelineVariableInput[] = []): Promise<JobRow> {
     await tx.ciJob.update({ where: { id: job.id }, data: { retried: true } });
     const options = withJobVariables(job.options, variables);
-    return tx.ciJob.create({
+    const clone = await tx.ciJob.create({
       data: {
         pipelineId: job.pipelineId,
         projectId: job.projectId,
@@ -856,6 +858,8 @@ export class PipelinesService {
         timeout: job.timeout,
       },
     });
+    await deploymentForRetry(tx, job.id, clone);
+    return clone;
   }
 
   /** Delayed jobs whose time came: each becomes pending (GitLab's Ci::BuildScheduleWorker). */

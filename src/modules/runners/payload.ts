@@ -9,7 +9,7 @@ import { expandVariables, fromCiVariables, runnerVariable, type JobCiVariable, t
 import { pipelineVariables, slugify, storedPipelineFacts } from '../pipelines/predefined.js';
 import type { JobRow, PipelineRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { effectiveTimeout, optionsOf } from './protocol.js';
+import { effectiveTimeout, optionsOf, type JobOptions } from './protocol.js';
 
 /** GitLab's failure reasons (Enums::Ci::CommitStatus), which runners may report. */
 export const FAILURE_REASONS = [
@@ -98,6 +98,18 @@ export function repoUrl(config: Config, project: ProjectRow, token: string): str
 /** Ruby's Time#iso8601 of a UTC time: seconds, `Z`. */
 const iso8601 = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+/** GitLab's CI_ENVIRONMENT_* variables of a job with an environment (Gitlab::Ci::Variables::Builder). */
+function environmentVariables(env: NonNullable<JobOptions['environment']>): RunnerVariable[] {
+  const v = runnerVariable;
+  return [
+    v('CI_ENVIRONMENT_NAME', env.name),
+    ...(env.slug ? [v('CI_ENVIRONMENT_SLUG', env.slug)] : []),
+    ...(env.url ? [v('CI_ENVIRONMENT_URL', env.url)] : []),
+    v('CI_ENVIRONMENT_ACTION', env.action ?? 'start'),
+    ...(env.tier ? [v('CI_ENVIRONMENT_TIER', env.tier)] : []),
+  ];
+}
+
 /** The job's variables in GitLab's order (Ci::Build#variables): the job's own, the pipeline's predefined ones, the runner's, then configured ones. */
 function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
   const { job, project, config } = facts;
@@ -115,7 +127,7 @@ function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
     v('CI_JOB_STAGE', job.stage),
     ...(job.when === 'manual' ? [v('CI_JOB_MANUAL', 'true')] : []),
     v('CI_NODE_TOTAL', '1'),
-    ...(options.environment ? [v('CI_ENVIRONMENT_NAME', options.environment.name)] : []),
+    ...(options.environment ? environmentVariables(options.environment) : []),
     ...pipelineVariables(
       config,
       storedPipelineFacts({ ...facts.pipeline, ref: job.ref, tag: job.tag, sha: job.sha }, { protectedRef: facts.protectedRef, commit: facts.commit, user: facts.user, project }),

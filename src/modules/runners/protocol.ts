@@ -48,7 +48,8 @@ export interface JobOptions {
   coverage?: string | null;
   retry?: { max: number; when: string[]; exitCodes: number[] };
   allow_failure_exit_codes?: number[] | null;
-  environment?: { name: string; action?: string } | null;
+  /** As the environments module stores it once the pipeline is created (StoredEnvironment). */
+  environment?: { name: string; action?: string; slug?: string; url?: string; tier?: string } | null;
   /** Variables a manual job was played with. */
   job_variables?: { key: string; value: string }[];
 }

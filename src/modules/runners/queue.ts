@@ -18,6 +18,7 @@ import { keepPersistentRef, optionsOf, type ProtocolDeps, type Tx } from './prot
 import { failAs } from './transitions.js';
 import type { RunnerRow } from './service.js';
 import { enqueueHookEvent } from '../hooks/events.js';
+import { followJob } from '../environments/ci.js';
 
 /** GitLab's MAX_QUEUE_DEPTH: the candidates looked at per request. */
 const MAX_QUEUE_DEPTH = 45;
@@ -84,15 +85,16 @@ async function dependencyJobs(db: Pick<Tx, 'ciJob'>, job: JobRow): Promise<JobRo
  */
 async function claimFirst(deps: ProtocolDeps, runner: RunnerRow, ids: number[], digest: string, now: Date): Promise<{ id: number; pipelineId: number } | null> {
   const claimed = await deps.db.$transaction(async (tx) => {
-    const [job] = await tx.$queryRaw<{ id: number; pipelineId: number; projectId: number }[]>`
+    const [job] = await tx.$queryRaw<{ id: number; pipelineId: number; projectId: number; options: unknown }[]>`
       UPDATE "ci_builds" SET "status" = 'running', "runnerId" = ${runner.id}, "startedAt" = ${now}, "heartbeatAt" = ${now},
         "tokenDigest" = ${digest}, "traceHeld" = NULL, "updatedAt" = ${now}
       WHERE "id" = (
         SELECT "id" FROM "ci_builds" WHERE "id" = ANY(${ids}::int[]) AND "status" = 'pending'
         ORDER BY array_position(${ids}::int[], "id") LIMIT 1 FOR UPDATE SKIP LOCKED
       ) AND "status" = 'pending'
-      RETURNING "id", "pipelineId", "projectId"`;
+      RETURNING "id", "pipelineId", "projectId", "options"`;
     if (!job) return null;
+    await followJob(tx, deps, job, 'running', now);
     await deps.publish(JOB_UPDATED, { jobId: job.id, pipelineId: job.pipelineId, projectId: job.projectId, status: 'running' } satisfies JobUpdatedMessage, tx);
     await enqueueHookEvent(deps.app.jobs, { trigger: 'job_hooks', projectId: job.projectId, branch: null, data: null, job: { jobId: job.id, status: 'running' } }, tx);
     return job;

@@ -1,0 +1,24 @@
+/** Background work of environments: the recurring stop of environments whose `auto_stop_at` passed (GitLab's Environments::AutoStopCronWorker). */
+import { userViewer } from '../../auth/viewer.js';
+import type { JobHandlers } from '../../jobs/queue.js';
+import type { JobEnvironment } from '../module.js';
+
+export const AUTO_STOP_JOB = 'environments.auto_stop';
+/** How often due environments are looked for (GitLab's cron runs hourly; a minute keeps `auto_stop_in` close). */
+const AUTO_STOP_EVERY_MS = 60_000;
+
+export function environmentJobs({ app, contextFor }: JobEnvironment): JobHandlers {
+  return {
+    [AUTO_STOP_JOB]: {
+      everyMs: AUTO_STOP_EVERY_MS,
+      run: async () => {
+        const due = await contextFor(null).services.environments.dueForAutoStop(new Date());
+        for (const environment of due) {
+          // Its stop job runs as the user of its last deployment, as GitLab's worker plays it.
+          const viewer = environment.userId === null ? null : await userViewer(app.db, environment.userId);
+          await contextFor(viewer).services.environments.autoStop(environment.id);
+        }
+      },
+    },
+  };
+}
