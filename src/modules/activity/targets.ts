@@ -15,8 +15,8 @@ export interface TargetedEvent {
 }
 
 export interface EventTargetCheck {
-  /** Of these events (all of the check's types), the ids of those the viewer may see; one batch per page. */
-  visible(services: Services, events: readonly TargetedEvent[]): Promise<Set<number>>;
+  /** Of these target ids (all of the check's types), those the viewer may see; one batch per page. */
+  readableTargets(services: Services, targetIds: readonly number[]): Promise<Set<number>>;
 }
 
 const checks = new Map<string, EventTargetCheck>();
@@ -38,7 +38,10 @@ export async function visibleByTarget(services: Services, events: readonly Targe
     if (!check) seen.add(event.id);
     else byCheck.set(check, [...(byCheck.get(check) ?? []), event]);
   }
-  for (const [check, some] of byCheck) for (const id of await check.visible(services, some)) seen.add(id);
+  for (const [check, some] of byCheck) {
+    const readable = await check.readableTargets(services, [...new Set(some.map((e) => e.targetId!))]);
+    for (const event of some) if (readable.has(event.targetId!)) seen.add(event.id);
+  }
   return seen;
 }
 

@@ -5,9 +5,4 @@
 import { registerEventTarget } from '../activity/targets.js';
 import { ISSUE } from './service.js';
 
-registerEventTarget([ISSUE], {
-  async visible(services, events) {
-    const readable = await services.issues.readableIds([...new Set(events.map((e) => e.targetId!))]);
-    return new Set(events.filter((e) => readable.has(e.targetId!)).map((e) => e.id));
-  },
-});
+registerEventTarget([ISSUE], { readableTargets: (services, ids) => services.issues.readableIds(ids) });

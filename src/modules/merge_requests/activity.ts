@@ -2,9 +2,4 @@
 import { registerEventTarget } from '../activity/targets.js';
 import { MERGE_REQUEST } from './service.js';
 
-registerEventTarget([MERGE_REQUEST], {
-  async visible(services, events) {
-    const readable = await services.merge_requests.readableIds([...new Set(events.map((e) => e.targetId!))]);
-    return new Set(events.filter((e) => readable.has(e.targetId!)).map((e) => e.id));
-  },
-});
+registerEventTarget([MERGE_REQUEST], { readableTargets: (services, ids) => services.merge_requests.readableIds(ids) });

@@ -7,9 +7,4 @@ import { registerEventTarget } from '../activity/targets.js';
 /** The note classes stored as events' `targetType` (the note's STI class). */
 const NOTE_CLASSES = ['Note', 'DiscussionNote', 'DiffNote', 'LegacyDiffNote'];
 
-registerEventTarget(NOTE_CLASSES, {
-  async visible(services, events) {
-    const readable = await services.notes.readableIds(services, [...new Set(events.map((e) => e.targetId!))]);
-    return new Set(events.filter((e) => readable.has(e.targetId!)).map((e) => e.id));
-  },
-});
+registerEventTarget(NOTE_CLASSES, { readableTargets: (services, ids) => services.notes.readableIds(services, ids) });
