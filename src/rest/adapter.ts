@@ -158,7 +158,7 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
         const viewer = identifier === undefined ? initial : await sudo(initial, identifier, (ref) => createContext(app, null, { lane, deadline }).services.users.find(ref));
         if (route.authenticate && viewer === null) throw unauthenticated();
         if (tellsSignedIn) delete params[snakeCase(SIGNED_IN)];
-        const variables = variablesFromParams(route.compiled.variables, params);
+        const variables = variablesFromParams(route.compiled.variables, params, route.variables);
         if (tellsSignedIn) variables[SIGNED_IN] = viewer !== null;
         const page = route.paginate ? readPage(params, route.keyset, initial === null) : null;
         if (page) Object.assign(variables, connectionArgs(page));

@@ -146,10 +146,14 @@ function isInputObject(type: GraphQLInputType): boolean {
 }
 
 /** Variables for an operation from merged request parameters; throws BAD_USER_INPUT listing every problem. */
-export function variablesFromParams(variables: VariablePlan[], params: Record<string, unknown>): Record<string, unknown> {
+export function variablesFromParams(variables: VariablePlan[], params: Record<string, unknown>, fixed: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
   const errors: string[] = [];
   const out: Record<string, unknown> = {};
   for (const v of variables) {
+    if (Object.hasOwn(fixed, v.name)) {
+      out[v.name] = fixed[v.name];
+      continue;
+    }
     const param = v.param;
     // A wide route's `$input` object is filled from the request's own parameters, named as its fields are.
     if (v.name === WIDE_INPUT && params[param] === undefined && isInputObject(v.type)) {

@@ -22,6 +22,11 @@ export interface RestRoute {
   path: string;
   /** Name of an operation in `graphql/rest/*.graphql`. */
   operation: string;
+  /**
+   * Variables the route itself sets, whatever the request says: one operation serving several routes (the notes
+   * operations take the noteable's kind from here, and null for the parent `:id` does not name).
+   */
+  variables?: Readonly<Record<string, unknown>>;
   /** Success status; default 201 for POST, 200 otherwise. 204 sends no body. */
   status?: number;
   /** A key of the result whose presence makes the answer 200 instead (GitLab's `status :ok` for a cherry-pick's dry run). */

@@ -9,7 +9,7 @@ import { createEpicLoaders, type EpicLoaders } from './loaders.js';
 import './noteable.js';
 import { epicPolicy } from './policy.js';
 import { epicResolvers } from './resolvers.js';
-import { epicNoteRoutes } from './notes-routes.js';
+import { noteRoutes } from '../notes/routes.js';
 import { epicRoutes } from './routes.js';
 import { EpicsService } from './service.js';
 
@@ -25,12 +25,12 @@ declare module '../module.js' {
 export const epicsModule = defineModule({
   name: 'epics',
   schema: ['epics.graphql'],
-  operations: ['epics.graphql', 'epic_notes.graphql', 'epic_resource_events.graphql'],
+  operations: ['epics.graphql', 'epic_resource_events.graphql'],
   resolvers: epicResolvers,
   policy: epicPolicy,
   // GitLab's resource label events of epics (lib/api/resource_label_events.rb): the resource events module's routes.
-  routes: [...epicRoutes, ...epicNoteRoutes, ...resourceEventRoutes('/groups/:id/epics/:epic_id', 'Epic', ['Label'])],
+  routes: [...epicRoutes, ...noteRoutes('/groups/:id/epics/:noteable_id', 'EPIC', 'group'), ...resourceEventRoutes('/groups/:id/epics/:epic_id', 'Epic', ['Label'])],
   loaders: (db) => createEpicLoaders(db),
-  uses: ['groups', 'labels', 'issues', 'resource_events'],
+  uses: ['groups', 'labels', 'issues', 'notes', 'resource_events'],
   service: (base, { groups, labels, issues, resource_events }) => new EpicsService(base, groups, labels, issues, resource_events),
 });

@@ -4,11 +4,10 @@
  * APIs on merge requests (`lib/api/notes.rb`, `discussions.rb`), through the notes engine.
  */
 import type { RestRoute } from '../../rest/route.js';
+import { noteRoutes } from '../notes/routes.js';
 
 const project = '/projects/:id/merge_requests';
 const mr = `${project}/:merge_request_iid`;
-const discussions = `${mr}/discussions`;
-const note = `${discussions}/:discussion_id/notes/:note_id`;
 
 export const mergeRequestRoutes: RestRoute[] = [
   { method: 'GET', path: project, operation: 'RestListProjectMergeRequests', result: 'project.mergeRequests', paginate: true, notFound: 'Project' },
@@ -24,17 +23,5 @@ export const mergeRequestRoutes: RestRoute[] = [
   { method: 'GET', path: `${mr}/changes`, operation: 'RestGetMergeRequestChanges', result: 'projectMergeRequest' },
   { method: 'GET', path: `${mr}/diffs`, operation: 'RestListMergeRequestDiffs', result: 'projectMergeRequest.diffs', paginate: true },
   { method: 'PUT', path: `${mr}/merge`, operation: 'RestMergeProjectMergeRequest', result: 'mergeRequestAccept.mergeRequest', authenticate: true },
-  { method: 'GET', path: discussions, operation: 'RestListMergeRequestDiscussions', result: 'noteableThreads.discussions', paginate: true, authenticate: true },
-  { method: 'GET', path: `${discussions}/:discussion_id`, operation: 'RestGetMergeRequestDiscussion', result: 'noteableThreads.discussion', authenticate: true },
-  { method: 'POST', path: discussions, operation: 'RestCreateMergeRequestDiscussion', result: 'noteableDiscussionCreate.discussion', authenticate: true },
-  { method: 'GET', path: `${discussions}/:discussion_id/notes`, operation: 'RestListMergeRequestDiscussionNotes', result: 'noteableThreads.discussionNotes', authenticate: true },
-  { method: 'POST', path: `${discussions}/:discussion_id/notes`, operation: 'RestCreateMergeRequestDiscussionNote', result: 'noteableDiscussionReply.note', authenticate: true },
-  { method: 'GET', path: note, operation: 'RestGetMergeRequestDiscussionNote', result: 'noteableThreads.note', authenticate: true },
-  { method: 'PUT', path: note, operation: 'RestUpdateMergeRequestDiscussionNote', result: 'noteableNoteUpdate.note', authenticate: true },
-  { method: 'DELETE', path: note, operation: 'RestDeleteMergeRequestDiscussionNote', result: 'noteableNoteDestroy.note', status: 204, authenticate: true },
-  { method: 'GET', path: `${mr}/notes`, operation: 'RestListMergeRequestNotes', result: 'noteableThreads.notes', paginate: true, authenticate: true },
-  { method: 'GET', path: `${mr}/notes/:note_id`, operation: 'RestGetMergeRequestNote', result: 'noteableThreads.note', authenticate: true },
-  { method: 'POST', path: `${mr}/notes`, operation: 'RestCreateMergeRequestNote', result: 'noteableNoteCreate.note', authenticate: true },
-  { method: 'PUT', path: `${mr}/notes/:note_id`, operation: 'RestUpdateMergeRequestNote', result: 'noteableNoteUpdate.note', authenticate: true },
-  { method: 'DELETE', path: `${mr}/notes/:note_id`, operation: 'RestDeleteMergeRequestNote', result: 'noteableNoteDestroy.note', status: 204, authenticate: true },
+  ...noteRoutes(`${project}/:noteable_id`, 'MERGE_REQUEST'),
 ];

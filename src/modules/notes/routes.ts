@@ -1,7 +1,7 @@
 /**
  * The Commits API's comments (GitLab's `lib/api/commits.rb`) and the Discussions API on commits (`lib/api/discussions.rb`,
- * every route behind `authenticate!`). A kind registered later adds its six discussion routes the same way, naming
- * itself in the operations' `noteableType`.
+ * every route behind `authenticate!`); `noteRoutes` makes the Discussions and Notes APIs (`lib/api/notes.rb`, also
+ * behind `authenticate!`) of every other noteable kind, each kind adding its routes with one call.
  */
 import type { RestRoute } from '../../rest/route.js';
 
@@ -21,3 +21,33 @@ export const notesRoutes: RestRoute[] = [
   { method: 'PUT', path: note, operation: 'RestUpdateCommitDiscussionNote', result: 'noteableNoteUpdate.note', authenticate: true },
   { method: 'DELETE', path: note, operation: 'RestDeleteCommitDiscussionNote', result: 'noteableNoteDestroy.note', status: 204, authenticate: true },
 ];
+
+/**
+ * The Discussions API's and the Notes API's thirteen routes on a noteable kind, under `parent` (a path ending in
+ * `/:noteable_id`, GitLab's parameter in both files: `/projects/:id/issues/:noteable_id`), run by the one set of
+ * `RestListNoteable…` operations with the kind fixed by the route and `:id` naming a project, or for group noteables
+ * (epics) a group.
+ */
+export function noteRoutes(parent: string, noteableType: string, on: 'project' | 'group' = 'project'): RestRoute[] {
+  if (!parent.endsWith('/:noteable_id')) throw new Error(`noteRoutes: ${parent} must end in /:noteable_id`);
+  const variables = { noteableType, ...(on === 'project' ? { groupId: null } : { projectId: null }) };
+  const discussions = `${parent}/discussions`;
+  const discussionNote = `${discussions}/:discussion_id/notes/:note_id`;
+  const notes = `${parent}/notes`;
+  const routes: Omit<RestRoute, 'variables' | 'authenticate'>[] = [
+    { method: 'GET', path: discussions, operation: 'RestListNoteableDiscussions', result: 'noteableThreads.discussions', paginate: true },
+    { method: 'GET', path: `${discussions}/:discussion_id`, operation: 'RestGetNoteableDiscussion', result: 'noteableThreads.discussion' },
+    { method: 'POST', path: discussions, operation: 'RestCreateNoteableDiscussion', result: 'noteableDiscussionCreate.discussion' },
+    { method: 'GET', path: `${discussions}/:discussion_id/notes`, operation: 'RestListNoteableDiscussionNotes', result: 'noteableThreads.discussionNotes' },
+    { method: 'POST', path: `${discussions}/:discussion_id/notes`, operation: 'RestCreateNoteableDiscussionNote', result: 'noteableDiscussionReply.note' },
+    { method: 'GET', path: discussionNote, operation: 'RestGetNoteableDiscussionNote', result: 'noteableThreads.note' },
+    { method: 'PUT', path: discussionNote, operation: 'RestUpdateNoteableDiscussionNote', result: 'noteableNoteUpdate.note' },
+    { method: 'DELETE', path: discussionNote, operation: 'RestDeleteNoteableDiscussionNote', result: 'noteableNoteDestroy.note', status: 204 },
+    { method: 'GET', path: notes, operation: 'RestListNoteableNotes', result: 'noteableThreads.notes', paginate: true },
+    { method: 'GET', path: `${notes}/:note_id`, operation: 'RestGetNoteableNote', result: 'noteableThreads.note' },
+    { method: 'POST', path: notes, operation: 'RestCreateNoteableNote', result: 'noteableNoteCreate.note' },
+    { method: 'PUT', path: `${notes}/:note_id`, operation: 'RestUpdateNoteableNote', result: 'noteableNoteUpdate.note' },
+    { method: 'DELETE', path: `${notes}/:note_id`, operation: 'RestDeleteNoteableNote', result: 'noteableNoteDestroy.note', status: 204 },
+  ];
+  return routes.map((route) => ({ ...route, variables, authenticate: true }));
+}

@@ -3,7 +3,7 @@ import { defineModule } from '../module.js';
 import { snippetJobs } from './jobs.js';
 import './noteable.js';
 import { snippetNotesResolvers } from './notes-resolvers.js';
-import { snippetNoteRoutes } from './notes-routes.js';
+import { noteRoutes } from '../notes/routes.js';
 import { snippetPolicy } from './policy.js';
 import { snippetResolvers } from './resolvers.js';
 import { snippetRoutes } from './routes.js';
@@ -18,15 +18,15 @@ declare module '../module.js' {
 export const snippetsModule = defineModule({
   name: 'snippets',
   schema: ['snippets.graphql', 'snippet_notes.graphql'],
-  operations: ['snippets.graphql', 'snippet_notes.graphql'],
+  operations: ['snippets.graphql'],
   resolvers: {
     ...snippetResolvers,
     ...snippetNotesResolvers,
     Snippet: { ...snippetResolvers.Snippet, ...snippetNotesResolvers.Snippet },
   },
   policy: snippetPolicy,
-  routes: [...snippetRoutes, ...snippetNoteRoutes],
-  uses: ['projects'],
+  routes: [...snippetRoutes, ...noteRoutes('/projects/:id/snippets/:noteable_id', 'SNIPPET')],
+  uses: ['projects', 'notes'],
   service: (base, uses) => new SnippetsService(base, uses.projects),
   jobs: snippetJobs,
   projectTeardown: ({ contextFor }, projectId) => contextFor(null).services.snippets.teardownProject(projectId),
