@@ -154,4 +154,15 @@ describe('contract', () => {
     }
     // initdb, every migration and the schema engine's diff, in WebAssembly: seconds alone, far more on a busy machine.
   }, 120_000);
+
+  it('writes migrations the schema engine can split on PostgreSQL: no semicolon inside a comment', () => {
+    // Prisma's engine splits a script at every `;` on PostgreSQL (PGlite takes it whole), comments included.
+    const dir = join(SRC, '..', 'prisma', 'migrations');
+    const found = readdirSync(dir)
+      .filter((name) => existsSync(join(dir, name, 'migration.sql')))
+      .flatMap((name) => readFileSync(join(dir, name, 'migration.sql'), 'utf8').split('\n').map((line, i) => ({ name, line, i })))
+      .filter(({ line }) => /--.*;/.test(line))
+      .map(({ name, i }) => `${name}:${i + 1}`);
+    expect(found).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
-import type { LabelRow } from '../labels/service.js';
+import { labelsOfLoader } from '../labels/loaders.js';
 
 const EPIC = 'Epic';
 
@@ -10,13 +10,7 @@ export function createEpicLoaders(db: PrismaClient) {
   return {
     byId: byKeyLoader((ids: readonly number[]) => db.epic.findMany({ where: { id: { in: [...ids] } } }), (e) => e.id),
     /** Each epic's labels, by title. */
-    labels: new DataLoader<number, LabelRow[]>(async (ids) => {
-      const links = await db.labelLink.findMany({ where: { targetType: EPIC, targetId: { in: [...ids] } }, include: { label: true } });
-      const byEpic = new Map(ids.map((id) => [id, [] as LabelRow[]]));
-      for (const link of links) byEpic.get(link.targetId)?.push(link.label);
-      for (const labels of byEpic.values()) labels.sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
-      return ids.map((id) => byEpic.get(id) ?? []);
-    }),
+    labels: labelsOfLoader(db, 'epicId'),
     /** Comments by users (not system notes) on each epic (GitLab's `user_notes_count`). */
     userNotesCount: new DataLoader<number, number>(async (ids) => {
       const rows = await db.note.groupBy({ by: ['noteableId'], where: { noteableType: EPIC, noteableId: { in: [...ids] }, system: false }, _count: { _all: true } });

@@ -9,7 +9,7 @@ import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { GroupsService } from '../groups/service.js';
 import type { IssuesService, IssueRow } from '../issues/service.js';
-import type { LabelsService } from '../labels/service.js';
+import { labelConditions, type LabelsService } from '../labels/service.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import { colorOf } from '../labels/rules.js';
 import type { ServiceBase } from '../module.js';
@@ -188,7 +188,7 @@ export class EpicsService {
     if (filters.createdBefore) and.push({ createdAt: { lte: filters.createdBefore } });
     if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
     if (filters.updatedBefore) and.push({ updatedAt: { lte: filters.updatedBefore } });
-    for (const title of filters.labels ?? []) and.push({ id: { in: await this.labelled(title) } });
+    and.push(...labelConditions(filters.labels));
     const where: Prisma.EpicWhereInput = { AND: and };
     const sort = filters.sort ?? 'desc';
     const key = filters.orderBy === 'updated_at' ? 'updatedAt' : filters.orderBy === 'title' ? 'title' : 'createdAt';
@@ -200,10 +200,6 @@ export class EpicsService {
     );
   }
 
-  private async labelled(title: string): Promise<number[]> {
-    const links = await this.db.labelLink.findMany({ where: { targetType: EPIC, label: { title } }, select: { targetId: true }, distinct: ['targetId'] });
-    return links.map((l) => l.targetId);
-  }
 
   /** A parent epic for an epic of the group: one of its own or its ancestors' epics the viewer may read. */
   private async parentFor(group: NamespaceRow, parentId: number | null | undefined, child?: EpicRow): Promise<number | null> {
@@ -235,15 +231,15 @@ export class EpicsService {
    */
   private async changeLabels(tx: Prisma.TransactionClient, epic: EpicRow, change: ResolvedLabels): Promise<{ added: number[]; removed: number[] }> {
     if (change.replace === null && !change.add.length && !change.remove.length) return { added: [], removed: [] };
-    const current = await tx.labelLink.findMany({ where: { targetType: EPIC, targetId: epic.id }, select: { labelId: true } });
+    const current = await tx.labelLink.findMany({ where: { epicId: epic.id }, select: { labelId: true } });
     const have = new Set(current.map((c) => c.labelId));
     const want = new Set(change.replace ?? have);
     for (const id of change.add) want.add(id);
     for (const id of change.remove) want.delete(id);
     const removed = [...have].filter((id) => !want.has(id));
     const added = [...want].filter((id) => !have.has(id));
-    if (removed.length) await tx.labelLink.deleteMany({ where: { targetType: EPIC, targetId: epic.id, labelId: { in: removed } } });
-    if (added.length) await tx.labelLink.createMany({ data: added.map((labelId) => ({ targetType: EPIC, targetId: epic.id, labelId })), skipDuplicates: true });
+    if (removed.length) await tx.labelLink.deleteMany({ where: { epicId: epic.id, labelId: { in: removed } } });
+    if (added.length) await tx.labelLink.createMany({ data: added.map((labelId) => ({ epicId: epic.id, labelId })), skipDuplicates: true });
     // One resource label event per label added or removed (GitLab's ResourceEvents::ChangeLabelsService).
     const resource = { type: EPIC, id: epic.id, projectId: null, groupId: epic.groupId };
     await this.events.recordLabelChanges(tx, resource, { added, removed }, this.base.access.requireViewer().id);
@@ -321,7 +317,7 @@ export class EpicsService {
   async destroy(group: NamespaceRow, iid: number): Promise<EpicRow> {
     const epic = await this.get(group, iid, 'destroy_epic');
     await this.db.$transaction([
-      this.db.labelLink.deleteMany({ where: { targetType: EPIC, targetId: epic.id } }),
+      this.db.labelLink.deleteMany({ where: { epicId: epic.id } }),
       this.db.note.deleteMany({ where: { noteableType: EPIC, noteableId: epic.id } }),
       this.db.epic.delete({ where: { id: epic.id } }),
     ]);

@@ -4,6 +4,8 @@ import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
 import { invalidArgument, refused } from '../../errors.js';
+import { labelInParent } from '../labels/loaders.js';
+import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { parseDuration, humanDuration } from './durations.js';
@@ -140,6 +142,10 @@ export const issueResolvers = {
     issue: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.issues.byId(args.id),
     projectIssue: async (_: unknown, args: IssueIid, ctx: Context) => ctx.services.issues.get(await projectOf(ctx, args.projectPath), iidOf(args.iid)),
     issues: (_: unknown, args: ListArgs, ctx: Context) => list({ all: true }, args, ctx),
+  },
+  Label: {
+    openIssuesCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.services.issues.labelCounts(labelInParent(label))).opened,
+    closedIssuesCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.services.issues.labelCounts(labelInParent(label))).closed,
   },
   Issue: {
     id: (i: IssueRow) => globalId('Issue', i.id),

@@ -14,7 +14,8 @@ import { enqueueHookEvent, hookHeard } from '../hooks/events.js';
 import { issueData, issueHookAttrs, type HookIssue, type IssueHookAction } from '../hooks/payloads.js';
 import { hookProjectOf } from '../hooks/samples.js';
 import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMessage } from './live.js';
-import type { LabelsService } from '../labels/service.js';
+import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
+import { labelConditions, type LabelsService } from '../labels/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -161,6 +162,14 @@ export class IssuesService {
     return this.base.db;
   }
 
+  private countsByLabel?: ReturnType<typeof labelCountLoader<'opened' | 'closed'>>;
+
+  /** How many open and closed issues the viewer may read carry a label where it is listed (Label#open_issues_count). */
+  labelCounts(label: LabelInParent): Promise<{ opened: number; closed: number }> {
+    this.countsByLabel ??= labelCountLoader(this.db, 'issue', ['opened', 'closed'], () => this.base.access.where('read_issue'));
+    return this.countsByLabel.load(label);
+  }
+
   private async projectOf(issue: IssueRow): Promise<ProjectRow> {
     const project = await this.base.loaders.projects.byId.load(issue.projectId);
     if (!project) throw notFound('Project');
@@ -247,10 +256,7 @@ export class IssuesService {
       else if (/^started$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', startDate: { lte: today } } } });
       else and.push({ milestone: { is: { title: milestone } } });
     }
-    const labels = filters.labels ?? [];
-    if (labels.length === 1 && /^none$/i.test(labels[0])) and.push({ id: { notIn: await this.labelled() } });
-    else if (labels.length === 1 && /^any$/i.test(labels[0])) and.push({ id: { in: await this.labelled() } });
-    else for (const title of labels) and.push({ id: { in: await this.labelled(title) } });
+    and.push(...labelConditions(filters.labels));
     const where: Prisma.IssueWhereInput = { AND: and };
     const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
     return connection(
@@ -260,15 +266,6 @@ export class IssuesService {
     );
   }
 
-  /** Ids of the issues carrying a label of that title (any label when none is named). */
-  private async labelled(title?: string): Promise<number[]> {
-    const links = await this.db.labelLink.findMany({
-      where: { targetType: ISSUE, ...(title !== undefined ? { label: { title } } : {}) },
-      select: { targetId: true },
-      distinct: ['targetId'],
-    });
-    return links.map((l) => l.targetId);
-  }
 
   private order(orderBy: IssueOrderBy, sort: 'asc' | 'desc'): Prisma.IssueOrderByWithRelationInput[] {
     const id = { id: sort } as const;
@@ -368,7 +365,7 @@ export class IssuesService {
         },
         include: withAssignees,
       });
-      if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: ISSUE, targetId: issue.id })) });
+      if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: issue.id })) });
       await this.events.issuables.created(tx, issue, labelIds, viewer.id);
       await this.event(project, issue, 'created', tx);
       await this.announce(tx, project, null, issue.id, 'open');
@@ -410,7 +407,7 @@ export class IssuesService {
     let labelIds: number[] | null = null;
     const labelChange = { added: [] as number[], removed: [] as number[] };
     if (metadata) {
-      const current = (await this.db.labelLink.findMany({ where: { targetType: ISSUE, targetId: issue.id }, select: { labelId: true } })).map((l) => l.labelId);
+      const current = (await this.db.labelLink.findMany({ where: { issueId: issue.id }, select: { labelId: true } })).map((l) => l.labelId);
       const replace = changes.labels != null || changes.labelIds != null;
       let next = replace ? await this.labelIdsFor(project, changes.labels ?? [], changes.labelIds ?? []) : current;
       const add = await this.labelIdsFor(project, changes.addLabels, changes.addLabelIds);
@@ -428,8 +425,8 @@ export class IssuesService {
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || labelIds !== null;
       if (changed) data.updatedAt = new Date();
       if (labelIds !== null) {
-        await tx.labelLink.deleteMany({ where: { targetType: ISSUE, targetId: issue.id, labelId: { notIn: labelIds } } });
-        await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: ISSUE, targetId: issue.id })), skipDuplicates: true });
+        await tx.labelLink.deleteMany({ where: { issueId: issue.id, labelId: { notIn: labelIds } } });
+        await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: issue.id })), skipDuplicates: true });
       }
       if (assigneeIds !== null) {
         await tx.issueAssignee.deleteMany({ where: { issueId: issue.id, userId: { notIn: assigneeIds } } });
@@ -468,7 +465,7 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('destroy_issue', issueSubject(project, issue));
     return this.db.$transaction(async (tx) => {
-      await tx.labelLink.deleteMany({ where: { targetType: ISSUE, targetId: issue.id } });
+      await tx.labelLink.deleteMany({ where: { issueId: issue.id } });
       await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
       await this.events.deleteFor(tx, { type: ISSUE, id: issue.id });
       await tx.issue.delete({ where: { id: issue.id } });
@@ -528,7 +525,7 @@ export class IssuesService {
     const user = { select: { id: true, name: true, username: true, email: true } } as const;
     const [row, links] = await Promise.all([
       tx.issue.findUniqueOrThrow({ where: { id }, include: { assignees: { include: { user }, orderBy: { createdAt: 'asc' } } } }),
-      tx.labelLink.findMany({ where: { targetType: ISSUE, targetId: id }, include: { label: true } }),
+      tx.labelLink.findMany({ where: { issueId: id }, include: { label: true } }),
     ]);
     const labels = links.map((l) => l.label).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
     return { ...row, labels, assignees: row.assignees.map((a) => a.user) };
@@ -598,6 +595,6 @@ export class IssuesService {
 
   /** Title-ordered labels on each issue (batched by the loaders). */
   labelsOf(issueIds: readonly number[]) {
-    return this.db.labelLink.findMany({ where: { targetType: ISSUE, targetId: { in: [...issueIds] } }, include: { label: true } });
+    return this.db.labelLink.findMany({ where: { issueId: { in: [...issueIds] } }, include: { label: true } });
   }
 }

@@ -1,7 +1,7 @@
 /** Batched reads of what a listed label shows per parent: its priority in a project, a user's subscription to it. */
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
-import { labelIssueCounts } from '../issues/loaders.js';
+import type { LabelRow } from './service.js';
 
 export interface LabelInProject {
   labelId: number;
@@ -13,13 +13,6 @@ export interface LabelSubscriber {
   userId: number;
   /** The project the subscription is in; null for a group label subscribed to in its group. */
   projectId: number | null;
-}
-
-/** How many issues and merge requests carry a label (GitLab's `open_issues_count` and the others). */
-export interface LabelCounts {
-  openIssuesCount: number;
-  closedIssuesCount: number;
-  openMergeRequestsCount: number;
 }
 
 const key = (...parts: (number | null)[]) => parts.join(':');
@@ -44,9 +37,66 @@ export function createLabelLoaders(db: PrismaClient) {
       },
       { cacheKeyFn: (k) => key(k.labelId, k.userId, k.projectId) },
     ),
-    /** How many open and closed issues carry each label, from the issues module's label links. */
-    counts: new DataLoader<number, LabelCounts>((labelIds) => labelIssueCounts(db, labelIds)),
   };
 }
 
 export type LabelLoaders = ReturnType<typeof createLabelLoaders>;
+
+/** Which issuable a label link names: one foreign key per kind (`label_links`). */
+export type LabelTarget = 'issueId' | 'mergeRequestId' | 'epicId';
+
+/** A loader of each issuable's labels, sorted by title, for one kind of issuable: issues', merge requests' and epics' `labels`. */
+export function labelsOfLoader(db: PrismaClient, target: LabelTarget) {
+  return new DataLoader<number, LabelRow[]>(async (ids) => {
+    const links = await db.labelLink.findMany({ where: { [target]: { in: [...ids] } }, include: { label: true } });
+    const byTarget = new Map(ids.map((id) => [id, [] as LabelRow[]]));
+    for (const link of links) byTarget.get(link[target]!)?.push(link.label);
+    for (const labels of byTarget.values()) labels.sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
+    return ids.map((id) => byTarget.get(id) ?? []);
+  });
+}
+
+
+/** A label as its counts see it: where it is listed (its project, or a group: the group's own projects). */
+export interface LabelInParent {
+  labelId: number;
+  parent: { projectId: number } | { groupId: number };
+}
+
+/**
+ * A loader of how many issuables of one kind carry each label, by state, within the label's parent and among those
+ * `readable` lets the viewer see: GitLab's Label#open_issues_count, closed_issues_count and open_merge_requests_count,
+ * which count through IssuesFinder and MergeRequestsFinder as the current user. One query per parent and state.
+ */
+export function labelCountLoader<State extends string>(db: PrismaClient, relation: 'issue' | 'mergeRequest', states: readonly State[], readable: () => Promise<object>) {
+  const parentKey = (k: LabelInParent) => ('projectId' in k.parent ? `p${k.parent.projectId}` : `g${k.parent.groupId}`);
+  return new DataLoader<LabelInParent, Record<State, number>, string>(
+    async (keys) => {
+      const read = await readable();
+      const byParent = new Map<string, LabelInParent[]>();
+      for (const k of keys) byParent.set(parentKey(k), [...(byParent.get(parentKey(k)) ?? []), k]);
+      const counts = new Map<string, number>();
+      await Promise.all(
+        [...byParent.values()].flatMap((group) => {
+          const { parent } = group[0];
+          const inParent = 'projectId' in parent ? { projectId: parent.projectId } : { project: { namespaceId: parent.groupId } };
+          return states.map(async (state) => {
+            const rows = await db.labelLink.groupBy({
+              by: ['labelId'],
+              where: { labelId: { in: group.map((k) => k.labelId) }, [relation]: { is: { AND: [read, inParent, { state }, { project: { pendingDelete: false } }] } } },
+              _count: { _all: true },
+            });
+            for (const row of rows) counts.set(`${parentKey(group[0])}:${row.labelId}:${state}`, row._count._all);
+          });
+        }),
+      );
+      return keys.map((k) => Object.fromEntries(states.map((state) => [state, counts.get(`${parentKey(k)}:${k.labelId}:${state}`) ?? 0])) as Record<State, number>);
+    },
+    { cacheKeyFn: (k) => `${parentKey(k)}:${k.labelId}` },
+  );
+}
+
+/** The parent a listed label's counts cover. */
+export function labelInParent(label: { id: number; parent: { project: { id: number } } | { group: { id: number } } }): LabelInParent {
+  return { labelId: label.id, parent: 'project' in label.parent ? { projectId: label.parent.project.id } : { groupId: label.parent.group.id } };
+}

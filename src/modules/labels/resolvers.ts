@@ -61,9 +61,6 @@ export const labelResolvers = {
       'project' in label.parent ? ctx.loaders.labels.priority.load({ labelId: label.id, projectId: label.parent.project.id }) : null,
     subscribed: (label: LabelView, _a: unknown, ctx: Context) =>
       ctx.viewer ? ctx.loaders.labels.subscribed.load({ labelId: label.id, userId: ctx.viewer.id, projectId: 'project' in label.parent ? label.parent.project.id : null }) : false,
-    openIssuesCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.loaders.labels.counts.load(label.id)).openIssuesCount,
-    closedIssuesCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.loaders.labels.counts.load(label.id)).closedIssuesCount,
-    openMergeRequestsCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.loaders.labels.counts.load(label.id)).openMergeRequestsCount,
   },
   Mutation: {
     labelCreate: async (_: unknown, input: ParentInput & LabelInput, ctx: Context) => ({ label: await ctx.services.labels.create(await parentOf(ctx, input), input) }),

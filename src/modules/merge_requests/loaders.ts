@@ -2,20 +2,14 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
-import type { LabelRow } from '../labels/service.js';
+import { labelsOfLoader } from '../labels/loaders.js';
 
 const MERGE_REQUEST = 'MergeRequest';
 
 export function createMergeRequestLoaders(db: PrismaClient) {
   return {
     /** Each merge request's labels, by title. */
-    labels: new DataLoader<number, LabelRow[]>(async (ids) => {
-      const links = await db.labelLink.findMany({ where: { targetType: MERGE_REQUEST, targetId: { in: [...ids] } }, include: { label: true } });
-      const byId = new Map(ids.map((id) => [id, [] as LabelRow[]]));
-      for (const link of links) byId.get(link.targetId)?.push(link.label);
-      for (const labels of byId.values()) labels.sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
-      return ids.map((id) => byId.get(id) ?? []);
-    }),
+    labels: labelsOfLoader(db, 'mergeRequestId'),
     /** Merge requests' iids by id, for the notes on them. */
     iidById: new DataLoader<number, number | undefined>(async (ids) => {
       const rows = await db.mergeRequest.findMany({ where: { id: { in: [...ids] } }, select: { id: true, iid: true } });

@@ -6,6 +6,8 @@ import { globalId, parseRef } from '../../graphql/ids.js';
 import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
 import { humanDuration } from '../issues/durations.js';
 import { splitNames } from '../issues/service.js';
+import { labelInParent } from '../labels/loaders.js';
+import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { MergeRequestChanges, MergeRequestFilters, MergeRequestOrderBy, MergeRequestRow, MergeRequestScope } from './service.js';
@@ -140,6 +142,9 @@ export const mergeRequestResolvers = {
     mergeRequest: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.merge_requests.byId(args.id),
     projectMergeRequest: async (_: unknown, args: MrIid, ctx: Context) => ctx.services.merge_requests.get(await projectOf(ctx, args.projectPath), iidOf(args.iid)),
     mergeRequests: (_: unknown, args: ListArgs, ctx: Context) => list({ all: true }, args, ctx),
+  },
+  Label: {
+    openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
   MergeRequest: {
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),

@@ -9,7 +9,8 @@ import { containsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
-import type { LabelsService } from '../labels/service.js';
+import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
+import { labelConditions, type LabelsService } from '../labels/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -136,6 +137,14 @@ export class MergeRequestsService {
     return this.base.db;
   }
 
+  private countsByLabel?: ReturnType<typeof labelCountLoader<'opened'>>;
+
+  /** How many open merge requests the viewer may read carry a label where it is listed (Label#open_merge_requests_count). */
+  async openLabelCount(label: LabelInParent): Promise<number> {
+    this.countsByLabel ??= labelCountLoader(this.db, 'mergeRequest', ['opened'], () => this.base.access.where('read_merge_request'));
+    return (await this.countsByLabel.load(label)).opened;
+  }
+
   async projectOf(mr: MergeRequestRow): Promise<ProjectRow> {
     const project = await this.base.loaders.projects.byId.load(mr.projectId);
     if (!project) throw notFound('Project');
@@ -229,10 +238,7 @@ export class MergeRequestsService {
       else if (/^started$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', startDate: { lte: today } } } });
       else and.push({ milestone: { is: { title: milestone } } });
     }
-    const labels = filters.labels ?? [];
-    if (labels.length === 1 && /^none$/i.test(labels[0])) and.push({ id: { notIn: await this.labelled() } });
-    else if (labels.length === 1 && /^any$/i.test(labels[0])) and.push({ id: { in: await this.labelled() } });
-    else for (const title of labels) and.push({ id: { in: await this.labelled(title) } });
+    and.push(...labelConditions(filters.labels));
     const where: Prisma.MergeRequestWhereInput = { AND: and };
     const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
     return connection(
@@ -247,15 +253,6 @@ export class MergeRequestsService {
     return users.map((u) => u.id);
   }
 
-  /** Ids of the merge requests carrying a label of that title (any label when none is named). */
-  private async labelled(title?: string): Promise<number[]> {
-    const links = await this.db.labelLink.findMany({
-      where: { targetType: MERGE_REQUEST, ...(title !== undefined ? { label: { title } } : {}) },
-      select: { targetId: true },
-      distinct: ['targetId'],
-    });
-    return links.map((l) => l.targetId);
-  }
 
   private order(orderBy: MergeRequestOrderBy, sort: 'asc' | 'desc'): Prisma.MergeRequestOrderByWithRelationInput[] {
     const id = { id: sort } as const;
@@ -368,7 +365,7 @@ export class MergeRequestsService {
         },
         include: withPeople,
       });
-      if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: MERGE_REQUEST, targetId: mr.id })) });
+      if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, mergeRequestId: mr.id })) });
       await this.event(project, mr, 'created', tx);
       return mr;
     });
@@ -436,8 +433,8 @@ export class MergeRequestsService {
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || reviewerIds !== null || labelIds !== null;
       if (changed) data.updatedAt = new Date();
       if (labelIds !== null) {
-        await tx.labelLink.deleteMany({ where: { targetType: MERGE_REQUEST, targetId: mr.id, labelId: { notIn: labelIds } } });
-        await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, targetType: MERGE_REQUEST, targetId: mr.id })), skipDuplicates: true });
+        await tx.labelLink.deleteMany({ where: { mergeRequestId: mr.id, labelId: { notIn: labelIds } } });
+        await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, mergeRequestId: mr.id })), skipDuplicates: true });
       }
       if (assigneeIds !== null) {
         await tx.mergeRequestAssignee.deleteMany({ where: { mergeRequestId: mr.id, userId: { notIn: assigneeIds } } });
@@ -454,7 +451,7 @@ export class MergeRequestsService {
   }
 
   private async labelIdsOf(mr: MergeRequestRow): Promise<number[]> {
-    return (await this.db.labelLink.findMany({ where: { targetType: MERGE_REQUEST, targetId: mr.id }, select: { labelId: true } })).map((l) => l.labelId);
+    return (await this.db.labelLink.findMany({ where: { mergeRequestId: mr.id }, select: { labelId: true } })).map((l) => l.labelId);
   }
 
   /** GraphQL's mergeRequestSetLabels: replace, add or remove labels by id. */
@@ -480,7 +477,7 @@ export class MergeRequestsService {
     const mr = await this.get(project, iid);
     await this.base.access.authorize('destroy_merge_request', mergeRequestSubject(project, mr));
     return this.db.$transaction(async (tx) => {
-      await tx.labelLink.deleteMany({ where: { targetType: MERGE_REQUEST, targetId: mr.id } });
+      await tx.labelLink.deleteMany({ where: { mergeRequestId: mr.id } });
       await tx.note.deleteMany({ where: { noteableType: MERGE_REQUEST, noteableId: mr.id } });
       await tx.mergeRequest.delete({ where: { id: mr.id } });
       return mr;
