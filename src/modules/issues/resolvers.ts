@@ -5,6 +5,8 @@ import { globalId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
 import { invalidArgument, refused } from '../../errors.js';
 import { labelInParent } from '../labels/loaders.js';
+import { milestoneParent } from '../milestones/resolvers.js';
+import type { MilestoneRow } from '../milestones/service.js';
 import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -142,6 +144,10 @@ export const issueResolvers = {
     issue: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.issues.byId(args.id),
     projectIssue: async (_: unknown, args: IssueIid, ctx: Context) => ctx.services.issues.get(await projectOf(ctx, args.projectPath), iidOf(args.iid)),
     issues: (_: unknown, args: ListArgs, ctx: Context) => list({ all: true }, args, ctx),
+  },
+  Milestone: {
+    issues: async (m: MilestoneRow, args: PageArgs, ctx: Context) =>
+      ctx.services.issues.list(await milestoneParent(m, ctx), { milestone: m.title, orderBy: 'label_priority', sort: 'asc' }, args),
   },
   Label: {
     openIssuesCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.services.issues.labelCounts(labelInParent(label))).opened,
