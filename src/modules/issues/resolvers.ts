@@ -237,12 +237,14 @@ export const issueResolvers = {
       ctx: Context,
     ) => {
       const project = await projectOf(ctx, input.projectPath);
-      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, ...rest } = input;
+      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, clientMutationId: _c, ...rest } = input as typeof input & { clientMutationId?: string };
+      // Only what was given: a change given as null clears (and counts as given).
+      const names = (list: typeof rest.labels) => (list === undefined ? undefined : splitNames(list));
       const changes: IssueChanges = {
         ...rest,
-        labels: splitNames(rest.labels),
-        addLabels: splitNames(rest.addLabels),
-        removeLabels: splitNames(rest.removeLabels),
+        labels: names(rest.labels),
+        addLabels: names(rest.addLabels),
+        removeLabels: names(rest.removeLabels),
         discussionLocked: locked,
         stateEvent: stateEvent?.toLowerCase(),
       };
