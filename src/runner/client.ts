@@ -13,7 +13,7 @@ export interface JobPayload {
   runner_info: { timeout: number };
   variables: { key: string; value: string; public: boolean; masked: boolean; file?: boolean; raw?: boolean }[];
   steps: { name: string; script: string[]; timeout: number; when: string; allow_failure: boolean }[];
-  artifacts: { name?: string | null; untracked?: boolean; paths: string[]; exclude?: string[]; when: string; expire_in?: string | null; artifact_type: string; artifact_format: string }[] | null;
+  artifacts: { name?: string | null; untracked?: boolean | null; paths: string[]; exclude?: string[]; when: string; expire_in?: string | null; artifact_type: string; artifact_format: string }[] | null;
   dependencies: { id: number; name: string; token: string; artifacts_file?: { filename: string; size: number } }[];
 }
 

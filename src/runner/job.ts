@@ -6,9 +6,9 @@
  * group, killed when the job times out or is canceled. The folder is removed afterwards.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { artifactFiles, extractZip, gzipMembers, zipStream } from './artifacts.js';
 import type { JobPayload, ProtocolClient, RunnerIdentity } from './client.js';
@@ -233,9 +233,15 @@ export class JobRun {
         this.line(`${RED}ERROR: No files to upload${RESET}`);
         continue;
       }
-      const junit = artifact.artifact_format === 'gzip';
-      const stream = junit ? gzipMembers(projectDir, files) : zipStream(projectDir, files);
-      const fileName = junit ? `${artifact.name ?? artifact.artifact_type}.gz` : `${artifact.name || 'artifacts'}.zip`;
+      // gitlab-runner's artifacts-uploader: a zip, a gzip member per file, or one file as it is (raw).
+      const format = artifact.artifact_format;
+      if (format === 'raw' && files.length > 1) {
+        this.line(`${RED}ERROR: Uploading artifacts as "${artifact.artifact_type}" to coordinator... only one file can be sent as raw${RESET}`);
+        return false;
+      }
+      const base = basename(artifact.name || '') || (format === 'zip' ? 'artifacts' : artifact.artifact_type);
+      const stream = format === 'gzip' ? gzipMembers(projectDir, files) : format === 'raw' ? createReadStream(join(projectDir, files[0])) : zipStream(projectDir, files);
+      const fileName = format === 'gzip' ? `${base}.gz` : format === 'raw' ? base : `${base}.zip`;
       const status = await this.options.client.uploadArtifact(this.job, stream, { fileName, type: artifact.artifact_type, format: artifact.artifact_format, expireIn: artifact.expire_in ?? null });
       if (status !== 201) {
         this.line(`${RED}ERROR: Uploading artifacts as "${artifact.artifact_type}" to coordinator... ${status === 413 ? 'too large archive' : 'failed'}${RESET}  id=${this.job.id} status=${status}`);

@@ -166,8 +166,8 @@ test:
     expect(job.image).toEqual({ name: 'ruby:3.3', entrypoint: null, ports: [] });
     expect(job.services).toEqual([{ name: 'postgres:16', entrypoint: null, ports: [], alias: null, command: null, variables: null }]);
     expect(job.artifacts).toEqual([
-      { name: null, paths: ['dist/'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },
-      { name: 'junit.xml', paths: ['report.xml'], when: 'always', expire_in: '1 week', artifact_type: 'junit', artifact_format: 'gzip' },
+      { name: null, untracked: null, paths: ['dist/'], when: 'on_success', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' },
+      { name: 'junit.xml', untracked: null, paths: ['report.xml'], when: 'always', expire_in: '1 week', artifact_type: 'junit', artifact_format: 'gzip' },
     ]);
     expect(job.cache).toEqual([]);
     expect(job.credentials).toEqual([]);

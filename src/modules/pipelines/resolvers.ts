@@ -11,7 +11,7 @@ import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from
 import type { TriggerRow } from './triggers.js';
 import type { CommitStatusInput } from './statuses.js';
 import type { StoredTestCase, TestSuite } from './test-reports.js';
-import { ARTIFACT_TYPES } from '../runners/artifacts.js';
+import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -170,7 +170,8 @@ export const pipelineResolvers = {
       const archive = (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive');
       return archive && !(archive.expireAt && archive.expireAt <= new Date()) ? { filename: archive.filename, size: archive.size } : null;
     },
-    artifactsExpireAt: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive')?.expireAt ?? null,
+    // GitLab's ci_builds.artifacts_expire_at: set by each upload (CreateService#persist_artifact), so the last one's.
+    artifactsExpireAt: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.artifacts(j.id)).at(-1)?.expireAt ?? null,
     runner: (j: JobRow, _a: unknown, ctx: Context) => (j.runnerId === null ? null : ctx.services.pipelines.runner(j.runnerId)),
     archived: () => false,
     downstreamPipeline: (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.downstreamOf(j),

@@ -151,7 +151,7 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
     ciVariables,
     dependencies: dependencies.map((d) => {
       const archive = archives.find((a) => a.jobId === d.id && (a.expireAt === null || a.expireAt > now));
-      return { id: d.id, name: d.name, archive: archive ? { filename: archive.fileName, size: archive.size } : null };
+      return { id: d.id, name: d.name, archive: archive ? { filename: archive.fileName, size: archive.size } : null, dotenv: d.dotenvVariables as { key: string; value: string }[] };
     }),
     runningOnInstanceRunners: running,
     now,
