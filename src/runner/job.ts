@@ -221,8 +221,11 @@ export class JobRun {
   }
 
   /** Uploads the artifacts whose `when` matches the job's state; false when an upload was refused. */
-  private async uploadArtifacts(projectDir: string, succeeded: boolean): Promise<boolean> {
-    for (const artifact of this.job.artifacts ?? []) {
+  private async uploadArtifacts(projectDir: string, succeeded: boolean, env: Record<string, string>): Promise<boolean> {
+    // gitlab-runner expands the job's variables in `name`, `paths` and `exclude` ($VAR, ${VAR}; unknown ones are empty).
+    const expand = (text: string) => text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_m, a?: string, b?: string) => env[(a ?? b) as string] ?? '');
+    for (const given of this.job.artifacts ?? []) {
+      const artifact = { ...given, name: given.name && expand(given.name), paths: given.paths.map(expand), exclude: given.exclude?.map(expand) };
       const when = artifact.when || 'on_success';
       if (!(when === 'always' || (when === 'on_success') === succeeded)) continue;
       this.line(`Uploading artifacts for ${succeeded ? 'successful' : 'failed'} job`);
@@ -282,7 +285,7 @@ export class JobRun {
       if (timedOut) this.line(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: execution took longer than ${goDuration(AFTER_SCRIPT_TIMEOUT_MS / 1000)} seconds${RESET}`);
       else if (code !== 0) this.line(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: exit code ${code}${RESET}`);
     }
-    if (!this.canceled && !this.terminated && !(await this.uploadArtifacts(projectDir, outcome.state === 'success')) && outcome.state === 'success') {
+    if (!this.canceled && !this.terminated && !(await this.uploadArtifacts(projectDir, outcome.state === 'success', env)) && outcome.state === 'success') {
       outcome = { state: 'failed', reason: 'unknown_failure', message: 'uploading artifacts failed' };
     }
     return outcome;

@@ -37,7 +37,7 @@ build:
     - echo '${COBERTURA}' > coverage.xml
     - echo '${CODEQUALITY}' > gl-code-quality-report.json
   artifacts:
-    name: my-build
+    name: my-$CI_JOB_NAME
     paths: [dist/]
     exclude: ['dist/*.log']
     expire_in: 2 days
@@ -129,6 +129,22 @@ describe('artifact reports run by the built-in runner', () => {
     expect(job.artifacts_file).toEqual({ filename: 'my-build.zip', size: byType.archive.size });
     const expires = new Date(job.artifacts_expire_at).getTime();
     expect(Math.abs(expires - (Date.now() + 2 * 86400_000))).toBeLessThan(120_000);
+
+    // GraphQL's Pipeline.jobArtifacts (GitLab Free): every file of the pipeline's jobs.
+    const gql = await t.graphql('query($p: ID!, $iid: ID!) { project(fullPath: $p) { pipeline(iid: $iid) { jobArtifacts { id name fileType size expireAt } } } }', {
+      p: project.path_with_namespace,
+      iid: String((pipeline as unknown as { iid: number }).iid),
+    });
+    const listed = gql.body.data.project.pipeline.jobArtifacts as { id: string; name: string; fileType: string; size: number; expireAt: string | null }[];
+    expect(listed.map((a) => [a.fileType, a.name]).sort()).toEqual([
+      ['ARCHIVE', 'artifacts.zip'],
+      ['ARCHIVE', 'my-build.zip'],
+      ['COBERTURA', 'cobertura-coverage.xml.gz'],
+      ['CODEQUALITY', 'gl-code-quality-report.json'],
+      ['DOTENV', '.env.gz'],
+      ['JUNIT', 'junit.xml.gz'],
+    ]);
+    expect(listed[0].id).toMatch(/^gid:\/\/gitlab\/Ci::JobArtifact\/\d+$/);
 
     // `exclude` kept dist/app.log out of the archive.
     const file = (path: string) => fetch(`${t.url}/api/v4/projects/${project.id}/jobs/${byName(jobs, 'build').id}/artifacts/${path}`, { headers: { 'PRIVATE-TOKEN': t.rootToken } });
