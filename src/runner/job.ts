@@ -245,9 +245,10 @@ export class JobRun {
       const base = basename(artifact.name || '') || (format === 'zip' ? 'artifacts' : artifact.artifact_type);
       const stream = format === 'gzip' ? gzipMembers(projectDir, files) : format === 'raw' ? createReadStream(join(projectDir, files[0])) : zipStream(projectDir, files);
       const fileName = format === 'gzip' ? `${base}.gz` : format === 'raw' ? base : `${base}.zip`;
-      const status = await this.options.client.uploadArtifact(this.job, stream, { fileName, type: artifact.artifact_type, format: artifact.artifact_format, expireIn: artifact.expire_in ?? null });
+      const { status, message } = await this.options.client.uploadArtifact(this.job, stream, { fileName, type: artifact.artifact_type, format: artifact.artifact_format, expireIn: artifact.expire_in ?? null });
       if (status !== 201) {
-        this.line(`${RED}ERROR: Uploading artifacts as "${artifact.artifact_type}" to coordinator... ${status === 413 ? 'too large archive' : 'failed'}${RESET}  id=${this.job.id} status=${status}`);
+        const why = status === 413 ? 'too large archive' : `failed${message ? ` (${message})` : ''}`;
+        this.line(`${RED}ERROR: Uploading artifacts as "${artifact.artifact_type}" to coordinator... ${why}${RESET}  id=${this.job.id} status=${status}`);
         return false;
       }
       this.line(`Uploading artifacts as "${artifact.artifact_type}" to coordinator... 201 Created  id=${this.job.id} responseStatus=201 Created`);

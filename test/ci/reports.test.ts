@@ -61,6 +61,15 @@ blind:
   stage: test
   needs: [{job: build, artifacts: false}]
   script: echo "version=[$VERSION]"
+bad-dotenv:
+  stage: test
+  needs: []
+  allow_failure: true
+  script:
+    - for i in $(seq 1 21); do echo "K$i=$i"; done > too-many.env
+  artifacts:
+    reports:
+      dotenv: too-many.env
 on-failure:
   stage: test
   needs: []
@@ -107,7 +116,7 @@ describe('artifact reports run by the built-in runner', () => {
     const variable = await t.api('POST', `/projects/${project.id}/variables`, { body: { key: 'OVERRIDDEN', value: 'from-project' } });
     expect(variable.status, variable.text).toBe(201);
     const jobs = await settled(project.id, pipeline.id);
-    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({ build: 'success', use: 'success', blind: 'success', 'on-failure': 'failed' });
+    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({ build: 'success', use: 'success', blind: 'success', 'bad-dotenv': 'failed', 'on-failure': 'failed' });
     const trace = async (name: string) => (await t.api('GET', `/projects/${project.id}/jobs/${byName(jobs, name).id}/trace`)).text;
 
     // dotenv beats the job's own variables; project variables beat dotenv (GitLab's precedence).
@@ -115,6 +124,8 @@ describe('artifact reports run by the built-in runner', () => {
     expect(use).toContain('version=1.2.3 extra=[spaced value] overridden=from-project');
     expect(use).toContain('archive ok');
     expect(await trace('blind')).toContain('version=[]');
+    // A dotenv report GitLab refuses fails the upload, and so the job, with GitLab's reason in its log.
+    expect(await trace('bad-dotenv')).toContain('Uploading artifacts as "dotenv" to coordinator... failed (Dotenv files cannot have more than 20 variables)');
     const build = await trace('build');
     for (const type of ['archive', 'junit', 'cobertura', 'codequality', 'dotenv']) expect(build).toContain(`Uploading artifacts as "${type}" to coordinator... 201 Created`);
 
