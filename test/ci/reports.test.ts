@@ -61,6 +61,14 @@ blind:
   stage: test
   needs: [{job: build, artifacts: false}]
   script: echo "version=[$VERSION]"
+deploy:
+  stage: test
+  needs: [build]
+  variables:
+    CHILD_VERSION: v$VERSION
+  trigger:
+    include: child.yml
+    strategy: depend
 bad-dotenv:
   stage: test
   needs: []
@@ -112,7 +120,7 @@ function upload(job: { id: number; token: string }, bytes: Buffer, query: Record
 
 describe('artifact reports run by the built-in runner', () => {
   it('uploads every report with its type and format, passes dotenv variables to needs, and honours the options', async () => {
-    const { project, pipeline } = await pushed({ '.gitlab-ci.yml': CONFIG });
+    const { project, pipeline } = await pushed({ '.gitlab-ci.yml': CONFIG, 'child.yml': 'child-job:\n  script: echo "child version=$CHILD_VERSION"\n' });
     const variable = await t.api('POST', `/projects/${project.id}/variables`, { body: { key: 'OVERRIDDEN', value: 'from-project' } });
     expect(variable.status, variable.text).toBe(201);
     const jobs = await settled(project.id, pipeline.id);
@@ -124,6 +132,15 @@ describe('artifact reports run by the built-in runner', () => {
     expect(use).toContain('version=1.2.3 extra=[spaced value] overridden=from-project');
     expect(use).toContain('archive ok');
     expect(await trace('blind')).toContain('version=[]');
+    // A bridge that needs the job expands its variables with the dotenv ones for its downstream pipeline.
+    const bridge = await eventually(async () => {
+      const [found] = (await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/bridges`)).body;
+      return SETTLED.includes(found?.status) && found;
+    }, 60_000);
+    expect(bridge.status).toBe('success');
+    const [child] = await jobsOf(t, project.id, bridge.downstream_pipeline.id);
+    expect((await t.api('GET', `/projects/${project.id}/jobs/${child.id}/trace`)).text).toContain('child version=v1.2.3');
+
     // A dotenv report GitLab refuses fails the upload, and so the job, with GitLab's reason in its log.
     expect(await trace('bad-dotenv')).toContain('Uploading artifacts as "dotenv" to coordinator... failed (Dotenv files cannot have more than 20 variables)');
     const build = await trace('build');
