@@ -61,12 +61,19 @@ export async function storeArtifact(deps: ProtocolDeps, job: JobRow, upload: Art
   // Ci::JobArtifact#validate_file_format!: each type has one format.
   if (TYPE_AND_FORMAT[upload.type] !== upload.format) throw badRequest('Invalid file format with specified file type');
   const { db, app } = deps;
-  const uploaded = () => db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: upload.type } }, select: { id: true } });
-  const duplicate = () => badRequest('another artifact of the same type already exists');
-  if (await uploaded()) throw duplicate();
   const stored = await app.artifacts.write(job.projectId, job.id, upload.type, file, app.config.ciMaxArtifactSize).catch((error: unknown) => {
     throw error instanceof ArtifactTooLarge ? payloadTooLarge() : error;
   });
+  // A second upload of a kind succeeds when it is the same file (a runner retrying: CreateService's
+  // sha256_matches_existing_artifact?) and is refused otherwise; either way its copy goes.
+  const settleDuplicate = async (): Promise<boolean> => {
+    const existing = await db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: upload.type } }, select: { fileSha256: true } });
+    if (!existing) return false;
+    await app.artifacts.remove([stored.path]);
+    if (existing.fileSha256 === stored.sha256) return true;
+    throw badRequest('another artifact of the same type already exists');
+  };
+  if (await settleDuplicate()) return;
   const report = upload.type === 'junit' ? await parseJunit(await app.artifacts.bytes(stored.path), job.name) : null;
   // Ci::JobArtifacts::CreateService#parse_artifact: a dotenv report that GitLab cannot read is refused, not kept.
   let dotenv: { key: string; value: string }[] | null = null;
@@ -78,7 +85,6 @@ export async function storeArtifact(deps: ProtocolDeps, job: JobRow, upload: Art
       throw error instanceof DotenvError ? badRequest(error.message) : error;
     }
   }
-  // Two uploads of one kind at once: the unique index keeps the first; the second's file goes.
   const created = await db.ciJobArtifact
     .createMany({
       data: [
@@ -98,9 +104,10 @@ export async function storeArtifact(deps: ProtocolDeps, job: JobRow, upload: Art
       skipDuplicates: true,
     })
     .then((result) => result.count);
-  if (created === 0) {
+  // Two uploads of one kind at once: the one that lost is settled as a later one would be.
+  if (created === 0 && !(await settleDuplicate())) {
     await app.artifacts.remove([stored.path]);
-    throw duplicate();
+    throw badRequest('another artifact of the same type already exists');
   }
   // GitLab's Ci::JobVariable rows of source dotenv: the job's dependants read them (dependency variables).
   if (dotenv) await db.ciJob.update({ where: { id: job.id }, data: { dotenvVariables: dotenv } });
