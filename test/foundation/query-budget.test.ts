@@ -135,6 +135,11 @@ beforeAll(async () => {
     await t.api('POST', `/groups/${group.id}/epics/1/issues/${issue.body.id}`, { token: owner.token });
     await t.api('POST', `/groups/${group.id}/epics/${epicId}/discussions`, { token: member.token, body: { body: `epic thread ${i}` } });
   }
+  // Merge requests 1-4 each close issues 1-4 (closed_by, related_merge_requests, closes_issues).
+  for (const iid of [1, 2, 3, 4]) {
+    const closing = await t.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { token: owner.token, body: { description: 'Closes #1, #2, #3 and #4' } });
+    expect(closing.status, closing.text).toBe(200);
+  }
   // Issue 1's resource events: four or more of each kind (labels, weight, milestone, state).
   const eventMilestones = await Promise.all(['rm0', 'rm1'].map(async (title) => (await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title } })).body.id));
   for (let i = 0; i < 4; i++) {
@@ -276,6 +281,9 @@ describe('query budget', () => {
     'GET /groups/:id/milestones/:milestone_id/issues': () => `/groups/${group.id}/milestones/${groupMilestoneId}/issues`,
     'GET /groups/:id/milestones/:milestone_id/merge_requests': () => `/groups/${group.id}/milestones/${groupMilestoneId}/merge_requests`,
     'GET /user/activities': () => '/user/activities?from=2000-01-01',
+    'GET /projects/:id/issues/:issue_iid/closed_by': () => `/projects/${project.id}/issues/1/closed_by`,
+    'GET /projects/:id/issues/:issue_iid/related_merge_requests': () => `/projects/${project.id}/issues/1/related_merge_requests`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/closes_issues': () => `/projects/${project.id}/merge_requests/1/closes_issues`,
     'GET /projects/:id/releases': () => `/projects/${releaseProject.id}/releases`,
     'GET /projects/:id/releases/:tag_name/assets/links': () => `/projects/${releaseProject.id}/releases/r0/assets/links`,
   };

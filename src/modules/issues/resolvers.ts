@@ -177,7 +177,6 @@ export const issueResolvers = {
     type: () => 'ISSUE',
     issueType: () => 'issue',
     userNotesCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.loaders.issues.userNotesCount.load(i.id),
-    mergeRequestsCount: () => 0,
     upvotes: () => 0,
     downvotes: () => 0,
     webUrl: async (i: IssueRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(i, ctx)),

@@ -218,6 +218,18 @@ export class IssuesService {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** The issues a merge request closes (its closing references) that the viewer may read, oldest first. */
+  async referencedBy(mergeRequestId: number, page: PageArgs) {
+    const where: Prisma.IssueWhereInput = {
+      AND: [await this.base.access.where('read_issue'), { project: { pendingDelete: false } }, { mergeRequestReferences: { some: { mergeRequestId, closes: true } } }],
+    };
+    return connection(
+      page,
+      ({ skip, take }) => this.db.issue.findMany({ where, orderBy: [{ id: 'asc' }], skip, take, include: withAssignees }),
+      () => this.db.issue.count({ where }),
+    );
+  }
+
   /** The issues of the scope with IssuesFinder's filters and order. */
   async list(scope: IssueScope, filters: IssueFilters, page: PageArgs) {
     const viewer = this.base.viewer;

@@ -208,6 +208,7 @@ export class MergeRequestGit {
     }
     const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha: state.baseSha, startSha: target });
     await this.repositories.refsUpdated(project, viewer.id, updates);
+    if (mr.targetBranch === project.defaultBranch) await this.mergeRequests.closeIssuesOnMerge(project, merged);
     return merged;
   }
 

@@ -29,6 +29,6 @@ export const mergeRequestsModule = defineModule({
   policy: mergeRequestPolicy,
   routes: mergeRequestRoutes,
   loaders: (db) => createMergeRequestLoaders(db),
-  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories'],
-  service: (base, { labels, activity, repositories }) => new MergeRequestsService(base, labels, activity, repositories),
+  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues'],
+  service: (base, { labels, activity, repositories, issues }) => new MergeRequestsService(base, labels, activity, repositories, issues),
 });

@@ -9,6 +9,7 @@ import { splitNames } from '../issues/service.js';
 import { labelInParent } from '../labels/loaders.js';
 import { milestoneParent } from '../milestones/resolvers.js';
 import type { MilestoneRow } from '../milestones/service.js';
+import type { IssueRow } from '../issues/service.js';
 import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -149,10 +150,16 @@ export const mergeRequestResolvers = {
     mergeRequests: async (m: MilestoneRow, args: PageArgs, ctx: Context) =>
       ctx.services.merge_requests.list(await milestoneParent(m, ctx), { milestone: m.title, orderBy: 'label_priority', sort: 'asc' }, args),
   },
+  Issue: {
+    mergeRequestsCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.closingCount(i.id),
+    closingMergeRequests: (i: IssueRow, args: PageArgs, ctx: Context) => ctx.services.merge_requests.referencingIssue(i.id, true, args),
+    relatedMergeRequests: (i: IssueRow, args: PageArgs, ctx: Context) => ctx.services.merge_requests.referencingIssue(i.id, false, args),
+  },
   Label: {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
   MergeRequest: {
+    closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.merge_requests.closesIssues(m, args),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
     iid: (m: MergeRequestRow) => String(m.iid),

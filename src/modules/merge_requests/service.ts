@@ -4,11 +4,14 @@
  * orders), create with GitLab's branch validations, update with state events and label changes, delete, and their
  * activity events. Their git side (commits, diffs, mergeability, merging) is git.ts.
  */
+import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
-import { containsIgnoringCase } from '../../db/text.js';
+import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
+import type { IssuesService } from '../issues/service.js';
+import { issueReferences } from './references.js';
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import { labelConditions, type LabelsService } from '../labels/service.js';
 import type { ServiceBase } from '../module.js';
@@ -129,6 +132,7 @@ export class MergeRequestsService {
     private readonly labels: LabelsService,
     private readonly activity: ActivityService,
     readonly repositories: RepositoriesService,
+    private readonly issues: IssuesService,
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
   }
@@ -338,6 +342,7 @@ export class MergeRequestsService {
     const assigneeIds = metadata && input.assigneeIds ? await this.usersFor(input.assigneeIds) : [];
     const reviewerIds = metadata && input.reviewerIds ? await this.usersFor(input.reviewerIds) : [];
     const labelIds = metadata ? await this.labelIdsFor(project, input.labels) : [];
+    const references = await this.issueReferencesOf(project, { title, description: draft.description, targetBranch: input.targetBranch });
     return this.db.$transaction(async (tx) => {
       await this.lock(tx, project.id);
       const { _max } = await tx.mergeRequest.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
@@ -366,6 +371,7 @@ export class MergeRequestsService {
         include: withPeople,
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, mergeRequestId: mr.id })) });
+      await this.keepIssueReferences(tx, mr.id, references);
       await this.event(project, mr, 'created', tx);
       return mr;
     });
@@ -429,7 +435,12 @@ export class MergeRequestsService {
       const same = next.length === current.length && next.every((id) => current.includes(id));
       if (!same) labelIds = next;
     }
+    const textChanged = data.title !== undefined || data.description !== undefined || data.targetBranch !== undefined;
+    const references = textChanged
+      ? await this.issueReferencesOf(project, { title, description: (data.description as string | undefined) ?? mr.description, targetBranch: (data.targetBranch as string | undefined) ?? mr.targetBranch })
+      : null;
     return this.db.$transaction(async (tx) => {
+      if (references) await this.keepIssueReferences(tx, mr.id, references);
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || reviewerIds !== null || labelIds !== null;
       if (changed) data.updatedAt = new Date();
       if (labelIds !== null) {
@@ -448,6 +459,80 @@ export class MergeRequestsService {
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
       return updated;
     });
+  }
+
+  /**
+   * The issues a merge request's title and description name, readable by the viewer (GitLab's extractors run as the
+   * current user): each mentioned one, closing if a closing pattern names it and the target is the default branch
+   * (MergeRequest#closes_issues; GitLab's merge_requests_closing_issues).
+   */
+  private async issueReferencesOf(project: ProjectRow, mr: { title: string; description: string | null; targetBranch: string }): Promise<{ issueId: number; closes: boolean }[]> {
+    const { mentioned, closing } = issueReferences(`${mr.title}\n${mr.description ?? ''}`, this.base.app.config.externalUrl);
+    if (mentioned.length === 0) return [];
+    // At most GitLab's page of references: a description naming thousands of issues keeps the first hundred.
+    const refs = mentioned.slice(0, 100);
+    const rows = await this.db.issue.findMany({
+      where: { OR: refs.map((r) => ({ iid: r.iid, project: r.path === null ? { id: project.id } : { fullPath: equalsIgnoringCase(r.path) } })) },
+      select: { id: true, iid: true, projectId: true, project: { select: { fullPath: true } } },
+    });
+    const readable = await this.issues.readableIds(rows.map((r) => r.id));
+    const intoDefault = mr.targetBranch === project.defaultBranch;
+    const closes = (row: (typeof rows)[number]) =>
+      intoDefault && closing.some((r) => r.iid === row.iid && (r.path === null ? row.projectId === project.id : r.path.toLowerCase() === row.project.fullPath.toLowerCase()));
+    return rows.filter((r) => readable.has(r.id)).map((r) => ({ issueId: r.id, closes: closes(r) }));
+  }
+
+  private async keepIssueReferences(tx: Prisma.TransactionClient, mergeRequestId: number, references: { issueId: number; closes: boolean }[]): Promise<void> {
+    await tx.mergeRequestIssueReference.deleteMany({ where: { mergeRequestId } });
+    if (references.length) await tx.mergeRequestIssueReference.createMany({ data: references.map((r) => ({ mergeRequestId, ...r })) });
+  }
+
+  /** Merge requests naming an issue that the viewer may read (`closes`: only those closing it), newest first. */
+  async referencingIssue(issueId: number, closes: boolean, page: PageArgs) {
+    const where: Prisma.MergeRequestWhereInput = {
+      AND: [await this.base.access.where('read_merge_request'), { project: { pendingDelete: false } }, { issueReferences: { some: { issueId, ...(closes ? { closes: true } : {}) } } }],
+    };
+    return connection(
+      page,
+      ({ skip, take }) => this.db.mergeRequest.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take, include: withPeople }),
+      () => this.db.mergeRequest.count({ where }),
+    );
+  }
+
+  private closingCounts?: DataLoader<number, number>;
+
+  /** How many merge requests the viewer may read close an issue (GitLab's Issue#merge_requests_count): batched. */
+  closingCount(issueId: number): Promise<number> {
+    this.closingCounts ??= new DataLoader(async (ids) => {
+      const readable = await this.base.access.where('read_merge_request');
+      const rows = await this.db.mergeRequestIssueReference.groupBy({
+        by: ['issueId'],
+        where: { issueId: { in: [...ids] }, closes: true, mergeRequest: { is: { AND: [readable, { project: { pendingDelete: false } }] } } },
+        _count: { _all: true },
+      });
+      const counts = new Map(rows.map((r) => [r.issueId, r._count._all]));
+      return ids.map((id) => counts.get(id) ?? 0);
+    });
+    return this.closingCounts.load(issueId);
+  }
+
+  /** The issues an open merge request would close on merge (or a merged one closed) that the viewer may read. */
+  async closesIssues(mr: MergeRequestRow, page: PageArgs) {
+    return this.issues.referencedBy(mr.id, page);
+  }
+
+  /**
+   * Closes the issues a merge into the default branch closes (MergeRequests::PostMergeService#close_issues), as the
+   * merger, each one the merger may update; one that cannot be closed is left as it is.
+   */
+  async closeIssuesOnMerge(project: ProjectRow, mr: MergeRequestRow): Promise<void> {
+    const refs = await this.db.mergeRequestIssueReference.findMany({ where: { mergeRequestId: mr.id, closes: true }, select: { issue: { select: { iid: true, projectId: true, state: true } } } });
+    for (const { issue } of refs) {
+      if (issue.state !== 'opened') continue;
+      const target = issue.projectId === project.id ? project : await this.base.loaders.projects.byId.load(issue.projectId);
+      if (!target) continue;
+      await this.issues.update(target, issue.iid, { stateEvent: 'close' }).catch(() => undefined);
+    }
   }
 
   private async labelIdsOf(mr: MergeRequestRow): Promise<number[]> {
