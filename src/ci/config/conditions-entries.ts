@@ -9,10 +9,14 @@ import { isRegexpLiteral, regexpLiteral } from './regexp.js';
 import type { Clauses } from './conditions.js';
 import type { PlannedJob, PlannedNeed, PolicyValue, Value } from './types.js';
 import { readVariables } from './entries.js';
+import { readParallel } from './parallel.js';
 import { isBlank, isBoolean, isMap, isString, isStringArray, toPlain } from './values.js';
 
-/** A need as the plan carries it. */
-export type NeedSpec = PlannedNeed;
+/**
+ * A need as the plan carries it; `matrix`: the `parallel: matrix:` combinations it selects (values as written, with
+ * their `$[[ matrix.X ]]` expressions), until the job's instances name the jobs they need.
+ */
+export type NeedSpec = PlannedNeed & { matrix?: [string, string][][] };
 
 export interface RuleSpec extends Clauses {
   when?: string;
@@ -152,7 +156,8 @@ export function readNeeds(value: Value, location: string, p: Problems): { jobs: 
   const jobs: NeedSpec[] = [];
   let pipeline: string | null = null;
   const ok = p.clean(() => {
-    for (const need of Array.isArray(value) ? value : [value]) {
+    // A list in the list (from `!reference`) is flattened, as GitLab's Entry::Needs does.
+    for (const need of Array.isArray(value) ? value.flat(Infinity as 1) : [value]) {
       const needLoc = `${loc}:need`;
       if (isString(need)) {
         if (need === '') p.add(needLoc, "config can't be blank");
@@ -167,7 +172,9 @@ export function readNeeds(value: Value, location: string, p: Problems): { jobs: 
         if (artifacts !== null && !isBoolean(artifacts)) p.add(needLoc, 'artifacts should be a boolean value');
         if (optional !== null && !isBoolean(optional)) p.add(needLoc, 'optional should be a boolean value');
         // `project:` (another project's job) and `pipeline:` (another pipeline's) needs are not jobs of this pipeline.
-        if (isString(job) && !need.has('project') && !need.has('pipeline')) jobs.push({ name: job, artifacts: artifacts !== false, optional: optional === true });
+        const selected = isString(job) && need.has('parallel') ? readParallel(need.get('parallel') ?? null, job, `${needLoc}:parallel`, p) : null;
+        const matrix = selected?.map((instance) => instance.variables);
+        if (isString(job) && !need.has('project') && !need.has('pipeline')) jobs.push({ name: job, artifacts: artifacts !== false, optional: optional === true, ...(matrix ? { matrix } : {}) });
       } else if (isMap(need) && isString(need.get('pipeline'))) {
         pipeline = need.get('pipeline') as string;
       } else {

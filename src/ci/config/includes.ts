@@ -9,7 +9,7 @@
  */
 import { clausesMatch, type RepositoryProbe } from './conditions.js';
 import { readRules } from './conditions-entries.js';
-import { fnmatch } from './glob.js';
+import { wildcardPathMatcher } from './glob.js';
 import { Problems } from './problems.js';
 import type { CiContext, ConfigMap, IncludedProject, PlannedInclude, Value } from './types.js';
 import { deepMerge, isBlank, isMap, isString, toPlain } from './values.js';
@@ -164,7 +164,8 @@ export class IncludeExpander {
     const local = location.get('local');
     if (!isString(local) || !local.includes('*')) return [location];
     const pattern = expandVariables(local, this.ctx.variables, true).replace(/^\/+/, '');
-    const matching = (await source.files()).filter((file) => fnmatch(pattern, file)).sort();
+    const matches = wildcardPathMatcher(pattern);
+    const matching = (await source.files()).filter(matches).sort();
     return matching.map((file) => new Map([['local', file]]));
   }
 

@@ -83,7 +83,15 @@ export interface CreateDeps extends ProcessingEffects {
   protectedBranches: ProtectedBranchesService;
   /** `include: project:` as the pipeline's user reads it. */
   readProject: NonNullable<CiContext['readProject']>;
+  /**
+   * The instance's, groups' and project's CI/CD variables without an environment (`environment_scope: *`), protected
+   * ones only on a protected ref: GitLab's Variables::Builder#config_variables gives them to `include` and `rules`.
+   */
+  ciVariables?: (project: ProjectRow, protectedRef: boolean) => Promise<readonly { key: string; value: string }[]>;
 }
+
+/** The largest file list of a commit the engine reads for wildcard includes and `rules: exists` globs (`ls-tree` bytes). */
+const MAX_FILE_LIST_BYTES = 32 * 1024 * 1024;
 
 type PipelineRow = Prisma.PipelineGetPayload<object>;
 
@@ -149,15 +157,18 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     project,
   };
   const changes = input.changesFrom ? ((await repository.changedPaths(input.changesFrom, sha)) ?? undefined) : undefined;
-  const variables = variableMap(pipelineVariables(deps.config, facts), input.variables);
+  const ciVariables = deps.ciVariables ? await deps.ciVariables(project, protectedRef) : [];
+  const variables = variableMap(pipelineVariables(deps.config, facts), ciVariables, input.variables);
+  // One list of the commit's files per pipeline, read when a wildcard include or an `exists:` glob first asks.
+  let files: Promise<readonly string[]> | undefined;
   const plan = await planPipeline(content, {
     variables,
     changes,
     readLocal: async (path) => {
-      const local = await repository.resolve(`${sha}:${path.replace(/^\/+/, '')}`);
-      const bytes = local ? await repository.blob(local, MAX_CONFIG_BYTES) : null;
+      const bytes = await repository.fileAt(sha, path.replace(/^\/+/, ''), MAX_CONFIG_BYTES);
       return bytes ? bytes.toString('utf8') : null;
     },
+    listFiles: () => (files ??= repository.filePaths(sha, MAX_FILE_LIST_BYTES).then((paths) => paths ?? [])),
     readArtifact: input.config?.readArtifact,
     readProject: deps.readProject,
   });
