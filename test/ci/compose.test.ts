@@ -14,7 +14,7 @@ describe('YAML as Ruby reads it', () => {
     const j = await jobs('job:\n  script: x\n  interruptible: yes\n  variables:\n    SWITCH: on\n    ON: key\n    OCT: 010\n    HEX: 0x1F\n    SEX: 1:30\n    QUOTED: "yes"\n    FLOAT: 1.5\n    N: n\n');
     expect(j.job.interruptible).toBe(true);
     expect(Object.fromEntries(j.job.variables.map((v) => [v.key, v.value]))).toMatchObject({ SWITCH: 'true', true: 'key', OCT: '8', HEX: '31', SEX: '90', QUOTED: 'yes', FLOAT: '1.5', N: 'n' });
-    expect(await errors('job:\n  script: x\n  variables:\n    N: ~\n')).toEqual(['variable definition must be either a string or a hash']);
+    expect(await errors('job:\n  script: x\n  variables:\n    N: [a]\n')).toEqual(['variable definition must be either a string or a hash']);
   });
 
   it('refuses unquoted dates and times, as safe_load does', async () => {

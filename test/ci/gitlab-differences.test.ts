@@ -65,3 +65,26 @@ describe('include: local wildcards and rules: exists globs', () => {
     expect(await present('configs/{x,sub}/b.yml')).toBe(true);
   });
 });
+
+describe('validations', () => {
+  it('refuses scripts nested more than 10 levels deep (through !reference chains too)', async () => {
+    let content = '.s1:\n  script: [echo]\n';
+    for (let i = 2; i <= 11; i++) content += `.s${i}:\n  script: [!reference [.s${i - 1}, script]]\n`;
+    expect(await errors(`${content}job:\n  script: !reference [.s10, script]\n`)).toEqual([]);
+    expect(await errors(`${content}job:\n  script: !reference [.s11, script]\n`)).toEqual(['jobs:job:script config should be a string or a nested array of strings up to 10 levels deep']);
+  });
+
+  it('refuses an empty script as blank', async () => {
+    expect(await errors('job:\n  script: []\n')).toEqual(["jobs:job script can't be blank"]);
+    expect(await errors("job:\n  script: ''\n")).toEqual(["jobs:job script can't be blank"]);
+  });
+
+  it('reads a variable without a value as an empty one, where a variable may be a hash', async () => {
+    const j = await jobs('variables:\n  EMPTY:\njob:\n  script: x\n  variables:\n    ALSO: ~\n');
+    expect(j.job.variables.filter((v) => v.key === 'EMPTY' || v.key === 'ALSO')).toEqual([
+      { key: 'EMPTY', value: '' },
+      { key: 'ALSO', value: '' },
+    ]);
+    expect(await errors('job:\n  script: x\n  rules:\n    - variables: {R: }\n')).toEqual(['jobs:job:rules:rule:variables:r config must be a string']);
+  });
+});
