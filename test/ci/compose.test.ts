@@ -226,11 +226,11 @@ describe('include', () => {
 });
 
 describe('spec headers', () => {
-  it('reads the configuration after a `spec:` header, and refuses inputs it would have to interpolate', async () => {
-    expect((await jobs('spec:\n  description: no inputs\n---\njob:\n  script: x\n')).job.script).toEqual(['x']);
-    expect(await errors('spec:\n  inputs:\n    name: {default: a}\n---\njob:\n  script: echo $[[ inputs.name ]]\n')).toEqual(['Inputs (`spec:inputs` and `$[[ inputs.… ]]`) are not supported']);
+  it('reads the configuration after a `spec:` header, its inputs interpolated (test/ci/gitlab-differences.test.ts)', async () => {
+    expect((await jobs('spec:\n  inputs:\n    name: {default: a}\n---\njob:\n  script: echo $[[ inputs.name ]]\n')).job.script).toEqual(['echo a']);
+    expect(await errors('spec:\n  description: no inputs\n---\njob:\n  script: x\n')).toEqual(['header:spec config contains unknown keys: description']);
     expect(await errors('include: t.yml\njob:\n  script: x\n', { files: { 't.yml': 'spec:\n  inputs:\n    a:\n---\nt:\n  script: $[[ inputs.a ]]\n' } })).toEqual([
-      '`t.yml`: Inputs (`spec:inputs` and `$[[ inputs.… ]]`) are not supported',
+      '`t.yml`: `a` input: required value has not been provided',
     ]);
   });
 });

@@ -88,3 +88,90 @@ describe('validations', () => {
     expect(await errors('job:\n  script: x\n  rules:\n    - variables: {R: }\n')).toEqual(['jobs:job:rules:rule:variables:r config must be a string']);
   });
 });
+
+describe('spec: inputs', () => {
+  const TEMPLATE = `spec:
+  inputs:
+    stage:
+      default: test
+    env:
+      options: [staging, production]
+    replicas:
+      type: number
+      default: 1
+    verbose:
+      type: boolean
+      default: false
+    needs:
+      type: array
+      default: []
+    tag:
+      regex: ^v\\d+$
+      default: v1
+---
+"deploy-$[[ inputs.env ]]":
+  stage: $[[ inputs.stage ]]
+  script: echo $[[ inputs.replicas ]] replicas of $[[ inputs.tag | truncate(1,3) ]] to $[[ inputs.env | expand_vars ]]
+  variables:
+    VERBOSE: $[[ inputs.verbose ]]
+  needs: $[[ inputs.needs ]]
+  parallel: $[[ inputs.replicas ]]
+`;
+  const include = (inputs: string) => `stages: [build, test, deploy]\nbuild:\n  stage: build\n  script: x\ninclude:\n  - local: deploy.yml\n    inputs: ${inputs}\n`;
+  const files = { 'deploy.yml': TEMPLATE };
+
+  it('interpolates the include’s inputs, with the spec’s defaults and their types', async () => {
+    const j = await jobs(include('{env: production, replicas: 2, needs: [build], stage: deploy}'), { files });
+    const deploy = j['deploy-production 1/2'];
+    expect(deploy.stage).toBe('deploy');
+    expect(deploy.script).toEqual(['echo 2 replicas of 1 to production']);
+    expect(deploy.needs).toEqual([{ name: 'build', artifacts: true, optional: false }]);
+    expect(deploy.variables).toContainEqual({ key: 'VERBOSE', value: 'false' });
+    expect(Object.keys(j).sort()).toEqual(['build', 'deploy-production 1/2', 'deploy-production 2/2']);
+  });
+
+  it('refuses wrong inputs in GitLab’s words', async () => {
+    const one = async (inputs: string) => (await errors(include(inputs), { files }))[0];
+    expect(await one('{replicas: 2}')).toBe('`deploy.yml`: `env` input: required value has not been provided');
+    expect(await one('{env: dev}')).toBe('`deploy.yml`: `env` input: `dev` cannot be used because it is not in the list of allowed options');
+    expect(await one('{env: staging, replicas: two}')).toBe('`deploy.yml`: `replicas` input: provided value is not a number');
+    expect(await one('{env: staging, verbose: "yes"}')).toBe('`deploy.yml`: `verbose` input: provided value is not a boolean');
+    expect(await one('{env: staging, needs: build}')).toBe('`deploy.yml`: `needs` input: provided value is not an array');
+    expect(await one('{env: staging, tag: release}')).toBe('`deploy.yml`: `tag` input: provided value does not match required RegEx pattern');
+    expect(await one('{env: staging, ghost: 1}')).toBe('`deploy.yml`: unknown input arguments: ghost');
+    expect(await errors('include:\n  - local: plain.yml\n    inputs: {a: 1}\n', { files: { 'plain.yml': 'job:\n  script: x\n' } })).toEqual(['`plain.yml`: unknown input arguments']);
+    expect(await errors('spec:\n  inputs:\n    a:\n      default: x\n---\njob:\n  script: $[[ inputs.b ]]\n')).toEqual(['unknown interpolation key: `b`']);
+    expect(await errors('spec:\n  inputs:\n    a:\n      default: x\n---\njob:\n  script: $[[ inputs.a | upcase ]]\n')).toEqual([
+      'no function matching `upcase`: check that the function name, arguments, and types are correct',
+    ]);
+  });
+
+  it('interpolates the pipeline’s own file with the defaults', async () => {
+    expect(Object.keys(await jobs('spec:\n  inputs:\n    name:\n      default: hello\n---\n$[[ inputs.name ]]:\n  script: echo\n'))).toEqual(['hello']);
+  });
+});
+
+describe('include: component', () => {
+  const component = (files: Record<string, string>) => ({
+    variables: { CI_SERVER_FQDN: 'gitlab.example.com' },
+    projects: { 'group/components': { 'v1.0.0': files, main: files, '~latest': files } },
+  });
+  const TEMPLATE = 'spec:\n  inputs:\n    name:\n      default: lint\n---\n$[[ inputs.name ]]:\n  script: echo $[[ inputs.name ]]\n';
+
+  it('reads templates/<name>.yml or templates/<name>/template.yml of the project at the version, with its inputs', async () => {
+    const simple = await jobs("include:\n  - component: gitlab.example.com/group/components/lint@v1.0.0\n    inputs: {name: check}\n", component({ 'templates/lint.yml': TEMPLATE }));
+    expect(simple.check.script).toEqual(['echo check']);
+    const complex = await jobs('include:\n  - component: $CI_SERVER_FQDN/group/components/lint@main\n', component({ 'templates/lint/template.yml': TEMPLATE }));
+    expect(Object.keys(complex)).toEqual(['lint']);
+  });
+
+  it('refuses what GitLab’s FetchService refuses, in its words', async () => {
+    const refused = async (address: string) => (await errors(`include:\n  - component: ${address}\n`, component({ 'templates/lint.yml': TEMPLATE })))[0];
+    expect(await refused('other.example.com/group/components/lint@v1.0.0')).toBe("Component 'other.example.com/group/components/lint@v1.0.0' - the component path is not supported");
+    expect(await refused('gitlab.example.com/group/components/ghost@v1.0.0')).toBe("Component 'gitlab.example.com/group/components/ghost@v1.0.0' - content not found");
+    expect(await refused('gitlab.example.com/group/nowhere/lint@v1.0.0')).toBe("Component 'gitlab.example.com/group/nowhere/lint@v1.0.0' - content not found");
+    expect(await refused('gitlab.example.com/group/components/lint@~latest')).toBe(
+      "Component 'gitlab.example.com/group/components/lint@~latest' - The ~latest version reference is not supported for non-catalog resources. Use a tag, branch, or commit SHA instead.",
+    );
+  });
+});

@@ -8,6 +8,7 @@ import { RepositoryProbe } from './conditions.js';
 import type { RuleSpec } from './conditions-entries.js';
 import { matchingRule, mergeVariables, policyAllows, visibleVariables } from './decide.js';
 import { IncludeError, IncludeExpander } from './includes.js';
+import { interpolate } from './inputs.js';
 import { defaultConflict, type JobSpec } from './job-entry.js';
 import { Problems } from './problems.js';
 import { logicalError, readRoot, type RootSpec } from './root-entry.js';
@@ -28,7 +29,10 @@ export function failed(error: string): PipelinePlan {
 async function compose(content: string, ctx: CiContext, probe: RepositoryProbe): Promise<{ config: ConfigMap; expander: IncludeExpander } | { error: string }> {
   if (content.trim() === '') return { error: 'Please provide content of .gitlab-ci.yml' };
   const budget = new ValueBudget();
-  const parsed = parseYaml(content, budget);
+  const read = parseYaml(content, budget);
+  if (!read.ok) return { error: read.error };
+  // The pipeline's own file takes no inputs here: its `spec: inputs` defaults are interpolated.
+  const parsed = interpolate(read.value, read.header, null, ctx.variables);
   if (!parsed.ok) return { error: parsed.error };
   if (!isMap(parsed.value)) return { error: 'Invalid configuration format' };
   const expander = new IncludeExpander(ctx, probe, budget);
