@@ -66,6 +66,37 @@ beforeAll(async () => {
 });
 
 describe('a pipeline’s configuration context', () => {
+  it('includes a component of another project of this instance at a tag, with inputs', async () => {
+    const components = await createProject(t, owner.token);
+    const template = 'spec:\n  inputs:\n    target:\n---\ncheck-$[[ inputs.target ]]:\n  script: echo $[[ inputs.target ]]\n';
+    const commit = await t.api('POST', `/projects/${components.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'component', actions: [{ action: 'create', file_path: 'templates/check/template.yml', content: template }] },
+    });
+    expect(commit.status).toBe(201);
+    expect((await t.api('POST', `/projects/${components.id}/repository/tags`, { token: owner.token, body: { tag_name: '1.0.0', ref: 'main' } })).status).toBe(201);
+    const ci = `include:\n  - component: $CI_SERVER_FQDN/${components.path_with_namespace}/check@1.0.0\n    inputs: {target: docs}\n`;
+    const app = await createProject(t, owner.token);
+    await t.api('POST', `/projects/${app.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: ci }] },
+    });
+    const created = await t.api('POST', `/projects/${app.id}/pipeline`, { token: owner.token, body: { ref: 'main' } });
+    expect(created.status).toBe(201);
+    const jobs = await t.api('GET', `/projects/${app.id}/pipelines/${created.body.id}/jobs`, { token: owner.token });
+    expect((jobs.body as { name: string }[]).map((job) => job.name)).toEqual(['check-docs']);
+    // A project the pipeline's user may not read is no component source.
+    const stranger = await createUser(t);
+    const other = await createProject(t, stranger.token);
+    await t.api('POST', `/projects/${other.id}/repository/commits`, {
+      token: stranger.token,
+      body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: ci }] },
+    });
+    const refused = await t.api('POST', `/projects/${other.id}/pipeline`, { token: stranger.token, body: { ref: 'main' } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain(`Component 'gitlab.example.com/${components.path_with_namespace}/check@1.0.0' - content not found`);
+  });
+
   it('sees the commit’s files and the CI/CD variables, protected ones on a protected branch', async () => {
     expect(await jobNames('main')).toEqual(['base', 'deploy', 'docs', 'lint', 'secret', 'unit']);
   });
