@@ -58,6 +58,7 @@ beforeAll(async () => {
     { key: 'BASE', value: 'base.yml' },
     { key: 'DEPLOY', value: 'yes' },
     { key: 'SECRET', value: 's', protected: true },
+    { key: 'HIDDEN', value: 'hidden-name-1', masked: true },
   ]) {
     expect((await t.api('POST', `/projects/${project.id}/variables`, { token: owner.token, body })).status).toBe(201);
   }
@@ -103,6 +104,22 @@ describe('a pipeline’s configuration context', () => {
 
   it('leaves protected variables out on an unprotected branch', async () => {
     expect(await jobNames('feature')).toEqual(['base', 'deploy', 'docs', 'lint', 'unit']);
+  });
+
+  it('shows masked variables as [MASKED] in configuration errors', async () => {
+    await t.api('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'masked', start_branch: 'main', commit_message: 'CI', actions: [{ action: 'update', file_path: '.gitlab-ci.yml', content: "include: '$HIDDEN.yml'\n" }] },
+    });
+    const refused = await t.api('POST', `/projects/${project.id}/pipeline`, { token: owner.token, body: { ref: 'masked' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ message: { base: ['Local file `[MASKED].yml` does not exist!'] } });
+  });
+
+  it('gives CI Lint’s dry run the variables the pipeline would see', async () => {
+    const lint = await t.api('POST', `/projects/${project.id}/ci/lint`, { token: owner.token, body: { content: CI, dry_run: true, ref: 'main', include_jobs: true } });
+    expect(lint.status).toBe(200);
+    expect((lint.body.jobs as { name: string }[]).map((job) => job.name).sort()).toEqual(['base', 'deploy', 'docs', 'lint', 'secret', 'unit']);
   });
 
   it('lets the pipeline’s own variables override the CI/CD variables', async () => {

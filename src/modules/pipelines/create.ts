@@ -87,7 +87,7 @@ export interface CreateDeps extends ProcessingEffects {
    * The instance's, groups' and project's CI/CD variables without an environment (`environment_scope: *`), protected
    * ones only on a protected ref: GitLab's Variables::Builder#config_variables gives them to `include` and `rules`.
    */
-  ciVariables?: (project: ProjectRow, protectedRef: boolean) => Promise<readonly { key: string; value: string }[]>;
+  ciVariables?: (project: ProjectRow, protectedRef: boolean) => Promise<readonly { key: string; value: string; masked: boolean }[]>;
 }
 
 /** The largest file list of a commit the engine reads for wildcard includes and `rules: exists` globs (`ls-tree` bytes). */
@@ -163,6 +163,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
   let files: Promise<readonly string[]> | undefined;
   const plan = await planPipeline(content, {
     variables,
+    masked: ciVariables.filter((v) => v.masked).map((v) => v.value),
     changes,
     readLocal: async (path) => {
       const bytes = await repository.fileAt(sha, path.replace(/^\/+/, ''), MAX_CONFIG_BYTES);
