@@ -175,3 +175,14 @@ describe('include: component', () => {
     );
   });
 });
+
+describe('rules: exists comparisons', () => {
+  it('counts more than 50,000 glob comparisons as a match, as GitLab’s Clause::Exists does', async () => {
+    const many = Object.fromEntries(Array.from({ length: 25_001 }, (_, i) => [`f/${i}.txt`, '']));
+    const rule = (globs: string) => `job:\n  script: x\n  rules:\n    - exists: ${globs}\n`;
+    expect(Object.keys(await jobs(rule("['x/*.none', 'nothing/*']"), { files: many }))).toEqual(['job']);
+    // `**/*.none` is an extension glob, a suffix test that is not counted.
+    expect(Object.keys(await jobs(rule("['**/*.none', 'nothing/*']"), { files: many }))).toEqual([]);
+    expect(Object.keys(await jobs(rule("['**/*.txt']"), { files: many }))).toEqual(['job']);
+  });
+});

@@ -13,6 +13,15 @@ export interface Clauses {
   exists?: string[];
 }
 
+/** GitLab's Clause::Exists::MAX_PATTERN_COMPARISONS. */
+const MAX_PATTERN_COMPARISONS = 50_000;
+
+/** The suffix an extension glob tests for (`.js` of `**\/*.js`, GitLab's extension_glob?), or null for another glob. */
+function extensionOf(glob: string): string | null {
+  const rest = glob.startsWith('**/*') ? glob.slice(4) : glob;
+  return rest.startsWith('.') && !rest.includes('/') && !isGlob(rest) ? rest : null;
+}
+
 /** Repository lookups for `exists:`, each made once per plan. */
 export class RepositoryProbe {
   private readonly found = new Map<string, Promise<boolean>>();
@@ -32,13 +41,23 @@ export class RepositoryProbe {
     return this.listing;
   }
 
-  /** Whether any of the patterns names a file of the repository. */
+  /**
+   * Whether any of the patterns names a file of the repository. As GitLab's Clause::Exists, more than
+   * MAX_PATTERN_COMPARISONS glob comparisons (files × glob patterns) count as a match rather than being made.
+   */
   async anyExists(patterns: readonly string[]): Promise<boolean> {
-    for (const pattern of patterns) {
-      const path = pattern.replace(/^\/+/, '');
-      if (isGlob(path) ? (await this.files()).some((file) => fnmatch(path, file)) : await this.exists(path)) return true;
-    }
-    return false;
+    const paths = patterns.map((pattern) => pattern.replace(/^\/+/, ''));
+    for (const path of paths) if (!isGlob(path) && (await this.exists(path))) return true;
+    const wildcards = paths.filter(isGlob);
+    if (wildcards.length === 0) return false;
+    const files = await this.files();
+    // `**/*.ext` globs are a suffix test (GitLab's extension globs), not counted among the comparisons.
+    const extensions = wildcards.map(extensionOf);
+    if (files.some((file) => extensions.some((extension) => extension !== null && file.endsWith(extension)))) return true;
+    const globs = wildcards.filter((_, i) => extensions[i] === null);
+    if (globs.length === 0) return false;
+    if (files.length * globs.length > MAX_PATTERN_COMPARISONS) return true;
+    return globs.some((glob) => files.some((file) => fnmatch(glob, file)));
   }
 }
 

@@ -205,7 +205,7 @@ export class IncludeExpander {
       throw new IncludeError(`Included file \`${asJson(target)}\` needs to be a string`);
     }
     const args = location.get('inputs') ?? location.get('with') ?? null;
-    if (args !== null && !isMap(args)) throw new IncludeError(`Included file \`${asJson(target)}\` inputs should be a hash`);
+    if (args !== null && !isMap(args)) throw new IncludeError(`Included file \`${target}\` inputs should be a hash`);
     if (accessor === 'component') return this.loadComponent(expandVariables(target, this.ctx.variables, true), args, source);
     const path = expandVariables(target, this.ctx.variables, true).replace(/^\/+/, '');
     const index = this.includes.push(this.metadata(source, path, job === undefined ? null : { job })) - 1;
