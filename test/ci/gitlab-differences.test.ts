@@ -186,3 +186,21 @@ describe('rules: exists comparisons', () => {
     expect(Object.keys(await jobs(rule("['**/*.txt']"), { files: many }))).toEqual(['job']);
   });
 });
+
+describe('rules: exists: project', () => {
+  const projects = { 'group/other': { HEAD: { 'Dockerfile': '' }, v2: { 'v2.txt': '' } } };
+  const rule = (exists: string) => `job:\n  script: x\n  rules:\n    - exists: ${exists}\n`;
+
+  it('looks at the files of another project, at its default branch or a ref', async () => {
+    expect(Object.keys(await jobs(rule('{paths: [Dockerfile], project: group/other}'), { projects }))).toEqual(['job']);
+    expect(Object.keys(await jobs(rule('{paths: [Dockerfile], project: group/other, ref: v2}'), { projects }))).toEqual([]);
+    expect(Object.keys(await jobs(rule("{paths: ['*.txt'], project: group/other, ref: v2}"), { projects }))).toEqual(['job']);
+  });
+
+  it('fails the job’s rule in GitLab’s words when the project or ref is not there', async () => {
+    expect(await errors(rule('{paths: [Dockerfile], project: group/ghost}'), { projects })).toEqual(['Failed to parse rule for job: rules:exists:project `group/ghost` not found or access denied']);
+    expect(await errors(rule('{paths: [Dockerfile], project: group/other, ref: nope}'), { projects })).toEqual([
+      'Failed to parse rule for job: rules:exists:ref `nope` is not a valid ref in project `group/other`',
+    ]);
+  });
+});

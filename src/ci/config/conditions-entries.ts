@@ -120,7 +120,22 @@ function readRule(value: Value, location: string, kind: RuleKind, p: Problems): 
       else rule.interruptible = flag;
     }
     if (value.has('changes')) rule.changes = readPaths(value.get('changes') ?? null, `${location}:changes`, p, ['compare_to']) ?? undefined;
-    if (value.has('exists')) rule.exists = readPaths(value.get('exists') ?? null, `${location}:exists`, p, ['project', 'ref']) ?? undefined;
+    if (value.has('exists')) {
+      const exists = value.get('exists') ?? null;
+      rule.exists = readPaths(exists, `${location}:exists`, p, ['project', 'ref']) ?? undefined;
+      // `exists: {paths, project, ref}`: files of another project, at its default branch or `ref`.
+      if (isMap(exists)) {
+        for (const key of ['project', 'ref'] as const) {
+          const given = exists.get(key) ?? null;
+          if (given !== null && !isString(given)) p.add(`${location}:exists`, `${key} should be a string`);
+        }
+        const project = exists.get('project');
+        const ref = exists.get('ref');
+        if (isString(project)) rule.existsProject = project;
+        if (isString(ref)) rule.existsRef = ref;
+        if (!isString(project) && isString(ref)) p.add(`${location}:exists`, 'ref requires project');
+      }
+    }
     if (value.has('variables')) rule.variables = readVariables(value.get('variables') ?? null, `${location}:variables`, p, []) ?? undefined;
     if (value.has('needs')) rule.needs = readNeeds(value.get('needs') ?? null, location, p)?.jobs;
   });

@@ -11,7 +11,13 @@ export interface Clauses {
   if?: string;
   changes?: string[];
   exists?: string[];
+  /** `exists: {project, ref}`: the paths are files of that project (at `ref`, else its default branch). */
+  existsProject?: string;
+  existsRef?: string;
 }
+
+/** A clause that cannot be evaluated (GitLab's Rules::Rule::Clause::ParseError), in GitLab's words. */
+export class RuleParseError extends Error {}
 
 /** GitLab's Clause::Exists::MAX_PATTERN_COMPARISONS. */
 const MAX_PATTERN_COMPARISONS = 50_000;
@@ -74,7 +80,21 @@ export async function clausesMatch(clauses: Clauses, variables: Record<string, s
   if (clauses.changes !== undefined && !changesMatch(clauses.changes, ctx.changes, variables)) return false;
   if (clauses.exists !== undefined) {
     const paths = clauses.exists.map((p) => expandVariables(p, variables, true));
-    if (!(await probe.anyExists(paths))) return false;
+    const where = clauses.existsProject === undefined ? probe : await otherProject(clauses, variables, ctx);
+    if (!where || !(await where.anyExists(paths))) return false;
   }
   return true;
+}
+
+/** The files `exists: {project, ref}` looks at (GitLab's Clause::Exists#change_context); null for an empty repository. */
+async function otherProject(clauses: Clauses, variables: Record<string, string>, ctx: CiContext): Promise<RepositoryProbe | null> {
+  const path = expandVariables(clauses.existsProject!, variables, true);
+  const ref = clauses.existsRef === undefined ? null : expandVariables(clauses.existsRef, variables, true);
+  const project = ctx.readProject ? await ctx.readProject(path, ref) : null;
+  if (!project) throw new RuleParseError(`rules:exists:project \`${path}\` not found or access denied`);
+  if (project.sha === null) {
+    if (ref === null) return null;
+    throw new RuleParseError(`rules:exists:ref \`${ref}\` is not a valid ref in project \`${project.fullPath}\``);
+  }
+  return new RepositoryProbe({ variables, readLocal: (file) => project.read(file), listFiles: () => project.files() });
 }

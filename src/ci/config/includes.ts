@@ -10,7 +10,7 @@
  * file's `spec: inputs` take the include's `inputs:` (src/ci/config/inputs.ts).
  * At most 150 files, 8 MiB in all.
  */
-import { clausesMatch, type RepositoryProbe } from './conditions.js';
+import { clausesMatch, RuleParseError, type RepositoryProbe } from './conditions.js';
 import { readRules } from './conditions-entries.js';
 import { wildcardPathMatcher } from './glob.js';
 import { Problems } from './problems.js';
@@ -160,7 +160,11 @@ export class IncludeExpander {
     const rules = readRules(location.get('rules') ?? null, 'include', 'include', p);
     if (!rules) throw new IncludeError(p.errors[0]);
     for (const rule of rules) {
-      if (await clausesMatch(rule, this.ctx.variables, this.ctx, this.probe)) return rule.when !== 'never';
+      const matches = await clausesMatch(rule, this.ctx.variables, this.ctx, this.probe).catch((error: unknown) => {
+        if (error instanceof RuleParseError) throw new IncludeError(error.message);
+        throw error;
+      });
+      if (matches) return rule.when !== 'never';
     }
     return false;
   }
