@@ -204,3 +204,15 @@ describe('rules: exists: project', () => {
     ]);
   });
 });
+
+describe('wildcard include entries', () => {
+  it('keep their inputs for every match, and never include the file that holds the wildcard', async () => {
+    const files = {
+      'ci/a.yml': 'spec:\n  inputs:\n    suffix:\n      default: plain\n---\na-$[[ inputs.suffix ]]:\n  script: x\n',
+      'ci/b.yml': "spec:\n  inputs:\n    suffix:\n---\ninclude: 'ci/*.yml'\nb-$[[ inputs.suffix ]]:\n  script: x\n",
+    };
+    // b.yml's own wildcard takes a.yml (with its default) and skips b.yml itself.
+    expect(Object.keys(await jobs("include:\n  - local: 'ci/b.yml'\n    inputs: {suffix: two}\n", { files })).sort()).toEqual(['a-plain', 'b-two']);
+    expect(Object.keys(await jobs("include:\n  - local: 'ci/*.yml'\n    inputs: {suffix: all}\n", { files })).sort()).toEqual(['a-all', 'a-plain', 'b-all']);
+  });
+});

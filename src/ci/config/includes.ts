@@ -99,15 +99,18 @@ export class IncludeExpander {
     return { type: kind ? 'file' : 'local', location, ...links, extra: kind ? { project: kind.project, ref: kind.ref } : {}, ...context };
   }
 
-  /** The file's configuration with its `include:` replaced by what it includes. */
-  async expand(values: ConfigMap, source: Source = this.home): Promise<ConfigMap> {
+  /**
+   * The file's configuration with its `include:` replaced by what it includes; `parent` is the file's own path when
+   * it is a local include of `source` (a wildcard does not include it again: GitLab's LocationExpander).
+   */
+  async expand(values: ConfigMap, source: Source = this.home, parent: string | null = null): Promise<ConfigMap> {
     const raw = values.get('include');
     const entries = (raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw]).filter((e) => e !== null);
     if (entries.length === 0) return values;
     const locations: ConfigMap[] = [];
     for (const entry of entries) {
       const location = this.normalize(entry);
-      if (await this.passesRules(location)) locations.push(...(await this.expandWildcards(location, source)));
+      if (await this.passesRules(location)) locations.push(...(await this.expandWildcards(location, source, parent)));
     }
     let merged: ConfigMap = new Map();
     for (const location of locations) merged = deepMerge(merged, await this.load(location, source));
@@ -170,15 +173,16 @@ export class IncludeExpander {
   }
 
   /** Local wildcards become one location per matching file of the source; a project's `file:` list one per file. */
-  private async expandWildcards(location: ConfigMap, source: Source): Promise<ConfigMap[]> {
+  private async expandWildcards(location: ConfigMap, source: Source, parent: string | null): Promise<ConfigMap[]> {
     const files = location.get('file');
     if (!isBlank(location.get('project')) && Array.isArray(files)) return files.map((file) => new Map([...location, ['file', file]]));
     const local = location.get('local');
     if (!isString(local) || !local.includes('*')) return [location];
     const pattern = expandVariables(local, this.ctx.variables, true).replace(/^\/+/, '');
     const matches = wildcardPathMatcher(pattern);
-    const matching = (await source.files()).filter(matches).sort();
-    return matching.map((file) => new Map([['local', file]]));
+    const matching = (await source.files()).filter((file) => matches(file) && file !== parent).sort();
+    // Each match keeps the entry's other keys (its `inputs:` among them), as `location.merge(local: path)`.
+    return matching.map((file) => new Map([...location, ['local', file]]));
   }
 
   private accessor(location: ConfigMap): Accessor {
@@ -224,11 +228,11 @@ export class IncludeExpander {
     } else {
       content = job === undefined ? await this.readLocal(source, path) : await this.readArtifact(job, path);
     }
-    return this.parse(path, content, args, nested);
+    return this.parse(path, content, args, nested, project === undefined && job === undefined ? path : null);
   }
 
   /** An included file's text as configuration: parsed, its inputs interpolated, its own includes expanded. */
-  private async parse(path: string, content: string, args: ConfigMap | null, nested: Source): Promise<ConfigMap> {
+  private async parse(path: string, content: string, args: ConfigMap | null, nested: Source, localParent: string | null = null): Promise<ConfigMap> {
     this.bytes += Buffer.byteLength(content, 'utf8');
     if (this.bytes > MAX_TOTAL_BYTES) throw new IncludeError('Total size of combined CI/CD configuration is too big');
     const read = parseYaml(content, this.budget);
@@ -237,7 +241,7 @@ export class IncludeExpander {
     if (!parsed.ok) throw new IncludeError(`\`${path}\`: ${parsed.error}`);
     if (!isMap(parsed.value)) throw new IncludeError(`\`${path}\`: Invalid configuration format`);
     if (parsed.value.size === 0) throw new IncludeError(`Included file \`${path}\` does not have valid YAML syntax!`);
-    return this.expand(parsed.value, nested);
+    return this.expand(parsed.value, nested, localParent);
   }
 
   /**
