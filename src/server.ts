@@ -40,6 +40,7 @@ import { byKind, orElse, resolveViewer, type Credentials } from './auth/credenti
 import type { Viewer } from './auth/viewer.js';
 import type { JobEnvironment } from './modules/module.js';
 import { jobTokenAuthenticator } from './auth/job-tokens.js';
+import { ActivityRecorder } from './auth/activity.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
@@ -48,7 +49,7 @@ import { oauthHttp } from './modules/applications/http.js';
 import { errorTrackingCollector } from './modules/error_tracking/http.js';
 import { alertMetricImageFiles, alertNotifyHttp } from './modules/alert_management/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
-import { ensureRootUser } from './modules/users/service.js';
+import { ensureRootUser, recordUserActivity } from './modules/users/service.js';
 import { keepInitialRootToken, watchInitialRootToken } from './modules/users/initial-root-token.js';
 import { bodyErrors, bodyLimit, jsonWithoutCharset, requestBasics } from './http/middleware.js';
 import { answerClientErrors, serverTimeouts } from './http/client-errors.js';
@@ -127,13 +128,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   };
   // One memory of tokens for both lanes; each lane looks a token up on its own connections.
   const credentialCache = new CredentialCache(bus);
+  // Whoever a token authenticates is active today (GET /user/activities).
+  const activity = new ActivityRecorder(
+    (userId, day) => recordUserActivity(database.prisma, userId, day),
+    (error) => logger.warn({ err: error }, 'could not record user activity'),
+  );
   const tokens = {
     // Personal access tokens, then OAuth access tokens (src/modules/applications).
-    read: credentialCache.wrap(orElse(tokenAuthenticator(database.readPrisma, config.externalUrl), oauthAuthenticator(database.readPrisma, config.externalUrl))),
-    write: credentialCache.wrap(orElse(tokenAuthenticator(database.prisma, config.externalUrl), oauthAuthenticator(database.prisma, config.externalUrl))),
+    read: activity.wrap(credentialCache.wrap(orElse(tokenAuthenticator(database.readPrisma, config.externalUrl), oauthAuthenticator(database.readPrisma, config.externalUrl)))),
+    write: activity.wrap(credentialCache.wrap(orElse(tokenAuthenticator(database.prisma, config.externalUrl), oauthAuthenticator(database.prisma, config.externalUrl)))),
   };
   // Job tokens are not remembered: one stops working the moment its job ends.
-  const jobTokens = { read: jobTokenAuthenticator(database.readPrisma), write: jobTokenAuthenticator(database.prisma) };
+  const jobTokens = { read: activity.wrap(jobTokenAuthenticator(database.readPrisma)), write: activity.wrap(jobTokenAuthenticator(database.prisma)) };
   const authenticators = { read: byKind(tokens.read, jobTokens.read), write: byKind(tokens.write, jobTokens.write) };
   const pushHooks = await PushHooks.start();
   const laneOf = graphqlLanes();

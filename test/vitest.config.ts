@@ -1,6 +1,8 @@
 // The suite runs on embedded PGlite, and again on PostgreSQL when TEST_DATABASE_URL is set.
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -13,13 +15,35 @@ const resolve = { alias: [{ find: /^graphql$/, replacement: require.resolve('gra
 // not load Prisma, PGlite, graphql and the schema again; every file still starts its own server on its own database.
 const shared = { root, include: ['test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000, isolate: false };
 const postgres = process.env.TEST_DATABASE_URL;
+// Files that never open the suite's database (they check code, or start `npm start` on its own PGlite): the PostgreSQL
+// run would repeat them exactly, so they run once, with PGlite.
+const DATABASE_FREE = [
+  'test/foundation/cli.test.ts',
+  'test/foundation/contract.test.ts',
+  'test/ci/compose.test.ts',
+  'test/ci/config.test.ts',
+  'test/ci/hostile.test.ts',
+  'test/ci/rules.test.ts',
+  'test/features/definitions.test.ts',
+  'test/hooks/url-blocker.test.ts',
+  'test/pipeline_schedules/cron.test.ts',
+  'test/pipelines/status.test.ts',
+  'test/repositories/git-spawner.test.ts',
+  'test/rest/adapter.test.ts',
+];
+// A listed file that starts a server or opens a database would skip PostgreSQL unseen: refuse it.
+for (const file of DATABASE_FREE) {
+  if (/support\/(server|db|context)|TEST_DATABASE_URL|startTestServer|freshDatabase/.test(readFileSync(join(root, file), 'utf8'))) {
+    throw new Error(`${file} uses the database: take it off DATABASE_FREE in test/vitest.config.ts`);
+  }
+}
 
 export default defineConfig({
   test: {
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { resolve, test: { ...shared, name: 'pglite', env: { TEST_DATABASE_URL: '' } } },
-      ...(postgres ? [{ resolve, test: { ...shared, name: 'postgres', env: { TEST_DATABASE_URL: postgres } } }] : []),
+      ...(postgres ? [{ resolve, test: { ...shared, name: 'postgres', exclude: DATABASE_FREE, env: { TEST_DATABASE_URL: postgres } } }] : []),
     ],
   },
 });

@@ -39,6 +39,8 @@ export interface VariablePlan {
   param: string;
   type: GraphQLInputType;
   hasDefault: boolean;
+  /** `@clearable`: an empty value is null (clear the field), not "not given". */
+  clearable: boolean;
 }
 
 /** The request parameter of a variable definition (see VariablePlan.param). */
@@ -281,6 +283,7 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       param: paramOf(v),
       type: typeFromAST(schema, v.type as never) as GraphQLInputType,
       hasDefault: v.defaultValue !== undefined,
+      clearable: v.directives?.some((d) => d.name.value === 'clearable') ?? false,
     }));
     compiled.set(name, {
       name,

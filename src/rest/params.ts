@@ -160,12 +160,16 @@ export function variablesFromParams(variables: VariablePlan[], params: Record<st
       out[v.name] = coerce(v.type, params, '', errors);
       continue;
     }
-    let raw = params[param] ?? params[v.name];
+    let raw = params[param] === null && v.clearable ? null : (params[param] ?? params[v.name]);
     const nullable = v.type instanceof GraphQLNonNull ? v.type.ofType : v.type;
     // Grape passes an empty string through for strings and lists; for other optional types it means "not given",
     // but for files: a blank avatar removes it (GitLab's Projects and Groups APIs).
     const keepsEmpty = nullable instanceof GraphQLList || (nullable instanceof GraphQLScalarType && (nullable.name === 'String' || nullable.name === 'Upload'));
-    if (raw === '' && !(v.type instanceof GraphQLNonNull) && !keepsEmpty) raw = undefined;
+    if (raw === '' && !(v.type instanceof GraphQLNonNull) && !keepsEmpty) raw = v.clearable ? null : undefined;
+    if (raw === null && v.clearable) {
+      out[v.name] = null;
+      continue;
+    }
     if (raw === undefined || raw === null) {
       if (v.type instanceof GraphQLNonNull && !v.hasDefault) errors.push(`${param} is missing`);
       continue;

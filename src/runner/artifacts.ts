@@ -65,7 +65,7 @@ function named(file: string, pattern: string): boolean {
 }
 
 /** Files of the project folder the artifact names, sorted; warnings for patterns outside the folder. */
-export async function artifactFiles(root: string, spec: { paths: string[]; exclude?: string[]; untracked?: boolean }, warn: (text: string) => void): Promise<string[]> {
+export async function artifactFiles(root: string, spec: { paths: string[]; exclude?: string[]; untracked?: boolean | null }, warn: (text: string) => void): Promise<string[]> {
   const inside = (pattern: string) => {
     const ok = !pattern.startsWith('/') && !resolve(root, pattern.replace(/[*?].*$/, '')).startsWith(`${resolve(root)}${sep}..`) && !pattern.split('/').includes('..');
     if (!ok) warn(`${pattern}: not in the project directory, ignored`);
@@ -90,7 +90,7 @@ export function zipStream(root: string, files: readonly string[]): Readable {
   return zip.outputStream as Readable;
 }
 
-/** One gzip member per file, one after the other (how GitLab Runner uploads JUnit reports). */
+/** One gzip member per file, one after the other (how GitLab Runner uploads reports of a gzip type). */
 export function gzipMembers(root: string, files: readonly string[]): Readable {
   return Readable.from(
     (async function* () {

@@ -13,7 +13,7 @@ export interface JobPayload {
   runner_info: { timeout: number };
   variables: { key: string; value: string; public: boolean; masked: boolean; file?: boolean; raw?: boolean }[];
   steps: { name: string; script: string[]; timeout: number; when: string; allow_failure: boolean }[];
-  artifacts: { name?: string | null; untracked?: boolean; paths: string[]; exclude?: string[]; when: string; expire_in?: string | null; artifact_type: string; artifact_format: string }[] | null;
+  artifacts: { name?: string | null; untracked?: boolean | null; paths: string[]; exclude?: string[]; when: string; expire_in?: string | null; artifact_type: string; artifact_format: string }[] | null;
   dependencies: { id: number; name: string; token: string; artifacts_file?: { filename: string; size: number } }[];
 }
 
@@ -93,8 +93,8 @@ export class ProtocolClient {
     return { status: res.status, remoteState: res.headers.get('job-status'), size: range ? Number(range[1]) : null };
   }
 
-  /** `POST /jobs/:id/artifacts`: streams `file` as the multipart body's `file`; the status. */
-  async uploadArtifact(job: JobPayload, file: Readable, options: { fileName: string; type: string; format: string; expireIn: string | null }): Promise<number> {
+  /** `POST /jobs/:id/artifacts`: streams `file` as the multipart body's `file`; the status, and the reason of a refusal. */
+  async uploadArtifact(job: JobPayload, file: Readable, options: { fileName: string; type: string; format: string; expireIn: string | null }): Promise<{ status: number; message: string | null }> {
     const boundary = `----gitlab-runner-${Date.now().toString(16)}${Math.random().toString(16).slice(2)}`;
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.fileName.replace(/"/g, '')}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
     const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
@@ -112,8 +112,16 @@ export class ProtocolClient {
       body: Readable.toWeb(body) as ReadableStream,
       duplex: 'half',
     } as RequestInit);
-    await res.body?.cancel();
-    return res.status;
+    // The refusal's reason (`{"message": …}` or `{"error": …}`), as gitlab-runner logs it.
+    const text = res.status >= 400 ? await res.text().catch(() => '') : (await res.body?.cancel(), '');
+    let message: string | null = null;
+    try {
+      const parsed = JSON.parse(text) as { message?: unknown; error?: unknown };
+      message = typeof parsed.message === 'string' ? parsed.message : typeof parsed.error === 'string' ? parsed.error : null;
+    } catch {
+      message = null;
+    }
+    return { status: res.status, message };
   }
 
   /** `GET /jobs/:id/artifacts` with the running job's token: the dependency's archive, or the status that refused it. */

@@ -6,9 +6,9 @@
  * group, killed when the job times out or is canceled. The folder is removed afterwards.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { artifactFiles, extractZip, gzipMembers, zipStream } from './artifacts.js';
 import type { JobPayload, ProtocolClient, RunnerIdentity } from './client.js';
@@ -221,8 +221,11 @@ export class JobRun {
   }
 
   /** Uploads the artifacts whose `when` matches the job's state; false when an upload was refused. */
-  private async uploadArtifacts(projectDir: string, succeeded: boolean): Promise<boolean> {
-    for (const artifact of this.job.artifacts ?? []) {
+  private async uploadArtifacts(projectDir: string, succeeded: boolean, env: Record<string, string>): Promise<boolean> {
+    // gitlab-runner expands the job's variables in `name`, `paths` and `exclude` ($VAR, ${VAR}; unknown ones are empty).
+    const expand = (text: string) => text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_m, a?: string, b?: string) => env[(a ?? b) as string] ?? '');
+    for (const given of this.job.artifacts ?? []) {
+      const artifact = { ...given, name: given.name && expand(given.name), paths: given.paths.map(expand), exclude: given.exclude?.map(expand) };
       const when = artifact.when || 'on_success';
       if (!(when === 'always' || (when === 'on_success') === succeeded)) continue;
       this.line(`Uploading artifacts for ${succeeded ? 'successful' : 'failed'} job`);
@@ -233,12 +236,19 @@ export class JobRun {
         this.line(`${RED}ERROR: No files to upload${RESET}`);
         continue;
       }
-      const junit = artifact.artifact_format === 'gzip';
-      const stream = junit ? gzipMembers(projectDir, files) : zipStream(projectDir, files);
-      const fileName = junit ? `${artifact.name ?? artifact.artifact_type}.gz` : `${artifact.name || 'artifacts'}.zip`;
-      const status = await this.options.client.uploadArtifact(this.job, stream, { fileName, type: artifact.artifact_type, format: artifact.artifact_format, expireIn: artifact.expire_in ?? null });
+      // gitlab-runner's artifacts-uploader: a zip, a gzip member per file, or one file as it is (raw).
+      const format = artifact.artifact_format;
+      if (format === 'raw' && files.length > 1) {
+        this.line(`${RED}ERROR: Uploading artifacts as "${artifact.artifact_type}" to coordinator... only one file can be sent as raw${RESET}`);
+        return false;
+      }
+      const base = basename(artifact.name || '') || (format === 'zip' ? 'artifacts' : artifact.artifact_type);
+      const stream = format === 'gzip' ? gzipMembers(projectDir, files) : format === 'raw' ? createReadStream(join(projectDir, files[0])) : zipStream(projectDir, files);
+      const fileName = format === 'gzip' ? `${base}.gz` : format === 'raw' ? base : `${base}.zip`;
+      const { status, message } = await this.options.client.uploadArtifact(this.job, stream, { fileName, type: artifact.artifact_type, format: artifact.artifact_format, expireIn: artifact.expire_in ?? null });
       if (status !== 201) {
-        this.line(`${RED}ERROR: Uploading artifacts as "${artifact.artifact_type}" to coordinator... ${status === 413 ? 'too large archive' : 'failed'}${RESET}  id=${this.job.id} status=${status}`);
+        const why = status === 413 ? 'too large archive' : `failed${message ? ` (${message})` : ''}`;
+        this.line(`${RED}ERROR: Uploading artifacts as "${artifact.artifact_type}" to coordinator... ${why}${RESET}  id=${this.job.id} status=${status}`);
         return false;
       }
       this.line(`Uploading artifacts as "${artifact.artifact_type}" to coordinator... 201 Created  id=${this.job.id} responseStatus=201 Created`);
@@ -276,7 +286,7 @@ export class JobRun {
       if (timedOut) this.line(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: execution took longer than ${goDuration(AFTER_SCRIPT_TIMEOUT_MS / 1000)} seconds${RESET}`);
       else if (code !== 0) this.line(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: exit code ${code}${RESET}`);
     }
-    if (!this.canceled && !this.terminated && !(await this.uploadArtifacts(projectDir, outcome.state === 'success')) && outcome.state === 'success') {
+    if (!this.canceled && !this.terminated && !(await this.uploadArtifacts(projectDir, outcome.state === 'success', env)) && outcome.state === 'success') {
       outcome = { state: 'failed', reason: 'unknown_failure', message: 'uploading artifacts failed' };
     }
     return outcome;

@@ -325,19 +325,21 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   // A thread of the issue or snippet the path names, or of the fixture commit (new for writes, shared by the reads).
   const threadOf = async () => {
     const writes = route.compiled.kind === 'mutation';
-    if (route.path.includes('/issues/:issue_iid/')) {
-      const iid = Number(params.issue_iid);
+    // The notes routes name their noteable `:noteable_id`, its kind fixed by the route.
+    const kind = route.variables?.noteableType;
+    if (kind === 'ISSUE') {
+      const iid = Number(params.noteable_id);
       return (thread ??= writes ? await newIssueThread(f, iid) : (f.issueThread ??= await newIssueThread(f, iid)));
     }
-    if (route.path.includes('/merge_requests/:merge_request_iid/')) {
-      const iid = Number(params.merge_request_iid);
+    if (kind === 'MERGE_REQUEST') {
+      const iid = Number(params.noteable_id);
       return (thread ??= writes ? await newMergeRequestThread(f, iid) : (f.mergeRequestThread ??= await newMergeRequestThread(f, iid)));
     }
-    if (route.path.includes('/epics/:epic_id/')) {
-      return (thread ??= writes ? await newEpicThread(f, params.epic_id) : (f.epicThread ??= await newEpicThread(f, params.epic_id)));
+    if (kind === 'EPIC') {
+      return (thread ??= writes ? await newEpicThread(f, params.noteable_id) : (f.epicThread ??= await newEpicThread(f, params.noteable_id)));
     }
-    if (route.path.includes('/snippets/:snippet_id/')) {
-      return (thread ??= writes ? await newSnippetThread(f, params.snippet_id) : (f.snippetThread ??= await newSnippetThread(f, params.snippet_id)));
+    if (kind === 'SNIPPET') {
+      return (thread ??= writes ? await newSnippetThread(f, params.noteable_id) : (f.snippetThread ??= await newSnippetThread(f, params.noteable_id)));
     }
     return (thread ??= writes ? await newThread(f) : (f.thread ??= await newThread(f)));
   };
@@ -475,9 +477,12 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     status: () => 'success',
     before: () => new Date(Date.now() - 8 * 86_400_000).toISOString(),
   };
+  // The notes routes' noteable: the key of the kind the route fixes.
+  const noteableKey: Record<string, string> = { ISSUE: 'issueIid', MERGE_REQUEST: 'mergeRequestIid', SNIPPET: 'snippetId', EPIC: 'epicId' };
   for (const v of route.compiled.variables) {
     if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
-    const sample = samples[v.name];
+    if (route.variables && v.name in route.variables) continue;
+    const sample = v.name === 'noteableId' ? samples[noteableKey[String(route.variables?.noteableType)]] : samples[v.name];
     if (!sample) throw new Error(`no sample value for required $${v.name} of ${route.operation}: add one`);
     if (v.name === 'input') Object.assign(params, await sample());
     else params[v.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = await sample();
@@ -539,7 +544,7 @@ function statusOf(route: PreparedRoute, result: ExecutionResult<Record<string, u
 }
 
 function variables(route: PreparedRoute, params: Record<string, unknown>): Record<string, unknown> {
-  const vars = variablesFromParams(route.compiled.variables, params);
+  const vars = variablesFromParams(route.compiled.variables, params, route.variables);
   return route.paginate ? { ...vars, ...connectionArgs(readOffsetPage(params)) } : vars;
 }
 

@@ -107,6 +107,20 @@ function split(walk: Walk): Walk[] {
   return [];
 }
 
+/**
+ * The walk with every page below its root cut to 5, then its root's to 10 (the tree holds fewer than ten of anything
+ * at the top: nine groups), or null when no page is larger.
+ */
+function shrink(walk: Walk): Walk | null {
+  let cut = false;
+  const smaller = (head: string, to: number) => head.replace(/\(first: (\d+)\)/, (all, n) => (Number(n) > to ? ((cut = true), `(first: ${to})`) : all));
+  const below = (w: Walk): Walk => ({ ...w, head: smaller(w.head, 5), children: w.children.map(below) });
+  const shrunk = { ...walk, children: walk.children.map(below) };
+  if (cut) return shrunk;
+  const root = { ...walk, head: smaller(walk.head, 10) };
+  return cut ? root : null;
+}
+
 function collect(value: unknown, out: Map<string, Set<string>>): void {
   if (Array.isArray(value)) return value.forEach((v) => collect(v, out));
   if (!value || typeof value !== 'object') return;
@@ -137,6 +151,9 @@ async function run(walk: Walk, headers: Record<string, string>, seen: Map<string
   const answer = await graphql(`{ ${render(walk)} }`, {}, headers);
   if (codes(answer).includes('LIMIT_EXCEEDED') || (!answer.data && !answer.errors)) {
     const parts = split(walk);
+    // A single chain too deep for the bounds: smaller pages below the root (each level of this tree holds fewer).
+    const smaller = parts.length === 0 ? shrink(walk) : null;
+    if (smaller) return run(smaller, headers, seen);
     if (parts.length === 0) throw new Error(`a walk GitLab's bounds refuse and that cannot be cut: ${render(walk)}: ${JSON.stringify(answer.errors)}`);
     let sent = 0;
     for (const part of parts) {

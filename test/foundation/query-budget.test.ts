@@ -22,6 +22,9 @@ let scheduleId: number;
 let packageId: number;
 let snippetId: number;
 let epicId: number | undefined;
+/** The project milestone every fixture issue and merge request is in, and the group's one holding them too. */
+let issueMilestoneId: number | undefined;
+let groupMilestoneId: number;
 let releaseProject: { id: number };
 
 async function measure(path: string, token = owner.token): Promise<number> {
@@ -94,7 +97,8 @@ beforeAll(async () => {
     // Environments with a deployment each, by a member: deployments embed their user and environment.
     await t.api('POST', `/projects/${project.id}/deployments`, { token: member.token, body: { environment: `env${i}`, sha, ref: 'main', tag: false, status: 'success' } });
     // Issues with labels (the project's and the group's), an assignee, a milestone, and a thread on the first.
-    const milestone = await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title: `im${i}` } });
+    issueMilestoneId ??= (await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title: 'im' } })).body.id as number;
+    const milestone = { body: { id: issueMilestoneId } };
     const issue = await t.api('POST', `/projects/${project.id}/issues`, {
       token: owner.token,
       body: { title: `issue ${i}`, labels: `l${i},gl${i}`, assignee_ids: [member.id], milestone_id: milestone.body.id },
@@ -113,6 +117,16 @@ beforeAll(async () => {
       body: { source_branch: `mr${i}`, target_branch: 'main', title: `mr ${i}`, labels: `l${i},gl${i}`, assignee_ids: [member.id], reviewer_ids: [member.id], milestone_id: milestone.body.id },
     });
     expect(mergeRequest.status).toBe(201);
+    // A group milestone holding an issue and a merge request of the project each round.
+    if (i === 0) {
+      const shared = await t.api('POST', `/groups/${group.id}/milestones`, { token: owner.token, body: { title: 'gim' } });
+      expect(shared.status, shared.text).toBe(201);
+      groupMilestoneId = shared.body.id;
+    }
+    expect((await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: `gi${i}`, milestone_id: groupMilestoneId } })).status).toBe(201);
+    await t.api('POST', `/projects/${project.id}/repository/commits`, { token: owner.token, body: { branch: `gmr${i}`, start_branch: 'main', commit_message: `gmr ${i}`, actions: [{ action: 'create', file_path: `gmr${i}`, content: 'x' }] } });
+    const grouped = await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: `gmr${i}`, target_branch: 'main', title: `gmr ${i}`, milestone_id: groupMilestoneId } });
+    expect(grouped.status, grouped.text).toBe(201);
     await t.api('POST', `/projects/${project.id}/merge_requests/1/discussions`, { token: member.token, body: { body: `merge request thread ${i}` } });
     // Epics of the group with a label and a parent (the first), holding the issues, with threads and notes on the first.
     const epic = await t.api('POST', `/groups/${group.id}/epics`, { token: member.token, body: { title: `epic ${i}`, labels: `gl${i}`, parent_id: epicId } });
@@ -219,6 +233,7 @@ describe('query budget', () => {
     'GET /groups/:id/repository_storage_moves',
     'GET /snippet_repository_storage_moves',
     'GET /snippets/:id/repository_storage_moves',
+    'GET /user/activities',
   ]);
   const special: Record<string, () => string> = {
     'GET /groups/:id/subgroups': () => `/groups/${sub.id}/subgroups`,
@@ -245,7 +260,9 @@ describe('query budget', () => {
     'GET /projects/:id/issues/:issue_iid/resource_weight_events': () => `/projects/${project.id}/issues/1/resource_weight_events`,
     'GET /projects/:id/issues/:issue_iid/resource_milestone_events': () => `/projects/${project.id}/issues/1/resource_milestone_events`,
     'GET /projects/:id/issues/:issue_iid/resource_state_events': () => `/projects/${project.id}/issues/1/resource_state_events`,
-    'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all`,
+    // Issues in the project's milestone: a page mixing project and group milestones reads one parent of each kind.
+    'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all&milestone=im`,
+    'GET /groups/:id/issues': () => `/groups/${group.id}/issues?state=all&milestone=im`,
     'GET /projects/:id/merge_requests/:merge_request_iid/commits': () => `/projects/${project.id}/merge_requests/1/commits`,
     'GET /projects/:id/merge_requests/:merge_request_iid/diffs': () => `/projects/${project.id}/merge_requests/1/diffs`,
     'GET /projects/:id/merge_requests/:noteable_id/discussions': () => `/projects/${project.id}/merge_requests/1/discussions`,
@@ -254,6 +271,11 @@ describe('query budget', () => {
     'GET /groups/:id/epics/:noteable_id/discussions': () => `/groups/${group.id}/epics/${epicId}/discussions`,
     'GET /groups/:id/epics/:noteable_id/notes': () => `/groups/${group.id}/epics/${epicId}/notes`,
     'GET /groups/:id/epics/:epic_id/resource_label_events': () => `/groups/${group.id}/epics/${epicId}/resource_label_events`,
+    'GET /projects/:id/milestones/:milestone_id/issues': () => `/projects/${project.id}/milestones/${issueMilestoneId}/issues`,
+    'GET /projects/:id/milestones/:milestone_id/merge_requests': () => `/projects/${project.id}/milestones/${issueMilestoneId}/merge_requests`,
+    'GET /groups/:id/milestones/:milestone_id/issues': () => `/groups/${group.id}/milestones/${groupMilestoneId}/issues`,
+    'GET /groups/:id/milestones/:milestone_id/merge_requests': () => `/groups/${group.id}/milestones/${groupMilestoneId}/merge_requests`,
+    'GET /user/activities': () => '/user/activities?from=2000-01-01',
     'GET /projects/:id/releases': () => `/projects/${releaseProject.id}/releases`,
     'GET /projects/:id/releases/:tag_name/assets/links': () => `/projects/${releaseProject.id}/releases/r0/assets/links`,
   };

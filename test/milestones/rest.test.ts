@@ -115,6 +115,35 @@ describe('project milestones', () => {
   });
 });
 
+describe('a milestone’s issues and merge requests', () => {
+  it('lists those the viewer may read, in the project or the group’s projects; 404 for a missing milestone', async () => {
+    const m = (await t.api('POST', milestones(), { token: owner.token, body: { title: 'sub-lists' } })).body;
+    const g = (await t.api('POST', `/groups/${group.id}/milestones`, { token: owner.token, body: { title: 'group sub-lists' } })).body;
+    const issue = (body: object) => t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body });
+    await issue({ title: 'in it', milestone_id: m.id });
+    await issue({ title: 'secret', milestone_id: m.id, confidential: true });
+    await issue({ title: 'elsewhere' });
+    await issue({ title: 'in the group one', milestone_id: g.id });
+    const titles = async (path: string, token: string) => {
+      const res = await t.api('GET', path, { token });
+      expect(res.status, res.text).toBe(200);
+      return res.body.map((i: { title: string }) => i.title).sort();
+    };
+    expect(await titles(milestones(`/${m.id}/issues`), owner.token)).toEqual(['in it', 'secret']);
+    // A Guest does not read the confidential issue.
+    expect(await titles(milestones(`/${m.id}/issues`), guest.token)).toEqual(['in it']);
+    const page = await t.api('GET', milestones(`/${m.id}/issues?per_page=1`), { token: owner.token });
+    expect(page.headers.get('x-total')).toBe('2');
+    expect(page.body[0]).toMatchObject({ project_id: project.id, milestone: { id: m.id, title: 'sub-lists' } });
+    expect(await titles(`/groups/${group.id}/milestones/${g.id}/issues`, owner.token)).toEqual(['in the group one']);
+    expect(await titles(milestones(`/${m.id}/merge_requests`), owner.token)).toEqual([]);
+    expect(await titles(`/groups/${group.id}/milestones/${g.id}/merge_requests`, owner.token)).toEqual([]);
+    expect(await t.api('GET', milestones('/999999/issues'), { token: owner.token })).toMatchObject({ status: 404 });
+    expect(await t.api('GET', milestones(`/${m.id}/issues`), { token: stranger.token })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await t.api('GET', milestones(`/${m.id}/issues`), { token: null })).toMatchObject({ status: 401 });
+  });
+});
+
 describe('gitbeaker', () => {
   it('ProjectMilestones and GroupMilestones round-trip', async () => {
     const api = new Gitlab({ host: t.url, token: owner.token });

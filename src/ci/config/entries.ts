@@ -6,7 +6,7 @@
 import { LIMITS, parseDuration } from './durations.js';
 import { Problems, unknownKeys } from './problems.js';
 import { regexpLiteral } from './regexp.js';
-import type { ArtifactsAccess, ConfigMap, JobEnvironment, PlannedArtifacts, PlannedService, Value } from './types.js';
+import type { ArtifactsAccess, ConfigMap, JobEnvironment, PlannedArtifacts, PlannedReports, PlannedService, Value } from './types.js';
 import { flattenStrings, isBlank, isBoolean, isInteger, isMap, isString, isStringArray, rubyString } from './values.js';
 
 /** GitLab's Commands/Script entries: a string or nested arrays of strings (10 levels), flattened. */
@@ -129,6 +129,35 @@ const REPORT_KEYS = [
   'annotations', 'repository_xray',
 ];
 
+/** GitLab's Reports::CoverageReport: `coverage_format` (cobertura or jacoco) and `path`. */
+const COVERAGE_REPORT_KEYS = ['coverage_format', 'path'];
+const COVERAGE_FORMATS = ['cobertura', 'jacoco'];
+/** GitLab's Artifacts entry EXPOSE_AS_REGEX: `expose_as` names (letters, digits, `-`, `_` and spaces, at most 100 characters). */
+const EXPOSE_AS = /^\w[-\w ]*$/;
+
+function checkCoverageReport(value: Value, location: string, p: Problems): void {
+  const loc = `${location}:coverage_report`;
+  if (!isMap(value)) return p.add(loc, 'config should be a hash');
+  unknownKeys(p, loc, value.keys(), COVERAGE_REPORT_KEYS);
+  const format = value.get('coverage_format') ?? null;
+  if (!(isString(format) && COVERAGE_FORMATS.includes(format))) p.add(loc, `coverage format must be one of supported formats: ${COVERAGE_FORMATS.join(', ')}.`);
+  const path = value.get('path') ?? null;
+  if (isBlank(path)) p.add(loc, "path can't be blank");
+  else if (!isString(path)) p.add(loc, 'path should be a string');
+}
+
+/** The reports as GitLab keeps them (Reports#value): each type's paths as an array; `coverage_report` as its hash. */
+function reportsValue(reports: Value | null): PlannedReports {
+  const out: PlannedReports = {};
+  if (!isMap(reports)) return out;
+  for (const [key, paths] of reports) {
+    if (paths === null) continue;
+    if (key === 'coverage_report' && isMap(paths)) out.coverage_report = { coverage_format: paths.get('coverage_format') as string, path: paths.get('path') as string };
+    else if (key !== 'coverage_report') out[key] = isString(paths) ? [paths] : (paths as string[]);
+  }
+  return out;
+}
+
 export function readArtifacts(value: Value, location: string, p: Problems): PlannedArtifacts | null {
   if (!isMap(value)) {
     p.add(location, 'config should be a hash');
@@ -141,6 +170,17 @@ export function readArtifacts(value: Value, location: string, p: Problems): Plan
     if (name !== null && !isString(name)) p.add(location, 'name should be a string');
     for (const key of ['untracked', 'public']) if (get(key) !== null && !isBoolean(get(key))) p.add(location, `${key} should be a boolean value`);
     for (const key of ['paths', 'exclude']) if (get(key) !== null && !isStringArray(get(key))) p.add(location, `${key} should be an array of strings`);
+    const exposeAs = get('expose_as');
+    if (exposeAs !== null) {
+      if (!isString(exposeAs)) p.add(location, 'expose as should be a string');
+      else {
+        if (exposeAs.length > 100) p.add(location, 'expose as is too long (maximum is 100 characters)');
+        if (!EXPOSE_AS.test(exposeAs)) p.add(location, "expose as can contain only letters, digits, '-', '_' and spaces");
+      }
+      const paths = get('paths');
+      if (paths === null) p.add(location, "paths can't be blank");
+      else if (isStringArray(paths) && paths.some((path) => path.includes('*'))) p.add(location, "paths can't contain '*' when used with 'expose_as'");
+    }
     const when = get('when');
     if (when !== null && !(isString(when) && ARTIFACT_WHEN.includes(when))) p.add(location, `when should be one of: ${ARTIFACT_WHEN.join(', ')}`);
     const expireIn = get('expire_in');
@@ -153,15 +193,18 @@ export function readArtifacts(value: Value, location: string, p: Problems): Plan
       if (!isMap(reports)) p.add(loc, 'config should be a hash');
       else {
         unknownKeys(p, loc, reports.keys(), REPORT_KEYS);
-        for (const [key, paths] of reports) if (key !== 'coverage_report' && !isString(paths) && !isStringArray(paths)) p.add(loc, `${key} should be an array of strings or a string`);
+        for (const [key, paths] of reports) {
+          if (key === 'coverage_report') {
+            if (paths !== null) checkCoverageReport(paths, loc, p);
+          } else if (paths !== null && !isString(paths) && !isStringArray(paths)) p.add(loc, `${key} should be an array of strings or a string`);
+        }
       }
     }
   });
   if (!ok) return null;
-  const reports = get('reports');
-  const junit = isMap(reports) ? (reports.get('junit') ?? null) : null;
   const name = get('name');
   const expireIn = get('expire_in');
+  const exposeAs = get('expose_as');
   return {
     ...(isString(name) ? { name } : {}),
     paths: (get('paths') as string[] | null) ?? [],
@@ -169,8 +212,9 @@ export function readArtifacts(value: Value, location: string, p: Problems): Plan
     untracked: get('untracked') === true,
     when: (get('when') as PlannedArtifacts['when'] | null) ?? 'on_success',
     ...(expireIn !== null ? { expireIn: rubyString(expireIn) } : {}),
+    ...(isString(exposeAs) ? { exposeAs } : {}),
     ...artifactsAccess(get('access'), get('public')),
-    reports: { junit: isString(junit) ? [junit] : isStringArray(junit) ? junit : [] },
+    reports: reportsValue(get('reports')),
   };
 }
 

@@ -79,7 +79,18 @@ export interface PlannedArtifacts {
   expireIn?: string;
   /** Who may download them (`access`, or `public: false` for developer); absent for everyone who reads the job. */
   access?: ArtifactsAccess;
-  reports: { junit: string[] };
+  /** `expose_as`: the name merge requests show the artifacts under. */
+  exposeAs?: string;
+  reports: PlannedReports;
+}
+
+/**
+ * `artifacts:reports` as GitLab keeps them (Entry::Reports#value): each report type's paths, and `coverage_report`
+ * as its hash (the runner uploads it as its `coverage_format`).
+ */
+export interface PlannedReports {
+  [type: string]: string[] | { coverage_format: string; path: string } | undefined;
+  coverage_report?: { coverage_format: string; path: string };
 }
 
 /** GitLab's `artifacts:access` values. */

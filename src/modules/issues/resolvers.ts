@@ -5,6 +5,8 @@ import { globalId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
 import { invalidArgument, refused } from '../../errors.js';
 import { labelInParent } from '../labels/loaders.js';
+import { milestoneParent } from '../milestones/resolvers.js';
+import type { MilestoneRow } from '../milestones/service.js';
 import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -143,6 +145,10 @@ export const issueResolvers = {
     projectIssue: async (_: unknown, args: IssueIid, ctx: Context) => ctx.services.issues.get(await projectOf(ctx, args.projectPath), iidOf(args.iid)),
     issues: (_: unknown, args: ListArgs, ctx: Context) => list({ all: true }, args, ctx),
   },
+  Milestone: {
+    issues: async (m: MilestoneRow, args: PageArgs, ctx: Context) =>
+      ctx.services.issues.list(await milestoneParent(m, ctx), { milestone: m.title, orderBy: 'label_priority', sort: 'asc' }, args),
+  },
   Label: {
     openIssuesCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.services.issues.labelCounts(labelInParent(label))).opened,
     closedIssuesCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.services.issues.labelCounts(labelInParent(label))).closed,
@@ -231,12 +237,14 @@ export const issueResolvers = {
       ctx: Context,
     ) => {
       const project = await projectOf(ctx, input.projectPath);
-      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, ...rest } = input;
+      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, clientMutationId: _c, ...rest } = input as typeof input & { clientMutationId?: string };
+      // Only what was given: a change given as null clears (and counts as given).
+      const names = (list: typeof rest.labels) => (list === undefined ? undefined : splitNames(list));
       const changes: IssueChanges = {
         ...rest,
-        labels: splitNames(rest.labels),
-        addLabels: splitNames(rest.addLabels),
-        removeLabels: splitNames(rest.removeLabels),
+        labels: names(rest.labels),
+        addLabels: names(rest.addLabels),
+        removeLabels: names(rest.removeLabels),
         discussionLocked: locked,
         stateEvent: stateEvent?.toLowerCase(),
       };

@@ -22,5 +22,7 @@ export const issueRoutes: RestRoute[] = [
   { method: 'POST', path: `${issue}/reset_time_estimate`, operation: 'RestResetIssueTimeEstimate', result: 'issueTimeTracking.issue.timeStats', status: 200, authenticate: true },
   { method: 'POST', path: `${issue}/add_spent_time`, operation: 'RestAddIssueSpentTime', result: 'issueTimeTracking.issue.timeStats', status: 201, authenticate: true },
   { method: 'POST', path: `${issue}/reset_spent_time`, operation: 'RestResetIssueSpentTime', result: 'issueTimeTracking.issue.timeStats', status: 200, authenticate: true },
+  { method: 'GET', path: '/projects/:id/milestones/:milestone_id/issues', operation: 'RestListProjectMilestoneIssues', result: 'project.milestone.issues', paginate: true, notFound: 'Project', authenticate: true },
+  { method: 'GET', path: '/groups/:id/milestones/:milestone_id/issues', operation: 'RestListGroupMilestoneIssues', result: 'group.milestone.issues', paginate: true, notFound: 'Group', authenticate: true },
   ...noteRoutes(`${project}/:noteable_id`, 'ISSUE'),
 ];

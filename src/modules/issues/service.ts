@@ -377,8 +377,9 @@ export class IssuesService {
 
   async update(project: ProjectRow, iid: number, changes: IssueChanges, requireSome = true): Promise<IssueRow> {
     const issue = await this.get(project, iid);
-    const given = Object.entries(changes).some(([, v]) => v !== undefined && v !== null);
-    if (requireSome && !given && changes.milestoneId === undefined) {
+    // Grape's at_least_one_of counts a parameter given as null (`due_date: null` clears the date).
+    const given = Object.values(changes).some((v) => v !== undefined);
+    if (requireSome && !given) {
       throw atLeastOneOf('title', 'description', 'labels', 'addLabels', 'removeLabels', 'assigneeIds', 'milestoneId', 'stateEvent', 'confidential', 'weight', 'dueDate', 'discussionLocked');
     }
     const subject = issueSubject(project, issue);

@@ -7,6 +7,8 @@ import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
 import { humanDuration } from '../issues/durations.js';
 import { splitNames } from '../issues/service.js';
 import { labelInParent } from '../labels/loaders.js';
+import { milestoneParent } from '../milestones/resolvers.js';
+import type { MilestoneRow } from '../milestones/service.js';
 import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -142,6 +144,10 @@ export const mergeRequestResolvers = {
     mergeRequest: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.merge_requests.byId(args.id),
     projectMergeRequest: async (_: unknown, args: MrIid, ctx: Context) => ctx.services.merge_requests.get(await projectOf(ctx, args.projectPath), iidOf(args.iid)),
     mergeRequests: (_: unknown, args: ListArgs, ctx: Context) => list({ all: true }, args, ctx),
+  },
+  Milestone: {
+    mergeRequests: async (m: MilestoneRow, args: PageArgs, ctx: Context) =>
+      ctx.services.merge_requests.list(await milestoneParent(m, ctx), { milestone: m.title, orderBy: 'label_priority', sort: 'asc' }, args),
   },
   Label: {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),

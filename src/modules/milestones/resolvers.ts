@@ -5,6 +5,7 @@ import { globalId } from '../../graphql/ids.js';
 import { webUrl } from '../../graphql/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
+import { notFound } from '../../errors.js';
 import { parentOf } from '../labels/resolvers.js';
 import type { TimeboxParent } from '../labels/service.js';
 import type { MilestoneChanges, MilestoneFilters, MilestoneInput, MilestoneRow } from './service.js';
@@ -24,6 +25,18 @@ async function pathOf(m: MilestoneRow, ctx: Context): Promise<string> {
   if (m.projectId !== null) return `${(await ctx.loaders.projects.byId.load(m.projectId))?.fullPath}/-/milestones/${m.iid}`;
   const group = await ctx.loaders.namespaces.byId.load(m.groupId ?? -1);
   return `groups/${group?.fullPath}/-/milestones/${m.iid}`;
+}
+
+/** The project or group a milestone (already read) belongs to: the scope of its issues and merge requests lists. */
+export async function milestoneParent(m: MilestoneRow, ctx: Context): Promise<TimeboxParent> {
+  if (m.projectId !== null) {
+    const project = await ctx.loaders.projects.byId.load(m.projectId);
+    if (project) return { project };
+  } else {
+    const group = await ctx.loaders.namespaces.byId.load(m.groupId ?? -1);
+    if (group) return { group };
+  }
+  throw notFound('Milestone');
 }
 
 export const milestoneResolvers = {

@@ -192,7 +192,8 @@ function jobOptions(job: PlannedJob): Prisma.InputJsonObject {
       after_script: job.afterScript,
       image: job.image,
       services: job.services,
-      artifacts: job.artifacts,
+      // Reports as [type, paths] pairs: jsonb would sort an object's keys, and runners upload them in the file's order.
+      artifacts: job.artifacts && { ...job.artifacts, reports: Object.entries(job.artifacts.reports) },
       dependencies: job.dependencies,
       needs,
       coverage: job.coverage,

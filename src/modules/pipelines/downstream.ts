@@ -14,6 +14,7 @@ import type { ServiceBase } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { createPipeline, type CreateDeps } from './create.js';
+import { dependencyJobs, dotenvVariables } from './dependencies.js';
 import { pipelineVariables, storedPipelineFacts, variableMap } from './predefined.js';
 import { withPipeline } from './processing.js';
 import { isCompleted } from './status.js';
@@ -188,7 +189,7 @@ export class DownstreamPipelines {
     return [...counts.values()].some((n) => n > MAX_CYCLES);
   }
 
-  /** What the bridge's values expand against: its pipeline's predefined variables, its pipeline's variables and its own. */
+  /** What the bridge's values expand against: its pipeline's predefined variables, its own, its dependencies' dotenv variables and its pipeline's variables. */
   private async bridgeVariables(project: ProjectRow, upstream: PipelineRow, bridge: JobRow): Promise<Record<string, string>> {
     const repository = await this.host.repositories.open(project);
     const commit = await repository.commit(upstream.sha);
@@ -196,7 +197,9 @@ export class DownstreamPipelines {
     const protectedRef = !upstream.tag && (await this.host.createDeps().protectedBranches.anyProtected(project.id, [upstream.ref]));
     const predefined = pipelineVariables(this.host.base.app.config, storedPipelineFacts(upstream, { protectedRef, commit, user, project }));
     const pipelineVars = await this.db.pipelineVariable.findMany({ where: { pipelineId: upstream.id }, select: { key: true, value: true } });
-    return variableMap(predefined, (bridge.yamlVariables ?? []) as { key: string; value: string }[], pipelineVars);
+    // The dotenv variables of the jobs it needs come after its own, as a job's do (Ci::Build#dependency_variables).
+    const dotenv = dotenvVariables(await dependencyJobs(this.db, bridge));
+    return variableMap(predefined, (bridge.yamlVariables ?? []) as { key: string; value: string }[], dotenv, pipelineVars);
   }
 
   /**

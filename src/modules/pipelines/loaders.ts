@@ -4,6 +4,7 @@ import type { Prisma, PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
 
 export interface ArtifactSummary {
+  id: number;
   jobId: number;
   fileType: string;
   size: number;
@@ -11,6 +12,10 @@ export interface ArtifactSummary {
   fileFormat: string;
   expireAt: Date | null;
 }
+
+const ARTIFACT_SUMMARY = { id: true, jobId: true, fileType: true, size: true, fileName: true, fileFormat: true, expireAt: true } as const;
+/** Files `Pipeline.jobArtifacts` lists at most (GitLab lists them all; a pipeline's jobs times their report types). */
+const PIPELINE_ARTIFACTS_MAX = 1000;
 
 export function createPipelineLoaders(db: PrismaClient) {
   return {
@@ -43,9 +48,26 @@ export function createPipelineLoaders(db: PrismaClient) {
       const rows = await db.ciJobArtifact.findMany({
         where: { jobId: { in: [...jobIds] } },
         orderBy: { id: 'asc' },
-        select: { jobId: true, fileType: true, size: true, fileName: true, fileFormat: true, expireAt: true },
+        select: ARTIFACT_SUMMARY,
       });
       return jobIds.map((id) => rows.filter((r) => r.jobId === id).map(({ fileName, ...r }) => ({ ...r, filename: fileName })));
+    }),
+    /**
+     * The files of each pipeline's latest jobs (GraphQL's `Pipeline.jobArtifacts`), with the `artifacts:access` of
+     * their job; at most PIPELINE_ARTIFACTS_MAX a pipeline.
+     */
+    artifactsByPipeline: new DataLoader<number, (ArtifactSummary & { access: string })[]>(async (pipelineIds) => {
+      const jobs = await db.ciJob.findMany({ where: { pipelineId: { in: [...pipelineIds] }, retried: false }, select: { id: true, pipelineId: true, options: true } });
+      const rows = jobs.length
+        ? await db.ciJobArtifact.findMany({ where: { jobId: { in: jobs.map((j) => j.id) } }, orderBy: { id: 'asc' }, select: ARTIFACT_SUMMARY })
+        : [];
+      const jobOf = new Map(jobs.map((j) => [j.id, j]));
+      return pipelineIds.map((pipelineId) =>
+        rows
+          .filter((r) => jobOf.get(r.jobId)?.pipelineId === pipelineId)
+          .slice(0, PIPELINE_ARTIFACTS_MAX)
+          .map(({ fileName, ...r }) => ({ ...r, filename: fileName, access: (jobOf.get(r.jobId)?.options as { artifacts?: { access?: string } } | null)?.artifacts?.access ?? 'all' })),
+      );
     }),
   };
 }

@@ -1,17 +1,18 @@
 /** GraphQL resolvers of pipelines and jobs; the REST routes run through them too. */
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { parseId, parseRef } from '../../graphql/ids.js';
+import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import { invalidArgument, recordNotFound } from '../../errors.js';
 import { ansiToHtml, lastLines } from './ansi2html.js';
 import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
 import { idFields, lowerEnum, webUrl } from '../../graphql/resolvers.js';
+import type { ArtifactSummary } from './loaders.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
 import type { CommitStatusInput } from './statuses.js';
 import type { StoredTestCase, TestSuite } from './test-reports.js';
-import { ARTIFACT_TYPES } from '../runners/artifacts.js';
+import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -89,6 +90,7 @@ export const pipelineResolvers = {
     iid: (p: PipelineRow) => String(p.iid),
     databaseIid: (p: PipelineRow) => p.iid,
     archived: () => false,
+    jobArtifacts: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.pipelineArtifacts(p, await projectOf(ctx, p)),
     child: (p: PipelineRow) => p.parentPipelineId !== null,
     upstream: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.upstreamOf(p),
     downstream: async (p: PipelineRow, _a: unknown, ctx: Context) => {
@@ -170,7 +172,8 @@ export const pipelineResolvers = {
       const archive = (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive');
       return archive && !(archive.expireAt && archive.expireAt <= new Date()) ? { filename: archive.filename, size: archive.size } : null;
     },
-    artifactsExpireAt: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.artifacts(j.id)).find((a) => a.fileType === 'archive')?.expireAt ?? null,
+    // GitLab's ci_builds.artifacts_expire_at: set by each upload (CreateService#persist_artifact), so the last one's.
+    artifactsExpireAt: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.artifacts(j.id)).at(-1)?.expireAt ?? null,
     runner: (j: JobRow, _a: unknown, ctx: Context) => (j.runnerId === null ? null : ctx.services.pipelines.runner(j.runnerId)),
     archived: () => false,
     downstreamPipeline: (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.downstreamOf(j),
@@ -191,6 +194,10 @@ export const pipelineResolvers = {
       if (lines < 1 || lines > 100) throw invalidArgument('lastLines');
       return ansiToHtml(lastLines(trace.log, lines, 16 * 1024));
     },
+  },
+  CiJobArtifact: {
+    id: (a: ArtifactSummary) => globalId('Ci::JobArtifact', a.id),
+    name: (a: ArtifactSummary) => a.filename,
   },
   TestReportSummary: {
     testSuites: (summary: { suites: TestSuite[] }, args: PageArgs) => listConnection(args, summary.suites),

@@ -24,6 +24,8 @@ import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
 import { fetchProjectRows } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
+import type { ArtifactSummary } from './loaders.js';
+import type { ArtifactsAccess } from '../../ci/config/types.js';
 import { JOB_TRACE_APPENDED, JOB_UPDATED, PIPELINE_UPDATED, queueDownstream, withPipeline, type JobTraceAppendedMessage, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
 import { jobOfMessage, pipelineOfMessage, traceSizeOfMessage, tracePiecesOfMessage, type TracePiece } from './live.js';
 import { liveActor } from '../../auth/memberships.js';
@@ -819,6 +821,15 @@ export class PipelinesService {
   /** A job's uploaded files (batched across the jobs of a page). */
   artifacts(jobId: number) {
     return this.base.loaders.pipelines.artifactsByJob.load(jobId);
+  }
+
+  /** GraphQL's `Pipeline.jobArtifacts`: the files of its latest jobs the viewer may download (read_job_artifacts). */
+  async pipelineArtifacts(pipeline: PipelineRow, project: ProjectRow): Promise<ArtifactSummary[]> {
+    const rows = await this.base.loaders.pipelines.artifactsByPipeline.load(pipeline.id);
+    const subject = projectSubject(project);
+    const allowed = new Map<string, boolean>();
+    for (const access of new Set(rows.map((r) => r.access))) allowed.set(access, await this.base.access.can('read_job_artifacts', { project: subject, access: access as ArtifactsAccess }));
+    return rows.filter((r) => allowed.get(r.access));
   }
 
   /** The runner a job ran on, as jobs show it (batched). */

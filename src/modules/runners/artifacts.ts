@@ -1,7 +1,8 @@
 /**
  * Job artifacts (GitLab's Ci::JobArtifacts::CreateService and friends): a running job uploads each kind once,
- * streamed to the artifact storage within the size limit and hashed; a `junit` report (gzip, one member per file)
- * is parsed into the artifact's report as well. Archives are downloaded until they expire, unless kept: with the
+ * streamed to the artifact storage within the size limit and hashed, in the one format its type has; a `junit` report
+ * (gzip, one member per file) is parsed into the artifact's report as well, and a `dotenv` report into the job's
+ * dotenv variables (refused, and not kept, when GitLab could not read it). Archives are downloaded until they expire, unless kept: with the
  * project's keep_latest_artifact (on by default), the artifacts of each ref's latest successful pipeline, and of the
  * pipelines after it, outlive their expiry (GitLab locks a pipeline's artifacts until a newer pipeline of its ref
  * succeeds); Maintainers delete them.
@@ -10,20 +11,13 @@ import type { ReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ArtifactTooLarge, type ArtifactStorage } from '../../ci/artifact-storage.js';
 import { parseDuration } from '../../ci/config/index.js';
+import { ARTIFACT_FORMATS, ARTIFACT_TYPES, TYPE_AND_FORMAT } from '../../ci/artifact-types.js';
+import { DotenvError, parseDotenv } from '../../ci/dotenv.js';
 import { parseJunit } from '../../ci/junit.js';
 import type { PrismaClient } from '../../db/database.js';
 import { badRequest, invalidArgument, notFound, payloadTooLarge } from '../../errors.js';
 import type { JobRow } from '../pipelines/service.js';
 import type { ProtocolDeps } from './protocol.js';
-
-/** GitLab's artifact file types (Enums::Ci::JobArtifact.file_type). */
-export const ARTIFACT_TYPES = [
-  'archive', 'metadata', 'trace', 'junit', 'sast', 'dependency_scanning', 'container_scanning', 'dast', 'codequality', 'license_scanning',
-  'performance', 'metrics', 'metrics_referee', 'network_referee', 'lsif', 'dotenv', 'cobertura', 'terraform', 'accessibility', 'cluster_applications',
-  'secret_detection', 'requirements', 'coverage_fuzzing', 'browser_performance', 'load_performance', 'api_fuzzing', 'cluster_image_scanning',
-  'cyclonedx', 'requirements_v2', 'annotations', 'repository_xray', 'jacoco',
-] as const;
-export const ARTIFACT_FORMATS = ['zip', 'gzip', 'raw'] as const;
 
 /** GitLab's default `default_artifacts_expire_in`. */
 const DEFAULT_EXPIRE_IN = '30 days';
@@ -62,17 +56,35 @@ function expiry(expireIn: string | null, now: Date): Date | null {
 }
 
 export async function storeArtifact(deps: ProtocolDeps, job: JobRow, upload: ArtifactUpload, file: Readable): Promise<void> {
-  if (!(ARTIFACT_TYPES as readonly string[]).includes(upload.type)) throw invalidArgument('artifactType');
+  if (!ARTIFACT_TYPES.includes(upload.type)) throw invalidArgument('artifactType');
   if (!(ARTIFACT_FORMATS as readonly string[]).includes(upload.format)) throw invalidArgument('artifactFormat');
+  // Ci::JobArtifact#validate_file_format!: each type has one format.
+  if (TYPE_AND_FORMAT[upload.type] !== upload.format) throw badRequest('Invalid file format with specified file type');
   const { db, app } = deps;
-  const uploaded = () => db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: upload.type } }, select: { id: true } });
-  const duplicate = () => badRequest('another artifact of the same type already exists');
-  if (await uploaded()) throw duplicate();
   const stored = await app.artifacts.write(job.projectId, job.id, upload.type, file, app.config.ciMaxArtifactSize).catch((error: unknown) => {
     throw error instanceof ArtifactTooLarge ? payloadTooLarge() : error;
   });
+  // A second upload of a kind succeeds when it is the same file (a runner retrying: CreateService's
+  // sha256_matches_existing_artifact?) and is refused otherwise; either way its copy goes.
+  const settleDuplicate = async (): Promise<boolean> => {
+    const existing = await db.ciJobArtifact.findUnique({ where: { jobId_fileType: { jobId: job.id, fileType: upload.type } }, select: { fileSha256: true } });
+    if (!existing) return false;
+    await app.artifacts.remove([stored.path]);
+    if (existing.fileSha256 === stored.sha256) return true;
+    throw badRequest('another artifact of the same type already exists');
+  };
+  if (await settleDuplicate()) return;
   const report = upload.type === 'junit' ? await parseJunit(await app.artifacts.bytes(stored.path), job.name) : null;
-  // Two uploads of one kind at once: the unique index keeps the first; the second's file goes.
+  // Ci::JobArtifacts::CreateService#parse_artifact: a dotenv report that GitLab cannot read is refused, not kept.
+  let dotenv: { key: string; value: string }[] | null = null;
+  if (upload.type === 'dotenv') {
+    try {
+      dotenv = parseDotenv(await app.artifacts.bytes(stored.path));
+    } catch (error) {
+      await app.artifacts.remove([stored.path]);
+      throw error instanceof DotenvError ? badRequest(error.message) : error;
+    }
+  }
   const created = await db.ciJobArtifact
     .createMany({
       data: [
@@ -92,10 +104,13 @@ export async function storeArtifact(deps: ProtocolDeps, job: JobRow, upload: Art
       skipDuplicates: true,
     })
     .then((result) => result.count);
-  if (created === 0) {
+  // Two uploads of one kind at once: the one that lost is settled as a later one would be.
+  if (created === 0 && !(await settleDuplicate())) {
     await app.artifacts.remove([stored.path]);
-    throw duplicate();
+    throw badRequest('another artifact of the same type already exists');
   }
+  // GitLab's Ci::JobVariable rows of source dotenv: the job's dependants read them (dependency variables).
+  if (dotenv) await db.ciJob.update({ where: { id: job.id }, data: { dotenvVariables: dotenv } });
 }
 
 /** The job's archive while it lasts: `404 Not Found` when it has none, or it expired and is not kept. */

@@ -3,6 +3,7 @@
  * Ci::BuildRunnerPresenter): what to fetch, which variables to set, which steps to run, which artifacts to upload,
  * which jobs' artifacts to download. Pure: the facts in, the JSON out.
  */
+import { REPORT_FILE_NAMES, TYPE_AND_FORMAT } from '../../ci/artifact-types.js';
 import type { Config } from '../../config.js';
 import type { CommitInfo } from '../../git/repository.js';
 import { expandVariables, fromCiVariables, runnerVariable, type JobCiVariable, type RunnerVariable } from '../../ci/variables.js';
@@ -81,7 +82,8 @@ export interface JobFacts {
   persistentRef: boolean;
   pipelineVariables: { key: string; value: string; variableType: string }[];
   ciVariables: JobCiVariable[];
-  dependencies: { id: number; name: string; archive: { filename: string; size: number } | null }[];
+  /** The jobs it depends on (GitLab's all_dependencies): their archives, and their dotenv reports' variables. */
+  dependencies: { id: number; name: string; archive: { filename: string; size: number } | null; dotenv: { key: string; value: string }[] }[];
   /** The project's jobs running on instance runners now (instance runners only). */
   runningOnInstanceRunners: number | null;
   now: Date;
@@ -136,6 +138,8 @@ function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
     v('CI_RUNNER_DESCRIPTION', facts.runner.description),
     v('CI_RUNNER_TAGS', facts.runner.tagList.join(', ')),
     ...((job.yamlVariables ?? []) as { key: string; value: string }[]).map((y) => v(y.key, y.value)),
+    // Ci::Build#dependency_variables: what the dotenv reports of the jobs it depends on declared.
+    ...facts.dependencies.flatMap((d) => d.dotenv).map((p) => v(p.key, p.value, { public: false })),
     ...fromCiVariables(facts.ciVariables),
     ...facts.pipelineVariables.map((p) => v(p.key, p.value, { public: false, file: p.variableType === 'file' })),
     ...(options.job_variables ?? []).map((p) => v(p.key, p.value, { public: false })),
@@ -143,32 +147,35 @@ function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
   return expandVariables(list);
 }
 
-/** The archive entry and one per report (BuildRunnerPresenter#artifacts); null when the job declares none. */
+/**
+ * The archive entry and one per report (BuildRunnerPresenter#artifacts, through JobRequest::Artifacts: `exclude`
+ * only when given); null when the job declares none. A report goes up `always`, under its type's default file name
+ * and in its type's format; `coverage_report` as its `coverage_format`.
+ */
 function artifactsOf(job: JobRow): Record<string, unknown>[] | null {
   const artifacts = optionsOf(job).artifacts;
   if (!artifacts) return null;
   const list: Record<string, unknown>[] = [];
+  const expireIn = artifacts.expireIn ?? null;
   if (artifacts.untracked || artifacts.paths.length) {
     list.push({
       name: artifacts.name ?? null,
-      ...(artifacts.untracked ? { untracked: true } : {}),
+      untracked: artifacts.untracked || null,
       paths: artifacts.paths,
       ...(artifacts.exclude.length ? { exclude: artifacts.exclude } : {}),
       when: artifacts.when,
-      expire_in: artifacts.expireIn ?? null,
+      expire_in: expireIn,
       artifact_type: 'archive',
       artifact_format: 'zip',
     });
   }
-  if (artifacts.reports.junit.length) {
-    list.push({
-      name: 'junit.xml',
-      paths: artifacts.reports.junit,
-      when: 'always',
-      ...(artifacts.expireIn ? { expire_in: artifacts.expireIn } : {}),
-      artifact_type: 'junit',
-      artifact_format: 'gzip',
-    });
+  const reports = artifacts.reports ?? {};
+  for (const [key, value] of Array.isArray(reports) ? reports : Object.entries(reports)) {
+    if (!value) continue;
+    const [type, paths] = Array.isArray(value) ? [key, value] : [value.coverage_format, [value.path]];
+    // Jobs stored before every report was kept carry `junit: []` for none.
+    if (!paths.length || !REPORT_FILE_NAMES[type]) continue;
+    list.push({ name: REPORT_FILE_NAMES[type], untracked: null, paths, when: 'always', expire_in: expireIn, artifact_type: type, artifact_format: TYPE_AND_FORMAT[type] });
   }
   return list;
 }

@@ -4,7 +4,7 @@
  */
 import { digestToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
-import type { ArtifactsAccess } from '../../ci/config/types.js';
+import type { ArtifactsAccess, PlannedReports } from '../../ci/config/types.js';
 import type { App } from '../../context.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { forbidden, jobForbidden } from '../../errors.js';
@@ -35,6 +35,9 @@ export interface ProtocolDeps {
   ciVariables(project: ProjectRow, options: { protectedRef: boolean; environment: string | null }): Promise<JobCiVariable[]>;
 }
 
+/** `artifacts:reports` as stored: [type, paths] pairs in the configuration's order (jobs stored before: an object). */
+export type StoredReports = [string, PlannedReports[string]][] | PlannedReports;
+
 /** A job's options as the pipelines module stores them (create.ts `jobOptions`), in the names the protocol uses. */
 export interface JobOptions {
   script?: string[];
@@ -42,7 +45,7 @@ export interface JobOptions {
   after_script?: string[];
   image?: { name: string; entrypoint?: string[] } | null;
   services?: { name: string; alias?: string; entrypoint?: string[]; command?: string[] }[];
-  artifacts?: { name?: string; paths: string[]; exclude: string[]; untracked: boolean; when: string; expireIn?: string; access?: ArtifactsAccess; reports: { junit: string[] } } | null;
+  artifacts?: { name?: string; paths: string[]; exclude: string[]; untracked: boolean; when: string; expireIn?: string; exposeAs?: string; access?: ArtifactsAccess; reports: StoredReports } | null;
   dependencies?: string[] | null;
   needs?: { name: string; artifacts: boolean; optional: boolean }[];
   coverage?: string | null;

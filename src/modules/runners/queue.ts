@@ -13,8 +13,9 @@
 import { digestToken, generateToken } from '../../auth/secrets.js';
 import { JOB_UPDATED, processStartedJob, withPipeline, type JobUpdatedMessage } from '../pipelines/processing.js';
 import type { JobRow } from '../pipelines/service.js';
+import { dependencyJobs, dotenvVariables } from '../pipelines/dependencies.js';
 import { jobResponse, type JobResponse } from './payload.js';
-import { keepPersistentRef, optionsOf, type ProtocolDeps, type Tx } from './protocol.js';
+import { keepPersistentRef, optionsOf, type ProtocolDeps } from './protocol.js';
 import { failAs } from './transitions.js';
 import type { RunnerRow } from './service.js';
 import { enqueueHookEvent } from '../hooks/events.js';
@@ -57,25 +58,6 @@ function candidates(deps: ProtocolDeps, runner: RunnerRow): Promise<Candidate[]>
       ) ELSE 0 END,
       j."id"
     LIMIT ${MAX_QUEUE_DEPTH}`;
-}
-
-/** The jobs whose artifacts a job downloads (GitLab's Ci::BuildDependencies#local): earlier stages, or its needs; narrowed by `dependencies:`. */
-async function dependencyJobs(db: Pick<Tx, 'ciJob'>, job: JobRow): Promise<JobRow[]> {
-  const options = optionsOf(job);
-  if (Array.isArray(options.dependencies) && options.dependencies.length === 0) return [];
-  const needed = (options.needs ?? []).filter((n) => n.artifacts).map((n) => n.name);
-  // Only the jobs it may depend on are read: a first-stage job of a large pipeline reads none.
-  if (job.schedulingType === 'dag' ? needed.length === 0 : job.stageIdx === 0) return [];
-  return db.ciJob.findMany({
-    where: {
-      pipelineId: job.pipelineId,
-      retried: false,
-      type: 'build',
-      id: { not: job.id },
-      AND: [job.schedulingType === 'dag' ? { name: { in: needed } } : { stageIdx: { lt: job.stageIdx } }, options.dependencies?.length ? { name: { in: options.dependencies } } : {}],
-    },
-    orderBy: { id: 'asc' },
-  });
 }
 
 /**
@@ -151,7 +133,7 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
     ciVariables,
     dependencies: dependencies.map((d) => {
       const archive = archives.find((a) => a.jobId === d.id && (a.expireAt === null || a.expireAt > now));
-      return { id: d.id, name: d.name, archive: archive ? { filename: archive.fileName, size: archive.size } : null };
+      return { id: d.id, name: d.name, archive: archive ? { filename: archive.fileName, size: archive.size } : null, dotenv: dotenvVariables([d]) };
     }),
     runningOnInstanceRunners: running,
     now,

@@ -49,6 +49,7 @@ export const userResolvers = {
           : null,
     userDetails: (_: unknown, args: IdArgs, ctx: Context) => ctx.services.users.details(parseRef(args.id, 'User', 'id')),
     users: (_: unknown, args: UserFilters & PageArgs, ctx: Context) => ctx.services.users.list(args, args),
+    userActivities: (_: unknown, args: { from?: Date | null } & PageArgs, ctx: Context) => ctx.services.users.activities(args.from ?? null, args),
     userEmails: (_: unknown, args: { userId: string } & PageArgs, ctx: Context) => ctx.services.users.emails.listOf(parseId(args.userId, 'User', 'userId'), args),
     userMemberships: (_: unknown, args: { userId: string; type?: 'Project' | 'Namespace' | null } & PageArgs, ctx: Context) =>
       ctx.services.users.memberships(parseId(args.userId, 'User', 'userId'), args.type, args),

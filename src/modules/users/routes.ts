@@ -16,6 +16,7 @@ export const userRoutes: RestRoute[] = [
   { method: 'PUT', path: '/user/status', operation: 'RestSetOwnStatus', result: 'userStatusSet.statusOrBlank' },
   { method: 'GET', path: '/user/preferences', operation: 'RestGetOwnPreferences', result: 'currentUser.preferences', whenNull: 'unauthenticated' },
   { method: 'PUT', path: '/user/preferences', operation: 'RestUpdateOwnPreferences', result: 'userPreferencesUpdate.userPreferences' },
+  { method: 'GET', path: '/user/activities', operation: 'RestListUserActivities', result: 'userActivities', paginate: true, authenticate: true },
   { method: 'GET', path: '/user/keys', operation: 'RestListOwnSshKeys', result: 'currentUser.sshKeys', paginate: true, whenNull: 'unauthenticated' },
   { method: 'POST', path: '/user/keys', operation: 'RestCreateOwnSshKey', result: 'sshKeyCreate.sshKey' },
   { method: 'GET', path: '/user/keys/:key_id', operation: 'RestGetOwnSshKey', result: 'currentUser.sshKey', whenNull: 'unauthenticated' },

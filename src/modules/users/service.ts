@@ -156,6 +156,17 @@ function fieldProblems(input: UserFields): Record<string, string[]> {
 const VIEWER_FIELDS = ['username', 'admin', 'external', 'canCreateGroup'] as const;
 
 export class UsersService {
+  /** Users active on or after `from` (six months ago when null), least recently active first: administrators only. */
+  async activities(from: Date | null, page: PageArgs) {
+    await this.base.access.authorize('admin_all_resources', null);
+    const where = { lastActivityOn: { gte: from ?? sixMonthsAgo() } };
+    return connection(
+      page,
+      ({ skip, take }) => this.base.db.user.findMany({ where, orderBy: [{ lastActivityOn: 'asc' }, { id: 'asc' }], skip, take }),
+      () => this.base.db.user.count({ where }),
+    );
+  }
+
   readonly keys: SshKeysService;
   readonly emails: EmailsService;
   readonly profile: UserProfileService;
@@ -420,3 +431,17 @@ export async function ensureRootUser(db: PrismaClient, configuredToken: string |
 
 /** How long seeding root at start-up may take, whatever the request bounds. */
 const SEED_TIMEOUT_MS = 60_000;
+
+/**
+ * Moves a user's last activity day forward to `day` (the activity recorder's writer, src/auth/activity.ts): one
+ * statement, a no-op when the day is already recorded, so replicas may race.
+ */
+export async function recordUserActivity(db: PrismaClient, userId: number, day: Date): Promise<void> {
+  await db.user.updateMany({ where: { id: userId, OR: [{ lastActivityOn: null }, { lastActivityOn: { lt: day } }] }, data: { lastActivityOn: day } });
+}
+
+function sixMonthsAgo(): Date {
+  const day = new Date();
+  day.setUTCMonth(day.getUTCMonth() - 6);
+  return new Date(`${day.toISOString().slice(0, 10)}T00:00:00Z`);
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ci_builds" ADD COLUMN     "dotenvVariables" JSONB NOT NULL DEFAULT '[]';
