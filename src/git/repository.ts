@@ -342,14 +342,16 @@ export class Repository {
   }
 
   /**
-   * Every file path (blobs and submodules) of the commit's tree, at most `max` bytes of them in all (`git ls-tree
-   * -r --name-only`); null when the revision names no tree or the list is longer.
+   * Every file path (blobs, as Gitaly's ListFiles: no submodules) of the commit's tree, from one `git ls-tree -r` of
+   * at most `max` bytes; null when the revision names no tree or the listing is longer.
    */
   async filePaths(revision: string, max: number): Promise<string[] | null> {
     try {
-      const { stdout, code } = await git(this.path, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', '--end-of-options', revision], { maxOutput: max, okCodes: [128] });
+      const { stdout, code } = await git(this.path, ['ls-tree', '-r', '-z', '--full-tree', '--end-of-options', revision], { maxOutput: max, okCodes: [128] });
       if (code !== 0) return null;
-      return stdout.toString('utf8').split('\0').filter((p) => p !== '');
+      return parseTree(stdout)
+        .filter((entry) => entry.type === 'blob')
+        .map((entry) => entry.path);
     } catch (error) {
       if (error instanceof GitError && error.stderr.startsWith('output exceeds')) return null;
       throw error;

@@ -9,7 +9,7 @@ import { mutuallyExclusive, notFound } from '../../errors.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from '../pipelines/predefined.js';
-import { projectIncludes } from '../pipelines/includes.js';
+import { commitFiles, projectIncludes } from '../pipelines/includes.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
@@ -182,10 +182,7 @@ export class CiLintService {
         const file = await reads.fileAt(project, sha, path, MAX_FILE_BYTES);
         return file && file.toString('utf8');
       },
-      listFiles: async () => {
-        const entries = sha ? await reads.tree(project, sha, '', true) : null;
-        return (entries ?? []).filter((entry) => entry.type === 'blob').map((entry) => entry.path);
-      },
+      listFiles: async () => (sha ? commitFiles(await this.repositories.open(project), sha) : []),
     };
   }
 }

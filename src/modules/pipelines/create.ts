@@ -16,6 +16,7 @@ import type { RepositoriesService } from '../repositories/service.js';
 import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from './predefined.js';
 import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type ProcessingEffects, type StoredNeed } from './processing.js';
 import { enqueueHookEvent } from '../hooks/events.js';
+import { commitFiles } from './includes.js';
 import { prepareDeployments } from '../environments/ci.js';
 
 /** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
@@ -89,9 +90,6 @@ export interface CreateDeps extends ProcessingEffects {
    */
   ciVariables?: (project: ProjectRow, protectedRef: boolean) => Promise<readonly { key: string; value: string; masked: boolean }[]>;
 }
-
-/** The largest file list of a commit the engine reads for wildcard includes and `rules: exists` globs (`ls-tree` bytes). */
-const MAX_FILE_LIST_BYTES = 32 * 1024 * 1024;
 
 type PipelineRow = Prisma.PipelineGetPayload<object>;
 
@@ -169,7 +167,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
       const bytes = await repository.fileAt(sha, path.replace(/^\/+/, ''), MAX_CONFIG_BYTES);
       return bytes ? bytes.toString('utf8') : null;
     },
-    listFiles: () => (files ??= repository.filePaths(sha, MAX_FILE_LIST_BYTES).then((paths) => paths ?? [])),
+    listFiles: () => (files ??= commitFiles(repository, sha)),
     readArtifact: input.config?.readArtifact,
     readProject: deps.readProject,
   });
