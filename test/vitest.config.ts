@@ -22,6 +22,7 @@ const DATABASE_FREE = [
   'test/foundation/contract.test.ts',
   'test/ci/compose.test.ts',
   'test/ci/config.test.ts',
+  'test/ci/gitlab-differences.test.ts',
   'test/ci/hostile.test.ts',
   'test/ci/rules.test.ts',
   'test/features/definitions.test.ts',

@@ -322,6 +322,42 @@ export class Repository {
     return parseTree(stdout).map((e) => ({ ...e, path: prefix + e.path }));
   }
 
+  /**
+   * The file at `path` in `revision` in one `git cat-file --batch` run (one process, where resolving, typing, sizing
+   * and reading it take four): its bytes, or null when there is no such blob or it is larger than `max` bytes.
+   */
+  async fileAt(revision: string, path: string, max: number): Promise<Buffer | null> {
+    if (/[\n\r]/.test(revision + path)) return null;
+    let stdout: Buffer;
+    try {
+      ({ stdout } = await git(this.path, ['cat-file', '--batch'], { input: `${revision}:${path}\n`, maxOutput: max + 128 }));
+    } catch (error) {
+      if (error instanceof GitError && error.stderr.startsWith('output exceeds')) return null;
+      throw error;
+    }
+    const header = stdout.indexOf(0x0a);
+    const [, type, size] = stdout.subarray(0, header).toString('utf8').split(' ');
+    if (type !== 'blob' || Number(size) > max) return null;
+    return stdout.subarray(header + 1, header + 1 + Number(size));
+  }
+
+  /**
+   * Every file path (blobs, as Gitaly's ListFiles: no submodules) of the commit's tree, from one `git ls-tree -r` of
+   * at most `max` bytes; null when the revision names no tree or the listing is longer.
+   */
+  async filePaths(revision: string, max: number): Promise<string[] | null> {
+    try {
+      const { stdout, code } = await git(this.path, ['ls-tree', '-r', '-z', '--full-tree', '--end-of-options', revision], { maxOutput: max, okCodes: [128] });
+      if (code !== 0) return null;
+      return parseTree(stdout)
+        .filter((entry) => entry.type === 'blob')
+        .map((entry) => entry.path);
+    } catch (error) {
+      if (error instanceof GitError && error.stderr.startsWith('output exceeds')) return null;
+      throw error;
+    }
+  }
+
   /** The entries at exactly these paths in a commit (a directory shows as its tree entry); missing paths are absent. */
   async entries(revision: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
     const found = new Map<string, TreeEntry>();

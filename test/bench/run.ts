@@ -15,7 +15,8 @@
  * pipeline list against its SQL run bare) and test/bench/live.ts (pipeline status fan-out to 1,000 graphql-ws
  * subscribers, and `POST /jobs/request` with 50 runners), test/bench/hooks.ts (webhook deliveries), test/bench/errors.ts
  * (Sentry envelopes against one insert), test/bench/alerts.ts (alert notifications through an HTTP integration against one insert) and test/bench/yaml-bombs.ts (`GET /version` while four
- * clients commit YAML bombs, against the same with none), when present, run as children
+ * clients commit YAML bombs, against the same with none), test/bench/includes.ts (pipeline creation from 150 local includes against the same jobs in one
+ * file), when present, run as children
  * (`BENCH_PARTS=http,fanout,startup,clone,commits` picks parts);
  * `BENCH_PARTS=pglite-worker` runs test/bench/pglite-worker.ts, PGlite in the server's thread against a worker thread.
  */
@@ -285,7 +286,7 @@ function mixedRoutes(): void {
 }
 
 if (PARTS.includes('http')) await benchHttp();
-for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'hooks', 'errors', 'alerts', 'packages', 'npm']) {
+for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'includes', 'hooks', 'errors', 'alerts', 'packages', 'npm']) {
   const script = join(ROOT, 'test/bench', `${part}.ts`);
   if (!PARTS.includes(part) || !existsSync(script)) continue;
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });

@@ -14,7 +14,7 @@ describe('YAML as Ruby reads it', () => {
     const j = await jobs('job:\n  script: x\n  interruptible: yes\n  variables:\n    SWITCH: on\n    ON: key\n    OCT: 010\n    HEX: 0x1F\n    SEX: 1:30\n    QUOTED: "yes"\n    FLOAT: 1.5\n    N: n\n');
     expect(j.job.interruptible).toBe(true);
     expect(Object.fromEntries(j.job.variables.map((v) => [v.key, v.value]))).toMatchObject({ SWITCH: 'true', true: 'key', OCT: '8', HEX: '31', SEX: '90', QUOTED: 'yes', FLOAT: '1.5', N: 'n' });
-    expect(await errors('job:\n  script: x\n  variables:\n    N: ~\n')).toEqual(['variable definition must be either a string or a hash']);
+    expect(await errors('job:\n  script: x\n  variables:\n    N: [a]\n')).toEqual(['variable definition must be either a string or a hash']);
   });
 
   it('refuses unquoted dates and times, as safe_load does', async () => {
@@ -226,11 +226,11 @@ describe('include', () => {
 });
 
 describe('spec headers', () => {
-  it('reads the configuration after a `spec:` header, and refuses inputs it would have to interpolate', async () => {
-    expect((await jobs('spec:\n  description: no inputs\n---\njob:\n  script: x\n')).job.script).toEqual(['x']);
-    expect(await errors('spec:\n  inputs:\n    name: {default: a}\n---\njob:\n  script: echo $[[ inputs.name ]]\n')).toEqual(['Inputs (`spec:inputs` and `$[[ inputs.… ]]`) are not supported']);
+  it('reads the configuration after a `spec:` header, its inputs interpolated (test/ci/gitlab-differences.test.ts)', async () => {
+    expect((await jobs('spec:\n  inputs:\n    name: {default: a}\n---\njob:\n  script: echo $[[ inputs.name ]]\n')).job.script).toEqual(['echo a']);
+    expect(await errors('spec:\n  description: no inputs\n---\njob:\n  script: x\n')).toEqual(['header:spec config contains unknown keys: description']);
     expect(await errors('include: t.yml\njob:\n  script: x\n', { files: { 't.yml': 'spec:\n  inputs:\n    a:\n---\nt:\n  script: $[[ inputs.a ]]\n' } })).toEqual([
-      '`t.yml`: Inputs (`spec:inputs` and `$[[ inputs.… ]]`) are not supported',
+      '`t.yml`: `a` input: required value has not been provided',
     ]);
   });
 });

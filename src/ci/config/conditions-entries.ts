@@ -9,10 +9,14 @@ import { isRegexpLiteral, regexpLiteral } from './regexp.js';
 import type { Clauses } from './conditions.js';
 import type { PlannedJob, PlannedNeed, PolicyValue, Value } from './types.js';
 import { readVariables } from './entries.js';
+import { readParallel } from './parallel.js';
 import { isBlank, isBoolean, isMap, isString, isStringArray, toPlain } from './values.js';
 
-/** A need as the plan carries it. */
-export type NeedSpec = PlannedNeed;
+/**
+ * A need as the plan carries it; `matrix`: the `parallel: matrix:` combinations it selects (values as written, with
+ * their `$[[ matrix.X ]]` expressions), until the job's instances name the jobs they need.
+ */
+export type NeedSpec = PlannedNeed & { matrix?: [string, string][][] };
 
 export interface RuleSpec extends Clauses {
   when?: string;
@@ -116,7 +120,22 @@ function readRule(value: Value, location: string, kind: RuleKind, p: Problems): 
       else rule.interruptible = flag;
     }
     if (value.has('changes')) rule.changes = readPaths(value.get('changes') ?? null, `${location}:changes`, p, ['compare_to']) ?? undefined;
-    if (value.has('exists')) rule.exists = readPaths(value.get('exists') ?? null, `${location}:exists`, p, ['project', 'ref']) ?? undefined;
+    if (value.has('exists')) {
+      const exists = value.get('exists') ?? null;
+      rule.exists = readPaths(exists, `${location}:exists`, p, ['project', 'ref']) ?? undefined;
+      // `exists: {paths, project, ref}`: files of another project, at its default branch or `ref`.
+      if (isMap(exists)) {
+        for (const key of ['project', 'ref'] as const) {
+          const given = exists.get(key) ?? null;
+          if (given !== null && !isString(given)) p.add(`${location}:exists`, `${key} should be a string`);
+        }
+        const project = exists.get('project');
+        const ref = exists.get('ref');
+        if (isString(project)) rule.existsProject = project;
+        if (isString(ref)) rule.existsRef = ref;
+        if (!isString(project) && isString(ref)) p.add(`${location}:exists`, 'ref requires project');
+      }
+    }
     if (value.has('variables')) rule.variables = readVariables(value.get('variables') ?? null, `${location}:variables`, p, []) ?? undefined;
     if (value.has('needs')) rule.needs = readNeeds(value.get('needs') ?? null, location, p)?.jobs;
   });
@@ -152,7 +171,8 @@ export function readNeeds(value: Value, location: string, p: Problems): { jobs: 
   const jobs: NeedSpec[] = [];
   let pipeline: string | null = null;
   const ok = p.clean(() => {
-    for (const need of Array.isArray(value) ? value : [value]) {
+    // A list in the list (from `!reference`) is flattened, as GitLab's Entry::Needs does.
+    for (const need of Array.isArray(value) ? value.flat(Infinity as 1) : [value]) {
       const needLoc = `${loc}:need`;
       if (isString(need)) {
         if (need === '') p.add(needLoc, "config can't be blank");
@@ -167,7 +187,9 @@ export function readNeeds(value: Value, location: string, p: Problems): { jobs: 
         if (artifacts !== null && !isBoolean(artifacts)) p.add(needLoc, 'artifacts should be a boolean value');
         if (optional !== null && !isBoolean(optional)) p.add(needLoc, 'optional should be a boolean value');
         // `project:` (another project's job) and `pipeline:` (another pipeline's) needs are not jobs of this pipeline.
-        if (isString(job) && !need.has('project') && !need.has('pipeline')) jobs.push({ name: job, artifacts: artifacts !== false, optional: optional === true });
+        const selected = isString(job) && need.has('parallel') ? readParallel(need.get('parallel') ?? null, job, `${needLoc}:parallel`, p) : null;
+        const matrix = selected?.map((instance) => instance.variables);
+        if (isString(job) && !need.has('project') && !need.has('pipeline')) jobs.push({ name: job, artifacts: artifacts !== false, optional: optional === true, ...(matrix ? { matrix } : {}) });
       } else if (isMap(need) && isString(need.get('pipeline'))) {
         pipeline = need.get('pipeline') as string;
       } else {

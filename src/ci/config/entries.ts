@@ -88,8 +88,10 @@ export function readVariables(value: Value, location: string, p: Problems, dataK
     return null;
   }
   const out: [string, string][] = [];
-  for (const [key, item] of value) {
+  for (const [key, written] of value) {
     const loc = `${location}:${key}`;
+    // A variable without a value (`EMPTY:`) is read as `{}` (GitLab's ComposableHash: `config || {}`): an empty one.
+    const item = written ?? new Map<string, Value>();
     if (isString(item) || typeof item === 'number' || isBoolean(item)) {
       out.push([key, rubyString(item)]);
     } else if (isMap(item)) {

@@ -15,6 +15,8 @@ type Token =
   | { kind: 'any' }
   | { kind: 'star' }
   | { kind: 'globstar' }
+  /** Any characters, `/` included (GitLab's wildcard include paths' `**`). */
+  | { kind: 'anything' }
   | { kind: 'class'; negated: boolean; test: (c: string) => boolean };
 
 /** `{a,b}` alternatives, nested ones too, up to MAX_ALTERNATIVES; a pattern without a closed brace is itself. */
@@ -129,6 +131,9 @@ function matchTokens(toks: Token[], path: string): boolean {
         case 'star':
           row[ti] = next[ti] || (ti < n && c !== '/' && row[ti + 1]) ? 1 : 0;
           break;
+        case 'anything':
+          row[ti] = next[ti] || (ti < n && row[ti + 1]) ? 1 : 0;
+          break;
         case 'globstar':
           if (ti < n) segment = c === '/' ? row[ti + 1] : segment;
           row[ti] = next[ti] || (ti < n && segment) ? 1 : 0;
@@ -149,4 +154,18 @@ export function fnmatch(pattern: string, path: string): boolean {
 /** Whether a pattern has glob characters (a literal path is looked up directly). */
 export function isGlob(pattern: string): boolean {
   return /[*?[{]/.test(pattern);
+}
+
+/**
+ * GitLab's Repository#search_files_by_wildcard_path, which `include: local` wildcards use (not fnmatch): the path
+ * is literal but for `**` (anything, `/` included) and `*` (anything but `/`), matched against whole paths. So
+ * `configs/**.yml` takes every `.yml` file under `configs/`, and `configs/**\/*.yml` only those in its subfolders.
+ */
+export function wildcardPathMatcher(pattern: string): (path: string) => boolean {
+  if (pattern.length > MAX_PATTERN) return () => false;
+  const toks: Token[] = pattern.split('**').flatMap((part, i) => [
+    ...(i > 0 ? [{ kind: 'anything' } as const] : []),
+    ...part.split('*').flatMap((literal, j) => [...(j > 0 ? [{ kind: 'star' } as const] : []), ...[...literal].map((c) => ({ kind: 'char', c }) as const)]),
+  ]);
+  return (path) => path.length <= MAX_PATH && !path.includes('\n') && matchTokens(toks, path);
 }

@@ -4,16 +4,20 @@
  * expanded in turn (nested includes), and deep-merged in order under the including file. Files of the pipeline's
  * repository (`local:`), files of another project the pipeline's user may download (`project:`, whose own nested
  * `local:` includes are files of that project, as GitLab's context switches), and in a child pipeline files of its
- * parent's job artifacts (`artifact:`) can be read; `remote:`, `template:` and `component:` are refused by name.
+ * parent's job artifacts (`artifact:`) can be read, and CI/CD components of this instance's projects (`component:
+ * <host>/<project>/<name>@<version>`, GitLab's Components::InstancePath: `templates/<name>.yml` or
+ * `templates/<name>/template.yml` at a tag, branch or commit); `remote:` and `template:` are refused by name. Each
+ * file's `spec: inputs` take the include's `inputs:` (src/ci/config/inputs.ts).
  * At most 150 files, 8 MiB in all.
  */
-import { clausesMatch, type RepositoryProbe } from './conditions.js';
+import { clausesMatch, RuleParseError, type RepositoryProbe } from './conditions.js';
 import { readRules } from './conditions-entries.js';
-import { fnmatch } from './glob.js';
+import { wildcardPathMatcher } from './glob.js';
 import { Problems } from './problems.js';
 import type { CiContext, ConfigMap, IncludedProject, PlannedInclude, Value } from './types.js';
 import { deepMerge, isBlank, isMap, isString, toPlain } from './values.js';
 import { expandVariables } from './variables.js';
+import { interpolate } from './inputs.js';
 import { parseYaml, type ValueBudget } from './yaml.js';
 
 export class IncludeError extends Error {}
@@ -31,6 +35,10 @@ const UNSUPPORTED: Readonly<Record<Exclude<Accessor, 'local' | 'artifact'>, stri
   template: 'Template',
   component: 'Component',
 };
+
+/** GitLab's Components::InstancePath::SHORTHAND_SEMVER_PATTERN and `~latest`: versions of catalog resources only. */
+const SHORTHAND_SEMVER = /^\d+(\.\d+)?$/;
+const LATEST = '~latest';
 
 const YAML_EXTENSION = /.+\.(yml|yaml)$/i;
 
@@ -91,15 +99,18 @@ export class IncludeExpander {
     return { type: kind ? 'file' : 'local', location, ...links, extra: kind ? { project: kind.project, ref: kind.ref } : {}, ...context };
   }
 
-  /** The file's configuration with its `include:` replaced by what it includes. */
-  async expand(values: ConfigMap, source: Source = this.home): Promise<ConfigMap> {
+  /**
+   * The file's configuration with its `include:` replaced by what it includes; `parent` is the file's own path when
+   * it is a local include of `source` (a wildcard does not include it again: GitLab's LocationExpander).
+   */
+  async expand(values: ConfigMap, source: Source = this.home, parent: string | null = null): Promise<ConfigMap> {
     const raw = values.get('include');
     const entries = (raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw]).filter((e) => e !== null);
     if (entries.length === 0) return values;
     const locations: ConfigMap[] = [];
     for (const entry of entries) {
       const location = this.normalize(entry);
-      if (await this.passesRules(location)) locations.push(...(await this.expandWildcards(location, source)));
+      if (await this.passesRules(location)) locations.push(...(await this.expandWildcards(location, source, parent)));
     }
     let merged: ConfigMap = new Map();
     for (const location of locations) merged = deepMerge(merged, await this.load(location, source));
@@ -152,20 +163,26 @@ export class IncludeExpander {
     const rules = readRules(location.get('rules') ?? null, 'include', 'include', p);
     if (!rules) throw new IncludeError(p.errors[0]);
     for (const rule of rules) {
-      if (await clausesMatch(rule, this.ctx.variables, this.ctx, this.probe)) return rule.when !== 'never';
+      const matches = await clausesMatch(rule, this.ctx.variables, this.ctx, this.probe).catch((error: unknown) => {
+        if (error instanceof RuleParseError) throw new IncludeError(error.message);
+        throw error;
+      });
+      if (matches) return rule.when !== 'never';
     }
     return false;
   }
 
   /** Local wildcards become one location per matching file of the source; a project's `file:` list one per file. */
-  private async expandWildcards(location: ConfigMap, source: Source): Promise<ConfigMap[]> {
+  private async expandWildcards(location: ConfigMap, source: Source, parent: string | null): Promise<ConfigMap[]> {
     const files = location.get('file');
     if (!isBlank(location.get('project')) && Array.isArray(files)) return files.map((file) => new Map([...location, ['file', file]]));
     const local = location.get('local');
     if (!isString(local) || !local.includes('*')) return [location];
     const pattern = expandVariables(local, this.ctx.variables, true).replace(/^\/+/, '');
-    const matching = (await source.files()).filter((file) => fnmatch(pattern, file)).sort();
-    return matching.map((file) => new Map([['local', file]]));
+    const matches = wildcardPathMatcher(pattern);
+    const matching = (await source.files()).filter((file) => matches(file) && file !== parent).sort();
+    // Each match keeps the entry's other keys (its `inputs:` among them), as `location.merge(local: path)`.
+    return matching.map((file) => new Map([...location, ['local', file]]));
   }
 
   private accessor(location: ConfigMap): Accessor {
@@ -182,7 +199,8 @@ export class IncludeExpander {
     const accessor = this.accessor(location);
     const expand = (value: Value | undefined) => expandVariables(isString(value) ? value : asJson(value ?? null), this.ctx.variables, true);
     if (accessor === 'artifact' && !this.ctx.readArtifact) throw new IncludeError('Including configs from artifacts is only allowed when triggering child pipelines');
-    if (accessor !== 'local' && accessor !== 'artifact' && (accessor !== 'project' || !this.ctx.readProject)) {
+    const readsProjects = (accessor === 'project' || accessor === 'component') && this.ctx.readProject;
+    if (accessor !== 'local' && accessor !== 'artifact' && !readsProjects) {
       throw new IncludeError(`${UNSUPPORTED[accessor]} include \`${expand(location.get(accessor))}\` is not supported: only local files, files of other projects and artifacts of a parent pipeline's jobs can be included`);
     }
     if (this.includes.length >= MAX_INCLUDES) throw new IncludeError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
@@ -194,10 +212,12 @@ export class IncludeExpander {
       this.includes.push(this.metadata(source, asJson(target), job === undefined ? null : { job }));
       throw new IncludeError(`Included file \`${asJson(target)}\` needs to be a string`);
     }
+    const args = location.get('inputs') ?? location.get('with') ?? null;
+    if (args !== null && !isMap(args)) throw new IncludeError(`Included file \`${target}\` inputs should be a hash`);
+    if (accessor === 'component') return this.loadComponent(expandVariables(target, this.ctx.variables, true), args, source);
     const path = expandVariables(target, this.ctx.variables, true).replace(/^\/+/, '');
     const index = this.includes.push(this.metadata(source, path, job === undefined ? null : { job })) - 1;
     if (!YAML_EXTENSION.test(path.split('/').pop() ?? '')) throw new IncludeError(`Included file \`${path}\` does not have YAML extension!`);
-    if (location.has('inputs') || location.has('with')) throw new IncludeError(`Included file \`${path}\` has inputs, which are not supported`);
     let content: string;
     let nested = source;
     if (project !== undefined) {
@@ -208,12 +228,60 @@ export class IncludeExpander {
     } else {
       content = job === undefined ? await this.readLocal(source, path) : await this.readArtifact(job, path);
     }
+    return this.parse(path, content, args, nested, project === undefined && job === undefined ? path : null);
+  }
+
+  /** An included file's text as configuration: parsed, its inputs interpolated, its own includes expanded. */
+  private async parse(path: string, content: string, args: ConfigMap | null, nested: Source, localParent: string | null = null): Promise<ConfigMap> {
     this.bytes += Buffer.byteLength(content, 'utf8');
     if (this.bytes > MAX_TOTAL_BYTES) throw new IncludeError('Total size of combined CI/CD configuration is too big');
-    const parsed = parseYaml(content, this.budget);
+    const read = parseYaml(content, this.budget);
+    if (!read.ok) throw new IncludeError(`\`${path}\`: ${read.error}`);
+    const parsed = interpolate(read.value, read.header, args, this.ctx.variables);
     if (!parsed.ok) throw new IncludeError(`\`${path}\`: ${parsed.error}`);
     if (!isMap(parsed.value)) throw new IncludeError(`\`${path}\`: Invalid configuration format`);
     if (parsed.value.size === 0) throw new IncludeError(`Included file \`${path}\` does not have valid YAML syntax!`);
-    return this.expand(parsed.value, nested);
+    return this.expand(parsed.value, nested, localParent);
+  }
+
+  /**
+   * A CI/CD component of a project of this instance (GitLab's Ci::Components::FetchService and InstancePath): the
+   * address is `<server FQDN>/<project path>/<component>@<version>`, the version a released tag, a branch or a
+   * commit (`~latest` and partial versions name catalog releases, which this server's projects have none of).
+   */
+  private async loadComponent(address: string, args: ConfigMap | null, source: Source): Promise<ConfigMap> {
+    const prefix = `Component '${address}' -`;
+    const fqdn = this.ctx.variables.CI_SERVER_FQDN ?? this.ctx.variables.CI_SERVER_HOST ?? '';
+    const index = this.includes.push({ type: 'component', location: address, blob: null, raw: null, extra: {}, context_project: source.fullPath, context_sha: source.sha }) - 1;
+    if (!address.includes('@') || !address.startsWith(`${fqdn}/`)) throw new IncludeError(`${prefix} the component path is not supported`);
+    const at = address.indexOf('@');
+    const path = address.slice(fqdn.length + 1, at);
+    const version = address.slice(at + 1);
+    const slash = path.lastIndexOf('/');
+    const projectPath = path.startsWith('/') || slash < 0 ? null : path.slice(0, slash);
+    const name = slash < 0 ? '' : path.slice(slash + 1);
+    const project = projectPath && version !== '' ? await this.ctx.readProject!(projectPath, version === LATEST || SHORTHAND_SEMVER.test(version) ? null : version) : null;
+    if (project && (version === LATEST || SHORTHAND_SEMVER.test(version))) {
+      throw new IncludeError(
+        version === LATEST
+          ? `${prefix} The ~latest version reference is not supported for non-catalog resources. Use a tag, branch, or commit SHA instead.`
+          : `${prefix} The partial semantic version reference is not supported for non-catalog resources. Use a tag, branch, or commit SHA instead.`,
+      );
+    }
+    let file: string | null = null;
+    let content: string | null = null;
+    if (project?.sha && name !== '') {
+      for (const candidate of [`templates/${name}.yml`, `templates/${name}/template.yml`]) {
+        content = await project.read(candidate);
+        if (content !== null) {
+          file = candidate;
+          break;
+        }
+      }
+    }
+    if (!project || !project.sha || file === null || content === null || content.trim() === '') throw new IncludeError(`${prefix} content not found`);
+    this.includes[index] = { ...this.includes[index], blob: `${project.url}/-/blob/${project.sha}/${file}` };
+    const nested: Source = { fullPath: project.fullPath, url: project.url, sha: project.sha, read: (p) => project.read(p), files: () => project.files() };
+    return this.parse(address, content, args, nested);
   }
 }

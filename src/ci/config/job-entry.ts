@@ -126,8 +126,9 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
     else p.add(loc, 'allow_failure should be a boolean value');
   }
 
-  const script = !bridge && has('script') ? readCommands(get('script'), `${loc}:script`, p) : [];
-  if (!bridge && config.has('script') && !has('script') && !has('run')) p.add(loc, "script can't be blank");
+  // GitLab validates the script's presence: nil, '' and [] are blank.
+  const script = !bridge && !isBlank(get('script')) ? readCommands(get('script'), `${loc}:script`, p) : [];
+  if (!bridge && config.has('script') && isBlank(get('script')) && !has('run')) p.add(loc, "script can't be blank");
   const commands = (key: string) => {
     const value = fromDefault(key);
     return value === undefined || value === null ? [] : (readCommands(value, `${loc}:${key}`, p) ?? []);

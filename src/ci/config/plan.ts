@@ -4,10 +4,11 @@
  * only/except, and the needs of the jobs that remain.
  */
 import { ComposeError, applyExtends, injectEdgeStages, resolveReferences } from './compose.js';
-import { RepositoryProbe } from './conditions.js';
+import { RepositoryProbe, RuleParseError } from './conditions.js';
 import type { RuleSpec } from './conditions-entries.js';
 import { matchingRule, mergeVariables, policyAllows, visibleVariables } from './decide.js';
 import { IncludeError, IncludeExpander } from './includes.js';
+import { interpolate } from './inputs.js';
 import { defaultConflict, type JobSpec } from './job-entry.js';
 import { Problems } from './problems.js';
 import { logicalError, readRoot, type RootSpec } from './root-entry.js';
@@ -28,7 +29,10 @@ export function failed(error: string): PipelinePlan {
 async function compose(content: string, ctx: CiContext, probe: RepositoryProbe): Promise<{ config: ConfigMap; expander: IncludeExpander } | { error: string }> {
   if (content.trim() === '') return { error: 'Please provide content of .gitlab-ci.yml' };
   const budget = new ValueBudget();
-  const parsed = parseYaml(content, budget);
+  const read = parseYaml(content, budget);
+  if (!read.ok) return { error: read.error };
+  // The pipeline's own file takes no inputs here: its `spec: inputs` defaults are interpolated.
+  const parsed = interpolate(read.value, read.header, null, ctx.variables);
   if (!parsed.ok) return { error: parsed.error };
   if (!isMap(parsed.value)) return { error: 'Invalid configuration format' };
   const expander = new IncludeExpander(ctx, probe, budget);
@@ -103,6 +107,12 @@ function missingNeeds(jobs: PlannedJob[]): { jobs: PlannedJob[]; error: string |
   return { jobs: kept, error: errors.length ? errors.join('\n') : null };
 }
 
+/** A rule that cannot be evaluated, as GitLab's seeding reports it for a job (`Failed to parse rule for <job>: …`). */
+const parseError = (job: string | null) => (error: unknown): RuleParseError => {
+  if (!(error instanceof RuleParseError)) throw error;
+  return job === null ? error : new RuleParseError(`Failed to parse rule for ${job}: ${error.message}`);
+};
+
 export async function planPipeline(content: string, ctx: CiContext, options: PlanOptions = {}): Promise<PipelinePlan> {
   const probe = new RepositoryProbe(ctx);
   const composed = await compose(content, ctx, probe);
@@ -124,7 +134,8 @@ export async function planPipeline(content: string, ctx: CiContext, options: Pla
   let workflowVariables: [string, string][] = [];
   let filteredByWorkflow = false;
   if (root.workflow.rules) {
-    const rule = await matchingRule(root.workflow.rules, visibleVariables(ctx, root.variables), ctx, probe);
+    const rule = await matchingRule(root.workflow.rules, visibleVariables(ctx, root.variables), ctx, probe).catch(parseError(null));
+    if (rule instanceof RuleParseError) return { ...base, errors: [rule.message], name: null, filteredByWorkflow: false, workflowVariables: [], stages: root.stages, jobs: [] };
     filteredByWorkflow = !rule || rule.when === 'never';
     workflowVariables = rule?.variables ?? [];
   }
@@ -135,15 +146,18 @@ export async function planPipeline(content: string, ctx: CiContext, options: Pla
   if (filteredByWorkflow) return { ...header, errors: [], jobs: [] };
 
   const jobs: PlannedJob[] = [];
+  const ruleErrors: string[] = [];
   for (const job of root.jobs) {
     const variables = visibleVariables(ctx, mergeVariables(inherited(job, rootVariables), job.variables));
     if (job.rules) {
-      const rule = await matchingRule(job.rules, variables, ctx, probe);
-      if (rule && rule.when !== 'never') jobs.push(planned(job, root, rootVariables, rule));
+      const rule = await matchingRule(job.rules, variables, ctx, probe).catch(parseError(job.name));
+      if (rule instanceof RuleParseError) ruleErrors.push(rule.message);
+      else if (rule && rule.when !== 'never') jobs.push(planned(job, root, rootVariables, rule));
     } else if (policyAllows(job.only, job.except, variables, ctx)) {
       jobs.push(planned(job, root, rootVariables, null));
     }
   }
+  if (ruleErrors.length) return { ...header, errors: ruleErrors, jobs: [] };
   const checked = missingNeeds(jobs);
   if (checked.error) return { ...header, errors: [checked.error], jobs: [] };
   // Jobs of `.pre` and `.post` alone are not a pipeline (GitLab's Chain::Populate): none is created.

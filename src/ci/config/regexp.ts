@@ -126,7 +126,7 @@ interface RegexpOptions {
 }
 
 /** A linear-time RegExp for an RE2-style pattern, or null when it is not a valid one. */
-function safeRegexp(source: string, options: RegexpOptions = {}): RegExp | null {
+export function safeRegexp(source: string, options: RegexpOptions = {}): RegExp | null {
   if (source.length > MAX_PATTERN_LENGTH) return null;
   let fold = options.ignoreCase ?? false;
   let pattern = source;

@@ -57,10 +57,43 @@ function readWorkflow(value: Value | undefined, p: Problems): Workflow {
   return workflow;
 }
 
+/** GitLab's Interpolation::MatrixInterpolator expression. */
+const MATRIX_EXPRESSION = /\$\[\[\s*matrix\.([a-zA-Z0-9_-]+)\s*\]\]/g;
+
+/**
+ * `needs: [{job, parallel: {matrix}}]` as the jobs they name (`build: [linux, amd64]`), each value's `$[[ matrix.X ]]`
+ * replaced by the needing instance's own matrix value (GitLab's MatrixInterpolator, with its error for an unknown X).
+ */
+function selectMatrix(list: NeedSpec[] | undefined | null, own: ReadonlyMap<string, string>, errors: Set<string>): NeedSpec[] | undefined {
+  return list?.flatMap(({ matrix, ...need }) => {
+    if (!matrix) return [need];
+    const value = (text: string) =>
+      text.replace(MATRIX_EXPRESSION, (whole, name: string) => {
+        if (own.has(name)) return own.get(name)!;
+        errors.add(`'${name}' does not exist in matrix configuration`);
+        return whole;
+      });
+    return matrix.map((combination) => ({ ...need, name: `${need.name}: [${combination.map(([, v]) => value(v)).join(', ')}]` }));
+  });
+}
+
 /** Each visible job as its `parallel:` instances (named `job 1/3`, `job: [a, b]`), with the matrix's variables. */
-function instances(spec: JobSpec): JobSpec[] {
-  if (!spec.parallel) return [spec];
-  return spec.parallel.map((instance) => ({ ...spec, name: instance.name, variables: [...spec.variables, ...instance.variables], parallel: null }));
+function instances(spec: JobSpec, p: Problems): JobSpec[] {
+  const each = spec.parallel ?? [{ name: spec.name, variables: [] }];
+  const errors = new Set<string>();
+  const out = each.map((instance) => {
+    const own = new Map(instance.variables);
+    return {
+      ...spec,
+      name: instance.name,
+      variables: [...spec.variables, ...instance.variables],
+      parallel: null,
+      needs: selectMatrix(spec.needs, own, errors) ?? null,
+      rules: spec.rules?.map((rule) => (rule.needs ? { ...rule, needs: selectMatrix(rule.needs, own, errors) } : rule)) ?? null,
+    };
+  });
+  for (const error of errors) p.raw(`${spec.name} job: ${error}`);
+  return out;
 }
 
 /** Needs and dependencies naming a parallel job name all its instances (GitLab's Config::Normalizer). */
@@ -101,7 +134,9 @@ export function readRoot(config: ConfigMap, p: Problems): RootSpec | null {
   }
   if (!visible) p.add('jobs', 'config should contain at least one visible job');
   if (p.errors.length) return null;
-  const jobs = expandParallelNames(specs.flatMap(instances), specs);
+  const all = specs.flatMap((spec) => instances(spec, p));
+  if (p.errors.length) return null;
+  const jobs = expandParallelNames(all, specs);
   return { stages, variables, workflow, jobs };
 }
 

@@ -200,7 +200,24 @@ export class Planner {
 let shared: Planner | undefined;
 
 /** GitLab's pipeline plan of a configuration (see plan.ts), computed on a worker thread within GitLab's deadline. */
-export function planPipeline(content: string, ctx: CiContext, options: PlanOptions = {}): Promise<PipelinePlan> {
+export async function planPipeline(content: string, ctx: CiContext, options: PlanOptions = {}): Promise<PipelinePlan> {
   shared ??= new Planner();
-  return shared.plan(content, ctx, options);
+  return maskPlan(await shared.plan(content, ctx, options), ctx.masked ?? []);
+}
+
+/**
+ * The plan with masked variables' values shown as `[MASKED]` where a configuration's text can echo them: errors,
+ * warnings and included files' locations (GitLab's External::Context#mask_variables_from).
+ */
+function maskPlan(plan: PipelinePlan, masked: readonly string[]): PipelinePlan {
+  const values = masked.filter((value) => value.length > 0);
+  if (values.length === 0) return plan;
+  const mask = (text: string) => values.reduce((out, value) => out.split(value).join('[MASKED]'), text);
+  const maybe = (text: string | null) => (text === null ? null : mask(text));
+  return {
+    ...plan,
+    errors: plan.errors.map(mask),
+    warnings: plan.warnings.map(mask),
+    includes: plan.includes?.map((include) => ({ ...include, location: mask(include.location), blob: maybe(include.blob), raw: maybe(include.raw) })) ?? null,
+  };
 }

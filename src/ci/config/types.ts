@@ -24,6 +24,8 @@ export type Value = string | number | boolean | null | Value[] | ConfigMap | Ref
 export interface CiContext {
   /** Variables visible to rules/workflow `if:` (predefined CI_* plus project/pipeline variables), key → value. */
   variables: Record<string, string>;
+  /** Values of masked CI/CD variables among them, shown as `[MASKED]` in the plan's errors and include locations. */
+  masked?: readonly string[];
   /** Paths changed by the push, for rules:changes; undefined when unknown (GitLab then treats `changes` as true). */
   changes?: readonly string[];
   /** Reads a file of the repository at the pipeline's commit, for `include: local` (and `include: 'path'` strings); null if absent. */

@@ -23,10 +23,10 @@ export function deepMerge(base: ConfigMap, over: ConfigMap): ConfigMap {
 /** Ruby's `Array#flatten` of nested string arrays (GitLab's Commands value), at most `depth` levels. */
 export function flattenStrings(value: Value, depth: number): string[] | null {
   if (isString(value)) return [value];
-  if (!Array.isArray(value) || depth < 0) return null;
+  if (!Array.isArray(value) || depth <= 0) return null;
   const out: string[] = [];
   for (const item of value) {
-    const inner = isString(item) ? [item] : depth > 0 ? flattenStrings(item, depth - 1) : null;
+    const inner = isString(item) ? [item] : flattenStrings(item, depth - 1);
     if (!inner) return null;
     out.push(...inner);
   }

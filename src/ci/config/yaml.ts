@@ -31,10 +31,8 @@ export const TOO_BIG = 'The parsed YAML is too big';
 /** GitLab's refusal of a text beyond `max_yaml_size_bytes`, before parsing it. */
 export const TEXT_TOO_BIG = 'The provided YAML is too big';
 
-type Parsed = { ok: true; value: Value } | { ok: false; error: string };
-
-/** What this engine cannot do: interpolate a `spec:inputs` header's inputs into the configuration. */
-const INPUTS_UNSUPPORTED = 'Inputs (`spec:inputs` and `$[[ inputs.… ]]`) are not supported';
+/** A file's configuration document, and its `spec:` header document when it has one (null otherwise). */
+type Parsed = { ok: true; value: Value; header: Value | null } | { ok: false; error: string };
 
 class YamlError extends Error {}
 
@@ -270,9 +268,7 @@ export function parseYaml(content: string, budget = new ValueBudget()): Parsed {
     for (const value of values) used += deepSize(value, allowed - used);
     budget.left -= used;
     const header = values.length > 1 && values[0] instanceof Map && values[0].has('spec');
-    // A header's inputs would be interpolated into the configuration (`$[[ inputs.name ]]`); refused rather than left as text.
-    if (header && content.includes('$[[')) return { ok: false, error: INPUTS_UNSUPPORTED };
-    return { ok: true, value: header ? values[1] : (values[0] ?? new Map()) };
+    return { ok: true, value: header ? values[1] : (values[0] ?? new Map()), header: header ? values[0] : null };
   } catch (error) {
     if (error instanceof YamlError) return { ok: false, error: error.message };
     // The parser itself can overflow the stack on absurd nesting; that is a refusal, not a crash.

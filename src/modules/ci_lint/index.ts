@@ -16,6 +16,6 @@ export const ciLintModule = defineModule({
   operations: ['ci_lint.graphql'],
   resolvers: ciLintResolvers,
   routes: ciLintRoutes,
-  uses: ['projects', 'repositories'],
-  service: (base, { projects, repositories }) => new CiLintService(base, projects, repositories),
+  uses: ['projects', 'repositories', 'protected_branches', 'ci_variables'],
+  service: (base, { projects, repositories, protected_branches, ci_variables }) => new CiLintService(base, projects, repositories, protected_branches, ci_variables),
 });

@@ -9,9 +9,11 @@ import { mutuallyExclusive, notFound } from '../../errors.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from '../pipelines/predefined.js';
-import { projectIncludes } from '../pipelines/includes.js';
+import { commitFiles, projectIncludes } from '../pipelines/includes.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
+import type { ProtectedBranchesService } from '../protected_branches/service.js';
+import type { CiVariablesSource } from '../runners/service.js';
 
 /** GitLab's configuration file when the project names none (`ci_config_path`). */
 
@@ -90,6 +92,8 @@ export class CiLintService {
     private readonly base: ServiceBase,
     private readonly projects: ProjectsService,
     private readonly repositories: RepositoriesService,
+    private readonly protectedBranches: ProtectedBranchesService | null = null,
+    private readonly ciVariables: CiVariablesSource | null = null,
   ) {}
 
   /**
@@ -130,7 +134,10 @@ export class CiLintService {
     const tag = branch ? null : await reads.commit(project, `refs/tags/${ref}`);
     const commit = branch ?? tag;
     if (!commit) return invalidResult(DRY_RUN_ERRORS.reference);
-    const plan = await planPipeline(content, this.context(project, commit.sha, ref, branch ? 'branch' : 'tag'));
+    // As the pipeline would: the CI/CD variables its ref may see (protected ones on a protected branch).
+    const protectedRef = !!branch && !!(await this.protectedBranches?.anyProtected(project.id, [ref]));
+    const variables = (await this.ciVariables?.forJob(project, { protectedRef, environment: null })) ?? [];
+    const plan = await planPipeline(content, this.context(project, commit.sha, ref, branch ? 'branch' : 'tag', { protectedRef, variables }));
     const extra = plan.errors.length ? [] : plan.filteredByWorkflow ? [DRY_RUN_ERRORS.filtered] : plan.jobs.length === 0 ? [DRY_RUN_ERRORS.noJobs] : [];
     return this.result(plan, extra, true);
   }
@@ -142,7 +149,13 @@ export class CiLintService {
   }
 
   /** What the engine sees of the project at a commit: GitLab's predefined variables of a push pipeline, and its files. */
-  private context(project: ProjectRow, sha: string | null, ref: string, kind: 'branch' | 'tag'): CiContext {
+  private context(
+    project: ProjectRow,
+    sha: string | null,
+    ref: string,
+    kind: 'branch' | 'tag',
+    simulated: { protectedRef: boolean; variables: readonly { key: string; value: string; masked: boolean }[] } = { protectedRef: false, variables: [] },
+  ): CiContext {
     const reads = this.repositories.reads;
     const variables = variableMap(
       pipelineVariables(this.base.app.config, {
@@ -151,26 +164,25 @@ export class CiLintService {
         tag: kind === 'tag',
         sha: sha ?? '',
         beforeSha: ZERO_SHA,
-        protectedRef: false,
+        protectedRef: simulated.protectedRef,
         configPath: project.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
         triggered: false,
         commit: null,
         user: null,
         project,
       }),
+      simulated.variables,
     );
     return {
       variables,
+      masked: simulated.variables.filter((v) => v.masked).map((v) => v.value),
       readProject: projectIncludes(this.base, this.projects, this.repositories),
       readLocal: async (path) => {
         if (!sha) return null;
         const file = await reads.fileAt(project, sha, path, MAX_FILE_BYTES);
         return file && file.toString('utf8');
       },
-      listFiles: async () => {
-        const entries = sha ? await reads.tree(project, sha, '', true) : null;
-        return (entries ?? []).filter((entry) => entry.type === 'blob').map((entry) => entry.path);
-      },
+      listFiles: async () => (sha ? commitFiles(await this.repositories.open(project), sha) : []),
     };
   }
 }

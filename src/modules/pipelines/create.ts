@@ -16,6 +16,7 @@ import type { RepositoriesService } from '../repositories/service.js';
 import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from './predefined.js';
 import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type ProcessingEffects, type StoredNeed } from './processing.js';
 import { enqueueHookEvent } from '../hooks/events.js';
+import { commitFiles } from './includes.js';
 import { prepareDeployments } from '../environments/ci.js';
 
 /** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
@@ -83,6 +84,11 @@ export interface CreateDeps extends ProcessingEffects {
   protectedBranches: ProtectedBranchesService;
   /** `include: project:` as the pipeline's user reads it. */
   readProject: NonNullable<CiContext['readProject']>;
+  /**
+   * The instance's, groups' and project's CI/CD variables without an environment (`environment_scope: *`), protected
+   * ones only on a protected ref: GitLab's Variables::Builder#config_variables gives them to `include` and `rules`.
+   */
+  ciVariables?: (project: ProjectRow, protectedRef: boolean) => Promise<readonly { key: string; value: string; masked: boolean }[]>;
 }
 
 type PipelineRow = Prisma.PipelineGetPayload<object>;
@@ -149,15 +155,19 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     project,
   };
   const changes = input.changesFrom ? ((await repository.changedPaths(input.changesFrom, sha)) ?? undefined) : undefined;
-  const variables = variableMap(pipelineVariables(deps.config, facts), input.variables);
+  const ciVariables = deps.ciVariables ? await deps.ciVariables(project, protectedRef) : [];
+  const variables = variableMap(pipelineVariables(deps.config, facts), ciVariables, input.variables);
+  // One list of the commit's files per pipeline, read when a wildcard include or an `exists:` glob first asks.
+  let files: Promise<readonly string[]> | undefined;
   const plan = await planPipeline(content, {
     variables,
+    masked: ciVariables.filter((v) => v.masked).map((v) => v.value),
     changes,
     readLocal: async (path) => {
-      const local = await repository.resolve(`${sha}:${path.replace(/^\/+/, '')}`);
-      const bytes = local ? await repository.blob(local, MAX_CONFIG_BYTES) : null;
+      const bytes = await repository.fileAt(sha, path.replace(/^\/+/, ''), MAX_CONFIG_BYTES);
       return bytes ? bytes.toString('utf8') : null;
     },
+    listFiles: () => (files ??= commitFiles(repository, sha)),
     readArtifact: input.config?.readArtifact,
     readProject: deps.readProject,
   });

@@ -3,10 +3,19 @@
  * found by its full path that the caller (the pipeline's user) may download the code of, at a ref.
  */
 import type { CiContext, IncludedProject } from '../../ci/config/index.js';
+import type { Repository } from '../../git/repository.js';
 import { MAX_FILE_BYTES } from '../../ci/config/yaml.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
+
+/** The largest file list of a commit the engine reads for wildcard includes and `rules: exists` globs (`ls-tree` bytes). */
+const MAX_FILE_LIST_BYTES = 32 * 1024 * 1024;
+
+/** Every file path of a commit, as wildcard includes and `exists:` globs see them: one bounded `ls-tree` (none beyond the bound). */
+export async function commitFiles(repository: Repository, sha: string): Promise<readonly string[]> {
+  return (await repository.filePaths(sha, MAX_FILE_LIST_BYTES)) ?? [];
+}
 
 export function projectIncludes(base: ServiceBase, projects: ProjectsService, repositories: RepositoriesService): NonNullable<CiContext['readProject']> {
   const server = base.app.config.externalUrl.replace(/\/+$/, '');
@@ -27,11 +36,7 @@ export function projectIncludes(base: ServiceBase, projects: ProjectsService, re
         const bytes = await repositories.reads.fileAt(project, sha, file, MAX_FILE_BYTES);
         return bytes && bytes.toString('utf8');
       },
-      files: () =>
-        (files ??= (async () => {
-          const entries = sha === null ? null : await repositories.reads.tree(project, sha, '', true);
-          return (entries ?? []).filter((entry) => entry.type === 'blob').map((entry) => entry.path);
-        })()),
+      files: () => (files ??= sha === null ? Promise.resolve([]) : commitFiles(repository, sha)),
     };
   };
   return (path, ref) => {

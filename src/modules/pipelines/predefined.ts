@@ -82,6 +82,7 @@ function serverVariables(config: Config): PredefinedVariable[] {
     { key: 'CI_SERVER', value: 'yes' },
     { key: 'CI_SERVER_URL', value: url.origin },
     { key: 'CI_SERVER_HOST', value: url.hostname },
+    { key: 'CI_SERVER_FQDN', value: url.host },
     { key: 'CI_SERVER_PORT', value: url.port || (url.protocol === 'https:' ? '443' : '80') },
     { key: 'CI_SERVER_PROTOCOL', value: url.protocol.replace(':', '') },
     { key: 'CI_SERVER_NAME', value: 'GitLab' },

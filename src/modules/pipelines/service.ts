@@ -14,6 +14,7 @@ import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { UsersService } from '../users/service.js';
+import type { CiVariablesSource } from '../runners/service.js';
 import { pushOptionVariables, skipsCi, type PushOptions } from '../../git/push-options.js';
 import { createPipeline, type CreateDeps } from './create.js';
 import { DownstreamPipelines } from './downstream.js';
@@ -144,6 +145,7 @@ export class PipelinesService {
     private readonly protectedBranches: ProtectedBranchesService,
     private readonly projects: ProjectsService,
     private readonly users: UsersService,
+    private readonly ciVariables: CiVariablesSource | null = null,
   ) {
     this.triggers = new PipelineTriggers(base);
     this.statuses = new CommitStatuses(base, repositories);
@@ -446,6 +448,7 @@ export class PipelinesService {
       protectedBranches: this.protectedBranches,
       publish: this.base.publish,
       readProject: projectIncludes(this.base, this.projects, this.repositories),
+      ciVariables: (project, protectedRef) => this.ciVariables?.forJob(project, { protectedRef, environment: null }) ?? Promise.resolve([]),
     };
   }
 

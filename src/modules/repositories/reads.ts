@@ -150,8 +150,8 @@ export class RepositoryReads {
   async fileAt(project: ProjectRow, revision: string, path: string, max: number): Promise<Buffer | null> {
     if (pathProblem(path)) return null;
     const repository = await this.open(project);
-    const entry = (await repository.entries(revision, [path])).get(path);
-    return entry?.type === 'blob' ? repository.blob(entry.sha, max) : null;
+    // One `cat-file --batch` run (CI includes read many small files this way).
+    return repository.fileAt(revision, path, max);
   }
 
   /** A blob by object name, or null. */
