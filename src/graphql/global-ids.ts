@@ -58,6 +58,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   GroupID: { model: 'Group' },
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
   IssueID: { model: 'Issue' },
+  IssueLinkID: { model: 'IssueLink' },
   /** GitLab's GlobalIDType[Issuable]: issues are this server's only issuables. */
   IssuableID: { model: 'Issuable', subclasses: ['Issue'] },
   MergeRequestID: { model: 'MergeRequest' },

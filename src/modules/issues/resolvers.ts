@@ -196,7 +196,6 @@ export const issueResolvers = {
       const t = tasks(i.description);
       return t.count ? `${t.completed} of ${t.count} checklist ${t.count === 1 ? 'item' : 'items'} completed` : '';
     },
-    blockingIssuesCount: () => 0,
     reference: async (i: IssueRow, args: { full?: boolean | null }, ctx: Context) => (args.full ? `${(await projectOfIssue(i, ctx)).fullPath}#${i.iid}` : `#${i.iid}`),
     references: async (i: IssueRow, _a: unknown, ctx: Context) => ({ short: `#${i.iid}`, relative: `#${i.iid}`, full: `${(await projectOfIssue(i, ctx)).fullPath}#${i.iid}` }),
     links: (i: IssueRow, _a: unknown, ctx: Context) => {
