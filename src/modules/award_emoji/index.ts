@@ -5,6 +5,7 @@
  */
 import { defineModule } from '../module.js';
 import { createAwardEmojiLoaders, type AwardEmojiLoaders } from './loaders.js';
+import { awardEmojiPolicy } from './policy.js';
 import { awardEmojiResolvers } from './resolvers.js';
 import { awardEmojiRoutes } from './routes.js';
 import { AwardEmojiService } from './service.js';
@@ -23,6 +24,7 @@ export const awardEmojiModule = defineModule({
   schema: ['award_emoji.graphql'],
   operations: ['award_emoji.graphql'],
   resolvers: awardEmojiResolvers,
+  policy: awardEmojiPolicy,
   routes: awardEmojiRoutes,
   loaders: (db) => createAwardEmojiLoaders(db),
   uses: [],

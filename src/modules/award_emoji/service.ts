@@ -168,8 +168,8 @@ export class AwardEmojiService {
   /** `DELETE …/award_emoji/:award_id`: only its user or an administrator (`401 Unauthorized` for others). */
   async remove(a: Awardable, awardId: number): Promise<AwardEmojiRow> {
     const award = await this.get(a, awardId);
-    const viewer = this.base.viewer;
-    if (!viewer || (award.userId !== viewer.id && !viewer.admin)) throw unauthenticated();
+    // GitLab's `unauthorized!`: 401, whoever asks.
+    if (!(await this.base.access.can('destroy_award_emoji', award))) throw unauthenticated();
     await this.db.awardEmoji.delete({ where: { id: award.id } });
     return award;
   }
