@@ -139,6 +139,26 @@ describe('awards on notes, snippets and epics', () => {
   });
 });
 
+describe('awards on merge requests', () => {
+  it('awards a merge request its readers may award, and counts its downvotes', async () => {
+    const commit = (body: object) => t.api('POST', `/projects/${project.id}/repository/commits`, { token: owner.token, body });
+    expect((await commit({ branch: 'main', commit_message: 'init', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] })).status).toBe(201);
+    expect((await commit({ branch: 'topic', start_branch: 'main', commit_message: 'b', actions: [{ action: 'create', file_path: 'b.txt', content: 'b' }] })).status).toBe(201);
+    const created = await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: 'topic', target_branch: 'main', title: 'mr' } });
+    expect(created.status, created.text).toBe(201);
+    const mr = created.body;
+    // Guests of a private project do not read its merge requests.
+    expect((await t.api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/award_emoji`, { token: guest.token, body: { name: '-1' } })).status).toBe(404);
+    const res = await t.api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/award_emoji`, { token: owner.token, body: { name: '-1' } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ name: 'thumbsdown', awardable_id: mr.id, awardable_type: 'MergeRequest' });
+    const shown = await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`, { token: owner.token });
+    expect(shown.body).toMatchObject({ upvotes: 0, downvotes: 1 });
+    const api = new Gitlab({ host: t.url, token: owner.token });
+    expect((await api.MergeRequestAwardEmojis.all(project.id, mr.iid)).map((a) => a.name)).toEqual(['thumbsdown']);
+  });
+});
+
 describe('gitbeaker', () => {
   it('awards, lists, shows and removes through IssueAwardEmojis and IssueNoteAwardEmojis', async () => {
     const api = new Gitlab({ host: t.url, token: owner.token });
