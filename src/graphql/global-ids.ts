@@ -37,6 +37,11 @@ interface GlobalIdType {
   model: string;
   /** Classes whose global IDs it also takes: the model's subclasses. */
   subclasses?: readonly string[];
+  /**
+   * Resolvers get `{ type, id }` (the class the global ID names, and its id) rather than the id alone: a scalar of a
+   * polymorphic model (GitLab's `AwardableID`), whose class decides where the record is.
+   */
+  withClass?: boolean;
 }
 
 /** The global-ID scalars this schema uses, by GraphQL name (GitLab's), with the class each stands for. */
@@ -57,7 +62,14 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   GitlabErrorTrackingDetailedErrorID: { model: 'Gitlab::ErrorTracking::DetailedError' },
   GroupID: { model: 'Group' },
   GroupsRepositoryStorageMoveID: { model: 'Groups::RepositoryStorageMove' },
+  /** GitLab's GlobalIDType[Awardable]: issues, merge requests, snippets, epics and notes. */
+  AwardableID: {
+    model: 'Awardable',
+    subclasses: ['Issue', 'MergeRequest', 'Snippet', 'ProjectSnippet', 'PersonalSnippet', 'Epic', 'Note', 'DiscussionNote', 'DiffNote', 'LegacyDiffNote'],
+    withClass: true,
+  },
   IssueID: { model: 'Issue' },
+  IssueLinkID: { model: 'IssueLink' },
   /** GitLab's GlobalIDType[Issuable]: issues are this server's only issuables. */
   IssuableID: { model: 'Issuable', subclasses: ['Issue'] },
   MergeRequestID: { model: 'MergeRequest' },
@@ -88,13 +100,14 @@ const GID = /^gid:\/\/([^/]+)\/([A-Za-z][A-Za-z0-9]*(?:::[A-Za-z][A-Za-z0-9]*)*)
 
 function scalar(name: string, type: GlobalIdType): GraphQLScalarType {
   const classes = new Set([type.model, ...(type.subclasses ?? [])]);
-  const parse = (value: unknown): number => {
+  const parse = (value: unknown): number | { type: string; id: number } => {
     const match = typeof value === 'string' ? GID.exec(value) : null;
     if (!match) throw new TypeError(`${inspect(value)} is not a valid Global ID`);
     if (match[1] !== 'gitlab') throw new TypeError(`${inspect(value)} is not a Gitlab Global ID`);
     if (!classes.has(match[2])) throw new TypeError(`${inspect(value)} does not represent an instance of ${type.model}`);
-    const id = /^\d{1,10}$/.test(match[3]) ? Number(match[3]) : NaN;
-    return Number.isSafeInteger(id) && id <= 2147483647 ? id : -1;
+    const number = /^\d{1,10}$/.test(match[3]) ? Number(match[3]) : NaN;
+    const id = Number.isSafeInteger(number) && number <= 2147483647 ? number : -1;
+    return type.withClass ? { type: match[2], id } : id;
   };
   return new GraphQLScalarType({
     name,

@@ -325,21 +325,24 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   // A thread of the issue or snippet the path names, or of the fixture commit (new for writes, shared by the reads).
   const threadOf = async () => {
     const writes = route.compiled.kind === 'mutation';
-    // The notes routes name their noteable `:noteable_id`, its kind fixed by the route.
-    const kind = route.variables?.noteableType;
+    // The notes and awards routes name their noteable `:noteable_id` or `:awardable_id`, its kind fixed by the route.
+    const kind = route.variables?.noteableType ?? route.variables?.awardableType;
+    const key = params.noteable_id ?? params.awardable_id;
     if (kind === 'ISSUE') {
-      const iid = Number(params.noteable_id);
+      const iid = Number(key);
       return (thread ??= writes ? await newIssueThread(f, iid) : (f.issueThread ??= await newIssueThread(f, iid)));
     }
     if (kind === 'MERGE_REQUEST') {
-      const iid = Number(params.noteable_id);
+      const iid = Number(key);
       return (thread ??= writes ? await newMergeRequestThread(f, iid) : (f.mergeRequestThread ??= await newMergeRequestThread(f, iid)));
     }
     if (kind === 'EPIC') {
-      return (thread ??= writes ? await newEpicThread(f, params.noteable_id) : (f.epicThread ??= await newEpicThread(f, params.noteable_id)));
+      // Awards name an epic by iid, notes by id.
+      const epicId = params.awardable_id === undefined ? key : (await t.api('GET', `/groups/${params.id}/epics/${key}`, { token: f.owner.token })).body.id;
+      return (thread ??= writes ? await newEpicThread(f, epicId) : (f.epicThread ??= await newEpicThread(f, epicId)));
     }
     if (kind === 'SNIPPET') {
-      return (thread ??= writes ? await newSnippetThread(f, params.noteable_id) : (f.snippetThread ??= await newSnippetThread(f, params.noteable_id)));
+      return (thread ??= writes ? await newSnippetThread(f, key) : (f.snippetThread ??= await newSnippetThread(f, key)));
     }
     return (thread ??= writes ? await newThread(f) : (f.thread ??= await newThread(f)));
   };
@@ -350,6 +353,10 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     body: () => name,
     note: () => name,
     discussionId: async () => (await threadOf()).id,
+    // Awards and issue links: IDs none has (every surface answers them 404 Not found alike), a target issue.
+    awardId: () => 2147483000,
+    issueLinkId: () => 2147483000,
+    targetIssueIid: () => '1',
     noteId: async () => (await threadOf()).noteId,
     path: () => name,
     username: () => name,
@@ -477,12 +484,20 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     status: () => 'success',
     before: () => new Date(Date.now() - 8 * 86_400_000).toISOString(),
   };
-  // The notes routes' noteable: the key of the kind the route fixes.
+  // The notes and awards routes' noteable: the key of the kind the route fixes (awards name an epic by iid).
   const noteableKey: Record<string, string> = { ISSUE: 'issueIid', MERGE_REQUEST: 'mergeRequestIid', SNIPPET: 'snippetId', EPIC: 'epicId' };
+  const awardableKey: Record<string, string> = { ...noteableKey, EPIC: 'epicIid' };
   for (const v of route.compiled.variables) {
-    if (v.name === 'id' || v.name === 'first' || v.name === 'after' || v.hasDefault || !String(v.type).endsWith('!')) continue;
+    // An optional variable the route's path fills is required there (one operation serving a noteable and its notes).
+    const inPath = route.path.includes(`:${v.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`);
+    if (v.name === 'id' || v.name === 'first' || v.name === 'after' || ((v.hasDefault || !String(v.type).endsWith('!')) && !inPath)) continue;
     if (route.variables && v.name in route.variables) continue;
-    const sample = v.name === 'noteableId' ? samples[noteableKey[String(route.variables?.noteableType)]] : samples[v.name];
+    const sample =
+      v.name === 'noteableId'
+        ? samples[noteableKey[String(route.variables?.noteableType)]]
+        : v.name === 'awardableId'
+          ? samples[awardableKey[String(route.variables?.awardableType)]]
+          : samples[v.name];
     if (!sample) throw new Error(`no sample value for required $${v.name} of ${route.operation}: add one`);
     if (v.name === 'input') Object.assign(params, await sample());
     else params[v.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = await sample();
@@ -582,8 +597,10 @@ async function viaWebSocket(route: PreparedRoute, token: string | null, params: 
         { query: documentOf(route), variables: variables(route, params) },
         {
           next: (r) => (last = r as ExecutionResult<Record<string, unknown>>),
-          // The server closes the socket with 4403 when the token does not authenticate.
-          error: (e) => resolve((e as { code?: number }).code === 4403 ? 'refused' : { errors: [new GraphQLError(String(e))] }),
+          // The server closes the socket with 4403 when the token does not authenticate; an operation it refuses before
+          // running it (validation, GitLab's complexity bound) comes as graphql-ws's `error` message, the errors as sent.
+          error: (e) =>
+            resolve((e as { code?: number }).code === 4403 ? 'refused' : Array.isArray(e) ? { errors: e as GraphQLError[] } : { errors: [new GraphQLError(String(e))] }),
           complete: () => resolve(last),
         },
       );

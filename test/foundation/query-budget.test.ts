@@ -26,6 +26,8 @@ let epicId: number | undefined;
 let issueMilestoneId: number | undefined;
 let groupMilestoneId: number;
 let releaseProject: { id: number };
+/** The first note of each awardable kind, awarded four times. */
+const awardedNotes: Record<string, number> = {};
 
 async function measure(path: string, token = owner.token): Promise<number> {
   queries = 0;
@@ -218,6 +220,22 @@ beforeAll(async () => {
     await t.server.database.prisma.packageBuildInfo.create({ data: { packageId, pipelineId: p.id } });
     await t.server.database.prisma.packageFile.update({ where: { id: packageFiles[i].id }, data: { pipelineId: p.id } });
   }
+  // Four awards by the members on issue 1, merge request 1, the snippet, the first epic, and the first note of each.
+  const db = t.server.database.prisma;
+  const issue1 = await db.issue.findFirstOrThrow({ where: { projectId: project.id, iid: 1 } });
+  const mr1 = await db.mergeRequest.findFirstOrThrow({ where: { projectId: project.id, iid: 1 } });
+  const awardables = [
+    { type: 'Issue', target: { issueId: issue1.id } },
+    { type: 'MergeRequest', target: { mergeRequestId: mr1.id } },
+    { type: 'Snippet', target: { snippetId } },
+    { type: 'Epic', target: { epicId } },
+  ];
+  for (const { type, target } of awardables) {
+    const id = Object.values(target)[0]!;
+    const note = await db.note.findFirstOrThrow({ where: { noteableType: type, noteableId: id }, orderBy: { id: 'asc' } });
+    awardedNotes[type] = note.id;
+    for (const data of [target, { noteId: note.id }]) await db.awardEmoji.createMany({ data: memberIds.map((userId) => ({ ...data, userId, name: 'thumbsup' })) });
+  }
 });
 afterAll(() => t?.close());
 
@@ -284,6 +302,14 @@ describe('query budget', () => {
     'GET /projects/:id/issues/:issue_iid/closed_by': () => `/projects/${project.id}/issues/1/closed_by`,
     'GET /projects/:id/issues/:issue_iid/related_merge_requests': () => `/projects/${project.id}/issues/1/related_merge_requests`,
     'GET /projects/:id/merge_requests/:merge_request_iid/closes_issues': () => `/projects/${project.id}/merge_requests/1/closes_issues`,
+    'GET /projects/:id/issues/:awardable_id/award_emoji': () => `/projects/${project.id}/issues/1/award_emoji`,
+    'GET /projects/:id/issues/:awardable_id/notes/:note_id/award_emoji': () => `/projects/${project.id}/issues/1/notes/${awardedNotes.Issue}/award_emoji`,
+    'GET /projects/:id/merge_requests/:awardable_id/award_emoji': () => `/projects/${project.id}/merge_requests/1/award_emoji`,
+    'GET /projects/:id/merge_requests/:awardable_id/notes/:note_id/award_emoji': () => `/projects/${project.id}/merge_requests/1/notes/${awardedNotes.MergeRequest}/award_emoji`,
+    'GET /projects/:id/snippets/:awardable_id/award_emoji': () => `/projects/${project.id}/snippets/${snippetId}/award_emoji`,
+    'GET /projects/:id/snippets/:awardable_id/notes/:note_id/award_emoji': () => `/projects/${project.id}/snippets/${snippetId}/notes/${awardedNotes.Snippet}/award_emoji`,
+    'GET /groups/:id/epics/:awardable_id/award_emoji': () => `/groups/${group.id}/epics/1/award_emoji`,
+    'GET /groups/:id/epics/:awardable_id/notes/:note_id/award_emoji': () => `/groups/${group.id}/epics/1/notes/${awardedNotes.Epic}/award_emoji`,
     'GET /projects/:id/releases': () => `/projects/${releaseProject.id}/releases`,
     'GET /projects/:id/releases/:tag_name/assets/links': () => `/projects/${releaseProject.id}/releases/r0/assets/links`,
   };

@@ -146,8 +146,6 @@ export const epicResolvers = {
     },
     labelTitles: async (e: EpicRow, _a: unknown, ctx: Context) => (await ctx.loaders.epics.labels.load(e.id)).map((l) => l.title),
     textColor: (e: EpicRow) => textColor(e.color),
-    upvotes: () => 0,
-    downvotes: () => 0,
     userNotesCount: (e: EpicRow, _a: unknown, ctx: Context) => ctx.loaders.epics.userNotesCount.load(e.id),
     webPath: async (e: EpicRow, _a: unknown, ctx: Context) => `/${await path(e, ctx)}`,
     webUrl: async (e: EpicRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(e, ctx)),

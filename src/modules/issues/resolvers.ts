@@ -177,8 +177,6 @@ export const issueResolvers = {
     type: () => 'ISSUE',
     issueType: () => 'issue',
     userNotesCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.loaders.issues.userNotesCount.load(i.id),
-    upvotes: () => 0,
-    downvotes: () => 0,
     webUrl: async (i: IssueRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(i, ctx)),
     webPath: async (i: IssueRow, _a: unknown, ctx: Context) => `/${await path(i, ctx)}`,
     timeStats: (i: IssueRow) => ({
@@ -196,7 +194,6 @@ export const issueResolvers = {
       const t = tasks(i.description);
       return t.count ? `${t.completed} of ${t.count} checklist ${t.count === 1 ? 'item' : 'items'} completed` : '';
     },
-    blockingIssuesCount: () => 0,
     reference: async (i: IssueRow, args: { full?: boolean | null }, ctx: Context) => (args.full ? `${(await projectOfIssue(i, ctx)).fullPath}#${i.iid}` : `#${i.iid}`),
     references: async (i: IssueRow, _a: unknown, ctx: Context) => ({ short: `#${i.iid}`, relative: `#${i.iid}`, full: `${(await projectOfIssue(i, ctx)).fullPath}#${i.iid}` }),
     links: (i: IssueRow, _a: unknown, ctx: Context) => {

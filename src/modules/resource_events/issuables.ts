@@ -31,7 +31,7 @@ export interface IssueSnapshot {
 type Tx = Prisma.TransactionClient;
 
 /** Rails' Array#to_sentence: `a`, `a and b`, `a, b, and c`. */
-function toSentence(words: readonly string[]): string {
+export function toSentence(words: readonly string[]): string {
   if (words.length < 3) return words.join(' and ');
   return `${words.slice(0, -1).join(', ')}, and ${words[words.length - 1]}`;
 }
