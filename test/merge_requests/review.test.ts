@@ -65,6 +65,25 @@ describe('merge request resource events', () => {
     expect((await ok('GET', `${events}/resource_state_events`)).map((e: { state: string }) => e.state)).toEqual(['closed', 'reopened', 'merged']);
   });
 
+  it('leaves system notes for title, draft status, description, discussion lock and assignees', async () => {
+    const base = `/projects/${project.id}`;
+    await ok('POST', `/projects/${project.id}/repository/commits`, { branch: 'notes', start_branch: 'main', commit_message: 'n', actions: [{ action: 'create', file_path: 'n.txt', content: 'n\n' }] });
+    const mr = await ok('POST', `${base}/merge_requests`, { source_branch: 'notes', target_branch: 'main', title: 'Notes' });
+    const path = `${base}/merge_requests/${mr.iid}`;
+    await ok('PUT', path, { title: 'Draft: Notes' });
+    await ok('PUT', path, { title: 'Draft: Notes two', description: 'text' });
+    await ok('PUT', path, { discussion_locked: true, assignee_ids: [owner.id] });
+    const notes = await ok('GET', `${path}/notes?sort=asc&order_by=created_at`);
+    expect(notes.map((n: { body: string; system: boolean }) => [n.system, n.body])).toEqual([
+      [true, 'marked this merge request as **draft**'],
+      [true, 'changed title from **Draft: Notes** to **Draft: Notes{+ two+}**'],
+      [true, 'changed the description'],
+      [true, 'locked the discussion in this merge request'],
+      [true, `assigned to @${owner.username}`],
+    ]);
+    expect(notes[0]).toMatchObject({ noteable_type: 'MergeRequest', noteable_iid: mr.iid });
+  });
+
   it('hides them from those who cannot read the merge request, and finds no unknown event', async () => {
     const base = `/projects/${project.id}`;
     const mr = await ok('POST', `${base}/merge_requests`, { source_branch: 'other', target_branch: 'main', title: 'Other' });

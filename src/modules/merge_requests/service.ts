@@ -469,6 +469,7 @@ export class MergeRequestsService {
       const updated = await tx.mergeRequest.update({ where: { id: mr.id }, data, include: withPeople });
       // GitLab's resource events of the change: milestone, labels, then state (MergeRequests::UpdateService, Close/ReopenService).
       const at = updated.updatedAt;
+      await this.events.issuables.mergeRequestUpdated(tx, mr, updated, (t) => draftTitle(t, false), viewer.id);
       if (updated.milestoneId !== mr.milestoneId) {
         await this.events.recordMilestoneChange(tx, eventResource(updated), { milestoneId: updated.milestoneId, previousId: mr.milestoneId, state: updated.state }, viewer.id, at);
       }
