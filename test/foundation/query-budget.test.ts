@@ -283,6 +283,9 @@ describe('query budget', () => {
     'GET /projects/:id/issues/:issue_iid/resource_weight_events': () => `/projects/${project.id}/issues/1/resource_weight_events`,
     'GET /projects/:id/issues/:issue_iid/resource_milestone_events': () => `/projects/${project.id}/issues/1/resource_milestone_events`,
     'GET /projects/:id/issues/:issue_iid/resource_state_events': () => `/projects/${project.id}/issues/1/resource_state_events`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/resource_label_events': () => `/projects/${project.id}/merge_requests/1/resource_label_events`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/resource_milestone_events': () => `/projects/${project.id}/merge_requests/1/resource_milestone_events`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/resource_state_events': () => `/projects/${project.id}/merge_requests/2/resource_state_events`,
     // Issues in the project's milestone: a page mixing project and group milestones reads one parent of each kind.
     'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all&milestone=im`,
     'GET /groups/:id/issues': () => `/groups/${group.id}/issues?state=all&milestone=im`,

@@ -29,6 +29,6 @@ export const mergeRequestsModule = defineModule({
   policy: mergeRequestPolicy,
   routes: mergeRequestRoutes,
   loaders: (db) => createMergeRequestLoaders(db),
-  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues'],
-  service: (base, { labels, activity, repositories, issues }) => new MergeRequestsService(base, labels, activity, repositories, issues),
+  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues', 'resource_events'],
+  service: (base, { labels, activity, repositories, issues, resource_events }) => new MergeRequestsService(base, labels, activity, repositories, issues, resource_events),
 });

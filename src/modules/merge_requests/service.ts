@@ -18,10 +18,14 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
+import type { EventResource, ResourceEventsService } from '../resource_events/service.js';
 import { MergeRequestGit } from './git.js';
 import type { MergeRequestSubject } from './policy.js';
 
 export const MERGE_REQUEST = 'MergeRequest';
+
+/** A merge request as its resource events name it. */
+const eventResource = (mr: { id: number; projectId: number }): EventResource => ({ type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null });
 
 const withPeople = {
   assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
@@ -133,6 +137,7 @@ export class MergeRequestsService {
     private readonly activity: ActivityService,
     readonly repositories: RepositoriesService,
     private readonly issues: IssuesService,
+    private readonly events: ResourceEventsService,
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
   }
@@ -371,6 +376,8 @@ export class MergeRequestsService {
         include: withPeople,
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, mergeRequestId: mr.id })) });
+      if (milestoneId !== null) await this.events.recordMilestoneChange(tx, eventResource(mr), { milestoneId, previousId: null, state: mr.state }, viewer.id, at);
+      await this.events.recordLabelChanges(tx, eventResource(mr), { added: labelIds, removed: [] }, viewer.id, at);
       await this.keepIssueReferences(tx, mr.id, references);
       await this.event(project, mr, 'created', tx);
       return mr;
@@ -423,6 +430,7 @@ export class MergeRequestsService {
     const assigneeIds = metadata && changes.assigneeIds != null ? await this.usersFor(changes.assigneeIds) : null;
     const reviewerIds = metadata && changes.reviewerIds != null ? await this.usersFor(changes.reviewerIds) : null;
     let labelIds: number[] | null = null;
+    let labelChange = { added: [] as number[], removed: [] as number[] };
     if (metadata && (changes.labels != null || changes.labelIds != null || changes.addLabels != null || changes.removeLabels != null)) {
       const current = await this.labelIdsOf(mr);
       let next = current;
@@ -433,7 +441,10 @@ export class MergeRequestsService {
       const remove = new Set(removed.map((l) => l.id));
       next = [...new Set([...next, ...add])].filter((id) => !remove.has(id));
       const same = next.length === current.length && next.every((id) => current.includes(id));
-      if (!same) labelIds = next;
+      if (!same) {
+        labelIds = next;
+        labelChange = { added: next.filter((id) => !current.includes(id)), removed: current.filter((id) => !next.includes(id)) };
+      }
     }
     const textChanged = data.title !== undefined || data.description !== undefined || data.targetBranch !== undefined;
     const references = textChanged
@@ -456,6 +467,14 @@ export class MergeRequestsService {
         await tx.mergeRequestReviewer.createMany({ data: reviewerIds.map((userId) => ({ mergeRequestId: mr.id, userId })), skipDuplicates: true });
       }
       const updated = await tx.mergeRequest.update({ where: { id: mr.id }, data, include: withPeople });
+      // GitLab's resource events of the change: milestone, labels, then state (MergeRequests::UpdateService, Close/ReopenService).
+      const at = updated.updatedAt;
+      await this.events.issuables.mergeRequestUpdated(tx, mr, updated, (t) => draftTitle(t, false), viewer.id);
+      if (updated.milestoneId !== mr.milestoneId) {
+        await this.events.recordMilestoneChange(tx, eventResource(updated), { milestoneId: updated.milestoneId, previousId: mr.milestoneId, state: updated.state }, viewer.id, at);
+      }
+      await this.events.recordLabelChanges(tx, eventResource(updated), labelChange, viewer.id, at);
+      if (data.state) await this.events.recordStateChange(tx, eventResource(updated), state === 'closed' ? 'closed' : 'reopened', viewer.id, at);
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
       return updated;
     });
@@ -563,6 +582,7 @@ export class MergeRequestsService {
     await this.base.access.authorize('destroy_merge_request', mergeRequestSubject(project, mr));
     return this.db.$transaction(async (tx) => {
       await tx.labelLink.deleteMany({ where: { mergeRequestId: mr.id } });
+      await this.events.deleteFor(tx, eventResource(mr));
       await tx.note.deleteMany({ where: { noteableType: MERGE_REQUEST, noteableId: mr.id } });
       await tx.mergeRequest.delete({ where: { id: mr.id } });
       return mr;
@@ -582,6 +602,7 @@ export class MergeRequestsService {
         data: { ...merged, state: 'merged', mergeUserId: viewer.id, mergedAt: at, updatedAt: at },
       });
       const updated = await tx.mergeRequest.findUniqueOrThrow({ where: { id: mr.id }, include: withPeople });
+      if (updated.mergedAt?.getTime() === at.getTime()) await this.events.recordStateChange(tx, eventResource(updated), 'merged', viewer.id, at);
       await this.event(project, updated, 'merged', tx);
       return updated;
     });

@@ -28,7 +28,20 @@ export interface IssueSnapshot {
   assignees: readonly { userId: number }[];
 }
 
+/** A merge request's fields whose changes become system notes (its labels, milestone and state are events). */
+export interface MergeRequestSnapshot {
+  id: number;
+  projectId: number;
+  title: string;
+  description: string | null;
+  draft: boolean;
+  discussionLocked: boolean | null;
+  updatedAt: Date;
+  assignees: readonly { userId: number }[];
+}
+
 type Tx = Prisma.TransactionClient;
+type Resource = Pick<IssueSnapshot, 'id' | 'projectId'>;
 
 /** Rails' Array#to_sentence: `a`, `a and b`, `a, b, and c`. */
 export function toSentence(words: readonly string[]): string {
@@ -49,12 +62,32 @@ export class IssuableChanges {
     private readonly notes: NotesService,
   ) {}
 
-  private resource(issue: IssueSnapshot): EventResource {
-    return { type: 'Issue', id: issue.id, projectId: issue.projectId, groupId: null };
+  private resource(issue: Resource, type = 'Issue'): EventResource {
+    return { type, id: issue.id, projectId: issue.projectId, groupId: null };
   }
 
-  private note(tx: Tx, issue: IssueSnapshot, userId: number, body: string, at: Date) {
-    return this.notes.createSystemNote(tx, this.resource(issue), userId, body, at);
+  private note(tx: Tx, issue: Resource, userId: number, body: string, at: Date, type = 'Issue') {
+    return this.notes.createSystemNote(tx, this.resource(issue, type), userId, body, at);
+  }
+
+  /**
+   * A merge request's update (Issuable::CommonSystemNotesService): a draft status change (`marked this merge request
+   * as **draft**` or `**ready**`), then a title change apart from the draft prefix, the description, the discussion
+   * lock and the assignees, each as a system note. `draftless` strips a title's draft prefixes.
+   */
+  async mergeRequestUpdated(tx: Tx, before: MergeRequestSnapshot, after: MergeRequestSnapshot, draftless: (title: string) => string, userId: number): Promise<void> {
+    const at = after.updatedAt;
+    const note = (body: string) => this.note(tx, after, userId, body, at, 'MergeRequest');
+    if (before.title !== after.title) {
+      if (before.draft !== after.draft) await note(`marked this merge request as **${after.draft ? 'draft' : 'ready'}**`);
+      if (draftless(before.title) !== draftless(after.title)) {
+        const [from, to] = markTitleChange(before.title, after.title);
+        await note(`changed title from **${from}** to **${to}**`);
+      }
+    }
+    if (before.description !== after.description) await note('changed the description');
+    if (!!before.discussionLocked !== !!after.discussionLocked) await note(`${after.discussionLocked ? 'locked' : 'unlocked'} the discussion in this merge request`);
+    await this.assigneesChanged(tx, before, after, userId, at, 'MergeRequest');
   }
 
   /** A new issue (`is_update: false`): its labels, milestone and weight as events, its due date as a note. */
@@ -91,7 +124,7 @@ export class IssuableChanges {
   }
 
   /** SystemNotes::IssuablesService#change_issuable_assignees: `assigned to @a and @b and unassigned @c`. */
-  private async assigneesChanged(tx: Tx, before: IssueSnapshot, after: IssueSnapshot, userId: number, at: Date): Promise<void> {
+  private async assigneesChanged(tx: Tx, before: Pick<IssueSnapshot, 'assignees'>, after: Resource & Pick<IssueSnapshot, 'assignees'>, userId: number, at: Date, type = 'Issue'): Promise<void> {
     const old = before.assignees.map((a) => a.userId);
     const now = after.assignees.map((a) => a.userId);
     const added = now.filter((id) => !old.includes(id));
@@ -100,7 +133,7 @@ export class IssuableChanges {
     const parts: string[] = [];
     if (added.length) parts.push(`assigned to ${toSentence(await this.events.references(tx, added))}`);
     if (removed.length) parts.push(`unassigned ${toSentence(await this.events.references(tx, removed))}`);
-    await this.note(tx, after, userId, parts.join(' and '), at);
+    await this.note(tx, after, userId, parts.join(' and '), at, type);
   }
 
   /**

@@ -20,4 +20,7 @@ export function resourceEventRoutes(parent: string, kind: string, events: readon
   });
 }
 
-export const resourceEventsRoutes: RestRoute[] = [...resourceEventRoutes('/projects/:id/issues/:issue_iid', 'Issue', ['Label', 'Weight', 'Milestone', 'State'])];
+export const resourceEventsRoutes: RestRoute[] = [
+  ...resourceEventRoutes('/projects/:id/issues/:issue_iid', 'Issue', ['Label', 'Weight', 'Milestone', 'State']),
+  ...resourceEventRoutes('/projects/:id/merge_requests/:merge_request_iid', 'MergeRequest', ['Label', 'Milestone', 'State']),
+];
