@@ -216,7 +216,7 @@ export const mergeRequestResolvers = {
     subscribed: (m: MergeRequestRow, _a: unknown, ctx: Context) =>
       !!ctx.viewer && (m.authorId === ctx.viewer.id || m.assignees.some((a) => a.userId === ctx.viewer!.id) || m.reviewers.some((r) => r.userId === ctx.viewer!.id)),
     firstContribution: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.firstContribution(m),
-    headPipeline: () => null,
+    headPipeline: async (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.pipelines.headForMergeRequest(m, await ctx.services.merge_requests.projectOf(m)),
     latestBuildStartedAt: () => null,
     latestBuildFinishedAt: () => null,
     firstDeployedToProductionAt: () => null,
@@ -239,6 +239,8 @@ export const mergeRequestResolvers = {
         removeSourceBranch: input.removeSourceBranch as boolean | null | undefined,
         squash: input.squash as boolean | null | undefined,
       });
+      // Its first merge request pipeline and refs/merge-requests/<iid>/head (MergeRequests::AfterCreateService).
+      await ctx.services.pipelines.createForMergeRequest(project, mergeRequest, ctx.viewer!.id, false);
       return { mergeRequest };
     },
     mergeRequestUpdate: async (

@@ -1,0 +1,87 @@
+/**
+ * Merge request pipelines (source `merge_request_event`, ref refs/merge-requests/<iid>/head) run by the built-in
+ * shell runner: made when the merge request is created, on a push to its source branch and through
+ * `POST .../merge_requests/:iid/pipelines`, with CI_MERGE_REQUEST_* variables; listed by `GET .../pipelines` and
+ * shown as the merge request's head pipeline.
+ */
+import { Gitlab } from '@gitbeaker/rest';
+import { describe, expect, it } from 'vitest';
+import { suiteServer } from '../support/server.js';
+import { commit, eventually, jobsOf, projectWithConfig, pushPipeline, withShellRunner } from '../runners/support.js';
+
+const t = suiteServer({ ciLongPollingMs: 2000 });
+withShellRunner(t);
+
+const CONFIG = `
+mr-job:
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+  script:
+    - echo "mr $CI_MERGE_REQUEST_IID from $CI_MERGE_REQUEST_SOURCE_BRANCH_NAME to $CI_MERGE_REQUEST_TARGET_BRANCH_NAME ($CI_MERGE_REQUEST_EVENT_TYPE) ref $CI_COMMIT_REF_NAME"
+branch-job:
+  script: echo branch
+`;
+
+const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
+
+describe('merge request pipelines', () => {
+  it('runs the merge request jobs on refs/merge-requests/<iid>/head with CI_MERGE_REQUEST_* variables', async () => {
+    const api = new Gitlab({ host: t.url, token: t.rootToken });
+    const { project } = await projectWithConfig(t, CONFIG);
+    await api.Branches.create(project.id, 'feature', 'main');
+    const first = await commit(t, project.id, { 'a.txt': 'a\n' }, 'feature');
+    // The push's pipelines are made before the merge request exists (its own then comes from its creation).
+    await pushPipeline(t, project.id, first);
+    const mr = await api.MergeRequests.create(project.id, 'feature', 'main', 'Add a');
+
+    const list = await eventually(async () => {
+      const res = await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}/pipelines`);
+      expect(res.status).toBe(200);
+      return (res.body as { source: string }[]).find((p) => p.source === 'merge_request_event') && res.body;
+    });
+    const pipeline = (list as { id: number; ref: string; source: string }[]).find((p) => p.source === 'merge_request_event')!;
+    expect(pipeline.ref).toBe(`refs/merge-requests/${mr.iid}/head`);
+    const jobs = await jobsOf(t, project.id, pipeline.id);
+    expect(jobs.map((j) => j.name)).toEqual(['mr-job']);
+    const [job] = await eventually(async () => {
+      const js = await jobsOf(t, project.id, pipeline.id);
+      return js.every((j) => FINISHED.includes(j.status)) && js;
+    }, 60_000);
+    expect(job.status).toBe('success');
+    const trace = (await t.api('GET', `/projects/${project.id}/jobs/${job.id}/trace`)).text;
+    expect(trace).toContain(`mr ${mr.iid} from feature to main (detached) ref feature`);
+
+    // The merge request shows its newest merge request pipeline as its head pipeline.
+    const newest = Math.max(...(list as { id: number; source: string }[]).filter((p) => p.source === 'merge_request_event').map((p) => p.id));
+    const single = await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`);
+    expect(single.body.head_pipeline).toMatchObject({ id: newest });
+
+    // The API makes another one.
+    const created = await t.api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/pipelines`);
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ ref: `refs/merge-requests/${mr.iid}/head`, source: 'merge_request_event', status: expect.any(String) });
+
+    // A push to the source branch makes one for its new head.
+    const sha = await commit(t, project.id, { 'b.txt': 'b\n' }, 'feature');
+    await eventually(async () => {
+      const res = await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}/pipelines`);
+      return (res.body as { source: string; sha: string }[]).some((p) => p.source === 'merge_request_event' && p.sha === sha);
+    });
+  });
+
+  it('answers GitLab\'s error when no job runs for a merge request', async () => {
+    const { project } = await projectWithConfig(t, 'build:\n  script: echo build\n');
+    const branch = await t.api('POST', `/projects/${project.id}/repository/branches`, { body: { branch: 'topic', ref: 'main' } });
+    expect(branch.status).toBe(201);
+    await commit(t, project.id, { 'c.txt': 'c\n' }, 'topic');
+    const mr = await t.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'topic', target_branch: 'main', title: 'Topic' } });
+    expect(mr.status).toBe(201);
+    const res = await t.api('POST', `/projects/${project.id}/merge_requests/${mr.body.iid}/pipelines`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      message: { base: ['Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.'] },
+    });
+    const missing = await t.api('POST', `/projects/${project.id}/merge_requests/999/pipelines`);
+    expect(missing.status).toBe(404);
+  });
+});
