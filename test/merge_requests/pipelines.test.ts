@@ -84,4 +84,25 @@ describe('merge request pipelines', () => {
     const missing = await t.api('POST', `/projects/${project.id}/merge_requests/999/pipelines`);
     expect(missing.status).toBe(404);
   });
+
+  it('writes refs/merge-requests/<iid>/merge for GET .../merge_ref, 400 when it conflicts', async () => {
+    const { project } = await projectWithConfig(t, 'build:\n  script: echo build\n');
+    const main = await commit(t, project.id, { 'c.txt': 'main\n' });
+    expect((await t.api('POST', `/projects/${project.id}/repository/branches`, { body: { branch: 'clean', ref: 'main' } })).status).toBe(201);
+    const head = await commit(t, project.id, { 'd.txt': 'd\n' }, 'clean');
+    const mr = await t.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'clean', target_branch: 'main', title: 'Clean' } });
+    const res = await t.api('GET', `/projects/${project.id}/merge_requests/${mr.body.iid}/merge_ref`);
+    expect(res.status, res.text).toBe(200);
+    expect(Object.keys(res.body)).toEqual(['commit_id']);
+    const parents = await t.api('GET', `/projects/${project.id}/repository/commits/${res.body.commit_id}`);
+    expect(parents.body.parent_ids).toEqual([main, head]);
+
+    expect((await t.api('POST', `/projects/${project.id}/repository/branches`, { body: { branch: 'clash', ref: main } })).status).toBe(201);
+    await commit(t, project.id, { 'c.txt': 'clash\n' }, 'clash');
+    await commit(t, project.id, { 'c.txt': 'main again\n' });
+    const clash = await t.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'clash', target_branch: 'main', title: 'Clash' } });
+    const refused = await t.api('GET', `/projects/${project.id}/merge_requests/${clash.body.iid}/merge_ref`);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ message: 'Merge request is not mergeable' });
+  });
 });

@@ -189,6 +189,7 @@ export const mergeRequestResolvers = {
     mergeable: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).detailedMergeStatus(m)) === 'mergeable',
     mergeableDiscussionsState: () => true,
     mergeError: () => null,
+    mergeRefHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRef(await projectOfMr(m, ctx), m),
     autoMergeEnabled: () => false,
     commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).commits(m, { first: 1 })).count,
     commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
