@@ -6,11 +6,16 @@
  */
 import { Gitlab } from '@gitbeaker/rest';
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { suiteServer } from '../support/server.js';
+import { cloneUrl, gitSandbox } from '../support/git.js';
 import { commit, eventually, jobsOf, projectWithConfig, pushPipeline, withShellRunner } from '../runners/support.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000 });
 withShellRunner(t);
+const sandbox = gitSandbox();
 
 const CONFIG = `
 mr-job:
@@ -104,5 +109,43 @@ describe('merge request pipelines', () => {
     const refused = await t.api('GET', `/projects/${project.id}/merge_requests/${clash.body.iid}/merge_ref`);
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ message: 'Merge request is not mergeable' });
+  });
+
+  it('merges when the pipeline succeeds (merge_when_pipeline_succeeds), and cancels on request', async () => {
+    const api = new Gitlab({ host: t.url, token: t.rootToken });
+    // The job waits for a gate the test opens once the merge is set to happen: the pipeline is running meanwhile.
+    const gate = join(mkdtempSync(join(tmpdir(), 'mr-gate-')), 'open');
+    const config = `gated:\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "merge_request_event"\n  script:\n    - while [ ! -f ${gate} ]; do sleep 0.1; done\n    - echo "gate open for $CI_MERGE_REQUEST_IID"\n`;
+    const { project } = await projectWithConfig(t, config);
+    await api.Branches.create(project.id, 'auto', 'main');
+    const first = await commit(t, project.id, { 'auto.txt': 'auto\n' }, 'auto');
+    await pushPipeline(t, project.id, first);
+    const mr = await api.MergeRequests.create(project.id, 'auto', 'main', 'Auto');
+    const head = await eventually(async () => (await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`)).body.head_pipeline);
+    expect(head).toBeTruthy();
+
+    // Cancelling with no auto-merge set is refused; setting it answers the merge request, not merged.
+    expect((await t.api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/cancel_merge_when_pipeline_succeeds`)).status).not.toBe(201);
+    const set = await t.api('PUT', `/projects/${project.id}/merge_requests/${mr.iid}/merge`, { body: { merge_when_pipeline_succeeds: true } });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true, merged_at: null });
+    expect(set.body.merge_user).toMatchObject({ username: 'root' });
+    const cancel = await t.api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/cancel_merge_when_pipeline_succeeds`);
+    expect(cancel.status, cancel.text).toBe(201);
+    expect(cancel.body).toEqual({ status: 'success' });
+    expect((await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`)).body.merge_when_pipeline_succeeds).toBe(false);
+
+    const again = await api.MergeRequests.merge(project.id, mr.iid, { mergeWhenPipelineSucceeds: true });
+    expect(again).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
+    writeFileSync(gate, '');
+    const merged = await eventually(async () => {
+      const res = await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`);
+      return res.body.state === 'merged' && res.body;
+    }, 60_000);
+    expect(merged.merge_commit_sha).toMatch(/^[0-9a-f]{40}$/);
+    const dir = sandbox.folder();
+    await sandbox.ok(dir, ['clone', '--quiet', cloneUrl(t.url, project.path_with_namespace, t.rootToken), 'repo']);
+    const log = await sandbox.ok(`${dir}/repo`, ['log', '--format=%H %s', '-1', 'origin/main']);
+    expect(log.trim()).toBe(`${merged.merge_commit_sha} Merge branch 'auto' into 'main'`);
   });
 });

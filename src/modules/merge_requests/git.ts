@@ -175,6 +175,15 @@ export class MergeRequestGit {
    * `squash`) moves the target branch only if it is still where it was read; the source branch is removed when asked
    * and allowed. Both moves are recorded as one push.
    */
+  /** Whether the viewer may merge it now or later (401 as GitLab's merge API), and `sha` is its source head (409). */
+  async authorizeMerge(project: ProjectRow, mr: MergeRequestRow, sha: string | null | undefined): Promise<void> {
+    this.base.access.requireViewer();
+    if (!(await this.repositories.canMergeToBranch(project, mr.targetBranch))) throw unauthenticated();
+    if (mr.state !== 'opened') throw methodNotAllowed('405 Method Not Allowed');
+    const source = (await this.state(mr)).headSha;
+    if (sha && sha !== source) throw conflict(`SHA does not match HEAD of source branch: ${source}`);
+  }
+
   async merge(project: ProjectRow, iid: number, options: MergeOptions): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
     const mr = await this.mergeRequests.get(project, iid);
