@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suiteServer } from '../support/server.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
+import { createProject } from '../support/factories.js';
 import { commit, eventually, jobsOf, projectWithConfig, pushPipeline, withShellRunner } from '../runners/support.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000 });
@@ -116,10 +117,11 @@ describe('merge request pipelines', () => {
     // The job waits for a gate the test opens once the merge is set to happen: the pipeline is running meanwhile.
     const gate = join(mkdtempSync(join(tmpdir(), 'mr-gate-')), 'open');
     const config = `gated:\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "merge_request_event"\n  script:\n    - while [ ! -f ${gate} ]; do sleep 0.1; done\n    - echo "gate open for $CI_MERGE_REQUEST_IID"\n`;
-    const { project } = await projectWithConfig(t, config);
+    // Its only job is for merge requests: pushes to main and to the branch make no pipeline.
+    const project = await createProject(t, t.rootToken);
+    await commit(t, project.id, { '.gitlab-ci.yml': config });
     await api.Branches.create(project.id, 'auto', 'main');
-    const first = await commit(t, project.id, { 'auto.txt': 'auto\n' }, 'auto');
-    await pushPipeline(t, project.id, first);
+    await commit(t, project.id, { 'auto.txt': 'auto\n' }, 'auto');
     const mr = await api.MergeRequests.create(project.id, 'auto', 'main', 'Auto');
     const head = await eventually(async () => (await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`)).body.head_pipeline);
     expect(head).toBeTruthy();
