@@ -4,7 +4,7 @@
  * diffs, and merging it (a merge commit, optionally over a squashed commit, written with `git merge-tree` and
  * `commit-tree`, and the target branch moved only if it has not moved meanwhile), recorded as a push.
  */
-import { conflict, methodNotAllowed, notFound, unauthenticated, unprocessable } from '../../errors.js';
+import { badRequest, conflict, methodNotAllowed, notFound, unauthenticated, unprocessable } from '../../errors.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA, type FileDiff, type Repository } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
@@ -175,6 +175,15 @@ export class MergeRequestGit {
    * `squash`) moves the target branch only if it is still where it was read; the source branch is removed when asked
    * and allowed. Both moves are recorded as one push.
    */
+  /** Whether the viewer may merge it now or later (401 as GitLab's merge API), and `sha` is its source head (409). */
+  async authorizeMerge(project: ProjectRow, mr: MergeRequestRow, sha: string | null | undefined): Promise<void> {
+    this.base.access.requireViewer();
+    if (!(await this.repositories.canMergeToBranch(project, mr.targetBranch))) throw unauthenticated();
+    if (mr.state !== 'opened') throw methodNotAllowed('405 Method Not Allowed');
+    const source = (await this.state(mr)).headSha;
+    if (sha && sha !== source) throw conflict(`SHA does not match HEAD of source branch: ${source}`);
+  }
+
   async merge(project: ProjectRow, iid: number, options: MergeOptions): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
     const mr = await this.mergeRequests.get(project, iid);
@@ -210,6 +219,30 @@ export class MergeRequestGit {
     await this.repositories.refsUpdated(project, viewer.id, updates);
     if (mr.targetBranch === project.defaultBranch) await this.mergeRequests.closeIssuesOnMerge(project, merged);
     return merged;
+  }
+
+  /**
+   * GitLab's `GET …/merge_ref` (MergeabilityCheckService with MergeRequests::MergeToRefService): the merge commit
+   * the merge would make, written to refs/merge-requests/<iid>/merge; 400 `Merge request is not mergeable` when it
+   * is not open, lost its source or target, or conflicts.
+   */
+  async mergeRef(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
+    const refused = badRequest('Merge request is not mergeable');
+    if (mr.state !== 'opened') throw refused;
+    const state = await this.state(mr);
+    if (!state.sourceExists || !state.startSha || !state.headSha || state.conflicts) throw refused;
+    const repository = await this.open(project);
+    const tree = await repository.mergeTree(state.startSha, state.headSha);
+    if (!tree) throw refused;
+    const viewer = this.base.access.viewer;
+    const user = (viewer && (await this.base.loaders.users.byId.load(viewer.id))) || (mr.authorId !== null ? await this.base.loaders.users.byId.load(mr.authorId) : null);
+    if (!user) throw refused;
+    const person = { name: user.name, email: user.email };
+    const commit = await repository.commitTree(tree, [state.startSha, state.headSha], withNewline(this.defaultMessage(project, mr)), person, person);
+    const ref = `refs/merge-requests/${mr.iid}/merge`;
+    const current = await repository.resolve(ref);
+    if (!(await repository.updateRef(ref, commit, current ?? ZERO_SHA))) throw refused;
+    return commit;
   }
 
   /** GitLab's can_remove_source_branch?: not the default branch, not protected, and the viewer may push to it. */

@@ -4,6 +4,7 @@
  * mergeability, merging: git.ts), MergeRequestPolicy (policy.ts), and merge requests as noteables (noteable.ts).
  */
 import { defineModule } from '../module.js';
+import { autoMergeJobs } from './auto_merge.js';
 import './activity.js';
 import { createMergeRequestLoaders, type MergeRequestLoaders } from './loaders.js';
 import './noteable.js';
@@ -28,6 +29,7 @@ export const mergeRequestsModule = defineModule({
   resolvers: mergeRequestResolvers,
   policy: mergeRequestPolicy,
   routes: mergeRequestRoutes,
+  jobs: autoMergeJobs,
   loaders: (db) => createMergeRequestLoaders(db),
   uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues', 'resource_events'],
   service: (base, { labels, activity, repositories, issues, resource_events }) => new MergeRequestsService(base, labels, activity, repositories, issues, resource_events),

@@ -1,5 +1,6 @@
 /** GraphQL resolvers of merge requests; the REST routes run through them too. */
 import type { Context } from '../../context.js';
+import { cannotCancel, setAutoMerge } from './auto_merge.js';
 import { invalidArgument } from '../../errors.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
@@ -196,7 +197,9 @@ export const mergeRequestResolvers = {
     mergeable: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).detailedMergeStatus(m)) === 'mergeable',
     mergeableDiscussionsState: () => true,
     mergeError: () => null,
-    autoMergeEnabled: () => false,
+    mergeRefHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRef(await projectOfMr(m, ctx), m),
+    autoMergeEnabled: (m: MergeRequestRow) => m.autoMergeEnabled,
+    autoMergeStrategy: (m: MergeRequestRow) => m.autoMergeStrategy,
     commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).commits(m, { first: 1 })).count,
     commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
     diffs: async (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => listConnection(args, await git(ctx).diffList(m, args.unidiff ?? false)),
@@ -221,7 +224,7 @@ export const mergeRequestResolvers = {
     subscribed: (m: MergeRequestRow, _a: unknown, ctx: Context) =>
       !!ctx.viewer && (m.authorId === ctx.viewer.id || m.assignees.some((a) => a.userId === ctx.viewer!.id) || m.reviewers.some((r) => r.userId === ctx.viewer!.id)),
     firstContribution: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.firstContribution(m),
-    headPipeline: () => null,
+    headPipeline: async (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.pipelines.headForMergeRequest(m, await ctx.services.merge_requests.projectOf(m)),
     latestBuildStartedAt: () => null,
     latestBuildFinishedAt: () => null,
     firstDeployedToProductionAt: () => null,
@@ -244,6 +247,8 @@ export const mergeRequestResolvers = {
         removeSourceBranch: input.removeSourceBranch as boolean | null | undefined,
         squash: input.squash as boolean | null | undefined,
       });
+      // Its first merge request pipeline and refs/merge-requests/<iid>/head (MergeRequests::AfterCreateService).
+      await ctx.services.pipelines.createForMergeRequest(project, mergeRequest, ctx.viewer!.id, false);
       return { mergeRequest };
     },
     mergeRequestUpdate: async (
@@ -266,17 +271,43 @@ export const mergeRequestResolvers = {
     },
     mergeRequestAccept: async (
       _: unknown,
-      input: MrIid & { sha?: string | null; commitMessage?: string | null; squashCommitMessage?: string | null; shouldRemoveSourceBranch?: boolean | null; squash?: boolean | null },
+      input: MrIid & {
+        sha?: string | null;
+        commitMessage?: string | null;
+        squashCommitMessage?: string | null;
+        shouldRemoveSourceBranch?: boolean | null;
+        squash?: boolean | null;
+        strategy?: string | null;
+        autoMerge?: boolean | null;
+        mergeWhenPipelineSucceeds?: boolean | null;
+      },
       ctx: Context,
-    ) => ({
-      mergeRequest: await git(ctx).merge(await projectOf(ctx, input.projectPath), iidOf(input.iid), {
+    ) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const options = {
         sha: input.sha,
         squash: input.squash,
         shouldRemoveSourceBranch: input.shouldRemoveSourceBranch,
         mergeCommitMessage: input.commitMessage,
         squashCommitMessage: input.squashCommitMessage,
-      }),
-    }),
+      };
+      const strategy = input.strategy && input.strategy !== 'MERGE_IMMEDIATELY' ? input.strategy.toLowerCase() : input.autoMerge || input.mergeWhenPipelineSucceeds ? 'merge_when_pipeline_succeeds' : null;
+      if (strategy) {
+        const mr = await ctx.services.merge_requests.get(project, iidOf(input.iid));
+        await git(ctx).authorizeMerge(project, mr, options.sha);
+        const head = await ctx.services.pipelines.headForMergeRequest(mr, project);
+        const auto = await setAutoMerge(ctx.services.merge_requests, project, mr, head?.status ?? null, strategy, options);
+        if (auto) return { mergeRequest: auto };
+      }
+      return { mergeRequest: await git(ctx).merge(project, iidOf(input.iid), options) };
+    },
+    mergeRequestCancelAutoMerge: async (_: unknown, input: MrIid, ctx: Context) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const mr = await ctx.services.merge_requests.get(project, iidOf(input.iid));
+      await git(ctx).authorizeMerge(project, mr, null);
+      if (!mr.autoMergeEnabled) throw cannotCancel();
+      return { mergeRequest: await ctx.services.merge_requests.cancelAutoMerge(project, mr), status: 'success' };
+    },
     mergeRequestSetLabels: async (_: unknown, input: MrIid & { labelIds: number[]; operationMode?: Mode | null }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.setLabels(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.labelIds, input.operationMode ?? 'REPLACE'),
     }),

@@ -5,7 +5,7 @@
  * activity events. Their git side (commits, diffs, mergeability, merging) is git.ts.
  */
 import DataLoader from 'dataloader';
-import type { Prisma } from '../../db/database.js';
+import { Prisma } from '../../db/database.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -599,13 +599,32 @@ export class MergeRequestsService {
       const at = new Date();
       await tx.mergeRequest.updateMany({
         where: { id: mr.id, state: 'opened' },
-        data: { ...merged, state: 'merged', mergeUserId: viewer.id, mergedAt: at, updatedAt: at },
+        data: { ...merged, state: 'merged', mergeUserId: viewer.id, mergedAt: at, updatedAt: at, autoMergeEnabled: false },
       });
       const updated = await tx.mergeRequest.findUniqueOrThrow({ where: { id: mr.id }, include: withPeople });
       if (updated.mergedAt?.getTime() === at.getTime()) await this.events.recordStateChange(tx, eventResource(updated), 'merged', viewer.id, at);
       await this.event(project, updated, 'merged', tx);
       return updated;
     });
+  }
+
+  /** Sets the merge request to merge by itself (auto_merge.ts decides when), as the viewer, with the merge's options. */
+  async recordAutoMerge(project: ProjectRow, mr: MergeRequestRow, strategy: string, options: Record<string, unknown>): Promise<MergeRequestRow> {
+    const viewer = this.base.access.requireViewer();
+    await this.db.mergeRequest.updateMany({
+      where: { id: mr.id, state: 'opened' },
+      data: { autoMergeEnabled: true, autoMergeStrategy: strategy, mergeUserId: viewer.id, mergeParams: JSON.parse(JSON.stringify(options)), updatedAt: new Date() },
+    });
+    return this.get(project, mr.iid);
+  }
+
+  /** GitLab's reset_auto_merge: no auto-merge, no merge user, no kept options. */
+  async cancelAutoMerge(project: ProjectRow, mr: MergeRequestRow): Promise<MergeRequestRow> {
+    await this.db.mergeRequest.updateMany({
+      where: { id: mr.id, state: 'opened' },
+      data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: new Date() },
+    });
+    return this.get(project, mr.iid);
   }
 
   /** GitLab's participants: the author, assignees, reviewers and commenters, each once. */

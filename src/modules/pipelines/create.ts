@@ -13,7 +13,7 @@ import { planPipeline, type CiContext, type PipelinePlan, type PlannedJob } from
 import type { ProjectRow } from '../projects/service.js';
 import type { ProtectedBranchesService } from '../protected_branches/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap } from './predefined.js';
+import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, variableMap, type MergeRequestFacts } from './predefined.js';
 import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type ProcessingEffects, type StoredNeed } from './processing.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { commitFiles } from './includes.js';
@@ -75,6 +75,8 @@ export interface CreateInput {
    * `include: artifact:` entries read files of the parent pipeline's jobs.
    */
   config?: { content: string; readArtifact: NonNullable<CiContext['readArtifact']> };
+  /** A `merge_request_event` pipeline's merge request: `ref` is its refs/merge-requests/<iid>/head, `sha` given. */
+  mergeRequest?: MergeRequestFacts;
 }
 
 export interface CreateDeps extends ProcessingEffects {
@@ -114,7 +116,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
   if (!commit) return { error: CREATE_ERRORS.referenceNotFound };
   const user = await deps.db.user.findUnique({ where: { id: input.userId }, select: { id: true, username: true, name: true, email: true } });
   const configPath = project.ciConfigPath || DEFAULT_CI_CONFIG_PATH;
-  const protectedRef = !tag && (await deps.protectedBranches.anyProtected(project.id, [input.ref]));
+  const protectedRef = input.mergeRequest ? input.mergeRequest.sourceBranchProtected : !tag && (await deps.protectedBranches.anyProtected(project.id, [input.ref]));
   const row = {
     projectId: project.id,
     ref: input.ref,
@@ -127,6 +129,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     pipelineScheduleId: input.pipelineScheduleId ?? null,
     sourceJobId: input.upstream?.bridgeId ?? null,
     parentPipelineId: input.upstream?.parentPipelineId ?? null,
+    mergeRequestId: input.mergeRequest?.id ?? null,
   };
 
   if (input.skip || (input.honourSkipCi && SKIP_CI.test(commit.message))) {
@@ -153,6 +156,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     commit,
     user,
     project,
+    mergeRequest: input.mergeRequest,
   };
   const changes = input.changesFrom ? ((await repository.changedPaths(input.changesFrom, sha)) ?? undefined) : undefined;
   const ciVariables = deps.ciVariables ? await deps.ciVariables(project, protectedRef) : [];

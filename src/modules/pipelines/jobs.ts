@@ -18,6 +18,8 @@ export function pipelineJobs({ app, contextFor }: JobEnvironment): JobHandlers {
       const project = await services.projects.find({ id: push.projectId });
       if (!project) return;
       await services.pipelines.createForPush(project, push);
+      // Open merge requests of the pushed branch get their merge request pipelines (MergeRequests::RefreshService).
+      await services.pipelines.createForMergeRequestsOnPush(project, push);
     },
     // As the bridge's user: the downstream pipeline is theirs, and their permissions decide whether it may exist.
     [DOWNSTREAM_JOB]: async (payload) => {

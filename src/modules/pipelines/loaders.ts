@@ -28,6 +28,14 @@ export function createPipelineLoaders(db: PrismaClient) {
       const bySchedule = new Map(rows.map((row) => [row.pipelineScheduleId, row]));
       return scheduleIds.map((id) => bySchedule.get(id) ?? null);
     }),
+    /** The newest merge request pipeline of each merge request (null for none). */
+    lastByMergeRequest: new DataLoader<number, Prisma.PipelineGetPayload<object> | null>(async (mrIds) => {
+      const newest = await db.pipeline.groupBy({ by: ['mergeRequestId'], where: { mergeRequestId: { in: [...mrIds] } }, _max: { id: true } });
+      const ids = newest.map((row) => row._max.id).filter((id): id is number => id !== null);
+      const rows = ids.length ? await db.pipeline.findMany({ where: { id: { in: ids } } }) : [];
+      const byMr = new Map(rows.map((row) => [row.mergeRequestId, row]));
+      return mrIds.map((id) => byMr.get(id) ?? null);
+    }),
     /** The pipeline each bridge created, by the bridge's ID. */
     downstreamByBridge: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { sourceJobId: { in: [...ids] } } }), (p) => p.sourceJobId!),
     runnerById: byKeyLoader((ids: readonly number[]) => db.runner.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),

@@ -37,7 +37,29 @@ export interface PipelineFacts {
   commit: { message: string; authorName: string; authorEmail: string; committedDate: string } | null;
   user: { id: number; username: string; name: string; email: string } | null;
   project: { id: number; name: string; path: string; fullPath: string; visibility: string; defaultBranch: string; namespace: { fullPath: string } };
+  /** The merge request of a `merge_request_event` pipeline (whose ref is refs/merge-requests/<iid>/head). */
+  mergeRequest?: MergeRequestFacts | null;
 }
+
+/** What a merge request pipeline's CI_MERGE_REQUEST_* variables tell (GitLab's MergeRequest#predefined_variables). */
+export interface MergeRequestFacts {
+  id: number;
+  iid: number;
+  title: string;
+  sourceBranch: string;
+  targetBranch: string;
+  draft: boolean;
+  squash: boolean;
+  diffBaseSha: string | null;
+  sourceBranchProtected: boolean;
+  targetBranchProtected: boolean;
+  labels: readonly string[];
+  assignees: readonly string[];
+  milestone: string | null;
+}
+
+/** GitLab's ref of a merge request's head, which its pipelines run on. */
+export const mergeRequestRef = (iid: number) => `refs/merge-requests/${iid}/head`;
 
 /** What a stored pipeline (or one of its jobs, whose ref and commit are the pipeline's) tells its variables. */
 export interface StoredPipeline {
@@ -55,7 +77,7 @@ export interface StoredPipeline {
 /** The facts of a pipeline that exists, for its jobs and bridges: GitLab gives them the pipeline's variables. */
 export function storedPipelineFacts(
   pipeline: StoredPipeline,
-  context: Pick<PipelineFacts, 'protectedRef' | 'commit' | 'user'> & { project: PipelineFacts['project'] & { ciConfigPath: string | null } },
+  context: Pick<PipelineFacts, 'protectedRef' | 'commit' | 'user' | 'mergeRequest'> & { project: PipelineFacts['project'] & { ciConfigPath: string | null } },
 ): PipelineFacts {
   const { id, iid, source, ref, tag, sha, beforeSha, name, createdAt } = pipeline;
   return {
@@ -95,7 +117,9 @@ function serverVariables(config: Config): PredefinedVariable[] {
 export function pipelineVariables(config: Config, facts: PipelineFacts): PredefinedVariable[] {
   const { project, commit, user } = facts;
   const base = config.externalUrl.replace(/\/+$/, '');
-  const refName = facts.ref;
+  const mr = facts.mergeRequest ?? null;
+  // A merge request pipeline's CI_COMMIT_REF_NAME is its source branch; it has no CI_COMMIT_BRANCH (Ci::Pipeline#source_ref).
+  const refName = mr ? mr.sourceBranch : facts.ref;
   const out: PredefinedVariable[] = [
     ...serverVariables(config),
     { key: 'CI_PROJECT_ID', value: String(project.id) },
@@ -116,8 +140,9 @@ export function pipelineVariables(config: Config, facts: PipelineFacts): Predefi
     { key: 'CI_COMMIT_REF_NAME', value: refName },
     { key: 'CI_COMMIT_REF_SLUG', value: slugify(refName) },
     { key: 'CI_COMMIT_REF_PROTECTED', value: String(facts.protectedRef) },
-    facts.tag ? { key: 'CI_COMMIT_TAG', value: refName } : { key: 'CI_COMMIT_BRANCH', value: refName },
+    ...(mr ? [] : [facts.tag ? { key: 'CI_COMMIT_TAG', value: refName } : { key: 'CI_COMMIT_BRANCH', value: refName }]),
   ];
+  if (mr) out.push(...mergeRequestVariables(base, project, mr));
   if (facts.id !== undefined) {
     out.push({ key: 'CI_PIPELINE_ID', value: String(facts.id) }, { key: 'CI_PIPELINE_URL', value: `${base}/${project.fullPath}/-/pipelines/${facts.id}` });
   }
@@ -144,6 +169,39 @@ export function pipelineVariables(config: Config, facts: PipelineFacts): Predefi
       { key: 'GITLAB_USER_EMAIL', value: user.email },
     );
   }
+  return out;
+}
+
+/** GitLab's CI_MERGE_REQUEST_* variables of a detached merge request pipeline (source and target project are one). */
+function mergeRequestVariables(base: string, project: PipelineFacts['project'], mr: MergeRequestFacts): PredefinedVariable[] {
+  const projectUrl = `${base}/${project.fullPath}`;
+  const out: PredefinedVariable[] = [
+    { key: 'CI_MERGE_REQUEST_ID', value: String(mr.id) },
+    { key: 'CI_MERGE_REQUEST_IID', value: String(mr.iid) },
+    { key: 'CI_MERGE_REQUEST_REF_PATH', value: mergeRequestRef(mr.iid) },
+    { key: 'CI_MERGE_REQUEST_PROJECT_ID', value: String(project.id) },
+    { key: 'CI_MERGE_REQUEST_PROJECT_PATH', value: project.fullPath },
+    { key: 'CI_MERGE_REQUEST_PROJECT_URL', value: projectUrl },
+    { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME', value: mr.targetBranch },
+    { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_PROTECTED', value: String(mr.targetBranchProtected) },
+    { key: 'CI_MERGE_REQUEST_TITLE', value: mr.title },
+    { key: 'CI_MERGE_REQUEST_DRAFT', value: String(mr.draft) },
+  ];
+  if (mr.assignees.length) out.push({ key: 'CI_MERGE_REQUEST_ASSIGNEES', value: mr.assignees.join(',') });
+  if (mr.milestone !== null) out.push({ key: 'CI_MERGE_REQUEST_MILESTONE', value: mr.milestone });
+  if (mr.labels.length) out.push({ key: 'CI_MERGE_REQUEST_LABELS', value: mr.labels.join(',') });
+  out.push(
+    { key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME', value: mr.sourceBranch },
+    { key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_PROTECTED', value: String(mr.sourceBranchProtected) },
+    { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_ID', value: String(project.id) },
+    { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_PATH', value: project.fullPath },
+    { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_URL', value: projectUrl },
+    { key: 'CI_MERGE_REQUEST_SQUASH_ON_MERGE', value: String(mr.squash) },
+    { key: 'CI_MERGE_REQUEST_EVENT_TYPE', value: 'detached' },
+  );
+  if (mr.diffBaseSha) out.push({ key: 'CI_MERGE_REQUEST_DIFF_BASE_SHA', value: mr.diffBaseSha });
+  // Detached pipelines have no merged-result shas: GitLab sets them empty.
+  out.push({ key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_SHA', value: '' }, { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_SHA', value: '' });
   return out;
 }
 

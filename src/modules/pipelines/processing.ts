@@ -9,6 +9,7 @@ import type { Prisma, PrismaClient } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { compositeStatus, isCompleted, type CiStatus, type StatusOf } from './status.js';
 import { enqueueHookEvent } from '../hooks/events.js';
+import { enqueueAutoMerge } from '../merge_requests/auto_merge.js';
 import { followJob } from '../environments/ci.js';
 
 /** Bus topic: a pipeline's status (or timing) changed. */
@@ -225,6 +226,8 @@ async function setPipelineStatus(
   if (pipeline.status !== status) {
     await effects.publish(PIPELINE_UPDATED, { pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies PipelineUpdatedMessage, tx);
     await enqueueHookEvent(effects.app.jobs, { trigger: 'pipeline_hooks', projectId: pipeline.projectId, branch: null, data: null, pipeline: { pipelineId: pipeline.id, status } }, tx);
+    // Merge requests set to merge when this pipeline succeeds (auto_merge.ts): merged, or their auto-merge cancelled.
+    if (status === 'success' || status === 'failed' || status === 'canceled') await enqueueAutoMerge(effects.app.jobs, pipeline.id, status, tx);
     // A downstream pipeline tells its bridge (`strategy: depend` or `mirror`) when it completes or waits for a manual
     // job (GitLab's bridgeable statuses that either strategy acts on); the upstream pipeline is processed in a
     // transaction of its own, never under this one's lock.

@@ -8,6 +8,7 @@ import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
 import { idFields, lowerEnum, webUrl } from '../../graphql/resolvers.js';
 import type { ArtifactSummary } from './loaders.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { MergeRequestRow } from '../merge_requests/service.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
 import type { CommitStatusInput } from './statuses.js';
@@ -225,7 +226,16 @@ export const pipelineResolvers = {
     owner: (trigger: TriggerRow, _a: unknown, ctx: Context) => (trigger.ownerId === null ? null : ctx.loaders.users.byId.load(trigger.ownerId)),
     lastUsed: (trigger: TriggerRow) => trigger.lastUsedAt,
   },
+  MergeRequest: {
+    pipelines: async (mr: MergeRequestRow, args: PageArgs, ctx: Context) =>
+      ctx.services.pipelines.forMergeRequest(await ctx.services.merge_requests.projectOf(mr), mr, args),
+  },
   Mutation: {
+    mergeRequestCreatePipeline: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
+      const p = await project(ctx, args.projectPath);
+      const mr = await ctx.services.merge_requests.get(p, Number(args.iid));
+      return { pipeline: await ctx.services.pipelines.createForMergeRequestByViewer(p, mr) };
+    },
     commitStatusCreate: async (_: unknown, args: CommitStatusInput & { projectPath: string; sha: string }, ctx: Context) => ({
       commitStatus: await ctx.services.pipelines.statuses.create(await project(ctx, args.projectPath), args.sha, args),
     }),

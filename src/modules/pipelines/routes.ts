@@ -14,6 +14,8 @@ export const pipelineRoutes: RestRoute[] = [
   { method: 'GET', path: `${pipeline}/test_report_summary`, operation: 'RestPipelineTestReportSummary', result: 'project.pipeline.testReportSummary', notFound: 'Project' },
   { method: 'GET', path: `${pipeline}/jobs`, operation: 'RestPipelineJobs', result: 'project.pipelineJobs', paginate: true, notFound: 'Project', jobToken: true },
   { method: 'GET', path: `${pipeline}/bridges`, operation: 'RestPipelineBridges', result: 'project.pipelineJobs', paginate: true, notFound: 'Project', jobToken: true },
+  { method: 'GET', path: '/projects/:id/merge_requests/:merge_request_iid/pipelines', operation: 'RestListMergeRequestPipelines', result: 'projectMergeRequest.pipelines', paginate: true, notFound: 'Merge Request' },
+  { method: 'POST', path: '/projects/:id/merge_requests/:merge_request_iid/pipelines', operation: 'RestCreateMergeRequestPipeline', result: 'mergeRequestCreatePipeline.pipeline' },
   { method: 'POST', path: '/projects/:id/pipeline', operation: 'RestCreatePipeline', result: 'pipelineCreate.pipeline' },
   { method: 'POST', path: `${pipeline}/retry`, operation: 'RestRetryPipeline', result: 'pipelineRetry.pipeline' },
   // GitLab answers 200 to a cancel, canceled or not.

@@ -16,7 +16,9 @@ import type { RepositoriesService } from '../repositories/service.js';
 import type { UsersService } from '../users/service.js';
 import type { CiVariablesSource } from '../runners/service.js';
 import { pushOptionVariables, skipsCi, type PushOptions } from '../../git/push-options.js';
-import { createPipeline, type CreateDeps } from './create.js';
+import { CREATE_ERRORS, createPipeline, type CreateDeps } from './create.js';
+import { mergeRequestFacts } from './merge_request_facts.js';
+import { mergeRequestRef } from './predefined.js';
 import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
@@ -321,6 +323,17 @@ export class PipelinesService {
     return this.base.loaders.pipelines.lastBySchedule.load(scheduleId);
   }
 
+  /**
+   * GitLab's MergeRequest#head_pipeline: its newest merge request pipeline, else the newest pipeline of its source
+   * branch at its head commit; null for none or when the viewer may not read the project's pipelines.
+   */
+  async headForMergeRequest(mr: { id: number; projectId: number; sourceBranch: string; headSha: string | null }, project: ProjectRow): Promise<PipelineRow | null> {
+    if (!(await this.base.access.can('read_pipeline', project))) return null;
+    const own = await this.base.loaders.pipelines.lastByMergeRequest.load(mr.id);
+    if (own || !mr.headSha) return own;
+    return this.db.pipeline.findFirst({ where: { projectId: mr.projectId, ref: mr.sourceBranch, tag: false, sha: mr.headSha }, orderBy: { id: 'desc' } });
+  }
+
   /** The mean coverage of the pipeline's latest jobs that report one, or null. */
   async coverage(pipeline: PipelineRow): Promise<number | null> {
     const mean = await this.base.loaders.pipelines.coverage.load(pipeline.id);
@@ -437,6 +450,72 @@ export class PipelinesService {
       changesFrom: push.before === ZERO_SHA ? null : push.before,
     });
     return 'error' in result ? null : result.pipeline;
+  }
+
+  /**
+   * A merge request pipeline (GitLab's MergeRequests::CreatePipelineService, detached): its head written to
+   * refs/merge-requests/<iid>/head, then a `merge_request_event` pipeline on that ref when the rules ask for one.
+   * `explicit` (the API) answers GitLab's errors; a push makes none silently.
+   */
+  async createForMergeRequest(project: ProjectRow, mr: { id: number; iid: number; sourceBranch: string; state: string }, userId: number, explicit: boolean): Promise<PipelineRow | null> {
+    const repository = await this.repositories.open(project);
+    const head = await repository.resolve(`refs/heads/${mr.sourceBranch}^{commit}`);
+    if (!head || mr.state !== 'opened') {
+      if (explicit) throw invalid({ base: [CREATE_ERRORS.referenceNotFound] });
+      return null;
+    }
+    const ref = mergeRequestRef(mr.iid);
+    const current = await repository.resolve(ref);
+    if (current !== head) await repository.updateRef(ref, head, current ?? ZERO_SHA);
+    const facts = await mergeRequestFacts(this.db, this.protectedBranches, mr.id);
+    if (!facts) return null;
+    const result = await createPipeline(this.deps(), {
+      project,
+      userId,
+      ref,
+      tag: false,
+      sha: head,
+      source: 'merge_request_event',
+      beforeSha: ZERO_SHA,
+      variables: [],
+      honourSkipCi: !explicit,
+      saveOnErrors: !explicit,
+      mergeRequest: facts,
+    });
+    if ('error' in result) {
+      if (explicit) throw invalid({ base: [result.error] });
+      return null;
+    }
+    return result.pipeline;
+  }
+
+  /** `POST /projects/:id/merge_requests/:iid/pipelines` (GitLab answers what refuses it as a 400). */
+  async createForMergeRequestByViewer(project: ProjectRow, mr: { id: number; iid: number; sourceBranch: string; state: string }): Promise<PipelineRow | null> {
+    await this.authorized(project, 'create_pipeline');
+    const viewer = this.base.access.requireViewer();
+    return this.createForMergeRequest(project, mr, viewer.id, true);
+  }
+
+  /** A push to the source branch of open merge requests: a merge request pipeline for each (GitLab's RefreshService). */
+  async createForMergeRequestsOnPush(project: ProjectRow, push: { userId: number; ref: string; after: string }): Promise<void> {
+    if (push.after === ZERO_SHA || !push.ref.startsWith('refs/heads/')) return;
+    const branch = push.ref.slice('refs/heads/'.length);
+    const open = await this.db.mergeRequest.findMany({ where: { projectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, iid: true, sourceBranch: true, state: true }, take: 100 });
+    for (const mr of open) await this.createForMergeRequest(project, mr, push.userId, false);
+  }
+
+  /** GitLab's MergeRequest#all_pipelines: its merge request pipelines and the source branch's pipelines of its head. */
+  async forMergeRequest(project: ProjectRow, mr: { id: number; sourceBranch: string; headSha: string | null }, page: PageArgs) {
+    await this.authorized(project, 'read_pipeline');
+    const where: Prisma.PipelineWhereInput = {
+      projectId: project.id,
+      OR: [{ mergeRequestId: mr.id }, ...(mr.headSha ? [{ ref: mr.sourceBranch, tag: false, sha: mr.headSha }] : [])],
+    };
+    return connection(
+      page,
+      ({ skip, take }) => this.db.pipeline.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      () => this.db.pipeline.count({ where }),
+    );
   }
 
   private deps(): CreateDeps {

@@ -7,7 +7,7 @@ import { REPORT_FILE_NAMES, TYPE_AND_FORMAT } from '../../ci/artifact-types.js';
 import type { Config } from '../../config.js';
 import type { CommitInfo } from '../../git/repository.js';
 import { expandVariables, fromCiVariables, runnerVariable, type JobCiVariable, type RunnerVariable } from '../../ci/variables.js';
-import { pipelineVariables, slugify, storedPipelineFacts } from '../pipelines/predefined.js';
+import { pipelineVariables, slugify, storedPipelineFacts, type MergeRequestFacts } from '../pipelines/predefined.js';
 import type { JobRow, PipelineRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { effectiveTimeout, optionsOf, type JobOptions } from './protocol.js';
@@ -78,6 +78,8 @@ export interface JobFacts {
   user: { id: number; username: string; name: string; email: string } | null;
   commit: CommitInfo | null;
   protectedRef: boolean;
+  /** The merge request of a merge request pipeline. */
+  mergeRequest?: MergeRequestFacts | null;
   /** Whether `refs/pipelines/<id>` exists for the runner to fetch. */
   persistentRef: boolean;
   pipelineVariables: { key: string; value: string; variableType: string }[];
@@ -132,7 +134,7 @@ function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
     ...(options.environment ? environmentVariables(options.environment) : []),
     ...pipelineVariables(
       config,
-      storedPipelineFacts({ ...facts.pipeline, ref: job.ref, tag: job.tag, sha: job.sha }, { protectedRef: facts.protectedRef, commit: facts.commit, user: facts.user, project }),
+      storedPipelineFacts({ ...facts.pipeline, ref: job.ref, tag: job.tag, sha: job.sha }, { protectedRef: facts.protectedRef, commit: facts.commit, user: facts.user, project, mergeRequest: facts.mergeRequest }),
     ).map((p) => v(p.key, p.value)),
     v('CI_RUNNER_ID', String(facts.runner.id)),
     v('CI_RUNNER_DESCRIPTION', facts.runner.description),
@@ -184,6 +186,8 @@ function artifactsOf(job: JobRow): Record<string, unknown>[] | null {
 function refspecs(facts: JobFacts, depth: number): string[] {
   const { job, pipeline } = facts;
   const specs = facts.persistentRef ? [`+refs/pipelines/${pipeline.id}:refs/pipelines/${pipeline.id}`] : [];
+  // A merge request pipeline's ref (refs/merge-requests/<iid>/head) comes through the persistent ref.
+  if (job.ref.startsWith('refs/')) return facts.persistentRef ? specs : [`+${job.ref}:${job.ref}`];
   if (depth > 0) specs.push(job.tag ? `+refs/tags/${job.ref}:refs/tags/${job.ref}` : `+refs/heads/${job.ref}:refs/remotes/origin/${job.ref}`);
   else specs.push('+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*');
   return specs;

@@ -14,6 +14,7 @@ import { digestToken, generateToken } from '../../auth/secrets.js';
 import { JOB_UPDATED, processStartedJob, withPipeline, type JobUpdatedMessage } from '../pipelines/processing.js';
 import type { JobRow } from '../pipelines/service.js';
 import { dependencyJobs, dotenvVariables } from '../pipelines/dependencies.js';
+import { mergeRequestFacts } from '../pipelines/merge_request_facts.js';
 import { jobResponse, type JobResponse } from './payload.js';
 import { keepPersistentRef, optionsOf, type ProtocolDeps } from './protocol.js';
 import { failAs } from './transitions.js';
@@ -112,11 +113,12 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
     dependencyJobs(db, job),
     runner.runnerType === 'instance_type' ? db.ciJob.count({ where: { projectId: job.projectId, status: 'running', runner: { runnerType: 'instance_type' } } }) : null,
   ]);
-  const [commit, hasPersistentRef, ciVariables, archives] = await Promise.all([
+  const [commit, hasPersistentRef, ciVariables, archives, mergeRequest] = await Promise.all([
     deps.repositories.open(project).then((repository) => repository.commit(job.sha)),
     keepPersistentRef(deps, project, pipeline, job.sha),
     deps.ciVariables(project, { protectedRef, environment: optionsOf(job).environment?.name ?? null }),
     dependencies.length ? db.ciJobArtifact.findMany({ where: { jobId: { in: dependencies.map((d) => d.id) }, fileType: 'archive' } }) : [],
+    mergeRequestFacts(db, deps.protectedBranches, pipeline.mergeRequestId),
   ]);
   return jobResponse({
     config: deps.app.config,
@@ -128,6 +130,7 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
     user: user && { id: user.id, username: user.username, name: user.name, email: user.email },
     commit,
     protectedRef,
+    mergeRequest,
     persistentRef: hasPersistentRef,
     pipelineVariables,
     ciVariables,

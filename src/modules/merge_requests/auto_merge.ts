@@ -1,0 +1,78 @@
+/**
+ * Auto-merge (GitLab's AutoMergeService with MergeWhenPipelineSucceedsService / MergeWhenChecksPassService): a merge
+ * asked for while the head pipeline runs is kept with its options and its user, done by a background job when the
+ * pipeline succeeds, and cancelled when it fails or is canceled, or through `cancel_merge_when_pipeline_succeeds`.
+ */
+import { userViewer } from '../../auth/viewer.js';
+import { refused } from '../../errors.js';
+import type { JobHandlers, JobQueue } from '../../jobs/queue.js';
+import type { JobEnvironment } from '../module.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { MergeOptions } from './git.js';
+import type { MergeRequestRow, MergeRequestsService } from './service.js';
+
+export const AUTO_MERGE_JOB = 'merge_requests.auto_merge';
+export const AUTO_MERGE_STRATEGIES = ['merge_when_pipeline_succeeds', 'merge_when_checks_pass'] as const;
+const ACTIVE = ['created', 'waiting_for_resource', 'preparing', 'waiting_for_callback', 'pending', 'running', 'scheduled'];
+
+/** A finished pipeline's auto-merges are looked at once per status (idempotent: the job's key). */
+export async function enqueueAutoMerge(jobs: Pick<JobQueue, 'enqueue'>, pipelineId: number, status: string, tx?: Parameters<JobQueue['enqueue']>[3]): Promise<void> {
+  await jobs.enqueue(AUTO_MERGE_JOB, { pipelineId, status }, { uniqueKey: `${AUTO_MERGE_JOB}:${pipelineId}:${status}` }, tx);
+}
+
+/** Whether the head pipeline is still running (what MergeWhenPipelineSucceedsService#available_for? asks). */
+export function pipelineActive(status: string | null | undefined): boolean {
+  return !!status && ACTIVE.includes(status);
+}
+
+/**
+ * `PUT …/merge` with `merge_when_pipeline_succeeds` / `auto_merge`: while the head pipeline runs, the merge request is
+ * set to merge when it succeeds (answered 200 with the merge request); otherwise null (the caller merges at once).
+ */
+export async function setAutoMerge(service: MergeRequestsService, project: ProjectRow, mr: MergeRequestRow, headStatus: string | null, strategy: string, options: MergeOptions): Promise<MergeRequestRow | null> {
+  if (!pipelineActive(headStatus)) return null;
+  return service.recordAutoMerge(project, mr, strategy, { ...options });
+}
+
+export function autoMergeJobs({ app, contextFor }: JobEnvironment): JobHandlers {
+  return {
+    [AUTO_MERGE_JOB]: async (payload) => {
+      const { pipelineId, status } = payload as { pipelineId: number; status: string };
+      const pipeline = await app.db.pipeline.findUnique({ where: { id: pipelineId }, select: { projectId: true, mergeRequestId: true, ref: true, sha: true } });
+      if (!pipeline) return;
+      // The merge requests whose head pipeline this is: its own, or those of its branch at its commit.
+      const candidates = await app.db.mergeRequest.findMany({
+        where: {
+          projectId: pipeline.projectId,
+          state: 'opened',
+          autoMergeEnabled: true,
+          OR: [...(pipeline.mergeRequestId ? [{ id: pipeline.mergeRequestId }] : []), { sourceBranch: pipeline.ref }],
+        },
+        select: { id: true, iid: true, mergeUserId: true },
+        take: 100,
+      });
+      for (const candidate of candidates) {
+        const viewer = candidate.mergeUserId === null ? null : await userViewer(app.db, candidate.mergeUserId);
+        const { services } = contextFor(viewer);
+        const project = await services.projects.find({ id: pipeline.projectId });
+        const mr = project && (await services.merge_requests.find(project, candidate.iid));
+        if (!project || !mr) continue;
+        const head = await services.pipelines.headForMergeRequest(mr, project);
+        if (!head || head.id !== pipelineId) continue;
+        if (status === 'success' && viewer) {
+          try {
+            await services.merge_requests.git.merge(project, mr.iid, { ...((mr.mergeParams ?? {}) as MergeOptions), sha: null });
+          } catch {
+            // GitLab's abort: a merge that cannot happen any more cancels the auto-merge.
+            await services.merge_requests.cancelAutoMerge(project, mr);
+          }
+        } else if (status !== 'success') {
+          await services.merge_requests.cancelAutoMerge(project, mr);
+        }
+      }
+    },
+  };
+}
+
+/** GitLab's `Can't cancel the automatic merge` (AutoMergeService#cancel without a strategy). */
+export const cannotCancel = () => refused("Can't cancel the automatic merge");
