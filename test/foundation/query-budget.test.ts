@@ -302,6 +302,7 @@ describe('query budget', () => {
     'GET /groups/:id/milestones/:milestone_id/issues': () => `/groups/${group.id}/milestones/${groupMilestoneId}/issues`,
     'GET /groups/:id/milestones/:milestone_id/merge_requests': () => `/groups/${group.id}/milestones/${groupMilestoneId}/merge_requests`,
     'GET /user/activities': () => '/user/activities?from=2000-01-01',
+    'GET /projects/:id/merge_requests/:merge_request_iid/pipelines': () => `/projects/${project.id}/merge_requests/1/pipelines`,
     'GET /projects/:id/issues/:issue_iid/closed_by': () => `/projects/${project.id}/issues/1/closed_by`,
     'GET /projects/:id/issues/:issue_iid/related_merge_requests': () => `/projects/${project.id}/issues/1/related_merge_requests`,
     'GET /projects/:id/merge_requests/:merge_request_iid/closes_issues': () => `/projects/${project.id}/merge_requests/1/closes_issues`,
