@@ -31,7 +31,7 @@ async function storedToken(file: string | null): Promise<string | null> {
 export async function startBuiltInRunner(app: App, config: Config, port: number, logger: Logger): Promise<{ stop(): Promise<void> }> {
   const file = config.dataDir === 'memory' ? null : resolve(config.dataDir, 'shell-runner.json');
   const stored = await storedToken(file);
-  const token = await createContext(app, null).services.runners.builtInRunner(stored);
+  const token = await createContext(app, null).services.runners.builtInRunner(stored, config.runnerTags);
   if (file && token !== stored) {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, `${JSON.stringify({ token })}\n`, { mode: 0o600 });
