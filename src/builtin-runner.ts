@@ -15,7 +15,7 @@ import type { Logger } from './logger.js';
 
 /** What the runner inherits of the server's environment. */
 const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER', 'SHELL'];
-/** How long a stopping runner may take to end its jobs before it is killed. */
+/** How long a stopping runner may take past SHUTDOWN_TIMEOUT to report its ended jobs before it is killed. */
 const STOP_TIMEOUT_MS = 10_000;
 
 async function storedToken(file: string | null): Promise<string | null> {
@@ -31,7 +31,7 @@ async function storedToken(file: string | null): Promise<string | null> {
 export async function startBuiltInRunner(app: App, config: Config, port: number, logger: Logger): Promise<{ stop(): Promise<void> }> {
   const file = config.dataDir === 'memory' ? null : resolve(config.dataDir, 'shell-runner.json');
   const stored = await storedToken(file);
-  const token = await createContext(app, null).services.runners.builtInRunner(stored);
+  const token = await createContext(app, null).services.runners.builtInRunner(stored, config.runnerTags);
   if (file && token !== stored) {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, `${JSON.stringify({ token })}\n`, { mode: 0o600 });
@@ -42,7 +42,11 @@ export async function startBuiltInRunner(app: App, config: Config, port: number,
   const entry = codeFile('runner/main');
   const env: Record<string, string> = { RUNNER_TOKEN: token };
   for (const key of INHERITED) if (process.env[key] !== undefined) env[key] = process.env[key] as string;
-  const child = spawn(process.execPath, [...(RUNNING_TYPESCRIPT ? ['--import', 'tsx'] : []), entry, '--url', url, '--clone-url', url], {
+  const child = spawn(process.execPath, [...(RUNNING_TYPESCRIPT ? ['--import', 'tsx'] : []), entry, '--url', url, '--clone-url', url,
+    '--concurrency', String(config.runnerConcurrency),
+    '--shutdown-timeout', String(config.shutdownTimeoutMs / 1000),
+    // gitlab-runner's local cache, kept with the server's data (a temporary folder with DATA_DIR=memory).
+    ...(config.dataDir === 'memory' ? [] : ['--cache-dir', resolve(config.dataDir, 'runner-cache')])], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -53,7 +57,7 @@ export async function startBuiltInRunner(app: App, config: Config, port: number,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      const timer = setTimeout(() => child.kill('SIGKILL'), config.shutdownTimeoutMs + STOP_TIMEOUT_MS);
       await exited;
       clearTimeout(timer);
     },

@@ -68,6 +68,10 @@ export interface Config {
    * stops with the server. Unset: no runner; jobs wait for one to be registered.
    */
   runner: 'shell' | null;
+  /** RUNNER_CONCURRENCY: jobs the built-in runner runs at once (2). */
+  runnerConcurrency: number;
+  /** RUNNER_TAGS: the built-in runner's tags (comma-separated); with tags it takes no untagged jobs. */
+  runnerTags: string[];
   /** Largest job artifact accepted (CI_MAX_ARTIFACT_SIZE, bytes; GitLab's default maximum artifacts size, 100 MB); 413 beyond. */
   ciMaxArtifactSize: number;
   /**
@@ -222,6 +226,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webConcurrency,
     repositoryStorages: overrides.repositoryStorages ?? repositoryStorages(env.REPOSITORY_STORAGES),
     runner: overrides.runner !== undefined ? overrides.runner : runnerKind(env.RUNNER),
+    runnerConcurrency: overrides.runnerConcurrency ?? integer(env, 'RUNNER_CONCURRENCY', 2, 1, 100),
+    runnerTags: overrides.runnerTags ?? [...new Set((env.RUNNER_TAGS ?? '').split(',').map((tag) => tag.trim()).filter(Boolean))],
     ciMaxArtifactSize: overrides.ciMaxArtifactSize ?? integer(env, 'CI_MAX_ARTIFACT_SIZE', 100 * 1024 * 1024, 1, 1024 ** 4),
     packageMaxFileSize: overrides.packageMaxFileSize !== undefined ? overrides.packageMaxFileSize : env.PACKAGE_MAX_FILE_SIZE ? integer(env, 'PACKAGE_MAX_FILE_SIZE', 0, 1, 1024 ** 4) : null,
     ciLongPollingMs: overrides.ciLongPollingMs ?? integer(env, 'CI_LONG_POLLING_MS', 50_000, 0, 600_000),

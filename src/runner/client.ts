@@ -15,6 +15,9 @@ export interface JobPayload {
   steps: { name: string; script: string[]; timeout: number; when: string; allow_failure: boolean }[];
   artifacts: { name?: string | null; untracked?: boolean | null; paths: string[]; exclude?: string[]; when: string; expire_in?: string | null; artifact_type: string; artifact_format: string }[] | null;
   dependencies: { id: number; name: string; token: string; artifacts_file?: { filename: string; size: number } }[];
+  cache?: { key: string; untracked: boolean; paths: string[]; policy: string; when: string; fallback_keys?: string[] }[] | null;
+  image?: { name: string } | null;
+  services?: { name: string }[] | null;
 }
 
 export interface RunnerIdentity {

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { artifactFiles, extractZip, gzipMembers, zipStream } from './artifacts.js';
+import { LocalCache } from './cache.js';
 import type { JobPayload, ProtocolClient, RunnerIdentity } from './client.js';
 import { JobTrace } from './trace.js';
 
@@ -24,6 +25,8 @@ export interface JobOptions {
   /** `bash` when the machine has it, else `sh`. */
   shell: 'bash' | 'sh';
   concurrentId: number;
+  /** gitlab-runner's cache_dir: the local cache of every project's jobs. */
+  cacheDir: string;
   updateIntervalMs: number;
   outputLimit: number;
   log(level: 'info' | 'warn' | 'error', msg: string, fields?: object): void;
@@ -269,6 +272,12 @@ export class JobRun {
     } else if (!(await this.fetchSources(projectDir, env))) {
       return { state: 'failed', reason: 'script_failure', exitCode: 1, message: 'exit code 1' };
     }
+    const caches = this.job.cache ?? [];
+    const cache = new LocalCache(this.options.cacheDir, env.CI_PROJECT_PATH || String(this.job.job_info.project_id), (text) => this.line(text));
+    if (caches.some((c) => c.policy !== 'push')) {
+      this.line(`${GREEN}Restoring cache${RESET}`);
+      await cache.restore(caches, projectDir);
+    }
     if (!(await this.downloadDependencies(projectDir, scratch))) return { state: 'failed', reason: 'missing_dependency_failure', message: 'missing dependency' };
     const main = this.job.steps.find((s) => s.name === 'script');
     let outcome: Outcome = { state: 'success' };
@@ -286,6 +295,7 @@ export class JobRun {
       if (timedOut) this.line(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: execution took longer than ${goDuration(AFTER_SCRIPT_TIMEOUT_MS / 1000)} seconds${RESET}`);
       else if (code !== 0) this.line(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: exit code ${code}${RESET}`);
     }
+    if (caches.length && !this.canceled && !this.terminated) await cache.save(caches, projectDir, outcome.state === 'success');
     if (!this.canceled && !this.terminated && !(await this.uploadArtifacts(projectDir, outcome.state === 'success', env)) && outcome.state === 'success') {
       outcome = { state: 'failed', reason: 'unknown_failure', message: 'uploading artifacts failed' };
     }
@@ -299,6 +309,9 @@ export class JobRun {
     this.line(`Running with ${options.identity.name} ${options.identity.version} (${options.identity.revision})`);
     this.line(`${GREEN}Preparing the "shell" executor${RESET}`);
     this.line(`Using Shell (${options.shell}) executor...`);
+    // gitlab-runner's shell executor runs on the host: it says so of `image:` and `services:`.
+    if (job.image?.name) this.line(`${YELLOW}WARNING: Image "${job.image.name}" is ignored by the shell executor${RESET}`);
+    for (const service of job.services ?? []) this.line(`${YELLOW}WARNING: Service "${service.name}" is ignored by the shell executor${RESET}`);
     await mkdir(options.buildsDir, { recursive: true });
     const root = await mkdtemp(join(options.buildsDir, `job-${job.id}-`));
     let outcome: Outcome;

@@ -22,6 +22,10 @@ export interface RunnerOptions {
   cloneUrl?: string | null;
   /** Where job folders are made (a folder of the system's temporary folder by default). */
   buildsDir?: string;
+  /** gitlab-runner's cache_dir: where the local cache lives (`cache` beside the builds folder by default). */
+  cacheDir?: string;
+  /** How long stop() lets running jobs finish before ending them (0: at once). */
+  shutdownTimeoutMs?: number;
   /** Pause after the server answered that there is no job (GitLab Runner's check_interval, 3 s). */
   checkIntervalMs?: number;
   /** How often a job's log is sent and a quiet job reported running (1 s). */
@@ -122,6 +126,7 @@ export class ShellRunner {
         cloneUrl: this.options.cloneUrl ?? null,
         shell: this.shell,
         concurrentId,
+        cacheDir: this.options.cacheDir ?? join(this.options.buildsDir ?? join(tmpdir(), 'gitlab-shell-runner'), 'cache'),
         updateIntervalMs: this.options.updateIntervalMs ?? 1000,
         outputLimit: this.options.outputLimit ?? 4 * 1024 * 1024,
         log: this.log,
@@ -138,10 +143,20 @@ export class ShellRunner {
     }
   }
 
-  /** Stops asking for jobs, ends the running ones (their processes killed, reported failed), and waits for the workers. */
+  /**
+   * Stops asking for jobs, lets the running ones finish for up to `shutdownTimeoutMs` (gitlab-runner's graceful
+   * shutdown), then ends those still running (their processes killed, reported failed), and waits for the workers.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.controller.abort();
+    const grace = this.options.shutdownTimeoutMs ?? 0;
+    if (grace > 0 && this.running.size) {
+      this.log('info', 'waiting for running jobs to finish', { jobs: this.running.size, timeoutMs: grace });
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(this.workers), new Promise((done) => (timer = setTimeout(done, grace)))]);
+      clearTimeout(timer);
+    }
     for (const run of this.running) run.terminate();
     await Promise.all(this.workers);
   }

@@ -8,6 +8,7 @@ import {
   readTimeout, readVariables,
 } from './entries.js';
 import { readNeeds, readPolicy, readRules, readTrigger, type RuleSpec } from './conditions-entries.js';
+import { readCache } from './cache-entry.js';
 import { LIMITS, parseDuration } from './durations.js';
 import { readParallel, type ParallelInstance } from './parallel.js';
 import { Problems, unknownKeys } from './problems.js';
@@ -35,7 +36,7 @@ export interface JobSpec
   extends Pick<
     PlannedJob,
     | 'name' | 'stage' | 'when' | 'startIn' | 'allowFailure' | 'allowFailureExitCodes' | 'script' | 'beforeScript' | 'afterScript' | 'image'
-    | 'services' | 'tags' | 'artifacts' | 'retry' | 'timeout' | 'interruptible' | 'coverage' | 'dependencies' | 'needs' | 'trigger' | 'only' | 'except'
+    | 'services' | 'tags' | 'artifacts' | 'cache' | 'retry' | 'timeout' | 'interruptible' | 'coverage' | 'dependencies' | 'needs' | 'trigger' | 'only' | 'except'
   > {
   bridge: boolean;
   environment: JobEnvironment | null;
@@ -166,6 +167,7 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
     services: bridge ? [] : (optional('services', (v, l) => readServices(v, l, p)) ?? []),
     tags: bridge ? [] : (optional('tags', (v, l) => readTags(v, l, p)) ?? []),
     artifacts: bridge ? null : optional('artifacts', (v, l) => readArtifacts(v, l, p)),
+    cache: bridge ? [] : (optional('cache', (v, l) => readCache(v, l, p)) ?? []),
     retry: (bridge ? null : optional('retry', (v) => readRetry(v, p))) ?? { max: 0, when: ['always'], exitCodes: [] },
     timeout: bridge ? null : optional('timeout', (v, l) => readTimeout(v, l, p)),
     interruptible: optional('interruptible', (v, l) => readBoolean(v, l, p)) ?? false,
@@ -209,6 +211,7 @@ function validateDefault(key: string, entry: Value, loc: string, p: Problems): v
   else if (key === 'services') readServices(entry, loc, p);
   else if (key === 'tags') readTags(entry, loc, p);
   else if (key === 'artifacts') readArtifacts(entry, loc, p);
+  else if (key === 'cache') readCache(entry, loc, p);
   else if (key === 'retry') readRetry(entry, p);
   else if (key === 'timeout') readTimeout(entry, loc, p);
   else if (key === 'interruptible') readBoolean(entry, loc, p);

@@ -76,6 +76,7 @@ function planned(job: JobSpec, root: RootSpec, rootVariables: [string, string][]
     variables: mergeVariables(globals, job.variables, rule?.variables ?? []).map(([key, value]) => ({ key, value })),
     tags: job.tags,
     artifacts: job.artifacts,
+    cache: job.cache,
     dependencies: job.dependencies,
     coverage: job.coverage,
     retry: job.retry,

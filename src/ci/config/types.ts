@@ -121,6 +121,8 @@ export interface PlannedJob {
   variables: { key: string; value: string }[];
   tags: string[];
   artifacts: PlannedArtifacts | null;
+  /** `cache:` entries (key:files unresolved), or empty. */
+  cache: import('./cache-entry.js').PlannedCache[];
   dependencies: string[] | null;
   /** The regex source, e.g. "/Coverage: \\d+\\.\\d+/". */
   coverage: string | null;

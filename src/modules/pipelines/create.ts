@@ -6,6 +6,7 @@
  * What GitLab refuses without keeping a pipeline comes back as `{ error }` (the API answers it as
  * `{"message":{"base":[…]}}`); a configuration with errors is kept as a failed pipeline with `yaml_errors`.
  */
+import { storedCaches, type StoredCache } from './cache.js';
 import { featureLevel } from '../../auth/project-features.js';
 import type { Config } from '../../config.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
@@ -181,11 +182,12 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
   }
   if (plan.filteredByWorkflow) return { error: CREATE_ERRORS.filteredByWorkflow };
   if (plan.jobs.length === 0) return { error: CREATE_ERRORS.noJobs };
-  return { pipeline: await insert(deps, row, { status: 'created', name: plan.name }, plan.jobs, input.variables, plan, variables) };
+  const caches = await storedCaches(plan.jobs, repository, sha);
+  return { pipeline: await insert(deps, row, { status: 'created', name: plan.name }, plan.jobs, input.variables, plan, variables, caches) };
 }
 
 /** What a job row keeps of its configuration, in the names the runner protocol uses. */
-function jobOptions(job: PlannedJob): Prisma.InputJsonObject {
+function jobOptions(job: PlannedJob, cache: StoredCache[] | undefined): Prisma.InputJsonObject {
   const needs: StoredNeed[] | undefined = job.needs?.map((n) => ({ name: n.name, artifacts: n.artifacts, optional: n.optional }));
   return JSON.parse(
     JSON.stringify({
@@ -196,6 +198,7 @@ function jobOptions(job: PlannedJob): Prisma.InputJsonObject {
       services: job.services,
       // Reports as [type, paths] pairs: jsonb would sort an object's keys, and runners upload them in the file's order.
       artifacts: job.artifacts && { ...job.artifacts, reports: Object.entries(job.artifacts.reports) },
+      cache,
       dependencies: job.dependencies,
       needs,
       coverage: job.coverage,
@@ -221,6 +224,7 @@ async function insert(
   variables: CreateInput['variables'],
   plan: PipelinePlan | null,
   expansion: Readonly<Record<string, string>> = {},
+  caches: ReadonlyMap<PlannedJob, StoredCache[]> = new Map(),
 ): Promise<PipelineRow> {
   const created = await deps.db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${row.projectId} FOR UPDATE`;
@@ -241,7 +245,7 @@ async function insert(
           when: job.when,
           allowFailure: job.allowFailure,
           schedulingType: job.needs ? 'dag' : 'stages',
-          options: jobOptions(job),
+          options: jobOptions(job, caches.get(job)),
           yamlVariables: [...(plan?.workflowVariables ?? []), ...job.variables],
           tagList: job.tags,
           ref: row.ref,

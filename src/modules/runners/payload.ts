@@ -61,7 +61,7 @@ export interface JobResponse {
   image: { name: string; entrypoint: string[] | null; ports: never[] } | null;
   services: { name: string; entrypoint: string[] | null; ports: never[]; alias: string | null; command: string[] | null; variables: null }[];
   artifacts: Record<string, unknown>[] | null;
-  cache: never[];
+  cache: { key: string; untracked: boolean; paths: string[]; policy: string; when: string; fallback_keys: string[] }[];
   credentials: never[];
   features: { trace_sections: boolean; failure_reasons: readonly string[] };
   dependencies: { id: number; name: string; token: string; artifacts_file?: { filename: string; size: number } }[];
@@ -182,6 +182,18 @@ function artifactsOf(job: JobRow): Record<string, unknown>[] | null {
   return list;
 }
 
+/**
+ * Ci::Build#cache: the project's cache index appended to each key (and fallback key), then `-protected` on a
+ * protected ref unless the cache is `unprotect`, `-non_protected` otherwise (JobRequest::Cache's fields).
+ */
+function cachesOf(facts: JobFacts): JobResponse['cache'] {
+  const index = facts.project.jobsCacheIndex;
+  return (optionsOf(facts.job).cache ?? []).map((c) => {
+    const suffix = (key: string) => `${index ? `${key}-${index}` : key}-${facts.protectedRef && !c.unprotect ? 'protected' : 'non_protected'}`;
+    return { key: suffix(c.key), untracked: c.untracked, paths: c.paths, policy: c.policy, when: c.when, fallback_keys: c.fallback_keys.map(suffix) };
+  });
+}
+
 /** GitLab's refspecs: the pipeline's persistent ref, then the ref itself (depth > 0) or every branch and tag. */
 function refspecs(facts: JobFacts, depth: number): string[] {
   const { job, pipeline } = facts;
@@ -234,7 +246,7 @@ export function jobResponse(facts: JobFacts): JobResponse {
     image: options.image ? { name: options.image.name, entrypoint: options.image.entrypoint ?? null, ports: [] } : null,
     services: (options.services ?? []).map((s) => ({ name: s.name, entrypoint: s.entrypoint ?? null, ports: [], alias: s.alias ?? null, command: s.command ?? null, variables: null })),
     artifacts: artifactsOf(job),
-    cache: [],
+    cache: cachesOf(facts),
     credentials: [],
     features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
     dependencies: facts.dependencies.map((d) => ({ id: d.id, name: d.name, token: facts.token, ...(d.archive ? { artifacts_file: d.archive } : {}) })),

@@ -46,6 +46,8 @@ export interface JobOptions {
   image?: { name: string; entrypoint?: string[] } | null;
   services?: { name: string; alias?: string; entrypoint?: string[]; command?: string[] }[];
   artifacts?: { name?: string; paths: string[]; exclude: string[]; untracked: boolean; when: string; expireIn?: string; exposeAs?: string; access?: ArtifactsAccess; reports: StoredReports } | null;
+  /** `cache:` with resolved keys (pipelines/cache.ts StoredCache). */
+  cache?: { key: string; paths: string[]; untracked: boolean; policy: string; when: string; unprotect: boolean; fallback_keys: string[] }[];
   dependencies?: string[] | null;
   needs?: { name: string; artifacts: boolean; optional: boolean }[];
   coverage?: string | null;

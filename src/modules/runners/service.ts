@@ -392,11 +392,16 @@ export class RunnersService {
    * The server's own instance runner (RUNNER=shell): the runner of `token` when there is one, else a new one; its
    * token either way. Created once and kept, as long as its token is kept.
    */
-  async builtInRunner(token: string | null): Promise<string> {
-    if (token && (await this.db.runner.findUnique({ where: { tokenDigest: digestToken(token) }, select: { id: true } }))) return token;
+  async builtInRunner(token: string | null, tags: string[] = []): Promise<string> {
+    // RUNNER_TAGS, as `gitlab-runner register --tag-list` leaves them: with tags, untagged jobs are not taken.
+    const tagging = { tagList: tags, runUntagged: tags.length === 0 };
+    if (token && (await this.db.runner.findUnique({ where: { tokenDigest: digestToken(token) }, select: { id: true } }))) {
+      await this.db.runner.update({ where: { tokenDigest: digestToken(token) }, data: tagging });
+      return token;
+    }
     const fresh = generateToken(TOKEN_PREFIX);
     await this.db.runner.create({
-      data: { tokenDigest: digestToken(fresh), tokenPrefix: fresh.slice(0, TOKEN_PREFIX.length + 8), runnerType: 'instance_type', description: 'Built-in shell runner', locked: false },
+      data: { tokenDigest: digestToken(fresh), tokenPrefix: fresh.slice(0, TOKEN_PREFIX.length + 8), runnerType: 'instance_type', description: 'Built-in shell runner', locked: false, ...tagging },
     });
     return fresh;
   }
