@@ -106,6 +106,8 @@ export const projectResolvers = {
     starCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.starCount.load(p.id),
     forkedFromProject: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.forkedFrom(p),
     ciConfigPath: (p: ProjectRow) => p.ciConfigPath || null,
+    buildTimeout: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.buildTimeout),
+    ciDefaultGitDepth: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciDefaultGitDepth),
     forks: (p: ProjectRow, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.forksOf(p, args, args),
     starrers: (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => ctx.services.projects.stars.starrers(p.id, args.search, args),
     users: (p: ProjectRow, args: { search?: string | null; skipUsers?: number[] | null } & PageArgs, ctx: Context) => ctx.services.projects.users(p, args, args),
