@@ -7,7 +7,7 @@ import { Gitlab } from '@gitbeaker/rest';
 import { describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createUser } from '../support/factories.js';
-import { commit, createRunner, pushPipeline, requestJob, runnerCall, RUNNER_INFO } from '../runners/support.js';
+import { commit, createRunner, eventually, pushPipeline, requestJob, runnerCall, RUNNER_INFO } from '../runners/support.js';
 
 const t = suiteServer({ ciLongPollingMs: 1000 });
 
@@ -87,5 +87,33 @@ describe('project CI/CD settings', () => {
     const read = await trace(reporter.token);
     expect(read.status).toBe(200);
     expect(read.text).toContain('hello log');
+  });
+
+  it('cancels the older pipeline of a ref on a newer push while its started jobs are interruptible', async () => {
+    const project = (await t.api('POST', '/projects', { body: { name: `ci-cancel-${Date.now()}` } })).body;
+    expect(project.auto_cancel_pending_pipelines).toBe('enabled');
+    expect((await t.api('PUT', `/projects/${project.id}`, { body: { auto_cancel_pending_pipelines: 'sometimes' } })).body).toEqual({ error: 'auto_cancel_pending_pipelines does not have a valid value' });
+    const runner = await createRunner(t, { project_id: project.id });
+    const interruptible = 'a:\n  interruptible: true\n  script: echo a\nb:\n  stage: test\n  script: echo b\n';
+    const first = await pushPipeline(t, project.id, await commit(t, project.id, { '.gitlab-ci.yml': interruptible }));
+    const started = await requestJob(t, runner.token);
+    expect(started.job_info.name).toBe('a');
+    const second = await pushPipeline(t, project.id, await commit(t, project.id, { 'x.txt': 'x' }));
+    await eventually(async () => (await t.api('GET', `/projects/${project.id}/pipelines/${first.id}`)).body.status === 'canceled' || null);
+
+    // A started job that is not interruptible keeps its pipeline; the API's pipeline asks again, synchronously.
+    await t.api('POST', `/projects/${project.id}/pipelines/${second.id}/cancel`);
+    const strict = await pushPipeline(t, project.id, await commit(t, project.id, { '.gitlab-ci.yml': 'b:\n  script: echo b\n' }));
+    expect((await requestJob(t, runner.token)).job_info.name).toBe('b');
+    await commit(t, project.id, { 'y.txt': 'y' });
+    expect((await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' } })).status).toBe(201);
+    expect((await t.api('GET', `/projects/${project.id}/pipelines/${strict.id}`)).body.status).toBe('running');
+
+    // Disabled: an interruptible pipeline stays.
+    expect((await t.api('PUT', `/projects/${project.id}`, { body: { auto_cancel_pending_pipelines: 'disabled' } })).body.auto_cancel_pending_pipelines).toBe('disabled');
+    const kept = await pushPipeline(t, project.id, await commit(t, project.id, { '.gitlab-ci.yml': interruptible }));
+    await commit(t, project.id, { 'z.txt': 'z' });
+    expect((await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' } })).status).toBe(201);
+    expect((await t.api('GET', `/projects/${project.id}/pipelines/${kept.id}`)).body.status).not.toBe('canceled');
   });
 });

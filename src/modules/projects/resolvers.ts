@@ -108,6 +108,7 @@ export const projectResolvers = {
     ciConfigPath: (p: ProjectRow) => p.ciConfigPath || null,
     buildTimeout: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.buildTimeout),
     ciDefaultGitDepth: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciDefaultGitDepth),
+    autoCancelPendingPipelines: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.autoCancelPendingPipelines),
     forks: (p: ProjectRow, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.forksOf(p, args, args),
     starrers: (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => ctx.services.projects.stars.starrers(p.id, args.search, args),
     users: (p: ProjectRow, args: { search?: string | null; skipUsers?: number[] | null } & PageArgs, ctx: Context) => ctx.services.projects.users(p, args, args),

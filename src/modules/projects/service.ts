@@ -423,7 +423,7 @@ export class ProjectsService {
       // GitLab's Projects::CreateService: off unless given, in a group whose instance runners are not enabled.
       ['sharedRunnersEnabled', Prisma.sql`${input.sharedRunnersEnabled ?? ns.sharedRunnersEnabled}::boolean`],
       ['emptyRepo', Prisma.sql`${fork?.source.emptyRepo ?? true}::boolean`],
-      ...Object.entries(ciSettingsData(input)).map(([c, v]): [string, Prisma.Sql] => [c, typeof v === 'boolean' ? Prisma.sql`${v}::boolean` : Prisma.sql`${v}::int`]),
+      ...Object.entries(ciSettingsData(input)).map(([c, v]): [string, Prisma.Sql] => [c, typeof v === 'boolean' ? Prisma.sql`${v}::boolean` : typeof v === 'string' ? Prisma.sql`${v}` : Prisma.sql`${v}::int`]),
       ['updatedAt', Prisma.sql`now()`],
     ];
     const featureColumns = Object.keys(features) as (keyof ProjectFeatureLevels)[];
