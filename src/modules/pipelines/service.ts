@@ -509,7 +509,7 @@ export class PipelinesService {
         AND p."sha" <> ${pipeline.sha} AND p."parentPipelineId" IS NULL AND p."createdAt" > ${new Date(Date.now() - REDUNDANT_PIPELINES_WINDOW_MS)}
         AND p."status" IN (${Prisma.join([...CANCELABLE_STATUSES])})
         AND NOT EXISTS (
-          SELECT 1 FROM "ci_builds" j WHERE j."pipelineId" = p."id" AND j."status" IN ('running', 'success', 'failed', 'canceled')
+          SELECT 1 FROM "ci_builds" j WHERE j."pipelineId" = p."id" AND j."status" IN ('running', 'success', 'failed')
             AND COALESCE(j."options"->>'interruptible', 'false') <> 'true')
       ORDER BY p."id" LIMIT ${REDUNDANT_PIPELINES_BATCH}`;
     for (const { id } of redundant) await this.cancelTree(project.id, id);
