@@ -58,6 +58,8 @@ export interface ProjectSubject {
   archived?: boolean;
   /** Its feature levels (GitLab's project_features, src/auth/project-features.ts); absent or null: GitLab's defaults. */
   features?: ProjectFeatureLevels | null;
+  /** Non-Reporters who see the project see its jobs (GitLab's public_builds); absent counts as true. */
+  publicJobs?: boolean;
   namespace: NamespaceSubject;
 }
 
@@ -72,6 +74,7 @@ export function projectSubject(project: ProjectSubject): ProjectSubject {
     visibility: project.visibility,
     archived: project.archived,
     features: project.features,
+    publicJobs: project.publicJobs,
     namespace: { id: namespace.id, kind: namespace.kind, visibility: namespace.visibility, ownerId: namespace.ownerId, traversalIds: namespace.traversalIds },
   };
 }
@@ -305,7 +308,7 @@ export const groupCreator: Rule<null, never> = {
   where: (actor) => !!actor.viewer?.canCreateGroup,
 };
 
-const { GUEST, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
+const { GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
 
 /** A group's Owners (and administrators): GroupPolicy's admin_group, remove_group and admin_group_member. */
 export const groupOwners = groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(OWNER)));
@@ -368,7 +371,13 @@ export const pipelinesFeature = allOf(repositoryFeature, featureAllowed('builds'
 /** ProjectPolicy's `owner_access`: the project's Owners and administrators (those who manage owners). */
 export const projectOwner = manageOwners;
 
-export const readBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), buildsFeature);
+/** The project's public_builds setting: those below Reporter see its jobs only while it is on. */
+const publicJobs: Rule<ProjectSubject, Prisma.ProjectWhereInput> = { allows: (_actor, project) => project.publicJobs !== false, where: () => ({ publicJobs: true }) };
+/** ProjectPolicy's read_build: Reporters and up; Guests and, on projects they see, everyone else while public_builds is on. */
+export const readBuild = allOf(
+  anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(REPORTER), allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), projectMember(GUEST)), publicJobs)),
+  buildsFeature,
+);
 export const updateBuild = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), buildsFeature);
 
 export const pushCode = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)), repositoryFeature);

@@ -217,6 +217,8 @@ describe('POST /projects/:id/pipeline', () => {
 describe('reading pipelines', () => {
   it('filters and orders as GitLab does', async () => {
     const project = await projectWithConfig();
+    // Every pipeline stays pending: newer ones would otherwise cancel the older ones (auto_cancel_pending_pipelines).
+    expect((await t.api('PUT', `/projects/${project.id}`, { body: { auto_cancel_pending_pipelines: 'disabled' } })).status).toBe(200);
     // A second push pipeline, made by the job queue: awaited, so the API pipeline below is the newest.
     await pushPipeline(project.id, await commit(project.id, { 'b.txt': 'b' }, 'Second commit', 'main'));
     const api = await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'main' } });

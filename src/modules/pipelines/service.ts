@@ -126,6 +126,9 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 
 /** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
 const MAX_CHILD_DEPTH = 3;
+/** GitLab's CancelRedundantPipelinesService looks back a day, at most this many pipelines at once. */
+const REDUNDANT_PIPELINES_WINDOW_MS = 24 * 3600_000;
+const REDUNDANT_PIPELINES_BATCH = 100;
 
 /** A job's options with the variables a play or a retry gave it in place of its earlier ones (GitLab's job_variables); as they were without any. */
 function withJobVariables(options: Prisma.JsonValue | null, variables: readonly PipelineVariableInput[]): Prisma.InputJsonValue {
@@ -402,6 +405,7 @@ export class PipelinesService {
       mayUpdateRef: (ref, tag) => this.mayUpdateRef(project, ref, tag),
     });
     if ('error' in result) throw invalid({ base: [result.error] });
+    await this.cancelRedundant(project, result.pipeline);
     return result.pipeline;
   }
 
@@ -449,7 +453,9 @@ export class PipelinesService {
       skip: skipsCi(push.pushOptions),
       changesFrom: push.before === ZERO_SHA ? null : push.before,
     });
-    return 'error' in result ? null : result.pipeline;
+    if ('error' in result) return null;
+    await this.cancelRedundant(project, result.pipeline);
+    return result.pipeline;
   }
 
   /**
@@ -552,18 +558,43 @@ export class PipelinesService {
    */
   async cancel(project: ProjectRow, id: number): Promise<PipelineRow> {
     const pipeline = await this.pipelineFor(project, id, 'cancel_pipeline');
+    await this.cancelTree(project.id, pipeline.id);
+    return this.find(project, id);
+  }
+
+  /** Cancels the pipeline's cancelable jobs and those of its unfinished child pipelines. */
+  private async cancelTree(projectId: number, rootId: number): Promise<void> {
     // Each pipeline under its own lock, parent first: a lock is never taken while another pipeline's is held.
-    for (let level = [pipeline.id], depth = 0; level.length > 0 && depth <= MAX_CHILD_DEPTH; depth++) {
+    for (let level = [rootId], depth = 0; level.length > 0 && depth <= MAX_CHILD_DEPTH; depth++) {
       for (const pipelineId of level) {
         await withPipeline(this.db, pipelineId, this.base, async (tx) => {
           const jobs = await tx.ciJob.findMany({ where: { pipelineId, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
-          for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId: project.id }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
+          for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
         });
       }
       const children = await this.db.pipeline.findMany({ where: { parentPipelineId: { in: level }, status: { notIn: [...FINISHED_STATUSES] } }, select: { id: true } });
       level = children.map((c) => c.id);
     }
-    return this.find(project, id);
+  }
+
+  /**
+   * GitLab's Ci::PipelineCreation::CancelRedundantPipelinesService in its default (`conservative`) mode, when the
+   * project's auto_cancel_pending_pipelines is `enabled`: a new pipeline cancels the unfinished pipelines of the same
+   * ref made in the last day for other commits, each only while none of its jobs that are not `interruptible` has
+   * started; their child pipelines go with them.
+   */
+  private async cancelRedundant(project: ProjectRow, pipeline: PipelineRow): Promise<void> {
+    if (project.autoCancelPendingPipelines !== 'enabled' || pipeline.parentPipelineId != null) return;
+    const redundant = await this.db.$queryRaw<{ id: number }[]>`
+      SELECT p."id" FROM "ci_pipelines" p
+      WHERE p."projectId" = ${project.id} AND p."ref" = ${pipeline.ref} AND p."tag" = ${pipeline.tag} AND p."id" < ${pipeline.id}
+        AND p."sha" <> ${pipeline.sha} AND p."parentPipelineId" IS NULL AND p."createdAt" > ${new Date(Date.now() - REDUNDANT_PIPELINES_WINDOW_MS)}
+        AND p."status" IN (${Prisma.join([...CANCELABLE_STATUSES])})
+        AND NOT EXISTS (
+          SELECT 1 FROM "ci_builds" j WHERE j."pipelineId" = p."id" AND j."status" IN ('running', 'success', 'failed')
+            AND COALESCE(j."options"->>'interruptible', 'false') <> 'true')
+      ORDER BY p."id" LIMIT ${REDUNDANT_PIPELINES_BATCH}`;
+    for (const { id } of redundant) await this.cancelTree(project.id, id);
   }
 
   /** Deletes the pipeline with its jobs, variables, traces and artifacts; its child pipelines stay. Owners only. */

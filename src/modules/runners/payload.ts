@@ -211,8 +211,9 @@ export function jobResponse(facts: JobFacts): JobResponse {
   const url = repoUrl(facts.config, project, facts.token);
   const variables = variablesOf(facts, url);
   const gitDepth = variables.findLast((v) => v.key === 'GIT_DEPTH');
-  const depth = gitDepth && /^\d+$/.test(gitDepth.value) ? Number(gitDepth.value) : DEFAULT_GIT_DEPTH;
-  const timeout = effectiveTimeout(job, runner);
+  // Ci::BuildRunnerPresenter#git_depth: the job's GIT_DEPTH, else the project's ci_default_git_depth.
+  const depth = gitDepth && /^\d+$/.test(gitDepth.value) ? Number(gitDepth.value) : (project.ciDefaultGitDepth ?? DEFAULT_GIT_DEPTH);
+  const timeout = effectiveTimeout(job, runner, project.buildTimeout);
   const afterScript = options.after_script ?? [];
   const running = facts.runningOnInstanceRunners;
   return {

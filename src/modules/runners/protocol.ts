@@ -69,8 +69,8 @@ export const CONTACT_RESOLUTION_MS = 60_000;
 /** GitLab's project build timeout (an hour) for jobs without their own; a runner's maximum timeout caps either. */
 export const DEFAULT_JOB_TIMEOUT = 3600;
 
-export function effectiveTimeout(job: Pick<JobRow, 'timeout'>, runner: { maximumTimeout: number | null } | null): number {
-  const own = job.timeout ?? DEFAULT_JOB_TIMEOUT;
+export function effectiveTimeout(job: Pick<JobRow, 'timeout'>, runner: { maximumTimeout: number | null } | null, projectTimeout = DEFAULT_JOB_TIMEOUT): number {
+  const own = job.timeout ?? projectTimeout;
   return runner?.maximumTimeout ? Math.min(own, runner.maximumTimeout) : own;
 }
 

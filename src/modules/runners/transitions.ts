@@ -143,12 +143,12 @@ export async function failStuckJobs(deps: ProtocolDeps, now: Date): Promise<numb
   const graceEnd = new Date(now.getTime() - TIMEOUT_GRACE_MS);
   const stuck = await deps.db.$queryRaw<StuckJob[]>`
     SELECT j."id", j."pipelineId", j."status",
-      CASE WHEN j."status" = 'running' AND j."startedAt" + make_interval(secs => LEAST(COALESCE(j."timeout", ${DEFAULT_JOB_TIMEOUT}), COALESCE(r."maximumTimeout", 2147483647))) < ${graceEnd}
+      CASE WHEN j."status" = 'running' AND j."startedAt" + make_interval(secs => LEAST(COALESCE(j."timeout", p."buildTimeout", ${DEFAULT_JOB_TIMEOUT}), COALESCE(r."maximumTimeout", 2147483647))) < ${graceEnd}
         THEN 'job_execution_timeout' ELSE 'stuck_or_timeout_failure' END AS "reason"
-    FROM "ci_builds" j LEFT JOIN "ci_runners" r ON r."id" = j."runnerId"
+    FROM "ci_builds" j LEFT JOIN "ci_runners" r ON r."id" = j."runnerId" LEFT JOIN "projects" p ON p."id" = j."projectId"
     WHERE j."type" = 'build' AND (
       (j."status" = 'running' AND (
-        j."startedAt" + make_interval(secs => LEAST(COALESCE(j."timeout", ${DEFAULT_JOB_TIMEOUT}), COALESCE(r."maximumTimeout", 2147483647))) < ${graceEnd}
+        j."startedAt" + make_interval(secs => LEAST(COALESCE(j."timeout", p."buildTimeout", ${DEFAULT_JOB_TIMEOUT}), COALESCE(r."maximumTimeout", 2147483647))) < ${graceEnd}
         OR COALESCE(j."heartbeatAt", j."startedAt", j."updatedAt") < ${outdated}))
       OR (j."status" = 'pending' AND COALESCE(j."queuedAt", j."createdAt") < ${pendingSince}))
     ORDER BY j."id"

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "projects" ADD COLUMN     "buildTimeout" INTEGER NOT NULL DEFAULT 3600,
+ADD COLUMN     "ciDefaultGitDepth" INTEGER NOT NULL DEFAULT 20,
+ADD COLUMN     "publicJobs" BOOLEAN NOT NULL DEFAULT true;

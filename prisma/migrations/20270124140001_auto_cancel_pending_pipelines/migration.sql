@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "projects" ADD COLUMN     "autoCancelPendingPipelines" TEXT NOT NULL DEFAULT 'enabled';

@@ -1,0 +1,55 @@
+/**
+ * A project's CI/CD settings that `POST /projects` and `PUT /projects/:id` take (GitLab's build_timeout,
+ * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
+ * auto_cancel_pending_pipelines), GitLab's validations of them, and what storing them writes.
+ */
+import { invalidArgument } from '../../errors.js';
+
+export interface ProjectCiSettingsInput {
+  /** Seconds a job may run unless it sets its own timeout. */
+  buildTimeout?: number | null;
+  /** Whether those who see the project but are not Reporters see its jobs and their logs. */
+  publicJobs?: boolean | null;
+  /** Commits a job's clone fetches; 0: all. */
+  ciDefaultGitDepth?: number | null;
+  /** `enabled` or `disabled`: whether a new pipeline cancels its ref's older redundant ones. */
+  autoCancelPendingPipelines?: string | null;
+}
+
+export const CI_SETTINGS_ARGUMENTS = ['buildTimeout', 'publicJobs', 'ciDefaultGitDepth', 'autoCancelPendingPipelines'] as const;
+
+const AUTO_CANCEL_VALUES = ['enabled', 'disabled'];
+
+/** GitLab's Project::MAX_BUILD_TIMEOUT (a month) and its lower bound (10 minutes). */
+const MIN_BUILD_TIMEOUT = 600;
+const MAX_BUILD_TIMEOUT = 2_592_000;
+/** ProjectCiCdSetting's bounds of default_git_depth. */
+const MAX_GIT_DEPTH = 1000;
+
+/** GitLab's validation errors of the given settings, by field. */
+export function ciSettingsErrors(input: ProjectCiSettingsInput): Record<string, string[]> {
+  // Grape's `values:` check, before any record validation.
+  if (input.autoCancelPendingPipelines != null && !AUTO_CANCEL_VALUES.includes(input.autoCancelPendingPipelines)) throw invalidArgument('auto_cancel_pending_pipelines');
+  const errors: Record<string, string[]> = {};
+  const timeout = input.buildTimeout;
+  if (timeout != null && (!Number.isInteger(timeout) || timeout < MIN_BUILD_TIMEOUT || timeout >= MAX_BUILD_TIMEOUT)) {
+    errors.buildTimeout = ['needs to be between 10 minutes and 1 month'];
+  }
+  const depth = input.ciDefaultGitDepth;
+  if (depth != null) {
+    if (!Number.isInteger(depth)) errors.ciDefaultGitDepth = ['must be an integer'];
+    else if (depth < 0) errors.ciDefaultGitDepth = ['must be greater than or equal to 0'];
+    else if (depth > MAX_GIT_DEPTH) errors.ciDefaultGitDepth = [`must be less than or equal to ${MAX_GIT_DEPTH}`];
+  }
+  return errors;
+}
+
+/** The given settings as a Prisma update. */
+export function ciSettingsData(input: ProjectCiSettingsInput): { buildTimeout?: number; publicJobs?: boolean; ciDefaultGitDepth?: number; autoCancelPendingPipelines?: string } {
+  return {
+    ...(input.buildTimeout != null ? { buildTimeout: input.buildTimeout } : {}),
+    ...(input.publicJobs != null ? { publicJobs: input.publicJobs } : {}),
+    ...(input.ciDefaultGitDepth != null ? { ciDefaultGitDepth: input.ciDefaultGitDepth } : {}),
+    ...(input.autoCancelPendingPipelines != null ? { autoCancelPendingPipelines: input.autoCancelPendingPipelines } : {}),
+  };
+}
