@@ -192,6 +192,9 @@ describe('state actions', () => {
   it('deactivates users without recent activity, and activates them again', async () => {
     const user = await createUser(t);
     expect((await t.api('GET', '/user', { token: user.token })).status).toBe(200);
+    // That request made the user active today, and GitLab keeps users active in the last 90 days: make it long ago.
+    await eventually(async () => (await db().user.findUnique({ where: { id: user.id } }))?.lastActivityOn);
+    await db().user.update({ where: { id: user.id }, data: { lastActivityOn: new Date(Date.now() - 100 * 86_400_000) } });
     expect((await t.api('POST', `/users/${user.id}/deactivate`)).body).toBe(true);
     const refused = await t.api('GET', '/user', { token: user.token });
     expect(refused.status).toBe(403);
