@@ -9,6 +9,7 @@ import { CREDENTIALS_REVOKED, VIEWER_CHANGED } from '../../src/auth/credentials.
 import type { Viewer } from '../../src/auth/viewer.js';
 import { startTestServer, suiteServer, type TestServer } from '../support/server.js';
 import { createProject, createUser } from '../support/factories.js';
+import { eventually } from '../support/wait.js';
 
 let statements: string[] = [];
 const t = suiteServer({}, { onQuery: (sql) => statements.push(sql) });
@@ -112,6 +113,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('across replicas (PostgreSQL)', ()
     for (const act of ['ban', 'deactivate', 'delete'] as const) {
       const user = await createUser(t);
       expect((await replica.api('GET', '/user', { token: user.token })).status).toBe(200);
+      if (act === 'deactivate') {
+        // That request made the user active today; GitLab deactivates only users inactive for 90 days.
+        const db = t.server.database.prisma;
+        await eventually(async () => (await db.user.findUnique({ where: { id: user.id } }))?.lastActivityOn);
+        await db.user.update({ where: { id: user.id }, data: { lastActivityOn: new Date(Date.now() - 100 * 86_400_000) } });
+      }
       const heard = revocationHeard(replica);
       const res = act === 'delete' ? await t.api('DELETE', `/users/${user.id}`) : await t.api('POST', `/users/${user.id}/${act}`);
       expect(res.status).toBeLessThan(300);
