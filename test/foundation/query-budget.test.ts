@@ -289,6 +289,10 @@ describe('query budget', () => {
     // Issues in the project's milestone: a page mixing project and group milestones reads one parent of each kind.
     'GET /projects/:id/issues': () => `/projects/${project.id}/issues?state=all&milestone=im`,
     'GET /groups/:id/issues': () => `/groups/${group.id}/issues?state=all&milestone=im`,
+    // Merge requests likewise (the fixture's others are in the group's milestone).
+    'GET /merge_requests': () => '/merge_requests?milestone=im',
+    'GET /projects/:id/merge_requests': () => `/projects/${project.id}/merge_requests?milestone=im`,
+    'GET /groups/:id/merge_requests': () => `/groups/${group.id}/merge_requests?milestone=im`,
     'GET /projects/:id/merge_requests/:merge_request_iid/commits': () => `/projects/${project.id}/merge_requests/1/commits`,
     'GET /projects/:id/merge_requests/:merge_request_iid/diffs': () => `/projects/${project.id}/merge_requests/1/diffs`,
     'GET /projects/:id/merge_requests/:noteable_id/discussions': () => `/projects/${project.id}/merge_requests/1/discussions`,

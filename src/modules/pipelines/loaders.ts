@@ -28,14 +28,34 @@ export function createPipelineLoaders(db: PrismaClient) {
       const bySchedule = new Map(rows.map((row) => [row.pipelineScheduleId, row]));
       return scheduleIds.map((id) => bySchedule.get(id) ?? null);
     }),
-    /** The newest merge request pipeline of each merge request (null for none). */
-    lastByMergeRequest: new DataLoader<number, Prisma.PipelineGetPayload<object> | null>(async (mrIds) => {
-      const newest = await db.pipeline.groupBy({ by: ['mergeRequestId'], where: { mergeRequestId: { in: [...mrIds] } }, _max: { id: true } });
-      const ids = newest.map((row) => row._max.id).filter((id): id is number => id !== null);
-      const rows = ids.length ? await db.pipeline.findMany({ where: { id: { in: ids } } }) : [];
-      const byMr = new Map(rows.map((row) => [row.mergeRequestId, row]));
-      return mrIds.map((id) => byMr.get(id) ?? null);
-    }),
+    /**
+     * Each merge request's head pipeline: its newest merge request pipeline, else the newest pipeline of its source
+     * branch at its head commit. The same three queries whatever the page holds.
+     */
+    headByMergeRequest: new DataLoader<MergeRequestHeadKey, Prisma.PipelineGetPayload<object> | null, number>(
+      async (keys) => {
+        const atHead = keys.filter((k) => k.headSha !== null);
+        const [own, branch] = await Promise.all([
+          db.pipeline.groupBy({ by: ['mergeRequestId'], where: { mergeRequestId: { in: keys.map((k) => k.id) } }, _max: { id: true } }),
+          atHead.length
+            ? db.pipeline.groupBy({
+                by: ['projectId', 'ref', 'sha'],
+                where: { tag: false, OR: atHead.map((k) => ({ projectId: k.projectId, ref: k.sourceBranch, sha: k.headSha! })) },
+                _max: { id: true },
+              })
+            : Promise.resolve([]),
+        ]);
+        const ids = [...own, ...branch].map((row) => row._max.id).filter((id): id is number => id !== null);
+        const rows = new Map((ids.length ? await db.pipeline.findMany({ where: { id: { in: ids } } }) : []).map((row) => [row.id, row]));
+        const byMr = new Map(own.map((row) => [row.mergeRequestId, row._max.id]));
+        const byBranch = new Map(branch.map((row) => [`${row.projectId}:${row.ref}:${row.sha}`, row._max.id]));
+        return keys.map((k) => {
+          const id = byMr.get(k.id) ?? (k.headSha === null ? null : byBranch.get(`${k.projectId}:${k.sourceBranch}:${k.headSha}`));
+          return (id != null && rows.get(id)) || null;
+        });
+      },
+      { cacheKeyFn: (k) => k.id },
+    ),
     /** The pipeline each bridge created, by the bridge's ID. */
     downstreamByBridge: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { sourceJobId: { in: [...ids] } } }), (p) => p.sourceJobId!),
     runnerById: byKeyLoader((ids: readonly number[]) => db.runner.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),
@@ -81,3 +101,11 @@ export function createPipelineLoaders(db: PrismaClient) {
 }
 
 export type PipelineLoaders = ReturnType<typeof createPipelineLoaders>;
+
+/** What finding a merge request's head pipeline reads of it. */
+export interface MergeRequestHeadKey {
+  id: number;
+  projectId: number;
+  sourceBranch: string;
+  headSha: string | null;
+}

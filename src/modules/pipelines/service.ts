@@ -332,9 +332,7 @@ export class PipelinesService {
    */
   async headForMergeRequest(mr: { id: number; projectId: number; sourceBranch: string; headSha: string | null }, project: ProjectRow): Promise<PipelineRow | null> {
     if (!(await this.base.access.can('read_pipeline', project))) return null;
-    const own = await this.base.loaders.pipelines.lastByMergeRequest.load(mr.id);
-    if (own || !mr.headSha) return own;
-    return this.db.pipeline.findFirst({ where: { projectId: mr.projectId, ref: mr.sourceBranch, tag: false, sha: mr.headSha }, orderBy: { id: 'desc' } });
+    return this.base.loaders.pipelines.headByMergeRequest.load({ id: mr.id, projectId: mr.projectId, sourceBranch: mr.sourceBranch, headSha: mr.headSha });
   }
 
   /** The mean coverage of the pipeline's latest jobs that report one, or null. */
