@@ -45,6 +45,10 @@ export interface ProjectRow {
   owner_avatarUrl: string | null;
   requestAccessEnabled: boolean;
   ciConfigPath: string | null;
+  publicJobs: boolean;
+  buildTimeout: number;
+  ciDefaultGitDepth: number;
+  autoCancelPendingPipelines: string;
   sharedRunnersEnabled: boolean;
   /** The project's feature levels by column (project_features), null for GitLab's defaults. */
   features: Record<string, string> | null;
@@ -111,6 +115,11 @@ export function projectJson(p: ProjectRow, external: string) {
     ...Object.fromEntries((Object.keys(FEATURE_COLUMNS) as ProjectFeatureName[]).map((feature) => [`${feature}_access_level`, level(feature)])),
     request_access_enabled: p.requestAccessEnabled,
     ci_config_path: p.ciConfigPath,
+    // The CI settings an administrator (the bench's viewer) is shown.
+    public_jobs: p.publicJobs,
+    build_timeout: p.buildTimeout,
+    ci_default_git_depth: p.ciDefaultGitDepth,
+    auto_cancel_pending_pipelines: p.autoCancelPendingPipelines,
     shared_runners_enabled: p.sharedRunnersEnabled,
     updated_at: new Date(p.updatedAt).toISOString(),
     repository_storage: p.repositoryStorage,
