@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
-import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
+import { addMember, apiOk, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
 const t = suiteServer();
 
@@ -18,11 +18,7 @@ let open: { id: number };
 let hidden: { id: number };
 let sub: { id: number };
 
-async function ok(method: string, path: string, token: string, body?: object) {
-  const res = await t.api(method, path, { token, body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
+const ok = (method: string, path: string, token: string, body?: object) => apiOk(t, token, method, path, body);
 
 /** The counts of the label named `bug` in a listing. */
 async function counts(path: string, token: string | null) {

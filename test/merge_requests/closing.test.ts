@@ -6,18 +6,14 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer, EXTERNAL_URL } from '../support/server.js';
-import { createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
+import { apiOk, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
 const t = suiteServer();
 let owner: TestUser;
 let stranger: TestUser;
 let project: { id: number; path_with_namespace: string };
 
-async function ok(method: string, path: string, body?: object, token = owner.token) {
-  const res = await t.api(method, path, { token, body });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
+const ok = (method: string, path: string, body?: object, token = owner.token) => apiOk(t, token, method, path, body);
 
 const iids = (list: { iid: number }[]) => list.map((x) => x.iid).sort();
 

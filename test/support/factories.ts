@@ -52,3 +52,10 @@ export async function addMember(t: TestServer, token: string, kind: 'groups' | '
   const res = await t.api('POST', `/${kind}/${id}/members`, { token, body: { user_id: userId, access_level: accessLevel } });
   if (res.status !== 201) throw new Error(`addMember: ${res.status} ${res.text}`);
 }
+
+/** A REST call that must succeed: its body, or an error naming the call and GitLab's answer. */
+export async function apiOk(t: TestServer, token: string | null, method: string, path: string, body?: object): Promise<any> {
+  const res = await t.api(method, path, { token, body });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body;
+}
