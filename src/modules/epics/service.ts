@@ -317,7 +317,6 @@ export class EpicsService {
   async destroy(group: NamespaceRow, iid: number): Promise<EpicRow> {
     const epic = await this.get(group, iid, 'destroy_epic');
     await this.db.$transaction([
-      this.db.labelLink.deleteMany({ where: { epicId: epic.id } }),
       this.db.note.deleteMany({ where: { noteableType: EPIC, noteableId: epic.id } }),
       this.db.epic.delete({ where: { id: epic.id } }),
     ]);

@@ -478,7 +478,6 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('destroy_issue', issueSubject(project, issue));
     return this.db.$transaction(async (tx) => {
-      await tx.labelLink.deleteMany({ where: { issueId: issue.id } });
       await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
       await this.events.deleteFor(tx, { type: ISSUE, id: issue.id });
       await tx.issue.delete({ where: { id: issue.id } });

@@ -160,7 +160,7 @@ export const mergeRequestResolvers = {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
   MergeRequest: {
-    closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.merge_requests.closesIssues(m, args),
+    closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
     iid: (m: MergeRequestRow) => String(m.iid),

@@ -535,11 +535,6 @@ export class MergeRequestsService {
     return this.closingCounts.load(issueId);
   }
 
-  /** The issues an open merge request would close on merge (or a merged one closed) that the viewer may read. */
-  async closesIssues(mr: MergeRequestRow, page: PageArgs) {
-    return this.issues.referencedBy(mr.id, page);
-  }
-
   /**
    * Closes the issues a merge into the default branch closes (MergeRequests::PostMergeService#close_issues), as the
    * merger, each one the merger may update; one that cannot be closed is left as it is.
@@ -581,7 +576,6 @@ export class MergeRequestsService {
     const mr = await this.get(project, iid);
     await this.base.access.authorize('destroy_merge_request', mergeRequestSubject(project, mr));
     return this.db.$transaction(async (tx) => {
-      await tx.labelLink.deleteMany({ where: { mergeRequestId: mr.id } });
       await this.events.deleteFor(tx, eventResource(mr));
       await tx.note.deleteMany({ where: { noteableType: MERGE_REQUEST, noteableId: mr.id } });
       await tx.mergeRequest.delete({ where: { id: mr.id } });
