@@ -4,7 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
-const t = suiteServer();
+let counting = false;
+const statements: string[] = [];
+const t = suiteServer({}, { onQuery: (sql) => counting && statements.push(sql) });
 
 let owner: TestUser;
 let guest: TestUser;
@@ -218,5 +220,52 @@ describe('GraphQL', () => {
       a: { blockingCount: 1, relatedIssues: [{ linkType: 'blocks', issue: { iid: String(b.iid) } }] },
       b: { blocked: true, blockedByCount: 1, blockedByIssues: { nodes: [{ iid: String(a.iid) }] } },
     });
+  });
+
+  it('reads the links of a listed page of issues in a fixed number of statements, whatever its length', async () => {
+    const listed = await createProject(t, owner.token, { visibility: 'private' });
+    const chain = async (n: number) => {
+      const issues: Issue[] = [];
+      for (let i = 0; i < n; i++) issues.push(await newIssue(`chain ${i}`, listed.id));
+      // Each issue blocks the next; the first is also related to the last.
+      for (let i = 0; i + 1 < n; i++) {
+        await t.api('POST', links(issues[i]), { token: owner.token, body: { target_project_id: listed.id, target_issue_iid: issues[i + 1].iid, link_type: 'blocks' } });
+      }
+      await t.api('POST', links(issues[0]), { token: owner.token, body: { target_project_id: listed.id, target_issue_iid: issues[n - 1].iid } });
+      return issues;
+    };
+    const read = async (first: number) => {
+      statements.length = 0;
+      counting = true;
+      try {
+        return await t.graphql(
+          `query($path: ID!, $first: Int!) { project(fullPath: $path) { issues(first: $first, sort: CREATED_ASC) { nodes {
+            iid blocked blockedByCount blockedByIssues { nodes { iid } } relatedIssues { linkType issue { iid } }
+          } } } }`,
+          { path: listed.path_with_namespace, first },
+          owner.token,
+        );
+      } finally {
+        counting = false;
+      }
+    };
+    const issues = await chain(6);
+    const few = await read(2);
+    const fewStatements = statements.length;
+    const all = await read(6);
+    expect(all.body.errors).toBeUndefined();
+    expect(statements.length).toBe(fewStatements);
+    expect(few.body.data.project.issues.nodes).toHaveLength(2);
+    const nodes = all.body.data.project.issues.nodes;
+    const iid = (i: number) => String(issues[i].iid);
+    expect(nodes[0]).toEqual({
+      iid: iid(0), blocked: false, blockedByCount: 0, blockedByIssues: { nodes: [] },
+      relatedIssues: [{ linkType: 'blocks', issue: { iid: iid(1) } }, { linkType: 'relates_to', issue: { iid: iid(5) } }],
+    });
+    expect(nodes[3]).toEqual({
+      iid: iid(3), blocked: true, blockedByCount: 1, blockedByIssues: { nodes: [{ iid: iid(2) }] },
+      relatedIssues: [{ linkType: 'is_blocked_by', issue: { iid: iid(2) } }, { linkType: 'blocks', issue: { iid: iid(4) } }],
+    });
+    expect(nodes[5].relatedIssues).toEqual([{ linkType: 'is_blocked_by', issue: { iid: iid(4) } }, { linkType: 'relates_to', issue: { iid: iid(0) } }]);
   });
 });

@@ -3,6 +3,7 @@
  * stored as `blocks` the other way round), with GitLab's IssueLinks::CreateService and DestroyService rules, their
  * system notes on both issues, and the counts of blocking links an issue shows.
  */
+import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
 import { conflict, notFoundAs, recordNotFound, refused, unprocessable } from '../../errors.js';
 import type { Ref } from '../../graphql/ids.js';
@@ -68,25 +69,36 @@ export class IssueLinksService {
     return { AND: [await this.base.access.where('read_issue'), { project: { pendingDelete: false } }] };
   }
 
+  private relatedLoader?: DataLoader<number, RelatedIssue[]>;
+
   /**
    * Issue#related_issues: the issues linked to this one that the viewer may read, oldest link first, each with its
-   * link (at most MAX_LINKS exist).
+   * link (at most MAX_LINKS exist). Batched per request: a GraphQL list of issues reads them in two queries.
    */
-  async related(issue: IssueRow): Promise<RelatedIssue[]> {
-    const readable = await this.readableIssues();
-    const links = await this.db.issueLink.findMany({
-      where: { OR: [{ sourceId: issue.id, target: { is: readable } }, { targetId: issue.id, source: { is: readable } }] },
-      orderBy: { id: 'asc' },
-      take: MAX_LINKS * 2,
+  related(issue: IssueRow): Promise<RelatedIssue[]> {
+    this.relatedLoader ??= new DataLoader(async (ids) => {
+      const readable = await this.readableIssues();
+      const links = await this.db.issueLink.findMany({
+        where: { OR: [{ sourceId: { in: [...ids] }, target: { is: readable } }, { targetId: { in: [...ids] }, source: { is: readable } }] },
+        orderBy: { id: 'asc' },
+      });
+      const others = new Set(links.flatMap((l) => [l.sourceId, l.targetId]));
+      const rows = await this.db.issue.findMany({ where: { id: { in: [...others] } }, include: withAssignees });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const byIssue = new Map(ids.map((id) => [id, [] as RelatedIssue[]]));
+      for (const link of links) {
+        // A link between two issues of the batch is listed on both sides.
+        for (const [own, other, linkType] of [
+          [link.sourceId, link.targetId, link.linkType as LinkType],
+          [link.targetId, link.sourceId, inverse(link.linkType)],
+        ] as const) {
+          const issue = byId.get(other);
+          if (issue) byIssue.get(own)?.push({ issue, link, linkType });
+        }
+      }
+      return ids.map((id) => byIssue.get(id)!.slice(0, MAX_LINKS));
     });
-    const otherId = (l: IssueLinkRow) => (l.sourceId === issue.id ? l.targetId : l.sourceId);
-    const rows = await this.db.issue.findMany({ where: { id: { in: links.map(otherId) } }, include: withAssignees });
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return links.flatMap((link) => {
-      const other = byId.get(otherId(link));
-      if (!other) return [];
-      return [{ issue: other, link, linkType: link.sourceId === issue.id ? (link.linkType as LinkType) : inverse(link.linkType) }];
-    });
+    return this.relatedLoader.load(issue.id);
   }
 
   /** `GET …/issues/:issue_iid/links`: the related issues of a project's issue the viewer reads (`404 Not found` otherwise). */
@@ -99,16 +111,22 @@ export class IssueLinksService {
     return this.base.loaders.issue_links.blockingCount.load(issueId);
   }
 
-  /** The open issues blocking an issue that the viewer may read (GraphQL's `blockedByIssues`). */
-  async blockedBy(issue: IssueRow): Promise<IssueRow[]> {
-    const readable = await this.readableIssues();
-    const links = await this.db.issueLink.findMany({
-      where: { targetId: issue.id, linkType: 'blocks', source: { is: { AND: [readable, { state: 'opened' }] } } },
-      orderBy: { id: 'asc' },
-      take: MAX_LINKS,
-      include: { source: { include: withAssignees } },
+  private blockedByLoader?: DataLoader<number, IssueRow[]>;
+
+  /** The open issues blocking an issue that the viewer may read (GraphQL's `blocked`, `blockedByIssues`): batched per request. */
+  blockedBy(issue: IssueRow): Promise<IssueRow[]> {
+    this.blockedByLoader ??= new DataLoader(async (ids) => {
+      const readable = await this.readableIssues();
+      const links = await this.db.issueLink.findMany({
+        where: { targetId: { in: [...ids] }, linkType: 'blocks', source: { is: { AND: [readable, { state: 'opened' }] } } },
+        orderBy: { id: 'asc' },
+        include: { source: { include: withAssignees } },
+      });
+      const byIssue = new Map(ids.map((id) => [id, [] as IssueRow[]]));
+      for (const link of links) byIssue.get(link.targetId)!.push(link.source);
+      return ids.map((id) => byIssue.get(id)!.slice(0, MAX_LINKS));
     });
-    return links.map((l) => l.source);
+    return this.blockedByLoader.load(issue.id);
   }
 
   /** One of the issue's links (`GET …/links/:issue_link_id`); its target must be readable too. */
