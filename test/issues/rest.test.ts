@@ -135,6 +135,12 @@ describe('creating and reading issues', () => {
     expect(await iids(`assignee_id=${reporter.id}`)).toEqual([1]);
     expect(await iids('assignee_id=None')).toEqual([3, 2]);
     expect(await iids(`author_id=${guest.id}`)).toEqual([2]);
+    // Usernames are found ignoring case, as GitLab's User.find_by_username; an unknown one matches nothing.
+    expect(await iids(`author_username=${guest.username.toUpperCase()}`)).toEqual([2]);
+    expect(await iids('author_username=nobody-at-all')).toEqual([]);
+    expect(await iids(`assignee_username[]=${reporter.username.toUpperCase()}`)).toEqual([1]);
+    expect(await iids(`assignee_username[]=${reporter.username}&assignee_username[]=${guest.username}`)).toEqual([]);
+    expect((await t.api('GET', `${issues()}?assignee_id=me`, { token: reporter.token })).status).toBe(400);
     expect(await iids('search=search-me')).toEqual([3]);
     expect(await iids('order_by=title&sort=asc')).toEqual([2, 1, 3]);
     expect(await iids('order_by=created_at&sort=asc')).toEqual([1, 2, 3]);

@@ -4,12 +4,12 @@
  * (EPICS_ENABLED; GitLab's `authorize_epics_feature!` answers 403 once the group is found).
  */
 import type { Prisma } from '../../db/database.js';
-import { containsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, notFoundAs, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { GroupsService } from '../groups/service.js';
 import type { IssuesService, IssueRow } from '../issues/service.js';
-import { labelConditions, type LabelsService } from '../labels/service.js';
+import type { LabelsService } from '../labels/service.js';
+import { issuableConditions } from '../issues/finder.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import { colorOf } from '../labels/rules.js';
 import type { ServiceBase } from '../module.js';
@@ -178,17 +178,9 @@ export class EpicsService {
     if (filters.includeAncestorGroups) groups.push({ groupId: { in: group.traversalIds } });
     const and: Prisma.EpicWhereInput[] = [{ OR: groups }, await this.base.access.where('read_epic')];
     if (filters.state === 'opened' || filters.state === 'closed') and.push({ state: filters.state });
-    if (filters.authorId != null) and.push({ authorId: filters.authorId });
-    if (filters.authorUsername) and.push({ author: { is: { username: filters.authorUsername } } });
     if (filters.confidential != null) and.push({ confidential: filters.confidential });
-    if (filters.iids?.length) and.push({ iid: { in: [...filters.iids] } });
     if (filters.parentId != null) and.push({ parentId: filters.parentId });
-    if (filters.search) and.push({ OR: [{ title: containsIgnoringCase(filters.search) }, { description: containsIgnoringCase(filters.search) }] });
-    if (filters.createdAfter) and.push({ createdAt: { gte: filters.createdAfter } });
-    if (filters.createdBefore) and.push({ createdAt: { lte: filters.createdBefore } });
-    if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
-    if (filters.updatedBefore) and.push({ updatedAt: { lte: filters.updatedBefore } });
-    and.push(...labelConditions(filters.labels));
+    and.push(...(await issuableConditions(this.db, filters)));
     const where: Prisma.EpicWhereInput = { AND: and };
     const sort = filters.sort ?? 'desc';
     const key = filters.orderBy === 'updated_at' ? 'updatedAt' : filters.orderBy === 'title' ? 'title' : 'createdAt';

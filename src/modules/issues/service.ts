@@ -4,7 +4,6 @@
  * events and label changes, delete, and their activity events.
  */
 import type { Prisma } from '../../db/database.js';
-import { containsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, badRequest, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
@@ -15,7 +14,8 @@ import { issueData, issueHookAttrs, type HookIssue, type IssueHookAction } from 
 import { hookProjectOf } from '../hooks/samples.js';
 import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMessage } from './live.js';
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
-import { labelConditions, type LabelsService } from '../labels/service.js';
+import type { LabelsService } from '../labels/service.js';
+import { issuableConditions } from './finder.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -242,33 +242,8 @@ export class IssuesService {
     if (listScope === 'assigned_to_me' && viewer) and.push({ assignees: { some: { userId: viewer.id } } });
     if (filters.state === 'opened' || filters.state === 'closed') and.push({ state: filters.state });
     if (filters.state === 'locked') and.push({ discussionLocked: true });
-    if (filters.iids?.length) and.push({ iid: { in: [...filters.iids] } });
-    if (filters.authorId != null) and.push({ authorId: filters.authorId });
-    if (filters.authorUsername) and.push({ author: { username: filters.authorUsername } });
     if (filters.confidential != null) and.push({ confidential: filters.confidential });
-    if (filters.search) and.push({ OR: [{ title: containsIgnoringCase(filters.search) }, { description: containsIgnoringCase(filters.search) }] });
-    if (filters.createdAfter) and.push({ createdAt: { gte: filters.createdAfter } });
-    if (filters.createdBefore) and.push({ createdAt: { lte: filters.createdBefore } });
-    if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
-    if (filters.updatedBefore) and.push({ updatedAt: { lte: filters.updatedBefore } });
-    const assignee = filters.assigneeId?.trim();
-    if (assignee) {
-      if (/^none$/i.test(assignee)) and.push({ assignees: { none: {} } });
-      else if (/^any$/i.test(assignee)) and.push({ assignees: { some: {} } });
-      else if (/^\d{1,9}$/.test(assignee)) and.push({ assignees: { some: { userId: Number(assignee) } } });
-      else throw invalidArgument('assigneeId');
-    }
-    for (const username of filters.assigneeUsernames ?? []) and.push({ assignees: { some: { user: { username } } } });
-    const milestone = filters.milestone?.trim();
-    if (milestone) {
-      const today = new Date(new Date().toISOString().slice(0, 10));
-      if (/^none$/i.test(milestone)) and.push({ milestoneId: null });
-      else if (/^any$/i.test(milestone)) and.push({ milestoneId: { not: null } });
-      else if (/^upcoming$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', dueDate: { gt: today } } } });
-      else if (/^started$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', startDate: { lte: today } } } });
-      else and.push({ milestone: { is: { title: milestone } } });
-    }
-    and.push(...labelConditions(filters.labels));
+    and.push(...(await issuableConditions(this.db, filters)));
     const where: Prisma.IssueWhereInput = { AND: and };
     const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
     return connection(

@@ -6,14 +6,15 @@
  */
 import DataLoader from 'dataloader';
 import { Prisma } from '../../db/database.js';
-import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
+import { equalsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
 import type { IssuesService } from '../issues/service.js';
 import { issueReferences } from './references.js';
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
-import { labelConditions, type LabelsService } from '../labels/service.js';
+import type { LabelsService } from '../labels/service.js';
+import { issuableConditions } from '../issues/finder.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -215,39 +216,16 @@ export class MergeRequestsService {
     if (listScope === 'assigned_to_me' && viewer) and.push({ assignees: { some: { userId: viewer.id } } });
     if (listScope === 'reviews_for_me' && viewer) and.push({ reviewers: { some: { userId: viewer.id } } });
     if (filters.state && filters.state !== 'all') and.push({ state: filters.state });
-    if (filters.iids?.length) and.push({ iid: { in: [...filters.iids] } });
-    if (filters.authorId != null) and.push({ authorId: filters.authorId });
-    if (filters.authorUsername) and.push({ authorId: { in: await this.userIds([filters.authorUsername]) } });
     if (filters.sourceBranches?.length) and.push({ sourceBranch: { in: [...filters.sourceBranches] } });
     if (filters.targetBranches?.length) and.push({ targetBranch: { in: [...filters.targetBranches] } });
     if (filters.draft != null) and.push({ draft: filters.draft });
-    if (filters.search) and.push({ OR: [{ title: containsIgnoringCase(filters.search) }, { description: containsIgnoringCase(filters.search) }] });
-    if (filters.createdAfter) and.push({ createdAt: { gte: filters.createdAfter } });
-    if (filters.createdBefore) and.push({ createdAt: { lte: filters.createdBefore } });
-    if (filters.updatedAfter) and.push({ updatedAt: { gte: filters.updatedAfter } });
-    if (filters.updatedBefore) and.push({ updatedAt: { lte: filters.updatedBefore } });
-    const people = async (relation: 'assignees' | 'reviewers', id: string | null | undefined, username: string | null | undefined, argument: string) => {
-      const value = id?.trim();
-      if (value) {
-        if (/^none$/i.test(value)) and.push({ [relation]: { none: {} } });
-        else if (/^any$/i.test(value)) and.push({ [relation]: { some: {} } });
-        else if (/^\d{1,9}$/.test(value)) and.push({ [relation]: { some: { userId: Number(value) } } });
-        else throw invalidArgument(argument);
-      }
-      if (username) and.push({ [relation]: { some: { userId: { in: await this.userIds([username]) } } } });
-    };
-    await people('assignees', filters.assigneeId, filters.assigneeUsername, 'assigneeId');
-    await people('reviewers', filters.reviewerId, filters.reviewerUsername, 'reviewerId');
-    const milestone = filters.milestone?.trim();
-    if (milestone) {
-      const today = new Date(new Date().toISOString().slice(0, 10));
-      if (/^none$/i.test(milestone)) and.push({ milestoneId: null });
-      else if (/^any$/i.test(milestone)) and.push({ milestoneId: { not: null } });
-      else if (/^upcoming$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', dueDate: { gt: today } } } });
-      else if (/^started$/i.test(milestone)) and.push({ milestone: { is: { state: 'active', startDate: { lte: today } } } });
-      else and.push({ milestone: { is: { title: milestone } } });
-    }
-    and.push(...labelConditions(filters.labels));
+    and.push(
+      ...(await issuableConditions(this.db, {
+        ...filters,
+        assigneeUsernames: filters.assigneeUsername ? [filters.assigneeUsername] : null,
+        reviewerUsernames: filters.reviewerUsername ? [filters.reviewerUsername] : null,
+      })),
+    );
     const where: Prisma.MergeRequestWhereInput = { AND: and };
     const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
     return connection(
