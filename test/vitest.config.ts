@@ -13,9 +13,9 @@ const resolve = { alias: [{ find: /^graphql$/, replacement: require.resolve('gra
 // Test files wait on their server, git and the database more than they compute: two run at once even on two cores
 // (vitest's default would be one there). A worker keeps its modules between files (isolate: false) so each file does
 // not load Prisma, PGlite, graphql and the schema again; every file still starts its own server on its own database.
-// A worker that runs some 180 files (each with its own server) outgrew Node's default heap of about 4 GB near the end of
-// the run: it gets 8 GB (two workers on the 24 GB machine).
-const shared = { root, include: ['test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000, isolate: false, execArgv: ['--max-old-space-size=8192'] };
+// A closed server must let go of everything (test/foundation/release.test.ts), or a worker running some 180 files
+// outgrows its heap.
+const shared = { root, include: ['test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000, isolate: false };
 const postgres = process.env.TEST_DATABASE_URL;
 // Files that never open the suite's database (they check code, or start `npm start` on its own PGlite): the PostgreSQL
 // run would repeat them exactly, so they run once, with PGlite.

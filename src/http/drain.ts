@@ -82,7 +82,10 @@ export function trackConnections(server: Server): Drainer {
               return;
             }
             // The plain net close: stop listening, without http's closing of idle connections.
-            NetServer.prototype.close.call(server, () => resolve());
+            NetServer.prototype.close.call(server, () => {
+              stopConnectionsChecking(server);
+              resolve();
+            });
             timers.push(setTimeout(closeIdle, IDLE_LINGER_MS));
           });
         };
@@ -96,4 +99,14 @@ export function trackConnections(server: Server): Drainer {
       });
     },
   };
+}
+
+/**
+ * Stops the interval http's server checks its connections' timeouts on, which http's own close would stop: the plain
+ * net close above leaves it, and with it the server and everything its listeners reach (the app, its schema, its
+ * database), alive for good. Node keeps the interval under a symbol of its own; where a Node lacks it, nothing happens.
+ */
+function stopConnectionsChecking(server: Server): void {
+  const key = Object.getOwnPropertySymbols(server).find((s) => s.description === 'http.server.connectionsCheckingInterval');
+  if (key) clearInterval((server as unknown as Record<symbol, NodeJS.Timeout>)[key]);
 }
