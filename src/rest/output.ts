@@ -31,7 +31,8 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
     const v = obj[plan.key];
     if (v === null || v === undefined) {
       // JSON leaves out an undefined value; `delete` would turn the object into a slow dictionary for the serialiser.
-      if (plan.omitIfNull) obj[plan.key] = undefined;
+      // A null that spreads spreads nothing: its key goes too.
+      if (plan.omitIfNull || plan.spread) obj[plan.key] = undefined;
       continue;
     }
     if (plan.enumType) {

@@ -232,4 +232,22 @@ describe('what a project read shows, by caller', () => {
     const simpleForUser = await t.api('GET', `/users/${alice.id}/projects?simple=true`, { token: alice.token });
     expect(Object.keys(simpleForUser.body[0]).sort()).toEqual(BASIC);
   });
+
+  it('shows default_branch, readme_url and forks_count only to callers who may read the code (BasicProjectDetails)', async () => {
+    const guest = await createUser(t);
+    const project = await createProject(t, alice.token, { visibility: 'private', name: unique('code') });
+    await addMember(t, alice.token, 'projects', project.id, guest.id, 10);
+    const CODE = ['default_branch', 'readme_url', 'forks_count'];
+    const asGuest = await t.api('GET', `/projects/${project.id}`, { token: guest.token });
+    expect(asGuest.status).toBe(200);
+    for (const key of CODE) expect(asGuest.body).not.toHaveProperty(key);
+    const simple = await t.api('GET', `/projects?search=${project.name}&simple=true`, { token: guest.token });
+    expect(Object.keys(simple.body[0]).sort()).toEqual(BASIC.filter((k) => !CODE.includes(k)));
+    const asOwner = await t.api('GET', `/projects/${project.id}`, { token: alice.token });
+    expect(asOwner.body).toMatchObject({ default_branch: 'main', readme_url: null, forks_count: 0 });
+    // The keys keep GitLab's order where they are shown.
+    const keys = Object.keys(asOwner.body);
+    expect(keys.slice(keys.indexOf('created_at') + 1, keys.indexOf('created_at') + 3)).toEqual(['default_branch', 'tag_list']);
+    expect(keys.slice(keys.indexOf('web_url') + 1, keys.indexOf('web_url') + 3)).toEqual(['readme_url', 'forks_count']);
+  });
 });

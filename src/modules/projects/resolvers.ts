@@ -103,6 +103,7 @@ export const projectResolvers = {
     avatarUrl: (p: ProjectRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'project', p.id, p.avatar),
     avatarFile: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.avatarFile(p),
     forksCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.forksCount.load(p.id),
+    readableCode: shownWith('download_code', (p: ProjectRow) => p, (p) => p),
     starCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.starCount.load(p.id),
     forkedFromProject: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.forkedFrom(p),
     ciConfigPath: (p: ProjectRow) => p.ciConfigPath || null,
