@@ -10,6 +10,9 @@ import { equalsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
+import { enqueueHookEvent, hookHeard } from '../hooks/events.js';
+import { mergeRequestData, mergeRequestHookAttrs, type HookMergeRequest, type MergeRequestBefore, type MergeRequestHookAction } from '../hooks/payloads.js';
+import { hookProjectOf } from '../hooks/samples.js';
 import type { IssuesService } from '../issues/service.js';
 import { issueReferences } from './references.js';
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
@@ -358,6 +361,7 @@ export class MergeRequestsService {
       await this.events.recordLabelChanges(tx, eventResource(mr), { added: labelIds, removed: [] }, viewer.id, at);
       await this.keepIssueReferences(tx, mr.id, references);
       await this.event(project, mr, 'created', tx);
+      await this.executeHooks(tx, project, mr.id, 'open', { before: null });
       return mr;
     });
   }
@@ -429,6 +433,8 @@ export class MergeRequestsService {
       ? await this.issueReferencesOf(project, { title, description: (data.description as string | undefined) ?? mr.description, targetBranch: (data.targetBranch as string | undefined) ?? mr.targetBranch })
       : null;
     return this.db.$transaction(async (tx) => {
+      const heard = await hookHeard(tx, 'merge_request_hooks', project.id);
+      const before = heard ? await this.hookBefore(tx, mr.id) : null;
       if (references) await this.keepIssueReferences(tx, mr.id, references);
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || reviewerIds !== null || labelIds !== null;
       if (changed) data.updatedAt = new Date();
@@ -454,6 +460,10 @@ export class MergeRequestsService {
       await this.events.recordLabelChanges(tx, eventResource(updated), labelChange, viewer.id, at);
       if (data.state) await this.events.recordStateChange(tx, eventResource(updated), state === 'closed' ? 'closed' : 'reopened', viewer.id, at);
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
+      if (before) {
+        const action: MergeRequestHookAction = data.state ? (state === 'closed' ? 'close' : 'reopen') : 'update';
+        await this.executeHooks(tx, project, mr.id, action, { before, onlyIfChanged: action === 'update' });
+      }
       return updated;
     });
   }
@@ -574,7 +584,10 @@ export class MergeRequestsService {
         data: { ...merged, state: 'merged', mergeUserId: viewer.id, mergedAt: at, updatedAt: at, autoMergeEnabled: false },
       });
       const updated = await tx.mergeRequest.findUniqueOrThrow({ where: { id: mr.id }, include: withPeople });
-      if (updated.mergedAt?.getTime() === at.getTime()) await this.events.recordStateChange(tx, eventResource(updated), 'merged', viewer.id, at);
+      if (updated.mergedAt?.getTime() === at.getTime()) {
+        await this.events.recordStateChange(tx, eventResource(updated), 'merged', viewer.id, at);
+        await this.executeHooks(tx, project, mr.id, 'merge', { before: await this.beforeOf(tx, mr) });
+      }
       await this.event(project, updated, 'merged', tx);
       return updated;
     });
@@ -597,6 +610,112 @@ export class MergeRequestsService {
       data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: new Date() },
     });
     return this.get(project, mr.iid);
+  }
+
+  /**
+   * The Merge Request Hook of a change (MergeRequests::BaseService#execute_hooks), queued in the change's transaction
+   * `tx` for the project's hooks and the system hooks that hear merge request events, as the viewer. `before` is
+   * the merge request before the change (null: it was just opened; omitted: nothing of it changed, as a push's
+   * `update` or an approval's); `oldrev` the source branch's previous head after a push. With `onlyIfChanged`,
+   * nothing is queued when no attribute the hook compares changed. Approvals call this with `approved`,
+   * `unapproved` and `approval`.
+   */
+  async executeHooks(
+    tx: Prisma.TransactionClient,
+    project: ProjectRow,
+    id: number,
+    action: MergeRequestHookAction,
+    options: { before?: MergeRequestBefore | null; oldrev?: string | null; onlyIfChanged?: boolean } = {},
+  ): Promise<void> {
+    if (!(await hookHeard(tx, 'merge_request_hooks', project.id))) return;
+    const after = await this.hookMergeRequest(tx, id);
+    const before = options.before === undefined ? after : options.before;
+    const user = await tx.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
+    const { externalUrl } = this.base.app.config;
+    const source = after.sourceProjectId === project.id ? project : await this.base.loaders.projects.byId.load(after.sourceProjectId);
+    const data = mergeRequestData({ mergeRequest: after, before, action, project: hookProjectOf(project), sourceProject: source ? hookProjectOf(source) : null, user, oldrev: options.oldrev, externalUrl });
+    if (options.onlyIfChanged && Object.keys(data.changes as object).length === 0) return;
+    await enqueueHookEvent(this.base.app.jobs, { trigger: 'merge_request_hooks', projectId: project.id, branch: null, data }, tx);
+  }
+
+  /**
+   * A push to branches of the project (MergeRequests::RefreshService#execute_mr_web_hooks): each open merge request
+   * whose source branch moved gets an `update` hook with the previous head as `oldrev`, as the pusher.
+   */
+  async refreshOnPush(project: ProjectRow, push: { ref: string; before: string; after: string }): Promise<void> {
+    if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after)) return;
+    const branch = push.ref.slice('refs/heads/'.length);
+    const open = await this.db.mergeRequest.findMany({ where: { sourceProjectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, projectId: true }, orderBy: { id: 'asc' } });
+    for (const mr of open) {
+      this.git.forget(mr.id);
+      const target = mr.projectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.projectId);
+      if (!target) continue;
+      await this.db.$transaction((tx) => this.executeHooks(tx, target, mr.id, 'update', { oldrev: push.before }));
+    }
+  }
+
+  /**
+   * The sample of a project hook's test of merge request events (TestHooks::ProjectService#merge_requests_events_data):
+   * the project's first merge request, as `to_hook_data` builds it (no action, no changes); null when there is none.
+   */
+  async hookSample(project: ProjectRow): Promise<unknown> {
+    await this.base.access.authorize('read_project_merge_requests', project);
+    const first = await this.db.mergeRequest.findFirst({ where: { projectId: project.id }, orderBy: { id: 'asc' }, select: { id: true } });
+    if (!first) return null;
+    const mr = await this.hookMergeRequest(this.db, first.id);
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
+    const source = mr.sourceProjectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.sourceProjectId);
+    const { externalUrl } = this.base.app.config;
+    return mergeRequestData({ mergeRequest: mr, before: null, action: null, project: hookProjectOf(project), sourceProject: source ? hookProjectOf(source) : null, user, externalUrl });
+  }
+
+  /** The merge request as hooks embed it (MergeRequest#hook_attrs): a note hook's `merge_request`. */
+  async hookAttrs(project: ProjectRow, mr: MergeRequestRow) {
+    const source = mr.sourceProjectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.sourceProjectId);
+    return mergeRequestHookAttrs(await this.hookMergeRequest(this.db, mr.id), hookProjectOf(project), source ? hookProjectOf(source) : null, this.base.app.config.externalUrl);
+  }
+
+  /** What the hook compares of a merge request before a change. */
+  private async hookBefore(tx: Prisma.TransactionClient, id: number): Promise<MergeRequestBefore> {
+    const row = await tx.mergeRequest.findUniqueOrThrow({ where: { id } });
+    return this.beforeOf(tx, { ...row, id });
+  }
+
+  private async beforeOf(tx: Prisma.TransactionClient, row: { id: number } & Omit<MergeRequestBefore, 'labels' | 'assignees' | 'reviewers'>): Promise<MergeRequestBefore> {
+    const people = await this.hookPeople(tx, row.id);
+    return { ...row, ...people };
+  }
+
+  private async hookPeople(tx: Prisma.TransactionClient, id: number) {
+    const [assignees, reviewers, links] = await Promise.all([
+      tx.mergeRequestAssignee.findMany({ where: { mergeRequestId: id }, select: { userId: true }, orderBy: { createdAt: 'asc' } }),
+      tx.mergeRequestReviewer.findMany({ where: { mergeRequestId: id }, select: { userId: true }, orderBy: { createdAt: 'asc' } }),
+      tx.labelLink.findMany({ where: { mergeRequestId: id }, include: { label: true } }),
+    ]);
+    const ids = [...new Set([...assignees, ...reviewers].map((p) => p.userId))];
+    const users = ids.length ? await tx.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, username: true, email: true } }) : [];
+    const byId = new Map(users.map((u) => [u.id, u]));
+    const people = (rows: { userId: number }[]) => rows.map((r) => byId.get(r.userId)).filter((u): u is (typeof users)[number] => !!u);
+    const labels = links.map((l) => l.label).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
+    return { labels, assignees: people(assignees), reviewers: people(reviewers) };
+  }
+
+  /** A merge request as its hook data reads it: its row and people, and what its git, pipelines and author say now. */
+  private async hookMergeRequest(tx: Prisma.TransactionClient, id: number): Promise<HookMergeRequest> {
+    const row = await tx.mergeRequest.findUniqueOrThrow({ where: { id }, include: withPeople });
+    const people = await this.hookPeople(tx, id);
+    this.git.forget(id);
+    const [state, mergeStatus, detailedMergeStatus, headPipeline, firstContribution] = await Promise.all([
+      this.git.state(row),
+      this.git.mergeStatus(row),
+      this.git.detailedMergeStatus(row),
+      this.base.loaders.pipelines.headByMergeRequest.load({ id: row.id, projectId: row.projectId, sourceBranch: row.sourceBranch, headSha: row.headSha }),
+      this.firstContribution(row),
+    ]);
+    const sha = state.headSha;
+    const commit = sha ? await (await this.repositories.open(await this.projectOf(row))).commit(sha) : null;
+    const lastCommit = commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n', 1)[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail };
+    return { ...row, ...people, lastCommit, mergeStatus, detailedMergeStatus, headPipelineId: headPipeline?.id ?? null, firstContribution, blockingDiscussionsResolved: true };
   }
 
   /** GitLab's participants: the author, assignees, reviewers and commenters, each once. */
