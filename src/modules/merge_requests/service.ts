@@ -628,11 +628,13 @@ export class MergeRequestsService {
     options: { before?: MergeRequestBefore | null; oldrev?: string | null; onlyIfChanged?: boolean } = {},
   ): Promise<void> {
     if (!(await hookHeard(tx, 'merge_request_hooks', project.id))) return;
+    // Everything is read through `tx` (on PGlite, a read beside the open transaction would wait for it to end).
+    this.base.loaders.projects.byId.prime(project.id, project);
     const after = await this.hookMergeRequest(tx, id);
     const before = options.before === undefined ? after : options.before;
     const user = await tx.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
     const { externalUrl } = this.base.app.config;
-    const source = after.sourceProjectId === project.id ? project : await this.base.loaders.projects.byId.load(after.sourceProjectId);
+    const source = after.sourceProjectId === project.id ? project : ((await tx.project.findUnique({ where: { id: after.sourceProjectId }, include: { namespace: true } })) as unknown as ProjectRow | null);
     const data = mergeRequestData({ mergeRequest: after, before, action, project: hookProjectOf(project), sourceProject: source ? hookProjectOf(source) : null, user, oldrev: options.oldrev, externalUrl });
     if (options.onlyIfChanged && Object.keys(data.changes as object).length === 0) return;
     await enqueueHookEvent(this.base.app.jobs, { trigger: 'merge_request_hooks', projectId: project.id, branch: null, data }, tx);
@@ -643,7 +645,8 @@ export class MergeRequestsService {
    * whose source branch moved gets an `update` hook with the previous head as `oldrev`, as the pusher.
    */
   async refreshOnPush(project: ProjectRow, push: { ref: string; before: string; after: string }): Promise<void> {
-    if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after)) return;
+    // A branch made or removed by the push moved no open merge request's source (GitLab's refresh of a new branch finds none open from it).
+    if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after) || /^0+$/.test(push.before)) return;
     const branch = push.ref.slice('refs/heads/'.length);
     const open = await this.db.mergeRequest.findMany({ where: { sourceProjectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, projectId: true }, orderBy: { id: 'asc' } });
     for (const mr of open) {
@@ -709,13 +712,21 @@ export class MergeRequestsService {
       this.git.state(row),
       this.git.mergeStatus(row),
       this.git.detailedMergeStatus(row),
-      this.base.loaders.pipelines.headByMergeRequest.load({ id: row.id, projectId: row.projectId, sourceBranch: row.sourceBranch, headSha: row.headSha }),
-      this.firstContribution(row),
+      this.headPipelineId(tx, row),
+      this.firstContribution(row, tx),
     ]);
     const sha = state.headSha;
     const commit = sha ? await (await this.repositories.open(await this.projectOf(row))).commit(sha) : null;
     const lastCommit = commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n', 1)[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail };
-    return { ...row, ...people, lastCommit, mergeStatus, detailedMergeStatus, headPipelineId: headPipeline?.id ?? null, firstContribution, blockingDiscussionsResolved: true };
+    return { ...row, ...people, lastCommit, mergeStatus, detailedMergeStatus, headPipelineId: headPipeline, firstContribution, blockingDiscussionsResolved: true };
+  }
+
+  /** The head pipeline's id as the pipelines' loader finds it (the merge request's own latest, else its source head's), read through `db`. */
+  private async headPipelineId(db: Prisma.TransactionClient, mr: MergeRequestRow): Promise<number | null> {
+    const own = await db.pipeline.findFirst({ where: { mergeRequestId: mr.id }, orderBy: { id: 'desc' }, select: { id: true } });
+    if (own || mr.headSha === null) return own?.id ?? null;
+    const branch = await db.pipeline.findFirst({ where: { projectId: mr.projectId, ref: mr.sourceBranch, sha: mr.headSha, tag: false }, orderBy: { id: 'desc' }, select: { id: true } });
+    return branch?.id ?? null;
   }
 
   /** GitLab's participants: the author, assignees, reviewers and commenters, each once. */
@@ -733,16 +744,16 @@ export class MergeRequestsService {
    * GitLab's first_contribution?: the author is no member above Guest and has no merged merge request in the project
    * (for a merged one: none merged before it).
    */
-  async firstContribution(mr: MergeRequestRow): Promise<boolean> {
+  async firstContribution(mr: MergeRequestRow, db: Prisma.TransactionClient = this.db): Promise<boolean> {
     if (mr.authorId === null) return false;
     const project = await this.projectOf(mr);
     const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
-    const member = await this.db.member.findFirst({
+    const member = await db.member.findFirst({
       where: { userId: mr.authorId, accessLevel: { gt: 10 }, OR: [{ projectId: project.id }, { namespaceId: { in: groups } }] },
       select: { id: true },
     });
     if (member) return false;
-    const earlier = await this.db.mergeRequest.findFirst({
+    const earlier = await db.mergeRequest.findFirst({
       where: { projectId: mr.projectId, authorId: mr.authorId, state: 'merged', id: { not: mr.id }, ...(mr.mergedAt ? { mergedAt: { lt: mr.mergedAt } } : {}) },
       select: { id: true },
     });
