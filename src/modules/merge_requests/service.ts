@@ -10,6 +10,9 @@ import { equalsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
+import { can } from '../../auth/policy.js';
+import { liveActor } from '../../auth/memberships.js';
+import { MERGE_REQUEST_UPDATED, mergeRequestOfMessage, type MergeRequestPart, type MergeRequestUpdatedMessage } from './live.js';
 import { enqueueHookEvent, hookHeard } from '../hooks/events.js';
 import { mergeRequestData, mergeRequestHookAttrs, type HookMergeRequest, type MergeRequestBefore, type MergeRequestHookAction } from '../hooks/payloads.js';
 import { hookProjectOf } from '../hooks/samples.js';
@@ -362,6 +365,7 @@ export class MergeRequestsService {
       await this.keepIssueReferences(tx, mr.id, references);
       await this.event(project, mr, 'created', tx);
       await this.executeHooks(tx, project, mr.id, 'open', { before: null });
+      await this.announce(tx, mr, ['diffGenerated']);
       return mr;
     });
   }
@@ -460,6 +464,10 @@ export class MergeRequestsService {
       await this.events.recordLabelChanges(tx, eventResource(updated), labelChange, viewer.id, at);
       if (data.state) await this.events.recordStateChange(tx, eventResource(updated), state === 'closed' ? 'closed' : 'reopened', viewer.id, at);
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
+      const parts: MergeRequestPart[] = [];
+      if (data.state || data.draft !== undefined || data.targetBranch) parts.push('mergeStatus');
+      if (reviewerIds !== null && (reviewerIds.length !== mr.reviewers.length || reviewerIds.some((id, i) => mr.reviewers[i]?.userId !== id))) parts.push('reviewers');
+      await this.announce(tx, mr, parts);
       if (before) {
         const action: MergeRequestHookAction = data.state ? (state === 'closed' ? 'close' : 'reopen') : 'update';
         await this.executeHooks(tx, project, mr.id, action, { before, onlyIfChanged: action === 'update' });
@@ -587,6 +595,7 @@ export class MergeRequestsService {
       if (updated.mergedAt?.getTime() === at.getTime()) {
         await this.events.recordStateChange(tx, eventResource(updated), 'merged', viewer.id, at);
         await this.executeHooks(tx, project, mr.id, 'merge', { before: await this.beforeOf(tx, mr) });
+        await this.announce(tx, mr, ['mergeStatus']);
       }
       await this.event(project, updated, 'merged', tx);
       return updated;
@@ -641,6 +650,44 @@ export class MergeRequestsService {
   }
 
   /**
+   * Tells the merge request's subscribers, once `tx` commits, that these parts of it changed (GitLab's
+   * GraphqlTriggers: merge_request_merge_status_updated, merge_request_reviewers_updated, …). Approvals call it with
+   * `approvalState` (GraphqlTriggers.merge_request_approval_state_updated).
+   */
+  async announce(tx: Prisma.TransactionClient, mr: { id: number; projectId: number }, parts: readonly MergeRequestPart[]): Promise<void> {
+    if (!parts.length) return;
+    await this.base.publish(MERGE_REQUEST_UPDATED, { mergeRequestId: mr.id, projectId: mr.projectId, parts: [...parts] } satisfies MergeRequestUpdatedMessage, tx);
+  }
+
+  /**
+   * One of GitLab's merge request subscriptions: the merge request each time `part` of it changes. The viewer must
+   * read it to subscribe (else null, answered as GitLab's `Unauthorized subscription`), and each message is checked
+   * again against the subscriber's memberships as the App remembers them and the merge request as it is now: one who
+   * may no longer read it hears nothing more, and the subscription ends.
+   */
+  async watch(id: number, part: MergeRequestPart, field: string): Promise<AsyncGenerator<Record<string, MergeRequestRow>> | null> {
+    const mr = await this.byId(id);
+    if (!mr) return null;
+    const { app, db, viewer } = this.base;
+    const actor = liveActor(app.memberships, viewer);
+    const messages = app.bus.iterate<MergeRequestUpdatedMessage>(MERGE_REQUEST_UPDATED, (m) => m.mergeRequestId === mr.id && m.parts.includes(part));
+    return (async function* () {
+      try {
+        for await (const message of messages) {
+          const [project, row] = await Promise.all([app.projectSubjects.of(message.projectId), mergeRequestOfMessage(message, db).catch(() => null)]);
+          if (!project || !row) return;
+          const subject = { inProject: project, authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.userId) };
+          if (!can(await actor.get(), 'read_merge_request', subject)) return;
+          await app.bus.turn();
+          yield { [field]: row };
+        }
+      } finally {
+        await messages.return?.();
+      }
+    })();
+  }
+
+  /**
    * A push to branches of the project (MergeRequests::RefreshService#execute_mr_web_hooks): each open merge request
    * whose source branch moved gets an `update` hook with the previous head as `oldrev`, as the pusher.
    */
@@ -653,7 +700,10 @@ export class MergeRequestsService {
       this.git.forget(mr.id);
       const target = mr.projectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.projectId);
       if (!target) continue;
-      await this.db.$transaction((tx) => this.executeHooks(tx, target, mr.id, 'update', { oldrev: push.before }));
+      await this.db.$transaction(async (tx) => {
+        await this.executeHooks(tx, target, mr.id, 'update', { oldrev: push.before });
+        await this.announce(tx, mr, ['mergeStatus', 'diffGenerated']);
+      });
     }
   }
 
