@@ -70,8 +70,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   },
   IssueID: { model: 'Issue' },
   IssueLinkID: { model: 'IssueLink' },
-  /** GitLab's GlobalIDType[Issuable]: issues are this server's only issuables. */
-  IssuableID: { model: 'Issuable', subclasses: ['Issue'] },
+  /** GitLab's GlobalIDType[Issuable]: issues and merge requests, with the class named. */
+  IssuableID: { model: 'Issuable', subclasses: ['Issue', 'MergeRequest'], withClass: true },
   MergeRequestID: { model: 'MergeRequest' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
   NoteID: { model: 'Note', subclasses: ['DiscussionNote', 'DiffNote', 'LegacyDiffNote'] },

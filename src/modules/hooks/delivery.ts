@@ -21,6 +21,7 @@ const EVENT_HEADER: Record<HookTrigger, string> = {
   confidential_note_hooks: 'Confidential Note Hook',
   issue_hooks: 'Issue Hook',
   confidential_issue_hooks: 'Confidential Issue Hook',
+  merge_request_hooks: 'Merge Request Hook',
   release_hooks: 'Release Hook',
   deployment_hooks: 'Deployment Hook',
 };

@@ -16,6 +16,7 @@ export type HookTrigger = 'system_hooks' | 'push_hooks' | 'tag_push_hooks' | 're
   | 'confidential_note_hooks'
   | 'issue_hooks'
   | 'confidential_issue_hooks'
+  | 'merge_request_hooks'
   | 'release_hooks'
   | 'deployment_hooks';
 
@@ -64,6 +65,8 @@ const HEARD_ONLY_BY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: num
   confidential_note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialNoteEvents" LIMIT 1`,
   issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "issuesEvents" LIMIT 1`,
   confidential_issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialIssuesEvents" LIMIT 1`,
+  merge_request_hooks: (tx, projectId) =>
+    tx.$queryRaw`SELECT 1 FROM web_hooks WHERE "mergeRequestsEvents" AND (type = 'SystemHook' OR (type = 'ProjectHook' AND "projectId" = ${projectId})) LIMIT 1`,
   release_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "releasesEvents" LIMIT 1`,
 };
 

@@ -682,3 +682,203 @@ export function deploymentData(input: {
     ref: deployment.ref,
   };
 }
+
+/**
+ * A merge request with what its hook data shows of it (Gitlab::HookData::MergeRequestBuilder): its labels (title
+ * order), assignees and reviewers (in the order they were added), and what its git and pipelines say now.
+ */
+export interface HookMergeRequest {
+  id: number;
+  iid: number;
+  projectId: number;
+  sourceProjectId: number;
+  sourceBranch: string;
+  targetBranch: string;
+  title: string;
+  description: string | null;
+  state: string;
+  draft: boolean;
+  authorId: number | null;
+  milestoneId: number | null;
+  mergeCommitSha: string | null;
+  mergeUserId: number | null;
+  autoMergeEnabled: boolean;
+  forceRemoveSourceBranch: boolean;
+  mergeParams: unknown;
+  timeEstimate: number;
+  totalTimeSpent: number;
+  createdAt: Date;
+  updatedAt: Date;
+  labels: HookLabel[];
+  assignees: HookUser[];
+  reviewers: HookUser[];
+  /** The source branch's head commit (diff_head_commit), if it is still there. */
+  lastCommit: Omit<HookCommit, 'added' | 'modified' | 'removed'> | null;
+  /** The deprecated merge_status column's value. */
+  mergeStatus: string;
+  detailedMergeStatus: string;
+  headPipelineId: number | null;
+  firstContribution: boolean;
+  blockingDiscussionsResolved: boolean;
+}
+
+/** GitLab's state ids (Issuable::STATE_ID_MAP). */
+const STATE_ID: Record<string, number> = { opened: 1, closed: 2, merged: 3, locked: 4 };
+
+/** The merge request's page (Gitlab::UrlBuilder). */
+export function mergeRequestUrl(project: Pick<HookProject, 'fullPath'>, iid: number, externalUrl: string): string {
+  return `${externalUrl}/${project.fullPath}/-/merge_requests/${iid}`;
+}
+
+/** Gitlab::HookData::MergeRequestBuilder#build: the safe attributes with the URL, projects, last commit and statuses. */
+export function mergeRequestHookAttrs(mr: HookMergeRequest, target: HookProject, source: HookProject | null, externalUrl: string) {
+  const assigneeIds = mr.assignees.map((a) => a.id);
+  const params = mr.mergeParams && typeof mr.mergeParams === 'object' ? (mr.mergeParams as Record<string, unknown>) : {};
+  const targetAttrs = hookProject(target, externalUrl);
+  return {
+    assignee_id: assigneeIds[0] ?? null,
+    author_id: mr.authorId,
+    created_at: hookTime(mr.createdAt),
+    description: mr.description,
+    draft: mr.draft,
+    head_pipeline_id: mr.headPipelineId,
+    id: mr.id,
+    iid: mr.iid,
+    last_edited_at: null,
+    last_edited_by_id: null,
+    merge_commit_sha: mr.mergeCommitSha,
+    merge_error: null,
+    merge_params: { force_remove_source_branch: mr.forceRemoveSourceBranch ? '1' : '0', ...params },
+    merge_status: mr.mergeStatus,
+    merge_user_id: mr.mergeUserId,
+    merge_when_pipeline_succeeds: mr.autoMergeEnabled,
+    milestone_id: mr.milestoneId,
+    source_branch: mr.sourceBranch,
+    source_project_id: mr.sourceProjectId,
+    state_id: STATE_ID[mr.state] ?? 1,
+    target_branch: mr.targetBranch,
+    target_project_id: mr.projectId,
+    time_estimate: mr.timeEstimate,
+    title: mr.title,
+    updated_at: hookTime(mr.updatedAt),
+    updated_by_id: null,
+    prepared_at: hookTime(mr.createdAt),
+    assignee_ids: assigneeIds,
+    blocking_discussions_resolved: mr.blockingDiscussionsResolved,
+    detailed_merge_status: mr.detailedMergeStatus,
+    first_contribution: mr.firstContribution,
+    human_time_change: null,
+    human_time_estimate: humanDuration(mr.timeEstimate),
+    human_total_time_spent: humanDuration(mr.totalTimeSpent),
+    labels: mr.labels.map(labelHookAttrs),
+    last_commit: mr.lastCommit ? commitHookAttrs({ ...mr.lastCommit, added: [], modified: [], removed: [] }, targetAttrs.web_url) : null,
+    reviewer_ids: mr.reviewers.map((r) => r.id),
+    source: source ? hookProject(source, externalUrl) : null,
+    state: mr.state,
+    target: targetAttrs,
+    time_change: 0,
+    total_time_spent: mr.totalTimeSpent,
+    url: mergeRequestUrl(target, mr.iid, externalUrl),
+    work_in_progress: mr.draft,
+  };
+}
+
+/**
+ * GitLab's merge request hook actions (MergeRequests::BaseService#execute_hooks callers): `approved`, `unapproved`
+ * and `approval` come from approvals.
+ */
+export type MergeRequestHookAction = 'open' | 'close' | 'reopen' | 'update' | 'merge' | 'approved' | 'unapproved' | 'approval';
+
+/** What a merge request was before a change, for the hook's `changes`. */
+export type MergeRequestBefore = Pick<
+  HookMergeRequest,
+  'title' | 'description' | 'state' | 'draft' | 'targetBranch' | 'milestoneId' | 'timeEstimate' | 'totalTimeSpent' | 'updatedAt' | 'labels' | 'assignees' | 'reviewers' | 'mergeCommitSha' | 'mergeUserId' | 'autoMergeEnabled'
+> & { discussionLocked?: boolean | null };
+
+/**
+ * The `changes` of a merge request hook (MergeRequest#to_hook_data: the record's previous changes among the safe
+ * attributes, and its associations): each that differs, `{ previous, current }`. A new merge request's set
+ * attributes changed from nothing.
+ */
+function mergeRequestChanges(before: MergeRequestBefore | null, after: HookMergeRequest) {
+  const changes: Record<string, { previous: unknown; current: unknown }> = {};
+  const add = (key: string, previous: unknown, current: unknown) => {
+    if (JSON.stringify(previous) !== JSON.stringify(current)) changes[key] = { previous, current };
+  };
+  if (!before) {
+    const created: Record<string, unknown> = {
+      author_id: after.authorId,
+      created_at: hookTime(after.createdAt),
+      description: after.description,
+      draft: after.draft,
+      id: after.id,
+      iid: after.iid,
+      merge_params: after.forceRemoveSourceBranch ? { force_remove_source_branch: '1' } : null,
+      milestone_id: after.milestoneId,
+      source_branch: after.sourceBranch,
+      source_project_id: after.sourceProjectId,
+      target_branch: after.targetBranch,
+      target_project_id: after.projectId,
+      title: after.title,
+      updated_at: hookTime(after.updatedAt),
+    };
+    for (const [key, value] of Object.entries(created)) {
+      if (value !== null && value !== undefined && value !== false) changes[key] = { previous: null, current: value };
+    }
+    return changes;
+  }
+  add('title', before.title, after.title);
+  add('description', before.description, after.description);
+  add('draft', before.draft, after.draft);
+  add('target_branch', before.targetBranch, after.targetBranch);
+  add('state_id', STATE_ID[before.state] ?? 1, STATE_ID[after.state] ?? 1);
+  add('milestone_id', before.milestoneId, after.milestoneId);
+  add('merge_commit_sha', before.mergeCommitSha, after.mergeCommitSha);
+  add('merge_user_id', before.mergeUserId, after.mergeUserId);
+  add('merge_when_pipeline_succeeds', before.autoMergeEnabled, after.autoMergeEnabled);
+  add('time_estimate', before.timeEstimate, after.timeEstimate);
+  if (before.updatedAt.getTime() !== after.updatedAt.getTime()) changes.updated_at = { previous: hookTime(before.updatedAt), current: hookTime(after.updatedAt) };
+  add('assignees', before.assignees.map(userHookAttrs), after.assignees.map(userHookAttrs));
+  add('reviewers', before.reviewers.map(userHookAttrs), after.reviewers.map(userHookAttrs));
+  add('labels', before.labels.map(labelHookAttrs), after.labels.map(labelHookAttrs));
+  if (before.totalTimeSpent !== after.totalTimeSpent) {
+    changes.total_time_spent = { previous: before.totalTimeSpent, current: after.totalTimeSpent };
+    changes.time_change = { previous: 0, current: after.totalTimeSpent - before.totalTimeSpent };
+  }
+  return changes;
+}
+
+/**
+ * Gitlab::DataBuilder::Issuable for a merge request (MergeRequests::BaseService#hook_data): a Merge Request Hook,
+ * with `action` when one is given (a hook test's sample has none, and no changes) and `oldrev` after a push to its
+ * source branch.
+ */
+export function mergeRequestData(input: {
+  mergeRequest: HookMergeRequest;
+  before: MergeRequestBefore | null;
+  action: MergeRequestHookAction | null;
+  project: HookProject;
+  sourceProject: HookProject | null;
+  user: HookUser;
+  oldrev?: string | null;
+  externalUrl: string;
+}) {
+  const { mergeRequest: mr } = input;
+  const project = hookProject(input.project, input.externalUrl);
+  const attributes: Record<string, unknown> = mergeRequestHookAttrs(mr, input.project, input.sourceProject, input.externalUrl);
+  if (input.action) attributes.action = input.action;
+  if (input.oldrev && !/^0+$/.test(input.oldrev)) attributes.oldrev = input.oldrev;
+  const data: Record<string, unknown> = {
+    object_kind: 'merge_request',
+    event_type: 'merge_request',
+    user: userHookAttrs(input.user),
+    project,
+    object_attributes: attributes,
+    labels: mr.labels.map(labelHookAttrs),
+    changes: input.action ? mergeRequestChanges(input.before, mr) : {},
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+  };
+  if (mr.assignees.length) data.assignees = mr.assignees.map(userHookAttrs);
+  if (mr.reviewers.length) data.reviewers = mr.reviewers.map(userHookAttrs);
+  return data;
+}

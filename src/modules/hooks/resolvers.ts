@@ -37,6 +37,7 @@ export const hookResolvers = {
     CONFIDENTIAL_ISSUES_EVENTS: 'confidential_issues_events',
     NOTE_EVENTS: 'note_events',
     CONFIDENTIAL_NOTE_EVENTS: 'confidential_note_events',
+    MERGE_REQUESTS_EVENTS: 'merge_requests_events',
   },
   WebHook: { __resolveType: (h: WebHookRow) => h.type },
   SystemHook: { ...idFields('SystemHook'), ...hookFields },

@@ -98,6 +98,8 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
       return project({ issuesEvents: true });
     case 'confidential_issue_hooks':
       return project({ confidentialIssuesEvents: true });
+    case 'merge_request_hooks':
+      return { OR: [project({ mergeRequestsEvents: true }), { type: 'SystemHook', mergeRequestsEvents: true }] };
     case 'release_hooks':
       return project({ releasesEvents: true });
     case 'deployment_hooks':
@@ -105,13 +107,14 @@ function candidates(event: HookEvent): Prisma.WebHookWhereInput {
   }
 }
 
-export type TestTrigger = 'push_events' | 'tag_push_events' | 'issues_events' | 'confidential_issues_events' | 'note_events' | 'confidential_note_events';
+export type TestTrigger = 'push_events' | 'tag_push_events' | 'issues_events' | 'confidential_issues_events' | 'note_events' | 'confidential_note_events' | 'merge_requests_events';
 
 /** Test triggers whose sample is a row of the project (an issue, a note), with the hooks that hear them and GitLab's message when there is none. */
 const RECORD_SAMPLES: Partial<Record<TestTrigger, { trigger: HookTrigger; missing: string; build: (services: Services, project: ProjectRow) => Promise<unknown> }>> = {
   issues_events: { trigger: 'issue_hooks', missing: 'Ensure the project has issues.', build: (services, project) => services.issues.hookSample(project) },
   confidential_issues_events: { trigger: 'confidential_issue_hooks', missing: 'Ensure the project has issues.', build: (services, project) => services.issues.hookSample(project) },
   note_events: { trigger: 'note_hooks', missing: 'Ensure the project has notes.', build: (services, project) => services.notes.hookSample(services, project) },
+  merge_requests_events: { trigger: 'merge_request_hooks', missing: 'Ensure the project has merge requests.', build: (services, project) => services.merge_requests.hookSample(project) },
   confidential_note_events: { trigger: 'confidential_note_hooks', missing: 'Ensure the project has notes.', build: (services, project) => services.notes.hookSample(services, project) },
 };
 

@@ -81,6 +81,11 @@ export class MergeRequestGit {
     return !clean;
   }
 
+  /** Forgets what was read of the merge request's git state in this request (its branches or row changed since). */
+  forget(id: number): void {
+    this.states.delete(id);
+  }
+
   /**
    * The merge request's git state: read from its branches while it is open (or closed with both branches still
    * there), from what was kept when it was merged otherwise. Once per merge request and request.

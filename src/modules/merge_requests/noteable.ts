@@ -45,6 +45,10 @@ export const mergeRequestNoteables: NoteableKind = {
   async canSetCreatedAt(ctx, noteable) {
     return !!noteable.project && ctx.access.can('set_note_created_at', noteable.project);
   },
+  async hookAttrs(ctx, noteable) {
+    const mr = (noteable as MergeRequestNoteable).mergeRequest;
+    return { key: 'merge_request', attrs: await ctx.services.merge_requests.hookAttrs(noteable.project!, mr), confidential: false };
+  },
   async iidOf(ctx, noteableId) {
     return (await ctx.services.merge_requests.iidOf(noteableId)) ?? null;
   },

@@ -14,6 +14,8 @@ import type { IssueRow } from '../issues/service.js';
 import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
+import { refused } from '../../errors.js';
+import { MERGE_REQUEST_SUBSCRIPTIONS } from './live.js';
 import type { MergeRequestChanges, MergeRequestFilters, MergeRequestOrderBy, MergeRequestRow, MergeRequestScope } from './service.js';
 
 interface ListArgs extends PageArgs {
@@ -232,6 +234,19 @@ export const mergeRequestResolvers = {
     importedFrom: () => 'none',
     userPermissions: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.permissions(m),
   },
+  Subscription: Object.fromEntries(
+    Object.entries(MERGE_REQUEST_SUBSCRIPTIONS).map(([field, part]) => [
+      field,
+      {
+        // Subscriptions::BaseSubscription#authorized?: read_merge_request on the merge request, else `Unauthorized subscription`.
+        subscribe: async (_: unknown, args: { issuableId: { type: string; id: number } }, ctx: Context) => {
+          const updates = args.issuableId.type === 'MergeRequest' ? await ctx.services.merge_requests.watch(args.issuableId.id, part, field) : null;
+          if (!updates) throw refused('Unauthorized subscription');
+          return updates;
+        },
+      },
+    ]),
+  ),
   Mutation: {
     mergeRequestCreate: async (_: unknown, input: { projectPath: string; title: string; sourceBranch: string; targetBranch: string } & Record<string, unknown>, ctx: Context) => {
       const project = await projectOf(ctx, input.projectPath);

@@ -10,6 +10,12 @@ import { equalsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
+import { can } from '../../auth/policy.js';
+import { liveActor } from '../../auth/memberships.js';
+import { MERGE_REQUEST_UPDATED, mergeRequestOfMessage, type MergeRequestPart, type MergeRequestUpdatedMessage } from './live.js';
+import { enqueueHookEvent, hookHeard } from '../hooks/events.js';
+import { mergeRequestData, mergeRequestHookAttrs, type HookMergeRequest, type MergeRequestBefore, type MergeRequestHookAction } from '../hooks/payloads.js';
+import { hookProjectOf } from '../hooks/samples.js';
 import type { IssuesService } from '../issues/service.js';
 import { issueReferences } from './references.js';
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
@@ -358,6 +364,8 @@ export class MergeRequestsService {
       await this.events.recordLabelChanges(tx, eventResource(mr), { added: labelIds, removed: [] }, viewer.id, at);
       await this.keepIssueReferences(tx, mr.id, references);
       await this.event(project, mr, 'created', tx);
+      await this.executeHooks(tx, project, mr.id, 'open', { before: null });
+      await this.announce(tx, mr, ['diffGenerated']);
       return mr;
     });
   }
@@ -429,6 +437,8 @@ export class MergeRequestsService {
       ? await this.issueReferencesOf(project, { title, description: (data.description as string | undefined) ?? mr.description, targetBranch: (data.targetBranch as string | undefined) ?? mr.targetBranch })
       : null;
     return this.db.$transaction(async (tx) => {
+      const heard = await hookHeard(tx, 'merge_request_hooks', project.id);
+      const before = heard ? await this.hookBefore(tx, mr.id) : null;
       if (references) await this.keepIssueReferences(tx, mr.id, references);
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || reviewerIds !== null || labelIds !== null;
       if (changed) data.updatedAt = new Date();
@@ -454,6 +464,14 @@ export class MergeRequestsService {
       await this.events.recordLabelChanges(tx, eventResource(updated), labelChange, viewer.id, at);
       if (data.state) await this.events.recordStateChange(tx, eventResource(updated), state === 'closed' ? 'closed' : 'reopened', viewer.id, at);
       if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
+      const parts: MergeRequestPart[] = [];
+      if (data.state || data.draft !== undefined || data.targetBranch) parts.push('mergeStatus');
+      if (reviewerIds !== null && (reviewerIds.length !== mr.reviewers.length || reviewerIds.some((id, i) => mr.reviewers[i]?.userId !== id))) parts.push('reviewers');
+      await this.announce(tx, mr, parts);
+      if (before) {
+        const action: MergeRequestHookAction = data.state ? (state === 'closed' ? 'close' : 'reopen') : 'update';
+        await this.executeHooks(tx, project, mr.id, action, { before, onlyIfChanged: action === 'update' });
+      }
       return updated;
     });
   }
@@ -574,7 +592,11 @@ export class MergeRequestsService {
         data: { ...merged, state: 'merged', mergeUserId: viewer.id, mergedAt: at, updatedAt: at, autoMergeEnabled: false },
       });
       const updated = await tx.mergeRequest.findUniqueOrThrow({ where: { id: mr.id }, include: withPeople });
-      if (updated.mergedAt?.getTime() === at.getTime()) await this.events.recordStateChange(tx, eventResource(updated), 'merged', viewer.id, at);
+      if (updated.mergedAt?.getTime() === at.getTime()) {
+        await this.events.recordStateChange(tx, eventResource(updated), 'merged', viewer.id, at);
+        await this.executeHooks(tx, project, mr.id, 'merge', { before: await this.beforeOf(tx, mr) });
+        await this.announce(tx, mr, ['mergeStatus']);
+      }
       await this.event(project, updated, 'merged', tx);
       return updated;
     });
@@ -599,6 +621,164 @@ export class MergeRequestsService {
     return this.get(project, mr.iid);
   }
 
+  /**
+   * The Merge Request Hook of a change (MergeRequests::BaseService#execute_hooks), queued in the change's transaction
+   * `tx` for the project's hooks and the system hooks that hear merge request events, as the viewer. `before` is
+   * the merge request before the change (null: it was just opened; omitted: nothing of it changed, as a push's
+   * `update` or an approval's); `oldrev` the source branch's previous head after a push. With `onlyIfChanged`,
+   * nothing is queued when no attribute the hook compares changed. Approvals call this with `approved`,
+   * `unapproved` and `approval`.
+   */
+  async executeHooks(
+    tx: Prisma.TransactionClient,
+    project: ProjectRow,
+    id: number,
+    action: MergeRequestHookAction,
+    options: { before?: MergeRequestBefore | null; oldrev?: string | null; onlyIfChanged?: boolean } = {},
+  ): Promise<void> {
+    if (!(await hookHeard(tx, 'merge_request_hooks', project.id))) return;
+    // Everything is read through `tx` (on PGlite, a read beside the open transaction would wait for it to end).
+    this.base.loaders.projects.byId.prime(project.id, project);
+    const after = await this.hookMergeRequest(tx, id);
+    const before = options.before === undefined ? after : options.before;
+    const user = await tx.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
+    const { externalUrl } = this.base.app.config;
+    const source = after.sourceProjectId === project.id ? project : ((await tx.project.findUnique({ where: { id: after.sourceProjectId }, include: { namespace: true } })) as unknown as ProjectRow | null);
+    const data = mergeRequestData({ mergeRequest: after, before, action, project: hookProjectOf(project), sourceProject: source ? hookProjectOf(source) : null, user, oldrev: options.oldrev, externalUrl });
+    if (options.onlyIfChanged && Object.keys(data.changes as object).length === 0) return;
+    await enqueueHookEvent(this.base.app.jobs, { trigger: 'merge_request_hooks', projectId: project.id, branch: null, data }, tx);
+  }
+
+  /**
+   * Tells the merge request's subscribers, once `tx` commits, that these parts of it changed (GitLab's
+   * GraphqlTriggers: merge_request_merge_status_updated, merge_request_reviewers_updated, …). Approvals call it with
+   * `approvalState` (GraphqlTriggers.merge_request_approval_state_updated).
+   */
+  async announce(tx: Prisma.TransactionClient, mr: { id: number; projectId: number }, parts: readonly MergeRequestPart[]): Promise<void> {
+    if (!parts.length) return;
+    await this.base.publish(MERGE_REQUEST_UPDATED, { mergeRequestId: mr.id, projectId: mr.projectId, parts: [...parts] } satisfies MergeRequestUpdatedMessage, tx);
+  }
+
+  /**
+   * One of GitLab's merge request subscriptions: the merge request each time `part` of it changes. The viewer must
+   * read it to subscribe (else null, answered as GitLab's `Unauthorized subscription`), and each message is checked
+   * again against the subscriber's memberships as the App remembers them and the merge request as it is now: one who
+   * may no longer read it hears nothing more, and the subscription ends.
+   */
+  async watch(id: number, part: MergeRequestPart, field: string): Promise<AsyncGenerator<Record<string, MergeRequestRow>> | null> {
+    const mr = await this.byId(id);
+    if (!mr) return null;
+    const { app, db, viewer } = this.base;
+    const actor = liveActor(app.memberships, viewer);
+    const messages = app.bus.iterate<MergeRequestUpdatedMessage>(MERGE_REQUEST_UPDATED, (m) => m.mergeRequestId === mr.id && m.parts.includes(part));
+    return (async function* () {
+      try {
+        for await (const message of messages) {
+          const [project, row] = await Promise.all([app.projectSubjects.of(message.projectId), mergeRequestOfMessage(message, db).catch(() => null)]);
+          if (!project || !row) return;
+          const subject = { inProject: project, authorId: row.authorId, assigneeIds: row.assignees.map((a) => a.userId) };
+          if (!can(await actor.get(), 'read_merge_request', subject)) return;
+          await app.bus.turn();
+          yield { [field]: row };
+        }
+      } finally {
+        await messages.return?.();
+      }
+    })();
+  }
+
+  /**
+   * A push to branches of the project (MergeRequests::RefreshService#execute_mr_web_hooks): each open merge request
+   * whose source branch moved gets an `update` hook with the previous head as `oldrev`, as the pusher.
+   */
+  async refreshOnPush(project: ProjectRow, push: { ref: string; before: string; after: string }): Promise<void> {
+    // A branch made or removed by the push moved no open merge request's source (GitLab's refresh of a new branch finds none open from it).
+    if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after) || /^0+$/.test(push.before)) return;
+    const branch = push.ref.slice('refs/heads/'.length);
+    const open = await this.db.mergeRequest.findMany({ where: { sourceProjectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, projectId: true }, orderBy: { id: 'asc' } });
+    for (const mr of open) {
+      this.git.forget(mr.id);
+      const target = mr.projectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.projectId);
+      if (!target) continue;
+      await this.db.$transaction(async (tx) => {
+        await this.executeHooks(tx, target, mr.id, 'update', { oldrev: push.before });
+        await this.announce(tx, mr, ['mergeStatus', 'diffGenerated']);
+      });
+    }
+  }
+
+  /**
+   * The sample of a project hook's test of merge request events (TestHooks::ProjectService#merge_requests_events_data):
+   * the project's first merge request, as `to_hook_data` builds it (no action, no changes); null when there is none.
+   */
+  async hookSample(project: ProjectRow): Promise<unknown> {
+    await this.base.access.authorize('read_project_merge_requests', project);
+    const first = await this.db.mergeRequest.findFirst({ where: { projectId: project.id }, orderBy: { id: 'asc' }, select: { id: true } });
+    if (!first) return null;
+    const mr = await this.hookMergeRequest(this.db, first.id);
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
+    const source = mr.sourceProjectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.sourceProjectId);
+    const { externalUrl } = this.base.app.config;
+    return mergeRequestData({ mergeRequest: mr, before: null, action: null, project: hookProjectOf(project), sourceProject: source ? hookProjectOf(source) : null, user, externalUrl });
+  }
+
+  /** The merge request as hooks embed it (MergeRequest#hook_attrs): a note hook's `merge_request`. */
+  async hookAttrs(project: ProjectRow, mr: MergeRequestRow) {
+    const source = mr.sourceProjectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.sourceProjectId);
+    return mergeRequestHookAttrs(await this.hookMergeRequest(this.db, mr.id), hookProjectOf(project), source ? hookProjectOf(source) : null, this.base.app.config.externalUrl);
+  }
+
+  /** What the hook compares of a merge request before a change. */
+  private async hookBefore(tx: Prisma.TransactionClient, id: number): Promise<MergeRequestBefore> {
+    const row = await tx.mergeRequest.findUniqueOrThrow({ where: { id } });
+    return this.beforeOf(tx, { ...row, id });
+  }
+
+  private async beforeOf(tx: Prisma.TransactionClient, row: { id: number } & Omit<MergeRequestBefore, 'labels' | 'assignees' | 'reviewers'>): Promise<MergeRequestBefore> {
+    const people = await this.hookPeople(tx, row.id);
+    return { ...row, ...people };
+  }
+
+  private async hookPeople(tx: Prisma.TransactionClient, id: number) {
+    const [assignees, reviewers, links] = await Promise.all([
+      tx.mergeRequestAssignee.findMany({ where: { mergeRequestId: id }, select: { userId: true }, orderBy: { createdAt: 'asc' } }),
+      tx.mergeRequestReviewer.findMany({ where: { mergeRequestId: id }, select: { userId: true }, orderBy: { createdAt: 'asc' } }),
+      tx.labelLink.findMany({ where: { mergeRequestId: id }, include: { label: true } }),
+    ]);
+    const ids = [...new Set([...assignees, ...reviewers].map((p) => p.userId))];
+    const users = ids.length ? await tx.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, username: true, email: true } }) : [];
+    const byId = new Map(users.map((u) => [u.id, u]));
+    const people = (rows: { userId: number }[]) => rows.map((r) => byId.get(r.userId)).filter((u): u is (typeof users)[number] => !!u);
+    const labels = links.map((l) => l.label).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id));
+    return { labels, assignees: people(assignees), reviewers: people(reviewers) };
+  }
+
+  /** A merge request as its hook data reads it: its row and people, and what its git, pipelines and author say now. */
+  private async hookMergeRequest(tx: Prisma.TransactionClient, id: number): Promise<HookMergeRequest> {
+    const row = await tx.mergeRequest.findUniqueOrThrow({ where: { id }, include: withPeople });
+    const people = await this.hookPeople(tx, id);
+    this.git.forget(id);
+    const [state, mergeStatus, detailedMergeStatus, headPipeline, firstContribution] = await Promise.all([
+      this.git.state(row),
+      this.git.mergeStatus(row),
+      this.git.detailedMergeStatus(row),
+      this.headPipelineId(tx, row),
+      this.firstContribution(row, tx),
+    ]);
+    const sha = state.headSha;
+    const commit = sha ? await (await this.repositories.open(await this.projectOf(row))).commit(sha) : null;
+    const lastCommit = commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n', 1)[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail };
+    return { ...row, ...people, lastCommit, mergeStatus, detailedMergeStatus, headPipelineId: headPipeline, firstContribution, blockingDiscussionsResolved: true };
+  }
+
+  /** The head pipeline's id as the pipelines' loader finds it (the merge request's own latest, else its source head's), read through `db`. */
+  private async headPipelineId(db: Prisma.TransactionClient, mr: MergeRequestRow): Promise<number | null> {
+    const own = await db.pipeline.findFirst({ where: { mergeRequestId: mr.id }, orderBy: { id: 'desc' }, select: { id: true } });
+    if (own || mr.headSha === null) return own?.id ?? null;
+    const branch = await db.pipeline.findFirst({ where: { projectId: mr.projectId, ref: mr.sourceBranch, sha: mr.headSha, tag: false }, orderBy: { id: 'desc' }, select: { id: true } });
+    return branch?.id ?? null;
+  }
+
   /** GitLab's participants: the author, assignees, reviewers and commenters, each once. */
   async participants(mr: MergeRequestRow): Promise<number[]> {
     const commenters = await this.db.note.findMany({
@@ -614,16 +794,16 @@ export class MergeRequestsService {
    * GitLab's first_contribution?: the author is no member above Guest and has no merged merge request in the project
    * (for a merged one: none merged before it).
    */
-  async firstContribution(mr: MergeRequestRow): Promise<boolean> {
+  async firstContribution(mr: MergeRequestRow, db: Prisma.TransactionClient = this.db): Promise<boolean> {
     if (mr.authorId === null) return false;
     const project = await this.projectOf(mr);
     const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
-    const member = await this.db.member.findFirst({
+    const member = await db.member.findFirst({
       where: { userId: mr.authorId, accessLevel: { gt: 10 }, OR: [{ projectId: project.id }, { namespaceId: { in: groups } }] },
       select: { id: true },
     });
     if (member) return false;
-    const earlier = await this.db.mergeRequest.findFirst({
+    const earlier = await db.mergeRequest.findFirst({
       where: { projectId: mr.projectId, authorId: mr.authorId, state: 'merged', id: { not: mr.id }, ...(mr.mergedAt ? { mergedAt: { lt: mr.mergedAt } } : {}) },
       select: { id: true },
     });

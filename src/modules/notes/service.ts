@@ -386,6 +386,7 @@ export class NotesService {
     const web = `${this.base.app.config.externalUrl}/${n.project.fullPath}`;
     if (n.commitId) return `${web}/-/commit/${n.commitId}#note_${noteId}`;
     if (n.type === 'Issue' && n.iid != null) return `${web}/-/issues/${n.iid}#note_${noteId}`;
+    if (n.type === 'MergeRequest' && n.iid != null) return `${web}/-/merge_requests/${n.iid}#note_${noteId}`;
     if (n.type === 'Snippet' && n.id != null) return `${web}/-/snippets/${n.id}#note_${noteId}`;
     return null;
   }

@@ -20,6 +20,8 @@ export function pipelineJobs({ app, contextFor }: JobEnvironment): JobHandlers {
       await services.pipelines.createForPush(project, push);
       // Open merge requests of the pushed branch get their merge request pipelines (MergeRequests::RefreshService).
       await services.pipelines.createForMergeRequestsOnPush(project, push);
+      // Their Merge Request Hooks say the source branch moved (`update` with `oldrev`).
+      await services.merge_requests.refreshOnPush(project, push);
     },
     // As the bridge's user: the downstream pipeline is theirs, and their permissions decide whether it may exist.
     [DOWNSTREAM_JOB]: async (payload) => {

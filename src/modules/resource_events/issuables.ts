@@ -38,6 +38,8 @@ export interface MergeRequestSnapshot {
   discussionLocked: boolean | null;
   updatedAt: Date;
   assignees: readonly { userId: number }[];
+  targetBranch: string;
+  reviewers: readonly { userId: number }[];
 }
 
 type Tx = Prisma.TransactionClient;
@@ -87,7 +89,23 @@ export class IssuableChanges {
     }
     if (before.description !== after.description) await note('changed the description');
     if (!!before.discussionLocked !== !!after.discussionLocked) await note(`${after.discussionLocked ? 'locked' : 'unlocked'} the discussion in this merge request`);
+    // MergeRequests::UpdateService#handle_changes: the target branch (SystemNotes::MergeRequestsService#change_branch), assignees, reviewers.
+    if (before.targetBranch !== after.targetBranch) await note(`changed target branch from \`${before.targetBranch}\` to \`${after.targetBranch}\``);
     await this.assigneesChanged(tx, before, after, userId, at, 'MergeRequest');
+    await this.reviewersChanged(tx, before, after, userId, at);
+  }
+
+  /** SystemNotes::IssuablesService#change_issuable_reviewers: `requested review from @a and removed review request for @b`. */
+  private async reviewersChanged(tx: Tx, before: Pick<MergeRequestSnapshot, 'reviewers'>, after: MergeRequestSnapshot, userId: number, at: Date): Promise<void> {
+    const old = before.reviewers.map((r) => r.userId);
+    const now = after.reviewers.map((r) => r.userId);
+    const added = now.filter((id) => !old.includes(id));
+    const removed = old.filter((id) => !now.includes(id));
+    if (!added.length && !removed.length) return;
+    const parts: string[] = [];
+    if (added.length) parts.push(`requested review from ${toSentence(await this.events.references(tx, added))}`);
+    if (removed.length) parts.push(`removed review request for ${toSentence(await this.events.references(tx, removed))}`);
+    await this.note(tx, after, userId, parts.join(' and '), at, 'MergeRequest');
   }
 
   /** A new issue (`is_update: false`): its labels, milestone and weight as events, its due date as a note. */
