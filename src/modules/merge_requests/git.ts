@@ -250,6 +250,8 @@ export class MergeRequestGit {
    * is not open, lost its source or target, or conflicts.
    */
   async mergeRef(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
+    // GitLab refreshes the merge ref from its REST route (MergeabilityCheckService with recheck), never from a query.
+    if (!this.base.rest) throw badRequest('The merge ref is refreshed by GET /projects/:id/merge_requests/:merge_request_iid/merge_ref only');
     const refused = badRequest('Merge request is not mergeable');
     if (mr.state !== 'opened') throw refused;
     const state = await this.state(mr);
@@ -266,6 +268,11 @@ export class MergeRequestGit {
     const current = await repository.resolve(ref);
     if (!(await repository.updateRef(ref, commit, current ?? ZERO_SHA))) throw refused;
     return commit;
+  }
+
+  /** GitLab's merge_ref_head: the commit refs/merge-requests/<iid>/merge names (null before a refresh); a pure read. */
+  async mergeRefHead(project: ProjectRow, mr: MergeRequestRow): Promise<string | null> {
+    return (await this.open(project)).resolve(`refs/merge-requests/${mr.iid}/merge`);
   }
 
   /** GitLab's can_remove_source_branch?: not the default branch, not protected, and the viewer may push to it. */
