@@ -440,14 +440,27 @@ export class Repository {
   }
 
   /**
-   * Streams the patches of `files` (as `diffEntries` listed them) from one `git diff-tree -p`, in order: `visit` gets
+   * Streams the patches of `listed` (as `diffEntries` lists them) from one `git diff-tree -p`, in order: `visit` gets
    * each file with its hunks (from the first `@@` on) and their size in bytes; hunks of `keepBytes` or more are not
    * kept (`diff` is empty, `bytes` still counts them). `visit` returning false ends git there: only what was visited
    * was read, and at most one patch (up to `keepBytes`) is held at a time.
    */
-  async streamPatches(from: string, to: string, files: readonly FileDiff[], keepBytes: number, visit: (file: FileDiff, bytes: number, index: number) => boolean): Promise<void> {
-    if (files.length === 0) return;
+  async streamPatches(from: string, to: string, listed: readonly FileDiff[] | Promise<readonly FileDiff[]>, keepBytes: number, visit: (file: FileDiff, bytes: number, index: number) => boolean): Promise<void> {
+    // git starts while the list is still being read (its output waits in the pipe).
     const child = spawnGit(this.path, ['diff-tree', '-r', '-M', '-p', '--no-color', '--full-index', '--no-commit-id', '--end-of-options', from, to]);
+    let files: readonly FileDiff[];
+    try {
+      files = await listed;
+    } catch (error) {
+      child.kill('SIGKILL');
+      child.stdout.resume();
+      throw error;
+    }
+    if (files.length === 0) {
+      child.kill('SIGKILL');
+      child.stdout.resume();
+      return;
+    }
     const decoder = new StringDecoder('utf8');
     let index = -1;
     let headers = 0;

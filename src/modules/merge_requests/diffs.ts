@@ -81,10 +81,10 @@ export async function diffCollection(
   const safeMaxLines = Math.min(maxLines, MAX_LINES / SAFE_FACTOR);
   const safeMaxBytes = safeMaxFiles * 5 * 1024;
   const safePatchBytes = MAX_PATCH_BYTES / SAFE_FACTOR;
-  const files = await repository.diffEntries(from, to);
-  // DiffCollection#expand_diff?: one file, no limits or expanded.
-  const expanded = files.length === 1 || !options.limits || options.expanded;
-  const shownCollapse = !expanded || (options.collapseShown === true && files.length !== 1);
+  const listing = repository.diffEntries(from, to);
+  let files: FileDiff[] = [];
+  let expanded = !options.limits || options.expanded;
+  let shownCollapse = false;
   let lines = 0;
   let bytes = 0;
   let size = 0;
@@ -92,8 +92,15 @@ export async function diffCollection(
   let overSafe = false;
   const diffs: CappedDiff[] = [];
   const end = window ? window.skip + window.take : Infinity;
-  if (options.limits && files.length > maxFiles) overflow = true;
-  await repository.streamPatches(from, to, files.slice(0, options.limits ? maxFiles : files.length), MAX_PATCH_BYTES, (file, patchBytes) => {
+  const listed = listing.then((all) => {
+    files = all;
+    // DiffCollection#expand_diff?: one file, no limits or expanded.
+    expanded ||= files.length === 1;
+    shownCollapse = !expanded || (options.collapseShown === true && files.length !== 1);
+    if (options.limits && files.length > maxFiles) overflow = true;
+    return files.slice(0, options.limits ? maxFiles : files.length);
+  });
+  await repository.streamPatches(from, to, listed, MAX_PATCH_BYTES, (file, patchBytes) => {
     const { typeChanged: _t, ...plain } = file;
     let diff = file.diff;
     // Gitlab::Git::Diff#prune_diff_if_eligible.
