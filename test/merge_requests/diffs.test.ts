@@ -185,4 +185,18 @@ describe('capped diffs', () => {
     const after = await t.graphql(query, vars, owner.token);
     expect(after.body.data.project.mergeRequest.mergeRefHeadSha).toBe(rest.body.commit_id);
   });
+
+  it('shows head_pipeline as GitLab’s full Ci::Pipeline entity and pipeline as Ci::PipelineBasic', async () => {
+    await pushBranch('ci', { '.gitlab-ci.yml': 'build:\n  script: echo build\n' });
+    const iid = await openMr('ci');
+    const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: owner.token, body: { ref: 'ci' } });
+    expect(created.status, created.text).toBe(201);
+    const latest = (await t.api('GET', `/projects/${project.id}/pipelines?ref=ci`, { token: owner.token })).body[0];
+    const res = await t.api('GET', mrs(`/${iid}`), { token: reporter.token });
+    const basic = ['id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at', 'web_url'];
+    const full = [...basic, 'before_sha', 'tag', 'yaml_errors', 'user', 'started_at', 'finished_at', 'committed_at', 'duration', 'queued_duration', 'coverage', 'detailed_status', 'archived'];
+    expect(Object.keys(res.body.head_pipeline).sort()).toEqual(full.sort());
+    expect(Object.keys(res.body.pipeline).sort()).toEqual(basic.sort());
+    expect(res.body.head_pipeline).toMatchObject({ id: latest.id, ref: 'ci', sha: res.body.sha, user: { id: owner.id }, detailed_status: { group: expect.any(String) } });
+  });
 });
