@@ -5,7 +5,8 @@
 import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git, gitText, GitError, type GitOptions, type GitResult } from './run.js';
+import { StringDecoder } from 'node:string_decoder';
+import { git, gitText, GitError, spawnGit, type GitOptions, type GitResult } from './run.js';
 
 /** The all-zero object name git uses for "no commit" in ref updates (a created ref's old value, a deleted one's new). */
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -65,6 +66,8 @@ export interface FileDiff {
   renamedFile: boolean;
   deletedFile: boolean;
   diff: string;
+  /** A change of type (file to symlink or submodule): git patches it as a deletion and a creation. */
+  typeChanged?: boolean;
 }
 
 /** A change to apply to a tree: a blob (by object name) at a path with a mode, or the path removed. */
@@ -418,6 +421,121 @@ export class Repository {
       }),
     );
     return files;
+  }
+
+  /** The per-file changes from one tree-ish to another (renames detected), without their patches (`--raw`). */
+  async diffEntries(from: string, to: string): Promise<FileDiff[]> {
+    const raw = await gitText(this.path, ['diff-tree', '-r', '-M', '-z', '--no-commit-id', '--end-of-options', from, to]);
+    const records = raw.split('\0');
+    const files: FileDiff[] = [];
+    for (let i = 0; i < records.length; ) {
+      const head = records[i++];
+      if (!head.startsWith(':')) continue;
+      const [aMode, bMode, , , status] = head.slice(1).split(' ');
+      const oldPath = records[i++];
+      const newPath = status.startsWith('R') || status.startsWith('C') ? records[i++] : oldPath;
+      files.push({ oldPath, newPath, aMode, bMode, newFile: status === 'A', deletedFile: status === 'D', renamedFile: status.startsWith('R'), diff: '', typeChanged: status === 'T' });
+    }
+    return files;
+  }
+
+  /**
+   * Streams the patches of `listed` (as `diffEntries` lists them) from one `git diff-tree -p`, in order: `visit` gets
+   * each file with its hunks (from the first `@@` on) and their size in bytes; hunks of `keepBytes` or more are not
+   * kept (`diff` is empty, `bytes` still counts them). `visit` returning false ends git there: only what was visited
+   * was read, and at most one patch (up to `keepBytes`) is held at a time.
+   */
+  async streamPatches(from: string, to: string, listed: readonly FileDiff[] | Promise<readonly FileDiff[]>, keepBytes: number, visit: (file: FileDiff, bytes: number, index: number) => boolean): Promise<void> {
+    // git starts while the list is still being read (its output waits in the pipe).
+    const child = spawnGit(this.path, ['diff-tree', '-r', '-M', '-p', '--no-color', '--full-index', '--no-commit-id', '--end-of-options', from, to]);
+    let files: readonly FileDiff[];
+    try {
+      files = await listed;
+    } catch (error) {
+      child.kill('SIGKILL');
+      child.stdout.resume();
+      throw error;
+    }
+    if (files.length === 0) {
+      child.kill('SIGKILL');
+      child.stdout.resume();
+      return;
+    }
+    const decoder = new StringDecoder('utf8');
+    let index = -1;
+    let headers = 0;
+    let inHunks = false;
+    let kept: string[] = [];
+    let keeping = true;
+    let bytes = 0;
+    let rest = '';
+    let stopped = false;
+    const finish = (): void => {
+      if (index < 0 || stopped) return;
+      const file = files[index];
+      if (!file) return;
+      const diff = keeping && bytes < keepBytes ? kept.join('') : '';
+      kept = [];
+      if (!visit({ ...file, diff }, bytes, index)) stopped = true;
+    };
+    const line = (text: string): void => {
+      if (text.startsWith('diff --git ')) {
+        // A change of type (file to symlink, to submodule) is two patches: a deletion and a creation.
+        const expected = files[index]?.typeChanged ? 2 : 1;
+        if (index >= 0 && headers < expected) {
+          headers++;
+          inHunks = false;
+          return;
+        }
+        finish();
+        if (stopped) return;
+        index++;
+        headers = 1;
+        inHunks = false;
+        kept = [];
+        keeping = true;
+        bytes = 0;
+        return;
+      }
+      if (!inHunks) {
+        if (!text.startsWith('@@')) return;
+        inHunks = true;
+      }
+      const size = Buffer.byteLength(text) + 1;
+      bytes += size;
+      if (!keeping) return;
+      if (bytes >= keepBytes) {
+        keeping = false;
+        kept = [];
+        return;
+      }
+      kept.push(`${text}\n`);
+    };
+    await new Promise<void>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', () => resolve());
+      child.stderr.resume();
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (stopped) return;
+        const text = rest + decoder.write(chunk);
+        let start = 0;
+        for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+          line(text.slice(start, nl));
+          start = nl + 1;
+          if (stopped) break;
+        }
+        rest = stopped ? '' : text.slice(start);
+        if (stopped) {
+          child.kill('SIGKILL');
+          child.stdout.resume();
+        }
+      });
+      child.stdout.on('end', () => {
+        if (stopped) return;
+        if (rest) line(rest);
+        finish();
+      });
+    });
   }
 
   async mergeBase(a: string, b: string): Promise<string | null> {

@@ -16,7 +16,8 @@
  * subscribers, and `POST /jobs/request` with 50 runners), test/bench/hooks.ts (webhook deliveries), test/bench/errors.ts
  * (Sentry envelopes against one insert), test/bench/alerts.ts (alert notifications through an HTTP integration against one insert) and test/bench/yaml-bombs.ts (`GET /version` while four
  * clients commit YAML bombs, against the same with none), test/bench/includes.ts (pipeline creation from 150 local includes against the same jobs in one
- * file), when present, run as children
+ * file), test/bench/mr-diffs.ts (the first `/diffs` page and `/changes` of a 10,000-file merge request against `git diff`),
+ * when present, run as children
  * (`BENCH_PARTS=http,fanout,startup,clone,commits` picks parts);
  * `BENCH_PARTS=pglite-worker` runs test/bench/pglite-worker.ts, PGlite in the server's thread against a worker thread.
  */
@@ -291,7 +292,7 @@ function mixedRoutes(): void {
 }
 
 if (PARTS.includes('http')) await benchHttp();
-for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'includes', 'hooks', 'errors', 'alerts', 'packages', 'npm']) {
+for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'includes', 'hooks', 'errors', 'alerts', 'packages', 'npm', 'mr-diffs']) {
   const script = join(ROOT, 'test/bench', `${part}.ts`);
   if (!PARTS.includes(part) || !existsSync(script)) continue;
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });

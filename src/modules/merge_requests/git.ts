@@ -6,11 +6,11 @@
  */
 import { badRequest, conflict, methodNotAllowed, notFound, unauthenticated, unprocessable } from '../../errors.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { ZERO_SHA, type FileDiff, type Repository } from '../../git/repository.js';
+import { ZERO_SHA, type Repository } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
-import { unidiff } from '../repositories/history.js';
 import type { RepositoriesService } from '../repositories/service.js';
+import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
 
 export interface DiffRefs {
@@ -43,6 +43,8 @@ export class MergeRequestGit {
   /** Branch heads by project, read once per request (a list asks for every merge request's branches). */
   private heads = new Map<number, Promise<Map<string, string>>>();
   private states = new Map<number, Promise<MergeRequestGitState>>();
+  /** Capped diff collections read in this request, by merge request, options and window. */
+  private collections = new Map<string, Promise<DiffCollectionResult>>();
 
   constructor(
     private readonly base: ServiceBase,
@@ -147,19 +149,40 @@ export class MergeRequestGit {
     return listConnection(page, log.map((c) => ({ ...c, project })));
   }
 
-  /** The changes of the merge request: from the merge base to the source head. */
-  async diffs(mr: MergeRequestRow): Promise<FileDiff[]> {
-    const project = await this.mergeRequests.projectOf(mr);
-    const { headSha, baseSha, startSha } = await this.state(mr);
-    const from = baseSha ?? startSha;
-    if (!headSha || !from) return [];
-    return (await this.open(project)).diff(from, headSha);
+  /**
+   * The merge request's diffs capped as GitLab caps them (./diffs.ts), only the window's patches kept; once per
+   * merge request, options and window in a request.
+   */
+  cappedDiffs(mr: MergeRequestRow, options: DiffCollectionOptions, window: DiffWindow | null = null): Promise<DiffCollectionResult> {
+    const key = `${mr.id}:${options.limits}:${options.expanded}:${options.collapseShown ?? false}:${window ? `${window.skip}+${window.take}` : '*'}`;
+    let result = this.collections.get(key);
+    if (!result) {
+      result = (async () => {
+        const project = await this.mergeRequests.projectOf(mr);
+        const { headSha, baseSha, startSha } = await this.state(mr);
+        const from = baseSha ?? startSha;
+        if (!headSha || !from) return { diffs: [], size: 0, overflow: false };
+        return diffCollection(await this.open(project), from, headSha, options, window);
+      })();
+      this.collections.set(key, result);
+    }
+    return result;
   }
 
-  /** The diffs, each patch with its file headers with `unidiff`. */
-  async diffList(mr: MergeRequestRow, unified: boolean): Promise<FileDiff[]> {
-    const diffs = await this.diffs(mr);
-    return unified ? diffs.map(unidiff) : diffs;
+  /**
+   * GitLab's `/changes` (Entities::MergeRequestChanges): the diffs unexpanded within Commit.max_diff_options and
+   * whether they overflowed; with `access_raw_diffs` every file, uncollapsed, never overflowing.
+   */
+  changeDiffs(mr: MergeRequestRow, raw: boolean): Promise<DiffCollectionResult> {
+    return this.cappedDiffs(mr, raw ? { limits: false, expanded: true } : { limits: true, expanded: false });
+  }
+
+  /**
+   * GitLab's `/diffs` (MergeRequestDiff#paginated_diffs): a page of the merge request diff as it is stored (expanded,
+   * within Commit.max_diff_options, too large patches emptied), shown with big files collapsed.
+   */
+  diffPage(mr: MergeRequestRow, window: DiffWindow): Promise<DiffCollectionResult> {
+    return this.cappedDiffs(mr, { limits: true, expanded: true, collapseShown: true }, window);
   }
 
   /** GitLab's `changes_count`: how many files change, as a string (`1000+` beyond GitLab's cap). */
@@ -232,6 +255,8 @@ export class MergeRequestGit {
    * is not open, lost its source or target, or conflicts.
    */
   async mergeRef(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
+    // GitLab refreshes the merge ref from its REST route (MergeabilityCheckService with recheck), never from a query.
+    if (!this.base.rest) throw badRequest('The merge ref is refreshed by GET /projects/:id/merge_requests/:merge_request_iid/merge_ref only');
     const refused = badRequest('Merge request is not mergeable');
     if (mr.state !== 'opened') throw refused;
     const state = await this.state(mr);
@@ -248,6 +273,11 @@ export class MergeRequestGit {
     const current = await repository.resolve(ref);
     if (!(await repository.updateRef(ref, commit, current ?? ZERO_SHA))) throw refused;
     return commit;
+  }
+
+  /** GitLab's merge_ref_head: the commit refs/merge-requests/<iid>/merge names (null before a refresh); a pure read. */
+  async mergeRefHead(project: ProjectRow, mr: MergeRequestRow): Promise<string | null> {
+    return (await this.open(project)).resolve(`refs/merge-requests/${mr.iid}/merge`);
   }
 
   /** GitLab's can_remove_source_branch?: not the default branch, not protected, and the viewer may push to it. */

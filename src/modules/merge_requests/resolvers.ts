@@ -2,7 +2,8 @@
 import type { Context } from '../../context.js';
 import { cannotCancel, setAutoMerge } from './auto_merge.js';
 import { invalidArgument } from '../../errors.js';
-import { listConnection, type PageArgs } from '../../graphql/connection.js';
+import { connection, listConnection, toPage, type PageArgs } from '../../graphql/connection.js';
+import { unidiff } from '../repositories/history.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
 import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
 import { humanDuration } from '../issues/durations.js';
@@ -199,14 +200,21 @@ export const mergeRequestResolvers = {
     mergeable: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).detailedMergeStatus(m)) === 'mergeable',
     mergeableDiscussionsState: () => true,
     mergeError: () => null,
-    mergeRefHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRef(await projectOfMr(m, ctx), m),
+    mergeRefHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRefHead(await projectOfMr(m, ctx), m),
+    mergeRefRefresh: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRef(await projectOfMr(m, ctx), m),
     autoMergeEnabled: (m: MergeRequestRow) => m.autoMergeEnabled,
     autoMergeStrategy: (m: MergeRequestRow) => m.autoMergeStrategy,
     commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).commits(m, { first: 1 })).count,
     commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
-    diffs: async (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => listConnection(args, await git(ctx).diffList(m, args.unidiff ?? false)),
-    changes: async (m: MergeRequestRow, args: { unidiff?: boolean | null }, ctx: Context) => git(ctx).diffList(m, args.unidiff ?? false),
-    changesOverflow: () => false,
+    diffs: (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => {
+      const { skip, take } = toPage(args);
+      const page = () => git(ctx).diffPage(m, { skip, take });
+      return connection(args, async () => (await page()).diffs.map((d) => (args.unidiff ? unidiff(d) : d)), async () => (await page()).size);
+    },
+    changes: async (m: MergeRequestRow, args: { unidiff?: boolean | null; accessRawDiffs?: boolean | null }, ctx: Context) =>
+      (await git(ctx).changeDiffs(m, args.accessRawDiffs ?? false)).diffs.map((d) => (args.unidiff ? unidiff(d) : d)),
+    changesOverflow: async (m: MergeRequestRow, args: { accessRawDiffs?: boolean | null }, ctx: Context) =>
+      !args.accessRawDiffs && (await git(ctx).changeDiffs(m, false)).overflow,
     changesCount: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).changesCount(m),
     userNotesCount: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.loaders.merge_requests.userNotesCount.load(m.id),
     webUrl: async (m: MergeRequestRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(m, ctx)),

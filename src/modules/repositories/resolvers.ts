@@ -161,8 +161,8 @@ export const repositoryResolvers = {
     webUrl: (c: { project: ProjectRow; from: string; to: string }, _a: unknown, ctx: Context) => webUrl(ctx, `${c.project.fullPath}/-/compare/${c.from}...${c.to}`),
   },
   Diff: {
-    collapsed: () => false,
-    tooLarge: () => false,
+    collapsed: (d: { collapsed?: boolean }) => d.collapsed ?? false,
+    tooLarge: (d: { tooLarge?: boolean }) => d.tooLarge ?? false,
     generatedFile: () => false,
   },
 };
