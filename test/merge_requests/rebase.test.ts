@@ -89,11 +89,11 @@ describe('PUT …/rebase', () => {
       const shown = await t.api('GET', mrs(`/${mr.iid}?include_rebase_in_progress=true`), { token: reporter.token });
       expect(shown.body.rebase_in_progress).toBe(true);
       expect('rebase_in_progress' in (await t.api('GET', mrs(`/${mr.iid}`), { token: reporter.token })).body).toBe(false);
-      await jobs.drain();
+      await jobs.drain(60_000);
     } finally {
       jobs.start();
     }
-    await jobs.drain();
+    await jobs.drain(60_000);
 
     const after = await t.api('GET', mrs(`/${mr.iid}?include_rebase_in_progress=true`), { token: developer.token });
     const head = await branchHead('feature');
@@ -126,7 +126,7 @@ describe('PUT …/rebase', () => {
     await commit('main', { 'more.txt': 'more\n' }, { message: 'More upstream' });
     const res = await t.api('PUT', mrs(`/${mr.iid}/rebase`), { token: developer.token, body: { skip_ci: true } });
     expect([res.status, res.body]).toEqual([202, { rebase_in_progress: true }]);
-    await t.server.app.jobs.drain();
+    await t.server.app.jobs.drain(60_000);
     const head = await branchHead('quiet');
     expect(head).not.toBe(mr.sha);
     const pipelines = await t.api('GET', `/projects/${project.id}/pipelines?ref=quiet&sha=${head}`, { token: developer.token });
@@ -134,7 +134,7 @@ describe('PUT …/rebase', () => {
 
     const again = await t.api('PUT', mrs(`/${mr.iid}/rebase`), { token: developer.token });
     expect(again.status).toBe(202);
-    await t.server.app.jobs.drain();
+    await t.server.app.jobs.drain(60_000);
     expect(await branchHead('quiet')).toBe(head);
     const shown = await t.api('GET', mrs(`/${mr.iid}?include_rebase_in_progress=true`), { token: developer.token });
     expect(shown.body).toMatchObject({ rebase_in_progress: false, merge_error: null, sha: head });
@@ -146,7 +146,7 @@ describe('PUT …/rebase', () => {
     await commit('main', { 'app.txt': 'one\nTWO (main)\nthree\n' }, { message: 'Main edit' });
     const res = await t.api('PUT', mrs(`/${mr.iid}/rebase`), { token: developer.token });
     expect(res.status).toBe(202);
-    await t.server.app.jobs.drain();
+    await t.server.app.jobs.drain(60_000);
     expect(await branchHead('clash')).toBe(source.id);
     const shown = await t.api('GET', mrs(`/${mr.iid}?include_rebase_in_progress=true`), { token: developer.token });
     expect(shown.body).toMatchObject({ rebase_in_progress: false, merge_error: REBASE_ERROR, sha: source.id, has_conflicts: true });
@@ -172,7 +172,7 @@ describe('GraphQL', () => {
     expect(denied.body.errors?.length).toBeGreaterThan(0);
     const res = await t.graphql(mutation, { path: project.path_with_namespace, iid: String(mr.iid) }, developer.token);
     expect(res.body.data).toEqual({ mergeRequestRebase: { errors: [], rebaseInProgress: true, mergeRequest: { rebaseInProgress: true } } });
-    await t.server.app.jobs.drain();
+    await t.server.app.jobs.drain(60_000);
     const query = `query($path: ID!, $iid: String!) { project(fullPath: $path) { mergeRequest(iid: $iid) { rebaseInProgress rebaseCommitSha mergeError diffHeadSha } } }`;
     const read = await t.graphql(query, { path: project.path_with_namespace, iid: String(mr.iid) }, developer.token);
     const head = await branchHead('graph');
