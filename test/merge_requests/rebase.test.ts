@@ -118,7 +118,7 @@ describe('PUT …/rebase', () => {
     const pipelines = await t.api('GET', `/projects/${project.id}/pipelines?ref=feature&sha=${head}`, { token: developer.token });
     expect(pipelines.body).toHaveLength(1);
     expect(pipelines.body[0].status).not.toBe('skipped');
-  });
+  }, 120_000);
 
   it('skips the pipeline with skip_ci, and is a no-op when already up to date', async () => {
     await commit('quiet', { 'quiet.txt': 'q\n' }, { start: 'main', message: 'Quiet' });
