@@ -4,14 +4,20 @@
  * diffs, and merging it (a merge commit, optionally over a squashed commit, written with `git merge-tree` and
  * `commit-tree`, and the target branch moved only if it has not moved meanwhile), recorded as a push.
  */
-import { badRequest, conflict, methodNotAllowed, notFound, unauthenticated, unprocessable } from '../../errors.js';
+import { badRequest, conflict, forbidden, methodNotAllowed, notFound, unauthenticated, unprocessable } from '../../errors.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { ZERO_SHA, type Repository } from '../../git/repository.js';
+import { RepositoryHistory, ZERO_SHA, type Repository, type Signature } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
+
+/** GitLab's MergeRequests::RebaseService::REBASE_ERROR, kept as the merge request's merge_error. */
+export const REBASE_ERROR = 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.';
+
+/** Why a rebase could not be done (its message is logged; the merge request shows REBASE_ERROR). */
+export class RebaseFailure extends Error {}
 
 export interface DiffRefs {
   baseSha: string | null;
@@ -280,6 +286,55 @@ export class MergeRequestGit {
     return (await this.open(project)).resolve(`refs/merge-requests/${mr.iid}/merge`);
   }
 
+  /**
+   * GitLab's `PUT …/rebase` (authorize_push_to_merge_request!, MergeRequest#rebase_async): 403 `Source branch does not
+   * exist` or `Cannot push to source branch`, 409 `Resource lock` while a rebase is already asked for or the merge
+   * request is not open; otherwise the rebase is queued (rebase.ts runs it) and the merge request shows it in progress.
+   */
+  async requestRebase(project: ProjectRow, iid: number, skipCi: boolean): Promise<MergeRequestRow> {
+    const viewer = this.base.access.requireViewer();
+    const mr = await this.mergeRequests.get(project, iid);
+    const heads = await this.branchHeads(project, [mr.sourceBranch]);
+    if (!heads.get(mr.sourceBranch)) throw forbidden('Source branch does not exist');
+    if (!(await this.repositories.canPushToBranch(project, mr.sourceBranch))) throw forbidden('Cannot push to source branch');
+    const queued = await this.mergeRequests.queueRebase(mr, viewer.id, skipCi);
+    if (!queued) throw conflict('409 Conflict: Resource lock');
+    return queued;
+  }
+
+  /**
+   * GitLab's MergeRequests::RebaseService#rebase as the viewer (Gitaly's UserRebaseConfirmable): the source branch's
+   * commits that the target lacks (merges left out, as `git rebase` leaves them) replayed one by one onto the target
+   * head with `git merge-tree` (no working tree), each keeping its author, message and authored date with the viewer
+   * as committer; commits whose change the target already has are dropped. The source branch moves only if it is
+   * still where it was read and the move passes the push checks (protected branches and their force-push rule), and
+   * is recorded as a push (pipelines unless `skipCi`, events, hooks). Throws RebaseFailure on a conflict or refusal.
+   */
+  async rebase(project: ProjectRow, mr: MergeRequestRow, skipCi: boolean): Promise<string> {
+    const viewer = this.base.access.requireViewer();
+    if (mr.state !== 'opened') throw new RebaseFailure('the merge request is not open');
+    const repository = await this.open(project);
+    const sourceRef = `refs/heads/${mr.sourceBranch}`;
+    const [source, target] = await Promise.all([repository.resolve(`${sourceRef}^{commit}`), repository.resolve(`refs/heads/${mr.targetBranch}^{commit}`)]);
+    if (!source || !target) throw new RebaseFailure('a branch does not exist');
+    if (!(await this.repositories.canPushToBranch(project, mr.sourceBranch))) throw new RebaseFailure('Cannot push to source branch');
+    const user = await this.base.loaders.users.byId.load(viewer.id);
+    if (!user) throw new RebaseFailure('no user');
+    let head = source;
+    if (!(await repository.isAncestor(target, source))) {
+      head = await replay(repository, source, target, { name: user.name, email: user.email });
+      const update = { ref: sourceRef, before: source, after: head };
+      await this.repositories.authorizeRefUpdate(project, update).catch((err: Error) => {
+        throw new RebaseFailure(err.message);
+      });
+      if (!(await repository.updateRef(sourceRef, head, source))) throw new RebaseFailure('the source branch moved meanwhile');
+      await this.repositories.refsUpdated(project, viewer.id, [update], skipCi ? { ci: { skip: true } } : null);
+    }
+    const diffRefs = await this.diffRefsOf(project, head, target);
+    await this.mergeRequests.recordRebased(mr, head, diffRefs);
+    return head;
+  }
+
   /** GitLab's can_remove_source_branch?: not the default branch, not protected, and the viewer may push to it. */
   private async mayRemoveSourceBranch(project: ProjectRow, branch: string): Promise<boolean> {
     if (branch === project.defaultBranch) return false;
@@ -291,6 +346,29 @@ export class MergeRequestGit {
   private defaultMessage(project: ProjectRow, mr: MergeRequestRow): string {
     return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request ${project.fullPath}!${mr.iid}`;
   }
+}
+
+/**
+ * The commits of `target..source` (no merges, oldest first) replayed onto `target`: the new head. A commit whose
+ * change conflicts fails the whole rebase; one whose change `target` already has is left out.
+ */
+async function replay(repository: Repository, source: string, target: string, committer: Signature): Promise<string> {
+  const list = await repository.text(['rev-list', '--reverse', '--no-merges', '--topo-order', `${target}..${source}`]);
+  const shas = list ? list.split('\n') : [];
+  if (shas.length === 0) return target;
+  const commits = await repository.commits(shas);
+  const history = new RepositoryHistory(repository);
+  let onto = target;
+  for (const commit of commits) {
+    const result = await history.changeTree(commit.sha, commit.parentIds, onto, false);
+    if ('failure' in result) {
+      if (result.failure === 'empty') continue;
+      throw new RebaseFailure(`${commit.sha} conflicts`);
+    }
+    const message = commit.message.replace(/\n*$/, '\n');
+    onto = await history.commitTreeAs(result.tree, onto, message, { name: commit.authorName, email: commit.authorEmail, date: commit.authoredDate }, committer);
+  }
+  return onto;
 }
 
 function withNewline(message: string): string {

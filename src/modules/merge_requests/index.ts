@@ -5,6 +5,7 @@
  */
 import { defineModule } from '../module.js';
 import { autoMergeJobs } from './auto_merge.js';
+import { rebaseJobs } from './rebase.js';
 import './activity.js';
 import { createMergeRequestLoaders, type MergeRequestLoaders } from './loaders.js';
 import './noteable.js';
@@ -29,7 +30,7 @@ export const mergeRequestsModule = defineModule({
   resolvers: mergeRequestResolvers,
   policy: mergeRequestPolicy,
   routes: mergeRequestRoutes,
-  jobs: autoMergeJobs,
+  jobs: (env) => ({ ...autoMergeJobs(env), ...rebaseJobs(env) }),
   loaders: (db) => createMergeRequestLoaders(db),
   uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues', 'resource_events'],
   service: (base, { labels, activity, repositories, issues, resource_events }) => new MergeRequestsService(base, labels, activity, repositories, issues, resource_events),

@@ -199,7 +199,9 @@ export const mergeRequestResolvers = {
     conflicts: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).hasConflicts(m),
     mergeable: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).detailedMergeStatus(m)) === 'mergeable',
     mergeableDiscussionsState: () => true,
-    mergeError: () => null,
+    mergeError: (m: MergeRequestRow) => m.mergeError,
+    rebaseInProgress: (m: MergeRequestRow) => m.rebaseJid !== null,
+    rebaseCommitSha: (m: MergeRequestRow) => m.rebaseCommitSha,
     mergeRefHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRefHead(await projectOfMr(m, ctx), m),
     mergeRefRefresh: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRef(await projectOfMr(m, ctx), m),
     autoMergeEnabled: (m: MergeRequestRow) => m.autoMergeEnabled,
@@ -323,6 +325,11 @@ export const mergeRequestResolvers = {
         if (auto) return { mergeRequest: auto };
       }
       return { mergeRequest: await git(ctx).merge(project, iidOf(input.iid), options) };
+    },
+    mergeRequestRebase: async (_: unknown, input: MrIid & { skipCi?: boolean | null }, ctx: Context) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const mergeRequest = await git(ctx).requestRebase(project, iidOf(input.iid), input.skipCi ?? false);
+      return { mergeRequest, rebaseInProgress: mergeRequest.rebaseJid !== null };
     },
     mergeRequestCancelAutoMerge: async (_: unknown, input: MrIid, ctx: Context) => {
       const project = await projectOf(ctx, input.projectPath);

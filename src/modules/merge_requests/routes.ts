@@ -24,6 +24,7 @@ export const mergeRequestRoutes: RestRoute[] = [
   { method: 'GET', path: `${mr}/diffs`, operation: 'RestListMergeRequestDiffs', result: 'projectMergeRequest.diffs', paginate: true },
   { method: 'GET', path: `${mr}/merge_ref`, operation: 'RestGetMergeRequestMergeRef', result: 'projectMergeRequest' },
   { method: 'POST', path: `${mr}/cancel_merge_when_pipeline_succeeds`, operation: 'RestCancelMergeWhenPipelineSucceeds', result: 'mergeRequestCancelAutoMerge', authenticate: true },
+  { method: 'PUT', path: `${mr}/rebase`, operation: 'RestRebaseProjectMergeRequest', result: 'mergeRequestRebase', status: 202, authenticate: true },
   { method: 'PUT', path: `${mr}/merge`, operation: 'RestMergeProjectMergeRequest', result: 'mergeRequestAccept.mergeRequest', authenticate: true },
   { method: 'GET', path: '/projects/:id/milestones/:milestone_id/merge_requests', operation: 'RestListProjectMilestoneMergeRequests', result: 'project.milestone.mergeRequests', paginate: true, notFound: 'Project', authenticate: true },
   { method: 'GET', path: '/groups/:id/milestones/:milestone_id/merge_requests', operation: 'RestListGroupMilestoneMergeRequests', result: 'group.milestone.mergeRequests', paginate: true, notFound: 'Group', authenticate: true },

@@ -4,6 +4,7 @@
  * orders), create with GitLab's branch validations, update with state events and label changes, delete, and their
  * activity events. Their git side (commits, diffs, mergeability, merging) is git.ts.
  */
+import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { Prisma } from '../../db/database.js';
 import { equalsIgnoringCase } from '../../db/text.js';
@@ -27,6 +28,7 @@ import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { EventResource, ResourceEventsService } from '../resource_events/service.js';
 import { MergeRequestGit } from './git.js';
+import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
 
 export const MERGE_REQUEST = 'MergeRequest';
@@ -600,6 +602,34 @@ export class MergeRequestsService {
       await this.event(project, updated, 'merged', tx);
       return updated;
     });
+  }
+
+  /**
+   * MergeRequest#rebase_async: marks the open merge request's rebase as asked for, once (null when it is not open or
+   * a rebase is already in progress), and queues the job that runs it as the user, in one transaction.
+   */
+  async queueRebase(mr: MergeRequestRow, userId: number, skipCi: boolean): Promise<MergeRequestRow | null> {
+    const jid = randomUUID();
+    return this.db.$transaction(async (tx) => {
+      const { count } = await tx.mergeRequest.updateMany({ where: { id: mr.id, state: 'opened', rebaseJid: null }, data: { rebaseJid: jid } });
+      if (count === 0) return null;
+      const payload: RebaseJobPayload = { mergeRequestId: mr.id, userId, skipCi, jid };
+      await this.base.app.jobs.enqueue(REBASE_JOB, payload, { uniqueKey: `${REBASE_JOB}:${jid}`, maxAttempts: 1 }, tx);
+      return tx.mergeRequest.findUniqueOrThrow({ where: { id: mr.id }, include: withPeople });
+    });
+  }
+
+  /** A rebase that moved the source branch: the new head and diff refs, the rebase commit, no merge error. */
+  async recordRebased(mr: MergeRequestRow, head: string, diffRefs: { baseSha: string | null; startSha: string | null }): Promise<void> {
+    await this.db.mergeRequest.updateMany({
+      where: { id: mr.id, state: 'opened' },
+      data: { headSha: head, baseSha: diffRefs.baseSha, startSha: diffRefs.startSha, rebaseCommitSha: head, mergeError: null, updatedAt: new Date() },
+    });
+  }
+
+  /** The end of a rebase (RebaseService's ensure): its job let go, and the error kept when it failed. */
+  async finishRebase(mergeRequestId: number, jid: string, error: string | null): Promise<void> {
+    await this.db.mergeRequest.updateMany({ where: { id: mergeRequestId, rebaseJid: jid }, data: { rebaseJid: null, ...(error ? { mergeError: error } : {}) } });
   }
 
   /** Sets the merge request to merge by itself (auto_merge.ts decides when), as the viewer, with the merge's options. */
