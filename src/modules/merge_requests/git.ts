@@ -9,6 +9,7 @@ import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { RepositoryHistory, ZERO_SHA, type Repository, type Signature } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
+import { ACTIVE_STATUSES } from '../pipelines/status.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
@@ -124,14 +125,34 @@ export class MergeRequestGit {
     return { baseSha, headSha: source, startSha: target, sourceExists: true, hasCommits: ahead > 0, conflicts };
   }
 
-  /** GitLab's detailed_merge_status, from its mergeability checks in their order. */
+  /**
+   * GitLab's detailed_merge_status, from its mergeability checks in their order (MergeRequest.mergeable_state_checks,
+   * then the git checks): open, draft, commits, discussions, CI, conflicts. The discussions check
+   * (only_allow_merge_if_all_discussions_are_resolved) finds nothing to block on: no merge request thread is
+   * resolvable here yet. `not_approved` never applies: GitLab Free requires no approvals.
+   */
   async detailedMergeStatus(mr: MergeRequestRow): Promise<string> {
     if (mr.state !== 'opened') return 'not_open';
     if (mr.draft) return 'draft_status';
     const state = await this.state(mr);
     if (!state.sourceExists || !state.hasCommits) return 'commits_status';
+    const ci = await this.ciCheck(mr);
+    if (ci) return ci;
     if (state.conflicts) return 'conflict';
     return 'mergeable';
+  }
+
+  /**
+   * Mergeability::CheckCiStatusService: with only_allow_merge_if_pipeline_succeeds, the head pipeline must have
+   * succeeded (or been skipped, with allow_merge_on_skipped_pipeline): `ci_still_running` while it is active,
+   * `ci_must_pass` otherwise (none, failed, canceled, manual…). Whoever asks, the head pipeline decides.
+   */
+  private async ciCheck(mr: MergeRequestRow): Promise<'ci_must_pass' | 'ci_still_running' | null> {
+    const project = await this.mergeRequests.projectOf(mr);
+    if (!project.onlyAllowMergeIfPipelineSucceeds) return null;
+    const pipeline = await this.base.loaders.pipelines.headByMergeRequest.load({ id: mr.id, projectId: mr.projectId, sourceBranch: mr.sourceBranch, headSha: mr.headSha });
+    if (pipeline?.status === 'success' || (pipeline?.status === 'skipped' && project.allowMergeOnSkippedPipeline)) return null;
+    return pipeline && (ACTIVE_STATUSES as readonly string[]).includes(pipeline.status) ? 'ci_still_running' : 'ci_must_pass';
   }
 
   /** GitLab's (deprecated) merge_status: `cannot_be_merged` when an open merge request conflicts or lost its source. */

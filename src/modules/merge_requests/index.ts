@@ -33,5 +33,5 @@ export const mergeRequestsModule = defineModule({
   jobs: (env) => ({ ...autoMergeJobs(env), ...rebaseJobs(env) }),
   loaders: (db) => createMergeRequestLoaders(db),
   uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues', 'resource_events'],
-  service: (base, { labels, activity, repositories, issues, resource_events }) => new MergeRequestsService(base, labels, activity, repositories, issues, resource_events),
+  service: (base, { labels, activity, repositories, issues, resource_events, notes }) => new MergeRequestsService(base, labels, activity, repositories, issues, resource_events, notes),
 });

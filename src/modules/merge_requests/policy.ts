@@ -64,6 +64,8 @@ export const mergeRequestPolicy = {
   update_merge_request: allOf(readMergeRequest, unarchived, anyOf(onProject(developer), author, assignee)),
   admin_merge_request: allOf(readMergeRequest, unarchived, onProject(reporter)),
   destroy_merge_request: allOf(readMergeRequest, onProject(projectOwner)),
+  /** MergeRequestPolicy's approve_merge_request: Developers and above (the author too), on an unarchived project. */
+  approve_merge_request: allOf(readMergeRequest, unarchived, onProject(developer)),
 };
 
 type MergeRequestPolicyRules = typeof mergeRequestPolicy;

@@ -176,6 +176,12 @@ export const mergeRequestResolvers = {
     assignees: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, m.assignees.map((a) => a.userId))),
     assignee: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.assignees[0]?.userId),
     reviewers: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, m.reviewers.map((r) => r.userId))),
+    approved: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await ctx.services.merge_requests.approvals.approvedBy(m)).length > 0,
+    approvedBy: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, await ctx.services.merge_requests.approvals.approvedBy(m))),
+    approvals: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await users(ctx, await ctx.services.merge_requests.approvals.approvedBy(m))).map((user) => ({ user })),
+    approvalsRequired: () => 0,
+    approvalsLeft: () => 0,
+    userHasApproved: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.approvals.viewerHasApproved(m),
     participants: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, await ctx.services.merge_requests.participants(m))),
     labels: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => {
       const project = await projectOfMr(m, ctx);
@@ -338,6 +344,16 @@ export const mergeRequestResolvers = {
       if (!mr.autoMergeEnabled) throw cannotCancel();
       return { mergeRequest: await ctx.services.merge_requests.cancelAutoMerge(project, mr), status: 'success' };
     },
+    mergeRequestApprove: async (_: unknown, input: MrIid & { sha?: string | null }, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.approvals.approve(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.sha),
+    }),
+    mergeRequestUnapprove: async (_: unknown, input: MrIid, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.approvals.unapprove(await projectOf(ctx, input.projectPath), iidOf(input.iid)),
+    }),
+    mergeRequestResetApprovals: async (_: unknown, input: MrIid, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.approvals.reset(await projectOf(ctx, input.projectPath), iidOf(input.iid)),
+      status: 202,
+    }),
     mergeRequestSetLabels: async (_: unknown, input: MrIid & { labelIds: number[]; operationMode?: Mode | null }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.setLabels(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.labelIds, input.operationMode ?? 'REPLACE'),
     }),

@@ -31,5 +31,9 @@ export const mergeRequestRoutes: RestRoute[] = [
   { method: 'GET', path: `${mr}/closes_issues`, operation: 'RestListMergeRequestClosesIssues', result: 'projectMergeRequest.closesIssues', paginate: true, authenticate: true },
   { method: 'GET', path: '/projects/:id/issues/:issue_iid/closed_by', operation: 'RestListIssueClosedBy', result: 'projectIssue.closingMergeRequests', paginate: true, authenticate: true },
   { method: 'GET', path: '/projects/:id/issues/:issue_iid/related_merge_requests', operation: 'RestListIssueRelatedMergeRequests', result: 'projectIssue.relatedMergeRequests', paginate: true, authenticate: true },
+  { method: 'GET', path: `${mr}/approvals`, operation: 'RestGetMergeRequestApprovals', result: 'projectMergeRequest' },
+  { method: 'POST', path: `${mr}/approve`, operation: 'RestApproveMergeRequest', result: 'mergeRequestApprove.mergeRequest', authenticate: true },
+  { method: 'POST', path: `${mr}/unapprove`, operation: 'RestUnapproveMergeRequest', result: 'mergeRequestUnapprove.mergeRequest', authenticate: true },
+  { method: 'PUT', path: `${mr}/reset_approvals`, operation: 'RestResetMergeRequestApprovals', result: 'mergeRequestResetApprovals.status', status: 202, authenticate: true },
   ...noteRoutes(`${project}/:noteable_id`, 'MERGE_REQUEST'),
 ];

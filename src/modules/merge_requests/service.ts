@@ -21,12 +21,14 @@ import type { IssuesService } from '../issues/service.js';
 import { issueReferences } from './references.js';
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import type { LabelsService } from '../labels/service.js';
+import type { NotesService } from '../notes/service.js';
 import { issuableConditions } from '../issues/finder.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { EventResource, ResourceEventsService } from '../resource_events/service.js';
+import { MergeRequestApprovals } from './approvals.js';
 import { MergeRequestGit } from './git.js';
 import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
@@ -139,6 +141,8 @@ export const mergeRequestSubject = (project: ProjectRow, mr: MergeRequestRow): M
 export class MergeRequestsService {
   /** Commits, diffs, mergeability and merging, through the repository's git. */
   readonly git: MergeRequestGit;
+  /** Approving, unapproving and resetting approvals (approvals.ts). */
+  readonly approvals: MergeRequestApprovals;
 
   constructor(
     private readonly base: ServiceBase,
@@ -147,8 +151,10 @@ export class MergeRequestsService {
     readonly repositories: RepositoriesService,
     private readonly issues: IssuesService,
     private readonly events: ResourceEventsService,
+    notes: NotesService,
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
+    this.approvals = new MergeRequestApprovals(base, this, notes);
   }
 
   private get db() {
@@ -293,7 +299,7 @@ export class MergeRequestsService {
   }
 
   /** Records the merge request's event (`opened` is GitLab's `created` with target MergeRequest). */
-  event(project: ProjectRow, mr: { id: number; iid: number; title: string }, action: 'created' | 'closed' | 'reopened' | 'merged', tx: Prisma.TransactionClient) {
+  event(project: ProjectRow, mr: { id: number; iid: number; title: string }, action: 'created' | 'closed' | 'reopened' | 'merged' | 'approved', tx: Prisma.TransactionClient) {
     return this.activity.record(
       { action, authorId: this.base.access.requireViewer().id, project, targetType: MERGE_REQUEST, targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title },
       tx,
@@ -859,6 +865,7 @@ export class MergeRequestsService {
       updateMergeRequest: update,
       adminMergeRequest: admin,
       createNote: read && note,
+      canApprove: read && (await this.approvals.viewerCanApprove(mr)),
       canMerge: read && canMerge,
       pushToSourceBranch: read && pushSource,
       removeSourceBranch: read && pushSource && !protection.protected && mr.sourceBranch !== project.defaultBranch,

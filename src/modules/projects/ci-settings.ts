@@ -1,7 +1,8 @@
 /**
  * A project's CI/CD settings that `POST /projects` and `PUT /projects/:id` take (GitLab's build_timeout,
  * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
- * auto_cancel_pending_pipelines), GitLab's validations of them, and what storing them writes.
+ * auto_cancel_pending_pipelines, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
+ * only_allow_merge_if_all_discussions_are_resolved), GitLab's validations of them, and what storing them writes.
  */
 import { invalidArgument } from '../../errors.js';
 
@@ -14,9 +15,21 @@ export interface ProjectCiSettingsInput {
   ciDefaultGitDepth?: number | null;
   /** `enabled` or `disabled`: whether a new pipeline cancels its ref's older redundant ones. */
   autoCancelPendingPipelines?: string | null;
+  /** Merge checks of its merge requests (GitLab's only_allow_merge_if_pipeline_succeeds and companions). */
+  onlyAllowMergeIfPipelineSucceeds?: boolean | null;
+  allowMergeOnSkippedPipeline?: boolean | null;
+  onlyAllowMergeIfAllDiscussionsAreResolved?: boolean | null;
 }
 
-export const CI_SETTINGS_ARGUMENTS = ['buildTimeout', 'publicJobs', 'ciDefaultGitDepth', 'autoCancelPendingPipelines'] as const;
+export const CI_SETTINGS_ARGUMENTS = [
+  'buildTimeout',
+  'publicJobs',
+  'ciDefaultGitDepth',
+  'autoCancelPendingPipelines',
+  'onlyAllowMergeIfPipelineSucceeds',
+  'allowMergeOnSkippedPipeline',
+  'onlyAllowMergeIfAllDiscussionsAreResolved',
+] as const;
 
 const AUTO_CANCEL_VALUES = ['enabled', 'disabled'];
 
@@ -45,11 +58,22 @@ export function ciSettingsErrors(input: ProjectCiSettingsInput): Record<string, 
 }
 
 /** The given settings as a Prisma update. */
-export function ciSettingsData(input: ProjectCiSettingsInput): { buildTimeout?: number; publicJobs?: boolean; ciDefaultGitDepth?: number; autoCancelPendingPipelines?: string } {
+export function ciSettingsData(input: ProjectCiSettingsInput): {
+  buildTimeout?: number;
+  publicJobs?: boolean;
+  ciDefaultGitDepth?: number;
+  autoCancelPendingPipelines?: string;
+  onlyAllowMergeIfPipelineSucceeds?: boolean;
+  allowMergeOnSkippedPipeline?: boolean;
+  onlyAllowMergeIfAllDiscussionsAreResolved?: boolean;
+} {
   return {
     ...(input.buildTimeout != null ? { buildTimeout: input.buildTimeout } : {}),
     ...(input.publicJobs != null ? { publicJobs: input.publicJobs } : {}),
     ...(input.ciDefaultGitDepth != null ? { ciDefaultGitDepth: input.ciDefaultGitDepth } : {}),
     ...(input.autoCancelPendingPipelines != null ? { autoCancelPendingPipelines: input.autoCancelPendingPipelines } : {}),
+    ...(input.onlyAllowMergeIfPipelineSucceeds != null ? { onlyAllowMergeIfPipelineSucceeds: input.onlyAllowMergeIfPipelineSucceeds } : {}),
+    ...(input.allowMergeOnSkippedPipeline != null ? { allowMergeOnSkippedPipeline: input.allowMergeOnSkippedPipeline } : {}),
+    ...(input.onlyAllowMergeIfAllDiscussionsAreResolved != null ? { onlyAllowMergeIfAllDiscussionsAreResolved: input.onlyAllowMergeIfAllDiscussionsAreResolved } : {}),
   };
 }
