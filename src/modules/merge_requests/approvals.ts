@@ -71,6 +71,9 @@ export class MergeRequestApprovals {
       if (inserted.count === 0) return false;
       await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, 'approved this merge request', at);
       await this.mergeRequests.event(project, mr, 'approved', tx);
+      // MergeRequests::ApprovalService#execute_approval_hooks: `approved` once no approval is left to give (always, in Free).
+      await this.mergeRequests.executeHooks(tx, project, mr.id, 'approved');
+      await this.mergeRequests.announce(tx, mr, ['approvalState']);
       return true;
     });
     if (!created) throw unauthenticated();
@@ -87,6 +90,8 @@ export class MergeRequestApprovals {
       const deleted = await tx.mergeRequestApproval.deleteMany({ where: { mergeRequestId: mr.id, userId: viewer.id } });
       if (deleted.count === 0) return false;
       await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, 'unapproved this merge request', new Date());
+      await this.mergeRequests.executeHooks(tx, project, mr.id, 'unapproved');
+      await this.mergeRequests.announce(tx, mr, ['approvalState']);
       return true;
     });
     if (!removed) throw recordNotFound();
@@ -103,7 +108,10 @@ export class MergeRequestApprovals {
     const mr = await this.mergeRequests.get(project, iid);
     const user = await this.base.loaders.users.byId.load(viewer.id);
     if (!user?.bot || mr.state === 'merged' || !(await this.mayApprove(project, mr))) throw unauthenticated();
-    await this.base.db.mergeRequestApproval.deleteMany({ where: { mergeRequestId: mr.id } });
+    await this.base.db.$transaction(async (tx) => {
+      await tx.mergeRequestApproval.deleteMany({ where: { mergeRequestId: mr.id } });
+      await this.mergeRequests.announce(tx, mr, ['approvalState']);
+    });
     this.approvers.clear(mr.id);
     return mr;
   }
