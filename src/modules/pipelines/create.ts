@@ -50,6 +50,8 @@ export interface CreateInput {
   source: string;
   beforeSha: string;
   variables: readonly { key: string; value: string; variableType: string }[];
+  /** The pipeline's inputs (name → value) for its file's `spec: inputs`; null or absent when none were given. */
+  inputs?: Readonly<Record<string, unknown>> | null;
   /** Whether `[skip ci]` in the commit message makes a skipped pipeline (pushes; not API calls). */
   honourSkipCi: boolean;
   /** A skipped pipeline whatever the message (the `ci.skip` push option, Chain::Skip#push_option_skips_ci?). */
@@ -168,6 +170,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     variables,
     masked: ciVariables.filter((v) => v.masked).map((v) => v.value),
     changes,
+    inputs: input.inputs ?? null,
     readLocal: async (path) => {
       const bytes = await repository.fileAt(sha, path.replace(/^\/+/, ''), MAX_CONFIG_BYTES);
       return bytes ? bytes.toString('utf8') : null;

@@ -1,4 +1,5 @@
 /** GraphQL resolvers of pipelines and jobs; the REST routes run through them too. */
+import { GraphQLError, GraphQLScalarType, valueFromASTUntyped } from 'graphql';
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
@@ -14,6 +15,7 @@ import type { TriggerRow } from './triggers.js';
 import type { CommitStatusInput } from './statuses.js';
 import type { StoredTestCase, TestSuite } from './test-reports.js';
 import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
+import { inputsFromList } from './inputs.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -54,7 +56,24 @@ const seconds = (from: Date | null, to: Date | null) => (from && to ? Math.max(0
 
 type PipelineArgs = Omit<PipelineFilters, 'status' | 'scope'> & { status?: string | null; scope?: string | null } & PageArgs;
 
+/** GitLab's Types::Ci::Inputs::ValueInputType: a string, array, number or boolean; a hash is refused. */
+const CiInputsValueInputType = new GraphQLScalarType({
+  name: 'CiInputsValueInputType',
+  description: 'Value for a CI input. Can be a string, array, number, or boolean.',
+  serialize: (value) => value,
+  parseValue: (value) => {
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || Array.isArray(value)) return value;
+    throw new GraphQLError(`Cannot coerce ${JSON.stringify(value)} to a CI input value`);
+  },
+  parseLiteral: (ast, variables) => {
+    const value: unknown = valueFromASTUntyped(ast, variables);
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || Array.isArray(value)) return value;
+    throw new GraphQLError('Cannot coerce a hash to a CI input value');
+  },
+});
+
 export const pipelineResolvers = {
+  CiInputsValueInputType,
   PipelineStatusEnum: lowerEnum(CI_STATUSES),
   CiJobStatus: lowerEnum(CI_STATUSES),
   JobArtifactFileType: lowerEnum(ARTIFACT_TYPES),
@@ -251,8 +270,8 @@ export const pipelineResolvers = {
     pipelineTriggerRun: async (_: unknown, args: { projectPath: string; token: string; ref: string; variables?: unknown }, ctx: Context) => ({
       pipeline: await ctx.services.pipelines.runTrigger(parseRef(args.projectPath, 'Project', 'projectPath'), args),
     }),
-    pipelineCreate: async (_: unknown, args: { projectPath: string; ref: string; variables?: PipelineVariableInput[] | null }, ctx: Context) => ({
-      pipeline: await ctx.services.pipelines.create(await project(ctx, args.projectPath), { ref: args.ref, variables: args.variables }),
+    pipelineCreate: async (_: unknown, args: { projectPath: string; ref: string; variables?: PipelineVariableInput[] | null; inputs?: { name: string; value: unknown }[] | null }, ctx: Context) => ({
+      pipeline: await ctx.services.pipelines.create(await project(ctx, args.projectPath), { ref: args.ref, variables: args.variables, inputs: inputsFromList(args.inputs) }),
     }),
     pipelineRetry: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);

@@ -18,6 +18,7 @@ import type { CiVariablesSource } from '../runners/service.js';
 import { pushOptionVariables, skipsCi, type PushOptions } from '../../git/push-options.js';
 import { CREATE_ERRORS, createPipeline, type CreateDeps } from './create.js';
 import { mergeRequestFacts } from './merge_request_facts.js';
+import { inputsFromHash, pushOptionInputs, type PipelineInputs } from './inputs.js';
 import { mergeRequestRef } from './predefined.js';
 import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
@@ -376,7 +377,7 @@ export class PipelinesService {
    */
   async create(
     project: ProjectRow,
-    input: { ref: string; tag?: boolean; variables?: readonly PipelineVariableInput[] | null; source?: string; pipelineScheduleId?: number },
+    input: { ref: string; tag?: boolean; variables?: readonly PipelineVariableInput[] | null; source?: string; pipelineScheduleId?: number; inputs?: PipelineInputs | null },
   ): Promise<PipelineRow> {
     await this.authorized(project, 'create_pipeline');
     const viewer = this.base.access.requireViewer();
@@ -396,6 +397,7 @@ export class PipelinesService {
       source: input.source ?? 'api',
       beforeSha: ZERO_SHA,
       variables,
+      inputs: input.inputs,
       honourSkipCi: false,
       // GitLab's API and GraphQL create with save_on_errors: false; a schedule's run keeps its failed pipeline.
       saveOnErrors: input.source === 'schedule',
@@ -425,6 +427,7 @@ export class PipelinesService {
       source: runner.source,
       beforeSha: ZERO_SHA,
       variables: runner.variables,
+      inputs: inputsFromHash(run.inputs),
       honourSkipCi: false,
       triggerId: runner.triggerId,
     });
@@ -447,6 +450,8 @@ export class PipelinesService {
       beforeSha: push.before,
       // `git push -o ci.variable=KEY=value`: pipeline variables; `-o ci.skip`: a skipped pipeline.
       variables: pushOptionVariables(push.pushOptions),
+      // `-o ci.input=name=value`: the pipeline's inputs.
+      inputs: pushOptionInputs(push.pushOptions),
       honourSkipCi: true,
       skip: skipsCi(push.pushOptions),
       changesFrom: push.before === ZERO_SHA ? null : push.before,
