@@ -77,7 +77,7 @@ describe('pipeline inputs', () => {
       body: 'ref=main&inputs[environment]=staging&inputs[count]=2&inputs[verbose]=true',
     });
     expect(res.status, await res.clone().text()).toBe(201);
-    const pipeline = await res.json();
+    const pipeline: any = await res.json();
     expect((await jobsOf(t, project.id, pipeline.id)).map((j) => j.name)).toEqual(['deploy-staging']);
   });
 

@@ -97,6 +97,7 @@ function planned(job: JobSpec, root: RootSpec, rootVariables: [string, string][]
     startIn: when === 'delayed' ? (rule?.startIn ?? job.startIn) : null,
     environment: job.environment && { ...job.environment },
     interruptible: rule?.interruptible ?? job.interruptible,
+    resourceGroup: job.resourceGroup,
     trigger: job.trigger,
     only: job.only,
     except: job.except,

@@ -139,6 +139,8 @@ export interface PlannedJob {
   /** `environment:` with its name and url as written (expanded when the pipeline is created). */
   environment: JobEnvironment | null;
   interruptible: boolean;
+  /** `resource_group:` as written (its variables expanded when the pipeline is created), or null. */
+  resourceGroup: string | null;
   /** trigger: jobs (bridges), kept as data. */
   trigger: { include?: unknown; project?: string; branch?: string; strategy?: string; forward?: { yaml_variables?: boolean; pipeline_variables?: boolean } } | null;
   /** GitLab's `only` of the job after defaults (`{ refs: ['branches', 'tags'] }` without rules), for the lint API; null when none. */

@@ -12,6 +12,7 @@ import type { ProjectRow } from '../projects/service.js';
 import type { MergeRequestRow } from '../merge_requests/service.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
+import type { ResourceGroupRow } from './resource_groups.js';
 import type { CommitStatusInput } from './statuses.js';
 import type { StoredTestCase, TestSuite } from './test-reports.js';
 import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
@@ -96,6 +97,8 @@ export const pipelineResolvers = {
     commitStatuses: (p: ProjectRow, args: { sha: string; ref?: string | null; stage?: string | null; name?: string | null; pipelineId?: number | null; all?: boolean | null; orderBy?: string | null; sort?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.statuses.list(p, args.sha, args, args),
     pipelineTriggers: (p: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.pipelines.triggers.list(p, args),
+    ciResourceGroups: (p: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.pipelines.resourceGroups.list(p, args),
+    ciResourceGroup: (p: ProjectRow, args: { key: string }, ctx: Context) => ctx.services.pipelines.resourceGroups.get(p, args.key),
     pipelineTrigger: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.triggers.get(p, parseId(args.id, 'Ci::Trigger', 'id')),
     pipelineJobs: (p: ProjectRow, args: { pipelineId: string; statuses?: string[] | null; includeRetried?: boolean | null; type?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.pipelineJobs(
@@ -239,6 +242,12 @@ export const pipelineResolvers = {
     online: (r: { contactedAt: Date | null }) => runnerOnline(r.contactedAt),
     status: (r: { contactedAt: Date | null; createdAt: Date }) => runnerStatus(r),
   },
+  CiResourceGroup: {
+    ...idFields('Ci::ResourceGroup'),
+    currentJob: (group: ResourceGroupRow, _a: unknown, ctx: Context) => ctx.services.pipelines.resourceGroups.currentJob(group),
+    upcomingJobs: async (group: ResourceGroupRow, args: PageArgs, ctx: Context) =>
+      ctx.services.pipelines.resourceGroups.upcomingJobs((await projectOf(ctx, group)) as ProjectRow, group.key, args),
+  },
   PipelineTrigger: {
     ...idFields('Ci::Trigger'),
     token: (trigger: TriggerRow, _a: unknown, ctx: Context) => ctx.services.pipelines.triggers.shownToken(trigger),
@@ -266,6 +275,9 @@ export const pipelineResolvers = {
     }),
     pipelineTriggerDelete: async (_: unknown, args: { projectPath: string; id: string }, ctx: Context) => ({
       pipelineTrigger: await ctx.services.pipelines.triggers.delete(await project(ctx, args.projectPath), parseId(args.id, 'Ci::Trigger', 'id')),
+    }),
+    ciResourceGroupUpdate: async (_: unknown, args: { projectPath: string; key: string; processMode?: string | null }, ctx: Context) => ({
+      resourceGroup: await ctx.services.pipelines.resourceGroups.update(await project(ctx, args.projectPath), args.key, args.processMode),
     }),
     pipelineTriggerRun: async (_: unknown, args: { projectPath: string; token: string; ref: string; variables?: unknown }, ctx: Context) => ({
       pipeline: await ctx.services.pipelines.runTrigger(parseRef(args.projectPath, 'Project', 'projectPath'), args),

@@ -23,6 +23,7 @@ import { mergeRequestRef } from './predefined.js';
 import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
+import { ResourceGroups } from './resource_groups.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
 import { fetchProjectRows } from '../projects/loaders.js';
@@ -140,6 +141,7 @@ function withJobVariables(options: Prisma.JsonValue | null, variables: readonly 
 export class PipelinesService {
   /** Trigger tokens of projects. */
   readonly triggers: PipelineTriggers;
+  readonly resourceGroups: ResourceGroups;
   /** Commit statuses from external CI. */
   readonly statuses: CommitStatuses;
   /** Child and multi-project pipelines of bridges (trigger: jobs). */
@@ -154,6 +156,16 @@ export class PipelinesService {
     private readonly ciVariables: CiVariablesSource | null = null,
   ) {
     this.triggers = new PipelineTriggers(base);
+    this.resourceGroups = new ResourceGroups({
+      base,
+      authorizeProject: async (project, ability) => {
+        if (!(await base.access.can('read_project', project))) throw notFound('Project');
+        await base.access.authorize(ability, project);
+      },
+      withPipeline: async (pipelineId, change) => {
+        await withPipeline(this.db, pipelineId, this.base, change);
+      },
+    });
     this.statuses = new CommitStatuses(base, repositories);
     this.downstream = new DownstreamPipelines({
       base,
@@ -983,6 +995,7 @@ export class PipelinesService {
         sha: job.sha,
         userId,
         timeout: job.timeout,
+        resourceGroupId: job.resourceGroupId,
       },
     });
     await deploymentForRetry(tx, job.id, clone);
