@@ -220,6 +220,8 @@ async function setPipelineStatus(
   const data: Prisma.PipelineUpdateInput = { status };
   if (pipeline.status !== status) {
     if (status === 'running' && !pipeline.startedAt) data.startedAt = now;
+    // GitLab's `after_transition canceled: any - [:canceled]`: a pipeline that runs again is no longer auto-canceled.
+    if (pipeline.status === 'canceled') data.autoCanceledBy = { disconnect: true };
     const finishes = status === 'success' || status === 'failed' || status === 'canceled';
     if (finishes) data.finishedAt = now;
     else if (!isCompleted(status)) data.finishedAt = null;

@@ -153,7 +153,7 @@ export class ResourceGroups {
     return this.find(project, key);
   }
 
-  /** `PUT …/resource_groups/:key`: its process mode (Grape's `values:` check first: `process_mode does not have a valid value`). */
+  /** `PUT …/resource_groups/:key`: its process mode, one of PROCESS_MODES (checked first, as Grape checks `values:`). */
   async update(project: ProjectRow, key: string, processMode: string | null | undefined): Promise<ResourceGroupRow> {
     if (processMode != null && !(PROCESS_MODES as readonly string[]).includes(processMode)) throw invalidArgument('process_mode');
     await this.host.authorizeProject(project, 'update_resource_group');

@@ -577,14 +577,19 @@ export class PipelinesService {
     return this.find(project, id);
   }
 
-  /** Cancels the pipeline's cancelable jobs and those of its unfinished child pipelines. */
-  private async cancelTree(projectId: number, rootId: number): Promise<void> {
+  /**
+   * Cancels the pipeline's cancelable jobs and those of its unfinished child pipelines. `autoCanceledBy`: the newer
+   * pipeline that makes them redundant (GitLab's auto_canceled_by_id, on the pipelines and the jobs it cancels).
+   */
+  private async cancelTree(projectId: number, rootId: number, autoCanceledBy: number | null = null): Promise<void> {
+    const byPipeline = autoCanceledBy === null ? {} : { autoCanceledBy: { connect: { id: autoCanceledBy } } };
     // Each pipeline under its own lock, parent first: a lock is never taken while another pipeline's is held.
     for (let level = [rootId], depth = 0; level.length > 0 && depth <= MAX_CHILD_DEPTH; depth++) {
       for (const pipelineId of level) {
         await withPipeline(this.db, pipelineId, this.base, async (tx) => {
           const jobs = await tx.ciJob.findMany({ where: { pipelineId, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
-          for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
+          for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null, ...byPipeline });
+          if (autoCanceledBy !== null && jobs.length > 0) await tx.pipeline.update({ where: { id: pipelineId }, data: { autoCanceledById: autoCanceledBy } });
         });
       }
       const children = await this.db.pipeline.findMany({ where: { parentPipelineId: { in: level }, status: { notIn: [...FINISHED_STATUSES] } }, select: { id: true } });
@@ -609,7 +614,7 @@ export class PipelinesService {
           SELECT 1 FROM "ci_builds" j WHERE j."pipelineId" = p."id" AND j."status" IN ('running', 'success', 'failed')
             AND COALESCE(j."options"->>'interruptible', 'false') <> 'true')
       ORDER BY p."id" LIMIT ${REDUNDANT_PIPELINES_BATCH}`;
-    for (const { id } of redundant) await this.cancelTree(project.id, id);
+    for (const { id } of redundant) await this.cancelTree(project.id, id, pipeline.id);
   }
 
   /** Deletes the pipeline with its jobs, variables, traces and artifacts; its child pipelines stay. Owners only. */
