@@ -100,7 +100,7 @@ describe('resource groups', () => {
     expect(idle.status).toBe(200);
     expect(idle.body).toBeNull();
     expect((await t.api('GET', `/projects/${project.id}/resource_groups/production-eu/upcoming_jobs`)).body).toEqual([]);
-  }, 90_000);
+  }, 240_000);
 
   it('orders waiting jobs by process mode, and updates it through PUT', async () => {
     const project = await createProject(t, t.rootToken);
@@ -132,7 +132,7 @@ describe('resource groups', () => {
     expect(res.body.process_mode).toBe('newest_first');
     await eventually(async () => (await deployOf(project.id, newer.id)).status === 'success', 30_000);
     await t.api('POST', `/projects/${project.id}/pipelines/${older.id}/cancel`);
-  }, 90_000);
+  }, 240_000);
 
   it('answers 404 to strangers, 403 to reporters, 404 for an unknown key, 401 to anonymous callers', async () => {
     const project = await createProject(t, t.rootToken);
