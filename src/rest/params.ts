@@ -24,6 +24,9 @@ export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+/** Input objects of `{name, value}` whose lists REST takes as one hash (GitLab's `inputs`: `{"env": "prod"}`). */
+const NAME_VALUE_LISTS = new Set(['CiInputsInput']);
+
 const INVALID = Symbol('invalid');
 type Coerced = unknown | typeof INVALID;
 
@@ -82,6 +85,14 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
   if (nullable instanceof GraphQLList) {
     // Lists of IDs also come comma-separated in one value (GitLab's CommaSeparatedToIntegerArray: skip_groups=8,9).
     const item = getNullableType(nullable.ofType);
+    // A Grape `type: Hash` of name → value whose GraphQL argument is GitLab's list of `{name, value}` (`inputs`).
+    if (item instanceof GraphQLInputObjectType && NAME_VALUE_LISTS.has(item.name)) {
+      if (typeof raw !== 'object' || Array.isArray(raw)) {
+        errors.push(`${param} is invalid`);
+        return null;
+      }
+      return Object.entries(raw as Record<string, unknown>).map(([name, value]) => ({ name, value }));
+    }
     // An array of hashes (`variables`) is never made of a lone scalar: Grape finds `variables=x` invalid as a whole.
     if (item instanceof GraphQLInputObjectType && typeof raw !== 'object' && raw !== '') {
       errors.push(`${param} is invalid`);

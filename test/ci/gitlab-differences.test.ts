@@ -139,7 +139,7 @@ describe('spec: inputs', () => {
     expect(await one('{env: staging, needs: build}')).toBe('`deploy.yml`: `needs` input: provided value is not an array');
     expect(await one('{env: staging, tag: release}')).toBe('`deploy.yml`: `tag` input: provided value does not match required RegEx pattern');
     expect(await one('{env: staging, ghost: 1}')).toBe('`deploy.yml`: unknown input arguments: ghost');
-    expect(await errors('include:\n  - local: plain.yml\n    inputs: {a: 1}\n', { files: { 'plain.yml': 'job:\n  script: x\n' } })).toEqual(['`plain.yml`: unknown input arguments']);
+    expect(await errors('include:\n  - local: plain.yml\n    inputs: {a: 1}\n', { files: { 'plain.yml': 'job:\n  script: x\n' } })).toEqual(['`plain.yml`: Given inputs not defined in the `spec` section of the included configuration file']);
     expect(await errors('spec:\n  inputs:\n    a:\n      default: x\n---\njob:\n  script: $[[ inputs.b ]]\n')).toEqual(['unknown interpolation key: `b`']);
     expect(await errors('spec:\n  inputs:\n    a:\n      default: x\n---\njob:\n  script: $[[ inputs.a | upcase ]]\n')).toEqual([
       'no function matching `upcase`: check that the function name, arguments, and types are correct',

@@ -26,6 +26,8 @@ let epicId: number | undefined;
 let issueMilestoneId: number | undefined;
 let groupMilestoneId: number;
 let releaseProject: { id: number };
+/** A project with five resource groups, one of them with seven jobs waiting for it. */
+let resourceGroupProject: { id: number };
 /** The first note of each awardable kind, awarded four times. */
 const awardedNotes: Record<string, number> = {};
 
@@ -137,6 +139,11 @@ beforeAll(async () => {
     await t.api('POST', `/groups/${group.id}/epics/1/issues/${issue.body.id}`, { token: owner.token });
     await t.api('POST', `/groups/${group.id}/epics/${epicId}/discussions`, { token: member.token, body: { body: `epic thread ${i}` } });
   }
+  // Resource groups: `shared` (four jobs a pipeline, one of which holds it) and k1-k4; two pipelines.
+  resourceGroupProject = await createProject(t, owner.token);
+  const rgJobs = [1, 2, 3, 4].map((n) => `a${n}:\n  resource_group: shared\n  script: x\nb${n}:\n  resource_group: k${n}\n  script: x\n`).join('');
+  await t.api('POST', `/projects/${resourceGroupProject.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'rg', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: rgJobs }] } });
+  for (let i = 0; i < 2; i++) expect((await t.api('POST', `/projects/${resourceGroupProject.id}/pipeline`, { token: owner.token, body: { ref: 'main' } })).status).toBe(201);
   // Merge requests 1-4 each close issues 1-4 (closed_by, related_merge_requests, closes_issues).
   for (const iid of [1, 2, 3, 4]) {
     const closing = await t.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { token: owner.token, body: { description: 'Closes #1, #2, #3 and #4' } });
@@ -265,6 +272,8 @@ describe('query budget', () => {
     'GET /projects/:id/pipelines/:pipeline_id/jobs': () => `/projects/${project.id}/pipelines/${pipelineId}/jobs`,
     'GET /projects/:id/pipelines/:pipeline_id/bridges': () => `/projects/${project.id}/pipelines/${pipelineId}/bridges`,
     'GET /projects/:id/pipeline_schedules/:pipeline_schedule_id/pipelines': () => `/projects/${project.id}/pipeline_schedules/${scheduleId}/pipelines`,
+    'GET /projects/:id/resource_groups': () => `/projects/${resourceGroupProject.id}/resource_groups`,
+    'GET /projects/:id/resource_groups/:key/upcoming_jobs': () => `/projects/${resourceGroupProject.id}/resource_groups/shared/upcoming_jobs`,
     'GET /projects/:id/hooks/:hook_id/events': () => `/projects/${project.id}/hooks/${hookId}/events`,
     'GET /projects/:id/packages/:package_id/package_files': () => `/projects/${project.id}/packages/${packageId}/package_files`,
     'GET /projects/:id/packages/:package_id/pipelines': () => `/projects/${project.id}/packages/${packageId}/pipelines`,

@@ -200,7 +200,7 @@ function interpolateTemplate(content: Value, inputs: Map<string, Value>, variabl
  */
 export function interpolate(content: Value, header: Value | null, args: ConfigMap | null, variables: Record<string, string>): { ok: true; value: Value } | { ok: false; error: string } {
   const given = args ?? new Map<string, Value>();
-  if (header === null) return given.size > 0 ? { ok: false, error: 'unknown input arguments' } : { ok: true, value: content };
+  if (header === null) return given.size > 0 ? { ok: false, error: 'Given inputs not defined in the `spec` section of the included configuration file' } : { ok: true, value: content };
   try {
     const values = inputValues(readSpec(header as ConfigMap), given);
     return { ok: true, value: interpolateTemplate(content, values, variables) };

@@ -37,6 +37,7 @@ export interface JobSpec
     PlannedJob,
     | 'name' | 'stage' | 'when' | 'startIn' | 'allowFailure' | 'allowFailureExitCodes' | 'script' | 'beforeScript' | 'afterScript' | 'image'
     | 'services' | 'tags' | 'artifacts' | 'cache' | 'retry' | 'timeout' | 'interruptible' | 'coverage' | 'dependencies' | 'needs' | 'trigger' | 'only' | 'except'
+    | 'resourceGroup'
   > {
   bridge: boolean;
   environment: JobEnvironment | null;
@@ -103,6 +104,9 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
     const disallowed = ['only', 'except', 'start_in'].filter(has);
     if (disallowed.length) p.add(loc, `config key may not be used with \`rules\`: ${disallowed.join(', ')}`);
   }
+  // GitLab's Processable entry: `validates :resource_group, type: String`.
+  const resourceGroup = has('resource_group') ? get('resource_group') : null;
+  if (resourceGroup !== null && !isString(resourceGroup)) p.add(loc, 'resource group should be a string');
   const stageValue = has('stage') ? get('stage') : has('type') ? get('type') : 'test';
   if (!isString(stageValue)) p.add(`${loc}:${has('stage') ? 'stage' : 'type'}`, 'config should be a string');
   if (has('extends') && !isString(get('extends')) && !isStringArray(get('extends'))) p.add(loc, 'extends should be an array of strings or a string');
@@ -173,6 +177,7 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
     interruptible: optional('interruptible', (v, l) => readBoolean(v, l, p)) ?? false,
     coverage: bridge ? null : optional('coverage', (v, l) => readCoverage(v, l, p)),
     environment: optional('environment', (v, l) => readEnvironment(v, l, p)),
+    resourceGroup: isString(resourceGroup) ? resourceGroup : null,
     dependencies: isStringArray(dependencies) ? dependencies : null,
     needs: needs ? needs.jobs : null,
     rules,

@@ -12,7 +12,7 @@ import { interpolate } from './inputs.js';
 import { defaultConflict, type JobSpec } from './job-entry.js';
 import { Problems } from './problems.js';
 import { logicalError, readRoot, type RootSpec } from './root-entry.js';
-import type { CiContext, ConfigMap, PipelinePlan, PlannedJob, PlanOptions } from './types.js';
+import type { CiContext, ConfigMap, PipelinePlan, PlannedJob, PlanOptions, Value } from './types.js';
 import { exceedsSize, isMap } from './values.js';
 import { expandNested } from './variables.js';
 import { TOO_BIG, ValueBudget, emitYaml, parseYaml } from './yaml.js';
@@ -25,14 +25,27 @@ export function failed(error: string): PipelinePlan {
   return { errors: [error], warnings: [], name: null, filteredByWorkflow: false, workflowVariables: [], stages: [], jobs: [], mergedYaml: null, includes: null };
 }
 
+/** A JSON value as YAML gives it: objects become hashes. */
+function fromJson(value: unknown): Value {
+  if (Array.isArray(value)) return value.map(fromJson);
+  if (value !== null && typeof value === 'object') return new Map(Object.entries(value).map(([key, v]) => [key, fromJson(v)]));
+  return value as Value;
+}
+
+/** The pipeline's inputs as the arguments of its file's `spec: inputs`; null when none were given. */
+function pipelineInputs(inputs: CiContext['inputs']): ConfigMap | null {
+  if (!inputs) return null;
+  return new Map(Object.entries(inputs).map(([name, value]) => [name, fromJson(value)]));
+}
+
 /** The configuration GitLab validates, or the error that stopped building it. */
 async function compose(content: string, ctx: CiContext, probe: RepositoryProbe): Promise<{ config: ConfigMap; expander: IncludeExpander } | { error: string }> {
   if (content.trim() === '') return { error: 'Please provide content of .gitlab-ci.yml' };
   const budget = new ValueBudget();
   const read = parseYaml(content, budget);
   if (!read.ok) return { error: read.error };
-  // The pipeline's own file takes no inputs here: its `spec: inputs` defaults are interpolated.
-  const parsed = interpolate(read.value, read.header, null, ctx.variables);
+  // The pipeline's own file takes the pipeline's inputs (none: its `spec: inputs` defaults are interpolated).
+  const parsed = interpolate(read.value, read.header, pipelineInputs(ctx.inputs), ctx.variables);
   if (!parsed.ok) return { error: parsed.error };
   if (!isMap(parsed.value)) return { error: 'Invalid configuration format' };
   const expander = new IncludeExpander(ctx, probe, budget);
@@ -84,6 +97,7 @@ function planned(job: JobSpec, root: RootSpec, rootVariables: [string, string][]
     startIn: when === 'delayed' ? (rule?.startIn ?? job.startIn) : null,
     environment: job.environment && { ...job.environment },
     interruptible: rule?.interruptible ?? job.interruptible,
+    resourceGroup: job.resourceGroup,
     trigger: job.trigger,
     only: job.only,
     except: job.except,

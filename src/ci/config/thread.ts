@@ -31,7 +31,7 @@ export type Call =
   | { op: 'projectFiles'; handle: number };
 
 export type ToWorker =
-  | { type: 'plan'; content: string; variables: Record<string, string>; changes: readonly string[] | undefined; options: PlanOptions; has: { listFiles: boolean; readArtifact: boolean; readProject: boolean } }
+  | { type: 'plan'; content: string; variables: Record<string, string>; changes: readonly string[] | undefined; inputs?: Readonly<Record<string, unknown>> | null; options: PlanOptions; has: { listFiles: boolean; readArtifact: boolean; readProject: boolean } }
   | { type: 'answer'; id: number; value: unknown }
   | { type: 'answer'; id: number; error: string };
 
@@ -116,6 +116,7 @@ class PlanningThread {
           content: job.content,
           variables: ctx.variables,
           changes: ctx.changes,
+          inputs: ctx.inputs ?? null,
           options: job.options,
           has: { listFiles: !!ctx.listFiles, readArtifact: !!ctx.readArtifact, readProject: !!ctx.readProject },
         } satisfies ToWorker);

@@ -28,6 +28,11 @@ export interface CiContext {
   masked?: readonly string[];
   /** Paths changed by the push, for rules:changes; undefined when unknown (GitLab then treats `changes` as true). */
   changes?: readonly string[];
+  /**
+   * The pipeline's own inputs (the API's `inputs`, `ci.input` push options, a schedule's or a trigger's), name →
+   * JSON value, checked against the `spec: inputs` of the pipeline's file; absent or null when none were given.
+   */
+  inputs?: Readonly<Record<string, unknown>> | null;
   /** Reads a file of the repository at the pipeline's commit, for `include: local` (and `include: 'path'` strings); null if absent. */
   readLocal(path: string): Promise<string | null>;
   /**
@@ -134,6 +139,8 @@ export interface PlannedJob {
   /** `environment:` with its name and url as written (expanded when the pipeline is created). */
   environment: JobEnvironment | null;
   interruptible: boolean;
+  /** `resource_group:` as written (its variables expanded when the pipeline is created), or null. */
+  resourceGroup: string | null;
   /** trigger: jobs (bridges), kept as data. */
   trigger: { include?: unknown; project?: string; branch?: string; strategy?: string; forward?: { yaml_variables?: boolean; pipeline_variables?: boolean } } | null;
   /** GitLab's `only` of the job after defaults (`{ refs: ['branches', 'tags'] }` without rules), for the lint API; null when none. */

@@ -38,10 +38,11 @@ port.on('message', async (message: ToWorker) => {
     else call?.resolve(message.value);
     return;
   }
-  const { variables, changes, has, options } = message;
+  const { variables, changes, inputs, has, options } = message;
   const ctx: CiContext = {
     variables,
     changes,
+    inputs,
     readLocal: (path) => ask({ op: 'readLocal', path }) as Promise<string | null>,
     ...(has.listFiles ? { listFiles: () => ask({ op: 'listFiles' }) as Promise<readonly string[]> } : {}),
     ...(has.readArtifact ? { readArtifact: (job: string, path: string) => ask({ op: 'readArtifact', job, path }) as ReturnType<NonNullable<CiContext['readArtifact']>> } : {}),

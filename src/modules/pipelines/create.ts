@@ -19,6 +19,7 @@ import { PIPELINE_UPDATED, processPipeline, type PipelineUpdatedMessage, type Pr
 import { enqueueHookEvent } from '../hooks/events.js';
 import { commitFiles } from './includes.js';
 import { prepareDeployments } from '../environments/ci.js';
+import { resourceGroupsOf } from './resource_groups.js';
 
 /** The default place of the CI configuration (a project's `ci_config_path` overrides it). */
 /** Larger configuration files are refused (GitLab's max YAML size is a few MB). */
@@ -50,6 +51,8 @@ export interface CreateInput {
   source: string;
   beforeSha: string;
   variables: readonly { key: string; value: string; variableType: string }[];
+  /** The pipeline's inputs (name → value) for its file's `spec: inputs`; null or absent when none were given. */
+  inputs?: Readonly<Record<string, unknown>> | null;
   /** Whether `[skip ci]` in the commit message makes a skipped pipeline (pushes; not API calls). */
   honourSkipCi: boolean;
   /** A skipped pipeline whatever the message (the `ci.skip` push option, Chain::Skip#push_option_skips_ci?). */
@@ -168,6 +171,7 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     variables,
     masked: ciVariables.filter((v) => v.masked).map((v) => v.value),
     changes,
+    inputs: input.inputs ?? null,
     readLocal: async (path) => {
       const bytes = await repository.fileAt(sha, path.replace(/^\/+/, ''), MAX_CONFIG_BYTES);
       return bytes ? bytes.toString('utf8') : null;
@@ -228,6 +232,7 @@ async function insert(
 ): Promise<PipelineRow> {
   const created = await deps.db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${row.projectId} FOR UPDATE`;
+    const resourceGroups = jobs.some((job) => job.resourceGroup) ? await resourceGroupsOf(tx, row.projectId, jobs, expansion) : new Map<PlannedJob, number>();
     const { _max } = await tx.pipeline.aggregate({ where: { projectId: row.projectId }, _max: { iid: true } });
     const pipeline = await tx.pipeline.create({ data: { ...row, ...state, iid: (_max.iid ?? 0) + 1 } });
     if (variables.length) {
@@ -253,6 +258,7 @@ async function insert(
           sha: row.sha,
           userId: row.userId ?? null,
           timeout: job.timeout,
+          resourceGroupId: resourceGroups.get(job) ?? null,
         })),
       });
     }

@@ -4,6 +4,7 @@ import type { JobHandlers } from '../../jobs/queue.js';
 import type { JobEnvironment } from '../module.js';
 import { PUSH_JOB, type PushJobPayload } from '../repositories/service.js';
 import { BRIDGE_STATUS_JOB, DOWNSTREAM_JOB } from './processing.js';
+import { ASSIGN_RESOURCE_JOB } from './resource_groups.js';
 
 /** How often delayed (`when: delayed`) jobs are looked at; GitLab's own scheduling has minute granularity. */
 const DELAYED_JOBS_EVERY_MS = 5_000;
@@ -34,6 +35,10 @@ export function pipelineJobs({ app, contextFor }: JobEnvironment): JobHandlers {
     [BRIDGE_STATUS_JOB]: async (payload) => {
       const { pipelineId } = payload as { pipelineId: number };
       await contextFor(null).services.pipelines.downstream.inherit(pipelineId);
+    },
+    [ASSIGN_RESOURCE_JOB]: async (payload) => {
+      const { resourceGroupId } = payload as { resourceGroupId: number };
+      await contextFor(null).services.pipelines.resourceGroups.assign(resourceGroupId);
     },
     'pipelines.delayed_jobs': {
       everyMs: DELAYED_JOBS_EVERY_MS,

@@ -64,6 +64,9 @@ export const pipelinePolicy = {
   read_commit_status: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), pipelinesFeature),
   destroy_pipeline: allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(OWNER)), pipelinesFeature),
   destroy_artifacts: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  // ProjectPolicy: Developers read resource groups and change their process mode.
+  read_resource_group: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  update_resource_group: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
 };
 
 type PipelinePolicyRules = typeof pipelinePolicy;

@@ -11,6 +11,7 @@ import { compositeStatus, isCompleted, type CiStatus, type StatusOf } from './st
 import { enqueueHookEvent } from '../hooks/events.js';
 import { enqueueAutoMerge } from '../merge_requests/auto_merge.js';
 import { followJob } from '../environments/ci.js';
+import { ASSIGN_RESOURCE_JOB, gateResources } from './resource_groups.js';
 
 /** Bus topic: a pipeline's status (or timing) changed. */
 export const PIPELINE_UPDATED = 'ci.pipeline.updated';
@@ -82,6 +83,7 @@ interface ProcessedJob extends StatusOf {
   schedulingType: string;
   options: Prisma.JsonValue;
   queuedAt: Date | null;
+  resourceGroupId: number | null;
 }
 
 function needsOf(job: ProcessedJob): StoredNeed[] {
@@ -122,7 +124,7 @@ export async function processPipeline(tx: Tx, pipelineId: number, effects: Proce
   const jobs: ProcessedJob[] = await tx.ciJob.findMany({
     where: { pipelineId, retried: false },
     orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }],
-    select: { id: true, name: true, stageIdx: true, status: true, when: true, allowFailure: true, type: true, schedulingType: true, options: true, queuedAt: true },
+    select: { id: true, name: true, stageIdx: true, status: true, when: true, allowFailure: true, type: true, schedulingType: true, options: true, queuedAt: true, resourceGroupId: true },
   });
   const byName = new Map(jobs.map((job) => [job.name, job]));
   const byId = new Map(jobs.map((job) => [job.id, job]));
@@ -157,6 +159,8 @@ export async function processPipeline(tx: Tx, pipelineId: number, effects: Proce
       }
     }
   }
+  // Jobs of a resource group wait for its resource, and give it back when done (resource_groups.ts).
+  for (const resourceGroupId of await gateResources(tx, jobs, set, now)) await effects.app.jobs.enqueue(ASSIGN_RESOURCE_JOB, { resourceGroupId }, {}, tx);
   for (const [id, data] of changed) {
     await tx.ciJob.update({ where: { id }, data });
     await effects.publish(JOB_UPDATED, { jobId: id, pipelineId, projectId: pipeline.projectId, status: data.status as string } satisfies JobUpdatedMessage, tx);
@@ -216,6 +220,8 @@ async function setPipelineStatus(
   const data: Prisma.PipelineUpdateInput = { status };
   if (pipeline.status !== status) {
     if (status === 'running' && !pipeline.startedAt) data.startedAt = now;
+    // GitLab's `after_transition canceled: any - [:canceled]`: a pipeline that runs again is no longer auto-canceled.
+    if (pipeline.status === 'canceled') data.autoCanceledBy = { disconnect: true };
     const finishes = status === 'success' || status === 'failed' || status === 'canceled';
     if (finishes) data.finishedAt = now;
     else if (!isCompleted(status)) data.finishedAt = null;

@@ -1,4 +1,5 @@
 /** GraphQL resolvers of pipelines and jobs; the REST routes run through them too. */
+import { GraphQLError, GraphQLScalarType, valueFromASTUntyped } from 'graphql';
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
@@ -11,9 +12,11 @@ import type { ProjectRow } from '../projects/service.js';
 import type { MergeRequestRow } from '../merge_requests/service.js';
 import type { JobRow, PipelineFilters, PipelineRow, PipelineVariableInput } from './service.js';
 import type { TriggerRow } from './triggers.js';
+import type { ResourceGroupRow } from './resource_groups.js';
 import type { CommitStatusInput } from './statuses.js';
 import type { StoredTestCase, TestSuite } from './test-reports.js';
 import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
+import { inputsFromList } from './inputs.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -54,7 +57,24 @@ const seconds = (from: Date | null, to: Date | null) => (from && to ? Math.max(0
 
 type PipelineArgs = Omit<PipelineFilters, 'status' | 'scope'> & { status?: string | null; scope?: string | null } & PageArgs;
 
+/** GitLab's Types::Ci::Inputs::ValueInputType: a string, array, number or boolean; a hash is refused. */
+const CiInputsValueInputType = new GraphQLScalarType({
+  name: 'CiInputsValueInputType',
+  description: 'Value for a CI input. Can be a string, array, number, or boolean.',
+  serialize: (value) => value,
+  parseValue: (value) => {
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || Array.isArray(value)) return value;
+    throw new GraphQLError(`Cannot coerce ${JSON.stringify(value)} to a CI input value`);
+  },
+  parseLiteral: (ast, variables) => {
+    const value: unknown = valueFromASTUntyped(ast, variables);
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || Array.isArray(value)) return value;
+    throw new GraphQLError('Cannot coerce a hash to a CI input value');
+  },
+});
+
 export const pipelineResolvers = {
+  CiInputsValueInputType,
   PipelineStatusEnum: lowerEnum(CI_STATUSES),
   CiJobStatus: lowerEnum(CI_STATUSES),
   JobArtifactFileType: lowerEnum(ARTIFACT_TYPES),
@@ -77,6 +97,8 @@ export const pipelineResolvers = {
     commitStatuses: (p: ProjectRow, args: { sha: string; ref?: string | null; stage?: string | null; name?: string | null; pipelineId?: number | null; all?: boolean | null; orderBy?: string | null; sort?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.statuses.list(p, args.sha, args, args),
     pipelineTriggers: (p: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.pipelines.triggers.list(p, args),
+    ciResourceGroups: (p: ProjectRow, args: PageArgs, ctx: Context) => ctx.services.pipelines.resourceGroups.list(p, args),
+    ciResourceGroup: (p: ProjectRow, args: { key: string }, ctx: Context) => ctx.services.pipelines.resourceGroups.get(p, args.key),
     pipelineTrigger: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.triggers.get(p, parseId(args.id, 'Ci::Trigger', 'id')),
     pipelineJobs: (p: ProjectRow, args: { pipelineId: string; statuses?: string[] | null; includeRetried?: boolean | null; type?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.pipelineJobs(
@@ -220,6 +242,12 @@ export const pipelineResolvers = {
     online: (r: { contactedAt: Date | null }) => runnerOnline(r.contactedAt),
     status: (r: { contactedAt: Date | null; createdAt: Date }) => runnerStatus(r),
   },
+  CiResourceGroup: {
+    ...idFields('Ci::ResourceGroup'),
+    currentJob: (group: ResourceGroupRow, _a: unknown, ctx: Context) => ctx.services.pipelines.resourceGroups.currentJob(group),
+    upcomingJobs: async (group: ResourceGroupRow, args: PageArgs, ctx: Context) =>
+      ctx.services.pipelines.resourceGroups.upcomingJobs((await projectOf(ctx, group)) as ProjectRow, group.key, args),
+  },
   PipelineTrigger: {
     ...idFields('Ci::Trigger'),
     token: (trigger: TriggerRow, _a: unknown, ctx: Context) => ctx.services.pipelines.triggers.shownToken(trigger),
@@ -248,11 +276,14 @@ export const pipelineResolvers = {
     pipelineTriggerDelete: async (_: unknown, args: { projectPath: string; id: string }, ctx: Context) => ({
       pipelineTrigger: await ctx.services.pipelines.triggers.delete(await project(ctx, args.projectPath), parseId(args.id, 'Ci::Trigger', 'id')),
     }),
+    ciResourceGroupUpdate: async (_: unknown, args: { projectPath: string; key: string; processMode?: string | null }, ctx: Context) => ({
+      resourceGroup: await ctx.services.pipelines.resourceGroups.update(await project(ctx, args.projectPath), args.key, args.processMode),
+    }),
     pipelineTriggerRun: async (_: unknown, args: { projectPath: string; token: string; ref: string; variables?: unknown }, ctx: Context) => ({
       pipeline: await ctx.services.pipelines.runTrigger(parseRef(args.projectPath, 'Project', 'projectPath'), args),
     }),
-    pipelineCreate: async (_: unknown, args: { projectPath: string; ref: string; variables?: PipelineVariableInput[] | null }, ctx: Context) => ({
-      pipeline: await ctx.services.pipelines.create(await project(ctx, args.projectPath), { ref: args.ref, variables: args.variables }),
+    pipelineCreate: async (_: unknown, args: { projectPath: string; ref: string; variables?: PipelineVariableInput[] | null; inputs?: { name: string; value: unknown }[] | null }, ctx: Context) => ({
+      pipeline: await ctx.services.pipelines.create(await project(ctx, args.projectPath), { ref: args.ref, variables: args.variables, inputs: inputsFromList(args.inputs) }),
     }),
     pipelineRetry: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { pipeline, project: p } = await pipelineById(ctx, args.id, args.projectPath);

@@ -31,6 +31,12 @@ export const pipelineRoutes: RestRoute[] = [
   { method: 'POST', path: '/projects/:id/ref/:ref/trigger/pipeline', operation: 'RestRunTrigger', result: 'pipelineTriggerRun.pipeline' },
   { method: 'POST', path: '/projects/:id/statuses/:sha', operation: 'RestCreateCommitStatus', result: 'commitStatusCreate.commitStatus' },
   { method: 'GET', path: '/projects/:id/repository/commits/:sha/statuses', operation: 'RestListCommitStatuses', result: 'project.commitStatuses', paginate: true, notFound: 'Project' },
+  // GitLab's lib/api/ci/resource_groups.rb (`before { authenticate! }`).
+  { method: 'GET', path: '/projects/:id/resource_groups', operation: 'RestListResourceGroups', result: 'project.ciResourceGroups', paginate: true, notFound: 'Project', authenticate: true },
+  { method: 'GET', path: '/projects/:id/resource_groups/:key', operation: 'RestGetResourceGroup', result: 'project.ciResourceGroup', notFound: 'Project', authenticate: true },
+  { method: 'GET', path: '/projects/:id/resource_groups/:key/current_job', operation: 'RestResourceGroupCurrentJob', result: 'project.ciResourceGroup.currentJob', whenNull: 'send', authenticate: true },
+  { method: 'GET', path: '/projects/:id/resource_groups/:key/upcoming_jobs', operation: 'RestResourceGroupUpcomingJobs', result: 'project.ciResourceGroup.upcomingJobs', paginate: true, notFound: 'Project', authenticate: true },
+  { method: 'PUT', path: '/projects/:id/resource_groups/:key', operation: 'RestUpdateResourceGroup', result: 'ciResourceGroupUpdate.resourceGroup', authenticate: true },
   { method: 'GET', path: '/job', operation: 'RestCurrentJob', result: 'currentJob' },
   { method: 'GET', path: '/projects/:id/jobs', operation: 'RestListJobs', result: 'project.jobs', paginate: true, notFound: 'Project', jobToken: true },
   { method: 'GET', path: job, operation: 'RestGetJob', result: 'project.job', notFound: 'Project' },

@@ -18,10 +18,12 @@ import type { CiVariablesSource } from '../runners/service.js';
 import { pushOptionVariables, skipsCi, type PushOptions } from '../../git/push-options.js';
 import { CREATE_ERRORS, createPipeline, type CreateDeps } from './create.js';
 import { mergeRequestFacts } from './merge_request_facts.js';
+import { inputsFromHash, pushOptionInputs, type PipelineInputs } from './inputs.js';
 import { mergeRequestRef } from './predefined.js';
 import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
+import { ResourceGroups } from './resource_groups.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
 import { fetchProjectRows } from '../projects/loaders.js';
@@ -139,6 +141,7 @@ function withJobVariables(options: Prisma.JsonValue | null, variables: readonly 
 export class PipelinesService {
   /** Trigger tokens of projects. */
   readonly triggers: PipelineTriggers;
+  readonly resourceGroups: ResourceGroups;
   /** Commit statuses from external CI. */
   readonly statuses: CommitStatuses;
   /** Child and multi-project pipelines of bridges (trigger: jobs). */
@@ -153,6 +156,16 @@ export class PipelinesService {
     private readonly ciVariables: CiVariablesSource | null = null,
   ) {
     this.triggers = new PipelineTriggers(base);
+    this.resourceGroups = new ResourceGroups({
+      base,
+      authorizeProject: async (project, ability) => {
+        if (!(await base.access.can('read_project', project))) throw notFound('Project');
+        await base.access.authorize(ability, project);
+      },
+      withPipeline: async (pipelineId, change) => {
+        await withPipeline(this.db, pipelineId, this.base, change);
+      },
+    });
     this.statuses = new CommitStatuses(base, repositories);
     this.downstream = new DownstreamPipelines({
       base,
@@ -376,7 +389,7 @@ export class PipelinesService {
    */
   async create(
     project: ProjectRow,
-    input: { ref: string; tag?: boolean; variables?: readonly PipelineVariableInput[] | null; source?: string; pipelineScheduleId?: number },
+    input: { ref: string; tag?: boolean; variables?: readonly PipelineVariableInput[] | null; source?: string; pipelineScheduleId?: number; inputs?: PipelineInputs | null },
   ): Promise<PipelineRow> {
     await this.authorized(project, 'create_pipeline');
     const viewer = this.base.access.requireViewer();
@@ -396,6 +409,7 @@ export class PipelinesService {
       source: input.source ?? 'api',
       beforeSha: ZERO_SHA,
       variables,
+      inputs: input.inputs,
       honourSkipCi: false,
       // GitLab's API and GraphQL create with save_on_errors: false; a schedule's run keeps its failed pipeline.
       saveOnErrors: input.source === 'schedule',
@@ -425,6 +439,7 @@ export class PipelinesService {
       source: runner.source,
       beforeSha: ZERO_SHA,
       variables: runner.variables,
+      inputs: inputsFromHash(run.inputs),
       honourSkipCi: false,
       triggerId: runner.triggerId,
     });
@@ -447,6 +462,8 @@ export class PipelinesService {
       beforeSha: push.before,
       // `git push -o ci.variable=KEY=value`: pipeline variables; `-o ci.skip`: a skipped pipeline.
       variables: pushOptionVariables(push.pushOptions),
+      // `-o ci.input=name=value`: the pipeline's inputs.
+      inputs: pushOptionInputs(push.pushOptions),
       honourSkipCi: true,
       skip: skipsCi(push.pushOptions),
       changesFrom: push.before === ZERO_SHA ? null : push.before,
@@ -560,14 +577,19 @@ export class PipelinesService {
     return this.find(project, id);
   }
 
-  /** Cancels the pipeline's cancelable jobs and those of its unfinished child pipelines. */
-  private async cancelTree(projectId: number, rootId: number): Promise<void> {
+  /**
+   * Cancels the pipeline's cancelable jobs and those of its unfinished child pipelines. `autoCanceledBy`: the newer
+   * pipeline that makes them redundant (GitLab's auto_canceled_by_id, on the pipelines and the jobs it cancels).
+   */
+  private async cancelTree(projectId: number, rootId: number, autoCanceledBy: number | null = null): Promise<void> {
+    const byPipeline = autoCanceledBy === null ? {} : { autoCanceledBy: { connect: { id: autoCanceledBy } } };
     // Each pipeline under its own lock, parent first: a lock is never taken while another pipeline's is held.
     for (let level = [rootId], depth = 0; level.length > 0 && depth <= MAX_CHILD_DEPTH; depth++) {
       for (const pipelineId of level) {
         await withPipeline(this.db, pipelineId, this.base, async (tx) => {
           const jobs = await tx.ciJob.findMany({ where: { pipelineId, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
-          for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null });
+          for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null, ...byPipeline });
+          if (autoCanceledBy !== null && jobs.length > 0) await tx.pipeline.update({ where: { id: pipelineId }, data: { autoCanceledById: autoCanceledBy } });
         });
       }
       const children = await this.db.pipeline.findMany({ where: { parentPipelineId: { in: level }, status: { notIn: [...FINISHED_STATUSES] } }, select: { id: true } });
@@ -592,7 +614,7 @@ export class PipelinesService {
           SELECT 1 FROM "ci_builds" j WHERE j."pipelineId" = p."id" AND j."status" IN ('running', 'success', 'failed')
             AND COALESCE(j."options"->>'interruptible', 'false') <> 'true')
       ORDER BY p."id" LIMIT ${REDUNDANT_PIPELINES_BATCH}`;
-    for (const { id } of redundant) await this.cancelTree(project.id, id);
+    for (const { id } of redundant) await this.cancelTree(project.id, id, pipeline.id);
   }
 
   /** Deletes the pipeline with its jobs, variables, traces and artifacts; its child pipelines stay. Owners only. */
@@ -978,6 +1000,7 @@ export class PipelinesService {
         sha: job.sha,
         userId,
         timeout: job.timeout,
+        resourceGroupId: job.resourceGroupId,
       },
     });
     await deploymentForRetry(tx, job.id, clone);

@@ -26,6 +26,8 @@ export interface TriggerRun {
   token: string;
   ref: string;
   variables?: unknown;
+  /** The pipeline's inputs, as `{"name": value}`. */
+  inputs?: unknown;
 }
 
 /** `{"KEY": "value"}` as pipeline variables; anything else is GitLab's `variables is invalid`. */
