@@ -272,7 +272,17 @@ export class JobRun {
     } else if (!(await this.fetchSources(projectDir, env))) {
       return { state: 'failed', reason: 'script_failure', exitCode: 1, message: 'exit code 1' };
     }
-    const caches = this.job.cache ?? [];
+    // gitlab-runner expands the job's variables in each cache's key, fallback keys and policy, and tries the
+    // CACHE_FALLBACK_KEY variable last (never one ending in `-protected`: it would reach a protected ref's cache).
+    const expand = (text: string) => text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_m, a?: string, b?: string) => env[(a ?? b) as string] ?? '');
+    const fallback = env.CACHE_FALLBACK_KEY ? expand(env.CACHE_FALLBACK_KEY) : '';
+    const caches = (this.job.cache ?? []).map((c) => ({
+      ...c,
+      key: expand(c.key),
+      policy: expand(c.policy || 'pull-push') || 'pull-push',
+      fallback_keys: [...(c.fallback_keys ?? []).map(expand), ...(fallback && !fallback.endsWith('-protected') ? [fallback] : [])],
+    }));
+    if (fallback.endsWith('-protected')) this.line(`${YELLOW}WARNING: CACHE_FALLBACK_KEY "${fallback}" not allowed to end in "-protected"${RESET}`);
     const cache = new LocalCache(this.options.cacheDir, env.CI_PROJECT_PATH || String(this.job.job_info.project_id), (text) => this.line(text));
     if (caches.some((c) => c.policy !== 'push')) {
       this.line(`${GREEN}Restoring cache${RESET}`);

@@ -116,6 +116,55 @@ read:
     expect(await log(project.id, byName(jobs3, 'read').id)).not.toContain(`cached ${pipeline.id}`);
   });
 
+  it('expands variables in policy and key, and falls back to CACHE_FALLBACK_KEY unless it ends in -protected', async () => {
+    const config = `stages: [a, b]
+variables:
+  POLICY: pull
+  NAME: base
+write:
+  stage: a
+  script:
+    - mkdir -p .c && echo "from write" > .c/x
+  cache:
+    key: $NAME
+    unprotect: true
+    paths: [.c/]
+read:
+  stage: b
+  variables:
+    CACHE_FALLBACK_KEY: base-non_protected
+  script:
+    - cat .c/x
+  cache:
+    key: missing
+    unprotect: true
+    paths: [.c/]
+    policy: $POLICY
+guarded:
+  stage: b
+  variables:
+    CACHE_FALLBACK_KEY: base-protected
+  script:
+    - test ! -e .c/x
+  cache:
+    key: missing2
+    paths: [.c/]
+    policy: pull
+`;
+    const { project, pipeline } = await projectWithConfig(t, config);
+    const jobs = await settled(project.id, pipeline.id);
+    expect(jobs.map((j) => [j.name, j.status]).sort()).toEqual([['guarded', 'success'], ['read', 'success'], ['write', 'success']]);
+    expect(await log(project.id, byName(jobs, 'write').id)).toContain('Creating cache base-non_protected...');
+    const readLog = await log(project.id, byName(jobs, 'read').id);
+    expect(readLog).toContain('Checking cache for missing-non_protected...');
+    expect(readLog).toContain('Checking cache for base-non_protected...');
+    expect(readLog).toContain('from write');
+    expect(readLog).toContain('Not uploading cache missing-non_protected due to policy');
+    const guardedLog = await log(project.id, byName(jobs, 'guarded').id);
+    expect(guardedLog).toContain('CACHE_FALLBACK_KEY "base-protected" not allowed to end in "-protected"');
+    expect(guardedLog).not.toContain('Checking cache for base-protected');
+  });
+
   it('runs two jobs at once with a concurrency of 2', async () => {
     // Each job waits (briefly) for the other to have started: they can only both pass when they overlap.
     const marker = join(dir, `overlap-${process.pid}-${Date.now()}`);
