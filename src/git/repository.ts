@@ -446,21 +446,11 @@ export class Repository {
    * was read, and at most one patch (up to `keepBytes`) is held at a time.
    */
   async streamPatches(from: string, to: string, listed: readonly FileDiff[] | Promise<readonly FileDiff[]>, keepBytes: number, visit: (file: FileDiff, bytes: number, index: number) => boolean): Promise<void> {
-    // git starts while the list is still being read (its output waits in the pipe).
+    // The list first, then git: a git started before it would hold a slot of the bounded git spawner (released when
+    // its output is read) while the list's git waited for one, and with one slot free neither would ever run.
+    const files = await listed;
+    if (files.length === 0) return;
     const child = spawnGit(this.path, ['diff-tree', '-r', '-M', '-p', '--no-color', '--full-index', '--no-commit-id', '--end-of-options', from, to]);
-    let files: readonly FileDiff[];
-    try {
-      files = await listed;
-    } catch (error) {
-      child.kill('SIGKILL');
-      child.stdout.resume();
-      throw error;
-    }
-    if (files.length === 0) {
-      child.kill('SIGKILL');
-      child.stdout.resume();
-      return;
-    }
     const decoder = new StringDecoder('utf8');
     let index = -1;
     let headers = 0;
