@@ -15,7 +15,7 @@ export const MAX_BACKOFF_MS = 24 * 60 * 60 * 1000;
 /** Only project hooks are auto-disabled (GitLab's ENABLED_HOOK_TYPES). */
 export const AUTO_DISABLED_TYPES = new Set(['ProjectHook']);
 
-export type HookType = 'SystemHook' | 'ProjectHook';
+export type HookType = 'SystemHook' | 'ProjectHook' | 'GroupHook';
 export type AlertStatus = 'executable' | 'temporarily_disabled' | 'disabled';
 
 export interface FailureState {

@@ -8,6 +8,7 @@ import { invalid, missing, notFoundAs, recordNotFound, unprocessable } from '../
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { BlockedUrlError, checkUrl } from '../../http/url-blocker.js';
 import type { ServiceBase, Services } from '../module.js';
+import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { PipelinesService } from '../pipelines/service.js';
 import type { ProjectsService } from '../projects/service.js';
@@ -37,10 +38,17 @@ const EVENT_FLAGS = [
   'deploymentEvents',
   'jobEvents',
   'releasesEvents',
+  'subgroupEvents',
+  'memberEvents',
+  'projectEvents',
 ] as const;
 type EventFlag = (typeof EVENT_FLAGS)[number];
 /** The flags system hooks have (GitLab's SystemHook takes no project events). */
 const SYSTEM_FLAGS: readonly EventFlag[] = ['pushEvents', 'tagPushEvents', 'mergeRequestsEvents', 'repositoryUpdateEvents'];
+/** The flags only group hooks have (GitLab's GroupHook: its groups' own events). */
+const GROUP_FLAGS: readonly EventFlag[] = ['subgroupEvents', 'memberEvents', 'projectEvents'];
+/** Flags no group hook has (GitLab's group_hooks API takes no repository_update_events). */
+const NOT_GROUP_FLAGS: readonly EventFlag[] = ['repositoryUpdateEvents'];
 
 export interface HookAttributes extends Partial<Record<EventFlag, boolean | null>> {
   url?: string | null;
@@ -57,6 +65,7 @@ export interface HookAttributes extends Partial<Record<EventFlag, boolean | null
 const DEFAULTS: Record<HookType, Partial<Record<EventFlag, boolean>>> = {
   SystemHook: { pushEvents: false, tagPushEvents: false, mergeRequestsEvents: false, repositoryUpdateEvents: true },
   ProjectHook: { pushEvents: true },
+  GroupHook: { pushEvents: true },
 };
 
 /** How long delivery logs are kept (GitLab shows a hook's events of the last seven days). */
@@ -73,10 +82,17 @@ export interface DeliveryPayload {
   force: boolean;
 }
 
-/** The hooks an event can go to, before their state and branch filters are asked. */
-function candidates(event: HookEvent): Prisma.WebHookWhereInput {
+/**
+ * The hooks an event can go to, before their state and branch filters are asked: a project's events go to its own
+ * hooks and to the group hooks of its group and the group's ancestors (`groupIds`, GitLab's
+ * `project.group.hooks` of every ancestor through TriggerableHooks).
+ */
+function candidates(event: HookEvent, groupIds: readonly number[]): Prisma.WebHookWhereInput {
   if (event.hookId !== undefined) return { id: event.hookId };
-  const project = (flag: Prisma.WebHookWhereInput): Prisma.WebHookWhereInput => (event.projectId === null ? { id: -1 } : { type: 'ProjectHook', projectId: event.projectId, ...flag });
+  const project = (flag: Prisma.WebHookWhereInput): Prisma.WebHookWhereInput =>
+    event.projectId === null
+      ? { id: -1 }
+      : { OR: [{ type: 'ProjectHook', projectId: event.projectId, ...flag }, ...(groupIds.length ? [{ type: 'GroupHook', groupId: { in: [...groupIds] }, ...flag }] : [])] };
   switch (event.trigger) {
     case 'system_hooks':
       return { type: 'SystemHook' };
@@ -205,6 +221,57 @@ export class HooksService {
     return this.destroy(await this.row('ProjectHook', project.id, id));
   }
 
+  // Group hooks: the group's Owners (GitLab's GroupPolicy read_web_hook / admin_web_hook, from admin_group).
+
+  async listGroup(group: NamespaceRow, page: PageArgs) {
+    await this.base.access.authorize('read_group_web_hook', group);
+    const where = { type: 'GroupHook', groupId: group.id };
+    const db = this.base.db;
+    return connection(page, ({ skip, take }) => db.webHook.findMany({ where, orderBy: { id: 'asc' }, skip, take }), () => db.webHook.count({ where }));
+  }
+
+  async getGroup(group: NamespaceRow, id: number): Promise<WebHookRow> {
+    await this.base.access.authorize('read_group_web_hook', group);
+    return this.row('GroupHook', group.id, id);
+  }
+
+  async createGroup(group: NamespaceRow, attrs: HookAttributes): Promise<WebHookRow> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    return this.create('GroupHook', group.id, attrs);
+  }
+
+  async updateGroup(group: NamespaceRow, id: number, attrs: HookAttributes): Promise<WebHookRow> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    return this.update(await this.row('GroupHook', group.id, id), attrs);
+  }
+
+  async deleteGroup(group: NamespaceRow, id: number): Promise<WebHookRow> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    return this.destroy(await this.row('GroupHook', group.id, id));
+  }
+
+  /** The group a group hook belongs to (for GraphQL's IDs without a group path); 404 when there is none. */
+  async groupIdOf(id: number): Promise<number> {
+    const hook = await this.base.db.webHook.findFirst({ where: { id, type: 'GroupHook' }, select: { groupId: true } });
+    if (!hook?.groupId) throw recordNotFound();
+    return hook.groupId;
+  }
+
+  /**
+   * GitLab's TestHooks::GroupService: the project test run on the group's first project whose repository is not
+   * empty (Group#first_non_empty_project, the group's own projects); 422 when it has none.
+   */
+  async testGroup(services: Services, group: NamespaceRow, id: number, trigger: TestTrigger): Promise<string> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    const hook = await this.row('GroupHook', group.id, id);
+    const rows = await this.base.db.project.findMany({ where: { namespaceId: group.id }, orderBy: { id: 'asc' }, select: { id: true } });
+    for (const row of rows) {
+      const project = await this.base.loaders.projects.byId.load(row.id);
+      if (project && !(await (await this.repositories.open(project)).isEmpty())) return this.testSample(services, project, hook, trigger);
+    }
+    throw unprocessable('Ensure the group has a project with commits.');
+  }
+
   /** The project a project hook belongs to (for GraphQL's IDs without a project path); 404 when there is none. */
   async projectIdOf(id: number): Promise<number> {
     const hook = await this.base.db.webHook.findFirst({ where: { id, type: 'ProjectHook' }, select: { projectId: true } });
@@ -218,7 +285,11 @@ export class HooksService {
    */
   async testProject(services: Services, project: ProjectRow, id: number, trigger: TestTrigger): Promise<string> {
     await this.base.access.authorize('admin_web_hook', project);
-    const hook = await this.row('ProjectHook', project.id, id);
+    return this.testSample(services, project, await this.row('ProjectHook', project.id, id), trigger);
+  }
+
+  /** A sample of the event built from the project's data, queued for this hook alone. */
+  private async testSample(services: Services, project: ProjectRow, hook: WebHookRow, trigger: TestTrigger): Promise<string> {
     const record = RECORD_SAMPLES[trigger];
     if (record) {
       const data = await record.build(services, project);
@@ -250,7 +321,7 @@ export class HooksService {
 
   /** The hooks an event goes to now: those hearing its kind, executable, whose branch filter lets its branch in. */
   async dispatchTargets(event: HookEvent): Promise<WebHookRow[]> {
-    const hooks = await this.base.db.webHook.findMany({ where: candidates(event), orderBy: { id: 'asc' } });
+    const hooks = await this.base.db.webHook.findMany({ where: candidates(event, await this.groupsAbove(event.projectId)), orderBy: { id: 'asc' } });
     if (event.hookId !== undefined) return hooks;
     const now = new Date();
     return hooks.filter(
@@ -268,6 +339,13 @@ export class HooksService {
       }
     });
     jobs.wake();
+  }
+
+  /** The group of a project and the group's ancestors, whose group hooks hear the project's events; none for a user's project. */
+  private async groupsAbove(projectId: number | null): Promise<number[]> {
+    if (projectId === null) return [];
+    const project = await this.base.db.project.findUnique({ where: { id: projectId }, select: { namespace: { select: { kind: true, traversalIds: true } } } });
+    return project?.namespace.kind === 'group' ? project.namespace.traversalIds : [];
   }
 
   async deliveryTarget(id: number): Promise<WebHookRow | null> {
@@ -389,7 +467,16 @@ export class HooksService {
    */
   async resendProject(project: ProjectRow, hookId: number, logId: number): Promise<number> {
     await this.base.access.authorize('admin_web_hook', project);
-    const hook = await this.row('ProjectHook', project.id, hookId);
+    return this.resend(await this.row('ProjectHook', project.id, hookId), logId);
+  }
+
+  /** The same for a group hook: its group's Owners. */
+  async resendGroup(group: NamespaceRow, hookId: number, logId: number): Promise<number> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    return this.resend(await this.row('GroupHook', group.id, hookId), logId);
+  }
+
+  private async resend(hook: WebHookRow, logId: number): Promise<number> {
     const log = await this.base.db.webHookLog.findFirst({ where: { id: logId, webHookId: hook.id } });
     if (!log) throw recordNotFound();
     if (log.url !== hook.url) throw unprocessable('The hook URL has changed, and this log entry cannot be retried');
@@ -425,23 +512,29 @@ export class HooksService {
 
   private async authorizeRead(hook: WebHookRow): Promise<void> {
     if (hook.type === 'SystemHook') return this.base.access.authorize('read_system_hook', null);
+    if (hook.type === 'GroupHook') {
+      const group = await this.base.db.namespace.findUnique({ where: { id: hook.groupId! } });
+      if (!group) throw recordNotFound();
+      return this.base.access.authorize('read_group_web_hook', group);
+    }
     const project = await this.base.loaders.projects.byId.load(hook.projectId!);
     if (!project) throw recordNotFound();
     await this.base.access.authorize('read_web_hook', project);
   }
 
   /** GitLab's find_hook: `404 Not found` (RecordNotFound) for a hook of another kind or project. */
-  private async row(type: HookType, projectId: number | null, id: number): Promise<WebHookRow> {
-    const hook = await this.base.db.webHook.findFirst({ where: { id, type, projectId } });
+  private async row(type: HookType, ownerId: number | null, id: number): Promise<WebHookRow> {
+    const hook = await this.base.db.webHook.findFirst({ where: { id, type, ...(type === 'GroupHook' ? { groupId: ownerId } : { projectId: ownerId }) } });
     if (!hook) throw type === 'SystemHook' ? recordNotFound() : notFoundAs('404 Hook Not Found');
     return hook;
   }
 
-  private async create(type: HookType, projectId: number | null, attrs: HookAttributes): Promise<WebHookRow> {
+  private async create(type: HookType, ownerId: number | null, attrs: HookAttributes): Promise<WebHookRow> {
     if (attrs.url == null) throw missing('url');
     const data = this.columns(type, attrs, {});
+    const owner = type === 'GroupHook' ? { groupId: ownerId } : { projectId: ownerId };
     return this.base.db.webHook.create({
-      data: { ...DEFAULTS[type], ...(data as Prisma.WebHookUncheckedCreateInput), type, projectId, url: attrs.url.trim(), urlVariables: data.urlVariables ?? {} },
+      data: { ...DEFAULTS[type], ...(data as Prisma.WebHookUncheckedCreateInput), type, ...owner, url: attrs.url.trim(), urlVariables: data.urlVariables ?? {} },
     });
   }
 
@@ -503,6 +596,8 @@ export class HooksService {
       if (value == null) continue;
       // A system hook has no project events: GitLab's API does not take them.
       if (type === 'SystemHook' && !SYSTEM_FLAGS.includes(flag)) continue;
+      if (type === 'ProjectHook' && GROUP_FLAGS.includes(flag)) continue;
+      if (type === 'GroupHook' && NOT_GROUP_FLAGS.includes(flag)) continue;
       data[flag] = value;
     }
     if (attrs.enableSslVerification != null) data.enableSslVerification = attrs.enableSslVerification;
