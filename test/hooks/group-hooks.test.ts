@@ -55,6 +55,7 @@ describe('group hooks: the API', () => {
       alert_status: 'executable',
       disabled_until: null,
       url_variables: [],
+      custom_headers: [],
       push_events_branch_filter: null,
       branch_filter_strategy: 'wildcard',
       issues_events: false,
@@ -167,7 +168,7 @@ describe('group hooks: deliveries', () => {
 
   it("POST …/test/:trigger samples the group's first project with commits; 422 without one", async () => {
     const empty = await createGroup(t, owner.token);
-    const lonely = (await t.api('POST', `/groups/${empty.id}/hooks`, { token: owner.token, body: { url: `${receiver.url}/t` } })).body;
+    const lonely = (await t.api('POST', `/groups/${empty.id}/hooks`, { token: owner.token, body: { url: `${receiver.url}/t`, push_events: false } })).body;
     expect(await t.api('POST', `/groups/${empty.id}/hooks/${lonely.id}/test/push_events`, { token: owner.token })).toMatchObject({
       status: 422,
       body: { message: 'Ensure the group has a project with commits.' },
@@ -180,5 +181,72 @@ describe('group hooks: deliveries', () => {
     expect(got.path).toBe('/t');
     expect(got.json).toMatchObject({ object_kind: 'push', project_id: direct.id });
     expect((await t.api('POST', `/groups/${empty.id}/hooks/${lonely.id}/test/push_events`, { token: stranger.token })).status).toBe(404);
+    await t.api('DELETE', `/groups/${empty.id}/hooks/${lonely.id}`, { token: owner.token });
+  });
+});
+
+describe('URL variables and custom headers', () => {
+  it("validates that the URL's {keys} have variables, in GitLab's words", async () => {
+    const missingKey = await t.api('POST', hooks(), { token: owner.token, body: { url: `${receiver.url}/{path}/{b}` } });
+    expect([missingKey.status, missingKey.body]).toEqual([400, { message: { url: ['Invalid URL template. Missing keys: ["path", "b"]'] } }]);
+    const project404 = await t.api('POST', `/projects/${project.id}/hooks`, { token: owner.token, body: { url: `${receiver.url}/{x}` } });
+    expect([project404.status, project404.body]).toEqual([400, { message: { url: ['Invalid URL template. Missing keys: ["x"]'] } }]);
+  });
+
+  it('are set and unset by key, never shown back, and used by deliveries', async () => {
+    const created = await t.api('POST', hooks(), { token: owner.token, body: { url: `${receiver.url}/{path}`, url_variables: [{ key: 'path', value: 'secret-path' }] } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ url: `${receiver.url}/{path}`, url_variables: [{ key: 'path' }], custom_headers: [] });
+    const id = created.body.id;
+    const base = `${hooks()}/${id}`;
+    expect(await t.api('PUT', `${base}/custom_headers/X-Custom`, { token: owner.token, body: { value: 'header-secret' } })).toMatchObject({ status: 204 });
+    expect(await t.api('PUT', `${base}/url_variables/extra`, { token: owner.token, body: { value: 'extra-secret' } })).toMatchObject({ status: 204 });
+    const shown = await t.api('GET', base, { token: owner.token });
+    expect(shown.body).toMatchObject({ url_variables: [{ key: 'path' }, { key: 'extra' }], custom_headers: [{ key: 'X-Custom' }] });
+    expect(shown.text).not.toContain('secret');
+    // GitLab's refusals.
+    expect(await t.api('PUT', `${base}/url_variables/path`, { token: owner.token, body: {} })).toMatchObject({ status: 400, body: { error: 'value is missing' } });
+    expect(await t.api('PUT', `${base}/url_variables/-bad-`, { token: owner.token, body: { value: 'v' } })).toMatchObject({ status: 422, body: { message: 'Illegal key or value' } });
+    expect(await t.api('PUT', `${base}/custom_headers/-bad-`, { token: owner.token, body: { value: 'v' } })).toMatchObject({ status: 422, body: { message: 'Illegal key or value' } });
+    expect(await t.api('DELETE', `${base}/url_variables/path`, { token: owner.token })).toMatchObject({ status: 422, body: { message: 'Could not unset variable' } });
+    expect(await t.api('DELETE', `${base}/url_variables/nope`, { token: owner.token })).toMatchObject({ status: 404, body: { message: '404 URL variable Not Found' } });
+    expect(await t.api('DELETE', `${base}/custom_headers/nope`, { token: owner.token })).toMatchObject({ status: 404, body: { message: '404 Custom header Not Found' } });
+    expect(await t.api('DELETE', `${base}/url_variables/extra`, { token: owner.token })).toMatchObject({ status: 204 });
+    // Other users: 404 where the group is hidden, 403 for a Maintainer.
+    expect((await t.api('PUT', `${base}/url_variables/path`, { token: stranger.token, body: { value: 'x' } })).status).toBe(404);
+    expect((await t.api('PUT', `${base}/custom_headers/X-Custom`, { token: maintainer.token, body: { value: 'x' } })).status).toBe(403);
+    // A delivery goes to the interpolated URL with the header; its log shows neither value.
+    await commit(project, 'main', 'vars.txt');
+    const got = await receiver.next();
+    expect(got.path).toBe('/secret-path');
+    expect(got.headers['x-custom']).toBe('header-secret');
+    expect(got.headers['x-gitlab-event']).toBe('Push Hook');
+    const log = await eventually(async () => {
+      const events = await t.api('GET', `${base}/events`, { token: owner.token });
+      return events.body.length > 0 && events;
+    });
+    expect(log.body[0]).toMatchObject({ url: `${receiver.url}/{path}`, request_headers: { 'X-Custom': '[REDACTED]' } });
+    expect(log.text).not.toContain('secret-path');
+    expect(log.text).not.toContain('header-secret');
+    expect(await t.api('DELETE', `${base}/custom_headers/X-Custom`, { token: owner.token })).toMatchObject({ status: 204 });
+    expect((await t.api('GET', base, { token: owner.token })).body.custom_headers).toEqual([]);
+    await t.api('DELETE', base, { token: owner.token });
+  });
+
+  it('work on project hooks and, for administrators, on system hooks', async () => {
+    const ph = (await t.api('POST', `/projects/${project.id}/hooks`, { token: owner.token, body: { url: 'https://example.com/p', push_events: false } })).body;
+    expect((await t.api('PUT', `/projects/${project.id}/hooks/${ph.id}/url_variables/k`, { token: owner.token, body: { value: 'v' } })).status).toBe(204);
+    expect((await t.api('PUT', `/projects/${project.id}/hooks/${ph.id}/custom_headers/h`, { token: owner.token, body: { value: 'v' } })).status).toBe(204);
+    expect((await t.api('GET', `/projects/${project.id}/hooks/${ph.id}`, { token: owner.token })).body).toMatchObject({ url_variables: [{ key: 'k' }], custom_headers: [{ key: 'h' }] });
+    expect((await t.api('PUT', `/projects/${project.id}/hooks/${ph.id}/url_variables/k`, { token: stranger.token, body: { value: 'v' } })).status).toBe(404);
+    expect((await t.api('PUT', `/projects/${project.id}/hooks/999999/url_variables/k`, { token: owner.token, body: { value: 'v' } })).status).toBe(404);
+    const sh = (await t.api('POST', '/hooks', { body: { url: 'https://example.com/s/{k}', url_variables: [{ key: 'k', value: 'v' }] } })).body;
+    expect(sh).toMatchObject({ url_variables: [{ key: 'k' }], custom_headers: [] });
+    expect((await t.api('PUT', `/hooks/${sh.id}/custom_headers/h`, { body: { value: 'v' } })).status).toBe(204);
+    expect((await t.api('PUT', `/hooks/${sh.id}/custom_headers/h`, { token: owner.token, body: { value: 'v' } })).status).toBe(403);
+    expect((await t.api('GET', `/hooks/${sh.id}`)).body.custom_headers).toEqual([{ key: 'h' }]);
+    expect(await t.api('DELETE', `/hooks/${sh.id}/url_variables/k`)).toMatchObject({ status: 422, body: { message: 'Could not unset variable' } });
+    await t.api('DELETE', `/hooks/${sh.id}`);
+    await t.api('DELETE', `/projects/${project.id}/hooks/${ph.id}`, { token: owner.token });
   });
 });

@@ -20,6 +20,6 @@ export const hooksModule = defineModule({
   policy: hookPolicy,
   routes: hookRoutes,
   uses: ['projects', 'users', 'repositories', 'pipelines', 'groups'],
-  service: (base, uses) => new HooksService(base, uses.projects, uses.users, uses.repositories, uses.pipelines),
+  service: (base, uses) => new HooksService(base, uses.projects, uses.users, uses.repositories, uses.pipelines, uses.groups),
   jobs: hookJobs,
 });

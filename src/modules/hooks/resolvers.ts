@@ -6,7 +6,7 @@ import { idFields } from '../../graphql/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { alertStatus } from './rules.js';
-import type { HookAttributes, TestTrigger, WebHookLogRow, WebHookRow } from './service.js';
+import type { HookAttributes, HookOwnerRef, KeyedSetting, TestTrigger, WebHookLogRow, WebHookRow } from './service.js';
 
 type AttributesIn = HookAttributes;
 const attributes = (input: AttributesIn): HookAttributes => input;
@@ -35,12 +35,14 @@ async function groupOf(ctx: Context, args: GroupHookArgs): Promise<NamespaceRow>
 
 const hookFields = {
   urlVariables: (h: WebHookRow) => Object.keys((h.urlVariables ?? {}) as Record<string, string>).map((key) => ({ key })),
+  customHeaders: (h: WebHookRow) => Object.keys((h.customHeaders ?? {}) as Record<string, string>).map((key) => ({ key })),
   alertStatus: (h: WebHookRow) => alertStatus(h),
   events: (h: WebHookRow, args: { status?: string[] | null } & PageArgs, ctx: Context) => ctx.services.hooks.events(h, args.status, args),
 };
 
 export const hookResolvers = {
   WebHookAlertStatus: { EXECUTABLE: 'executable', TEMPORARILY_DISABLED: 'temporarily_disabled', DISABLED: 'disabled' },
+  WebHookKeyedSetting: { URL_VARIABLE: 'url_variables', CUSTOM_HEADER: 'custom_headers' },
   WebHookBranchFilterStrategy: { WILDCARD: 'wildcard', REGEX: 'regex', ALL_BRANCHES: 'all_branches' },
   ProjectHookTestTrigger: {
     PUSH_EVENTS: 'push_events',
@@ -68,6 +70,12 @@ export const hookResolvers = {
     hook: (g: NamespaceRow, args: { id: number }, ctx: Context) => ctx.services.hooks.getGroup(g, args.id),
   },
   Mutation: {
+    webHookKeyedSettingSet: async (_: unknown, args: HookOwnerRef & { hookId: number; setting: KeyedSetting; key: string; value: string }, ctx: Context) => ({
+      hook: await ctx.services.hooks.setKeyed(args, args.hookId, args.setting, args.key, args.value),
+    }),
+    webHookKeyedSettingDelete: async (_: unknown, args: HookOwnerRef & { hookId: number; setting: KeyedSetting; key: string }, ctx: Context) => ({
+      hook: await ctx.services.hooks.deleteKeyed(args, args.hookId, args.setting, args.key),
+    }),
     groupHookCreate: async (_: unknown, args: { groupPath: string; input: AttributesIn }, ctx: Context) => {
       const group = await ctx.services.groups.get(parseRef(args.groupPath, 'Group', 'groupPath'));
       return { groupHook: await ctx.services.hooks.createGroup(group, attributes(args.input)) };

@@ -29,4 +29,17 @@ export const hookRoutes: RestRoute[] = [
   { method: 'DELETE', path: groupHook, operation: 'RestDeleteGroupHook', result: 'groupHookDelete.groupHook', status: 204 },
   { method: 'POST', path: `${groupHook}/test/:trigger`, operation: 'RestTestGroupHook', result: 'groupHookTest' },
   { method: 'POST', path: `${groupHook}/events/:hook_log_id/resend`, operation: 'RestResendGroupHookEvent', result: 'groupHookEventResend' },
+  // GitLab's API::Hooks::UrlVariables and API::Hooks::CustomHeaders for each kind of hook.
+  { method: 'PUT', path: `${projectHook}/url_variables/:key`, operation: 'RestSetProjectHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
+  { method: 'DELETE', path: `${projectHook}/url_variables/:key`, operation: 'RestDeleteProjectHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
+  { method: 'PUT', path: `${projectHook}/custom_headers/:key`, operation: 'RestSetProjectHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
+  { method: 'DELETE', path: `${projectHook}/custom_headers/:key`, operation: 'RestDeleteProjectHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
+  { method: 'PUT', path: `${groupHook}/url_variables/:key`, operation: 'RestSetGroupHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
+  { method: 'DELETE', path: `${groupHook}/url_variables/:key`, operation: 'RestDeleteGroupHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
+  { method: 'PUT', path: `${groupHook}/custom_headers/:key`, operation: 'RestSetGroupHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
+  { method: 'DELETE', path: `${groupHook}/custom_headers/:key`, operation: 'RestDeleteGroupHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
+  { method: 'PUT', path: `/hooks/:hook_id/url_variables/:key`, operation: 'RestSetSystemHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
+  { method: 'DELETE', path: `/hooks/:hook_id/url_variables/:key`, operation: 'RestDeleteSystemHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
+  { method: 'PUT', path: `/hooks/:hook_id/custom_headers/:key`, operation: 'RestSetSystemHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
+  { method: 'DELETE', path: `/hooks/:hook_id/custom_headers/:key`, operation: 'RestDeleteSystemHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
 ];

@@ -4,7 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { invalid, missing, notFoundAs, recordNotFound, unprocessable } from '../../errors.js';
+import { invalid, missing, notFound, notFoundAs, recordNotFound, unprocessable } from '../../errors.js';
+import { parseRef } from '../../graphql/ids.js';
+import type { GroupsService } from '../groups/service.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { BlockedUrlError, checkUrl } from '../../http/url-blocker.js';
 import type { ServiceBase, Services } from '../module.js';
@@ -19,7 +21,7 @@ import { DELIVER_JOB, enqueueHookEvent, type HookEvent, type HookTrigger } from 
 import type { DeliveryOutcome } from './http.js';
 import { buildPushData, buildTestEvent, hookProjectOf, hookUserOf } from './samples.js';
 import { deploymentData, jobData, pipelineData, systemHookSample, systemHookSampleData } from './payloads.js';
-import { MAX_URL_VARIABLES, URL_VARIABLE_KEY, afterDelivery, alertStatus, branchFilterProblem, branchMatches, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
+import { CUSTOM_HEADER_KEY, MAX_URL_VARIABLES, URL_VARIABLE_KEY, afterDelivery, missingUrlVariables, alertStatus, branchFilterProblem, branchMatches, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
 
 export type WebHookRow = Awaited<ReturnType<PrismaClient['webHook']['findUniqueOrThrow']>>;
 export type WebHookLogRow = Awaited<ReturnType<PrismaClient['webHookLog']['findUniqueOrThrow']>>;
@@ -59,6 +61,15 @@ export interface HookAttributes extends Partial<Record<EventFlag, boolean | null
   pushEventsBranchFilter?: string | null;
   branchFilterStrategy?: BranchFilterStrategy | null;
   urlVariables?: Array<{ key: string; value: string }> | null;
+  customHeaders?: Array<{ key: string; value: string }> | null;
+}
+
+export type KeyedSetting = 'url_variables' | 'custom_headers';
+
+/** Where a hook is, as the REST paths name it: a project's, a group's, or (neither) the instance's. */
+export interface HookOwnerRef {
+  projectPath?: string | null;
+  groupPath?: string | null;
 }
 
 /** Each kind's defaults when created with only a URL (GitLab's column defaults and API spec). */
@@ -145,6 +156,11 @@ function statusWhere(statuses: readonly string[] | null | undefined): Prisma.Web
   return { OR: or };
 }
 
+/** A hook's custom headers as its delivery log shows them: names only, values masked (GitLab's WebHookLog). */
+function redactedCustomHeaders(hook: WebHookRow): Record<string, string> {
+  return Object.fromEntries(Object.keys((hook.customHeaders ?? {}) as Record<string, string>).map((k) => [k, '[REDACTED]']));
+}
+
 export class HooksService {
   constructor(
     private readonly base: ServiceBase,
@@ -152,6 +168,7 @@ export class HooksService {
     private readonly users: UsersService,
     private readonly repositories: RepositoriesService,
     private readonly pipelines: PipelinesService,
+    private readonly groups: GroupsService,
   ) {}
 
   // System hooks: administrators only (GitLab's read_web_hook / admin_web_hook, global).
@@ -272,6 +289,52 @@ export class HooksService {
     throw unprocessable('Ensure the group has a project with commits.');
   }
 
+  // URL variables and custom headers (GitLab's API::Hooks::UrlVariables and API::Hooks::CustomHeaders).
+
+  /** The hook a REST path names, once its owner's abilities allow changing it. */
+  private async hookToChange(owner: HookOwnerRef, hookId: number): Promise<WebHookRow> {
+    if (owner.projectPath != null) {
+      const project = await this.projects.get(parseRef(owner.projectPath, 'Project', 'projectPath'));
+      await this.base.access.authorize('admin_web_hook', project);
+      return this.row('ProjectHook', project.id, hookId);
+    }
+    if (owner.groupPath != null) {
+      const group = await this.groups.get(parseRef(owner.groupPath, 'Group', 'groupPath'));
+      await this.base.access.authorize('admin_group_web_hook', group);
+      return this.row('GroupHook', group.id, hookId);
+    }
+    await this.base.access.authorize('admin_system_hook', null);
+    return this.row('SystemHook', null, hookId);
+  }
+
+  /** `PUT …/url_variables/:key` and `…/custom_headers/:key`: the hook with the value set; 422 `Illegal key or value` when the hook would be invalid. */
+  async setKeyed(owner: HookOwnerRef, hookId: number, setting: KeyedSetting, key: string, value: string): Promise<WebHookRow> {
+    const hook = await this.hookToChange(owner, hookId);
+    const entry = [{ key, value }];
+    let data: Prisma.WebHookUpdateInput;
+    try {
+      data = this.columns(hook.type as HookType, setting === 'url_variables' ? { url: hook.url, urlVariables: entry } : { customHeaders: entry }, hook.urlVariables as Record<string, string>, hook);
+    } catch (err) {
+      if ((err as { extensions?: { code?: string } }).extensions?.code !== 'BAD_USER_INPUT') throw err;
+      throw unprocessable('Illegal key or value');
+    }
+    return this.base.db.webHook.update({ where: { id: hook.id }, data: setting === 'url_variables' ? { urlVariables: data.urlVariables } : { customHeaders: data.customHeaders } });
+  }
+
+  /**
+   * `DELETE …/url_variables/:key` and `…/custom_headers/:key`: `404 URL variable Not Found` (`Custom header`) when
+   * the hook has none by that key; 422 when the hook would be invalid without it (its URL still uses the variable).
+   */
+  async deleteKeyed(owner: HookOwnerRef, hookId: number, setting: KeyedSetting, key: string): Promise<WebHookRow> {
+    const hook = await this.hookToChange(owner, hookId);
+    const current = ((setting === 'url_variables' ? hook.urlVariables : hook.customHeaders) ?? {}) as Record<string, string>;
+    if (!Object.hasOwn(current, key)) throw notFound(setting === 'url_variables' ? 'URL variable' : 'Custom header');
+    const rest = Object.fromEntries(Object.entries(current).filter(([k]) => k !== key));
+    if (setting === 'custom_headers') return this.base.db.webHook.update({ where: { id: hook.id }, data: { customHeaders: rest } });
+    if (missingUrlVariables(hook.url, rest).length) throw unprocessable('Could not unset variable');
+    return this.base.db.webHook.update({ where: { id: hook.id }, data: { urlVariables: rest } });
+  }
+
   /** The project a project hook belongs to (for GraphQL's IDs without a project path); 404 when there is none. */
   async projectIdOf(id: number): Promise<number> {
     const hook = await this.base.db.webHook.findFirst({ where: { id, type: 'ProjectHook' }, select: { projectId: true } });
@@ -368,7 +431,7 @@ export class HooksService {
           webHookId: hook.id,
           trigger: d.trigger,
           url: hook.url,
-          requestHeaders: { ...headers, ...(hook.token ? { 'X-Gitlab-Token': '[REDACTED]' } : {}) },
+          requestHeaders: { ...headers, ...redactedCustomHeaders(hook), ...(hook.token ? { 'X-Gitlab-Token': '[REDACTED]' } : {}) },
           requestData: d.data as Prisma.InputJsonValue,
           responseHeaders: outcome.headers,
           // GitLab logs an internal error's message as the body.
@@ -534,7 +597,7 @@ export class HooksService {
     const data = this.columns(type, attrs, {});
     const owner = type === 'GroupHook' ? { groupId: ownerId } : { projectId: ownerId };
     return this.base.db.webHook.create({
-      data: { ...DEFAULTS[type], ...(data as Prisma.WebHookUncheckedCreateInput), type, ...owner, url: attrs.url.trim(), urlVariables: data.urlVariables ?? {} },
+      data: { ...DEFAULTS[type], ...(data as Prisma.WebHookUncheckedCreateInput), type, ...owner, url: attrs.url.trim(), urlVariables: data.urlVariables ?? {}, customHeaders: data.customHeaders ?? {} },
     });
   }
 
@@ -566,9 +629,22 @@ export class HooksService {
       if (Object.keys(variables).length > MAX_URL_VARIABLES) add('urlVariables', `are too many (maximum is ${MAX_URL_VARIABLES})`);
       data.urlVariables = variables;
     }
+    if (attrs.customHeaders != null) {
+      const headers = { ...((current?.customHeaders ?? {}) as Record<string, string>) };
+      for (const h of attrs.customHeaders) {
+        if (!CUSTOM_HEADER_KEY.test(h.key)) add('customHeaders', `key ${JSON.stringify(h.key)} is invalid`);
+        else if (h.value.length > 2048) add('customHeaders', `value of ${h.key} is too long (maximum is 2048 characters)`);
+        else headers[h.key] = h.value;
+      }
+      if (Object.keys(headers).length > MAX_URL_VARIABLES) add('customHeaders', `are too many (maximum is ${MAX_URL_VARIABLES})`);
+      data.customHeaders = headers;
+    }
     if (attrs.url != null) {
       const url = attrs.url.trim();
-      if (url.length > 8192) add('url', 'is too long (maximum is 8192 characters)');
+      // WebHook#no_missing_url_variables: every `{key}` of the URL has a variable.
+      const missingKeys = missingUrlVariables(url, variables ?? currentVariables);
+      if (missingKeys.length) add('url', `Invalid URL template. Missing keys: [${missingKeys.map((k) => JSON.stringify(k)).join(', ')}]`);
+      else if (url.length > 8192) add('url', 'is too long (maximum is 8192 characters)');
       else {
         try {
           checkUrl(interpolate(url, variables ?? currentVariables), { allowLocal: this.allowLocal(type) });
