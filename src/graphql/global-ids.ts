@@ -81,6 +81,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   PackagesPackageID: { model: 'Packages::Package' },
   PackagesPypiMetadatumID: { model: 'Packages::Pypi::Metadatum' },
   ProjectHookID: { model: 'ProjectHook' },
+  GroupHookID: { model: 'GroupHook' },
   ProjectID: { model: 'Project' },
   ProjectsRepositoryStorageMoveID: { model: 'Projects::RepositoryStorageMove' },
   ReleaseID: { model: 'Release' },

@@ -399,9 +399,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     keyId: async () => (route.path.includes('/error_tracking/') ? newClientKey(f.project.id) : newKey(Number(params.id ?? f.owner.id))),
     emailId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/emails`, { body: { email: `${unique('matrix')}@example.com` } })).body.id,
     impersonationTokenId: async () => (await t.api('POST', `/users/${params.id ?? f.owner.id}/impersonation_tokens`, { body: { name: 'matrix', scopes: ['api'] } })).body.id,
-    // Webhooks: a system hook or a hook of the fixture project (one the reads share, a new one for each write), and a test trigger.
+    // Webhooks: a system hook or a hook of the fixture project or group (one the reads share, a new one for each write), and a test trigger.
     hookId: async () => {
-      const path = route.path.startsWith('/hooks') ? '/hooks' : `/projects/${f.project.id}/hooks`;
+      const path = route.path.startsWith('/hooks') ? '/hooks' : route.path.startsWith('/groups') ? `/groups/${f.group.id}/hooks` : `/projects/${f.project.id}/hooks`;
       return route.compiled.kind === 'mutation' ? newHook(path) : ((f.hooks ??= {})[path] ??= await newHook(path));
     },
     // A logged delivery of that hook, to a URL the hook no longer has: a resend is refused (422) without a request.
@@ -777,6 +777,11 @@ export function scopeMatrix(shard: number): void {
         ['api POST /projects/:id/hooks/:hook_id/test/:trigger', 201],
         ['api POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend', 422],
         ['read_api POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend', 403],
+        ['api POST /groups/:id/hooks', 201],
+        ['read_api POST /groups/:id/hooks', 403],
+        ['read_api GET /groups/:id/hooks/:hook_id', 200],
+        ['api DELETE /groups/:id/hooks/:hook_id', 204],
+        ['api POST /groups/:id/hooks/:hook_id/events/:hook_log_id/resend', 422],
         ['api GET /projects/:id/storage', 403],
         ['admin GET /projects/:id/storage', 200],
         ['anonymous GET /projects/:id/storage', 401],

@@ -1,4 +1,4 @@
-"""python-gitlab's functional test_project_hooks (tests/functional/api/test_projects.py), plus system hooks, as a
+"""python-gitlab's functional test_project_hooks (tests/functional/api/test_projects.py), plus system hooks and test_group_hooks (test_groups.py), as a
 script: GITLAB_URL and GITLAB_TOKEN (an administrator's) name the server."""
 import os
 
@@ -27,6 +27,19 @@ assert system in gl.hooks.list()
 assert "token" not in system.attributes
 gl.hooks.delete(system.id)
 assert system not in gl.hooks.list()
+
+# test_group_hooks (tests/functional/api/test_groups.py)
+group = gl.groups.create({"name": "python-gitlab-hooks", "path": "python-gitlab-hooks"})
+hook = group.hooks.create({"url": "http://hook.url"})
+assert hook in group.hooks.list(), group.hooks.list()
+hook.note_events = True
+hook.save()
+hook = group.hooks.get(hook.id)
+assert hook.note_events is True, hook.attributes
+assert hook.group_id == group.id, hook.attributes
+hook.delete()
+assert hook not in group.hooks.list()
+group.delete()
 
 project.delete()
 print("python-gitlab hooks: ok")

@@ -18,6 +18,7 @@ let pipelineId: number;
 let sha: string;
 let runnerId: number;
 let hookId: number;
+let groupHookId: number;
 let scheduleId: number;
 let packageId: number;
 let snippetId: number;
@@ -203,16 +204,20 @@ beforeAll(async () => {
     expect(job.status).toBe(201);
     await job.body?.cancel();
   }
-  // Webhooks, made last so that they hear none of the events above: four system hooks, four project hooks (no push
-  // events), and four deliveries in the first one's log.
+  // Webhooks, made last so that they hear none of the events above: four system hooks, four project hooks and four
+  // group hooks (no push events), and four deliveries in the first project hook's log and the first group hook's.
   for (let i = 0; i < 4; i++) {
     await t.api('POST', '/hooks', { body: { url: `https://example.com/s${i}` } });
     const hook = await t.api('POST', `/projects/${project.id}/hooks`, { token: owner.token, body: { url: `https://example.com/p${i}`, push_events: false } });
     hookId ??= hook.body.id;
+    const groupHook = await t.api('POST', `/groups/${group.id}/hooks`, { token: owner.token, body: { url: `https://example.com/g${i}`, push_events: false } });
+    groupHookId ??= groupHook.body.id;
   }
-  await t.server.database.prisma.webHookLog.createMany({
-    data: [0, 1, 2, 3].map((i) => ({ webHookId: hookId, trigger: 'push_hooks', url: 'https://example.com/p0', requestHeaders: {}, requestData: { i }, responseHeaders: {}, responseBody: '', responseStatus: '200', executionDuration: 0.1 })),
-  });
+  for (const webHookId of [hookId, groupHookId]) {
+    await t.server.database.prisma.webHookLog.createMany({
+      data: [0, 1, 2, 3].map((i) => ({ webHookId, trigger: 'push_hooks', url: 'https://example.com/p0', requestHeaders: {}, requestData: { i }, responseHeaders: {}, responseBody: '', responseStatus: '200', executionDuration: 0.1 })),
+    });
+  }
   // Four generic packages, the first with four files, each file and the package built by one of the four pipelines.
   for (let i = 0; i < 4; i++) {
     for (let j = 0; j < (i === 0 ? 4 : 1); j++) {
@@ -275,6 +280,7 @@ describe('query budget', () => {
     'GET /projects/:id/resource_groups': () => `/projects/${resourceGroupProject.id}/resource_groups`,
     'GET /projects/:id/resource_groups/:key/upcoming_jobs': () => `/projects/${resourceGroupProject.id}/resource_groups/shared/upcoming_jobs`,
     'GET /projects/:id/hooks/:hook_id/events': () => `/projects/${project.id}/hooks/${hookId}/events`,
+    'GET /groups/:id/hooks/:hook_id/events': () => `/groups/${group.id}/hooks/${groupHookId}/events`,
     'GET /projects/:id/packages/:package_id/package_files': () => `/projects/${project.id}/packages/${packageId}/package_files`,
     'GET /projects/:id/packages/:package_id/pipelines': () => `/projects/${project.id}/packages/${packageId}/pipelines`,
     'GET /projects/:id/repository/commits/:sha/statuses': () => `/projects/${project.id}/repository/commits/${sha}/statuses?all=true`,

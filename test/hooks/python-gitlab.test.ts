@@ -1,6 +1,6 @@
 /**
- * python-gitlab (Debian's python3-gitlab, run by /usr/bin/python3) drives project and system hooks as its functional
- * test_project_hooks and test_hooks do (test/clients/python_gitlab_hooks.py). Skipped, saying why, where
+ * python-gitlab (Debian's python3-gitlab, run by /usr/bin/python3) drives project, group and system hooks as its
+ * functional test_project_hooks, test_group_hooks and test_hooks do (test/clients/python_gitlab_hooks.py). Skipped, saying why, where
  * python-gitlab is not importable.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ const missing =
   probe.status === 0 ? null : `python-gitlab is not importable by ${PYTHON} (apt-get install python3-gitlab): ${(probe.stderr || probe.error?.message || '').trim().split('\n').pop()}`;
 if (missing) console.warn(`test/hooks/python-gitlab.test.ts is skipped: ${missing}`);
 
-describe.skipIf(missing !== null)('python-gitlab project.hooks and gl.hooks', () => {
+describe.skipIf(missing !== null)('python-gitlab project.hooks, group.hooks and gl.hooks', () => {
   const t = suiteServer();
   it('creates, lists, changes and deletes hooks as python-gitlab does', async () => {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {

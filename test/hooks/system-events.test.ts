@@ -72,6 +72,28 @@ describe('system hook events', () => {
     expect((await nextEvent('project_destroy')).json).toMatchObject({ project_id: project.id, path_with_namespace: project.path_with_namespace });
   });
 
+  it('group_destroy, for the group and each of its subgroups, once they are gone', async () => {
+    const group = await createGroup(t, user.token);
+    const sub = await createGroup(t, user.token, { parentId: group.id });
+    expect((await t.api('DELETE', `/groups/${group.id}`, { token: user.token })).status).toBe(202);
+    const first = await nextEvent('group_destroy');
+    const second = await nextEvent('group_destroy');
+    // The deepest goes first, as the removal runs.
+    expect(first.json).toEqual({
+      event_name: 'group_destroy',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      name: sub.name,
+      path: sub.path,
+      full_path: sub.full_path,
+      group_id: sub.id,
+      owner_name: null,
+      owner_email: null,
+    });
+    expect(second.json).toMatchObject({ event_name: 'group_destroy', group_id: group.id, full_path: group.full_path });
+    expect((await t.api('GET', `/groups/${group.id}`, { token: user.token })).status).toBe(404);
+  });
+
   it('push and tag_push reach system hooks that asked for them', async () => {
     const project = await createProject(t, user.token);
     const res = await t.api('POST', `/projects/${project.id}/repository/commits`, {

@@ -8,6 +8,8 @@
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { Prisma } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
+import { enqueueHookEvent } from '../hooks/events.js';
+import { groupSystemEvent } from '../hooks/payloads.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectDeletion } from '../projects/deletion.js';
@@ -55,7 +57,7 @@ export class GroupDeletion {
     for (const project of projects) await this.projects.destroy(project.id);
     const subtree: number[] = [];
     await db.$transaction(async (tx) => {
-      const namespaces = await tx.namespace.findMany({ where: under, select: { id: true, traversalIds: true } });
+      const namespaces = await tx.namespace.findMany({ where: under, select: { id: true, traversalIds: true, name: true, path: true, fullPath: true, createdAt: true, updatedAt: true } });
       subtree.push(...namespaces.map((n) => n.id));
       const ids = namespaces.map((n) => n.id);
       // Group CI/CD variables and the groups' events keep their group's ID without a foreign key (GitLab's cascade).
@@ -64,7 +66,11 @@ export class GroupDeletion {
       // Subgroups hold on to their parents: the deepest go first.
       const depths = [...new Set(namespaces.map((n) => n.traversalIds.length))].sort((a, b) => b - a);
       for (const depth of depths) {
-        await tx.namespace.deleteMany({ where: { id: { in: namespaces.filter((n) => n.traversalIds.length === depth).map((n) => n.id) } } });
+        const level = namespaces.filter((n) => n.traversalIds.length === depth);
+        await tx.namespace.deleteMany({ where: { id: { in: level.map((n) => n.id) } } });
+        // GitLab's group_destroy system hook, for each group removed (Groups::DestroyService runs for every
+        // subgroup), queued with the removal so it is sent exactly when the group is gone.
+        for (const gone of level) await enqueueHookEvent(this.base.app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: groupSystemEvent('group_destroy', gone) }, tx);
       }
       // Shares with these groups granted access to others' groups and projects: anyone's remembered levels may change.
       const changed: MembershipsChanged = { userIds: 'all' };

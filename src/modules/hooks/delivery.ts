@@ -26,8 +26,10 @@ const EVENT_HEADER: Record<HookTrigger, string> = {
   deployment_hooks: 'Deployment Hook',
 };
 
+/** GitLab's headers, after the hook's custom headers (which cannot replace them). */
 function requestHeaders(app: App, hook: WebHookRow, d: DeliveryPayload): Record<string, string> {
   return {
+    ...((hook.customHeaders ?? {}) as Record<string, string>),
     'Content-Type': 'application/json',
     'User-Agent': `GitLab/${API_VERSION}`,
     'X-Gitlab-Event': hook.type === 'SystemHook' ? 'System Hook' : EVENT_HEADER[d.trigger],

@@ -52,22 +52,36 @@ export function pushTrigger(ref: string): { trigger: HookTrigger; branch: string
 }
 
 /**
+ * A hook of the project, or a group hook of its group or one of the group's ancestors, with this event flag on:
+ * one read of the project's own hooks and its groups' (the flag, a column name, is a parameter of the read).
+ */
+const projectOrGroupHook = (flag: string) => (tx: RawQuerier, projectId: number | null) => tx.$queryRaw<unknown[]>`
+  SELECT 1 FROM web_hooks h
+  WHERE ((h.type = 'ProjectHook' AND h."projectId" = ${projectId})
+      OR (h.type = 'GroupHook' AND h."groupId" IN (SELECT unnest(n."traversalIds") FROM projects p JOIN namespaces n ON n.id = p."namespaceId" WHERE p.id = ${projectId})))
+    AND (to_jsonb(h) ->> ${flag}::text)::boolean
+  LIMIT 1`;
+
+/**
  * Events only one kind of hook hears, with the read that finds such a hook: system events only system hooks (an
  * instance with none queues nothing when users, groups and keys change), pipeline and job events only the project's
- * own hooks (a project with none queues nothing, so CI's status changes cost one indexed read, not a job).
+ * own hooks and its groups' (a project with none queues nothing, so CI's status changes cost one indexed read, not a job).
  */
 const HEARD_ONLY_BY: Partial<Record<HookTrigger, (tx: RawQuerier, projectId: number | null) => Promise<unknown[]>>> = {
   system_hooks: (tx) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'SystemHook' LIMIT 1`,
-  pipeline_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "pipelineEvents" LIMIT 1`,
-  job_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "jobEvents" LIMIT 1`,
-  deployment_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "deploymentEvents" LIMIT 1`,
-  note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "noteEvents" LIMIT 1`,
-  confidential_note_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialNoteEvents" LIMIT 1`,
-  issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "issuesEvents" LIMIT 1`,
-  confidential_issue_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "confidentialIssuesEvents" LIMIT 1`,
-  merge_request_hooks: (tx, projectId) =>
-    tx.$queryRaw`SELECT 1 FROM web_hooks WHERE "mergeRequestsEvents" AND (type = 'SystemHook' OR (type = 'ProjectHook' AND "projectId" = ${projectId})) LIMIT 1`,
-  release_hooks: (tx, projectId) => tx.$queryRaw`SELECT 1 FROM web_hooks WHERE type = 'ProjectHook' AND "projectId" = ${projectId} AND "releasesEvents" LIMIT 1`,
+  pipeline_hooks: projectOrGroupHook('pipelineEvents'),
+  job_hooks: projectOrGroupHook('jobEvents'),
+  deployment_hooks: projectOrGroupHook('deploymentEvents'),
+  note_hooks: projectOrGroupHook('noteEvents'),
+  confidential_note_hooks: projectOrGroupHook('confidentialNoteEvents'),
+  issue_hooks: projectOrGroupHook('issuesEvents'),
+  confidential_issue_hooks: projectOrGroupHook('confidentialIssuesEvents'),
+  // System hooks hear merge request events too (merge_requests_events).
+  merge_request_hooks: async (tx, projectId) => {
+    const system = await tx.$queryRaw<unknown[]>`SELECT 1 FROM web_hooks WHERE type = 'SystemHook' AND "mergeRequestsEvents" LIMIT 1`;
+    return system.length ? system : projectOrGroupHook('mergeRequestsEvents')(tx, projectId);
+  },
+  release_hooks: projectOrGroupHook('releasesEvents'),
 };
 
 /**

@@ -19,7 +19,7 @@ export const hooksModule = defineModule({
   resolvers: hookResolvers,
   policy: hookPolicy,
   routes: hookRoutes,
-  uses: ['projects', 'users', 'repositories', 'pipelines'],
-  service: (base, uses) => new HooksService(base, uses.projects, uses.users, uses.repositories, uses.pipelines),
+  uses: ['projects', 'users', 'repositories', 'pipelines', 'groups'],
+  service: (base, uses) => new HooksService(base, uses.projects, uses.users, uses.repositories, uses.pipelines, uses.groups),
   jobs: hookJobs,
 });

@@ -3,7 +3,7 @@
  * `read_web_hook` and `admin_web_hook`). System hooks are GlobalPolicy's, which only administrators hold
  * (`system_hooks` asked with no subject).
  */
-import { adminProjectMember, administrator, type Rule } from '../../auth/rules.js';
+import { adminProjectMember, administrator, groupOwners, type Rule } from '../../auth/rules.js';
 
 /** Administrators and the project's Maintainers (the rule GitLab's admin_project and admin_project_member share). */
 const maintainers = adminProjectMember;
@@ -20,8 +20,17 @@ export const SystemHookPolicy = {
   admin_system_hook: administrator as Rule<null, never>,
 };
 
-/** Both, as the module registers them. */
-export const hookPolicy = { ...ProjectHookPolicy, ...SystemHookPolicy };
+/**
+ * GitLab's GroupPolicy `read_web_hook` and `admin_web_hook` on a group, which `admin_group` (Owners, and
+ * administrators) enables: named apart here since one name holds one subject's rule.
+ */
+export const GroupHookPolicy = {
+  read_group_web_hook: groupOwners,
+  admin_group_web_hook: groupOwners,
+};
+
+/** All three, as the module registers them. */
+export const hookPolicy = { ...ProjectHookPolicy, ...SystemHookPolicy, ...GroupHookPolicy };
 
 type HookPolicyRules = typeof hookPolicy;
 

@@ -15,7 +15,7 @@ export const MAX_BACKOFF_MS = 24 * 60 * 60 * 1000;
 /** Only project hooks are auto-disabled (GitLab's ENABLED_HOOK_TYPES). */
 export const AUTO_DISABLED_TYPES = new Set(['ProjectHook']);
 
-export type HookType = 'SystemHook' | 'ProjectHook';
+export type HookType = 'SystemHook' | 'ProjectHook' | 'GroupHook';
 export type AlertStatus = 'executable' | 'temporarily_disabled' | 'disabled';
 
 export interface FailureState {
@@ -87,6 +87,17 @@ export function branchFilterProblem(strategy: BranchFilterStrategy, filter: stri
 /** GitLab's URL variable keys: letters and digits, joined by single `.`, `_` or `-`. */
 export const URL_VARIABLE_KEY = /^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$/;
 export const MAX_URL_VARIABLES = 100;
+/** GitLab's web_hooks_custom_headers schema: a header name. */
+export const CUSTOM_HEADER_KEY = /^[A-Za-z]+[0-9]*(?:[._-][A-Za-z0-9]+)*$/;
+
+/** GitLab's WebHook::VARIABLE_REFERENCE_RE: a `{key}` of the URL. */
+const VARIABLE_REFERENCE = /\{([A-Za-z]+[0-9]*(?:[._-][A-Za-z0-9]+)*)\}/g;
+
+/** The `{key}`s of the URL that have no variable (WebHook#no_missing_url_variables), each once, in order. */
+export function missingUrlVariables(url: string, variables: Readonly<Record<string, string>>): string[] {
+  const used = [...url.matchAll(VARIABLE_REFERENCE)].map((m) => m[1]);
+  return [...new Set(used)].filter((k) => !Object.hasOwn(variables, k));
+}
 
 /** The URL with each `{key}` replaced by its (URL-encoded) value; unknown placeholders stay. */
 export function interpolate(url: string, variables: Readonly<Record<string, string>>): string {

@@ -4,10 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { invalid, missing, notFoundAs, recordNotFound, unprocessable } from '../../errors.js';
+import { invalid, missing, notFound, notFoundAs, recordNotFound, unprocessable } from '../../errors.js';
+import { parseRef } from '../../graphql/ids.js';
+import type { GroupsService } from '../groups/service.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { BlockedUrlError, checkUrl } from '../../http/url-blocker.js';
 import type { ServiceBase, Services } from '../module.js';
+import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { PipelinesService } from '../pipelines/service.js';
 import type { ProjectsService } from '../projects/service.js';
@@ -18,7 +21,7 @@ import { DELIVER_JOB, enqueueHookEvent, type HookEvent, type HookTrigger } from 
 import type { DeliveryOutcome } from './http.js';
 import { buildPushData, buildTestEvent, hookProjectOf, hookUserOf } from './samples.js';
 import { deploymentData, jobData, pipelineData, systemHookSample, systemHookSampleData } from './payloads.js';
-import { MAX_URL_VARIABLES, URL_VARIABLE_KEY, afterDelivery, alertStatus, branchFilterProblem, branchMatches, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
+import { CUSTOM_HEADER_KEY, MAX_URL_VARIABLES, URL_VARIABLE_KEY, afterDelivery, missingUrlVariables, alertStatus, branchFilterProblem, branchMatches, interpolate, type BranchFilterStrategy, type HookType } from './rules.js';
 
 export type WebHookRow = Awaited<ReturnType<PrismaClient['webHook']['findUniqueOrThrow']>>;
 export type WebHookLogRow = Awaited<ReturnType<PrismaClient['webHookLog']['findUniqueOrThrow']>>;
@@ -37,10 +40,17 @@ const EVENT_FLAGS = [
   'deploymentEvents',
   'jobEvents',
   'releasesEvents',
+  'subgroupEvents',
+  'memberEvents',
+  'projectEvents',
 ] as const;
 type EventFlag = (typeof EVENT_FLAGS)[number];
 /** The flags system hooks have (GitLab's SystemHook takes no project events). */
 const SYSTEM_FLAGS: readonly EventFlag[] = ['pushEvents', 'tagPushEvents', 'mergeRequestsEvents', 'repositoryUpdateEvents'];
+/** The flags only group hooks have (GitLab's GroupHook: its groups' own events). */
+const GROUP_FLAGS: readonly EventFlag[] = ['subgroupEvents', 'memberEvents', 'projectEvents'];
+/** Flags no group hook has (GitLab's group_hooks API takes no repository_update_events). */
+const NOT_GROUP_FLAGS: readonly EventFlag[] = ['repositoryUpdateEvents'];
 
 export interface HookAttributes extends Partial<Record<EventFlag, boolean | null>> {
   url?: string | null;
@@ -51,12 +61,22 @@ export interface HookAttributes extends Partial<Record<EventFlag, boolean | null
   pushEventsBranchFilter?: string | null;
   branchFilterStrategy?: BranchFilterStrategy | null;
   urlVariables?: Array<{ key: string; value: string }> | null;
+  customHeaders?: Array<{ key: string; value: string }> | null;
+}
+
+export type KeyedSetting = 'url_variables' | 'custom_headers';
+
+/** Where a hook is, as the REST paths name it: a project's, a group's, or (neither) the instance's. */
+export interface HookOwnerRef {
+  projectPath?: string | null;
+  groupPath?: string | null;
 }
 
 /** Each kind's defaults when created with only a URL (GitLab's column defaults and API spec). */
 const DEFAULTS: Record<HookType, Partial<Record<EventFlag, boolean>>> = {
   SystemHook: { pushEvents: false, tagPushEvents: false, mergeRequestsEvents: false, repositoryUpdateEvents: true },
   ProjectHook: { pushEvents: true },
+  GroupHook: { pushEvents: true },
 };
 
 /** How long delivery logs are kept (GitLab shows a hook's events of the last seven days). */
@@ -73,10 +93,17 @@ export interface DeliveryPayload {
   force: boolean;
 }
 
-/** The hooks an event can go to, before their state and branch filters are asked. */
-function candidates(event: HookEvent): Prisma.WebHookWhereInput {
+/**
+ * The hooks an event can go to, before their state and branch filters are asked: a project's events go to its own
+ * hooks and to the group hooks of its group and the group's ancestors (`groupIds`, GitLab's
+ * `project.group.hooks` of every ancestor through TriggerableHooks).
+ */
+function candidates(event: HookEvent, groupIds: readonly number[]): Prisma.WebHookWhereInput {
   if (event.hookId !== undefined) return { id: event.hookId };
-  const project = (flag: Prisma.WebHookWhereInput): Prisma.WebHookWhereInput => (event.projectId === null ? { id: -1 } : { type: 'ProjectHook', projectId: event.projectId, ...flag });
+  const project = (flag: Prisma.WebHookWhereInput): Prisma.WebHookWhereInput =>
+    event.projectId === null
+      ? { id: -1 }
+      : { OR: [{ type: 'ProjectHook', projectId: event.projectId, ...flag }, ...(groupIds.length ? [{ type: 'GroupHook', groupId: { in: [...groupIds] }, ...flag }] : [])] };
   switch (event.trigger) {
     case 'system_hooks':
       return { type: 'SystemHook' };
@@ -132,6 +159,11 @@ function statusWhere(statuses: readonly string[] | null | undefined): Prisma.Web
   return { OR: or };
 }
 
+/** A hook's custom headers as its delivery log shows them: names only, values masked (GitLab's WebHookLog). */
+function redactedCustomHeaders(hook: WebHookRow): Record<string, string> {
+  return Object.fromEntries(Object.keys((hook.customHeaders ?? {}) as Record<string, string>).map((k) => [k, '[REDACTED]']));
+}
+
 export class HooksService {
   constructor(
     private readonly base: ServiceBase,
@@ -139,6 +171,7 @@ export class HooksService {
     private readonly users: UsersService,
     private readonly repositories: RepositoriesService,
     private readonly pipelines: PipelinesService,
+    private readonly groups: GroupsService,
   ) {}
 
   // System hooks: administrators only (GitLab's read_web_hook / admin_web_hook, global).
@@ -208,6 +241,103 @@ export class HooksService {
     return this.destroy(await this.row('ProjectHook', project.id, id));
   }
 
+  // Group hooks: the group's Owners (GitLab's GroupPolicy read_web_hook / admin_web_hook, from admin_group).
+
+  async listGroup(group: NamespaceRow, page: PageArgs) {
+    await this.base.access.authorize('read_group_web_hook', group);
+    const where = { type: 'GroupHook', groupId: group.id };
+    const db = this.base.db;
+    return connection(page, ({ skip, take }) => db.webHook.findMany({ where, orderBy: { id: 'asc' }, skip, take }), () => db.webHook.count({ where }));
+  }
+
+  async getGroup(group: NamespaceRow, id: number): Promise<WebHookRow> {
+    await this.base.access.authorize('read_group_web_hook', group);
+    return this.row('GroupHook', group.id, id);
+  }
+
+  async createGroup(group: NamespaceRow, attrs: HookAttributes): Promise<WebHookRow> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    return this.create('GroupHook', group.id, attrs);
+  }
+
+  async updateGroup(group: NamespaceRow, id: number, attrs: HookAttributes): Promise<WebHookRow> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    return this.update(await this.row('GroupHook', group.id, id), attrs);
+  }
+
+  async deleteGroup(group: NamespaceRow, id: number): Promise<WebHookRow> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    return this.destroy(await this.row('GroupHook', group.id, id));
+  }
+
+  /** The group a group hook belongs to (for GraphQL's IDs without a group path); 404 when there is none. */
+  async groupIdOf(id: number): Promise<number> {
+    const hook = await this.base.db.webHook.findFirst({ where: { id, type: 'GroupHook' }, select: { groupId: true } });
+    if (!hook?.groupId) throw recordNotFound();
+    return hook.groupId;
+  }
+
+  /**
+   * GitLab's TestHooks::GroupService: the project test run on the group's first project whose repository is not
+   * empty (Group#first_non_empty_project, the group's own projects); 422 when it has none.
+   */
+  async testGroup(services: Services, group: NamespaceRow, id: number, trigger: TestTrigger): Promise<string> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    const hook = await this.row('GroupHook', group.id, id);
+    const rows = await this.base.db.project.findMany({ where: { namespaceId: group.id }, orderBy: { id: 'asc' }, select: { id: true } });
+    for (const row of rows) {
+      const project = await this.base.loaders.projects.byId.load(row.id);
+      if (project && !(await (await this.repositories.open(project)).isEmpty())) return this.testSample(services, project, hook, trigger);
+    }
+    throw unprocessable('Ensure the group has a project with commits.');
+  }
+
+  // URL variables and custom headers (GitLab's API::Hooks::UrlVariables and API::Hooks::CustomHeaders).
+
+  /** The hook a REST path names, once its owner's abilities allow changing it. */
+  private async hookToChange(owner: HookOwnerRef, hookId: number): Promise<WebHookRow> {
+    if (owner.projectPath != null) {
+      const project = await this.projects.get(parseRef(owner.projectPath, 'Project', 'projectPath'));
+      await this.base.access.authorize('admin_web_hook', project);
+      return this.row('ProjectHook', project.id, hookId);
+    }
+    if (owner.groupPath != null) {
+      const group = await this.groups.get(parseRef(owner.groupPath, 'Group', 'groupPath'));
+      await this.base.access.authorize('admin_group_web_hook', group);
+      return this.row('GroupHook', group.id, hookId);
+    }
+    await this.base.access.authorize('admin_system_hook', null);
+    return this.row('SystemHook', null, hookId);
+  }
+
+  /** `PUT …/url_variables/:key` and `…/custom_headers/:key`: the hook with the value set; 422 `Illegal key or value` when the hook would be invalid. */
+  async setKeyed(owner: HookOwnerRef, hookId: number, setting: KeyedSetting, key: string, value: string): Promise<WebHookRow> {
+    const hook = await this.hookToChange(owner, hookId);
+    const entry = [{ key, value }];
+    let data: Prisma.WebHookUpdateInput;
+    try {
+      data = this.columns(hook.type as HookType, setting === 'url_variables' ? { url: hook.url, urlVariables: entry } : { customHeaders: entry }, hook.urlVariables as Record<string, string>, hook);
+    } catch (err) {
+      if ((err as { extensions?: { code?: string } }).extensions?.code !== 'BAD_USER_INPUT') throw err;
+      throw unprocessable('Illegal key or value');
+    }
+    return this.base.db.webHook.update({ where: { id: hook.id }, data: setting === 'url_variables' ? { urlVariables: data.urlVariables } : { customHeaders: data.customHeaders } });
+  }
+
+  /**
+   * `DELETE …/url_variables/:key` and `…/custom_headers/:key`: `404 URL variable Not Found` (`Custom header`) when
+   * the hook has none by that key; 422 when the hook would be invalid without it (its URL still uses the variable).
+   */
+  async deleteKeyed(owner: HookOwnerRef, hookId: number, setting: KeyedSetting, key: string): Promise<WebHookRow> {
+    const hook = await this.hookToChange(owner, hookId);
+    const current = ((setting === 'url_variables' ? hook.urlVariables : hook.customHeaders) ?? {}) as Record<string, string>;
+    if (!Object.hasOwn(current, key)) throw notFound(setting === 'url_variables' ? 'URL variable' : 'Custom header');
+    const rest = Object.fromEntries(Object.entries(current).filter(([k]) => k !== key));
+    if (setting === 'custom_headers') return this.base.db.webHook.update({ where: { id: hook.id }, data: { customHeaders: rest } });
+    if (missingUrlVariables(hook.url, rest).length) throw unprocessable('Could not unset variable');
+    return this.base.db.webHook.update({ where: { id: hook.id }, data: { urlVariables: rest } });
+  }
+
   /** The project a project hook belongs to (for GraphQL's IDs without a project path); 404 when there is none. */
   async projectIdOf(id: number): Promise<number> {
     const hook = await this.base.db.webHook.findFirst({ where: { id, type: 'ProjectHook' }, select: { projectId: true } });
@@ -221,7 +351,11 @@ export class HooksService {
    */
   async testProject(services: Services, project: ProjectRow, id: number, trigger: TestTrigger): Promise<string> {
     await this.base.access.authorize('admin_web_hook', project);
-    const hook = await this.row('ProjectHook', project.id, id);
+    return this.testSample(services, project, await this.row('ProjectHook', project.id, id), trigger);
+  }
+
+  /** A sample of the event built from the project's data, queued for this hook alone. */
+  private async testSample(services: Services, project: ProjectRow, hook: WebHookRow, trigger: TestTrigger): Promise<string> {
     const record = RECORD_SAMPLES[trigger];
     if (record) {
       const data = await record.build(services, project);
@@ -253,7 +387,7 @@ export class HooksService {
 
   /** The hooks an event goes to now: those hearing its kind, executable, whose branch filter lets its branch in. */
   async dispatchTargets(event: HookEvent): Promise<WebHookRow[]> {
-    const hooks = await this.base.db.webHook.findMany({ where: candidates(event), orderBy: { id: 'asc' } });
+    const hooks = await this.base.db.webHook.findMany({ where: candidates(event, await this.groupsAbove(event.projectId)), orderBy: { id: 'asc' } });
     if (event.hookId !== undefined) return hooks;
     const now = new Date();
     return hooks.filter(
@@ -271,6 +405,13 @@ export class HooksService {
       }
     });
     jobs.wake();
+  }
+
+  /** The group of a project and the group's ancestors, whose group hooks hear the project's events; none for a user's project. */
+  private async groupsAbove(projectId: number | null): Promise<number[]> {
+    if (projectId === null) return [];
+    const project = await this.base.db.project.findUnique({ where: { id: projectId }, select: { namespace: { select: { kind: true, traversalIds: true } } } });
+    return project?.namespace.kind === 'group' ? project.namespace.traversalIds : [];
   }
 
   async deliveryTarget(id: number): Promise<WebHookRow | null> {
@@ -293,7 +434,7 @@ export class HooksService {
           webHookId: hook.id,
           trigger: d.trigger,
           url: hook.url,
-          requestHeaders: { ...headers, ...(hook.token ? { 'X-Gitlab-Token': '[REDACTED]' } : {}) },
+          requestHeaders: { ...headers, ...redactedCustomHeaders(hook), ...(hook.token ? { 'X-Gitlab-Token': '[REDACTED]' } : {}) },
           requestData: d.data as Prisma.InputJsonValue,
           responseHeaders: outcome.headers,
           // GitLab logs an internal error's message as the body.
@@ -392,7 +533,16 @@ export class HooksService {
    */
   async resendProject(project: ProjectRow, hookId: number, logId: number): Promise<number> {
     await this.base.access.authorize('admin_web_hook', project);
-    const hook = await this.row('ProjectHook', project.id, hookId);
+    return this.resend(await this.row('ProjectHook', project.id, hookId), logId);
+  }
+
+  /** The same for a group hook: its group's Owners. */
+  async resendGroup(group: NamespaceRow, hookId: number, logId: number): Promise<number> {
+    await this.base.access.authorize('admin_group_web_hook', group);
+    return this.resend(await this.row('GroupHook', group.id, hookId), logId);
+  }
+
+  private async resend(hook: WebHookRow, logId: number): Promise<number> {
     const log = await this.base.db.webHookLog.findFirst({ where: { id: logId, webHookId: hook.id } });
     if (!log) throw recordNotFound();
     if (log.url !== hook.url) throw unprocessable('The hook URL has changed, and this log entry cannot be retried');
@@ -428,23 +578,29 @@ export class HooksService {
 
   private async authorizeRead(hook: WebHookRow): Promise<void> {
     if (hook.type === 'SystemHook') return this.base.access.authorize('read_system_hook', null);
+    if (hook.type === 'GroupHook') {
+      const group = await this.base.db.namespace.findUnique({ where: { id: hook.groupId! } });
+      if (!group) throw recordNotFound();
+      return this.base.access.authorize('read_group_web_hook', group);
+    }
     const project = await this.base.loaders.projects.byId.load(hook.projectId!);
     if (!project) throw recordNotFound();
     await this.base.access.authorize('read_web_hook', project);
   }
 
   /** GitLab's find_hook: `404 Not found` (RecordNotFound) for a hook of another kind or project. */
-  private async row(type: HookType, projectId: number | null, id: number): Promise<WebHookRow> {
-    const hook = await this.base.db.webHook.findFirst({ where: { id, type, projectId } });
+  private async row(type: HookType, ownerId: number | null, id: number): Promise<WebHookRow> {
+    const hook = await this.base.db.webHook.findFirst({ where: { id, type, ...(type === 'GroupHook' ? { groupId: ownerId } : { projectId: ownerId }) } });
     if (!hook) throw type === 'SystemHook' ? recordNotFound() : notFoundAs('404 Hook Not Found');
     return hook;
   }
 
-  private async create(type: HookType, projectId: number | null, attrs: HookAttributes): Promise<WebHookRow> {
+  private async create(type: HookType, ownerId: number | null, attrs: HookAttributes): Promise<WebHookRow> {
     if (attrs.url == null) throw missing('url');
     const data = this.columns(type, attrs, {});
+    const owner = type === 'GroupHook' ? { groupId: ownerId } : { projectId: ownerId };
     return this.base.db.webHook.create({
-      data: { ...DEFAULTS[type], ...(data as Prisma.WebHookUncheckedCreateInput), type, projectId, url: attrs.url.trim(), urlVariables: data.urlVariables ?? {} },
+      data: { ...DEFAULTS[type], ...(data as Prisma.WebHookUncheckedCreateInput), type, ...owner, url: attrs.url.trim(), urlVariables: data.urlVariables ?? {}, customHeaders: data.customHeaders ?? {} },
     });
   }
 
@@ -476,9 +632,22 @@ export class HooksService {
       if (Object.keys(variables).length > MAX_URL_VARIABLES) add('urlVariables', `are too many (maximum is ${MAX_URL_VARIABLES})`);
       data.urlVariables = variables;
     }
+    if (attrs.customHeaders != null) {
+      const headers = { ...((current?.customHeaders ?? {}) as Record<string, string>) };
+      for (const h of attrs.customHeaders) {
+        if (!CUSTOM_HEADER_KEY.test(h.key)) add('customHeaders', `key ${JSON.stringify(h.key)} is invalid`);
+        else if (h.value.length > 2048) add('customHeaders', `value of ${h.key} is too long (maximum is 2048 characters)`);
+        else headers[h.key] = h.value;
+      }
+      if (Object.keys(headers).length > MAX_URL_VARIABLES) add('customHeaders', `are too many (maximum is ${MAX_URL_VARIABLES})`);
+      data.customHeaders = headers;
+    }
     if (attrs.url != null) {
       const url = attrs.url.trim();
-      if (url.length > 8192) add('url', 'is too long (maximum is 8192 characters)');
+      // WebHook#no_missing_url_variables: every `{key}` of the URL has a variable.
+      const missingKeys = missingUrlVariables(url, variables ?? currentVariables);
+      if (missingKeys.length) add('url', `Invalid URL template. Missing keys: [${missingKeys.map((k) => JSON.stringify(k)).join(', ')}]`);
+      else if (url.length > 8192) add('url', 'is too long (maximum is 8192 characters)');
       else {
         try {
           checkUrl(interpolate(url, variables ?? currentVariables), { allowLocal: this.allowLocal(type) });
@@ -506,6 +675,8 @@ export class HooksService {
       if (value == null) continue;
       // A system hook has no project events: GitLab's API does not take them.
       if (type === 'SystemHook' && !SYSTEM_FLAGS.includes(flag)) continue;
+      if (type === 'ProjectHook' && GROUP_FLAGS.includes(flag)) continue;
+      if (type === 'GroupHook' && NOT_GROUP_FLAGS.includes(flag)) continue;
       data[flag] = value;
     }
     if (attrs.enableSslVerification != null) data.enableSslVerification = attrs.enableSslVerification;
