@@ -28,6 +28,7 @@ const KEYS = [
   'alert_status',
   'disabled_until',
   'url_variables',
+  'custom_headers',
   'push_events_branch_filter',
   'branch_filter_strategy',
 ].sort();
