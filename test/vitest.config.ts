@@ -14,8 +14,9 @@ const resolve = { alias: [{ find: /^graphql$/, replacement: require.resolve('gra
 // (vitest's default would be one there). A worker keeps its modules between files (isolate: false) so each file does
 // not load Prisma, PGlite, graphql and the schema again; every file still starts its own server on its own database.
 // A closed server must let go of everything (test/foundation/release.test.ts), or a worker running some 180 files
-// outgrows its heap.
-const shared = { root, include: ['test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000, isolate: false };
+// outgrows its heap. The heap may still grow to 8 GB (two workers on the 24 GB machine): a worker near Node's default
+// limit of about 4 GB spends its time collecting.
+const shared = { root, include: ['test/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000, isolate: false, execArgv: ['--max-old-space-size=8192'] };
 const postgres = process.env.TEST_DATABASE_URL;
 // Files that never open the suite's database (they check code, or start `npm start` on its own PGlite): the PostgreSQL
 // run would repeat them exactly, so they run once, with PGlite.
