@@ -401,17 +401,7 @@ export class Repository {
 
   /** Per-file changes from one tree-ish to another, with their patches (renames detected). */
   async diff(from: string, to: string): Promise<FileDiff[]> {
-    const raw = await gitText(this.path, ['diff-tree', '-r', '-M', '-z', '--no-commit-id', from, to]);
-    const records = raw.split('\0');
-    const files: FileDiff[] = [];
-    for (let i = 0; i < records.length; ) {
-      const head = records[i++];
-      if (!head.startsWith(':')) continue;
-      const [aMode, bMode, , , status] = head.slice(1).split(' ');
-      const oldPath = records[i++];
-      const newPath = status.startsWith('R') || status.startsWith('C') ? records[i++] : oldPath;
-      files.push({ oldPath, newPath, aMode, bMode, newFile: status === 'A', deletedFile: status === 'D', renamedFile: status.startsWith('R'), diff: '' });
-    }
+    const files: FileDiff[] = (await this.diffEntries(from, to)).map(({ typeChanged: _typeChanged, ...file }) => file);
     await Promise.all(
       files.map(async (f) => {
         const patch = await gitText(this.path, ['diff', '-M', '--no-color', '--full-index', from, to, '--', `:(literal)${f.oldPath}`, `:(literal)${f.newPath}`]);
