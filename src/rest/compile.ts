@@ -22,6 +22,7 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
   type ObjectFieldNode,
+  type FieldNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
@@ -175,6 +176,11 @@ function planSelection(
       plans.push(...planSelection(schema, type, node.selectionSet, fragments));
       continue;
     }
+    const copy = copyDirective(node, fragments);
+    if (copy) {
+      plans.push({ key: node.alias?.value ?? node.name.value, omitIfNull: false, unwrap: false, spread: false, copy, children: [] });
+      continue;
+    }
     if (!(isObjectType(parent) || isInterfaceType(parent))) continue;
     const field = parent.getFields()[node.name.value];
     if (!field) continue;
@@ -196,6 +202,33 @@ function planSelection(
 }
 
 /**
+ * `@copy(of: "key", like: "Fragment")`: the sibling key to copy and, with `like`, the top-level response keys of that
+ * fragment, the only ones the copy keeps.
+ */
+function copyDirective(node: FieldNode, fragments: Map<string, FragmentDefinitionNode>): OutputPlan['copy'] {
+  const directive = node.directives?.find((d) => d.name.value === 'copy');
+  if (!directive) return undefined;
+  const literal = (name: string) => {
+    const arg = directive.arguments?.find((a) => a.name.value === name)?.value;
+    return arg?.kind === Kind.STRING ? arg.value : undefined;
+  };
+  const of = literal('of');
+  if (!of) throw new Error(`graphql/rest: @copy on ${node.alias?.value ?? node.name.value} needs a literal \`of\``);
+  const like = literal('like');
+  if (like === undefined) return { of };
+  const keysOf = (set: SelectionSetNode): string[] =>
+    set.selections.flatMap((s) => {
+      if (s.kind === Kind.FIELD) return [s.alias?.value ?? s.name.value];
+      if (s.kind === Kind.INLINE_FRAGMENT) return keysOf(s.selectionSet);
+      const inner = fragments.get(s.name.value);
+      return inner ? keysOf(inner.selectionSet) : [];
+    });
+  const fragment = fragments.get(like);
+  if (!fragment) throw new Error(`graphql/rest: @copy names the unknown fragment ${like}`);
+  return { of, keys: [...new Set(keysOf(fragment.selectionSet))] };
+}
+
+/**
  * One plan per key: a field selected twice (by two fragments, or by a fragment and a conditional one) gets its
  * directives and its children's plans joined, so each is applied once.
  */
@@ -214,8 +247,12 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
         omitIfNull: seen.omitIfNull || plan.omitIfNull,
         unwrap: seen.unwrap || plan.unwrap,
         spread: seen.spread || plan.spread,
+        copy: seen.copy ?? plan.copy,
         children: [...seen.children, ...plan.children],
       });
+  }
+  for (const plan of byKey.values()) {
+    if (plan.copy && !byKey.has(plan.copy.of)) throw new Error(`graphql/rest: @copy of ${plan.copy.of}, which is not a sibling of ${plan.key}`);
   }
   return [...byKey.values()].map((plan) => ({ ...plan, children: merge(plan.children) }));
 }
@@ -224,7 +261,7 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
 function prune(plans: OutputPlan[]): OutputPlan[] {
   return plans.flatMap((p) => {
     const children = p.unwrap || p.spread ? p.children : prune(p.children);
-    const needed = p.enumType || p.number || p.date || p.boolean || p.omitIfNull || p.unwrap || p.spread || children.length;
+    const needed = p.enumType || p.number || p.date || p.boolean || p.omitIfNull || p.unwrap || p.spread || p.copy || children.length;
     return needed ? [{ ...p, children }] : [];
   });
 }

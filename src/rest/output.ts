@@ -1,6 +1,6 @@
 /**
  * Per-request response shaping: applies an operation's output plan (made once at start-up by compile.ts) to its
- * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@date`, `@boolean`, `@omitIfNull`, `@unwrap`, `@spread`. Only the branches that need work are walked.
+ * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@date`, `@boolean`, `@omitIfNull`, `@unwrap`, `@spread`, `@copy`. Only the branches that need work are walked.
  */
 import type { GraphQLEnumType } from 'graphql';
 
@@ -17,6 +17,8 @@ export interface OutputPlan {
   omitIfNull: boolean;
   unwrap: boolean;
   spread: boolean;
+  /** `@copy`: the value shaped at the sibling key `of`, only its `keys` where given (the field's own value is a placeholder). */
+  copy?: { of: string; keys?: readonly string[] };
   children: OutputPlan[];
 }
 
@@ -27,7 +29,12 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
   if (typeof value !== 'object') return value;
   const obj = value as Record<string, unknown>;
   let rebuild = false;
+  let copies = false;
   for (const plan of plans) {
+    if (plan.copy) {
+      copies = true;
+      continue;
+    }
     const v = obj[plan.key];
     if (v === null || v === undefined) {
       // JSON leaves out an undefined value; `delete` would turn the object into a slow dictionary for the serialiser.
@@ -63,6 +70,8 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
     }
     if (plan.spread) rebuild = true;
   }
+  // After the loop, so that a copy is of the shaped value.
+  if (copies) for (const plan of plans) if (plan.copy) obj[plan.key] = copyOf(obj[plan.copy.of], plan.copy.keys);
   if (!rebuild) return obj;
   // Spread keys take the place of the field that held them, so the REST key order reads naturally.
   const spreads = spreadKeys(plans);
@@ -82,4 +91,13 @@ function spreadKeys(plans: OutputPlan[]): Set<string> {
   let keys = spreadKeysOf.get(plans);
   if (!keys) spreadKeysOf.set(plans, (keys = new Set(plans.filter((p) => p.spread).map((p) => p.key))));
   return keys;
+}
+
+function copyOf(value: unknown, keys: readonly string[] | undefined): unknown {
+  if (value === undefined) return null;
+  if (!keys || value === null || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (key in source) out[key] = source[key];
+  return out;
 }

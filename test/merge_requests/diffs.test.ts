@@ -170,7 +170,7 @@ describe('capped diffs', () => {
     expect([missing.status, missing.body]).toEqual([404, { message: '404 Merge Request Not Found' }]);
   });
 
-  it('reads mergeRefHeadSha without writing; only GET …/merge_ref refreshes the merge ref', async () => {
+  it('reads mergeRefHeadSha without writing; GET …/merge_ref and mergeRefRefresh refresh the merge ref', async () => {
     const query = `query($path: ID!, $iid: String!) { project(fullPath: $path) { mergeRequest(iid: $iid) { mergeRefHeadSha } } }`;
     const vars = { path: project.path_with_namespace, iid: String(sizes) };
     const before = await t.graphql(query, vars, owner.token);
@@ -178,7 +178,10 @@ describe('capped diffs', () => {
     await sandbox.ok(repo, ['fetch', '--quiet', 'origin', '+refs/merge-requests/*:refs/remotes/mr/*']);
     expect((await sandbox.ok(repo, ['for-each-ref', '--format=%(refname)', 'refs/remotes/mr/'])).split('\n').filter((r) => r.endsWith('/merge'))).toEqual([]);
     const refresh = await t.graphql(`query($path: ID!, $iid: String!) { project(fullPath: $path) { mergeRequest(iid: $iid) { mergeRefRefresh } } }`, vars, owner.token);
-    expect(refresh.body.errors?.[0]?.message).toMatch(/merge_ref only/);
+    expect(refresh.body.errors).toBeUndefined();
+    const refreshed = refresh.body.data.project.mergeRequest.mergeRefRefresh;
+    expect(refreshed).toMatch(/^[0-9a-f]{40}$/);
+    expect((await t.graphql(query, vars, owner.token)).body.data.project.mergeRequest.mergeRefHeadSha).toBe(refreshed);
     const rest = await t.api('GET', mrs(`/${sizes}/merge_ref`), { token: reporter.token });
     expect(rest.status, rest.text).toBe(200);
     expect(rest.body).toEqual({ commit_id: expect.stringMatching(/^[0-9a-f]{40}$/) });

@@ -282,8 +282,8 @@ export class MergeRequestGit {
    * is not open, lost its source or target, or conflicts.
    */
   async mergeRef(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
-    // GitLab refreshes the merge ref from its REST route (MergeabilityCheckService with recheck), never from a query.
-    if (!this.base.rest) throw badRequest('The merge ref is refreshed by GET /projects/:id/merge_requests/:merge_request_iid/merge_ref only');
+    // A derived ref, recomputed from the source and target heads as GitLab's mergeability check does on reads: the
+    // same answer whichever surface asks, REST's `GET …/merge_ref` or this field.
     const refused = badRequest('Merge request is not mergeable');
     if (mr.state !== 'opened') throw refused;
     const state = await this.state(mr);
