@@ -30,6 +30,7 @@ import { alertManagementModule } from './alert_management/index.js';
 import { todosModule } from './todos/index.js';
 import { notesModule } from './notes/index.js';
 import { snippetsModule } from './snippets/index.js';
+import { subscriptionsModule } from './subscriptions/index.js';
 import { labelsModule } from './labels/index.js';
 import { milestonesModule } from './milestones/index.js';
 import { resourceEventsModule } from './resource_events/index.js';
@@ -42,7 +43,7 @@ import { featuresModule } from './features/index.js';
 import { releasesModule } from './releases/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, issuesModule, issueLinksModule, epicsModule, mergeRequestsModule, awardEmojiModule, featuresModule, releasesModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, subscriptionsModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, issuesModule, issueLinksModule, epicsModule, mergeRequestsModule, awardEmojiModule, featuresModule, releasesModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { TOKEN, call, pct, serverEnv, startChild } from './shared.js';
+import { TOKEN, call, pct, serverEnv, startChild, timings } from './shared.js';
 
 const run = promisify(execFile);
 const FILES = Number(process.env.BENCH_MR_FILES ?? 10_000);
@@ -29,17 +29,6 @@ const gitEnv = {
   GIT_COMMITTER_EMAIL: 'bench@example.com',
 };
 const git = async (cwd: string, args: string[]) => (await run('git', args, { cwd, env: gitEnv, maxBuffer: 256 * 1024 * 1024 })).stdout;
-
-/** ms of each of `n` runs of `fn`, one after another. */
-async function timings(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const start = performance.now();
-    await fn();
-    ms.push(performance.now() - start);
-  }
-  return ms;
-}
 
 /** The node process under `npm start` (npm → sh → node, or npm → node). */
 function serverPid(root: number): number {

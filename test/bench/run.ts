@@ -17,6 +17,7 @@
  * (Sentry envelopes against one insert), test/bench/alerts.ts (alert notifications through an HTTP integration against one insert) and test/bench/yaml-bombs.ts (`GET /version` while four
  * clients commit YAML bombs, against the same with none), test/bench/includes.ts (pipeline creation from 150 local includes against the same jobs in one
  * file), test/bench/mr-diffs.ts (the first `/diffs` page and `/changes` of a 10,000-file merge request against `git diff`),
+ * test/bench/notes.ts (the first page of an issue's notes and threads with 10,000 notes against one with 10),
  * when present, run as children
  * (`BENCH_PARTS=http,fanout,startup,clone,commits` picks parts);
  * `BENCH_PARTS=pglite-worker` runs test/bench/pglite-worker.ts, PGlite in the server's thread against a worker thread.
@@ -34,7 +35,7 @@ import { ROOT, TOKEN, pct, startChild } from './shared.js';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup,clone,commits,pipelines,live,yaml-bombs,hooks,errors,alerts,packages,npm').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'http,fanout,startup,clone,commits,pipelines,live,yaml-bombs,hooks,errors,alerts,packages,npm,notes').split(',');
 const EXTERNAL = 'http://gitlab.example.com';
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const dataDir = databaseUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-pglite-'));
@@ -292,7 +293,7 @@ function mixedRoutes(): void {
 }
 
 if (PARTS.includes('http')) await benchHttp();
-for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'includes', 'hooks', 'errors', 'alerts', 'packages', 'npm', 'mr-diffs']) {
+for (const part of ['fanout', 'startup', 'pglite-worker', 'clone', 'commits', 'pipelines', 'live', 'yaml-bombs', 'includes', 'hooks', 'errors', 'alerts', 'packages', 'npm', 'mr-diffs', 'notes']) {
   const script = join(ROOT, 'test/bench', `${part}.ts`);
   if (!PARTS.includes(part) || !existsSync(script)) continue;
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });

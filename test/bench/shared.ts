@@ -252,6 +252,17 @@ export async function heapUsed(inspectPort: number): Promise<number> {
 }
 
 /** The p-th percentile (nearest rank). */
+/** ms of each of `n` runs of `fn`, one after another. */
+export async function timings(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    await fn();
+    ms.push(performance.now() - start);
+  }
+  return ms;
+}
+
 export function pct(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;

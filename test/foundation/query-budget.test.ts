@@ -160,7 +160,7 @@ beforeAll(async () => {
   const commitNote = { noteableType: 'Commit', projectId: project.id, commitId: sha, type: 'DiscussionNote' };
   await t.server.database.prisma.note.createMany({
     data: memberIds.flatMap((authorId, i) => [
-      { ...commitNote, discussionId: String(i).repeat(40), note: `thread ${i}`, authorId },
+      { ...commitNote, discussionId: String(i).repeat(40), note: `thread ${i}`, authorId, startsDiscussion: true },
       { ...commitNote, discussionId: String(i).repeat(40), note: `reply ${i}`, authorId: owner.id },
     ]),
   });
@@ -170,9 +170,9 @@ beforeAll(async () => {
   const snippetNote = { noteableType: 'Snippet', projectId: project.id, noteableId: snippetId };
   await t.server.database.prisma.note.createMany({
     data: memberIds.flatMap((authorId, i) => [
-      { ...snippetNote, type: 'DiscussionNote', discussionId: String(i + 4).repeat(40), note: `thread ${i}`, authorId },
+      { ...snippetNote, type: 'DiscussionNote', discussionId: String(i + 4).repeat(40), note: `thread ${i}`, authorId, startsDiscussion: true },
       { ...snippetNote, type: 'DiscussionNote', discussionId: String(i + 4).repeat(40), note: `reply ${i}`, authorId: owner.id },
-      { ...snippetNote, type: null, discussionId: 'a'.repeat(39) + String(i), note: `note ${i}`, authorId },
+      { ...snippetNote, type: null, discussionId: 'a'.repeat(39) + String(i), note: `note ${i}`, authorId, startsDiscussion: true },
     ]),
   });
   // Four releases (each with a milestone holding an issue, a link and evidence) and four links on the first, in a

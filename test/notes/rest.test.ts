@@ -191,6 +191,32 @@ describe('commit discussions (Discussions API)', () => {
     expect(second.body.map((d: any) => d.id)).toEqual([ids[2]]);
   });
 
+  it('keeps a thread listed when its first note is deleted, and lists an emptied thread no more', async () => {
+    const sha = await commit(pub.id, owner.token);
+    const base = `/projects/${pub.id}/repository/commits/${sha}/discussions`;
+    const ids: string[] = [];
+    for (const body of ['one', 'two']) ids.push((await t.api('POST', base, { body: { body } })).body.id);
+    // Replies and a deletion of the thread's first note, all at once: the thread keeps one start whatever the order.
+    const thread = (await t.api('GET', `${base}/${ids[0]}`)).body;
+    const results = await Promise.all([
+      ...['r1', 'r2', 'r3'].map((body) => t.api('POST', `${base}/${ids[0]}/notes`, { body: { body } })),
+      t.api('DELETE', `${base}/${ids[0]}/notes/${thread.notes[0].id}`),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 204]);
+    const listed = await t.api('GET', base);
+    expect(listed.headers.get('x-total')).toBe('2');
+    expect(listed.body.map((d: any) => d.id).sort()).toEqual([...ids].sort());
+    const first = listed.body.find((d: any) => d.id === ids[0]);
+    expect(first.notes.map((n: any) => n.body).sort()).toEqual(['r1', 'r2', 'r3']);
+    const starts = await t.server.database.prisma.note.count({ where: { discussionId: ids[0], startsDiscussion: true } });
+    expect(starts).toBe(1);
+    // The other thread's only note deleted: the thread is gone from the list and its count.
+    const other = (await t.api('GET', `${base}/${ids[1]}`)).body;
+    expect((await t.api('DELETE', `${base}/${ids[1]}/notes/${other.notes[0].id}`)).status).toBe(204);
+    const after = await t.api('GET', base);
+    expect([after.headers.get('x-total'), after.body.map((d: any) => d.id)]).toEqual(['1', [ids[0]]]);
+  });
+
   it('honours created_at for administrators and Owners only', async () => {
     const sha = await commit(priv.id, owner.token);
     const base = `/projects/${priv.id}/repository/commits/${sha}/discussions`;

@@ -129,5 +129,13 @@ describe('GET /projects/:id/storage', () => {
     expect(res.body).toEqual({ disk_path: `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`, project_id: p.id, repository_storage: 'default', created_at: p.created_at });
     expect(await t.api('GET', `/projects/${p.id}/storage`, { token: owner.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
     expect(await t.api('GET', `/projects/${p.id}/storage`, { token: null })).toMatchObject({ status: 401 });
+    // GitLab's `authenticated_as_admin!` comes before the project is looked up: a private project, one that does not
+    // exist and a readable one are refused alike, so the answer tells a non-administrator nothing.
+    const stranger = await createUser(t);
+    const hidden = await createProject(t, owner.token, { visibility: 'private' });
+    for (const id of [hidden.id, p.id, 999_999]) {
+      expect(await t.api('GET', `/projects/${id}/storage`, { token: stranger.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    }
+    expect(await t.api('GET', '/projects/999999/storage')).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
   });
 });

@@ -6,8 +6,10 @@ import { apiUrl, webUrl } from '../../graphql/resolvers.js';
 import { splitNames, type IssueRow } from '../issues/service.js';
 import { textColor } from '../labels/rules.js';
 import type { NamespaceRow } from '../namespaces/service.js';
-import type { EpicChanges, EpicFilters, EpicIssueView, EpicOrderBy, EpicRow } from './service.js';
+import { EPIC, type EpicChanges, type EpicFilters, type EpicIssueView, type EpicOrderBy, type EpicRow } from './service.js';
 import { humanReadableEndDate, remainingDaysInWords } from './words.js';
+import { participant } from '../subscriptions/service.js';
+import { noteableFields } from '../notes/resolvers.js';
 
 interface ListArgs extends PageArgs {
   iid?: string | null;
@@ -121,6 +123,7 @@ export const epicResolvers = {
     },
   },
   Epic: {
+    ...noteableFields(EPIC),
     id: (e: EpicRow) => globalId('Epic', e.id),
     iid: (e: EpicRow) => String(e.iid),
     databaseId: (e: EpicRow) => e.id,
@@ -151,7 +154,7 @@ export const epicResolvers = {
     webUrl: async (e: EpicRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(e, ctx)),
     reference: async (e: EpicRow, args: { full?: boolean | null }, ctx: Context) => (args.full ? `${(await groupOf(e, ctx)).fullPath}&${e.iid}` : `&${e.iid}`),
     references: async (e: EpicRow, _a: unknown, ctx: Context) => ({ short: `&${e.iid}`, relative: `&${e.iid}`, full: `${(await groupOf(e, ctx)).fullPath}&${e.iid}` }),
-    subscribed: (e: EpicRow, _a: unknown, ctx: Context) => !!ctx.viewer && e.authorId === ctx.viewer.id,
+    subscribed: (e: EpicRow, _a: unknown, ctx: Context) => ctx.services.subscriptions.subscribed('Epic', e.id, participant(e)),
     issues: (e: EpicRow, args: PageArgs, ctx: Context) => ctx.services.epics.epicIssues(e, args),
     links: async (e: EpicRow, _a: unknown, ctx: Context) => {
       const self = `groups/${e.groupId}/epics/${e.iid}`;

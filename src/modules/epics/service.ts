@@ -17,6 +17,7 @@ import type { NamespaceRow } from '../namespaces/service.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { EpicSubject } from './policy.js';
 import { positionAtStart, positionBetween } from './positions.js';
+import { SubscriptionsService } from '../subscriptions/service.js';
 
 export const EPIC = 'Epic';
 
@@ -310,6 +311,7 @@ export class EpicsService {
     const epic = await this.get(group, iid, 'destroy_epic');
     await this.db.$transaction([
       this.db.note.deleteMany({ where: { noteableType: EPIC, noteableId: epic.id } }),
+      SubscriptionsService.forget(this.db, EPIC, epic.id),
       this.db.epic.delete({ where: { id: epic.id } }),
     ]);
     return epic;

@@ -12,7 +12,9 @@ import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { parseDuration, humanDuration } from './durations.js';
 import { ISSUABLE_SUBSCRIPTIONS } from './live.js';
-import { splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
+import { ISSUE, splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
+import { participant } from '../subscriptions/service.js';
+import { noteableFields } from '../notes/resolvers.js';
 
 interface ListArgs extends PageArgs {
   state?: 'opened' | 'closed' | 'locked' | 'all' | null;
@@ -155,6 +157,7 @@ export const issueResolvers = {
     closedIssuesCount: async (label: LabelView, _a: unknown, ctx: Context) => (await ctx.services.issues.labelCounts(labelInParent(label))).closed,
   },
   Issue: {
+    ...noteableFields(ISSUE),
     id: (i: IssueRow) => globalId('Issue', i.id),
     databaseId: (i: IssueRow) => i.id,
     iid: (i: IssueRow) => String(i.iid),
@@ -207,7 +210,7 @@ export const issueResolvers = {
         closedAsDuplicateOf: null,
       };
     },
-    subscribed: (i: IssueRow, _a: unknown, ctx: Context) => !!ctx.viewer && (i.authorId === ctx.viewer.id || i.assignees.some((a) => a.userId === ctx.viewer!.id)),
+    subscribed: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.subscriptions.subscribed('Issue', i.id, participant(i)),
     movedToId: () => null,
     imported: () => false,
     importedFrom: () => 'none',

@@ -22,6 +22,7 @@ import type { ProjectRow } from '../projects/service.js';
 import type { TodosService } from '../todos/service.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import type { IssueSubject } from './policy.js';
+import { SubscriptionsService } from '../subscriptions/service.js';
 
 export const ISSUE = 'Issue';
 
@@ -454,6 +455,7 @@ export class IssuesService {
     await this.base.access.authorize('destroy_issue', issueSubject(project, issue));
     return this.db.$transaction(async (tx) => {
       await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
+      await SubscriptionsService.forget(tx, ISSUE, issue.id);
       await this.events.deleteFor(tx, { type: ISSUE, id: issue.id });
       await tx.issue.delete({ where: { id: issue.id } });
       return issue;

@@ -127,19 +127,29 @@ export class MergeRequestGit {
 
   /**
    * GitLab's detailed_merge_status, from its mergeability checks in their order (MergeRequest.mergeable_state_checks,
-   * then the git checks): open, draft, commits, discussions, CI, conflicts. The discussions check
-   * (only_allow_merge_if_all_discussions_are_resolved) finds nothing to block on: no merge request thread is
-   * resolvable here yet. `not_approved` never applies: GitLab Free requires no approvals.
+   * then the git checks): open, draft, commits, discussions (only_allow_merge_if_all_discussions_are_resolved), CI,
+   * conflicts. `not_approved` never applies: GitLab Free requires no approvals.
    */
   async detailedMergeStatus(mr: MergeRequestRow): Promise<string> {
     if (mr.state !== 'opened') return 'not_open';
     if (mr.draft) return 'draft_status';
     const state = await this.state(mr);
     if (!state.sourceExists || !state.hasCommits) return 'commits_status';
+    if (!(await this.discussionsResolved(mr))) return 'discussions_not_resolved';
     const ci = await this.ciCheck(mr);
     if (ci) return ci;
     if (state.conflicts) return 'conflict';
     return 'mergeable';
+  }
+
+  /**
+   * MergeRequest#mergeable_discussions_state?: with only_allow_merge_if_all_discussions_are_resolved, no resolvable
+   * note may be unresolved (REST's `blocking_discussions_resolved`, GraphQL's `mergeableDiscussionsState`).
+   */
+  async discussionsResolved(mr: MergeRequestRow): Promise<boolean> {
+    const project = await this.mergeRequests.projectOf(mr);
+    if (!project.onlyAllowMergeIfAllDiscussionsAreResolved) return true;
+    return (await this.base.loaders.notes.unresolvedOfMergeRequest.load(mr.id)) === 0;
   }
 
   /**

@@ -11,7 +11,7 @@ import { MERGE_REQUEST, mergeRequestSubject, type MergeRequestRow } from './serv
 type MergeRequestNoteable = Noteable & { mergeRequest: MergeRequestRow };
 
 function noteableOf(project: ProjectRow, mr: MergeRequestRow): MergeRequestNoteable {
-  return { type: MERGE_REQUEST, project, groupId: null, id: mr.id, commitId: null, iid: mr.iid, title: mr.title, mergeRequest: mr };
+  return { type: MERGE_REQUEST, project, groupId: null, id: mr.id, commitId: null, iid: mr.iid, title: mr.title, authorId: mr.authorId, mergeRequest: mr };
 }
 
 const subjectOf = (noteable: Noteable) => mergeRequestSubject(noteable.project!, (noteable as MergeRequestNoteable).mergeRequest);

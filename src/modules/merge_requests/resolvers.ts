@@ -17,7 +17,9 @@ import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { refused } from '../../errors.js';
 import { MERGE_REQUEST_SUBSCRIPTIONS } from './live.js';
-import type { MergeRequestChanges, MergeRequestFilters, MergeRequestOrderBy, MergeRequestRow, MergeRequestScope } from './service.js';
+import { MERGE_REQUEST, type MergeRequestChanges, type MergeRequestFilters, type MergeRequestOrderBy, type MergeRequestRow, type MergeRequestScope } from './service.js';
+import { participant } from '../subscriptions/service.js';
+import { noteableFields } from '../notes/resolvers.js';
 
 interface ListArgs extends PageArgs {
   iids?: string[] | null;
@@ -163,6 +165,7 @@ export const mergeRequestResolvers = {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
   MergeRequest: {
+    ...noteableFields(MERGE_REQUEST),
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
@@ -204,7 +207,7 @@ export const mergeRequestResolvers = {
     detailedMergeStatus: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).detailedMergeStatus(m),
     conflicts: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).hasConflicts(m),
     mergeable: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).detailedMergeStatus(m)) === 'mergeable',
-    mergeableDiscussionsState: () => true,
+    mergeableDiscussionsState: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).discussionsResolved(m),
     mergeError: (m: MergeRequestRow) => m.mergeError,
     rebaseInProgress: (m: MergeRequestRow) => m.rebaseJid !== null,
     rebaseCommitSha: (m: MergeRequestRow) => m.rebaseCommitSha,
@@ -239,8 +242,7 @@ export const mergeRequestResolvers = {
       const t = tasks(m.description);
       return { count: t.count, completedCount: t.completed };
     },
-    subscribed: (m: MergeRequestRow, _a: unknown, ctx: Context) =>
-      !!ctx.viewer && (m.authorId === ctx.viewer.id || m.assignees.some((a) => a.userId === ctx.viewer!.id) || m.reviewers.some((r) => r.userId === ctx.viewer!.id)),
+    subscribed: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.subscriptions.subscribed('MergeRequest', m.id, participant(m)),
     firstContribution: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.firstContribution(m),
     headPipeline: async (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.pipelines.headForMergeRequest(m, await ctx.services.merge_requests.projectOf(m)),
     latestBuildStartedAt: () => null,

@@ -36,4 +36,13 @@ export const mergeRequestRoutes: RestRoute[] = [
   { method: 'POST', path: `${mr}/unapprove`, operation: 'RestUnapproveMergeRequest', result: 'mergeRequestUnapprove.mergeRequest', authenticate: true },
   { method: 'PUT', path: `${mr}/reset_approvals`, operation: 'RestResetMergeRequestApprovals', result: 'mergeRequestResetApprovals.status', status: 202, authenticate: true },
   ...noteRoutes(`${project}/:noteable_id`, 'MERGE_REQUEST'),
+  // Resolving a thread (lib/api/discussions.rb): merge requests' threads are the ones that resolve.
+  {
+    method: 'PUT',
+    path: `${project}/:noteable_id/discussions/:discussion_id`,
+    operation: 'RestResolveNoteableDiscussion',
+    result: 'noteableDiscussionResolve.discussion',
+    variables: { noteableType: 'MERGE_REQUEST', groupId: null },
+    authenticate: true,
+  },
 ];

@@ -32,6 +32,7 @@ import { MergeRequestApprovals } from './approvals.js';
 import { MergeRequestGit } from './git.js';
 import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
+import { SubscriptionsService } from '../subscriptions/service.js';
 
 export const MERGE_REQUEST = 'MergeRequest';
 
@@ -582,6 +583,7 @@ export class MergeRequestsService {
     return this.db.$transaction(async (tx) => {
       await this.events.deleteFor(tx, eventResource(mr));
       await tx.note.deleteMany({ where: { noteableType: MERGE_REQUEST, noteableId: mr.id } });
+      await SubscriptionsService.forget(tx, MERGE_REQUEST, mr.id);
       await tx.mergeRequest.delete({ where: { id: mr.id } });
       return mr;
     });
@@ -794,17 +796,18 @@ export class MergeRequestsService {
     const row = await tx.mergeRequest.findUniqueOrThrow({ where: { id }, include: withPeople });
     const people = await this.hookPeople(tx, id);
     this.git.forget(id);
-    const [state, mergeStatus, detailedMergeStatus, headPipeline, firstContribution] = await Promise.all([
+    const [state, mergeStatus, detailedMergeStatus, headPipeline, firstContribution, blockingDiscussionsResolved] = await Promise.all([
       this.git.state(row),
       this.git.mergeStatus(row),
       this.git.detailedMergeStatus(row),
       this.headPipelineId(tx, row),
       this.firstContribution(row, tx),
+      this.git.discussionsResolved(row),
     ]);
     const sha = state.headSha;
     const commit = sha ? await (await this.repositories.open(await this.projectOf(row))).commit(sha) : null;
     const lastCommit = commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n', 1)[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail };
-    return { ...row, ...people, lastCommit, mergeStatus, detailedMergeStatus, headPipelineId: headPipeline, firstContribution, blockingDiscussionsResolved: true };
+    return { ...row, ...people, lastCommit, mergeStatus, detailedMergeStatus, headPipelineId: headPipeline, firstContribution, blockingDiscussionsResolved };
   }
 
   /** The head pipeline's id as the pipelines' loader finds it (the merge request's own latest, else its source head's), read through `db`. */

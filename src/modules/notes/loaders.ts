@@ -1,4 +1,4 @@
-/** Batched reads of notes: the notes of threads (GraphQL's `Note.discussion`), and users by username (mentions). */
+/** Batched reads of notes: the notes of threads (GraphQL's `Note.discussion`), merge requests' unresolved notes, and users by username (mentions). */
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
@@ -14,6 +14,16 @@ export function createNotesLoaders(db: PrismaClient) {
       const byThread = new Map(ids.map((id) => [id, [] as NoteRow[]]));
       for (const note of notes) byThread.get(note.discussionId)?.push(note);
       return ids.map((id) => byThread.get(id) ?? []);
+    }),
+    /** How many resolvable notes of a merge request are unresolved (its threads' DiffNotes and DiscussionNotes), by id. */
+    unresolvedOfMergeRequest: new DataLoader<number, number>(async (ids) => {
+      const rows = await db.note.groupBy({
+        by: ['noteableId'],
+        where: { noteableType: 'MergeRequest', noteableId: { in: [...ids] }, system: false, type: { in: ['DiffNote', 'DiscussionNote'] }, resolvedAt: null },
+        _count: { _all: true },
+      });
+      const counts = new Map(rows.map((r) => [r.noteableId, r._count._all]));
+      return ids.map((id) => counts.get(id) ?? 0);
     }),
     /** Users a text mentions, by lower-cased username (usernames are unique whatever their case). */
     usersByUsername: byKeyLoader(

@@ -29,6 +29,8 @@ export interface Noteable {
   iid: number | null;
   /** Its title, for activity events (`target_title`). */
   title: string | null;
+  /** Its author, for kinds whose threads resolve: the noteable's author may resolve them (NotePolicy's is_noteable_author). */
+  authorId?: number | null;
 }
 
 /** What a kind's checks are asked with: the request's policy and every service of the request. */

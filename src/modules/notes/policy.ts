@@ -2,7 +2,8 @@
  * GitLab's abilities over notes: ProjectPolicy's `create_note` (guest access: members, and any signed-in user on a
  * project they can see that is public, or internal for non-external users; never on an archived project) and
  * `set_note_created_at` (administrators and Owners), and NotePolicy's `admin_note` (editing and deleting a note: its
- * author, or the project's Maintainers; never a system note, nor on an archived project). The noteable's own read
+ * author, or the project's Maintainers; never a system note, nor on an archived project) and `resolve_note` (resolving
+ * a thread or one of its notes: Developers, the note's author, the noteable's author). The noteable's own read
  * ability (the kind's, noteables.ts) is asked before any of them, as NotePolicy prevents `admin_note` to those who
  * cannot read the noteable.
  */
@@ -10,7 +11,7 @@ import { AccessLevel } from '../../auth/access-levels.js';
 import { administrator, anyOf, allOf, projectLevel, projectMember, projectOwner, unlessArchived, visible, type ProjectSubject, type Rule } from '../../auth/rules.js';
 import type { Prisma } from '../../db/database.js';
 
-const { GUEST, MAINTAINER } = AccessLevel;
+const { GUEST, DEVELOPER, MAINTAINER } = AccessLevel;
 
 /** Any signed-in user. */
 const signedIn: Rule<ProjectSubject, Prisma.ProjectWhereInput> = {
@@ -34,10 +35,26 @@ const adminNote: Rule<NoteSubject, never> = {
   where: () => false,
 };
 
+/** What resolving reads: the project, and who may resolve whatever their level (the note's and the noteable's authors). */
+export interface ResolveSubject {
+  project: ProjectSubject;
+  authorIds: readonly (number | null | undefined)[];
+}
+
+/** NotePolicy's and ProjectPolicy's `resolve_note`; asked of one thread or note at a time, never a list filter. */
+const resolveNote: Rule<ResolveSubject, never> = {
+  allows: (actor, subject) =>
+    !subject.project.archived &&
+    actor.viewer !== null &&
+    (actor.viewer.admin || subject.authorIds.includes(actor.viewer.id) || projectLevel(actor, subject.project) >= DEVELOPER),
+  where: () => false,
+};
+
 export const notesPolicy = {
   create_note: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(GUEST), allOf(signedIn, visible()))),
   set_note_created_at: projectOwner,
   admin_note: adminNote,
+  resolve_note: resolveNote,
 };
 
 type NotesPolicyRules = typeof notesPolicy;

@@ -9,7 +9,7 @@ import type { CommitRow } from '../repositories/reads.js';
 import { COMMIT } from './commits.js';
 import { noteableKind } from './noteables.js';
 import type { DiscussionRow, NoteRow } from './service.js';
-import { isIndividual } from './service.js';
+import { isIndividual, isResolvable } from './service.js';
 
 /** Note's classes (GitLab's STI), as events store their targets. */
 const NOTE_CLASSES = new Set(['Note', 'DiscussionNote', 'DiffNote', 'LegacyDiffNote']);
@@ -80,6 +80,33 @@ export const noteableOf = (ctx: Context, args: NoteableArgs) => {
 
 const user = (ctx: Context, id: number | null) => (id === null ? null : ctx.loaders.users.byId.load(id));
 
+/** A resolvable note's resolution, as Note and REST's NoteResolution show it. */
+const resolution = {
+  resolved: (n: NoteRow) => isResolvable(n) && n.resolvedAt !== null,
+  resolvedAt: (n: NoteRow) => (isResolvable(n) ? n.resolvedAt : null),
+  resolvedBy: (n: NoteRow, _a: unknown, ctx: Context) => (isResolvable(n) ? user(ctx, n.resolvedById) : null),
+};
+
+const discussionResolved = (d: DiscussionRow) => {
+  const notes = d.notes.filter(isResolvable);
+  return notes.length > 0 && notes.every((n) => n.resolvedAt !== null);
+};
+
+const lastResolved = (d: DiscussionRow) =>
+  d.notes.filter((n) => isResolvable(n) && n.resolvedAt !== null).reduce<NoteRow | null>((last, n) => (!last || n.resolvedAt! > last.resolvedAt! ? n : last), null);
+
+/**
+ * GitLab's Noteable fields for a kind's GraphQL type (`Issue`, `MergeRequest`, `Epic`, `Snippet`): `notes`, every
+ * note oldest first, and `discussions`, its threads, the object as the notes engine reads it.
+ */
+export function noteableFields(type: string) {
+  const of = (row: { id: number }, ctx: Context) => ctx.services.notes.noteableByGlobalId(ctx.services, type, String(row.id), null);
+  return {
+    notes: async (row: { id: number }, args: PageArgs, ctx: Context) => ctx.services.notes.comments(await of(row, ctx), args),
+    discussions: async (row: { id: number }, args: PageArgs, ctx: Context) => ctx.services.notes.discussions(await of(row, ctx), args),
+  };
+}
+
 export const notesResolvers = {
   DiscussionID,
   NoteableID,
@@ -130,7 +157,14 @@ export const notesResolvers = {
     noteableNoteUpdate: async (_: unknown, args: NoteableArgs & { noteId: number; body?: string | null; resolved?: boolean | null }, ctx: Context) => ({
       note: await ctx.services.notes.updateOrResolve(ctx.services, await noteableOf(ctx, args), args.noteId, args.body, args.resolved),
     }),
-    noteableNoteDestroy: async (_: unknown, args: NoteableArgs & { noteId: number }, ctx: Context) => ({
+    noteableDiscussionResolve: async (_: unknown, args: NoteableArgs & { discussionId: string; resolved: boolean }, ctx: Context) => ({
+      discussion: await ctx.services.notes.resolveDiscussion(await noteableOf(ctx, args), args.discussionId, args.resolved),
+    }),
+    discussionToggleResolve: async (_: unknown, args: { id: ParsedGid; resolve: boolean }, ctx: Context) => {
+      const noteable = await ctx.services.notes.noteableOfDiscussion(ctx.services, args.id.id);
+      return { discussion: await ctx.services.notes.resolveDiscussion(noteable, args.id.id, args.resolve) };
+    },
+        noteableNoteDestroy: async (_: unknown, args: NoteableArgs & { noteId: number }, ctx: Context) => ({
       note: await ctx.services.notes.destroy(await noteableOf(ctx, args), args.noteId),
     }),
     commitCommentCreate: async (_: unknown, args: { projectId: string; sha: string; note: string; path?: string | null; line?: number | null; lineType?: string | null }, ctx: Context) => {
@@ -156,10 +190,10 @@ export const notesResolvers = {
     imported: () => false,
     importedFrom: () => 'none',
     commandsChanges: () => ({}),
-    resolvable: (n: NoteRow) => !n.system && n.type !== null && !!noteableKind(n.noteableType)?.resolvable,
-    resolved: () => false,
-    resolvedAt: () => null,
-    resolvedBy: () => null,
+    resolvable: (n: NoteRow) => isResolvable(n),
+    ...resolution,
+    // REST's resolution keys, shown for resolvable notes only (Entities::Note's `if: resolvable?`).
+    resolution: (n: NoteRow) => (isResolvable(n) ? n : null),
     discussion: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.discussionOf(n),
     project: (n: NoteRow, _a: unknown, ctx: Context) => (n.projectId === null ? null : ctx.services.projects.find({ id: n.projectId })),
     noteableIid: (n: NoteRow, _a: unknown, ctx: Context) => {
@@ -173,10 +207,15 @@ export const notesResolvers = {
     url: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.url(n),
     userPermissions: (n: NoteRow) => n,
   },
+  NoteResolution: resolution,
   NotePermissions: {
     adminNote: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.canAdmin(n),
     readNote: () => true,
-    resolveNote: () => false,
+    resolveNote: async (n: NoteRow, _a: unknown, ctx: Context) => {
+      if (!isResolvable(n)) return false;
+      const { noteable } = await ctx.services.notes.byId(ctx.services, n.id);
+      return ctx.services.notes.mayResolve(noteable, n);
+    },
   },
   Discussion: {
     id: (d: DiscussionRow) => d.id,
@@ -184,8 +223,11 @@ export const notesResolvers = {
     replyId: (d: DiscussionRow) => d.id,
     individualNote: (d: DiscussionRow) => isIndividual(d.notes[0]),
     createdAt: (d: DiscussionRow) => d.notes[0].createdAt,
-    resolvable: (d: DiscussionRow) => d.notes.some((n) => !n.system && n.type !== null && !!noteableKind(n.noteableType)?.resolvable),
-    resolved: () => false,
+    resolvable: (d: DiscussionRow) => d.notes.some(isResolvable),
+    // ResolvableDiscussion: resolved when every resolvable note is; when and by whom, its last resolved note's.
+    resolved: (d: DiscussionRow) => discussionResolved(d),
+    resolvedAt: (d: DiscussionRow) => (discussionResolved(d) ? lastResolved(d)?.resolvedAt ?? null : null),
+    resolvedBy: (d: DiscussionRow, _a: unknown, ctx: Context) => (discussionResolved(d) ? user(ctx, lastResolved(d)?.resolvedById ?? null) : null),
     notes: (d: DiscussionRow, args: PageArgs) => listConnection(args, d.notes),
     noteList: (d: DiscussionRow) => d.notes,
   },

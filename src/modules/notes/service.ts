@@ -107,6 +107,26 @@ function findDiffLine(diff: string, line: number, lineType: 'new' | 'old'): { ol
   return null;
 }
 
+/**
+ * Locks a thread's notes for a change that may move its start (a reply, a deletion): two such changes to one thread
+ * take turns, so `keepThreadStarted` of the later sees what the earlier did.
+ */
+async function lockThread(tx: Prisma.TransactionClient, discussionId: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM notes WHERE "discussionId" = ${discussionId} FOR UPDATE`;
+}
+
+/** Marks the thread's earliest note as its start when none is (its start was deleted), so the thread stays listed. */
+async function keepThreadStarted(tx: Prisma.TransactionClient, discussionId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE notes SET "startsDiscussion" = true
+    WHERE id = (SELECT id FROM notes WHERE "discussionId" = ${discussionId} ORDER BY "createdAt", id LIMIT 1)
+      AND NOT EXISTS (SELECT 1 FROM notes WHERE "discussionId" = ${discussionId} AND "startsDiscussion")`;
+}
+
+/** ResolvableNote#resolvable?: a thread's DiffNote or DiscussionNote, not a system note, on a kind whose threads resolve. */
+export function isResolvable(note: Pick<NoteRow, 'system' | 'type' | 'noteableType'>): boolean {
+  return !note.system && (note.type === 'DiffNote' || note.type === 'DiscussionNote') && !!noteableKind(note.noteableType)?.resolvable;
+}
+
 export class NotesService {
   constructor(
     private readonly base: ServiceBase,
@@ -160,6 +180,13 @@ export class NotesService {
     const noteable = await kind.ofNote(ctx, note).catch(() => null);
     if (!noteable || !(await kind.canRead(ctx, noteable))) throw notFound('Note');
     return { note, noteable };
+  }
+
+  /** The noteable of the thread a global ID names, read by the viewer (GraphQL's discussionToggleResolve); 404 otherwise. */
+  async noteableOfDiscussion(services: Services, discussionId: string): Promise<Noteable> {
+    const first = DISCUSSION_ID.test(discussionId) ? await this.base.db.note.findFirst({ where: { discussionId }, select: { id: true } }) : null;
+    if (!first) throw notFound('Discussion');
+    return (await this.byId(services, first.id).catch(() => { throw notFound('Discussion'); })).noteable;
   }
 
   /**
@@ -240,15 +267,16 @@ export class NotesService {
     return connection(
       page,
       async ({ skip, take }) => {
+        // Each thread by the note that starts it (a partial index of those): a page reads its threads' notes only.
         const rows = await queryRows<{ discussionId: string }>(
           db,
-          Prisma.sql`SELECT "discussionId" FROM notes WHERE ${where} GROUP BY "discussionId"
-            ORDER BY MIN("createdAt"), MIN(id) OFFSET ${skip}::int LIMIT ${take}::int`,
+          Prisma.sql`SELECT "discussionId" FROM notes WHERE ${where} AND "startsDiscussion"
+            ORDER BY "createdAt", id OFFSET ${skip}::int LIMIT ${take}::int`,
         );
         return this.threads(n, rows.map((r) => r.discussionId));
       },
       async () => {
-        const [row] = await queryRows<{ count: number }>(db, Prisma.sql`SELECT count(DISTINCT "discussionId")::int AS count FROM notes WHERE ${where}`);
+        const [row] = await queryRows<{ count: number }>(db, Prisma.sql`SELECT count(*)::int AS count FROM notes WHERE ${where} AND "startsDiscussion"`);
         return row?.count ?? 0;
       },
     );
@@ -439,6 +467,7 @@ export class NotesService {
         projectId: target.projectId,
         groupId: target.groupId,
         discussionId: newDiscussionId(thread),
+        startsDiscussion: true,
         type: null,
         note: body,
         authorId,
@@ -470,6 +499,7 @@ export class NotesService {
         n,
         {
           discussionId: newDiscussionId(n),
+          startsDiscussion: true,
           type: input.position ? 'DiffNote' : 'DiscussionNote',
           note: input.body,
           authorId,
@@ -499,9 +529,13 @@ export class NotesService {
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction(async (tx) => {
+      await lockThread(tx, thread.id);
       // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
       if (!partOfDiscussion) await tx.note.update({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
-      return this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
+      const reply = await this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
+      // The note that started the thread may have been deleted since it was read.
+      await keepThreadStarted(tx, thread.id);
+      return reply;
     });
     await services.todos.noteCreated(n, note);
     return note;
@@ -540,7 +574,7 @@ export class NotesService {
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
-      this.insert(n, { discussionId: newDiscussionId(n), type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook),
+      this.insert(n, { discussionId: newDiscussionId(n), startsDiscussion: true, type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook),
     );
     await services.todos.noteCreated(n, note);
     return note;
@@ -574,10 +608,45 @@ export class NotesService {
     if (body == null && resolved == null) throw exactlyOneOf('body', 'resolved');
     if (body != null && resolved != null) throw mutuallyExclusive('body', 'resolved');
     if (body != null) return this.update(services, n, id, body);
+    // API::Helpers::NotesHelpers#resolve_note: `resolve_note` on the note, then the note must be resolvable.
     const note = await this.note(n, id);
-    await this.authorizeAdmin(n, note);
-    // No registered kind's threads resolve yet (Commit is not among Noteable.resolvable_types).
-    throw badRequest('400 Bad request - Note is not resolvable');
+    if (!this.base.viewer) throw unauthenticated();
+    if (!(await this.mayResolve(n, note))) throw forbidden();
+    if (!isResolvable(note)) throw badRequest('400 Bad request - Note is not resolvable');
+    await this.setResolved(n, [note], resolved!);
+    return (await this.base.db.note.findUnique({ where: { id: note.id } })) ?? note;
+  }
+
+  /**
+   * `resolve_note` (notes/policy.ts): Developers of the project, the noteable's author and, for one note, its author.
+   * Off a project (a personal snippet), NotePolicy's own rule: the note's author.
+   */
+  async mayResolve(n: Pick<Noteable, 'project' | 'authorId'>, note: { authorId: number } | null): Promise<boolean> {
+    const viewer = this.base.viewer;
+    if (!n.project) return !!viewer && (this.base.access.allowed('admin_all_resources') || note?.authorId === viewer.id);
+    return this.base.access.can('resolve_note', { project: n.project, authorIds: [n.authorId, note?.authorId] });
+  }
+
+  /**
+   * The Discussions API's `PUT …/discussions/:discussion_id` with `resolved` and GraphQL's discussionToggleResolve
+   * (Discussions::ResolveService, UnresolveService): every resolvable note of the thread. Discussion#can_resolve? asks
+   * for a signed-in user, a resolvable thread, and the noteable's author or `resolve_note` in the project: 403 otherwise.
+   */
+  async resolveDiscussion(n: Noteable, discussionId: string, resolved: boolean): Promise<DiscussionRow> {
+    const thread = await this.discussion(n, discussionId);
+    if (!this.base.viewer) throw unauthenticated();
+    const notes = thread.notes.filter(isResolvable);
+    if (!notes.length || !(await this.mayResolve(n, null))) throw forbidden();
+    await this.setResolved(n, notes, resolved);
+    return this.discussion(n, discussionId);
+  }
+
+  /** Resolves (by the viewer, now) or unresolves those of `notes` not already so; the merge request's status follows. */
+  private async setResolved(n: Noteable, notes: NoteRow[], resolved: boolean): Promise<void> {
+    const ids = notes.filter((note) => (note.resolvedAt !== null) !== resolved).map((note) => note.id);
+    if (!ids.length) return;
+    const data = resolved ? { resolvedAt: new Date(), resolvedById: this.base.viewer!.id } : { resolvedAt: null, resolvedById: null };
+    await this.base.db.note.updateMany({ where: { id: { in: ids } }, data });
   }
 
   /** Changes a note's text (Notes::UpdateService): its author or a Maintainer. */
@@ -600,7 +669,11 @@ export class NotesService {
   async destroy(n: Noteable, id: number): Promise<NoteRow> {
     const note = await this.note(n, id);
     await this.authorizeAdmin(n, note);
-    await this.base.db.note.deleteMany({ where: { id: note.id } });
+    await this.base.db.$transaction(async (tx) => {
+      await lockThread(tx, note.discussionId);
+      await tx.note.deleteMany({ where: { id: note.id } });
+      await keepThreadStarted(tx, note.discussionId);
+    });
     return note;
   }
 

@@ -16,7 +16,7 @@ export const projectRoutes: RestRoute[] = [
   { method: 'POST', path: '/projects/:id/unarchive', operation: 'RestUnarchiveProject', result: 'projectUnarchive.project' },
   { method: 'PUT', path: '/projects/:id/transfer', operation: 'RestTransferProject', result: 'projectTransfer.project' },
   // `authenticated_as_admin!`: 401 for anonymous callers, 403 for others (the field refuses them).
-  { method: 'GET', path: '/projects/:id/storage', operation: 'RestGetProjectStorage', result: 'project', notFound: 'Project', authenticate: true },
+  { method: 'GET', path: '/projects/:id/storage', operation: 'RestGetProjectStorage', result: 'projectRepositoryStorage', notFound: 'Project', authenticate: true },
   { method: 'POST', path: '/projects/:id/fork', operation: 'RestForkProject', result: 'projectFork.project' },
   { method: 'GET', path: '/projects/:id/forks', operation: 'RestListProjectForks', result: 'project.forks', paginate: true, notFound: 'Project' },
   { method: 'DELETE', path: '/projects/:id/fork', operation: 'RestDeleteProjectForkRelation', result: 'projectForkRelationDelete.deleted', status: 204 },

@@ -53,6 +53,10 @@ export const repositoryStorageMoveResolvers = {
       await moves(ctx).authorize('read_repository_storage_move');
       return moves(ctx).list('project', args.projectPath ? (await project(ctx, args.projectPath)).id : null, args);
     },
+    projectRepositoryStorage: async (_: unknown, args: { projectPath: string }, ctx: Context) => {
+      await ctx.access.authorize('admin_all_resources', null);
+      return project(ctx, args.projectPath);
+    },
     projectRepositoryStorageMove: async (_: unknown, args: { id: number; projectPath?: string | null }, ctx: Context) => {
       await moves(ctx).authorize('read_repository_storage_move');
       return moves(ctx).get('project', args.id, args.projectPath ? (await project(ctx, args.projectPath)).id : null);

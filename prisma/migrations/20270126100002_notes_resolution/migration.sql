@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "notes" ADD COLUMN     "resolvedAt" TIMESTAMPTZ(3),
+ADD COLUMN     "resolvedById" INTEGER;
