@@ -144,6 +144,21 @@ describe('merge request subscriptions', () => {
     await sub.next((v) => v.state === 'opened' && v.detailedMergeStatus === 'MERGEABLE');
   });
 
+  it('mergeRequestMergeStatusUpdated hears a thread resolved and unresolved where threads must be resolved', async () => {
+    const settings = (value: boolean) => t.api('PUT', `/projects/${project.id}`, { token: owner.token, body: { only_allow_merge_if_all_discussions_are_resolved: value } });
+    expect((await settings(true)).status).toBe(200);
+    const thread = (await t.api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/discussions`, { token: owner.token, body: { body: 'Blocking?' } })).body;
+    const resolve = (resolved: boolean) => t.api('PUT', `/projects/${project.id}/merge_requests/${mr.iid}/discussions/${thread.id}`, { token: owner.token, body: { resolved } });
+    const sub = listen(reporter.token, 'mergeRequestMergeStatusUpdated', gid);
+    await untilHeard(
+      sub,
+      (n) => resolve(n % 2 === 0),
+      (v, n) => v.detailedMergeStatus === (n % 2 === 0 ? 'MERGEABLE' : 'DISCUSSIONS_NOT_RESOLVED'),
+    );
+    expect((await resolve(true)).status).toBe(200);
+    expect((await settings(false)).status).toBe(200);
+  });
+
   it('mergeRequestDiffGenerated and the merge status hear a push to the source branch', async () => {
     const diff = listen(reporter.token, 'mergeRequestDiffGenerated', gid);
     const status = listen(reporter.token, 'mergeRequestMergeStatusUpdated', gid);

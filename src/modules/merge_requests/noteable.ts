@@ -49,6 +49,9 @@ export const mergeRequestNoteables: NoteableKind = {
     const mr = (noteable as MergeRequestNoteable).mergeRequest;
     return { key: 'merge_request', attrs: await ctx.services.merge_requests.hookAttrs(noteable.project!, mr), confidential: false };
   },
+  async resolutionChanged(ctx, noteable, tx) {
+    await ctx.services.merge_requests.announce(tx, (noteable as MergeRequestNoteable).mergeRequest, ['mergeStatus']);
+  },
   async iidOf(ctx, noteableId) {
     return (await ctx.services.merge_requests.iidOf(noteableId)) ?? null;
   },

@@ -9,6 +9,7 @@
  * through `ofNote`, and a resolver for `#` (registerReferenceResolver) links `#12` in every note's HTML.
  */
 import type { Access } from '../../auth/policy.js';
+import type { Prisma } from '../../db/database.js';
 import type { Services } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -72,6 +73,11 @@ export interface NoteableKind {
    * without one show nothing beyond the note (commits embed their commit themselves).
    */
   hookAttrs?(ctx: NoteableContext, noteable: Noteable, externalUrl: string): Promise<{ key: string; attrs: unknown; confidential: boolean } | null>;
+  /**
+   * Told, in the transaction that changed it, that the resolution of its threads changed (a merge request announces
+   * its merge status, which `only_allow_merge_if_all_discussions_are_resolved` makes depend on them).
+   */
+  resolutionChanged?(ctx: NoteableContext, noteable: Noteable, tx: Prisma.TransactionClient): Promise<void>;
   /** The iid of the noteable a stored note names (a note's `noteable_iid`), for kinds that have iids; batched by the kind. */
   iidOf?(ctx: NoteableContext, noteableId: number): Promise<number | null>;
 }

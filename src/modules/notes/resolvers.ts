@@ -158,11 +158,11 @@ export const notesResolvers = {
       note: await ctx.services.notes.updateOrResolve(ctx.services, await noteableOf(ctx, args), args.noteId, args.body, args.resolved),
     }),
     noteableDiscussionResolve: async (_: unknown, args: NoteableArgs & { discussionId: string; resolved: boolean }, ctx: Context) => ({
-      discussion: await ctx.services.notes.resolveDiscussion(await noteableOf(ctx, args), args.discussionId, args.resolved),
+      discussion: await ctx.services.notes.resolveDiscussion(ctx.services, await noteableOf(ctx, args), args.discussionId, args.resolved),
     }),
     discussionToggleResolve: async (_: unknown, args: { id: ParsedGid; resolve: boolean }, ctx: Context) => {
       const noteable = await ctx.services.notes.noteableOfDiscussion(ctx.services, args.id.id);
-      return { discussion: await ctx.services.notes.resolveDiscussion(noteable, args.id.id, args.resolve) };
+      return { discussion: await ctx.services.notes.resolveDiscussion(ctx.services, noteable, args.id.id, args.resolve) };
     },
         noteableNoteDestroy: async (_: unknown, args: NoteableArgs & { noteId: number }, ctx: Context) => ({
       note: await ctx.services.notes.destroy(await noteableOf(ctx, args), args.noteId),

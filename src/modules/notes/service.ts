@@ -613,7 +613,7 @@ export class NotesService {
     if (!this.base.viewer) throw unauthenticated();
     if (!(await this.mayResolve(n, note))) throw forbidden();
     if (!isResolvable(note)) throw badRequest('400 Bad request - Note is not resolvable');
-    await this.setResolved(n, [note], resolved!);
+    await this.setResolved(services, n, [note], resolved!);
     return (await this.base.db.note.findUnique({ where: { id: note.id } })) ?? note;
   }
 
@@ -632,21 +632,25 @@ export class NotesService {
    * (Discussions::ResolveService, UnresolveService): every resolvable note of the thread. Discussion#can_resolve? asks
    * for a signed-in user, a resolvable thread, and the noteable's author or `resolve_note` in the project: 403 otherwise.
    */
-  async resolveDiscussion(n: Noteable, discussionId: string, resolved: boolean): Promise<DiscussionRow> {
+  async resolveDiscussion(services: Services, n: Noteable, discussionId: string, resolved: boolean): Promise<DiscussionRow> {
     const thread = await this.discussion(n, discussionId);
     if (!this.base.viewer) throw unauthenticated();
     const notes = thread.notes.filter(isResolvable);
     if (!notes.length || !(await this.mayResolve(n, null))) throw forbidden();
-    await this.setResolved(n, notes, resolved);
+    await this.setResolved(services, n, notes, resolved);
     return this.discussion(n, discussionId);
   }
 
   /** Resolves (by the viewer, now) or unresolves those of `notes` not already so; the merge request's status follows. */
-  private async setResolved(n: Noteable, notes: NoteRow[], resolved: boolean): Promise<void> {
+  private async setResolved(services: Services, n: Noteable, notes: NoteRow[], resolved: boolean): Promise<void> {
     const ids = notes.filter((note) => (note.resolvedAt !== null) !== resolved).map((note) => note.id);
     if (!ids.length) return;
     const data = resolved ? { resolvedAt: new Date(), resolvedById: this.base.viewer!.id } : { resolvedAt: null, resolvedById: null };
-    await this.base.db.note.updateMany({ where: { id: { in: ids } }, data });
+    const kind = this.kind(n.type);
+    await this.base.db.$transaction(async (tx) => {
+      await tx.note.updateMany({ where: { id: { in: ids } }, data });
+      await kind.resolutionChanged?.(this.ctx(services), n, tx);
+    });
   }
 
   /** Changes a note's text (Notes::UpdateService): its author or a Maintainer. */
