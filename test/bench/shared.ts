@@ -49,6 +49,11 @@ export interface ProjectRow {
   buildTimeout: number;
   ciDefaultGitDepth: number;
   autoCancelPendingPipelines: string;
+  restrictUserDefinedVariables: boolean;
+  ciPipelineVariablesMinimumOverrideRole: string;
+  onlyAllowMergeIfPipelineSucceeds: boolean;
+  allowMergeOnSkippedPipeline: boolean;
+  onlyAllowMergeIfAllDiscussionsAreResolved: boolean;
   sharedRunnersEnabled: boolean;
   /** The project's feature levels by column (project_features), null for GitLab's defaults. */
   features: Record<string, string> | null;
@@ -120,6 +125,11 @@ export function projectJson(p: ProjectRow, external: string) {
     build_timeout: p.buildTimeout,
     ci_default_git_depth: p.ciDefaultGitDepth,
     auto_cancel_pending_pipelines: p.autoCancelPendingPipelines,
+    restrict_user_defined_variables: p.restrictUserDefinedVariables,
+    ci_pipeline_variables_minimum_override_role: p.ciPipelineVariablesMinimumOverrideRole,
+    only_allow_merge_if_pipeline_succeeds: p.onlyAllowMergeIfPipelineSucceeds,
+    allow_merge_on_skipped_pipeline: p.allowMergeOnSkippedPipeline,
+    only_allow_merge_if_all_discussions_are_resolved: p.onlyAllowMergeIfAllDiscussionsAreResolved,
     shared_runners_enabled: p.sharedRunnersEnabled,
     updated_at: new Date(p.updatedAt).toISOString(),
     repository_storage: p.repositoryStorage,

@@ -219,6 +219,8 @@ export class PipelineSchedulesService {
   async createVariable(project: ProjectRow, id: number, input: { key: string; value: string; variableType?: VariableType | null }): Promise<ScheduleVariableRow> {
     const schedule = await this.get(project, id);
     await this.base.access.authorize('update_pipeline_schedule', subject(project, schedule));
+    // GitLab's `authorize! :set_pipeline_variables`: the project may restrict who passes variables to pipelines.
+    await this.base.access.authorize('set_pipeline_variables', project);
     const existing = await this.db.pipelineScheduleVariable.findMany({ where: { pipelineScheduleId: schedule.id }, select: { key: true } });
     const { key, errors } = variableKeyErrors(input.key, (k) => existing.some((v) => v.key === k));
     if (errors) throw invalid(errors);
@@ -228,6 +230,7 @@ export class PipelineSchedulesService {
   async updateVariable(project: ProjectRow, id: number, key: string, changes: { value?: string | null; variableType?: VariableType | null }): Promise<ScheduleVariableRow> {
     const schedule = await this.get(project, id);
     await this.base.access.authorize('update_pipeline_schedule', subject(project, schedule));
+    await this.base.access.authorize('set_pipeline_variables', project);
     const variable = await this.named(schedule.id, key);
     return this.db.pipelineScheduleVariable.update({
       where: { id: variable.id },

@@ -32,6 +32,8 @@ export const CREATE_ERRORS = {
   missingConfig: 'Missing CI config file',
   filteredByWorkflow: 'Pipeline filtered out by workflow rules.',
   noJobs: 'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.',
+  /** Chain::Validate::Abilities: variables given by one below the project's minimum override role (`set_pipeline_variables`). */
+  variablesRefused: 'Insufficient permissions to set pipeline variables',
 } as const;
 
 /** Chain::Validate::Abilities when the pipeline's user may not update the ref (a protected branch). */

@@ -4,7 +4,7 @@
  */
 import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
-import { adminBuild, administrator, allOf, anyOf, pipelinesFeature, projectMember, readBuild, unlessArchived, updateBuild, visible, type BuildTraceSubject, type JobSubject, type ProjectSubject, type Rule, type TriggerSubject } from '../../auth/rules.js';
+import { adminBuild, administrator, allOf, anyOf, pipelinesFeature, projectLevel, projectMember, readBuild, unlessArchived, updateBuild, visible, type BuildTraceSubject, type JobSubject, type ProjectSubject, type Rule, type TriggerSubject } from '../../auth/rules.js';
 import { onProtectedRef, refUpdater } from '../protected_branches/policy.js';
 
 const { GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER } = AccessLevel;
@@ -38,6 +38,29 @@ const triggerOwner: Rule<TriggerSubject, never> = {
   where: () => false,
 };
 
+/** What deciding `set_pipeline_variables` reads: the project's restriction of user-defined variables. */
+export interface PipelineVariablesSubject extends ProjectSubject {
+  restrictUserDefinedVariables: boolean;
+  /** `developer`, `maintainer`, `owner` or `no_one_allowed`. */
+  ciPipelineVariablesMinimumOverrideRole: string;
+}
+
+const OVERRIDE_ROLE_LEVELS: Record<string, number> = { developer: DEVELOPER, maintainer: MAINTAINER, owner: OWNER };
+
+/**
+ * ProjectPolicy's set_pipeline_variables (ProjectCiCdSetting#override_pipeline_variables_allowed?): anyone who may
+ * create pipelines unless the project restricts user-defined variables; then those with at least the minimum role,
+ * no one for `no_one_allowed`. Asked of one project at a time, never a list filter.
+ */
+const pipelineVariablesSetter: Rule<PipelineVariablesSubject, never> = {
+  allows: (actor, project) => {
+    if (!project.restrictUserDefinedVariables) return true;
+    const least = OVERRIDE_ROLE_LEVELS[project.ciPipelineVariablesMinimumOverrideRole];
+    return least !== undefined && projectLevel(actor, project) >= least;
+  },
+  where: () => false,
+};
+
 /** PipelinePolicy's abilities, by name. */
 export const pipelinePolicy = {
   // CI (ProjectPolicy with "public pipelines" on, GitLab's default): whoever sees the project sees its pipelines and jobs.
@@ -67,6 +90,7 @@ export const pipelinePolicy = {
   // ProjectPolicy: Developers read resource groups and change their process mode.
   read_resource_group: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   update_resource_group: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
+  set_pipeline_variables: pipelineVariablesSetter,
 };
 
 type PipelinePolicyRules = typeof pipelinePolicy;

@@ -401,6 +401,10 @@ export class PipelinesService {
     const keys = variables.map((v) => v.key);
     const duplicates = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
     if (duplicates.length) throw invalid({ base: [`Duplicate variable name${duplicates.length > 1 ? 's' : ''}: ${duplicates.join(', ')}`] });
+    // Chain::Validate::Abilities: variables the user passes need `set_pipeline_variables` (a schedule's are its own).
+    if (variables.length && input.source !== 'schedule' && !(await this.base.access.can('set_pipeline_variables', project))) {
+      throw invalid({ base: [CREATE_ERRORS.variablesRefused] });
+    }
     const result = await createPipeline(this.deps(), {
       project,
       userId: viewer.id,

@@ -12,6 +12,7 @@ import { argumentRefused, forbidden, invalid, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Prisma } from '../../db/database.js';
 import type { ServiceBase } from '../module.js';
+import { CREATE_ERRORS } from './create.js';
 import type { ProjectRow } from '../projects/service.js';
 
 export type TriggerRow = Prisma.PipelineTriggerGetPayload<object>;
@@ -125,6 +126,7 @@ export class PipelineTriggers {
     const actor = { viewer, memberships: await app.memberships.of(viewer.id) };
     if (!can(actor, 'read_project', project)) throw notFound();
     if (!can(actor, 'create_pipeline', project)) throw invalid({ base: ['Insufficient permissions to create a new pipeline'] });
+    if (variables.length && !can(actor, 'set_pipeline_variables', project)) throw invalid({ base: [CREATE_ERRORS.variablesRefused] });
     if (trigger && source === 'trigger') await db.pipelineTrigger.update({ where: { id: trigger.id }, data: { lastUsedAt: new Date() } });
     return { actor, userId: viewer.id, source, triggerId: source === 'trigger' ? (trigger?.id ?? null) : null, variables };
   }

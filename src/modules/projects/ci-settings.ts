@@ -1,7 +1,7 @@
 /**
  * A project's CI/CD settings that `POST /projects` and `PUT /projects/:id` take (GitLab's build_timeout,
  * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
- * auto_cancel_pending_pipelines, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
+ * auto_cancel_pending_pipelines, restrict_user_defined_variables with ci_pipeline_variables_minimum_override_role, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
  * only_allow_merge_if_all_discussions_are_resolved), GitLab's validations of them, and what storing them writes.
  */
 import { invalidArgument } from '../../errors.js';
@@ -15,6 +15,10 @@ export interface ProjectCiSettingsInput {
   ciDefaultGitDepth?: number | null;
   /** `enabled` or `disabled`: whether a new pipeline cancels its ref's older redundant ones. */
   autoCancelPendingPipelines?: string | null;
+  /** Whether passing pipeline variables needs `ciPipelineVariablesMinimumOverrideRole`. */
+  restrictUserDefinedVariables?: boolean | null;
+  /** `developer`, `maintainer`, `owner` or `no_one_allowed`. */
+  ciPipelineVariablesMinimumOverrideRole?: string | null;
   /** Merge checks of its merge requests (GitLab's only_allow_merge_if_pipeline_succeeds and companions). */
   onlyAllowMergeIfPipelineSucceeds?: boolean | null;
   allowMergeOnSkippedPipeline?: boolean | null;
@@ -26,12 +30,16 @@ export const CI_SETTINGS_ARGUMENTS = [
   'publicJobs',
   'ciDefaultGitDepth',
   'autoCancelPendingPipelines',
+  'restrictUserDefinedVariables',
+  'ciPipelineVariablesMinimumOverrideRole',
   'onlyAllowMergeIfPipelineSucceeds',
   'allowMergeOnSkippedPipeline',
   'onlyAllowMergeIfAllDiscussionsAreResolved',
 ] as const;
 
 const AUTO_CANCEL_VALUES = ['enabled', 'disabled'];
+/** ProjectCiCdSetting's pipeline_variables_minimum_override_role values. */
+export const OVERRIDE_ROLES = ['no_one_allowed', 'developer', 'maintainer', 'owner'];
 
 /** GitLab's Project::MAX_BUILD_TIMEOUT (a month) and its lower bound (10 minutes). */
 const MIN_BUILD_TIMEOUT = 600;
@@ -43,6 +51,8 @@ const MAX_GIT_DEPTH = 1000;
 export function ciSettingsErrors(input: ProjectCiSettingsInput): Record<string, string[]> {
   // Grape's `values:` check, before any record validation.
   if (input.autoCancelPendingPipelines != null && !AUTO_CANCEL_VALUES.includes(input.autoCancelPendingPipelines)) throw invalidArgument('auto_cancel_pending_pipelines');
+  const role = input.ciPipelineVariablesMinimumOverrideRole;
+  if (role != null && !OVERRIDE_ROLES.includes(role)) throw invalidArgument('ci_pipeline_variables_minimum_override_role');
   const errors: Record<string, string[]> = {};
   const timeout = input.buildTimeout;
   if (timeout != null && (!Number.isInteger(timeout) || timeout < MIN_BUILD_TIMEOUT || timeout >= MAX_BUILD_TIMEOUT)) {
@@ -63,6 +73,8 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
   publicJobs?: boolean;
   ciDefaultGitDepth?: number;
   autoCancelPendingPipelines?: string;
+  restrictUserDefinedVariables?: boolean;
+  ciPipelineVariablesMinimumOverrideRole?: string;
   onlyAllowMergeIfPipelineSucceeds?: boolean;
   allowMergeOnSkippedPipeline?: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean;
@@ -72,6 +84,8 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
     ...(input.publicJobs != null ? { publicJobs: input.publicJobs } : {}),
     ...(input.ciDefaultGitDepth != null ? { ciDefaultGitDepth: input.ciDefaultGitDepth } : {}),
     ...(input.autoCancelPendingPipelines != null ? { autoCancelPendingPipelines: input.autoCancelPendingPipelines } : {}),
+    ...(input.restrictUserDefinedVariables != null ? { restrictUserDefinedVariables: input.restrictUserDefinedVariables } : {}),
+    ...(input.ciPipelineVariablesMinimumOverrideRole != null ? { ciPipelineVariablesMinimumOverrideRole: input.ciPipelineVariablesMinimumOverrideRole } : {}),
     ...(input.onlyAllowMergeIfPipelineSucceeds != null ? { onlyAllowMergeIfPipelineSucceeds: input.onlyAllowMergeIfPipelineSucceeds } : {}),
     ...(input.allowMergeOnSkippedPipeline != null ? { allowMergeOnSkippedPipeline: input.allowMergeOnSkippedPipeline } : {}),
     ...(input.onlyAllowMergeIfAllDiscussionsAreResolved != null ? { onlyAllowMergeIfAllDiscussionsAreResolved: input.onlyAllowMergeIfAllDiscussionsAreResolved } : {}),

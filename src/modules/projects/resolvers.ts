@@ -110,6 +110,8 @@ export const projectResolvers = {
     buildTimeout: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.buildTimeout),
     ciDefaultGitDepth: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciDefaultGitDepth),
     autoCancelPendingPipelines: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.autoCancelPendingPipelines),
+    restrictUserDefinedVariables: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.restrictUserDefinedVariables),
+    ciPipelineVariablesMinimumOverrideRole: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciPipelineVariablesMinimumOverrideRole),
     forks: (p: ProjectRow, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.forksOf(p, args, args),
     starrers: (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => ctx.services.projects.stars.starrers(p.id, args.search, args),
     users: (p: ProjectRow, args: { search?: string | null; skipUsers?: number[] | null } & PageArgs, ctx: Context) => ctx.services.projects.users(p, args, args),
