@@ -1,4 +1,4 @@
-/** Issues over GraphQL with GitLab's names: Project.issue(s), Issue, createIssue, updateIssue, issueSetWeight, issueSetAssignees, notes on issues. */
+/** Issues over GraphQL with GitLab's names: Project.issue(s), Issue, createIssue, updateIssue, issueSetWeight, issueSetAssignees, issueSetConfidential, issueSetDueDate, issueSetLocked, notes on issues. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer, EXTERNAL_URL } from '../support/server.js';
 import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
@@ -95,5 +95,33 @@ describe('issues in GraphQL', () => {
     expect(note.body.data.createNote).toEqual({ errors: [], note: { body: 'From GraphQL' } });
     const count = await t.graphql(`query($p: ID!) { project(fullPath: $p) { issue(iid: "1") { userNotesCount } } }`, { p: project.path_with_namespace }, owner.token);
     expect(count.body.data.project.issue.userNotesCount).toBe(1);
+  });
+
+  it('reads an issue’s notes and discussions as GitLab’s Noteable fields', async () => {
+    const res = await t.graphql(
+      `query($p: ID!) { project(fullPath: $p) { issue(iid: "1") { notes(first: 50) { nodes { body system } } discussions { nodes { individualNote notes { nodes { body } } } } } } }`,
+      { p: project.path_with_namespace },
+      guest.token,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const issue = res.body.data.project.issue;
+    expect(issue.notes.nodes.filter((n: any) => !n.system).map((n: any) => n.body)).toEqual(['From GraphQL']);
+    expect(issue.discussions.nodes.filter((d: any) => d.notes.nodes[0].body === 'From GraphQL')).toEqual([{ individualNote: true, notes: { nodes: [{ body: 'From GraphQL' }] } }]);
+  });
+
+  it('sets confidentiality, the due date and the discussion lock with their own mutations', async () => {
+    const set = (field: string, input: string, token = owner.token) =>
+      t.graphql(`mutation { ${field}(input: { projectPath: "${project.path_with_namespace}", iid: "1", ${input} }) { errors issue { confidential dueDate discussionLocked } } }`, {}, token);
+    expect((await set('issueSetConfidential', 'confidential: true')).body.data.issueSetConfidential).toMatchObject({ errors: [], issue: { confidential: true } });
+    expect((await set('issueSetDueDate', 'dueDate: "2032-02-03T00:00:00Z"')).body.data.issueSetDueDate).toMatchObject({ errors: [], issue: { dueDate: '2032-02-03' } });
+    expect((await set('issueSetDueDate', 'dueDate: null')).body.data.issueSetDueDate.issue.dueDate).toBeNull();
+    expect((await set('issueSetLocked', 'locked: true')).body.data.issueSetLocked).toMatchObject({ errors: [], issue: { discussionLocked: true } });
+    const rest = (await t.api('GET', `/projects/${project.id}/issues/1`, { token: owner.token })).body;
+    expect(rest).toMatchObject({ confidential: true, due_date: null, discussion_locked: true });
+    expect((await set('issueSetConfidential', 'confidential: false')).body.data.issueSetConfidential.issue.confidential).toBe(false);
+    // Who may not see the issue learns nothing.
+    const refused = await set('issueSetLocked', 'locked: false', stranger.token);
+    expect(refused.body.data.issueSetLocked).toBeNull();
+    expect(refused.body.errors?.[0]?.message).toMatch(/does not exist or you don't have permission/);
   });
 });

@@ -254,6 +254,17 @@ export const issueResolvers = {
       if (epicId !== undefined) await ctx.services.epics.setIssueEpic(issue, epicId || null);
       return { issue };
     },
+    // GitLab's Mutations::Issues::SetConfidential, SetDueDate and SetLocked: Issues::UpdateService with one attribute,
+    // refused or kept as the Issues API's PUT would.
+    issueSetConfidential: async (_: unknown, input: IssueIid & { confidential: boolean }, ctx: Context) => ({
+      issue: await ctx.services.issues.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { confidential: input.confidential }),
+    }),
+    issueSetDueDate: async (_: unknown, input: IssueIid & { dueDate?: Date | null }, ctx: Context) => ({
+      issue: await ctx.services.issues.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { dueDate: input.dueDate ? input.dueDate.toISOString().slice(0, 10) : null }),
+    }),
+    issueSetLocked: async (_: unknown, input: IssueIid & { locked: boolean }, ctx: Context) => ({
+      issue: await ctx.services.issues.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { discussionLocked: input.locked }),
+    }),
     issueSetWeight: async (_: unknown, input: IssueIid & { weight?: number | null }, ctx: Context) => ({
       issue: await ctx.services.issues.setWeight(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.weight ?? null),
     }),
