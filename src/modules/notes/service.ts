@@ -108,11 +108,12 @@ function findDiffLine(diff: string, line: number, lineType: 'new' | 'old'): { ol
 }
 
 /**
- * Locks a thread's notes for a change that may move its start (a reply, a deletion): two such changes to one thread
- * take turns, so `keepThreadStarted` of the later sees what the earlier did.
+ * Locks a thread for a change that may move its start (a reply, a deletion) until the transaction ends: two such
+ * changes to one thread take turns, so `keepThreadStarted` of the later sees what the earlier did. A lock of its own,
+ * not of the thread's rows: a row the other change deletes would let two replies waiting on it through together.
  */
 async function lockThread(tx: Prisma.TransactionClient, discussionId: string): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM notes WHERE "discussionId" = ${discussionId} FOR UPDATE`;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`notes:thread:${discussionId}`}, 0))`;
 }
 
 /** Marks the thread's earliest note as its start when none is (its start was deleted), so the thread stays listed. */
@@ -531,7 +532,7 @@ export class NotesService {
     const note = await this.base.db.$transaction(async (tx) => {
       await lockThread(tx, thread.id);
       // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
-      if (!partOfDiscussion) await tx.note.update({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
+      if (!partOfDiscussion) await tx.note.updateMany({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
       const reply = await this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
       // The note that started the thread may have been deleted since it was read.
       await keepThreadStarted(tx, thread.id);
