@@ -28,6 +28,9 @@ export function parseId(value: unknown, type: string, argument: string): number 
 /** A record named by numeric or global ID, or by path (a full path, a username). */
 export type Ref = { id: number } | { path: string };
 
+/** An issuable's iid as an argument names it: a non-negative integer of at most 9 digits, else -1, which names nothing. */
+export const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
+
 /** `7`, `gid://gitlab/<type>/7`, or anything else as a path. A numeral too large for an ID names nothing by ID, so it is a path. */
 export function parseRef(value: string, type: string, argument: string): Ref {
   if (value.startsWith('gid://') || (/^\d{1,10}$/.test(value) && Number(value) <= 2147483647)) return { id: parseId(value, type, argument) };

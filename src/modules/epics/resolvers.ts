@@ -1,7 +1,7 @@
 /** GraphQL resolvers of epics and the issues in them; the REST Epics and Epic Issues APIs run through them too. */
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { globalId, parseRef } from '../../graphql/ids.js';
+import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
 import { splitNames, type IssueRow } from '../issues/service.js';
 import { textColor } from '../labels/rules.js';
@@ -44,11 +44,9 @@ const SORTS: Record<string, [EpicOrderBy, 'asc' | 'desc']> = {
 /** A list of names as given (comma-separated or not); absent stays absent, so it counts as no change. */
 const names = (values: readonly string[] | null | undefined) => (values === undefined ? undefined : splitNames(values));
 
-const number = (value: string): number => (/^\d{1,9}$/.test(value.trim()) ? Number(value) : -1);
-
 function filtersOf(args: ListArgs): EpicFilters {
   const [orderBy, sort] = SORTS[args.sort ?? ''] ?? ['created_at', 'desc'];
-  const iids = [...(args.iids ?? []), ...(args.iid ? [args.iid] : [])].map(number);
+  const iids = [...(args.iids ?? []), ...(args.iid ? [args.iid] : [])].map(iidOf);
   return {
     state: args.state,
     search: args.search,
@@ -100,11 +98,11 @@ interface EpicKey {
 export const epicResolvers = {
   NoteableKind: { EPIC: 'Epic' },
   Group: {
-    epic: (group: NamespaceRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.epics.find(group, number(args.iid)) : null),
+    epic: (group: NamespaceRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.epics.find(group, iidOf(args.iid)) : null),
     epics: (group: NamespaceRow, args: ListArgs, ctx: Context) => ctx.services.epics.list(group, filtersOf(args), args),
   },
   Query: {
-    groupEpic: async (_: unknown, args: EpicKey, ctx: Context) => ctx.services.epics.get(await groupArg(ctx, args.groupPath), number(args.iid)),
+    groupEpic: async (_: unknown, args: EpicKey, ctx: Context) => ctx.services.epics.get(await groupArg(ctx, args.groupPath), iidOf(args.iid)),
   },
   Issue: {
     epic: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.epics.ofIssue(i.id),
@@ -205,28 +203,28 @@ export const epicResolvers = {
         removeLabels: names(rest.removeLabels),
         stateEvent: stateEvent ? (stateEvent.toLowerCase() as 'close' | 'reopen') : stateEvent,
       };
-      return { epic: await ctx.services.epics.update(await groupArg(ctx, groupPath), number(iid), changes) };
+      return { epic: await ctx.services.epics.update(await groupArg(ctx, groupPath), iidOf(iid), changes) };
     },
-    epicDestroy: async (_: unknown, input: EpicKey, ctx: Context) => ({ epic: await ctx.services.epics.destroy(await groupArg(ctx, input.groupPath), number(input.iid)) }),
+    epicDestroy: async (_: unknown, input: EpicKey, ctx: Context) => ({ epic: await ctx.services.epics.destroy(await groupArg(ctx, input.groupPath), iidOf(input.iid)) }),
     epicAddIssue: async (_: unknown, input: EpicKey & { projectPath?: string | null; issueIid?: string | null; issueId?: number | null }, ctx: Context) => {
       const group = await groupArg(ctx, input.groupPath);
       let issueId = input.issueId ?? -1;
       if (input.issueId == null && input.projectPath != null && input.issueIid != null) {
         const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
-        issueId = (await ctx.services.issues.find(project, number(input.issueIid)))?.id ?? -1;
+        issueId = (await ctx.services.issues.find(project, iidOf(input.issueIid)))?.id ?? -1;
       }
-      const epicIssue = await ctx.services.epics.addIssue(group, number(input.iid), issueId);
+      const epicIssue = await ctx.services.epics.addIssue(group, iidOf(input.iid), issueId);
       return { epicIssue, epic: await ctx.services.epics.byId(epicIssue.epicId) };
     },
     epicRemoveIssue: async (_: unknown, input: EpicKey & { epicIssueId: number }, ctx: Context) => ({
-      epicIssue: await ctx.services.epics.removeIssue(await groupArg(ctx, input.groupPath), number(input.iid), input.epicIssueId),
+      epicIssue: await ctx.services.epics.removeIssue(await groupArg(ctx, input.groupPath), iidOf(input.iid), input.epicIssueId),
     }),
     epicMoveIssue: async (_: unknown, input: EpicKey & { epicIssueId: number; moveBeforeId?: number | null; moveAfterId?: number | null }, ctx: Context) => ({
-      epic: await ctx.services.epics.moveIssue(await groupArg(ctx, input.groupPath), number(input.iid), input.epicIssueId, input.moveBeforeId ?? null, input.moveAfterId ?? null),
+      epic: await ctx.services.epics.moveIssue(await groupArg(ctx, input.groupPath), iidOf(input.iid), input.epicIssueId, input.moveBeforeId ?? null, input.moveAfterId ?? null),
     }),
     issueSetEpic: async (_: unknown, input: { projectPath: string; iid: string; epicId?: number | null }, ctx: Context) => {
       const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
-      const issue = await ctx.services.issues.get(project, number(input.iid));
+      const issue = await ctx.services.issues.get(project, iidOf(input.iid));
       await ctx.services.epics.setIssueEpic(issue, input.epicId ?? null);
       return { issue };
     },

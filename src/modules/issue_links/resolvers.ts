@@ -1,11 +1,10 @@
 /** GraphQL resolvers of issue links; the REST routes run through them too. */
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { globalId, parseRef } from '../../graphql/ids.js';
+import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import type { IssueRow } from '../issues/service.js';
 import type { IssueLinkView, LinkType, RelatedIssue } from './service.js';
 
-const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
 const projectOf = (ctx: Context, path: string) => ctx.services.projects.get(parseRef(path, 'Project', 'projectPath'));
 
 interface IssueKey {

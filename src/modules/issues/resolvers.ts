@@ -1,7 +1,7 @@
 /** GraphQL resolvers of issues; the REST routes run through them too. */
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { globalId, parseRef } from '../../graphql/ids.js';
+import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
 import { invalidArgument, refused } from '../../errors.js';
 import { labelInParent } from '../labels/loaders.js';
@@ -92,7 +92,6 @@ function filtersOf(args: ListArgs): IssueFilters {
 
 const list = (scope: IssueScope, args: ListArgs, ctx: Context) => ctx.services.issues.list(scope, filtersOf(args), args);
 
-const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
 
 const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
 const projectOfIssue = async (issue: IssueRow, ctx: Context): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(issue.projectId))!;

@@ -4,7 +4,7 @@ import { cannotCancel, setAutoMerge } from './auto_merge.js';
 import { invalidArgument } from '../../errors.js';
 import { connection, listConnection, toPage, type PageArgs } from '../../graphql/connection.js';
 import { unidiff } from '../repositories/history.js';
-import { globalId, parseRef } from '../../graphql/ids.js';
+import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
 import { humanDuration } from '../issues/durations.js';
 import { splitNames } from '../issues/service.js';
@@ -106,7 +106,6 @@ const wipRefused = (): never => {
 
 const list = (scope: MergeRequestScope, args: ListArgs, ctx: Context) => ctx.services.merge_requests.list(scope, filtersOf(args), args);
 
-const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
 
 const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
 const projectOfMr = async (mr: MergeRequestRow, ctx: Context): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(mr.projectId))!;

@@ -164,7 +164,7 @@ export const notesResolvers = {
       const noteable = await ctx.services.notes.noteableOfDiscussion(ctx.services, args.id.id);
       return { discussion: await ctx.services.notes.resolveDiscussion(ctx.services, noteable, args.id.id, args.resolve) };
     },
-        noteableNoteDestroy: async (_: unknown, args: NoteableArgs & { noteId: number }, ctx: Context) => ({
+    noteableNoteDestroy: async (_: unknown, args: NoteableArgs & { noteId: number }, ctx: Context) => ({
       note: await ctx.services.notes.destroy(await noteableOf(ctx, args), args.noteId),
     }),
     commitCommentCreate: async (_: unknown, args: { projectId: string; sha: string; note: string; path?: string | null; line?: number | null; lineType?: string | null }, ctx: Context) => {

@@ -4,7 +4,7 @@
  * unsubscribe routes run through them.
  */
 import type { Context } from '../../context.js';
-import { parseRef } from '../../graphql/ids.js';
+import { iidOf, parseRef } from '../../graphql/ids.js';
 import { participant } from './service.js';
 
 interface SetSubscription {
@@ -12,8 +12,6 @@ interface SetSubscription {
   subscribedState: boolean;
 }
 
-/** An iid as its modules take it: a non-negative integer, else one that names nothing. */
-const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
 const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
 
 export const subscriptionResolvers = {

@@ -2,7 +2,7 @@
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { globalId, parseId, parseRef } from '../../graphql/ids.js';
+import { globalId, iidOf, parseId, parseRef } from '../../graphql/ids.js';
 import { invalidArgument, notFound } from '../../errors.js';
 import type { AlertRow } from '../alert_management/service.js';
 import type { IssueRow } from '../issues/service.js';
@@ -74,7 +74,6 @@ function filtersOf(args: TodoArgs): TodoFilters {
 }
 
 const projectPath = (ctx: Context, path: string) => ctx.services.projects.get(parseRef(path, 'Project', 'projectPath'));
-const iidOf = (iid: string): number => (/^\d{1,9}$/.test(iid.trim()) ? Number(iid) : -1);
 
 /** The target as the viewer may see it now: null once they may not read it. */
 async function targetOf(todo: TodoRow, ctx: Context): Promise<(IssueRow | AlertRow) | null> {
