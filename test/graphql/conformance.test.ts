@@ -71,17 +71,14 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
 /**
  * Where this server still differs from GitLab 16.3, in the words `differences()` uses: work left (issue 24). A
  * schedule's owner, which GitLab declares non-null though its owner's deletion nulls it (so do we: a schedule keeps
- * running nobody); enum values the product cannot honour (minimal access, a paid tier's; outbound job token scopes,
- * deprecated); input fields of GitLab's it does not act on yet (merge request pipelines and trains wait for merge
+ * running nobody); enum values the product cannot honour (minimal access, a paid tier's); input fields of GitLab's it does not act on yet (merge request pipelines and trains wait for merge
  * requests, CI minutes cost factors for compute quotas, `issuesSort` for issues); the settings payload GitLab declares
  * non-null while a refusal here answers null. Mend one, then remove its line.
  */
 const KNOWN: string[] = [
   'IssueSort: lacks BLOCKING_ISSUES_ASC, BLOCKING_ISSUES_DESC, ESCALATION_STATUS_ASC, ESCALATION_STATUS_DESC, HEALTH_STATUS_ASC, HEALTH_STATUS_DESC, PUBLISHED_ASC, PUBLISHED_DESC, SEVERITY_ASC, SEVERITY_DESC, SLA_DUE_AT_ASC, SLA_DUE_AT_DESC',
-  'CiJobTokenScopeDirection: lacks OUTBOUND',
   'MemberAccessLevel: lacks MINIMAL_ACCESS',
   "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",
-  'ProjectCiCdSettingsUpdateInput.jobTokenScopeEnabled: missing',
   'ProjectCiCdSettingsUpdateInput.mergePipelinesEnabled: missing',
   'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
   "ProjectCiCdSettingsUpdatePayload.ciCdSettings: type ProjectCiCdSetting, GitLab's ProjectCiCdSetting!",

@@ -332,6 +332,59 @@ describe('GraphQL', () => {
     expect(hidden.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
   });
 
+  it("keeps GitLab 16's frozen outbound scope: off, its allowlist the project alone, no OUTBOUND entry added", async () => {
+    const source = await createProject(t, owner.token);
+    const target = await createProject(t, owner.token);
+    const vars = { p: source.path_with_namespace, t: target.path_with_namespace };
+    const outbound = await t.graphql(
+      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeAddProject(input: { projectPath: $p, targetProjectPath: $t, direction: OUTBOUND }) { errors } }`,
+      vars,
+      owner.token,
+    );
+    expect(outbound.body.data?.ciJobTokenScopeAddProject).toBeNull();
+    expect(outbound.body.errors?.[0].message).toBe('direction: OUTBOUND scope entries can only be removed. Only INBOUND scope can be expanded.');
+    // A stranger learns nothing from the direction: the project is looked up first.
+    const hidden = await t.graphql(
+      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeAddProject(input: { projectPath: $p, targetProjectPath: $t, direction: OUTBOUND }) { errors } }`,
+      vars,
+      stranger.token,
+    );
+    expect(hidden.body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    // An inbound entry is not an outbound one: removing it as OUTBOUND finds nothing.
+    const inbound = await t.graphql(
+      `mutation($p: ID!, $t: ID!) { ciJobTokenScopeAddProject(input: { projectPath: $p, targetProjectPath: $t, direction: INBOUND }) { ciJobTokenScopeAllowlistEntry { direction } } }`,
+      vars,
+      owner.token,
+    );
+    expect(inbound.body.data?.ciJobTokenScopeAddProject.ciJobTokenScopeAllowlistEntry).toEqual({ direction: 'INBOUND' });
+    const remove = `mutation($p: ID!, $t: ID!, $d: CiJobTokenScopeDirection) { ciJobTokenScopeRemoveProject(input: { projectPath: $p, targetProjectPath: $t, direction: $d }) { errors } }`;
+    const removeOutbound = await t.graphql(remove, { ...vars, d: 'OUTBOUND' }, owner.token);
+    expect(removeOutbound.body.data?.ciJobTokenScopeRemoveProject).toEqual({ errors: ['Target project is not in the job token scope'] });
+    const scope = await t.graphql(
+      `query($p: ID!) { project(fullPath: $p) { ciCdSettings { jobTokenScopeEnabled } ciJobTokenScope {
+        outboundAllowlist { nodes { fullPath } } projects { nodes { fullPath } } inboundAllowlist { nodes { fullPath } } } } }`,
+      { p: source.path_with_namespace },
+      owner.token,
+    );
+    expect(scope.body.data?.project).toEqual({
+      ciCdSettings: { jobTokenScopeEnabled: false },
+      ciJobTokenScope: {
+        outboundAllowlist: { nodes: [{ fullPath: source.path_with_namespace }] },
+        projects: { nodes: [{ fullPath: source.path_with_namespace }] },
+        inboundAllowlist: { nodes: [{ fullPath: source.path_with_namespace }, { fullPath: target.path_with_namespace }] },
+      },
+    });
+    const removeInbound = await t.graphql(remove, { ...vars, d: null }, owner.token);
+    expect(removeInbound.body.data?.ciJobTokenScopeRemoveProject).toEqual({ errors: [] });
+    // The outbound setting can be set off (what it is) but not on.
+    const settings = `mutation($p: ID!, $on: Boolean) { projectCiCdSettingsUpdate(input: { fullPath: $p, jobTokenScopeEnabled: $on }) { errors ciCdSettings { jobTokenScopeEnabled } } }`;
+    const off = await t.graphql(settings, { p: source.path_with_namespace, on: false }, owner.token);
+    expect(off.body.data?.projectCiCdSettingsUpdate).toEqual({ errors: [], ciCdSettings: { jobTokenScopeEnabled: false } });
+    const on = await t.graphql(settings, { p: source.path_with_namespace, on: true }, owner.token);
+    expect(on.body.data?.projectCiCdSettingsUpdate).toBeNull();
+    expect(on.body.errors?.[0].message).toBe('job_token_scope_enabled can only be set to false');
+  });
+
   it('hides the scope from Developers and refuses their changes', async () => {
     const read = await t.graphql(SCOPE, { path: b.project.path_with_namespace }, developer.token);
     expect(read.body.data?.project).toEqual({ ciCdSettings: null, ciJobTokenScope: null });

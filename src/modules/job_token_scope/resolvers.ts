@@ -1,11 +1,16 @@
 /** GraphQL resolvers of CI/CD job token scopes. */
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
+import { argumentRefused } from '../../errors.js';
 import { parseRef } from '../../graphql/ids.js';
 import type { ProjectRow } from '../projects/service.js';
-import type { AllowlistEntry, CiCdSettings, JobTokenScope, TargetRef } from './service.js';
+import type { AllowlistEntry, CiCdSettings, JobTokenScope, ScopeDirection, TargetRef } from './service.js';
 
 type ProjectArgs = { projectPath: string };
+type Direction = 'INBOUND' | 'OUTBOUND';
+
+/** GraphQL's CiJobTokenScopeDirection as the service's direction; GitLab's mutations default to INBOUND. */
+const directionOf = (direction: Direction | null | undefined): ScopeDirection => (direction === 'OUTBOUND' ? 'outbound' : 'inbound');
 
 const sourceProject = (args: ProjectArgs, ctx: Context) => ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath'));
 
@@ -21,8 +26,10 @@ export const jobTokenScopeResolvers = {
     ciCdSettings: (project: ProjectRow, _a: unknown, ctx: Context) => ctx.services.job_token_scope.settings(project),
   },
   CiJobTokenScopeType: {
-    inboundAllowlist: (scope: JobTokenScope, args: PageArgs, ctx: Context) => ctx.services.job_token_scope.inboundAllowlist(scope, args),
-    inboundAllowlistCount: async (scope: JobTokenScope, _a: unknown, ctx: Context) => 1 + (await ctx.services.job_token_scope.inboundCount(scope)),
+    inboundAllowlist: (scope: JobTokenScope, args: PageArgs, ctx: Context) => ctx.services.job_token_scope.allowlist(scope, args, 'inbound'),
+    inboundAllowlistCount: async (scope: JobTokenScope, _a: unknown, ctx: Context) => 1 + (await ctx.services.job_token_scope.linkCount(scope, 'inbound')),
+    outboundAllowlist: (scope: JobTokenScope, args: PageArgs, ctx: Context) => ctx.services.job_token_scope.allowlist(scope, args, 'outbound'),
+    projects: (scope: JobTokenScope, args: PageArgs, ctx: Context) => ctx.services.job_token_scope.allowlist(scope, args, 'outbound'),
     groupsAllowlist: (scope: JobTokenScope, args: PageArgs, ctx: Context) => ctx.services.job_token_scope.groupsAllowlist(scope, args),
     groupsAllowlistCount: (scope: JobTokenScope, _a: unknown, ctx: Context) => ctx.services.job_token_scope.groupsCount(scope),
   },
@@ -32,30 +39,45 @@ export const jobTokenScopeResolvers = {
       const row = entry.targetKind === 'project' ? await ctx.services.projects.find({ id: entry.targetId }) : await ctx.services.groups.find({ id: entry.targetId });
       return row && { ...row, __typename: entry.targetKind === 'project' ? 'Project' : 'Group' };
     },
-    direction: () => 'INBOUND',
+    direction: (entry: AllowlistEntry) => entry.direction.toUpperCase(),
     addedBy: (entry: AllowlistEntry, _a: unknown, ctx: Context) => (entry.addedById ? ctx.loaders.users.byId.load(entry.addedById) : null),
   },
   CiJobTokenScopeTarget: {
     __resolveType: (row: { __typename: string }) => row.__typename,
   },
   ProjectCiCdSetting: {
-    // GitLab's outbound scope (ci_outbound_job_token_scope_enabled) is deprecated and off; this server never limits it.
+    // GitLab's outbound scope (ci_outbound_job_token_scope_enabled) is frozen off (see ScopeDirection).
     jobTokenScopeEnabled: () => false,
     project: (settings: CiCdSettings) => settings.project,
   },
   Mutation: {
-    ciJobTokenScopeAddProject: async (_: unknown, args: ProjectArgs & { targetProjectPath?: string | null; targetProjectId?: number | null }, ctx: Context) =>
-      ctx.services.job_token_scope.addProject(await sourceProject(args, ctx), target(args.targetProjectId, args.targetProjectPath, 'Project', 'targetProjectPath')),
+    ciJobTokenScopeAddProject: async (
+      _: unknown,
+      args: ProjectArgs & { targetProjectPath?: string | null; targetProjectId?: number | null; direction?: Direction | null },
+      ctx: Context,
+    ) =>
+      ctx.services.job_token_scope.addProject(
+        await sourceProject(args, ctx),
+        target(args.targetProjectId, args.targetProjectPath, 'Project', 'targetProjectPath'),
+        directionOf(args.direction),
+      ),
     ciJobTokenScopeAddGroupOrProject: async (_: unknown, args: ProjectArgs & { targetPath?: string | null; targetGroupId?: number | null }, ctx: Context) => {
       const project = await sourceProject(args, ctx);
       if (args.targetGroupId != null) return ctx.services.job_token_scope.addGroup(project, { restId: args.targetGroupId });
       return ctx.services.job_token_scope.addGroupOrProject(project, args.targetPath ?? '');
     },
-    ciJobTokenScopeRemoveProject: async (_: unknown, args: ProjectArgs & { targetProjectPath: string }, ctx: Context) =>
-      ctx.services.job_token_scope.removeProject(await sourceProject(args, ctx), parseRef(args.targetProjectPath, 'Project', 'targetProjectPath')),
+    ciJobTokenScopeRemoveProject: async (_: unknown, args: ProjectArgs & { targetProjectPath: string; direction?: Direction | null }, ctx: Context) =>
+      ctx.services.job_token_scope.removeProject(await sourceProject(args, ctx), parseRef(args.targetProjectPath, 'Project', 'targetProjectPath'), directionOf(args.direction)),
     ciJobTokenScopeRemoveGroup: async (_: unknown, args: ProjectArgs & { targetGroupPath?: string | null; targetGroupId?: number | null }, ctx: Context) =>
       ctx.services.job_token_scope.removeGroup(await sourceProject(args, ctx), target(args.targetGroupId, args.targetGroupPath, 'Group', 'targetGroupPath')),
-    projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null }, ctx: Context) => {
+    projectCiCdSettingsUpdate: async (
+      _: unknown,
+      args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null; jobTokenScopeEnabled?: boolean | null },
+      ctx: Context,
+    ) => {
+      // The outbound scope is frozen (see ScopeDirection): turning it off is what it already is; turning it on is
+      // refused before the project is looked up, as GitLab's mutation does.
+      if (args.jobTokenScopeEnabled) throw argumentRefused('job_token_scope_enabled', 'can only be set to false');
       const project = await ctx.services.projects.get(parseRef(args.fullPath, 'Project', 'fullPath'));
       return { ciCdSettings: await ctx.services.job_token_scope.updateSettings(project, args) };
     },

@@ -4,7 +4,7 @@
  * job token may reach is decided in src/auth (job-tokens.ts, policy.ts) from these tables.
  */
 import type { PrismaClient } from '../../db/database.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
+import { argumentRefused, badRequest, forbidden, notFound } from '../../errors.js';
 import { connection, type Page, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { GroupsService } from '../groups/service.js';
@@ -27,8 +27,18 @@ export interface CiCdSettings {
   keepLatestArtifact: boolean;
 }
 
+/**
+ * A project link's direction (GitLab's Ci::JobToken::ProjectScopeLink directions). Inbound: the target's jobs may
+ * reach the source. Outbound: the source's jobs may reach the target, checked only while the source's
+ * ci_outbound_job_token_scope_enabled is on. GitLab froze outbound scopes in 16.0 (`frozen_outbound_job_token_scopes`):
+ * the setting can only be turned off and outbound entries only removed, so on this server, whose projects postdate
+ * that, the setting is off and no outbound entry is ever made.
+ */
+export type ScopeDirection = 'inbound' | 'outbound';
+
 /** One allowlist entry (GraphQL's CiJobTokenScopeAllowlistEntry). */
 export interface AllowlistEntry {
+  direction: ScopeDirection;
   sourceProjectId: number;
   targetId: number;
   targetKind: 'project' | 'group';
@@ -45,7 +55,7 @@ export interface ScopeChange {
 /** How a target is named: by numeric ID (REST, whose 404 names the parameter) or by path or ID (GraphQL). */
 export type TargetRef = { restId: number } | { ref: Ref };
 
-const INBOUND = 'inbound';
+const INBOUND: ScopeDirection = 'inbound';
 /** GitLab's ProjectScopeLink::PROJECT_LINK_DIRECTIONAL_LIMIT and GroupScopeLink::GROUP_LINK_LIMIT. */
 export const LINK_LIMIT = 200;
 
@@ -67,6 +77,7 @@ export const SCOPE_MESSAGES = {
 const refused = (reason: string) => badRequest(`400 Bad request - ${reason}`);
 
 const projectEntry = (link: ProjectLinkRow): AllowlistEntry => ({
+  direction: link.direction as ScopeDirection,
   sourceProjectId: link.sourceProjectId,
   targetId: link.targetProjectId,
   targetKind: 'project',
@@ -75,6 +86,7 @@ const projectEntry = (link: ProjectLinkRow): AllowlistEntry => ({
 });
 
 const groupEntry = (link: GroupLinkRow): AllowlistEntry => ({
+  direction: INBOUND,
   sourceProjectId: link.sourceProjectId,
   targetId: link.targetGroupId,
   targetKind: 'group',
@@ -116,21 +128,22 @@ export class JobTokenScopeService {
     return { project, inboundJobTokenScopeEnabled: row.inboundJobTokenScopeEnabled, keepLatestArtifact: row.keepLatestArtifact };
   }
 
-  /** The project itself, then the projects its inbound allowlist holds, in the order they were added. */
-  inboundAllowlist(scope: JobTokenScope, page: PageArgs) {
+  /** The project itself, then the projects its allowlist in `direction` holds, in the order they were added. */
+  allowlist(scope: JobTokenScope, page: PageArgs, direction: ScopeDirection = INBOUND) {
     const { db, loaders } = this.base;
-    const where = { sourceProjectId: scope.project.id, direction: INBOUND };
+    const where = { sourceProjectId: scope.project.id, direction };
     const fetch = async ({ skip, take }: Page) => {
       // Row 0 is the project itself (GitLab's Allowlist#projects puts it first); links follow.
       const links = await db.ciJobTokenProjectScopeLink.findMany({ where, orderBy: { id: 'asc' }, skip: Math.max(0, skip - 1), take: skip === 0 ? take - 1 : take, select: { targetProjectId: true } });
       const ids = [...(skip === 0 ? [scope.project.id] : []), ...links.map((link) => link.targetProjectId)];
       return present(await loaders.projects.byId.loadMany(ids));
     };
-    return connection(page, fetch, async () => 1 + (await this.inboundCount(scope)));
+    return connection(page, fetch, async () => 1 + (await this.linkCount(scope, direction)));
   }
 
-  async inboundCount(scope: JobTokenScope): Promise<number> {
-    return this.base.db.ciJobTokenProjectScopeLink.count({ where: { sourceProjectId: scope.project.id, direction: INBOUND } });
+  /** How many projects the allowlist in `direction` links, the project itself not counted. */
+  async linkCount(scope: JobTokenScope, direction: ScopeDirection = INBOUND): Promise<number> {
+    return this.base.db.ciJobTokenProjectScopeLink.count({ where: { sourceProjectId: scope.project.id, direction } });
   }
 
   /** The groups in the project's allowlist, in the order they were added. */
@@ -148,9 +161,13 @@ export class JobTokenScopeService {
     return this.base.db.ciJobTokenGroupScopeLink.count({ where: { sourceProjectId: scope.project.id } });
   }
 
-  /** GitLab's AddProjectService: the caller administers the project and can read the target. */
-  async addProject(project: ProjectRow, target: TargetRef): Promise<ScopeChange> {
+  /**
+   * GitLab's AddProjectService: the caller administers the project and can read the target. Only inbound entries are
+   * made: GitLab's mutation refuses OUTBOUND in its own words (a top-level argument error) once the project is found.
+   */
+  async addProject(project: ProjectRow, target: TargetRef, direction: ScopeDirection = INBOUND): Promise<ScopeChange> {
     await this.base.access.authorize('admin_project', project);
+    if (direction !== INBOUND) throw argumentRefused('direction:', 'OUTBOUND scope entries can only be removed. Only INBOUND scope can be expanded.');
     const allowed = await this.targetProject(target);
     if (!allowed || !(await this.base.access.can('read_project', allowed))) throw refused(SCOPE_MESSAGES.projectUnauthorized);
     if (allowed.id === project.id) throw refused(SCOPE_MESSAGES.self);
@@ -188,13 +205,13 @@ export class JobTokenScopeService {
     return this.addProject(project, { ref: { id: target.id } });
   }
 
-  /** GitLab's RemoveProjectService; the target is a project the caller can read. */
-  async removeProject(project: ProjectRow, targetRef: Ref): Promise<ScopeChange> {
+  /** GitLab's RemoveProjectService, in either direction; the target is a project the caller can read. */
+  async removeProject(project: ProjectRow, targetRef: Ref, direction: ScopeDirection = INBOUND): Promise<ScopeChange> {
     const target = await this.projects.get(targetRef);
     if (!(await this.base.access.can('admin_project', project))) throw forbidden(SCOPE_MESSAGES.insufficient);
     if (target.id === project.id) throw refused(SCOPE_MESSAGES.sourceNotRemovable);
     const db = this.base.db;
-    const link = await db.ciJobTokenProjectScopeLink.findFirst({ where: { sourceProjectId: project.id, targetProjectId: target.id, direction: INBOUND } });
+    const link = await db.ciJobTokenProjectScopeLink.findFirst({ where: { sourceProjectId: project.id, targetProjectId: target.id, direction } });
     if (!link) throw refused(SCOPE_MESSAGES.projectNotInScope);
     await db.ciJobTokenProjectScopeLink.deleteMany({ where: { id: link.id } });
     return { ciJobTokenScope: { project }, ciJobTokenScopeAllowlistEntry: projectEntry(link) };
