@@ -335,6 +335,50 @@ describe('DELETE /users/:id', () => {
     await expectNothingLeftOf(creator.id);
   });
 
+  it("keeps what the user made, authored by the ghost user: issues, notes, label and state events, award emoji, project snippets, others' to-dos", async () => {
+    const author = await createUser(t);
+    const owner = await createUser(t);
+    const project = await createProject(t, owner.token);
+    await addMember(t, owner.token, 'projects', project.id, author.id, 30);
+    const base = `/projects/${project.id}`;
+    const issue = (await t.api('POST', `${base}/issues`, { token: author.token, body: { title: 'kept', assignee_ids: [owner.id] } })).body;
+    await t.api('PUT', `${base}/issues/${issue.iid}`, { token: author.token, body: { add_labels: 'bug', state_event: 'close' } });
+    const note = (await t.api('POST', `${base}/issues/${issue.iid}/notes`, { token: author.token, body: { body: 'a comment' } })).body;
+    expect((await t.api('POST', `${base}/issues/${issue.iid}/award_emoji`, { token: author.token, body: { name: 'thumbsup' } })).status).toBe(201);
+    const shared = (await t.api('POST', `${base}/snippets`, { token: author.token, body: { title: 's', file_name: 'a.txt', content: 'x', visibility: 'private' } })).body;
+    const personal = (await t.api('POST', '/snippets', { token: author.token, body: { title: 'p', file_name: 'p.txt', content: 'y', visibility: 'public' } })).body;
+    expect([shared.id, personal.id].every(Number.isInteger)).toBe(true);
+    expect((await t.api('GET', '/todos', { token: owner.token })).body.map((todo: { author: { id: number } }) => todo.author.id)).toContain(author.id);
+
+    expect((await t.api('DELETE', `/users/${author.id}`)).status).toBe(204);
+    const ghost = (await t.api('GET', '/users?username=ghost')).body[0];
+    const kept = await t.api('GET', `${base}/issues/${issue.iid}`, { token: owner.token });
+    expect([kept.status, kept.body.author.username, kept.body.state, kept.body.labels]).toEqual([200, ghost.username, 'closed', ['bug']]);
+    const notes = await t.api('GET', `${base}/issues/${issue.iid}/notes?sort=asc`, { token: owner.token });
+    expect(notes.body.find((n: { id: number }) => n.id === note.id)).toMatchObject({ body: 'a comment', author: { id: ghost.id } });
+    const labelEvents = await t.api('GET', `${base}/issues/${issue.iid}/resource_label_events`, { token: owner.token });
+    expect(labelEvents.body.map((e: { user: { id: number } }) => e.user.id)).toEqual([ghost.id]);
+    const stateEvents = await t.api('GET', `${base}/issues/${issue.iid}/resource_state_events`, { token: owner.token });
+    expect(stateEvents.body.map((e: { user: { id: number }; state: string }) => [e.user.id, e.state])).toEqual([[ghost.id, 'closed']]);
+    const awards = await t.api('GET', `${base}/issues/${issue.iid}/award_emoji`, { token: owner.token });
+    expect(awards.body.map((a: { name: string; user: { id: number } }) => [a.name, a.user.id])).toEqual([['thumbsup', ghost.id]]);
+    expect((await t.api('GET', `${base}/snippets/${shared.id}`, { token: owner.token })).body.author.id).toBe(ghost.id);
+    expect((await t.api('GET', `/snippets/${personal.id}`)).status).toBe(404);
+    expect((await t.api('GET', '/todos', { token: owner.token })).body.map((todo: { author: { id: number } }) => todo.author.id)).toContain(ghost.id);
+    await expectNothingLeftOf(author.id);
+  });
+
+  it('does not double an award the ghost user already gave', async () => {
+    const owner = await createUser(t);
+    const project = await createProject(t, owner.token, { visibility: 'public' });
+    const issue = (await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'liked' } })).body;
+    const fans = await Promise.all([createUser(t), createUser(t)]);
+    for (const fan of fans) expect((await t.api('POST', `/projects/${project.id}/issues/${issue.iid}/award_emoji`, { token: fan.token, body: { name: 'heart' } })).status).toBe(201);
+    for (const fan of fans) expect((await t.api('DELETE', `/users/${fan.id}`)).status).toBe(204);
+    const awards = await t.api('GET', `/projects/${project.id}/issues/${issue.iid}/award_emoji`, { token: owner.token });
+    expect(awards.body.map((a: { name: string; user: { username: string } }) => a.name)).toEqual(['heart']);
+  });
+
   it('refuses to delete the sole owner of a group, as GitLab does', async () => {
     const owner = await createUser(t);
     const group = await createGroup(t, owner.token);
@@ -393,7 +437,17 @@ async function expectNothingLeftOf(userId: number): Promise<void> {
          + (SELECT count(*) FROM "ci_pipelines" WHERE "userId" = ${userId})
          + (SELECT count(*) FROM "ci_builds" WHERE "userId" = ${userId})
          + (SELECT count(*) FROM "ci_runners" WHERE "creatorId" = ${userId})
-         + (SELECT count(*) FROM "ci_triggers" WHERE "ownerId" = ${userId}) AS n`;
+         + (SELECT count(*) FROM "ci_triggers" WHERE "ownerId" = ${userId})
+         + (SELECT count(*) FROM "issues" WHERE "authorId" = ${userId})
+         + (SELECT count(*) FROM "merge_requests" WHERE "authorId" = ${userId} OR "mergeUserId" = ${userId})
+         + (SELECT count(*) FROM "notes" WHERE "authorId" = ${userId})
+         + (SELECT count(*) FROM "snippets" WHERE "authorId" = ${userId})
+         + (SELECT count(*) FROM "releases" WHERE "authorId" = ${userId})
+         + (SELECT count(*) FROM "epics" WHERE "authorId" = ${userId})
+         + (SELECT count(*) FROM "todos" WHERE "authorId" = ${userId} OR "userId" = ${userId})
+         + (SELECT count(*) FROM "award_emoji" WHERE "userId" = ${userId})
+         + (SELECT count(*) FROM "resource_label_events" WHERE "userId" = ${userId})
+         + (SELECT count(*) FROM "resource_state_events" WHERE "userId" = ${userId}) AS n`;
   expect(Number(rows[0].n)).toBe(0);
   // Nothing is left of projects that are gone.
   const orphans = await db().$queryRaw<{ n: bigint }[]>`

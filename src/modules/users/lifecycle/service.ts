@@ -16,6 +16,7 @@ import { equalsIgnoringCase } from '../../../db/text.js';
 import type { ServiceBase } from '../../module.js';
 import { deleteProjectRows, removeProjectFiles } from '../../projects/deletion.js';
 import { queueGroupDestroy } from '../../groups/deletion.js';
+import { snippetRepositorySubject } from '../../snippets/service.js';
 import { UsersService, type UserRow } from '../service.js';
 import { enqueueHookEvent } from '../../hooks/events.js';
 import { userSystemEvent } from '../../hooks/payloads.js';
@@ -119,8 +120,8 @@ export class UserLifecycleService {
   /**
    * Deletes a user (GitLab's `DELETE /users/:id` and Users::DestroyService), with their personal projects,
    * memberships, tokens, keys, e-mail addresses, status, preferences and events. What GitLab keeps of their
-   * contributions goes to the ghost user, made on first need, unless `hardDelete`; pipelines, jobs and schedules
-   * lose their user (GitLab nullifies them), runners and memberships the user made their creator. A user who is
+   * contributions goes to the ghost user (`moveToGhost`), made on first need, unless `hardDelete`; personal snippets
+   * are deleted with their repositories; pipelines, jobs and schedules lose their user (GitLab 16 nullifies them), runners and memberships the user made their creator. A user who is
    * the sole owner of a group is refused, unless `hardDelete`: then those groups are deleted too (GitLab's
    * `delete_solo_owned_groups`), by the group deletion job, queued with the user's removal.
    */
@@ -174,10 +175,10 @@ export class UserLifecycleService {
 
   private async remove(user: UserRow, hardDelete: boolean, soloOwnedGroups: readonly number[] = []): Promise<void> {
     const { db, loaders, app } = this.base;
-    const projects = await db.$transaction(async (tx) => {
-      // GitLab migrates issues, merge requests, notes, snippets, award emoji, reviews and releases to the ghost user;
-      // none of them exist here yet, and the rest of what references a user goes by the foreign keys' own rules.
-      if (!hardDelete) await this.ghost(tx);
+    const { personalProjects: projects, snippets } = await db.$transaction(async (tx) => {
+      if (!hardDelete) await moveToGhost(tx, user.id, (await this.ghost(tx)).id);
+      // Personal snippets go with their author (GitLab's delete_snippets): their repositories after the commit.
+      const snippets = await tx.snippet.findMany({ where: { authorId: user.id, projectId: null }, select: { id: true, repositoryStorage: true } });
       const personal = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true } });
       // The other members of the personal projects lose those memberships with them.
       const personalProjects = personal ? await tx.project.findMany({ where: { namespaceId: personal.id }, select: { id: true, repositoryStorage: true } }) : [];
@@ -189,13 +190,14 @@ export class UserLifecycleService {
       await this.base.publish(CREDENTIALS_REVOKED, revoked, tx);
       const changed: MembershipsChanged = { userIds: [...new Set([user.id, ...affected])] };
       await this.base.publish(MEMBERSHIPS_CHANGED, changed, tx);
-      return personalProjects;
+      return { personalProjects, snippets };
     });
     loaders.users.byId.clear(user.id);
     // The group deletions and the system hook event exist now that the transaction committed.
     app.jobs.wake();
     // The rows are gone: their projects' repositories and artifacts go after them (nothing refers to those files now).
     for (const project of projects) await removeProjectFiles(app, project);
+    for (const snippet of snippets) if (app.repositories.has(snippet.repositoryStorage)) await app.repositories.remove(snippetRepositorySubject(snippet)).catch(() => undefined);
     await app.uploads.removeAvatars('user', user.id);
   }
 
@@ -209,4 +211,39 @@ export class UserLifecycleService {
     });
     loaders.users.byId.clear(user.id);
   }
+}
+
+/**
+ * GitLab's Users::MigrateRecordsToGhostUserService (with EE's epics): what a deleted user made stays, authored by
+ * the ghost user: issues, merge requests (and the merges they made), notes with label events, award emoji, project
+ * snippets, releases, epics, and the to-do items they caused for others. GitLab nullifies the user of weight,
+ * milestone and state events; here those rows require a user, so they go to the ghost too rather than being lost.
+ * An award the ghost already gave for the same thing and name is not doubled.
+ */
+async function moveToGhost(tx: Prisma.TransactionClient, userId: number, ghostId: number): Promise<void> {
+  const from = { authorId: userId };
+  const to = { authorId: ghostId };
+  await tx.issue.updateMany({ where: from, data: to });
+  await tx.mergeRequest.updateMany({ where: from, data: to });
+  await tx.mergeRequest.updateMany({ where: { mergeUserId: userId }, data: { mergeUserId: ghostId } });
+  await tx.note.updateMany({ where: from, data: to });
+  await tx.snippet.updateMany({ where: { ...from, projectId: { not: null } }, data: to });
+  await tx.release.updateMany({ where: from, data: to });
+  await tx.epic.updateMany({ where: from, data: to });
+  await tx.todo.updateMany({ where: { ...from, userId: { not: userId } }, data: to });
+  for (const events of [tx.resourceLabelEvent, tx.resourceWeightEvent, tx.resourceMilestoneEvent, tx.resourceStateEvent] as unknown as UserColumn[]) {
+    await events.updateMany({ where: { userId }, data: { userId: ghostId } });
+  }
+  await tx.$executeRaw`
+    DELETE FROM award_emoji a USING award_emoji g
+    WHERE a."userId" = ${userId} AND g."userId" = ${ghostId} AND a.name = g.name
+      AND a."issueId" IS NOT DISTINCT FROM g."issueId" AND a."mergeRequestId" IS NOT DISTINCT FROM g."mergeRequestId"
+      AND a."snippetId" IS NOT DISTINCT FROM g."snippetId" AND a."epicId" IS NOT DISTINCT FROM g."epicId"
+      AND a."noteId" IS NOT DISTINCT FROM g."noteId"`;
+  await tx.awardEmoji.updateMany({ where: { userId }, data: { userId: ghostId } });
+}
+
+/** A table whose rows name the user who acted (`userId`). */
+interface UserColumn {
+  updateMany(args: { where: { userId: number }; data: { userId: number } }): Promise<unknown>;
 }
