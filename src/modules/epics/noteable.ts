@@ -32,6 +32,7 @@ registerNoteable({
     const epic = await ctx.services.epics.byId(Number(key));
     return epic && epic.groupId === group.id ? epicNoteable(epic) : null;
   },
+  fromRow: async (_ctx, row) => epicNoteable(row as EpicRow),
   async ofNote(ctx, note) {
     const epic = note.noteableId === null ? null : await ctx.services.epics.byId(note.noteableId);
     return epic && epicNoteable(epic);

@@ -14,6 +14,8 @@ function issueNoteable(project: ProjectRow, issue: IssueRow): Noteable & { issue
 
 const subjectOf = (noteable: Noteable) => issueSubject(noteable.project!, (noteable as Noteable & { issue: IssueRow }).issue);
 
+const fromRow = async (ctx: NoteableContext, issue: IssueRow) => issueNoteable(await ctx.services.projects.get({ id: issue.projectId }), issue);
+
 export const issueNoteables: NoteableKind = {
   type: ISSUE,
   enumValue: 'ISSUE',
@@ -25,12 +27,10 @@ export const issueNoteables: NoteableKind = {
     const issue = await ctx.services.issues.find(project, Number(key));
     return issue && issueNoteable(project, issue);
   },
+  fromRow: (ctx, row) => fromRow(ctx, row as IssueRow),
   async ofNote(ctx, note) {
-    if (note.noteableId === null) return null;
-    const issue = await ctx.services.issues.byId(note.noteableId);
-    if (!issue) return null;
-    const project = await ctx.services.projects.get({ id: issue.projectId });
-    return issueNoteable(project, issue);
+    const issue = note.noteableId === null ? null : await ctx.services.issues.byId(note.noteableId);
+    return issue && fromRow(ctx, issue);
   },
   readableIds: (ctx, ids) => ctx.services.issues.readableIds(ids),
   async canRead(ctx: NoteableContext, noteable: Noteable) {

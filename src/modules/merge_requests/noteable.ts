@@ -4,7 +4,7 @@
  * project, unless its discussion is locked (then those who may administer it). Their threads resolve
  * (Noteable.resolvable_types) and a single comment may be replied to.
  */
-import { registerNoteable, type Noteable, type NoteableKind } from '../notes/noteables.js';
+import { registerNoteable, type Noteable, type NoteableContext, type NoteableKind } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
 import { MERGE_REQUEST, mergeRequestSubject, type MergeRequestRow } from './service.js';
 
@@ -15,6 +15,8 @@ function noteableOf(project: ProjectRow, mr: MergeRequestRow): MergeRequestNotea
 }
 
 const subjectOf = (noteable: Noteable) => mergeRequestSubject(noteable.project!, (noteable as MergeRequestNoteable).mergeRequest);
+
+const fromRow = async (ctx: NoteableContext, mr: MergeRequestRow) => noteableOf(await ctx.services.projects.get({ id: mr.projectId }), mr);
 
 export const mergeRequestNoteables: NoteableKind = {
   type: MERGE_REQUEST,
@@ -27,11 +29,10 @@ export const mergeRequestNoteables: NoteableKind = {
     const mr = await ctx.services.merge_requests.find(project, Number(key));
     return mr && noteableOf(project, mr);
   },
+  fromRow: (ctx, row) => fromRow(ctx, row as MergeRequestRow),
   async ofNote(ctx, note) {
-    if (note.noteableId === null) return null;
-    const mr = await ctx.services.merge_requests.byId(note.noteableId);
-    if (!mr) return null;
-    return noteableOf(await ctx.services.projects.get({ id: mr.projectId }), mr);
+    const mr = note.noteableId === null ? null : await ctx.services.merge_requests.byId(note.noteableId);
+    return mr && fromRow(ctx, mr);
   },
   readableIds: (ctx, ids) => ctx.services.merge_requests.readableIds(ids),
   async canRead(ctx, noteable) {

@@ -57,6 +57,11 @@ export interface NoteableKind {
   find(ctx: NoteableContext, project: ProjectRow, key: string): Promise<Noteable | null>;
   /** For group noteables (epics): the noteable a group's key names, or null; no ability asked beyond the group's. */
   findInGroup?(ctx: NoteableContext, group: NamespaceRow, key: string): Promise<Noteable | null>;
+  /**
+   * The noteable of its own GraphQL object's row (an `Issue`'s IssueRow), for the object's `notes` and `discussions`:
+   * no second read of the row; its project through the loaders. No ability asked.
+   */
+  fromRow?(ctx: NoteableContext, row: unknown): Promise<Noteable | null>;
   /** The noteable a stored note is on, or null when it is gone; no ability asked beyond finding its project. */
   ofNote(ctx: NoteableContext, note: { projectId: number | null; groupId: number | null; noteableId: number | null; commitId: string | null }): Promise<Noteable | null>;
   /** Of these noteable ids, those `canRead` allows, in one query (kinds with rows; others are asked one by one). */

@@ -100,7 +100,7 @@ const lastResolved = (d: DiscussionRow) =>
  * note oldest first, and `discussions`, its threads, the object as the notes engine reads it.
  */
 export function noteableFields(type: string) {
-  const of = (row: { id: number }, ctx: Context) => ctx.services.notes.noteableByGlobalId(ctx.services, type, String(row.id), null);
+  const of = (row: { id: number }, ctx: Context) => ctx.services.notes.noteableOfRow(ctx.services, type, row);
   return {
     notes: async (row: { id: number }, args: PageArgs, ctx: Context) => ctx.services.notes.comments(await of(row, ctx), args),
     discussions: async (row: { id: number }, args: PageArgs, ctx: Context) => ctx.services.notes.discussions(await of(row, ctx), args),
@@ -213,8 +213,8 @@ export const notesResolvers = {
     readNote: () => true,
     resolveNote: async (n: NoteRow, _a: unknown, ctx: Context) => {
       if (!isResolvable(n)) return false;
-      const { noteable } = await ctx.services.notes.byId(ctx.services, n.id);
-      return ctx.services.notes.mayResolve(noteable, n);
+      const noteable = await ctx.services.notes.readableNoteableOf(ctx.services, n);
+      return !!noteable && ctx.services.notes.mayResolve(noteable, n);
     },
   },
   Discussion: {

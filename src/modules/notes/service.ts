@@ -129,6 +129,9 @@ export function isResolvable(note: Pick<NoteRow, 'system' | 'type' | 'noteableTy
 }
 
 export class NotesService {
+  /** The request's readable noteables of notes (`readableNoteableOf`), by type and id. */
+  private readonly noteablesOfNotes = new Map<string, Promise<Noteable | null>>();
+
   constructor(
     private readonly base: ServiceBase,
     private readonly projects: ProjectsService,
@@ -175,12 +178,37 @@ export class NotesService {
   /** The readable note a global ID names, with its noteable (GraphQL's updateNote and destroyNote). */
   async byId(services: Services, id: number): Promise<{ note: NoteRow; noteable: Noteable }> {
     const note = await this.base.db.note.findUnique({ where: { id } });
-    const kind = note && noteableKind(note.noteableType);
-    if (!note || !kind) throw notFound('Note');
-    const ctx = this.ctx(services);
-    const noteable = await kind.ofNote(ctx, note).catch(() => null);
-    if (!noteable || !(await kind.canRead(ctx, noteable))) throw notFound('Note');
+    const noteable = note && (await this.readableNoteableOf(services, note));
+    if (!note || !noteable) throw notFound('Note');
     return { note, noteable };
+  }
+
+  /**
+   * The noteable a stored note is on, when the viewer may read it; null otherwise. Asked once per noteable in a
+   * request, so a thread's notes asking for their permissions read their issue once.
+   */
+  readableNoteableOf(services: Services, note: Pick<NoteRow, 'noteableType' | 'noteableId' | 'projectId' | 'groupId' | 'commitId'>): Promise<Noteable | null> {
+    const key = `${note.noteableType}:${note.noteableId ?? `${note.projectId}@${note.commitId}`}`;
+    let found = this.noteablesOfNotes.get(key);
+    if (!found) {
+      const kind = noteableKind(note.noteableType);
+      const ctx = this.ctx(services);
+      found = kind
+        ? kind.ofNote(ctx, note).then(async (n) => (n && (await kind.canRead(ctx, n)) ? n : null), () => null)
+        : Promise.resolve(null);
+      this.noteablesOfNotes.set(key, found);
+    }
+    return found;
+  }
+
+  /** The noteable of its own GraphQL object's row (an Issue's `notes` and `discussions`), read by the viewer; 404 otherwise. */
+  async noteableOfRow(services: Services, type: string, row: { id: number }): Promise<Noteable> {
+    const kind = this.kind(type);
+    if (!kind.fromRow) return this.noteableByGlobalId(services, type, String(row.id), null);
+    const ctx = this.ctx(services);
+    const found = await kind.fromRow(ctx, row).catch(() => null);
+    if (!found || !(await kind.canRead(ctx, found))) throw notFound(kind.resource);
+    return found;
   }
 
   /** The noteable of the thread a global ID names, read by the viewer (GraphQL's discussionToggleResolve); 404 otherwise. */

@@ -43,6 +43,7 @@ export const snippetNoteables: NoteableKind = {
     const row = await ctx.services.snippets.find(Number(key));
     return row && row.projectId === project.id ? snippetNoteable(ctx, row) : null;
   },
+  fromRow: (ctx, row) => snippetNoteable(ctx, row as SnippetRow),
   async ofNote(ctx, note) {
     if (note.noteableId === null) return null;
     const row = await ctx.services.snippets.find(note.noteableId);
