@@ -1,10 +1,34 @@
 /** System hooks (GitLab's `lib/api/system_hooks.rb`) and project hooks (`lib/api/project_hooks.rb`) and group hooks (`ee/lib/api/group_hooks.rb`). */
 import type { RestRoute } from '../../rest/route.js';
 
-const projectHooks = '/projects/:id/hooks';
-const projectHook = `${projectHooks}/:hook_id`;
-const groupHooks = '/groups/:id/hooks';
-const groupHook = `${groupHooks}/:hook_id`;
+/** A project's or a group's hooks: the same routes over `Rest…<Parent>Hook…` operations. */
+function parentHookRoutes(parent: 'Project' | 'Group'): RestRoute[] {
+  const field = parent.toLowerCase();
+  const hooks = `/${field}s/:id/hooks`;
+  const hook = `${hooks}/:hook_id`;
+  return [
+    { method: 'GET', path: hooks, operation: `RestList${parent}Hooks`, result: `${field}.hooks`, paginate: true, notFound: parent },
+    { method: 'GET', path: hook, operation: `RestGet${parent}Hook`, result: `${field}.hook`, notFound: parent },
+    { method: 'GET', path: `${hook}/events`, operation: `RestList${parent}HookEvents`, result: `${field}.hook.events`, paginate: true, notFound: parent },
+    { method: 'POST', path: hooks, operation: `RestCreate${parent}Hook`, result: `${field}HookCreate.${field}Hook` },
+    { method: 'PUT', path: hook, operation: `RestUpdate${parent}Hook`, result: `${field}HookUpdate.${field}Hook` },
+    { method: 'DELETE', path: hook, operation: `RestDelete${parent}Hook`, result: `${field}HookDelete.${field}Hook`, status: 204 },
+    { method: 'POST', path: `${hook}/test/:trigger`, operation: `RestTest${parent}Hook`, result: `${field}HookTest` },
+    { method: 'POST', path: `${hook}/events/:hook_log_id/resend`, operation: `RestResend${parent}HookEvent`, result: `${field}HookEventResend` },
+    ...keyedSettingRoutes(hook, parent),
+  ];
+}
+
+/** GitLab's API::Hooks::UrlVariables and API::Hooks::CustomHeaders under a hook's path. */
+function keyedSettingRoutes(hook: string, kind: 'System' | 'Project' | 'Group'): RestRoute[] {
+  return [
+    ['url_variables', 'URL_VARIABLE'],
+    ['custom_headers', 'CUSTOM_HEADER'],
+  ].flatMap(([segment, setting]): RestRoute[] => [
+    { method: 'PUT', path: `${hook}/${segment}/:key`, operation: `RestSet${kind}HookKeyed`, variables: { setting }, result: 'webHookKeyedSettingSet.hook', status: 204 },
+    { method: 'DELETE', path: `${hook}/${segment}/:key`, operation: `RestDelete${kind}HookKeyed`, variables: { setting }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
+  ]);
+}
 
 export const hookRoutes: RestRoute[] = [
   { method: 'GET', path: '/hooks', operation: 'RestListSystemHooks', paginate: true },
@@ -13,33 +37,7 @@ export const hookRoutes: RestRoute[] = [
   { method: 'PUT', path: '/hooks/:hook_id', operation: 'RestUpdateSystemHook', result: 'systemHookUpdate.systemHook' },
   { method: 'DELETE', path: '/hooks/:hook_id', operation: 'RestDeleteSystemHook', result: 'systemHookDelete.systemHook', status: 204 },
   { method: 'POST', path: '/hooks/:hook_id', operation: 'RestTestSystemHook', result: 'systemHookTest.sample' },
-  { method: 'GET', path: projectHooks, operation: 'RestListProjectHooks', result: 'project.hooks', paginate: true, notFound: 'Project' },
-  { method: 'GET', path: projectHook, operation: 'RestGetProjectHook', result: 'project.hook', notFound: 'Project' },
-  { method: 'GET', path: `${projectHook}/events`, operation: 'RestListProjectHookEvents', result: 'project.hook.events', paginate: true, notFound: 'Project' },
-  { method: 'POST', path: projectHooks, operation: 'RestCreateProjectHook', result: 'projectHookCreate.projectHook' },
-  { method: 'PUT', path: projectHook, operation: 'RestUpdateProjectHook', result: 'projectHookUpdate.projectHook' },
-  { method: 'DELETE', path: projectHook, operation: 'RestDeleteProjectHook', result: 'projectHookDelete.projectHook', status: 204 },
-  { method: 'POST', path: `${projectHook}/test/:trigger`, operation: 'RestTestProjectHook', result: 'projectHookTest' },
-  { method: 'POST', path: `${projectHook}/events/:hook_log_id/resend`, operation: 'RestResendProjectHookEvent', result: 'projectHookEventResend' },
-  { method: 'GET', path: groupHooks, operation: 'RestListGroupHooks', result: 'group.hooks', paginate: true, notFound: 'Group' },
-  { method: 'GET', path: groupHook, operation: 'RestGetGroupHook', result: 'group.hook', notFound: 'Group' },
-  { method: 'GET', path: `${groupHook}/events`, operation: 'RestListGroupHookEvents', result: 'group.hook.events', paginate: true, notFound: 'Group' },
-  { method: 'POST', path: groupHooks, operation: 'RestCreateGroupHook', result: 'groupHookCreate.groupHook' },
-  { method: 'PUT', path: groupHook, operation: 'RestUpdateGroupHook', result: 'groupHookUpdate.groupHook' },
-  { method: 'DELETE', path: groupHook, operation: 'RestDeleteGroupHook', result: 'groupHookDelete.groupHook', status: 204 },
-  { method: 'POST', path: `${groupHook}/test/:trigger`, operation: 'RestTestGroupHook', result: 'groupHookTest' },
-  { method: 'POST', path: `${groupHook}/events/:hook_log_id/resend`, operation: 'RestResendGroupHookEvent', result: 'groupHookEventResend' },
-  // GitLab's API::Hooks::UrlVariables and API::Hooks::CustomHeaders for each kind of hook.
-  { method: 'PUT', path: `${projectHook}/url_variables/:key`, operation: 'RestSetProjectHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
-  { method: 'DELETE', path: `${projectHook}/url_variables/:key`, operation: 'RestDeleteProjectHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
-  { method: 'PUT', path: `${projectHook}/custom_headers/:key`, operation: 'RestSetProjectHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
-  { method: 'DELETE', path: `${projectHook}/custom_headers/:key`, operation: 'RestDeleteProjectHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
-  { method: 'PUT', path: `${groupHook}/url_variables/:key`, operation: 'RestSetGroupHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
-  { method: 'DELETE', path: `${groupHook}/url_variables/:key`, operation: 'RestDeleteGroupHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
-  { method: 'PUT', path: `${groupHook}/custom_headers/:key`, operation: 'RestSetGroupHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
-  { method: 'DELETE', path: `${groupHook}/custom_headers/:key`, operation: 'RestDeleteGroupHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
-  { method: 'PUT', path: `/hooks/:hook_id/url_variables/:key`, operation: 'RestSetSystemHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
-  { method: 'DELETE', path: `/hooks/:hook_id/url_variables/:key`, operation: 'RestDeleteSystemHookKeyed', variables: { setting: 'URL_VARIABLE' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
-  { method: 'PUT', path: `/hooks/:hook_id/custom_headers/:key`, operation: 'RestSetSystemHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingSet.hook', status: 204 },
-  { method: 'DELETE', path: `/hooks/:hook_id/custom_headers/:key`, operation: 'RestDeleteSystemHookKeyed', variables: { setting: 'CUSTOM_HEADER' }, result: 'webHookKeyedSettingDelete.hook', status: 204 },
+  ...keyedSettingRoutes('/hooks/:hook_id', 'System'),
+  ...parentHookRoutes('Project'),
+  ...parentHookRoutes('Group'),
 ];
