@@ -1,5 +1,5 @@
 /** Opens the database: embedded PGlite (a folder or memory) by default, a PostgreSQL server when a URL is given. */
-import type { SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { loadConfig, type Config } from '../config.js';
@@ -155,13 +155,37 @@ async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: Databa
     prisma: write.client,
     readPrisma: read.client,
     kind: 'postgres',
-    migrationFactory: new PrismaPg(migrationPool),
+    migrationFactory: wholeScripts(new PrismaPg(migrationPool)),
     listen: (channel, onPayload) => listener.listen(channel, onPayload),
     async close() {
       await Promise.all([write.close(), read.close()]);
       await listener.close();
       await Promise.all([writePool.end(), readPool.end(), migrationPool.end()]);
     },
+  };
+}
+
+/**
+ * adapter-pg runs a migration script statement by statement, cutting it at every `;`, which breaks a function body
+ * (`$$ … ; … $$`, the trigger of migration 20270127600001) and a comment holding one. PostgreSQL's simple query
+ * protocol takes the whole script instead: the server's own parser splits it, and runs it as one implicit
+ * transaction, so a migration applies whole or not at all. Errors reach the schema engine as adapter-pg's own.
+ */
+function wholeScripts(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrationAwareDriverAdapterFactory {
+  const whole = (adapter: SqlDriverAdapter): SqlDriverAdapter => {
+    // adapter-pg's adapter over a pool: the pool, and its conversion of pg's errors.
+    const queryable = adapter as SqlDriverAdapter & { underlyingDriver(): pg.Pool; onError(error: unknown): never };
+    const pool = queryable.underlyingDriver();
+    adapter.executeScript = async (script: string) => {
+      await pool.query(script).catch((error: unknown) => queryable.onError(error));
+    };
+    return adapter;
+  };
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => whole(await factory.connect()),
+    connectToShadowDb: async () => whole(await factory.connectToShadowDb()),
   };
 }
 
