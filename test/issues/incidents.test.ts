@@ -100,11 +100,11 @@ describe('incidents', () => {
     const incident = await createIncident();
     const denied = await setSeverity(incident.iid, 'LOW', guest.token);
     expect(denied.body.data.issueSetSeverity).toBeNull();
-    expect(denied.body.errors[0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+    expect(denied.body.errors![0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
     const missing = await setSeverity('999', 'LOW', owner.token);
-    expect(missing.body.errors[0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+    expect(missing.body.errors![0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
     const bad = await setSeverity(incident.iid, 'SEVERE', owner.token);
-    expect(bad.body.errors[0].message).toMatch(/IssuableSeverity/);
+    expect(bad.body.errors![0].message).toMatch(/IssuableSeverity/);
     const after = await t.graphql(`query($p: ID!, $iid: String!) { project(fullPath: $p) { issue(iid: $iid) { severity } } }`, { p: project.path_with_namespace, iid: incident.iid }, owner.token);
     expect(after.body.data.project.issue.severity).toBe('UNKNOWN');
   });
@@ -116,7 +116,7 @@ describe('incidents', () => {
     for (const user of [reporter, guest]) {
       const denied = await setStatus(incident.iid, 'IGNORED', user.token);
       expect(denied.body.data.issueSetEscalationStatus).toBeNull();
-      expect(denied.body.errors[0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+      expect(denied.body.errors![0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
     }
     // The same status again is no change.
     await setStatus(incident.iid, 'ACKNOWLEDGED', developer.token);
@@ -125,7 +125,7 @@ describe('incidents', () => {
     const issue = (await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Plain' } })).body;
     const unavailable = await setStatus(String(issue.iid), 'RESOLVED', owner.token);
     expect(unavailable.body.data.issueSetEscalationStatus).toBeNull();
-    expect(unavailable.body.errors[0].message).toBe('Feature unavailable for provided issue');
+    expect(unavailable.body.errors![0].message).toBe('Feature unavailable for provided issue');
   });
 
   it('resolves an incident that is closed; resolving leaves it open; reopening keeps the status', async () => {
