@@ -57,6 +57,8 @@ export interface ErrorExtensions {
   reason?: string;
   /** FORBIDDEN for the object's state, not the caller's rights (stateForbids). */
   state?: boolean;
+  /** FORBIDDEN raised as GitLab's ResourceNotAvailable in words of its own (featureUnavailable): kept top-level as worded. */
+  ownWords?: boolean;
   /** FORBIDDEN of the runner protocol: the job's status, sent as `Job-Status` (GitLab's job_forbidden!). */
   jobStatus?: string;
   /** INSUFFICIENT_SCOPE: the scopes the operation accepts. */
@@ -122,6 +124,11 @@ export const forbidden = (reason?: string) =>
 export const stateForbids = (reason: string) => coded(`403 Forbidden - ${reason}`, { code: 'FORBIDDEN', reason, state: true });
 /** GitLab's job_forbidden!: 403 with the job's status in `Job-Status`, so a runner stops working on a job that stopped. */
 export const jobForbidden = (jobStatus: string, reason: string) => coded(`403 Forbidden - ${reason}`, { code: 'FORBIDDEN', reason, jobStatus });
+/**
+ * GitLab's ResourceNotAvailable raised with a message of its own (`Feature unavailable for provided issue`): a
+ * mutation's top-level error in those words; REST answers `403 Forbidden - <message>`.
+ */
+export const featureUnavailable = (message: string) => coded(message, { code: 'FORBIDDEN', reason: message, ownWords: true });
 /** GitLab's `render_api_error!(message, 403)`: a refusal in a service's own words, without the `403 Forbidden` prefix. */
 export const refused = (message: string) => coded(message, { code: 'FORBIDDEN' });
 export const insufficientScope = (scopes: string[]) =>

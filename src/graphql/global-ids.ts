@@ -56,6 +56,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   CiRunnerID: { model: 'Ci::Runner' },
   EpicID: { model: 'Epic' },
   EpicIssueID: { model: 'EpicIssue' },
+  EpicTreeSortingID: { model: 'EpicTreeSorting', subclasses: ['Epic', 'EpicIssue'], withClass: true },
   DeploymentID: { model: 'Deployment' },
   EnvironmentID: { model: 'Environment' },
   ErrorTrackingClientKeyID: { model: 'ErrorTracking::ClientKey' },

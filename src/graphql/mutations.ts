@@ -49,7 +49,7 @@ const RESOURCE_NOT_AVAILABLE = "The resource that you are attempting to access d
 function resourceNotAvailable(error: unknown): unknown {
   if (!isCoded(error)) return error;
   const code = (error.extensions as unknown as ErrorExtensions).code;
-  if (code !== 'NOT_FOUND' && code !== 'FORBIDDEN') return error;
+  if ((code !== 'NOT_FOUND' && code !== 'FORBIDDEN') || (error.extensions as unknown as ErrorExtensions).ownWords) return error;
   return new GraphQLError(RESOURCE_NOT_AVAILABLE, { extensions: { code }, originalError: error });
 }
 

@@ -6,7 +6,7 @@ import { apiUrl, webUrl } from '../../graphql/resolvers.js';
 import { splitNames, type IssueRow } from '../issues/service.js';
 import { textColor } from '../labels/rules.js';
 import type { NamespaceRow } from '../namespaces/service.js';
-import { EPIC, type EpicChanges, type EpicFilters, type EpicIssueView, type EpicOrderBy, type EpicRow } from './service.js';
+import { EPIC, type EpicChanges, type EpicFilters, type EpicIssueView, type EpicOrderBy, type EpicRow, type TreeMove } from './service.js';
 import { humanReadableEndDate, remainingDaysInWords } from './words.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
@@ -222,6 +222,7 @@ export const epicResolvers = {
     epicMoveIssue: async (_: unknown, input: EpicKey & { epicIssueId: number; moveBeforeId?: number | null; moveAfterId?: number | null }, ctx: Context) => ({
       epic: await ctx.services.epics.moveIssue(await groupArg(ctx, input.groupPath), iidOf(input.iid), input.epicIssueId, input.moveBeforeId ?? null, input.moveAfterId ?? null),
     }),
+    epicTreeReorder: async (_: unknown, input: { baseEpicId: number; moved: TreeMove }, ctx: Context) => ({ errors: await ctx.services.epics.reorderTree(input.baseEpicId, input.moved) }),
     issueSetEpic: async (_: unknown, input: { projectPath: string; iid: string; epicId?: number | null }, ctx: Context) => {
       const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
       const issue = await ctx.services.issues.get(project, iidOf(input.iid));

@@ -4,7 +4,7 @@
  * (EPICS_ENABLED; GitLab's `authorize_epics_feature!` answers 403 once the group is found).
  */
 import type { Prisma } from '../../db/database.js';
-import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, notFoundAs, recordNotFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, isCoded, notFoundAs, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { GroupsService } from '../groups/service.js';
 import type { IssuesService, IssueRow } from '../issues/service.js';
@@ -27,6 +27,23 @@ export type EpicIssueView = IssueRow & { epicIssueId: number; epicRelativePositi
 
 const viewOf = (issue: IssueRow, link: EpicIssueLinkRow): EpicIssueView => ({ ...issue, epicIssueId: link.id, epicRelativePosition: link.relativePosition, epicId: link.epicId });
 export type EpicIssueLinkRow = Prisma.EpicIssueGetPayload<object>;
+
+/** What epicTreeReorder moves (EpicTreeNodeFieldsInputType): global IDs of an Epic or EpicIssue, with their class. */
+export interface TreeMove {
+  id: { type: string; id: number };
+  adjacentReferenceId?: { type: string; id: number } | null;
+  relativePosition?: 'before' | 'after' | null;
+  newParentId?: number | null;
+}
+
+/** An epic or epic-issue in an epic tree, with its parent epic. */
+interface TreeNode {
+  kind: 'Epic' | 'EpicIssue';
+  id: number;
+  parentId: number | null;
+  relativePosition: number | null;
+  issueId: number | null;
+}
 
 export type EpicOrderBy = 'created_at' | 'updated_at' | 'title';
 
@@ -415,6 +432,131 @@ export class EpicsService {
     });
     if (!moved) throw badRequest('Issue could not be moved!');
     return epic;
+  }
+
+  /**
+   * EE's Epics::TreeReorderService (GraphQL's epicTreeReorder): moves an epic or an epic-issue among its parent's
+   * children (epics and epic-issues share one order, EpicTreeSorting), next to `adjacent` (`before`: the adjacent one
+   * comes before it; `after`: after it), or first without one; under `newParentId` first when it names another parent.
+   * The base epic must be one the viewer may relate to (else GitLab's ResourceNotAvailable); every other refusal is
+   * the payload's errors, in GitLab's words.
+   */
+  async reorderTree(baseEpicId: number, moved: TreeMove): Promise<string[]> {
+    this.requireAvailable();
+    const base = await this.byId(baseEpicId);
+    if (!base || !(await this.base.access.can('admin_epic_relation', await this.subject(base)))) throw forbidden();
+    const moving = await this.treeNode(moved.id);
+    const adjacent = moved.adjacentReferenceId ? await this.treeNode(moved.adjacentReferenceId) : null;
+    if (!moving || (moved.adjacentReferenceId && !adjacent)) return ['Only epics and epic_issues are supported.'];
+    const found = moved.newParentId ? await this.db.epic.findUnique({ where: { id: moved.newParentId } }) : null;
+    const newParent = found && found.id !== moving.parentId ? found : null;
+    if (!(await this.mayReorder(moving, adjacent, found))) return ["You don't have permissions to move the objects."];
+    const parentId = newParent?.id ?? moving.parentId;
+    // A top-level epic is in no tree to be ordered in.
+    if (parentId === null) return ["You don't have permissions to move the objects."];
+    if (adjacent) {
+      if (moved.relativePosition !== 'before' && moved.relativePosition !== 'after') return ['Relative position is not valid.'];
+      if (adjacent.parentId !== parentId) return [`The sibling object's parent must match the ${found ? 'new' : 'current'} parent epic.`];
+    }
+    if (newParent) {
+      const refusal = await this.parentRefusal(moving, newParent);
+      if (refusal) return [refusal];
+    }
+    await this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT "id" FROM "epics" WHERE "id" = ${parentId} FOR UPDATE`;
+      if (newParent && moving.kind === 'Epic') await tx.epic.update({ where: { id: moving.id }, data: { parentId: newParent.id } });
+      if (newParent && moving.kind === 'EpicIssue') await tx.epicIssue.update({ where: { id: moving.id }, data: { epicId: newParent.id, createdAt: new Date() } });
+      const same = (a: TreeNode) => (b: TreeNode) => a.kind === b.kind && a.id === b.id;
+      const others = (await this.treeChildren(tx, parentId)).filter((n) => !same(moving)(n));
+      const index = adjacent ? others.findIndex(same(adjacent)) : -1;
+      const at = !adjacent ? 0 : moved.relativePosition === 'before' ? index + 1 : index;
+      const low = at > 0 ? others[at - 1] : null;
+      const high = at < others.length ? others[at] : null;
+      const unplaced = (low !== null && low.relativePosition === null) || (high !== null && high.relativePosition === null);
+      let position = unplaced ? null : adjacent ? positionBetween(low?.relativePosition ?? null, high?.relativePosition ?? null) : positionAtStart(high?.relativePosition ?? null);
+      if (position !== null && high?.relativePosition != null && position >= high.relativePosition) position = null;
+      if (position !== null) return this.placeNode(tx, moving, position);
+      // No room there, or siblings never placed: spread the children out again in their order, with it in its place.
+      const order = [...others];
+      order.splice(at, 0, moving);
+      for (const [i, node] of order.entries()) await this.placeNode(tx, node, positionAtStart(null) + (i - at) * 511);
+    });
+    return [];
+  }
+
+  /** An epic or epic-issue by its EpicTreeSorting global ID, with its parent epic; null when there is none. */
+  private async treeNode(ref: { type: string; id: number }): Promise<TreeNode | null> {
+    if (ref.type === 'Epic') {
+      const epic = await this.db.epic.findUnique({ where: { id: ref.id } });
+      return epic && { kind: 'Epic', id: epic.id, parentId: epic.parentId, relativePosition: epic.relativePosition, issueId: null };
+    }
+    if (ref.type === 'EpicIssue') {
+      const link = await this.db.epicIssue.findUnique({ where: { id: ref.id } });
+      return link && { kind: 'EpicIssue', id: link.id, parentId: link.epicId, relativePosition: link.relativePosition, issueId: link.issueId };
+    }
+    return null;
+  }
+
+  /** The children of an epic in tree order: its epics and epic-issues by position (unplaced last), then kind and id. */
+  private async treeChildren(tx: Prisma.TransactionClient, parentId: number): Promise<TreeNode[]> {
+    const [epics, links] = await Promise.all([
+      tx.epic.findMany({ where: { parentId }, select: { id: true, relativePosition: true } }),
+      tx.epicIssue.findMany({ where: { epicId: parentId }, select: { id: true, relativePosition: true, issueId: true } }),
+    ]);
+    const nodes: TreeNode[] = [
+      ...epics.map((e) => ({ kind: 'Epic' as const, id: e.id, parentId, relativePosition: e.relativePosition, issueId: null })),
+      ...links.map((l) => ({ kind: 'EpicIssue' as const, id: l.id, parentId, relativePosition: l.relativePosition, issueId: l.issueId })),
+    ];
+    const key = (n: TreeNode) => n.relativePosition ?? Number.MAX_SAFE_INTEGER;
+    return nodes.sort((a, b) => key(a) - key(b) || a.kind.localeCompare(b.kind) || a.id - b.id);
+  }
+
+  private placeNode(tx: Prisma.TransactionClient, node: TreeNode, relativePosition: number) {
+    return node.kind === 'Epic'
+      ? tx.epic.update({ where: { id: node.id }, data: { relativePosition } })
+      : tx.epicIssue.update({ where: { id: node.id }, data: { relativePosition } });
+  }
+
+  /**
+   * TreeReorderService#authorized?: the moved node (an epic: `admin_epic_tree_relation`, which is admin_epic here; an
+   * epic-issue: its issue's `admin_issue_relation` and its epic's `admin_epic_relation`), the adjacent one likewise
+   * (its epic by `admin_epic_relation`), and for a new parent, the tree relation on it and the relation on the old.
+   */
+  private async mayReorder(moving: TreeNode, adjacent: TreeNode | null, newParent: EpicRow | null): Promise<boolean> {
+    const epicCan = async (ability: 'admin_epic' | 'admin_epic_relation', id: number | null) => {
+      const epic = id === null ? null : await this.byId(id);
+      return !!epic && this.base.access.can(ability, await this.subject(epic));
+    };
+    const nodeCan = async (node: TreeNode, epicAbility: 'admin_epic' | 'admin_epic_relation') => {
+      if (node.kind === 'Epic') return epicCan(epicAbility, node.id);
+      const issue = await this.issues.byId(node.issueId!);
+      return !!issue && (await this.base.access.can('admin_issue_relation', await this.issues.subject(issue))) && epicCan('admin_epic_relation', node.parentId);
+    };
+    if (!(await nodeCan(moving, 'admin_epic'))) return false;
+    if (adjacent && !(await nodeCan(adjacent, 'admin_epic_relation'))) return false;
+    if (newParent && !((await epicCan('admin_epic', newParent.id)) && (await epicCan('admin_epic_relation', moving.parentId)))) return false;
+    return true;
+  }
+
+  /**
+   * Why the node cannot go under the new parent (EpicLinks::CreateService, EpicIssues::CreateService): an epic must
+   * be of the parent's group or below it and not become its own ancestor; an issue's project must be in the parent's
+   * group or below it.
+   */
+  private async parentRefusal(moving: TreeNode, parent: EpicRow): Promise<string | null> {
+    if (moving.kind === 'EpicIssue') {
+      const issue = await this.issues.byId(moving.issueId!);
+      const project = issue && (await this.base.loaders.projects.byId.load(issue.projectId));
+      return project && project.namespace.traversalIds.includes(parent.groupId) ? null : NO_MATCHING_ISSUE;
+    }
+    const epic = (await this.db.epic.findUnique({ where: { id: moving.id } }))!;
+    try {
+      await this.parentFor(await this.groupOf(epic), parent.id, epic);
+      return null;
+    } catch (error) {
+      if (isCoded(error)) return error.message.replace(/^\d{3} [^-]*- /, '');
+      throw error;
+    }
   }
 
   /** GitLab's `issueSetEpic` and the Issues API's `epic_id`: puts the issue in the epic (by id), or out of any with null. */

@@ -3,6 +3,7 @@
  * functions of rows, so a writer builds its event in its own transaction, from what it just changed.
  */
 import { humanDuration } from '../issues/durations.js';
+import { severityOf } from '../issues/incidents.js';
 
 /** GitLab's `POST /hooks/:id` sample (API::SystemHooks): a project creation that never happened, keys in its order. */
 /** The `repository` object of push and pipeline payloads (GitLab's Gitlab::HookData::RepositoryBuilder, its legacy part). */
@@ -471,6 +472,10 @@ export interface HookIssue {
   updatedAt: Date;
   labels: HookLabel[];
   assignees: HookUser[];
+  issueType: string;
+  severity: string | null;
+  escalationStatus: string | null;
+  healthStatus: string | null;
 }
 
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
@@ -506,7 +511,7 @@ export function issueHookAttrs(issue: HookIssue, project: Pick<HookProject, 'ful
     updated_at: hookTime(issue.updatedAt),
     updated_by_id: null,
     weight: issue.weight,
-    type: 'Issue',
+    type: issue.issueType === 'incident' ? 'Incident' : 'Issue',
     url: issueUrl(project, issue.iid, externalUrl),
     total_time_spent: issue.totalTimeSpent,
     time_change: 0,
@@ -517,7 +522,7 @@ export function issueHookAttrs(issue: HookIssue, project: Pick<HookProject, 'ful
     assignee_id: assigneeIds[0] ?? null,
     labels: issue.labels.map(labelHookAttrs),
     state: issue.state,
-    severity: 'unknown',
+    severity: severityOf(issue),
     customer_relations_contacts: [],
   };
 }

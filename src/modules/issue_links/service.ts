@@ -7,7 +7,7 @@ import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
 import { conflict, notFoundAs, recordNotFound, refused, unprocessable } from '../../errors.js';
 import type { Ref } from '../../graphql/ids.js';
-import type { IssueRow, IssuesService } from '../issues/service.js';
+import { refreshBlockingCounts, type IssueRow, type IssuesService } from '../issues/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NotesService } from '../notes/service.js';
 import { toSentence } from '../resource_events/issuables.js';
@@ -185,6 +185,7 @@ export class IssueLinksService {
     const link = await this.db.$transaction(async (tx) => {
       const now = new Date();
       const created = await tx.issueLink.create({ data: { sourceId: source.id, targetId: target.id, linkType: stored, createdAt: now, updatedAt: now } });
+      if (stored === 'blocks') await refreshBlockingCounts(tx, [source.id]);
       const [sourceText, targetText] =
         stored === 'blocks' ? ['marked this issue as blocking', 'marked this issue as blocked by'] : ['marked this issue as related to', 'marked this issue as related to'];
       await this.note(tx, source, target, projects, `${sourceText}`, viewer.id, now);
@@ -225,6 +226,7 @@ export class IssueLinksService {
     await this.db.$transaction(async (tx) => {
       const now = new Date();
       await tx.issueLink.delete({ where: { id: view.link.id } });
+      if (view.link.linkType === 'blocks') await refreshBlockingCounts(tx, [view.source.id]);
       await this.note(tx, view.source, view.target, projects, 'removed the relation with', viewer.id, now);
       await this.note(tx, view.target, view.source, projects, 'removed the relation with', viewer.id, now);
     });

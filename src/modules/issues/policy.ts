@@ -4,14 +4,15 @@
  * the project's Reporters and above and administrators (IssuePolicy's `confidential & ~can_read_confidential`).
  * Updating needs Reporter, or being its author or an assignee; setting metadata (labels, assignees, milestone,
  * weight, due date, confidentiality) needs Reporter (`admin_issue`, `set_issue_metadata`); deleting needs the Owner
- * (`destroy_issue`). Writes stop on an archived project.
+ * (`destroy_issue`); creating an incident needs Reporter (`create_incident`), changing its escalation status Developer
+ * (`update_escalation_status`). Writes stop on an archived project.
  * Registered through this module's manifest into the one table of src/auth/policy.ts; built from src/auth/rules.ts.
  */
 import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
 import { administrator, allOf, anyOf, featureAllowed, projectMember, projectOwner, unlessArchived, visible, type Actor, type ProjectSubject, type Rule } from '../../auth/rules.js';
 
-const { GUEST, REPORTER } = AccessLevel;
+const { GUEST, REPORTER, DEVELOPER } = AccessLevel;
 
 type ProjectRule = Rule<ProjectSubject, Prisma.ProjectWhereInput>;
 type Where = Prisma.IssueWhereInput;
@@ -34,6 +35,7 @@ const signedIn: ProjectRule = { allows: (actor) => !!actor.viewer, where: (actor
 /** ProjectPolicy's `read_project` with the issues feature open to the viewer (`read_issue` on the project). */
 const readProjectIssues: ProjectRule = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), featureAllowed('issues'));
 const reporter: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(REPORTER));
+const developer: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
 
 /** A project rule asked of an issue's project, and as a filter of issues by their project. */
 function onProject(rule: ProjectRule): Rule<IssueSubject, Where> {
@@ -69,12 +71,16 @@ export const issuePolicy = {
   create_issue: unlessArchived(allOf(readProjectIssues, anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(GUEST), allOf(signedIn, visible())))),
   /** Labels, assignees, milestone, weight, due date and confidentiality given on create or update (`set_issue_metadata`). */
   set_issue_metadata: unlessArchived(allOf(readProjectIssues, reporter)),
+  /** ProjectPolicy's create_incident: an issue of type `incident` (Reporters; others get an issue). */
+  create_incident: unlessArchived(allOf(readProjectIssues, reporter)),
   /** `created_at` honoured on create (`set_issue_created_at`): administrators and Owners. */
   set_issue_created_at: projectOwner,
   read_issue: readIssue,
   update_issue: allOf(readIssue, unarchived, anyOf(onProject(reporter), author, assignee)),
   admin_issue: allOf(readIssue, unarchived, onProject(reporter)),
   destroy_issue: allOf(readIssue, onProject(projectOwner)),
+  /** ProjectPolicy's update_escalation_status: an incident's escalation status (Developers). */
+  update_escalation_status: allOf(readIssue, unarchived, onProject(developer)),
 };
 
 type IssuePolicyRules = typeof issuePolicy;

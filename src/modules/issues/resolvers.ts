@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
-import { invalidArgument, refused } from '../../errors.js';
+import { featureUnavailable, invalidArgument, refused } from '../../errors.js';
+import { severityOf, type EscalationStatus, type IssueType, type Severity } from './incidents.js';
 import { labelInParent } from '../labels/loaders.js';
 import { milestoneParent } from '../milestones/resolvers.js';
 import type { MilestoneRow } from '../milestones/service.js';
@@ -35,6 +36,7 @@ interface ListArgs extends PageArgs {
   scope?: IssueFilters['scope'];
   orderBy?: IssueOrderBy | null;
   direction?: 'ASC' | 'DESC' | null;
+  healthStatusFilter?: IssueFilters['healthStatus'];
 }
 
 /** GitLab's IssueSort values as REST's order_by and sort. */
@@ -60,6 +62,14 @@ const SORTS: Record<string, [IssueOrderBy, 'asc' | 'desc']> = {
   LABEL_PRIORITY_DESC: ['label_priority', 'desc'],
   POPULARITY_ASC: ['popularity', 'asc'],
   POPULARITY_DESC: ['popularity', 'desc'],
+  SEVERITY_ASC: ['severity', 'asc'],
+  SEVERITY_DESC: ['severity', 'desc'],
+  ESCALATION_STATUS_ASC: ['escalation_status', 'asc'],
+  ESCALATION_STATUS_DESC: ['escalation_status', 'desc'],
+  BLOCKING_ISSUES_ASC: ['blocking_issues', 'asc'],
+  BLOCKING_ISSUES_DESC: ['blocking_issues', 'desc'],
+  HEALTH_STATUS_ASC: ['health_status', 'asc'],
+  HEALTH_STATUS_DESC: ['health_status', 'desc'],
 };
 
 function filtersOf(args: ListArgs): IssueFilters {
@@ -85,6 +95,7 @@ function filtersOf(args: ListArgs): IssueFilters {
     updatedBefore: args.updatedBefore,
     iids,
     confidential: args.confidential,
+    healthStatus: args.healthStatusFilter,
     orderBy: args.orderBy ?? sortBy,
     sort: args.direction ? (args.direction.toLowerCase() as 'asc' | 'desc') : args.orderBy ? 'desc' : sortDirection,
   };
@@ -177,8 +188,8 @@ export const issueResolvers = {
       const ids = await ctx.services.issues.participants(i);
       return listConnection(args, (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null));
     },
-    type: () => 'ISSUE',
-    issueType: () => 'issue',
+    type: (i: IssueRow) => i.issueType.toUpperCase(),
+    issueType: (i: IssueRow) => i.issueType,
     userNotesCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.loaders.issues.userNotesCount.load(i.id),
     webUrl: async (i: IssueRow, _a: unknown, ctx: Context) => webUrl(ctx, await path(i, ctx)),
     webPath: async (i: IssueRow, _a: unknown, ctx: Context) => `/${await path(i, ctx)}`,
@@ -213,16 +224,25 @@ export const issueResolvers = {
     movedToId: () => null,
     imported: () => false,
     importedFrom: () => 'none',
-    severity: () => null,
+    severity: (i: IssueRow) => severityOf(i).toUpperCase(),
+    escalationStatus: (i: IssueRow) => (i.issueType === 'incident' ? i.escalationStatus : null),
     serviceDeskReplyTo: () => null,
-    healthStatus: () => null,
+    healthStatus: (i: IssueRow) => i.healthStatus,
     relativePosition: (i: IssueRow) => i.id,
   },
+  IssueEscalationStatus: { TRIGGERED: 'triggered', ACKNOWLEDGED: 'acknowledged', RESOLVED: 'resolved', IGNORED: 'ignored' },
+  HealthStatus: { onTrack: 'on_track', needsAttention: 'needs_attention', atRisk: 'at_risk' },
+  HealthStatusFilter: { NONE: 'none', ANY: 'any', onTrack: 'on_track', needsAttention: 'needs_attention', atRisk: 'at_risk' },
   Mutation: {
-    createIssue: async (_: unknown, input: Omit<IssueChanges, 'title'> & EpicOfIssue & { projectPath: string; title: string; createdAt?: Date | null; dueDate?: Date | null }, ctx: Context) => {
+    createIssue: async (
+      _: unknown,
+      input: Omit<IssueChanges, 'title'> & EpicOfIssue & { projectPath: string; title: string; createdAt?: Date | null; dueDate?: Date | null; type?: 'ISSUE' | 'INCIDENT' | null },
+      ctx: Context,
+    ) => {
       const project = await projectOf(ctx, input.projectPath);
       const issue = await ctx.services.issues.create(project, {
         ...input,
+        issueType: input.type ? (input.type.toLowerCase() as IssueType) : null,
         labels: splitNames(input.labels),
         dueDate: input.dueDate ? input.dueDate.toISOString().slice(0, 10) : null,
         createdAt: input.createdAt ? input.createdAt.toISOString() : null,
@@ -232,11 +252,13 @@ export const issueResolvers = {
     },
     updateIssue: async (
       _: unknown,
-      input: IssueIid & EpicOfIssue & Omit<IssueChanges, 'dueDate' | 'stateEvent'> & { dueDate?: Date | null; locked?: boolean | null; stateEvent?: 'CLOSE' | 'REOPEN' | null },
+      input: IssueIid &
+        EpicOfIssue &
+        Omit<IssueChanges, 'dueDate' | 'stateEvent'> & { dueDate?: Date | null; locked?: boolean | null; stateEvent?: 'CLOSE' | 'REOPEN' | null; type?: 'ISSUE' | 'INCIDENT' | null },
       ctx: Context,
     ) => {
       const project = await projectOf(ctx, input.projectPath);
-      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, clientMutationId: _c, ...rest } = input as typeof input & { clientMutationId?: string };
+      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, type, clientMutationId: _c, ...rest } = input as typeof input & { clientMutationId?: string };
       // Only what was given: a change given as null clears (and counts as given).
       const names = (list: typeof rest.labels) => (list === undefined ? undefined : splitNames(list));
       const changes: IssueChanges = {
@@ -246,6 +268,7 @@ export const issueResolvers = {
         removeLabels: names(rest.removeLabels),
         discussionLocked: locked,
         stateEvent: stateEvent?.toLowerCase(),
+        issueType: type ? (type.toLowerCase() as IssueType) : undefined,
       };
       if (dueDate !== undefined) changes.dueDate = dueDate ? dueDate.toISOString().slice(0, 10) : null;
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
@@ -264,6 +287,22 @@ export const issueResolvers = {
     issueSetLocked: async (_: unknown, input: IssueIid & { locked: boolean }, ctx: Context) => ({
       issue: await ctx.services.issues.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { discussionLocked: input.locked }),
     }),
+    // GitLab's Mutations::Issues::SetSeverity: Issues::UpdateService with the severity, which only an incident keeps
+    // (filter_severity), so another issue's answer is the issue unchanged and no errors.
+    issueSetSeverity: async (_: unknown, input: IssueIid & { severity: string }, ctx: Context) => ({
+      issue: await ctx.services.issues.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { severity: input.severity.toLowerCase() as Severity }),
+    }),
+    // Mutations::Issues::SetEscalationStatus: update_issue on the issue, then update_escalation_status on the project
+    // (ResourceNotAvailable), then an incident only (`Feature unavailable for provided issue`).
+    issueSetEscalationStatus: async (_: unknown, input: IssueIid & { status: EscalationStatus }, ctx: Context) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const issue = await ctx.services.issues.get(project, iidOf(input.iid));
+      const subject = await ctx.services.issues.subject(issue);
+      await ctx.access.authorize('update_issue', subject);
+      await ctx.access.authorize('update_escalation_status', subject);
+      if (issue.issueType !== 'incident') throw featureUnavailable('Feature unavailable for provided issue');
+      return { issue: await ctx.services.issues.update(project, issue.iid, { escalationStatus: input.status }) };
+    },
     issueSetWeight: async (_: unknown, input: IssueIid & { weight?: number | null }, ctx: Context) => ({
       issue: await ctx.services.issues.setWeight(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.weight ?? null),
     }),

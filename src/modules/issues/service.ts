@@ -16,6 +16,7 @@ import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMess
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import type { LabelsService } from '../labels/service.js';
 import { issuableConditions } from './finder.js';
+import type { EscalationStatus, HealthStatus, IssueType, Severity } from './incidents.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -33,7 +34,24 @@ const withAssignees = { assignees: { select: { userId: true }, orderBy: { create
 /** Where a list looks: one project, a group's projects (its subgroups' too), or every project the viewer may read. */
 export type IssueScope = { project: ProjectRow } | { group: NamespaceRow } | { all: true };
 
-export type IssueOrderBy = 'created_at' | 'updated_at' | 'closed_at' | 'priority' | 'due_date' | 'relative_position' | 'label_priority' | 'milestone_due' | 'popularity' | 'weight' | 'title';
+export type IssueOrderBy =
+  | 'created_at'
+  | 'updated_at'
+  | 'closed_at'
+  | 'priority'
+  | 'due_date'
+  | 'relative_position'
+  | 'label_priority'
+  | 'milestone_due'
+  | 'popularity'
+  | 'weight'
+  | 'title'
+  | 'severity'
+  | 'escalation_status'
+  | 'blocking_issues'
+  | 'health_status';
+
+
 
 /** IssuesFinder's filters, as the Issues API names them (REST) and GraphQL's `issues` arguments fill them. */
 export interface IssueFilters {
@@ -55,6 +73,8 @@ export interface IssueFilters {
   updatedBefore?: Date | null;
   iids?: readonly number[] | null;
   confidential?: boolean | null;
+  /** EE's health_status filter: `none`, `any` or one status. */
+  healthStatus?: HealthStatus | 'none' | 'any' | null;
   orderBy?: IssueOrderBy | null;
   sort?: 'asc' | 'desc' | null;
 }
@@ -71,6 +91,9 @@ export interface IssueInput {
   weight?: number | null;
   createdAt?: string | null;
   discussionLocked?: boolean | null;
+  /** `incident` where the user may create incidents (`create_incident`); an issue otherwise. */
+  issueType?: IssueType | null;
+  healthStatus?: HealthStatus | null;
 }
 
 export interface IssueChanges {
@@ -91,6 +114,13 @@ export interface IssueChanges {
   dueDate?: string | null;
   discussionLocked?: boolean | null;
   updatedAt?: string | null;
+  issueType?: IssueType | null;
+  /** Present with null: the health status is removed. */
+  healthStatus?: HealthStatus | null;
+  /** An incident's severity (issueSetSeverity); ignored for other issues, as Issues::UpdateService#filter_severity. */
+  severity?: Severity | null;
+  /** An incident's escalation status (issueSetEscalationStatus). */
+  escalationStatus?: EscalationStatus | null;
 }
 
 /** The comma-separated lists REST gives (`labels=a,b` or `labels[]=a&labels[]=b`), as one list of names. */
@@ -244,6 +274,9 @@ export class IssuesService {
     if (filters.state === 'opened' || filters.state === 'closed') and.push({ state: filters.state });
     if (filters.state === 'locked') and.push({ discussionLocked: true });
     if (filters.confidential != null) and.push({ confidential: filters.confidential });
+    if (filters.healthStatus === 'none') and.push({ healthStatus: null });
+    else if (filters.healthStatus === 'any') and.push({ healthStatus: { not: null } });
+    else if (filters.healthStatus) and.push({ healthStatus: filters.healthStatus });
     and.push(...(await issuableConditions(this.db, filters)));
     const where: Prisma.IssueWhereInput = { AND: and };
     const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
@@ -275,6 +308,17 @@ export class IssuesService {
         return [{ milestone: { dueDate: { sort: 'asc', nulls: 'last' } } }, { createdAt: sort }, id];
       case 'relative_position':
         return [{ id: 'asc' }];
+      // Issue.order_severity_asc/desc: by the incident's severity, those without one first ascending and last
+      // descending; order_escalation_status_*, EE's order_health_status_* and order_blocking_issues_*: nulls last.
+      // Ties go newest first, as GitLab's with_order_id_desc.
+      case 'severity':
+        return [{ severity: { sort, nulls: sort === 'asc' ? 'first' : 'last' } }, { id: 'desc' }];
+      case 'escalation_status':
+        return [{ escalationStatus: { sort, nulls: 'last' } }, { id: 'desc' }];
+      case 'health_status':
+        return [{ healthStatus: { sort, nulls: 'last' } }, { id: 'desc' }];
+      case 'blocking_issues':
+        return [{ blockingIssuesCount: sort }, { id: 'desc' }];
       case 'popularity':
       case 'created_at':
       default:
@@ -323,7 +367,12 @@ export class IssuesService {
     await this.base.access.authorize('create_issue', project);
     const metadata = await this.base.access.can('set_issue_metadata', project);
     const createdAt = input.createdAt && (await this.base.access.can('set_issue_created_at', project)) ? timeOf(input.createdAt, 'createdAt') : null;
+    const issueType: IssueType = input.issueType === 'incident' && (await this.base.access.can('create_incident', project)) ? 'incident' : 'issue';
     const draft = {
+      issueType,
+      // An incident starts triggered (IncidentManagement::IssuableEscalationStatuses::CreateService).
+      escalationStatus: issueType === 'incident' ? ('triggered' as const) : null,
+      healthStatus: metadata ? (input.healthStatus ?? null) : null,
       title: input.title.trim(),
       description: input.description ?? null,
       confidential: input.confidential ?? false,
@@ -382,6 +431,17 @@ export class IssuesService {
     if (metadata && changes.weight !== undefined) data.weight = changes.weight;
     if (metadata && changes.dueDate !== undefined) data.dueDate = dateOf(changes.dueDate);
     if (metadata && changes.milestoneId !== undefined) data.milestoneId = await this.milestoneFor(project, changes.milestoneId);
+    if (metadata && changes.healthStatus !== undefined) data.healthStatus = changes.healthStatus;
+    const issueType = metadata && changes.issueType != null ? changes.issueType : (issue.issueType as IssueType);
+    if (issueType !== issue.issueType) data.issueType = issueType;
+    const incident = issueType === 'incident';
+    // Becoming an incident gives it an escalation status (CreateService); an incident's severity needs admin_issue.
+    let escalation = (issue.escalationStatus as EscalationStatus | null) ?? (incident ? 'triggered' : null);
+    if (incident && changes.escalationStatus != null) {
+      await this.base.access.authorize('update_escalation_status', subject);
+      escalation = changes.escalationStatus;
+    }
+    if (incident && metadata && changes.severity != null && changes.severity !== (issue.severity ?? 'unknown')) data.severity = changes.severity;
     const merged = { title: (data.title as string | undefined) ?? issue.title, description: issue.description, weight: data.weight === undefined ? issue.weight : (data.weight as number | null) };
     const errors = issueErrors(merged);
     if (Object.keys(errors).length) throw invalid(errors);
@@ -391,7 +451,10 @@ export class IssuesService {
       data.state = state;
       data.closedAt = state === 'closed' ? new Date() : null;
       data.closedById = state === 'closed' ? viewer.id : null;
+      // Issues::CloseService#resolve_incident: closing an incident resolves it.
+      if (state === 'closed' && incident) escalation = 'resolved';
     }
+    if (escalation !== issue.escalationStatus) data.escalationStatus = escalation;
     const assigneeIds = metadata && changes.assigneeIds != null ? await this.assigneesFor(changes.assigneeIds) : null;
     let labelIds: number[] | null = null;
     const labelChange = { added: [] as number[], removed: [] as number[] };
@@ -423,7 +486,10 @@ export class IssuesService {
       }
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
       await this.events.issuables.updated(tx, issue, updated, labelChange, viewer.id);
-      if (data.state) await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
+      if (data.state) {
+        await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
+        await refreshBlockingCounts(tx, await blockersOf(tx, issue.id));
+      }
       await this.announce(tx, project, before, issue.id, data.state ? (state === 'closed' ? 'close' : 'reopen') : 'update');
       return updated;
     });
@@ -457,7 +523,9 @@ export class IssuesService {
       await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
       await SubscriptionsService.forget(tx, ISSUE, issue.id);
       await this.events.deleteFor(tx, { type: ISSUE, id: issue.id });
+      const blockers = await blockersOf(tx, issue.id);
       await tx.issue.delete({ where: { id: issue.id } });
+      await refreshBlockingCounts(tx, blockers);
       return issue;
     });
   }
@@ -529,7 +597,8 @@ export class IssuesService {
   private async announce(tx: Prisma.TransactionClient, project: ProjectRow, before: HookIssue | null, id: number, action: IssueHookAction): Promise<void> {
     const after = await this.hookIssue(tx, id);
     const parts = before ? changedParts(before, after) : [];
-    if (before && !parts.length && before.discussionLocked === after.discussionLocked) return;
+    const incidentFields = (i: HookIssue) => [i.discussionLocked, i.issueType, i.severity, i.escalationStatus, i.healthStatus].join();
+    if (before && !parts.length && incidentFields(before) === incidentFields(after)) return;
     if (parts.length) await this.base.publish(ISSUE_UPDATED, { issueId: id, projectId: project.id, parts } satisfies IssueUpdatedMessage, tx);
     const trigger = after.confidential ? 'confidential_issue_hooks' : 'issue_hooks';
     if (!(await hookHeard(tx, trigger, project.id))) return;
@@ -586,4 +655,24 @@ export class IssuesService {
   labelsOf(issueIds: readonly number[]) {
     return this.db.labelLink.findMany({ where: { issueId: { in: [...issueIds] } }, include: { label: true } });
   }
+}
+
+/** The issues that block this one (the sources of its `blocks` links): whose blocking counts its state moves. */
+async function blockersOf(tx: Prisma.TransactionClient, issueId: number): Promise<number[]> {
+  const links = await tx.issueLink.findMany({ where: { targetId: issueId, linkType: 'blocks' }, select: { sourceId: true } });
+  return links.map((l) => l.sourceId);
+}
+
+/**
+ * Counts again the open issues each of these issues blocks (EE's Issue#refresh_blocking_and_blocked_issues_cache!),
+ * in the caller's transaction: the `blockingIssuesCount` that lists show and BLOCKING_ISSUES sorts by.
+ */
+export async function refreshBlockingCounts(tx: Prisma.TransactionClient, ids: readonly number[]): Promise<void> {
+  if (!ids.length) return;
+  await tx.$executeRaw`
+    UPDATE "issues" AS i SET "blockingIssuesCount" = (
+      SELECT count(*)::int FROM "issue_links" AS l JOIN "issues" AS t ON t."id" = l."targetId"
+      WHERE l."sourceId" = i."id" AND l."linkType" = 'blocks' AND t."state" = 'opened'
+    )
+    WHERE i."id" = ANY(${[...new Set(ids)]}::int[])`;
 }

@@ -7,6 +7,7 @@
 import type { Prisma } from '../../db/database.js';
 import type { NotesService } from '../notes/service.js';
 import { humanDuration } from '../issues/durations.js';
+import { SEVERITY_LABELS, type Severity } from '../issues/incidents.js';
 import type { EventResource, ResourceEventsService } from './service.js';
 import { markTitleChange } from './titles.js';
 
@@ -26,6 +27,10 @@ export interface IssueSnapshot {
   createdAt: Date;
   updatedAt: Date;
   assignees: readonly { userId: number }[];
+  issueType: string;
+  severity: string | null;
+  escalationStatus: string | null;
+  healthStatus: string | null;
 }
 
 /** A merge request's fields whose changes become system notes (its labels, milestone and state are events). */
@@ -138,7 +143,20 @@ export class IssuableChanges {
     if (before.weight !== after.weight) await this.events.recordWeightChange(tx, after.id, { weight: after.weight, previous: before.weight, previousAt: before.updatedAt }, userId, at);
     await this.assigneesChanged(tx, before, after, userId, at);
     if (before.confidential !== after.confidential) await this.note(tx, after, userId, after.confidential ? 'made the issue confidential' : 'made the issue visible to everyone', at);
+    if (before.issueType !== after.issueType) await this.note(tx, after, userId, `changed type from ${before.issueType} to ${after.issueType}`, at);
+    // SystemNotes::IncidentService#change_incident_severity and EE's change_health_status_note.
+    if (before.severity !== after.severity && after.severity) await this.note(tx, after, userId, `changed the severity to **${SEVERITY_LABELS[after.severity as Severity]}**`, at);
+    if (before.healthStatus !== after.healthStatus) {
+      await this.note(tx, after, userId, after.healthStatus ? `changed health status to **${after.healthStatus.replace(/_/g, ' ')}**` : 'removed the health status', at);
+    }
     if (before.state !== after.state) await this.events.recordStateChange(tx, resource, after.state === 'closed' ? 'closed' : 'reopened', userId, at);
+    // SystemNotes::IncidentService#change_incident_status, after the close that resolved it (Issues::CloseService);
+    // an escalation status given to a new incident (CreateService) is not noted.
+    if (before.escalationStatus !== after.escalationStatus && after.escalationStatus && (before.escalationStatus || after.escalationStatus !== 'triggered')) {
+      const status = after.escalationStatus.charAt(0).toUpperCase() + after.escalationStatus.slice(1);
+      const reason = after.state === 'closed' && before.state !== 'closed' && after.escalationStatus === 'resolved' ? ' by closing the incident' : '';
+      await this.note(tx, after, userId, `changed the incident status to **${status}**${reason}`, at);
+    }
   }
 
   /** SystemNotes::IssuablesService#change_issuable_assignees: `assigned to @a and @b and unassigned @c`. */
