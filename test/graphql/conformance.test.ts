@@ -84,7 +84,6 @@ const KNOWN: string[] = [
   'ProjectCiCdSettingsUpdateInput.jobTokenScopeEnabled: missing',
   'ProjectCiCdSettingsUpdateInput.mergePipelinesEnabled: missing',
   'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
-  "ProjectCiCdSettingsUpdatePayload.ciCdSettings: type ProjectCiCdSetting, GitLab's ProjectCiCdSetting!",
   'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
   'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',
 ];

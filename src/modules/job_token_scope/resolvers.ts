@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
 import type { ProjectRow } from '../projects/service.js';
-import type { AllowlistEntry, CiCdSettings, JobTokenScope, TargetRef } from './service.js';
+import type { AllowlistEntry, CiCdSettings, CiCdSettingsChanges, JobTokenScope, TargetRef } from './service.js';
 
 type ProjectArgs = { projectPath: string };
 
@@ -42,6 +42,10 @@ export const jobTokenScopeResolvers = {
     // GitLab's outbound scope (ci_outbound_job_token_scope_enabled) is deprecated and off; this server never limits it.
     jobTokenScopeEnabled: () => false,
     project: (settings: CiCdSettings) => settings.project,
+    pipelineVariablesMinimumOverrideRole: (settings: CiCdSettings) => settings.project.ciPipelineVariablesMinimumOverrideRole,
+    restrictUserDefinedVariables: (settings: CiCdSettings) => settings.project.restrictUserDefinedVariables,
+    forwardDeploymentEnabled: (settings: CiCdSettings) => settings.project.ciForwardDeploymentEnabled,
+    forwardDeploymentRollbackAllowed: (settings: CiCdSettings) => settings.project.ciForwardDeploymentRollbackAllowed,
   },
   Mutation: {
     ciJobTokenScopeAddProject: async (_: unknown, args: ProjectArgs & { targetProjectPath?: string | null; targetProjectId?: number | null }, ctx: Context) =>
@@ -55,7 +59,7 @@ export const jobTokenScopeResolvers = {
       ctx.services.job_token_scope.removeProject(await sourceProject(args, ctx), parseRef(args.targetProjectPath, 'Project', 'targetProjectPath')),
     ciJobTokenScopeRemoveGroup: async (_: unknown, args: ProjectArgs & { targetGroupPath?: string | null; targetGroupId?: number | null }, ctx: Context) =>
       ctx.services.job_token_scope.removeGroup(await sourceProject(args, ctx), target(args.targetGroupId, args.targetGroupPath, 'Group', 'targetGroupPath')),
-    projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null }, ctx: Context) => {
+    projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string } & CiCdSettingsChanges, ctx: Context) => {
       const project = await ctx.services.projects.get(parseRef(args.fullPath, 'Project', 'fullPath'));
       return { ciCdSettings: await ctx.services.job_token_scope.updateSettings(project, args) };
     },
