@@ -90,7 +90,7 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
     // Grape asks for no value of an input being destroyed (the GraphQL type requires one; a removal ignores it).
     if (item instanceof GraphQLInputObjectType && NAME_VALUE_LISTS.has(item.name)) {
       if (Array.isArray(raw)) {
-        const removals = raw.map((entry) => (entry && typeof entry === 'object' && !Array.isArray(entry) && TRUE.has(String((entry as Record<string, unknown>).destroy)) ? { value: '', ...entry } : entry));
+        const removals = raw.map((entry) => (entry && typeof entry === 'object' && !Array.isArray(entry) && TRUE.has(String((entry as Record<string, unknown>).destroy)) ? { value: false, ...entry } : entry));
         return removals.map((entry, i) => coerce(nullable.ofType, entry, `${param}[${i}]`, errors));
       }
       if (typeof raw !== 'object') {
