@@ -3,8 +3,9 @@
  * time. A job about to become pending waits in `waiting_for_resource` unless it holds the group's resource; a
  * background job (GitLab's AssignResourceFromResourceGroupWorker) hands the free resource to the next job its process
  * mode picks, and a job that completes gives it back; a resource a completed job still holds after five minutes (its
- * release missed) is taken back when the group is next looked at, which happens every minute while jobs wait. Everything here runs inside the processing of the job's
- * pipeline, under its lock (processing.ts), so the runner queue never sees a job pending without its resource.
+ * release missed) is taken back when the group is next looked at, which happens every minute while jobs wait.
+ * Everything here runs inside the processing of the job's pipeline, under its lock (processing.ts), so the runner
+ * queue never sees a job pending without its resource.
  */
 import type { Prisma } from '../../db/database.js';
 import { expandVariables } from '../../ci/config/variables.js';
