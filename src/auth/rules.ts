@@ -117,6 +117,8 @@ export interface RefSubject {
 /** A job, by its project, its ref and the user who ran it (Ci::BuildPolicy's `owner_of_job`). */
 export interface JobSubject extends RefSubject {
   userId: number | null;
+  /** The job's deployment is older than its environment's last (Ci::Deployable#has_outdated_deployment?). */
+  outdatedDeployment?: boolean;
 }
 
 /** A pipeline trigger token, by its project and its owner (Ci::TriggerPolicy). */

@@ -85,9 +85,15 @@ function coerce(type: GraphQLInputType, raw: unknown, param: string, errors: str
   if (nullable instanceof GraphQLList) {
     // Lists of IDs also come comma-separated in one value (GitLab's CommaSeparatedToIntegerArray: skip_groups=8,9).
     const item = getNullableType(nullable.ofType);
-    // A Grape `type: Hash` of name → value whose GraphQL argument is GitLab's list of `{name, value}` (`inputs`).
+    // A Grape `type: Hash` of name → value whose GraphQL argument is GitLab's list of `{name, value}` (`inputs` of a
+    // pipeline); a schedule's `inputs` come as that list itself (an Array of `name`, `value` and `destroy`), where
+    // Grape asks for no value of an input being destroyed (the GraphQL type requires one; a removal ignores it).
     if (item instanceof GraphQLInputObjectType && NAME_VALUE_LISTS.has(item.name)) {
-      if (typeof raw !== 'object' || Array.isArray(raw)) {
+      if (Array.isArray(raw)) {
+        const removals = raw.map((entry) => (entry && typeof entry === 'object' && !Array.isArray(entry) && TRUE.has(String((entry as Record<string, unknown>).destroy)) ? { value: false, ...entry } : entry));
+        return removals.map((entry, i) => coerce(nullable.ofType, entry, `${param}[${i}]`, errors));
+      }
+      if (typeof raw !== 'object') {
         errors.push(`${param} is invalid`);
         return null;
       }

@@ -48,6 +48,8 @@ export interface ProjectRow {
   publicJobs: boolean;
   buildTimeout: number;
   ciDefaultGitDepth: number;
+  ciForwardDeploymentEnabled: boolean;
+  ciForwardDeploymentRollbackAllowed: boolean;
   autoCancelPendingPipelines: string;
   restrictUserDefinedVariables: boolean;
   ciPipelineVariablesMinimumOverrideRole: string;
@@ -124,6 +126,8 @@ export function projectJson(p: ProjectRow, external: string) {
     public_jobs: p.publicJobs,
     build_timeout: p.buildTimeout,
     ci_default_git_depth: p.ciDefaultGitDepth,
+    ci_forward_deployment_enabled: p.ciForwardDeploymentEnabled,
+    ci_forward_deployment_rollback_allowed: p.ciForwardDeploymentRollbackAllowed,
     auto_cancel_pending_pipelines: p.autoCancelPendingPipelines,
     restrict_user_defined_variables: p.restrictUserDefinedVariables,
     ci_pipeline_variables_minimum_override_role: p.ciPipelineVariablesMinimumOverrideRole,

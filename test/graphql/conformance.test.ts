@@ -81,7 +81,6 @@ const KNOWN: string[] = [
   "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",
   'ProjectCiCdSettingsUpdateInput.mergePipelinesEnabled: missing',
   'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
-  "ProjectCiCdSettingsUpdatePayload.ciCdSettings: type ProjectCiCdSetting, GitLab's ProjectCiCdSetting!",
   'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
   'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',
 ];

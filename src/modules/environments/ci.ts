@@ -15,6 +15,7 @@ import type { JobEnvironment } from '../../ci/config/types.js';
 import { expandVariables } from '../../ci/config/variables.js';
 import { parseDuration } from '../../ci/config/durations.js';
 import type { ProcessingEffects } from '../pipelines/processing.js';
+import { dropOlderLater } from './forward.js';
 import { deploymentHookEvent } from './hooks.js';
 import { deploymentMayMove, deploymentStatusOf, environmentSlug, FINISHED_STATUSES, guessTier, nameErrors } from './rules.js';
 
@@ -119,6 +120,7 @@ export async function followJob(tx: Tx, effects: ProcessingEffects, job: { id: n
     const deployment = await tx.deployment.findUnique({ where: { jobId: job.id } });
     const status = deploymentStatusOf(jobStatus);
     if (!deployment || !status || !(await moveDeployment(tx, effects, deployment, status, now))) return;
+    if (status === 'running') await dropOlderLater(tx, effects, deployment);
     if (status !== 'success') return;
     const seconds = env.autoStopIn && env.autoStopIn !== 'never' ? parseDuration(env.autoStopIn) : null;
     await tx.environment.update({

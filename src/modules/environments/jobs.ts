@@ -1,7 +1,11 @@
-/** Background work of environments: the recurring stop of environments whose `auto_stop_at` passed (GitLab's Environments::AutoStopCronWorker). */
+/**
+ * Background work of environments: the recurring stop of environments whose `auto_stop_at` passed (GitLab's
+ * Environments::AutoStopCronWorker), and the drop of deployments a newer running one outdates (forward.ts).
+ */
 import { userViewer } from '../../auth/viewer.js';
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { JobEnvironment } from '../module.js';
+import { DROP_OLDER_DEPLOYMENTS_JOB } from './forward.js';
 
 export const AUTO_STOP_JOB = 'environments.auto_stop';
 /** How often due environments are looked for (GitLab's cron runs hourly; a minute keeps `auto_stop_in` close). */
@@ -9,6 +13,10 @@ const AUTO_STOP_EVERY_MS = 60_000;
 
 export function environmentJobs({ app, contextFor }: JobEnvironment): JobHandlers {
   return {
+    [DROP_OLDER_DEPLOYMENTS_JOB]: async (payload) => {
+      const { deploymentId } = payload as { deploymentId: number };
+      await contextFor(null).services.environments.dropOlderDeployments(deploymentId);
+    },
     [AUTO_STOP_JOB]: {
       everyMs: AUTO_STOP_EVERY_MS,
       run: async () => {

@@ -4,6 +4,7 @@
  * (playing the `on_stop` job of the last deployment, or at once), and the recurring stop of environments whose
  * `auto_stop_at` has passed. Deployments of jobs are made and moved by ci.ts inside the pipelines' transactions.
  */
+import { olderActiveJobs } from './forward.js';
 import type { Prisma } from '../../db/database.js';
 import { badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
 import { startsWithIgnoringCase } from '../../db/text.js';
@@ -245,6 +246,11 @@ export class EnvironmentsService {
     });
     for (const environment of stale) await this.stopEnvironment(project, environment, false);
     return { message: STALE_MESSAGE };
+  }
+
+  /** Deployments::OlderDeploymentsDropService: the running deployment's older unfinished ones fail (`forward_deployment_failure`). */
+  async dropOlderDeployments(deploymentId: number): Promise<void> {
+    for (const job of await olderActiveJobs(this.db, deploymentId)) await this.pipelines.dropJob(job, 'forward_deployment_failure');
   }
 
   /** Environments whose `auto_stop_at` passed, with the user their stop runs as (their last deployment's). */

@@ -4,7 +4,7 @@ import type { PageArgs } from '../../graphql/connection.js';
 import { argumentRefused } from '../../errors.js';
 import { parseRef } from '../../graphql/ids.js';
 import type { ProjectRow } from '../projects/service.js';
-import type { AllowlistEntry, CiCdSettings, JobTokenScope, ScopeDirection, TargetRef } from './service.js';
+import type { AllowlistEntry, CiCdSettings, CiCdSettingsChanges, JobTokenScope, ScopeDirection, TargetRef } from './service.js';
 
 type ProjectArgs = { projectPath: string };
 type Direction = 'INBOUND' | 'OUTBOUND';
@@ -49,6 +49,10 @@ export const jobTokenScopeResolvers = {
     // GitLab's outbound scope (ci_outbound_job_token_scope_enabled) is frozen off (see ScopeDirection).
     jobTokenScopeEnabled: () => false,
     project: (settings: CiCdSettings) => settings.project,
+    pipelineVariablesMinimumOverrideRole: (settings: CiCdSettings) => settings.project.ciPipelineVariablesMinimumOverrideRole,
+    restrictUserDefinedVariables: (settings: CiCdSettings) => settings.project.restrictUserDefinedVariables,
+    forwardDeploymentEnabled: (settings: CiCdSettings) => settings.project.ciForwardDeploymentEnabled,
+    forwardDeploymentRollbackAllowed: (settings: CiCdSettings) => settings.project.ciForwardDeploymentRollbackAllowed,
   },
   Mutation: {
     ciJobTokenScopeAddProject: async (
@@ -70,11 +74,7 @@ export const jobTokenScopeResolvers = {
       ctx.services.job_token_scope.removeProject(await sourceProject(args, ctx), parseRef(args.targetProjectPath, 'Project', 'targetProjectPath'), directionOf(args.direction)),
     ciJobTokenScopeRemoveGroup: async (_: unknown, args: ProjectArgs & { targetGroupPath?: string | null; targetGroupId?: number | null }, ctx: Context) =>
       ctx.services.job_token_scope.removeGroup(await sourceProject(args, ctx), target(args.targetGroupId, args.targetGroupPath, 'Group', 'targetGroupPath')),
-    projectCiCdSettingsUpdate: async (
-      _: unknown,
-      args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null; jobTokenScopeEnabled?: boolean | null },
-      ctx: Context,
-    ) => {
+    projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string; jobTokenScopeEnabled?: boolean | null } & CiCdSettingsChanges, ctx: Context) => {
       // The outbound scope is frozen (see ScopeDirection): turning it off is what it already is; turning it on is
       // refused before the project is looked up, as GitLab's mutation does.
       if (args.jobTokenScopeEnabled) throw argumentRefused('job_token_scope_enabled', 'can only be set to false');

@@ -36,6 +36,16 @@ export interface CiCdSettings {
  */
 export type ScopeDirection = 'inbound' | 'outbound';
 
+/** What projectCiCdSettingsUpdate changes: this module's settings, and those the project keeps (GraphQL's names). */
+export interface CiCdSettingsChanges {
+  inboundJobTokenScopeEnabled?: boolean | null;
+  keepLatestArtifact?: boolean | null;
+  pipelineVariablesMinimumOverrideRole?: string | null;
+  restrictUserDefinedVariables?: boolean | null;
+  forwardDeploymentEnabled?: boolean | null;
+  forwardDeploymentRollbackAllowed?: boolean | null;
+}
+
 /** One allowlist entry (GraphQL's CiJobTokenScopeAllowlistEntry). */
 export interface AllowlistEntry {
   direction: ScopeDirection;
@@ -117,8 +127,15 @@ export class JobTokenScopeService {
     return { project, inboundJobTokenScopeEnabled: row?.inboundJobTokenScopeEnabled ?? true, keepLatestArtifact: row?.keepLatestArtifact ?? true };
   }
 
-  async updateSettings(project: ProjectRow, changes: { inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null }): Promise<CiCdSettings> {
+  /** GitLab's ProjectCiCdSettingsUpdate; the settings the project keeps go through the projects service (Projects::UpdateService). */
+  async updateSettings(project: ProjectRow, changes: CiCdSettingsChanges): Promise<CiCdSettings> {
     await this.base.access.authorize('admin_project', project);
+    project = await this.projects.updateCiSettings(project, {
+      ciPipelineVariablesMinimumOverrideRole: changes.pipelineVariablesMinimumOverrideRole,
+      restrictUserDefinedVariables: changes.restrictUserDefinedVariables,
+      ciForwardDeploymentEnabled: changes.forwardDeploymentEnabled,
+      ciForwardDeploymentRollbackAllowed: changes.forwardDeploymentRollbackAllowed,
+    });
     const data = {
       ...(changes.inboundJobTokenScopeEnabled != null ? { inboundJobTokenScopeEnabled: changes.inboundJobTokenScopeEnabled } : {}),
       ...(changes.keepLatestArtifact != null ? { keepLatestArtifact: changes.keepLatestArtifact } : {}),

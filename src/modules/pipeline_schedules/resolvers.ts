@@ -6,7 +6,7 @@ import { idFields } from '../../graphql/resolvers.js';
 import { notFound } from '../../errors.js';
 import type { PipelineFilters } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { shortRef } from './rules.js';
+import { shortRef, storedInputs } from './rules.js';
 import type { PipelineScheduleRow, ScheduleChanges, ScheduleInput, ScheduleVariableRow, VariableType } from './service.js';
 
 const TYPE = 'Ci::PipelineSchedule';
@@ -51,6 +51,10 @@ export const pipelineScheduleResolvers = {
     variables: async (s: PipelineScheduleRow, _a: unknown, ctx: Context) => {
       const nodes = await ctx.services.pipeline_schedules.variables(s);
       return nodes && { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+    },
+    inputs: (s: PipelineScheduleRow) => {
+      const nodes = storedInputs(s);
+      return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
     },
     variable: (s: PipelineScheduleRow, args: { key: string }, ctx: Context) => ctx.services.pipeline_schedules.variable(s, args.key),
     pipelines: (s: PipelineScheduleRow, args: ScheduledPipelineArgs, ctx: Context) =>

@@ -4,6 +4,8 @@
  */
 import { checkSchedule, nextRun, parseCron, resolveTimeZone } from '../../ci/cron.js';
 import { isBlank, strip } from '../ci_variables/rules.js';
+import { invalid } from '../../errors.js';
+import { parseInputValue } from '../pipelines/inputs.js';
 
 /** GitLab's VALID_REF_FORMAT_REGEX: a full branch or tag ref, kept as given. */
 export const FULL_REF = /^(refs\/tags\/|refs\/heads\/)\S+$/;
@@ -57,4 +59,40 @@ export function variableKeyErrors(rawKey: string, taken: (key: string) => boolea
 /** The short name of a full ref (`refs/heads/main` → `main`). */
 export function shortRef(ref: string): string {
   return ref.replace(/^refs\/(heads|tags)\//, '');
+}
+
+/** One input of a schedule as stored (GitLab's Ci::PipelineScheduleInput): a name and its value. */
+export interface StoredInput {
+  name: string;
+  value: unknown;
+}
+
+/** An input given to a create or update: added, or changed by name, or with `destroy` removed. */
+export interface ScheduleInputChange {
+  name: string;
+  value: unknown;
+  destroy?: boolean | null;
+}
+
+/** The schedule's inputs as stored, in order. */
+export function storedInputs(schedule: { inputs: unknown }): StoredInput[] {
+  return Array.isArray(schedule.inputs) ? (schedule.inputs as StoredInput[]) : [];
+}
+
+/**
+ * The inputs after the changes (Rails' nested attributes, matched by name): a value given as text (a form
+ * parameter) is read as GitLab's Inputs.parse_params reads it; a blank name is the input's validation error.
+ */
+export function mergeInputs(existing: readonly StoredInput[], changes: readonly ScheduleInputChange[]): StoredInput[] {
+  const out = existing.map((input) => ({ ...input }));
+  for (const change of changes) {
+    const name = change.name.trim();
+    if (!name) throw invalid({ inputs: ["name can't be blank"] });
+    const at = out.findIndex((input) => input.name === name);
+    if (change.destroy) {
+      if (at >= 0) out.splice(at, 1);
+    } else if (at >= 0) out[at].value = parseInputValue(change.value);
+    else out.push({ name, value: parseInputValue(change.value) });
+  }
+  return out;
 }

@@ -12,9 +12,13 @@ import type { ServiceBase } from '../module.js';
 import type { PipelineFilters, PipelineRow, PipelinesService } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { DEFAULT_TIME_ZONE, FULL_REF, MAX_REF_LENGTH, nextRunAt, scheduleErrors, shortRef, variableKeyErrors } from './rules.js';
+import { inputsFromList } from '../pipelines/inputs.js';
+import { DEFAULT_TIME_ZONE, FULL_REF, MAX_REF_LENGTH, mergeInputs, nextRunAt, scheduleErrors, shortRef, storedInputs, variableKeyErrors, type ScheduleInputChange, type StoredInput } from './rules.js';
 
 export type PipelineScheduleRow = Prisma.PipelineScheduleGetPayload<object>;
+
+/** Inputs as the JSON column keeps them: their values came in as JSON (GraphQL's CiInputsValueInputType, REST's body). */
+const asJson = (inputs: StoredInput[]) => inputs as unknown as Prisma.InputJsonArray;
 export type ScheduleVariableRow = Prisma.PipelineScheduleVariableGetPayload<object>;
 export type VariableType = 'env_var' | 'file';
 
@@ -44,6 +48,7 @@ export interface ScheduleInput {
   ref: string;
   active?: boolean | null;
   variables?: readonly ScheduleVariableInput[] | null;
+  inputs?: readonly ScheduleInputChange[] | null;
 }
 
 export interface ScheduleChanges {
@@ -53,6 +58,7 @@ export interface ScheduleChanges {
   ref?: string | null;
   active?: boolean | null;
   variables?: readonly ScheduleVariableInput[] | null;
+  inputs?: readonly ScheduleInputChange[] | null;
 }
 
 export interface ScheduleFilters {
@@ -135,9 +141,10 @@ export class PipelineSchedulesService {
     const ref = await this.checked(project, draft, input.ref);
     await this.authorizeRef(project, ref, () => invalid({ base: [NOT_AUTHORIZED] }));
     const variables = this.variableChanges([], input.variables ?? []);
+    const inputs = asJson(mergeInputs([], input.inputs ?? []));
     return this.db.$transaction(async (tx) => {
       const schedule = await tx.pipelineSchedule.create({
-        data: { ...draft, ref, projectId: project.id, ownerId: viewer.id, active: input.active ?? true, nextRunAt: nextRunAt(draft.cron, draft.cronTimezone, new Date()) },
+        data: { ...draft, ref, projectId: project.id, ownerId: viewer.id, active: input.active ?? true, nextRunAt: nextRunAt(draft.cron, draft.cronTimezone, new Date()), inputs },
       });
       await this.applyVariables(tx, schedule.id, variables);
       return schedule;
@@ -157,10 +164,11 @@ export class PipelineSchedulesService {
     if (ref !== current.ref) await this.authorizeRef(project, ref, () => invalid({ base: [NOT_AUTHORIZED] }));
     const existing = changes.variables?.length ? await this.db.pipelineScheduleVariable.findMany({ where: { pipelineScheduleId: current.id } }) : [];
     const variables = this.variableChanges(existing, changes.variables ?? []);
+    const inputs = changes.inputs ? asJson(mergeInputs(storedInputs(current), changes.inputs)) : undefined;
     return this.db.$transaction(async (tx) => {
       const schedule = await tx.pipelineSchedule.update({
         where: { id: current.id },
-        data: { ...draft, ref, active: changes.active ?? current.active, nextRunAt: nextRunAt(draft.cron, draft.cronTimezone, new Date()) },
+        data: { ...draft, ref, active: changes.active ?? current.active, nextRunAt: nextRunAt(draft.cron, draft.cronTimezone, new Date()), ...(inputs ? { inputs } : {}) },
       });
       await this.applyVariables(tx, schedule.id, variables);
       return schedule;
@@ -321,6 +329,7 @@ export class PipelineSchedulesService {
         source: 'schedule',
         pipelineScheduleId: schedule.id,
         variables: schedule.variables.map((v) => ({ key: v.key, value: v.value, variableType: v.variableType })),
+        inputs: inputsFromList(storedInputs(schedule)),
       });
     } catch (error) {
       if (!isCoded(error)) throw error;

@@ -18,8 +18,15 @@ const buildTrace: Rule<BuildTraceSubject, never> = {
   where: () => false,
 };
 
-/** Ci::BuildPolicy's job writes (`update_build`, asked of one job): none on a protected ref the viewer may not update. */
-const jobWriter: Rule<JobSubject, never> = onProtectedRef(updateBuild);
+/**
+ * Ci::BuildPolicy's job writes (`update_build`, asked of one job): none on a protected ref the viewer may not update,
+ * none on a job whose deployment is outdated (Ci::DeployablePolicy).
+ */
+const jobOnRef: Rule<JobSubject, never> = onProtectedRef(updateBuild);
+const jobWriter: Rule<JobSubject, never> = {
+  allows: (actor, job) => !job.outdatedDeployment && jobOnRef.allows(actor, job),
+  where: () => false,
+};
 
 /**
  * Ci::BuildPolicy's erase_build: `admin_build`, or `update_build` for the user who ran the job on an unprotected ref;

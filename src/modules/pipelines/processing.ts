@@ -10,7 +10,8 @@ import type { JobQueue } from '../../jobs/queue.js';
 import { compositeStatus, isCompleted, type CiStatus, type StatusOf } from './status.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { enqueueAutoMerge } from '../merge_requests/auto_merge.js';
-import { followJob } from '../environments/ci.js';
+import { environmentOf, followJob } from '../environments/ci.js';
+import { hasOutdatedDeployment, OUTDATED_DEPLOYMENT } from '../environments/forward.js';
 import { ASSIGN_RESOURCE_JOB, gateResources } from './resource_groups.js';
 
 /** Bus topic: a pipeline's status (or timing) changed. */
@@ -126,6 +127,8 @@ export async function processPipeline(tx: Tx, pipelineId: number, effects: Proce
     orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }],
     select: { id: true, name: true, stageIdx: true, status: true, when: true, allowFailure: true, type: true, schedulingType: true, options: true, queuedAt: true, resourceGroupId: true },
   });
+  // Ci::ProcessBuildService#enqueue: a deployment job older than its environment's last deployment never starts.
+  const outdated = (job: ProcessedJob) => (environmentOf(job.options)?.slug !== undefined ? hasOutdatedDeployment(tx, job.id, false) : Promise.resolve(false));
   const byName = new Map(jobs.map((job) => [job.name, job]));
   const byId = new Map(jobs.map((job) => [job.id, job]));
   const changed = new Map<number, Prisma.CiJobUpdateInput>();
@@ -154,13 +157,15 @@ export async function processPipeline(tx: Tx, pipelineId: number, effects: Proce
         set(job, 'manual');
       } else if (job.when === 'delayed') {
         set(job, 'scheduled', { scheduledAt: new Date(now.getTime() + startInSeconds(job) * 1000) });
+      } else if (await outdated(job)) {
+        set(job, 'failed', OUTDATED_DEPLOYMENT(now));
       } else {
         set(job, 'pending', { queuedAt: now });
       }
     }
   }
   // Jobs of a resource group wait for its resource, and give it back when done (resource_groups.ts).
-  for (const resourceGroupId of await gateResources(tx, jobs, set, now)) await effects.app.jobs.enqueue(ASSIGN_RESOURCE_JOB, { resourceGroupId }, {}, tx);
+  for (const resourceGroupId of await gateResources(tx, jobs, set, now, outdated)) await effects.app.jobs.enqueue(ASSIGN_RESOURCE_JOB, { resourceGroupId }, {}, tx);
   for (const [id, data] of changed) {
     await tx.ciJob.update({ where: { id }, data });
     await effects.publish(JOB_UPDATED, { jobId: id, pipelineId, projectId: pipeline.projectId, status: data.status as string } satisfies JobUpdatedMessage, tx);

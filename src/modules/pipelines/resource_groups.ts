@@ -2,13 +2,16 @@
  * Resource groups (GitLab's Ci::ResourceGroup and Ci::Resource): jobs naming one `resource_group:` key run one at a
  * time. A job about to become pending waits in `waiting_for_resource` unless it holds the group's resource; a
  * background job (GitLab's AssignResourceFromResourceGroupWorker) hands the free resource to the next job its process
- * mode picks, and a job that completes gives it back. Everything here runs inside the processing of the job's
- * pipeline, under its lock (processing.ts), so the runner queue never sees a job pending without its resource.
+ * mode picks, and a job that completes gives it back; a resource a completed job still holds after five minutes (its
+ * release missed) is taken back when the group is next looked at, which happens every minute while jobs wait.
+ * Everything here runs inside the processing of the job's pipeline, under its lock (processing.ts), so the runner
+ * queue never sees a job pending without its resource.
  */
 import type { Prisma } from '../../db/database.js';
 import { expandVariables } from '../../ci/config/variables.js';
 import type { PlannedJob } from '../../ci/config/index.js';
-import { isCompleted, type CiStatus } from './status.js';
+import { COMPLETED_STATUSES, isCompleted, type CiStatus } from './status.js';
+import { OUTDATED_DEPLOYMENT } from '../environments/forward.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { invalidArgument, recordNotFound } from '../../errors.js';
 import type { ServiceBase } from '../module.js';
@@ -19,6 +22,11 @@ type Tx = Prisma.TransactionClient;
 
 /** Job kind: hand a resource group's free resource to its next job. */
 export const ASSIGN_RESOURCE_JOB = 'pipelines.assign_resource';
+
+/** GitLab's RESPAWN_WAIT_TIME: how soon a group whose resource is held looks again. */
+const RESPAWN_WAIT_MS = 60_000;
+/** How long a completed job may keep holding a resource before it counts as stale (GitLab's 5 minutes). */
+const STALE_AFTER_MS = 5 * 60_000;
 
 export const PROCESS_MODES = ['unordered', 'oldest_first', 'newest_first', 'newest_ready_first'] as const;
 export type ProcessMode = (typeof PROCESS_MODES)[number];
@@ -67,7 +75,13 @@ interface GroupedJob {
  * it; a waiting job that was handed the resource becomes pending; a completed job gives its resource back. Answers
  * the groups whose next job should be looked for (ASSIGN_RESOURCE_JOB).
  */
-export async function gateResources<J extends GroupedJob>(tx: Tx, jobs: readonly J[], set: (job: J, status: CiStatus, data?: Prisma.CiJobUpdateInput) => void, now: Date): Promise<number[]> {
+export async function gateResources<J extends GroupedJob>(
+  tx: Tx,
+  jobs: readonly J[],
+  set: (job: J, status: CiStatus, data?: Prisma.CiJobUpdateInput) => void,
+  now: Date,
+  outdated: (job: J) => Promise<boolean>,
+): Promise<number[]> {
   const grouped = jobs.filter((job) => job.resourceGroupId !== null);
   if (grouped.length === 0) return [];
   const rows = await tx.$queryRaw<{ buildId: number }[]>`SELECT "buildId" FROM "ci_resources" WHERE "buildId" = ANY(${grouped.map((job) => job.id)}::int[])`;
@@ -80,8 +94,11 @@ export async function gateResources<J extends GroupedJob>(tx: Tx, jobs: readonly
       set(job, 'waiting_for_resource', { queuedAt: null });
       wake.add(group);
     } else if (job.status === 'waiting_for_resource' && held.has(job.id)) {
-      set(job, 'pending', { queuedAt: now });
-    } else if (isCompleted(job.status as CiStatus)) {
+      // AssignResourceFromResourceGroupService: a job whose deployment became outdated while it waited is dropped.
+      if (await outdated(job)) set(job, 'failed', OUTDATED_DEPLOYMENT(now));
+      else set(job, 'pending', { queuedAt: now });
+    }
+    if (isCompleted(job.status as CiStatus)) {
       if (held.has(job.id)) released.push(job.id);
       // A job done with the resource, or one that never ran (canceled, skipped): jobs behind it may go now.
       if (held.has(job.id) || job.status === 'canceled' || job.status === 'skipped') wake.add(group);
@@ -206,8 +223,17 @@ export class ResourceGroups {
   async assign(resourceGroupId: number): Promise<void> {
     const group = await this.db.ciResourceGroup.findUnique({ where: { id: resourceGroupId } });
     if (!group) return;
+    await this.releaseStale(resourceGroupId);
     const free = await this.db.ciResource.count({ where: { resourceGroupId, buildId: null } });
-    if (free === 0) return;
+    if (free === 0) {
+      // Still held while jobs wait: look again in a minute (GitLab's respawn_assign_resource_worker), which is what
+      // frees a resource whose holder went stale. One look per group and minute, however many asked for it.
+      if (await this.db.ciJob.count({ where: { resourceGroupId, retried: false, status: 'waiting_for_resource' } })) {
+        const runAt = new Date(Math.ceil((Date.now() + RESPAWN_WAIT_MS) / RESPAWN_WAIT_MS) * RESPAWN_WAIT_MS);
+        await this.host.base.app.jobs.enqueue(ASSIGN_RESOURCE_JOB, { resourceGroupId }, { runAt, uniqueKey: `${ASSIGN_RESOURCE_JOB}:${resourceGroupId}:${runAt.getTime()}` });
+      }
+      return;
+    }
     const { pipelineOrder } = upcomingOrder(group.processMode);
     const ids = pipelineOrder
       ? await this.upcomingIds(group, 0, free)
@@ -217,6 +243,19 @@ export class ResourceGroups {
       if (job?.status !== 'waiting_for_resource') continue;
       await this.host.withPipeline(job.pipelineId, (tx) => assignResource(tx, resourceGroupId, id));
     }
+  }
+
+  /**
+   * GitLab's release_resource_from_stale_jobs (Ci::ResourceGroup#stale_processables): a resource still held by a job
+   * that completed more than STALE_AFTER_MS ago, whose own release was missed, is given back.
+   */
+  private async releaseStale(resourceGroupId: number): Promise<void> {
+    const before = new Date(Date.now() - STALE_AFTER_MS);
+    await this.db.$executeRaw`
+      UPDATE "ci_resources" r SET "buildId" = NULL, "updatedAt" = now()
+      FROM "ci_builds" b
+      WHERE r."resourceGroupId" = ${resourceGroupId} AND b."id" = r."buildId"
+        AND b."status" = ANY(${[...COMPLETED_STATUSES]}::text[]) AND b."updatedAt" < ${before}`;
   }
 
   /** The job holding the group's resource, if any (the `currentJob` of the group). */

@@ -4,6 +4,7 @@
  * retry, cancel, delete, play), and every job transition, each followed by processing the pipeline
  * (processing.ts) so later stages start as earlier ones finish.
  */
+import { hasOutdatedDeployment } from '../environments/forward.js';
 import { can, projectSubject, type JobSubject } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, stateForbids, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
@@ -34,7 +35,7 @@ import { JOB_TRACE_APPENDED, JOB_UPDATED, PIPELINE_UPDATED, queueDownstream, wit
 import { jobOfMessage, pipelineOfMessage, traceSizeOfMessage, tracePiecesOfMessage, type TracePiece } from './live.js';
 import { liveActor } from '../../auth/memberships.js';
 import { perMessage } from '../../events/bus.js';
-import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted } from './status.js';
+import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted, type CiStatus } from './status.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { deploymentForRetry, followJob } from '../environments/ci.js';
 
@@ -212,7 +213,8 @@ export class PipelinesService {
   private async jobFor(project: ProjectRow, jobId: number, ability: 'play_job' | 'retry_job' | 'cancel_build' | 'erase_build'): Promise<JobRow> {
     await this.authorized(project, 'update_build');
     const job = await this.findJob(project, jobId);
-    const subject: JobSubject = { ...(await this.protectedBranches.refSubject(project, job.ref, job.tag)), userId: job.userId };
+    const outdatedDeployment = await hasOutdatedDeployment(this.db, job.id, isCompleted(job.status as CiStatus));
+    const subject: JobSubject = { ...(await this.protectedBranches.refSubject(project, job.ref, job.tag)), userId: job.userId, outdatedDeployment };
     await this.base.access.authorize(ability, subject);
     return job;
   }
@@ -726,6 +728,20 @@ export class PipelinesService {
     if (job.retried || !['success', 'failed', 'canceled'].includes(job.status) || job.type !== 'build') throw stateForbids('Job is not retryable');
     const copy = await withPipeline(this.db, job.pipelineId, this.base, (tx) => this.cloneForRetry(tx, job, viewer.id, job.when === 'manual' ? variables : []));
     return this.findJob(project, copy.id);
+  }
+
+  /**
+   * Fails a job the server gives up on, with GitLab's failure reason (Ci::Build#drop), if it has not completed since
+   * it was found with `status`: background work (forward deployment), no viewer's ability asked.
+   */
+  async dropJob(found: { id: number; pipelineId: number; status: string }, reason: string): Promise<void> {
+    const pipeline = await this.db.pipeline.findUnique({ where: { id: found.pipelineId }, select: { id: true, projectId: true } });
+    if (!pipeline) return;
+    await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
+      const job = await tx.ciJob.findUnique({ where: { id: found.id }, select: { status: true } });
+      if (job?.status !== found.status || isCompleted(job.status as CiStatus)) return;
+      await this.setJobStatus(tx, pipeline, found.id, 'failed', { failureReason: reason, finishedAt: new Date(), tokenDigest: null });
+    });
   }
 
   /** Erases a finished job's trace and artifacts. */

@@ -1,7 +1,8 @@
 /**
  * A project's CI/CD settings that `POST /projects` and `PUT /projects/:id` take (GitLab's build_timeout,
  * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
- * auto_cancel_pending_pipelines, restrict_user_defined_variables with ci_pipeline_variables_minimum_override_role, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
+ * auto_cancel_pending_pipelines, restrict_user_defined_variables with ci_pipeline_variables_minimum_override_role,
+ * ci_forward_deployment_enabled with ci_forward_deployment_rollback_allowed, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
  * only_allow_merge_if_all_discussions_are_resolved), GitLab's validations of them, and what storing them writes.
  */
 import { invalidArgument } from '../../errors.js';
@@ -19,6 +20,10 @@ export interface ProjectCiSettingsInput {
   restrictUserDefinedVariables?: boolean | null;
   /** `developer`, `maintainer`, `owner` or `no_one_allowed`. */
   ciPipelineVariablesMinimumOverrideRole?: string | null;
+  /** Whether an older pipeline's deployment job is dropped once a newer deployment to its environment succeeded. */
+  ciForwardDeploymentEnabled?: boolean | null;
+  /** Whether, with forward deployment on, a finished older deployment job may be retried (a rollback). */
+  ciForwardDeploymentRollbackAllowed?: boolean | null;
   /** Merge checks of its merge requests (GitLab's only_allow_merge_if_pipeline_succeeds and companions). */
   onlyAllowMergeIfPipelineSucceeds?: boolean | null;
   allowMergeOnSkippedPipeline?: boolean | null;
@@ -32,6 +37,8 @@ export const CI_SETTINGS_ARGUMENTS = [
   'autoCancelPendingPipelines',
   'restrictUserDefinedVariables',
   'ciPipelineVariablesMinimumOverrideRole',
+  'ciForwardDeploymentEnabled',
+  'ciForwardDeploymentRollbackAllowed',
   'onlyAllowMergeIfPipelineSucceeds',
   'allowMergeOnSkippedPipeline',
   'onlyAllowMergeIfAllDiscussionsAreResolved',
@@ -75,6 +82,8 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
   autoCancelPendingPipelines?: string;
   restrictUserDefinedVariables?: boolean;
   ciPipelineVariablesMinimumOverrideRole?: string;
+  ciForwardDeploymentEnabled?: boolean;
+  ciForwardDeploymentRollbackAllowed?: boolean;
   onlyAllowMergeIfPipelineSucceeds?: boolean;
   allowMergeOnSkippedPipeline?: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean;
@@ -86,6 +95,8 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
     ...(input.autoCancelPendingPipelines != null ? { autoCancelPendingPipelines: input.autoCancelPendingPipelines } : {}),
     ...(input.restrictUserDefinedVariables != null ? { restrictUserDefinedVariables: input.restrictUserDefinedVariables } : {}),
     ...(input.ciPipelineVariablesMinimumOverrideRole != null ? { ciPipelineVariablesMinimumOverrideRole: input.ciPipelineVariablesMinimumOverrideRole } : {}),
+    ...(input.ciForwardDeploymentEnabled != null ? { ciForwardDeploymentEnabled: input.ciForwardDeploymentEnabled } : {}),
+    ...(input.ciForwardDeploymentRollbackAllowed != null ? { ciForwardDeploymentRollbackAllowed: input.ciForwardDeploymentRollbackAllowed } : {}),
     ...(input.onlyAllowMergeIfPipelineSucceeds != null ? { onlyAllowMergeIfPipelineSucceeds: input.onlyAllowMergeIfPipelineSucceeds } : {}),
     ...(input.allowMergeOnSkippedPipeline != null ? { allowMergeOnSkippedPipeline: input.allowMergeOnSkippedPipeline } : {}),
     ...(input.onlyAllowMergeIfAllDiscussionsAreResolved != null ? { onlyAllowMergeIfAllDiscussionsAreResolved: input.onlyAllowMergeIfAllDiscussionsAreResolved } : {}),

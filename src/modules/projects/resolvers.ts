@@ -112,6 +112,8 @@ export const projectResolvers = {
     autoCancelPendingPipelines: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.autoCancelPendingPipelines),
     restrictUserDefinedVariables: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.restrictUserDefinedVariables),
     ciPipelineVariablesMinimumOverrideRole: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciPipelineVariablesMinimumOverrideRole),
+    ciForwardDeploymentEnabled: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciForwardDeploymentEnabled),
+    ciForwardDeploymentRollbackAllowed: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciForwardDeploymentRollbackAllowed),
     forks: (p: ProjectRow, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.forksOf(p, args, args),
     starrers: (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => ctx.services.projects.stars.starrers(p.id, args.search, args),
     users: (p: ProjectRow, args: { search?: string | null; skipUsers?: number[] | null } & PageArgs, ctx: Context) => ctx.services.projects.users(p, args, args),

@@ -580,6 +580,31 @@ export class ProjectsService {
     return this.reload(project.id);
   }
 
+  /**
+   * The CI/CD settings GraphQL's projectCiCdSettingsUpdate changes on the project (GitLab's Projects::UpdateService
+   * under it): Maintainers, with `PUT /projects/:id`'s validations.
+   */
+  async updateCiSettings(project: ProjectRow, input: ProjectCiSettingsInput): Promise<ProjectRow> {
+    await this.base.access.authorize('admin_project', project);
+    const errors = ciSettingsErrors(input);
+    if (Object.keys(errors).length) throw invalid(errors);
+    const data = ciSettingsData(input);
+    if (!Object.keys(data).length) return project;
+    await this.base.db.project.update({ where: { id: project.id }, data, select: { id: true } });
+    return this.reload(project.id);
+  }
+
+  /**
+   * GitLab's ResetProjectCacheService ("Clear runner caches", GraphQL's runnerCacheClear): jobs_cache_index goes up
+   * by one, so every cache key a job is given from now on differs from those already stored. Maintainers
+   * (admin_pipeline).
+   */
+  async resetRunnerCache(project: ProjectRow): Promise<ProjectRow> {
+    await this.base.access.authorize('admin_pipeline', project);
+    await this.base.db.$executeRaw`UPDATE "projects" SET "jobsCacheIndex" = COALESCE("jobsCacheIndex", 0) + 1 WHERE "id" = ${project.id}`;
+    return this.reload(project.id);
+  }
+
   /** Announces, on commit of `tx`, that the projects' visibility, place or existence changed (src/auth/project-subjects.ts). */
   projectsChanged(projectIds: number[], tx: Prisma.TransactionClient): Promise<void> {
     const message: ProjectsChanged = { projectIds };

@@ -3,7 +3,7 @@ import { lowerEnum } from '../../graphql/resolvers.js';
 import type { Context } from '../../context.js';
 import { restRunnerStatus } from '../../ci/runner-status.js';
 import type { PageArgs } from '../../graphql/connection.js';
-import { parseRef } from '../../graphql/ids.js';
+import { parseId, parseRef } from '../../graphql/ids.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import { jobById } from '../pipelines/resolvers.js';
 import type { JobRow } from '../pipelines/service.js';
@@ -47,6 +47,10 @@ export const runnerResolvers = {
       ctx.services.runners.jobs(r, { statuses: args.statuses, sort: args.sort === 'ASC' ? 'asc' : 'desc' }, args),
   },
   Mutation: {
+    runnerCacheClear: async (_: unknown, args: { projectId: string }, ctx: Context) => {
+      await ctx.services.projects.resetRunnerCache(await ctx.services.projects.get({ id: parseId(args.projectId, 'Project', 'projectId') }));
+      return {};
+    },
     runnerCreate: async (_: unknown, args: RunnerCreateInput, ctx: Context) => ({ runner: await ctx.services.runners.create(args) }),
     runnerUpdate: async (_: unknown, args: RunnerUpdateInput, ctx: Context) => ({ runner: await ctx.services.runners.update(args) }),
     runnerDelete: async (_: unknown, args: { id: string }, ctx: Context) => {
