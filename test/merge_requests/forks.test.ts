@@ -6,13 +6,15 @@
  * removing the source branch in the fork, rebasing in the fork; GitLab's targeting rules and errors; unlinking or
  * deleting the fork closes its merge requests. Commits reach the fork with the real git CLI over HTTP.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
 import { addMember, apiOk, createProject, createUser, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
+import { startReceiver, type Receiver } from '../hooks/receiver.js';
 
-const t = suiteServer({ logLevel: 'error' });
+const t = suiteServer({ logLevel: 'error', allowLocalRequestsFromWebHooks: true, webhookRetryBaseMs: 0, webhookMaxAttempts: 1 });
+let hooks: Receiver;
 const sandbox = gitSandbox();
 
 let maintainer: TestUser;
@@ -54,10 +56,21 @@ beforeAll(async () => {
   // A branch of the upstream named as the fork's: the merge request must read the fork's, never this one.
   await commitUpstream('feature', { 'decoy.txt': 'not the fork\n' }, { start: 'main', message: 'Upstream decoy' });
   fork = await apiOk(t, contributor.token, 'POST', `/projects/${upstream.id}/fork`, { branches: 'main' });
+  hooks = await startReceiver();
+  await apiOk(t, maintainer.token, 'POST', `/projects/${upstream.id}/hooks`, { url: `${hooks.url}/mr`, push_events: false, merge_requests_events: true });
   const dir = sandbox.folder();
   await sandbox.ok(dir, ['clone', '--quiet', cloneUrl(t.url, fork.path_with_namespace, contributor.token), 'fork']);
   work = `${dir}/fork`;
 }, 60_000);
+afterAll(() => hooks?.close());
+
+/** The next merge request event the upstream's hook hears. */
+async function nextHook(): Promise<any> {
+  for (;;) {
+    const got = await hooks.next();
+    if (got.json?.object_kind === 'merge_request') return got.json;
+  }
+}
 
 describe('a merge request from a fork', () => {
   let iid: number;
@@ -93,6 +106,13 @@ describe('a merge request from a fork', () => {
     // The fork's branch is in the upstream's repository as the merge request's head ref.
     const refs = await sandbox.ok(work, ['ls-remote', cloneUrl(t.url, upstream.path_with_namespace, maintainer.token), 'refs/merge-requests/1/head']);
     expect(refs.split('\t')[0]).toBe(first);
+
+    // The upstream's hooks hear it with the fork as `source` (Gitlab::HookData::MergeRequestBuilder).
+    const opened = await nextHook();
+    expect(opened.object_attributes).toMatchObject({ action: 'open', iid: 1, source_project_id: fork.id, target_project_id: upstream.id, last_commit: { id: first } });
+    expect(opened.object_attributes.source).toMatchObject({ id: fork.id, path_with_namespace: fork.path_with_namespace });
+    expect(opened.object_attributes.target).toMatchObject({ id: upstream.id, path_with_namespace: upstream.path_with_namespace });
+    expect(opened.project.id).toBe(upstream.id);
   });
 
   it('shows the changes, diffs, commits and mergeability of the fork branch (not the upstream branch of that name)', async () => {
@@ -125,6 +145,9 @@ describe('a merge request from a fork', () => {
   it('follows a push to the fork branch', async () => {
     const second = await pushToFork('feature', { 'more.txt': 'more\n' }, 'Add more');
     await t.server.app.jobs.drain(60_000);
+    // RefreshService on the fork: the upstream's hook hears `update` with the previous head.
+    const updated = await nextHook();
+    expect(updated.object_attributes).toMatchObject({ action: 'update', oldrev: first, iid: 1, last_commit: { id: second } });
     const refs = await sandbox.ok(work, ['ls-remote', cloneUrl(t.url, upstream.path_with_namespace, maintainer.token), 'refs/merge-requests/1/head']);
     expect(refs.split('\t')[0]).toBe(second);
     const changes = await t.api('GET', upstreamMrs(`/${iid}/changes`), { token: maintainer.token });
