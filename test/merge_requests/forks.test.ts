@@ -261,6 +261,61 @@ describe('opening one: GitLab targeting and errors', () => {
   });
 });
 
+describe('allow_collaboration', () => {
+  it("lets the upstream's mergers push to (and rebase) the fork's source branch while the merge request is open, and nothing else", async () => {
+    const name = `collab-${Date.now()}`;
+    const collab = await apiOk(t, contributor.token, 'POST', `/projects/${upstream.id}/fork`, { path: name, name, branches: 'main' });
+    await apiOk(t, contributor.token, 'POST', `/projects/${collab.id}/repository/commits`, {
+      branch: 'shared',
+      start_branch: 'main',
+      commit_message: 'Shared work',
+      actions: [{ action: 'create', file_path: 'shared.txt', content: 's\n' }],
+    });
+    const mr = await apiOk(t, contributor.token, 'POST', `/projects/${collab.id}/merge_requests`, {
+      source_branch: 'shared',
+      target_branch: 'main',
+      title: 'Shared',
+      target_project_id: upstream.id,
+      allow_collaboration: true,
+    });
+    expect(mr).toMatchObject({ allow_collaboration: true, allow_maintainer_to_push: true });
+
+    // The upstream maintainer, no member of this fork, pushes to its source branch with git over HTTP.
+    const dir = sandbox.folder();
+    await sandbox.ok(dir, ['clone', '--quiet', cloneUrl(t.url, collab.path_with_namespace, maintainer.token), 'c']);
+    const repo = `${dir}/c`;
+    await sandbox.ok(repo, ['checkout', '--quiet', 'shared']);
+    await import('node:fs').then((fs) => fs.writeFileSync(`${repo}/helped.txt`, 'helped\n'));
+    await sandbox.ok(repo, ['add', 'helped.txt']);
+    await sandbox.ok(repo, ['commit', '--quiet', '-m', 'Maintainer helps']);
+    await sandbox.ok(repo, ['push', '--quiet', 'origin', 'shared']);
+    const helped = (await sandbox.ok(repo, ['rev-parse', 'HEAD'])).trim();
+    expect((await apiOk(t, maintainer.token, 'GET', upstreamMrs(`/${mr.iid}`))).sha).toBe(helped);
+
+    // Not another branch, not the fork's default branch, not a tag.
+    expect((await sandbox.run(repo, ['push', '--quiet', 'origin', 'shared:elsewhere'])).code).not.toBe(0);
+    expect((await sandbox.run(repo, ['push', '--quiet', 'origin', 'shared:main'])).code).not.toBe(0);
+    expect((await sandbox.run(repo, ['push', '--quiet', 'origin', 'shared:refs/tags/v1'])).code).not.toBe(0);
+
+    // A rebase by the maintainer, in the fork.
+    await commitUpstream('main', { [`moved-${name}.txt`]: 'm\n' }, { message: 'Upstream moves again' });
+    const rebase = await t.api('PUT', upstreamMrs(`/${mr.iid}/rebase`), { token: maintainer.token });
+    expect(rebase.status).toBe(202);
+    await t.server.app.jobs.drain(60_000);
+    const rebased = await apiOk(t, maintainer.token, 'GET', upstreamMrs(`/${mr.iid}?include_rebase_in_progress=true`));
+    expect(rebased).toMatchObject({ merge_error: null, rebase_in_progress: false });
+    expect(rebased.sha).not.toBe(helped);
+
+    // Once the merge request is closed, the fork is the contributor's alone again.
+    await apiOk(t, contributor.token, 'PUT', upstreamMrs(`/${mr.iid}`), { state_event: 'close' });
+    await sandbox.ok(repo, ['pull', '--quiet', '--rebase', 'origin', 'shared']);
+    await sandbox.ok(repo, ['commit', '--quiet', '--allow-empty', '-m', 'Too late']);
+    const late = await sandbox.run(repo, ['push', '--quiet', 'origin', 'shared']);
+    expect(late.code).not.toBe(0);
+    expect(late.stderr).toContain('You are not allowed to push code to this project.');
+  }, 120_000);
+});
+
 describe('when the fork leaves', () => {
   it('unlinking the fork (DELETE /projects/:id/fork) closes its open merge requests to the upstream', async () => {
     const second = await apiOk(t, contributor.token, 'POST', `/projects/${upstream.id}/fork`, { path: `second-${Date.now()}`, name: `second-${Date.now()}` });

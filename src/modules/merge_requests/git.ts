@@ -449,7 +449,8 @@ export class MergeRequestGit {
   private async mayRemoveSourceBranch(project: ProjectRow, branch: string): Promise<boolean> {
     if (branch === project.defaultBranch) return false;
     const protection = await this.repositories.branchProtection(project, branch);
-    return !protection.protected && (await this.repositories.canPushToBranch(project, branch));
+    // `push_code` on the source project: a collaborator may push to a fork's branch, not remove it.
+    return !protection.protected && (await this.base.access.can('push_code', project)) && (await this.repositories.canPushToBranch(project, branch));
   }
 
   /** GitLab's default merge commit template, its empty `%{issues}` line dropped. */
