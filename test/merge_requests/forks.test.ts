@@ -306,10 +306,18 @@ describe('allow_collaboration', () => {
     expect(rebased).toMatchObject({ merge_error: null, rebase_in_progress: false });
     expect(rebased.sha).not.toBe(helped);
 
-    // Once the merge request is closed, the fork is the contributor's alone again.
-    await apiOk(t, contributor.token, 'PUT', upstreamMrs(`/${mr.iid}`), { state_event: 'close' });
+    // Only who may push to the fork sets it (can_allow_collaboration?): the maintainer's change is ignored.
+    expect((await apiOk(t, maintainer.token, 'PUT', upstreamMrs(`/${mr.iid}`), { allow_collaboration: false })).allow_collaboration).toBe(true);
+    expect((await apiOk(t, contributor.token, 'PUT', upstreamMrs(`/${mr.iid}`), { allow_collaboration: false })).allow_collaboration).toBe(false);
     await sandbox.ok(repo, ['pull', '--quiet', '--rebase', 'origin', 'shared']);
     await sandbox.ok(repo, ['commit', '--quiet', '--allow-empty', '-m', 'Too late']);
+    const withdrawn = await sandbox.run(repo, ['push', '--quiet', 'origin', 'shared']);
+    expect(withdrawn.code).not.toBe(0);
+    expect(withdrawn.stderr).toContain('You are not allowed to push code to this project.');
+
+    // Allowed again, then closed: the fork is the contributor's alone again.
+    expect((await apiOk(t, contributor.token, 'PUT', upstreamMrs(`/${mr.iid}`), { allow_maintainer_to_push: true, allow_collaboration: true })).allow_maintainer_to_push).toBe(true);
+    await apiOk(t, contributor.token, 'PUT', upstreamMrs(`/${mr.iid}`), { state_event: 'close' });
     const late = await sandbox.run(repo, ['push', '--quiet', 'origin', 'shared']);
     expect(late.code).not.toBe(0);
     expect(late.stderr).toContain('You are not allowed to push code to this project.');

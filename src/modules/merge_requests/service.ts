@@ -344,6 +344,13 @@ export class MergeRequestsService {
     return (upstream && rank(upstream) <= rank(source) ? await takes(upstream) : null) ?? source;
   }
 
+  /** MergeRequest#can_allow_collaboration?: from a fork, whose code the viewer may push (`push_code`). */
+  private async mayAllowCollaboration(mr: Pick<MergeRequestRow, 'projectId' | 'sourceProjectId'>): Promise<boolean> {
+    if (mr.sourceProjectId === mr.projectId) return false;
+    const source = await this.git.sourceProjectOf(mr);
+    return !!source && (await this.base.access.can('push_code', source));
+  }
+
   /** The root of a project's fork network (the project forks were first made from), following forked_from links. */
   private async forkNetworkRoot(project: ProjectRow): Promise<number> {
     let current: ProjectRow | null | undefined = project;
@@ -445,7 +452,7 @@ export class MergeRequestsService {
     const mr = await this.get(project, iid);
     const given = Object.entries(changes).some(([, v]) => v !== undefined && v !== null);
     if (requireSome && !given && changes.milestoneId === undefined) {
-      throw atLeastOneOf('assigneeId', 'assigneeIds', 'reviewerIds', 'description', 'labels', 'addLabels', 'removeLabels', 'milestoneId', 'removeSourceBranch', 'stateEvent', 'targetBranch', 'title', 'discussionLocked', 'squash');
+      throw atLeastOneOf('assigneeId', 'assigneeIds', 'reviewerIds', 'description', 'labels', 'addLabels', 'removeLabels', 'milestoneId', 'removeSourceBranch', 'allowCollaboration', 'stateEvent', 'targetBranch', 'title', 'discussionLocked', 'squash');
     }
     const subject = mergeRequestSubject(project, mr);
     await this.base.access.authorize('update_merge_request', subject);
@@ -461,7 +468,8 @@ export class MergeRequestsService {
     if (changes.description != null) data.description = changes.description;
     if (changes.squash != null) data.squash = changes.squash;
     if (changes.removeSourceBranch != null) data.forceRemoveSourceBranch = changes.removeSourceBranch;
-    if (changes.allowCollaboration != null && mr.sourceProjectId !== mr.projectId) data.allowMaintainerToPush = changes.allowCollaboration;
+    // MergeRequest#can_allow_collaboration?: only someone who may push to the fork sets it (else it is ignored).
+    if (changes.allowCollaboration != null && (await this.mayAllowCollaboration(mr))) data.allowMaintainerToPush = changes.allowCollaboration;
     if (changes.discussionLocked != null && metadata) data.discussionLocked = changes.discussionLocked;
     if (metadata && changes.milestoneId !== undefined) data.milestoneId = await this.milestoneFor(project, changes.milestoneId);
     const errors = mergeRequestErrors({ title, description: (data.description as string | undefined) ?? mr.description });
