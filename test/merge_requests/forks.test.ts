@@ -338,6 +338,9 @@ describe('when the fork leaves', () => {
     expect(unlinked.status).toBe(204);
     const shown = await t.api('GET', upstreamMrs(`/${mr.iid}`), { token: maintainer.token });
     expect(shown.body).toMatchObject({ state: 'closed', closed_by: { id: contributor.id }, source_project_id: second.id });
+    // No longer in the fork network, it cannot be reopened (validate_fork).
+    const reopen = await t.api('PUT', upstreamMrs(`/${mr.iid}`), { token: maintainer.token, body: { state_event: 'reopen' } });
+    expect([reopen.status, reopen.body]).toEqual([422, { message: ['Source project is not a fork of the target project'] }]);
   });
 
   it('deleting the fork closes its merge requests and leaves them without a source project', async () => {
@@ -354,6 +357,8 @@ describe('when the fork leaves', () => {
     const shown = await t.api('GET', upstreamMrs(`/${mr.iid}`), { token: maintainer.token });
     expect(shown.status).toBe(200);
     expect(shown.body).toMatchObject({ state: 'closed', source_project_id: null, target_project_id: upstream.id, sha: mr.sha });
+    const reopen = await t.api('PUT', upstreamMrs(`/${mr.iid}`), { token: maintainer.token, body: { state_event: 'reopen' } });
+    expect([reopen.status, reopen.body]).toEqual([422, { message: ['Source project is not a fork of the target project'] }]);
     const changes = await t.api('GET', upstreamMrs(`/${mr.iid}/changes`), { token: maintainer.token });
     expect(changes.status).toBe(200);
     const gql = await t.graphql(`query($path: ID!, $iid: String!) { project(fullPath: $path) { mergeRequest(iid: $iid) { sourceProject { id } sourceBranchExists } } }`, {

@@ -485,6 +485,11 @@ export class MergeRequestsService {
     let state = mr.state;
     if (changes.stateEvent === 'close' && mr.state === 'opened') state = 'closed';
     if (changes.stateEvent === 'reopen' && mr.state === 'closed') state = 'opened';
+    // MergeRequest#validate_fork on an open one: a fork that is gone or left the fork network cannot be reopened.
+    if (state === 'opened' && state !== mr.state && MergeRequestGit.forFork(mr)) {
+      const source = await this.git.sourceProjectOf(mr);
+      if (!source || !(await this.inSameForkNetwork(source, project))) throw attributeError('Source project is not a fork of the target project', 422);
+    }
     if (state === 'opened' && (state !== mr.state || data.targetBranch)) {
       await this.checkNoOtherOpen(project, mr.sourceProjectId, mr.sourceBranch, (data.targetBranch as string | undefined) ?? mr.targetBranch, mr.id);
     }
