@@ -261,6 +261,23 @@ describe('opening one: GitLab targeting and errors', () => {
   });
 });
 
+describe('mergeRequestCreate (GraphQL)', () => {
+  it('opens one from the fork in the upstream through the same resolvers, validate_fork in its errors', async () => {
+    await pushToFork('gql', { 'gql.txt': 'g\n' }, 'GraphQL', 'origin/main');
+    const mutation = `mutation($input: MergeRequestCreateInput!) { mergeRequestCreate(input: $input) { errors mergeRequest { iid sourceProjectId targetProjectId project { fullPath } sourceBranchExists } } }`;
+    const input = { projectPath: fork.path_with_namespace, sourceBranch: 'gql', targetBranch: 'main', title: 'From GraphQL' };
+    const res = await t.graphql(mutation, { input: { ...input, targetProjectId: `gid://gitlab/Project/${upstream.id}` } }, contributor.token);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.mergeRequestCreate).toMatchObject({
+      errors: [],
+      mergeRequest: { sourceProjectId: fork.id, targetProjectId: upstream.id, project: { fullPath: upstream.path_with_namespace }, sourceBranchExists: true },
+    });
+    const other = await createProject(t, contributor.token, { visibility: 'public' });
+    const wrong = await t.graphql(mutation, { input: { ...input, title: 'Wrong', targetProjectId: `gid://gitlab/Project/${other.id}` } }, contributor.token);
+    expect(wrong.body.data.mergeRequestCreate).toEqual({ errors: ['Source project is not a fork of the target project'], mergeRequest: null });
+  });
+});
+
 describe('allow_collaboration', () => {
   it("lets the upstream's mergers push to (and rebase) the fork's source branch while the merge request is open, and nothing else", async () => {
     const name = `collab-${Date.now()}`;
