@@ -143,6 +143,11 @@ describe('a merge request from a fork', () => {
   });
 
   it('follows a push to the fork branch', async () => {
+    // A push to the upstream's branch of the same name moves nothing of it (nor its merge request pipelines).
+    await commitUpstream('feature', { 'decoy2.txt': 'still not the fork\n' }, { message: 'Upstream decoy again' });
+    await t.server.app.jobs.drain(60_000);
+    const kept = await sandbox.ok(work, ['ls-remote', cloneUrl(t.url, upstream.path_with_namespace, maintainer.token), 'refs/merge-requests/1/head']);
+    expect(kept.split('\t')[0]).toBe(first);
     const second = await pushToFork('feature', { 'more.txt': 'more\n' }, 'Add more');
     await t.server.app.jobs.drain(60_000);
     // RefreshService on the fork: the upstream's hook hears `update` with the previous head.
@@ -172,7 +177,7 @@ describe('a merge request from a fork', () => {
     expect(shown.body).toMatchObject({ rebase_in_progress: false, merge_error: null, sha: head, diff_refs: { base_sha: main.id, start_sha: main.id, head_sha: head } });
     // The upstream's own branch of that name never moved.
     const decoy = await apiOk(t, maintainer.token, 'GET', `/projects/${upstream.id}/repository/branches/feature`);
-    expect(decoy.commit.title).toBe('Upstream decoy');
+    expect(decoy.commit.title).toBe('Upstream decoy again');
   }, 120_000);
 
   it('is merged into the upstream by its maintainer: a fresh clone of the upstream has the fork commits', async () => {
