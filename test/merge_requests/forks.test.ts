@@ -301,6 +301,10 @@ describe('allow_collaboration', () => {
       allow_collaboration: true,
     });
     expect(mr).toMatchObject({ allow_collaboration: true, allow_maintainer_to_push: true });
+    const permissions = async (token: string) =>
+      (await t.graphql(`query($path: ID!, $iid: String!) { project(fullPath: $path) { mergeRequest(iid: $iid) { allowCollaboration userPermissions { canMerge pushToSourceBranch removeSourceBranch } } } }`, { path: upstream.path_with_namespace, iid: String(mr.iid) }, token)).body.data.project.mergeRequest;
+    expect(await permissions(maintainer.token)).toEqual({ allowCollaboration: true, userPermissions: { canMerge: true, pushToSourceBranch: true, removeSourceBranch: false } });
+    expect(await permissions(contributor.token)).toEqual({ allowCollaboration: true, userPermissions: { canMerge: false, pushToSourceBranch: true, removeSourceBranch: true } });
 
     // The upstream maintainer, no member of this fork, pushes to its source branch with git over HTTP.
     const dir = sandbox.folder();

@@ -976,7 +976,7 @@ export class MergeRequestsService {
     const subject = mergeRequestSubject(project, mr);
     const { access } = this.base;
     const source = await this.git.sourceProjectOf(mr);
-    const [read, update, admin, note, canMerge, pushSource, protection] = await Promise.all([
+    const [read, update, admin, note, canMerge, pushSource, protection, pushCode] = await Promise.all([
       access.can('read_merge_request', subject),
       access.can('update_merge_request', subject),
       access.can('admin_merge_request', subject),
@@ -984,6 +984,7 @@ export class MergeRequestsService {
       this.repositories.canMergeToBranch(project, mr.targetBranch),
       source ? this.git.canPushToSource(project, source, mr) : false,
       source ? this.repositories.branchProtection(source, mr.sourceBranch) : { protected: true },
+      source ? access.can('push_code', source) : false,
     ]);
     return {
       readMergeRequest: read,
@@ -993,7 +994,8 @@ export class MergeRequestsService {
       canApprove: read && (await this.approvals.viewerCanApprove(mr)),
       canMerge: read && canMerge,
       pushToSourceBranch: read && pushSource,
-      removeSourceBranch: read && pushSource && !protection.protected && !!source && mr.sourceBranch !== source.defaultBranch,
+      // can_remove_source_branch?: `push_code` on the source project (collaboration pushes, never removes).
+      removeSourceBranch: read && pushSource && pushCode && !protection.protected && !!source && mr.sourceBranch !== source.defaultBranch,
     };
   }
 
