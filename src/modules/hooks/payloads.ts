@@ -696,7 +696,7 @@ export interface HookMergeRequest {
   id: number;
   iid: number;
   projectId: number;
-  sourceProjectId: number;
+  sourceProjectId: number | null;
   sourceBranch: string;
   targetBranch: string;
   title: string;

@@ -74,6 +74,56 @@ export class MergeRequestGit {
     return new Map(names.map((n) => [n, all.get(`refs/heads/${n}`) ?? null]));
   }
 
+  /**
+   * The project of the merge request's source branch: the target itself, or the fork it comes from (null once that
+   * fork is gone or being deleted).
+   */
+  async sourceProjectOf(mr: Pick<MergeRequestRow, 'projectId' | 'sourceProjectId'>): Promise<ProjectRow | null> {
+    if (mr.sourceProjectId === null) return null;
+    const project = await this.base.loaders.projects.byId.load(mr.sourceProjectId);
+    return project && !project.pendingDelete ? project : null;
+  }
+
+  /** Whether the merge request's source branch is in a fork (GitLab's for_fork?). */
+  static forFork(mr: Pick<MergeRequestRow, 'projectId' | 'sourceProjectId'>): boolean {
+    return mr.sourceProjectId !== mr.projectId;
+  }
+
+  /** The head of the merge request's source branch where it lives (the fork's, for a fork's), or null. */
+  async sourceHead(mr: MergeRequestRow): Promise<string | null> {
+    const source = await this.sourceProjectOf(mr);
+    if (!source) return null;
+    return (await this.branchHeads(source, [mr.sourceBranch])).get(mr.sourceBranch) ?? null;
+  }
+
+  /** Copies a commit and what it reaches from `from`'s repository into `into`'s (a local `git fetch` of its id). */
+  async fetchObjects(into: ProjectRow, from: ProjectRow, sha: string): Promise<void> {
+    const [target, source] = await Promise.all([this.open(into), this.open(from)]);
+    if (await target.resolve(`${sha}^{commit}`)) return;
+    await target.run(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--end-of-options', source.path, sha]);
+  }
+
+  /**
+   * For a merge request from a fork, GitLab's fetch of the source branch into the target repository
+   * (MergeRequest#fetch_ref!): refs/merge-requests/<iid>/head moved to the fork's branch head, its commits copied.
+   * Answers that head (null when the fork or its branch is gone). Read fresh, not from this request's branch heads:
+   * a rebase or push may have just moved it.
+   */
+  async syncForkHead(target: ProjectRow, mr: Pick<MergeRequestRow, 'iid' | 'projectId' | 'sourceProjectId' | 'sourceBranch'>): Promise<string | null> {
+    const source = await this.sourceProjectOf(mr);
+    if (!source) return null;
+    const head = await (await this.open(source)).resolve(`refs/heads/${mr.sourceBranch}^{commit}`);
+    if (!head) return null;
+    const repository = await this.open(target);
+    const ref = `refs/merge-requests/${mr.iid}/head`;
+    const current = await repository.resolve(ref);
+    if (current === head) return head;
+    await this.fetchObjects(target, source, head);
+    // A concurrent refresh that moved it first leaves the same head.
+    if (!(await repository.updateRef(ref, head, current ?? ZERO_SHA)) && (await repository.resolve(ref)) !== head) throw unprocessable('Source branch could not be fetched');
+    return head;
+  }
+
   /** GitLab's diff refs of a source head against a target head: their merge base, the source head, the target head. */
   async diffRefsOf(project: ProjectRow, headSha: string, startSha: string): Promise<DiffRefs> {
     const repository = await this.open(project);
@@ -113,7 +163,7 @@ export class MergeRequestGit {
     if (mr.state === 'merged') return kept;
     const project = await this.mergeRequests.projectOf(mr);
     const heads = await this.branchHeads(project, [mr.sourceBranch, mr.targetBranch]);
-    const source = heads.get(mr.sourceBranch);
+    const source = MergeRequestGit.forFork(mr) ? await this.syncForkHead(project, mr) : heads.get(mr.sourceBranch);
     const target = heads.get(mr.targetBranch);
     if (!source || !target) return { ...kept, headSha: source ?? mr.headSha, sourceExists: !!source, hasCommits: false };
     const repository = await this.open(project);
@@ -275,13 +325,18 @@ export class MergeRequestGit {
     const targetRef = `refs/heads/${mr.targetBranch}`;
     if (!(await repository.updateRef(targetRef, mergeCommitSha, target))) throw unprocessable('Branch cannot be merged');
     const updates = [{ ref: targetRef, before: target, after: mergeCommitSha }];
+    const sourceUpdates: typeof updates = [];
     const removeSource = options.shouldRemoveSourceBranch ?? mr.forceRemoveSourceBranch;
-    if (removeSource && (await this.mayRemoveSourceBranch(project, mr.sourceBranch))) {
+    // The source branch is removed where it lives: in the fork, for a merge request from one.
+    const sourceProject = await this.sourceProjectOf(mr);
+    if (removeSource && sourceProject && (await this.mayRemoveSourceBranch(sourceProject, mr.sourceBranch))) {
       const sourceRef = `refs/heads/${mr.sourceBranch}`;
-      if (await repository.updateRef(sourceRef, ZERO_SHA, source)) updates.push({ ref: sourceRef, before: source, after: ZERO_SHA });
+      const sourceRepository = sourceProject.id === project.id ? repository : await this.open(sourceProject);
+      if (await sourceRepository.updateRef(sourceRef, ZERO_SHA, source)) (sourceProject.id === project.id ? updates : sourceUpdates).push({ ref: sourceRef, before: source, after: ZERO_SHA });
     }
     const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha: state.baseSha, startSha: target });
     await this.repositories.refsUpdated(project, viewer.id, updates);
+    if (sourceProject && sourceUpdates.length) await this.repositories.refsUpdated(sourceProject, viewer.id, sourceUpdates);
     if (mr.targetBranch === project.defaultBranch) await this.mergeRequests.closeIssuesOnMerge(project, merged);
     return merged;
   }
@@ -325,9 +380,9 @@ export class MergeRequestGit {
   async requestRebase(project: ProjectRow, iid: number, skipCi: boolean): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
     const mr = await this.mergeRequests.get(project, iid);
-    const heads = await this.branchHeads(project, [mr.sourceBranch]);
-    if (!heads.get(mr.sourceBranch)) throw forbidden('Source branch does not exist');
-    if (!(await this.repositories.canPushToBranch(project, mr.sourceBranch))) throw forbidden('Cannot push to source branch');
+    const source = await this.sourceProjectOf(mr);
+    if (!source || !(await this.sourceHead(mr))) throw forbidden('Source branch does not exist');
+    if (!(await this.canPushToSource(project, source, mr))) throw forbidden('Cannot push to source branch');
     const queued = await this.mergeRequests.queueRebase(mr, viewer.id, skipCi);
     if (!queued) throw conflict('409 Conflict: Resource lock');
     return queued;
@@ -344,33 +399,58 @@ export class MergeRequestGit {
   async rebase(project: ProjectRow, mr: MergeRequestRow, skipCi: boolean): Promise<string> {
     const viewer = this.base.access.requireViewer();
     if (mr.state !== 'opened') throw new RebaseFailure('the merge request is not open');
-    const repository = await this.open(project);
+    // GitLab rebases in the source project: a fork's branch is replayed there, onto the target head fetched into it.
+    const sourceProject = await this.sourceProjectOf(mr);
+    if (!sourceProject) throw new RebaseFailure('the source project is gone');
+    const repository = await this.open(sourceProject);
     const sourceRef = `refs/heads/${mr.sourceBranch}`;
-    const [source, target] = await Promise.all([repository.resolve(`${sourceRef}^{commit}`), repository.resolve(`refs/heads/${mr.targetBranch}^{commit}`)]);
+    const [source, target] = await Promise.all([repository.resolve(`${sourceRef}^{commit}`), (await this.open(project)).resolve(`refs/heads/${mr.targetBranch}^{commit}`)]);
     if (!source || !target) throw new RebaseFailure('a branch does not exist');
-    if (!(await this.repositories.canPushToBranch(project, mr.sourceBranch))) throw new RebaseFailure('Cannot push to source branch');
+    if (!(await this.canPushToSource(project, sourceProject, mr))) throw new RebaseFailure('Cannot push to source branch');
+    if (sourceProject.id !== project.id) await this.fetchObjects(sourceProject, project, target);
     const user = await this.base.loaders.users.byId.load(viewer.id);
     if (!user) throw new RebaseFailure('no user');
     let head = source;
     if (!(await repository.isAncestor(target, source))) {
       head = await replay(repository, source, target, { name: user.name, email: user.email });
       const update = { ref: sourceRef, before: source, after: head };
-      await this.repositories.authorizeRefUpdate(project, update).catch((err: Error) => {
+      await this.repositories.authorizeRefUpdate(sourceProject, update).catch((err: Error) => {
         throw new RebaseFailure(err.message);
       });
       if (!(await repository.updateRef(sourceRef, head, source))) throw new RebaseFailure('the source branch moved meanwhile');
-      await this.repositories.refsUpdated(project, viewer.id, [update], skipCi ? { ci: { skip: true } } : null);
+      await this.repositories.refsUpdated(sourceProject, viewer.id, [update], skipCi ? { ci: { skip: true } } : null);
     }
+    if (sourceProject.id !== project.id) await this.syncForkHead(project, mr);
     const diffRefs = await this.diffRefsOf(project, head, target);
     await this.mergeRequests.recordRebased(mr, head, diffRefs);
     return head;
+  }
+
+  /**
+   * Gitlab::UserAccess#can_push_to_branch? on the source branch where it lives: the viewer may push to it in the
+   * source project.
+   */
+  async canPushToSource(_target: ProjectRow, source: ProjectRow, mr: MergeRequestRow): Promise<boolean> {
+    return this.repositories.canPushToBranch(source, mr.sourceBranch);
+  }
+
+  /**
+   * MergeRequest#allow_collaboration: asked for (allow_maintainer_to_push) and possible (collaborative_push_possible?:
+   * from a fork still there, neither project private, the source branch unprotected).
+   */
+  async allowCollaboration(mr: MergeRequestRow): Promise<boolean> {
+    if (!mr.allowMaintainerToPush || !MergeRequestGit.forFork(mr)) return false;
+    const [source, target] = await Promise.all([this.sourceProjectOf(mr), this.mergeRequests.projectOf(mr)]);
+    if (!source || source.visibility === 'private' || target.visibility === 'private') return false;
+    return !(await this.repositories.branchProtection(source, mr.sourceBranch)).protected;
   }
 
   /** GitLab's can_remove_source_branch?: not the default branch, not protected, and the viewer may push to it. */
   private async mayRemoveSourceBranch(project: ProjectRow, branch: string): Promise<boolean> {
     if (branch === project.defaultBranch) return false;
     const protection = await this.repositories.branchProtection(project, branch);
-    return !protection.protected && (await this.repositories.canPushToBranch(project, branch));
+    // `push_code` on the source project: a collaborator may push to a fork's branch, not remove it.
+    return !protection.protected && (await this.base.access.can('push_code', project)) && (await this.repositories.canPushToBranch(project, branch));
   }
 
   /** GitLab's default merge commit template, its empty `%{issues}` line dropped. */

@@ -1,7 +1,8 @@
 /**
  * GitLab's MergeRequestPolicy with ProjectPolicy's merge request abilities. Reading needs the project and its merge
  * requests feature (`read_merge_request`, Reporters and above where the feature is private to members); creating
- * needs Developer (`create_merge_request_in`, forks are not built); updating needs Developer, or being its author or
+ * needs Developer on the source (`create_merge_request_from`) and reading the target's code and merge requests
+ * (`create_merge_request_in`: a fork's upstream); updating needs Developer, or being its author or
  * an assignee; setting labels, assignees, reviewers and the milestone needs Reporter (`admin_merge_request`); deleting
  * needs the Owner (`destroy_merge_request`). Writes stop on an archived project. Merging is asked of the target branch
  * (RepositoriesService.canMergeToBranch: `push_code` and the protected branch rules' merge levels).
@@ -9,7 +10,7 @@
  */
 import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
-import { administrator, allOf, anyOf, featureAllowed, projectMember, projectOwner, unlessArchived, visible, type Actor, type ProjectSubject, type Rule } from '../../auth/rules.js';
+import { administrator, allOf, anyOf, featureAllowed, projectMember, projectOwner, repositoryFeature, unlessArchived, visible, type Actor, type ProjectSubject, type Rule } from '../../auth/rules.js';
 
 const { REPORTER, DEVELOPER } = AccessLevel;
 
@@ -52,12 +53,23 @@ const assignee: Rule<MergeRequestSubject, Where> = {
 const unarchived: Rule<MergeRequestSubject, Where> = { allows: (_a, mr) => !mr.inProject.archived, where: () => ({ project: { archived: false } }) };
 
 const readMergeRequest = onProject(readProjectMergeRequests);
+/** RepositoryPolicy's download_code, as a part of create_merge_request_in. */
+const readCode: ProjectRule = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(REPORTER)), repositoryFeature);
+const signedIn: ProjectRule = { allows: (actor) => !!actor.viewer, where: (actor) => !!actor.viewer };
 
 export const mergeRequestPolicy = {
   /** ProjectPolicy's read_merge_request on the project: its merge requests may be listed at all. */
   read_project_merge_requests: readProjectMergeRequests,
-  /** ProjectPolicy's create_merge_request_in (and _from, the same project): Developers and above. */
-  create_merge_request_in: unlessArchived(allOf(readProjectMergeRequests, developer)),
+  /**
+   * ProjectPolicy's create_merge_request_from: Developers and above open merge requests from the project's branches
+   * (to it, or from a fork to its upstream).
+   */
+  create_merge_request_from: unlessArchived(allOf(readProjectMergeRequests, developer, repositoryFeature)),
+  /**
+   * ProjectPolicy's create_merge_request_in (`guest_access & download_code`, with merge requests): who reads the
+   * code and merge requests may be the target of one, from the project or from their fork of it.
+   */
+  create_merge_request_in: unlessArchived(allOf(readProjectMergeRequests, signedIn, readCode)),
   /** Labels, assignees, reviewers and milestone given on create (`set_merge_request_metadata`). */
   set_merge_request_metadata: unlessArchived(allOf(readProjectMergeRequests, reporter)),
   read_merge_request: readMergeRequest,

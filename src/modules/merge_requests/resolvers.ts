@@ -172,6 +172,10 @@ export const mergeRequestResolvers = {
     databaseIid: (m: MergeRequestRow) => m.iid,
     project: (m: MergeRequestRow, _a: unknown, ctx: Context) => projectOfMr(m, ctx),
     targetProjectId: (m: MergeRequestRow) => m.projectId,
+    targetProject: (m: MergeRequestRow, _a: unknown, ctx: Context) => projectOfMr(m, ctx),
+    sourceProject: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (m.sourceProjectId === null ? null : ctx.services.projects.find({ id: m.sourceProjectId })),
+    allowCollaboration: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).allowCollaboration(m),
+    forkAllowCollaboration: (m: MergeRequestRow, _a: unknown, ctx: Context) => (m.sourceProjectId === m.projectId ? null : git(ctx).allowCollaboration(m)),
     closedBy: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.closedById),
     author: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.authorId),
     mergeUser: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.mergeUserId),
@@ -194,7 +198,7 @@ export const mergeRequestResolvers = {
     milestone: (m: MergeRequestRow, _a: unknown, ctx: Context) => (m.milestoneId === null ? null : ctx.loaders.merge_requests.milestoneById.load(m.milestoneId)),
     squashOnMerge: (m: MergeRequestRow) => m.squash,
     shouldRemoveSourceBranch: () => null,
-    sourceBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).branchHeads(await projectOfMr(m, ctx), [m.sourceBranch])).get(m.sourceBranch) != null,
+    sourceBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).sourceHead(m)) != null,
     targetBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).branchHeads(await projectOfMr(m, ctx), [m.targetBranch])).get(m.targetBranch) != null,
     diffHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).state(m)).headSha,
     diffRefs: async (m: MergeRequestRow, _a: unknown, ctx: Context) => {
@@ -278,9 +282,12 @@ export const mergeRequestResolvers = {
         milestoneId: input.milestoneId as number | null | undefined,
         removeSourceBranch: input.removeSourceBranch as boolean | null | undefined,
         squash: input.squash as boolean | null | undefined,
+        targetProjectId: input.targetProjectId as number | null | undefined,
+        allowCollaboration: input.allowCollaboration as boolean | null | undefined,
       });
-      // Its first merge request pipeline and refs/merge-requests/<iid>/head (MergeRequests::AfterCreateService).
-      await ctx.services.pipelines.createForMergeRequest(project, mergeRequest, ctx.viewer!.id, false);
+      // Its first merge request pipeline and refs/merge-requests/<iid>/head (MergeRequests::AfterCreateService); a
+      // fork's branch was fetched into its target's head ref by create, and has no merge request pipeline here.
+      if (mergeRequest.sourceProjectId === mergeRequest.projectId) await ctx.services.pipelines.createForMergeRequest(project, mergeRequest, ctx.viewer!.id, false);
       return { mergeRequest };
     },
     mergeRequestUpdate: async (

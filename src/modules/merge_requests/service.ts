@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
-import { Prisma } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -25,6 +25,8 @@ import type { NotesService } from '../notes/service.js';
 import { issuableConditions } from '../issues/finder.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
+import { VISIBILITY_RANK } from '../namespaces/paths.js';
+import { fetchProjectRows } from '../projects/loaders.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import type { EventResource, ResourceEventsService } from '../resource_events/service.js';
@@ -89,6 +91,10 @@ export interface MergeRequestInput {
   removeSourceBranch?: boolean | null;
   squash?: boolean | null;
   draft?: boolean | null;
+  /** The REST API's `target_project_id`: a project of the source's fork network to open it in. */
+  targetProjectId?: number | null;
+  /** GitLab's allow_collaboration (`allow_maintainer_to_push`): for a merge request from a fork. */
+  allowCollaboration?: boolean | null;
 }
 
 export interface MergeRequestChanges {
@@ -109,6 +115,7 @@ export interface MergeRequestChanges {
   removeSourceBranch?: boolean | null;
   discussionLocked?: boolean | null;
   draft?: boolean | null;
+  allowCollaboration?: boolean | null;
 }
 
 /** GitLab's draft prefixes (MergeRequest::DRAFT_REGEX): `Draft:`, `[Draft]`, `(Draft)`, any case, at the start. */
@@ -311,31 +318,89 @@ export class MergeRequestsService {
    * GitLab's MergeRequest#validate_branches for an open merge request: no other open one for the same source and
    * target (409, `validate_branches`).
    */
-  private async checkNoOtherOpen(project: ProjectRow, source: string, target: string, except?: number): Promise<void> {
+  private async checkNoOtherOpen(project: ProjectRow, sourceProjectId: number | null, source: string, target: string, except?: number): Promise<void> {
     const other = await this.db.mergeRequest.findFirst({
-      where: { projectId: project.id, sourceProjectId: project.id, sourceBranch: source, targetBranch: target, state: 'opened', ...(except ? { id: { not: except } } : {}) },
+      where: { projectId: project.id, sourceProjectId, sourceBranch: source, targetBranch: target, state: 'opened', ...(except ? { id: { not: except } } : {}) },
       select: { iid: true },
       orderBy: { id: 'asc' },
     });
     if (other) throw attributeError(`Another open merge request already exists for this source branch: !${other.iid}`, 409);
   }
 
-  async create(project: ProjectRow, input: MergeRequestInput): Promise<MergeRequestRow> {
+  /**
+   * The project a merge request from `source` opens in (MergeRequests::BuildService#find_target_project): the one
+   * asked for when the viewer may create merge requests in it, else the source's default target (its upstream, when
+   * that has merge requests, is no more visible than the fork and takes them from the viewer), else the source.
+   */
+  private async targetFor(source: ProjectRow, askedId: number | null | undefined): Promise<ProjectRow> {
+    const { access, loaders } = this.base;
+    const takes = async (p: ProjectRow | null | undefined): Promise<ProjectRow | null> =>
+      p && !p.pendingDelete && (await access.can('read_project', p)) && (await access.can('create_merge_request_in', p)) ? p : null;
+    const asked = askedId == null ? null : await takes(askedId === source.id ? source : await loaders.projects.byId.load(askedId));
+    if (asked) return asked;
+    const upstream = source.forkedFromProjectId != null ? await loaders.projects.byId.load(source.forkedFromProjectId) : null;
+    // Project#mr_can_target_upstream?: a fork no more visible than its upstream targets it by default.
+    const rank = (p: ProjectRow) => VISIBILITY_RANK[p.visibility as keyof typeof VISIBILITY_RANK];
+    return (upstream && rank(upstream) <= rank(source) ? await takes(upstream) : null) ?? source;
+  }
+
+  /** MergeRequest#can_allow_collaboration?: from a fork, whose code the viewer may push (`push_code`). */
+  private async mayAllowCollaboration(mr: Pick<MergeRequestRow, 'projectId' | 'sourceProjectId'>): Promise<boolean> {
+    if (mr.sourceProjectId === mr.projectId) return false;
+    const source = await this.git.sourceProjectOf(mr);
+    return !!source && (await this.base.access.can('push_code', source));
+  }
+
+  /** The root of a project's fork network (the project forks were first made from), following forked_from links. */
+  private async forkNetworkRoot(project: ProjectRow): Promise<number> {
+    let current: ProjectRow | null | undefined = project;
+    const seen = new Set<number>();
+    while (current && current.forkedFromProjectId != null && !seen.has(current.id)) {
+      seen.add(current.id);
+      const up: ProjectRow | null | undefined = await this.base.loaders.projects.byId.load(current.forkedFromProjectId);
+      if (!up) break;
+      current = up;
+    }
+    return current?.id ?? project.id;
+  }
+
+  /** Project#in_fork_network_of?: both have the same fork network root. */
+  async inSameForkNetwork(a: ProjectRow, b: ProjectRow): Promise<boolean> {
+    if (a.id === b.id) return true;
+    const [ra, rb] = await Promise.all([this.forkNetworkRoot(a), this.forkNetworkRoot(b)]);
+    return ra === rb;
+  }
+
+  /**
+   * `POST /projects/:id/merge_requests` (MergeRequests::CreateService): `source` is the route's project, whose branch
+   * is merged; the merge request lives in its target (targetFor), numbered there.
+   */
+  async create(source: ProjectRow, input: MergeRequestInput): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
-    if (!(await this.base.access.can('read_project', project))) throw notFound('Project');
-    await this.base.access.authorize('create_merge_request_in', project);
+    if (!(await this.base.access.can('read_project', source))) throw notFound('Project');
+    await this.base.access.authorize('create_merge_request_from', source);
+    const project = await this.targetFor(source, input.targetProjectId);
+    const forked = project.id !== source.id;
     const metadata = await this.base.access.can('set_merge_request_metadata', project);
     const title = input.draft ? draftTitle(input.title.trim(), true) : input.title.trim();
     const draft = { title, description: input.description ?? null };
     const errors = mergeRequestErrors(draft);
     if (Object.keys(errors).length) throw invalid(errors);
-    // MergeRequests::BuildService's checks (errors on `base`), then the model's (`branch_conflict`, `validate_branches`).
-    if (input.sourceBranch === input.targetBranch) throw attributeError("You can't use same project/branch for source and target", 422);
-    const refs = await this.git.branchHeads(project, [input.sourceBranch, input.targetBranch]);
-    if (!refs.get(input.sourceBranch)) throw attributeError(`Source branch "${input.sourceBranch}" does not exist`, 422);
+    // MergeRequests::BuildService's checks (MergeRequest#validate_fork, then errors on `base`), then the model's
+    // (`branch_conflict`, `validate_branches`).
+    if (forked && !(await this.inSameForkNetwork(source, project))) throw attributeError('Source project is not a fork of the target project', 422);
+    if (!forked && input.sourceBranch === input.targetBranch) throw attributeError("You can't use same project/branch for source and target", 422);
+    const [sourceRefs, refs] = await Promise.all([
+      forked ? this.git.branchHeads(source, [input.sourceBranch]) : null,
+      this.git.branchHeads(project, [input.sourceBranch, input.targetBranch]),
+    ]);
+    const sourceHead = (sourceRefs ?? refs).get(input.sourceBranch);
+    if (!sourceHead) throw attributeError(`Source branch "${input.sourceBranch}" does not exist`, 422);
     if (!refs.get(input.targetBranch)) throw attributeError(`Target branch "${input.targetBranch}" does not exist`, 422);
-    await this.checkNoOtherOpen(project, input.sourceBranch, input.targetBranch);
-    const diffRefs = await this.git.diffRefsOf(project, refs.get(input.sourceBranch)!, refs.get(input.targetBranch)!);
+    await this.checkNoOtherOpen(project, source.id, input.sourceBranch, input.targetBranch);
+    // A fork's branch is fetched into the target's repository first (refs/merge-requests/<iid>/head once numbered).
+    if (forked) await this.git.fetchObjects(project, source, sourceHead);
+    const diffRefs = await this.git.diffRefsOf(project, sourceHead, refs.get(input.targetBranch)!);
     const milestoneId = metadata ? await this.milestoneFor(project, input.milestoneId) : null;
     const assigneeIds = metadata && input.assigneeIds ? await this.usersFor(input.assigneeIds) : [];
     const reviewerIds = metadata && input.reviewerIds ? await this.usersFor(input.reviewerIds) : [];
@@ -349,7 +414,8 @@ export class MergeRequestsService {
         data: {
           ...draft,
           projectId: project.id,
-          sourceProjectId: project.id,
+          sourceProjectId: source.id,
+          allowMaintainerToPush: forked ? (input.allowCollaboration ?? false) : false,
           sourceBranch: input.sourceBranch,
           targetBranch: input.targetBranch,
           iid: (_max.iid ?? 0) + 1,
@@ -376,6 +442,9 @@ export class MergeRequestsService {
       await this.executeHooks(tx, project, mr.id, 'open', { before: null });
       await this.announce(tx, mr, ['diffGenerated']);
       return mr;
+    }).then(async (mr) => {
+      if (forked) await this.git.syncForkHead(project, mr);
+      return mr;
     });
   }
 
@@ -383,7 +452,7 @@ export class MergeRequestsService {
     const mr = await this.get(project, iid);
     const given = Object.entries(changes).some(([, v]) => v !== undefined && v !== null);
     if (requireSome && !given && changes.milestoneId === undefined) {
-      throw atLeastOneOf('assigneeId', 'assigneeIds', 'reviewerIds', 'description', 'labels', 'addLabels', 'removeLabels', 'milestoneId', 'removeSourceBranch', 'stateEvent', 'targetBranch', 'title', 'discussionLocked', 'squash');
+      throw atLeastOneOf('assigneeId', 'assigneeIds', 'reviewerIds', 'description', 'labels', 'addLabels', 'removeLabels', 'milestoneId', 'removeSourceBranch', 'allowCollaboration', 'stateEvent', 'targetBranch', 'title', 'discussionLocked', 'squash');
     }
     const subject = mergeRequestSubject(project, mr);
     await this.base.access.authorize('update_merge_request', subject);
@@ -399,6 +468,8 @@ export class MergeRequestsService {
     if (changes.description != null) data.description = changes.description;
     if (changes.squash != null) data.squash = changes.squash;
     if (changes.removeSourceBranch != null) data.forceRemoveSourceBranch = changes.removeSourceBranch;
+    // MergeRequest#can_allow_collaboration?: only someone who may push to the fork sets it (else it is ignored).
+    if (changes.allowCollaboration != null && (await this.mayAllowCollaboration(mr))) data.allowMaintainerToPush = changes.allowCollaboration;
     if (changes.discussionLocked != null && metadata) data.discussionLocked = changes.discussionLocked;
     if (metadata && changes.milestoneId !== undefined) data.milestoneId = await this.milestoneFor(project, changes.milestoneId);
     const errors = mergeRequestErrors({ title, description: (data.description as string | undefined) ?? mr.description });
@@ -406,7 +477,7 @@ export class MergeRequestsService {
     const viewer = this.base.access.requireViewer();
     if (changes.targetBranch != null && changes.targetBranch !== mr.targetBranch) {
       if (mr.state === 'merged') throw attributeError('Cannot change target branch of a merged merge request', 422);
-      if (changes.targetBranch === mr.sourceBranch) throw attributeError("You can't use same project/branch for source and target", 422);
+      if (changes.targetBranch === mr.sourceBranch && mr.sourceProjectId === mr.projectId) throw attributeError("You can't use same project/branch for source and target", 422);
       const heads = await this.git.branchHeads(project, [changes.targetBranch]);
       if (!heads.get(changes.targetBranch)) throw attributeError(`Target branch "${changes.targetBranch}" does not exist`, 422);
       data.targetBranch = changes.targetBranch;
@@ -414,8 +485,13 @@ export class MergeRequestsService {
     let state = mr.state;
     if (changes.stateEvent === 'close' && mr.state === 'opened') state = 'closed';
     if (changes.stateEvent === 'reopen' && mr.state === 'closed') state = 'opened';
+    // MergeRequest#validate_fork on an open one: a fork that is gone or left the fork network cannot be reopened.
+    if (state === 'opened' && state !== mr.state && MergeRequestGit.forFork(mr)) {
+      const source = await this.git.sourceProjectOf(mr);
+      if (!source || !(await this.inSameForkNetwork(source, project))) throw attributeError('Source project is not a fork of the target project', 422);
+    }
     if (state === 'opened' && (state !== mr.state || data.targetBranch)) {
-      await this.checkNoOtherOpen(project, mr.sourceBranch, (data.targetBranch as string | undefined) ?? mr.targetBranch, mr.id);
+      await this.checkNoOtherOpen(project, mr.sourceProjectId, mr.sourceBranch, (data.targetBranch as string | undefined) ?? mr.targetBranch, mr.id);
     }
     if (state !== mr.state) {
       data.state = state;
@@ -590,6 +666,39 @@ export class MergeRequestsService {
   }
 
   /**
+   * Projects::UnlinkForkService's closing of the open merge requests between a project and the other projects of its
+   * fork network (MergeRequest.from_and_to_forks), each by MergeRequests::CloseService as the viewer, whatever their
+   * abilities in the other project. Called once the project left the network (unlinked, or marked for deletion).
+   */
+  async closeFromAndToForks(project: ProjectRow): Promise<void> {
+    const open = await this.db.mergeRequest.findMany({
+      where: { state: 'opened', OR: [{ sourceProjectId: project.id, projectId: { not: project.id } }, { projectId: project.id, sourceProjectId: { not: project.id } }] },
+      select: { id: true, projectId: true },
+      orderBy: { id: 'asc' },
+    });
+    for (const { id, projectId } of open) {
+      const target = projectId === project.id ? project : await this.base.loaders.projects.byId.load(projectId);
+      if (target) await this.closeUnchecked(target, id);
+    }
+  }
+
+  /** MergeRequests::CloseService without an ability check: closed by the viewer, with its events, hook and message. */
+  private async closeUnchecked(project: ProjectRow, id: number): Promise<void> {
+    const viewer = this.base.access.requireViewer();
+    await this.db.$transaction(async (tx) => {
+      const before = (await hookHeard(tx, 'merge_request_hooks', project.id)) ? await this.hookBefore(tx, id) : null;
+      const at = new Date();
+      const { count } = await tx.mergeRequest.updateMany({ where: { id, state: 'opened' }, data: { state: 'closed', closedAt: at, closedById: viewer.id, updatedAt: at } });
+      if (count === 0) return;
+      const mr = await tx.mergeRequest.findUniqueOrThrow({ where: { id }, include: withPeople });
+      await this.events.recordStateChange(tx, eventResource(mr), 'closed', viewer.id, at);
+      await this.event(project, mr, 'closed', tx);
+      await this.announce(tx, mr, ['mergeStatus']);
+      if (before) await this.executeHooks(tx, project, id, 'close', { before });
+    });
+  }
+
+  /**
    * Marks an open merge request merged, once (a concurrent merge that lost the ref race finds it merged): the
    * merge commit, who merged and when, its diff refs as they were, and the `merged` event.
    */
@@ -681,7 +790,8 @@ export class MergeRequestsService {
     const before = options.before === undefined ? after : options.before;
     const user = await tx.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
     const { externalUrl } = this.base.app.config;
-    const source = after.sourceProjectId === project.id ? project : ((await tx.project.findUnique({ where: { id: after.sourceProjectId }, include: { namespace: true } })) as unknown as ProjectRow | null);
+    const source =
+      after.sourceProjectId === project.id ? project : after.sourceProjectId === null ? null : ((await tx.project.findUnique({ where: { id: after.sourceProjectId }, include: { namespace: true } })) as unknown as ProjectRow | null);
     const data = mergeRequestData({ mergeRequest: after, before, action, project: hookProjectOf(project), sourceProject: source ? hookProjectOf(source) : null, user, oldrev: options.oldrev, externalUrl });
     if (options.onlyIfChanged && Object.keys(data.changes as object).length === 0) return;
     await enqueueHookEvent(this.base.app.jobs, { trigger: 'merge_request_hooks', projectId: project.id, branch: null, data }, tx);
@@ -733,11 +843,17 @@ export class MergeRequestsService {
     // A branch made or removed by the push moved no open merge request's source (GitLab's refresh of a new branch finds none open from it).
     if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after) || /^0+$/.test(push.before)) return;
     const branch = push.ref.slice('refs/heads/'.length);
-    const open = await this.db.mergeRequest.findMany({ where: { sourceProjectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, projectId: true }, orderBy: { id: 'asc' } });
+    const open = await this.db.mergeRequest.findMany({
+      where: { sourceProjectId: project.id, sourceBranch: branch, state: 'opened' },
+      select: { id: true, iid: true, projectId: true, sourceProjectId: true, sourceBranch: true },
+      orderBy: { id: 'asc' },
+    });
     for (const mr of open) {
       this.git.forget(mr.id);
       const target = mr.projectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.projectId);
       if (!target) continue;
+      // A fork's branch moved: fetched again into the target as refs/merge-requests/<iid>/head (RefreshService).
+      if (target.id !== project.id) await this.git.syncForkHead(target, mr);
       await this.db.$transaction(async (tx) => {
         await this.executeHooks(tx, target, mr.id, 'update', { oldrev: push.before });
         await this.announce(tx, mr, ['mergeStatus', 'diffGenerated']);
@@ -755,14 +871,14 @@ export class MergeRequestsService {
     if (!first) return null;
     const mr = await this.hookMergeRequest(this.db, first.id);
     const user = await this.db.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
-    const source = mr.sourceProjectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.sourceProjectId);
+    const source = mr.sourceProjectId === project.id ? project : await this.git.sourceProjectOf(mr);
     const { externalUrl } = this.base.app.config;
     return mergeRequestData({ mergeRequest: mr, before: null, action: null, project: hookProjectOf(project), sourceProject: source ? hookProjectOf(source) : null, user, externalUrl });
   }
 
   /** The merge request as hooks embed it (MergeRequest#hook_attrs): a note hook's `merge_request`. */
   async hookAttrs(project: ProjectRow, mr: MergeRequestRow) {
-    const source = mr.sourceProjectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.sourceProjectId);
+    const source = mr.sourceProjectId === project.id ? project : await this.git.sourceProjectOf(mr);
     return mergeRequestHookAttrs(await this.hookMergeRequest(this.db, mr.id), hookProjectOf(project), source ? hookProjectOf(source) : null, this.base.app.config.externalUrl);
   }
 
@@ -795,6 +911,11 @@ export class MergeRequestsService {
   private async hookMergeRequest(tx: Prisma.TransactionClient, id: number): Promise<HookMergeRequest> {
     const row = await tx.mergeRequest.findUniqueOrThrow({ where: { id }, include: withPeople });
     const people = await this.hookPeople(tx, id);
+    // A fork's project is read through `tx` too, for the git state below to find it.
+    if (row.sourceProjectId !== null && row.sourceProjectId !== row.projectId) {
+      const [source] = await fetchProjectRows(tx as PrismaClient, Prisma.sql`p."id" = ${row.sourceProjectId}`);
+      if (source) this.base.loaders.projects.byId.prime(source.id, source);
+    }
     this.git.forget(id);
     const [state, mergeStatus, detailedMergeStatus, headPipeline, firstContribution, blockingDiscussionsResolved] = await Promise.all([
       this.git.state(row),
@@ -854,14 +975,16 @@ export class MergeRequestsService {
     const project = await this.projectOf(mr);
     const subject = mergeRequestSubject(project, mr);
     const { access } = this.base;
-    const [read, update, admin, note, canMerge, pushSource, protection] = await Promise.all([
+    const source = await this.git.sourceProjectOf(mr);
+    const [read, update, admin, note, canMerge, pushSource, protection, pushCode] = await Promise.all([
       access.can('read_merge_request', subject),
       access.can('update_merge_request', subject),
       access.can('admin_merge_request', subject),
       access.can('create_note', project),
       this.repositories.canMergeToBranch(project, mr.targetBranch),
-      this.repositories.canPushToBranch(project, mr.sourceBranch),
-      this.repositories.branchProtection(project, mr.sourceBranch),
+      source ? this.git.canPushToSource(project, source, mr) : false,
+      source ? this.repositories.branchProtection(source, mr.sourceBranch) : { protected: true },
+      source ? access.can('push_code', source) : false,
     ]);
     return {
       readMergeRequest: read,
@@ -871,7 +994,8 @@ export class MergeRequestsService {
       canApprove: read && (await this.approvals.viewerCanApprove(mr)),
       canMerge: read && canMerge,
       pushToSourceBranch: read && pushSource,
-      removeSourceBranch: read && pushSource && !protection.protected && mr.sourceBranch !== project.defaultBranch,
+      // can_remove_source_branch?: `push_code` on the source project (collaboration pushes, never removes).
+      removeSourceBranch: read && pushSource && pushCode && !protection.protected && !!source && mr.sourceBranch !== source.defaultBranch,
     };
   }
 

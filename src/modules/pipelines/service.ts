@@ -527,7 +527,8 @@ export class PipelinesService {
   async createForMergeRequestsOnPush(project: ProjectRow, push: { userId: number; ref: string; after: string }): Promise<void> {
     if (push.after === ZERO_SHA || !push.ref.startsWith('refs/heads/')) return;
     const branch = push.ref.slice('refs/heads/'.length);
-    const open = await this.db.mergeRequest.findMany({ where: { projectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, iid: true, sourceBranch: true, state: true }, take: 100 });
+    // Merge requests from this project's branch: one from a fork whose branch has the same name is not the push's.
+    const open = await this.db.mergeRequest.findMany({ where: { projectId: project.id, sourceProjectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, iid: true, sourceBranch: true, state: true }, take: 100 });
     for (const mr of open) await this.createForMergeRequest(project, mr, push.userId, false);
   }
 

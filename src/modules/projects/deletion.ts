@@ -94,6 +94,8 @@ export async function deleteProjectRows(tx: Prisma.TransactionClient, projectIds
   await tx.ciJobTokenProjectScopeLink.deleteMany({ where: { OR: [{ sourceProjectId: projectId }, { targetProjectId: projectId }] } });
   await tx.ciJobTokenGroupScopeLink.deleteMany({ where: { sourceProjectId: projectId } });
   await retireProjectBots(tx, projectIds, publish);
+  // Merge requests from a deleted fork stay in their target, their source project gone (source_project_id nullified).
+  await tx.mergeRequest.updateMany({ where: { sourceProjectId: projectId, projectId: { notIn: [...projectIds] } }, data: { sourceProjectId: null } });
   await tx.project.deleteMany({ where: { id: projectId } });
   return members.map((m) => m.userId);
 }

@@ -52,7 +52,11 @@ export const projectResolvers = {
     projectArchive: async (_: unknown, args: FullPath, ctx: Context) => ({ project: await ctx.services.projects.setArchived(await projectOf(ctx, args), true) }),
     projectUnarchive: async (_: unknown, args: FullPath, ctx: Context) => ({ project: await ctx.services.projects.setArchived(await projectOf(ctx, args), false) }),
     projectDelete: async (_: unknown, args: FullPath, ctx: Context) => {
-      await ctx.services.projects.deletion.request(await projectOf(ctx, args));
+      const project = await projectOf(ctx, args);
+      await ctx.services.projects.deletion.request(project);
+      // Projects::DestroyService unlinks the project from its fork network (UnlinkForkService), closing the merge
+      // requests between it and the other projects of the network.
+      await ctx.services.merge_requests.closeFromAndToForks(project);
       return { message: '202 Accepted' };
     },
     projectTransfer: async (_: unknown, args: FullPath & { namespace: string }, ctx: Context) => ({
@@ -71,7 +75,13 @@ export const projectResolvers = {
                 : null,
       }),
     }),
-    projectForkRelationDelete: async (_: unknown, args: FullPath, ctx: Context) => ({ deleted: await ctx.services.projects.unlinkFork(await projectOf(ctx, args)) }),
+    projectForkRelationDelete: async (_: unknown, args: FullPath, ctx: Context) => {
+      const project = await projectOf(ctx, args);
+      const deleted = await ctx.services.projects.unlinkFork(project);
+      // Projects::UnlinkForkService: the open merge requests from and to the fork are closed, as the one unlinking it.
+      await ctx.services.merge_requests.closeFromAndToForks(project);
+      return { deleted };
+    },
     projectForkRelationCreate: async (_: unknown, args: FullPath & { forkedFromId: string }, ctx: Context) => ({
       project: await ctx.services.projects.linkFork(await projectOf(ctx, args), parseRef(args.forkedFromId, 'Project', 'forkedFromId')),
     }),

@@ -153,11 +153,16 @@ export class RepositoriesService {
 
   /**
    * The viewer may write to the repository at all, with GitLab's reasons when not: `push_code` (Developer and
-   * above), the project not archived, the repository not read-only.
+   * above), the project not archived, the repository not read-only. Without `push_code`, a merge request allowing
+   * collaboration lets its target's mergers write to its source branch in this fork (Gitlab::UserAccess#can_collaborate?):
+   * `branch` names the branch written (null: any branch, as a git push asks before it names its refs; false: no
+   * branch, a tag).
    */
-  async authorizeWrite(project: ProjectRow): Promise<void> {
+  async authorizeWrite(project: ProjectRow, branch: string | null | false = null): Promise<void> {
     await this.authorizeRead(project);
-    if (!(await this.base.access.can('push_code', project))) throw this.base.viewer ? forbidden(PUSH_ERRORS.pushCode) : unauthenticated();
+    if (!(await this.base.access.can('push_code', project)) && (branch === false || !(await this.branchAllowsCollaboration(project, branch)))) {
+      throw this.base.viewer ? forbidden(PUSH_ERRORS.pushCode) : unauthenticated();
+    }
     if (project.archived) throw forbidden(PUSH_ERRORS.archived);
     if (this.isReadOnly(project)) throw forbidden(PUSH_ERRORS.readOnly);
   }
@@ -167,9 +172,45 @@ export class RepositoriesService {
    * archived project refuses everyone), and on a protected branch a rule that lets the viewer push.
    */
   async canPushToBranch(project: ProjectRow, branch: string): Promise<boolean> {
-    if (project.archived || !(await this.base.access.can('push_code', project))) return false;
+    if (project.archived) return false;
+    if (!(await this.base.access.can('push_code', project))) return this.branchAllowsCollaboration(project, branch);
     const rules = await this.protectedBranches.matching(project.id, branch);
     return rules.length === 0 || mayAccess(await this.base.access.actor(), project, rules, 'push');
+  }
+
+  /**
+   * Project#branch_allows_collaboration? (any branch when null): an open merge request from this project's branch
+   * into another project allows collaboration (MergeRequest#allow_collaboration: asked for, neither project private,
+   * the branch unprotected) and the viewer may merge it into its target branch.
+   */
+  async branchAllowsCollaboration(project: ProjectRow, branch: string | null): Promise<boolean> {
+    if (!this.base.viewer || project.visibility === 'private') return false;
+    const key = `${project.id}\0${branch ?? ''}\0${branch === null}`;
+    let answer = this.collaboration.get(key);
+    if (!answer) {
+      answer = this.findCollaboration(project, branch);
+      this.collaboration.set(key, answer);
+    }
+    return answer;
+  }
+
+  /** Answers of branchAllowsCollaboration in this request, by project and branch. */
+  private readonly collaboration = new Map<string, Promise<boolean>>();
+
+  private async findCollaboration(project: ProjectRow, branch: string | null): Promise<boolean> {
+    const open = await this.base.db.mergeRequest.findMany({
+      where: { sourceProjectId: project.id, projectId: { not: project.id }, state: 'opened', allowMaintainerToPush: true, ...(branch !== null ? { sourceBranch: branch } : {}) },
+      select: { projectId: true, sourceBranch: true, targetBranch: true },
+      orderBy: { id: 'asc' },
+      take: 100,
+    });
+    for (const mr of open) {
+      const target = await this.base.loaders.projects.byId.load(mr.projectId);
+      if (!target || target.pendingDelete || target.visibility === 'private') continue;
+      if ((await this.protectedBranches.matching(project.id, mr.sourceBranch)).length > 0) continue;
+      if (await this.canMergeToBranch(target, mr.targetBranch)) return true;
+    }
+    return false;
   }
 
   /**
@@ -199,8 +240,10 @@ export class RepositoriesService {
    * only when a rule covers the branch: an unprotected branch costs no git run.
    */
   async authorizeRefUpdate(project: ProjectRow, update: RefUpdate, options: RefUpdateOptions = {}, env?: Record<string, string>): Promise<void> {
-    await this.authorizeWrite(project);
     const kind = refKind(update.ref);
+    // A collaborator (authorizeWrite) may move the branch, not create or delete it.
+    const moves = update.before !== ZERO_SHA && update.after !== ZERO_SHA;
+    await this.authorizeWrite(project, kind?.type === 'branch' && moves ? kind.name : false);
     if (kind?.type !== 'branch') return;
     const branch = kind.name;
     const deletion = update.after === ZERO_SHA;
