@@ -82,7 +82,6 @@ const KNOWN: string[] = [
   'MemberAccessLevel: lacks MINIMAL_ACCESS',
   "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",
   'ProjectCiCdSettingsUpdateInput.jobTokenScopeEnabled: missing',
-  'ProjectCiCdSettingsUpdateInput.mergePipelinesEnabled: missing',
   'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
   "ProjectCiCdSettingsUpdatePayload.ciCdSettings: type ProjectCiCdSetting, GitLab's ProjectCiCdSetting!",
   'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',

@@ -41,6 +41,7 @@ export const jobTokenScopeResolvers = {
   ProjectCiCdSetting: {
     // GitLab's outbound scope (ci_outbound_job_token_scope_enabled) is deprecated and off; this server never limits it.
     jobTokenScopeEnabled: () => false,
+    mergePipelinesEnabled: (settings: CiCdSettings) => settings.project.mergePipelinesEnabled,
     project: (settings: CiCdSettings) => settings.project,
   },
   Mutation: {
@@ -55,7 +56,11 @@ export const jobTokenScopeResolvers = {
       ctx.services.job_token_scope.removeProject(await sourceProject(args, ctx), parseRef(args.targetProjectPath, 'Project', 'targetProjectPath')),
     ciJobTokenScopeRemoveGroup: async (_: unknown, args: ProjectArgs & { targetGroupPath?: string | null; targetGroupId?: number | null }, ctx: Context) =>
       ctx.services.job_token_scope.removeGroup(await sourceProject(args, ctx), target(args.targetGroupId, args.targetGroupPath, 'Group', 'targetGroupPath')),
-    projectCiCdSettingsUpdate: async (_: unknown, args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null }, ctx: Context) => {
+    projectCiCdSettingsUpdate: async (
+      _: unknown,
+      args: { fullPath: string; inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null; mergePipelinesEnabled?: boolean | null },
+      ctx: Context,
+    ) => {
       const project = await ctx.services.projects.get(parseRef(args.fullPath, 'Project', 'fullPath'));
       return { ciCdSettings: await ctx.services.job_token_scope.updateSettings(project, args) };
     },

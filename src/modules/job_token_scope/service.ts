@@ -105,8 +105,13 @@ export class JobTokenScopeService {
     return { project, inboundJobTokenScopeEnabled: row?.inboundJobTokenScopeEnabled ?? true, keepLatestArtifact: row?.keepLatestArtifact ?? true };
   }
 
-  async updateSettings(project: ProjectRow, changes: { inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null }): Promise<CiCdSettings> {
-    await this.base.access.authorize('admin_project', project);
+  async updateSettings(
+    given: ProjectRow,
+    changes: { inboundJobTokenScopeEnabled?: boolean | null; keepLatestArtifact?: boolean | null; mergePipelinesEnabled?: boolean | null },
+  ): Promise<CiCdSettings> {
+    await this.base.access.authorize('admin_project', given);
+    // merge_pipelines_enabled is kept with the project's other merge request settings, which the projects service writes.
+    const project = changes.mergePipelinesEnabled != null ? await this.projects.update(given, { mergePipelinesEnabled: changes.mergePipelinesEnabled }) : given;
     const data = {
       ...(changes.inboundJobTokenScopeEnabled != null ? { inboundJobTokenScopeEnabled: changes.inboundJobTokenScopeEnabled } : {}),
       ...(changes.keepLatestArtifact != null ? { keepLatestArtifact: changes.keepLatestArtifact } : {}),

@@ -279,8 +279,7 @@ export const mergeRequestResolvers = {
         removeSourceBranch: input.removeSourceBranch as boolean | null | undefined,
         squash: input.squash as boolean | null | undefined,
       });
-      // Its first merge request pipeline and refs/merge-requests/<iid>/head (MergeRequests::AfterCreateService).
-      await ctx.services.pipelines.createForMergeRequest(project, mergeRequest, ctx.viewer!.id, false);
+      // Its first pipeline comes from a job the creation queued (MergeRequests::AfterCreateService).
       return { mergeRequest };
     },
     mergeRequestUpdate: async (

@@ -2,7 +2,7 @@
  * A project's CI/CD settings that `POST /projects` and `PUT /projects/:id` take (GitLab's build_timeout,
  * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
  * auto_cancel_pending_pipelines, restrict_user_defined_variables with ci_pipeline_variables_minimum_override_role, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
- * only_allow_merge_if_all_discussions_are_resolved), GitLab's validations of them, and what storing them writes.
+ * only_allow_merge_if_all_discussions_are_resolved; merge_pipelines_enabled, GitLab's ci_cd_settings.merge_pipelines_enabled), GitLab's validations of them, and what storing them writes.
  */
 import { invalidArgument } from '../../errors.js';
 
@@ -23,6 +23,8 @@ export interface ProjectCiSettingsInput {
   onlyAllowMergeIfPipelineSucceeds?: boolean | null;
   allowMergeOnSkippedPipeline?: boolean | null;
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean | null;
+  /** Merged results pipelines: merge request pipelines run on the merge ref's commit. */
+  mergePipelinesEnabled?: boolean | null;
 }
 
 export const CI_SETTINGS_ARGUMENTS = [
@@ -35,6 +37,7 @@ export const CI_SETTINGS_ARGUMENTS = [
   'onlyAllowMergeIfPipelineSucceeds',
   'allowMergeOnSkippedPipeline',
   'onlyAllowMergeIfAllDiscussionsAreResolved',
+  'mergePipelinesEnabled',
 ] as const;
 
 const AUTO_CANCEL_VALUES = ['enabled', 'disabled'];
@@ -78,6 +81,7 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
   onlyAllowMergeIfPipelineSucceeds?: boolean;
   allowMergeOnSkippedPipeline?: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean;
+  mergePipelinesEnabled?: boolean;
 } {
   return {
     ...(input.buildTimeout != null ? { buildTimeout: input.buildTimeout } : {}),
@@ -89,5 +93,6 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
     ...(input.onlyAllowMergeIfPipelineSucceeds != null ? { onlyAllowMergeIfPipelineSucceeds: input.onlyAllowMergeIfPipelineSucceeds } : {}),
     ...(input.allowMergeOnSkippedPipeline != null ? { allowMergeOnSkippedPipeline: input.allowMergeOnSkippedPipeline } : {}),
     ...(input.onlyAllowMergeIfAllDiscussionsAreResolved != null ? { onlyAllowMergeIfAllDiscussionsAreResolved: input.onlyAllowMergeIfAllDiscussionsAreResolved } : {}),
+    ...(input.mergePipelinesEnabled != null ? { mergePipelinesEnabled: input.mergePipelinesEnabled } : {}),
   };
 }
