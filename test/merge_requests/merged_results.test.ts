@@ -162,6 +162,23 @@ describe('merged results pipelines', () => {
     const job = await requestJob(t, repo.runnerToken);
     expect(job.git_info).toMatchObject({ ref: `refs/merge-requests/${iid}/head`, sha: source });
     expect(variablesOf(job)).toMatchObject({ CI_COMMIT_SHA: source, CI_MERGE_REQUEST_EVENT_TYPE: 'detached', CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: '', CI_MERGE_REQUEST_TARGET_BRANCH_SHA: '' });
+
+    // A merge ref written once (GET …/merge_ref) follows later pushes to the target and to the source branch.
+    const written = (await t.api('GET', `/projects/${repo.project.id}/merge_requests/${iid}/merge_ref`)).body.commit_id as string;
+    const target2 = await pushTo(repo, 'main', { 'c.txt': 'c\n' });
+    const afterTarget = await eventually(async () => {
+      const sha = (await mrFields(repo, iid)).mergeRefHeadSha;
+      return sha !== written && sha;
+    });
+    expect(await parentsOf(repo, afterTarget)).toEqual([target2, source]);
+    const source2 = await pushTo(repo, 'topic', { 'a.txt': 'a2\n' });
+    const afterSource = await eventually(async () => {
+      const sha = (await mrFields(repo, iid)).mergeRefHeadSha;
+      return sha !== afterTarget && sha;
+    });
+    expect(await parentsOf(repo, afterSource)).toEqual([target2, source2]);
+    // Its pipeline stays detached, on the new head.
+    expect(await mrPipeline(repo, iid, (p) => p.sha === source2)).toMatchObject({ ref: `refs/merge-requests/${iid}/head` });
   });
 
   it('fall back to a detached pipeline when the branches conflict', async () => {

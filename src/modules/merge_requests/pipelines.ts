@@ -61,7 +61,7 @@ export class MergeRequestPipelines {
 
   /**
    * After a push to a branch (the push job): the merge refs of open merge requests from or into it follow the new
-   * head, and each open merge request from it gets a pipeline, on that merge ref with merged results. Deleting a
+   * head, and each open merge request from it gets a pipeline, on its merge ref with merged results. Deleting a
    * branch refreshes nothing.
    */
   async onPush(project: ProjectRow, push: { userId: number; ref: string; after: string }): Promise<void> {
@@ -77,8 +77,12 @@ export class MergeRequestPipelines {
       this.mergeRequests.git.forget(id);
       const mr = await this.mergeRequests.byId(id);
       if (!mr) continue;
-      const mergeRef = await this.mergeRequests.git.writeMergeRef(project, mr);
-      if (mr.sourceBranch === branch) await this.pipelines.createForMergeRequest(project, mr, push.userId, false, project.mergePipelinesEnabled ? mergeRef : null);
+      const fromBranch = mr.sourceBranch === branch;
+      const mergedResult = fromBranch && project.mergePipelinesEnabled;
+      // A merge ref once written is kept current; one never asked for is first written by a merged results pipeline.
+      const kept = mergedResult || (await this.mergeRequests.git.mergeRefHead(project, mr)) !== null;
+      const mergeRef = kept ? await this.mergeRequests.git.writeMergeRef(project, mr) : null;
+      if (fromBranch) await this.pipelines.createForMergeRequest(project, mr, push.userId, false, mergedResult ? mergeRef : null);
     }
   }
 }
