@@ -231,4 +231,10 @@ describe('merge_pipelines_enabled', () => {
     expect(off.body.merge_pipelines_enabled).toBe(false);
     expect((await t.graphql(SETTINGS, { path: project.path_with_namespace })).body.data.project.ciCdSettings).toEqual({ mergePipelinesEnabled: false });
   });
+
+  it('is taken by POST /projects', async () => {
+    const made = await t.api('POST', '/projects', { body: { name: `merged-${Date.now()}`, merge_pipelines_enabled: true } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.merge_pipelines_enabled).toBe(true);
+  });
 });
