@@ -9,6 +9,7 @@ import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { RepositoryHistory, ZERO_SHA, type Repository, type Signature } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
+import { mergeRequestMergeRef } from '../pipelines/predefined.js';
 import { ACTIVE_STATUSES } from '../pipelines/status.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
@@ -322,7 +323,7 @@ export class MergeRequestGit {
     const { startSha: targetSha, headSha: sourceSha } = state;
     if (!state.sourceExists || !targetSha || !sourceSha || state.conflicts) return null;
     const repository = await this.open(project);
-    const ref = `refs/merge-requests/${mr.iid}/merge`;
+    const ref = mergeRequestMergeRef(mr.iid);
     const current = await repository.resolve(ref);
     const kept = current ? await repository.commit(current) : null;
     if (kept && kept.parentIds.length === 2 && kept.parentIds[0] === targetSha && kept.parentIds[1] === sourceSha) return { commit: kept.sha, sourceSha, targetSha };
@@ -339,7 +340,7 @@ export class MergeRequestGit {
 
   /** GitLab's merge_ref_head: the commit refs/merge-requests/<iid>/merge names (null before a refresh); a pure read. */
   async mergeRefHead(project: ProjectRow, mr: MergeRequestRow): Promise<string | null> {
-    return (await this.open(project)).resolve(`refs/merge-requests/${mr.iid}/merge`);
+    return (await this.open(project)).resolve(mergeRequestMergeRef(mr.iid));
   }
 
   /**
