@@ -55,6 +55,7 @@ export interface ProjectRow {
   ciPipelineVariablesMinimumOverrideRole: string;
   onlyAllowMergeIfPipelineSucceeds: boolean;
   allowMergeOnSkippedPipeline: boolean;
+  mergePipelinesEnabled: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved: boolean;
   sharedRunnersEnabled: boolean;
   /** The project's feature levels by column (project_features), null for GitLab's defaults. */
@@ -134,6 +135,7 @@ export function projectJson(p: ProjectRow, external: string) {
     only_allow_merge_if_pipeline_succeeds: p.onlyAllowMergeIfPipelineSucceeds,
     allow_merge_on_skipped_pipeline: p.allowMergeOnSkippedPipeline,
     only_allow_merge_if_all_discussions_are_resolved: p.onlyAllowMergeIfAllDiscussionsAreResolved,
+    merge_pipelines_enabled: p.mergePipelinesEnabled,
     shared_runners_enabled: p.sharedRunnersEnabled,
     updated_at: new Date(p.updatedAt).toISOString(),
     repository_storage: p.repositoryStorage,

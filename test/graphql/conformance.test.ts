@@ -79,7 +79,6 @@ const KNOWN: string[] = [
   'IssueSort: lacks PUBLISHED_ASC, PUBLISHED_DESC, SLA_DUE_AT_ASC, SLA_DUE_AT_DESC',
   'MemberAccessLevel: lacks MINIMAL_ACCESS',
   "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",
-  'ProjectCiCdSettingsUpdateInput.mergePipelinesEnabled: missing',
   'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
   'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
   'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',

@@ -48,6 +48,7 @@ export const jobTokenScopeResolvers = {
   ProjectCiCdSetting: {
     // GitLab's outbound scope (ci_outbound_job_token_scope_enabled) is frozen off (see ScopeDirection).
     jobTokenScopeEnabled: () => false,
+    mergePipelinesEnabled: (settings: CiCdSettings) => settings.project.mergePipelinesEnabled,
     project: (settings: CiCdSettings) => settings.project,
     pipelineVariablesMinimumOverrideRole: (settings: CiCdSettings) => settings.project.ciPipelineVariablesMinimumOverrideRole,
     restrictUserDefinedVariables: (settings: CiCdSettings) => settings.project.restrictUserDefinedVariables,

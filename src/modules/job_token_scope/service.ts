@@ -44,6 +44,7 @@ export interface CiCdSettingsChanges {
   restrictUserDefinedVariables?: boolean | null;
   forwardDeploymentEnabled?: boolean | null;
   forwardDeploymentRollbackAllowed?: boolean | null;
+  mergePipelinesEnabled?: boolean | null;
 }
 
 /** One allowlist entry (GraphQL's CiJobTokenScopeAllowlistEntry). */
@@ -136,6 +137,8 @@ export class JobTokenScopeService {
       ciForwardDeploymentEnabled: changes.forwardDeploymentEnabled,
       ciForwardDeploymentRollbackAllowed: changes.forwardDeploymentRollbackAllowed,
     });
+    // merge_pipelines_enabled is kept with the project's other merge request settings, which the projects service writes.
+    if (changes.mergePipelinesEnabled != null) project = await this.projects.update(project, { mergePipelinesEnabled: changes.mergePipelinesEnabled });
     const data = {
       ...(changes.inboundJobTokenScopeEnabled != null ? { inboundJobTokenScopeEnabled: changes.inboundJobTokenScopeEnabled } : {}),
       ...(changes.keepLatestArtifact != null ? { keepLatestArtifact: changes.keepLatestArtifact } : {}),

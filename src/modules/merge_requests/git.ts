@@ -9,6 +9,7 @@ import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { RepositoryHistory, ZERO_SHA, type Repository, type Signature } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
+import { mergeRequestMergeRef } from '../pipelines/predefined.js';
 import { ACTIVE_STATUSES } from '../pipelines/status.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
@@ -32,6 +33,13 @@ export interface MergeRequestGitState extends DiffRefs {
   /** The source has commits the target lacks. */
   hasCommits: boolean;
   conflicts: boolean;
+}
+
+/** What refs/merge-requests/<iid>/merge names (GitLab's merge_ref_head payload): the merge commit and the heads it merges. */
+export interface MergeRefHead {
+  commit: string;
+  sourceSha: string;
+  targetSha: string;
 }
 
 export interface MergeOptions {
@@ -205,12 +213,16 @@ export class MergeRequestGit {
   /**
    * Mergeability::CheckCiStatusService: with only_allow_merge_if_pipeline_succeeds, the head pipeline must have
    * succeeded (or been skipped, with allow_merge_on_skipped_pipeline): `ci_still_running` while it is active,
-   * `ci_must_pass` otherwise (none, failed, canceled, manual…). Whoever asks, the head pipeline decides.
+   * `ci_must_pass` otherwise (none, failed, canceled, manual…). Whoever asks, the head pipeline decides, and only
+   * while it ran for the source's current head (MergeRequest#diff_head_pipeline: its sha, or for a merged results
+   * pipeline the source sha it merged).
    */
   private async ciCheck(mr: MergeRequestRow): Promise<'ci_must_pass' | 'ci_still_running' | null> {
     const project = await this.mergeRequests.projectOf(mr);
     if (!project.onlyAllowMergeIfPipelineSucceeds) return null;
-    const pipeline = await this.base.loaders.pipelines.headByMergeRequest.load({ id: mr.id, projectId: mr.projectId, sourceBranch: mr.sourceBranch, headSha: mr.headSha });
+    const { headSha } = await this.state(mr);
+    const head = await this.base.loaders.pipelines.headByMergeRequest.load({ id: mr.id, projectId: mr.projectId, sourceBranch: mr.sourceBranch, headSha: mr.headSha });
+    const pipeline = head && (head.sha === headSha || head.sourceSha === headSha) ? head : null;
     if (pipeline?.status === 'success' || (pipeline?.status === 'skipped' && project.allowMergeOnSkippedPipeline)) return null;
     return pipeline && (ACTIVE_STATUSES as readonly string[]).includes(pipeline.status) ? 'ci_still_running' : 'ci_must_pass';
   }
@@ -349,27 +361,41 @@ export class MergeRequestGit {
   async mergeRef(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
     // A derived ref, recomputed from the source and target heads as GitLab's mergeability check does on reads: the
     // same answer whichever surface asks, REST's `GET …/merge_ref` or this field.
-    const refused = badRequest('Merge request is not mergeable');
-    if (mr.state !== 'opened') throw refused;
+    const head = await this.writeMergeRef(project, mr);
+    if (!head) throw badRequest('Merge request is not mergeable');
+    return head.commit;
+  }
+
+  /**
+   * Brings refs/merge-requests/<iid>/merge up to date (MergeToRefService): the merge of the source head into the
+   * target head, as the merge would write it; kept as it is while it already merges these two heads, so a refresh
+   * without a move leaves the commit (and the merged results pipeline made on it) alone. Null, the ref untouched,
+   * when the merge request is not open, lost a branch, or conflicts.
+   */
+  async writeMergeRef(project: ProjectRow, mr: MergeRequestRow): Promise<MergeRefHead | null> {
+    if (mr.state !== 'opened') return null;
     const state = await this.state(mr);
-    if (!state.sourceExists || !state.startSha || !state.headSha || state.conflicts) throw refused;
+    const { startSha: targetSha, headSha: sourceSha } = state;
+    if (!state.sourceExists || !targetSha || !sourceSha || state.conflicts) return null;
     const repository = await this.open(project);
-    const tree = await repository.mergeTree(state.startSha, state.headSha);
-    if (!tree) throw refused;
+    const ref = mergeRequestMergeRef(mr.iid);
+    const current = await repository.resolve(ref);
+    const kept = current ? await repository.commit(current) : null;
+    if (kept && kept.parentIds.length === 2 && kept.parentIds[0] === targetSha && kept.parentIds[1] === sourceSha) return { commit: kept.sha, sourceSha, targetSha };
+    const tree = await repository.mergeTree(targetSha, sourceSha);
+    if (!tree) return null;
     const viewer = this.base.access.viewer;
     const user = (viewer && (await this.base.loaders.users.byId.load(viewer.id))) || (mr.authorId !== null ? await this.base.loaders.users.byId.load(mr.authorId) : null);
-    if (!user) throw refused;
+    if (!user) return null;
     const person = { name: user.name, email: user.email };
-    const commit = await repository.commitTree(tree, [state.startSha, state.headSha], withNewline(this.defaultMessage(project, mr)), person, person);
-    const ref = `refs/merge-requests/${mr.iid}/merge`;
-    const current = await repository.resolve(ref);
-    if (!(await repository.updateRef(ref, commit, current ?? ZERO_SHA))) throw refused;
-    return commit;
+    const commit = await repository.commitTree(tree, [targetSha, sourceSha], withNewline(this.defaultMessage(project, mr)), person, person);
+    if (!(await repository.updateRef(ref, commit, current ?? ZERO_SHA))) return null;
+    return { commit, sourceSha, targetSha };
   }
 
   /** GitLab's merge_ref_head: the commit refs/merge-requests/<iid>/merge names (null before a refresh); a pure read. */
   async mergeRefHead(project: ProjectRow, mr: MergeRequestRow): Promise<string | null> {
-    return (await this.open(project)).resolve(`refs/merge-requests/${mr.iid}/merge`);
+    return (await this.open(project)).resolve(mergeRequestMergeRef(mr.iid));
   }
 
   /**

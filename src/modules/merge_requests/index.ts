@@ -5,6 +5,7 @@
  */
 import { defineModule } from '../module.js';
 import { autoMergeJobs } from './auto_merge.js';
+import { mergeRequestPipelineJobs } from './pipelines.js';
 import { rebaseJobs } from './rebase.js';
 import './activity.js';
 import { createMergeRequestLoaders, type MergeRequestLoaders } from './loaders.js';
@@ -30,8 +31,9 @@ export const mergeRequestsModule = defineModule({
   resolvers: mergeRequestResolvers,
   policy: mergeRequestPolicy,
   routes: mergeRequestRoutes,
-  jobs: (env) => ({ ...autoMergeJobs(env), ...rebaseJobs(env) }),
+  jobs: (env) => ({ ...autoMergeJobs(env), ...rebaseJobs(env), ...mergeRequestPipelineJobs(env) }),
   loaders: (db) => createMergeRequestLoaders(db),
-  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues', 'resource_events'],
-  service: (base, { labels, activity, repositories, issues, resource_events, notes }) => new MergeRequestsService(base, labels, activity, repositories, issues, resource_events, notes),
+  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues', 'resource_events', 'pipelines'],
+  service: (base, { labels, activity, repositories, issues, resource_events, notes, pipelines }) =>
+    new MergeRequestsService(base, labels, activity, repositories, issues, resource_events, notes, pipelines),
 });

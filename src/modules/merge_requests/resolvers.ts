@@ -285,9 +285,7 @@ export const mergeRequestResolvers = {
         targetProjectId: input.targetProjectId as number | null | undefined,
         allowCollaboration: input.allowCollaboration as boolean | null | undefined,
       });
-      // Its first merge request pipeline and refs/merge-requests/<iid>/head (MergeRequests::AfterCreateService); a
-      // fork's branch was fetched into its target's head ref by create, and has no merge request pipeline here.
-      if (mergeRequest.sourceProjectId === mergeRequest.projectId) await ctx.services.pipelines.createForMergeRequest(project, mergeRequest, ctx.viewer!.id, false);
+      // Its first pipeline comes from a job the creation queued (MergeRequests::AfterCreateService).
       return { mergeRequest };
     },
     mergeRequestUpdate: async (

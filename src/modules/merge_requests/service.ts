@@ -32,6 +32,8 @@ import type { RepositoriesService } from '../repositories/service.js';
 import type { EventResource, ResourceEventsService } from '../resource_events/service.js';
 import { MergeRequestApprovals } from './approvals.js';
 import { MergeRequestGit } from './git.js';
+import { MergeRequestPipelines } from './pipelines.js';
+import type { PipelinesService } from '../pipelines/service.js';
 import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
@@ -151,6 +153,8 @@ export class MergeRequestsService {
   readonly git: MergeRequestGit;
   /** Approving, unapproving and resetting approvals (approvals.ts). */
   readonly approvals: MergeRequestApprovals;
+  /** Its pipelines, merged results included, and its merge ref kept current (pipelines.ts). */
+  readonly pipelines: MergeRequestPipelines;
 
   constructor(
     private readonly base: ServiceBase,
@@ -160,8 +164,10 @@ export class MergeRequestsService {
     private readonly issues: IssuesService,
     private readonly events: ResourceEventsService,
     notes: NotesService,
+    pipelines: PipelinesService,
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
+    this.pipelines = new MergeRequestPipelines(base, this, pipelines);
     this.approvals = new MergeRequestApprovals(base, this, notes);
   }
 
@@ -441,6 +447,7 @@ export class MergeRequestsService {
       await this.event(project, mr, 'created', tx);
       await this.executeHooks(tx, project, mr.id, 'open', { before: null });
       await this.announce(tx, mr, ['diffGenerated']);
+      await this.pipelines.queueFirst(tx, mr.id, viewer.id);
       return mr;
     }).then(async (mr) => {
       if (forked) await this.git.syncForkHead(project, mr);

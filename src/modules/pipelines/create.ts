@@ -81,8 +81,10 @@ export interface CreateInput {
    * `include: artifact:` entries read files of the parent pipeline's jobs.
    */
   config?: { content: string; readArtifact: NonNullable<CiContext['readArtifact']> };
-  /** A `merge_request_event` pipeline's merge request: `ref` is its refs/merge-requests/<iid>/head, `sha` given. */
+  /** A `merge_request_event` pipeline's merge request: `ref` is its refs/merge-requests/<iid>/head (or /merge), `sha` given. */
   mergeRequest?: MergeRequestFacts;
+  /** A merged results pipeline's source and target heads, which `sha` merges (GitLab's source_sha and target_sha). */
+  mergedResult?: { sourceSha: string; targetSha: string };
 }
 
 export interface CreateDeps extends ProcessingEffects {
@@ -136,6 +138,8 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     sourceJobId: input.upstream?.bridgeId ?? null,
     parentPipelineId: input.upstream?.parentPipelineId ?? null,
     mergeRequestId: input.mergeRequest?.id ?? null,
+    sourceSha: input.mergedResult?.sourceSha ?? null,
+    targetSha: input.mergedResult?.targetSha ?? null,
   };
 
   if (input.skip || (input.honourSkipCi && SKIP_CI.test(commit.message))) {
@@ -163,6 +167,8 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     user,
     project,
     mergeRequest: input.mergeRequest,
+    sourceSha: row.sourceSha,
+    targetSha: row.targetSha,
   };
   const changes = input.changesFrom ? ((await repository.changedPaths(input.changesFrom, sha)) ?? undefined) : undefined;
   const ciVariables = deps.ciVariables ? await deps.ciVariables(project, protectedRef) : [];

@@ -19,8 +19,8 @@ export function pipelineJobs({ app, contextFor }: JobEnvironment): JobHandlers {
       const project = await services.projects.find({ id: push.projectId });
       if (!project) return;
       await services.pipelines.createForPush(project, push);
-      // Open merge requests of the pushed branch get their merge request pipelines (MergeRequests::RefreshService).
-      await services.pipelines.createForMergeRequestsOnPush(project, push);
+      // Open merge requests from or into the pushed branch get their merge refs and pipelines (MergeRequests::RefreshService).
+      await services.merge_requests.pipelines.onPush(project, push);
       // Their Merge Request Hooks say the source branch moved (`update` with `oldrev`).
       await services.merge_requests.refreshOnPush(project, push);
     },

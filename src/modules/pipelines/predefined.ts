@@ -37,8 +37,11 @@ export interface PipelineFacts {
   commit: { message: string; authorName: string; authorEmail: string; committedDate: string } | null;
   user: { id: number; username: string; name: string; email: string } | null;
   project: { id: number; name: string; path: string; fullPath: string; visibility: string; defaultBranch: string; namespace: { fullPath: string } };
-  /** The merge request of a `merge_request_event` pipeline (whose ref is refs/merge-requests/<iid>/head). */
+  /** The merge request of a `merge_request_event` pipeline (whose ref is refs/merge-requests/<iid>/head, or /merge). */
   mergeRequest?: MergeRequestFacts | null;
+  /** A merged results pipeline's source and target heads, merged into `sha` (GitLab's source_sha and target_sha). */
+  sourceSha?: string | null;
+  targetSha?: string | null;
 }
 
 /** What a merge request pipeline's CI_MERGE_REQUEST_* variables tell (GitLab's MergeRequest#predefined_variables). */
@@ -58,8 +61,20 @@ export interface MergeRequestFacts {
   milestone: string | null;
 }
 
-/** GitLab's ref of a merge request's head, which its pipelines run on. */
+/** GitLab's ref of a merge request's head, which its detached pipelines run on (MergeRequest#ref_path). */
 export const mergeRequestRef = (iid: number) => `refs/merge-requests/${iid}/head`;
+
+/** GitLab's ref of a merge request's merged result, which its merged results pipelines run on (MergeRequest#merge_ref_path). */
+export const mergeRequestMergeRef = (iid: number) => `refs/merge-requests/${iid}/merge`;
+
+/**
+ * Ci::Pipeline#merge_request_event_type: a merge request pipeline with a target sha ran on the merged result, one
+ * without on the source head alone (detached); null for other pipelines.
+ */
+export function mergeRequestEventType(pipeline: { mergeRequestId: number | null; targetSha: string | null }): 'merged_result' | 'detached' | null {
+  if (pipeline.mergeRequestId === null) return null;
+  return pipeline.targetSha ? 'merged_result' : 'detached';
+}
 
 /** What a stored pipeline (or one of its jobs, whose ref and commit are the pipeline's) tells its variables. */
 export interface StoredPipeline {
@@ -72,6 +87,8 @@ export interface StoredPipeline {
   beforeSha: string;
   name: string | null;
   createdAt: Date;
+  sourceSha: string | null;
+  targetSha: string | null;
 }
 
 /** The facts of a pipeline that exists, for its jobs and bridges: GitLab gives them the pipeline's variables. */
@@ -79,7 +96,7 @@ export function storedPipelineFacts(
   pipeline: StoredPipeline,
   context: Pick<PipelineFacts, 'protectedRef' | 'commit' | 'user' | 'mergeRequest'> & { project: PipelineFacts['project'] & { ciConfigPath: string | null } },
 ): PipelineFacts {
-  const { id, iid, source, ref, tag, sha, beforeSha, name, createdAt } = pipeline;
+  const { id, iid, source, ref, tag, sha, beforeSha, name, createdAt, sourceSha, targetSha } = pipeline;
   return {
     id,
     iid,
@@ -90,6 +107,8 @@ export function storedPipelineFacts(
     beforeSha,
     name,
     createdAt,
+    sourceSha,
+    targetSha,
     ...context,
     configPath: context.project.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
     triggered: source === 'trigger',
@@ -142,7 +161,7 @@ export function pipelineVariables(config: Config, facts: PipelineFacts): Predefi
     { key: 'CI_COMMIT_REF_PROTECTED', value: String(facts.protectedRef) },
     ...(mr ? [] : [facts.tag ? { key: 'CI_COMMIT_TAG', value: refName } : { key: 'CI_COMMIT_BRANCH', value: refName }]),
   ];
-  if (mr) out.push(...mergeRequestVariables(base, project, mr));
+  if (mr) out.push(...mergeRequestVariables(base, project, mr, facts));
   if (facts.id !== undefined) {
     out.push({ key: 'CI_PIPELINE_ID', value: String(facts.id) }, { key: 'CI_PIPELINE_URL', value: `${base}/${project.fullPath}/-/pipelines/${facts.id}` });
   }
@@ -172,8 +191,12 @@ export function pipelineVariables(config: Config, facts: PipelineFacts): Predefi
   return out;
 }
 
-/** GitLab's CI_MERGE_REQUEST_* variables of a detached merge request pipeline (source and target project are one). */
-function mergeRequestVariables(base: string, project: PipelineFacts['project'], mr: MergeRequestFacts): PredefinedVariable[] {
+/**
+ * GitLab's CI_MERGE_REQUEST_* variables of a merge request pipeline (source and target project are one): the
+ * pipeline's own (Variables::Builder::Pipeline#predefined_merge_request_variables: event type, source and target
+ * shas, empty on a detached pipeline) with the merge request's (MergeRequest#predefined_variables).
+ */
+function mergeRequestVariables(base: string, project: PipelineFacts['project'], mr: MergeRequestFacts, facts: PipelineFacts): PredefinedVariable[] {
   const projectUrl = `${base}/${project.fullPath}`;
   const out: PredefinedVariable[] = [
     { key: 'CI_MERGE_REQUEST_ID', value: String(mr.id) },
@@ -197,11 +220,10 @@ function mergeRequestVariables(base: string, project: PipelineFacts['project'], 
     { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_PATH', value: project.fullPath },
     { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_URL', value: projectUrl },
     { key: 'CI_MERGE_REQUEST_SQUASH_ON_MERGE', value: String(mr.squash) },
-    { key: 'CI_MERGE_REQUEST_EVENT_TYPE', value: 'detached' },
+    { key: 'CI_MERGE_REQUEST_EVENT_TYPE', value: facts.targetSha ? 'merged_result' : 'detached' },
   );
   if (mr.diffBaseSha) out.push({ key: 'CI_MERGE_REQUEST_DIFF_BASE_SHA', value: mr.diffBaseSha });
-  // Detached pipelines have no merged-result shas: GitLab sets them empty.
-  out.push({ key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_SHA', value: '' }, { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_SHA', value: '' });
+  out.push({ key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_SHA', value: facts.sourceSha ?? '' }, { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_SHA', value: facts.targetSha ?? '' });
   return out;
 }
 

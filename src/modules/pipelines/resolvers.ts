@@ -17,6 +17,7 @@ import type { CommitStatusInput } from './statuses.js';
 import type { StoredTestCase, TestSuite } from './test-reports.js';
 import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
 import { inputsFromList } from './inputs.js';
+import { mergeRequestEventType } from './predefined.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -79,6 +80,7 @@ export const pipelineResolvers = {
   CiJobStatus: lowerEnum(CI_STATUSES),
   JobArtifactFileType: lowerEnum(ARTIFACT_TYPES),
   PipelineScopeEnum: lowerEnum(['running', 'pending', 'finished', 'branches', 'tags']),
+  PipelineMergeRequestEventType: lowerEnum(['merged_result', 'detached']),
   Query: {
     currentJob: (_: unknown, _a: unknown, ctx: Context) => ctx.services.pipelines.currentJob(),
   },
@@ -112,6 +114,7 @@ export const pipelineResolvers = {
     ...idFields('Ci::Pipeline'),
     iid: (p: PipelineRow) => String(p.iid),
     databaseIid: (p: PipelineRow) => p.iid,
+    mergeRequestEventType: (p: PipelineRow) => mergeRequestEventType(p),
     archived: () => false,
     jobArtifacts: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.pipelineArtifacts(p, await projectOf(ctx, p)),
     child: (p: PipelineRow) => p.parentPipelineId !== null,
@@ -262,7 +265,7 @@ export const pipelineResolvers = {
     mergeRequestCreatePipeline: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
       const p = await project(ctx, args.projectPath);
       const mr = await ctx.services.merge_requests.get(p, Number(args.iid));
-      return { pipeline: await ctx.services.pipelines.createForMergeRequestByViewer(p, mr) };
+      return { pipeline: await ctx.services.merge_requests.pipelines.createByViewer(p, mr) };
     },
     commitStatusCreate: async (_: unknown, args: CommitStatusInput & { projectPath: string; sha: string }, ctx: Context) => ({
       commitStatus: await ctx.services.pipelines.statuses.create(await project(ctx, args.projectPath), args.sha, args),

@@ -20,7 +20,7 @@ import { pushOptionVariables, skipsCi, type PushOptions } from '../../git/push-o
 import { CREATE_ERRORS, createPipeline, type CreateDeps } from './create.js';
 import { mergeRequestFacts } from './merge_request_facts.js';
 import { inputsFromHash, pushOptionInputs, type PipelineInputs } from './inputs.js';
-import { mergeRequestRef } from './predefined.js';
+import { mergeRequestMergeRef, mergeRequestRef } from './predefined.js';
 import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
@@ -38,6 +38,13 @@ import { perMessage } from '../../events/bus.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted, type CiStatus } from './status.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { deploymentForRetry, followJob } from '../environments/ci.js';
+
+/** The merge ref's commit a merged results pipeline runs on, and the source and target heads it merges. */
+export interface MergedResultRef {
+  commit: string;
+  sourceSha: string;
+  targetSha: string;
+}
 
 export type PipelineRow = Prisma.PipelineGetPayload<object>;
 export type JobRow = Prisma.CiJobGetPayload<object>;
@@ -480,11 +487,19 @@ export class PipelinesService {
   }
 
   /**
-   * A merge request pipeline (GitLab's MergeRequests::CreatePipelineService, detached): its head written to
-   * refs/merge-requests/<iid>/head, then a `merge_request_event` pipeline on that ref when the rules ask for one.
-   * `explicit` (the API) answers GitLab's errors; a push makes none silently.
+   * A merge request pipeline (GitLab's MergeRequests::CreatePipelineService): its head written to
+   * refs/merge-requests/<iid>/head, then a `merge_request_event` pipeline when the rules ask for one. Given the merge
+   * ref's commit of the current head (merged results, EE's create_merged_result_pipeline_for), on
+   * refs/merge-requests/<iid>/merge at that commit with its source and target shas; when that makes no pipeline, or
+   * without it, detached on the head ref. `explicit` (the API) answers GitLab's errors; a push makes none silently.
    */
-  async createForMergeRequest(project: ProjectRow, mr: { id: number; iid: number; sourceBranch: string; state: string }, userId: number, explicit: boolean): Promise<PipelineRow | null> {
+  async createForMergeRequest(
+    project: ProjectRow,
+    mr: { id: number; iid: number; sourceBranch: string; state: string },
+    userId: number,
+    explicit: boolean,
+    mergedResult: MergedResultRef | null = null,
+  ): Promise<PipelineRow | null> {
     const repository = await this.repositories.open(project);
     const head = await repository.resolve(`refs/heads/${mr.sourceBranch}^{commit}`);
     if (!head || mr.state !== 'opened') {
@@ -496,19 +511,17 @@ export class PipelinesService {
     if (current !== head) await repository.updateRef(ref, head, current ?? ZERO_SHA);
     const facts = await mergeRequestFacts(this.db, this.protectedBranches, mr.id);
     if (!facts) return null;
-    const result = await createPipeline(this.deps(), {
-      project,
-      userId,
-      ref,
-      tag: false,
-      sha: head,
-      source: 'merge_request_event',
-      beforeSha: ZERO_SHA,
-      variables: [],
-      honourSkipCi: !explicit,
-      saveOnErrors: !explicit,
-      mergeRequest: facts,
-    });
+    const input = { project, userId, tag: false, source: 'merge_request_event', beforeSha: ZERO_SHA, variables: [], honourSkipCi: !explicit, saveOnErrors: !explicit, mergeRequest: facts };
+    if (mergedResult && mergedResult.sourceSha === head) {
+      const merged = await createPipeline(this.deps(), {
+        ...input,
+        ref: mergeRequestMergeRef(mr.iid),
+        sha: mergedResult.commit,
+        mergedResult: { sourceSha: mergedResult.sourceSha, targetSha: mergedResult.targetSha },
+      });
+      if (!('error' in merged)) return merged.pipeline;
+    }
+    const result = await createPipeline(this.deps(), { ...input, ref, sha: head });
     if ('error' in result) {
       if (explicit) throw invalid({ base: [result.error] });
       return null;
@@ -517,19 +530,10 @@ export class PipelinesService {
   }
 
   /** `POST /projects/:id/merge_requests/:iid/pipelines` (GitLab answers what refuses it as a 400). */
-  async createForMergeRequestByViewer(project: ProjectRow, mr: { id: number; iid: number; sourceBranch: string; state: string }): Promise<PipelineRow | null> {
+  async createForMergeRequestByViewer(project: ProjectRow, mr: { id: number; iid: number; sourceBranch: string; state: string }, mergedResult: MergedResultRef | null): Promise<PipelineRow | null> {
     await this.authorized(project, 'create_pipeline');
     const viewer = this.base.access.requireViewer();
-    return this.createForMergeRequest(project, mr, viewer.id, true);
-  }
-
-  /** A push to the source branch of open merge requests: a merge request pipeline for each (GitLab's RefreshService). */
-  async createForMergeRequestsOnPush(project: ProjectRow, push: { userId: number; ref: string; after: string }): Promise<void> {
-    if (push.after === ZERO_SHA || !push.ref.startsWith('refs/heads/')) return;
-    const branch = push.ref.slice('refs/heads/'.length);
-    // Merge requests from this project's branch: one from a fork whose branch has the same name is not the push's.
-    const open = await this.db.mergeRequest.findMany({ where: { projectId: project.id, sourceProjectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, iid: true, sourceBranch: true, state: true }, take: 100 });
-    for (const mr of open) await this.createForMergeRequest(project, mr, push.userId, false);
+    return this.createForMergeRequest(project, mr, viewer.id, true, mergedResult);
   }
 
   /** GitLab's MergeRequest#all_pipelines: its merge request pipelines and the source branch's pipelines of its head. */

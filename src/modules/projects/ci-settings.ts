@@ -3,7 +3,7 @@
  * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
  * auto_cancel_pending_pipelines, restrict_user_defined_variables with ci_pipeline_variables_minimum_override_role,
  * ci_forward_deployment_enabled with ci_forward_deployment_rollback_allowed, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
- * only_allow_merge_if_all_discussions_are_resolved), GitLab's validations of them, and what storing them writes.
+ * only_allow_merge_if_all_discussions_are_resolved; merge_pipelines_enabled, GitLab's ci_cd_settings.merge_pipelines_enabled), GitLab's validations of them, and what storing them writes.
  */
 import { invalidArgument } from '../../errors.js';
 
@@ -28,6 +28,8 @@ export interface ProjectCiSettingsInput {
   onlyAllowMergeIfPipelineSucceeds?: boolean | null;
   allowMergeOnSkippedPipeline?: boolean | null;
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean | null;
+  /** Merged results pipelines: merge request pipelines run on the merge ref's commit. */
+  mergePipelinesEnabled?: boolean | null;
 }
 
 export const CI_SETTINGS_ARGUMENTS = [
@@ -42,6 +44,7 @@ export const CI_SETTINGS_ARGUMENTS = [
   'onlyAllowMergeIfPipelineSucceeds',
   'allowMergeOnSkippedPipeline',
   'onlyAllowMergeIfAllDiscussionsAreResolved',
+  'mergePipelinesEnabled',
 ] as const;
 
 const AUTO_CANCEL_VALUES = ['enabled', 'disabled'];
@@ -87,6 +90,7 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
   onlyAllowMergeIfPipelineSucceeds?: boolean;
   allowMergeOnSkippedPipeline?: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean;
+  mergePipelinesEnabled?: boolean;
 } {
   return {
     ...(input.buildTimeout != null ? { buildTimeout: input.buildTimeout } : {}),
@@ -100,5 +104,6 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
     ...(input.onlyAllowMergeIfPipelineSucceeds != null ? { onlyAllowMergeIfPipelineSucceeds: input.onlyAllowMergeIfPipelineSucceeds } : {}),
     ...(input.allowMergeOnSkippedPipeline != null ? { allowMergeOnSkippedPipeline: input.allowMergeOnSkippedPipeline } : {}),
     ...(input.onlyAllowMergeIfAllDiscussionsAreResolved != null ? { onlyAllowMergeIfAllDiscussionsAreResolved: input.onlyAllowMergeIfAllDiscussionsAreResolved } : {}),
+    ...(input.mergePipelinesEnabled != null ? { mergePipelinesEnabled: input.mergePipelinesEnabled } : {}),
   };
 }
