@@ -20,6 +20,7 @@ import { MERGE_REQUEST_SUBSCRIPTIONS } from './live.js';
 import { MERGE_REQUEST, type MergeRequestChanges, type MergeRequestFilters, type MergeRequestOrderBy, type MergeRequestRow, type MergeRequestScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
+import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
 
 interface ListArgs extends PageArgs {
   iids?: string[] | null;
@@ -163,8 +164,10 @@ export const mergeRequestResolvers = {
   Label: {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
+  MergeRequestDiff: mergeRequestDiffResolvers,
   MergeRequest: {
     ...noteableFields(MERGE_REQUEST),
+    ...mergeRequestVersionFields,
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
@@ -196,10 +199,10 @@ export const mergeRequestResolvers = {
     shouldRemoveSourceBranch: () => null,
     sourceBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).branchHeads(await projectOfMr(m, ctx), [m.sourceBranch])).get(m.sourceBranch) != null,
     targetBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).branchHeads(await projectOfMr(m, ctx), [m.targetBranch])).get(m.targetBranch) != null,
-    diffHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).state(m)).headSha,
+    diffHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).diffRefs(m)).headSha,
     diffRefs: async (m: MergeRequestRow, _a: unknown, ctx: Context) => {
-      const state = await git(ctx).state(m);
-      return state.headSha && state.startSha ? state : null;
+      const refs = await git(ctx).diffRefs(m);
+      return refs.headSha && refs.startSha ? refs : null;
     },
     mergeStatus: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeStatus(m),
     mergeStatusEnum: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeStatus(m),

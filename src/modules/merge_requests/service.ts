@@ -30,6 +30,7 @@ import type { RepositoriesService } from '../repositories/service.js';
 import type { EventResource, ResourceEventsService } from '../resource_events/service.js';
 import { MergeRequestApprovals } from './approvals.js';
 import { MergeRequestGit } from './git.js';
+import { MergeRequestVersions } from './versions.js';
 import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
@@ -144,6 +145,8 @@ export class MergeRequestsService {
   readonly git: MergeRequestGit;
   /** Approving, unapproving and resetting approvals (approvals.ts). */
   readonly approvals: MergeRequestApprovals;
+  /** Diff versions (versions.ts). */
+  readonly versions: MergeRequestVersions;
 
   constructor(
     private readonly base: ServiceBase,
@@ -156,6 +159,7 @@ export class MergeRequestsService {
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
     this.approvals = new MergeRequestApprovals(base, this, notes);
+    this.versions = new MergeRequestVersions(base, repositories);
   }
 
   private get db() {
@@ -341,7 +345,7 @@ export class MergeRequestsService {
     const reviewerIds = metadata && input.reviewerIds ? await this.usersFor(input.reviewerIds) : [];
     const labelIds = metadata ? await this.labelIdsFor(project, input.labels) : [];
     const references = await this.issueReferencesOf(project, { title, description: draft.description, targetBranch: input.targetBranch });
-    return this.db.$transaction(async (tx) => {
+    const created = await this.db.$transaction(async (tx) => {
       await this.lock(tx, project.id);
       const { _max } = await tx.mergeRequest.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
       const at = new Date();
@@ -377,6 +381,9 @@ export class MergeRequestsService {
       await this.announce(tx, mr, ['diffGenerated']);
       return mr;
     });
+    // MergeRequests::AfterCreateService: its first diff version.
+    await this.versions.reload(project, created);
+    return created;
   }
 
   async update(project: ProjectRow, iid: number, changes: MergeRequestChanges, requireSome = true): Promise<MergeRequestRow> {
@@ -445,7 +452,7 @@ export class MergeRequestsService {
     const references = textChanged
       ? await this.issueReferencesOf(project, { title, description: (data.description as string | undefined) ?? mr.description, targetBranch: (data.targetBranch as string | undefined) ?? mr.targetBranch })
       : null;
-    return this.db.$transaction(async (tx) => {
+    const updated = await this.db.$transaction(async (tx) => {
       const heard = await hookHeard(tx, 'merge_request_hooks', project.id);
       const before = heard ? await this.hookBefore(tx, mr.id) : null;
       if (references) await this.keepIssueReferences(tx, mr.id, references);
@@ -483,6 +490,12 @@ export class MergeRequestsService {
       }
       return updated;
     });
+    // MergeRequest#reload_diff: ReopenService's, and reload_diff_if_branch_changed's for a new target branch.
+    if (updated.state === 'opened' && (data.state || data.targetBranch)) {
+      this.git.forget(mr.id);
+      await this.versions.reload(project, updated);
+    }
+    return updated;
   }
 
   /**
@@ -733,11 +746,17 @@ export class MergeRequestsService {
     // A branch made or removed by the push moved no open merge request's source (GitLab's refresh of a new branch finds none open from it).
     if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after) || /^0+$/.test(push.before)) return;
     const branch = push.ref.slice('refs/heads/'.length);
-    const open = await this.db.mergeRequest.findMany({ where: { sourceProjectId: project.id, sourceBranch: branch, state: 'opened' }, select: { id: true, projectId: true }, orderBy: { id: 'asc' } });
+    const open = await this.db.mergeRequest.findMany({
+      where: { sourceProjectId: project.id, sourceBranch: branch, state: 'opened' },
+      select: { id: true, iid: true, projectId: true, state: true, sourceBranch: true, targetBranch: true },
+      orderBy: { id: 'asc' },
+    });
     for (const mr of open) {
       this.git.forget(mr.id);
       const target = mr.projectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.projectId);
       if (!target) continue;
+      // RefreshService#reload_merge_requests: a new diff version of the moved source branch.
+      await this.versions.reload(target, mr);
       await this.db.$transaction(async (tx) => {
         await this.executeHooks(tx, target, mr.id, 'update', { oldrev: push.before });
         await this.announce(tx, mr, ['mergeStatus', 'diffGenerated']);
