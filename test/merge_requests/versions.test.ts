@@ -200,10 +200,12 @@ describe('GET /projects/:id/merge_requests/:iid/raw_diffs', () => {
 });
 
 describe('GraphQL', () => {
-  it('lists and shows versions on MergeRequest', async () => {
+  it('lists versions and the newest one\'s stats on MergeRequest', async () => {
     const res = await t.graphql(
       `query($path: ID!, $iid: String!) { project(fullPath: $path) { mergeRequest(iid: $iid) {
         diffRefs { headSha } diffVersions(first: 2) { count nodes { databaseId headCommitSha state } }
+        diffStats { path additions deletions } one: diffStats(path: "nothing.txt") { path }
+        diffStatsSummary { additions deletions changes fileCount }
       } } }`,
       { path: project.path_with_namespace, iid: String(iid) },
       owner.token,
@@ -212,5 +214,32 @@ describe('GraphQL', () => {
     expect(m.diffRefs.headSha).toBe(heads.c);
     expect(m.diffVersions.count).toBe(3);
     expect(m.diffVersions.nodes.map((v: any) => v.headCommitSha)).toEqual([heads.c, heads.b]);
+    expect(m.diffStats).toEqual([{ path: 'other.txt', additions: 1, deletions: 0 }]);
+    expect(m.one).toEqual([]);
+    expect(m.diffStatsSummary).toEqual({ additions: 1, deletions: 0, changes: 1, fileCount: 1 });
+  });
+});
+
+describe('a push to the target branch (RefreshService#reload_merge_requests)', () => {
+  const versions = async () => (await t.api('GET', mr('/versions'), { token: owner.token })).body as any[];
+
+  it('adds no version when it brings none of the merge request commits', async () => {
+    await sandbox.ok(repo, ['checkout', '--quiet', 'main']);
+    await commit('unrelated.txt', 'unrelated\n', 'Unrelated');
+    await sandbox.ok(repo, ['push', '--quiet', 'origin', 'main']);
+    await drain();
+    expect((await versions()).map((v) => v.head_commit_sha)).toEqual([heads.c, heads.b, heads.a]);
+  });
+
+  it('adds an empty version when it brings them (merged by hand)', async () => {
+    await sandbox.ok(repo, ['merge', '--quiet', '--no-ff', '-m', 'Merge by hand', 'feature']);
+    const merged = (await sandbox.ok(repo, ['rev-parse', 'HEAD'])).trim();
+    await sandbox.ok(repo, ['push', '--quiet', 'origin', 'main']);
+    await drain();
+    const [newest, ...rest] = await versions();
+    expect(rest.map((v) => v.head_commit_sha)).toEqual([heads.c, heads.b, heads.a]);
+    expect(newest).toMatchObject({ head_commit_sha: heads.c, start_commit_sha: merged, base_commit_sha: heads.c, state: 'empty', real_size: null, patch_id_sha: null });
+    const shown = await t.api('GET', mr(`/versions/${newest.id}`), { token: owner.token });
+    expect(shown.body).toMatchObject({ commits: [], diffs: [] });
   });
 });

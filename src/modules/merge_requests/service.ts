@@ -762,6 +762,7 @@ export class MergeRequestsService {
         await this.announce(tx, mr, ['mergeStatus', 'diffGenerated']);
       });
     }
+    await this.versions.reloadTargeting(project, branch, push);
   }
 
   /**
@@ -823,7 +824,9 @@ export class MergeRequestsService {
       this.firstContribution(row, tx),
       this.git.discussionsResolved(row),
     ]);
-    const sha = state.headSha;
+    // Gitlab::HookData::MergeRequestBuilder's `last_commit` is diff_head_commit: the newest version's head once it has one.
+    const version = row.state === 'merged' ? null : await tx.mergeRequestDiff.findFirst({ where: { mergeRequestId: id }, orderBy: { id: 'desc' }, select: { headCommitSha: true } });
+    const sha = version?.headCommitSha ?? state.headSha;
     const commit = sha ? await (await this.repositories.open(await this.projectOf(row))).commit(sha) : null;
     const lastCommit = commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n', 1)[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail };
     return { ...row, ...people, lastCommit, mergeStatus, detailedMergeStatus, headPipelineId: headPipeline, firstContribution, blockingDiscussionsResolved };

@@ -15,11 +15,28 @@ const versions = (ctx: Context) => ctx.services.merge_requests.versions;
 const NO_CACHE = 'max-age=0, private, must-revalidate, no-store, no-cache';
 const EXPIRED = 'Fri, 01 Jan 1990 00:00:00 GMT';
 
+/** The merge request's diff stats between its diff refs (MergeRequest#diff_stats). */
+async function statsOf(m: MergeRequestRow, ctx: Context) {
+  const project = await ctx.services.merge_requests.projectOf(m);
+  return versions(ctx).diffStats(project, await ctx.services.merge_requests.git.diffRefs(m));
+}
+
 export const mergeRequestVersionFields = {
   diffVersions: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => versions(ctx).list(await ctx.services.merge_requests.projectOf(m), m, args),
   diffVersion: async (m: MergeRequestRow, args: { id: number }, ctx: Context): Promise<VersionView> => {
     const [project, version] = await Promise.all([ctx.services.merge_requests.projectOf(m), versions(ctx).find(m, args.id)]);
     return { ...version, project };
+  },
+  diffStats: async (m: MergeRequestRow, args: { path?: string | null }, ctx: Context) => {
+    const stats = await statsOf(m, ctx);
+    return args.path ? stats.filter((s) => s.path === args.path) : stats;
+  },
+  // MergeRequestDiffSummaryBatchLoader: the stats summed, and how many files they name.
+  diffStatsSummary: async (m: MergeRequestRow, _a: unknown, ctx: Context) => {
+    const stats = await statsOf(m, ctx);
+    const additions = stats.reduce((n, s) => n + s.additions, 0);
+    const deletions = stats.reduce((n, s) => n + s.deletions, 0);
+    return { additions, deletions, changes: additions + deletions, fileCount: stats.length };
   },
   rawDiffs: async (m: MergeRequestRow, _a: unknown, ctx: Context) => {
     const project = await ctx.services.merge_requests.projectOf(m);

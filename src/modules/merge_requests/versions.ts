@@ -92,6 +92,37 @@ export class MergeRequestVersions {
     return row;
   }
 
+  /**
+   * The rest of RefreshService#reload_merge_requests for a push to `branch` (from `before` to `after`): each open
+   * merge request of the project that targets it gets a new version when the push was a force push or brought
+   * commits of its newest version into the branch (`includes_any_commits?`). Merge requests from the branch are
+   * reloaded by the caller.
+   */
+  async reloadTargeting(project: ProjectRow, branch: string, push: { before: string; after: string }): Promise<void> {
+    const open = await this.base.db.mergeRequest.findMany({
+      where: { projectId: project.id, targetBranch: branch, state: 'opened', NOT: { sourceProjectId: project.id, sourceBranch: branch } },
+      select: { id: true, iid: true, state: true, sourceBranch: true, targetBranch: true },
+      orderBy: { id: 'asc' },
+    });
+    if (open.length === 0) return;
+    const repository = await this.repositories.open(project);
+    const forced = !(await repository.isAncestor(push.before, push.after));
+    for (const mr of open) {
+      if (!forced) {
+        const version = await this.latestOf(mr.id);
+        if (!version?.headCommitSha || !version.startCommitSha || version.commitsCount === 0) continue;
+        // Its commits the push brought: those of start..head not reachable from `before` less those not reachable from `after` either.
+        const range = [version.headCommitSha, `^${version.startCommitSha}`, `^${push.before}`];
+        const [outside, stillOutside] = await Promise.all([
+          repository.text(['rev-list', '--count', ...range]),
+          repository.text(['rev-list', '--count', ...range, `^${push.after}`]),
+        ]);
+        if (Number(outside) === Number(stillOutside)) continue;
+      }
+      await this.reload(project, mr);
+    }
+  }
+
   /** GitLab's `merge_request.merge_request_diffs.order_id_desc`, paginated. */
   list(project: ProjectRow, mr: MergeRequestRow, page: PageArgs) {
     const where = { mergeRequestId: mr.id };
@@ -129,6 +160,12 @@ export class MergeRequestVersions {
     return (await diffCollection(repository, from, version.headCommitSha, { limits: true, expanded: true })).diffs;
   }
 
+  /** MergeRequest#diff_stats: each changed file's line counts between the diff refs' base and head (none without). */
+  async diffStats(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<FileDiffStats[]> {
+    if (!refs.baseSha || !refs.headSha) return [];
+    return diffStats(await this.repositories.open(project), refs.baseSha, refs.headSha);
+  }
+
   /**
    * GitLab's `GET …/raw_diffs` (send_git_diff of the merge request's diff_refs, Gitaly's RawDiff): `git diff
    * --full-index` from the merge base to the head; empty without diff refs.
@@ -138,6 +175,34 @@ export class MergeRequestVersions {
     const repository = await this.repositories.open(project);
     return (await repository.run(['diff', '--full-index', '--no-color', '--no-ext-diff', refs.baseSha, refs.headSha, '--'])).stdout;
   }
+}
+
+/** One file's line counts in a diff (GitLab's Gitlab::Git::DiffStats entry). */
+export interface FileDiffStats {
+  path: string;
+  additions: number;
+  deletions: number;
+}
+
+/**
+ * Gitaly's DiffStats: `git diff --numstat -z` between two commits, a renamed file under its new path, a binary one
+ * counting nothing.
+ */
+export async function diffStats(repository: Repository, from: string, to: string): Promise<FileDiffStats[]> {
+  const fields = (await repository.run(['diff', '--numstat', '-z', '--no-ext-diff', from, to, '--'])).stdout.toString('utf8').split('\0');
+  const stats: FileDiffStats[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const match = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(fields[i]);
+    if (!match) continue;
+    // A rename is `added\tdeleted\t` then its old and new paths as fields of their own.
+    let path = match[3];
+    if (path === '') {
+      path = fields[i + 2] ?? '';
+      i += 2;
+    }
+    stats.push({ path, additions: match[1] === '-' ? 0 : Number(match[1]), deletions: match[2] === '-' ? 0 : Number(match[2]) });
+  }
+  return stats;
 }
 
 /** Gitaly's GetPatchID: `git patch-id --stable` of the diff between two commits (null for an empty diff). */
