@@ -243,3 +243,44 @@ describe('a push to the target branch (RefreshService#reload_merge_requests)', (
     expect(shown.body).toMatchObject({ commits: [], diffs: [] });
   });
 });
+
+describe('what else reloads the diff (MergeRequest#reload_diff)', () => {
+  let topic: number;
+  const versionsOf = async (n: number) => (await t.api('GET', mr('/versions', project.id, n), { token: owner.token })).body as any[];
+
+  beforeAll(async () => {
+    await sandbox.ok(repo, ['checkout', '--quiet', '-b', 'topic', heads.main]);
+    await commit('topic.txt', 'topic\n', 'Topic');
+    await sandbox.ok(repo, ['push', '--quiet', 'origin', 'topic']);
+    await drain();
+    topic = await open(project, 'topic');
+  });
+
+  it('a rebase through the API', async () => {
+    const main = (await sandbox.ok(repo, ['rev-parse', 'main'])).trim();
+    const res = await t.api('PUT', mr('/rebase', project.id, topic), { token: owner.token });
+    expect(res.status).toBe(202);
+    await drain();
+    const [rebased, first] = await versionsOf(topic);
+    expect(first).toMatchObject({ start_commit_sha: main, base_commit_sha: heads.main });
+    expect(rebased).toMatchObject({ start_commit_sha: main, base_commit_sha: main, state: 'collected', real_size: '1' });
+    const shown = await t.api('GET', mr(`/versions/${rebased.id}`, project.id, topic), { token: owner.token });
+    expect(shown.body.commits).toHaveLength(1);
+    expect(shown.body.commits[0]).toMatchObject({ title: 'Topic', parent_ids: [main] });
+    expect((await t.api('GET', mr('', project.id, topic), { token: owner.token })).body.diff_refs.head_sha).toBe(rebased.head_commit_sha);
+  });
+
+  it('reopening, and a new target branch', async () => {
+    const before = (await versionsOf(topic)).length;
+    await t.api('PUT', mr('', project.id, topic), { token: owner.token, body: { state_event: 'close' } });
+    expect(await versionsOf(topic)).toHaveLength(before);
+    await t.api('PUT', mr('', project.id, topic), { token: owner.token, body: { state_event: 'reopen' } });
+    expect(await versionsOf(topic)).toHaveLength(before + 1);
+    const retarget = await t.api('PUT', mr('', project.id, topic), { token: owner.token, body: { target_branch: 'feature' } });
+    expect(retarget.status).toBe(200);
+    const [newest] = await versionsOf(topic);
+    expect(await versionsOf(topic)).toHaveLength(before + 2);
+    expect(newest.start_commit_sha).toBe(heads.c);
+    expect(retarget.body.diff_refs.start_sha).toBe(heads.c);
+  });
+});
