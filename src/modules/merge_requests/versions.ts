@@ -9,8 +9,7 @@
  * GitLab's Repository#keep_around) keep alive after a force push and through `git gc`; the merge request's
  * `refs/merge-requests/<iid>/head` follows its newest version (MergeRequest#fetch_ref!).
  */
-import DataLoader from 'dataloader';
-import { Prisma, type PrismaClient } from '../../db/database.js';
+import type { Prisma } from '../../db/database.js';
 import { recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Repository } from '../../git/repository.js';
@@ -28,24 +27,10 @@ export type VersionView = MergeRequestDiffRow & { project: ProjectRow };
 /** What ReloadDiffsService needs of a merge request. */
 type Reloaded = Pick<MergeRequestRow, 'id' | 'iid' | 'state' | 'sourceBranch' | 'targetBranch'>;
 
-/** Each merge request's newest version (its latest_merge_request_diff), batched. */
-export function latestVersionLoader(db: PrismaClient) {
-  return new DataLoader<number, MergeRequestDiffRow | null>(async (ids) => {
-    const newest = await db.$queryRaw<{ id: number }[]>`
-      SELECT DISTINCT ON ("mergeRequestId") "id" FROM "merge_request_diffs"
-      WHERE "mergeRequestId" = ANY(${[...ids]}::int[]) ORDER BY "mergeRequestId", "id" DESC`;
-    const rows = newest.length ? await db.mergeRequestDiff.findMany({ where: { id: { in: newest.map((r) => r.id) } } }) : [];
-    const found = new Map(rows.map((r) => [r.mergeRequestId, r]));
-    return ids.map((id) => found.get(id) ?? null);
-  });
-}
-
 /** Commits a version lists at most (GitLab keeps them all; the merge request's own commit list reads as many). */
 const MAX_COMMITS = 10_000;
 
 export class MergeRequestVersions {
-  private latest?: ReturnType<typeof latestVersionLoader>;
-
   constructor(
     private readonly base: ServiceBase,
     private readonly repositories: RepositoriesService,
@@ -53,8 +38,7 @@ export class MergeRequestVersions {
 
   /** The merge request's newest version, or null when none was recorded (merge requests older than versions). */
   latestOf(mergeRequestId: number): Promise<MergeRequestDiffRow | null> {
-    this.latest ??= latestVersionLoader(this.base.db);
-    return this.latest.load(mergeRequestId);
+    return this.base.loaders.merge_requests.latestVersion.load(mergeRequestId);
   }
 
   /**
@@ -88,7 +72,7 @@ export class MergeRequestVersions {
     const row = await this.base.db.mergeRequestDiff.create({
       data: { mergeRequestId: mr.id, state, headCommitSha: head, baseCommitSha: baseSha, startCommitSha: start, realSize, patchIdSha, commitsCount, filesCount },
     });
-    this.latest?.clear(mr.id);
+    this.base.loaders.merge_requests.latestVersion.clear(mr.id);
     return row;
   }
 
