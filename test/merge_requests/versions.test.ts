@@ -112,6 +112,7 @@ describe('GET /projects/:id/merge_requests/:iid/versions', () => {
     const res = await t.api('GET', mr(), { token: owner.token });
     expect(res.body.diff_refs).toEqual({ base_sha: heads.main, head_sha: heads.c, start_sha: heads.main });
     expect(res.body.sha).toBe(heads.c);
+    expect(res.body.changes_count).toBe('1');
     const changes = await t.api('GET', mr('/changes'), { token: owner.token });
     expect(changes.body.changes.map((c: any) => c.new_path)).toEqual(['other.txt']);
   });
@@ -203,7 +204,7 @@ describe('GraphQL', () => {
   it('lists versions and the newest one\'s stats on MergeRequest', async () => {
     const res = await t.graphql(
       `query($path: ID!, $iid: String!) { project(fullPath: $path) { mergeRequest(iid: $iid) {
-        diffRefs { headSha } diffVersions(first: 2) { count nodes { databaseId headCommitSha state } }
+        diffRefs { headSha } commitCount changesCount diffVersions(first: 2) { count nodes { databaseId headCommitSha state } }
         diffStats { path additions deletions } one: diffStats(path: "nothing.txt") { path }
         diffStatsSummary { additions deletions changes fileCount }
       } } }`,
@@ -212,6 +213,7 @@ describe('GraphQL', () => {
     );
     const m = res.body.data.project.mergeRequest;
     expect(m.diffRefs.headSha).toBe(heads.c);
+    expect(m).toMatchObject({ commitCount: 1, changesCount: '1' });
     expect(m.diffVersions.count).toBe(3);
     expect(m.diffVersions.nodes.map((v: any) => v.headCommitSha)).toEqual([heads.c, heads.b]);
     expect(m.diffStats).toEqual([{ path: 'other.txt', additions: 1, deletions: 0 }]);
@@ -241,6 +243,8 @@ describe('a push to the target branch (RefreshService#reload_merge_requests)', (
     expect(newest).toMatchObject({ head_commit_sha: heads.c, start_commit_sha: merged, base_commit_sha: heads.c, state: 'empty', real_size: null, patch_id_sha: null });
     const shown = await t.api('GET', mr(`/versions/${newest.id}`), { token: owner.token });
     expect(shown.body).toMatchObject({ commits: [], diffs: [] });
+    // changes_count is the newest version's real_size: none for an empty one.
+    expect((await t.api('GET', mr(), { token: owner.token })).body.changes_count).toBeNull();
   });
 });
 

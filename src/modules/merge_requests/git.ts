@@ -236,8 +236,13 @@ export class MergeRequestGit {
     return this.cappedDiffs(mr, { limits: true, expanded: true, collapseShown: true }, window);
   }
 
-  /** GitLab's `changes_count`: how many files change, as a string (`1000+` beyond GitLab's cap). */
-  async changesCount(mr: MergeRequestRow): Promise<string> {
+  /**
+   * GitLab's `changes_count` (`merge_request_diff.real_size`): the newest version's, null when it is empty; counted
+   * from git (`1000+` beyond GitLab's cap) for a merge request without versions.
+   */
+  async changesCount(mr: MergeRequestRow): Promise<string | null> {
+    const version = await this.mergeRequests.versions.latestOf(mr.id);
+    if (version) return version.realSize;
     const project = await this.mergeRequests.projectOf(mr);
     const { headSha, baseSha, startSha } = await this.diffRefs(mr);
     const from = baseSha ?? startSha;

@@ -217,7 +217,9 @@ export const mergeRequestResolvers = {
     mergeRefRefresh: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRef(await projectOfMr(m, ctx), m),
     autoMergeEnabled: (m: MergeRequestRow) => m.autoMergeEnabled,
     autoMergeStrategy: (m: MergeRequestRow) => m.autoMergeStrategy,
-    commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).commits(m, { first: 1 })).count,
+    // MergeRequest#commits_count: the newest version's (merge_request_diff.commits_count) once it has one.
+    commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) =>
+      (await ctx.services.merge_requests.versions.latestOf(m.id))?.commitsCount ?? (await git(ctx).commits(m, { first: 1 })).count,
     commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
     diffs: (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => {
       const { skip, take } = toPage(args);
