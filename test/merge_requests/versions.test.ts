@@ -127,6 +127,19 @@ describe('GET /projects/:id/merge_requests/:iid/versions', () => {
   });
 });
 
+describe('the refs that keep versions readable', () => {
+  it('keeps refs/merge-requests/<iid>/head at the newest version and hides the keep-around refs, as Gitaly does', async () => {
+    const refs = new Map((await sandbox.ok(repo, ['ls-remote', 'origin'])).trim().split('\n').map((line) => line.split('\t').reverse() as [string, string]));
+    expect(refs.get(`refs/merge-requests/${iid}/head`)).toBe(heads.c);
+    expect([...refs.keys()].filter((ref) => ref.startsWith('refs/keep-around/'))).toEqual([]);
+    const push = await sandbox.run(repo, ['push', 'origin', `${heads.a}:refs/keep-around/${heads.a}`]);
+    expect(push.code).not.toBe(0);
+    const mrRef = await sandbox.run(repo, ['push', 'origin', `${heads.a}:refs/merge-requests/${iid}/head`]);
+    expect(mrRef.code).not.toBe(0);
+    expect((await t.api('GET', mr('/versions'), { token: owner.token })).body).toHaveLength(3);
+  });
+});
+
 describe('GET /projects/:id/merge_requests/:iid/versions/:version_id', () => {
   const versionOf = async (head: string) => {
     const list = await t.api('GET', mr('/versions'), { token: owner.token });
