@@ -311,7 +311,14 @@ function gitProtocol(req: Request): string | null {
   return value && GIT_PROTOCOL.test(value) ? value : null;
 }
 
-/** What GitLab (Gitaly) configures for each service: partial clones for fetches, push options for pushes. */
+/**
+ * What GitLab (Gitaly) configures for each service: partial clones for fetches, push options for pushes, and its
+ * internal refs: `refs/keep-around/` hidden from both (Gitaly's hidden references: no client sees or writes the refs
+ * that keep merge request versions' commits alive), `refs/merge-requests/` fetchable but not pushed to (read-only).
+ */
 function serviceConfig(service: Service): string[] {
-  return service === 'upload-pack' ? ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'] : ['-c', 'receive.advertisePushOptions=true'];
+  const hidden = ['-c', 'transfer.hideRefs=refs/keep-around/'];
+  return service === 'upload-pack'
+    ? ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true', ...hidden]
+    : ['-c', 'receive.advertisePushOptions=true', ...hidden, '-c', 'receive.hideRefs=refs/merge-requests/'];
 }

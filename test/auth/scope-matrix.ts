@@ -468,6 +468,11 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     mergeRequestIid: async () => String(route.compiled.kind === 'mutation' ? await newMergeRequest(f) : (f.mergeRequestIid ??= await newMergeRequest(f))),
     sourceBranch: async () => newBranchWithCommit(f),
     targetBranch: () => 'main',
+    // Merge request diff versions: the shared merge request's newest one.
+    versionId: async () => {
+      const res = await t.api('GET', `/projects/${f.project.id}/merge_requests/${(f.mergeRequestIid ??= await newMergeRequest(f))}/versions`, { token: f.owner.token });
+      return res.body[0].id;
+    },
     // Epics of the fixture group: one the reads share (with a thread and an issue), a new one for each write.
     epicIid: async () => String((route.compiled.kind === 'mutation' ? await newEpic(f) : (f.epic ??= await newEpic(f))).iid),
     epicId: async () => String((route.compiled.kind === 'mutation' ? await newEpic(f) : (f.epic ??= await newEpic(f))).id),

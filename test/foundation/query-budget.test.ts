@@ -310,6 +310,7 @@ describe('query budget', () => {
     'GET /groups/:id/merge_requests': () => `/groups/${group.id}/merge_requests?milestone=im`,
     'GET /projects/:id/merge_requests/:merge_request_iid/commits': () => `/projects/${project.id}/merge_requests/1/commits`,
     'GET /projects/:id/merge_requests/:merge_request_iid/diffs': () => `/projects/${project.id}/merge_requests/1/diffs`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/versions': () => `/projects/${project.id}/merge_requests/1/versions`,
     'GET /projects/:id/merge_requests/:noteable_id/discussions': () => `/projects/${project.id}/merge_requests/1/discussions`,
     'GET /projects/:id/merge_requests/:noteable_id/notes': () => `/projects/${project.id}/merge_requests/1/notes`,
     'GET /groups/:id/epics/:epic_iid/issues': () => `/groups/${group.id}/epics/1/issues`,

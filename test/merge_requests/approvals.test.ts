@@ -162,6 +162,8 @@ describe('merge request approvals', () => {
     const path = `/projects/${project.id}/merge_requests/${mr.iid}`;
     await ok('POST', `${path}/approve`, undefined, developer.token);
     await ok('POST', `/projects/${project.id}/repository/commits`, { branch: 'push-after', commit_message: 'more', actions: [{ action: 'create', file_path: 'more.txt', content: 'm\n' }] });
+    // The push's refresh (a new diff version, GitLab's RefreshService in PostReceive) runs on the job queue.
+    await t.server.app.jobs.drain(60_000);
     const after = await ok('GET', `${path}/approvals`);
     expect(after.approved_by).toEqual([{ user: basic(developer) }]);
     // A stale sha is refused; the new head is accepted (by another approver).

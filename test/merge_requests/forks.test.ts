@@ -160,6 +160,9 @@ describe('a merge request from a fork', () => {
     expect(changes.body.changes.map((c: { new_path: string }) => c.new_path)).toEqual(['feature.txt', 'more.txt']);
     const commits = await t.api('GET', upstreamMrs(`/${iid}/commits`), { token: maintainer.token });
     expect(commits.body.map((c: { title: string }) => c.title)).toEqual(['Add more', 'Add feature']);
+    // Its diff versions are the fork branch's heads, not the upstream decoy's.
+    const versions = await t.api('GET', upstreamMrs(`/${iid}/versions`), { token: maintainer.token });
+    expect(versions.body.map((v: { head_commit_sha: string }) => v.head_commit_sha)).toEqual([second, first]);
   });
 
   it('is rebased in the fork by whoever may push to its branch (202), and not by an upstream maintainer without (403)', async () => {
@@ -316,6 +319,8 @@ describe('allow_collaboration', () => {
     await sandbox.ok(repo, ['commit', '--quiet', '-m', 'Maintainer helps']);
     await sandbox.ok(repo, ['push', '--quiet', 'origin', 'shared']);
     const helped = (await sandbox.ok(repo, ['rev-parse', 'HEAD'])).trim();
+    // The merge request's sha is its newest diff version's head, which the push's refresh job records.
+    await t.server.app.jobs.drain(60_000);
     expect((await apiOk(t, maintainer.token, 'GET', upstreamMrs(`/${mr.iid}`))).sha).toBe(helped);
 
     // Not another branch, not the fork's default branch, not a tag.

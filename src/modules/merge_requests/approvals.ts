@@ -61,7 +61,8 @@ export class MergeRequestApprovals {
     const mr = await this.mergeRequests.get(project, iid);
     if (!(await this.mayApprove(project, mr))) throw forbidden();
     if (sha) {
-      const head = (await this.mergeRequests.git.state(mr)).headSha;
+      // check_sha_param!: the merge request's diff_head_sha, its newest version's head.
+      const head = (await this.mergeRequests.git.diffRefs(mr)).headSha;
       if (sha !== head) throw conflict(`SHA does not match HEAD of source branch: ${head}`);
     }
     if (await this.viewerHasApproved(mr)) throw unauthenticated();

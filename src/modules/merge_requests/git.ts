@@ -184,6 +184,20 @@ export class MergeRequestGit {
   }
 
   /**
+   * The merge request's diff refs as GitLab's MergeRequest#diff_refs reads them: its newest version's
+   * (latest_merge_request_diff, ./versions.ts) once it has one, as kept when merged; read from its branches only
+   * when it has no version (opened before versions were recorded). Its diffs, commits and changes read between these.
+   */
+  async diffRefs(mr: MergeRequestRow): Promise<DiffRefs> {
+    if (mr.state !== 'merged') {
+      const version = await this.mergeRequests.versions.latestOf(mr.id);
+      if (version) return { baseSha: version.baseCommitSha, headSha: version.headCommitSha, startSha: version.startCommitSha };
+    }
+    const { baseSha, headSha, startSha } = await this.state(mr);
+    return { baseSha, headSha, startSha };
+  }
+
+  /**
    * GitLab's detailed_merge_status, from its mergeability checks in their order (MergeRequest.mergeable_state_checks,
    * then the git checks): open, draft, commits, discussions (only_allow_merge_if_all_discussions_are_resolved), CI,
    * conflicts. `not_approved` never applies: GitLab Free requires no approvals.
@@ -241,7 +255,7 @@ export class MergeRequestGit {
   /** The commits of the merge request (in its source, not in its target), newest first. */
   async commits(mr: MergeRequestRow, page: PageArgs) {
     const project = await this.mergeRequests.projectOf(mr);
-    const { headSha, startSha } = await this.state(mr);
+    const { headSha, startSha } = await this.diffRefs(mr);
     if (!headSha) return listConnection(page, []);
     const repository = await this.open(project);
     const log = await repository.log({ revision: startSha ? `${startSha}..${headSha}` : headSha, skip: 0, max: 10_000 });
@@ -258,7 +272,7 @@ export class MergeRequestGit {
     if (!result) {
       result = (async () => {
         const project = await this.mergeRequests.projectOf(mr);
-        const { headSha, baseSha, startSha } = await this.state(mr);
+        const { headSha, baseSha, startSha } = await this.diffRefs(mr);
         const from = baseSha ?? startSha;
         if (!headSha || !from) return { diffs: [], size: 0, overflow: false };
         return diffCollection(await this.open(project), from, headSha, options, window);
@@ -284,10 +298,15 @@ export class MergeRequestGit {
     return this.cappedDiffs(mr, { limits: true, expanded: true, collapseShown: true }, window);
   }
 
-  /** GitLab's `changes_count`: how many files change, as a string (`1000+` beyond GitLab's cap). */
-  async changesCount(mr: MergeRequestRow): Promise<string> {
+  /**
+   * GitLab's `changes_count` (`merge_request_diff.real_size`): the newest version's, null when it is empty; counted
+   * from git (`1000+` beyond GitLab's cap) for a merge request without versions.
+   */
+  async changesCount(mr: MergeRequestRow): Promise<string | null> {
+    const version = await this.mergeRequests.versions.latestOf(mr.id);
+    if (version) return version.realSize;
     const project = await this.mergeRequests.projectOf(mr);
-    const { headSha, baseSha, startSha } = await this.state(mr);
+    const { headSha, baseSha, startSha } = await this.diffRefs(mr);
     const from = baseSha ?? startSha;
     if (!headSha || !from) return '0';
     const paths = await (await this.open(project)).changedPaths(from, headSha);

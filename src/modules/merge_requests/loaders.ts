@@ -1,6 +1,6 @@
-/** Batched reads of what a listed merge request shows: its labels, milestone, iid and user notes count. */
+/** Batched reads of what a listed merge request shows: its labels, milestone, iid, user notes count and newest diff version. */
 import DataLoader from 'dataloader';
-import type { PrismaClient } from '../../db/database.js';
+import type { Prisma, PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
 import { labelsOfLoader } from '../labels/loaders.js';
 
@@ -22,6 +22,15 @@ export function createMergeRequestLoaders(db: PrismaClient) {
       const rows = await db.note.groupBy({ by: ['noteableId'], where: { noteableType: MERGE_REQUEST, noteableId: { in: [...ids] }, system: false }, _count: { _all: true } });
       const found = new Map(rows.map((r) => [r.noteableId, r._count._all]));
       return ids.map((id) => found.get(id) ?? 0);
+    }),
+    /** Each merge request's newest diff version (its latest_merge_request_diff, versions.ts), or null. */
+    latestVersion: new DataLoader<number, Prisma.MergeRequestDiffGetPayload<object> | null>(async (ids) => {
+      const newest = await db.$queryRaw<{ id: number }[]>`
+        SELECT DISTINCT ON ("mergeRequestId") "id" FROM "merge_request_diffs"
+        WHERE "mergeRequestId" = ANY(${[...ids]}::int[]) ORDER BY "mergeRequestId", "id" DESC`;
+      const rows = newest.length ? await db.mergeRequestDiff.findMany({ where: { id: { in: newest.map((r) => r.id) } } }) : [];
+      const found = new Map(rows.map((r) => [r.mergeRequestId, r]));
+      return ids.map((id) => found.get(id) ?? null);
     }),
   };
 }

@@ -20,6 +20,7 @@ import { MERGE_REQUEST_SUBSCRIPTIONS } from './live.js';
 import { MERGE_REQUEST, type MergeRequestChanges, type MergeRequestFilters, type MergeRequestOrderBy, type MergeRequestRow, type MergeRequestScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
+import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
 
 interface ListArgs extends PageArgs {
   iids?: string[] | null;
@@ -163,8 +164,10 @@ export const mergeRequestResolvers = {
   Label: {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
+  MergeRequestDiff: mergeRequestDiffResolvers,
   MergeRequest: {
     ...noteableFields(MERGE_REQUEST),
+    ...mergeRequestVersionFields,
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
@@ -200,10 +203,10 @@ export const mergeRequestResolvers = {
     shouldRemoveSourceBranch: () => null,
     sourceBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).sourceHead(m)) != null,
     targetBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).branchHeads(await projectOfMr(m, ctx), [m.targetBranch])).get(m.targetBranch) != null,
-    diffHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).state(m)).headSha,
+    diffHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).diffRefs(m)).headSha,
     diffRefs: async (m: MergeRequestRow, _a: unknown, ctx: Context) => {
-      const state = await git(ctx).state(m);
-      return state.headSha && state.startSha ? state : null;
+      const refs = await git(ctx).diffRefs(m);
+      return refs.headSha && refs.startSha ? refs : null;
     },
     mergeStatus: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeStatus(m),
     mergeStatusEnum: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeStatus(m),
@@ -218,7 +221,9 @@ export const mergeRequestResolvers = {
     mergeRefRefresh: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).mergeRef(await projectOfMr(m, ctx), m),
     autoMergeEnabled: (m: MergeRequestRow) => m.autoMergeEnabled,
     autoMergeStrategy: (m: MergeRequestRow) => m.autoMergeStrategy,
-    commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).commits(m, { first: 1 })).count,
+    // MergeRequest#commits_count: the newest version's (merge_request_diff.commits_count) once it has one.
+    commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) =>
+      (await ctx.services.merge_requests.versions.latestOf(m.id))?.commitsCount ?? (await git(ctx).commits(m, { first: 1 })).count,
     commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
     diffs: (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => {
       const { skip, take } = toPage(args);

@@ -34,6 +34,7 @@ import { MergeRequestApprovals } from './approvals.js';
 import { MergeRequestGit } from './git.js';
 import { MergeRequestPipelines } from './pipelines.js';
 import type { PipelinesService } from '../pipelines/service.js';
+import { MergeRequestVersions } from './versions.js';
 import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
@@ -155,6 +156,8 @@ export class MergeRequestsService {
   readonly approvals: MergeRequestApprovals;
   /** Its pipelines, merged results included, and its merge ref kept current (pipelines.ts). */
   readonly pipelines: MergeRequestPipelines;
+  /** Diff versions (versions.ts). */
+  readonly versions: MergeRequestVersions;
 
   constructor(
     private readonly base: ServiceBase,
@@ -169,6 +172,7 @@ export class MergeRequestsService {
     this.git = new MergeRequestGit(base, this, repositories);
     this.pipelines = new MergeRequestPipelines(base, this, pipelines);
     this.approvals = new MergeRequestApprovals(base, this, notes);
+    this.versions = new MergeRequestVersions(base, repositories, this.git);
   }
 
   private get db() {
@@ -412,7 +416,7 @@ export class MergeRequestsService {
     const reviewerIds = metadata && input.reviewerIds ? await this.usersFor(input.reviewerIds) : [];
     const labelIds = metadata ? await this.labelIdsFor(project, input.labels) : [];
     const references = await this.issueReferencesOf(project, { title, description: draft.description, targetBranch: input.targetBranch });
-    return this.db.$transaction(async (tx) => {
+    const created = await this.db.$transaction(async (tx) => {
       await this.lock(tx, project.id);
       const { _max } = await tx.mergeRequest.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
       const at = new Date();
@@ -449,10 +453,10 @@ export class MergeRequestsService {
       await this.announce(tx, mr, ['diffGenerated']);
       await this.pipelines.queueFirst(tx, mr.id, viewer.id);
       return mr;
-    }).then(async (mr) => {
-      if (forked) await this.git.syncForkHead(project, mr);
-      return mr;
     });
+    // MergeRequests::AfterCreateService: its first diff version (a fork's branch fetched into the head ref first).
+    await this.versions.reload(project, created);
+    return created;
   }
 
   async update(project: ProjectRow, iid: number, changes: MergeRequestChanges, requireSome = true): Promise<MergeRequestRow> {
@@ -528,7 +532,7 @@ export class MergeRequestsService {
     const references = textChanged
       ? await this.issueReferencesOf(project, { title, description: (data.description as string | undefined) ?? mr.description, targetBranch: (data.targetBranch as string | undefined) ?? mr.targetBranch })
       : null;
-    return this.db.$transaction(async (tx) => {
+    const updated = await this.db.$transaction(async (tx) => {
       const heard = await hookHeard(tx, 'merge_request_hooks', project.id);
       const before = heard ? await this.hookBefore(tx, mr.id) : null;
       if (references) await this.keepIssueReferences(tx, mr.id, references);
@@ -566,6 +570,12 @@ export class MergeRequestsService {
       }
       return updated;
     });
+    // MergeRequest#reload_diff: ReopenService's, and reload_diff_if_branch_changed's for a new target branch.
+    if (updated.state === 'opened' && (data.state || data.targetBranch)) {
+      this.git.forget(mr.id);
+      await this.versions.reload(project, updated);
+    }
+    return updated;
   }
 
   /**
@@ -852,20 +862,22 @@ export class MergeRequestsService {
     const branch = push.ref.slice('refs/heads/'.length);
     const open = await this.db.mergeRequest.findMany({
       where: { sourceProjectId: project.id, sourceBranch: branch, state: 'opened' },
-      select: { id: true, iid: true, projectId: true, sourceProjectId: true, sourceBranch: true },
+      select: { id: true, iid: true, projectId: true, sourceProjectId: true, state: true, sourceBranch: true, targetBranch: true },
       orderBy: { id: 'asc' },
     });
     for (const mr of open) {
       this.git.forget(mr.id);
       const target = mr.projectId === project.id ? project : await this.base.loaders.projects.byId.load(mr.projectId);
       if (!target) continue;
-      // A fork's branch moved: fetched again into the target as refs/merge-requests/<iid>/head (RefreshService).
-      if (target.id !== project.id) await this.git.syncForkHead(target, mr);
+      // RefreshService#reload_merge_requests: a new diff version of the moved source branch (a fork's fetched into
+      // the target as refs/merge-requests/<iid>/head first).
+      await this.versions.reload(target, mr);
       await this.db.$transaction(async (tx) => {
         await this.executeHooks(tx, target, mr.id, 'update', { oldrev: push.before });
         await this.announce(tx, mr, ['mergeStatus', 'diffGenerated']);
       });
     }
+    await this.versions.reloadTargeting(project, branch, push);
   }
 
   /**
@@ -932,7 +944,9 @@ export class MergeRequestsService {
       this.firstContribution(row, tx),
       this.git.discussionsResolved(row),
     ]);
-    const sha = state.headSha;
+    // Gitlab::HookData::MergeRequestBuilder's `last_commit` is diff_head_commit: the newest version's head once it has one.
+    const version = row.state === 'merged' ? null : await tx.mergeRequestDiff.findFirst({ where: { mergeRequestId: id }, orderBy: { id: 'desc' }, select: { headCommitSha: true } });
+    const sha = version?.headCommitSha ?? state.headSha;
     const commit = sha ? await (await this.repositories.open(await this.projectOf(row))).commit(sha) : null;
     const lastCommit = commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n', 1)[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail };
     return { ...row, ...people, lastCommit, mergeStatus, detailedMergeStatus, headPipelineId: headPipeline, firstContribution, blockingDiscussionsResolved };

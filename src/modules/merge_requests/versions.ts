@@ -1,0 +1,209 @@
+/**
+ * A merge request's diff versions (GitLab's MergeRequestDiff, `merge_request_diffs`): one is recorded when the merge
+ * request is opened and each time GitLab's ReloadDiffsService would run (its source branch moved by a push, a force
+ * push or a rebase; reopened; its target branch changed), with the source head, the target head and their merge base
+ * as they were, and what collecting its diff within Commit.max_diff_options measured (`state`, `real_size`), and the
+ * diff's patch id. Nothing else is stored: a version's commits (`start..head`, newest first, as
+ * merge_request_diff_commits list them) and diffs (`base...head`, the stored collection shown uncollapsed, as
+ * `raw_diffs(limits: false)`) are read from git between its refs, which keep-around refs (`refs/keep-around/<sha>`,
+ * GitLab's Repository#keep_around) keep alive after a force push and through `git gc`; the merge request's
+ * `refs/merge-requests/<iid>/head` follows its newest version (MergeRequest#fetch_ref!).
+ */
+import type { Prisma } from '../../db/database.js';
+import { recordNotFound } from '../../errors.js';
+import { connection, type PageArgs } from '../../graphql/connection.js';
+import type { Repository } from '../../git/repository.js';
+import type { ServiceBase } from '../module.js';
+import type { ProjectRow } from '../projects/service.js';
+import type { RepositoriesService } from '../repositories/service.js';
+import { diffCollection, type CappedDiff } from './diffs.js';
+import { MergeRequestGit } from './git.js';
+import type { MergeRequestRow } from './service.js';
+
+export type MergeRequestDiffRow = Prisma.MergeRequestDiffGetPayload<object>;
+
+/** A version with the project its commits and diffs are read in. */
+export type VersionView = MergeRequestDiffRow & { project: ProjectRow };
+
+/** What ReloadDiffsService needs of a merge request. */
+type Reloaded = Pick<MergeRequestRow, 'id' | 'iid' | 'projectId' | 'sourceProjectId' | 'state' | 'sourceBranch' | 'targetBranch'>;
+
+/** Commits a version lists at most (GitLab keeps them all; the merge request's own commit list reads as many). */
+const MAX_COMMITS = 10_000;
+
+export class MergeRequestVersions {
+  constructor(
+    private readonly base: ServiceBase,
+    private readonly repositories: RepositoriesService,
+    private readonly git: MergeRequestGit,
+  ) {}
+
+  /** The merge request's newest version, or null when none was recorded (merge requests older than versions). */
+  latestOf(mergeRequestId: number): Promise<MergeRequestDiffRow | null> {
+    return this.base.loaders.merge_requests.latestVersion.load(mergeRequestId);
+  }
+
+  /**
+   * MergeRequest#create_merge_request_diff for an open merge request whose branches both exist: fetch_ref! (its
+   * head ref), then a new version from the branches' heads, its commits counted and its diff collected with
+   * GitLab's limits (`empty` without commits, `overflow` past the limits, else `collected`), the refs kept around.
+   */
+  async reload(project: ProjectRow, mr: Reloaded): Promise<MergeRequestDiffRow | null> {
+    if (mr.state !== 'opened') return null;
+    const repository = await this.repositories.open(project);
+    // A fork's branch is read in the fork and fetched into the target's head ref (MergeRequest#fetch_ref!).
+    const fork = MergeRequestGit.forFork(mr);
+    const [head, start] = await Promise.all([
+      fork ? this.git.syncForkHead(project, mr) : repository.resolve(`refs/heads/${mr.sourceBranch}^{commit}`),
+      repository.resolve(`refs/heads/${mr.targetBranch}^{commit}`),
+    ]);
+    if (!head || !start) return null;
+    const baseSha = await repository.mergeBase(start, head);
+    const commitsCount = await repository.countCommits(head, [start]);
+    let state = 'empty';
+    let realSize: string | null = null;
+    let filesCount = 0;
+    if (commitsCount > 0) {
+      const collection = await diffCollection(repository, baseSha ?? start, head, { limits: true, expanded: true }, { skip: 0, take: 0 });
+      filesCount = collection.size;
+      realSize = collection.overflow ? `${collection.size}+` : String(collection.size);
+      if (collection.size > 0) state = 'collected';
+      if (collection.overflow) state = 'overflow';
+    }
+    const patchIdSha = baseSha ? await patchId(repository, baseSha, head) : null;
+    await keepAround(repository, [head, start, baseSha]);
+    if (!fork) await repository.run(['update-ref', `refs/merge-requests/${mr.iid}/head`, head]);
+    const row = await this.base.db.mergeRequestDiff.create({
+      data: { mergeRequestId: mr.id, state, headCommitSha: head, baseCommitSha: baseSha, startCommitSha: start, realSize, patchIdSha, commitsCount, filesCount },
+    });
+    this.base.loaders.merge_requests.latestVersion.clear(mr.id);
+    return row;
+  }
+
+  /**
+   * The rest of RefreshService#reload_merge_requests for a push to `branch` (from `before` to `after`): each open
+   * merge request of the project that targets it gets a new version when the push was a force push or brought
+   * commits of its newest version into the branch (`includes_any_commits?`). Merge requests from the branch are
+   * reloaded by the caller.
+   */
+  async reloadTargeting(project: ProjectRow, branch: string, push: { before: string; after: string }): Promise<void> {
+    const open = await this.base.db.mergeRequest.findMany({
+      where: { projectId: project.id, targetBranch: branch, state: 'opened', NOT: { sourceProjectId: project.id, sourceBranch: branch } },
+      select: { id: true, iid: true, projectId: true, sourceProjectId: true, state: true, sourceBranch: true, targetBranch: true },
+      orderBy: { id: 'asc' },
+    });
+    if (open.length === 0) return;
+    const repository = await this.repositories.open(project);
+    const forced = !(await repository.isAncestor(push.before, push.after));
+    for (const mr of open) {
+      if (!forced) {
+        const version = await this.latestOf(mr.id);
+        if (!version?.headCommitSha || !version.startCommitSha || version.commitsCount === 0) continue;
+        // Its commits the push brought: those of start..head not reachable from `before` less those not reachable from `after` either.
+        const range = [version.headCommitSha, `^${version.startCommitSha}`, `^${push.before}`];
+        const [outside, stillOutside] = await Promise.all([
+          repository.text(['rev-list', '--count', ...range]),
+          repository.text(['rev-list', '--count', ...range, `^${push.after}`]),
+        ]);
+        if (Number(outside) === Number(stillOutside)) continue;
+      }
+      await this.reload(project, mr);
+    }
+  }
+
+  /** GitLab's `merge_request.merge_request_diffs.order_id_desc`, paginated. */
+  list(project: ProjectRow, mr: MergeRequestRow, page: PageArgs) {
+    const where = { mergeRequestId: mr.id };
+    return connection<VersionView>(
+      page,
+      async ({ skip, take }) => (await this.base.db.mergeRequestDiff.findMany({ where, orderBy: { id: 'desc' }, skip, take })).map((v) => ({ ...v, project })),
+      () => this.base.db.mergeRequestDiff.count({ where }),
+    );
+  }
+
+  /** `merge_request_diffs.find(id)`: another merge request's version is GitLab's RecordNotFound, `404 Not found`. */
+  async find(mr: MergeRequestRow, id: number): Promise<MergeRequestDiffRow> {
+    const row = Number.isSafeInteger(id) ? await this.base.db.mergeRequestDiff.findFirst({ where: { id, mergeRequestId: mr.id } }) : null;
+    if (!row) throw recordNotFound();
+    return row;
+  }
+
+  /** The version's commits (`start..head`), newest first, with the project they are shown in. */
+  async commits(project: ProjectRow, version: MergeRequestDiffRow) {
+    if (!version.headCommitSha || version.commitsCount === 0) return [];
+    const repository = await this.repositories.open(project);
+    const revision = version.startCommitSha ? `${version.startCommitSha}..${version.headCommitSha}` : version.headCommitSha;
+    const log = await repository.log({ revision, skip: 0, max: MAX_COMMITS });
+    return log.map((c) => ({ ...c, project }));
+  }
+
+  /**
+   * The version's diffs as MergeRequestDiffFull shows them (`raw_diffs(limits: false)` of what was stored): the
+   * collection within the limits, expanded, too large patches emptied, none collapsed.
+   */
+  async diffs(project: ProjectRow, version: MergeRequestDiffRow): Promise<CappedDiff[]> {
+    const from = version.baseCommitSha ?? version.startCommitSha;
+    if (version.state === 'empty' || !version.headCommitSha || !from) return [];
+    const repository = await this.repositories.open(project);
+    return (await diffCollection(repository, from, version.headCommitSha, { limits: true, expanded: true })).diffs;
+  }
+
+  /** MergeRequest#diff_stats: each changed file's line counts between the diff refs' base and head (none without). */
+  async diffStats(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<FileDiffStats[]> {
+    if (!refs.baseSha || !refs.headSha) return [];
+    return diffStats(await this.repositories.open(project), refs.baseSha, refs.headSha);
+  }
+
+  /**
+   * GitLab's `GET …/raw_diffs` (send_git_diff of the merge request's diff_refs, Gitaly's RawDiff): `git diff
+   * --full-index` from the merge base to the head; empty without diff refs.
+   */
+  async rawDiff(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<Buffer> {
+    if (!refs.baseSha || !refs.headSha) return Buffer.alloc(0);
+    const repository = await this.repositories.open(project);
+    return (await repository.run(['diff', '--full-index', '--no-color', '--no-ext-diff', refs.baseSha, refs.headSha, '--'])).stdout;
+  }
+}
+
+/** One file's line counts in a diff (GitLab's Gitlab::Git::DiffStats entry). */
+export interface FileDiffStats {
+  path: string;
+  additions: number;
+  deletions: number;
+}
+
+/**
+ * Gitaly's DiffStats: `git diff --numstat -z` between two commits, a renamed file under its new path, a binary one
+ * counting nothing.
+ */
+export async function diffStats(repository: Repository, from: string, to: string): Promise<FileDiffStats[]> {
+  const fields = (await repository.run(['diff', '--numstat', '-z', '--no-ext-diff', from, to, '--'])).stdout.toString('utf8').split('\0');
+  const stats: FileDiffStats[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const match = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(fields[i]);
+    if (!match) continue;
+    // A rename is `added\tdeleted\t` then its old and new paths as fields of their own.
+    let path = match[3];
+    if (path === '') {
+      path = fields[i + 2] ?? '';
+      i += 2;
+    }
+    stats.push({ path, additions: match[1] === '-' ? 0 : Number(match[1]), deletions: match[2] === '-' ? 0 : Number(match[2]) });
+  }
+  return stats;
+}
+
+/** Gitaly's GetPatchID: `git patch-id --stable` of the diff between two commits (null for an empty diff). */
+async function patchId(repository: Repository, from: string, to: string): Promise<string | null> {
+  const diff = (await repository.run(['diff', '--full-index', '--no-color', '--no-ext-diff', from, to, '--'])).stdout;
+  if (diff.length === 0) return null;
+  const out = await repository.text(['patch-id', '--stable'], { input: diff });
+  return out.split(' ')[0] || null;
+}
+
+/** Repository#keep_around: a `refs/keep-around/<sha>` for each commit, so no force push or gc loses it. */
+async function keepAround(repository: Repository, shas: readonly (string | null)[]): Promise<void> {
+  const wanted = [...new Set(shas.filter((s): s is string => !!s))];
+  const input = wanted.map((sha) => `update refs/keep-around/${sha} ${sha}\n`).join('');
+  if (input) await repository.run(['update-ref', '--stdin'], { input });
+}
