@@ -202,8 +202,8 @@ function planSelection(
 }
 
 /**
- * `@copy(of: "key", like: "Fragment")`: the sibling key to copy and, with `like`, the top-level response keys of that
- * fragment, the only ones the copy keeps.
+ * `@copy(of: "key", like: "Fragment", first: true)`: the sibling key to copy, with `like` the top-level response keys
+ * of that fragment, the only ones the copy keeps, and with `first` its list's first item only.
  */
 function copyDirective(node: FieldNode, fragments: Map<string, FragmentDefinitionNode>): OutputPlan['copy'] {
   const directive = node.directives?.find((d) => d.name.value === 'copy');
@@ -214,8 +214,10 @@ function copyDirective(node: FieldNode, fragments: Map<string, FragmentDefinitio
   };
   const of = literal('of');
   if (!of) throw new Error(`graphql/rest: @copy on ${node.alias?.value ?? node.name.value} needs a literal \`of\``);
+  const firstArg = directive.arguments?.find((a) => a.name.value === 'first')?.value;
+  const first = firstArg?.kind === Kind.BOOLEAN && firstArg.value;
   const like = literal('like');
-  if (like === undefined) return { of };
+  if (like === undefined) return { of, ...(first ? { first } : {}) };
   const keysOf = (set: SelectionSetNode): string[] =>
     set.selections.flatMap((s) => {
       if (s.kind === Kind.FIELD) return [s.alias?.value ?? s.name.value];
@@ -225,7 +227,7 @@ function copyDirective(node: FieldNode, fragments: Map<string, FragmentDefinitio
     });
   const fragment = fragments.get(like);
   if (!fragment) throw new Error(`graphql/rest: @copy names the unknown fragment ${like}`);
-  return { of, keys: [...new Set(keysOf(fragment.selectionSet))] };
+  return { of, keys: [...new Set(keysOf(fragment.selectionSet))], ...(first ? { first } : {}) };
 }
 
 /**

@@ -17,8 +17,11 @@ export interface OutputPlan {
   omitIfNull: boolean;
   unwrap: boolean;
   spread: boolean;
-  /** `@copy`: the value shaped at the sibling key `of`, only its `keys` where given (the field's own value is a placeholder). */
-  copy?: { of: string; keys?: readonly string[] };
+  /**
+   * `@copy`: the value shaped at the sibling key `of` (its list's first item with `first`), only its `keys` where
+   * given (the field's own value is a placeholder).
+   */
+  copy?: { of: string; keys?: readonly string[]; first?: boolean };
   children: OutputPlan[];
 }
 
@@ -71,7 +74,14 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
     if (plan.spread) rebuild = true;
   }
   // After the loop, so that a copy is of the shaped value.
-  if (copies) for (const plan of plans) if (plan.copy) obj[plan.key] = copyOf(obj[plan.copy.of], plan.copy.keys);
+  if (copies) {
+    for (const plan of plans) {
+      // Only where its placeholder was answered: a union's other members never selected it.
+      if (!plan.copy || !(plan.key in obj)) continue;
+      const value = obj[plan.copy.of];
+      obj[plan.key] = copyOf(plan.copy.first ? (Array.isArray(value) ? value[0] ?? null : null) : value, plan.copy.keys);
+    }
+  }
   if (!rebuild) return obj;
   // Spread keys take the place of the field that held them, so the REST key order reads naturally.
   const spreads = spreadKeys(plans);
