@@ -191,6 +191,7 @@ function planSelection(
       number: named.name === 'BigInt',
       date: hasDirective(node, 'date'),
       boolean: hasDirective(node, 'boolean'),
+      twoDecimals: hasDirective(node, 'twoDecimals'),
       omitIfNull: hasDirective(node, 'omitIfNull'),
       unwrap: hasDirective(node, 'unwrap'),
       spread: hasDirective(node, 'spread'),
@@ -246,6 +247,7 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
         number: seen.number || plan.number,
         date: seen.date || plan.date,
         boolean: seen.boolean || plan.boolean,
+        twoDecimals: seen.twoDecimals || plan.twoDecimals,
         omitIfNull: seen.omitIfNull || plan.omitIfNull,
         unwrap: seen.unwrap || plan.unwrap,
         spread: seen.spread || plan.spread,
@@ -263,7 +265,7 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
 function prune(plans: OutputPlan[]): OutputPlan[] {
   return plans.flatMap((p) => {
     const children = p.unwrap || p.spread ? p.children : prune(p.children);
-    const needed = p.enumType || p.number || p.date || p.boolean || p.omitIfNull || p.unwrap || p.spread || p.copy || children.length;
+    const needed = p.enumType || p.number || p.date || p.boolean || p.twoDecimals || p.omitIfNull || p.unwrap || p.spread || p.copy || children.length;
     return needed ? [{ ...p, children }] : [];
   });
 }

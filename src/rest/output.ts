@@ -1,6 +1,6 @@
 /**
  * Per-request response shaping: applies an operation's output plan (made once at start-up by compile.ts) to its
- * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@date`, `@boolean`, `@omitIfNull`, `@unwrap`, `@spread`, `@copy`. Only the branches that need work are walked.
+ * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@date`, `@boolean`, `@twoDecimals`, `@omitIfNull`, `@unwrap`, `@spread`, `@copy`. Only the branches that need work are walked.
  */
 import type { GraphQLEnumType } from 'graphql';
 
@@ -12,6 +12,8 @@ export interface OutputPlan {
   number?: boolean;
   /** `@date`: a Time shown as `YYYY-MM-DD`. */
   date?: boolean;
+  /** `@twoDecimals`: a Float shown as a string with two decimals (Ruby's `'%.2f' %`). */
+  twoDecimals?: boolean;
   /** `@boolean`: a String `true`/`false` shown as a boolean. */
   boolean?: boolean;
   omitIfNull: boolean;
@@ -57,6 +59,10 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
     }
     if (plan.date) {
       obj[plan.key] = String(v).slice(0, 10);
+      continue;
+    }
+    if (plan.twoDecimals) {
+      obj[plan.key] = Number(v).toFixed(2);
       continue;
     }
     if (plan.boolean) {

@@ -397,7 +397,7 @@ again:
     await put(job, { state: 'success' });
     const [done] = await jobsOf(t, project.id, pipeline.id);
     expect(done.coverage).toBe(87.25);
-    expect((await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}`)).body.coverage).toBe(87.25);
+    expect((await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}`)).body.coverage).toBe('87.25');
   });
 
   it('tells a runner working on a canceled job to stop, on patches and updates alike', async () => {
