@@ -34,7 +34,7 @@ describe('commit statuses', () => {
     const done = await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'success', name: 'ci/jenkins', coverage: 81.5 } });
     expect(done.body).toMatchObject({ id: pending.body.id, status: 'success', coverage: 81.5 });
     const finished = (await t.api('GET', `/projects/${project.id}/pipelines/${pending.body.pipeline_id}`)).body;
-    expect(finished).toMatchObject({ status: 'success', coverage: 81.5 });
+    expect(finished).toMatchObject({ status: 'success', coverage: '81.50' });
 
     // A finished status is not moved again: a new one of the same name starts.
     const again = await t.api('POST', `/projects/${project.id}/statuses/${sha}`, { body: { state: 'failed', name: 'ci/jenkins' } });
