@@ -129,4 +129,17 @@ describe('release:', () => {
     expect(failedTrace).toContain('error="failed to create release: API Error Response status_code: 409 message: Release already exists"');
     expect(failedTrace).toContain('ERROR: Job failed: exit code 1');
   });
+
+  it('is not run by the built-in runner once the script failed (an on_success step), while after_script still is', async () => {
+    const { project, sha } = await projectWithConfig(t, `job:\n  script: exit 3\n  after_script: [echo "after $CI_JOB_STATUS"]\n  release:\n    tag_name: v9\n    ref: main\n    description: never\n`);
+    const pipeline = await pushPipeline(t, project.id, sha);
+    const [job] = await settled(project.id, pipeline.id);
+    const trace = await log(project.id, job!.id);
+    expect(job).toMatchObject({ status: 'failed', failure_reason: 'script_failure' });
+    expect(trace).toContain('Executing "step_script" stage of the job script');
+    expect(trace).not.toContain('step_release');
+    expect(trace).toContain('after failed');
+    expect(trace).toContain('ERROR: Job failed: exit code 3');
+    expect((await t.api('GET', `/projects/${project.id}/releases/v9`)).status).toBe(404);
+  });
 });
