@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { artifactFiles, extractZip, gzipMembers, zipStream } from './artifacts.js';
 import { LocalCache } from './cache.js';
+import { installReleaseCli } from './release-cli.js';
 import type { JobPayload, ProtocolClient, RunnerIdentity } from './client.js';
 import { JobTrace } from './trace.js';
 
@@ -289,13 +290,20 @@ export class JobRun {
       await cache.restore(caches, projectDir);
     }
     if (!(await this.downloadDependencies(projectDir, scratch))) return { state: 'failed', reason: 'missing_dependency_failure', message: 'missing dependency' };
-    const main = this.job.steps.find((s) => s.name === 'script');
+    // gitlab-runner runs each step but after_script in order, as stage `step_<name>`: an on_success step only while
+    // the job succeeds, an on_failure one only once it failed, an always one whatever happened.
     let outcome: Outcome = { state: 'success' };
-    if (main) {
-      this.line(`${GREEN}Executing "step_script" stage of the job script${RESET}`);
-      const { code, timedOut } = await this.script(main.script, projectDir, env, remaining(), scratch, 'step_script');
+    for (const step of this.job.steps) {
+      if (step.name === 'after_script' || this.canceled || this.terminated) continue;
+      const failed = outcome.state === 'failed';
+      if ((step.when === 'on_success' && failed) || (step.when === 'on_failure' && !failed)) continue;
+      this.line(`${GREEN}Executing "step_${step.name}" stage of the job script${RESET}`);
+      // The shell executor has no release-cli image: the release step finds the runner's own on its PATH.
+      const stepEnv = step.name === 'release' ? { ...env, PATH: `${await installReleaseCli(join(scratch, 'bin'), this.options.client.api)}:${env.PATH ?? ''}` } : env;
+      const { code, timedOut } = await this.script(step.script, projectDir, stepEnv, remaining(), scratch, `step_${step.name}`);
+      if (failed) continue;
       if (timedOut) outcome = { state: 'failed', reason: 'job_execution_timeout', message: timeoutMessage };
-      else if (code !== 0) outcome = { state: 'failed', reason: 'script_failure', exitCode: code, message: `exit code ${code}` };
+      else if (code !== 0 && !step.allow_failure) outcome = { state: 'failed', reason: 'script_failure', exitCode: code, message: `exit code ${code}` };
     }
     const after = this.job.steps.find((s) => s.name === 'after_script');
     if (after && !this.canceled && !this.terminated) {

@@ -9,6 +9,7 @@ import {
 } from './entries.js';
 import { readNeeds, readPolicy, readRules, readTrigger, type RuleSpec } from './conditions-entries.js';
 import { readCache } from './cache-entry.js';
+import { readRelease } from './release-entry.js';
 import { LIMITS, parseDuration } from './durations.js';
 import { readParallel, type ParallelInstance } from './parallel.js';
 import { Problems, unknownKeys } from './problems.js';
@@ -37,7 +38,7 @@ export interface JobSpec
     PlannedJob,
     | 'name' | 'stage' | 'when' | 'startIn' | 'allowFailure' | 'allowFailureExitCodes' | 'script' | 'beforeScript' | 'afterScript' | 'image'
     | 'services' | 'tags' | 'artifacts' | 'cache' | 'retry' | 'timeout' | 'interruptible' | 'coverage' | 'dependencies' | 'needs' | 'trigger' | 'only' | 'except'
-    | 'resourceGroup'
+    | 'resourceGroup' | 'release'
   > {
   bridge: boolean;
   environment: JobEnvironment | null;
@@ -177,6 +178,7 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
     interruptible: optional('interruptible', (v, l) => readBoolean(v, l, p)) ?? false,
     coverage: bridge ? null : optional('coverage', (v, l) => readCoverage(v, l, p)),
     environment: optional('environment', (v, l) => readEnvironment(v, l, p)),
+    release: bridge ? null : optional('release', (v, l) => readRelease(v, l, p)),
     resourceGroup: isString(resourceGroup) ? resourceGroup : null,
     dependencies: isStringArray(dependencies) ? dependencies : null,
     needs: needs ? needs.jobs : null,

@@ -96,6 +96,7 @@ function planned(job: JobSpec, root: RootSpec, rootVariables: [string, string][]
     timeout: job.timeout,
     startIn: when === 'delayed' ? (rule?.startIn ?? job.startIn) : null,
     environment: job.environment && { ...job.environment },
+    release: job.release,
     interruptible: rule?.interruptible ?? job.interruptible,
     resourceGroup: job.resourceGroup,
     trigger: job.trigger,

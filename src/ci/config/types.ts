@@ -138,6 +138,8 @@ export interface PlannedJob {
   startIn: number | null;
   /** `environment:` with its name and url as written (expanded when the pipeline is created). */
   environment: JobEnvironment | null;
+  /** `release:` as written (validated), for the runner's release step. */
+  release: import('./release-entry.js').PlannedRelease | null;
   interruptible: boolean;
   /** `resource_group:` as written (its variables expanded when the pipeline is created), or null. */
   resourceGroup: string | null;

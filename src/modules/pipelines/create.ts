@@ -218,6 +218,8 @@ function jobOptions(job: PlannedJob, cache: StoredCache[] | undefined): Prisma.I
       allow_failure_exit_codes: job.allowFailureExitCodes,
       start_in_seconds: job.startIn,
       environment: job.environment,
+      // Asset links as [key, value] pairs: jsonb would sort their keys, and the release step writes them in order.
+      release: job.release && { ...job.release, ...(job.release.assets?.links ? { assets: { links: job.release.assets.links.map((l) => Object.entries(l)) } } : {}) },
       interruptible: job.interruptible,
       trigger: job.trigger,
     }),

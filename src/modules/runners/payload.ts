@@ -10,7 +10,7 @@ import { expandVariables, fromCiVariables, runnerVariable, type JobCiVariable, t
 import { pipelineVariables, slugify, storedPipelineFacts, type MergeRequestFacts } from '../pipelines/predefined.js';
 import type { JobRow, PipelineRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { effectiveTimeout, optionsOf, type JobOptions } from './protocol.js';
+import { effectiveTimeout, optionsOf, type JobOptions, type StoredRelease } from './protocol.js';
 
 /** GitLab's failure reasons (Enums::Ci::CommitStatus), which runners may report. */
 export const FAILURE_REASONS = [
@@ -242,6 +242,7 @@ export function jobResponse(facts: JobFacts): JobResponse {
     variables,
     steps: [
       { name: 'script', script: [...(options.before_script ?? []), ...(options.script ?? [])], timeout, when: 'on_success', allow_failure: false },
+      ...(options.release ? [{ name: 'release', script: [releaseCommand(options.release)], timeout, when: 'on_success', allow_failure: false }] : []),
       ...(afterScript.length ? [{ name: 'after_script', script: afterScript, timeout, when: 'always', allow_failure: true }] : []),
     ],
     image: options.image ? { name: options.image.name, entrypoint: options.image.entrypoint ?? null, ports: [] } : null,
@@ -252,4 +253,26 @@ export function jobResponse(facts: JobFacts): JobResponse {
     features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
     dependencies: facts.dependencies.map((d) => ({ id: d.id, name: d.name, token: facts.token, ...(d.archive ? { artifacts_file: d.archive } : {}) })),
   };
+}
+
+const RELEASE_SINGLE_FLAGS = ['name', 'description', 'tag_name', 'tag_message', 'ref', 'released_at'] as const;
+
+/**
+ * GitLab 16's Gitlab::Ci::Build::Releaser#script: `release-cli create` with each present single flag in its order,
+ * `--milestone` per milestone and `--assets-link` per link, the link's JSON encoded again as a JSON string.
+ */
+export function releaseCommand(release: StoredRelease): string {
+  let command = 'release-cli create';
+  for (const key of RELEASE_SINGLE_FLAGS) {
+    if (key in release) command += ` --${key.replace(/_/g, '-')} "${release[key] ?? ''}"`;
+  }
+  const milestones = release.milestones ?? [];
+  for (const milestone of Array.isArray(milestones) ? milestones : [milestones]) command += ` --milestone "${milestone}"`;
+  for (const link of release.assets?.links ?? []) command += ` --assets-link ${rubyJson(rubyJson(Object.fromEntries(link)))}`;
+  return command;
+}
+
+/** ActiveSupport's `to_json`: JSON with `<`, `>`, `&`, U+2028 and U+2029 escaped. */
+function rubyJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

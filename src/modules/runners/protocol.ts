@@ -55,8 +55,21 @@ export interface JobOptions {
   allow_failure_exit_codes?: number[] | null;
   /** As the environments module stores it once the pipeline is created (StoredEnvironment). */
   environment?: { name: string; action?: string; slug?: string; url?: string; tier?: string } | null;
+  /** `release:` as the config engine validated it, asset links as [key, value] pairs (create.ts `jobOptions`). */
+  release?: StoredRelease | null;
   /** Variables a manual job was played with. */
   job_variables?: { key: string; value: string }[];
+}
+
+export interface StoredRelease {
+  tag_name: string;
+  description: string;
+  tag_message?: string | null;
+  name?: string;
+  ref?: string;
+  released_at?: string;
+  milestones?: string | string[];
+  assets?: { links?: [string, unknown][][] };
 }
 
 export function optionsOf(job: Pick<JobRow, 'options'>): JobOptions {
