@@ -71,9 +71,9 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
 /**
  * Where this server still differs from GitLab 16.3, in the words `differences()` uses: work left (issue 24). A
  * schedule's owner, which GitLab declares non-null though its owner's deletion nulls it (so do we: a schedule keeps
- * running nobody); enum values the product cannot honour (minimal access, a paid tier's); input fields of GitLab's it does not act on yet (merge request pipelines and trains wait for merge
- * requests, CI minutes cost factors for compute quotas, `issuesSort` for issues); the settings payload GitLab declares
- * non-null while a refusal here answers null. Mend one, then remove its line.
+ * running nobody); enum values the product cannot honour yet (minimal access, a paid tier's role; sorting incidents
+ * by status page publication or SLA, which need a status page and SLA timers); input fields of GitLab's it does not
+ * act on (merge trains, CI minutes cost factors for compute quotas). Mend one, then remove its line.
  */
 const KNOWN: string[] = [
   'IssueSort: lacks PUBLISHED_ASC, PUBLISHED_DESC, SLA_DUE_AT_ASC, SLA_DUE_AT_DESC',
