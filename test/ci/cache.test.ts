@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShellRunner } from '../../src/runner/runner.js';
 import { suiteServer } from '../support/server.js';
-import { commit, createRunner, eventually, jobsOf, projectWithConfig, pushPipeline, requestJob } from '../runners/support.js';
+import { commit, createRunner, jobLog, projectWithConfig, pushPipeline, requestJob, settledJobs } from '../runners/support.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000 });
 let runner: ShellRunner;
@@ -26,13 +26,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const FINISHED = ['success', 'failed', 'canceled', 'skipped', 'manual'];
-const settled = (projectId: number, pipelineId: number) =>
-  eventually(async () => {
-    const jobs = await jobsOf(t, projectId, pipelineId);
-    return jobs.every((j) => FINISHED.includes(j.status)) && jobs;
-  }, 60_000);
-const log = async (projectId: number, jobId: number) => (await t.api('GET', `/projects/${projectId}/jobs/${jobId}/trace`)).text;
+const settled = (projectId: number, pipelineId: number) => settledJobs(t, projectId, pipelineId);
+const log = (projectId: number, jobId: number) => jobLog(t, projectId, jobId);
 const byName = <T extends { name: string }>(jobs: T[], name: string) => jobs.find((j) => j.name === name) as T;
 
 const lint = async (projectId: number, content: string) => (await t.api('POST', `/projects/${projectId}/ci/lint`, { body: { content } })).body;

@@ -6,18 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
-import { commit, createRunner, eventually, jobsOf, projectWithConfig, pushPipeline, requestJob, withShellRunner } from '../runners/support.js';
+import { commit, createRunner, jobLog, projectWithConfig, pushPipeline, requestJob, settledJobs, withShellRunner } from '../runners/support.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000 });
 withShellRunner(t);
 
-const FINISHED = ['success', 'failed', 'canceled', 'skipped', 'manual'];
-const settled = (projectId: number, pipelineId: number) =>
-  eventually(async () => {
-    const jobs = await jobsOf(t, projectId, pipelineId);
-    return jobs.every((j) => FINISHED.includes(j.status)) && jobs;
-  }, 60_000);
-const log = async (projectId: number, jobId: number) => (await t.api('GET', `/projects/${projectId}/jobs/${jobId}/trace`)).text.replace(/\x1b\[[0-9;]*m/g, '');
+const settled = (projectId: number, pipelineId: number) => settledJobs(t, projectId, pipelineId);
+const log = async (projectId: number, jobId: number) => (await jobLog(t, projectId, jobId)).replace(/\x1b\[[0-9;]*m/g, '');
 const lint = async (projectId: number, content: string) => (await t.api('POST', `/projects/${projectId}/ci/lint`, { body: { content } })).body;
 
 describe('release:', () => {

@@ -11,13 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { cloneUrl, gitSandbox } from '../support/git.js';
 import { suiteServer } from '../support/server.js';
 import { createProject } from '../support/factories.js';
-import { eventually, jobsOf, withShellRunner } from './support.js';
+import { eventually, jobLog, jobsOf, settledJobs, withShellRunner } from './support.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000 });
 withShellRunner(t);
 const git = gitSandbox();
-
-const FINISHED = ['success', 'failed', 'canceled', 'skipped', 'manual'];
 
 const CONFIG = `
 stages: [build, test, deploy, release]
@@ -95,16 +93,10 @@ function pipelineOf(projectId: number, sha: string, ref: string): Promise<{ id: 
   }, 30_000);
 }
 
-/** The pipeline's jobs once none is waiting or running. */
-function settled(projectId: number, pipelineId: number): Promise<Job[]> {
-  return eventually(async () => {
-    const jobs = await jobsOf(t, projectId, pipelineId);
-    return jobs.every((j) => FINISHED.includes(j.status)) && jobs;
-  }, 90_000);
-}
+const settled = (projectId: number, pipelineId: number) => settledJobs(t, projectId, pipelineId, 90_000);
 
 const byName = (jobs: Job[], name: string) => jobs.find((j) => j.name === name)!;
-const log = async (projectId: number, jobId: number) => (await t.api('GET', `/projects/${projectId}/jobs/${jobId}/trace`)).text;
+const log = (projectId: number, jobId: number) => jobLog(t, projectId, jobId);
 
 describe('a realistic .gitlab-ci.yml on the built-in runner', () => {
   it('caches, hands a dotenv version on, reports coverage, deploys to an environment and stops it, releases a tag, and cancels an interrupted pipeline', async () => {

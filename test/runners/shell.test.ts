@@ -13,22 +13,13 @@ import { describe, expect, it } from 'vitest';
 import { startProcess } from '../support/process.js';
 import { suiteServer } from '../support/server.js';
 import { createProject } from '../support/factories.js';
-import { eventually, jobsOf, projectWithConfig, withShellRunner } from './support.js';
+import { eventually, jobLog, jobsOf, projectWithConfig, settledJobs, withShellRunner } from './support.js';
 
 const t = suiteServer({ ciLongPollingMs: 2000 });
 withShellRunner(t);
 
-const FINISHED = ['success', 'failed', 'canceled', 'skipped', 'manual'];
-
-/** The pipeline's jobs once none is waiting or running. */
-async function settled(projectId: number, pipelineId: number) {
-  return eventually(async () => {
-    const jobs = await jobsOf(t, projectId, pipelineId);
-    return jobs.every((j) => FINISHED.includes(j.status)) && jobs;
-  }, 60_000);
-}
-
-const log = async (projectId: number, jobId: number) => (await t.api('GET', `/projects/${projectId}/jobs/${jobId}/trace`)).text;
+const settled = (projectId: number, pipelineId: number) => settledJobs(t, projectId, pipelineId);
+const log = (projectId: number, jobId: number) => jobLog(t, projectId, jobId);
 const byName = <T extends { name: string }>(jobs: T[], name: string) => jobs.find((j) => j.name === name) as T;
 
 /** The file names inside a zip. */

@@ -32,6 +32,22 @@ export async function projectWithConfig(t: TestServer, config: string, options: 
   return { project, pipeline, sha };
 }
 
+/** A job's status once it changes no more by itself (`manual` waits for someone). */
+const SETTLED = ['success', 'failed', 'canceled', 'skipped', 'manual'];
+
+/** The pipeline's jobs once none is waiting or running. */
+export function settledJobs(t: TestServer, projectId: number, pipelineId: number, timeoutMs = 60_000): ReturnType<typeof jobsOf> {
+  return eventually(async () => {
+    const jobs = await jobsOf(t, projectId, pipelineId);
+    return jobs.every((j) => SETTLED.includes(j.status)) && jobs;
+  }, timeoutMs);
+}
+
+/** A job's log as the API gives it. */
+export async function jobLog(t: TestServer, projectId: number, jobId: number): Promise<string> {
+  return (await t.api('GET', `/projects/${projectId}/jobs/${jobId}/trace`)).text;
+}
+
 export async function jobsOf(t: TestServer, projectId: number, pipelineId: number): Promise<{ id: number; name: string; status: string; stage: string; failure_reason?: string; allow_failure: boolean; coverage: number | null }[]> {
   const res = await t.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs?include_retried=true&per_page=100`);
   expect(res.status).toBe(200);

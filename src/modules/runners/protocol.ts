@@ -5,6 +5,7 @@
 import { digestToken } from '../../auth/secrets.js';
 import type { JobCiVariable } from '../../ci/variables.js';
 import type { ArtifactsAccess, PlannedReports } from '../../ci/config/types.js';
+import type { PlannedRelease } from '../../ci/config/release-entry.js';
 import type { App } from '../../context.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { forbidden, jobForbidden } from '../../errors.js';
@@ -61,16 +62,8 @@ export interface JobOptions {
   job_variables?: { key: string; value: string }[];
 }
 
-export interface StoredRelease {
-  tag_name: string;
-  description: string;
-  tag_message?: string | null;
-  name?: string;
-  ref?: string;
-  released_at?: string;
-  milestones?: string | string[];
-  assets?: { links?: [string, unknown][][] };
-}
+/** The config engine's `release:` as stored: its asset links as [key, value] pairs, in the order written. */
+export type StoredRelease = Omit<PlannedRelease, 'assets'> & { assets?: { links?: [string, unknown][][] } };
 
 export function optionsOf(job: Pick<JobRow, 'options'>): JobOptions {
   return (job.options ?? {}) as JobOptions;
