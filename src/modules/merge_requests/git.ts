@@ -9,7 +9,7 @@ import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { RepositoryHistory, ZERO_SHA, type Repository, type Signature } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
-import { mergeRequestMergeRef } from '../pipelines/predefined.js';
+import { mergeRequestMergeRef, mergeRequestRef } from '../pipelines/predefined.js';
 import { ACTIVE_STATUSES } from '../pipelines/status.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
@@ -112,21 +112,21 @@ export class MergeRequestGit {
   }
 
   /**
-   * For a merge request from a fork, GitLab's fetch of the source branch into the target repository
-   * (MergeRequest#fetch_ref!): refs/merge-requests/<iid>/head moved to the fork's branch head, its commits copied.
-   * Answers that head (null when the fork or its branch is gone). Read fresh, not from this request's branch heads:
-   * a rebase or push may have just moved it.
+   * GitLab's MergeRequest#fetch_ref!: refs/merge-requests/<iid>/head of the target repository moved to the source
+   * branch's head, its commits fetched first from the fork for a merge request from one. Answers that head (null when
+   * the source project or its branch is gone). Read fresh, not from this request's branch heads: a rebase or push may
+   * have just moved it.
    */
-  async syncForkHead(target: ProjectRow, mr: Pick<MergeRequestRow, 'iid' | 'projectId' | 'sourceProjectId' | 'sourceBranch'>): Promise<string | null> {
+  async fetchRef(target: ProjectRow, mr: Pick<MergeRequestRow, 'iid' | 'projectId' | 'sourceProjectId' | 'sourceBranch'>): Promise<string | null> {
     const source = await this.sourceProjectOf(mr);
     if (!source) return null;
     const head = await (await this.open(source)).resolve(`refs/heads/${mr.sourceBranch}^{commit}`);
     if (!head) return null;
     const repository = await this.open(target);
-    const ref = `refs/merge-requests/${mr.iid}/head`;
+    const ref = mergeRequestRef(mr.iid);
     const current = await repository.resolve(ref);
     if (current === head) return head;
-    await this.fetchObjects(target, source, head);
+    if (source.id !== target.id) await this.fetchObjects(target, source, head);
     // A concurrent refresh that moved it first leaves the same head.
     if (!(await repository.updateRef(ref, head, current ?? ZERO_SHA)) && (await repository.resolve(ref)) !== head) throw unprocessable('Source branch could not be fetched');
     return head;
@@ -171,7 +171,7 @@ export class MergeRequestGit {
     if (mr.state === 'merged') return kept;
     const project = await this.mergeRequests.projectOf(mr);
     const heads = await this.branchHeads(project, [mr.sourceBranch, mr.targetBranch]);
-    const source = MergeRequestGit.forFork(mr) ? await this.syncForkHead(project, mr) : heads.get(mr.sourceBranch);
+    const source = MergeRequestGit.forFork(mr) ? await this.fetchRef(project, mr) : heads.get(mr.sourceBranch);
     const target = heads.get(mr.targetBranch);
     if (!source || !target) return { ...kept, headSha: source ?? mr.headSha, sourceExists: !!source, hasCommits: false };
     const repository = await this.open(project);
@@ -465,7 +465,7 @@ export class MergeRequestGit {
       if (!(await repository.updateRef(sourceRef, head, source))) throw new RebaseFailure('the source branch moved meanwhile');
       await this.repositories.refsUpdated(sourceProject, viewer.id, [update], skipCi ? { ci: { skip: true } } : null);
     }
-    if (sourceProject.id !== project.id) await this.syncForkHead(project, mr);
+    if (sourceProject.id !== project.id) await this.fetchRef(project, mr);
     const diffRefs = await this.diffRefsOf(project, head, target);
     await this.mergeRequests.recordRebased(mr, head, diffRefs);
     return head;

@@ -17,7 +17,7 @@ import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { diffCollection, type CappedDiff } from './diffs.js';
-import { MergeRequestGit } from './git.js';
+import type { MergeRequestGit } from './git.js';
 import type { MergeRequestRow } from './service.js';
 
 export type MergeRequestDiffRow = Prisma.MergeRequestDiffGetPayload<object>;
@@ -51,12 +51,7 @@ export class MergeRequestVersions {
   async reload(project: ProjectRow, mr: Reloaded): Promise<MergeRequestDiffRow | null> {
     if (mr.state !== 'opened') return null;
     const repository = await this.repositories.open(project);
-    // A fork's branch is read in the fork and fetched into the target's head ref (MergeRequest#fetch_ref!).
-    const fork = MergeRequestGit.forFork(mr);
-    const [head, start] = await Promise.all([
-      fork ? this.git.syncForkHead(project, mr) : repository.resolve(`refs/heads/${mr.sourceBranch}^{commit}`),
-      repository.resolve(`refs/heads/${mr.targetBranch}^{commit}`),
-    ]);
+    const [head, start] = await Promise.all([this.git.fetchRef(project, mr), repository.resolve(`refs/heads/${mr.targetBranch}^{commit}`)]);
     if (!head || !start) return null;
     const baseSha = await repository.mergeBase(start, head);
     const commitsCount = await repository.countCommits(head, [start]);
@@ -72,7 +67,6 @@ export class MergeRequestVersions {
     }
     const patchIdSha = baseSha ? await patchId(repository, baseSha, head) : null;
     await keepAround(repository, [head, start, baseSha]);
-    if (!fork) await repository.run(['update-ref', `refs/merge-requests/${mr.iid}/head`, head]);
     const row = await this.base.db.mergeRequestDiff.create({
       data: { mergeRequestId: mr.id, state, headCommitSha: head, baseCommitSha: baseSha, startCommitSha: start, realSize, patchIdSha, commitsCount, filesCount },
     });
