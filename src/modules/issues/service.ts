@@ -51,8 +51,6 @@ export type IssueOrderBy =
   | 'blocking_issues'
   | 'health_status';
 
-
-
 /** IssuesFinder's filters, as the Issues API names them (REST) and GraphQL's `issues` arguments fill them. */
 export interface IssueFilters {
   state?: 'opened' | 'closed' | 'all' | 'locked' | null;

@@ -136,9 +136,8 @@ export class JobTokenScopeService {
       restrictUserDefinedVariables: changes.restrictUserDefinedVariables,
       ciForwardDeploymentEnabled: changes.forwardDeploymentEnabled,
       ciForwardDeploymentRollbackAllowed: changes.forwardDeploymentRollbackAllowed,
+      mergePipelinesEnabled: changes.mergePipelinesEnabled,
     });
-    // merge_pipelines_enabled is kept with the project's other merge request settings, which the projects service writes.
-    if (changes.mergePipelinesEnabled != null) project = await this.projects.update(project, { mergePipelinesEnabled: changes.mergePipelinesEnabled });
     const data = {
       ...(changes.inboundJobTokenScopeEnabled != null ? { inboundJobTokenScopeEnabled: changes.inboundJobTokenScopeEnabled } : {}),
       ...(changes.keepLatestArtifact != null ? { keepLatestArtifact: changes.keepLatestArtifact } : {}),
