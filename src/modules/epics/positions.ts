@@ -15,6 +15,14 @@ export function positionAtStart(first: number | null): number {
   return Math.max(first - IDEAL_DISTANCE, MIN_POSITION);
 }
 
+/**
+ * RelativePositioning's rebalancing: the position of the item at `index` once a list is spread out again
+ * IDEAL_DISTANCE apart, the item at `anchor` landing on the start position.
+ */
+export function spreadPosition(index: number, anchor: number): number {
+  return START_POSITION + (index - anchor) * IDEAL_DISTANCE;
+}
+
 /** The position between two neighbours (null: that end of the list); null when there is no room left between them. */
 export function positionBetween(before: number | null, after: number | null): number | null {
   const low = before ?? MIN_POSITION;

@@ -16,7 +16,7 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { EpicSubject } from './policy.js';
-import { positionAtStart, positionBetween } from './positions.js';
+import { positionAtStart, positionBetween, spreadPosition } from './positions.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 
 export const EPIC = 'Epic';
@@ -421,10 +421,7 @@ export class EpicsService {
         const order = others.slice();
         const at = low ? order.indexOf(low) + 1 : 0;
         order.splice(at, 0, { id: link.epicIssueId, epicId: epic.id, issueId: link.id, relativePosition: null, createdAt: link.createdAt });
-        for (const [i, row] of order.entries()) {
-          const p = positionAtStart(null) + (i - at) * 511;
-          await tx.epicIssue.update({ where: { id: row.id }, data: { relativePosition: p } });
-        }
+        for (const [i, row] of order.entries()) await tx.epicIssue.update({ where: { id: row.id }, data: { relativePosition: spreadPosition(i, at) } });
         return true;
       }
       await tx.epicIssue.update({ where: { id: link.epicIssueId }, data: { relativePosition: position } });
@@ -479,7 +476,7 @@ export class EpicsService {
       // No room there, or siblings never placed: spread the children out again in their order, with it in its place.
       const order = [...others];
       order.splice(at, 0, moving);
-      for (const [i, node] of order.entries()) await this.placeNode(tx, node, positionAtStart(null) + (i - at) * 511);
+      for (const [i, node] of order.entries()) await this.placeNode(tx, node, spreadPosition(i, at));
     });
     return [];
   }
