@@ -10,6 +10,7 @@ import { RepositoryHistory, ZERO_SHA, type Repository, type Signature } from '..
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import { mergeRequestMergeRef, mergeRequestRef } from '../pipelines/predefined.js';
+import type { MergedResultRef } from '../pipelines/service.js';
 import { ACTIVE_STATUSES } from '../pipelines/status.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
@@ -33,13 +34,6 @@ export interface MergeRequestGitState extends DiffRefs {
   /** The source has commits the target lacks. */
   hasCommits: boolean;
   conflicts: boolean;
-}
-
-/** What refs/merge-requests/<iid>/merge names (GitLab's merge_ref_head payload): the merge commit and the heads it merges. */
-export interface MergeRefHead {
-  commit: string;
-  sourceSha: string;
-  targetSha: string;
 }
 
 export interface MergeOptions {
@@ -391,7 +385,7 @@ export class MergeRequestGit {
    * without a move leaves the commit (and the merged results pipeline made on it) alone. Null, the ref untouched,
    * when the merge request is not open, lost a branch, or conflicts.
    */
-  async writeMergeRef(project: ProjectRow, mr: MergeRequestRow): Promise<MergeRefHead | null> {
+  async writeMergeRef(project: ProjectRow, mr: MergeRequestRow): Promise<MergedResultRef | null> {
     if (mr.state !== 'opened') return null;
     const state = await this.state(mr);
     const { startSha: targetSha, headSha: sourceSha } = state;

@@ -220,7 +220,7 @@ function mergeRequestVariables(base: string, project: PipelineFacts['project'], 
     { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_PATH', value: project.fullPath },
     { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_URL', value: projectUrl },
     { key: 'CI_MERGE_REQUEST_SQUASH_ON_MERGE', value: String(mr.squash) },
-    { key: 'CI_MERGE_REQUEST_EVENT_TYPE', value: facts.targetSha ? 'merged_result' : 'detached' },
+    { key: 'CI_MERGE_REQUEST_EVENT_TYPE', value: mergeRequestEventType({ mergeRequestId: mr.id, targetSha: facts.targetSha ?? null })! },
   );
   if (mr.diffBaseSha) out.push({ key: 'CI_MERGE_REQUEST_DIFF_BASE_SHA', value: mr.diffBaseSha });
   out.push({ key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_SHA', value: facts.sourceSha ?? '' }, { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_SHA', value: facts.targetSha ?? '' });
