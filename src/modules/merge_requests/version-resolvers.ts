@@ -42,8 +42,14 @@ export const mergeRequestVersionFields = {
     const project = await ctx.services.merge_requests.projectOf(m);
     const diff = await versions(ctx).rawDiff(project, await ctx.services.merge_requests.git.diffRefs(m));
     // Grape's default format names the body (send_git_diff sets no content type of its own; Workhorse keeps it).
-    return { text: diff.toString('utf8'), encoded: diff.toString('base64'), contentType: 'application/json', contentDisposition: 'inline', cacheControl: NO_CACHE, expires: EXPIRED };
+    return { diff, contentType: 'application/json', contentDisposition: 'inline', cacheControl: NO_CACHE, expires: EXPIRED };
   },
+};
+
+/** The raw diff's text or bytes, each made only when asked (REST asks for the bytes alone). */
+export const mergeRequestRawDiffResolvers = {
+  text: (d: { diff: Buffer }) => d.diff.toString('utf8'),
+  encoded: (d: { diff: Buffer }) => d.diff.toString('base64'),
 };
 
 export const mergeRequestDiffResolvers = {

@@ -142,11 +142,24 @@ export class MergeRequestVersions {
     return (await diffCollection(repository, from, version.headCommitSha, { limits: true, expanded: true })).diffs;
   }
 
-  /** MergeRequest#diff_stats: each changed file's line counts between the diff refs' base and head (none without). */
-  async diffStats(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<FileDiffStats[]> {
-    if (!refs.baseSha || !refs.headSha) return [];
-    return diffStats(await this.repositories.open(project), refs.baseSha, refs.headSha);
+  /**
+   * MergeRequest#diff_stats: each changed file's line counts between the diff refs' base and head (none without),
+   * read once per range in a request (`diffStats` and `diffStatsSummary` of one merge request ask alike).
+   */
+  diffStats(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<FileDiffStats[]> {
+    const { baseSha, headSha } = refs;
+    if (!baseSha || !headSha) return Promise.resolve([]);
+    const key = `${project.id}:${baseSha}..${headSha}`;
+    let stats = this.stats.get(key);
+    if (!stats) {
+      stats = this.repositories.open(project).then((repository) => diffStats(repository, baseSha, headSha));
+      this.stats.set(key, stats);
+    }
+    return stats;
   }
+
+  /** The request's diff stats by project and range (`diffStats`). */
+  private readonly stats = new Map<string, Promise<FileDiffStats[]>>();
 
   /**
    * GitLab's `GET …/raw_diffs` (send_git_diff of the merge request's diff_refs, Gitaly's RawDiff): `git diff
