@@ -121,7 +121,9 @@ export class UserLifecycleService {
    * Deletes a user (GitLab's `DELETE /users/:id` and Users::DestroyService), with their personal projects,
    * memberships, tokens, keys, e-mail addresses, status, preferences and events. What GitLab keeps of their
    * contributions goes to the ghost user (`moveToGhost`), made on first need, unless `hardDelete`; personal snippets
-   * are deleted with their repositories; pipelines, jobs and schedules lose their user (GitLab 16 nullifies them), runners and memberships the user made their creator. A user who is
+   * are deleted with their repositories; pipelines and jobs lose their user (GitLab 16 nullifies them), runners and
+   * memberships the user made their creator. Pipeline schedules are the projects', not the user's: they go to the
+   * ghost user, deactivated (`orphanSchedules`), even on a hard delete. A user who is
    * the sole owner of a group is refused, unless `hardDelete`: then those groups are deleted too (GitLab's
    * `delete_solo_owned_groups`), by the group deletion job, queued with the user's removal.
    */
@@ -177,6 +179,7 @@ export class UserLifecycleService {
     const { db, loaders, app } = this.base;
     const { personalProjects: projects, snippets } = await db.$transaction(async (tx) => {
       if (!hardDelete) await moveToGhost(tx, user.id, (await this.ghost(tx)).id);
+      await this.orphanSchedules(tx, user.id);
       // Personal snippets go with their author (GitLab's delete_snippets): their repositories after the commit.
       const snippets = await tx.snippet.findMany({ where: { authorId: user.id, projectId: null }, select: { id: true, repositoryStorage: true } });
       const personal = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true } });
@@ -199,6 +202,19 @@ export class UserLifecycleService {
     for (const project of projects) await removeProjectFiles(app, project);
     for (const snippet of snippets) if (app.repositories.has(snippet.repositoryStorage)) await app.repositories.remove(snippetRepositorySubject(snippet)).catch(() => undefined);
     await app.uploads.removeAvatars('user', user.id);
+  }
+
+  /**
+   * The user's pipeline schedules, owned by the ghost user and inactive: a schedule never runs as nobody, and its
+   * owner stays non-null (GitLab's `PipelineSchedule.owner: UserCore!`; GitLab's own nullifying foreign key made
+   * that field fail, its issue 424299, and GitLab now deactivates the schedules of owners who are gone). A
+   * Maintainer takes one over (`take_ownership`) and activates it again.
+   */
+  private async orphanSchedules(tx: Prisma.TransactionClient, userId: number): Promise<void> {
+    const owned = await tx.pipelineSchedule.count({ where: { ownerId: userId } });
+    if (!owned) return;
+    const ghost = await this.ghost(tx);
+    await tx.pipelineSchedule.updateMany({ where: { ownerId: userId }, data: { ownerId: ghost.id, active: false } });
   }
 
   /** Moves a user to another state; leaving `active` revokes their credentials everywhere, returning to it refreshes them. */
