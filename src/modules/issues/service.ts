@@ -486,7 +486,6 @@ export class IssuesService {
       await this.events.issuables.updated(tx, issue, updated, labelChange, viewer.id);
       if (data.state) {
         await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
-        await refreshBlockingCounts(tx, await blockersOf(tx, issue.id));
       }
       await this.announce(tx, project, before, issue.id, data.state ? (state === 'closed' ? 'close' : 'reopen') : 'update');
       return updated;
@@ -521,9 +520,7 @@ export class IssuesService {
       await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
       await SubscriptionsService.forget(tx, ISSUE, issue.id);
       await this.events.deleteFor(tx, { type: ISSUE, id: issue.id });
-      const blockers = await blockersOf(tx, issue.id);
       await tx.issue.delete({ where: { id: issue.id } });
-      await refreshBlockingCounts(tx, blockers);
       return issue;
     });
   }
@@ -653,24 +650,4 @@ export class IssuesService {
   labelsOf(issueIds: readonly number[]) {
     return this.db.labelLink.findMany({ where: { issueId: { in: [...issueIds] } }, include: { label: true } });
   }
-}
-
-/** The issues that block this one (the sources of its `blocks` links): whose blocking counts its state moves. */
-async function blockersOf(tx: Prisma.TransactionClient, issueId: number): Promise<number[]> {
-  const links = await tx.issueLink.findMany({ where: { targetId: issueId, linkType: 'blocks' }, select: { sourceId: true } });
-  return links.map((l) => l.sourceId);
-}
-
-/**
- * Counts again the open issues each of these issues blocks (EE's Issue#refresh_blocking_and_blocked_issues_cache!),
- * in the caller's transaction: the `blockingIssuesCount` that lists show and BLOCKING_ISSUES sorts by.
- */
-export async function refreshBlockingCounts(tx: Prisma.TransactionClient, ids: readonly number[]): Promise<void> {
-  if (!ids.length) return;
-  await tx.$executeRaw`
-    UPDATE "issues" AS i SET "blockingIssuesCount" = (
-      SELECT count(*)::int FROM "issue_links" AS l JOIN "issues" AS t ON t."id" = l."targetId"
-      WHERE l."sourceId" = i."id" AND l."linkType" = 'blocks' AND t."state" = 'opened'
-    )
-    WHERE i."id" = ANY(${[...new Set(ids)]}::int[])`;
 }
