@@ -24,6 +24,7 @@ import type { TodosService } from '../todos/service.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import type { IssueSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
+import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
 
 export const ISSUE = 'Issue';
 
@@ -324,28 +325,6 @@ export class IssuesService {
     }
   }
 
-  /** Locks the project's row, so iids are decided one issue at a time. */
-  private async lock(tx: Prisma.TransactionClient, projectId: number): Promise<void> {
-    await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${projectId} FOR UPDATE`;
-  }
-
-  /** A milestone the project may use (its own or one of its groups'); null for none, as GitLab drops an unknown one. */
-  private async milestoneFor(project: ProjectRow, id: number | null | undefined): Promise<number | null> {
-    if (!id) return null;
-    const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
-    const milestone = await this.db.milestone.findFirst({ where: { id, OR: [{ projectId: project.id }, { groupId: { in: groups } }] }, select: { id: true } });
-    return milestone?.id ?? null;
-  }
-
-  /** Users among `ids` that exist (GitLab keeps only assignees who may read the issue; the first for Free). */
-  private async assigneesFor(ids: readonly number[]): Promise<number[]> {
-    const wanted = [...new Set(ids.filter((id) => id > 0))];
-    if (!wanted.length) return [];
-    const users = await this.db.user.findMany({ where: { id: { in: wanted } }, select: { id: true } });
-    const found = new Set(users.map((u) => u.id));
-    return wanted.filter((id) => found.has(id));
-  }
-
   private async labelIdsFor(project: ProjectRow, titles: readonly string[] | null | undefined, ids: readonly number[] | null | undefined): Promise<number[]> {
     const byTitle = titles?.length ? await this.labels.findOrCreateByTitles(project, titles, true) : [];
     const byId = ids?.length ? await this.labels.availableByIds(project, ids) : [];
@@ -380,11 +359,11 @@ export class IssuesService {
     };
     const errors = issueErrors(draft);
     if (Object.keys(errors).length) throw invalid(errors);
-    const milestoneId = metadata ? await this.milestoneFor(project, input.milestoneId) : null;
-    const assigneeIds = metadata && input.assigneeIds ? await this.assigneesFor(input.assigneeIds) : [];
+    const milestoneId = metadata ? await usableMilestone(this.db, project, input.milestoneId) : null;
+    const assigneeIds = metadata && input.assigneeIds ? await existingUsers(this.db, input.assigneeIds) : [];
     const labelIds = metadata ? await this.labelIdsFor(project, input.labels, input.labelIds) : [];
     const created = await this.db.$transaction(async (tx) => {
-      await this.lock(tx, project.id);
+      await lockForIid(tx, project.id);
       const { _max } = await tx.issue.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
       const at = createdAt ?? new Date();
       const issue = await tx.issue.create({
@@ -428,7 +407,7 @@ export class IssuesService {
     if (changes.discussionLocked != null && metadata) data.discussionLocked = changes.discussionLocked;
     if (metadata && changes.weight !== undefined) data.weight = changes.weight;
     if (metadata && changes.dueDate !== undefined) data.dueDate = dateOf(changes.dueDate);
-    if (metadata && changes.milestoneId !== undefined) data.milestoneId = await this.milestoneFor(project, changes.milestoneId);
+    if (metadata && changes.milestoneId !== undefined) data.milestoneId = await usableMilestone(this.db, project, changes.milestoneId);
     if (metadata && changes.healthStatus !== undefined) data.healthStatus = changes.healthStatus;
     const issueType = metadata && changes.issueType != null ? changes.issueType : (issue.issueType as IssueType);
     if (issueType !== issue.issueType) data.issueType = issueType;
@@ -453,7 +432,7 @@ export class IssuesService {
       if (state === 'closed' && incident) escalation = 'resolved';
     }
     if (escalation !== issue.escalationStatus) data.escalationStatus = escalation;
-    const assigneeIds = metadata && changes.assigneeIds != null ? await this.assigneesFor(changes.assigneeIds) : null;
+    const assigneeIds = metadata && changes.assigneeIds != null ? await existingUsers(this.db, changes.assigneeIds) : null;
     let labelIds: number[] | null = null;
     const labelChange = { added: [] as number[], removed: [] as number[] };
     if (metadata) {
