@@ -18,6 +18,7 @@ import { createApp, createContext, type App, type Context } from './context.js';
 import { databaseBounds, openMigratedDatabase, type Database } from './db/database.js';
 import { EventBus } from './events/bus.js';
 import { JOBS_ENQUEUED, JobQueue, type JobQueueOptions } from './jobs/queue.js';
+import { pgliteMaintenanceJobs } from './db/maintenance.js';
 import { RepositoryStorages } from './git/storages.js';
 import { ArtifactStorage } from './ci/artifact-storage.js';
 import { UploadStorage } from './uploads/storage.js';
@@ -122,6 +123,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const handlers = typeof module.jobs === 'function' ? module.jobs(jobEnvironment) : (module.jobs ?? {});
     for (const [kind, handle] of Object.entries(handlers)) jobs.register(kind, handle);
   }
+  if (database.kind === 'pglite') for (const [kind, handle] of Object.entries(pgliteMaintenanceJobs)) jobs.register(kind, handle);
   const teardowns = modules.flatMap((module) => (module.projectTeardown ? [module.projectTeardown] : []));
   app.teardownProject = async (projectId) => {
     for (const teardown of teardowns) await teardown(jobEnvironment, projectId);
