@@ -245,6 +245,8 @@ async function insert(
     const resourceGroups = jobs.some((job) => job.resourceGroup) ? await resourceGroupsOf(tx, row.projectId, jobs, expansion) : new Map<PlannedJob, number>();
     const { _max } = await tx.pipeline.aggregate({ where: { projectId: row.projectId }, _max: { iid: true } });
     const pipeline = await tx.pipeline.create({ data: { ...row, ...state, iid: (_max.iid ?? 0) + 1 } });
+    // The configuration's warnings, shown with the pipeline (GitLab's add_warning_message).
+    if (plan?.warnings.length) await tx.pipelineMessage.createMany({ data: plan.warnings.map((content) => ({ pipelineId: pipeline.id, severity: 'warning', content })) });
     if (variables.length) {
       await tx.pipelineVariable.createMany({ data: variables.map((v) => ({ pipelineId: pipeline.id, key: v.key, value: v.value, variableType: v.variableType })) });
     }

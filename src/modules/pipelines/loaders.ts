@@ -1,7 +1,7 @@
 /** Batched reads of pipelines, job artifacts and runners, so a page of jobs costs a query per kind, not per job. */
 import DataLoader from 'dataloader';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { byKeyLoader } from '../../db/loader.js';
+import { byKeyLoader, groupedLoader } from '../../db/loader.js';
 
 export interface ArtifactSummary {
   id: number;
@@ -68,6 +68,16 @@ export function createPipelineLoaders(db: PrismaClient) {
     /** Whether each pipeline has latest jobs that failed or were canceled but may fail (GitLab's warnings). */
     warnings: new DataLoader<number, boolean>(async (pipelineIds) => {
       const rows = await db.ciJob.groupBy({ by: ['pipelineId'], where: { pipelineId: { in: [...pipelineIds] }, retried: false, allowFailure: true, status: { in: ['failed', 'canceled'] } }, _count: { _all: true } });
+      const found = new Set(rows.map((r) => r.pipelineId));
+      return pipelineIds.map((id) => found.has(id));
+    }),
+    /** Each pipeline's latest jobs, by stage then ID. */
+    latestJobs: groupedLoader((ids) => db.ciJob.findMany({ where: { pipelineId: { in: ids }, retried: false }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }] }), (j) => j.pipelineId),
+    /** The messages of each pipeline's creation (its configuration's warnings), oldest first. */
+    messages: groupedLoader((ids) => db.pipelineMessage.findMany({ where: { pipelineId: { in: ids } }, orderBy: { id: 'asc' } }), (m) => m.pipelineId),
+    /** Whether each pipeline has jobs scheduled by their needs (GitLab's Ci::Pipeline#uses_needs?). */
+    usesNeeds: new DataLoader<number, boolean>(async (pipelineIds) => {
+      const rows = await db.ciJob.groupBy({ by: ['pipelineId'], where: { pipelineId: { in: [...pipelineIds] }, schedulingType: 'dag' }, _count: { _all: true } });
       const found = new Set(rows.map((r) => r.pipelineId));
       return pipelineIds.map((id) => found.has(id));
     }),

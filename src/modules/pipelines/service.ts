@@ -220,10 +220,63 @@ export class PipelinesService {
   private async jobFor(project: ProjectRow, jobId: number, ability: 'play_job' | 'retry_job' | 'cancel_build' | 'erase_build'): Promise<JobRow> {
     await this.authorized(project, 'update_build');
     const job = await this.findJob(project, jobId);
-    const outdatedDeployment = await hasOutdatedDeployment(this.db, job.id, isCompleted(job.status as CiStatus));
-    const subject: JobSubject = { ...(await this.protectedBranches.refSubject(project, job.ref, job.tag)), userId: job.userId, outdatedDeployment };
-    await this.base.access.authorize(ability, subject);
+    await this.base.access.authorize(ability, await this.jobSubject(project, job));
     return job;
+  }
+
+  /** What Ci::BuildPolicy decides a job's abilities by: its ref's protection, its user, an outdated deployment. */
+  private async jobSubject(project: ProjectRow, job: JobRow): Promise<JobSubject> {
+    const outdatedDeployment = await hasOutdatedDeployment(this.db, job.id, isCompleted(job.status as CiStatus));
+    return { ...(await this.protectedBranches.refSubject(project, job.ref, job.tag)), userId: job.userId, outdatedDeployment };
+  }
+
+  /** GraphQL's `CiJob.userPermissions` and `canPlayJob`: what the viewer may do with a job they read. */
+  async jobPermissions(project: ProjectRow, job: JobRow): Promise<{ readBuild: boolean; readJobArtifacts: boolean; updateBuild: boolean; playJob: boolean }> {
+    const { access } = this.base;
+    const ref = await this.protectedBranches.refSubject(project, job.ref, job.tag);
+    const artifacts = (job.options as { artifacts?: { access?: string } } | null)?.artifacts?.access ?? 'all';
+    return {
+      readBuild: await access.can('read_build', project),
+      readJobArtifacts: await access.can('read_job_artifacts', { project: projectSubject(project), access: artifacts as ArtifactsAccess }),
+      // Ci::BuildPolicy prevents update_build on a protected ref the viewer may not update.
+      updateBuild: (await access.can('update_build', project)) && (await access.can('update_ref', ref)),
+      playJob: job.type === 'build' && (await access.can('update_build', project)) && (await access.can('play_job', await this.jobSubject(project, job))),
+    };
+  }
+
+  /** GraphQL's `Pipeline.userPermissions`: what the viewer may do with a pipeline they read. */
+  async pipelinePermissions(project: ProjectRow, pipeline: PipelineRow): Promise<{ adminPipeline: boolean; destroyPipeline: boolean; updatePipeline: boolean }> {
+    const { access } = this.base;
+    return {
+      adminPipeline: await access.can('admin_pipeline', project),
+      destroyPipeline: await access.can('destroy_pipeline', project),
+      updatePipeline: await access.can('update_pipeline', await this.protectedBranches.refSubject(project, pipeline.ref, pipeline.tag)),
+    };
+  }
+
+  /** The configuration's warnings recorded with a pipeline (GitLab's `warning_messages`), oldest first. */
+  async warningMessages(pipeline: PipelineRow): Promise<{ id: number; content: string }[]> {
+    return (await this.base.loaders.pipelines.messages.load(pipeline.id)).filter((m) => m.severity === 'warning');
+  }
+
+  /** Whether the pipeline has jobs that run by their needs (Ci::Pipeline#uses_needs?). */
+  usesNeeds(pipeline: PipelineRow): Promise<boolean> {
+    return this.base.loaders.pipelines.usesNeeds.load(pipeline.id);
+  }
+
+  /** GraphQL's `Pipeline.job`: one of its jobs by ID, or its latest job of that name; null when none. */
+  async pipelineJob(pipeline: PipelineRow, by: { id?: number | null; name?: string | null }): Promise<JobRow | null> {
+    if (by.id != null) return this.db.ciJob.findFirst({ where: { id: by.id, pipelineId: pipeline.id } });
+    if (by.name == null) return null;
+    return this.db.ciJob.findFirst({ where: { pipelineId: pipeline.id, name: by.name, retried: false }, orderBy: { id: 'desc' } });
+  }
+
+  /** The bridge job that created the pipeline (GraphQL's `Pipeline.sourceJob`), when the viewer may read its project's jobs. */
+  async sourceJobOf(pipeline: PipelineRow): Promise<JobRow | null> {
+    if (pipeline.sourceJobId === null) return null;
+    const bridge = await this.db.ciJob.findUnique({ where: { id: pipeline.sourceJobId } });
+    const project = bridge && ((await this.base.loaders.projects.byId.load(bridge.projectId)) as ProjectRow | null);
+    return project && (await this.base.access.can('read_pipeline', project)) && (await this.base.access.can('read_build', project)) ? bridge : null;
   }
 
   // ---- Pipelines ----
@@ -779,6 +832,14 @@ export class PipelinesService {
     if (!(await this.base.access.can('read_build_trace', { project: projectSubject(project), debugMode: await this.debugMode(job) }))) return null;
     const log = await this.trace(project, job.id);
     return log.length ? log : null;
+  }
+
+  /**
+   * The latest jobs of a pipeline, read once per request and pipeline (a page of jobs asking each for its stage, or
+   * its previous stage's jobs): for reads only, never after a change in the same request.
+   */
+  stageJobs(pipelineId: number): Promise<JobRow[]> {
+    return this.base.loaders.pipelines.latestJobs.load(pipelineId);
   }
 
   /** Jobs by pipeline, for GraphQL stages and REST embedding. */
