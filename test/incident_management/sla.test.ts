@@ -2,11 +2,13 @@
  * Incident SLAs (GitLab Premium's SLA countdown timer): the project's incident management settings (this server's
  * own mutation: GitLab sets them in its UI only), the SLA an incident gets from them (CreateSlaService: due the
  * timer's minutes after the incident's creation), `Issue.slaDueAt`, `issuable_closed` as the incident closes and
- * reopens, and IssueSort's SLA_DUE_AT_ASC/DESC (incidents only, those without an SLA last, ties newest first).
+ * reopens, IssueSort's SLA_DUE_AT_ASC/DESC (incidents only, those without an SLA last, ties newest first), and the
+ * recurring check that gives incidents past their SLA the `missed::SLA` label as the alert bot.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
+import { SLA_EXCEEDED_CHECK_JOB } from '../../src/modules/incident_management/jobs.js';
 
 const t = suiteServer();
 
@@ -182,5 +184,68 @@ describe('SLA_DUE_AT sorts', () => {
     const res = await t.api('GET', `/projects/${project.id}/issues?order_by=sla_due_at`, { token: owner.token });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'order_by does not have a valid value' });
+  });
+});
+
+describe('missed::SLA', () => {
+  /** Runs the recurring SLA check now, as its schedule would. */
+  async function check() {
+    await t.server.database.prisma.$executeRaw`UPDATE "jobs" SET "runAt" = now() WHERE "uniqueKey" = ${`recurring:${SLA_EXCEEDED_CHECK_JOB}`} AND "status" = 'queued'`;
+    t.server.app.jobs.wake();
+    await t.server.app.jobs.drain();
+  }
+  const labelsOf = async (iid: number) => (await t.api('GET', `/projects/${project.id}/issues/${iid}`, { token: owner.token })).body.labels;
+  const labelEvents = async (iid: number) =>
+    (await t.api('GET', `/projects/${project.id}/issues/${iid}/resource_label_events`, { token: owner.token })).body.map((e: { action: string; user: { username: string }; label: { name: string } }) => [
+      e.action,
+      e.user.username,
+      e.label.name,
+    ]);
+
+  it('labels open incidents past their SLA once, as the alert bot, and no others', async () => {
+    project = await createProject(t, owner.token);
+    await setTimer(true, 15);
+    const past = new Date(Date.now() - 2 * 3600_000).toISOString();
+    const late = await issue('late', past);
+    const onTime = await issue('on time', new Date().toISOString());
+    const closed = await issue('late but closed', past);
+    await t.api('PUT', `/projects/${project.id}/issues/${closed}`, { token: owner.token, body: { state_event: 'close' } });
+    const demoted = await issue('late, then an issue', past);
+    await t.api('PUT', `/projects/${project.id}/issues/${demoted}`, { token: owner.token, body: { issue_type: 'issue' } });
+    const labelled = await issue('late, labelled already', past);
+    await t.api('PUT', `/projects/${project.id}/issues/${labelled}`, { token: owner.token, body: { add_labels: 'missed::SLA' } });
+
+    await check();
+    expect(await labelsOf(late)).toEqual(['missed::SLA']);
+    expect(await labelEvents(late)).toEqual([['add', 'alert-bot', 'missed::SLA']]);
+    for (const iid of [onTime, closed, demoted]) expect(await labelsOf(iid)).toEqual([]);
+    // The label the project had already is used, and not added twice.
+    expect(await labelsOf(labelled)).toEqual(['missed::SLA']);
+    expect(await labelEvents(labelled)).toEqual([['add', owner.username, 'missed::SLA']]);
+    const labels = await t.api('GET', `/projects/${project.id}/labels?search=missed`, { token: owner.token });
+    expect(labels.body).toHaveLength(1);
+    const applied = await t.server.app.db.issuableSla.findMany({ where: { issue: { projectId: project.id } }, include: { issue: { select: { title: true } } } });
+    expect(Object.fromEntries(applied.map((s) => [s.issue.title, s.labelApplied]))).toEqual({
+      late: true,
+      'on time': false,
+      'late but closed': false,
+      'late, then an issue': false,
+      'late, labelled already': true,
+    });
+
+    // Checked again: nothing new. The closed incident, reopened, is labelled at the next check.
+    await t.api('PUT', `/projects/${project.id}/issues/${closed}`, { token: owner.token, body: { state_event: 'reopen' } });
+    await check();
+    expect(await labelEvents(late)).toEqual([['add', 'alert-bot', 'missed::SLA']]);
+    expect(await labelEvents(closed)).toEqual([['add', 'alert-bot', 'missed::SLA']]);
+  });
+
+  it('made the alert bot an internal user, as GitLab has it', async () => {
+    const res = await t.graphql(`{ user(username: "alert-bot") { type human } }`, {}, owner.token);
+    expect(res.body.data.user).toEqual({ type: 'ALERT_BOT', human: false });
+    const listed = await t.api('GET', '/users?username=alert-bot&exclude_internal=true', { token: owner.token });
+    expect(listed.body).toEqual([]);
+    const bot = await t.api('GET', '/users?username=alert-bot', { token: owner.token });
+    expect(bot.body).toEqual([expect.objectContaining({ username: 'alert-bot', name: 'GitLab Alert Bot' })]);
   });
 });
