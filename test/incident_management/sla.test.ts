@@ -10,7 +10,9 @@ import { suiteServer } from '../support/server.js';
 import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
 import { SLA_EXCEEDED_CHECK_JOB } from '../../src/modules/incident_management/jobs.js';
 
-const t = suiteServer();
+let counting = false;
+const queries: string[] = [];
+const t = suiteServer({}, { onQuery: (sql) => counting && queries.push(sql) });
 
 let owner: TestUser;
 let reporter: TestUser;
@@ -178,6 +180,18 @@ describe('SLA_DUE_AT sorts', () => {
     const all = await t.graphql(`{ issues(sort: SLA_DUE_AT_DESC, state: all, first: 2) { nodes { title } } }`, {}, owner.token);
     expect(all.body.errors).toBeUndefined();
     expect(all.body.data.issues.nodes.map((n: { title: string }) => n.title)).toEqual(['graphql incident', 'due 3']);
+  });
+
+  it("reads a page's SLAs in one query", async () => {
+    queries.length = 0;
+    counting = true;
+    try {
+      const page = await sorted('CREATED_DESC');
+      expect(page.nodes.filter((n: { slaDueAt: string | null }) => n.slaDueAt)).toHaveLength(4);
+    } finally {
+      counting = false;
+    }
+    expect(queries.filter((q) => q.includes('issuable_slas'))).toHaveLength(1);
   });
 
   it('is not an order_by of the Issues API, as in GitLab', async () => {
