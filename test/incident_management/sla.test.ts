@@ -133,10 +133,11 @@ describe('incident SLAs', () => {
     const changed = await t.api('PUT', `/projects/${project.id}/issues/${iid}`, { token: owner.token, body: { issue_type: 'incident' } });
     expect(changed.status).toBe(200);
     expect(await slaDueAt(iid)).toBe('2026-02-01T09:30:00.000Z');
-    // Changing the timer later leaves the SLA as it was; becoming an issue and an incident again keeps it too.
+    // Changing the timer later leaves the SLA as it was; an issue shows none (IssuePresenter#sla_due_at) but keeps it
+    // for when it is an incident again.
     await setTimer(true, 15);
     await t.api('PUT', `/projects/${project.id}/issues/${iid}`, { token: owner.token, body: { issue_type: 'issue' } });
-    expect(await slaDueAt(iid)).toBe('2026-02-01T09:30:00.000Z');
+    expect(await slaDueAt(iid)).toBeNull();
     await t.api('PUT', `/projects/${project.id}/issues/${iid}`, { token: owner.token, body: { issue_type: 'incident' } });
     expect(await slaDueAt(iid)).toBe('2026-02-01T09:30:00.000Z');
   });

@@ -10,8 +10,9 @@ export const incidentManagementResolvers = {
     incidentManagementSetting: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.incident_management.setting(p),
   },
   Issue: {
-    // EE's Issue#sla_due_at: the SLA's due time, whatever the issue's type now.
-    slaDueAt: async (i: IssueRow, _a: unknown, ctx: Context) => (await ctx.loaders.incident_management.slaByIssue.load(i.id))?.dueAt ?? null,
+    // EE's IssuePresenter#sla_due_at: the SLA's due time, for incidents only (an issue that was one keeps its SLA).
+    slaDueAt: async (i: IssueRow, _a: unknown, ctx: Context) =>
+      i.issueType === 'incident' ? ((await ctx.loaders.incident_management.slaByIssue.load(i.id))?.dueAt ?? null) : null,
   },
   Mutation: {
     projectIncidentManagementSettingUpdate: async (_: unknown, args: { fullPath: string } & IncidentManagementSettingChanges, ctx: Context) => {
