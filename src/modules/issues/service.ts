@@ -16,6 +16,7 @@ import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMess
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import type { LabelsService } from '../labels/service.js';
 import { issuableConditions } from './finder.js';
+import { markIssuableSlaClosed, startIssuableSla } from '../incident_management/sla.js';
 import type { EscalationStatus, HealthStatus, IssueType, Severity } from './incidents.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -50,7 +51,8 @@ export type IssueOrderBy =
   | 'severity'
   | 'escalation_status'
   | 'blocking_issues'
-  | 'health_status';
+  | 'health_status'
+  | 'sla_due_at';
 
 /** IssuesFinder's filters, as the Issues API names them (REST) and GraphQL's `issues` arguments fill them. */
 export interface IssueFilters {
@@ -277,13 +279,38 @@ export class IssuesService {
     else if (filters.healthStatus === 'any') and.push({ healthStatus: { not: null } });
     else if (filters.healthStatus) and.push({ healthStatus: filters.healthStatus });
     and.push(...(await issuableConditions(this.db, filters)));
+    // EE's sort_by_attribute sorts by SLA `with_feature(:sla)`: incidents only.
+    if (filters.orderBy === 'sla_due_at') and.push({ issueType: 'incident' });
     const where: Prisma.IssueWhereInput = { AND: and };
     const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
     return connection(
       page,
-      ({ skip, take }) => this.db.issue.findMany({ where, orderBy, skip, take, include: withAssignees }),
+      ({ skip, take }) =>
+        filters.orderBy === 'sla_due_at' ? this.bySlaDueAt(where, filters.sort ?? 'desc', skip, take) : this.db.issue.findMany({ where, orderBy, skip, take, include: withAssignees }),
       () => this.db.issue.count({ where }),
     );
+  }
+
+  /**
+   * EE's order_sla_due_at_asc/desc: by the SLA's due time, `NULLS LAST` either way, ties newest first. Prisma cannot
+   * put a missing relation row last when descending, so the page is read from the incidents with an SLA first and
+   * continues into those without one.
+   */
+  private async bySlaDueAt(where: Prisma.IssueWhereInput, sort: 'asc' | 'desc', skip: number, take: number): Promise<IssueRow[]> {
+    const withSla: Prisma.IssueWhereInput = { AND: [where, { issuableSla: { isNot: null } }] };
+    const first = await this.db.issue.findMany({ where: withSla, orderBy: [{ issuableSla: { dueAt: sort } }, { id: 'desc' }], skip, take, include: withAssignees });
+    if (first.length === take) return first;
+    // The page reaches past the incidents with an SLA: it goes on from the first without one, or from where the
+    // page starts among them.
+    const offset = first.length ? 0 : Math.max(0, skip - (await this.db.issue.count({ where: withSla })));
+    const rest = await this.db.issue.findMany({
+      where: { AND: [where, { issuableSla: { is: null } }] },
+      orderBy: [{ id: 'desc' }],
+      skip: offset,
+      take: take - first.length,
+      include: withAssignees,
+    });
+    return [...first, ...rest];
   }
 
 
@@ -380,6 +407,7 @@ export class IssuesService {
         include: withAssignees,
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: issue.id })) });
+      await startIssuableSla(tx, issue);
       await this.events.issuables.created(tx, issue, labelIds, viewer.id);
       await this.event(project, issue, 'created', tx);
       await this.announce(tx, project, null, issue.id, 'open');
@@ -462,6 +490,8 @@ export class IssuesService {
         await tx.issueAssignee.createMany({ data: assigneeIds.map((userId) => ({ issueId: issue.id, userId })), skipDuplicates: true });
       }
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      if (data.issueType) await startIssuableSla(tx, updated);
+      if (data.state) await markIssuableSlaClosed(tx, issue.id, state === 'closed');
       await this.events.issuables.updated(tx, issue, updated, labelChange, viewer.id);
       if (data.state) {
         await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
