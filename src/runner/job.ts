@@ -267,6 +267,25 @@ export class JobRun {
     const env = await this.environment(projectDir, join(root, 'builds'), scratch);
     const remaining = () => this.deadline - Date.now();
     const timeoutMessage = `execution took longer than ${goDuration(this.job.runner_info.timeout)} seconds`;
+    // gitlab-runner resolves `secrets:` before the job starts; this runner has no secrets provider client, so a job
+    // that needs one fails here, naming what it could not resolve.
+    const secrets = Object.entries(this.job.secrets ?? {});
+    if (secrets.length) {
+      for (const [name, settings] of secrets) {
+        const provider = Object.keys(settings).find((key) => key !== 'file' && key !== 'token') ?? 'unknown';
+        this.line(`${RED}ERROR: Resolving secrets: secret "${name}": provider "${provider}" is not supported by this runner${RESET}`);
+      }
+      return { state: 'failed', reason: 'runner_system_failure', message: 'resolving secrets: no supported secrets provider' };
+    }
+    // gitlab-runner's get_sources stage: the pre_get_sources_script hook first, in the builds directory, then the fetch.
+    const preGetSources = (this.job.hooks ?? []).filter((hook) => hook.name === 'pre_get_sources_script').flatMap((hook) => hook.script);
+    if (preGetSources.length) {
+      const buildsDir = join(root, 'builds');
+      await mkdir(buildsDir, { recursive: true });
+      const { code, timedOut } = await this.script(preGetSources, buildsDir, env, remaining(), scratch, 'pre_get_sources_script');
+      if (timedOut) return { state: 'failed', reason: 'job_execution_timeout', message: timeoutMessage };
+      if (code !== 0) return { state: 'failed', reason: 'script_failure', exitCode: code, message: `exit code ${code}` };
+    }
     if (env.GIT_STRATEGY === 'none') {
       await mkdir(projectDir, { recursive: true });
       this.line('Skipping Git repository setup');
