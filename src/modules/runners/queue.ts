@@ -18,8 +18,7 @@ import { mergeRequestFacts } from '../pipelines/merge_request_facts.js';
 import { jobResponse, jobVariables, secretsProviderFound, type IdTokenFacts, type JobFacts, type JobResponse } from './payload.js';
 import { ciSigningKey } from '../../ci/id-tokens.js';
 import { userViewer } from '../../auth/viewer.js';
-import { projectLevel, projectSubject } from '../../auth/rules.js';
-import { AccessLevel, humanAccessLevel } from '../../auth/access-levels.js';
+import { humanProjectAccess, projectSubject } from '../../auth/rules.js';
 import type { ProjectRow } from '../projects/service.js';
 import { keepPersistentRef, optionsOf, type ProtocolDeps } from './protocol.js';
 import { failAs } from './transitions.js';
@@ -184,8 +183,7 @@ async function jobFacts(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, toke
 async function idTokenFacts(deps: ProtocolDeps, project: ProjectRow, userId: number | null): Promise<IdTokenFacts> {
   const [signing, viewer] = await Promise.all([ciSigningKey(deps.db), userId === null ? null : userViewer(deps.readDb, userId)]);
   if (!viewer) return { signing, userAccessLevel: null };
-  const level = projectLevel({ viewer, memberships: await deps.app.memberships.of(viewer.id) }, projectSubject(project));
-  return { signing, userAccessLevel: level > AccessLevel.NO_ACCESS ? humanAccessLevel(level).toLowerCase() : null };
+  return { signing, userAccessLevel: humanProjectAccess({ viewer, memberships: await deps.app.memberships.of(viewer.id) }, projectSubject(project)) };
 }
 
 /** The first job of the runner's queue it can claim, presented; null when there is none. */
