@@ -35,6 +35,11 @@ export class JobTrace {
   private abortedOnce = false;
   /** The values of the job's masked variables, and the written end that could begin one. */
   private readonly secrets: string[];
+
+  /** Masks `value` from now on too (a secret the runner resolved). */
+  mask(value: string): void {
+    if (value !== '' && !this.secrets.includes(value)) this.secrets.push(value);
+  }
   private held: Buffer = Buffer.alloc(0);
 
   constructor(

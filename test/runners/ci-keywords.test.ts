@@ -4,6 +4,8 @@
  * `secrets:` (failed before running without a provider, handed to the runner with one).
  */
 import { createPublicKey, verify } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { createProject } from '../support/factories.js';
@@ -180,6 +182,9 @@ describe('secrets', () => {
     const config = `
 variables:
   VAULT_SERVER_URL: https://vault.example.com
+  AZURE_KEY_VAULT_SERVER_URL: https://azure.example.com
+  AZURE_CLIENT_ID: client
+  AZURE_TENANT_ID: tenant
 protocol:
   tags: [protocol]
   hooks:
@@ -195,10 +200,8 @@ protocol:
 shell:
   secrets:
     API_KEY:
-      vault:
-        engine: {name: kv-v2, path: kv}
-        path: api
-        field: key
+      azure_key_vault:
+        name: api-key
   script: echo never
 `;
     const { token } = await createRunner(t, { runner_type: 'project_type', project_id: project.id, tag_list: ['protocol'], run_untagged: false });
@@ -207,7 +210,18 @@ shell:
     const payload = await requestJob(t, token);
     expect(payload.job_info.name).toBe('protocol');
     expect(payload.hooks).toEqual([{ name: 'pre_get_sources_script', script: ['echo hook'] }]);
-    expect(payload.secrets).toEqual({ DB_PASSWORD: { vault: { engine: { name: 'kv-v2', path: 'ops' }, path: 'production/db', field: 'password' }, token: '$VAULT_ID_TOKEN' } });
+    // EE's secrets_configuration: the Vault server and the JWT to log in with, from the job's variables and tokens.
+    expect(payload.secrets).toEqual({
+      DB_PASSWORD: {
+        vault: {
+          engine: { name: 'kv-v2', path: 'ops' },
+          path: 'production/db',
+          field: 'password',
+          server: { url: 'https://vault.example.com', namespace: null, auth: { name: 'jwt', path: 'jwt', data: { jwt: '$VAULT_ID_TOKEN' } } },
+        },
+        token: '$VAULT_ID_TOKEN',
+      },
+    });
     const idToken = payload.variables.find((v: { key: string }) => v.key === 'VAULT_ID_TOKEN');
     expect(idToken).toMatchObject({ public: false, masked: true });
     expect(decode(idToken.value.split('.')[1])).toMatchObject({ aud: 'https://vault.example.com', job_id: String(payload.id) });
@@ -219,7 +233,94 @@ shell:
     }, 60_000);
     expect([shell.status, shell.failure_reason]).toEqual(['failed', 'runner_system_failure']);
     const log = await jobLog(t, project.id, shell.id);
-    expect(log).toContain('ERROR: Resolving secrets: secret "API_KEY": provider "vault" is not supported by this runner');
+    expect(log).toContain('ERROR: Resolving secrets: secret "API_KEY": provider "azure_key_vault" is not supported by this runner');
     expect(log).not.toContain('never');
+  });
+
+  it('resolves Vault KV secrets on the built-in runner: logs in with the ID token, reads the field, hands it over as a masked (file) variable', async () => {
+    const requests: { method: string; url: string; headers: Record<string, unknown>; body: string }[] = [];
+    let verified = false;
+    const vault = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', async () => {
+        requests.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+        const send = (status: number, json: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(json));
+        if (req.method === 'POST' && req.url === '/v1/auth/jwt/login') {
+          const { jwt, role } = JSON.parse(body) as { jwt: string; role: string };
+          // As Vault's jwt auth method does: the token verified against the issuer's JWKS, its audience bound.
+          const jwks = (await fetch(`${t.url}/oauth/discovery/keys`).then((r) => r.json())) as { keys: object[] };
+          const [header, payload, signature] = jwt.split('.');
+          verified = verify('sha256', Buffer.from(`${header}.${payload}`), createPublicKey({ key: jwks.keys[0] as never, format: 'jwk' }), Buffer.from(signature, 'base64url'));
+          if (!verified || role !== 'ci' || decode(payload).aud !== 'vault-aud') return send(400, { errors: ['permission denied'] });
+          return send(200, { auth: { client_token: 'hvs.client' } });
+        }
+        if (req.headers['x-vault-token'] !== 'hvs.client') return send(403, { errors: ['permission denied'] });
+        if (req.url === '/v1/ops/data/production/db') return send(200, { data: { data: { password: 's3cr3t-Value-42' }, metadata: { version: 1 } } });
+        if (req.url === '/v1/legacy/api') return send(200, { data: { key: 'api-Key-0987' } });
+        return send(404, { errors: [] });
+      });
+    });
+    await new Promise<void>((resolve) => vault.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (vault.address() as AddressInfo).port;
+      const config = `
+variables:
+  VAULT_SERVER_URL: http://127.0.0.1:${port}
+  VAULT_AUTH_ROLE: ci
+job:
+  id_tokens:
+    VAULT_ID_TOKEN:
+      aud: vault-aud
+  secrets:
+    DB_PASSWORD:
+      vault: production/db/password@ops
+    API_KEY:
+      vault:
+        engine: {name: kv-v1, path: legacy}
+        path: api
+        field: key
+      file: false
+    MISSING:
+      vault: production/db/nothing@ops
+  script: echo never
+ok:
+  id_tokens:
+    VAULT_ID_TOKEN:
+      aud: vault-aud
+  secrets:
+    DB_PASSWORD:
+      vault: production/db/password@ops
+    API_KEY:
+      vault:
+        engine: {name: kv-v1, path: legacy}
+        path: api
+        field: key
+      file: false
+  script:
+    - if [ -f "$DB_PASSWORD" ] && [ "$(cat "$DB_PASSWORD")" = "s3cr3t-Value-42" ]; then echo "file secret ok"; fi
+    - cat "$DB_PASSWORD"; echo
+    - echo "plain=$API_KEY"
+`;
+      const { project, pipeline } = await projectWithConfig(t, config);
+      const jobs = await settledJobs(t, project.id, pipeline.id);
+      const ok = jobs.find((j) => j.name === 'ok')!;
+      const failed = jobs.find((j) => j.name === 'job')!;
+      expect([ok.status, failed.status, failed.failure_reason]).toEqual(['success', 'failed', 'runner_system_failure']);
+      expect(verified).toBe(true);
+      const log = await jobLog(t, project.id, ok.id);
+      expect(log).toContain('Resolving secret "DB_PASSWORD"...');
+      expect(log).toContain('Using "vault" secret resolver...');
+      expect(log).toContain('file secret ok');
+      expect(log).toContain('plain=[MASKED]');
+      expect(log).not.toContain('s3cr3t-Value-42');
+      expect(log).not.toContain('api-Key-0987');
+      expect(await jobLog(t, project.id, failed.id)).toContain('ERROR: Resolving secrets: secret "MISSING": secret field "nothing" not found');
+      const reads = requests.filter((r) => r.method === 'GET').map((r) => r.url);
+      expect(reads).toContain('/v1/ops/data/production/db');
+      expect(reads).toContain('/v1/legacy/api');
+    } finally {
+      await new Promise((resolve) => vault.close(resolve));
+    }
   });
 });

@@ -341,9 +341,47 @@ export function jobResponse(facts: JobFacts): JobResponse {
     features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
     dependencies: facts.dependencies.map((d) => ({ id: d.id, name: d.name, token: facts.token, ...(d.archive ? { artifacts_file: d.archive } : {}) })),
     ...(options.hooks?.pre_get_sources_script?.length ? { hooks: [{ name: 'pre_get_sources_script', script: options.hooks.pre_get_sources_script }] } : {}),
-    ...(options.secrets?.length ? { secrets: Object.fromEntries(options.secrets) } : {}),
+    ...(options.secrets?.length ? { secrets: secretsConfiguration(options, variables) } : {}),
   };
 }
+
+/**
+ * EE Ci::BuildRunnerPresenter#secrets_configuration: each secret as declared, with the server its provider is
+ * reached at (from the job's variables) and the JWT it authenticates with: the secret's `token`, else the job's
+ * first ID token, else the long-gone `${CI_JOB_JWT}`.
+ */
+function secretsConfiguration(options: JobOptions, variables: readonly RunnerVariable[]): Record<string, Record<string, unknown>> {
+  const value = (key: string, fallback: string | null = null) => variables.findLast((v) => v.key === key)?.value ?? fallback;
+  const firstToken = options.id_tokens?.[0]?.[0];
+  const jwt = (secret: Record<string, unknown>, legacy: string) => (firstToken ? ((secret.token as string | undefined) ?? `$${firstToken}`) : legacy);
+  return Object.fromEntries(
+    (options.secrets ?? []).map(([name, declared]) => {
+      const secret: Record<string, unknown> = structuredClone(declared);
+      if (isObject(secret.vault)) {
+        const data = { jwt: jwt(secret, '${CI_JOB_JWT}'), role: value('VAULT_AUTH_ROLE') };
+        secret.vault.server = {
+          url: value('VAULT_SERVER_URL'),
+          namespace: value('VAULT_NAMESPACE'),
+          auth: { name: 'jwt', path: value('VAULT_AUTH_PATH', 'jwt'), data: Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null)) },
+        };
+      }
+      if (isObject(secret.azure_key_vault)) {
+        secret.azure_key_vault.server = { url: value('AZURE_KEY_VAULT_SERVER_URL'), client_id: value('AZURE_CLIENT_ID'), tenant_id: value('AZURE_TENANT_ID'), jwt: jwt(secret, '${CI_JOB_JWT_V2}') };
+      }
+      if (isObject(secret.gcp_secret_manager)) {
+        secret.gcp_secret_manager.server = {
+          project_number: value('GCP_PROJECT_NUMBER'),
+          workload_identity_federation_pool_id: value('GCP_WORKLOAD_IDENTITY_FEDERATION_POOL_ID'),
+          workload_identity_federation_provider_id: value('GCP_WORKLOAD_IDENTITY_FEDERATION_PROVIDER_ID'),
+          jwt: secret.token ?? null,
+        };
+      }
+      return [name, secret];
+    }),
+  );
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The CI/CD variables whose presence configures each secrets provider (Ci::Secrets::Integration). */
 const PROVIDER_VARIABLES: Record<string, string[]> = {
