@@ -46,7 +46,7 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { oauthAuthenticator } from './modules/applications/authenticator.js';
-import { oauthHttp } from './modules/applications/http.js';
+import { discoveryHttp, oauthHttp } from './modules/applications/http.js';
 import { errorTrackingCollector } from './modules/error_tracking/http.js';
 import { alertMetricImageFiles, alertNotifyHttp } from './modules/alert_management/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
@@ -225,6 +225,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/-/graphql-explorer', graphqlExplorer());
   // OAuth 2 (Doorkeeper's routes): tokens, the authorization page, token info and revocation.
   web.use('/oauth', oauthHttp(app));
+  // OpenID Connect discovery and the keys that verify CI/CD ID tokens.
+  web.use(discoveryHttp(app));
   web.use('/api/v3', (_req, res) => res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' }));
   web.use((_req: Request, res: Response) => res.status(404).json({ error: '404 Not Found' }));
   web.use((error: unknown, _req: Request, res: Response, _next: unknown) => sendError(res, app, error));

@@ -222,6 +222,16 @@ function jobOptions(job: PlannedJob, cache: StoredCache[] | undefined): Prisma.I
       release: job.release && { ...job.release, ...(job.release.assets?.links ? { assets: { links: job.release.assets.links.map((l) => Object.entries(l)) } } : {}) },
       interruptible: job.interruptible,
       trigger: job.trigger,
+      // Id tokens, secrets and hooks as [name, value] pairs: jsonb would sort their keys, and GitLab keeps the file's order.
+      // (Left out when absent, as undefined.)
+      id_tokens: job.idTokens ? Object.entries(job.idTokens) : undefined,
+      hooks: job.hooks ?? undefined,
+      secrets: job.secrets ? Object.entries(job.secrets) : undefined,
+      manual_confirmation: job.manualConfirmation ?? undefined,
+      pages: job.pages ?? undefined,
+      publish: job.publish ?? undefined,
+      identity: job.identity ?? undefined,
+      dast_configuration: job.dastConfiguration ?? undefined,
     }),
   ) as Prisma.InputJsonObject;
 }
