@@ -253,7 +253,7 @@ export const mergeRequestResolvers = {
     },
     subscribed: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.subscriptions.subscribed('MergeRequest', m.id, participant(m)),
     firstContribution: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.firstContribution(m),
-    headPipeline: async (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.pipelines.headForMergeRequest(m, await ctx.services.merge_requests.projectOf(m)),
+    headPipeline: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.pipelines.headForMergeRequest(m),
     latestBuildStartedAt: () => null,
     latestBuildFinishedAt: () => null,
     firstDeployedToProductionAt: () => null,
@@ -338,7 +338,7 @@ export const mergeRequestResolvers = {
       if (strategy) {
         const mr = await ctx.services.merge_requests.get(project, iidOf(input.iid));
         await git(ctx).authorizeMerge(project, mr, options.sha);
-        const head = await ctx.services.pipelines.headForMergeRequest(mr, project);
+        const head = await ctx.services.pipelines.headForMergeRequest(mr);
         const auto = await setAutoMerge(ctx.services.merge_requests, project, mr, head?.status ?? null, strategy, options);
         if (auto) return { mergeRequest: auto };
       }
