@@ -373,6 +373,8 @@ export class MergeRequestGit {
     }
     const baseSha = source === state.headSha ? state.baseSha : await repository.mergeBase(target, source);
     const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha, startSha: target });
+    // What was read of it open (the live branch heads) is no longer its state: the merged heads are.
+    this.forget(mr.id);
     await this.repositories.refsUpdated(project, viewer.id, updates);
     if (sourceProject && sourceUpdates.length) await this.repositories.refsUpdated(sourceProject, viewer.id, sourceUpdates);
     if (mr.targetBranch === project.defaultBranch) await this.mergeRequests.closeIssuesOnMerge(project, merged);
