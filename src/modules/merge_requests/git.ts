@@ -185,7 +185,7 @@ export class MergeRequestGit {
    */
   async diffRefs(mr: MergeRequestRow): Promise<DiffRefs> {
     if (mr.state !== 'merged') {
-      const version = await this.mergeRequests.versions.latestOf(mr.id);
+      const version = await this.mergeRequests.versions.latestOf(mr);
       if (version) return { baseSha: version.baseCommitSha, headSha: version.headCommitSha, startSha: version.startCommitSha };
     }
     const { baseSha, headSha, startSha } = await this.state(mr);
@@ -298,7 +298,7 @@ export class MergeRequestGit {
    * from git (`1000+` beyond GitLab's cap) for a merge request without versions.
    */
   async changesCount(mr: MergeRequestRow): Promise<string | null> {
-    const version = await this.mergeRequests.versions.latestOf(mr.id);
+    const version = await this.mergeRequests.versions.latestOf(mr);
     if (version) return version.realSize;
     const project = await this.mergeRequests.projectOf(mr);
     const { headSha, baseSha, startSha } = await this.diffRefs(mr);

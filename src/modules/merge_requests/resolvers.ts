@@ -224,7 +224,7 @@ export const mergeRequestResolvers = {
     autoMergeStrategy: (m: MergeRequestRow) => m.autoMergeStrategy,
     // MergeRequest#commits_count: the newest version's (merge_request_diff.commits_count) once it has one.
     commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) =>
-      (await ctx.services.merge_requests.versions.latestOf(m.id))?.commitsCount ?? (await git(ctx).commits(m, { first: 1 })).count,
+      (await ctx.services.merge_requests.versions.latestOf(m))?.commitsCount ?? (await git(ctx).commits(m, { first: 1 })).count,
     commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
     diffs: (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => {
       const { skip, take } = toPage(args);
