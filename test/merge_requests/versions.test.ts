@@ -220,7 +220,6 @@ describe('GraphQL', () => {
         diffRefs { headSha } commitCount changesCount diffVersions(first: 2) { count nodes { databaseId headCommitSha state } }
         diffStats { path additions deletions } one: diffStats(path: "nothing.txt") { path }
         diffStatsSummary { additions deletions changes fileCount }
-        rawDiffs { text }
       } } }`,
       { path: project.path_with_namespace, iid: String(iid) },
       owner.token,
@@ -233,7 +232,6 @@ describe('GraphQL', () => {
     expect(m.diffStats).toEqual([{ path: 'other.txt', additions: 1, deletions: 0 }]);
     expect(m.one).toEqual([]);
     expect(m.diffStatsSummary).toEqual({ additions: 1, deletions: 0, changes: 1, fileCount: 1 });
-    expect(m.rawDiffs.text).toContain('diff --git a/other.txt b/other.txt');
   });
 });
 

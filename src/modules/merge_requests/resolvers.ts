@@ -20,7 +20,7 @@ import { MERGE_REQUEST_SUBSCRIPTIONS } from './live.js';
 import { MERGE_REQUEST, type MergeRequestChanges, type MergeRequestFilters, type MergeRequestOrderBy, type MergeRequestRow, type MergeRequestScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
-import { mergeRequestDiffResolvers, mergeRequestRawDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
+import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
 
 interface ListArgs extends PageArgs {
   iids?: string[] | null;
@@ -165,7 +165,6 @@ export const mergeRequestResolvers = {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
   MergeRequestDiff: mergeRequestDiffResolvers,
-  MergeRequestRawDiff: mergeRequestRawDiffResolvers,
   MergeRequest: {
     ...noteableFields(MERGE_REQUEST),
     ...mergeRequestVersionFields,

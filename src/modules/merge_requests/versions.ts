@@ -9,7 +9,10 @@
  * GitLab's Repository#keep_around) keep alive after a force push and through `git gc`; the merge request's
  * `refs/merge-requests/<iid>/head` follows its newest version (MergeRequest#fetch_ref!).
  */
+import { pipeline } from 'node:stream/promises';
 import type { Prisma } from '../../db/database.js';
+import { GitError, spawnGit } from '../../git/run.js';
+import type { GitProcess } from '../../git/spawner.js';
 import { recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Repository } from '../../git/repository.js';
@@ -216,14 +219,20 @@ export class MergeRequestVersions {
   private readonly stats = new Map<string, Promise<FileDiffStats[]>>();
 
   /**
-   * GitLab's `GET …/raw_diffs` (send_git_diff of the merge request's diff_refs, Gitaly's RawDiff): `git diff
-   * --full-index` from the merge base to the head; empty without diff refs.
+   * GitLab's `GET …/raw_diffs` (send_git_diff of the merge request's diff_refs, Gitaly's RawDiff): the `git diff
+   * --full-index` from the merge base to the head that src/http/merge-request-raw-diffs.ts streams; null (an empty
+   * diff) without diff refs.
    */
-  async rawDiff(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<Buffer> {
-    if (!refs.baseSha || !refs.headSha) return Buffer.alloc(0);
+  async rawDiff(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<{ gitDir: string; args: string[] } | null> {
+    if (!refs.baseSha || !refs.headSha) return null;
     const repository = await this.repositories.open(project);
-    return (await repository.run(['diff', '--full-index', '--no-color', '--no-ext-diff', refs.baseSha, refs.headSha, '--'])).stdout;
+    return { gitDir: repository.path, args: rawDiffArgs(refs.baseSha, refs.headSha) };
   }
+}
+
+/** The full diff between two commits as Gitaly's RawDiff writes it. */
+function rawDiffArgs(from: string, to: string): string[] {
+  return ['diff', '--full-index', '--no-color', '--no-ext-diff', from, to, '--'];
 }
 
 /** One file's line counts in a diff (GitLab's Gitlab::Git::DiffStats entry). */
@@ -254,12 +263,25 @@ export async function diffStats(repository: Repository, from: string, to: string
   return stats;
 }
 
-/** Gitaly's GetPatchID: `git patch-id --stable` of the diff between two commits (null for an empty diff). */
+/**
+ * Gitaly's GetPatchID: `git patch-id --stable` of the diff between two commits (null for an empty diff), the diff
+ * piped from one git into the other, never held whole (a diff may be larger than any output git runs may buffer).
+ */
 async function patchId(repository: Repository, from: string, to: string): Promise<string | null> {
-  const diff = (await repository.run(['diff', '--full-index', '--no-color', '--no-ext-diff', from, to, '--'])).stdout;
-  if (diff.length === 0) return null;
-  const out = await repository.text(['patch-id', '--stable'], { input: diff });
-  return out.split(' ')[0] || null;
+  const diff = spawnGit(repository.path, rawDiffArgs(from, to));
+  const ids = spawnGit(repository.path, ['patch-id', '--stable']);
+  const out: Buffer[] = [];
+  ids.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  diff.stderr.resume();
+  ids.stderr.resume();
+  const ended = (run: GitProcess) =>
+    new Promise<number | null>((resolve) => {
+      run.on('close', (code: number | null) => resolve(code));
+      run.on('error', () => resolve(null));
+    });
+  const [diffCode, idsCode] = await Promise.all([ended(diff), ended(ids), pipeline(diff.stdout, ids.stdin).catch(() => undefined)]);
+  if (diffCode !== 0 || idsCode !== 0) throw new GitError(['patch-id', '--stable'], diffCode !== 0 ? diffCode : idsCode, 'the patch id could not be computed');
+  return Buffer.concat(out).toString('utf8').split(' ')[0] || null;
 }
 
 /** Repository#keep_around: a `refs/keep-around/<sha>` for each commit, so no force push or gc loses it. */
