@@ -25,6 +25,7 @@ import { UploadStorage } from './uploads/storage.js';
 import { PushHooks } from './git/hooks.js';
 import { gitHttp } from './http/git-http.js';
 import { runnerApi } from './http/runner-api.js';
+import { mergeRequestRawDiffs } from './http/merge-request-raw-diffs.js';
 import { repositoryArchives, webArchives } from './http/repository-archive.js';
 import { releaseRedirects } from './modules/releases/http.js';
 import { createLogger, type Logger } from './logger.js';
@@ -193,6 +194,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', runners.json);
   // Repository archives and snapshots are byte streams from git, with Workhorse's headers.
   web.use('/api/v4', repositoryArchives(app, authenticators));
+  // A merge request's raw diff, streamed from git as it comes.
+  web.use('/api/v4', mergeRequestRawDiffs(app, authenticators));
   // The Releases API's redirects (latest release, asset downloads).
   web.use('/api/v4', releaseRedirects(app, authenticators));
   // The web archive URLs releases list as their sources.

@@ -34,6 +34,8 @@ export const CREATE_ERRORS = {
   noJobs: 'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.',
   /** Chain::Validate::Abilities: variables given by one below the project's minimum override role (`set_pipeline_variables`). */
   variablesRefused: 'Insufficient permissions to set pipeline variables',
+  /** Chain::Validate::Abilities when the pipeline's user may not create pipelines in its project. */
+  insufficientPermissions: 'Insufficient permissions to create a new pipeline',
 } as const;
 
 /** Chain::Validate::Abilities when the pipeline's user may not update the ref (a protected branch). */

@@ -115,7 +115,15 @@ export type PipelineLoaders = ReturnType<typeof createPipelineLoaders>;
 /** What finding a merge request's head pipeline reads of it. */
 export interface MergeRequestHeadKey {
   id: number;
+  /** The project of the source branch (the fork's, for a fork's merge request). */
   projectId: number;
   sourceBranch: string;
   headSha: string | null;
+}
+
+export type MergeRequestHeadOf = { id: number; projectId: number; sourceProjectId: number | null; sourceBranch: string; headSha: string | null };
+
+/** The head pipeline key of a merge request: its source branch's pipelines are the source project's. */
+export function mergeRequestHeadKey(mr: MergeRequestHeadOf): MergeRequestHeadKey {
+  return { id: mr.id, projectId: mr.sourceProjectId ?? mr.projectId, sourceBranch: mr.sourceBranch, headSha: mr.headSha };
 }
