@@ -51,9 +51,12 @@ export function isMinimalAccess(level: number): boolean {
   return level === AccessLevel.MINIMAL_ACCESS;
 }
 
+/** The lowest level that is a role (Guest): memberships below it (Minimal Access) grant nothing beyond their group. */
+export const LOWEST_ROLE = AccessLevel.GUEST;
+
 /** Whether a level may stand where only real roles may (shares, access tokens, project memberships): Guest and up. */
 export function isRole(level: number): boolean {
-  return level >= AccessLevel.GUEST;
+  return level >= LOWEST_ROLE;
 }
 
 /** The levels a protected branch's push, merge and unprotect rules take, in GitLab's words (ProtectedRefAccess::HUMAN_ACCESS_LEVELS). */

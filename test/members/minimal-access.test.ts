@@ -96,6 +96,15 @@ describe('what a Minimal Access member sees', () => {
     const members = await t.api('GET', `/groups/${top.id}/members`, { token: minimal.token });
     expect(members.status).toBe(200);
     expect(members.body.find((m: { id: number }) => m.id === minimal.id)).toMatchObject({ access_level: 5 });
+    const all = await apiOk(t, owner.token, 'GET', `/groups/${top.id}/members/all?per_page=100`);
+    expect(all.find((m: { id: number }) => m.id === minimal.id)).toMatchObject({ access_level: 5 });
+    // Not a member of the subgroup or of a project, even as an inherited one.
+    for (const path of [`/groups/${sub.id}/members/all`, `/projects/${privateProject.id}/members/all`]) {
+      const inherited = await apiOk(t, owner.token, 'GET', `${path}?per_page=100`);
+      expect(inherited.map((m: { id: number }) => m.id)).not.toContain(minimal.id);
+      expect(inherited.map((m: { id: number }) => m.id)).toContain(owner.id);
+    }
+    expect((await t.api('GET', `/projects/${privateProject.id}/members/all/${minimal.id}`, { token: owner.token })).status).toBe(404);
 
     for (const path of [`/projects/${privateProject.id}`, `/projects/${subProject.id}`]) {
       const hidden = await t.api('GET', path, { token: minimal.token });

@@ -1,5 +1,5 @@
 /** Batched membership reads: a user's own memberships (every ability check reads them) and member counts. */
-import { AccessLevel, isRole } from '../../auth/access-levels.js';
+import { LOWEST_ROLE, isRole } from '../../auth/access-levels.js';
 import type { Memberships } from '../../auth/policy.js';
 import type { PrismaClient } from '../../db/database.js';
 import { countLoader } from '../../db/loader.js';
@@ -41,7 +41,7 @@ export function createMemberLoaders(db: PrismaClient) {
         LEFT JOIN "namespaces" n ON n."id" = m."namespaceId"
         LEFT JOIN "projects" p ON p."id" = m."projectId"
         LEFT JOIN "namespaces" pn ON pn."id" = p."namespaceId"
-        WHERE m."userId" = ANY(${[...userIds]}::int[]) AND m."accessLevel" >= ${AccessLevel.GUEST}
+        WHERE m."userId" = ANY(${[...userIds]}::int[]) AND m."accessLevel" >= ${LOWEST_ROLE}
           AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)`;
       const byUser = new Map(userIds.map((id) => [id, new Set<number>()]));
       for (const row of rows) for (const id of row.path ?? []) byUser.get(row.userId)?.add(id);

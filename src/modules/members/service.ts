@@ -3,7 +3,7 @@
  * changing and removing members under GitLab's rules (last Owner, Owners managed only by Owners, a membership no
  * lower than one inherited from a group).
  */
-import { CREATOR_ACCESS_LEVEL, OWNER_ACCESS_LEVEL, humanAccessLevel, isMinimalAccess } from '../../auth/access-levels.js';
+import { CREATOR_ACCESS_LEVEL, LOWEST_ROLE, OWNER_ACCESS_LEVEL, humanAccessLevel, isMinimalAccess } from '../../auth/access-levels.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, checkAll, conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -410,7 +410,8 @@ export class MembersService {
 
   /**
    * Memberships of a project and/or a chain of groups, each user once with their highest level (GitLab's
-   * `members/all`), the source's own membership first among equal levels; expired memberships do not count.
+   * `members/all`), the source's own membership first among equal levels; expired memberships do not count, nor
+   * Minimal Access ones below the group that holds them (they make nobody a member of its subgroups and projects).
    */
   private inherited(scope: Scope, filters: MemberFilters): Prisma.Sql {
     const search = filters.search;
@@ -422,6 +423,7 @@ export class MembersService {
       FROM "members" m JOIN "users" u ON u."id" = m."userId"
       WHERE (m."projectId" = ${scope.projectId}::int OR m."namespaceId" = ANY(${scope.ancestors}::int[]))
         AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
+        AND (m."accessLevel" >= ${LOWEST_ROLE}::int OR ${ownColumn} IS NOT DISTINCT FROM ${own}::int)
         AND (${pattern}::text IS NULL OR u."username" ILIKE ${pattern}::text OR u."name" ILIKE ${pattern}::text)
         AND (${filters.userIds ?? null}::int[] IS NULL OR m."userId" = ANY(${filters.userIds ?? null}::int[]))
         AND (${filters.skipUsers ?? null}::int[] IS NULL OR NOT (m."userId" = ANY(${filters.skipUsers ?? null}::int[])))

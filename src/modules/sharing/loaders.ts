@@ -2,7 +2,7 @@
  * Batched reads of shares (GitLab's group_group_links and project_group_links), and what a user's abilities get
  * from them: the levels shares grant, loaded with the user's memberships and remembered with them.
  */
-import { AccessLevel } from '../../auth/access-levels.js';
+import { LOWEST_ROLE } from '../../auth/access-levels.js';
 import type { Memberships } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import DataLoader from 'dataloader';
@@ -19,7 +19,7 @@ function grantsOf(userId: number): Prisma.Sql {
   return Prisma.sql`
     WITH direct AS (
       SELECT m."namespaceId" AS id, m."accessLevel" AS level FROM "members" m
-      WHERE m."userId" = ${userId} AND m."namespaceId" IS NOT NULL AND m."accessLevel" >= ${AccessLevel.GUEST}
+      WHERE m."userId" = ${userId} AND m."namespaceId" IS NOT NULL AND m."accessLevel" >= ${LOWEST_ROLE}
         AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
     ), shared AS (
       SELECT l."sharedGroupId" AS id, LEAST(d.level, l."groupAccess") AS level
