@@ -74,7 +74,9 @@ function fuzzy(columns: readonly string[], search: string | null | undefined): R
 
 /** A column's order as GitLab's order_scope_asc/desc give it (NULLS LAST both ways), then the id. */
 function orderOf(field: string, direction: 'asc' | 'desc', nullable: boolean): Record<string, unknown>[] {
-  if (field === 'organization') return [{ organization: { name: { sort: direction, nulls: 'last' } } }, { id: 'asc' }];
+  // Prisma cannot place nulls in an order by a relation's column: PostgreSQL's default puts contacts without an
+  // organization last ascending (as GitLab) but first descending (GitLab: last).
+  if (field === 'organization') return [{ organization: { name: direction } }, { id: 'asc' }];
   const first = nullable ? { [field]: { sort: direction, nulls: 'last' } } : { [field]: direction };
   // sort_by_name's keyset order: last name, first name, id.
   if (field === 'lastName') return [first, { firstName: direction }, { id: 'asc' }];
