@@ -6,6 +6,7 @@
  */
 import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
+import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 import { badRequest, invalid, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { GroupsService } from '../groups/service.js';
@@ -69,7 +70,7 @@ const strip = (v: string | null | undefined) => (v == null ? v : v.trim());
 function fuzzy(columns: readonly string[], search: string | null | undefined): Record<string, unknown> | null {
   const words = (search ?? '').trim().split(/\s+/).filter(Boolean);
   if (!words.length) return null;
-  return { OR: columns.map((c) => ({ AND: words.map((w) => ({ [c]: { contains: w, mode: 'insensitive' } })) })) };
+  return { OR: columns.map((c) => ({ AND: words.map((w) => ({ [c]: containsIgnoringCase(w) })) })) };
 }
 
 /** A column's order as GitLab's order_scope_asc/desc give it (NULLS LAST both ways), then the id. */
@@ -206,7 +207,7 @@ export class CrmService {
     if (c.email != null) {
       if (c.email.length > 255) add('email', tooLong(255));
       const taken = await this.db.crmContact.findFirst({
-        where: { groupId: group.id, email: { equals: c.email, mode: 'insensitive' }, ...(id ? { id: { not: id } } : {}) },
+        where: { groupId: group.id, email: equalsIgnoringCase(c.email), ...(id ? { id: { not: id } } : {}) },
         select: { id: true },
       });
       if (taken) add('email', 'has already been taken');
@@ -224,7 +225,7 @@ export class CrmService {
     if (!o.name) add('name', "can't be blank");
     else {
       const taken = await this.db.crmOrganization.findFirst({
-        where: { groupId: group.id, name: { equals: o.name, mode: 'insensitive' }, ...(id ? { id: { not: id } } : {}) },
+        where: { groupId: group.id, name: equalsIgnoringCase(o.name), ...(id ? { id: { not: id } } : {}) },
         select: { id: true },
       });
       if (taken) add('name', 'has already been taken');
