@@ -243,6 +243,19 @@ describe('issue contacts', () => {
     expect((await ok(q, vars, projectReporter.token)).project.issue.customerRelationsContacts.nodes).toEqual([]);
   });
 
+  it('filters issue lists by contact and by organization', async () => {
+    const data = await ok(
+      `query($project: ID!, $group: ID!, $wile: String, $road: String, $acme: String, $globex: String) {
+        project(fullPath: $project) { wile: issues(crmContactId: $wile) { nodes { iid } } road: issues(crmContactId: $road) { nodes { iid } } junk: issues(crmContactId: "x") { nodes { iid } } }
+        group(fullPath: $group) { acme: issues(crmOrganizationId: $acme) { nodes { iid } } globex: issues(crmOrganizationId: $globex) { nodes { iid } } }
+        issues(crmContactId: $wile) { nodes { iid } }
+      }`,
+      { project: project.path_with_namespace, group: group.full_path, wile: String(contacts.wile), road: String(contacts.road), acme: String(acme), globex: String(globex) },
+    );
+    const one = { nodes: [{ iid: String(issueIid) }] };
+    expect(data).toEqual({ project: { wile: one, road: { nodes: [] }, junk: { nodes: [] } }, group: { acme: one, globex: { nodes: [] } }, issues: one });
+  });
+
   it('refuses more than six at once, contacts of another group and empty appends, in GitLab’s words', async () => {
     const many = Array.from({ length: 7 }, (_, i) => gid('CustomerRelations::Contact', 900000 + i));
     const tooMany = await ok(SET, { path: project.path_with_namespace, iid: String(issueIid), ids: many, mode: 'APPEND' });
