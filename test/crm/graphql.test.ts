@@ -9,7 +9,9 @@ import { Gitlab } from '@gitbeaker/rest';
 import { suiteServer } from '../support/server.js';
 import { addMember, apiOk, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
-const t = suiteServer();
+let counting = false;
+const statements: string[] = [];
+const t = suiteServer({}, { onQuery: (sql) => counting && statements.push(sql) });
 
 const RNA = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
 let owner: TestUser;
@@ -277,5 +279,40 @@ describe('issue contacts', () => {
     const own = await apiOk(t, owner.token, 'POST', `/projects/${personal.id}/issues`, { title: 'Mine' });
     const mine = await gql(SET, { path: personal.path_with_namespace, iid: String(own.iid), ids: [] });
     expect(mine.errors?.[0].message).toBe(RNA);
+  });
+});
+
+describe('query budget', () => {
+  it('reads a page of issues with their contacts and organizations in a fixed number of statements', async () => {
+    for (let i = 0; i < 3; i++) {
+      const issue = await apiOk(t, owner.token, 'POST', `/projects/${project.id}/issues`, { title: `Budget ${i}` });
+      await ok(SET, { path: project.path_with_namespace, iid: String(issue.iid), ids: [gid('CustomerRelations::Contact', contacts.wile), gid('CustomerRelations::Contact', contacts.bugs)] });
+    }
+    const read = async (first: number) => {
+      statements.length = 0;
+      counting = true;
+      try {
+        return await ok(
+          `query($path: ID!, $group: ID!, $first: Int!) {
+            project(fullPath: $path) { issues(first: $first) { nodes { customerRelationsContacts { nodes { firstName organization { name } } } } } }
+            group(fullPath: $group) { contacts(first: $first) { nodes { firstName organization { name } } } }
+          }`,
+          { path: project.path_with_namespace, group: group.full_path, first },
+        );
+      } finally {
+        counting = false;
+      }
+    };
+    const one = await read(1);
+    const few = statements.length;
+    const many = await read(4);
+    expect(statements.length).toBe(few);
+    expect(one.project.issues.nodes).toHaveLength(1);
+    expect(many.project.issues.nodes).toHaveLength(4);
+    expect(many.group.contacts.nodes).toHaveLength(4);
+    expect(many.project.issues.nodes[0].customerRelationsContacts.nodes).toEqual([
+      { firstName: 'Wile', organization: { name: 'Acme' } },
+      { firstName: 'Bugs', organization: null },
+    ]);
   });
 });
