@@ -282,6 +282,63 @@ describe('issue contacts', () => {
   });
 });
 
+describe('transfers', () => {
+  const orgsAndContacts = `query($path: ID!) { group(fullPath: $path) { organizations { nodes { name } } contacts { nodes { firstName email organization { name } } } } }`;
+
+  it('hands a root group’s records to its new root group, merged by name and e-mail, its issues keeping their contacts', async () => {
+    const target = await createGroup(t, owner.token);
+    const moving = await createGroup(t, owner.token);
+    const movingProject = await createProject(t, owner.token, { namespaceId: moving.id });
+    const issue = await apiOk(t, owner.token, 'POST', `/projects/${movingProject.id}/issues`, { title: 'Moving' });
+    const org = async (groupId: number, name: string) =>
+      idOf((await ok(CREATE_ORG, { input: { groupId: gid('Group', groupId), name } })).customerRelationsOrganizationCreate.organization.id);
+    const contact = async (groupId: number, firstName: string, email: string, organization?: number) =>
+      idOf(
+        (
+          await ok(CREATE_CONTACT, {
+            input: { groupId: gid('Group', groupId), firstName, lastName: 'X', email, organizationId: organization && gid('CustomerRelations::Organization', organization) },
+          })
+        ).customerRelationsContactCreate.contact.id,
+      );
+    await org(target.id, 'Shared');
+    await contact(target.id, 'Kept', 'same@x.test');
+    const movingShared = await org(moving.id, 'SHARED');
+    const movingOwn = await org(moving.id, 'Own');
+    const dupe = await contact(moving.id, 'Dupe', 'SAME@x.test', movingShared);
+    const own = await contact(moving.id, 'Own', 'own@x.test', movingOwn);
+    await ok(SET, { path: movingProject.path_with_namespace, iid: String(issue.iid), ids: [gid('CustomerRelations::Contact', dupe), gid('CustomerRelations::Contact', own)] });
+
+    await apiOk(t, owner.token, 'POST', `/groups/${moving.id}/transfer`, { group_id: target.id });
+
+    const data = await ok(orgsAndContacts, { path: target.full_path });
+    expect(data.group.organizations.nodes).toEqual([{ name: 'Own' }, { name: 'Shared' }]);
+    expect(data.group.contacts.nodes.map((c: { firstName: string }) => c.firstName).sort()).toEqual(['Kept', 'Own']);
+    const moved = await ok(`query($path: ID!, $iid: String!) { project(fullPath: $path) { issue(iid: $iid) { customerRelationsContacts { nodes { firstName } } } } }`, {
+      path: `${target.full_path}/${moving.path}/${movingProject.path}`,
+      iid: String(issue.iid),
+    });
+    expect(moved.project.issue.customerRelationsContacts.nodes.map((c: { firstName: string }) => c.firstName).sort()).toEqual(['Kept', 'Own']);
+  });
+
+  it('drops the contacts of issues whose project moves under another root group', async () => {
+    const elsewhere = await createGroup(t, owner.token);
+    const leaving = await createProject(t, owner.token, { namespaceId: group.id });
+    const issue = await apiOk(t, owner.token, 'POST', `/projects/${leaving.id}/issues`, { title: 'Leaving' });
+    await ok(SET, { path: leaving.path_with_namespace, iid: String(issue.iid), ids: [gid('CustomerRelations::Contact', contacts.wile)] });
+    const moved = await apiOk(t, owner.token, 'PUT', `/projects/${leaving.id}/transfer`, { namespace: elsewhere.id });
+    await ok(SET, { path: moved.path_with_namespace, iid: String(issue.iid), ids: [] });
+    const notes = await apiOk(t, owner.token, 'GET', `/projects/${leaving.id}/issues/${issue.iid}/notes?sort=asc`);
+    // Nothing was left to remove: the move took the contact away, so the empty replacement changed nothing.
+    expect(notes.filter((n: { system: boolean }) => n.system).map((n: { body: string }) => n.body)).toEqual(['added 1 contact']);
+    const back = await apiOk(t, owner.token, 'PUT', `/projects/${leaving.id}/transfer`, { namespace: group.id });
+    const read = await ok(`query($path: ID!, $iid: String!) { project(fullPath: $path) { issue(iid: $iid) { customerRelationsContacts { nodes { firstName } } } } }`, {
+      path: back.path_with_namespace,
+      iid: String(issue.iid),
+    });
+    expect(read.project.issue.customerRelationsContacts.nodes).toEqual([]);
+  });
+});
+
 describe('query budget', () => {
   it('reads a page of issues with their contacts and organizations in a fixed number of statements', async () => {
     for (let i = 0; i < 3; i++) {

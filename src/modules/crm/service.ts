@@ -323,18 +323,16 @@ export class CrmService {
    * of its project's root group (IssuePolicy's `read_crm_contacts`); none otherwise. Batched per request.
    */
   async issueContacts(issue: IssueRow): Promise<ContactRow[]> {
-    const subject = await this.issues.subject(issue);
-    const root = crmGroupOfIssue(subject);
-    if (!root || !(await this.base.access.can('read_crm_contacts', subject))) return [];
+    if (!(await this.base.access.can('read_crm_contacts', await this.issues.subject(issue)))) return [];
     this.issueContactsLoader ??= new DataLoader(async (ids) => {
       const links = await this.db.issueCrmContact.findMany({ where: { issueId: { in: [...ids] } }, include: { contact: true }, orderBy: { id: 'asc' } });
       const byIssue = new Map(ids.map((id) => [id, [] as ContactRow[]]));
       for (const link of links) byIssue.get(link.issueId)?.push(link.contact);
       return ids.map((id) => byIssue.get(id) ?? []);
     });
-    // Only the root group's own: a project moved to another root group keeps links GitLab's transfer would have
-    // removed (IssueContact.delete_for_project), which this server's transfers do not, and they must not show there.
-    return (await this.issueContactsLoader.load(issue.id)).filter((c) => c.groupId === root.id);
+    // Only the root group's contacts are linked: transfers drop the others (the database's triggers, migration
+    // 20270128600001_crm_transfers).
+    return this.issueContactsLoader.load(issue.id);
   }
 
   /**
