@@ -4,8 +4,10 @@
  * who manages them, an issue's contacts (issueSetCrmContacts in its three modes, its limits and refusals), and the
  * system notes the changes leave, read back through REST's Notes API with gitbeaker.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { suiteServer } from '../support/server.js';
 import { addMember, apiOk, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
@@ -279,6 +281,46 @@ describe('issue contacts', () => {
     const own = await apiOk(t, owner.token, 'POST', `/projects/${personal.id}/issues`, { title: 'Mine' });
     const mine = await gql(SET, { path: personal.path_with_namespace, iid: String(own.iid), ids: [] });
     expect(mine.errors?.[0].message).toBe(RNA);
+  });
+});
+
+describe('issueCrmContactsUpdated', () => {
+  const client = () =>
+    createClient({ url: `${t.url.replace('http', 'ws')}/api/graphql`, webSocketImpl: WebSocket, connectionParams: { 'PRIVATE-TOKEN': reporter.token }, retryAttempts: 0 });
+  let ws: ReturnType<typeof client> | undefined;
+  afterAll(async () => ws?.dispose());
+
+  it('tells readers of the issue each time its contacts change', async () => {
+    const issue = await apiOk(t, owner.token, 'POST', `/projects/${project.id}/issues`, { title: 'Watched' });
+    ws = client();
+    const heard: string[][] = [];
+    let wake = () => {};
+    ws.subscribe(
+      {
+        query: `subscription($id: IssuableID!) { issueCrmContactsUpdated(issuableId: $id) { __typename ... on Issue { iid customerRelationsContacts { nodes { firstName } } } } }`,
+        variables: { id: `gid://gitlab/Issue/${issue.id}` },
+      },
+      {
+        next: (msg: any) => {
+          const value = msg.data?.issueCrmContactsUpdated;
+          if (value) heard.push(value.customerRelationsContacts.nodes.map((n: { firstName: string }) => n.firstName));
+          wake();
+        },
+        error: () => wake(),
+        complete: () => wake(),
+      },
+    );
+    // graphql-ws does not acknowledge a subscription: contacts change, one way then the other, until one is heard.
+    for (let n = 0; n < 40 && !heard.length; n++) {
+      const key = n % 2 ? 'bugs' : 'wile';
+      const waiting = new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 250);
+      });
+      await ok(SET, { path: project.path_with_namespace, iid: String(issue.iid), ids: [gid('CustomerRelations::Contact', contacts[key])] });
+      await waiting;
+    }
+    expect([['Wile'], ['Bugs']]).toContainEqual(heard[0]);
   });
 });
 

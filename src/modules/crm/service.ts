@@ -10,6 +10,7 @@ import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 import { badRequest, invalid, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { GroupsService } from '../groups/service.js';
+import { ISSUE_UPDATED, type IssueUpdatedMessage } from '../issues/live.js';
 import type { IssueRow, IssuesService } from '../issues/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -374,6 +375,8 @@ export class CrmService {
       const touched = await tx.issue.update({ where: { id: issue.id }, data: { updatedAt: now }, select: { updatedAt: true } });
       const body = contactsNote(add.length, removed);
       if (body) await this.notes.createSystemNote(tx, { type: 'Issue', id: issue.id, projectId: issue.projectId, groupId: null }, viewer.id, body, now);
+      // GraphqlTriggers.issue_crm_contacts_updated: issueCrmContactsUpdated's subscribers hear it on commit.
+      await this.base.publish(ISSUE_UPDATED, { issueId: issue.id, projectId: issue.projectId, parts: ['crmContacts'] } satisfies IssueUpdatedMessage, tx);
       return { ...issue, ...touched };
     });
   }

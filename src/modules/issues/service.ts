@@ -178,6 +178,8 @@ function changedParts(before: HookIssue, after: HookIssue): IssuablePart[] {
     state: before.state !== after.state,
     confidential: before.confidential !== after.confidential,
     timeTracking: before.timeEstimate !== after.timeEstimate || before.totalTimeSpent !== after.totalTimeSpent,
+    // Issue updates never change contacts: issueSetCrmContacts announces its own.
+    crmContacts: false,
   };
   return (Object.keys(differs) as IssuablePart[]).filter((part) => differs[part]);
 }
