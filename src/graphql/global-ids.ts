@@ -57,6 +57,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   EpicID: { model: 'Epic' },
   EpicIssueID: { model: 'EpicIssue' },
   EpicTreeSortingID: { model: 'EpicTreeSorting', subclasses: ['Epic', 'EpicIssue'], withClass: true },
+  CustomerRelationsContactID: { model: 'CustomerRelations::Contact' },
+  CustomerRelationsOrganizationID: { model: 'CustomerRelations::Organization' },
   DeploymentID: { model: 'Deployment' },
   EnvironmentID: { model: 'Environment' },
   ErrorTrackingClientKeyID: { model: 'ErrorTracking::ClientKey' },
