@@ -73,13 +73,12 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
  * schedule's owner, which GitLab declares non-null though its owner's deletion nulls it (so do we: a schedule keeps
  * running nobody); enum values the product cannot honour yet (minimal access, a paid tier's role; sorting incidents
  * by status page publication or SLA, which need a status page and SLA timers); input fields of GitLab's it does not
- * act on (merge trains, CI minutes cost factors for compute quotas). Mend one, then remove its line.
+ * act on (CI minutes cost factors for compute quotas). Mend one, then remove its line.
  */
 const KNOWN: string[] = [
   'IssueSort: lacks PUBLISHED_ASC, PUBLISHED_DESC, SLA_DUE_AT_ASC, SLA_DUE_AT_DESC',
   'MemberAccessLevel: lacks MINIMAL_ACCESS',
   "PipelineSchedule.owner: type UserCore, GitLab's UserCore!",
-  'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
   'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
   'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',
 ];
