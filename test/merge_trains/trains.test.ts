@@ -56,13 +56,17 @@ async function trainProject(): Promise<Train> {
   return { project, runnerToken: token };
 }
 
+async function mrOf(train: Train, iid: number) {
+  return (await t.api('GET', `/projects/${train.project.id}/merge_requests/${iid}`)).body;
+}
+
 async function finish(train: Train, job: Job, state: 'success' | 'failed'): Promise<void> {
   const res = await runnerCall(t, 'PUT', `/jobs/${job.id}`, { token: job.token, info: RUNNER_INFO, state });
   expect(res.status, res.text).toBe(200);
 }
 
-/** A merge request from a new branch changing `file`, whose merged results pipeline has succeeded. */
-async function readyMr(train: Train, branch: string, file: string): Promise<number> {
+/** A merge request from a new branch changing `file`, and the job of its merged results pipeline (pending). */
+async function openMr(train: Train, branch: string, file: string): Promise<{ iid: number; job: Job }> {
   const id = train.project.id;
   const created = await t.api('POST', `/projects/${id}/repository/commits`, { body: { branch, start_branch: 'main', commit_message: `Add ${file}`, actions: [{ action: 'create', file_path: file, content: `${branch}\n` }] } });
   expect(created.status, created.text).toBe(201);
@@ -72,8 +76,14 @@ async function readyMr(train: Train, branch: string, file: string): Promise<numb
   const iid = res.body.iid as number;
   const job: Job = await requestJob(t, train.runnerToken);
   expect(job.git_info.ref).toBe(`refs/merge-requests/${iid}/merge`);
+  return { iid, job };
+}
+
+/** A merge request from a new branch changing `file`, whose merged results pipeline has succeeded. */
+async function readyMr(train: Train, branch: string, file: string): Promise<number> {
+  const { iid, job } = await openMr(train, branch, file);
   await finish(train, job, 'success');
-  await eventually(async () => (await t.api('GET', `/projects/${id}/merge_requests/${iid}`)).body.head_pipeline?.status === 'success');
+  await eventually(async () => (await mrOf(train, iid)).head_pipeline?.status === 'success');
   return iid;
 }
 
@@ -89,7 +99,6 @@ async function trainJobs(train: Train, count: number): Promise<Map<number, Job>>
   return jobs;
 }
 
-const mrOf = async (train: Train, iid: number) => (await t.api('GET', `/projects/${train.project.id}/merge_requests/${iid}`)).body;
 const parentsOf = async (train: Train, sha: string): Promise<string[]> => (await t.api('GET', `/projects/${train.project.id}/repository/commits/${sha}`)).body.parent_ids;
 const mainHead = async (train: Train): Promise<string> => (await t.api('GET', `/projects/${train.project.id}/repository/branches/main`)).body.commit.id;
 
@@ -212,6 +221,30 @@ describe('merge trains', () => {
     await eventually(async () => (await mrOf(train, next)).state === 'merged');
     expect(await mainHead(train)).toBe(rebuilt.git_info.sha);
     expect((await mrOf(train, failing)).state).toBe('opened');
+  });
+
+  it('boards a merge request once its running pipeline succeeds (when_pipeline_succeeds: 202), and merges it', async () => {
+    const train = await trainProject();
+    const id = train.project.id;
+    const { iid, job } = await openMr(train, 'delta', 'delta.txt');
+    // Its pipeline still runs: boarding now is not available.
+    expect((await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${iid}`)).body).toEqual({ message: 'Failed to merge' });
+    const later = await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${iid}`, { body: { when_pipeline_succeeds: true } });
+    expect(later.status, later.text).toBe(202);
+    expect(later.body).toEqual([]);
+    expect(await mrOf(train, iid)).toMatchObject({ merge_when_pipeline_succeeds: true });
+    expect((await t.api('GET', `/projects/${id}/merge_trains/merge_requests/${iid}`)).status).toBe(404);
+
+    await finish(train, job, 'success');
+    const [trainJob] = [...(await trainJobs(train, 1)).values()];
+    expect(trainJob.git_info.ref).toBe(`refs/merge-requests/${iid}/train`);
+    const car = await t.api('GET', `/projects/${id}/merge_trains/merge_requests/${iid}`);
+    expect(car.body).toMatchObject({ status: 'fresh', pipeline: { sha: trainJob.git_info.sha } });
+    await finish(train, trainJob, 'success');
+    await eventually(async () => (await mrOf(train, iid)).state === 'merged');
+    const notes = await t.api('GET', `/projects/${id}/merge_requests/${iid}/notes?sort=asc`);
+    const head = (await mrOf(train, iid)).sha;
+    expect(notes.body.map((n: { body: string }) => n.body).slice(0, 2)).toEqual([`enabled automatic add to merge train when the pipeline for ${head} succeeds`, 'started a merge train']);
   });
 
   it('lets the car user or a Maintainer take a car off, and shows trains to Developers only', async () => {

@@ -35,7 +35,7 @@ export const mergeTrainResolvers = {
   },
   MergeTrainCar: {
     ...idFields(TYPE),
-    mergeRequest: (car: CarRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.byId(car.mergeRequestId),
+    mergeRequest: (car: CarRow, _a: unknown, ctx: Context) => ctx.loaders.merge_trains.mergeRequestById.load(car.mergeRequestId),
     user: (car: CarRow, _a: unknown, ctx: Context) => (car.userId === null ? null : ctx.loaders.users.byId.load(car.userId)),
     pipeline: (car: CarRow, _a: unknown, ctx: Context) => (car.pipelineId === null ? null : ctx.loaders.pipelines.byId.load(car.pipelineId)),
     targetProject: carProject,

@@ -146,7 +146,7 @@ export class MergeTrainsService {
   /** MergeRequest#merge_train_car (GraphQL's MergeRequest.mergeTrainCar), for a merge request already read. */
   async carOfMergeRequest(mr: MergeRequestRow): Promise<CarRow | null> {
     const project = await this.mergeRequests.projectOf(mr);
-    if (!mergeTrainsEnabled(project)) return null;
+    if (!mergeTrainsEnabled(project) || !(await this.base.access.can('read_merge_train', project))) return null;
     return this.base.loaders.merge_trains.carByMergeRequest.load(mr.id);
   }
 
@@ -316,6 +316,14 @@ export class MergeTrainsService {
   /** Whether the merge request is on a train now (the MR module's cancel of an auto-merge asks before resetting it). */
   async onTrain(mr: MergeRequestRow): Promise<boolean> {
     return (await this.db.mergeTrainCar.count({ where: { mergeRequestId: mr.id, status: { in: [...ACTIVE_CAR_STATUSES] } } })) > 0;
+  }
+
+  /** A push moved a branch that has a train: the train is refreshed, its cars rebuilt on the new head where they are stale. */
+  async onPush(project: ProjectRow, push: { ref: string; after: string }): Promise<void> {
+    if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after)) return;
+    const targetBranch = push.ref.slice('refs/heads/'.length);
+    const active = await this.db.mergeTrainCar.count({ where: { targetProjectId: project.id, targetBranch, status: { in: [...ACTIVE_CAR_STATUSES] } } });
+    if (active > 0) await this.refresh.queue(project.id, targetBranch, `push:${push.after}`);
   }
 
   private async note(mr: MergeRequestRow, authorId: number, body: string): Promise<void> {
