@@ -247,6 +247,20 @@ describe('merge trains', () => {
     expect(notes.body.map((n: { body: string }) => n.body).slice(0, 2)).toEqual([`enabled automatic add to merge train when the pipeline for ${head} succeeds`, 'started a merge train']);
   });
 
+  it('takes a merge request off the train when its source branch is pushed to, canceling its train pipeline', async () => {
+    const train = await trainProject();
+    const id = train.project.id;
+    const iid = await readyMr(train, 'epsilon', 'epsilon.txt');
+    expect((await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${iid}`)).status).toBe(201);
+    const car = await eventually(async () => (await t.api('GET', `/projects/${id}/merge_trains/merge_requests/${iid}`)).body.pipeline);
+    await commit(t, id, { 'epsilon.txt': 'changed\n' }, 'epsilon');
+    await eventually(async () => (await t.api('GET', `/projects/${id}/merge_trains/merge_requests/${iid}`)).status === 404);
+    expect((await t.api('GET', `/projects/${id}/pipelines/${car.id}`)).body.status).toBe('canceled');
+    const notes = await t.api('GET', `/projects/${id}/merge_requests/${iid}/notes?sort=asc`);
+    expect(notes.body.map((n: { body: string }) => n.body)).toEqual(['started a merge train', 'removed this merge request from the merge train because source branch was updated']);
+    expect(await mrOf(train, iid)).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: false });
+  });
+
   it('lets the car user or a Maintainer take a car off, and shows trains to Developers only', async () => {
     const train = await trainProject();
     const id = train.project.id;

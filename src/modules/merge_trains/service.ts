@@ -304,13 +304,28 @@ export class MergeTrainsService {
    * reset, note written, and the train refreshed so the cars behind it run against the train without it.
    */
   async leave(project: ProjectRow, mr: MergeRequestRow, authorId: number | null, note: string): Promise<void> {
-    await this.db.$transaction(async (tx) => {
-      const { count } = await tx.mergeTrainCar.deleteMany({ where: { mergeRequestId: mr.id, status: { in: [...ACTIVE_CAR_STATUSES] } } });
-      if (count === 0) return;
+    const car = await this.db.mergeTrainCar.findUnique({ where: { mergeRequestId: mr.id } });
+    if (!car) return;
+    const left = await this.db.$transaction(async (tx) => {
+      const { count } = await tx.mergeTrainCar.deleteMany({ where: { id: car.id, status: { in: [...ACTIVE_CAR_STATUSES] } } });
+      if (count === 0) return false;
       await tx.mergeRequest.updateMany({ where: { id: mr.id, state: 'opened' }, data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: new Date() } });
       if (authorId !== null) await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, authorId, note, new Date());
       await this.refresh.queue(project.id, mr.targetBranch, `leave:${mr.id}:${Date.now()}`, tx);
+      return true;
     });
+    // Its train pipeline tests a train it is no longer on.
+    if (left && car.pipelineId !== null) await this.cancelPipeline(project, car.pipelineId);
+  }
+
+  /**
+   * Cancels a train pipeline that tests what the train no longer is, unless it finished; as the viewer, when they read
+   * the project's trains (a Developer, who may cancel pipelines of the unprotected train refs).
+   */
+  async cancelPipeline(project: ProjectRow, pipelineId: number): Promise<void> {
+    const pipeline = await this.pipelineRow(pipelineId);
+    if (!pipeline || isCompleted(pipeline.status) || !(await this.base.access.can('read_merge_train', project))) return;
+    await this.pipelines.cancel(project, pipeline.id);
   }
 
   /** Whether the merge request is on a train now (the MR module's cancel of an auto-merge asks before resetting it). */
@@ -318,10 +333,23 @@ export class MergeTrainsService {
     return (await this.db.mergeTrainCar.count({ where: { mergeRequestId: mr.id, status: { in: [...ACTIVE_CAR_STATUSES] } } })) > 0;
   }
 
-  /** A push moved a branch that has a train: the train is refreshed, its cars rebuilt on the new head where they are stale. */
-  async onPush(project: ProjectRow, push: { ref: string; after: string }): Promise<void> {
+  /**
+   * After a push (MergeRequests::RefreshService): merge requests on a train whose source branch it moved leave the train
+   * (GitLab's abort, `source branch was updated`, noted as the pusher); a branch with a train is refreshed, its cars
+   * rebuilt on the new head where they are stale.
+   */
+  async onPush(project: ProjectRow, push: { userId: number; ref: string; after: string }): Promise<void> {
     if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after)) return;
     const targetBranch = push.ref.slice('refs/heads/'.length);
+    const fromBranch = await this.db.mergeTrainCar.findMany({
+      where: { status: { in: [...ACTIVE_CAR_STATUSES] }, mergeRequest: { sourceProjectId: project.id, sourceBranch: targetBranch, state: 'opened' } },
+      select: { mergeRequestId: true },
+      take: TRAIN_LIST_LIMIT,
+    });
+    for (const { mergeRequestId } of fromBranch) {
+      const mr = await this.mergeRequests.byId(mergeRequestId);
+      if (mr) await this.leave(await this.mergeRequests.projectOf(mr), mr, push.userId, 'removed this merge request from the merge train because source branch was updated');
+    }
     const active = await this.db.mergeTrainCar.count({ where: { targetProjectId: project.id, targetBranch, status: { in: [...ACTIVE_CAR_STATUSES] } } });
     if (active > 0) await this.refresh.queue(project.id, targetBranch, `push:${push.after}`);
   }

@@ -91,7 +91,7 @@ export class MergeTrainRefresh {
       const current = !!pipeline && pipeline.targetSha === previous && pipeline.sourceSha === source && (await repository.resolve(mergeRequestTrainRef(mr.iid))) === pipeline.sha;
       if (!pipeline || !current) {
         if (ahead >= TRAIN_CONCURRENCY) break;
-        if (pipeline && !isCompleted(pipeline.status)) await services.pipelines.cancel(project, pipeline.id).catch(() => undefined);
+        if (pipeline) await trains.cancelPipeline(project, pipeline.id);
         const commit = await this.buildRef(services, project, repository, mr, previous, source);
         if (!commit) {
           await trains.leave(project, mr, car.userId, abortNote('the merge request has conflicts with the merge train'));
