@@ -6,6 +6,7 @@
  * behind it get new pipelines. Jobs are taken and finished through the runner protocol, so each step is the test's.
  */
 import { join } from 'node:path';
+import { Gitlab } from '@gitbeaker/rest';
 import { describe, expect, it } from 'vitest';
 import { addMember, createProject, createUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
@@ -229,9 +230,11 @@ describe('merge trains', () => {
     const { iid, job } = await openMr(train, 'delta', 'delta.txt');
     // Its pipeline still runs: boarding now is not available.
     expect((await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${iid}`)).body).toEqual({ message: 'Failed to merge' });
-    const later = await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${iid}`, { body: { when_pipeline_succeeds: true } });
-    expect(later.status, later.text).toBe(202);
-    expect(later.body).toEqual([]);
+    // @gitbeaker/rest's MergeTrains: boarding once the pipeline succeeds (202), then the car's status and the train.
+    const api = new Gitlab({ host: t.url, token: t.rootToken });
+    const later = await api.MergeTrains.addMergeRequest(id, iid, { whenPipelineSucceeds: true, showExpanded: true });
+    expect(later.status).toBe(202);
+    expect(later.data).toEqual([]);
     expect(await mrOf(train, iid)).toMatchObject({ merge_when_pipeline_succeeds: true });
     expect((await t.api('GET', `/projects/${id}/merge_trains/merge_requests/${iid}`)).status).toBe(404);
 
@@ -240,8 +243,12 @@ describe('merge trains', () => {
     expect(trainJob.git_info.ref).toBe(`refs/merge-requests/${iid}/train`);
     const car = await t.api('GET', `/projects/${id}/merge_trains/merge_requests/${iid}`);
     expect(car.body).toMatchObject({ status: 'fresh', pipeline: { sha: trainJob.git_info.sha } });
+    expect(await api.MergeTrains.showStatus(id, iid)).toMatchObject({ status: 'fresh', target_branch: 'main', merge_request: { iid } });
     await finish(train, trainJob, 'success');
     await eventually(async () => (await mrOf(train, iid)).state === 'merged');
+    const completed = await api.MergeTrains.all(id, { targetBranch: 'main', scope: 'complete' });
+    expect(completed.map((c) => [c.merge_request.iid, c.status, c.pipeline.sha])).toEqual([[iid, 'merged', trainJob.git_info.sha]]);
+    expect(await api.MergeTrains.all(id, { targetBranch: 'other', scope: 'complete' })).toEqual([]);
     const notes = await t.api('GET', `/projects/${id}/merge_requests/${iid}/notes?sort=asc`);
     const head = (await mrOf(train, iid)).sha;
     expect(notes.body.map((n: { body: string }) => n.body).slice(0, 2)).toEqual([`enabled automatic add to merge train when the pipeline for ${head} succeeds`, 'started a merge train']);

@@ -9,7 +9,7 @@ import type { JobHandlers, JobQueue } from '../../jobs/queue.js';
 import type { JobEnvironment, Services } from '../module.js';
 import { REFRESH_JOB, type ServicesOf } from './train.js';
 
-export const TRAIN_PIPELINE_FINISHED_JOB = 'merge_trains.pipeline_finished';
+const TRAIN_PIPELINE_FINISHED_JOB = 'merge_trains.pipeline_finished';
 
 /** A train pipeline finished: its train moves on, once per pipeline and status (the job's key). */
 export async function enqueueTrainPipelineFinished(jobs: Pick<JobQueue, 'enqueue'>, pipelineId: number, status: string, tx?: Parameters<JobQueue['enqueue']>[3]): Promise<void> {

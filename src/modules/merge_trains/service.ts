@@ -21,11 +21,11 @@ import { MergeTrainRefresh } from './train.js';
 export type CarRow = Prisma.MergeTrainCarGetPayload<object>;
 
 /** MergeTrains::Car's state machine: cars still on the train, and those that left it merged. */
-export const ACTIVE_CAR_STATUSES = ['idle', 'stale', 'fresh'] as const;
-export const COMPLETE_CAR_STATUSES = ['merging', 'merged', 'skip_merged'] as const;
+const ACTIVE_CAR_STATUSES = ['idle', 'stale', 'fresh'] as const;
+const COMPLETE_CAR_STATUSES = ['merging', 'merged', 'skip_merged'] as const;
 
 /** AutoMergeService's strategies of merge trains. */
-export const MERGE_TRAIN = 'merge_train';
+const MERGE_TRAIN = 'merge_train';
 export const ADD_TO_MERGE_TRAIN = 'add_to_merge_train_when_pipeline_succeeds';
 
 export interface CarFilters {

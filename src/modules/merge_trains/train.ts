@@ -22,7 +22,7 @@ import type { CarRow, MergeTrainsService } from './service.js';
 export const REFRESH_JOB = 'merge_trains.refresh';
 
 /** GitLab's limit of a train's parallel pipelines (MergeTrains::Train::DEFAULT_CONCURRENCY): cars beyond wait. */
-export const TRAIN_CONCURRENCY = 20;
+const TRAIN_CONCURRENCY = 20;
 /** Cars one pass looks at (the train's active cars are few; a bound all the same). */
 const PASS_LIMIT = 100;
 /** How long a pass may hold its train's lease; one still running then is overtaken. */
