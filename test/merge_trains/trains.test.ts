@@ -254,6 +254,31 @@ describe('merge trains', () => {
     expect(notes.body.map((n: { body: string }) => n.body).slice(0, 2)).toEqual([`enabled automatic add to merge train when the pipeline for ${head} succeeds`, 'started a merge train']);
   });
 
+  it('squashes on the train ref when asked, and keeps the squash commit as the merge request merged', async () => {
+    const train = await trainProject();
+    const id = train.project.id;
+    const iid = await readyMr(train, 'zeta', 'zeta.txt');
+    await commit(t, id, { 'zeta2.txt': 'two\n' }, 'zeta');
+    // The new head's merged results pipeline, succeeded, before boarding.
+    const job: Job = await requestJob(t, train.runnerToken);
+    await finish(train, job, 'success');
+    const head = await eventually(async () => {
+      const mr = await mrOf(train, iid);
+      return mr.head_pipeline?.status === 'success' && mr.head_pipeline.sha === job.git_info.sha && mr.sha;
+    });
+    const base = await mainHead(train);
+    const added = await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${iid}`, { body: { squash: true, sha: head } });
+    expect(added.status, added.text).toBe(201);
+    const [trainJob] = [...(await trainJobs(train, 1)).values()];
+    const [first, squashed] = await parentsOf(train, trainJob.git_info.sha);
+    expect(first).toBe(base);
+    expect(squashed).not.toBe(head);
+    expect(await parentsOf(train, squashed)).toEqual([base]);
+    await finish(train, trainJob, 'success');
+    await eventually(async () => (await mrOf(train, iid)).state === 'merged');
+    expect(await mrOf(train, iid)).toMatchObject({ squash: true, squash_commit_sha: squashed, merge_commit_sha: trainJob.git_info.sha });
+  });
+
   it('takes a merge request off the train when its source branch is pushed to, canceling its train pipeline', async () => {
     const train = await trainProject();
     const id = train.project.id;
