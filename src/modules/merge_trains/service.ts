@@ -21,7 +21,7 @@ import { MergeTrainRefresh } from './train.js';
 export type CarRow = Prisma.MergeTrainCarGetPayload<object>;
 
 /** MergeTrains::Car's state machine: cars still on the train, and those that left it merged. */
-const ACTIVE_CAR_STATUSES = ['idle', 'stale', 'fresh'] as const;
+export const ACTIVE_CAR_STATUSES = ['idle', 'stale', 'fresh'] as const;
 const COMPLETE_CAR_STATUSES = ['merging', 'merged', 'skip_merged'] as const;
 
 /** AutoMergeService's strategies of merge trains. */
@@ -59,6 +59,9 @@ export interface TrainRow {
 
 /** Cars an answer lists at most (a train runs at most 20 pipelines; its waiting cars are few). */
 const TRAIN_LIST_LIMIT = 100;
+
+/** Target branches with trains GraphQL's Project.mergeTrains reads at most. */
+const TRAIN_BRANCHES_LIMIT = 1000;
 
 const scopeStatuses = (scope: string | null | undefined): readonly string[] | null =>
   scope === 'active' ? ACTIVE_CAR_STATUSES : scope === 'complete' ? COMPLETE_CAR_STATUSES : null;
@@ -108,10 +111,10 @@ export class MergeTrainsService {
     await this.readable(project);
     const active = { targetProjectId: project.id, status: { in: [...ACTIVE_CAR_STATUSES] } };
     const branchFilter = targetBranches ? { targetBranch: { in: [...targetBranches] } } : {};
-    const activeBranches = async () => (await this.db.mergeTrainCar.findMany({ where: { ...active, ...branchFilter }, distinct: ['targetBranch'], select: { targetBranch: true } })).map((r) => r.targetBranch);
+    const activeBranches = async () => (await this.db.mergeTrainCar.findMany({ where: { ...active, ...branchFilter }, distinct: ['targetBranch'], select: { targetBranch: true }, take: TRAIN_BRANCHES_LIMIT })).map((r) => r.targetBranch);
     const where: Prisma.MergeTrainCarWhereInput = { targetProjectId: project.id, ...branchFilter };
     const names = async (): Promise<string[]> => {
-      const all = (await this.db.mergeTrainCar.findMany({ where, distinct: ['targetBranch'], select: { targetBranch: true }, orderBy: { targetBranch: 'asc' } })).map((r) => r.targetBranch);
+      const all = (await this.db.mergeTrainCar.findMany({ where, distinct: ['targetBranch'], select: { targetBranch: true }, orderBy: { targetBranch: 'asc' }, take: TRAIN_BRANCHES_LIMIT })).map((r) => r.targetBranch);
       if (status === null) return all;
       const running = new Set(await activeBranches());
       return all.filter((b) => running.has(b) === (status === 'active'));
@@ -153,7 +156,7 @@ export class MergeTrainsService {
   /** MergeTrains::Car#index: its place among the train's active cars (0: the first), null once it left. */
   async indexOf(car: CarRow): Promise<number | null> {
     if (!(ACTIVE_CAR_STATUSES as readonly string[]).includes(car.status)) return null;
-    return this.db.mergeTrainCar.count({ where: { targetProjectId: car.targetProjectId, targetBranch: car.targetBranch, status: { in: [...ACTIVE_CAR_STATUSES] }, id: { lt: car.id } } });
+    return this.base.loaders.merge_trains.activeIndex.load(car);
   }
 
   /** MergeRequest#merge_trains_count: the active cars of its target branch's train, while merge trains are enabled. */
