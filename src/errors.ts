@@ -295,6 +295,9 @@ export function isCoded(error: unknown): error is GraphQLError {
   return error instanceof GraphQLError && typeof error.extensions?.code === 'string' && error.extensions.code !== 'INTERNAL_SERVER_ERROR';
 }
 
+/** A coded error's words without the REST status before them (`403 Forbidden - …`): what a payload's `errors` says. */
+export const ownWords = (error: GraphQLError): string => error.message.replace(/^\d{3} [^-]*- /, '');
+
 /**
  * What a unique index refusing a row means to the caller, by index name: a concurrent request wrote the same key
  * first, after the service's own check had passed, so the answer is the one that check gives. The `lower(…)`

@@ -18,12 +18,14 @@ import { createApp, createContext, type App, type Context } from './context.js';
 import { databaseBounds, openMigratedDatabase, type Database } from './db/database.js';
 import { EventBus } from './events/bus.js';
 import { JOBS_ENQUEUED, JobQueue, type JobQueueOptions } from './jobs/queue.js';
+import { pgliteMaintenanceJobs } from './db/maintenance.js';
 import { RepositoryStorages } from './git/storages.js';
 import { ArtifactStorage } from './ci/artifact-storage.js';
 import { UploadStorage } from './uploads/storage.js';
 import { PushHooks } from './git/hooks.js';
 import { gitHttp } from './http/git-http.js';
 import { runnerApi } from './http/runner-api.js';
+import { mergeRequestRawDiffs } from './http/merge-request-raw-diffs.js';
 import { repositoryArchives, webArchives } from './http/repository-archive.js';
 import { releaseRedirects } from './modules/releases/http.js';
 import { createLogger, type Logger } from './logger.js';
@@ -45,7 +47,7 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { modules } from './modules/index.js';
 import { tokenAuthenticator } from './modules/tokens/service.js';
 import { oauthAuthenticator } from './modules/applications/authenticator.js';
-import { oauthHttp } from './modules/applications/http.js';
+import { discoveryHttp, oauthHttp } from './modules/applications/http.js';
 import { errorTrackingCollector } from './modules/error_tracking/http.js';
 import { alertMetricImageFiles, alertNotifyHttp } from './modules/alert_management/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
@@ -122,6 +124,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const handlers = typeof module.jobs === 'function' ? module.jobs(jobEnvironment) : (module.jobs ?? {});
     for (const [kind, handle] of Object.entries(handlers)) jobs.register(kind, handle);
   }
+  if (database.kind === 'pglite') for (const [kind, handle] of Object.entries(pgliteMaintenanceJobs)) jobs.register(kind, handle);
   const teardowns = modules.flatMap((module) => (module.projectTeardown ? [module.projectTeardown] : []));
   app.teardownProject = async (projectId) => {
     for (const teardown of teardowns) await teardown(jobEnvironment, projectId);
@@ -191,6 +194,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', runners.json);
   // Repository archives and snapshots are byte streams from git, with Workhorse's headers.
   web.use('/api/v4', repositoryArchives(app, authenticators));
+  // A merge request's raw diff, streamed from git as it comes.
+  web.use('/api/v4', mergeRequestRawDiffs(app, authenticators));
   // The Releases API's redirects (latest release, asset downloads).
   web.use('/api/v4', releaseRedirects(app, authenticators));
   // The web archive URLs releases list as their sources.
@@ -223,6 +228,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/-/graphql-explorer', graphqlExplorer());
   // OAuth 2 (Doorkeeper's routes): tokens, the authorization page, token info and revocation.
   web.use('/oauth', oauthHttp(app));
+  // OpenID Connect discovery and the keys that verify CI/CD ID tokens.
+  web.use(discoveryHttp(app));
   web.use('/api/v3', (_req, res) => res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' }));
   web.use((_req: Request, res: Response) => res.status(404).json({ error: '404 Not Found' }));
   web.use((error: unknown, _req: Request, res: Response, _next: unknown) => sendError(res, app, error));

@@ -5,7 +5,7 @@
  * same way and the one table in policy.ts takes them in.
  */
 import type { Prisma } from '../db/database.js';
-import { AccessLevel } from './access-levels.js';
+import { AccessLevel, humanAccessLevel } from './access-levels.js';
 import { FEATURE_COLUMNS, defaultFeatureLevels, featureLevel, requiredMinimumAccessLevel, type ProjectFeatureLevels, type ProjectFeatureName } from './project-features.js';
 import type { Viewer } from './viewer.js';
 
@@ -177,6 +177,12 @@ export function namespaceLevel(actor: Actor, ns: NamespaceSubject): number {
     AccessLevel.NO_ACCESS,
     ...ns.traversalIds.map((id) => Math.max(groups.get(id) ?? AccessLevel.NO_ACCESS, sharedGroups?.get(id) ?? AccessLevel.NO_ACCESS)),
   );
+}
+
+/** GitLab's `project.team.human_max_access(user).downcase`: the name of the actor's level on a project (`developer`), or null without one. */
+export function humanProjectAccess(actor: Actor, project: ProjectSubject): string | null {
+  const level = projectLevel(actor, project);
+  return level > AccessLevel.NO_ACCESS ? humanAccessLevel(level).toLowerCase() : null;
 }
 
 /** The viewer's effective level on a project: direct membership, a share with one of their groups, or inherited from its namespace. */

@@ -11,7 +11,7 @@
  */
 import { GraphQLError, isInputObjectType, isNonNullType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Context } from '../context.js';
-import { fromDatabase, isCoded, type ErrorExtensions } from '../errors.js';
+import { fromDatabase, isCoded, ownWords, type ErrorExtensions } from '../errors.js';
 import { snakeCase } from '../rest/params.js';
 
 type Input = { clientMutationId?: string | null } & Record<string, unknown>;
@@ -73,7 +73,7 @@ export function payloadErrors(error: unknown): string[] | null {
   const says = ext.code === 'FORBIDDEN' && (ext.state || (!ext.reason && error.message !== '403 Forbidden'));
   // A record's errors on one attribute (a merge request's branches, `attributeError`) are its validation errors too.
   const refusal = (ext.code === 'BAD_USER_INPUT' && !ext.params && !ext.problems) || ext.code === 'CONFLICT' || (ext.code === 'UNPROCESSABLE' && !!ext.listed) || says;
-  return refusal ? [error.message.replace(/^\d{3} [^-]*- /, '')] : null;
+  return refusal ? [ownWords(error)] : null;
 }
 
 /** Rails' `errors.full_messages`: the attribute humanized before each message, none before `base`'s. */

@@ -39,13 +39,30 @@ function snapshotEntry(path: string, directory: boolean): boolean {
   return ['HEAD', 'packed-refs', 'shallow'].includes(path) || path.startsWith('refs/') || /^objects\/[0-9a-f]{2}\/[0-9a-f]{38}$/.test(path) || /^objects\/pack\/pack-[0-9a-f]+\.(pack|idx)$/.test(path);
 }
 
-/** Streams git's output once it has said something; a git that fails first is GitLab's `404 File Not Found`. */
-export function streamArchive(app: App, req: Request, res: Response, plan: ArchivePlan): Promise<void> {
+/** A byte stream of git's output: what runs, the headers its answer carries, and what a git failing before any output answers. */
+export interface GitStream {
+  gitDir: string;
+  args: readonly string[];
+  headers: Record<string, string>;
+  failure: () => Error;
+}
+
+/**
+ * Streams git's output as it comes (never held whole: a chunk is written before the next is read), the answer's
+ * status and headers sent with its first chunk, or at its end when it said nothing; a git that fails before any
+ * output answers `failure`, one that fails later cuts the answer short.
+ */
+export function streamGit(app: App, req: Request, res: Response, stream: GitStream): Promise<void> {
   return new Promise<void>((resolve) => {
-    const child = spawnGit(plan.gitDir, plan.args);
+    const child = spawnGit(stream.gitDir, stream.args);
     let started = false;
     let exited = false;
     const stderr: Buffer[] = [];
+    const start = () => {
+      if (started) return;
+      started = true;
+      res.status(200).set(stream.headers);
+    };
     res.on('close', () => {
       if (!exited) child.kill('SIGKILL');
     });
@@ -53,14 +70,7 @@ export function streamArchive(app: App, req: Request, res: Response, plan: Archi
     child.stdin.end();
     child.stderr.on('data', (chunk: Buffer) => stderr.length < 16 && stderr.push(chunk));
     child.stdout.on('data', (chunk: Buffer) => {
-      if (!started) {
-        started = true;
-        res.status(200).set({
-          'Content-Disposition': `attachment; filename="${plan.fileName.replace(/["\\\r\n]/g, '_')}"`,
-          'Content-Type': plan.contentType,
-          'Content-Transfer-Encoding': 'binary',
-        });
-      }
+      start();
       if (req.method === 'HEAD') return;
       if (!res.write(chunk)) {
         child.stdout.pause();
@@ -77,19 +87,35 @@ export function streamArchive(app: App, req: Request, res: Response, plan: Archi
       exited = true;
       if (code !== 0) {
         if (!started && !res.headersSent) {
-          app.logger.info({ requestId: res.locals.requestId, git: Buffer.concat(stderr).toString('utf8').trim() }, 'git archive failed');
-          sendError(res, app, notFound('File'));
+          app.logger.info({ requestId: res.locals.requestId, args: stream.args.slice(0, 1), git: Buffer.concat(stderr).toString('utf8').trim() }, 'git stream failed');
+          sendError(res, app, stream.failure());
         } else res.destroy();
-      } else res.end();
+      } else {
+        start();
+        res.end();
+      }
       resolve();
     });
   });
 }
 
-export function repositoryArchives(app: App, authenticators: Record<Lane, CredentialsAuthenticator>) {
-  const router = express.Router();
+/** Streams `git archive`; a git that fails first is GitLab's `404 File Not Found`. */
+export function streamArchive(app: App, req: Request, res: Response, plan: ArchivePlan): Promise<void> {
+  return streamGit(app, req, res, {
+    gitDir: plan.gitDir,
+    args: plan.args,
+    headers: {
+      'Content-Disposition': `attachment; filename="${plan.fileName.replace(/["\\\r\n]/g, '_')}"`,
+      'Content-Type': plan.contentType,
+      'Content-Transfer-Encoding': 'binary',
+    },
+    failure: () => notFound('File'),
+  });
+}
 
-  const route = (template: string, handle: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response) => {
+/** An API byte stream's handler: its route named for the logs, what fails before the answer started answered as the API does. */
+export function streamRoute(app: App, template: string, handle: (req: Request, res: Response) => Promise<void>) {
+  return async (req: Request, res: Response) => {
     res.locals.route = `/api/v4${template}`;
     try {
       await handle(req, res);
@@ -98,12 +124,21 @@ export function repositoryArchives(app: App, authenticators: Record<Lane, Creden
       else res.destroy();
     }
   };
+}
 
-  async function reader(res: Response): Promise<Context> {
-    const viewer = await resolveViewer(authenticators.read, res.locals.credentials as Credentials | null);
-    requireScope(viewer, acceptedScopes('query', undefined));
-    return createContext(app, viewer, { lane: 'read' });
-  }
+/** The request's services as a reader: the credentials' viewer with a read scope, on the read lane. */
+export async function readerContext(authenticators: Record<Lane, CredentialsAuthenticator>, app: App, res: Response): Promise<Context> {
+  const viewer = await resolveViewer(authenticators.read, res.locals.credentials as Credentials | null);
+  requireScope(viewer, acceptedScopes('query', undefined));
+  return createContext(app, viewer, { lane: 'read' });
+}
+
+export function repositoryArchives(app: App, authenticators: Record<Lane, CredentialsAuthenticator>) {
+  const router = express.Router();
+
+  const route = (template: string, handle: (req: Request, res: Response) => Promise<void>) => streamRoute(app, template, handle);
+
+  const reader = (res: Response) => readerContext(authenticators, app, res);
 
   // `archive`, `archive.zip`, `archive.tar.gz`, …: one segment, its suffix GitLab's format.
   router.get(
@@ -163,9 +198,7 @@ export function webArchives(app: App, authenticators: Record<Lane, CredentialsAu
     if (!format) return next();
     res.locals.route = '/:namespace/:project/-/archive/*id';
     try {
-      const viewer = await resolveViewer(authenticators.read, res.locals.credentials as Credentials | null);
-      requireScope(viewer, acceptedScopes('query', undefined));
-      const { services } = createContext(app, viewer, { lane: 'read' });
+      const { services } = await readerContext(authenticators, app, res);
       const project = await services.projects.get({ path: params[0]! });
       const plan = await services.repositories.archives.archive(project, { sha: params[1]!, format });
       await streamArchive(app, req, res, plan);

@@ -121,16 +121,17 @@ export class JobQueue {
   /**
    * Makes sure every recurring kind has its row, first due one interval from now (a new database has nothing to
    * catch up on); a row left finished by an older version is due at once. Every replica calls this at start; the
-   * unique key leaves one row whoever comes first.
+   * unique key leaves one row whoever comes first. One statement: once one kind's row is there, all are.
    */
   async scheduleRecurring(): Promise<void> {
-    for (const [kind, everyMs] of this.recurring) {
-      await this.db.prisma.$executeRaw`
-        INSERT INTO "jobs" ("kind", "payload", "maxAttempts", "uniqueKey", "runAt", "updatedAt")
-        VALUES (${kind}, '{}'::jsonb, 1, ${recurringKey(kind)}::text, now() + (${everyMs}::double precision * interval '1 millisecond'), now())
-        ON CONFLICT ("uniqueKey") DO UPDATE SET "status" = 'queued', "runAt" = now(), "updatedAt" = now()
-        WHERE "jobs"."status" IN ('done', 'failed')`;
-    }
+    const rows = [...this.recurring].map(
+      ([kind, everyMs]) => Prisma.sql`(${kind}, '{}'::jsonb, 1, ${recurringKey(kind)}::text, now() + (${everyMs}::double precision * interval '1 millisecond'), now())`,
+    );
+    await this.db.prisma.$executeRaw`
+      INSERT INTO "jobs" ("kind", "payload", "maxAttempts", "uniqueKey", "runAt", "updatedAt")
+      VALUES ${Prisma.join(rows)}
+      ON CONFLICT ("uniqueKey") DO UPDATE SET "status" = 'queued', "runAt" = now(), "updatedAt" = now()
+      WHERE "jobs"."status" IN ('done', 'failed')`;
   }
 
   /** With `tx`, the job exists only if that transaction commits; this process then finds it on its next poll. */

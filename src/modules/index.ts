@@ -34,6 +34,7 @@ import { subscriptionsModule } from './subscriptions/index.js';
 import { labelsModule } from './labels/index.js';
 import { milestonesModule } from './milestones/index.js';
 import { resourceEventsModule } from './resource_events/index.js';
+import { incidentManagementModule } from './incident_management/index.js';
 import { issuesModule } from './issues/index.js';
 import { issueLinksModule } from './issue_links/index.js';
 import { mergeRequestsModule } from './merge_requests/index.js';
@@ -44,7 +45,7 @@ import { featuresModule } from './features/index.js';
 import { releasesModule } from './releases/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, subscriptionsModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, issuesModule, issueLinksModule, epicsModule, mergeRequestsModule, mergeTrainsModule, awardEmojiModule, featuresModule, releasesModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, subscriptionsModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, incidentManagementModule, issuesModule, issueLinksModule, epicsModule, mergeRequestsModule, mergeTrainsModule, awardEmojiModule, featuresModule, releasesModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

@@ -18,6 +18,10 @@ export interface JobPayload {
   cache?: { key: string; untracked: boolean; paths: string[]; policy: string; when: string; fallback_keys?: string[] }[] | null;
   image?: { name: string } | null;
   services?: { name: string }[] | null;
+  /** GitLab's job hooks: `pre_get_sources_script` runs before the sources are fetched. */
+  hooks?: { name: string; script: string[] }[] | null;
+  /** `secrets:` the runner is to resolve into variables, by variable name. */
+  secrets?: Record<string, Record<string, unknown>> | null;
 }
 
 export interface RunnerIdentity {

@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { artifactFiles, extractZip, gzipMembers, zipStream } from './artifacts.js';
 import { LocalCache } from './cache.js';
 import { installReleaseCli } from './release-cli.js';
+import { resolveVaultSecret, type VaultSecret } from './secrets.js';
 import type { JobPayload, ProtocolClient, RunnerIdentity } from './client.js';
 import { JobTrace } from './trace.js';
 
@@ -267,6 +268,45 @@ export class JobRun {
     const env = await this.environment(projectDir, join(root, 'builds'), scratch);
     const remaining = () => this.deadline - Date.now();
     const timeoutMessage = `execution took longer than ${goDuration(this.job.runner_info.timeout)} seconds`;
+    // gitlab-runner resolves `secrets:` before the job's scripts: each becomes a masked variable, a file unless the
+    // secret says `file: false`. This runner resolves Vault's KV secrets; any other provider fails the job.
+    const secrets = Object.entries(this.job.secrets ?? {});
+    if (secrets.length) {
+      this.line(`${GREEN}Resolving secrets${RESET}`);
+      const expandJob = (text: string) => text.replace(/\$(?:\{(\w+)\}|(\w+))/g, (_m, a?: string, b?: string) => env[(a ?? b) as string] ?? '');
+      for (const [name, settings] of secrets) {
+        this.line(`Resolving secret "${name}"...`);
+        const provider = Object.keys(settings).find((key) => key !== 'file' && key !== 'token') ?? 'unknown';
+        if (provider !== 'vault') {
+          this.line(`${RED}ERROR: Resolving secrets: secret "${name}": provider "${provider}" is not supported by this runner${RESET}`);
+          return { state: 'failed', reason: 'runner_system_failure', message: 'resolving secrets: no supported secrets provider' };
+        }
+        this.line(`Using "vault" secret resolver...`);
+        let value: string;
+        try {
+          value = await resolveVaultSecret(settings.vault as VaultSecret, expandJob);
+        } catch (error) {
+          this.line(`${RED}ERROR: Resolving secrets: secret "${name}": ${(error as Error).message}${RESET}`);
+          return { state: 'failed', reason: 'runner_system_failure', message: `resolving secrets: ${(error as Error).message}` };
+        }
+        this.trace.mask(value);
+        if (settings.file === false) env[name] = value;
+        else {
+          const path = join(scratch, name);
+          await writeFile(path, value, { mode: 0o600 });
+          env[name] = path;
+        }
+      }
+    }
+    // gitlab-runner's get_sources stage: the pre_get_sources_script hook first, in the builds directory, then the fetch.
+    const preGetSources = (this.job.hooks ?? []).filter((hook) => hook.name === 'pre_get_sources_script').flatMap((hook) => hook.script);
+    if (preGetSources.length) {
+      const buildsDir = join(root, 'builds');
+      await mkdir(buildsDir, { recursive: true });
+      const { code, timedOut } = await this.script(preGetSources, buildsDir, env, remaining(), scratch, 'pre_get_sources_script');
+      if (timedOut) return { state: 'failed', reason: 'job_execution_timeout', message: timeoutMessage };
+      if (code !== 0) return { state: 'failed', reason: 'script_failure', exitCode: code, message: `exit code ${code}` };
+    }
     if (env.GIT_STRATEGY === 'none') {
       await mkdir(projectDir, { recursive: true });
       this.line('Skipping Git repository setup');

@@ -5,6 +5,7 @@
  * even when the job prints nothing; a `403`, or a `Job-Status` of canceled or failed, stops the job.
  */
 import { crc32 } from 'node:zlib';
+import { maskTrace } from '../ci/mask.js';
 import { aborted, type JobPayload, type JobState, type ProtocolClient } from './client.js';
 
 /** GitLab Runner's DefaultTracePatchLimit: the most sent in one patch. */
@@ -32,20 +33,38 @@ export class JobTrace {
   private sending: Promise<void> | undefined;
   private lastContact = Date.now();
   private abortedOnce = false;
+  /** The values of the job's masked variables, and the written end that could begin one. */
+  private readonly secrets: string[];
+
+  /** Masks `value` from now on too (a secret the runner resolved). */
+  mask(value: string): void {
+    if (value !== '' && !this.secrets.includes(value)) this.secrets.push(value);
+  }
+  private held: Buffer = Buffer.alloc(0);
 
   constructor(
     private readonly client: ProtocolClient,
     private readonly job: JobPayload,
     private readonly options: TraceOptions,
-  ) {}
+  ) {
+    this.secrets = job.variables.filter((v) => v.masked && v.value !== '').map((v) => v.value);
+  }
 
   start(): void {
     this.timer = setInterval(() => void this.tick(), this.options.updateIntervalMs);
   }
 
   write(data: Buffer | string): void {
-    if (this.truncated) return;
-    let bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    // gitlab-runner masks the job's masked variables itself (ID tokens are made for this run alone, so only the
+    // runner knows them); an end that could begin a value waits for the next write.
+    const masked = maskTrace(this.held, typeof data === 'string' ? Buffer.from(data) : data, this.secrets, false);
+    this.held = masked.held;
+    this.append(masked.store);
+  }
+
+  private append(data: Buffer): void {
+    if (this.truncated || data.length === 0) return;
+    let bytes = data;
     if (this.size + bytes.length > this.options.outputLimit) {
       bytes = bytes.subarray(0, Math.max(0, this.options.outputLimit - this.size));
       this.truncated = true;
@@ -98,6 +117,8 @@ export class JobTrace {
   /** Stops the timer and sends the rest of the log (a bounded number of attempts); the checksum and size GitLab Runner reports. */
   async finish(): Promise<{ checksum: string; bytesize: number }> {
     clearInterval(this.timer);
+    this.append(maskTrace(this.held, Buffer.alloc(0), this.secrets, true).store);
+    this.held = Buffer.alloc(0);
     await this.sending;
     for (let attempt = 0; this.sent < this.size && attempt < FINAL_ATTEMPTS && !this.abortedOnce; attempt++) {
       const before = this.sent;

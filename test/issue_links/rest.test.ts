@@ -3,6 +3,7 @@ import { Gitlab } from '@gitbeaker/rest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
+import { eventually } from '../support/wait.js';
 
 let counting = false;
 const statements: string[] = [];
@@ -77,6 +78,20 @@ describe('creating a link', () => {
     await t.api('PUT', `/projects/${project.id}/issues/${a.iid}`, { token: owner.token, body: { state_event: 'close' } });
     const shown = await t.api('GET', `/projects/${project.id}/issues/${b.iid}`, { token: owner.token });
     expect(shown.body.blocking_issues_count).toBe(0);
+  });
+
+  it('counts again when a blocked issue goes with its deleted project, which no link service sees', async () => {
+    const doomed = await createProject(t, owner.token, { visibility: 'private' });
+    const [blocker, blocked] = [await newIssue('blocker'), await newIssue('doomed', doomed.id)];
+    const made = await t.api('POST', links(blocker), { token: owner.token, body: { target_project_id: doomed.id, target_issue_iid: blocked.iid, link_type: 'blocks' } });
+    expect(made.body.source_issue.blocking_issues_count).toBe(1);
+    expect((await t.api('DELETE', `/projects/${doomed.id}`, { token: owner.token })).status).toBe(202);
+    // The deletion job removes the project's rows, cascading to the link.
+    await eventually(async () => (await t.server.database.prisma.project.count({ where: { id: doomed.id } })) === 0);
+    const shown = await t.api('GET', `/projects/${project.id}/issues/${blocker.iid}`, { token: owner.token });
+    expect(shown.body.blocking_issues_count).toBe(0);
+    const gql = await t.graphql('query($p: ID!, $i: String!) { project(fullPath: $p) { issue(iid: $i) { blockingCount } } }', { p: project.path_with_namespace, i: String(blocker.iid) }, owner.token);
+    expect(gql.body.data.project.issue.blockingCount).toBe(0);
   });
 
   it('answers GitLab’s errors: 409 when related either way, 404s for hidden targets, 400s for bad parameters, 422 for itself', async () => {

@@ -368,6 +368,47 @@ describe('DELETE /users/:id', () => {
     await expectNothingLeftOf(author.id);
   });
 
+  it("hands a deleted user's pipeline schedules to the ghost user, inactive, on soft and hard deletion", async () => {
+    const owner = await createUser(t);
+    const project = await createProject(t, owner.token);
+    const base = `/projects/${project.id}`;
+    const commit = await t.api('POST', `${base}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  script: echo hi\n' }] },
+    });
+    expect(commit.status, commit.text).toBe(201);
+    const schedule = async (token: string) => {
+      const res = await t.api('POST', `${base}/pipeline_schedules`, { token, body: { description: 'nightly', ref: 'main', cron: '0 1 * * *' } });
+      expect(res.status, res.text).toBe(201);
+      return res.body as { id: number };
+    };
+    const [soft, hard] = await Promise.all([createUser(t), createUser(t)]);
+    for (const user of [soft, hard]) await addMember(t, owner.token, 'projects', project.id, user.id, 40);
+    const [softSchedule, hardSchedule] = [await schedule(soft.token), await schedule(hard.token)];
+    expect((await t.api('DELETE', `/users/${soft.id}`)).status).toBe(204);
+    expect((await t.api('DELETE', `/users/${hard.id}?hard_delete=true`)).status).toBe(204);
+
+    const ghost = (await t.api('GET', '/users?username=ghost')).body[0];
+    for (const s of [softSchedule, hardSchedule]) {
+      const res = await t.api('GET', `${base}/pipeline_schedules/${s.id}`, { token: owner.token });
+      expect([res.status, res.body.active, res.body.owner.id]).toEqual([200, false, ghost.id]);
+    }
+    const gql = await t.graphql(
+      'query($p: ID!) { project(fullPath: $p) { pipelineSchedules { nodes { active owner { username } } } } }',
+      { p: project.path_with_namespace },
+      owner.token,
+    );
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.project.pipelineSchedules.nodes).toEqual([
+      { active: false, owner: { username: ghost.username } },
+      { active: false, owner: { username: ghost.username } },
+    ]);
+    // A Maintainer takes one over and runs it again.
+    expect((await t.api('POST', `${base}/pipeline_schedules/${softSchedule.id}/take_ownership`, { token: owner.token })).status).toBe(201);
+    const resumed = await t.api('PUT', `${base}/pipeline_schedules/${softSchedule.id}`, { token: owner.token, body: { active: true } });
+    expect([resumed.status, resumed.body.active, resumed.body.owner.id]).toEqual([200, true, owner.id]);
+  });
+
   it('does not double an award the ghost user already gave', async () => {
     const owner = await createUser(t);
     const project = await createProject(t, owner.token, { visibility: 'public' });

@@ -10,6 +10,7 @@ import {
 import { readNeeds, readPolicy, readRules, readTrigger, type RuleSpec } from './conditions-entries.js';
 import { readCache } from './cache-entry.js';
 import { readRelease } from './release-entry.js';
+import { readDastConfiguration, readHooks, readIdentity, readIdTokens, readPages, readPublish, readSecrets } from './job-keywords.js';
 import { LIMITS, parseDuration } from './durations.js';
 import { readParallel, type ParallelInstance } from './parallel.js';
 import { Problems, unknownKeys } from './problems.js';
@@ -38,7 +39,7 @@ export interface JobSpec
     PlannedJob,
     | 'name' | 'stage' | 'when' | 'startIn' | 'allowFailure' | 'allowFailureExitCodes' | 'script' | 'beforeScript' | 'afterScript' | 'image'
     | 'services' | 'tags' | 'artifacts' | 'cache' | 'retry' | 'timeout' | 'interruptible' | 'coverage' | 'dependencies' | 'needs' | 'trigger' | 'only' | 'except'
-    | 'resourceGroup' | 'release'
+    | 'resourceGroup' | 'release' | 'idTokens' | 'hooks' | 'secrets' | 'manualConfirmation' | 'pages' | 'publish' | 'identity' | 'dastConfiguration'
   > {
   bridge: boolean;
   environment: JobEnvironment | null;
@@ -156,6 +157,12 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
   const except = has('except') ? readPolicy(get('except'), `${loc}:except`, p) : null;
   const variables = has('variables') ? (readVariables(get('variables'), `${loc}:variables`, p, ['value', 'expand']) ?? []) : [];
   const parallel = has('parallel') ? readParallel(get('parallel'), name, `${loc}:parallel`, p) : null;
+  const manualConfirmation = has('manual_confirmation') ? get('manual_confirmation') : null;
+  if (!bridge && manualConfirmation !== null && !isString(manualConfirmation)) p.add(loc, 'manual confirmation should be a string');
+  // GitLab's pages_job?: `pages:` set (a hash or true), or a job named `pages` that does not say `pages: false`.
+  const pagesValue = get('pages');
+  const pagesJob = !bridge && (pagesValue === true || (isMap(pagesValue) && pagesValue.size > 0) || (name === 'pages' && pagesValue !== false));
+  if (!bridge && has('publish') && !pagesJob) p.add(loc, 'publish can only be used within a `pages` job');
 
   const spec: JobSpec = {
     name,
@@ -179,6 +186,14 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
     coverage: bridge ? null : optional('coverage', (v, l) => readCoverage(v, l, p)),
     environment: optional('environment', (v, l) => readEnvironment(v, l, p)),
     release: bridge ? null : optional('release', (v, l) => readRelease(v, l, p)),
+    idTokens: bridge ? null : optional('id_tokens', (v, l) => readIdTokens(v, l, p)),
+    hooks: bridge ? null : optional('hooks', (v, l) => readHooks(v, l, p)),
+    secrets: bridge ? null : optional('secrets', (v, l) => readSecrets(v, l, p)),
+    manualConfirmation: isString(manualConfirmation) ? manualConfirmation : null,
+    pages: bridge ? null : pagesOf(pagesJob, optional('pages', (v, l) => readPages(v, l, p))),
+    publish: bridge ? null : optional('publish', (v, l) => readPublish(v, l, p)),
+    identity: bridge ? null : optional('identity', (v, l) => readIdentity(v, l, p)),
+    dastConfiguration: bridge ? null : optional('dast_configuration', (v, l) => readDastConfiguration(v, l, p)),
     resourceGroup: isString(resourceGroup) ? resourceGroup : null,
     dependencies: isStringArray(dependencies) ? dependencies : null,
     needs: needs ? needs.jobs : null,
@@ -191,6 +206,16 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
     trigger: bridge && has('trigger') ? readTrigger(get('trigger'), `${loc}:trigger`, p) : null,
     parallel,
   };
+  // GitLab 17.10: a Pages job's folder (`pages:publish`, `publish:`, else `public`) is added to its artifacts' paths.
+  if (spec.pages !== null) {
+    const folder = (typeof spec.pages === 'object' ? spec.pages.publish : undefined) ?? spec.publish ?? 'public';
+    const artifacts = spec.artifacts ?? { paths: [], exclude: [], untracked: false, when: 'on_success' as const, reports: {} };
+    if (!artifacts.paths.includes(folder)) spec.artifacts = { ...artifacts, paths: [...artifacts.paths, folder] };
+  }
+  // What this server has no service for is said, not dropped in silence (README: what the server cannot do).
+  if (spec.pages !== null) p.warn(loc, 'pages: this server does not serve GitLab Pages, the job runs and keeps its artifacts');
+  if (spec.identity !== null) p.warn(loc, 'identity: Google Cloud workload identity is not available on this server, the job runs without it');
+  if (spec.dastConfiguration !== null) p.warn(loc, 'dast_configuration: DAST site and scanner profiles are not available on this server, the job runs without them');
   if (rules && !context.workflowHasRules) {
     const last = get('rules');
     const lastRule = Array.isArray(last) ? last.flat(MAX_FLAT)[last.flat(MAX_FLAT).length - 1] : null;
@@ -200,6 +225,11 @@ export function readJob(name: string, config: ConfigMap, bridge: boolean, contex
 }
 
 const MAX_FLAT = 10;
+
+/** A Pages job's `pages:` (true when it says nothing more); null for any other job. */
+function pagesOf(pagesJob: boolean, value: ReturnType<typeof readPages>): ReturnType<typeof readPages> {
+  return pagesJob ? (value || true) : null;
+}
 
 /** Top-level keys GitLab still reads as defaults (deprecated in favour of `default:`). */
 const DEPRECATED_GLOBALS = ['before_script', 'image', 'services', 'after_script', 'cache'];
@@ -222,6 +252,8 @@ function validateDefault(key: string, entry: Value, loc: string, p: Problems): v
   else if (key === 'retry') readRetry(entry, p);
   else if (key === 'timeout') readTimeout(entry, loc, p);
   else if (key === 'interruptible') readBoolean(entry, loc, p);
+  else if (key === 'hooks') readHooks(entry, loc, p);
+  else if (key === 'id_tokens') readIdTokens(entry, loc, p);
 }
 
 /** Validates `default:` and returns its entries (deprecated top-level keys folded in), with GitLab's errors. */

@@ -141,6 +141,22 @@ export interface PlannedJob {
   /** `release:` as written (validated), for the runner's release step. */
   release: import('./release-entry.js').PlannedRelease | null;
   interruptible: boolean;
+  /** `id_tokens:` (the job's, or `default:`'s): each token's name and audience, variables unexpanded. */
+  idTokens: import('./job-keywords.js').PlannedIdTokens | null;
+  /** `hooks:` (the job's, or `default:`'s). */
+  hooks: import('./job-keywords.js').PlannedHooks | null;
+  /** `secrets:`: each variable's provider settings. */
+  secrets: import('./job-keywords.js').PlannedSecrets | null;
+  /** `manual_confirmation:`, the message shown before a manual job is run. */
+  manualConfirmation: string | null;
+  /** `pages:` of a Pages job (true for a job named `pages`), null for any other job. */
+  pages: import('./job-keywords.js').PlannedPages | null;
+  /** `publish:` (the Pages folder), as written. */
+  publish: string | null;
+  /** `identity:` (GitLab.com's Google Cloud workload identity), as written. */
+  identity: string | null;
+  /** `dast_configuration:`, as written. */
+  dastConfiguration: { site_profile?: string; scanner_profile?: string } | null;
   /** `resource_group:` as written (its variables expanded when the pipeline is created), or null. */
   resourceGroup: string | null;
   /** trigger: jobs (bridges), kept as data. */

@@ -19,7 +19,8 @@ import { readBasicCredentials } from '../../auth/credentials.js';
 import { createContext, type App } from '../../context.js';
 import { escapeHtml } from '../../markdown.js';
 import type { ApplicationsService, AuthorizationRequest, ClientCredentials } from './service.js';
-import { AuthorizationProblem, NATIVE_REDIRECT_URI } from './service.js';
+import { AuthorizationProblem, NATIVE_REDIRECT_URI, OAUTH_SCOPES } from './service.js';
+import { ciSigningKey } from '../../ci/id-tokens.js';
 import { OAuthError, oauthErrors } from './oauth-errors.js';
 
 /** Responses carrying tokens are never stored (RFC 6749 §5.1). */
@@ -234,5 +235,46 @@ export function oauthHttp(app: App): Router {
     }),
   );
 
+  return router;
+}
+
+/** Rails' `expires_in 24.hours, public: true, must_revalidate: true, 'no-transform': true`. */
+const DISCOVERY_CACHE = 'max-age=86400, public, must-revalidate, no-transform';
+
+/**
+ * GitLab's OpenID Connect discovery (JwksController over Doorkeeper::OpenidConnect's): the provider document at
+ * `/.well-known/openid-configuration`, and the public keys that verify what the instance signs (its CI/CD ID
+ * tokens) at `/oauth/discovery/keys` and `/-/jwks`. The document names only endpoints this server has: no
+ * userinfo or introspection endpoint, as there is none here.
+ */
+export function discoveryHttp(app: App): Router {
+  const router = Router();
+  const base = app.config.externalUrl.replace(/\/+$/, '');
+  const keys = (_req: Request, res: Response, next: NextFunction) => {
+    ciSigningKey(app.db).then(
+      (signing) => res.status(200).set('Cache-Control', DISCOVERY_CACHE).json({ keys: [signing.jwk] }),
+      next,
+    );
+  };
+  router.get('/oauth/discovery/keys', keys);
+  router.get('/-/jwks', keys);
+  router.get('/.well-known/openid-configuration', (_req, res) => {
+    res.status(200).json({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/oauth/token`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      jwks_uri: `${base}/oauth/discovery/keys`,
+      scopes_supported: OAUTH_SCOPES,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query', 'fragment'],
+      grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+      claim_types_supported: ['normal'],
+      code_challenge_methods_supported: ['plain', 'S256'],
+    });
+  });
   return router;
 }

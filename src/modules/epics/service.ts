@@ -4,7 +4,7 @@
  * (EPICS_ENABLED; GitLab's `authorize_epics_feature!` answers 403 once the group is found).
  */
 import type { Prisma } from '../../db/database.js';
-import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, isCoded, notFoundAs, recordNotFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, isCoded, notFoundAs, ownWords, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { GroupsService } from '../groups/service.js';
 import type { IssuesService, IssueRow } from '../issues/service.js';
@@ -551,7 +551,7 @@ export class EpicsService {
       await this.parentFor(await this.groupOf(epic), parent.id, epic);
       return null;
     } catch (error) {
-      if (isCoded(error)) return error.message.replace(/^\d{3} [^-]*- /, '');
+      if (isCoded(error)) return ownWords(error);
       throw error;
     }
   }

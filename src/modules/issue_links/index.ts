@@ -4,7 +4,6 @@
  * (`blocking_issues_count`, GraphQL's `blocked`, `blockedByIssues`, `blockingCount`).
  */
 import { defineModule } from '../module.js';
-import { createIssueLinkLoaders, type IssueLinkLoaders } from './loaders.js';
 import { issueLinksPolicy } from './policy.js';
 import { issueLinkResolvers } from './resolvers.js';
 import { issueLinkRoutes } from './routes.js';
@@ -13,9 +12,6 @@ import { IssueLinksService } from './service.js';
 declare module '../module.js' {
   interface Services {
     issue_links: IssueLinksService;
-  }
-  interface Loaders {
-    issue_links: IssueLinkLoaders;
   }
 }
 
@@ -26,7 +22,6 @@ export const issueLinksModule = defineModule({
   resolvers: issueLinkResolvers,
   policy: issueLinksPolicy,
   routes: issueLinkRoutes,
-  loaders: (db) => createIssueLinkLoaders(db),
   uses: ['issues', 'projects', 'notes'],
   service: (base, { issues, projects, notes }) => new IssueLinksService(base, issues, projects, notes),
 });

@@ -32,8 +32,7 @@ export const issueLinkResolvers = {
     blocked: async (i: IssueRow, _a: unknown, ctx: Context) => (await ctx.services.issue_links.blockedBy(i)).length > 0,
     blockedByCount: async (i: IssueRow, _a: unknown, ctx: Context) => (await ctx.services.issue_links.blockedBy(i)).length,
     blockedByIssues: async (i: IssueRow, args: PageArgs, ctx: Context) => listConnection(args, await ctx.services.issue_links.blockedBy(i)),
-    blockingCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.issue_links.blockingCount(i.id),
-    blockingIssuesCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.issue_links.blockingCount(i.id),
+    blockingCount: (i: IssueRow) => i.blockingIssuesCount,
   },
   Query: {
     relatedIssues: async (_: unknown, args: IssueKey, ctx: Context) => {

@@ -7,7 +7,7 @@ import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
 import { conflict, notFoundAs, recordNotFound, refused, unprocessable } from '../../errors.js';
 import type { Ref } from '../../graphql/ids.js';
-import { refreshBlockingCounts, type IssueRow, type IssuesService } from '../issues/service.js';
+import type { IssueRow, IssuesService } from '../issues/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NotesService } from '../notes/service.js';
 import { toSentence } from '../resource_events/issuables.js';
@@ -106,11 +106,6 @@ export class IssueLinksService {
     return this.related(await this.findIssue(project, iid));
   }
 
-  /** The open issues an issue blocks, counted (EE's blocking_issues_count), batched per request. */
-  blockingCount(issueId: number): Promise<number> {
-    return this.base.loaders.issue_links.blockingCount.load(issueId);
-  }
-
   private blockedByLoader?: DataLoader<number, IssueRow[]>;
 
   /** The open issues blocking an issue that the viewer may read (GraphQL's `blocked`, `blockedByIssues`): batched per request. */
@@ -185,14 +180,15 @@ export class IssueLinksService {
     const link = await this.db.$transaction(async (tx) => {
       const now = new Date();
       const created = await tx.issueLink.create({ data: { sourceId: source.id, targetId: target.id, linkType: stored, createdAt: now, updatedAt: now } });
-      if (stored === 'blocks') await refreshBlockingCounts(tx, [source.id]);
       const [sourceText, targetText] =
         stored === 'blocks' ? ['marked this issue as blocking', 'marked this issue as blocked by'] : ['marked this issue as related to', 'marked this issue as related to'];
       await this.note(tx, source, target, projects, `${sourceText}`, viewer.id, now);
       await this.note(tx, target, source, projects, `${targetText}`, viewer.id, now);
-      return created;
+      // The database counted the new link into the source's blocking count (a trigger): the answer shows it.
+      const counted = await tx.issue.findUniqueOrThrow({ where: { id: source.id }, select: { blockingIssuesCount: true } });
+      return { created, counted };
     });
-    return { link, source, target };
+    return { link: link.created, source: { ...source, ...link.counted }, target };
   }
 
   /** IssuableLink's validations beyond uniqueness, in their words: itself, and the number of links on either side. */
@@ -226,7 +222,6 @@ export class IssueLinksService {
     await this.db.$transaction(async (tx) => {
       const now = new Date();
       await tx.issueLink.delete({ where: { id: view.link.id } });
-      if (view.link.linkType === 'blocks') await refreshBlockingCounts(tx, [view.source.id]);
       await this.note(tx, view.source, view.target, projects, 'removed the relation with', viewer.id, now);
       await this.note(tx, view.target, view.source, projects, 'removed the relation with', viewer.id, now);
     });

@@ -70,6 +70,8 @@ const SORTS: Record<string, [IssueOrderBy, 'asc' | 'desc']> = {
   BLOCKING_ISSUES_DESC: ['blocking_issues', 'desc'],
   HEALTH_STATUS_ASC: ['health_status', 'asc'],
   HEALTH_STATUS_DESC: ['health_status', 'desc'],
+  SLA_DUE_AT_ASC: ['sla_due_at', 'asc'],
+  SLA_DUE_AT_DESC: ['sla_due_at', 'desc'],
 };
 
 function filtersOf(args: ListArgs): IssueFilters {

@@ -16,6 +16,7 @@ import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMess
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import type { LabelsService } from '../labels/service.js';
 import { issuableConditions } from './finder.js';
+import { markIssuableSlaClosed, startIssuableSla } from '../incident_management/sla.js';
 import type { EscalationStatus, HealthStatus, IssueType, Severity } from './incidents.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -24,6 +25,7 @@ import type { TodosService } from '../todos/service.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import type { IssueSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
+import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
 
 export const ISSUE = 'Issue';
 
@@ -49,7 +51,8 @@ export type IssueOrderBy =
   | 'severity'
   | 'escalation_status'
   | 'blocking_issues'
-  | 'health_status';
+  | 'health_status'
+  | 'sla_due_at';
 
 /** IssuesFinder's filters, as the Issues API names them (REST) and GraphQL's `issues` arguments fill them. */
 export interface IssueFilters {
@@ -276,13 +279,38 @@ export class IssuesService {
     else if (filters.healthStatus === 'any') and.push({ healthStatus: { not: null } });
     else if (filters.healthStatus) and.push({ healthStatus: filters.healthStatus });
     and.push(...(await issuableConditions(this.db, filters)));
+    // EE's sort_by_attribute sorts by SLA `with_feature(:sla)`: incidents only.
+    if (filters.orderBy === 'sla_due_at') and.push({ issueType: 'incident' });
     const where: Prisma.IssueWhereInput = { AND: and };
     const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
     return connection(
       page,
-      ({ skip, take }) => this.db.issue.findMany({ where, orderBy, skip, take, include: withAssignees }),
+      ({ skip, take }) =>
+        filters.orderBy === 'sla_due_at' ? this.bySlaDueAt(where, filters.sort ?? 'desc', skip, take) : this.db.issue.findMany({ where, orderBy, skip, take, include: withAssignees }),
       () => this.db.issue.count({ where }),
     );
+  }
+
+  /**
+   * EE's order_sla_due_at_asc/desc: by the SLA's due time, `NULLS LAST` either way, ties newest first. Prisma cannot
+   * put a missing relation row last when descending, so the page is read from the incidents with an SLA first and
+   * continues into those without one.
+   */
+  private async bySlaDueAt(where: Prisma.IssueWhereInput, sort: 'asc' | 'desc', skip: number, take: number): Promise<IssueRow[]> {
+    const withSla: Prisma.IssueWhereInput = { AND: [where, { issuableSla: { isNot: null } }] };
+    const first = await this.db.issue.findMany({ where: withSla, orderBy: [{ issuableSla: { dueAt: sort } }, { id: 'desc' }], skip, take, include: withAssignees });
+    if (first.length === take) return first;
+    // The page reaches past the incidents with an SLA: it goes on from the first without one, or from where the
+    // page starts among them.
+    const offset = first.length ? 0 : Math.max(0, skip - (await this.db.issue.count({ where: withSla })));
+    const rest = await this.db.issue.findMany({
+      where: { AND: [where, { issuableSla: { is: null } }] },
+      orderBy: [{ id: 'desc' }],
+      skip: offset,
+      take: take - first.length,
+      include: withAssignees,
+    });
+    return [...first, ...rest];
   }
 
 
@@ -324,28 +352,6 @@ export class IssuesService {
     }
   }
 
-  /** Locks the project's row, so iids are decided one issue at a time. */
-  private async lock(tx: Prisma.TransactionClient, projectId: number): Promise<void> {
-    await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${projectId} FOR UPDATE`;
-  }
-
-  /** A milestone the project may use (its own or one of its groups'); null for none, as GitLab drops an unknown one. */
-  private async milestoneFor(project: ProjectRow, id: number | null | undefined): Promise<number | null> {
-    if (!id) return null;
-    const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
-    const milestone = await this.db.milestone.findFirst({ where: { id, OR: [{ projectId: project.id }, { groupId: { in: groups } }] }, select: { id: true } });
-    return milestone?.id ?? null;
-  }
-
-  /** Users among `ids` that exist (GitLab keeps only assignees who may read the issue; the first for Free). */
-  private async assigneesFor(ids: readonly number[]): Promise<number[]> {
-    const wanted = [...new Set(ids.filter((id) => id > 0))];
-    if (!wanted.length) return [];
-    const users = await this.db.user.findMany({ where: { id: { in: wanted } }, select: { id: true } });
-    const found = new Set(users.map((u) => u.id));
-    return wanted.filter((id) => found.has(id));
-  }
-
   private async labelIdsFor(project: ProjectRow, titles: readonly string[] | null | undefined, ids: readonly number[] | null | undefined): Promise<number[]> {
     const byTitle = titles?.length ? await this.labels.findOrCreateByTitles(project, titles, true) : [];
     const byId = ids?.length ? await this.labels.availableByIds(project, ids) : [];
@@ -380,11 +386,11 @@ export class IssuesService {
     };
     const errors = issueErrors(draft);
     if (Object.keys(errors).length) throw invalid(errors);
-    const milestoneId = metadata ? await this.milestoneFor(project, input.milestoneId) : null;
-    const assigneeIds = metadata && input.assigneeIds ? await this.assigneesFor(input.assigneeIds) : [];
+    const milestoneId = metadata ? await usableMilestone(this.db, project, input.milestoneId) : null;
+    const assigneeIds = metadata && input.assigneeIds ? await existingUsers(this.db, input.assigneeIds) : [];
     const labelIds = metadata ? await this.labelIdsFor(project, input.labels, input.labelIds) : [];
     const created = await this.db.$transaction(async (tx) => {
-      await this.lock(tx, project.id);
+      await lockForIid(tx, project.id);
       const { _max } = await tx.issue.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
       const at = createdAt ?? new Date();
       const issue = await tx.issue.create({
@@ -401,6 +407,7 @@ export class IssuesService {
         include: withAssignees,
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: issue.id })) });
+      await startIssuableSla(tx, issue);
       await this.events.issuables.created(tx, issue, labelIds, viewer.id);
       await this.event(project, issue, 'created', tx);
       await this.announce(tx, project, null, issue.id, 'open');
@@ -428,7 +435,7 @@ export class IssuesService {
     if (changes.discussionLocked != null && metadata) data.discussionLocked = changes.discussionLocked;
     if (metadata && changes.weight !== undefined) data.weight = changes.weight;
     if (metadata && changes.dueDate !== undefined) data.dueDate = dateOf(changes.dueDate);
-    if (metadata && changes.milestoneId !== undefined) data.milestoneId = await this.milestoneFor(project, changes.milestoneId);
+    if (metadata && changes.milestoneId !== undefined) data.milestoneId = await usableMilestone(this.db, project, changes.milestoneId);
     if (metadata && changes.healthStatus !== undefined) data.healthStatus = changes.healthStatus;
     const issueType = metadata && changes.issueType != null ? changes.issueType : (issue.issueType as IssueType);
     if (issueType !== issue.issueType) data.issueType = issueType;
@@ -453,7 +460,7 @@ export class IssuesService {
       if (state === 'closed' && incident) escalation = 'resolved';
     }
     if (escalation !== issue.escalationStatus) data.escalationStatus = escalation;
-    const assigneeIds = metadata && changes.assigneeIds != null ? await this.assigneesFor(changes.assigneeIds) : null;
+    const assigneeIds = metadata && changes.assigneeIds != null ? await existingUsers(this.db, changes.assigneeIds) : null;
     let labelIds: number[] | null = null;
     const labelChange = { added: [] as number[], removed: [] as number[] };
     if (metadata) {
@@ -483,10 +490,11 @@ export class IssuesService {
         await tx.issueAssignee.createMany({ data: assigneeIds.map((userId) => ({ issueId: issue.id, userId })), skipDuplicates: true });
       }
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      if (data.issueType) await startIssuableSla(tx, updated);
+      if (data.state) await markIssuableSlaClosed(tx, issue.id, state === 'closed');
       await this.events.issuables.updated(tx, issue, updated, labelChange, viewer.id);
       if (data.state) {
         await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
-        await refreshBlockingCounts(tx, await blockersOf(tx, issue.id));
       }
       await this.announce(tx, project, before, issue.id, data.state ? (state === 'closed' ? 'close' : 'reopen') : 'update');
       return updated;
@@ -521,9 +529,7 @@ export class IssuesService {
       await tx.note.deleteMany({ where: { noteableType: ISSUE, noteableId: issue.id } });
       await SubscriptionsService.forget(tx, ISSUE, issue.id);
       await this.events.deleteFor(tx, { type: ISSUE, id: issue.id });
-      const blockers = await blockersOf(tx, issue.id);
       await tx.issue.delete({ where: { id: issue.id } });
-      await refreshBlockingCounts(tx, blockers);
       return issue;
     });
   }
@@ -653,24 +659,4 @@ export class IssuesService {
   labelsOf(issueIds: readonly number[]) {
     return this.db.labelLink.findMany({ where: { issueId: { in: [...issueIds] } }, include: { label: true } });
   }
-}
-
-/** The issues that block this one (the sources of its `blocks` links): whose blocking counts its state moves. */
-async function blockersOf(tx: Prisma.TransactionClient, issueId: number): Promise<number[]> {
-  const links = await tx.issueLink.findMany({ where: { targetId: issueId, linkType: 'blocks' }, select: { sourceId: true } });
-  return links.map((l) => l.sourceId);
-}
-
-/**
- * Counts again the open issues each of these issues blocks (EE's Issue#refresh_blocking_and_blocked_issues_cache!),
- * in the caller's transaction: the `blockingIssuesCount` that lists show and BLOCKING_ISSUES sorts by.
- */
-export async function refreshBlockingCounts(tx: Prisma.TransactionClient, ids: readonly number[]): Promise<void> {
-  if (!ids.length) return;
-  await tx.$executeRaw`
-    UPDATE "issues" AS i SET "blockingIssuesCount" = (
-      SELECT count(*)::int FROM "issue_links" AS l JOIN "issues" AS t ON t."id" = l."targetId"
-      WHERE l."sourceId" = i."id" AND l."linkType" = 'blocks' AND t."state" = 'opened'
-    )
-    WHERE i."id" = ANY(${[...new Set(ids)]}::int[])`;
 }

@@ -44,23 +44,23 @@ export function autoMergeJobs({ app, contextFor }: JobEnvironment): JobHandlers 
       // The merge requests whose head pipeline this is: its own, or those of its branch at its commit.
       const candidates = await app.db.mergeRequest.findMany({
         where: {
-          projectId: pipeline.projectId,
           state: 'opened',
           autoMergeEnabled: true,
           // A train's strategies are the merge train's (merge_trains/): only waiting to board is decided here.
           autoMergeStrategy: { in: [...AUTO_MERGE_STRATEGIES, ADD_TO_MERGE_TRAIN] },
-          OR: [...(pipeline.mergeRequestId ? [{ id: pipeline.mergeRequestId }] : []), { sourceBranch: pipeline.ref }],
+          // A fork's merge request pipelines and branch pipelines run in the fork, its source project.
+          OR: [...(pipeline.mergeRequestId ? [{ id: pipeline.mergeRequestId }] : []), { sourceProjectId: pipeline.projectId, sourceBranch: pipeline.ref }],
         },
-        select: { id: true, iid: true, mergeUserId: true, autoMergeStrategy: true },
+        select: { id: true, iid: true, projectId: true, mergeUserId: true, autoMergeStrategy: true },
         take: 100,
       });
       for (const candidate of candidates) {
         const viewer = candidate.mergeUserId === null ? null : await userViewer(app.db, candidate.mergeUserId);
         const { services } = contextFor(viewer);
-        const project = await services.projects.find({ id: pipeline.projectId });
+        const project = await services.projects.find({ id: candidate.projectId });
         const mr = project && (await services.merge_requests.find(project, candidate.iid));
         if (!project || !mr) continue;
-        const head = await services.pipelines.headForMergeRequest(mr, project);
+        const head = await services.pipelines.headForMergeRequest(mr);
         if (!head || head.id !== pipelineId) continue;
         if (candidate.autoMergeStrategy === ADD_TO_MERGE_TRAIN) {
           if (viewer) await services.merge_trains.pipelineFinished(project, mr, status);

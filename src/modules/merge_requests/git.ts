@@ -9,6 +9,7 @@ import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { RepositoryHistory, ZERO_SHA, type Repository, type Signature } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
+import { mergeRequestHeadKey } from '../pipelines/loaders.js';
 import { mergeRequestMergeRef, mergeRequestRef } from '../pipelines/predefined.js';
 import type { MergedResultRef } from '../pipelines/service.js';
 import { ACTIVE_STATUSES } from '../pipelines/status.js';
@@ -184,7 +185,7 @@ export class MergeRequestGit {
    */
   async diffRefs(mr: MergeRequestRow): Promise<DiffRefs> {
     if (mr.state !== 'merged') {
-      const version = await this.mergeRequests.versions.latestOf(mr.id);
+      const version = await this.mergeRequests.versions.latestOf(mr);
       if (version) return { baseSha: version.baseCommitSha, headSha: version.headCommitSha, startSha: version.startCommitSha };
     }
     const { baseSha, headSha, startSha } = await this.state(mr);
@@ -229,7 +230,7 @@ export class MergeRequestGit {
     const project = await this.mergeRequests.projectOf(mr);
     if (!project.onlyAllowMergeIfPipelineSucceeds) return null;
     const { headSha } = await this.state(mr);
-    const head = await this.base.loaders.pipelines.headByMergeRequest.load({ id: mr.id, projectId: mr.projectId, sourceBranch: mr.sourceBranch, headSha: mr.headSha });
+    const head = await this.base.loaders.pipelines.headByMergeRequest.load(mergeRequestHeadKey(mr));
     const pipeline = head && (head.sha === headSha || head.sourceSha === headSha) ? head : null;
     if (pipeline?.status === 'success' || (pipeline?.status === 'skipped' && project.allowMergeOnSkippedPipeline)) return null;
     return pipeline && (ACTIVE_STATUSES as readonly string[]).includes(pipeline.status) ? 'ci_still_running' : 'ci_must_pass';
@@ -297,7 +298,7 @@ export class MergeRequestGit {
    * from git (`1000+` beyond GitLab's cap) for a merge request without versions.
    */
   async changesCount(mr: MergeRequestRow): Promise<string | null> {
-    const version = await this.mergeRequests.versions.latestOf(mr.id);
+    const version = await this.mergeRequests.versions.latestOf(mr);
     if (version) return version.realSize;
     const project = await this.mergeRequests.projectOf(mr);
     const { headSha, baseSha, startSha } = await this.diffRefs(mr);
@@ -308,31 +309,40 @@ export class MergeRequestGit {
     return count > 1000 ? '1000+' : String(count);
   }
 
-  /**
-   * GitLab's `PUT …/merge` (MergeRequests::MergeService), answered as its API answers: 401 to whoever may not merge
-   * into the target branch (`unauthorized!` unless can_be_merged_by?, a quirk of GitLab's), 405 when the merge request
-   * is not mergeable now, 409 when `sha` is not the source head. The merge commit (over a squashed commit with
-   * `squash`) moves the target branch only if it is still where it was read; the source branch is removed when asked
-   * and allowed. Both moves are recorded as one push.
-   */
-  /** Whether the viewer may merge it now or later (401 as GitLab's merge API), and `sha` is its source head (409). */
+  /** Whether the viewer may merge it now or later (401 as GitLab's merge API), and `sha` is its diff head (409). */
   async authorizeMerge(project: ProjectRow, mr: MergeRequestRow, sha: string | null | undefined): Promise<void> {
     this.base.access.requireViewer();
     if (!(await this.repositories.canMergeToBranch(project, mr.targetBranch))) throw unauthenticated();
     if (mr.state !== 'opened') throw methodNotAllowed('405 Method Not Allowed');
-    const source = (await this.state(mr)).headSha;
-    if (sha && sha !== source) throw conflict(`SHA does not match HEAD of source branch: ${source}`);
+    await this.checkSha(mr, sha);
   }
 
+  /**
+   * GitLab's check_sha_param!: a `sha` given must be the merge request's diff_head_sha (its newest version's head,
+   * what was last reviewed), `409 SHA does not match HEAD of source branch: <diff_head_sha>` otherwise. Answers it.
+   */
+  private async checkSha(mr: MergeRequestRow, sha: string | null | undefined): Promise<string | null> {
+    const { headSha } = await this.diffRefs(mr);
+    if (sha && sha !== headSha) throw conflict(`SHA does not match HEAD of source branch: ${headSha}`);
+    return headSha;
+  }
+
+  /**
+   * GitLab's `PUT …/merge` (MergeRequests::MergeService), answered as its API answers: 401 to whoever may not merge
+   * into the target branch (`unauthorized!` unless can_be_merged_by?, a quirk of GitLab's), 405 when the merge request
+   * is not mergeable now, 409 when `sha` is not its diff head. The merge commit of the diff head (the newest
+   * version's head, over a squashed commit with `squash`) moves the target branch only if it is still where it was
+   * read; the source branch is removed when asked and allowed. Both moves are recorded as one push.
+   */
   async merge(project: ProjectRow, iid: number, options: MergeOptions): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
     const mr = await this.mergeRequests.get(project, iid);
     if (!(await this.repositories.canMergeToBranch(project, mr.targetBranch))) throw unauthenticated();
     if ((await this.detailedMergeStatus(mr)) !== 'mergeable') throw methodNotAllowed('405 Method Not Allowed');
     const state = await this.state(mr);
-    const source = state.headSha!;
+    // MergeService merges the diff head (the newest version's, what was reviewed), not whatever the branch holds now.
+    const source = (await this.checkSha(mr, options.sha)) ?? state.headSha!;
     const target = state.startSha!;
-    if (options.sha && options.sha !== source) throw conflict(`SHA does not match HEAD of source branch: ${source}`);
     const repository = await this.open(project);
     const tree = await repository.mergeTree(target, source);
     if (!tree) throw methodNotAllowed('405 Method Not Allowed');
@@ -357,9 +367,14 @@ export class MergeRequestGit {
     if (removeSource && sourceProject && (await this.mayRemoveSourceBranch(sourceProject, mr.sourceBranch))) {
       const sourceRef = `refs/heads/${mr.sourceBranch}`;
       const sourceRepository = sourceProject.id === project.id ? repository : await this.open(sourceProject);
-      if (await sourceRepository.updateRef(sourceRef, ZERO_SHA, source)) (sourceProject.id === project.id ? updates : sourceUpdates).push({ ref: sourceRef, before: source, after: ZERO_SHA });
+      // Branches::DeleteService removes the branch where it is now (a push after the reviewed head included).
+      const live = state.headSha!;
+      if (await sourceRepository.updateRef(sourceRef, ZERO_SHA, live)) (sourceProject.id === project.id ? updates : sourceUpdates).push({ ref: sourceRef, before: live, after: ZERO_SHA });
     }
-    const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha: state.baseSha, startSha: target });
+    const baseSha = source === state.headSha ? state.baseSha : await repository.mergeBase(target, source);
+    const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha, startSha: target });
+    // What was read of it open (the live branch heads) is no longer its state: the merged heads are.
+    this.forget(mr.id);
     await this.repositories.refsUpdated(project, viewer.id, updates);
     if (sourceProject && sourceUpdates.length) await this.repositories.refsUpdated(sourceProject, viewer.id, sourceUpdates);
     if (mr.targetBranch === project.defaultBranch) await this.mergeRequests.closeIssuesOnMerge(project, merged);

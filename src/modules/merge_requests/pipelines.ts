@@ -10,7 +10,10 @@ import { userViewer } from '../../auth/viewer.js';
 import type { RawQuerier } from '../../db/database.js';
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { JobEnvironment, ServiceBase } from '../module.js';
-import type { MergedResultRef, PipelineRow, PipelinesService } from '../pipelines/service.js';
+import { invalid } from '../../errors.js';
+import { CREATE_ERRORS } from '../pipelines/create.js';
+import { mergeRequestRef } from '../pipelines/predefined.js';
+import type { PipelineRow, PipelinesService } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
 
@@ -33,24 +36,41 @@ export class MergeRequestPipelines {
   ) {}
 
   /**
-   * CreatePipelineService#execute: a merged results pipeline when the project runs them (merge_pipelines_enabled)
-   * and the merge ref can be written; otherwise, or when that makes no pipeline, a detached one.
+   * MergeRequests::CreatePipelineService#execute as `userId` (the viewer): in the target project, on
+   * refs/merge-requests/<iid>/head as fetch_ref! leaves it, when they may create pipelines there and update a branch
+   * of the source branch's name there (can_create_pipeline_in_target_project?: a fork's pipeline run in the parent);
+   * otherwise in the source project on the source branch (a fork's pipeline runs in the fork), when they may create
+   * pipelines there. In the target, a merged results pipeline when the project runs them (merge_pipelines_enabled) and
+   * the merge ref can be written; otherwise, or when that makes no pipeline, a detached one.
    */
-  async create(project: ProjectRow, mr: MergeRequestRow, userId: number): Promise<PipelineRow | null> {
-    return this.pipelines.createForMergeRequest(project, mr, userId, false, await this.mergedResult(project, mr));
+  async create(project: ProjectRow, mr: MergeRequestRow, userId: number, explicit = false): Promise<PipelineRow | null> {
+    const { git } = this.mergeRequests;
+    if (await this.runsInTarget(project, mr)) {
+      const head = await git.fetchRef(project, mr);
+      const mergedResult = head && project.mergePipelinesEnabled ? await git.writeMergeRef(project, mr) : null;
+      return this.pipelines.createForMergeRequest(project, mr, userId, explicit, { ref: mergeRequestRef(mr.iid), sha: head, branch: false }, mergedResult);
+    }
+    const source = await git.sourceProjectOf(mr);
+    // Chain::Validate::Abilities: who may not create pipelines in the source project gets none there.
+    if (source && !(await this.base.access.can('create_pipeline', source))) {
+      if (explicit) throw invalid({ base: [CREATE_ERRORS.insufficientPermissions] });
+      return null;
+    }
+    const head = source ? await git.sourceHead(mr) : null;
+    return this.pipelines.createForMergeRequest(source ?? project, mr, userId, explicit, { ref: mr.sourceBranch, sha: head, branch: true }, null);
   }
 
   /** `POST …/merge_requests/:iid/pipelines` and `mergeRequestCreatePipeline`: the same, as the viewer, answering refusals. */
   async createByViewer(project: ProjectRow, mr: MergeRequestRow): Promise<PipelineRow | null> {
-    // Nothing is written, the merge ref included, for whoever may not run the pipeline.
+    // Nothing is written, the merge request's refs included, for whoever may not run pipelines in the target.
     await this.base.access.authorize('create_pipeline', project);
-    return this.pipelines.createForMergeRequestByViewer(project, mr, await this.mergedResult(project, mr));
+    return this.create(project, mr, this.base.access.requireViewer().id, true);
   }
 
-  /** The merge ref of the merge request's current heads, rewritten when they moved (MergeabilityCheckService with recheck); null when it conflicts. */
-  private async mergedResult(project: ProjectRow, mr: MergeRequestRow): Promise<MergedResultRef | null> {
-    if (!project.mergePipelinesEnabled) return null;
-    return this.mergeRequests.git.writeMergeRef(project, mr);
+  /** GitLab's can_create_pipeline_in_target_project?: create_pipeline there, and may update the source branch's name there. */
+  private async runsInTarget(project: ProjectRow, mr: MergeRequestRow): Promise<boolean> {
+    if (!(await this.base.access.can('create_pipeline', project))) return false;
+    return this.mergeRequests.repositories.canPushToBranch(project, mr.sourceBranch);
   }
 
   /** Queues the new merge request's first pipeline, on commit of `tx` (MergeRequests::AfterCreateService). */
@@ -60,30 +80,30 @@ export class MergeRequestPipelines {
   }
 
   /**
-   * After a push to a branch (the push job): the merge refs of open merge requests from or into it follow the new
-   * head, and each open merge request from it gets a pipeline, on its merge ref with merged results. Deleting a
-   * branch refreshes nothing.
+   * After a push to a branch (the push job, as the pusher): the merge refs of open merge requests from or into it
+   * follow the new head, and each open merge request from it (a fork's too, the push being to the fork) gets a
+   * pipeline (create: in the target when the pusher may run it there, else in the source project). Deleting a branch
+   * refreshes nothing.
    */
   async onPush(project: ProjectRow, push: { userId: number; ref: string; after: string }): Promise<void> {
     if (!push.ref.startsWith('refs/heads/') || /^0+$/.test(push.after)) return;
     const branch = push.ref.slice('refs/heads/'.length);
     const open = await this.base.db.mergeRequest.findMany({
-      // From this project's branch (a fork's branch of the same name is not the push's), or into it.
-      where: { projectId: project.id, state: 'opened', OR: [{ sourceProjectId: project.id, sourceBranch: branch }, { targetBranch: branch }] },
+      // From this project's branch (into this project or its fork network's), or into this project's branch.
+      where: { state: 'opened', OR: [{ sourceProjectId: project.id, sourceBranch: branch }, { projectId: project.id, targetBranch: branch }] },
       orderBy: { id: 'asc' },
       take: PUSH_REFRESH_LIMIT,
-      select: { id: true },
+      select: { id: true, projectId: true },
     });
-    for (const { id } of open) {
+    for (const { id, projectId } of open) {
+      const target = projectId === project.id ? project : await this.base.loaders.projects.byId.load(projectId);
+      if (!target || target.pendingDelete) continue;
       this.mergeRequests.git.forget(id);
       const mr = await this.mergeRequests.byId(id);
       if (!mr) continue;
-      const fromBranch = mr.sourceProjectId === project.id && mr.sourceBranch === branch;
-      const mergedResult = fromBranch && project.mergePipelinesEnabled;
       // A merge ref once written is kept current; one never asked for is first written by a merged results pipeline.
-      const kept = mergedResult || (await this.mergeRequests.git.mergeRefHead(project, mr)) !== null;
-      const mergeRef = kept ? await this.mergeRequests.git.writeMergeRef(project, mr) : null;
-      if (fromBranch) await this.pipelines.createForMergeRequest(project, mr, push.userId, false, mergedResult ? mergeRef : null);
+      if ((await this.mergeRequests.git.mergeRefHead(target, mr)) !== null) await this.mergeRequests.git.writeMergeRef(target, mr);
+      if (mr.sourceProjectId === project.id && mr.sourceBranch === branch) await this.create(target, mr, push.userId);
     }
   }
 }
@@ -97,8 +117,7 @@ export function mergeRequestPipelineJobs({ app, contextFor }: JobEnvironment): J
       if (!viewer) return;
       const { services } = contextFor(viewer);
       const mr = await services.merge_requests.byId(mergeRequestId);
-      // A fork's merge request has no merge request pipeline here (its branch is fetched into the target's head ref).
-      if (!mr || mr.state !== 'opened' || mr.sourceProjectId !== mr.projectId) return;
+      if (!mr || mr.state !== 'opened') return;
       await services.merge_requests.pipelines.create(await services.merge_requests.projectOf(mr), mr, userId);
     },
   };

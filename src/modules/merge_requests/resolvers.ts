@@ -20,7 +20,7 @@ import { MERGE_REQUEST_SUBSCRIPTIONS } from './live.js';
 import { MERGE_REQUEST, type MergeRequestChanges, type MergeRequestFilters, type MergeRequestOrderBy, type MergeRequestRow, type MergeRequestScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
-import { mergeRequestDiffResolvers, mergeRequestRawDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
+import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
 
 interface ListArgs extends PageArgs {
   iids?: string[] | null;
@@ -165,7 +165,6 @@ export const mergeRequestResolvers = {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
   MergeRequestDiff: mergeRequestDiffResolvers,
-  MergeRequestRawDiff: mergeRequestRawDiffResolvers,
   MergeRequest: {
     ...noteableFields(MERGE_REQUEST),
     ...mergeRequestVersionFields,
@@ -224,7 +223,7 @@ export const mergeRequestResolvers = {
     autoMergeStrategy: (m: MergeRequestRow) => m.autoMergeStrategy,
     // MergeRequest#commits_count: the newest version's (merge_request_diff.commits_count) once it has one.
     commitCount: async (m: MergeRequestRow, _a: unknown, ctx: Context) =>
-      (await ctx.services.merge_requests.versions.latestOf(m.id))?.commitsCount ?? (await git(ctx).commits(m, { first: 1 })).count,
+      (await ctx.services.merge_requests.versions.latestOf(m))?.commitsCount ?? (await git(ctx).commits(m, { first: 1 })).count,
     commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
     diffs: (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => {
       const { skip, take } = toPage(args);
@@ -253,7 +252,7 @@ export const mergeRequestResolvers = {
     },
     subscribed: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.subscriptions.subscribed('MergeRequest', m.id, participant(m)),
     firstContribution: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.firstContribution(m),
-    headPipeline: async (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.pipelines.headForMergeRequest(m, await ctx.services.merge_requests.projectOf(m)),
+    headPipeline: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.pipelines.headForMergeRequest(m),
     latestBuildStartedAt: () => null,
     latestBuildFinishedAt: () => null,
     firstDeployedToProductionAt: () => null,
@@ -340,7 +339,7 @@ export const mergeRequestResolvers = {
         await git(ctx).authorizeMerge(project, mr, options.sha);
         const train = await ctx.services.merge_trains.accept(project, mr, strategy, options);
         if (train) return { mergeRequest: train };
-        const head = await ctx.services.pipelines.headForMergeRequest(mr, project);
+        const head = await ctx.services.pipelines.headForMergeRequest(mr);
         const auto = await setAutoMerge(ctx.services.merge_requests, project, mr, head?.status ?? null, strategy, options);
         if (auto) return { mergeRequest: auto };
       }

@@ -45,15 +45,7 @@ export const mergeRequestRoutes: RestRoute[] = [
     variables: { noteableType: 'MERGE_REQUEST', groupId: null },
     authenticate: true,
   },
-  // lib/api/merge_request_diffs.rb (`before { authenticate! }`) and `raw_diffs` (lib/api/merge_requests.rb).
+  // lib/api/merge_request_diffs.rb (`before { authenticate! }`); `raw_diffs` is a byte stream: src/http/merge-request-raw-diffs.ts.
   { method: 'GET', path: `${mr}/versions`, operation: 'RestListMergeRequestDiffVersions', result: 'projectMergeRequest.diffVersions', paginate: true, authenticate: true },
   { method: 'GET', path: `${mr}/versions/:version_id`, operation: 'RestGetMergeRequestDiffVersion', result: 'projectMergeRequest.diffVersion', authenticate: true },
-  {
-    method: 'GET',
-    path: `${mr}/raw_diffs`,
-    operation: 'RestGetMergeRequestRawDiffs',
-    result: 'projectMergeRequest.rawDiffs',
-    headers: { 'Content-Disposition': 'content_disposition', 'Cache-Control': 'cache_control', Expires: 'expires' },
-    raw: true,
-  },
 ];

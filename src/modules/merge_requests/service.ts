@@ -23,6 +23,7 @@ import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import type { LabelsService } from '../labels/service.js';
 import type { NotesService } from '../notes/service.js';
 import { issuableConditions } from '../issues/finder.js';
+import { existingUsers, lockForIid, usableMilestone } from '../issues/issuable.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import { VISIBILITY_RANK } from '../namespaces/paths.js';
@@ -291,26 +292,6 @@ export class MergeRequestsService {
     }
   }
 
-  private async lock(tx: Prisma.TransactionClient, projectId: number): Promise<void> {
-    await tx.$queryRaw`SELECT "id" FROM "projects" WHERE "id" = ${projectId} FOR UPDATE`;
-  }
-
-  private async milestoneFor(project: ProjectRow, id: number | null | undefined): Promise<number | null> {
-    if (!id) return null;
-    const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
-    const milestone = await this.db.milestone.findFirst({ where: { id, OR: [{ projectId: project.id }, { groupId: { in: groups } }] }, select: { id: true } });
-    return milestone?.id ?? null;
-  }
-
-  /** Users that exist, in the order given, each once (unknown ids dropped, as GitLab drops them). */
-  private async usersFor(ids: readonly number[]): Promise<number[]> {
-    const wanted = [...new Set(ids.filter((id) => id > 0))];
-    if (!wanted.length) return [];
-    const users = await this.db.user.findMany({ where: { id: { in: wanted } }, select: { id: true } });
-    const found = new Set(users.map((u) => u.id));
-    return wanted.filter((id) => found.has(id));
-  }
-
   private async labelIdsFor(project: ProjectRow, titles: readonly string[] | null | undefined): Promise<number[]> {
     const byTitle = titles?.length ? await this.labels.findOrCreateByTitles(project, titles, true) : [];
     return [...new Set(byTitle.map((l) => l.id))];
@@ -411,13 +392,13 @@ export class MergeRequestsService {
     // A fork's branch is fetched into the target's repository first (refs/merge-requests/<iid>/head once numbered).
     if (forked) await this.git.fetchObjects(project, source, sourceHead);
     const diffRefs = await this.git.diffRefsOf(project, sourceHead, refs.get(input.targetBranch)!);
-    const milestoneId = metadata ? await this.milestoneFor(project, input.milestoneId) : null;
-    const assigneeIds = metadata && input.assigneeIds ? await this.usersFor(input.assigneeIds) : [];
-    const reviewerIds = metadata && input.reviewerIds ? await this.usersFor(input.reviewerIds) : [];
+    const milestoneId = metadata ? await usableMilestone(this.db, project, input.milestoneId) : null;
+    const assigneeIds = metadata && input.assigneeIds ? await existingUsers(this.db, input.assigneeIds) : [];
+    const reviewerIds = metadata && input.reviewerIds ? await existingUsers(this.db, input.reviewerIds) : [];
     const labelIds = metadata ? await this.labelIdsFor(project, input.labels) : [];
     const references = await this.issueReferencesOf(project, { title, description: draft.description, targetBranch: input.targetBranch });
     const created = await this.db.$transaction(async (tx) => {
-      await this.lock(tx, project.id);
+      await lockForIid(tx, project.id);
       const { _max } = await tx.mergeRequest.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
       const at = new Date();
       const mr = await tx.mergeRequest.create({
@@ -482,7 +463,7 @@ export class MergeRequestsService {
     // MergeRequest#can_allow_collaboration?: only someone who may push to the fork sets it (else it is ignored).
     if (changes.allowCollaboration != null && (await this.mayAllowCollaboration(mr))) data.allowMaintainerToPush = changes.allowCollaboration;
     if (changes.discussionLocked != null && metadata) data.discussionLocked = changes.discussionLocked;
-    if (metadata && changes.milestoneId !== undefined) data.milestoneId = await this.milestoneFor(project, changes.milestoneId);
+    if (metadata && changes.milestoneId !== undefined) data.milestoneId = await usableMilestone(this.db, project, changes.milestoneId);
     const errors = mergeRequestErrors({ title, description: (data.description as string | undefined) ?? mr.description });
     if (Object.keys(errors).length) throw invalid(errors);
     const viewer = this.base.access.requireViewer();
@@ -509,8 +490,8 @@ export class MergeRequestsService {
       data.closedAt = state === 'closed' ? new Date() : null;
       data.closedById = state === 'closed' ? viewer.id : null;
     }
-    const assigneeIds = metadata && changes.assigneeIds != null ? await this.usersFor(changes.assigneeIds) : null;
-    const reviewerIds = metadata && changes.reviewerIds != null ? await this.usersFor(changes.reviewerIds) : null;
+    const assigneeIds = metadata && changes.assigneeIds != null ? await existingUsers(this.db, changes.assigneeIds) : null;
+    const reviewerIds = metadata && changes.reviewerIds != null ? await existingUsers(this.db, changes.reviewerIds) : null;
     let labelIds: number[] | null = null;
     let labelChange = { added: [] as number[], removed: [] as number[] };
     if (metadata && (changes.labels != null || changes.labelIds != null || changes.addLabels != null || changes.removeLabels != null)) {

@@ -1,6 +1,6 @@
 /**
- * Resolvers of merge request diff versions (versions.ts): the MergeRequest fields that list and find them, the raw
- * diff, and the MergeRequestDiff type (GitLab's Entities::MergeRequestDiff and MergeRequestDiffFull).
+ * Resolvers of merge request diff versions (versions.ts): the MergeRequest fields that list and find them, their
+ * diff stats, and the MergeRequestDiff type (GitLab's Entities::MergeRequestDiff and MergeRequestDiffFull).
  */
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
@@ -10,10 +10,6 @@ import type { MergeRequestRow } from './service.js';
 import type { VersionView } from './versions.js';
 
 const versions = (ctx: Context) => ctx.services.merge_requests.versions;
-
-/** GitLab's Gitlab::NoCacheHeaders (`no_cache_headers` of `raw_diffs`). */
-const NO_CACHE = 'max-age=0, private, must-revalidate, no-store, no-cache';
-const EXPIRED = 'Fri, 01 Jan 1990 00:00:00 GMT';
 
 /** The merge request's diff stats between its diff refs (MergeRequest#diff_stats). */
 async function statsOf(m: MergeRequestRow, ctx: Context) {
@@ -38,18 +34,6 @@ export const mergeRequestVersionFields = {
     const deletions = stats.reduce((n, s) => n + s.deletions, 0);
     return { additions, deletions, changes: additions + deletions, fileCount: stats.length };
   },
-  rawDiffs: async (m: MergeRequestRow, _a: unknown, ctx: Context) => {
-    const project = await ctx.services.merge_requests.projectOf(m);
-    const diff = await versions(ctx).rawDiff(project, await ctx.services.merge_requests.git.diffRefs(m));
-    // Grape's default format names the body (send_git_diff sets no content type of its own; Workhorse keeps it).
-    return { diff, contentType: 'application/json', contentDisposition: 'inline', cacheControl: NO_CACHE, expires: EXPIRED };
-  },
-};
-
-/** The raw diff's text or bytes, each made only when asked (REST asks for the bytes alone). */
-export const mergeRequestRawDiffResolvers = {
-  text: (d: { diff: Buffer }) => d.diff.toString('utf8'),
-  encoded: (d: { diff: Buffer }) => d.diff.toString('base64'),
 };
 
 export const mergeRequestDiffResolvers = {

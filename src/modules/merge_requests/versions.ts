@@ -9,7 +9,10 @@
  * GitLab's Repository#keep_around) keep alive after a force push and through `git gc`; the merge request's
  * `refs/merge-requests/<iid>/head` follows its newest version (MergeRequest#fetch_ref!).
  */
+import { pipeline } from 'node:stream/promises';
 import type { Prisma } from '../../db/database.js';
+import { GitError, spawnGit } from '../../git/run.js';
+import type { GitProcess } from '../../git/spawner.js';
 import { recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Repository } from '../../git/repository.js';
@@ -28,6 +31,9 @@ export type VersionView = MergeRequestDiffRow & { project: ProjectRow };
 /** What ReloadDiffsService needs of a merge request. */
 type Reloaded = Pick<MergeRequestRow, 'id' | 'iid' | 'projectId' | 'sourceProjectId' | 'state' | 'sourceBranch' | 'targetBranch'>;
 
+/** What making a merge request's first version needs: its branches, and the heads it kept. */
+type Versioned = Reloaded & Pick<MergeRequestRow, 'headSha' | 'startSha'>;
+
 /** Commits a version lists at most (GitLab keeps them all; the merge request's own commit list reads as many). */
 const MAX_COMMITS = 10_000;
 
@@ -38,21 +44,65 @@ export class MergeRequestVersions {
     private readonly git: MergeRequestGit,
   ) {}
 
-  /** The merge request's newest version, or null when none was recorded (merge requests older than versions). */
-  latestOf(mergeRequestId: number): Promise<MergeRequestDiffRow | null> {
-    return this.base.loaders.merge_requests.latestVersion.load(mergeRequestId);
+  /**
+   * The merge request's newest version (latest_merge_request_diff). A merge request opened before versions were
+   * recorded gets its first one here, on first read, as GitLab always has one: from its branches while it is open
+   * and they exist, else from the heads it kept. Null only when neither can be read (its commits are gone).
+   */
+  async latestOf(mr: Versioned): Promise<MergeRequestDiffRow | null> {
+    return (await this.base.loaders.merge_requests.latestVersion.load(mr.id)) ?? this.first(mr);
+  }
+
+  /** The first version made in this request, by merge request (a page of old merge requests asks once each). */
+  private readonly firsts = new Map<number, Promise<MergeRequestDiffRow | null>>();
+
+  private first(mr: Versioned): Promise<MergeRequestDiffRow | null> {
+    let made = this.firsts.get(mr.id);
+    if (!made) {
+      made = this.makeFirst(mr);
+      this.firsts.set(mr.id, made);
+    }
+    return made;
+  }
+
+  private async makeFirst(mr: Versioned): Promise<MergeRequestDiffRow | null> {
+    const project = await this.base.loaders.projects.byId.load(mr.projectId);
+    if (!project) return null;
+    const repository = await this.repositories.open(project);
+    let head: string | null = null;
+    let start: string | null = null;
+    if (mr.state === 'opened') [head, start] = await this.branchHeads(project, repository, mr);
+    if (!head || !start) {
+      // The heads it kept (when merged, or when a branch is gone), while the repository still has them.
+      [head, start] = await Promise.all([mr.headSha, mr.startSha].map((sha) => (sha ? repository.resolve(`${sha}^{commit}`) : Promise.resolve(null))));
+    }
+    if (!head || !start) return null;
+    return this.record(project, repository, mr.id, head, start, true);
+  }
+
+  /** fetch_ref! (the head ref, from the fork for a fork's) and the target branch's head. */
+  private branchHeads(project: ProjectRow, repository: Repository, mr: Reloaded): Promise<[string | null, string | null]> {
+    return Promise.all([this.git.fetchRef(project, mr), repository.resolve(`refs/heads/${mr.targetBranch}^{commit}`)]);
   }
 
   /**
    * MergeRequest#create_merge_request_diff for an open merge request whose branches both exist: fetch_ref! (its
-   * head ref), then a new version from the branches' heads, its commits counted and its diff collected with
-   * GitLab's limits (`empty` without commits, `overflow` past the limits, else `collected`), the refs kept around.
+   * head ref), then a new version from the branches' heads.
    */
   async reload(project: ProjectRow, mr: Reloaded): Promise<MergeRequestDiffRow | null> {
     if (mr.state !== 'opened') return null;
     const repository = await this.repositories.open(project);
-    const [head, start] = await Promise.all([this.git.fetchRef(project, mr), repository.resolve(`refs/heads/${mr.targetBranch}^{commit}`)]);
+    const [head, start] = await this.branchHeads(project, repository, mr);
     if (!head || !start) return null;
+    return this.record(project, repository, mr.id, head, start, false);
+  }
+
+  /**
+   * A version of these heads: its commits counted and its diff collected with GitLab's limits (`empty` without
+   * commits, `overflow` past the limits, else `collected`), the refs kept around. `onlyFirst`: none is written when
+   * the merge request has one already (two first reads at once), that one answered.
+   */
+  private async record(project: ProjectRow, repository: Repository, mergeRequestId: number, head: string, start: string, onlyFirst: boolean): Promise<MergeRequestDiffRow> {
     const baseSha = await repository.mergeBase(start, head);
     const commitsCount = await repository.countCommits(head, [start]);
     let state = 'empty';
@@ -67,10 +117,15 @@ export class MergeRequestVersions {
     }
     const patchIdSha = baseSha ? await patchId(repository, baseSha, head) : null;
     await keepAround(repository, [head, start, baseSha]);
-    const row = await this.base.db.mergeRequestDiff.create({
-      data: { mergeRequestId: mr.id, state, headCommitSha: head, baseCommitSha: baseSha, startCommitSha: start, realSize, patchIdSha, commitsCount, filesCount },
-    });
-    this.base.loaders.merge_requests.latestVersion.clear(mr.id);
+    const data = { mergeRequestId, state, headCommitSha: head, baseCommitSha: baseSha, startCommitSha: start, realSize, patchIdSha, commitsCount, filesCount };
+    const row = onlyFirst
+      ? await this.base.db.$transaction(async (tx) => {
+          await tx.$queryRaw`SELECT "id" FROM "merge_requests" WHERE "id" = ${mergeRequestId} FOR UPDATE`;
+          const existing = await tx.mergeRequestDiff.findFirst({ where: { mergeRequestId }, orderBy: { id: 'desc' } });
+          return existing ?? tx.mergeRequestDiff.create({ data });
+        })
+      : await this.base.db.mergeRequestDiff.create({ data });
+    this.base.loaders.merge_requests.latestVersion.clear(mergeRequestId);
     return row;
   }
 
@@ -91,7 +146,8 @@ export class MergeRequestVersions {
     const forced = !(await repository.isAncestor(push.before, push.after));
     for (const mr of open) {
       if (!forced) {
-        const version = await this.latestOf(mr.id);
+        // One without versions gets its first from the branches as they are now, on first read.
+        const version = await this.base.loaders.merge_requests.latestVersion.load(mr.id);
         if (!version?.headCommitSha || !version.startCommitSha || version.commitsCount === 0) continue;
         // Its commits the push brought: those of start..head not reachable from `before` less those not reachable from `after` either.
         const range = [version.headCommitSha, `^${version.startCommitSha}`, `^${push.before}`];
@@ -106,7 +162,8 @@ export class MergeRequestVersions {
   }
 
   /** GitLab's `merge_request.merge_request_diffs.order_id_desc`, paginated. */
-  list(project: ProjectRow, mr: MergeRequestRow, page: PageArgs) {
+  async list(project: ProjectRow, mr: MergeRequestRow, page: PageArgs) {
+    await this.latestOf(mr);
     const where = { mergeRequestId: mr.id };
     return connection<VersionView>(
       page,
@@ -162,14 +219,20 @@ export class MergeRequestVersions {
   private readonly stats = new Map<string, Promise<FileDiffStats[]>>();
 
   /**
-   * GitLab's `GET …/raw_diffs` (send_git_diff of the merge request's diff_refs, Gitaly's RawDiff): `git diff
-   * --full-index` from the merge base to the head; empty without diff refs.
+   * GitLab's `GET …/raw_diffs` (send_git_diff of the merge request's diff_refs, Gitaly's RawDiff): the `git diff
+   * --full-index` from the merge base to the head that src/http/merge-request-raw-diffs.ts streams; null (an empty
+   * diff) without diff refs.
    */
-  async rawDiff(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<Buffer> {
-    if (!refs.baseSha || !refs.headSha) return Buffer.alloc(0);
+  async rawDiff(project: ProjectRow, refs: { baseSha: string | null; headSha: string | null }): Promise<{ gitDir: string; args: string[] } | null> {
+    if (!refs.baseSha || !refs.headSha) return null;
     const repository = await this.repositories.open(project);
-    return (await repository.run(['diff', '--full-index', '--no-color', '--no-ext-diff', refs.baseSha, refs.headSha, '--'])).stdout;
+    return { gitDir: repository.path, args: rawDiffArgs(refs.baseSha, refs.headSha) };
   }
+}
+
+/** The full diff between two commits as Gitaly's RawDiff writes it. */
+function rawDiffArgs(from: string, to: string): string[] {
+  return ['diff', '--full-index', '--no-color', '--no-ext-diff', from, to, '--'];
 }
 
 /** One file's line counts in a diff (GitLab's Gitlab::Git::DiffStats entry). */
@@ -200,12 +263,25 @@ export async function diffStats(repository: Repository, from: string, to: string
   return stats;
 }
 
-/** Gitaly's GetPatchID: `git patch-id --stable` of the diff between two commits (null for an empty diff). */
+/**
+ * Gitaly's GetPatchID: `git patch-id --stable` of the diff between two commits (null for an empty diff), the diff
+ * piped from one git into the other, never held whole (a diff may be larger than any output git runs may buffer).
+ */
 async function patchId(repository: Repository, from: string, to: string): Promise<string | null> {
-  const diff = (await repository.run(['diff', '--full-index', '--no-color', '--no-ext-diff', from, to, '--'])).stdout;
-  if (diff.length === 0) return null;
-  const out = await repository.text(['patch-id', '--stable'], { input: diff });
-  return out.split(' ')[0] || null;
+  const diff = spawnGit(repository.path, rawDiffArgs(from, to));
+  const ids = spawnGit(repository.path, ['patch-id', '--stable']);
+  const out: Buffer[] = [];
+  ids.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  diff.stderr.resume();
+  ids.stderr.resume();
+  const ended = (run: GitProcess) =>
+    new Promise<number | null>((resolve) => {
+      run.on('close', (code: number | null) => resolve(code));
+      run.on('error', () => resolve(null));
+    });
+  const [diffCode, idsCode] = await Promise.all([ended(diff), ended(ids), pipeline(diff.stdout, ids.stdin).catch(() => undefined)]);
+  if (diffCode !== 0 || idsCode !== 0) throw new GitError(['patch-id', '--stable'], diffCode !== 0 ? diffCode : idsCode, 'the patch id could not be computed');
+  return Buffer.concat(out).toString('utf8').split(' ')[0] || null;
 }
 
 /** Repository#keep_around: a `refs/keep-around/<sha>` for each commit, so no force push or gc loses it. */

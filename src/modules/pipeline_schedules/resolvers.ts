@@ -45,7 +45,7 @@ export const pipelineScheduleResolvers = {
     refForDisplay: (s: PipelineScheduleRow) => shortRef(s.ref),
     forTag: (s: PipelineScheduleRow) => s.ref.startsWith('refs/tags/'),
     realNextRun: (s: PipelineScheduleRow) => s.nextRunAt,
-    owner: (s: PipelineScheduleRow, _a: unknown, ctx: Context) => (s.ownerId === null ? null : ctx.loaders.users.byId.load(s.ownerId)),
+    owner: (s: PipelineScheduleRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(s.ownerId),
     project: (s: PipelineScheduleRow, _a: unknown, ctx: Context) => projectOf(ctx, s),
     lastPipeline: (s: PipelineScheduleRow, _a: unknown, ctx: Context) => ctx.services.pipeline_schedules.lastPipeline(s),
     variables: async (s: PipelineScheduleRow, _a: unknown, ctx: Context) => {

@@ -79,7 +79,7 @@ const VARIABLE_NOT_FOUND = 'Pipeline Schedule Variable';
 /** GitLab's BaseSaveService refusal when the policy denies the schedule itself (a protected ref the owner may not update). */
 const NOT_AUTHORIZED = 'The current user is not authorized to create the pipeline schedule';
 
-const subject = (project: ProjectRow, schedule: { ownerId: number | null }): PipelineScheduleSubject => ({ project, ownerId: schedule.ownerId });
+const subject = (project: ProjectRow, schedule: { ownerId: number }): PipelineScheduleSubject => ({ project, ownerId: schedule.ownerId });
 
 export class PipelineSchedulesService {
   constructor(
@@ -288,7 +288,7 @@ export class PipelineSchedulesService {
    */
   async enqueueDue(now: Date): Promise<number> {
     return this.db.$transaction(async (tx) => {
-      const due = await tx.$queryRaw<Array<{ id: number; cron: string; cronTimezone: string; ownerId: number | null; nextRunAt: Date }>>`
+      const due = await tx.$queryRaw<Array<{ id: number; cron: string; cronTimezone: string; ownerId: number; nextRunAt: Date }>>`
         SELECT "id", "cron", "cronTimezone", "ownerId", "nextRunAt" FROM "ci_pipeline_schedules"
         WHERE "active" AND "nextRunAt" <= ${now}
         ORDER BY "nextRunAt", "id"
@@ -296,8 +296,6 @@ export class PipelineSchedulesService {
         FOR UPDATE SKIP LOCKED`;
       for (const schedule of due) {
         await tx.pipelineSchedule.update({ where: { id: schedule.id }, data: { nextRunAt: nextRunAt(schedule.cron, schedule.cronTimezone, now) } });
-        // A schedule whose owner was deleted has nobody to run as (GitLab's worker returns without a pipeline).
-        if (schedule.ownerId === null) continue;
         const payload: RunPayload = { scheduleId: schedule.id, userId: schedule.ownerId };
         await this.base.app.jobs.enqueue(RUN_JOB, payload, { uniqueKey: `${RUN_JOB}:${schedule.id}:${new Date(schedule.nextRunAt).toISOString()}` }, tx);
       }

@@ -34,6 +34,8 @@ export const CREATE_ERRORS = {
   noJobs: 'Pipeline will not run for the selected trigger. The rules configuration prevented any jobs from being added to the pipeline.',
   /** Chain::Validate::Abilities: variables given by one below the project's minimum override role (`set_pipeline_variables`). */
   variablesRefused: 'Insufficient permissions to set pipeline variables',
+  /** Chain::Validate::Abilities when the pipeline's user may not create pipelines in its project. */
+  insufficientPermissions: 'Insufficient permissions to create a new pipeline',
 } as const;
 
 /** Chain::Validate::Abilities when the pipeline's user may not update the ref (a protected branch). */
@@ -222,6 +224,16 @@ function jobOptions(job: PlannedJob, cache: StoredCache[] | undefined): Prisma.I
       release: job.release && { ...job.release, ...(job.release.assets?.links ? { assets: { links: job.release.assets.links.map((l) => Object.entries(l)) } } : {}) },
       interruptible: job.interruptible,
       trigger: job.trigger,
+      // Id tokens, secrets and hooks as [name, value] pairs: jsonb would sort their keys, and GitLab keeps the file's order.
+      // (Left out when absent, as undefined.)
+      id_tokens: job.idTokens ? Object.entries(job.idTokens) : undefined,
+      hooks: job.hooks ?? undefined,
+      secrets: job.secrets ? Object.entries(job.secrets) : undefined,
+      manual_confirmation: job.manualConfirmation ?? undefined,
+      pages: job.pages ?? undefined,
+      publish: job.publish ?? undefined,
+      identity: job.identity ?? undefined,
+      dast_configuration: job.dastConfiguration ?? undefined,
     }),
   ) as Prisma.InputJsonObject;
 }
@@ -245,6 +257,8 @@ async function insert(
     const resourceGroups = jobs.some((job) => job.resourceGroup) ? await resourceGroupsOf(tx, row.projectId, jobs, expansion) : new Map<PlannedJob, number>();
     const { _max } = await tx.pipeline.aggregate({ where: { projectId: row.projectId }, _max: { iid: true } });
     const pipeline = await tx.pipeline.create({ data: { ...row, ...state, iid: (_max.iid ?? 0) + 1 } });
+    // The configuration's warnings, shown with the pipeline (GitLab's add_warning_message).
+    if (plan?.warnings.length) await tx.pipelineMessage.createMany({ data: plan.warnings.map((content) => ({ pipelineId: pipeline.id, severity: 'warning', content })) });
     if (variables.length) {
       await tx.pipelineVariable.createMany({ data: variables.map((v) => ({ pipelineId: pipeline.id, key: v.key, value: v.value, variableType: v.variableType })) });
     }

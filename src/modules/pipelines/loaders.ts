@@ -1,7 +1,7 @@
 /** Batched reads of pipelines, job artifacts and runners, so a page of jobs costs a query per kind, not per job. */
 import DataLoader from 'dataloader';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { byKeyLoader } from '../../db/loader.js';
+import { byKeyLoader, groupedLoader } from '../../db/loader.js';
 
 export interface ArtifactSummary {
   id: number;
@@ -71,6 +71,16 @@ export function createPipelineLoaders(db: PrismaClient) {
       const found = new Set(rows.map((r) => r.pipelineId));
       return pipelineIds.map((id) => found.has(id));
     }),
+    /** Each pipeline's latest jobs, by stage then ID. */
+    latestJobs: groupedLoader((ids) => db.ciJob.findMany({ where: { pipelineId: { in: ids }, retried: false }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }] }), (j) => j.pipelineId),
+    /** The messages of each pipeline's creation (its configuration's warnings), oldest first. */
+    messages: groupedLoader((ids) => db.pipelineMessage.findMany({ where: { pipelineId: { in: ids } }, orderBy: { id: 'asc' } }), (m) => m.pipelineId),
+    /** Whether each pipeline has jobs scheduled by their needs (GitLab's Ci::Pipeline#uses_needs?). */
+    usesNeeds: new DataLoader<number, boolean>(async (pipelineIds) => {
+      const rows = await db.ciJob.groupBy({ by: ['pipelineId'], where: { pipelineId: { in: [...pipelineIds] }, schedulingType: 'dag' }, _count: { _all: true } });
+      const found = new Set(rows.map((r) => r.pipelineId));
+      return pipelineIds.map((id) => found.has(id));
+    }),
     /** Each job's uploaded files, by ID. */
     artifactsByJob: new DataLoader<number, ArtifactSummary[]>(async (jobIds) => {
       const rows = await db.ciJobArtifact.findMany({
@@ -105,7 +115,15 @@ export type PipelineLoaders = ReturnType<typeof createPipelineLoaders>;
 /** What finding a merge request's head pipeline reads of it. */
 export interface MergeRequestHeadKey {
   id: number;
+  /** The project of the source branch (the fork's, for a fork's merge request). */
   projectId: number;
   sourceBranch: string;
   headSha: string | null;
+}
+
+export type MergeRequestHeadOf = { id: number; projectId: number; sourceProjectId: number | null; sourceBranch: string; headSha: string | null };
+
+/** The head pipeline key of a merge request: its source branch's pipelines are the source project's. */
+export function mergeRequestHeadKey(mr: MergeRequestHeadOf): MergeRequestHeadKey {
+  return { id: mr.id, projectId: mr.sourceProjectId ?? mr.projectId, sourceBranch: mr.sourceBranch, headSha: mr.headSha };
 }

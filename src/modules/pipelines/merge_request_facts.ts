@@ -14,6 +14,8 @@ export async function mergeRequestFacts(db: PrismaClient, protectedBranches: Pro
       id: true,
       iid: true,
       projectId: true,
+      project: { select: { id: true, fullPath: true } },
+      sourceProjectId: true,
       title: true,
       sourceBranch: true,
       targetBranch: true,
@@ -26,15 +28,20 @@ export async function mergeRequestFacts(db: PrismaClient, protectedBranches: Pro
     },
   });
   if (!mr) return null;
+  const sourceProject =
+    mr.sourceProjectId === mr.projectId ? mr.project : mr.sourceProjectId === null ? null : await db.project.findUnique({ where: { id: mr.sourceProjectId }, select: { id: true, fullPath: true } });
   const assigneeIds = mr.assignees.map((a) => a.userId);
   const [sourceBranchProtected, targetBranchProtected, users] = await Promise.all([
-    protectedBranches.anyProtected(mr.projectId, [mr.sourceBranch]),
+    // Protected in the project the branch lives in (MergeRequest#source_project_variables: the fork's, for a fork's).
+    sourceProject ? protectedBranches.anyProtected(sourceProject.id, [mr.sourceBranch]) : Promise.resolve(false),
     protectedBranches.anyProtected(mr.projectId, [mr.targetBranch]),
     assigneeIds.length ? db.user.findMany({ where: { id: { in: assigneeIds } }, select: { id: true, username: true } }) : [],
   ]);
   return {
     id: mr.id,
     iid: mr.iid,
+    targetProject: mr.project,
+    sourceProject,
     title: mr.title,
     sourceBranch: mr.sourceBranch,
     targetBranch: mr.targetBranch,

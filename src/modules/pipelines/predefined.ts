@@ -48,6 +48,10 @@ export interface PipelineFacts {
 export interface MergeRequestFacts {
   id: number;
   iid: number;
+  /** The project the merge request is in (CI_MERGE_REQUEST_PROJECT_*), whichever project the pipeline runs in. */
+  targetProject: { id: number; fullPath: string };
+  /** Where its source branch lives (CI_MERGE_REQUEST_SOURCE_PROJECT_*): the fork, for a fork's; null once gone. */
+  sourceProject: { id: number; fullPath: string } | null;
   title: string;
   sourceBranch: string;
   targetBranch: string;
@@ -169,7 +173,7 @@ export function pipelineVariables(config: Config, facts: PipelineFacts): Predefi
     { key: 'CI_COMMIT_REF_PROTECTED', value: String(facts.protectedRef) },
     ...(mr ? [] : [facts.tag ? { key: 'CI_COMMIT_TAG', value: refName } : { key: 'CI_COMMIT_BRANCH', value: refName }]),
   ];
-  if (mr) out.push(...mergeRequestVariables(base, project, mr, facts));
+  if (mr) out.push(...mergeRequestVariables(base, mr, facts));
   if (facts.id !== undefined) {
     out.push({ key: 'CI_PIPELINE_ID', value: String(facts.id) }, { key: 'CI_PIPELINE_URL', value: `${base}/${project.fullPath}/-/pipelines/${facts.id}` });
   }
@@ -200,19 +204,21 @@ export function pipelineVariables(config: Config, facts: PipelineFacts): Predefi
 }
 
 /**
- * GitLab's CI_MERGE_REQUEST_* variables of a merge request pipeline (source and target project are one): the
+ * GitLab's CI_MERGE_REQUEST_* variables of a merge request pipeline, which tell the merge request's project and its
+ * source project whichever project runs the pipeline (a fork's merge request pipeline runs in the fork): the
  * pipeline's own (Variables::Builder::Pipeline#predefined_merge_request_variables: event type, source and target
  * shas, empty on a detached pipeline) with the merge request's (MergeRequest#predefined_variables).
  */
-function mergeRequestVariables(base: string, project: PipelineFacts['project'], mr: MergeRequestFacts, facts: PipelineFacts): PredefinedVariable[] {
-  const projectUrl = `${base}/${project.fullPath}`;
+function mergeRequestVariables(base: string, mr: MergeRequestFacts, facts: PipelineFacts): PredefinedVariable[] {
+  const target = mr.targetProject;
+  const source = mr.sourceProject;
   const out: PredefinedVariable[] = [
     { key: 'CI_MERGE_REQUEST_ID', value: String(mr.id) },
     { key: 'CI_MERGE_REQUEST_IID', value: String(mr.iid) },
     { key: 'CI_MERGE_REQUEST_REF_PATH', value: mergeRequestRef(mr.iid) },
-    { key: 'CI_MERGE_REQUEST_PROJECT_ID', value: String(project.id) },
-    { key: 'CI_MERGE_REQUEST_PROJECT_PATH', value: project.fullPath },
-    { key: 'CI_MERGE_REQUEST_PROJECT_URL', value: projectUrl },
+    { key: 'CI_MERGE_REQUEST_PROJECT_ID', value: String(target.id) },
+    { key: 'CI_MERGE_REQUEST_PROJECT_PATH', value: target.fullPath },
+    { key: 'CI_MERGE_REQUEST_PROJECT_URL', value: `${base}/${target.fullPath}` },
     { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_NAME', value: mr.targetBranch },
     { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_PROTECTED', value: String(mr.targetBranchProtected) },
     { key: 'CI_MERGE_REQUEST_TITLE', value: mr.title },
@@ -222,11 +228,16 @@ function mergeRequestVariables(base: string, project: PipelineFacts['project'], 
   if (mr.milestone !== null) out.push({ key: 'CI_MERGE_REQUEST_MILESTONE', value: mr.milestone });
   if (mr.labels.length) out.push({ key: 'CI_MERGE_REQUEST_LABELS', value: mr.labels.join(',') });
   out.push(
-    { key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME', value: mr.sourceBranch },
-    { key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_PROTECTED', value: String(mr.sourceBranchProtected) },
-    { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_ID', value: String(project.id) },
-    { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_PATH', value: project.fullPath },
-    { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_URL', value: projectUrl },
+    // MergeRequest#source_project_variables: none once the source project is gone.
+    ...(source
+      ? [
+          { key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME', value: mr.sourceBranch },
+          { key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_PROTECTED', value: String(mr.sourceBranchProtected) },
+          { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_ID', value: String(source.id) },
+          { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_PATH', value: source.fullPath },
+          { key: 'CI_MERGE_REQUEST_SOURCE_PROJECT_URL', value: `${base}/${source.fullPath}` },
+        ]
+      : []),
     { key: 'CI_MERGE_REQUEST_SQUASH_ON_MERGE', value: String(mr.squash) },
     { key: 'CI_MERGE_REQUEST_EVENT_TYPE', value: mergeRequestEventType({ mergeRequestId: mr.id, targetSha: facts.targetSha ?? null, ref: facts.ref })! },
   );

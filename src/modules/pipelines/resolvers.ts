@@ -18,7 +18,7 @@ import type { StoredTestCase, TestSuite } from './test-reports.js';
 import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
 import { inputsFromList } from './inputs.js';
 import { mergeRequestEventType } from './predefined.js';
-import { CANCELABLE_STATUSES, CI_STATUSES, compositeStatus, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
+import { ACTIVE_STATUSES, CANCELABLE_STATUSES, CI_STATUSES, COMPLETED_STATUSES, compositeStatus, failureMessage, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
 const projectOf = async (ctx: Context, row: { projectId: number }): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(row.projectId)) as ProjectRow;
@@ -53,6 +53,56 @@ export async function jobById(ctx: Context, id: string, projectPath?: string | n
 }
 
 const ONE_PAGE = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
+
+/** A pipeline's stages from its latest jobs (in stage order), each with its composite status. */
+function stagesOf(jobs: readonly JobRow[], pipelinePath: string) {
+  const byStage = new Map<number, JobRow[]>();
+  for (const job of jobs) byStage.set(job.stageIdx, [...(byStage.get(job.stageIdx) ?? []), job]);
+  return [...byStage.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([position, stageJobs]) => {
+      const status = compositeStatus(stageJobs) ?? 'skipped';
+      return {
+        name: stageJobs[0].stage,
+        position,
+        status,
+        detailedStatus: pipelineDetailedStatus(status, false, pipelinePath),
+        jobs: { nodes: stageJobs, count: stageJobs.length, pageInfo: ONE_PAGE },
+        groups: groupsOf(stageJobs, `${stageJobs[0].pipelineId}-${position}`, pipelinePath),
+      };
+    });
+}
+
+/**
+ * Ci::Processable#group_name: a job's name without its `1/3` parallel index or `[matrix, values]` suffix, so the
+ * instances of a parallel job make one group.
+ */
+function groupName(name: string): string {
+  return name.replace(/([\b\s:]+((\[.*\])|(\d+[\s:/\\]+\d+))){1,3}\s*$/, '').trim();
+}
+
+/** A stage's jobs by group (GitLab's Ci::Group), in the order each group first appears; a single job's status is its own. */
+function groupsOf(jobs: readonly JobRow[], stageKey: string, pipelinePath: string) {
+  const byName = new Map<string, JobRow[]>();
+  for (const job of jobs) byName.set(groupName(job.name), [...(byName.get(groupName(job.name)) ?? []), job]);
+  const nodes = [...byName.entries()].map(([name, groupJobs]) => ({
+    id: `${stageKey}-${name}`,
+    name,
+    size: groupJobs.length,
+    detailedStatus:
+      groupJobs.length === 1
+        ? jobDetailedStatus(groupJobs[0], `${pipelinePath.replace(/\/-\/pipelines\/\d+$/, '')}/-/jobs/${groupJobs[0].id}`)
+        : pipelineDetailedStatus(compositeStatus(groupJobs) ?? 'skipped', false, null),
+    jobs: { nodes: groupJobs, count: groupJobs.length, pageInfo: ONE_PAGE },
+  }));
+  return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+}
+
+/** A job's `needs:` as GitLab's CiBuildNeed objects (ID: the job's and the need's position; GitLab numbers its ci_build_needs rows). */
+function needsOf(job: JobRow): { id: string; name: string }[] {
+  const needs = (job.options as { needs?: { name: string }[] } | null)?.needs ?? [];
+  return needs.map((need, i) => ({ id: `${job.id}-${i + 1}`, name: need.name }));
+}
 const statuses = (list: readonly string[] | null | undefined) => list?.map((s) => s.toLowerCase()) ?? null;
 const seconds = (from: Date | null, to: Date | null) => (from && to ? Math.max(0, (to.getTime() - from.getTime()) / 1000) : null);
 
@@ -140,18 +190,22 @@ export const pipelineResolvers = {
     jobs: async (p: PipelineRow, args: { statuses?: string[] | null; retried?: boolean | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.pipelineJobs(await projectOf(ctx, p), p.id, { scope: statuses(args.statuses), includeRetried: args.retried === true }, args),
     stages: async (p: PipelineRow, _a: unknown, ctx: Context) => {
-      const jobs = await ctx.services.pipelines.latestJobs(p.id);
-      const path = `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`;
-      const byStage = new Map<number, JobRow[]>();
-      for (const job of jobs) byStage.set(job.stageIdx, [...(byStage.get(job.stageIdx) ?? []), job]);
-      const nodes = [...byStage.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([position, stageJobs]) => {
-          const status = compositeStatus(stageJobs) ?? 'skipped';
-          return { name: stageJobs[0].stage, position, status, detailedStatus: pipelineDetailedStatus(status, false, path), jobs: { nodes: stageJobs, count: stageJobs.length, pageInfo: ONE_PAGE } };
-        });
+      const nodes = stagesOf(await ctx.services.pipelines.latestJobs(p.id), `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`);
       return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
     },
+    active: (p: PipelineRow) => (ACTIVE_STATUSES as readonly string[]).includes(p.status),
+    complete: (p: PipelineRow) => (COMPLETED_STATUSES as readonly string[]).includes(p.status),
+    commit: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.commitOf(await projectOf(ctx, p), p.sha),
+    commitPath: async (p: PipelineRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, p)).fullPath}/-/commit/${p.sha}`,
+    refPath: async (p: PipelineRow, _a: unknown, ctx: Context) => (p.ref === null ? null : `/${(await projectOf(ctx, p)).fullPath}/-/commits/${p.ref}`),
+    project: (p: PipelineRow, _a: unknown, ctx: Context) => projectOf(ctx, p),
+    job: (p: PipelineRow, args: { id?: string | null; name?: string | null }, ctx: Context) =>
+      ctx.services.pipelines.pipelineJob(p, { id: args.id == null ? null : parseId(args.id, 'Ci::Build', 'id'), name: args.name }),
+    sourceJob: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.sourceJobOf(p),
+    usesNeeds: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.usesNeeds(p),
+    warningMessages: async (p: PipelineRow, _a: unknown, ctx: Context) =>
+      (await ctx.services.pipelines.warningMessages(p)).map((m) => ({ id: globalId('Ci::PipelineMessage', m.id), content: m.content })),
+    userPermissions: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.pipelinePermissions(await projectOf(ctx, p), p),
     variables: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.variables(await projectOf(ctx, p), p.id),
     testReport: async (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.testReport(await projectOf(ctx, p), p),
     testSuite: async (p: PipelineRow, args: { buildIds: string[] }, ctx: Context) =>
@@ -212,6 +266,36 @@ export const pipelineResolvers = {
       const log = await ctx.services.pipelines.readableTrace(await projectOf(ctx, j), j);
       return log && { log };
     },
+    active: (j: JobRow) => (ACTIVE_STATUSES as readonly string[]).includes(j.status),
+    kind: (j: JobRow) => (j.type === 'bridge' ? 'BRIDGE' : 'BUILD'),
+    createdByTag: (j: JobRow) => j.tag,
+    scheduled: (j: JobRow) => j.status === 'scheduled',
+    // GitLab's scheduling_type enum: stage or dag.
+    schedulingType: (j: JobRow) => (j.schedulingType === 'dag' ? 'dag' : 'stage'),
+    triggered: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.locate(j.pipelineId)).source === 'trigger',
+    failureMessage: (j: JobRow) => (j.status === 'failed' ? failureMessage(j.failureReason ?? 'unknown_failure') : null),
+    stage: async (j: JobRow, _a: unknown, ctx: Context) => {
+      const stages = stagesOf(await ctx.services.pipelines.stageJobs(j.pipelineId), `/${(await projectOf(ctx, j)).fullPath}/-/pipelines/${j.pipelineId}`);
+      return stages.find((stage) => stage.position === j.stageIdx) ?? null;
+    },
+    needs: (j: JobRow, args: PageArgs) => listConnection(args, needsOf(j)),
+    // Ci::JobType#previous_stage_jobs_or_needs: a stage-scheduled job waits for the latest jobs of the stage before its own.
+    previousStageJobsOrNeeds: async (j: JobRow, args: PageArgs, ctx: Context) => {
+      if (j.schedulingType === 'dag') return listConnection(args, needsOf(j));
+      const jobs = await ctx.services.pipelines.stageJobs(j.pipelineId);
+      const before = Math.max(-1, ...jobs.filter((other) => other.stageIdx < j.stageIdx).map((other) => other.stageIdx));
+      return listConnection(args, jobs.filter((other) => other.stageIdx === before));
+    },
+    webPath: async (j: JobRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}`,
+    playPath: async (j: JobRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}/play`,
+    refPath: async (j: JobRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, j)).fullPath}/-/commits/${j.ref}`,
+    commitPath: async (j: JobRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, j)).fullPath}/-/commit/${j.sha}`,
+    browseArtifactsPath: async (j: JobRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}/artifacts/browse`,
+    canPlayJob: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.jobPermissions(await projectOf(ctx, j), j)).playJob,
+    userPermissions: async (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.jobPermissions(await projectOf(ctx, j), j),
+  },
+  JobNeedUnion: {
+    __resolveType: (node: { name?: string; pipelineId?: number }) => (node.pipelineId === undefined ? 'CiBuildNeed' : 'CiJob'),
   },
   CiJobTrace: {
     // GitLab's Ci::Trace#html(last_lines:, max_size: 16.kilobytes) through Ansi2html.

@@ -20,7 +20,7 @@ import { pushOptionVariables, skipsCi, type PushOptions } from '../../git/push-o
 import { CREATE_ERRORS, createPipeline, type CreateDeps } from './create.js';
 import { mergeRequestFacts } from './merge_request_facts.js';
 import { inputsFromHash, pushOptionInputs, type PipelineInputs } from './inputs.js';
-import { mergeRequestMergeRef, mergeRequestRef } from './predefined.js';
+import { mergeRequestMergeRef } from './predefined.js';
 import { DownstreamPipelines } from './downstream.js';
 import { projectIncludes } from './includes.js';
 import { PipelineTriggers, type TriggerRun } from './triggers.js';
@@ -29,7 +29,7 @@ import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
 import { fetchProjectRows } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
-import type { ArtifactSummary } from './loaders.js';
+import { mergeRequestHeadKey, type ArtifactSummary, type MergeRequestHeadOf } from './loaders.js';
 import type { ArtifactsAccess } from '../../ci/config/types.js';
 import { JOB_TRACE_APPENDED, JOB_UPDATED, PIPELINE_UPDATED, queueDownstream, withPipeline, type JobTraceAppendedMessage, type JobUpdatedMessage, type PipelineUpdatedMessage } from './processing.js';
 import { jobOfMessage, pipelineOfMessage, traceSizeOfMessage, tracePiecesOfMessage, type TracePiece } from './live.js';
@@ -220,10 +220,63 @@ export class PipelinesService {
   private async jobFor(project: ProjectRow, jobId: number, ability: 'play_job' | 'retry_job' | 'cancel_build' | 'erase_build'): Promise<JobRow> {
     await this.authorized(project, 'update_build');
     const job = await this.findJob(project, jobId);
-    const outdatedDeployment = await hasOutdatedDeployment(this.db, job.id, isCompleted(job.status as CiStatus));
-    const subject: JobSubject = { ...(await this.protectedBranches.refSubject(project, job.ref, job.tag)), userId: job.userId, outdatedDeployment };
-    await this.base.access.authorize(ability, subject);
+    await this.base.access.authorize(ability, await this.jobSubject(project, job));
     return job;
+  }
+
+  /** What Ci::BuildPolicy decides a job's abilities by: its ref's protection, its user, an outdated deployment. */
+  private async jobSubject(project: ProjectRow, job: JobRow): Promise<JobSubject> {
+    const outdatedDeployment = await hasOutdatedDeployment(this.db, job.id, isCompleted(job.status as CiStatus));
+    return { ...(await this.protectedBranches.refSubject(project, job.ref, job.tag)), userId: job.userId, outdatedDeployment };
+  }
+
+  /** GraphQL's `CiJob.userPermissions` and `canPlayJob`: what the viewer may do with a job they read. */
+  async jobPermissions(project: ProjectRow, job: JobRow): Promise<{ readBuild: boolean; readJobArtifacts: boolean; updateBuild: boolean; playJob: boolean }> {
+    const { access } = this.base;
+    const ref = await this.protectedBranches.refSubject(project, job.ref, job.tag);
+    const artifacts = (job.options as { artifacts?: { access?: string } } | null)?.artifacts?.access ?? 'all';
+    return {
+      readBuild: await access.can('read_build', project),
+      readJobArtifacts: await access.can('read_job_artifacts', { project: projectSubject(project), access: artifacts as ArtifactsAccess }),
+      // Ci::BuildPolicy prevents update_build on a protected ref the viewer may not update.
+      updateBuild: (await access.can('update_build', project)) && (await access.can('update_ref', ref)),
+      playJob: job.type === 'build' && (await access.can('update_build', project)) && (await access.can('play_job', await this.jobSubject(project, job))),
+    };
+  }
+
+  /** GraphQL's `Pipeline.userPermissions`: what the viewer may do with a pipeline they read. */
+  async pipelinePermissions(project: ProjectRow, pipeline: PipelineRow): Promise<{ adminPipeline: boolean; destroyPipeline: boolean; updatePipeline: boolean }> {
+    const { access } = this.base;
+    return {
+      adminPipeline: await access.can('admin_pipeline', project),
+      destroyPipeline: await access.can('destroy_pipeline', project),
+      updatePipeline: await access.can('update_pipeline', await this.protectedBranches.refSubject(project, pipeline.ref, pipeline.tag)),
+    };
+  }
+
+  /** The configuration's warnings recorded with a pipeline (GitLab's `warning_messages`), oldest first. */
+  async warningMessages(pipeline: PipelineRow): Promise<{ id: number; content: string }[]> {
+    return (await this.base.loaders.pipelines.messages.load(pipeline.id)).filter((m) => m.severity === 'warning');
+  }
+
+  /** Whether the pipeline has jobs that run by their needs (Ci::Pipeline#uses_needs?). */
+  usesNeeds(pipeline: PipelineRow): Promise<boolean> {
+    return this.base.loaders.pipelines.usesNeeds.load(pipeline.id);
+  }
+
+  /** GraphQL's `Pipeline.job`: one of its jobs by ID, or its latest job of that name; null when none. */
+  async pipelineJob(pipeline: PipelineRow, by: { id?: number | null; name?: string | null }): Promise<JobRow | null> {
+    if (by.id != null) return this.db.ciJob.findFirst({ where: { id: by.id, pipelineId: pipeline.id } });
+    if (by.name == null) return null;
+    return this.db.ciJob.findFirst({ where: { pipelineId: pipeline.id, name: by.name, retried: false }, orderBy: { id: 'desc' } });
+  }
+
+  /** The bridge job that created the pipeline (GraphQL's `Pipeline.sourceJob`), when the viewer may read its project's jobs. */
+  async sourceJobOf(pipeline: PipelineRow): Promise<JobRow | null> {
+    if (pipeline.sourceJobId === null) return null;
+    const bridge = await this.db.ciJob.findUnique({ where: { id: pipeline.sourceJobId } });
+    const project = bridge && ((await this.base.loaders.projects.byId.load(bridge.projectId)) as ProjectRow | null);
+    return project && (await this.base.access.can('read_pipeline', project)) && (await this.base.access.can('read_build', project)) ? bridge : null;
   }
 
   // ---- Pipelines ----
@@ -350,11 +403,14 @@ export class PipelinesService {
 
   /**
    * GitLab's MergeRequest#head_pipeline: its newest merge request pipeline, else the newest pipeline of its source
-   * branch at its head commit; null for none or when the viewer may not read the project's pipelines.
+   * branch (in the source project) at its head commit; null for none or when the viewer may not read its project's pipelines.
    */
-  async headForMergeRequest(mr: { id: number; projectId: number; sourceBranch: string; headSha: string | null }, project: ProjectRow): Promise<PipelineRow | null> {
-    if (!(await this.base.access.can('read_pipeline', project))) return null;
-    return this.base.loaders.pipelines.headByMergeRequest.load({ id: mr.id, projectId: mr.projectId, sourceBranch: mr.sourceBranch, headSha: mr.headSha });
+  async headForMergeRequest(mr: MergeRequestHeadOf): Promise<PipelineRow | null> {
+    const head = await this.base.loaders.pipelines.headByMergeRequest.load(mergeRequestHeadKey(mr));
+    if (!head) return null;
+    // Entities::MergeRequest's `if: can?(current_user, :read_pipeline, head_pipeline)`: a fork's pipeline is the fork's.
+    const project = await this.base.loaders.projects.byId.load(head.projectId);
+    return project && (await this.base.access.can('read_pipeline', project)) ? head : null;
   }
 
   /** The mean coverage of the pipeline's latest jobs that report one, or null. */
@@ -487,31 +543,42 @@ export class PipelinesService {
   }
 
   /**
-   * A merge request pipeline (GitLab's MergeRequests::CreatePipelineService): its head written to
-   * refs/merge-requests/<iid>/head, then a `merge_request_event` pipeline when the rules ask for one. Given the merge
-   * ref's commit of the current head (merged results, EE's create_merged_result_pipeline_for), on
-   * refs/merge-requests/<iid>/merge at that commit with its source and target shas; when that makes no pipeline, or
-   * without it, detached on the head ref. `explicit` (the API) answers GitLab's errors; a push makes none silently.
+   * A merge request pipeline (Ci::CreatePipelineService with `merge_request_event`, as MergeRequests::
+   * CreatePipelineService asks for one): a `merge_request_event` pipeline of `project` at `at` when the rules ask for
+   * one. `at` is chosen by the merge request module: the target's refs/merge-requests/<iid>/head (which it fetched),
+   * or for a fork's pipeline run in the fork its source branch. Given the merge ref's commit of that head (merged
+   * results, EE's create_merged_result_pipeline_for), first on refs/merge-requests/<iid>/merge at that commit with its
+   * source and target shas; when that makes no pipeline, or without it, at `at`. `explicit` (the API) answers
+   * GitLab's errors; a push makes none silently.
    */
   async createForMergeRequest(
     project: ProjectRow,
-    mr: { id: number; iid: number; sourceBranch: string; state: string },
+    mr: { id: number; iid: number; state: string },
     userId: number,
     explicit: boolean,
+    at: { ref: string; sha: string | null; branch: boolean },
     mergedResult: MergedResultRef | null = null,
   ): Promise<PipelineRow | null> {
-    const repository = await this.repositories.open(project);
-    const head = await repository.resolve(`refs/heads/${mr.sourceBranch}^{commit}`);
+    const head = at.sha;
     if (!head || mr.state !== 'opened') {
       if (explicit) throw invalid({ base: [CREATE_ERRORS.referenceNotFound] });
       return null;
     }
-    const ref = mergeRequestRef(mr.iid);
-    const current = await repository.resolve(ref);
-    if (current !== head) await repository.updateRef(ref, head, current ?? ZERO_SHA);
     const facts = await mergeRequestFacts(this.db, this.protectedBranches, mr.id);
     if (!facts) return null;
-    const input = { project, userId, tag: false, source: 'merge_request_event', beforeSha: ZERO_SHA, variables: [], honourSkipCi: !explicit, saveOnErrors: !explicit, mergeRequest: facts };
+    const input = {
+      project,
+      userId,
+      tag: false,
+      source: 'merge_request_event',
+      beforeSha: ZERO_SHA,
+      variables: [],
+      honourSkipCi: !explicit,
+      saveOnErrors: !explicit,
+      mergeRequest: facts,
+      // Chain::Validate::Abilities on a branch: whoever may not update it runs no pipeline on it.
+      ...(at.branch ? { mayUpdateRef: (ref: string, tag: boolean) => this.mayUpdateRef(project, ref, tag) } : {}),
+    };
     if (mergedResult && mergedResult.sourceSha === head) {
       const merged = await createPipeline(this.deps(), {
         ...input,
@@ -521,7 +588,7 @@ export class PipelinesService {
       });
       if (!('error' in merged)) return merged.pipeline;
     }
-    const result = await createPipeline(this.deps(), { ...input, ref, sha: head });
+    const result = await createPipeline(this.deps(), { ...input, ref: at.ref, sha: head });
     if ('error' in result) {
       if (explicit) throw invalid({ base: [result.error] });
       return null;
@@ -553,24 +620,31 @@ export class PipelinesService {
     });
   }
 
-  /** `POST /projects/:id/merge_requests/:iid/pipelines` (GitLab answers what refuses it as a 400). */
-  async createForMergeRequestByViewer(project: ProjectRow, mr: { id: number; iid: number; sourceBranch: string; state: string }, mergedResult: MergedResultRef | null): Promise<PipelineRow | null> {
-    await this.authorized(project, 'create_pipeline');
-    const viewer = this.base.access.requireViewer();
-    return this.createForMergeRequest(project, mr, viewer.id, true, mergedResult);
-  }
-
-  /** GitLab's MergeRequest#all_pipelines: its merge request pipelines and the source branch's pipelines of its head. */
-  async forMergeRequest(project: ProjectRow, mr: { id: number; sourceBranch: string; headSha: string | null }, page: PageArgs) {
+  /**
+   * GitLab's `GET …/merge_requests/:iid/pipelines` (Ci::PipelinesForMergeRequestFinder#execute): its merge request
+   * pipelines, wherever they ran (the target, or the fork a fork's ran in), and the source branch's pipelines of its
+   * head in the source project; of these, those of the projects whose pipelines the viewer may read. Merge request
+   * pipelines first, then newest first.
+   */
+  async forMergeRequest(project: ProjectRow, mr: { id: number; projectId: number; sourceProjectId: number | null; sourceBranch: string; headSha: string | null }, page: PageArgs) {
     await this.authorized(project, 'read_pipeline');
-    const where: Prisma.PipelineWhereInput = {
-      projectId: project.id,
-      OR: [{ mergeRequestId: mr.id }, ...(mr.headSha ? [{ ref: mr.sourceBranch, tag: false, sha: mr.headSha }] : [])],
-    };
+    const source = mr.sourceProjectId === null || mr.sourceProjectId === project.id ? null : await this.base.loaders.projects.byId.load(mr.sourceProjectId);
+    const readable = [project.id, ...(source && (await this.base.access.can('read_pipeline', source)) ? [source.id] : [])];
+    const own: Prisma.PipelineWhereInput = { projectId: { in: readable }, mergeRequestId: mr.id, source: 'merge_request_event' };
+    const branch: Prisma.PipelineWhereInput | null =
+      mr.headSha && readable.includes(mr.sourceProjectId ?? project.id)
+        ? { projectId: mr.sourceProjectId ?? project.id, ref: mr.sourceBranch, tag: false, sha: mr.headSha, source: { not: 'merge_request_event' } }
+        : null;
     return connection(
       page,
-      ({ skip, take }) => this.db.pipeline.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
-      () => this.db.pipeline.count({ where }),
+      async ({ skip, take }) => {
+        // `CASE source WHEN 'merge_request_event' THEN 0 ELSE 1 END, id DESC`: the merge request's own first.
+        const ownCount = await this.db.pipeline.count({ where: own });
+        const first = skip < ownCount ? await this.db.pipeline.findMany({ where: own, orderBy: { id: 'desc' }, skip, take }) : [];
+        const rest = branch && first.length < take ? await this.db.pipeline.findMany({ where: branch, orderBy: { id: 'desc' }, skip: Math.max(0, skip - ownCount), take: take - first.length }) : [];
+        return [...first, ...rest];
+      },
+      async () => (await this.db.pipeline.count({ where: own })) + (branch ? await this.db.pipeline.count({ where: branch }) : 0),
     );
   }
 
@@ -803,6 +877,14 @@ export class PipelinesService {
     if (!(await this.base.access.can('read_build_trace', { project: projectSubject(project), debugMode: await this.debugMode(job) }))) return null;
     const log = await this.trace(project, job.id);
     return log.length ? log : null;
+  }
+
+  /**
+   * The latest jobs of a pipeline, read once per request and pipeline (a page of jobs asking each for its stage, or
+   * its previous stage's jobs): for reads only, never after a change in the same request.
+   */
+  stageJobs(pipelineId: number): Promise<JobRow[]> {
+    return this.base.loaders.pipelines.latestJobs.load(pipelineId);
   }
 
   /** Jobs by pipeline, for GraphQL stages and REST embedding. */

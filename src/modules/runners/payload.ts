@@ -7,7 +7,9 @@ import { REPORT_FILE_NAMES, TYPE_AND_FORMAT } from '../../ci/artifact-types.js';
 import type { Config } from '../../config.js';
 import type { CommitInfo } from '../../git/repository.js';
 import { expandVariables, fromCiVariables, runnerVariable, type JobCiVariable, type RunnerVariable } from '../../ci/variables.js';
-import { pipelineVariables, slugify, storedPipelineFacts, type MergeRequestFacts } from '../pipelines/predefined.js';
+import { encodeJwt, registeredClaims, type SigningKey } from '../../ci/id-tokens.js';
+import { REFERENCE } from '../../ci/config/variables.js';
+import { DEFAULT_CI_CONFIG_PATH, pipelineVariables, slugify, storedPipelineFacts, type MergeRequestFacts } from '../pipelines/predefined.js';
 import type { JobRow, PipelineRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { effectiveTimeout, optionsOf, type JobOptions, type StoredRelease } from './protocol.js';
@@ -65,6 +67,17 @@ export interface JobResponse {
   credentials: never[];
   features: { trace_sections: boolean; failure_reasons: readonly string[] };
   dependencies: { id: number; name: string; token: string; artifacts_file?: { filename: string; size: number } }[];
+  /** `hooks:` (JobRequest::Hook): present when the job has some. */
+  hooks?: { name: string; script: string[] }[];
+  /** `secrets:` as the job declares them, when it declares some and a provider is configured. */
+  secrets?: Record<string, Record<string, unknown>>;
+}
+
+/** What signing the job's ID tokens needs: the instance's key, and the job's user's level in the project. */
+export interface IdTokenFacts {
+  signing: SigningKey;
+  /** GitLab's human_max_access of the job's user, downcased (`developer`); null without one. */
+  userAccessLevel: string | null;
 }
 
 export interface JobFacts {
@@ -88,6 +101,8 @@ export interface JobFacts {
   dependencies: { id: number; name: string; archive: { filename: string; size: number } | null; dotenv: { key: string; value: string }[] }[];
   /** The project's jobs running on instance runners now (instance runners only). */
   runningOnInstanceRunners: number | null;
+  /** Present when the job has `id_tokens:`. */
+  idTokens?: IdTokenFacts | null;
   now: Date;
 }
 
@@ -146,7 +161,80 @@ function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
     ...facts.pipelineVariables.map((p) => v(p.key, p.value, { public: false, file: p.variableType === 'file' })),
     ...(options.job_variables ?? []).map((p) => v(p.key, p.value, { public: false })),
   ];
-  return expandVariables(list);
+  const expanded = expandVariables(list);
+  const tokens = idTokenVariables(facts, expanded);
+  return tokens.length ? [...expanded.slice(0, JOB_TOKEN_POSITION), ...tokens, ...expanded.slice(JOB_TOKEN_POSITION)] : expanded;
+}
+
+/** Where Ci::Build#variables puts the job's JWT variables: after its persisted ones (CI_JOB_ID … CI_REPOSITORY_URL). */
+const JOB_TOKEN_POSITION = 5;
+
+/** ExpandVariables.expand: `$VAR`, `${VAR}` and `%VAR%` replaced by the variable's value, unknown ones by nothing. */
+function expandWith(text: string, variables: readonly RunnerVariable[]): string {
+  const values = new Map(variables.map((v) => [v.key, v.value]));
+  return text.replace(REFERENCE, (match: string, a?: string, b?: string, c?: string) => {
+    const name = a ?? b ?? c;
+    return name === undefined ? match : (values.get(name) ?? '');
+  });
+}
+
+/**
+ * Ci::Build#id_tokens_variables: one masked, non-public variable per `id_tokens:` entry, its value a JwtV2 for the
+ * job with the entry's `aud` (its variables expanded).
+ */
+function idTokenVariables(facts: JobFacts, variables: readonly RunnerVariable[]): RunnerVariable[] {
+  const entries = optionsOf(facts.job).id_tokens ?? [];
+  if (!entries.length || !facts.idTokens) return [];
+  const claims = idTokenClaims(facts);
+  const timeout = effectiveTimeout(facts.job, facts.runner, facts.project.buildTimeout);
+  return entries.map(([name, { aud }]) => {
+    const audience = Array.isArray(aud) ? aud.map((a) => expandWith(a, variables)) : expandWith(aud, variables);
+    const token = encodeJwt(facts.idTokens!.signing, { ...claims, ...registeredClaims(facts.now, timeout), iss: claims.iss, sub: claims.sub, aud: audience });
+    return runnerVariable(name, token, { public: false, masked: true });
+  });
+}
+
+/** JwtV2's claims of a job, in GitLab's order (project claims, CI claims, runner and config claims, then iss and sub). */
+function idTokenClaims(facts: JobFacts): Record<string, unknown> & { iss: string; sub: string } {
+  const { job, project, pipeline, user } = facts;
+  const options = optionsOf(job);
+  // Pipeline#source_ref: a merge request pipeline's is its source branch.
+  const ref = facts.mergeRequest && job.ref.startsWith('refs/') ? facts.mergeRequest.sourceBranch : job.ref;
+  const refType = job.tag ? 'tag' : 'branch';
+  const externalUrl = facts.config.externalUrl.replace(/\/+$/, '');
+  const configPath = project.ciConfigPath || DEFAULT_CI_CONFIG_PATH;
+  const fromRepository = !configPath.includes('@') && !/^https?:\/\//.test(configPath);
+  const environment = options.environment;
+  return {
+    namespace_id: String(project.namespace.id),
+    namespace_path: project.namespace.fullPath,
+    project_id: String(project.id),
+    project_path: project.fullPath,
+    user_id: user ? String(user.id) : '',
+    user_login: user?.username ?? null,
+    user_email: user?.email ?? null,
+    user_access_level: facts.idTokens?.userAccessLevel ?? null,
+    pipeline_id: String(pipeline.id),
+    pipeline_source: pipeline.source,
+    job_id: String(job.id),
+    ref,
+    ref_type: refType,
+    ref_path: `${job.tag ? 'refs/tags/' : 'refs/heads/'}${ref}`,
+    ref_protected: String(facts.protectedRef),
+    ...(environment
+      ? { environment: environment.name, environment_protected: 'false', ...(environment.tier ? { deployment_tier: environment.tier } : {}), environment_action: environment.action ?? 'start' }
+      : {}),
+    runner_id: facts.runner.id,
+    // Only GitLab.com's own runners are gitlab-hosted.
+    runner_environment: 'self-hosted',
+    sha: job.sha,
+    project_visibility: project.visibility,
+    // ClaimMapper::Repository, for a configuration read from the project's repository.
+    ci_config_ref_uri: fromRepository ? `${new URL(externalUrl).host}/${project.fullPath}//${configPath}@${job.tag ? 'refs/tags/' : 'refs/heads/'}${ref}` : null,
+    ci_config_sha: fromRepository ? job.sha : null,
+    iss: externalUrl,
+    sub: `project_path:${project.fullPath}:ref_type:${refType}:ref:${ref}`,
+  };
 }
 
 /**
@@ -252,7 +340,72 @@ export function jobResponse(facts: JobFacts): JobResponse {
     credentials: [],
     features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
     dependencies: facts.dependencies.map((d) => ({ id: d.id, name: d.name, token: facts.token, ...(d.archive ? { artifacts_file: d.archive } : {}) })),
+    ...(options.hooks?.pre_get_sources_script?.length ? { hooks: [{ name: 'pre_get_sources_script', script: options.hooks.pre_get_sources_script }] } : {}),
+    ...(options.secrets?.length ? { secrets: secretsConfiguration(options, variables) } : {}),
   };
+}
+
+/**
+ * EE Ci::BuildRunnerPresenter#secrets_configuration: each secret as declared, with the server its provider is
+ * reached at (from the job's variables) and the JWT it authenticates with: the secret's `token`, else the job's
+ * first ID token, else the long-gone `${CI_JOB_JWT}`.
+ */
+function secretsConfiguration(options: JobOptions, variables: readonly RunnerVariable[]): Record<string, Record<string, unknown>> {
+  const value = (key: string, fallback: string | null = null) => variables.findLast((v) => v.key === key)?.value ?? fallback;
+  const firstToken = options.id_tokens?.[0]?.[0];
+  const jwt = (secret: Record<string, unknown>, legacy: string) => (firstToken ? ((secret.token as string | undefined) ?? `$${firstToken}`) : legacy);
+  return Object.fromEntries(
+    (options.secrets ?? []).map(([name, declared]) => {
+      const secret: Record<string, unknown> = structuredClone(declared);
+      if (isObject(secret.vault)) {
+        const data = { jwt: jwt(secret, '${CI_JOB_JWT}'), role: value('VAULT_AUTH_ROLE') };
+        secret.vault.server = {
+          url: value('VAULT_SERVER_URL'),
+          namespace: value('VAULT_NAMESPACE'),
+          auth: { name: 'jwt', path: value('VAULT_AUTH_PATH', 'jwt'), data: Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null)) },
+        };
+      }
+      if (isObject(secret.azure_key_vault)) {
+        secret.azure_key_vault.server = { url: value('AZURE_KEY_VAULT_SERVER_URL'), client_id: value('AZURE_CLIENT_ID'), tenant_id: value('AZURE_TENANT_ID'), jwt: jwt(secret, '${CI_JOB_JWT_V2}') };
+      }
+      if (isObject(secret.gcp_secret_manager)) {
+        secret.gcp_secret_manager.server = {
+          project_number: value('GCP_PROJECT_NUMBER'),
+          workload_identity_federation_pool_id: value('GCP_WORKLOAD_IDENTITY_FEDERATION_POOL_ID'),
+          workload_identity_federation_provider_id: value('GCP_WORKLOAD_IDENTITY_FEDERATION_PROVIDER_ID'),
+          jwt: secret.token ?? null,
+        };
+      }
+      return [name, secret];
+    }),
+  );
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The CI/CD variables whose presence configures each secrets provider (Ci::Secrets::Integration). */
+const PROVIDER_VARIABLES: Record<string, string[]> = {
+  vault: ['VAULT_SERVER_URL'],
+  azure_key_vault: ['AZURE_KEY_VAULT_SERVER_URL', 'AZURE_CLIENT_ID', 'AZURE_TENANT_ID'],
+  gcp_secret_manager: ['GCP_PROJECT_NUMBER', 'GCP_WORKLOAD_IDENTITY_FEDERATION_POOL_ID', 'GCP_WORKLOAD_IDENTITY_FEDERATION_PROVIDER_ID'],
+  akeyless: ['AKEYLESS_ACCESS_ID'],
+  aws_secrets_manager: ['AWS_REGION'],
+};
+
+/**
+ * Ci::Secrets::Integration#secrets_provider?: whether some provider is configured (its variables set in the job's
+ * variables), and every secret names a configured one. GitLab Secrets Manager is never configured here.
+ */
+export function secretsProviderFound(secrets: readonly [string, Record<string, unknown>][], variables: readonly RunnerVariable[]): boolean {
+  const present = (key: string) => variables.some((v) => v.key === key && v.value !== '');
+  const configured = new Set(Object.keys(PROVIDER_VARIABLES).filter((provider) => PROVIDER_VARIABLES[provider].every(present)));
+  if (!configured.size) return false;
+  return secrets.every(([, settings]) => Object.keys(settings).every((key) => !(key in PROVIDER_VARIABLES || key === 'gitlab_secrets_manager') || configured.has(key)));
+}
+
+/** The job's variables as the runner gets them, for the checks made before a job is handed out. */
+export function jobVariables(facts: JobFacts): RunnerVariable[] {
+  return variablesOf({ ...facts, idTokens: null }, repoUrl(facts.config, facts.project, facts.token));
 }
 
 const RELEASE_SINGLE_FLAGS = ['name', 'description', 'tag_name', 'tag_message', 'ref', 'released_at'] as const;

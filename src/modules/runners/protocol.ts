@@ -58,6 +58,16 @@ export interface JobOptions {
   environment?: { name: string; action?: string; slug?: string; url?: string; tier?: string } | null;
   /** `release:` as the config engine validated it, asset links as [key, value] pairs (create.ts `jobOptions`). */
   release?: StoredRelease | null;
+  /** `id_tokens:` as [name, { aud }] pairs, in the configuration's order. */
+  id_tokens?: [string, { aud: string | string[] }][] | null;
+  hooks?: { pre_get_sources_script?: string[] } | null;
+  /** `secrets:` as [variable, provider settings] pairs, in the configuration's order. */
+  secrets?: [string, Record<string, unknown>][] | null;
+  manual_confirmation?: string | null;
+  pages?: boolean | { path_prefix?: string; expire_in?: string; publish?: string } | null;
+  publish?: string | null;
+  identity?: string | null;
+  dast_configuration?: { site_profile?: string; scanner_profile?: string } | null;
   /** Variables a manual job was played with. */
   job_variables?: { key: string; value: string }[];
 }

@@ -15,7 +15,11 @@ import { JOB_UPDATED, processStartedJob, withPipeline, type JobUpdatedMessage } 
 import type { JobRow } from '../pipelines/service.js';
 import { dependencyJobs, dotenvVariables } from '../pipelines/dependencies.js';
 import { mergeRequestFacts } from '../pipelines/merge_request_facts.js';
-import { jobResponse, type JobResponse } from './payload.js';
+import { jobResponse, jobVariables, secretsProviderFound, type IdTokenFacts, type JobFacts, type JobResponse } from './payload.js';
+import { ciSigningKey } from '../../ci/id-tokens.js';
+import { userViewer } from '../../auth/viewer.js';
+import { humanProjectAccess, projectSubject } from '../../auth/rules.js';
+import type { ProjectRow } from '../projects/service.js';
 import { keepPersistentRef, optionsOf, type ProtocolDeps } from './protocol.js';
 import { failAs } from './transitions.js';
 import type { RunnerRow } from './service.js';
@@ -34,11 +38,14 @@ interface Candidate {
   tag: boolean;
   /** Whether the job's user is blocked: such a job fails instead of running (GitLab's pre-assign check). */
   userBlocked: boolean;
+  /** Whether the job declares `secrets:` (checked for a provider before it is handed out). */
+  hasSecrets: boolean;
 }
 
 function candidates(deps: ProtocolDeps, runner: RunnerRow): Promise<Candidate[]> {
   return deps.readDb.$queryRaw<Candidate[]>`
-    SELECT j."id", j."pipelineId", j."projectId", j."ref", j."tag", COALESCE(u."state" = 'blocked', false) AS "userBlocked"
+    SELECT j."id", j."pipelineId", j."projectId", j."ref", j."tag", COALESCE(u."state" = 'blocked', false) AS "userBlocked",
+      (j."options" -> 'secrets') IS NOT NULL AS "hasSecrets"
     FROM "ci_builds" j LEFT JOIN "users" u ON u."id" = j."userId"
     WHERE j."status" = 'pending' AND j."type" = 'build'
       AND (
@@ -96,6 +103,25 @@ async function failBlocked(deps: ProtocolDeps, candidate: Candidate, now: Date):
   });
 }
 
+/**
+ * GitLab's pre-assign check secrets_provider_not_found: a pending job with `secrets:` and no provider configured
+ * for them (their variables absent from the job's variables) fails instead of running. True when it failed.
+ */
+async function failWithoutSecretsProvider(deps: ProtocolDeps, runner: RunnerRow, candidate: Candidate, now: Date): Promise<boolean> {
+  const job = await deps.readDb.ciJob.findUnique({ where: { id: candidate.id } });
+  if (!job || job.status !== 'pending') return false;
+  const secrets = optionsOf(job).secrets ?? [];
+  if (!secrets.length || secretsProviderFound(secrets, jobVariables(await jobFacts(deps, runner, job, '', now, { persistentRef: false })))) return false;
+  let failed = false;
+  await withPipeline(deps.db, candidate.pipelineId, deps, async (tx) => {
+    const current = await tx.ciJob.findUnique({ where: { id: candidate.id }, select: { status: true } });
+    if (current?.status !== 'pending') return;
+    await deps.pipelines.setJobStatus(tx, { id: candidate.pipelineId, projectId: candidate.projectId }, candidate.id, 'failed', { failureReason: 'secrets_provider_not_found', finishedAt: now });
+    failed = true;
+  });
+  return failed;
+}
+
 async function refIsProtected(deps: ProtocolDeps, candidate: Candidate): Promise<boolean> {
   // Protected tags are not modelled by this server: tags are never protected refs.
   return !candidate.tag && deps.protectedBranches.anyProtected(candidate.projectId, [candidate.ref]);
@@ -103,6 +129,14 @@ async function refIsProtected(deps: ProtocolDeps, candidate: Candidate): Promise
 
 /** The job response for a claimed job: everything it needs, loaded once, the independent reads at once. */
 async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token: string, now: Date): Promise<JobResponse> {
+  return jobResponse(await jobFacts(deps, runner, job, token, now));
+}
+
+/**
+ * What presenting a job reads. `persistentRef: false` is for checks made before a job is claimed: they make no
+ * persistent ref and sign no ID token.
+ */
+async function jobFacts(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token: string, now: Date, check?: { persistentRef: false }): Promise<JobFacts> {
   const db = deps.readDb;
   const [pipeline, project, user, protectedRef, pipelineVariables, dependencies, running] = await Promise.all([
     db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } }),
@@ -115,12 +149,13 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
   ]);
   const [commit, hasPersistentRef, ciVariables, archives, mergeRequest] = await Promise.all([
     deps.repositories.open(project).then((repository) => repository.commit(job.sha)),
-    keepPersistentRef(deps, project, pipeline, job.sha),
+    check ? false : keepPersistentRef(deps, project, pipeline, job.sha),
     deps.ciVariables(project, { protectedRef, environment: optionsOf(job).environment?.name ?? null }),
     dependencies.length ? db.ciJobArtifact.findMany({ where: { jobId: { in: dependencies.map((d) => d.id) }, fileType: 'archive' } }) : [],
     mergeRequestFacts(db, deps.protectedBranches, pipeline.mergeRequestId),
   ]);
-  return jobResponse({
+  const idTokens = !check && optionsOf(job).id_tokens?.length ? await idTokenFacts(deps, project, job.userId) : null;
+  return {
     config: deps.app.config,
     job,
     token,
@@ -139,8 +174,16 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
       return { id: d.id, name: d.name, archive: archive ? { filename: archive.fileName, size: archive.size } : null, dotenv: dotenvVariables([d]) };
     }),
     runningOnInstanceRunners: running,
+    idTokens,
     now,
-  });
+  };
+}
+
+/** The signing key, and the job's user's level in the project (GitLab's human_max_access), for its ID tokens. */
+async function idTokenFacts(deps: ProtocolDeps, project: ProjectRow, userId: number | null): Promise<IdTokenFacts> {
+  const [signing, viewer] = await Promise.all([ciSigningKey(deps.db), userId === null ? null : userViewer(deps.readDb, userId)]);
+  if (!viewer) return { signing, userAccessLevel: null };
+  return { signing, userAccessLevel: humanProjectAccess({ viewer, memberships: await deps.app.memberships.of(viewer.id) }, projectSubject(project)) };
 }
 
 /** The first job of the runner's queue it can claim, presented; null when there is none. */
@@ -148,6 +191,7 @@ export async function claimJob(deps: ProtocolDeps, runner: RunnerRow): Promise<J
   const queue: Candidate[] = [];
   for (const candidate of await candidates(deps, runner)) {
     if (runner.accessLevel === 'ref_protected' && !(await refIsProtected(deps, candidate))) continue;
+    if (candidate.hasSecrets && !candidate.userBlocked && (await failWithoutSecretsProvider(deps, runner, candidate, new Date()))) continue;
     queue.push(candidate);
   }
   // The queue in order: a blocked user's job is failed where it stands; the run of jobs up to the next such one is

@@ -37,7 +37,7 @@ const profileShown = <V>(value: (user: UserRow, ctx: Context) => V) => shownWith
 
 export const userResolvers = {
   UserState: { active: 'active', blocked: 'blocked', deactivated: 'deactivated', banned: 'banned', blocked_pending_approval: 'blocked_pending_approval' },
-  UserType: { HUMAN: 'human', PROJECT_BOT: 'project_bot', GHOST: 'ghost' },
+  UserType: { HUMAN: 'human', PROJECT_BOT: 'project_bot', GHOST: 'ghost', ALERT_BOT: 'alert_bot' },
   UserStatusClearAfter: Object.fromEntries(Object.keys(CLEAR_AFTER).map((key) => [`_${key}`, key])),
   Query: {
     currentUser: (_: unknown, _a: unknown, ctx: Context) => ctx.services.users.current(),
@@ -114,7 +114,7 @@ export const userResolvers = {
     workInformation,
     localTime: () => null,
     human: (user: UserRow) => user.userType === 'human' && !user.bot,
-    type: (user: UserRow) => (user.userType === 'ghost' ? 'ghost' : user.bot ? 'project_bot' : 'human'),
+    type: (user: UserRow) => (user.userType !== 'human' ? user.userType : user.bot ? 'project_bot' : 'human'),
     // GitLab shows is_admin only to administrators (UserWithAdmin), not to users looking at themselves.
     admin: shownWith('admin_all_resources', () => null, (user: UserRow) => user.admin),
     createdAt: profileShown((user) => user.createdAt),

@@ -1,4 +1,5 @@
 /** Owns users: lookup, listing, creation and changes (with the personal namespace every user has), and their account data. */
+import { INTERNAL_USER_TYPES } from './internal.js';
 import type { UploadedFile } from '../../uploads/storage.js';
 import { avatarProblems, replaceAvatar } from '../../uploads/avatars.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
@@ -241,7 +242,7 @@ export class UsersService {
     // GitLab's UsersFinder: user types (human; internal: the ghost; project_bot) and the external flag.
     const types: Prisma.StringFilter = {};
     if (filters.humans) types.equals = 'human';
-    const excluded = [...(filters.excludeHumans ? ['human'] : []), ...(filters.excludeInternal ? ['ghost'] : []), ...(filters.withoutProjectBots ? ['project_bot'] : [])];
+    const excluded = [...(filters.excludeHumans ? ['human'] : []), ...(filters.excludeInternal ? INTERNAL_USER_TYPES : []), ...(filters.withoutProjectBots ? ['project_bot'] : [])];
     if (excluded.length) types.notIn = excluded;
     if (Object.keys(types).length) where.userType = types;
     if (filters.external) where.external = true;

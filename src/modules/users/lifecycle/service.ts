@@ -12,12 +12,12 @@ import { MEMBER_ACCESS_LEVELS } from '../../../auth/access-levels.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../../auth/credentials.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../../auth/memberships.js';
 import { conflict, stateForbids, refused } from '../../../errors.js';
-import { equalsIgnoringCase } from '../../../db/text.js';
 import type { ServiceBase } from '../../module.js';
 import { deleteProjectRows, removeProjectFiles } from '../../projects/deletion.js';
 import { queueGroupDestroy } from '../../groups/deletion.js';
 import { snippetRepositorySubject } from '../../snippets/service.js';
-import { UsersService, type UserRow } from '../service.js';
+import type { UsersService, UserRow } from '../service.js';
+import { internalUser, isInternal } from '../internal.js';
 import { enqueueHookEvent } from '../../hooks/events.js';
 import { userSystemEvent } from '../../hooks/payloads.js';
 
@@ -28,9 +28,6 @@ export const MINIMUM_INACTIVE_DAYS = 90;
 
 /** The ghost user's bio, as GitLab's Users::Internal.ghost writes it. */
 const GHOST_BIO = 'This is a "Ghost User", created to hold all issues authored by users that have since been deleted. This user cannot be removed.';
-
-/** Advisory-lock key of ghost user creation (any constant that no other lock uses). */
-const GHOST_LOCK = 4_711_002;
 
 /** States in which GitLab counts a user as blocked (`blocked?`). */
 const BLOCKED = new Set(['blocked', 'ldap_blocked']);
@@ -46,7 +43,7 @@ export class UserLifecycleService {
     const user = await this.users.administered(id);
     if (user.id === this.base.viewer?.id) throw stateForbids('The API initiating user cannot be blocked by the API');
     if (BLOCKED.has(user.state)) return null;
-    if (user.userType === 'ghost') throw refused('An internal user cannot be blocked');
+    if (isInternal(user)) throw refused('An internal user cannot be blocked');
     await this.moveTo(user, 'blocked');
     return true;
   }
@@ -81,7 +78,7 @@ export class UserLifecycleService {
     const user = await this.users.administered(id);
     if (user.state === 'deactivated') return null;
     if (user.state !== 'active') throw stateForbids('A blocked user cannot be deactivated by the API');
-    if (user.userType === 'ghost') throw stateForbids('An internal user cannot be deactivated by the API');
+    if (isInternal(user)) throw stateForbids('An internal user cannot be deactivated by the API');
     const since = Date.now() - MINIMUM_INACTIVE_DAYS * 86_400_000;
     if (user.lastActivityOn && user.lastActivityOn.getTime() > since) {
       throw stateForbids(`The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`);
@@ -121,7 +118,9 @@ export class UserLifecycleService {
    * Deletes a user (GitLab's `DELETE /users/:id` and Users::DestroyService), with their personal projects,
    * memberships, tokens, keys, e-mail addresses, status, preferences and events. What GitLab keeps of their
    * contributions goes to the ghost user (`moveToGhost`), made on first need, unless `hardDelete`; personal snippets
-   * are deleted with their repositories; pipelines, jobs and schedules lose their user (GitLab 16 nullifies them), runners and memberships the user made their creator. A user who is
+   * are deleted with their repositories; pipelines and jobs lose their user (GitLab 16 nullifies them), runners and
+   * memberships the user made their creator. Pipeline schedules are the projects', not the user's: they go to the
+   * ghost user, deactivated (`orphanSchedules`), even on a hard delete. A user who is
    * the sole owner of a group is refused, unless `hardDelete`: then those groups are deleted too (GitLab's
    * `delete_solo_owned_groups`), by the group deletion job, queued with the user's removal.
    */
@@ -134,28 +133,8 @@ export class UserLifecycleService {
   }
 
   /** The ghost user (GitLab's Users::Internal.ghost), made on first need with a free username and address. */
-  async ghost(tx: Prisma.TransactionClient): Promise<UserRow> {
-    // Concurrent deletions take turns, so exactly one ghost is made.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GHOST_LOCK})`;
-    const existing = await tx.user.findFirst({ where: { userType: 'ghost' }, orderBy: { id: 'asc' } });
-    if (existing) return existing;
-    for (let n = 0; ; n++) {
-      const suffix = n === 0 ? '' : String(n);
-      const username = `ghost${suffix}`;
-      const email = `ghost${suffix}@example.com`;
-      const taken = await tx.user.findFirst({ where: { OR: [{ username: equalsIgnoringCase(username) }, { email: equalsIgnoringCase(email) }] }, select: { id: true } });
-      const pathTaken = await tx.namespace.findFirst({ where: { parentId: null, path: equalsIgnoringCase(username) }, select: { id: true } });
-      if (taken || pathTaken) continue;
-      return UsersService.insertSystemUser(tx, {
-        username,
-        email,
-        name: 'Ghost User',
-        bio: GHOST_BIO,
-        userType: 'ghost',
-        projectsLimit: 0,
-        canCreateGroup: false,
-      });
-    }
+  ghost(tx: Prisma.TransactionClient): Promise<UserRow> {
+    return internalUser(tx, 'ghost', 'ghost', (suffix) => `ghost${suffix}@example.com`, { name: 'Ghost User', bio: GHOST_BIO, projectsLimit: 0, canCreateGroup: false });
   }
 
   /** The groups of which the user is the only direct Owner (GitLab's `solo_owned_groups`). */
@@ -177,6 +156,7 @@ export class UserLifecycleService {
     const { db, loaders, app } = this.base;
     const { personalProjects: projects, snippets } = await db.$transaction(async (tx) => {
       if (!hardDelete) await moveToGhost(tx, user.id, (await this.ghost(tx)).id);
+      await this.orphanSchedules(tx, user.id);
       // Personal snippets go with their author (GitLab's delete_snippets): their repositories after the commit.
       const snippets = await tx.snippet.findMany({ where: { authorId: user.id, projectId: null }, select: { id: true, repositoryStorage: true } });
       const personal = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true } });
@@ -199,6 +179,19 @@ export class UserLifecycleService {
     for (const project of projects) await removeProjectFiles(app, project);
     for (const snippet of snippets) if (app.repositories.has(snippet.repositoryStorage)) await app.repositories.remove(snippetRepositorySubject(snippet)).catch(() => undefined);
     await app.uploads.removeAvatars('user', user.id);
+  }
+
+  /**
+   * The user's pipeline schedules, owned by the ghost user and inactive: a schedule never runs as nobody, and its
+   * owner stays non-null (GitLab's `PipelineSchedule.owner: UserCore!`; GitLab's own nullifying foreign key made
+   * that field fail, its issue 424299, and GitLab now deactivates the schedules of owners who are gone). A
+   * Maintainer takes one over (`take_ownership`) and activates it again.
+   */
+  private async orphanSchedules(tx: Prisma.TransactionClient, userId: number): Promise<void> {
+    const owned = await tx.pipelineSchedule.count({ where: { ownerId: userId } });
+    if (!owned) return;
+    const ghost = await this.ghost(tx);
+    await tx.pipelineSchedule.updateMany({ where: { ownerId: userId }, data: { ownerId: ghost.id, active: false } });
   }
 
   /** Moves a user to another state; leaving `active` revokes their credentials everywhere, returning to it refreshes them. */

@@ -1,0 +1,156 @@
+/**
+ * The fields GitLab's GraphQL gives pipelines and jobs that dashboards written for gitlab.com read: a job's stage,
+ * needs and previous-stage jobs, kind, paths, failure message and the viewer's permissions; a pipeline's project,
+ * commit, job by name, configuration warnings and permissions.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { suiteServer } from '../support/server.js';
+import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
+import { eventually } from '../support/wait.js';
+
+const t = suiteServer();
+const CI = [
+  'stages: [build, test, deploy]',
+  'compile:',
+  '  stage: build',
+  '  script: echo compile',
+  'lint:',
+  '  stage: build',
+  '  script: echo lint',
+  '  rules:',
+  '    - when: on_success',
+  'unit:',
+  '  stage: test',
+  '  needs: [compile]',
+  '  script: echo unit',
+  'docs:',
+  '  stage: test',
+  '  script: echo docs',
+  'ship:',
+  '  stage: deploy',
+  '  script: echo ship',
+  '  when: manual',
+  '',
+].join('\n');
+
+let owner: TestUser;
+let reporter: TestUser;
+let project: { id: number; path_with_namespace: string };
+let pipeline: { id: number; iid: number; sha: string };
+
+beforeAll(async () => {
+  [owner, reporter] = await Promise.all([createUser(t), createUser(t)]);
+  project = await createProject(t, owner.token, { visibility: 'private' });
+  await addMember(t, owner.token, 'projects', project.id, reporter.id, 20);
+  const commit = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+    token: owner.token,
+    body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: CI }] },
+  });
+  expect(commit.status, commit.text).toBe(201);
+  const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: owner.token, body: { ref: 'main' } });
+  expect(created.status, created.text).toBe(201);
+  pipeline = created.body;
+  // Processing has made the first stage's jobs pending: nothing moves the jobs after it (no runner takes them).
+  await eventually(async () => (await t.server.database.prisma.ciJob.count({ where: { pipelineId: pipeline.id, status: 'pending' } })) === 2);
+});
+
+const QUERY = `query($path: ID!, $iid: ID!) {
+  project(fullPath: $path) {
+    pipeline(iid: $iid) {
+      active complete commitPath refPath usesNeeds
+      commit { shortId }
+      project { fullPath }
+      sourceJob { id }
+      warningMessages { id content }
+      userPermissions { adminPipeline destroyPipeline updatePipeline }
+      job(name: "unit") {
+        name status kind active createdByTag scheduled schedulingType triggered failureMessage
+        webPath playPath refPath commitPath browseArtifactsPath canPlayJob
+        stage { name position status }
+        needs { count nodes { id name } }
+        previousStageJobsOrNeeds { nodes { __typename ... on CiBuildNeed { name } ... on CiJob { name } } }
+        userPermissions { readBuild readJobArtifacts updateBuild }
+      }
+      stages { nodes { name groups { count nodes { id name size detailedStatus { group } jobs { nodes { name } } } } } }
+      docs: job(name: "docs") { schedulingType previousStageJobsOrNeeds { count nodes { ... on CiJob { name stageName } } } }
+      ship: job(name: "ship") { canPlayJob status }
+      compile: job(name: "compile") { previousStageJobsOrNeeds { count } needs { count } }
+      missing: job(name: "nothing") { id }
+    }
+  }
+}`;
+
+describe('GitLab fields of pipelines and jobs', () => {
+  it('answers what gitlab.com answers for a pipeline and its jobs', async () => {
+    const res = await t.graphql(QUERY, { path: project.path_with_namespace, iid: String(pipeline.iid) }, owner.token);
+    expect(res.body.errors).toBeUndefined();
+    const p = res.body.data.project.pipeline;
+    const path = `/${project.path_with_namespace}`;
+    expect(p).toMatchObject({
+      active: true,
+      complete: false,
+      commitPath: `${path}/-/commit/${pipeline.sha}`,
+      refPath: `${path}/-/commits/main`,
+      usesNeeds: true,
+      commit: { shortId: pipeline.sha.slice(0, 11) },
+      project: { fullPath: project.path_with_namespace },
+      sourceJob: null,
+      userPermissions: { adminPipeline: true, destroyPipeline: true, updatePipeline: true },
+      missing: null,
+    });
+    expect(p.stages.nodes.map((stage: { name: string; groups: { nodes: { name: string; size: number }[] } }) => [stage.name, stage.groups.nodes.map((g) => [g.name, g.size])])).toEqual([
+      ['build', [['compile', 1], ['lint', 1]]],
+      ['test', [['unit', 1], ['docs', 1]]],
+      ['deploy', [['ship', 1]]],
+    ]);
+    expect(p.warningMessages).toHaveLength(1);
+    expect(p.warningMessages[0].id).toMatch(/^gid:\/\/gitlab\/Ci::PipelineMessage\/\d+$/);
+    expect(p.warningMessages[0].content).toBe(
+      'jobs:lint may allow multiple pipelines to run for a single action due to `rules:when` clause with no `workflow:rules` - read more: https://docs.gitlab.com/ee/ci/troubleshooting.html#pipeline-warnings',
+    );
+    const unit = p.job;
+    const jobPath = `${path}/-/jobs/${unit.webPath.split('/').pop()}`;
+    expect(unit).toEqual({
+      name: 'unit',
+      status: 'CREATED',
+      kind: 'BUILD',
+      active: false,
+      createdByTag: false,
+      scheduled: false,
+      schedulingType: 'dag',
+      triggered: false,
+      failureMessage: null,
+      webPath: jobPath,
+      playPath: `${jobPath}/play`,
+      refPath: `${path}/-/commits/main`,
+      commitPath: `${path}/-/commit/${pipeline.sha}`,
+      browseArtifactsPath: `${jobPath}/artifacts/browse`,
+      // Ci::BuildPolicy's play_job: the viewer's right, whatever the job's status.
+      canPlayJob: true,
+      // Positions count the .pre stage every pipeline has.
+      stage: { name: 'test', position: 2, status: 'created' },
+      needs: { count: 1, nodes: [{ id: expect.any(String), name: 'compile' }] },
+      previousStageJobsOrNeeds: { nodes: [{ __typename: 'CiBuildNeed', name: 'compile' }] },
+      userPermissions: { readBuild: true, readJobArtifacts: true, updateBuild: true },
+    });
+    expect(p.docs).toEqual({ schedulingType: 'stage', previousStageJobsOrNeeds: { count: 2, nodes: [{ name: 'compile', stageName: 'build' }, { name: 'lint', stageName: 'build' }] } });
+    expect(p.compile).toEqual({ previousStageJobsOrNeeds: { count: 0 }, needs: { count: 0 } });
+    expect(p.ship).toEqual({ canPlayJob: true, status: 'CREATED' });
+  });
+
+  it('gives a reporter read rights only, and a failed job its reason in GitLab words', async () => {
+    const unit = await t.server.database.prisma.ciJob.findFirstOrThrow({ where: { pipelineId: pipeline.id, name: 'unit' } });
+    await t.server.database.prisma.ciJob.update({ where: { id: unit.id }, data: { status: 'failed', failureReason: 'stuck_or_timeout_failure', finishedAt: new Date() } });
+    const ship = await t.server.database.prisma.ciJob.findFirstOrThrow({ where: { pipelineId: pipeline.id, name: 'ship' } });
+    await t.server.database.prisma.ciJob.update({ where: { id: ship.id }, data: { status: 'manual' } });
+    const asReporter = await t.graphql(QUERY, { path: project.path_with_namespace, iid: String(pipeline.iid) }, reporter.token);
+    expect(asReporter.body.errors).toBeUndefined();
+    const p = asReporter.body.data.project.pipeline;
+    expect(p.userPermissions).toEqual({ adminPipeline: false, destroyPipeline: false, updatePipeline: false });
+    expect(p.job.userPermissions).toEqual({ readBuild: true, readJobArtifacts: true, updateBuild: false });
+    expect([p.job.name, p.job.status, p.job.failureMessage]).toEqual(['unit', 'FAILED', 'There has been a timeout failure or the job got stuck. Check your timeout limits or try again']);
+    expect(p.ship).toEqual({ canPlayJob: false, status: 'MANUAL' });
+    const asOwner = await t.graphql(QUERY, { path: project.path_with_namespace, iid: String(pipeline.iid) }, owner.token);
+    expect(asOwner.body.data.project.pipeline.ship).toEqual({ canPlayJob: true, status: 'MANUAL' });
+  });
+});
