@@ -87,6 +87,13 @@ export function sendError(res: Response, app: App, error: unknown, restName?: Re
  * result, as the route declares it (`404 <Resource> Not Found`, or 401 for `whenNull: 'unauthenticated'`).
  * The same function judges a result obtained over `/api/graphql`, so tests can check both surfaces agree.
  */
+/** The success status an operation answers at `path` (RestRoute.statusFrom), or `otherwise`. */
+function statusOf(result: ExecutionResult, path: string, otherwise: number): number {
+  let value: unknown = result.data;
+  for (const key of path.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : null;
+  return typeof value === 'number' ? value : otherwise;
+}
+
 export function routeValue(route: PreparedRoute, result: ExecutionResult): unknown {
   if (result.errors?.length) throw result.errors[0];
   let value: unknown = result.data;
@@ -136,7 +143,7 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 const SIGNED_IN = 'signedIn';
 
 function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator>, route: PreparedRoute) {
-  const status = route.status ?? (route.method === 'POST' ? 201 : 200);
+  const defaultStatus = route.status ?? (route.method === 'POST' ? 201 : 200);
   const template = `/api/v4${route.path}`;
   const lane: Lane = route.compiled.kind === 'query' ? 'read' : 'write';
   const authenticate = authenticators[lane];
@@ -171,6 +178,7 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
       // Authentication waits for a connection too, so the deadline covers it.
       const { page, result } = await beforeDeadline(execute(), deadline, route.operation);
       const value = routeValue(route, result);
+      const status = route.statusFrom ? statusOf(result, route.statusFrom, defaultStatus) : defaultStatus;
       if (page?.kind === 'keyset') {
         const connection = value as { nodes: Record<string, unknown>[]; pageInfo?: { hasNextPage: boolean; endCursor: string | null } };
         const nodes = applyOutput(connection.nodes, route.plans) as Record<string, unknown>[];

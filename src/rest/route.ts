@@ -31,6 +31,11 @@ export interface RestRoute {
   status?: number;
   /** A key of the result whose presence makes the answer 200 instead (GitLab's `status :ok` for a cherry-pick's dry run). */
   okWhen?: string;
+  /**
+   * Dotted path inside `data` of an Int the operation answers as the success status, when GitLab's depends on the
+   * outcome (the Merge Trains API's 201 for a merge request that boarded, 202 for one that boards later).
+   */
+  statusFrom?: string;
   /** Dotted path of the response inside `data`; default the operation's only root field. */
   result?: string;
   /**

@@ -803,6 +803,12 @@ export function scopeMatrix(shard: number): void {
         ['read_api PUT /projects/:id/error_tracking/settings', 403],
         ['anonymous PUT /projects/:id/error_tracking/settings', 401],
         ['read_api PATCH /projects/:id/error_tracking/settings', 403],
+        ['api GET /projects/:id/merge_trains', 200],
+        ['anonymous GET /projects/:id/merge_trains', 401],
+        ['read_api GET /projects/:id/merge_trains/:target_branch', 200],
+        ['api GET /projects/:id/merge_trains/merge_requests/:merge_request_iid', 404],
+        ['api POST /projects/:id/merge_trains/merge_requests/:merge_request_iid', 400],
+        ['read_api POST /projects/:id/merge_trains/merge_requests/:merge_request_iid', 403],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

@@ -34,7 +34,7 @@ const PROJECT_SELECT = `
          n."id" AS "ns_id", n."name" AS "ns_name", n."path" AS "ns_path", n."kind" AS "ns_kind", n."fullPath" AS "ns_fullPath",
          n."fullName" AS "ns_fullName", n."parentId" AS "ns_parentId", n."avatar" AS "ns_avatarUrl",
          o."id" AS "owner_id", o."username" AS "owner_username", o."name" AS "owner_name", o."state" AS "owner_state",
-         o."avatar" AS "owner_avatarUrl", p."requestAccessEnabled", p."ciConfigPath", p."publicJobs", p."buildTimeout", p."ciDefaultGitDepth", p."ciForwardDeploymentEnabled", p."ciForwardDeploymentRollbackAllowed", p."autoCancelPendingPipelines", p."restrictUserDefinedVariables", p."ciPipelineVariablesMinimumOverrideRole", p."onlyAllowMergeIfPipelineSucceeds", p."allowMergeOnSkippedPipeline", p."onlyAllowMergeIfAllDiscussionsAreResolved", p."mergePipelinesEnabled", p."sharedRunnersEnabled", to_jsonb(f) AS "features",
+         o."avatar" AS "owner_avatarUrl", p."requestAccessEnabled", p."ciConfigPath", p."publicJobs", p."buildTimeout", p."ciDefaultGitDepth", p."ciForwardDeploymentEnabled", p."ciForwardDeploymentRollbackAllowed", p."autoCancelPendingPipelines", p."restrictUserDefinedVariables", p."ciPipelineVariablesMinimumOverrideRole", p."onlyAllowMergeIfPipelineSucceeds", p."allowMergeOnSkippedPipeline", p."onlyAllowMergeIfAllDiscussionsAreResolved", p."mergePipelinesEnabled", p."mergeTrainsEnabled", p."mergeTrainsSkipTrainAllowed", p."sharedRunnersEnabled", to_jsonb(f) AS "features",
          p."topics", p."emptyRepo",
          (SELECT count(*) FROM "projects" k WHERE k."forkedFromProjectId" = p."id" AND NOT k."pendingDelete") AS "forks_count",
          (SELECT count(*) FROM "users_star_projects" s WHERE s."projectId" = p."id") AS "star_count",

@@ -56,6 +56,8 @@ export interface ProjectRow {
   onlyAllowMergeIfPipelineSucceeds: boolean;
   allowMergeOnSkippedPipeline: boolean;
   mergePipelinesEnabled: boolean;
+  mergeTrainsEnabled: boolean;
+  mergeTrainsSkipTrainAllowed: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved: boolean;
   sharedRunnersEnabled: boolean;
   /** The project's feature levels by column (project_features), null for GitLab's defaults. */
@@ -136,6 +138,9 @@ export function projectJson(p: ProjectRow, external: string) {
     allow_merge_on_skipped_pipeline: p.allowMergeOnSkippedPipeline,
     only_allow_merge_if_all_discussions_are_resolved: p.onlyAllowMergeIfAllDiscussionsAreResolved,
     merge_pipelines_enabled: p.mergePipelinesEnabled,
+    // In effect only with merged results pipelines (EE's ProjectCiCdSetting#merge_trains_enabled?).
+    merge_trains_enabled: p.mergeTrainsEnabled && p.mergePipelinesEnabled,
+    merge_trains_skip_train_allowed: p.mergeTrainsSkipTrainAllowed && p.mergeTrainsEnabled && p.mergePipelinesEnabled,
     shared_runners_enabled: p.sharedRunnersEnabled,
     updated_at: new Date(p.updatedAt).toISOString(),
     repository_storage: p.repositoryStorage,

@@ -232,6 +232,11 @@ beforeAll(async () => {
     await t.server.database.prisma.packageBuildInfo.create({ data: { packageId, pipelineId: p.id } });
     await t.server.database.prisma.packageFile.update({ where: { id: packageFiles[i].id }, data: { pipelineId: p.id } });
   }
+  // Four merged cars of the project's train, each of its own merge request, user and pipeline.
+  const trainMrs = await t.server.database.prisma.mergeRequest.findMany({ where: { projectId: project.id }, orderBy: { id: 'asc' }, take: 4 });
+  await t.server.database.prisma.mergeTrainCar.createMany({
+    data: trainMrs.map((mr, i) => ({ mergeRequestId: mr.id, userId: memberIds[i], pipelineId: pipelines[i].id, targetProjectId: project.id, targetBranch: 'main', status: 'merged', mergedAt: new Date(), duration: i })),
+  });
   // Four awards by the members on issue 1, merge request 1, the snippet, the first epic, and the first note of each.
   const db = t.server.database.prisma;
   const issue1 = await db.issue.findFirstOrThrow({ where: { projectId: project.id, iid: 1 } });
@@ -276,6 +281,7 @@ describe('query budget', () => {
     'GET /namespaces': () => '/namespaces?search=group',
     'GET /projects/:id/pipelines/:pipeline_id/jobs': () => `/projects/${project.id}/pipelines/${pipelineId}/jobs`,
     'GET /projects/:id/pipelines/:pipeline_id/bridges': () => `/projects/${project.id}/pipelines/${pipelineId}/bridges`,
+    'GET /projects/:id/merge_trains/:target_branch': () => `/projects/${project.id}/merge_trains/main`,
     'GET /projects/:id/pipeline_schedules/:pipeline_schedule_id/pipelines': () => `/projects/${project.id}/pipeline_schedules/${scheduleId}/pipelines`,
     'GET /projects/:id/resource_groups': () => `/projects/${resourceGroupProject.id}/resource_groups`,
     'GET /projects/:id/resource_groups/:key/upcoming_jobs': () => `/projects/${resourceGroupProject.id}/resource_groups/shared/upcoming_jobs`,

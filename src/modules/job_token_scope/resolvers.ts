@@ -4,6 +4,7 @@ import type { PageArgs } from '../../graphql/connection.js';
 import { argumentRefused } from '../../errors.js';
 import { parseRef } from '../../graphql/ids.js';
 import type { ProjectRow } from '../projects/service.js';
+import { mergeTrainsEnabled, mergeTrainsSkipTrainAllowed } from '../merge_trains/settings.js';
 import type { AllowlistEntry, CiCdSettings, CiCdSettingsChanges, JobTokenScope, ScopeDirection, TargetRef } from './service.js';
 
 type ProjectArgs = { projectPath: string };
@@ -49,6 +50,8 @@ export const jobTokenScopeResolvers = {
     // GitLab's outbound scope (ci_outbound_job_token_scope_enabled) is frozen off (see ScopeDirection).
     jobTokenScopeEnabled: () => false,
     mergePipelinesEnabled: (settings: CiCdSettings) => settings.project.mergePipelinesEnabled,
+    mergeTrainsEnabled: (settings: CiCdSettings) => mergeTrainsEnabled(settings.project),
+    mergeTrainsSkipTrainAllowed: (settings: CiCdSettings) => mergeTrainsSkipTrainAllowed(settings.project),
     project: (settings: CiCdSettings) => settings.project,
     pipelineVariablesMinimumOverrideRole: (settings: CiCdSettings) => settings.project.ciPipelineVariablesMinimumOverrideRole,
     restrictUserDefinedVariables: (settings: CiCdSettings) => settings.project.restrictUserDefinedVariables,

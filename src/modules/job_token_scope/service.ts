@@ -45,6 +45,8 @@ export interface CiCdSettingsChanges {
   forwardDeploymentEnabled?: boolean | null;
   forwardDeploymentRollbackAllowed?: boolean | null;
   mergePipelinesEnabled?: boolean | null;
+  mergeTrainsEnabled?: boolean | null;
+  mergeTrainsSkipTrainAllowed?: boolean | null;
 }
 
 /** One allowlist entry (GraphQL's CiJobTokenScopeAllowlistEntry). */
@@ -137,6 +139,8 @@ export class JobTokenScopeService {
       ciForwardDeploymentEnabled: changes.forwardDeploymentEnabled,
       ciForwardDeploymentRollbackAllowed: changes.forwardDeploymentRollbackAllowed,
       mergePipelinesEnabled: changes.mergePipelinesEnabled,
+      mergeTrainsEnabled: changes.mergeTrainsEnabled,
+      mergeTrainsSkipTrainAllowed: changes.mergeTrainsSkipTrainAllowed,
     });
     const data = {
       ...(changes.inboundJobTokenScopeEnabled != null ? { inboundJobTokenScopeEnabled: changes.inboundJobTokenScopeEnabled } : {}),

@@ -7,6 +7,7 @@ import { userViewer } from '../../auth/viewer.js';
 import { refused } from '../../errors.js';
 import type { JobHandlers, JobQueue } from '../../jobs/queue.js';
 import type { JobEnvironment } from '../module.js';
+import { ADD_TO_MERGE_TRAIN } from '../merge_trains/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { MergeOptions } from './git.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
@@ -45,10 +46,12 @@ export function autoMergeJobs({ app, contextFor }: JobEnvironment): JobHandlers 
         where: {
           state: 'opened',
           autoMergeEnabled: true,
+          // A train's strategies are the merge train's (merge_trains/): only waiting to board is decided here.
+          autoMergeStrategy: { in: [...AUTO_MERGE_STRATEGIES, ADD_TO_MERGE_TRAIN] },
           // A fork's merge request pipelines and branch pipelines run in the fork, its source project.
           OR: [...(pipeline.mergeRequestId ? [{ id: pipeline.mergeRequestId }] : []), { sourceProjectId: pipeline.projectId, sourceBranch: pipeline.ref }],
         },
-        select: { id: true, iid: true, projectId: true, mergeUserId: true },
+        select: { id: true, iid: true, projectId: true, mergeUserId: true, autoMergeStrategy: true },
         take: 100,
       });
       for (const candidate of candidates) {
@@ -59,6 +62,10 @@ export function autoMergeJobs({ app, contextFor }: JobEnvironment): JobHandlers 
         if (!project || !mr) continue;
         const head = await services.pipelines.headForMergeRequest(mr);
         if (!head || head.id !== pipelineId) continue;
+        if (candidate.autoMergeStrategy === ADD_TO_MERGE_TRAIN) {
+          if (viewer) await services.merge_trains.pipelineFinished(project, mr, status);
+          continue;
+        }
         if (status === 'success' && viewer) {
           try {
             await services.merge_requests.git.merge(project, mr.iid, { ...((mr.mergeParams ?? {}) as MergeOptions), sha: null });

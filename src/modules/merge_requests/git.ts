@@ -507,8 +507,8 @@ export class MergeRequestGit {
     return !protection.protected && (await this.base.access.can('push_code', project)) && (await this.repositories.canPushToBranch(project, branch));
   }
 
-  /** GitLab's default merge commit template, its empty `%{issues}` line dropped. */
-  private defaultMessage(project: ProjectRow, mr: MergeRequestRow): string {
+  /** GitLab's default merge commit template, its empty `%{issues}` line dropped (merge trains write it to their train refs too). */
+  defaultMessage(project: ProjectRow, mr: MergeRequestRow): string {
     return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request ${project.fullPath}!${mr.iid}`;
   }
 }
@@ -536,6 +536,6 @@ async function replay(repository: Repository, source: string, target: string, co
   return onto;
 }
 
-function withNewline(message: string): string {
+export function withNewline(message: string): string {
   return message.endsWith('\n') ? message : `${message}\n`;
 }

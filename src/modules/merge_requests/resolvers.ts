@@ -337,6 +337,8 @@ export const mergeRequestResolvers = {
       if (strategy) {
         const mr = await ctx.services.merge_requests.get(project, iidOf(input.iid));
         await git(ctx).authorizeMerge(project, mr, options.sha);
+        const train = await ctx.services.merge_trains.accept(project, mr, strategy, options);
+        if (train) return { mergeRequest: train };
         const head = await ctx.services.pipelines.headForMergeRequest(mr);
         const auto = await setAutoMerge(ctx.services.merge_requests, project, mr, head?.status ?? null, strategy, options);
         if (auto) return { mergeRequest: auto };
@@ -353,7 +355,8 @@ export const mergeRequestResolvers = {
       const mr = await ctx.services.merge_requests.get(project, iidOf(input.iid));
       await git(ctx).authorizeMerge(project, mr, null);
       if (!mr.autoMergeEnabled) throw cannotCancel();
-      return { mergeRequest: await ctx.services.merge_requests.cancelAutoMerge(project, mr), status: 'success' };
+      const left = await ctx.services.merge_trains.cancel(project, mr);
+      return { mergeRequest: left ?? (await ctx.services.merge_requests.cancelAutoMerge(project, mr)), status: 'success' };
     },
     mergeRequestApprove: async (_: unknown, input: MrIid & { sha?: string | null }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.approvals.approve(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.sha),

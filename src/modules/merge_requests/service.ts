@@ -45,7 +45,7 @@ export const MERGE_REQUEST = 'MergeRequest';
 /** A merge request as its resource events name it. */
 const eventResource = (mr: { id: number; projectId: number }): EventResource => ({ type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null });
 
-const withPeople = {
+export const withPeople = {
   assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
   reviewers: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
 } as const;

@@ -23,6 +23,8 @@ export function pipelineJobs({ app, contextFor }: JobEnvironment): JobHandlers {
       await services.merge_requests.pipelines.onPush(project, push);
       // Their Merge Request Hooks say the source branch moved (`update` with `oldrev`).
       await services.merge_requests.refreshOnPush(project, push);
+      // A train of the pushed branch is rebuilt on its new head (merge_trains/train.ts; its own merges land here too).
+      await services.merge_trains.onPush(project, push);
     },
     // As the bridge's user: the downstream pipeline is theirs, and their permissions decide whether it may exist.
     [DOWNSTREAM_JOB]: async (payload) => {

@@ -71,13 +71,21 @@ export const mergeRequestRef = (iid: number) => `refs/merge-requests/${iid}/head
 /** GitLab's ref of a merge request's merged result, which its merged results pipelines run on (MergeRequest#merge_ref_path). */
 export const mergeRequestMergeRef = (iid: number) => `refs/merge-requests/${iid}/merge`;
 
+/** GitLab's ref of a merge request's merge train pipelines (MergeRequest#train_ref_path). */
+export const mergeRequestTrainRef = (iid: number) => `refs/merge-requests/${iid}/train`;
+
+/** Whether a ref is a merge request's train ref (MergeRequest.merge_train_ref?). */
+export const isMergeTrainRef = (ref: string) => /^refs\/merge-requests\/\d+\/train$/.test(ref);
+
 /**
- * Ci::Pipeline#merge_request_event_type: a merge request pipeline with a target sha ran on the merged result, one
- * without on the source head alone (detached); null for other pipelines.
+ * Ci::Pipeline#merge_request_event_type: a merge request pipeline with a target sha ran on the merged result (on the
+ * train ref: a merge train's, EE's merge_train_pipeline?), one without on the source head alone (detached); null for
+ * other pipelines.
  */
-export function mergeRequestEventType(pipeline: { mergeRequestId: number | null; targetSha: string | null }): 'merged_result' | 'detached' | null {
+export function mergeRequestEventType(pipeline: { mergeRequestId: number | null; targetSha: string | null; ref: string }): 'merge_train' | 'merged_result' | 'detached' | null {
   if (pipeline.mergeRequestId === null) return null;
-  return pipeline.targetSha ? 'merged_result' : 'detached';
+  if (!pipeline.targetSha) return 'detached';
+  return isMergeTrainRef(pipeline.ref) ? 'merge_train' : 'merged_result';
 }
 
 /** What a stored pipeline (or one of its jobs, whose ref and commit are the pipeline's) tells its variables. */
@@ -231,7 +239,7 @@ function mergeRequestVariables(base: string, mr: MergeRequestFacts, facts: Pipel
         ]
       : []),
     { key: 'CI_MERGE_REQUEST_SQUASH_ON_MERGE', value: String(mr.squash) },
-    { key: 'CI_MERGE_REQUEST_EVENT_TYPE', value: mergeRequestEventType({ mergeRequestId: mr.id, targetSha: facts.targetSha ?? null })! },
+    { key: 'CI_MERGE_REQUEST_EVENT_TYPE', value: mergeRequestEventType({ mergeRequestId: mr.id, targetSha: facts.targetSha ?? null, ref: facts.ref })! },
   );
   if (mr.diffBaseSha) out.push({ key: 'CI_MERGE_REQUEST_DIFF_BASE_SHA', value: mr.diffBaseSha });
   out.push({ key: 'CI_MERGE_REQUEST_SOURCE_BRANCH_SHA', value: facts.sourceSha ?? '' }, { key: 'CI_MERGE_REQUEST_TARGET_BRANCH_SHA', value: facts.targetSha ?? '' });

@@ -8,8 +8,10 @@
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { compositeStatus, isCompleted, type CiStatus, type StatusOf } from './status.js';
+import { isMergeTrainRef } from './predefined.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { enqueueAutoMerge } from '../merge_requests/auto_merge.js';
+import { enqueueTrainPipelineFinished } from '../merge_trains/jobs.js';
 import { environmentOf, followJob } from '../environments/ci.js';
 import { hasOutdatedDeployment, OUTDATED_DEPLOYMENT } from '../environments/forward.js';
 import { ASSIGN_RESOURCE_JOB, gateResources } from './resource_groups.js';
@@ -215,7 +217,7 @@ async function runningSeconds(tx: Tx, pipelineId: number, now: Date): Promise<nu
  */
 async function setPipelineStatus(
   tx: Tx,
-  pipeline: { id: number; projectId: number; status: string; startedAt: Date | null; createdAt: Date; sourceJobId: number | null },
+  pipeline: { id: number; projectId: number; ref: string; status: string; startedAt: Date | null; createdAt: Date; sourceJobId: number | null },
   status: CiStatus,
   effects: ProcessingEffects,
   now: Date,
@@ -239,6 +241,8 @@ async function setPipelineStatus(
     await enqueueHookEvent(effects.app.jobs, { trigger: 'pipeline_hooks', projectId: pipeline.projectId, branch: null, data: null, pipeline: { pipelineId: pipeline.id, status } }, tx);
     // Merge requests set to merge when this pipeline succeeds (auto_merge.ts): merged, or their auto-merge cancelled.
     if (status === 'success' || status === 'failed' || status === 'canceled') await enqueueAutoMerge(effects.app.jobs, pipeline.id, status, tx);
+    // A merge train car's pipeline finished: its train moves on (merge_trains/jobs.ts).
+    if (isMergeTrainRef(pipeline.ref) && isCompleted(status)) await enqueueTrainPipelineFinished(effects.app.jobs, pipeline.id, status, tx);
     // A downstream pipeline tells its bridge (`strategy: depend` or `mirror`) when it completes or waits for a manual
     // job (GitLab's bridgeable statuses that either strategy acts on); the upstream pipeline is processed in a
     // transaction of its own, never under this one's lock.

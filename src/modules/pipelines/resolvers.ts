@@ -130,7 +130,7 @@ export const pipelineResolvers = {
   CiJobStatus: lowerEnum(CI_STATUSES),
   JobArtifactFileType: lowerEnum(ARTIFACT_TYPES),
   PipelineScopeEnum: lowerEnum(['running', 'pending', 'finished', 'branches', 'tags']),
-  PipelineMergeRequestEventType: lowerEnum(['merged_result', 'detached']),
+  PipelineMergeRequestEventType: lowerEnum(['merged_result', 'detached', 'merge_train']),
   Query: {
     currentJob: (_: unknown, _a: unknown, ctx: Context) => ctx.services.pipelines.currentJob(),
   },

@@ -598,6 +598,30 @@ export class PipelinesService {
   }
 
   /**
+   * A merge train pipeline (EE's MergeTrains::CreatePipelineService): a `merge_request_event` pipeline on the car's
+   * train ref at its commit, which merges the source head into the train ahead of it (`targetSha`); GitLab's error
+   * when none can be made (the car then leaves the train).
+   */
+  async createForMergeTrain(project: ProjectRow, mr: { id: number; iid: number }, userId: number, train: MergedResultRef & { ref: string }): Promise<{ pipeline: PipelineRow } | { error: string }> {
+    const facts = await mergeRequestFacts(this.db, this.protectedBranches, mr.id);
+    if (!facts) return { error: CREATE_ERRORS.referenceNotFound };
+    return createPipeline(this.deps(), {
+      project,
+      userId,
+      tag: false,
+      source: 'merge_request_event',
+      beforeSha: ZERO_SHA,
+      variables: [],
+      honourSkipCi: false,
+      saveOnErrors: true,
+      mergeRequest: facts,
+      ref: train.ref,
+      sha: train.commit,
+      mergedResult: { sourceSha: train.sourceSha, targetSha: train.targetSha },
+    });
+  }
+
+  /**
    * GitLab's `GET …/merge_requests/:iid/pipelines` (Ci::PipelinesForMergeRequestFinder#execute): its merge request
    * pipelines, wherever they ran (the target, or the fork a fork's ran in), and the source branch's pipelines of its
    * head in the source project; of these, those of the projects whose pipelines the viewer may read. Merge request

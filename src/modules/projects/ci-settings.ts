@@ -3,7 +3,7 @@
  * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
  * auto_cancel_pending_pipelines, restrict_user_defined_variables with ci_pipeline_variables_minimum_override_role,
  * ci_forward_deployment_enabled with ci_forward_deployment_rollback_allowed, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
- * only_allow_merge_if_all_discussions_are_resolved; merge_pipelines_enabled, GitLab's ci_cd_settings.merge_pipelines_enabled), GitLab's validations of them, and what storing them writes.
+ * only_allow_merge_if_all_discussions_are_resolved; merge_pipelines_enabled, merge_trains_enabled and merge_trains_skip_train_allowed, GitLab's ci_cd_settings), GitLab's validations of them, and what storing them writes.
  */
 import { invalidArgument } from '../../errors.js';
 
@@ -30,6 +30,9 @@ export interface ProjectCiSettingsInput {
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean | null;
   /** Merged results pipelines: merge request pipelines run on the merge ref's commit. */
   mergePipelinesEnabled?: boolean | null;
+  /** Merge trains (in effect only with merged results pipelines), and whether a merge may skip the train. */
+  mergeTrainsEnabled?: boolean | null;
+  mergeTrainsSkipTrainAllowed?: boolean | null;
 }
 
 export const CI_SETTINGS_ARGUMENTS = [
@@ -45,6 +48,8 @@ export const CI_SETTINGS_ARGUMENTS = [
   'allowMergeOnSkippedPipeline',
   'onlyAllowMergeIfAllDiscussionsAreResolved',
   'mergePipelinesEnabled',
+  'mergeTrainsEnabled',
+  'mergeTrainsSkipTrainAllowed',
 ] as const;
 
 const AUTO_CANCEL_VALUES = ['enabled', 'disabled'];
@@ -91,6 +96,8 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
   allowMergeOnSkippedPipeline?: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean;
   mergePipelinesEnabled?: boolean;
+  mergeTrainsEnabled?: boolean;
+  mergeTrainsSkipTrainAllowed?: boolean;
 } {
   return {
     ...(input.buildTimeout != null ? { buildTimeout: input.buildTimeout } : {}),
@@ -105,5 +112,7 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
     ...(input.allowMergeOnSkippedPipeline != null ? { allowMergeOnSkippedPipeline: input.allowMergeOnSkippedPipeline } : {}),
     ...(input.onlyAllowMergeIfAllDiscussionsAreResolved != null ? { onlyAllowMergeIfAllDiscussionsAreResolved: input.onlyAllowMergeIfAllDiscussionsAreResolved } : {}),
     ...(input.mergePipelinesEnabled != null ? { mergePipelinesEnabled: input.mergePipelinesEnabled } : {}),
+    ...(input.mergeTrainsEnabled != null ? { mergeTrainsEnabled: input.mergeTrainsEnabled } : {}),
+    ...(input.mergeTrainsSkipTrainAllowed != null ? { mergeTrainsSkipTrainAllowed: input.mergeTrainsSkipTrainAllowed } : {}),
   };
 }
