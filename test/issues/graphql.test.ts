@@ -39,7 +39,8 @@ describe('issues in GraphQL', () => {
       state: 'opened',
       confidential: true,
       weight: 2,
-      dueDate: '2031-05-06',
+      // GitLab's Issue.dueDate is a Time: the day at midnight UTC.
+      dueDate: '2031-05-06T00:00:00.000Z',
       discussionLocked: null,
       webUrl: `${EXTERNAL_URL}/${project.path_with_namespace}/-/issues/1`,
       reference: `${project.path_with_namespace}#1`,
@@ -113,7 +114,7 @@ describe('issues in GraphQL', () => {
     const set = (field: string, input: string, token = owner.token) =>
       t.graphql(`mutation { ${field}(input: { projectPath: "${project.path_with_namespace}", iid: "1", ${input} }) { errors issue { confidential dueDate discussionLocked } } }`, {}, token);
     expect((await set('issueSetConfidential', 'confidential: true')).body.data.issueSetConfidential).toMatchObject({ errors: [], issue: { confidential: true } });
-    expect((await set('issueSetDueDate', 'dueDate: "2032-02-03T00:00:00Z"')).body.data.issueSetDueDate).toMatchObject({ errors: [], issue: { dueDate: '2032-02-03' } });
+    expect((await set('issueSetDueDate', 'dueDate: "2032-02-03T00:00:00Z"')).body.data.issueSetDueDate).toMatchObject({ errors: [], issue: { dueDate: '2032-02-03T00:00:00.000Z' } });
     expect((await set('issueSetDueDate', 'dueDate: null')).body.data.issueSetDueDate.issue.dueDate).toBeNull();
     expect((await set('issueSetLocked', 'locked: true')).body.data.issueSetLocked).toMatchObject({ errors: [], issue: { discussionLocked: true } });
     const rest = (await t.api('GET', `/projects/${project.id}/issues/1`, { token: owner.token })).body;

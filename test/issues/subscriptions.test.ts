@@ -117,7 +117,7 @@ describe('issuable subscriptions', () => {
       ['issuableLabelsUpdated', (n) => ({ labels: `label-${n}` }), (v, n) => v.labels.nodes[0]?.title === `label-${n}`],
       ['issuableAssigneesUpdated', (n) => ({ assignee_ids: [n % 2 ? owner.id : reporter.id] }), (v, n) => v.assignees.nodes[0]?.username === (n % 2 ? owner : reporter).username],
       ['issuableDescriptionUpdated', (n) => ({ description: `Described ${n}` }), (v, n) => v.description === `Described ${n}`],
-      ['issuableDatesUpdated', (n) => ({ due_date: `2031-05-${String(n + 1).padStart(2, '0')}` }), (v, n) => v.dueDate === `2031-05-${String(n + 1).padStart(2, '0')}`],
+      ['issuableDatesUpdated', (n) => ({ due_date: `2031-05-${String(n + 1).padStart(2, '0')}` }), (v, n) => v.dueDate === `2031-05-${String(n + 1).padStart(2, '0')}T00:00:00.000Z`],
       ['issuableMilestoneUpdated', (n) => ({ milestone_id: milestones[n % 2].id }), (v, n) => v.milestone?.title === milestones[n % 2].title],
       ['issuableWeightUpdated', (n) => ({ weight: n + 1 }), (v, n) => v.weight === n + 1],
     ];
