@@ -183,6 +183,30 @@ describe('cloning an issue over REST', () => {
   });
 });
 
+describe('what goes with a moved issue', () => {
+  it('takes its epic along, and shows the new issue only to those who may read it', async () => {
+    const issue = await apiOk(t, reporter.token, 'POST', `/projects/${source.id}/issues`, { title: 'In an epic' });
+    const epic = await apiOk(t, owner.token, 'POST', `/groups/${group.id}/epics`, { title: 'Epic' });
+    await apiOk(t, owner.token, 'POST', `/groups/${group.id}/epics/${epic.iid}/issues/${issue.id}`);
+    const moved = await apiOk(t, owner.token, 'POST', issuePath(source, issue.iid, '/move'), { to_project_id: target.id });
+    expect(moved.epic_iid).toBe(epic.iid);
+    expect((await apiOk(t, owner.token, 'GET', issuePath(source, issue.iid))).epic_iid).toBeNull();
+    const children = await apiOk(t, owner.token, 'GET', `/groups/${group.id}/epics/${epic.iid}/issues`);
+    expect(children.map((c: any) => c.id)).toEqual([moved.id]);
+
+    // A Reporter of the old project alone reads that it moved, not where to.
+    const outsider = await createUser(t);
+    await addMember(t, owner.token, 'projects', source.id, outsider.id, 20);
+    const q = `query($p: ID!, $iid: String!) { project(fullPath: $p) { issue(iid: $iid) { moved movedTo { iid } } } }`;
+    const read = await t.graphql(q, { p: source.path_with_namespace, iid: String(issue.iid) }, outsider.token);
+    expect(read.body.data.project.issue).toEqual({ moved: true, movedTo: null });
+    // And moves nothing into a project where they are nobody.
+    const other = await apiOk(t, outsider.token, 'POST', `/projects/${source.id}/issues`, { title: 'Outsider' });
+    const res = await t.api('POST', issuePath(source, other.iid, '/move'), { token: outsider.token, body: { to_project_id: target.id } });
+    expect([res.status, res.body]).toEqual([400, { message: 'Cannot move issue due to insufficient permissions!' }]);
+  });
+});
+
 describe('GraphQL issueMove', () => {
   const MOVE = `mutation($p: ID!, $iid: String!, $to: ID!) {
     issueMove(input: { projectPath: $p, iid: $iid, targetProjectPath: $to, clientMutationId: "m" }) {

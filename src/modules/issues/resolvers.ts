@@ -236,7 +236,10 @@ export const issueResolvers = {
     subscribed: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.subscriptions.subscribed('Issue', i.id, participant(i)),
     movedToId: (i: IssueRow) => i.movedToId,
     moved: (i: IssueRow) => i.movedToId !== null,
-    movedTo: (i: IssueRow, _a: unknown, ctx: Context) => (i.movedToId === null ? null : ctx.services.issues.byId(i.movedToId)),
+    movedTo: async (i: IssueRow, _a: unknown, ctx: Context) => {
+      const moved = i.movedToId === null ? null : await ctx.loaders.issues.byId.load(i.movedToId);
+      return moved && (await ctx.services.issues.canRead(moved)) ? moved : null;
+    },
     imported: () => false,
     importedFrom: () => 'none',
     severity: (i: IssueRow) => severityOf(i).toUpperCase(),
