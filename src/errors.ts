@@ -327,6 +327,8 @@ export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> =
   group_group_links_sharedGroupId_sharedWithGroupId_key: () => conflict('Shared group The group has already been shared with this group'),
   project_group_links_projectId_groupId_key: () => conflict('Project already shared with this group'),
   members_userId_projectId_key: () => conflict('Member already exists'),
+  customer_relations_contacts_groupId_lower_email_key: () => invalid({ email: ['has already been taken'] }),
+  customer_relations_organizations_groupId_lower_name_key: () => invalid({ name: ['has already been taken'] }),
   ci_pipeline_schedule_variables_pipelineScheduleId_key_key: () => invalid({ key: ['has already been taken'] }),
   // GitLab's AddProjectService and AddGroupService rescue RecordNotUnique with these words (bad_request!).
   ci_job_token_project_scope_links_sourceProjectId_targetProj_key: () => badRequest('400 Bad request - Target project is already in the job token scope'),

@@ -34,6 +34,7 @@ export const CREATOR_ACCESS_LEVEL = AccessLevel.OWNER;
 
 /** The levels a membership may grant, by GitLab's `MemberAccessLevel` names (the GraphQL enum's values). */
 export const MEMBER_ACCESS_LEVELS = {
+  MINIMAL_ACCESS: AccessLevel.MINIMAL_ACCESS,
   GUEST: AccessLevel.GUEST,
   PLANNER: AccessLevel.PLANNER,
   REPORTER: AccessLevel.REPORTER,
@@ -41,6 +42,22 @@ export const MEMBER_ACCESS_LEVELS = {
   MAINTAINER: AccessLevel.MAINTAINER,
   OWNER: AccessLevel.OWNER,
 } as const;
+
+/**
+ * Minimal Access (GitLab EE's MINIMAL_ACCESS): a membership of a top-level group only, which lets its member see the
+ * group and appear among its members, and grants nothing below it: no project, subgroup or share counts it.
+ */
+export function isMinimalAccess(level: number): boolean {
+  return level === AccessLevel.MINIMAL_ACCESS;
+}
+
+/** The lowest level that is a role (Guest): memberships below it (Minimal Access) grant nothing beyond their group. */
+export const LOWEST_ROLE = AccessLevel.GUEST;
+
+/** Whether a level may stand where only real roles may (shares, access tokens, project memberships): Guest and up. */
+export function isRole(level: number): boolean {
+  return level >= LOWEST_ROLE;
+}
 
 /** The levels a protected branch's push, merge and unprotect rules take, in GitLab's words (ProtectedRefAccess::HUMAN_ACCESS_LEVELS). */
 export const PROTECTED_REF_ACCESS_LEVELS: Readonly<Record<number, string>> = {

@@ -9,12 +9,12 @@ import { forbidden, unauthenticated } from '../errors.js';
 import { AccessLevel } from './access-levels.js';
 import type { ProjectFeatureName } from './project-features.js';
 import type { Viewer } from './viewer.js';
-import { actorWithoutMemberships, allOf, administrator, anyOf, directProjectLevel, featureAllowed, groupCreator, groupsOnly, heldAtLeast, namespaceLevel, namespaceMember, projectLevel, projectMember, type Actor, type Memberships, type NamespaceSubject, type ProjectSubject, type Rule } from './rules.js';
+import { actorWithoutMemberships, allOf, administrator, anyOf, directProjectLevel, featureAllowed, groupCreator, groupsOnly, heldAtLeast, minimalAccessMember, namespaceLevel, namespaceMember, projectLevel, projectMember, type Actor, type Memberships, type NamespaceSubject, type ProjectSubject, type Rule } from './rules.js';
 
 export type { Memberships, Actor, NamespaceSubject, GroupSettingsSubject, ProjectSubject, UserSubject, ProtectedRefAccessSubject, BuildTraceSubject, CiVariablesOwnerSubject, PipelineScheduleSubject, RefSubject, JobSubject, TriggerSubject, ProfileSubject, GroupMemberSubject, ProjectMemberSubject, TokenSubject, RunnerSubject, Rule } from './rules.js';
 export { projectSubject, actorWithoutMemberships, namespaceLevel, projectLevel, directProjectLevel } from './rules.js';
 
-const { GUEST, OWNER } = AccessLevel;
+const { GUEST, MINIMAL_ACCESS, OWNER } = AccessLevel;
 
 /** GitLab's GlobalPolicy: abilities asked without a subject. */
 const globalPolicy = {
@@ -242,13 +242,17 @@ export class Access {
   async heldNamespacesWhere(filter: MembershipFilter = {}): Promise<Prisma.NamespaceWhereInput> {
     const actor = await this.actor();
     const viewer = this.requireViewer();
-    return { OR: [{ kind: 'user', ownerId: viewer.id }, { id: { in: heldAtLeast(actor.memberships.groups, minimumLevel(filter)) } }] };
+    const min = minimumLevel(filter);
+    return { OR: [{ kind: 'user', ownerId: viewer.id }, { id: { in: [...heldAtLeast(actor.memberships.groups, min), ...minimalGroups(actor, min)] } }] };
   }
 
-  /** Groups where the viewer holds the level, directly or through an ancestor group. */
+  /** Groups where the viewer holds the level, directly or through an ancestor group (Minimal Access: that group alone). */
   async memberGroupsWhere(filter: MembershipFilter = {}): Promise<Prisma.NamespaceWhereInput> {
     this.requireViewer();
-    return allowedOrNone(groupsOnly(namespaceMember(minimumLevel(filter))).where(await this.actor()));
+    const min = minimumLevel(filter);
+    const member = namespaceMember(min);
+    const minimal = min <= MINIMAL_ACCESS || (!!filter.withMinimalAccess && !filter.owned && filter.minAccessLevel == null);
+    return allowedOrNone(groupsOnly(minimal ? anyOf(member, minimalAccessMember) : member).where(await this.actor()));
   }
 
   /** A rule that is no ability of its own (a module's, such as the runners a user owns) as a list filter for the viewer. */
@@ -284,10 +288,17 @@ export class Access {
 export interface MembershipFilter {
   owned?: boolean | null;
   minAccessLevel?: number | null;
+  /** With neither of those: the groups where the viewer holds Minimal Access count too (EE's `authorized_groups(with_minimal_access: true)`). */
+  withMinimalAccess?: boolean;
 }
 
 function minimumLevel(filter: MembershipFilter): number {
   return filter.owned ? OWNER : (filter.minAccessLevel ?? GUEST);
+}
+
+/** The groups where the actor holds Minimal Access, when a filter asks for that level or less. */
+function minimalGroups(actor: Actor, min: number): number[] {
+  return min <= MINIMAL_ACCESS ? [...(actor.memberships.minimalGroups ?? [])] : [];
 }
 
 function allowedOrNone<W>(where: W | boolean): W {

@@ -18,6 +18,11 @@ export interface Memberships {
    */
   sharedGroups?: ReadonlyMap<number, number>;
   sharedProjects?: ReadonlyMap<number, number>;
+  /**
+   * Top-level groups where the user holds Minimal Access: kept apart from `groups`, so that no rule reading levels
+   * counts them (they grant nothing on a group's subgroups and projects); only `minimalAccessMember` reads them.
+   */
+  minimalGroups?: ReadonlySet<number>;
 }
 
 /** The viewer with the memberships their abilities depend on. */
@@ -298,6 +303,15 @@ export const memberBelow: Rule<NamespaceSubject, Prisma.NamespaceWhereInput> = {
   needsAncestors: true,
   allows: (actor, ns) => !!actor.ancestors?.has(ns.id),
   where: (actor) => (actor.ancestors?.size ? { id: { in: [...actor.ancestors] } } : false),
+};
+
+/**
+ * GitLab EE's Minimal Access: a member of a top-level group at that level may see the group itself (and is listed
+ * among its members), nothing inside it.
+ */
+export const minimalAccessMember: Rule<NamespaceSubject, Prisma.NamespaceWhereInput> = {
+  allows: (actor, ns) => !!actor.viewer && !!actor.memberships.minimalGroups?.has(ns.id),
+  where: (actor) => (actor.viewer && actor.memberships.minimalGroups?.size ? { id: { in: [...actor.memberships.minimalGroups] } } : false),
 };
 
 export function groupsOnly<W, S extends NamespaceSubject = NamespaceSubject>(rule: Rule<S, W>): Rule<S, W> {

@@ -57,6 +57,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   EpicID: { model: 'Epic' },
   EpicIssueID: { model: 'EpicIssue' },
   EpicTreeSortingID: { model: 'EpicTreeSorting', subclasses: ['Epic', 'EpicIssue'], withClass: true },
+  CustomerRelationsContactID: { model: 'CustomerRelations::Contact' },
+  CustomerRelationsOrganizationID: { model: 'CustomerRelations::Organization' },
   DeploymentID: { model: 'Deployment' },
   EnvironmentID: { model: 'Environment' },
   ErrorTrackingClientKeyID: { model: 'ErrorTracking::ClientKey' },
@@ -75,6 +77,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   IssuableID: { model: 'Issuable', subclasses: ['Issue', 'MergeRequest'], withClass: true },
   MergeRequestID: { model: 'MergeRequest' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },
+  /** GitLab's GlobalIDType[Namespace]: groups and personal namespaces, each by its own class. */
+  NamespaceID: { model: 'Namespace', subclasses: ['Group', 'Namespaces::UserNamespace', 'Namespaces::ProjectNamespace'] },
   NoteID: { model: 'Note', subclasses: ['DiscussionNote', 'DiffNote', 'LegacyDiffNote'] },
   LabelID: { model: 'Label', subclasses: ['ProjectLabel', 'GroupLabel'] },
   MilestoneID: { model: 'Milestone' },

@@ -57,6 +57,9 @@ export const DateScalar = new GraphQLScalarType({
   parseLiteral: (ast) => parseDate(literal(ast)),
 });
 
+/** GitLab's ISO8601Date: the same calendar date under the name some of GitLab's fields give it. */
+export const ISO8601DateScalar = new GraphQLScalarType({ ...DateScalar.toConfig(), name: 'ISO8601Date', description: 'An ISO 8601-encoded date' });
+
 function parseDuration(value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${shown(value)} is not a valid duration`);
   return value;

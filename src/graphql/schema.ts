@@ -6,7 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import { modules } from '../modules/index.js';
 import { ROOT } from '../paths.js';
 import { queryComplexityResolvers } from './bounds.js';
-import { BigIntScalar, DateScalar, Duration, JSONScalar, Time, UploadScalar } from './scalars.js';
+import { BigIntScalar, DateScalar, Duration, ISO8601DateScalar, JSONScalar, Time, UploadScalar } from './scalars.js';
 import { enforceDeadline } from './deadline.js';
 import { enforceScopes } from './scopes.js';
 import { relayMutations } from './mutations.js';
@@ -46,7 +46,7 @@ export function buildSchema(): GraphQLSchema {
     updateResolversInPlace: true,
     typeDefs,
     resolvers: [
-      { Time, Date: DateScalar, Duration, BigInt: BigIntScalar, JSON: JSONScalar, Upload: UploadScalar, ...globalIdScalars },
+      { Time, Date: DateScalar, ISO8601Date: ISO8601DateScalar, Duration, BigInt: BigIntScalar, JSON: JSONScalar, Upload: UploadScalar, ...globalIdScalars },
       connectionResolvers(typeDefs),
       queryComplexityResolvers,
       ...modules.map((m) => m.resolvers),

@@ -20,6 +20,7 @@ import { pipelineSchedulesModule } from './pipeline_schedules/index.js';
 import { environmentsModule } from './environments/index.js';
 import { jobTokenScopeModule } from './job_token_scope/index.js';
 import { runnersModule } from './runners/index.js';
+import { ciMinutesModule } from './ci_minutes/index.js';
 import { applicationsModule } from './applications/index.js';
 import { repositoryStorageMovesModule } from './repository_storage_moves/index.js';
 import { hooksModule } from './hooks/index.js';
@@ -37,6 +38,7 @@ import { resourceEventsModule } from './resource_events/index.js';
 import { incidentManagementModule } from './incident_management/index.js';
 import { issuesModule } from './issues/index.js';
 import { issueLinksModule } from './issue_links/index.js';
+import { crmModule } from './crm/index.js';
 import { mergeRequestsModule } from './merge_requests/index.js';
 import { epicsModule } from './epics/index.js';
 import { awardEmojiModule } from './award_emoji/index.js';
@@ -44,7 +46,7 @@ import { featuresModule } from './features/index.js';
 import { releasesModule } from './releases/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, subscriptionsModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, incidentManagementModule, issuesModule, issueLinksModule, epicsModule, mergeRequestsModule, awardEmojiModule, featuresModule, releasesModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, ciMinutesModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, alertManagementModule, todosModule, subscriptionsModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, incidentManagementModule, issuesModule, issueLinksModule, crmModule, epicsModule, mergeRequestsModule, awardEmojiModule, featuresModule, releasesModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

@@ -28,12 +28,15 @@ beforeAll(async () => {
   const external = await h.user({ external: true });
   const admin = await h.user({ admin: true });
   const stranger = await h.user();
+  // Minimal Access in every top-level group: sees those groups, nothing in them.
+  const minimalMember = await h.user();
   // A context is one request: its memberships are read once, so each step gets a fresh one.
   const svc = (u: { viewer: Viewer }) => h.contextFor(u.viewer).services;
   for (const visibility of ['private', 'internal', 'public'] as const) {
     const top = await svc(owner).groups.create({ name: 'top', path: unique('top'), visibility });
     const sub = await svc(owner).groups.create({ name: 'sub', path: unique('sub'), parent: { id: top.id }, visibility: 'private' });
     namespaceIds.push(top.id, sub.id);
+    await svc(owner).members.addToGroup(top, { userId: minimalMember.viewer.id, accessLevel: 5 });
     for (const ns of [top, sub]) {
       const p = await svc(owner).projects.create({ name: unique('p'), namespace: { id: ns.id }, visibility: ns.visibility as 'private' });
       projectIds.push(p.id);
@@ -115,6 +118,7 @@ beforeAll(async () => {
   viewers.push(
     { label: 'anonymous', viewer: null },
     ...people.map((u, i) => ({ label: ['owner', 'group member', 'project member', 'external', 'admin', 'stranger'][i], viewer: u.viewer })),
+    { label: 'minimal access member', viewer: minimalMember.viewer },
     { label: "the owner's CI job token", viewer: jobOf(owner, ownersJobProject, [privateTop]) },
     { label: "the stranger's CI job token", viewer: jobOf(stranger, strangersProject, strangerNs.namespace.traversalIds) },
   );
@@ -233,5 +237,12 @@ describe('the policy', () => {
     expect(await readable('owner')).toHaveLength(rows.length);
     expect((await readable('group member')).filter((v) => v === 'private')).toHaveLength(2); // the private group's two projects
     expect((await readable('stranger')).includes('private')).toBe(false);
+    // Minimal Access reads no project a stranger could not, yet reads the top-level groups it was given in.
+    expect(await readable('minimal access member')).toEqual(await readable('stranger'));
+    const minimal = await actorOf(viewers.find((v) => v.label === 'minimal access member')?.viewer ?? null);
+    const groups = await h.app.db.namespace.findMany({ where: { id: { in: namespaceIds }, kind: 'group' } });
+    const seen = groups.filter((g) => can(minimal, 'read_group', g));
+    expect(seen.map((g) => g.parentId === null)).toEqual(groups.filter((g) => g.parentId === null).map(() => true));
+    expect(seen).toHaveLength(3);
   });
 });

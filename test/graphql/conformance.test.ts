@@ -70,16 +70,12 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
 
 /**
  * Where this server still differs from GitLab 16.3, in the words `differences()` uses: work left (issue 24). Enum
- * values the product cannot honour yet (minimal access, a paid tier's role; sorting incidents
- * by status page publication, which needs GitLab's status page); input fields of GitLab's it does not
- * act on (merge trains, CI minutes cost factors for compute quotas). Mend one, then remove its line.
+ * values the product cannot honour yet (sorting incidents by status page publication, which needs GitLab's status
+ * page); input fields of GitLab's it does not act on (merge trains). Mend one, then remove its line.
  */
 const KNOWN: string[] = [
   'IssueSort: lacks PUBLISHED_ASC, PUBLISHED_DESC',
-  'MemberAccessLevel: lacks MINIMAL_ACCESS',
   'ProjectCiCdSettingsUpdateInput.mergeTrainsEnabled: missing',
-  'RunnerUpdateInput.privateProjectsMinutesCostFactor: missing',
-  'RunnerUpdateInput.publicProjectsMinutesCostFactor: missing',
 ];
 
 const t = suiteServer();

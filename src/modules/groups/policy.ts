@@ -4,7 +4,7 @@
  */
 import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
-import { administrator, anyOf, groupOwners, groupsOnly, heldAtLeast, memberBelow, namespaceLevel, namespaceMember, visible, type GroupSettingsSubject, type NamespaceSubject, type Rule } from '../../auth/rules.js';
+import { administrator, anyOf, groupOwners, groupsOnly, heldAtLeast, memberBelow, minimalAccessMember, namespaceLevel, namespaceMember, visible, type GroupSettingsSubject, type NamespaceSubject, type Rule } from '../../auth/rules.js';
 
 const { GUEST, MAINTAINER, OWNER } = AccessLevel;
 
@@ -26,7 +26,8 @@ const subgroupCreator: Rule<GroupSettingsSubject, Prisma.NamespaceWhereInput> = 
 /** GroupPolicy's abilities, by name. */
 export const groupPolicy = {
   // NamespacePolicy and GroupPolicy: groups are namespaces of kind `group`.
-  read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow)),
+  // Minimal Access members (of a top-level group) see the group itself, nothing in it by that membership.
+  read_group: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(visible(), administrator, namespaceMember(GUEST), memberBelow, minimalAccessMember)),
   create_subgroup: groupsOnly(anyOf<GroupSettingsSubject, Prisma.NamespaceWhereInput>(administrator, subgroupCreator)),
   // GroupPolicy's admin_group (Owners): group settings, transfers, shares of the group.
   admin_group: groupOwners,

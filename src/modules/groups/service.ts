@@ -121,7 +121,8 @@ export class GroupsService {
     // A signed-in user who is not an administrator sees their own groups unless all_available is set; owned and
     // min_access_level narrow anyone's list to groups they hold at least that level in (inherited by subgroups).
     const ownOnly = !!access.viewer && !access.allowed('admin_all_resources') && !filters.allAvailable;
-    if (filters.owned || filters.minAccessLevel != null || ownOnly) and.push(await access.memberGroupsWhere(filters));
+    // Their own groups are GitLab EE's authorized_groups, which count Minimal Access.
+    if (filters.owned || filters.minAccessLevel != null || ownOnly) and.push(await access.memberGroupsWhere({ ...filters, withMinimalAccess: true }));
     if (scope) and.push(scope);
     if (filters.topLevelOnly) and.push({ parentId: null });
     if (filters.visibility) and.push({ visibility: filters.visibility });

@@ -9,7 +9,7 @@ import { perMessage } from '../../events/bus.js';
 export const ISSUE_UPDATED = 'issues.updated';
 
 /** The parts of an issue a change can touch, as GitLab's subscriptions name them. */
-export type IssuablePart = 'title' | 'description' | 'labels' | 'assignees' | 'dates' | 'milestone' | 'weight' | 'state' | 'confidential' | 'timeTracking';
+export type IssuablePart = 'title' | 'description' | 'labels' | 'assignees' | 'dates' | 'milestone' | 'weight' | 'state' | 'confidential' | 'timeTracking' | 'crmContacts';
 
 export interface IssueUpdatedMessage {
   issueId: number;
@@ -26,6 +26,8 @@ export const ISSUABLE_SUBSCRIPTIONS: Readonly<Record<string, IssuablePart>> = {
   issuableDatesUpdated: 'dates',
   issuableMilestoneUpdated: 'milestone',
   issuableWeightUpdated: 'weight',
+  /** Announced by the crm module's issueSetCrmContacts. */
+  issueCrmContactsUpdated: 'crmContacts',
 };
 
 /** The issue a message names, read once per message for every subscriber of this process (with its assignees, for its checks). */

@@ -37,6 +37,8 @@ interface ListArgs extends PageArgs {
   orderBy?: IssueOrderBy | null;
   direction?: 'ASC' | 'DESC' | null;
   healthStatusFilter?: IssueFilters['healthStatus'];
+  crmContactId?: string | null;
+  crmOrganizationId?: string | null;
 }
 
 /** GitLab's IssueSort values as REST's order_by and sort. */
@@ -98,6 +100,8 @@ function filtersOf(args: ListArgs): IssueFilters {
     iids,
     confidential: args.confidential,
     healthStatus: args.healthStatusFilter,
+    crmContactId: args.crmContactId,
+    crmOrganizationId: args.crmOrganizationId,
     orderBy: args.orderBy ?? sortBy,
     sort: args.direction ? (args.direction.toLowerCase() as 'asc' | 'desc') : args.orderBy ? 'desc' : sortDirection,
   };

@@ -77,6 +77,9 @@ export interface IssueFilters {
   confidential?: boolean | null;
   /** EE's health_status filter: `none`, `any` or one status. */
   healthStatus?: HealthStatus | 'none' | 'any' | null;
+  /** Issuables::CrmContactFilter and CrmOrganizationFilter: a contact's id, or an organization's its contacts carry. */
+  crmContactId?: string | null;
+  crmOrganizationId?: string | null;
   orderBy?: IssueOrderBy | null;
   sort?: 'asc' | 'desc' | null;
 }
@@ -178,6 +181,8 @@ function changedParts(before: HookIssue, after: HookIssue): IssuablePart[] {
     state: before.state !== after.state,
     confidential: before.confidential !== after.confidential,
     timeTracking: before.timeEstimate !== after.timeEstimate || before.totalTimeSpent !== after.totalTimeSpent,
+    // Issue updates never change contacts: issueSetCrmContacts announces its own.
+    crmContacts: false,
   };
   return (Object.keys(differs) as IssuablePart[]).filter((part) => differs[part]);
 }
@@ -279,6 +284,10 @@ export class IssuesService {
     if (filters.healthStatus === 'none') and.push({ healthStatus: null });
     else if (filters.healthStatus === 'any') and.push({ healthStatus: { not: null } });
     else if (filters.healthStatus) and.push({ healthStatus: filters.healthStatus });
+    // An id that is no number names no contact (ActiveRecord casts it to nothing).
+    const crmId = (id: string) => (/^\d{1,9}$/.test(id.trim()) ? Number(id) : -1);
+    if (filters.crmContactId) and.push({ crmContacts: { some: { contactId: crmId(filters.crmContactId) } } });
+    if (filters.crmOrganizationId) and.push({ crmContacts: { some: { contact: { organizationId: crmId(filters.crmOrganizationId) } } } });
     and.push(...(await issuableConditions(this.db, filters)));
     // EE's sort_by_attribute sorts by SLA `with_feature(:sla)`: incidents only.
     if (filters.orderBy === 'sla_due_at') and.push({ issueType: 'incident' });

@@ -1,4 +1,5 @@
 /** Batched membership reads: a user's own memberships (every ability check reads them) and member counts. */
+import { LOWEST_ROLE, isRole } from '../../auth/access-levels.js';
 import type { Memberships } from '../../auth/policy.js';
 import type { PrismaClient } from '../../db/database.js';
 import { countLoader } from '../../db/loader.js';
@@ -14,8 +15,13 @@ export async function loadMemberships(db: PrismaClient, userId: number): Promise
     where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] },
     select: { namespaceId: true, projectId: true, accessLevel: true },
   });
-  const held = { groups: new Map<number, number>(), projects: new Map<number, number>() };
+  const held = { groups: new Map<number, number>(), projects: new Map<number, number>(), minimalGroups: new Set<number>() };
   for (const row of rows) {
+    // Minimal Access is no level on anything below its group: held apart, so that no rule counts it as one.
+    if (!isRole(row.accessLevel)) {
+      if (row.namespaceId != null) held.minimalGroups.add(row.namespaceId);
+      continue;
+    }
     if (row.namespaceId != null) held.groups.set(row.namespaceId, row.accessLevel);
     if (row.projectId != null) held.projects.set(row.projectId, row.accessLevel);
   }
@@ -35,7 +41,8 @@ export function createMemberLoaders(db: PrismaClient) {
         LEFT JOIN "namespaces" n ON n."id" = m."namespaceId"
         LEFT JOIN "projects" p ON p."id" = m."projectId"
         LEFT JOIN "namespaces" pn ON pn."id" = p."namespaceId"
-        WHERE m."userId" = ANY(${[...userIds]}::int[]) AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)`;
+        WHERE m."userId" = ANY(${[...userIds]}::int[]) AND m."accessLevel" >= ${LOWEST_ROLE}
+          AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)`;
       const byUser = new Map(userIds.map((id) => [id, new Set<number>()]));
       for (const row of rows) for (const id of row.path ?? []) byUser.get(row.userId)?.add(id);
       return userIds.map((id) => byUser.get(id) ?? new Set<number>());

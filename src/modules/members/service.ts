@@ -3,7 +3,7 @@
  * changing and removing members under GitLab's rules (last Owner, Owners managed only by Owners, a membership no
  * lower than one inherited from a group).
  */
-import { CREATOR_ACCESS_LEVEL, OWNER_ACCESS_LEVEL, humanAccessLevel } from '../../auth/access-levels.js';
+import { CREATOR_ACCESS_LEVEL, LOWEST_ROLE, OWNER_ACCESS_LEVEL, humanAccessLevel, isMinimalAccess } from '../../auth/access-levels.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, checkAll, conflict, exactlyOneOf, forbidden, invalid, mutuallyExclusive, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -355,11 +355,16 @@ export class MembersService {
   }
 
   /**
-   * What Member's validations refuse, by field: an expiry date before today (FutureDateValidator), and a level lower
-   * than the user's highest membership of a group above (Member#higher_access_level_than_group).
+   * What Member's validations refuse, by field: Minimal Access below a top-level group, an expiry date before today
+   * (FutureDateValidator), and a level lower than the user's highest membership of a group above
+   * (Member#higher_access_level_than_group).
    */
   private async problems(scope: Scope, userId: number, change: MemberChange): Promise<Record<string, string[]> | null> {
     const problems: Record<string, string[]> = {};
+    // GitLab EE offers Minimal Access only on top-level groups (Group#access_level_values); elsewhere it is no level.
+    if (isMinimalAccess(change.accessLevel) && (scope.projectId != null || scope.ancestors.length !== 1)) {
+      problems.accessLevel = ['is not included in the list'];
+    }
     if (change.expiresAt && change.expiresAt.toISOString().slice(0, 10) < new Date().toISOString().slice(0, 10)) {
       problems.expiresAt = ['cannot be a date in the past'];
     }
@@ -373,7 +378,7 @@ export class MembersService {
       : null;
     if (highest && highest.accessLevel > change.accessLevel) {
       const inherited = `${humanAccessLevel(highest.accessLevel)} inherited membership from group ${highest.namespace?.name ?? ''}`;
-      problems.accessLevel = [`should be greater than or equal to ${inherited}`];
+      (problems.accessLevel ??= []).push(`should be greater than or equal to ${inherited}`);
     }
     return Object.keys(problems).length ? problems : null;
   }
@@ -405,7 +410,8 @@ export class MembersService {
 
   /**
    * Memberships of a project and/or a chain of groups, each user once with their highest level (GitLab's
-   * `members/all`), the source's own membership first among equal levels; expired memberships do not count.
+   * `members/all`), the source's own membership first among equal levels; expired memberships do not count, nor
+   * Minimal Access ones below the group that holds them (they make nobody a member of its subgroups and projects).
    */
   private inherited(scope: Scope, filters: MemberFilters): Prisma.Sql {
     const search = filters.search;
@@ -417,6 +423,7 @@ export class MembersService {
       FROM "members" m JOIN "users" u ON u."id" = m."userId"
       WHERE (m."projectId" = ${scope.projectId}::int OR m."namespaceId" = ANY(${scope.ancestors}::int[]))
         AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
+        AND (m."accessLevel" >= ${LOWEST_ROLE}::int OR ${ownColumn} IS NOT DISTINCT FROM ${own}::int)
         AND (${pattern}::text IS NULL OR u."username" ILIKE ${pattern}::text OR u."name" ILIKE ${pattern}::text)
         AND (${filters.userIds ?? null}::int[] IS NULL OR m."userId" = ANY(${filters.userIds ?? null}::int[]))
         AND (${filters.skipUsers ?? null}::int[] IS NULL OR NOT (m."userId" = ANY(${filters.skipUsers ?? null}::int[])))

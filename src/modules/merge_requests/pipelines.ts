@@ -47,6 +47,7 @@ export class MergeRequestPipelines {
     const { git } = this.mergeRequests;
     if (await this.runsInTarget(project, mr)) {
       const head = await git.fetchRef(project, mr);
+      if (!explicit && (await this.hasPipelineAt(mr, head))) return null;
       const mergedResult = head && project.mergePipelinesEnabled ? await git.writeMergeRef(project, mr) : null;
       return this.pipelines.createForMergeRequest(project, mr, userId, explicit, { ref: mergeRequestRef(mr.iid), sha: head, branch: false }, mergedResult);
     }
@@ -57,7 +58,19 @@ export class MergeRequestPipelines {
       return null;
     }
     const head = source ? await git.sourceHead(mr) : null;
+    if (!explicit && (await this.hasPipelineAt(mr, head))) return null;
     return this.pipelines.createForMergeRequest(source ?? project, mr, userId, explicit, { ref: mr.sourceBranch, sha: head, branch: true }, null);
+  }
+
+  /**
+   * Whether the merge request already has a pipeline of this head (its own, or a merged result of it): the first
+   * pipeline's job and a push's refresh may both come for one head when the push is handled after the merge request
+   * was opened, and the head gets one pipeline. `POST …/pipelines` always makes another.
+   */
+  private async hasPipelineAt(mr: MergeRequestRow, head: string | null): Promise<boolean> {
+    if (head === null) return false;
+    const found = await this.base.db.pipeline.findFirst({ where: { mergeRequestId: mr.id, OR: [{ sha: head }, { sourceSha: head }] }, select: { id: true } });
+    return found !== null;
   }
 
   /** `POST …/merge_requests/:iid/pipelines` and `mergeRequestCreatePipeline`: the same, as the viewer, answering refusals. */

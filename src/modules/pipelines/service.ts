@@ -38,6 +38,7 @@ import { perMessage } from '../../events/bus.js';
 import { CANCELABLE_STATUSES, CI_STATUSES, FINISHED_STATUSES, isCompleted, type CiStatus } from './status.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { deploymentForRetry, followJob } from '../environments/ci.js';
+import { enqueueBuildMinutes } from '../ci_minutes/service.js';
 
 /** The merge ref's commit a merged results pipeline runs on, and the source and target heads it merges. */
 export interface MergedResultRef {
@@ -1082,6 +1083,8 @@ export class PipelinesService {
     await followJob(tx, this.base, job, status);
     await this.base.publish(JOB_UPDATED, { jobId, pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies JobUpdatedMessage, tx);
     await enqueueHookEvent(this.base.app.jobs, { trigger: 'job_hooks', projectId: pipeline.projectId, branch: null, data: null, job: { jobId: jobId, status: status } }, tx);
+    // A job a runner ran ends here (its runner's update, a cancel, the stuck-job check): its minutes are counted.
+    await enqueueBuildMinutes(this.base.app.jobs, job, tx);
   }
 
   /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried (also the runners module's automatic retries). */

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Prisma } from '../../db/database.js';
-import { MEMBER_ACCESS_LEVELS } from '../../auth/access-levels.js';
+import { MEMBER_ACCESS_LEVELS, isRole } from '../../auth/access-levels.js';
 import { CREDENTIALS_REVOKED, VIEWER_CHANGED, type CredentialsRevoked } from '../../auth/credentials.js';
 import { TOKEN_SCOPES } from '../../auth/scopes.js';
 import { badRequest, invalidArgument, methodNotAllowed, notFound, unauthenticated } from '../../errors.js';
@@ -88,6 +88,8 @@ export class ProjectAccessTokensService {
     const viewer = access.requireViewer();
     // The levels GitLab's `Gitlab::Access.options_with_owner` allows are the MemberAccessLevel enum's; Maintainer by default.
     const level = input.accessLevel ?? MEMBER_ACCESS_LEVELS.MAINTAINER;
+    // Minimal Access is no role a token may hold (GitLab's ALLOWED_RESOURCE_ACCESS_LEVELS).
+    if (!isRole(level)) throw invalidArgument('accessLevel');
     if (input.scopes.some((s) => !RESOURCE_BOT_SCOPES.includes(s))) throw invalidArgument('scopes');
     if (!(await access.can('create_resource_access_tokens', project))) throw refused('User does not have permission to create project access token');
     // Nobody grants a level above their own (an administrator holds every level).

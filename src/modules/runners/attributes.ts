@@ -36,6 +36,12 @@ export interface RunnerAttributes {
   maximumTimeout?: number | null;
 }
 
+/** What only administrators change on a runner: what its minutes cost (GitLab EE's compute cost factors). */
+export interface RunnerCostFactors {
+  publicProjectsMinutesCostFactor?: number | null;
+  privateProjectsMinutesCostFactor?: number | null;
+}
+
 export interface RunnerCreateInput extends RunnerAttributes {
   runnerType: RunnerType;
   /** The group's numeric ID (its global ID, parsed). */
@@ -44,7 +50,7 @@ export interface RunnerCreateInput extends RunnerAttributes {
   projectId?: number | null;
 }
 
-export interface RunnerUpdateInput extends RunnerAttributes {
+export interface RunnerUpdateInput extends RunnerAttributes, RunnerCostFactors {
   id: string;
   active?: boolean | null;
   /** Global IDs of the projects a project runner serves besides its owner project (GraphQL's runnerUpdate only). */
@@ -61,7 +67,13 @@ function sentence(parts: string[]): string {
   return parts.length <= 2 ? parts.join(' and ') : `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
 }
 
-const HUMAN: Record<string, string> = { maximumTimeout: 'Maximum timeout', maintenanceNote: 'Maintenance note', tagsList: 'Tags list' };
+const HUMAN: Record<string, string> = {
+  maximumTimeout: 'Maximum timeout',
+  maintenanceNote: 'Maintenance note',
+  tagsList: 'Tags list',
+  publicProjectsMinutesCostFactor: 'Public projects minutes cost factor',
+  privateProjectsMinutesCostFactor: 'Private projects minutes cost factor',
+};
 
 /** GitLab's `bad_request!` for a runner that would not save when created: its errors' full messages in one sentence. */
 export function creationRefused(found: Record<string, string[]>) {
@@ -89,8 +101,12 @@ export function filtersWhere(filters: RunnerFilters, scopes: readonly string[]):
 }
 
 /** GitLab's Ci::Runner validations, by field, for the runner as it would be saved. */
-export function problems(state: { maximumTimeout: number | null; maintenanceNote: string | null; runUntagged: boolean; tagList: readonly string[] }): Record<string, string[]> {
+export function problems(state: { maximumTimeout: number | null; maintenanceNote: string | null; runUntagged: boolean; tagList: readonly string[] } & RunnerCostFactors): Record<string, string[]> {
   const problems: Record<string, string[]> = {};
+  for (const factor of ['publicProjectsMinutesCostFactor', 'privateProjectsMinutesCostFactor'] as const) {
+    const value = state[factor];
+    if (value != null && !(value >= 0)) problems[factor] = ['needs to be non-negative'];
+  }
   if (state.maximumTimeout !== null && state.maximumTimeout < MIN_MAXIMUM_TIMEOUT) problems.maximumTimeout = ['needs to be at least 10 minutes'];
   if ((state.maintenanceNote ?? '').length > MAX_NOTE_LENGTH) problems.maintenanceNote = [`is too long (maximum is ${MAX_NOTE_LENGTH} characters)`];
   if (!state.runUntagged && state.tagList.length === 0) problems.tagsList = ['can not be empty when runner is not allowed to pick untagged jobs'];

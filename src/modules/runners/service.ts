@@ -294,7 +294,10 @@ export class RunnersService {
     this.base.access.requireViewer();
     if (!this.base.access.allowed('admin_all_resources') && !(await this.can('update_runner', runner))) throw forbidden('No access granted');
     const fields = ['description', 'active', 'paused', 'tagList', 'runUntagged', 'locked', 'accessLevel', 'maximumTimeout', 'maintenanceNote'] as const;
-    const given = fields.filter((f) => input[f] !== undefined && input[f] !== null);
+    const factors = (['publicProjectsMinutesCostFactor', 'privateProjectsMinutesCostFactor'] as const).filter((f) => input[f] != null);
+    // What a runner's minutes cost is the instance's to say (GitLab: administrators only).
+    if (factors.length && !this.base.access.allowed('admin_all_resources')) throw forbidden('No access granted');
+    const given = [...fields.filter((f) => input[f] !== undefined && input[f] !== null), ...factors];
     const associated = input.associatedProjects == null ? null : input.associatedProjects.map((id) => parseId(id, 'Project', 'associatedProjects'));
     if (associated && runner.runnerType !== 'project_type') throw argumentRefused('associatedProjects', `must not be specified for '${runner.runnerType}' scope`);
     if (given.length === 0 && !associated) throw atLeastOneOf(...fields);
@@ -309,7 +312,11 @@ export class RunnersService {
     if (input.accessLevel != null) data.accessLevel = input.accessLevel;
     if (input.maximumTimeout != null) data.maximumTimeout = input.maximumTimeout;
     if (input.maintenanceNote != null) data.maintenanceNote = input.maintenanceNote;
+    if (input.publicProjectsMinutesCostFactor != null) data.publicProjectsMinutesCostFactor = input.publicProjectsMinutesCostFactor;
+    if (input.privateProjectsMinutesCostFactor != null) data.privateProjectsMinutesCostFactor = input.privateProjectsMinutesCostFactor;
     const found = problems({
+      publicProjectsMinutesCostFactor: input.publicProjectsMinutesCostFactor,
+      privateProjectsMinutesCostFactor: input.privateProjectsMinutesCostFactor,
       maximumTimeout: (data.maximumTimeout as number | undefined) ?? runner.maximumTimeout,
       maintenanceNote: (data.maintenanceNote as string | undefined) ?? runner.maintenanceNote,
       runUntagged: (data.runUntagged as boolean | undefined) ?? runner.runUntagged,

@@ -2,6 +2,7 @@
  * Batched reads of shares (GitLab's group_group_links and project_group_links), and what a user's abilities get
  * from them: the levels shares grant, loaded with the user's memberships and remembered with them.
  */
+import { LOWEST_ROLE } from '../../auth/access-levels.js';
 import type { Memberships } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import DataLoader from 'dataloader';
@@ -12,13 +13,14 @@ import { groupedLoader } from '../../db/loader.js';
  * groups shared with a group they are a direct member of, at the lesser of both levels (their descendants inherit
  * it); `projects`, the projects shared with a group they reach (directly, through an ancestor, or through a group
  * share), at the lesser of their level there and the share's, unless the project's group has `share_with_group_lock`.
- * Expired shares and memberships do not count.
+ * Expired shares and memberships do not count, nor Minimal Access ones (they grant nothing beyond their group).
  */
 function grantsOf(userId: number): Prisma.Sql {
   return Prisma.sql`
     WITH direct AS (
       SELECT m."namespaceId" AS id, m."accessLevel" AS level FROM "members" m
-      WHERE m."userId" = ${userId} AND m."namespaceId" IS NOT NULL AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
+      WHERE m."userId" = ${userId} AND m."namespaceId" IS NOT NULL AND m."accessLevel" >= ${LOWEST_ROLE}
+        AND (m."expiresAt" IS NULL OR m."expiresAt" >= current_date)
     ), shared AS (
       SELECT l."sharedGroupId" AS id, LEAST(d.level, l."groupAccess") AS level
       FROM "group_group_links" l JOIN direct d ON d.id = l."sharedWithGroupId"

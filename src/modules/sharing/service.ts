@@ -3,9 +3,10 @@
  * and removing them, and listing them. What members get through them is decided in src/auth (policy.ts), with the
  * levels loadSharedAccess computes.
  */
+import { isRole } from '../../auth/access-levels.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { Prisma, PrismaClient } from '../../db/database.js';
-import { badRequest, conflict, notFound, notFoundAs } from '../../errors.js';
+import { badRequest, conflict, invalidArgument, notFound, notFoundAs } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { GroupFilters, GroupsService } from '../groups/service.js';
@@ -25,6 +26,11 @@ export interface ShareView {
 export interface ShareInput {
   groupAccess: number;
   expiresAt?: Date | null;
+}
+
+/** A share grants a role (GitLab's `values: Gitlab::Access.all_values`): Minimal Access is none. */
+function refuseMinimalAccess(input: ShareInput): void {
+  if (!isRole(input.groupAccess)) throw invalidArgument('groupAccess');
 }
 
 /** `GET /projects/:id/groups` (GitLab's Projects::GroupsFinder). */
@@ -48,6 +54,7 @@ export class SharingService {
    */
   async shareGroup(group: NamespaceRow, invited: NamespaceRow, input: ShareInput): Promise<NamespaceRow> {
     const { db, access } = this.base;
+    refuseMinimalAccess(input);
     if (!(await access.can('admin_group_member', group))) throw notFoundAs('Not Found');
     const existing = await db.groupGroupLink.findUnique({ where: { sharedGroupId_sharedWithGroupId: { sharedGroupId: group.id, sharedWithGroupId: invited.id } }, select: { id: true } });
     if (existing) throw conflict('Shared group The group has already been shared with this group');
@@ -83,6 +90,7 @@ export class SharingService {
    */
   async shareProject(project: ProjectRow, groupId: number, input: ShareInput): Promise<ProjectLinkRow> {
     const { db, access, loaders } = this.base;
+    refuseMinimalAccess(input);
     await access.authorize('admin_project', project);
     if (project.namespace.shareWithGroupLock) throw badRequest('The project sharing with group is disabled');
     // Granting Owner asks for manage_owners, as adding an Owner member does (GitLab answers `403 Forbidden`).
