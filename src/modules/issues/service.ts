@@ -517,6 +517,7 @@ export class IssuesService {
   get moves(): IssueMoves {
     return (this.issueMoves ??= new IssueMoves(this.base, this.labels, this.events, {
       created: async (tx, project, issue) => {
+        await startIssuableSla(tx, issue);
         await this.event(project, issue, 'created', tx);
         await this.announce(tx, project, null, issue.id, 'open');
       },
