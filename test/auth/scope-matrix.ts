@@ -478,6 +478,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     epicId: async () => String((route.compiled.kind === 'mutation' ? await newEpic(f) : (f.epic ??= await newEpic(f))).id),
     issueId: async () => (await t.api('POST', `/projects/${f.project.id}/issues`, { token: f.owner.token, body: { title: 'matrix' } })).body.id,
     epicIssueId: async () => newEpicIssue(f, params.epic_iid),
+    // Issue move and clone: to the fixture project itself (a clone there is made; a move there is refused in the payload).
+    toProjectId: () => String(f.project.id),
     // Release links: an ID no link has (the routes' release, named by a fresh tag, is not there either).
     linkId: () => 2147483000,
     url: () => 'https://example.com/matrix',

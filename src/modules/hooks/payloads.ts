@@ -476,6 +476,8 @@ export interface HookIssue {
   severity: string | null;
   escalationStatus: string | null;
   healthStatus: string | null;
+  /** The issue it was moved to (Issues::MoveService). */
+  movedToId?: number | null;
 }
 
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
@@ -501,7 +503,7 @@ export function issueHookAttrs(issue: HookIssue, project: Pick<HookProject, 'ful
     last_edited_at: null,
     last_edited_by_id: null,
     milestone_id: issue.milestoneId,
-    moved_to_id: null,
+    moved_to_id: issue.movedToId ?? null,
     duplicated_to_id: null,
     project_id: issue.projectId,
     relative_position: null,

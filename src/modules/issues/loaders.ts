@@ -16,6 +16,11 @@ export function createIssueLoaders(db: PrismaClient) {
       const found = new Map(rows.map((r) => [r.id, r.iid]));
       return ids.map((id) => found.get(id));
     }),
+    /** Issues by id, with their assignees, unchecked: an issue another one was moved to, checked by its reader. */
+    byId: byKeyLoader(
+      (ids: readonly number[]) => db.issue.findMany({ where: { id: { in: [...ids] } }, include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } }),
+      (i) => i.id,
+    ),
     milestoneById: byKeyLoader((ids: readonly number[]) => db.milestone.findMany({ where: { id: { in: [...ids] } } }), (m) => m.id),
     /** Each milestone's issues, all and closed (GitLab's MilestoneWithStats `issue_stats`). */
     statsByMilestone: new DataLoader<number, { total: number; closed: number }>(async (ids) => {

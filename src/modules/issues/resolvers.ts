@@ -111,6 +111,17 @@ const list = (scope: IssueScope, args: ListArgs, ctx: Context) => ctx.services.i
 
 
 const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
+/**
+ * The issue a move or clone takes and the project it goes to, by ID or full path; whether the caller may is the
+ * service's question (GitLab's Issues API asks nothing before it, and its `insufficient permissions` covers both).
+ */
+async function moveArguments(ctx: Context, input: IssueIid & { targetProjectPath: string }) {
+  const project = await projectOf(ctx, input.projectPath);
+  const issue = await ctx.services.issues.get(project, iidOf(input.iid));
+  const ref = parseRef(input.targetProjectPath, 'Project', 'targetProjectPath');
+  const target = await ctx.services.issues.moves.target(ref);
+  return { project, issue, target };
+}
 const projectOfIssue = async (issue: IssueRow, ctx: Context): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(issue.projectId))!;
 
 /** Task list items of a description (`- [ ]`, `* [x]`, `1. [ ]`), as GitLab's TaskList counts them. */
@@ -227,7 +238,12 @@ export const issueResolvers = {
       };
     },
     subscribed: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.subscriptions.subscribed('Issue', i.id, participant(i)),
-    movedToId: () => null,
+    movedToId: (i: IssueRow) => i.movedToId,
+    moved: (i: IssueRow) => i.movedToId !== null,
+    movedTo: async (i: IssueRow, _a: unknown, ctx: Context) => {
+      const moved = i.movedToId === null ? null : await ctx.loaders.issues.byId.load(i.movedToId);
+      return moved && (await ctx.services.issues.canRead(moved)) ? moved : null;
+    },
     imported: () => false,
     importedFrom: () => 'none',
     severity: (i: IssueRow) => severityOf(i).toUpperCase(),
@@ -308,6 +324,15 @@ export const issueResolvers = {
       await ctx.access.authorize('update_escalation_status', subject);
       if (issue.issueType !== 'incident') throw featureUnavailable('Feature unavailable for provided issue');
       return { issue: await ctx.services.issues.update(project, issue.iid, { escalationStatus: input.status }) };
+    },
+    // Mutations::Issues::Move: Issues::MoveService's refusals in the payload's errors.
+    issueMove: async (_: unknown, input: IssueIid & { targetProjectPath: string }, ctx: Context) => {
+      const { project, issue, target } = await moveArguments(ctx, input);
+      return { issue: await ctx.services.issues.moves.move(project, issue, target) };
+    },
+    issueClone: async (_: unknown, input: IssueIid & { targetProjectPath: string; withNotes?: boolean | null }, ctx: Context) => {
+      const { project, issue, target } = await moveArguments(ctx, input);
+      return { issue: await ctx.services.issues.moves.clone(project, issue, target, input.withNotes ?? false) };
     },
     issueSetWeight: async (_: unknown, input: IssueIid & { weight?: number | null }, ctx: Context) => ({
       issue: await ctx.services.issues.setWeight(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.weight ?? null),

@@ -26,6 +26,7 @@ import type { ResourceEventsService } from '../resource_events/service.js';
 import type { IssueSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
+import { IssueMoves } from './move.js';
 
 export const ISSUE = 'Issue';
 
@@ -511,6 +512,33 @@ export class IssuesService {
     await this.todos.issueChanged(project, issue, updated);
     return updated;
   }
+
+  /** Moving and cloning issues to other projects (move.ts), announced as this service announces issues. */
+  get moves(): IssueMoves {
+    return (this.issueMoves ??= new IssueMoves(this.base, this.labels, this.events, {
+      created: async (tx, project, issue) => {
+        await startIssuableSla(tx, issue);
+        await this.event(project, issue, 'created', tx);
+        await this.announce(tx, project, null, issue.id, 'open');
+      },
+      close: async (tx, project, issue, data) => {
+        const before = await this.hookIssue(tx, issue.id);
+        const closed = await tx.issue.update({
+          where: { id: issue.id },
+          data: { ...data, state: 'closed', closedAt: new Date(), closedById: this.base.access.requireViewer().id, updatedAt: new Date() },
+          include: withAssignees,
+        });
+        await markIssuableSlaClosed(tx, issue.id, true);
+        await this.events.issuables.updated(tx, issue, closed, { added: [], removed: [] }, this.base.access.requireViewer().id);
+        await this.event(project, closed, 'closed', tx);
+        await this.announce(tx, project, before, issue.id, 'close');
+        return closed;
+      },
+      committed: (project, before, after) => this.todos.issueChanged(project, before, after),
+    }));
+  }
+
+  private issueMoves?: IssueMoves;
 
   /** Sets the issue's weight (GraphQL's issueSetWeight); null removes it. */
   setWeight(project: ProjectRow, iid: number, weight: number | null): Promise<IssueRow> {

@@ -73,7 +73,8 @@ export class IssuableChanges {
     return { type, id: issue.id, projectId: issue.projectId, groupId: null };
   }
 
-  private note(tx: Tx, issue: Resource, userId: number, body: string, at: Date, type = 'Issue') {
+  /** A system note on the resource, in the caller's transaction (SystemNoteService). */
+  note(tx: Tx, issue: Resource, userId: number, body: string, at: Date, type = 'Issue') {
     return this.notes.createSystemNote(tx, this.resource(issue, type), userId, body, at);
   }
 

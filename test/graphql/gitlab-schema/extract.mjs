@@ -40,8 +40,8 @@ const MUTATION_PREFIXES = [
   'commit', 'branch', 'tag', 'protectedBranch', 'ciJobTokenScope', 'pipelineSchedule', 'pipelineTrigger',
   'ciTrigger', 'jobArtifact', 'artifact', 'echo',
 ];
-// GitLab's names for what we build that the prefixes miss (our repositoryBranchCreate is GitLab's createBranch).
-const EXTRA_MUTATIONS = ['createBranch'];
+// GitLab's names for what we build that the prefixes miss (our repositoryBranchCreate is GitLab's createBranch; issueMove).
+const EXTRA_MUTATIONS = ['createBranch', 'issueMove'];
 const EXTRA_SCALARS = ['Time', 'Date', 'ISO8601Date', 'Duration', 'BigInt', 'JSON'];
 
 function parseArgs(argv) {
