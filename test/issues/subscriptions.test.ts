@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { suiteServer } from '../support/server.js';
-import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
+import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
 const t = suiteServer();
 let owner: TestUser;
@@ -15,8 +15,9 @@ let reporter: TestUser;
 let guest: TestUser;
 let stranger: TestUser;
 let project: any;
+let group: { id: number };
 
-const SELECTION = '... on Issue { id iid title description dueDate weight milestone { title } labels { nodes { title } } assignees { nodes { username } } }';
+const SELECTION = '... on Issue { id iid title description dueDate weight healthStatus epic { iid } milestone { title } labels { nodes { title } } assignees { nodes { username } } }';
 const query = (field: string) => `subscription($id: IssuableID!) { ${field}(issuableId: $id) { __typename ${SELECTION} } }`;
 
 interface Heard {
@@ -77,8 +78,11 @@ afterAll(async () => {
 
 beforeAll(async () => {
   [owner, reporter, guest, stranger] = await Promise.all([createUser(t), createUser(t), createUser(t), createUser(t)]);
-  project = await createProject(t, owner.token, { visibility: 'private' });
+  // In a group, for the issue's epics; the reporter reads those as a Reporter of the group.
+  group = await createGroup(t, owner.token, { visibility: 'private' });
+  project = await createProject(t, owner.token, { visibility: 'private', namespaceId: group.id });
   await addMember(t, owner.token, 'projects', project.id, reporter.id, 20);
+  await addMember(t, owner.token, 'groups', group.id, reporter.id, 20);
   await addMember(t, owner.token, 'projects', project.id, guest.id, 10);
 });
 
@@ -140,6 +144,26 @@ describe('issuable subscriptions', () => {
       expect(res.body.data.issueSetWeight.errors).toEqual([]);
       if (await Promise.race([weight.next((v) => v.weight === n), new Promise((r) => setTimeout(r, 250, null))])) break;
       if (n === 130) throw new Error('issueSetWeight heard nothing');
+    }
+    // The health status through GraphQL's updateIssue, and the epic through the Issues API's epic_id.
+    const health = listen(reporter.token, 'issuableHealthStatusUpdated', issue.gid);
+    const statuses = ['onTrack', 'needsAttention', 'atRisk'];
+    for (let n = 0; ; n++) {
+      const res = await t.graphql(
+        `mutation($path: ID!, $iid: String!, $h: HealthStatus) { updateIssue(input: { projectPath: $path, iid: $iid, healthStatus: $h }) { errors } }`,
+        { path: project.path_with_namespace, iid: String(issue.iid), h: statuses[n % 3] },
+        owner.token,
+      );
+      expect(res.body.data.updateIssue.errors).toEqual([]);
+      if (await Promise.race([health.next((v) => v.healthStatus === statuses[n % 3]), new Promise((r) => setTimeout(r, 250, null))])) break;
+      if (n === 30) throw new Error('issuableHealthStatusUpdated heard nothing');
+    }
+    const epics = await Promise.all(['e1', 'e2'].map(async (name) => (await t.api('POST', `/groups/${group.id}/epics`, { token: owner.token, body: { title: name } })).body));
+    const epicHeard = listen(reporter.token, 'issuableEpicUpdated', issue.gid);
+    for (let n = 0; ; n++) {
+      expect((await update(issue.iid, { epic_id: epics[n % 2].id })).status).toBe(200);
+      if (await Promise.race([epicHeard.next((v) => v.epic?.iid === String(epics[n % 2].iid)), new Promise((r) => setTimeout(r, 250, null))])) break;
+      if (n === 30) throw new Error(`issuableEpicUpdated heard nothing: ${JSON.stringify(epicHeard.errors)}`);
     }
     // The title subscription, listening all along, heard none of those changes.
     expect(title.values.length).toBe(heardTitles);

@@ -10,6 +10,7 @@ import type { GroupsService } from '../groups/service.js';
 import type { IssuesService, IssueRow } from '../issues/service.js';
 import type { LabelsService } from '../labels/service.js';
 import { issuableConditions } from '../issues/finder.js';
+import { ISSUE_UPDATED, type IssueUpdatedMessage } from '../issues/live.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import { colorOf } from '../labels/rules.js';
 import type { ServiceBase } from '../module.js';
@@ -385,16 +386,28 @@ export class EpicsService {
       if (existing?.epicId === epic.id) throw conflict('Issue(s) already assigned');
       const first = await tx.epicIssue.aggregate({ where: { epicId: epic.id }, _min: { relativePosition: true } });
       const relativePosition = positionAtStart(first._min.relativePosition);
-      if (existing) return tx.epicIssue.update({ where: { id: existing.id }, data: { epicId: epic.id, relativePosition, createdAt: new Date() } });
-      return tx.epicIssue.create({ data: { epicId: epic.id, issueId: issue.id, relativePosition } });
+      const link = existing
+        ? await tx.epicIssue.update({ where: { id: existing.id }, data: { epicId: epic.id, relativePosition, createdAt: new Date() } })
+        : await tx.epicIssue.create({ data: { epicId: epic.id, issueId: issue.id, relativePosition } });
+      await this.epicChanged(tx, issue);
+      return link;
     });
+  }
+
+  /** Tells the issue's `issuableEpicUpdated` subscribers, on commit of `tx`, that its epic changed. */
+  private epicChanged(tx: Prisma.TransactionClient, issue: { id: number; projectId: number }): Promise<unknown> {
+    const message: IssueUpdatedMessage = { issueId: issue.id, projectId: issue.projectId, parts: ['epic'] };
+    return this.base.publish(ISSUE_UPDATED, message, tx);
   }
 
   /** GitLab's EpicIssues::DestroyService: takes the issue out of the epic; the association as it was. */
   async removeIssue(group: NamespaceRow, iid: number, epicIssueId: number): Promise<EpicIssueView> {
     const epic = await this.get(group, iid);
     const link = await this.link(epic, epicIssueId);
-    await this.db.epicIssue.delete({ where: { id: link.epicIssueId } });
+    await this.db.$transaction(async (tx) => {
+      const removed = await tx.epicIssue.delete({ where: { id: link.epicIssueId }, select: { issue: { select: { id: true, projectId: true } } } });
+      await this.epicChanged(tx, removed.issue);
+    });
     return link;
   }
 
@@ -462,7 +475,10 @@ export class EpicsService {
     await this.db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT "id" FROM "epics" WHERE "id" = ${parentId} FOR UPDATE`;
       if (newParent && moving.kind === 'Epic') await tx.epic.update({ where: { id: moving.id }, data: { parentId: newParent.id } });
-      if (newParent && moving.kind === 'EpicIssue') await tx.epicIssue.update({ where: { id: moving.id }, data: { epicId: newParent.id, createdAt: new Date() } });
+      if (newParent && moving.kind === 'EpicIssue') {
+        const moved = await tx.epicIssue.update({ where: { id: moving.id }, data: { epicId: newParent.id, createdAt: new Date() }, select: { issue: { select: { id: true, projectId: true } } } });
+        await this.epicChanged(tx, moved.issue);
+      }
       const same = (a: TreeNode) => (b: TreeNode) => a.kind === b.kind && a.id === b.id;
       const others = (await this.treeChildren(tx, parentId)).filter((n) => !same(moving)(n));
       const index = adjacent ? others.findIndex(same(adjacent)) : -1;
@@ -561,7 +577,9 @@ export class EpicsService {
     this.requireAvailable();
     if (!(await this.base.access.can('admin_issue_relation', await this.issues.subject(issue)))) throw forbidden();
     if (epicId === null) {
-      await this.db.epicIssue.deleteMany({ where: { issueId: issue.id } });
+      await this.db.$transaction(async (tx) => {
+        if ((await tx.epicIssue.deleteMany({ where: { issueId: issue.id } })).count) await this.epicChanged(tx, issue);
+      });
       return;
     }
     const epic = await this.byId(epicId);

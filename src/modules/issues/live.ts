@@ -9,7 +9,8 @@ import { perMessage } from '../../events/bus.js';
 export const ISSUE_UPDATED = 'issues.updated';
 
 /** The parts of an issue a change can touch, as GitLab's subscriptions name them. */
-export type IssuablePart = 'title' | 'description' | 'labels' | 'assignees' | 'dates' | 'milestone' | 'weight' | 'state' | 'confidential' | 'timeTracking' | 'crmContacts';
+export type IssuablePart =
+  | 'title' | 'description' | 'labels' | 'assignees' | 'dates' | 'milestone' | 'weight' | 'healthStatus' | 'epic' | 'state' | 'confidential' | 'timeTracking' | 'crmContacts';
 
 export interface IssueUpdatedMessage {
   issueId: number;
@@ -26,6 +27,9 @@ export const ISSUABLE_SUBSCRIPTIONS: Readonly<Record<string, IssuablePart>> = {
   issuableDatesUpdated: 'dates',
   issuableMilestoneUpdated: 'milestone',
   issuableWeightUpdated: 'weight',
+  issuableHealthStatusUpdated: 'healthStatus',
+  /** Announced by the epics module, which keeps the issue's epic. */
+  issuableEpicUpdated: 'epic',
   /** Announced by the crm module's issueSetCrmContacts. */
   issueCrmContactsUpdated: 'crmContacts',
 };

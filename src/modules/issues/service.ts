@@ -178,6 +178,9 @@ function changedParts(before: HookIssue, after: HookIssue): IssuablePart[] {
     dates: before.dueDate?.getTime() !== after.dueDate?.getTime(),
     milestone: before.milestoneId !== after.milestoneId,
     weight: before.weight !== after.weight,
+    healthStatus: before.healthStatus !== after.healthStatus,
+    // Issue updates never change the epic themselves: the epics module announces its own.
+    epic: false,
     state: before.state !== after.state,
     confidential: before.confidential !== after.confidential,
     timeTracking: before.timeEstimate !== after.timeEstimate || before.totalTimeSpent !== after.totalTimeSpent,
