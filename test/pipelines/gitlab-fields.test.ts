@@ -8,7 +8,9 @@ import { suiteServer } from '../support/server.js';
 import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
 
-const t = suiteServer();
+let counting = false;
+let statements = 0;
+const t = suiteServer({}, { onQuery: () => counting && statements++ });
 const CI = [
   'stages: [build, test, deploy]',
   'compile:',
@@ -152,5 +154,25 @@ describe('GitLab fields of pipelines and jobs', () => {
     expect(p.ship).toEqual({ canPlayJob: false, status: 'MANUAL' });
     const asOwner = await t.graphql(QUERY, { path: project.path_with_namespace, iid: String(pipeline.iid) }, owner.token);
     expect(asOwner.body.data.project.pipeline.ship).toEqual({ canPlayJob: true, status: 'MANUAL' });
+  });
+
+  it("reads a page of jobs' permissions and stages in as many statements for five jobs as for one", async () => {
+    const JOBS = `query($path: ID!, $iid: ID!, $first: Int) {
+      project(fullPath: $path) { pipeline(iid: $iid) { cancelable retryable stages { nodes { name } }
+        jobs(first: $first) { nodes { name canPlayJob userPermissions { readBuild updateBuild } stage { name } previousStageJobsOrNeeds { count } } } } }
+    }`;
+    const count = async (first: number) => {
+      statements = 0;
+      counting = true;
+      const res = await t.graphql(JOBS, { path: project.path_with_namespace, iid: String(pipeline.iid), first }, owner.token);
+      counting = false;
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data.project.pipeline.jobs.nodes).toHaveLength(first);
+      return statements;
+    };
+    await count(1); // the token and memberships are remembered from the first request on
+    const one = Math.min(await count(1), await count(1));
+    const five = Math.min(await count(5), await count(5));
+    expect(five).toBe(one);
   });
 });

@@ -25,19 +25,23 @@ export const OUTDATED_DEPLOYMENT = (now: Date) => ({ failureReason: 'failed_outd
 
 /** Whether the job's deployment is outdated (Ci::Deployable#has_outdated_deployment?); `finished`: the job completed. */
 export async function hasOutdatedDeployment(db: Querier, jobId: number, finished: boolean): Promise<boolean> {
-  const rows = await db.$queryRaw<{ outdated: boolean }[]>`
-    SELECT EXISTS (
-      SELECT 1 FROM "deployments" d
-      JOIN "projects" p ON p."id" = d."projectId"
-      JOIN LATERAL (
-        SELECT l."id", l."sha" FROM "deployments" l WHERE l."environmentId" = d."environmentId" AND l."status" = 'success' ORDER BY l."id" DESC LIMIT 1
-      ) last ON true
-      WHERE d."jobId" = ${jobId}
-        AND p."ciForwardDeploymentEnabled"
-        AND (NOT p."ciForwardDeploymentRollbackAllowed" OR NOT ${finished}::boolean)
-        AND last."id" > d."id" AND last."sha" <> d."sha"
-    ) AS "outdated"`;
-  return rows[0]?.outdated ?? false;
+  return (await outdatedDeployments(db, [{ id: jobId, finished }])).has(jobId);
+}
+
+/** The jobs among `jobs` whose deployment is outdated, in one query whatever their number. */
+export async function outdatedDeployments(db: Querier, jobs: readonly { id: number; finished: boolean }[]): Promise<Set<number>> {
+  if (!jobs.length) return new Set();
+  const rows = await db.$queryRaw<{ jobId: number; rollbackAllowed: boolean }[]>`
+    SELECT d."jobId", p."ciForwardDeploymentRollbackAllowed" AS "rollbackAllowed" FROM "deployments" d
+    JOIN "projects" p ON p."id" = d."projectId"
+    JOIN LATERAL (
+      SELECT l."id", l."sha" FROM "deployments" l WHERE l."environmentId" = d."environmentId" AND l."status" = 'success' ORDER BY l."id" DESC LIMIT 1
+    ) last ON true
+    WHERE d."jobId" = ANY(${jobs.map((j) => j.id)}::int[])
+      AND p."ciForwardDeploymentEnabled"
+      AND last."id" > d."id" AND last."sha" <> d."sha"`;
+  const finished = new Map(jobs.map((j) => [j.id, j.finished]));
+  return new Set(rows.filter((r) => !r.rollbackAllowed || !finished.get(r.jobId)).map((r) => r.jobId));
 }
 
 /** A deployment started running: its older unfinished deployments' jobs are dropped, when the project says so. */

@@ -2,6 +2,7 @@
 import DataLoader from 'dataloader';
 import type { Prisma, PrismaClient } from '../../db/database.js';
 import { byKeyLoader, groupedLoader } from '../../db/loader.js';
+import { outdatedDeployments } from '../environments/forward.js';
 
 export interface ArtifactSummary {
   id: number;
@@ -73,6 +74,14 @@ export function createPipelineLoaders(db: PrismaClient) {
     }),
     /** Each pipeline's latest jobs, by stage then ID. */
     latestJobs: groupedLoader((ids) => db.ciJob.findMany({ where: { pipelineId: { in: ids }, retried: false }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }] }), (j) => j.pipelineId),
+    /** Whether each job's deployment is outdated (Ci::Deployable#has_outdated_deployment?), `finished`: the job completed. */
+    outdatedDeployment: new DataLoader<{ id: number; finished: boolean }, boolean, number>(
+      async (jobs) => {
+        const outdated = await outdatedDeployments(db, jobs);
+        return jobs.map((j) => outdated.has(j.id));
+      },
+      { cacheKeyFn: (j) => j.id },
+    ),
     /** The messages of each pipeline's creation (its configuration's warnings), oldest first. */
     messages: groupedLoader((ids) => db.pipelineMessage.findMany({ where: { pipelineId: { in: ids } }, orderBy: { id: 'asc' } }), (m) => m.pipelineId),
     /** Whether each pipeline has jobs scheduled by their needs (GitLab's Ci::Pipeline#uses_needs?). */

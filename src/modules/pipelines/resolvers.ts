@@ -185,12 +185,12 @@ export const pipelineResolvers = {
     detailedStatus: async (p: PipelineRow, _a: unknown, ctx: Context) =>
       pipelineDetailedStatus(p.status as CiStatus, await ctx.services.pipelines.warnings(p), `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`),
     cancelable: async (p: PipelineRow, _a: unknown, ctx: Context) =>
-      (await ctx.services.pipelines.latestJobs(p.id)).some((j) => (CANCELABLE_STATUSES as readonly string[]).includes(j.status)),
-    retryable: async (p: PipelineRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.latestJobs(p.id)).some((j) => j.status === 'failed' || j.status === 'canceled'),
+      (await ctx.services.pipelines.stageJobs(p.id)).some((j) => (CANCELABLE_STATUSES as readonly string[]).includes(j.status)),
+    retryable: async (p: PipelineRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.stageJobs(p.id)).some((j) => j.status === 'failed' || j.status === 'canceled'),
     jobs: async (p: PipelineRow, args: { statuses?: string[] | null; retried?: boolean | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.pipelineJobs(await projectOf(ctx, p), p.id, { scope: statuses(args.statuses), includeRetried: args.retried === true }, args),
     stages: async (p: PipelineRow, _a: unknown, ctx: Context) => {
-      const nodes = stagesOf(await ctx.services.pipelines.latestJobs(p.id), `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`);
+      const nodes = stagesOf(await ctx.services.pipelines.stageJobs(p.id), `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`);
       return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
     },
     active: (p: PipelineRow) => (ACTIVE_STATUSES as readonly string[]).includes(p.status),

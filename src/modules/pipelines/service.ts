@@ -147,6 +147,14 @@ function withJobVariables(options: Prisma.JsonValue | null, variables: readonly 
   return variables.length ? { ...kept, job_variables: variables.map((v) => ({ key: v.key, value: v.value })) } : kept;
 }
 
+/** What the viewer may do with a job (GraphQL's `JobPermissions`). */
+export interface JobPermissions {
+  readBuild: boolean;
+  readJobArtifacts: boolean;
+  updateBuild: boolean;
+  playJob: boolean;
+}
+
 export class PipelinesService {
   /** Trigger tokens of projects. */
   readonly triggers: PipelineTriggers;
@@ -225,23 +233,39 @@ export class PipelinesService {
     return job;
   }
 
-  /** What Ci::BuildPolicy decides a job's abilities by: its ref's protection, its user, an outdated deployment. */
-  private async jobSubject(project: ProjectRow, job: JobRow): Promise<JobSubject> {
-    const outdatedDeployment = await hasOutdatedDeployment(this.db, job.id, isCompleted(job.status as CiStatus));
+  /**
+   * What Ci::BuildPolicy decides a job's abilities by: its ref's protection, its user, an outdated deployment.
+   * `batched`: for reads, the outdated deployment comes from the request's loader (a page of jobs in one query).
+   */
+  private async jobSubject(project: ProjectRow, job: JobRow, batched = false): Promise<JobSubject> {
+    const finished = isCompleted(job.status as CiStatus);
+    const outdatedDeployment = batched
+      ? await this.base.loaders.pipelines.outdatedDeployment.load({ id: job.id, finished })
+      : await hasOutdatedDeployment(this.db, job.id, finished);
     return { ...(await this.protectedBranches.refSubject(project, job.ref, job.tag)), userId: job.userId, outdatedDeployment };
   }
 
+  /** Each job's permissions, worked out once per request (`canPlayJob` and `userPermissions` both ask). */
+  private readonly permissionsOfJob = new Map<number, Promise<JobPermissions>>();
+
   /** GraphQL's `CiJob.userPermissions` and `canPlayJob`: what the viewer may do with a job they read. */
-  async jobPermissions(project: ProjectRow, job: JobRow): Promise<{ readBuild: boolean; readJobArtifacts: boolean; updateBuild: boolean; playJob: boolean }> {
+  jobPermissions(project: ProjectRow, job: JobRow): Promise<JobPermissions> {
+    let found = this.permissionsOfJob.get(job.id);
+    if (!found) this.permissionsOfJob.set(job.id, (found = this.workOutJobPermissions(project, job)));
+    return found;
+  }
+
+  private async workOutJobPermissions(project: ProjectRow, job: JobRow): Promise<JobPermissions> {
     const { access } = this.base;
     const ref = await this.protectedBranches.refSubject(project, job.ref, job.tag);
     const artifacts = (job.options as { artifacts?: { access?: string } } | null)?.artifacts?.access ?? 'all';
+    const updateBuild = await access.can('update_build', project);
     return {
       readBuild: await access.can('read_build', project),
       readJobArtifacts: await access.can('read_job_artifacts', { project: projectSubject(project), access: artifacts as ArtifactsAccess }),
       // Ci::BuildPolicy prevents update_build on a protected ref the viewer may not update.
-      updateBuild: (await access.can('update_build', project)) && (await access.can('update_ref', ref)),
-      playJob: job.type === 'build' && (await access.can('update_build', project)) && (await access.can('play_job', await this.jobSubject(project, job))),
+      updateBuild: updateBuild && (await access.can('update_ref', ref)),
+      playJob: job.type === 'build' && updateBuild && (await access.can('play_job', await this.jobSubject(project, job, true))),
     };
   }
 
@@ -886,11 +910,6 @@ export class PipelinesService {
    */
   stageJobs(pipelineId: number): Promise<JobRow[]> {
     return this.base.loaders.pipelines.latestJobs.load(pipelineId);
-  }
-
-  /** Jobs by pipeline, for GraphQL stages and REST embedding. */
-  latestJobs(pipelineId: number): Promise<JobRow[]> {
-    return this.db.ciJob.findMany({ where: { pipelineId, retried: false }, orderBy: [{ stageIdx: 'asc' }, { id: 'asc' }] });
   }
 
   /** GitLab's `GET /job`: the job whose CI job token authenticated the request. */
