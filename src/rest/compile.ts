@@ -188,7 +188,7 @@ function planSelection(
     const plan: OutputPlan = {
       key: node.alias?.value ?? node.name.value,
       enumType: named instanceof GraphQLEnumType ? named : undefined,
-      number: named.name === 'BigInt',
+      number: named.name === 'BigInt' || hasDirective(node, 'number'),
       date: hasDirective(node, 'date'),
       boolean: hasDirective(node, 'boolean'),
       twoDecimals: hasDirective(node, 'twoDecimals'),

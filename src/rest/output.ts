@@ -1,6 +1,6 @@
 /**
  * Per-request response shaping: applies an operation's output plan (made once at start-up by compile.ts) to its
- * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@date`, `@boolean`, `@twoDecimals`, `@omitIfNull`, `@unwrap`, `@spread`, `@copy`. Only the branches that need work are walked.
+ * result: enum values to REST strings, BigInt strings to numbers (REST's JSON has numbers where GraphQL's BigInt has strings), `@number`, `@date`, `@boolean`, `@twoDecimals`, `@omitIfNull`, `@unwrap`, `@spread`, `@copy`. Only the branches that need work are walked.
  */
 import type { GraphQLEnumType } from 'graphql';
 
@@ -8,7 +8,7 @@ import type { GraphQLEnumType } from 'graphql';
 export interface OutputPlan {
   key: string;
   enumType?: GraphQLEnumType;
-  /** A BigInt: GraphQL's string, REST's number. */
+  /** A BigInt, or an ID under `@number`: GraphQL's string, REST's number. */
   number?: boolean;
   /** `@date`: a Time shown as `YYYY-MM-DD`. */
   date?: boolean;

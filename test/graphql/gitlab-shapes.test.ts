@@ -132,7 +132,7 @@ describe('a job as GitLab’s CiJob', () => {
     await upload(job, junit, { artifact_type: 'junit', artifact_format: 'gzip' }, 'junit.xml.gz');
     const vars = { p: project.path_with_namespace, id: gid('Ci::Pipeline', pipeline.id), builds: [String(job.id)] };
     const res = await t.graphql(
-      `query($p: ID!, $id: ID!, $builds: [String!]!) { project(fullPath: $p) { pipeline(id: $id) {
+      `query($p: ID!, $id: ID!, $builds: [ID!]!) { project(fullPath: $p) { pipeline(id: $id) {
         testReportSummary { total { count } testSuites(first: 5) { count nodes { name totalCount failedCount buildIds } } }
         testSuite(buildIds: $builds) { name totalCount testCases(first: 2) { count nodes { name status } pageInfo { hasNextPage endCursor } } }
       } } }`,
@@ -140,10 +140,10 @@ describe('a job as GitLab’s CiJob', () => {
     );
     expect(res.body.errors).toBeUndefined();
     const p = res.body.data.project.pipeline;
-    expect(p.testReportSummary).toEqual({ total: { count: 3 }, testSuites: { count: 1, nodes: [{ name: 'rspec', totalCount: 3, failedCount: 1, buildIds: [job.id] }] } });
+    expect(p.testReportSummary).toEqual({ total: { count: 3 }, testSuites: { count: 1, nodes: [{ name: 'rspec', totalCount: 3, failedCount: 1, buildIds: [String(job.id)] }] } });
     expect(p.testSuite).toMatchObject({ name: 'rspec', totalCount: 3, testCases: { count: 3, nodes: [{ name: 'one', status: 'success' }, { name: 'two', status: 'failed' }], pageInfo: { hasNextPage: true } } });
     const rest = await t.graphql(
-      `query($p: ID!, $id: ID!, $builds: [String!]!, $after: String) { project(fullPath: $p) { pipeline(id: $id) { testSuite(buildIds: $builds) { testCases(after: $after) { nodes { name status } } } } } }`,
+      `query($p: ID!, $id: ID!, $builds: [ID!]!, $after: String) { project(fullPath: $p) { pipeline(id: $id) { testSuite(buildIds: $builds) { testCases(after: $after) { nodes { name status } } } } } }`,
       { ...vars, after: p.testSuite.testCases.pageInfo.endCursor },
     );
     expect(rest.body.data.project.pipeline.testSuite.testCases.nodes).toEqual([{ name: 'three', status: 'skipped' }]);

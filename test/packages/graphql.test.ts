@@ -3,7 +3,7 @@
  * `packageFiles`, and the relay mutations `destroyPackage` and `destroyPackageFile`; the same resolvers as REST.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { suiteServer } from '../support/server.js';
+import { EXTERNAL_URL, suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
 const t = suiteServer();
@@ -64,14 +64,27 @@ describe('queries', () => {
   it('shows one package with its files, versions and project; null for whoever may not read it', async () => {
     const query = `query($id: PackagesPackageID!) { package(id: $id) {
       name version lastDownloadedAt project { fullPath }
-      versions { nodes { version } }
+      npmUrl pypiUrl pypiSetupUrl mavenUrl conanUrl nugetUrl composerUrl composerConfigRepositoryUrl
+      versions { nodes { __typename version } }
       packageFiles { count nodes { id fileName size fileMd5 fileSha1 fileSha256 downloadPath pipelines { id } } }
     } }`;
     const id = `gid://gitlab/Packages::Package/${firstId}`;
     const res = await t.graphql(query, { id }, owner.token);
     expect(res.body.errors).toBeUndefined();
     const pkg = res.body.data.package;
-    expect(pkg).toMatchObject({ name: 'lib', version: '1.0.0', project: { fullPath: project.path_with_namespace }, versions: { nodes: [{ version: '1.1.0' }] } });
+    expect(pkg).toMatchObject({ name: 'lib', version: '1.0.0', project: { fullPath: project.path_with_namespace }, versions: { nodes: [{ __typename: 'PackageBase', version: '1.1.0' }] } });
+    // GitLab's PackagesHelper: the project's registries, and its group's Composer registry.
+    const api = `${EXTERNAL_URL}/api/v4/projects/${project.id}/packages`;
+    expect(pkg).toMatchObject({
+      npmUrl: `${api}/npm`,
+      pypiSetupUrl: `${api}/pypi`,
+      pypiUrl: `${api}/pypi/simple/`.replace('://', '://__token__:<your_personal_token>@'),
+      mavenUrl: `${api}/maven`,
+      conanUrl: `${api}/conan`,
+      nugetUrl: `${api}/nuget/index.json`,
+      composerUrl: `${EXTERNAL_URL}/api/v4/group/${group.id}/-/packages/composer/packages.json`,
+      composerConfigRepositoryUrl: `${new URL(EXTERNAL_URL).host}/${group.id}`,
+    });
     expect(pkg.packageFiles.nodes[0]).toMatchObject({
       id: expect.stringMatching(/^gid:\/\/gitlab\/Packages::PackageFile\/\d+$/),
       fileName: 'lib.tgz',

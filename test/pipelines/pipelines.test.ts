@@ -377,7 +377,7 @@ describe('test reports', () => {
       'query($p: ID!, $id: ID!) { project(fullPath: $p) { pipeline(id: $id) { testReportSummary { total { count failed } testSuites { nodes { name buildIds } } } } } }',
       { p: project.path_with_namespace, id: String(pipeline.id) },
     );
-    expect(graphql.body.data.project.pipeline.testReportSummary).toEqual({ total: { count: 3, failed: 1 }, testSuites: { nodes: [{ name: 'build-job', buildIds: [build.id] }, { name: 'test-job', buildIds: [test.id] }] } });
+    expect(graphql.body.data.project.pipeline.testReportSummary).toEqual({ total: { count: 3, failed: 1 }, testSuites: { nodes: [{ name: 'build-job', buildIds: [String(build.id)] }, { name: 'test-job', buildIds: [String(test.id)] }] } });
   });
 });
 

@@ -15,6 +15,41 @@ type RestListArgs = PackageFilters & PageArgs;
 
 const graphqlFilters = ({ sort, ...args }: ListArgs): PackageFilters => ({ ...args, ...sortOf(sort ?? 'CREATED_DESC') });
 
+/** The fields every shape of a package shares (GitLab's Package, PackageBase and PackageDetailsType). */
+const packageFields = {
+  databaseId: (p: PackageRow) => p.id,
+  project: (p: PackageRow, _a: unknown, ctx: Context) => ctx.services.packages.projectOf(p),
+  canDestroy: (p: PackageRow, _a: unknown, ctx: Context) => ctx.services.packages.canDestroy(p),
+  _links: async (p: PackageRow, _a: unknown, ctx: Context) => {
+    const project = await ctx.services.packages.projectOf(p);
+    const { externalUrl } = ctx.config;
+    return {
+      webPath: p.status === 'default' || p.status === 'deprecated' ? `/${project?.fullPath}/-/packages/${p.id}` : null,
+      deleteApiPath: (await ctx.services.packages.canDestroy(p)) ? `${externalUrl}/api/v4/projects/${p.projectId}/packages/${p.id}` : null,
+    };
+  },
+  metadata: (p: PackageRow, _a: unknown, ctx: Context) => (p.packageType === 'pypi' ? ctx.loaders.packages.pypiMetadata.load(p.id) : null),
+};
+
+/** What a package's own page shows besides (GitLab's Package and PackageDetailsType). */
+const packageDetails = {
+  ...packageFields,
+  pipelines: (p: PackageRow, args: PageArgs, ctx: Context) => ctx.services.packages.pipelinesOf(p, args),
+  versions: (p: PackageRow, args: PageArgs, ctx: Context) => ctx.services.packages.versions(p, args),
+  packageFiles: (p: PackageRow, args: { orderBy?: 'id' | 'created_at' | 'file_name' | null; sort?: 'ASC' | 'DESC' | null } & PageArgs, ctx: Context) =>
+    ctx.services.packages.filesOf(p, args, args),
+};
+
+const registryUrl = (ctx: Context, p: PackageRow, registry: string) => `${ctx.config.externalUrl}/api/v4/projects/${p.projectId}/packages/${registry}`;
+
+/** The ID of the group a package's project is in; null for a project of a user's namespace. */
+async function groupIdOf(ctx: Context, p: PackageRow): Promise<number | null> {
+  const project = await ctx.services.packages.projectOf(p);
+  if (!project) return null;
+  const namespace = await ctx.loaders.namespaces.byId.load(project.namespaceId);
+  return namespace?.kind === 'group' ? namespace.id : null;
+}
+
 export const packageResolvers = {
   PackageTypeEnum: lowerEnum(PACKAGE_TYPES),
   PackageStatus: lowerEnum(PACKAGE_STATUSES),
@@ -38,32 +73,38 @@ export const packageResolvers = {
     packages: (group: NamespaceRow, args: ListArgs, ctx: Context) => ctx.services.packages.groupPackages(group, graphqlFilters(args), args),
   },
   Package: {
-    databaseId: (p: PackageRow) => p.id,
-    project: (p: PackageRow, _a: unknown, ctx: Context) => ctx.services.packages.projectOf(p),
-    canDestroy: (p: PackageRow, _a: unknown, ctx: Context) => ctx.services.packages.canDestroy(p),
-    _links: async (p: PackageRow, _a: unknown, ctx: Context) => {
-      const project = await ctx.services.packages.projectOf(p);
-      const { externalUrl } = ctx.config;
-      return {
-        webPath: p.status === 'default' || p.status === 'deprecated' ? `/${project?.fullPath}/-/packages/${p.id}` : null,
-        deleteApiPath: (await ctx.services.packages.canDestroy(p)) ? `${externalUrl}/api/v4/projects/${p.projectId}/packages/${p.id}` : null,
-      };
-    },
-    pipelines: (p: PackageRow, args: PageArgs, ctx: Context) => ctx.services.packages.pipelinesOf(p, args),
+    ...packageDetails,
     buildPipelines: (p: PackageRow, _a: unknown, ctx: Context) => ctx.services.packages.buildPipelines(p),
-    metadata: (p: PackageRow, _a: unknown, ctx: Context) => (p.packageType === 'pypi' ? ctx.loaders.packages.pypiMetadata.load(p.id) : null),
-    versions: (p: PackageRow, args: PageArgs, ctx: Context) => ctx.services.packages.versions(p, args),
-    packageFiles: (p: PackageRow, args: { orderBy?: 'id' | 'created_at' | 'file_name' | null; sort?: 'ASC' | 'DESC' | null } & PageArgs, ctx: Context) =>
-      ctx.services.packages.filesOf(p, args, args),
+  },
+  PackageBase: packageFields,
+  PackageDetailsType: {
+    ...packageDetails,
+    // GitLab's PackagesHelper: the project's registries under the API's URL.
+    conanUrl: (p: PackageRow, _a: unknown, ctx: Context) => registryUrl(ctx, p, 'conan'),
+    mavenUrl: (p: PackageRow, _a: unknown, ctx: Context) => registryUrl(ctx, p, 'maven'),
+    npmUrl: (p: PackageRow, _a: unknown, ctx: Context) => registryUrl(ctx, p, 'npm'),
+    nugetUrl: (p: PackageRow, _a: unknown, ctx: Context) => registryUrl(ctx, p, 'nuget/index.json'),
+    pypiSetupUrl: (p: PackageRow, _a: unknown, ctx: Context) => registryUrl(ctx, p, 'pypi'),
+    // The simple index asks for a token: GitLab shows where it goes.
+    pypiUrl: (p: PackageRow, _a: unknown, ctx: Context) => registryUrl(ctx, p, 'pypi/simple/').replace('://', '://__token__:<your_personal_token>@'),
+    composerUrl: async (p: PackageRow, _a: unknown, ctx: Context) => {
+      const group = await groupIdOf(ctx, p);
+      return group === null ? null : `${ctx.config.externalUrl}/api/v4/group/${group}/-/packages/composer/packages.json`;
+    },
+    composerConfigRepositoryUrl: async (p: PackageRow, _a: unknown, ctx: Context) => {
+      const group = await groupIdOf(ctx, p);
+      return group === null ? null : `${new URL(ctx.config.externalUrl).host}/${group}`;
+    },
   },
   // PyPI's metadata is the only kind kept yet.
   PackageMetadata: { __resolveType: () => 'PypiMetadata' },
   PypiMetadata: { id: (m: { packageId: number }) => m.packageId },
   PackageFile: {
     databaseId: (f: PackageFileRow) => f.id,
+    size: (f: PackageFileRow) => String(f.size),
     downloadPath: async (f: PackageFileRow, _a: unknown, ctx: Context) => {
-      const pkg = await ctx.loaders.packages.byId.load(f.packageId);
-      if (!pkg) return null;
+      // A file goes with its package (the key cascades): never without one.
+      const pkg = (await ctx.loaders.packages.byId.load(f.packageId))!;
       if (pkg.packageType === 'generic') return `/api/v4/projects/${pkg.projectId}/packages/generic/${encodeURIComponent(pkg.name)}/${encodeURIComponent(pkg.version ?? '')}/${encodeURIComponent(f.fileName)}`;
       return `/api/v4/projects/${pkg.projectId}/packages/${pkg.id}/package_files/${f.id}/download`;
     },

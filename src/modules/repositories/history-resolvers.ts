@@ -33,6 +33,10 @@ export const repositoryHistoryResolvers = {
     contributors: (p: ProjectRow, args: { ref?: string | null; orderBy?: 'name' | 'email' | 'commits' | null; sort?: 'asc' | 'desc' | null } & PageArgs, ctx: Context) =>
       ctx.services.repositories.history.contributors(p, args.ref, args.orderBy ?? 'commits', args.sort ?? 'asc', args),
   },
+  // Internal values are REST's words, as Grape's entity shows them.
+  VerificationStatus: Object.fromEntries(
+    ['multiple_signatures', 'other_user', 'revoked_key', 'same_user_different_email', 'unknown_key', 'unverified', 'unverified_key', 'verified', 'verified_system'].map((v) => [v.toUpperCase(), v]),
+  ),
   CommitSignature: {
     gpgKeyId: () => null,
     commitSource: () => 'gitaly',
