@@ -32,6 +32,7 @@ const CI = [
   '  stage: deploy',
   '  script: echo ship',
   '  when: manual',
+  '  manual_confirmation: Ship it?',
   '',
 ].join('\n');
 
@@ -75,7 +76,7 @@ const QUERY = `query($path: ID!, $iid: ID!) {
       }
       stages { nodes { name groups { count nodes { id name size detailedStatus { group } jobs { nodes { name } } } } } }
       docs: job(name: "docs") { schedulingType previousStageJobsOrNeeds { count nodes { ... on CiJob { name stageName } } } }
-      ship: job(name: "ship") { canPlayJob status }
+      ship: job(name: "ship") { canPlayJob status detailedStatus { action { id title buttonTitle icon method path confirmationMessage } } }
       compile: job(name: "compile") { previousStageJobsOrNeeds { count } needs { count } }
       missing: job(name: "nothing") { id }
     }
@@ -137,7 +138,8 @@ describe('GitLab fields of pipelines and jobs', () => {
     });
     expect(p.docs).toEqual({ schedulingType: 'stage', previousStageJobsOrNeeds: { count: 2, nodes: [{ name: 'compile', stageName: 'build' }, { name: 'lint', stageName: 'build' }] } });
     expect(p.compile).toEqual({ previousStageJobsOrNeeds: { count: 0 }, needs: { count: 0 } });
-    expect(p.ship).toEqual({ canPlayJob: true, status: 'CREATED' });
+    // Created, not yet manual: its status offers to cancel it.
+    expect(p.ship).toMatchObject({ canPlayJob: true, status: 'CREATED', detailedStatus: { action: { title: 'Cancel' } } });
   });
 
   it('gives a reporter read rights only, and a failed job its reason in GitLab words', async () => {
@@ -151,9 +153,14 @@ describe('GitLab fields of pipelines and jobs', () => {
     expect(p.userPermissions).toEqual({ adminPipeline: false, destroyPipeline: false, updatePipeline: false });
     expect(p.job.userPermissions).toEqual({ readBuild: true, readJobArtifacts: true, updateBuild: false });
     expect([p.job.name, p.job.status, p.job.failureMessage]).toEqual(['unit', 'FAILED', 'There has been a timeout failure or the job got stuck. Check your timeout limits or try again']);
-    expect(p.ship).toEqual({ canPlayJob: false, status: 'MANUAL' });
+    expect(p.ship).toEqual({ canPlayJob: false, status: 'MANUAL', detailedStatus: { action: null } });
     const asOwner = await t.graphql(QUERY, { path: project.path_with_namespace, iid: String(pipeline.iid) }, owner.token);
-    expect(asOwner.body.data.project.pipeline.ship).toEqual({ canPlayJob: true, status: 'MANUAL' });
+    const path = `/${project.path_with_namespace}/-/jobs/${ship.id}/play`;
+    expect(asOwner.body.data.project.pipeline.ship).toEqual({
+      canPlayJob: true,
+      status: 'MANUAL',
+      detailedStatus: { action: { id: `Ci::Build-${ship.id}`, title: 'Run', buttonTitle: 'Run job', icon: 'play', method: 'post', path, confirmationMessage: 'Ship it?' } },
+    });
   });
 
   it("reads a page of jobs' permissions and stages in as many statements for five jobs as for one", async () => {

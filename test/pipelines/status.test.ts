@@ -1,6 +1,6 @@
 /** GitLab's composition of a pipeline's status from its jobs' (Gitlab::Ci::Status::Composite), rule by rule. */
 import { describe, expect, it } from 'vitest';
-import { compositeStatus, hasWarnings, pipelineDetailedStatus, jobDetailedStatus } from '../../src/modules/pipelines/status.js';
+import { compositeStatus, hasWarnings, jobDetailedStatus, jobStatusAction, pipelineDetailedStatus, type ActionJob } from '../../src/modules/pipelines/status.js';
 
 const jobs = (...specs: string[]) =>
   specs.map((spec) => {
@@ -50,9 +50,12 @@ describe('compositeStatus', () => {
   });
 });
 
+const job = (status: string, over: Partial<ActionJob> = {}): ActionJob => ({ id: 7, status, allowFailure: false, type: 'build', when: 'on_success', retried: false, options: {}, ...over });
+
 describe('detailed statuses', () => {
   it('words a pipeline status as GitLab does', () => {
-    expect(pipelineDetailedStatus('running', false, '/g/p/-/pipelines/1')).toEqual({
+    expect(pipelineDetailedStatus('running', false, '/g/p/-/pipelines/1', 1)).toEqual({
+      id: 'running-1',
       icon: 'status_running',
       text: 'Running',
       label: 'running',
@@ -63,13 +66,31 @@ describe('detailed statuses', () => {
       illustration: null,
       favicon: '/assets/ci_favicons/favicon_status_running.png',
     });
-    expect(pipelineDetailedStatus('success', true, null)).toMatchObject({ icon: 'status_warning', label: 'passed with warnings', group: 'success_with_warnings', hasDetails: false });
-    expect(pipelineDetailedStatus('manual', false, null)).toMatchObject({ text: 'Blocked', label: 'waiting for manual action', group: 'manual' });
-    expect(pipelineDetailedStatus('scheduled', false, null)).toMatchObject({ text: 'Delayed', label: 'waiting for delayed job', group: 'scheduled' });
+    expect(pipelineDetailedStatus('success', true, null, 1)).toMatchObject({ icon: 'status_warning', label: 'passed with warnings', group: 'success_with_warnings', hasDetails: false });
+    expect(pipelineDetailedStatus('manual', false, null, 1)).toMatchObject({ text: 'Blocked', label: 'waiting for manual action', group: 'manual' });
+    expect(pipelineDetailedStatus('scheduled', false, null, 1)).toMatchObject({ text: 'Delayed', label: 'waiting for delayed job', group: 'scheduled' });
   });
 
   it('words a job that failed but may fail as a warning', () => {
-    expect(jobDetailedStatus({ status: 'failed', allowFailure: true }, null)).toMatchObject({ icon: 'status_warning', group: 'failed_with_warnings' });
-    expect(jobDetailedStatus({ status: 'manual', allowFailure: true }, null)).toMatchObject({ label: 'manual play action', group: 'manual' });
+    expect(jobDetailedStatus(job('failed', { allowFailure: true }), null)).toMatchObject({ id: 'failed-7', icon: 'status_warning', group: 'failed_with_warnings' });
+    expect(jobDetailedStatus(job('manual', { allowFailure: true, when: 'manual' }), null)).toMatchObject({ label: 'manual play action', group: 'manual' });
+  });
+
+  it("offers a job's action as GitLab's Build factory does, the later decorator winning", () => {
+    const act = (j: ActionJob, may = true) => jobStatusAction(j, '/g/p/-/jobs/7', may);
+    expect(act(job('running'))).toEqual({ id: 'Ci::Build-7', icon: 'cancel', title: 'Cancel', buttonTitle: 'Cancel this job', path: '/g/p/-/jobs/7/cancel', method: 'post', confirmationMessage: null });
+    expect(act(job('created'))?.title).toBe('Cancel');
+    expect(act(job('failed'))).toMatchObject({ icon: 'retry', title: 'Run again', buttonTitle: 'Run this job again', path: '/g/p/-/jobs/7/retry' });
+    expect(act(job('failed', { retried: true }))).toBeNull();
+    expect(act(job('skipped'))).toBeNull();
+    // A manual job: played; once finished, played again (Play outranks Retryable); its confirmation asked first.
+    const manual = job('manual', { when: 'manual', options: { manual_confirmation: 'Deploy to production?' } });
+    expect(act(manual)).toMatchObject({ icon: 'play', title: 'Run', buttonTitle: 'Run job', path: '/g/p/-/jobs/7/play', confirmationMessage: 'Deploy to production?' });
+    expect(act({ ...manual, status: 'success' })).toMatchObject({ title: 'Run', confirmationMessage: 'Deploy to production?' });
+    expect(act(job('scheduled', { when: 'delayed' }))).toMatchObject({ icon: 'time-out', title: 'Unschedule', buttonTitle: 'Unschedule job', path: '/g/p/-/jobs/7/unschedule' });
+    expect(act(job('manual', { when: 'manual', options: { environment: { name: 'review', action: 'stop' } } }))).toMatchObject({ icon: 'stop', title: 'Stop', buttonTitle: 'Stop this environment', path: '/g/p/-/jobs/7/play' });
+    // None for whoever may not update the job, and none for a bridge.
+    expect(act(manual, false)).toBeNull();
+    expect(act(job('failed', { type: 'bridge' }))).toBeNull();
   });
 });

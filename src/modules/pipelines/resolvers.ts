@@ -18,7 +18,7 @@ import type { StoredTestCase, TestSuite } from './test-reports.js';
 import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
 import { inputsFromList } from './inputs.js';
 import { mergeRequestEventType } from './predefined.js';
-import { ACTIVE_STATUSES, CANCELABLE_STATUSES, CI_STATUSES, COMPLETED_STATUSES, compositeStatus, failureMessage, jobDetailedStatus, pipelineDetailedStatus, type CiStatus } from './status.js';
+import { ACTIVE_STATUSES, CANCELABLE_STATUSES, CI_STATUSES, COMPLETED_STATUSES, compositeStatus, failureMessage, jobDetailedStatus, jobStatusAction, pipelineDetailedStatus, type CiStatus, type DetailedStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
 const projectOf = async (ctx: Context, row: { projectId: number }): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(row.projectId)) as ProjectRow;
@@ -66,7 +66,7 @@ function stagesOf(jobs: readonly JobRow[], pipelinePath: string) {
         name: stageJobs[0].stage,
         position,
         status,
-        detailedStatus: pipelineDetailedStatus(status, false, pipelinePath),
+        detailedStatus: pipelineDetailedStatus(status, false, pipelinePath, `${stageJobs[0].pipelineId}-${position}`),
         jobs: { nodes: stageJobs, count: stageJobs.length, pageInfo: ONE_PAGE },
         groups: groupsOf(stageJobs, `${stageJobs[0].pipelineId}-${position}`, pipelinePath),
       };
@@ -92,7 +92,7 @@ function groupsOf(jobs: readonly JobRow[], stageKey: string, pipelinePath: strin
     detailedStatus:
       groupJobs.length === 1
         ? jobDetailedStatus(groupJobs[0], `${pipelinePath.replace(/\/-\/pipelines\/\d+$/, '')}/-/jobs/${groupJobs[0].id}`)
-        : pipelineDetailedStatus(compositeStatus(groupJobs) ?? 'skipped', false, null),
+        : pipelineDetailedStatus(compositeStatus(groupJobs) ?? 'skipped', false, null, `${stageKey}-${name}`),
     jobs: { nodes: groupJobs, count: groupJobs.length, pageInfo: ONE_PAGE },
   }));
   return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
@@ -183,7 +183,7 @@ export const pipelineResolvers = {
     path: async (p: PipelineRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`,
     webUrl: async (p: PipelineRow, _a: unknown, ctx: Context) => webUrl(ctx, `${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`),
     detailedStatus: async (p: PipelineRow, _a: unknown, ctx: Context) =>
-      pipelineDetailedStatus(p.status as CiStatus, await ctx.services.pipelines.warnings(p), `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`),
+      pipelineDetailedStatus(p.status as CiStatus, await ctx.services.pipelines.warnings(p), `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`, p.id),
     cancelable: async (p: PipelineRow, _a: unknown, ctx: Context) =>
       (await ctx.services.pipelines.stageJobs(p.id)).some((j) => (CANCELABLE_STATUSES as readonly string[]).includes(j.status)),
     retryable: async (p: PipelineRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.stageJobs(p.id)).some((j) => j.status === 'failed' || j.status === 'canceled'),
@@ -293,6 +293,15 @@ export const pipelineResolvers = {
     browseArtifactsPath: async (j: JobRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}/artifacts/browse`,
     canPlayJob: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.jobPermissions(await projectOf(ctx, j), j)).playJob,
     userPermissions: async (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.jobPermissions(await projectOf(ctx, j), j),
+  },
+  DetailedStatus: {
+    // GitLab's DetailedStatusType#id: the status's own ID, then its subject's.
+    id: (s: DetailedStatus) => `${s.id}-${s.id.slice(s.id.indexOf('-') + 1)}`,
+    action: async (s: DetailedStatus, _a: unknown, ctx: Context) => {
+      if (!s.job || !s.detailsPath) return null;
+      const job = s.job as JobRow;
+      return jobStatusAction(job, s.detailsPath, (await ctx.services.pipelines.jobPermissions(await projectOf(ctx, job), job)).updateBuild);
+    },
   },
   JobNeedUnion: {
     __resolveType: (node: { name?: string; pipelineId?: number }) => (node.pipelineId === undefined ? 'CiBuildNeed' : 'CiJob'),

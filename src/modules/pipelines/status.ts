@@ -113,6 +113,8 @@ export function hasWarnings(jobs: readonly StatusOf[]): boolean {
 
 /** GitLab's DetailedStatus object, as REST and GraphQL show it. */
 export interface DetailedStatus {
+  /** GitLab's Status::Core#id (`<status>-<subject ID>`). */
+  id: string;
   icon: string;
   text: string;
   label: string;
@@ -122,6 +124,29 @@ export interface DetailedStatus {
   detailsPath: string | null;
   illustration: null;
   favicon: string;
+  /** The job whose actions (GraphQL's `action`) the status offers, where its subject is one. */
+  job?: ActionJob;
+}
+
+/** What a job's status action depends on (Gitlab::Ci::Status::Build::*). */
+export interface ActionJob extends StatusOf {
+  id: number;
+  type: string;
+  when: string;
+  retried: boolean;
+  options: unknown;
+}
+
+/** GitLab's StatusAction: the button a job's status offers (run, run again, cancel, unschedule, stop). */
+export interface StatusAction {
+  id: string;
+  icon: string;
+  title: string;
+  buttonTitle: string;
+  path: string;
+  method: string;
+  /** `manual_confirmation:` of a manual job, asked before it runs (Ci::Build#manual_confirmation_message). */
+  confirmationMessage: string | null;
 }
 
 /** Text and label of each core status (Gitlab::Ci::Status::<Status>, current wording). */
@@ -149,10 +174,11 @@ function favicon(name: string): string {
 }
 
 /** The core status as GitLab details it: icon, text and label of the status, and the page of its subject. */
-function coreDetailed(status: CiStatus, detailsPath: string | null): DetailedStatus {
+function coreDetailed(status: CiStatus, detailsPath: string | null, subjectId: number | string): DetailedStatus {
   const core = CORE[status] ?? CORE.created;
   const icon = ICON[status] ?? `status_${status}`;
   return {
+    id: `${status}-${subjectId}`,
     icon,
     text: core.text,
     label: core.label,
@@ -170,8 +196,8 @@ function coreDetailed(status: CiStatus, detailsPath: string | null): DetailedSta
  * warnings" for a success with warnings, "waiting for manual action" when blocked and "waiting for delayed job" when
  * scheduled. `detailsPath` is the pipeline's page, shown to those who may read it.
  */
-export function pipelineDetailedStatus(status: CiStatus, warnings: boolean, detailsPath: string | null): DetailedStatus {
-  const base = coreDetailed(status, detailsPath);
+export function pipelineDetailedStatus(status: CiStatus, warnings: boolean, detailsPath: string | null, subjectId: number | string): DetailedStatus {
+  const base = coreDetailed(status, detailsPath, subjectId);
   if (status === 'success' && warnings) {
     return { ...base, icon: 'status_warning', text: 'Warning', label: 'passed with warnings', group: 'success_with_warnings', tooltip: 'passed with warnings', favicon: favicon('status_warning') };
   }
@@ -184,13 +210,43 @@ export function pipelineDetailedStatus(status: CiStatus, warnings: boolean, deta
  * A job's detailed status (Gitlab::Ci::Status::Build::Factory, the parts without actions' paths): failed jobs that
  * may fail show as warnings, manual jobs as "manual play action", scheduled ones as "delayed".
  */
-export function jobDetailedStatus(job: StatusOf, detailsPath: string | null): DetailedStatus {
+export function jobDetailedStatus(job: ActionJob, detailsPath: string | null): DetailedStatus {
   const status = (CI_STATUSES as readonly string[]).includes(job.status) ? (job.status as CiStatus) : 'created';
-  const base = coreDetailed(status, detailsPath);
+  const base = { ...coreDetailed(status, detailsPath, job.id), job };
   if (status === 'failed' && job.allowFailure) {
     return { ...base, icon: 'status_warning', text: 'Failed', label: 'failed (allowed to fail)', group: 'failed_with_warnings', tooltip: 'failed - (allowed to fail)', favicon: favicon('status_warning') };
   }
   if (status === 'manual') return { ...base, label: 'manual play action', tooltip: 'manual action' };
   if (status === 'scheduled') return { ...base, text: 'Scheduled', label: 'delayed manual action', tooltip: 'delayed manual action' };
   return base;
+}
+
+/**
+ * The action a job's status offers the viewer (Gitlab::Ci::Status::Build::Factory's Cancelable or Retryable, then
+ * Unschedule, Play or Stop, the later winning), or null: none matches, or the viewer may not update the job
+ * (`has_action?`). Bridges offer none here. `jobPath` is the job's page.
+ */
+export function jobStatusAction(job: ActionJob, jobPath: string, mayUpdate: boolean): StatusAction | null {
+  if (!mayUpdate || job.type !== 'build') return null;
+  const status = job.status as CiStatus;
+  const action = ['manual', 'delayed'].includes(job.when);
+  const retryable = !job.retried && ['success', 'failed', 'canceled'].includes(status);
+  const playable = action && (status === 'manual' || status === 'scheduled' || retryable);
+  const options = job.options as { environment?: { action?: string } | null; manual_confirmation?: string | null } | null;
+  const confirmation = job.when === 'manual' ? (options?.manual_confirmation ?? null) : null;
+  const make = (verb: string, icon: string, title: string, buttonTitle: string, confirmationMessage: string | null = null): StatusAction => ({
+    id: `Ci::Build-${job.id}`,
+    icon,
+    title,
+    buttonTitle,
+    path: `${jobPath}/${verb}`,
+    method: 'post',
+    confirmationMessage,
+  });
+  if (status === 'scheduled') return make('unschedule', 'time-out', 'Unschedule', 'Unschedule job');
+  if (playable && options?.environment?.action === 'stop') return make('play', 'stop', 'Stop', 'Stop this environment');
+  if (playable) return make('play', 'play', 'Run', 'Run job', confirmation);
+  if ((CANCELABLE_STATUSES as readonly string[]).includes(status)) return make('cancel', 'cancel', 'Cancel', 'Cancel this job');
+  if (retryable) return make('retry', 'retry', 'Run again', 'Run this job again', confirmation);
+  return null;
 }
