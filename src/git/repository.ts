@@ -26,6 +26,24 @@ export interface RefUpdate {
 }
 
 /** A commit as git stores it; dates are ISO 8601 with the author's and committer's own offsets. */
+/** GitLab's Commit#full_title: the message's first line (`No commit message` for an empty one). */
+export function commitFullTitle(message: string): string {
+  return message.trim() === '' ? 'No commit message' : message.split(/[\r\n]/, 1)[0];
+}
+
+/**
+ * GitLab's Commit#title, as its API and webhooks show it: the full title, cut after 80 characters at a word's end
+ * with `...` when it has 100 or more (Rails' `truncate(81, separator: ' ', omission: '...')`).
+ */
+export function commitTitle(message: string): string {
+  const full = commitFullTitle(message);
+  if ([...full].length < 100) return full;
+  const chars = [...full];
+  const room = 81 - 3;
+  const space = chars.slice(0, room + 1).lastIndexOf(' ');
+  return `${chars.slice(0, space >= 0 ? space : room).join('')}...`;
+}
+
 export interface CommitInfo {
   sha: string;
   parentIds: string[];

@@ -182,4 +182,42 @@ describe('GitLab fields of pipelines and jobs', () => {
     const five = Math.min(await count(5), await count(5));
     expect(five).toBe(one);
   });
+
+  it("shows a commit's author, titles and newest pipeline, on both surfaces, to those who may read pipelines", async () => {
+    const COMMIT = `query($path: ID!, $iid: ID!) { project(fullPath: $path) { pipeline(iid: $iid) {
+      commit { id sha title fullTitle author { username } lastPipeline { iid } status pipelines { count nodes { iid } } }
+    } } }`;
+    const res = await t.graphql(COMMIT, { path: project.path_with_namespace, iid: String(pipeline.iid) }, reporter.token);
+    expect(res.body.errors).toBeUndefined();
+    const commit = res.body.data.project.pipeline.commit;
+    expect(commit).toMatchObject({ id: `gid://gitlab/Commit/${pipeline.sha}`, title: 'CI', fullTitle: 'CI', author: { username: owner.username }, lastPipeline: { iid: String(pipeline.iid) } });
+    expect(commit.status).toBe(res.body.data.project.pipeline.commit.lastPipeline && (await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}`, { token: owner.token })).body.status);
+    // The push made one pipeline, the API another: newest first.
+    expect(commit.pipelines.nodes[0]).toEqual({ iid: String(pipeline.iid) });
+    expect(commit.pipelines.count).toBe(commit.pipelines.nodes.length);
+    const rest = await t.api('GET', `/projects/${project.id}/repository/commits/${pipeline.sha}`, { token: reporter.token });
+    expect(rest.status).toBe(200);
+    expect(rest.body.last_pipeline).toMatchObject({ id: pipeline.id, iid: pipeline.iid, project_id: project.id, sha: pipeline.sha, ref: 'main', source: 'api' });
+    expect(rest.body.status).toBe(rest.body.last_pipeline.status);
+
+    // A title of 100 characters or more is cut at a word's end after 80, with `...`; the full title stays whole.
+    const long = `${'word '.repeat(30).trim()} end`;
+    const made = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'long', start_branch: 'main', commit_message: `${long}\n\nbody`, actions: [{ action: 'create', file_path: 'x.txt', content: 'x' }] },
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.title).toBe(`${'word '.repeat(15).trim()}...`);
+    expect(made.body.message).toBe(`${long}\n\nbody`);
+
+    // A public project whose pipelines are private: anyone reads the commit, only members its pipelines.
+    const open = await createProject(t, owner.token, { visibility: 'public' });
+    const sha = (await t.api('POST', `/projects/${open.id}/repository/commits`, { token: owner.token, body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: CI }] } })).body.id;
+    expect((await t.api('POST', `/projects/${open.id}/pipeline`, { token: owner.token, body: { ref: 'main' } })).status).toBe(201);
+    expect((await t.api('PUT', `/projects/${open.id}`, { token: owner.token, body: { builds_access_level: 'private' } })).status).toBe(200);
+    const outsider = await t.api('GET', `/projects/${open.id}/repository/commits/${sha}`, { token: (await createUser(t)).token });
+    expect(outsider.status).toBe(200);
+    expect([outsider.body.status, outsider.body.last_pipeline]).toEqual([null, null]);
+    expect((await t.api('GET', `/projects/${open.id}/repository/commits/${sha}`, { token: owner.token })).body.last_pipeline).not.toBeNull();
+  });
 });

@@ -3,7 +3,7 @@
  * refs the push moved, and the samples of GitLab's TestHooks::ProjectService (the default branch's latest commits,
  * the latest tag).
  */
-import type { Repository } from '../../git/repository.js';
+import { commitTitle, type Repository } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { HookTrigger } from './events.js';
 import { projectSystemEvent, pushData, type HookCommit, type HookProject, type HookUser } from './payloads.js';
@@ -46,7 +46,7 @@ async function hookCommits(repository: Repository, before: string, after: string
       return {
         id: c.sha,
         message: c.message,
-        title: c.message.split('\n')[0],
+        title: commitTitle(c.message),
         timestamp: new Date(c.authoredDate),
         authorName: c.authorName,
         authorEmail: c.authorEmail,

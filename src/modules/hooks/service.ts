@@ -2,6 +2,7 @@
  * Owns webhooks (GitLab's SystemHook and ProjectHook) and their delivery logs: the API's reads and changes, the
  * test deliveries, and, for the background jobs, which hooks an event goes to and what a delivery records.
  */
+import { commitTitle } from '../../git/repository.js';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { invalid, missing, notFound, notFoundAs, recordNotFound, unprocessable } from '../../errors.js';
@@ -479,7 +480,7 @@ export class HooksService {
       jobs,
       project: hookProjectOf(project),
       user: user ? hookUserOf(user) : null,
-      commit: commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n')[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },
+      commit: commit && { id: commit.sha, message: commit.message, title: commitTitle(commit.message), timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },
       externalUrl: this.base.app.config.externalUrl,
     });
   }
@@ -499,7 +500,7 @@ export class HooksService {
       changedAt: new Date(event.changedAt),
       project: hookProjectOf(project),
       user: user ? hookUserOf(user) : null,
-      commitTitle: commit ? commit.message.split('\n')[0] : null,
+      commitTitle: commit ? commitTitle(commit.message) : null,
       externalUrl: this.base.app.config.externalUrl,
     });
   }
@@ -521,7 +522,7 @@ export class HooksService {
       status: event.status,
       project: hookProjectOf(project),
       user: user ? hookUserOf(user) : null,
-      commit: commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n')[0], timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },
+      commit: commit && { id: commit.sha, message: commit.message, title: commitTitle(commit.message), timestamp: new Date(commit.authoredDate), authorName: commit.authorName, authorEmail: commit.authorEmail, added: [], modified: [], removed: [] },
       externalUrl: this.base.app.config.externalUrl,
     });
   }

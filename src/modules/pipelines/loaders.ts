@@ -57,6 +57,14 @@ export function createPipelineLoaders(db: PrismaClient) {
       },
       { cacheKeyFn: (k) => k.id },
     ),
+    /** The newest pipeline of each commit of a project (GitLab's Commit#last_pipeline), keyed `projectId:sha`. */
+    lastByCommit: new DataLoader<string, Prisma.PipelineGetPayload<object> | null>(async (keys) => {
+      const pairs = keys.map((k) => ({ projectId: Number(k.slice(0, k.indexOf(':'))), sha: k.slice(k.indexOf(':') + 1) }));
+      const newest = await db.pipeline.groupBy({ by: ['projectId', 'sha'], where: { OR: pairs }, _max: { id: true } });
+      const ids = newest.map((row) => row._max.id).filter((id): id is number => id !== null);
+      const rows = new Map((ids.length ? await db.pipeline.findMany({ where: { id: { in: ids } } }) : []).map((row) => [`${row.projectId}:${row.sha}`, row]));
+      return keys.map((k) => rows.get(k) ?? null);
+    }),
     /** The pipeline each bridge created, by the bridge's ID. */
     downstreamByBridge: byKeyLoader((ids: readonly number[]) => db.pipeline.findMany({ where: { sourceJobId: { in: [...ids] } } }), (p) => p.sourceJobId!),
     runnerById: byKeyLoader((ids: readonly number[]) => db.runner.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),

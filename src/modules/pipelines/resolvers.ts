@@ -2,6 +2,7 @@
 import { GraphQLError, GraphQLScalarType, valueFromASTUntyped } from 'graphql';
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
+import type { CommitRow } from '../repositories/reads.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import { invalidArgument, recordNotFound } from '../../errors.js';
 import { ansiToHtml, lastLines } from './ansi2html.js';
@@ -293,6 +294,14 @@ export const pipelineResolvers = {
     browseArtifactsPath: async (j: JobRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}/artifacts/browse`,
     canPlayJob: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.jobPermissions(await projectOf(ctx, j), j)).playJob,
     userPermissions: async (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.jobPermissions(await projectOf(ctx, j), j),
+  },
+  Commit: {
+    pipelines: async (c: CommitRow, args: { status?: string | null; ref?: string | null; source?: string | null } & PageArgs, ctx: Context) =>
+      (await ctx.services.pipelines.readsPipelines(c.project)) ? ctx.services.pipelines.list(c.project, { status: args.status, ref: args.ref, source: args.source, sha: c.sha }, args) : null,
+    lastPipeline: async (c: CommitRow, _a: unknown, ctx: Context) =>
+      (await ctx.services.pipelines.readsPipelines(c.project)) ? ctx.loaders.pipelines.lastByCommit.load(`${c.project.id}:${c.sha}`) : null,
+    status: async (c: CommitRow, _a: unknown, ctx: Context) =>
+      (await ctx.services.pipelines.readsPipelines(c.project)) ? ((await ctx.loaders.pipelines.lastByCommit.load(`${c.project.id}:${c.sha}`))?.status ?? null) : null,
   },
   DetailedStatus: {
     // GitLab's DetailedStatusType#id: the status's own ID, then its subject's.

@@ -209,6 +209,11 @@ export class PipelinesService {
   }
 
 
+  /** Whether the viewer may read the project's pipelines and their jobs (what listing them asks). */
+  async readsPipelines(project: ProjectRow): Promise<boolean> {
+    return (await this.base.access.can('read_pipeline', project)) && (await this.base.access.can('read_build', project));
+  }
+
   /** Whether the viewer may update the ref (push or merge to it): what creating a pipeline for it asks. */
   async mayUpdateRef(project: ProjectRow, ref: string, tag: boolean): Promise<boolean> {
     return this.base.access.can('update_ref', await this.protectedBranches.refSubject(project, ref, tag));

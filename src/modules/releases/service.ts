@@ -4,6 +4,7 @@
  * tag: push events, hooks and pipelines follow); deleting one leaves the tag. Each change reaches the project's
  * Release Hooks. Its asset links are ReleaseLinksService's (links/service.ts).
  */
+import { commitTitle } from '../../git/repository.js';
 import { createHash } from 'node:crypto';
 import type { Prisma } from '../../db/database.js';
 import { badRequest, conflict, forbidden, mutuallyExclusive, notFound, notFoundAs, unauthenticated, unprocessable } from '../../errors.js';
@@ -329,7 +330,7 @@ export class ReleasesService {
       project: hookProjectOf(release.project),
       links: links.map((l) => ({ id: l.id, name: l.name, url: l.url, linkType: l.linkType, external: !l.url.startsWith(`${externalUrl}/${release.project.fullPath}/`) })),
       sources: SOURCE_FORMATS.map((format) => ({ format, url: sourceUrl(externalUrl, release, format) })),
-      commit: commit && { id: commit.sha, message: commit.message, title: commit.message.split('\n')[0], timestamp: new Date(commit.committedDate), authorName: commit.authorName, authorEmail: commit.authorEmail },
+      commit: commit && { id: commit.sha, message: commit.message, title: commitTitle(commit.message), timestamp: new Date(commit.committedDate), authorName: commit.authorName, authorEmail: commit.authorEmail },
       externalUrl,
     });
     await enqueueHookEvent(this.base.app.jobs, { trigger: 'release_hooks', projectId: release.project.id, branch: null, data }, tx);

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
 import { webUrl } from '../../graphql/resolvers.js';
-import type { TreeEntry } from '../../git/repository.js';
+import { commitFullTitle, commitTitle, type TreeEntry } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
 import { contentSha256, listConnection, type BlobRow, type CommitFilters, type CommitRow, type FileRow, type RefRow } from './reads.js';
 import type { CommitActionInput, CommitInput, FileWriteInput } from './writes.js';
@@ -134,16 +134,18 @@ export const repositoryResolvers = {
     contentType: (f: FileRow) => contentType(f.content),
   },
   Commit: {
+    id: (c: CommitRow) => `gid://gitlab/Commit/${c.sha}`,
+    author: (c: CommitRow, _a: unknown, ctx: Context) => (c.authorEmail ? ctx.loaders.users.byAnyEmail.load(c.authorEmail) : null),
     shortId: (c: CommitRow) => c.sha.slice(0, 11),
-    title: (c: CommitRow) => c.message.split('\n')[0],
-    description: (c: CommitRow) => c.message.split('\n').slice(1).join('\n').trim() || null,
+    title: (c: CommitRow) => commitTitle(c.message),
+    fullTitle: (c: CommitRow) => commitFullTitle(c.message),
+    // GitLab's Commit#description: the whole message when the title was cut.
+    description: (c: CommitRow) => (commitTitle(c.message) !== commitFullTitle(c.message) ? c.message : c.message.split('\n').slice(1).join('\n').trim() || null),
     createdAt: (c: CommitRow) => c.committedDate,
     stats: (c: CommitRow, _a: unknown, ctx: Context) => ctx.services.repositories.reads.stats(c),
     projectId: (c: CommitRow) => c.project.id,
     webUrl: (c: CommitRow, _a: unknown, ctx: Context) => webUrl(ctx, `${c.project.fullPath}/-/commit/${c.sha}`),
     webPath: (c: CommitRow) => `/${c.project.fullPath}/-/commit/${c.sha}`,
-    status: () => null,
-    lastPipeline: () => null,
   },
   Branch: {
     merged: (b: RefRow, _a: unknown, ctx: Context) => ctx.services.repositories.reads.isMerged(b),
