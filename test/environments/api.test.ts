@@ -237,6 +237,21 @@ describe('permissions', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: '404 Project Not Found' });
   });
+
+  it("shows each viewer's permissions on an environment, and a deployment's commit", async () => {
+    const sha = (await t.api('GET', `/projects/${project.id}/repository/commits/main`)).body.id;
+    await t.api('POST', `/projects/${project.id}/deployments`, { body: { environment: 'perm', sha, ref: 'main', tag: false, status: 'success' } });
+    const query = `query($path: ID!) { project(fullPath: $path) { environment(name: "perm") {
+      userPermissions { updateEnvironment stopEnvironment destroyEnvironment } lastDeployment(status: SUCCESS) { commit { sha title } }
+    } } }`;
+    const as = async (who: string) => (await t.graphql(query, { path: project.path_with_namespace }, users[who].token)).body.data.project.environment;
+    expect(await as('developer')).toEqual({ userPermissions: { updateEnvironment: true, stopEnvironment: true, destroyEnvironment: false }, lastDeployment: { commit: { sha, title: expect.any(String) } } });
+    expect((await as('reporter')).userPermissions).toEqual({ updateEnvironment: false, stopEnvironment: false, destroyEnvironment: false });
+    const env = (await t.api('GET', `/projects/${project.id}/environments?name=perm`)).body[0];
+    expect((await t.api('POST', `/projects/${project.id}/environments/${env.id}/stop`)).status).toBe(200);
+    // Only a stopped environment may be deleted.
+    expect((await as('developer')).userPermissions.destroyEnvironment).toBe(true);
+  });
 });
 
 describe('GraphQL', () => {
@@ -274,7 +289,6 @@ describe('GraphQL', () => {
     expect(deleted.data.environmentDelete).toEqual({ errors: [] });
   });
 });
-
 describe('@gitbeaker/rest', () => {
   it('drives Environments and Deployments', async () => {
     const api = new Gitlab({ host: t.url, token: t.rootToken });

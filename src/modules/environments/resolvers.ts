@@ -40,6 +40,7 @@ export const environmentResolvers = {
     enableAdvancedLogsQuerying: async (e: EnvironmentRow, _a: unknown, ctx: Context) => ((await ctx.services.environments.readsLogs(e)) ? false : null),
     logsApiPath: async (e: EnvironmentRow, _a: unknown, ctx: Context) =>
       (await ctx.services.environments.readsLogs(e)) ? `/${(await projectOf(ctx, e)).fullPath}/-/logs/k8s.json?environment_name=${encodeURIComponent(e.name)}` : null,
+    userPermissions: (e: EnvironmentRow, _a: unknown, ctx: Context) => ctx.services.environments.permissions(e),
     lastDeployment: (e: EnvironmentRow, args: { status: string }, ctx: Context) => ctx.services.environments.lastDeployment(e, args.status),
     deployments: (e: EnvironmentRow, args: { statuses?: string[] | null; sort?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.environments.environmentDeployments(e, { statuses: args.statuses, sort: args.sort ? (args.sort.toLowerCase() as 'asc' | 'desc') : null }, args),
@@ -49,6 +50,7 @@ export const environmentResolvers = {
     iid: (d: DeploymentRow) => String(d.iid),
     databaseIid: (d: DeploymentRow) => d.iid,
     job: (d: DeploymentRow, _a: unknown, ctx: Context) => ctx.services.environments.deployable(d),
+    commit: (d: DeploymentRow, _a: unknown, ctx: Context) => ctx.services.environments.commitOf(d),
     triggerer: (d: DeploymentRow, _a: unknown, ctx: Context) => (d.userId === null ? null : ctx.loaders.users.byId.load(d.userId)),
     environment: (d: DeploymentRow, _a: unknown, ctx: Context) => ctx.services.environments.environmentById(d.environmentId),
   },

@@ -12,6 +12,7 @@ import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { PipelinesService } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { CommitRow } from '../repositories/reads.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { ensureEnvironment, moveDeployment, nextDeploymentIid } from './ci.js';
 import { environmentSlug, externalUrlErrors, guessTier, nameErrors } from './rules.js';
@@ -183,6 +184,24 @@ export class EnvironmentsService {
         ...(changes.description !== undefined ? { description: changes.description } : {}),
       },
     });
+  }
+
+  /** GraphQL's `Environment.userPermissions`: what the mutations on the environment would allow the viewer. */
+  async permissions(environment: EnvironmentRow): Promise<{ updateEnvironment: boolean; stopEnvironment: boolean; destroyEnvironment: boolean }> {
+    const project = (await this.base.loaders.projects.byId.load(environment.projectId)) as ProjectRow;
+    const { access } = this.base;
+    return {
+      updateEnvironment: await access.can('update_environment', project),
+      stopEnvironment: await access.can('stop_environment', project),
+      destroyEnvironment: environment.state === 'stopped' && (await access.can('destroy_environment', project)),
+    };
+  }
+
+  /** The commit a deployment deployed, for viewers who may read the project's code; null when gone. */
+  async commitOf(deployment: DeploymentRow): Promise<CommitRow | null> {
+    const project = (await this.base.loaders.projects.byId.load(deployment.projectId)) as ProjectRow;
+    if (!(await this.base.access.can('download_code', project))) return null;
+    return this.repositories.reads.commit(project, deployment.sha);
   }
 
   /** Deletes a stopped environment (EnvironmentPolicy: `destroy_environment` is prevented unless stopped). */
