@@ -98,14 +98,15 @@ child:
     expect(children.body.map((p: { id: number }) => p.id)).toEqual([childId]);
 
     const gql = await t.graphql(
-      `query($path: ID!, $iid: ID!) { project(fullPath: $path) { pipeline(iid: $iid) { child upstream { id } downstream { count nodes { databaseId child source upstream { databaseId } } } } } }`,
+      `query($path: ID!, $iid: ID!) { project(fullPath: $path) { pipeline(iid: $iid) { child configSource upstream { id } downstream { count nodes { databaseId child source configSource upstream { databaseId } } } } } }`,
       { path: project.path_with_namespace, iid: String((pipeline as { iid?: number }).iid) },
     );
     expect(gql.body.errors).toBeUndefined();
     expect(gql.body.data.project.pipeline).toEqual({
       child: false,
+      configSource: 'REPOSITORY_SOURCE',
       upstream: null,
-      downstream: { count: 1, nodes: [{ databaseId: childId, child: true, source: 'parent_pipeline', upstream: { databaseId: pipeline.id } }] },
+      downstream: { count: 1, nodes: [{ databaseId: childId, child: true, source: 'parent_pipeline', configSource: 'BRIDGE_SOURCE', upstream: { databaseId: pipeline.id } }] },
     });
   });
 

@@ -142,11 +142,15 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
     mergeRequestId: input.mergeRequest?.id ?? null,
     sourceSha: input.mergedResult?.sourceSha ?? null,
     targetSha: input.mergedResult?.targetSha ?? null,
+    configSource: null as string | null,
   };
 
   if (input.skip || (input.honourSkipCi && SKIP_CI.test(commit.message))) {
     return { pipeline: await insert(deps, row, { status: 'skipped' }, [], input.variables, null) };
   }
+  // GitLab's config_source, set once the configuration is read (a skipped pipeline reads none): a child pipeline's
+  // comes from its trigger job, any other from the repository.
+  row.configSource = input.config ? 'bridge_source' : 'repository_source';
 
   let content = input.config?.content ?? null;
   if (content === null) {

@@ -303,6 +303,10 @@ export const pipelineResolvers = {
     status: async (c: CommitRow, _a: unknown, ctx: Context) =>
       (await ctx.services.pipelines.readsPipelines(c.project)) ? ((await ctx.loaders.pipelines.lastByCommit.load(`${c.project.id}:${c.sha}`))?.status ?? null) : null,
   },
+  // Internal values are the stored (GitLab's) names.
+  PipelineConfigSourceEnum: Object.fromEntries(
+    ['unknown_source', 'repository_source', 'auto_devops_source', 'webide_source', 'remote_source', 'external_project_source', 'bridge_source', 'parameter_source', 'compliance_source', 'security_policies_default_source'].map((v) => [v.toUpperCase(), v]),
+  ),
   DetailedStatus: {
     // GitLab's DetailedStatusType#id: the status's own ID, then its subject's.
     id: (s: DetailedStatus) => `${s.id}-${s.id.slice(s.id.indexOf('-') + 1)}`,

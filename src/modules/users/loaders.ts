@@ -12,13 +12,18 @@ export function createUserLoaders(db: PrismaClient) {
      */
     byAnyEmail: new DataLoader<string, Prisma.UserGetPayload<object> | null>(async (emails) => {
       const wanted = [...new Set(emails.map((e) => e.toLowerCase()))];
+      // By lower(email), as the unique indexes on both tables are.
       const [primary, secondary] = await Promise.all([
-        db.user.findMany({ where: { email: { in: wanted, mode: 'insensitive' } } }),
-        db.email.findMany({ where: { email: { in: wanted, mode: 'insensitive' }, confirmedAt: { not: null } }, select: { email: true, user: true } }),
+        db.$queryRaw<{ id: number; email: string }[]>`SELECT "id", "email" FROM "users" WHERE lower("email") = ANY(${wanted}::text[])`,
+        db.$queryRaw<{ userId: number; email: string }[]>`SELECT "userId", "email" FROM "emails" WHERE lower("email") = ANY(${wanted}::text[]) AND "confirmedAt" IS NOT NULL`,
       ]);
+      const ids = [...new Set([...primary.map((r) => r.id), ...secondary.map((r) => r.userId)])];
+      const users = new Map((ids.length ? await db.user.findMany({ where: { id: { in: ids } } }) : []).map((u) => [u.id, u]));
       const found = new Map<string, Prisma.UserGetPayload<object>>();
-      for (const row of secondary) found.set(row.email.toLowerCase(), row.user);
-      for (const user of primary) found.set(user.email.toLowerCase(), user);
+      for (const row of [...secondary.map((r) => ({ id: r.userId, email: r.email })), ...primary]) {
+        const user = users.get(row.id);
+        if (user) found.set(row.email.toLowerCase(), user);
+      }
       return emails.map((e) => found.get(e.toLowerCase()) ?? null);
     }),
     /** Users' statuses, by user ID. */
