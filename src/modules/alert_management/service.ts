@@ -568,9 +568,11 @@ export class AlertManagementService {
 
   // Incidents of alerts (GitLab's alert_management_alerts.issue_id).
 
-  /** The alert's incident, when the viewer may read it (AlertType#issue). */
+  /** The alert's incident, when the viewer may read it (AlertType#issue); batched across a page of alerts. */
   async issueOf(alert: AlertRow): Promise<IssueRow | null> {
-    return alert.issueId === null ? null : this.issues.byId(alert.issueId);
+    if (alert.issueId === null) return null;
+    const issue = await this.base.loaders.issues.byId.load(alert.issueId);
+    return issue && (await this.issues.canRead(issue)) ? issue : null;
   }
 
   /**
