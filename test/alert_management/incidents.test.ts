@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
 import { suiteServer, EXTERNAL_URL } from '../support/server.js';
 import { addMember, createProject, createUser, type TestUser } from '../support/factories.js';
-import { createHttpIntegration, createPrometheusIntegration, notify, type Integration } from './support.js';
+import { alertmanagerWebhook, createHttpIntegration, createPrometheusIntegration, notify, type Integration } from './support.js';
 
 const t = suiteServer();
 const NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
@@ -256,17 +256,7 @@ describe('incident settings on ingestion', () => {
       endsAt,
       generatorURL: 'http://prometheus.example.com/graph?g0.expr=rate(errors%5B5m%5D)+%3E+1&g0.tab=1',
     });
-    const webhook = (status: string, endsAt: string) => ({
-      version: '4',
-      groupKey: '{}:{alertname="HighLatency"}',
-      status,
-      receiver: 'gitlab',
-      groupLabels: { alertname: 'HighLatency' },
-      commonLabels: { alertname: 'HighLatency' },
-      commonAnnotations: {},
-      externalURL: 'http://alertmanager.example.com',
-      alerts: [item(status, endsAt)],
-    });
+    const webhook = (status: string, endsAt: string) => alertmanagerWebhook([item(status, endsAt)], status);
     const fired = await notify(t, prometheus.url, webhook('firing', '0001-01-01T00:00:00Z'), { bearer: prometheus.token });
     expect(fired.status).toBe(200);
     const iid = String(fired.body[0].iid);
