@@ -180,6 +180,8 @@ describe('working mutations’ payloads', () => {
     const iid = await newAlert({ title: uniq('Assign me') });
     const made = await t.graphql(CREATE, { i: { projectPath: path, iid } }, developer.token);
     const issueIid = made.body.data.createAlertIssue.issue.iid;
+    const marked = await t.graphql(`mutation($i: AlertTodoCreateInput!) { alertTodoCreate(input: $i) { errors issue { iid } todo { action } } }`, { i: { projectPath: path, iid } }, maintainer.token);
+    expect(marked.body.data.alertTodoCreate).toEqual({ errors: [], issue: { iid: issueIid }, todo: { action: 'marked' } });
     const SET = `mutation($i: AlertSetAssigneesInput!) { alertSetAssignees(input: $i) { errors alert { assignees { nodes { username } } } issue { iid } todo { action state author { username } } } }`;
     const first = await t.graphql(SET, { i: { projectPath: path, iid, assigneeUsernames: [reporter.username], operationMode: 'APPEND' } }, developer.token);
     expect(first.body.data.alertSetAssignees).toEqual({ errors: [], alert: { assignees: { nodes: [{ username: reporter.username }] } }, issue: { iid: issueIid }, todo: null });
