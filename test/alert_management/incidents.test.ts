@@ -235,6 +235,19 @@ describe('incident settings on ingestion', () => {
     expect(states.body).toEqual([expect.objectContaining({ state: 'closed', user: expect.objectContaining({ username: 'alert-bot' }) })]);
   });
 
+  it('makes one incident however many notifications of a new alert arrive at once', async () => {
+    await settings({ createIssue: true });
+    const title = uniq('Burst');
+    const fingerprint = uniq('burst');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => notify(t, http.url, { title, fingerprint }, { bearer: http.token })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    const iids = new Set(answers.map((a) => String(a.body[0].iid)));
+    expect(iids.size).toBe(1);
+    const incidents = await t.api('GET', `/projects/${project.id}/issues?search=${encodeURIComponent(title)}`, { token: developer.token });
+    expect(incidents.body).toHaveLength(1);
+    expect((await alert([...iids][0]!)).issueIid).toBe(String(incidents.body[0].iid));
+  });
+
   it('with auto_close_incident off, a resolved alert leaves its incident open', async () => {
     await settings({ createIssue: true, autoCloseIncident: false });
     const fingerprint = uniq('kept');
