@@ -5,7 +5,7 @@
  */
 import type { Prisma } from '../../db/database.js';
 import type { ServiceBase } from '../module.js';
-import { ALERT_CHANGED, type AlertChangedMessage } from './service.js';
+import { ALERT_CHANGED, type AlertChangedMessage } from './events.js';
 
 export async function resolveIncidentAlerts(tx: Prisma.TransactionClient, base: Pick<ServiceBase, 'publish'>, issueId: number): Promise<void> {
   const resolved = await tx.$queryRaw<{ id: number; iid: number; projectId: number }[]>`

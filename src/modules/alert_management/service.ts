@@ -27,6 +27,7 @@ import type { Severity as IssueSeverity } from '../issues/incidents.js';
 import type { TodosService, TodoRow } from '../todos/service.js';
 import { alertBot } from '../users/internal.js';
 import { issueDescription, incidentTitle } from './incident-text.js';
+import { ALERT_CHANGED, type AlertChangedMessage } from './events.js';
 import {
   MAPPABLE_FIELDS,
   PAYLOAD_MAX_DEPTH,
@@ -48,14 +49,6 @@ export type AlertRow = Awaited<ReturnType<PrismaClient['alertManagementAlert']['
 export type AlertStatus = 'triggered' | 'acknowledged' | 'resolved' | 'ignored';
 export const ALERT_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged', 'resolved', 'ignored'];
 
-/** The bus topic of new and changed alerts. */
-export const ALERT_CHANGED = 'alert_management.alert_changed';
-export interface AlertChangedMessage {
-  projectId: number;
-  alertId: number;
-  iid: number;
-  created: boolean;
-}
 
 /** The endpoint identifiers of the integrations behind the fixed URLs (GitLab's). */
 export const LEGACY_HTTP = 'legacy';
