@@ -140,11 +140,17 @@ describe('issueLinkAlerts and issueUnlinkAlert', () => {
     const a = await newAlert({ title: uniq('First') });
     const b = await newAlert({ title: uniq('Second') });
     const c = await newAlert({ title: uniq('Third') });
-    const refs = [`^alert#${a}`, `${path}^alert#${b}`, `${EXTERNAL_URL}/${path}/-/alert_management/${c}/details`, '^alert#99999', 'nonsense'];
+    // An alert of a project the caller may not read is passed over, as a reference to nothing is.
+    const elsewhere = await createProject(t, stranger.token);
+    const theirs = await createHttpIntegration(t, stranger.token, elsewhere.path_with_namespace);
+    const hidden = (await notify(t, theirs.url, { title: uniq('Hidden') }, { bearer: theirs.token })).body[0].iid;
+    const refs = [`^alert#${a}`, `${path}^alert#${b}`, `${EXTERNAL_URL}/${path}/-/alert_management/${c}/details`, '^alert#99999', 'nonsense', `${elsewhere.path_with_namespace}^alert#${hidden}`];
     const res = await t.graphql(LINK, { i: { projectPath: path, iid: issueIid, alertReferences: refs } }, reporter.token);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.issueLinkAlerts).toEqual({ errors: [], issue: { iid: issueIid, alertManagementAlerts: { nodes: [c, b, a].map((iid) => ({ iid })) } } });
     expect((await alert(b)).issueIid).toBe(issueIid);
+    const untouched = await t.graphql(`query($p: ID!, $iid: String!) { project(fullPath: $p) { alertManagementAlert(iid: $iid) { issueIid } } }`, { p: elsewhere.path_with_namespace, iid: String(hidden) }, stranger.token);
+    expect(untouched.body.data.project.alertManagementAlert).toEqual({ issueIid: null });
 
     const unlinked = await t.graphql(UNLINK, { i: { projectPath: path, iid: issueIid, alertId: await alertGid(b) } }, reporter.token);
     expect(unlinked.body.data.issueUnlinkAlert).toEqual({ errors: [], issue: { iid: issueIid, alertManagementAlerts: { nodes: [c, a].map((iid) => ({ iid })) } } });
