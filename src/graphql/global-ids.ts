@@ -46,7 +46,10 @@ interface GlobalIdType {
 
 /** The global-ID scalars this schema uses, by GraphQL name (GitLab's), with the class each stands for. */
 export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
+  AlertManagementAlertID: { model: 'AlertManagement::Alert' },
   AlertManagementHttpIntegrationID: { model: 'AlertManagement::HttpIntegration' },
+  /** The project's Prometheus alert integration; the class's name before 14.1 is still taken. */
+  IntegrationsPrometheusID: { model: 'Integrations::Prometheus', subclasses: ['PrometheusService'] },
   AlertManagementMetricImageID: { model: 'AlertManagement::MetricImage' },
   AuthnOauthApplicationID: { model: 'Authn::OauthApplication' },
   CiBuildID: { model: 'Ci::Build' },

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { suiteServer } from '../support/server.js';
 import { createProject, createUser, type TestUser } from '../support/factories.js';
 import { fingerprint } from '../../src/modules/alert_management/payload.js';
-import { alerts, createHttpIntegration, createPrometheusIntegration, notify, type Integration } from './support.js';
+import { alertmanagerWebhook, alerts, createHttpIntegration, createPrometheusIntegration, notify, type Integration } from './support.js';
 
 const t = suiteServer();
 let owner: TestUser;
@@ -156,18 +156,7 @@ describe('fingerprints and grouping', () => {
 });
 
 describe('the Alertmanager webhook format', () => {
-  const webhook = (alertsIn: unknown[], status = 'firing') => ({
-    version: '4',
-    groupKey: '{}:{alertname="HighLatency"}',
-    truncatedAlerts: 0,
-    status,
-    receiver: 'gitlab',
-    groupLabels: { alertname: 'HighLatency' },
-    commonLabels: { alertname: 'HighLatency' },
-    commonAnnotations: {},
-    externalURL: 'http://alertmanager.example.com',
-    alerts: alertsIn,
-  });
+  const webhook = alertmanagerWebhook;
   const item = (over: Record<string, unknown> = {}) => ({
     status: 'firing',
     labels: { alertname: 'HighLatency', severity: 'warning', gitlab_environment_name: 'production' },

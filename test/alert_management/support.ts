@@ -61,3 +61,17 @@ export async function alerts(t: TestServer, token: string, projectPath: string, 
   if (res.body.errors) throw new Error(`alerts: ${res.text}`);
   return res.body.data.project.alertManagementAlerts.nodes;
 }
+
+/** An Alertmanager webhook (version 4) of the HighLatency group carrying these alerts. */
+export const alertmanagerWebhook = (alertsIn: unknown[], status = 'firing') => ({
+  version: '4',
+  groupKey: '{}:{alertname="HighLatency"}',
+  truncatedAlerts: 0,
+  status,
+  receiver: 'gitlab',
+  groupLabels: { alertname: 'HighLatency' },
+  commonLabels: { alertname: 'HighLatency' },
+  commonAnnotations: {},
+  externalURL: 'http://alertmanager.example.com',
+  alerts: alertsIn,
+});

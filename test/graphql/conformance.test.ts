@@ -75,14 +75,10 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
  * showed. Input fields of features the product lacks (iterations, internal notes, resolving discussions from an
  * issue, cluster agents, uploaded snippet files, time estimates), enum values of such features (requirements, test
  * cases, external status checks, security policies, status page publication), a type GitLab splits where we share
- * one (Prometheus integrations, merge request users), REST-shaped nullability (discussion_locked is null in REST
- * until set), and alert mutations' incident and to-do fields (alerts cannot open incidents yet). Mend one, then
- * remove its line.
+ * one (merge request users) and REST-shaped nullability (discussion_locked is null in REST until set). Mend one,
+ * then remove its line.
  */
 const KNOWN: string[] = [
-  "AlertSetAssigneesInput.operationMode: type AlertManagementAssigneesOperationMode, GitLab's MutationOperationMode",
-  'AlertSetAssigneesPayload.issue: missing',
-  'AlertSetAssigneesPayload.todo: missing',
   "AwardEmoji.emoji: type String, GitLab's String!",
   "AwardEmoji.unicode: type String, GitLab's String!",
   'CreateEpicInput.addLabelIds: missing',
@@ -118,14 +114,7 @@ const KNOWN: string[] = [
   'MergeRequestUpdateInput.timeEstimate: missing',
   "MetricImage.url: type String, GitLab's String!",
   "Note.position: type JSON, GitLab's DiffPosition",
-  "PrometheusIntegrationCreatePayload.integration: type AlertManagementHttpIntegration, GitLab's AlertManagementPrometheusIntegration",
-  "PrometheusIntegrationResetTokenInput.id: type AlertManagementHttpIntegrationID!, GitLab's IntegrationsPrometheusID!",
-  "PrometheusIntegrationResetTokenPayload.integration: type AlertManagementHttpIntegration, GitLab's AlertManagementPrometheusIntegration",
-  "PrometheusIntegrationUpdateInput.id: type AlertManagementHttpIntegrationID!, GitLab's IntegrationsPrometheusID!",
-  "PrometheusIntegrationUpdatePayload.integration: type AlertManagementHttpIntegration, GitLab's AlertManagementPrometheusIntegration",
   "Todo.target: type Todoable, GitLab's Todoable!",
-  'UpdateAlertStatusPayload.issue: missing',
-  'UpdateAlertStatusPayload.todo: missing',
   'UpdateEpicInput.addLabelIds: missing',
   "UpdateEpicInput.color: type String, GitLab's Color",
   'UpdateEpicInput.removeLabelIds: missing',

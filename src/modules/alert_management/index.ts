@@ -1,6 +1,9 @@
 /**
  * Alert management: per-project alert integrations (HTTP and Prometheus) with their notify endpoints (http.ts, outside
- * /api/v4), ingestion with GitLab's grouping, severity and resolution rules, and reading and working alerts.
+ * /api/v4), ingestion with GitLab's grouping, severity and resolution rules, reading and working alerts, and their
+ * incidents: made from an alert (createAlertIssue, or on ingestion with the project's create_issue setting), linked and
+ * unlinked (issueLinkAlerts, issueUnlinkAlert), closed when the integration resolves the alert (auto_close_incident),
+ * and resolving their alerts when closed (incidents.ts, called by the issues service).
  */
 import { defineModule } from '../module.js';
 import { alertManagementPolicy } from './policy.js';
@@ -21,6 +24,6 @@ export const alertManagementModule = defineModule({
   resolvers: alertManagementResolvers,
   policy: alertManagementPolicy,
   routes: alertManagementRoutes,
-  uses: ['users'],
-  service: (base, uses) => new AlertManagementService(base, uses.users),
+  uses: ['users', 'projects', 'issues', 'todos'],
+  service: (base, uses) => new AlertManagementService(base, uses.users, uses.projects, uses.issues, uses.todos),
 });

@@ -2,7 +2,9 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
-import { globalId, parseRef } from '../../graphql/ids.js';
+import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
+import type { IssueRow } from '../issues/service.js';
+import type { TodoRow } from '../todos/service.js';
 import { badRequest } from '../../errors.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { UploadedFile } from '../../uploads/storage.js';
@@ -138,7 +140,9 @@ export const alertManagementResolvers = {
   AlertManagementSeverity: { CRITICAL: 'critical', HIGH: 'high', MEDIUM: 'medium', LOW: 'low', INFO: 'info', UNKNOWN: 'unknown' },
   AlertManagementStatus: { TRIGGERED: 'triggered', ACKNOWLEDGED: 'acknowledged', RESOLVED: 'resolved', IGNORED: 'ignored' },
   AlertManagementPayloadAlertFieldType: { ARRAY: 'array', DATETIME: 'datetime', STRING: 'string' },
-  AlertManagementIntegration: { __resolveType: () => 'AlertManagementHttpIntegration' },
+  AlertManagementIntegration: { __resolveType: (i: IntegrationRow) => (i.typeIdentifier === 'prometheus' ? 'AlertManagementPrometheusIntegration' : 'AlertManagementHttpIntegration') },
+  // GitLab's Prometheus integration is an Integrations::Prometheus record; here it is the project's integration of that type.
+  AlertManagementPrometheusIntegration: { ...integrationFields, id: (i: IntegrationRow) => globalId('Integrations::Prometheus', i.id) },
   AlertManagementHttpIntegration: {
     ...integrationFields,
     payloadExample: (i: IntegrationRow) => i.payloadExample,
@@ -160,7 +164,10 @@ export const alertManagementResolvers = {
       return typeof v === 'string' ? v : null;
     },
     reference: async (a: AlertRow, args: { full?: boolean }, ctx: Context) => (args.full ? `${(await ctx.loaders.projects.byId.load(a.projectId))!.fullPath}^alert#${a.iid}` : `^alert#${a.iid}`),
-    webUrl: async (a: AlertRow, _: unknown, ctx: Context) => `${ctx.config.externalUrl}/${(await ctx.loaders.projects.byId.load(a.projectId))!.fullPath}/-/alert_management/${a.iid}/details`,
+    webUrl: async (a: AlertRow, _: unknown, ctx: Context) => ctx.services.alert_management.alertUrl((await ctx.loaders.projects.byId.load(a.projectId))!, a),
+    issue: (a: AlertRow, _: unknown, ctx: Context) => ctx.services.alert_management.issueOf(a),
+    // AlertType#issue_iid: the linked issue's iid, as GitLab shows it whoever reads the alert.
+    issueIid: async (a: AlertRow, _: unknown, ctx: Context) => (a.issueId === null ? null : ((await ctx.services.issues.iidOf(a.issueId)) ?? null)),
     assignees: (a: AlertRow, args: PageArgs, ctx: Context) => ctx.services.alert_management.assignees(a, args),
     metricImages: async (a: AlertRow, _: unknown, ctx: Context) => ctx.services.alert_management.metricImages((await ctx.loaders.projects.byId.load(a.projectId))!, a),
   },
@@ -180,6 +187,13 @@ export const alertManagementResolvers = {
       return nodes[0] ?? null;
     },
     alertManagementAlertStatusCounts: (p: ProjectRow, args: AlertArgs, ctx: Context) => ctx.services.alert_management.statusCounts(p, filters(args)),
+  },
+  Issue: {
+    alertManagementAlerts: (i: IssueRow, args: AlertArgs & PageArgs, ctx: Context) => ctx.services.alert_management.alertsOfIssue(i, filters(args), args),
+    alertManagementAlert: async (i: IssueRow, _: unknown, ctx: Context) => {
+      const page = await ctx.services.alert_management.alertsOfIssue(i, {}, { first: 1 });
+      return page ? ((await page.nodes)[0] ?? null) : null;
+    },
   },
   Mutation: {
     httpIntegrationCreate: async (_: unknown, args: IntegrationArgs & { projectPath: string; type?: string | null }, ctx: Context) => {
@@ -204,16 +218,25 @@ export const alertManagementResolvers = {
     alertMetricImageDestroy: async (_: unknown, args: { projectPath: string; iid: string; id: number }, ctx: Context) => ({
       metricImage: await ctx.services.alert_management.destroyMetricImage(await project(ctx, args.projectPath), parseIid(args.iid), args.id),
     }),
-    updateAlertStatus: async (_: unknown, args: { projectPath: string; iid: string; status: AlertStatus }, ctx: Context) => ({
-      alert: await ctx.services.alert_management.setStatus(await project(ctx, args.projectPath), parseIid(args.iid), args.status),
-    }),
-    alertSetAssignees: async (_: unknown, args: { projectPath: string; iid: string; assigneeUsernames: string[]; operationMode?: string | null }, ctx: Context) => ({
-      alert: await ctx.services.alert_management.setAssignees(
-        await project(ctx, args.projectPath),
-        parseIid(args.iid),
-        args.assigneeUsernames,
-        (args.operationMode ?? 'REPLACE').toLowerCase() as 'append' | 'remove' | 'replace',
+    updateAlertStatus: async (_: unknown, args: { projectPath: string; iid: string; status: AlertStatus }, ctx: Context) =>
+      withIncident(ctx, await ctx.services.alert_management.setStatus(await project(ctx, args.projectPath), parseIid(args.iid), args.status)),
+    alertSetAssignees: async (_: unknown, args: { projectPath: string; iid: string; assigneeUsernames: string[]; operationMode?: string | null }, ctx: Context) =>
+      withIncident(
+        ctx,
+        await ctx.services.alert_management.setAssignees(
+          await project(ctx, args.projectPath),
+          parseIid(args.iid),
+          args.assigneeUsernames,
+          (args.operationMode ?? 'REPLACE').toLowerCase() as 'append' | 'remove' | 'replace',
+        ),
       ),
+    createAlertIssue: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) =>
+      ctx.services.alert_management.createIssue(await project(ctx, args.projectPath), parseIid(args.iid)),
+    issueLinkAlerts: async (_: unknown, args: { projectPath: string; iid: string; alertReferences: string[] }, ctx: Context) => ({
+      issue: await ctx.services.alert_management.linkAlerts(await project(ctx, args.projectPath), iidOf(args.iid), args.alertReferences),
+    }),
+    issueUnlinkAlert: async (_: unknown, args: { projectPath: string; iid: string; alertId: number }, ctx: Context) => ({
+      issue: await ctx.services.alert_management.unlinkAlert(await project(ctx, args.projectPath), iidOf(args.iid), args.alertId),
     }),
   },
   Subscription: {
@@ -222,6 +245,11 @@ export const alertManagementResolvers = {
     },
   },
 };
+
+/** A working mutation's payload: the alert, the to-do item it made or resolved, and the alert's incident as the viewer may read it. */
+async function withIncident(ctx: Context, result: { alert: AlertRow; todo: TodoRow | null }) {
+  return { ...result, issue: await ctx.services.alert_management.issueOf(result.alert) };
+}
 
 /** GitLab's AlertManagement::Alert#details: the payload without what the columns show, keys as the payload has them. */
 function details(a: AlertRow): JsonObject {

@@ -20,8 +20,14 @@ import { can, projectSubject } from '../../auth/policy.js';
 import { liveActor } from '../../auth/memberships.js';
 import { rowIdSlot } from '../../events/bus.js';
 import type { ServiceBase } from '../module.js';
-import type { ProjectRow } from '../projects/service.js';
+import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { UsersService } from '../users/service.js';
+import { issueSubject, type IssuesService, type IssueRow } from '../issues/service.js';
+import type { Severity as IssueSeverity } from '../issues/incidents.js';
+import type { TodosService, TodoRow } from '../todos/service.js';
+import { alertBot } from '../users/internal.js';
+import { issueDescription, incidentTitle } from './incident-text.js';
+import { ALERT_CHANGED, type AlertChangedMessage } from './events.js';
 import {
   MAPPABLE_FIELDS,
   PAYLOAD_MAX_DEPTH,
@@ -43,14 +49,6 @@ export type AlertRow = Awaited<ReturnType<PrismaClient['alertManagementAlert']['
 export type AlertStatus = 'triggered' | 'acknowledged' | 'resolved' | 'ignored';
 export const ALERT_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged', 'resolved', 'ignored'];
 
-/** The bus topic of new and changed alerts. */
-export const ALERT_CHANGED = 'alert_management.alert_changed';
-export interface AlertChangedMessage {
-  projectId: number;
-  alertId: number;
-  iid: number;
-  created: boolean;
-}
 
 /** The endpoint identifiers of the integrations behind the fixed URLs (GitLab's). */
 export const LEGACY_HTTP = 'legacy';
@@ -74,6 +72,8 @@ export interface AlertFilters {
   search?: string | null;
   assigneeUsername?: string | null;
   sort?: AlertSort | null;
+  /** Alerts of this incident only. */
+  issueId?: number | null;
 }
 export type AlertSort = `${'started_at' | 'ended_at' | 'created_at' | 'updated_at' | 'events' | 'severity' | 'status'}_${'asc' | 'desc'}`;
 
@@ -102,13 +102,31 @@ function sameKey(presented: string | null, token: string): boolean {
 /** A lock key of its own for a project's alert numbering (pg_advisory_xact_lock's first key). */
 const ALERT_IID_LOCK = 0x616c7274;
 
-/** An alert an occurrence counted, resolved or opened. */
-type AlertRecorded = { id: number; iid: number; title: string; created: boolean };
+/** An alert an occurrence counted, resolved or opened, with its incident. */
+type AlertRecorded = { id: number; iid: number; title: string; created: boolean; issueId: number | null; resolved: boolean };
+
+/** What a project's incident settings ask of ingestion (GitLab's create_issue and auto_close_incident). */
+interface IncidentSettings {
+  createIssue: boolean;
+  autoCloseIncident: boolean;
+}
+
+/** The link of an alert to an incident was taken while the incident was being made. */
+class AlreadyLinked extends Error {}
+
+/** GitLab's refusal of an incident for an alert that has one (AlertManagement::CreateAlertIssueService). */
+const ISSUE_EXISTS = 'An issue already exists';
+
+/** Alert severities an incident takes (IssuableSeverity has no `info`: such an incident's severity stays unknown). */
+const incidentSeverity = (severity: string): IssueSeverity => (severity === 'info' ? 'unknown' : (severity as IssueSeverity));
 
 export class AlertManagementService {
   constructor(
     private readonly base: ServiceBase,
     private readonly users: UsersService,
+    private readonly projects: ProjectsService,
+    private readonly issues: IssuesService,
+    private readonly todos: TodosService,
   ) {}
 
   // Integrations (Maintainers: GitLab's admin_operations).
@@ -235,7 +253,7 @@ export class AlertManagementService {
   async notify(projectFullPath: string, target: NotifyTarget, key: string | null, payload: unknown): Promise<{ iid: number; title: string }[]> {
     const found = await this.notifyIntegration(projectFullPath, target);
     if (!found || found.pendingDelete) throw notFound('Project');
-    const { projectId, integration } = found;
+    const { projectId, integration, settings } = found;
     // GitLab's order: a missing, inactive or unavailable integration is 403, then a wrong key 401.
     if (!integration || !integration.active) throw forbidden();
     if (!sameKey(key, integration.token)) throw unauthenticated();
@@ -250,13 +268,69 @@ export class AlertManagementService {
       if (problems.length) throw badRequest(`Invalid Alertmanager payload: ${problems.join(', ')}`);
       // Items without what GitLab requires of them (a title, startsAt) are skipped, as GitLab's batch skips them.
       parsed = (body.alerts as JsonObject[]).map((item) => parsePrometheusItem(item, now)).filter((a): a is ParsedAlert => a !== null);
-      return this.record(projectId, parsed);
+      const alerts = await this.record(projectId, parsed);
+      await this.afterRecording(projectId, alerts, settings);
+      return alerts.map(({ iid, title }) => ({ iid, title }));
     }
     parsed = [parseGeneric(body, (integration.payloadAttributeMapping ?? {}) as AttributeMapping, now)];
     const alerts = await this.record(projectId, parsed);
     // A resolving generic payload with no open alert to resolve leaves no alert: GitLab's 400.
     if (!alerts.length) throw badRequest('No open alert has the fingerprint of this resolving payload');
-    return alerts;
+    await this.afterRecording(projectId, alerts, settings);
+    return alerts.map(({ iid, title }) => ({ iid, title }));
+  }
+
+  /**
+   * AlertProcessing's post-processing, as the alert bot: with `createIssue` on, each open alert the notification
+   * counted that has no incident gets one (IncidentManagement::ProcessAlertWorkerV2); with `autoCloseIncident` on, each
+   * alert it resolved closes its incident (IncidentManagement::CloseIncidentWorker). Done before the notification is
+   * answered, so its sender and the next request see the incident.
+   */
+  private async afterRecording(projectId: number, alerts: readonly AlertRecorded[], settings: IncidentSettings): Promise<void> {
+    const toOpen = settings.createIssue ? alerts.filter((a) => !a.resolved && a.issueId === null) : [];
+    const toClose = settings.autoCloseIncident ? alerts.filter((a) => a.resolved && a.issueId !== null) : [];
+    if (!toOpen.length && !toClose.length) return;
+    const project = await this.base.loaders.projects.byId.load(projectId);
+    if (!project) return;
+    const host = new URL(this.base.app.config.externalUrl).host;
+    const bot = await this.base.db.$transaction((tx) => alertBot(tx, host));
+    for (const recorded of toOpen) {
+      const alert = await this.base.db.alertManagementAlert.findUnique({ where: { id: recorded.id } });
+      if (!alert || alert.issueId !== null || alert.status === 'resolved') continue;
+      await this.openIncident(project, alert, bot.id).catch((error: unknown) => {
+        // Another notification of the same alert made its incident first.
+        if (!(error instanceof AlreadyLinked)) throw error;
+      });
+    }
+    for (const recorded of toClose) {
+      await this.base.db.$transaction((tx) => this.issues.closeResolvedIncident(tx, recorded.issueId!, bot.id));
+    }
+  }
+
+  /**
+   * The incident of an alert (IncidentManagement::Incidents::CreateService with the alert): its title (`New: Incident
+   * <iid>` for an untitled alert), GitLab's description of it, its severity; linked to the alert in the same
+   * transaction, unless another link came first (AlreadyLinked, and no incident).
+   */
+  private async openIncident(project: ProjectRow, alert: AlertRow, authorId: number): Promise<{ issue: IssueRow; alert: AlertRow }> {
+    let linked: AlertRow | null = null;
+    const issue = await this.issues.createIncident(
+      project,
+      { title: (iid) => incidentTitle(alert.title, iid), description: issueDescription(alert, this.alertUrl(project, alert)), severity: incidentSeverity(alert.severity) },
+      authorId,
+      async (tx, incident) => {
+        const rows = await tx.alertManagementAlert.updateManyAndReturn({ where: { id: alert.id, issueId: null }, data: { issueId: incident.id, updatedAt: new Date() } });
+        if (!rows.length) throw new AlreadyLinked();
+        linked = rows[0]!;
+        await this.base.publish(ALERT_CHANGED, { projectId: project.id, alertId: alert.id, iid: alert.iid, created: false } satisfies AlertChangedMessage, tx);
+      },
+    );
+    return { issue, alert: linked! };
+  }
+
+  /** The alert's detail page (GitLab's details_url). */
+  alertUrl(project: Pick<ProjectRow, 'fullPath'>, alert: Pick<AlertRow, 'iid'>): string {
+    return `${this.base.app.config.externalUrl}/${project.fullPath}/-/alert_management/${alert.iid}/details`;
   }
 
   /**
@@ -265,7 +339,15 @@ export class AlertManagementService {
    * integration, else the project's first HTTP integration (GitLab's Free tier serves the first of each type).
    */
   private async notifyIntegration(fullPath: string, target: NotifyTarget) {
-    type Found = { projectId: number; pendingDelete: boolean; active: boolean | null; token: string | null; payloadAttributeMapping: Prisma.JsonValue };
+    type Found = {
+      projectId: number;
+      pendingDelete: boolean;
+      active: boolean | null;
+      token: string | null;
+      payloadAttributeMapping: Prisma.JsonValue;
+      createIssue: boolean | null;
+      autoCloseIncident: boolean | null;
+    };
     const selected =
       target.kind === 'http'
         ? Prisma.sql`i."endpointIdentifier" = ${target.endpointIdentifier} ORDER BY i."id"`
@@ -273,13 +355,16 @@ export class AlertManagementService {
           ? Prisma.sql`i."typeIdentifier" = 'prometheus' ORDER BY i."id"`
           : Prisma.sql`(i."endpointIdentifier" = ${LEGACY_HTTP} OR i."typeIdentifier" = 'http') ORDER BY (i."endpointIdentifier" = ${LEGACY_HTTP}) DESC, i."id"`;
     const [row] = await this.base.db.$queryRaw<Found[]>`
-      SELECT p."id" AS "projectId", p."pendingDelete", i."active", i."token", i."payloadAttributeMapping"
+      SELECT p."id" AS "projectId", p."pendingDelete", i."active", i."token", i."payloadAttributeMapping", s."createIssue", s."autoCloseIncident"
       FROM "projects" p
       LEFT JOIN LATERAL (SELECT * FROM "alert_management_http_integrations" i WHERE i."projectId" = p."id" AND ${selected} LIMIT 1) i ON true
+      LEFT JOIN "project_incident_management_settings" s ON s."projectId" = p."id"
       WHERE p."fullPath" = ${fullPath}`;
     if (!row) return null;
     const integration = row.active === null || row.token === null ? null : { active: row.active, token: row.token, payloadAttributeMapping: row.payloadAttributeMapping };
-    return { projectId: row.projectId, pendingDelete: row.pendingDelete, integration };
+    // A project without settings has GitLab's defaults: no incident per alert, incidents closed with their alerts.
+    const settings: IncidentSettings = { createIssue: row.createIssue ?? false, autoCloseIncident: row.autoCloseIncident ?? true };
+    return { projectId: row.projectId, pendingDelete: row.pendingDelete, integration, settings };
   }
 
   /**
@@ -287,13 +372,13 @@ export class AlertManagementService {
    * occurrence of an open alert (most notifications: a repeat) is one statement that counts it and announces the
    * change, with no transaction around it.
    */
-  private async record(projectId: number, alerts: readonly ParsedAlert[]): Promise<{ iid: number; title: string }[]> {
+  private async record(projectId: number, alerts: readonly ParsedAlert[]): Promise<AlertRecorded[]> {
     if (!alerts.length) return [];
     if (alerts.length === 1 && alerts[0]!.fingerprint) {
       const matched = await this.matchOpen(this.base.db, projectId, alerts[0]!, true);
-      if (matched) return [{ iid: matched.iid, title: matched.title }];
+      if (matched) return [matched];
     }
-    const out: { iid: number; title: string }[] = [];
+    const out: AlertRecorded[] = [];
     await this.base.db.$transaction(async (tx) => {
       let locked = false;
       for (const alert of alerts) {
@@ -303,7 +388,7 @@ export class AlertManagementService {
           locked = true;
         });
         if (!row) continue;
-        out.push({ iid: row.iid, title: row.title });
+        out.push(row);
         await this.base.publish(ALERT_CHANGED, { projectId, alertId: row.id, iid: row.iid, created: row.created } satisfies AlertChangedMessage, tx);
       }
     });
@@ -319,22 +404,22 @@ export class AlertManagementService {
     const update = Prisma.sql`
       UPDATE "alert_management_alerts" SET ${change}, "updatedAt" = now()
       WHERE "projectId" = ${projectId} AND "fingerprint" = ${a.fingerprint} AND "status" <> 'resolved'
-      RETURNING "id", "iid", "title"`;
+      RETURNING "id", "iid", "title", "issueId"`;
     if (!announce) {
       const [row] = await db.$queryRaw<AlertRecorded[]>`${update}`;
-      return row ? { ...row, created: false } : null;
+      return row ? { ...row, created: false, resolved: a.resolving } : null;
     }
     const message = { projectId, alertId: rowIdSlot('alert'), iid: rowIdSlot('iid'), created: false };
     const announcement = { topic: ALERT_CHANGED, payload: message, ids: { alert: Prisma.sql`"matched"."id"`, iid: Prisma.sql`"matched"."iid"` } };
     const [row] = await this.base.announce([announcement], (notify) =>
-      db.$queryRaw<AlertRecorded[]>`WITH "matched" AS (${update}) SELECT "matched"."id", "matched"."iid", "matched"."title" FROM "matched" CROSS JOIN LATERAL ${notify}`,
+      db.$queryRaw<AlertRecorded[]>`WITH "matched" AS (${update}) SELECT "matched"."id", "matched"."iid", "matched"."title", "matched"."issueId" FROM "matched" CROSS JOIN LATERAL ${notify}`,
       (rows) => rows.length > 0,
     );
-    return row ? { ...row, created: false } : null;
+    return row ? { ...row, created: false, resolved: a.resolving } : null;
   }
 
   private async recordOne(tx: Prisma.TransactionClient, projectId: number, a: ParsedAlert, lock: () => Promise<void>) {
-    type Row = AlertRecorded;
+    type Row = Omit<AlertRecorded, 'resolved'>;
     if (a.fingerprint) {
       const existing = await this.matchOpen(tx, projectId, a, false);
       if (existing) return existing;
@@ -350,8 +435,8 @@ export class AlertManagementService {
         ${a.fingerprint}, ${a.environment}, ${JSON.stringify(a.payload)}::jsonb, now())
       ON CONFLICT ("projectId", "fingerprint") WHERE "status" <> 'resolved' AND "fingerprint" IS NOT NULL
       DO UPDATE SET "events" = "alert_management_alerts"."events" + 1, "updatedAt" = now()
-      RETURNING "id", "iid", "title", (xmax = 0) AS "created"`;
-    return row!;
+      RETURNING "id", "iid", "title", (xmax = 0) AS "created", "issueId"`;
+    return { ...row!, resolved: false };
   }
 
   // Reading and working alerts.
@@ -363,6 +448,7 @@ export class AlertManagementService {
   private async filterWhere(project: ProjectRow, f: AlertFilters): Promise<Prisma.AlertManagementAlertWhereInput> {
     const and: Prisma.AlertManagementAlertWhereInput[] = [{ projectId: project.id }];
     if (f.iid != null) and.push({ iid: f.iid });
+    if (f.issueId != null) and.push({ issueId: f.issueId });
     if (f.statuses?.length) and.push({ status: { in: f.statuses } });
     if (f.search) {
       const contains = containsIgnoringCase(f.search);
@@ -429,10 +515,13 @@ export class AlertManagementService {
     return alert;
   }
 
-  /** GitLab's UpdateAlertStatus: any status to any other; resolving sets ended_at, leaving it clears it. */
-  async setStatus(project: ProjectRow, iid: number, status: AlertStatus): Promise<AlertRow> {
+  /**
+   * GitLab's UpdateAlertStatus: any status to any other; resolving sets ended_at, leaving it clears it, and resolving
+   * marks the viewer's pending to-do items about the alert done (the newest of them is the payload's `todo`).
+   */
+  async setStatus(project: ProjectRow, iid: number, status: AlertStatus): Promise<{ alert: AlertRow; todo: TodoRow | null }> {
     const alert = await this.updatable(project, iid);
-    if (alert.status === status) return alert;
+    if (alert.status === status) return { alert, todo: null };
     const updated = await this.base.db.$transaction(async (tx) => {
       try {
         const row = await tx.alertManagementAlert.update({ where: { id: alert.id }, data: { status, endedAt: status === 'resolved' ? new Date() : null } });
@@ -443,15 +532,20 @@ export class AlertManagementService {
         throw error;
       }
     });
-    return updated;
+    return { alert: updated, todo: status === 'resolved' ? await this.todos.alertResolved(updated) : null };
   }
 
-  /** GitLab's AlertSetAssignees: APPEND, REMOVE or REPLACE (the default); assignees must be able to read alerts. */
-  async setAssignees(project: ProjectRow, iid: number, usernames: string[], mode: 'append' | 'remove' | 'replace'): Promise<AlertRow> {
+  /**
+   * GitLab's AlertSetAssignees: APPEND, REMOVE or REPLACE (the default); assignees must be able to read alerts. Each
+   * user newly assigned gets an `assigned` to-do item (TodoService#reassigned_assignable); the payload's `todo` is the
+   * viewer's, when they assigned themselves.
+   */
+  async setAssignees(project: ProjectRow, iid: number, usernames: string[], mode: 'append' | 'remove' | 'replace'): Promise<{ alert: AlertRow; todo: TodoRow | null }> {
     const alert = await this.updatable(project, iid);
     const users = await Promise.all(usernames.map((u) => this.users.find({ path: u })));
     const ids = users.filter((u): u is NonNullable<typeof u> => !!u).map((u) => u.id);
-    return this.base.db.$transaction(async (tx) => {
+    const before = new Set((await this.base.db.alertManagementAlertAssignee.findMany({ where: { alertId: alert.id }, select: { userId: true } })).map((a) => a.userId));
+    const updated = await this.base.db.$transaction(async (tx) => {
       if (mode === 'replace') await tx.alertManagementAlertAssignee.deleteMany({ where: { alertId: alert.id } });
       if (mode === 'remove') await tx.alertManagementAlertAssignee.deleteMany({ where: { alertId: alert.id, userId: { in: ids } } });
       else if (ids.length) await tx.alertManagementAlertAssignee.createMany({ data: ids.map((userId) => ({ alertId: alert.id, userId })), skipDuplicates: true });
@@ -459,6 +553,109 @@ export class AlertManagementService {
       await this.base.publish(ALERT_CHANGED, { projectId: project.id, alertId: row.id, iid: row.iid, created: false } satisfies AlertChangedMessage, tx);
       return row;
     });
+    const added = mode === 'remove' ? [] : ids.filter((id) => !before.has(id));
+    const todos = await this.todos.alertAssigned(updated, added);
+    const viewerId = this.base.access.requireViewer().id;
+    return { alert: updated, todo: todos.find((t) => t.userId === viewerId) ?? null };
+  }
+
+  // Incidents of alerts (GitLab's alert_management_alerts.issue_id).
+
+  /** The alert's incident, when the viewer may read it (AlertType#issue); batched across a page of alerts. */
+  async issueOf(alert: AlertRow): Promise<IssueRow | null> {
+    if (alert.issueId === null) return null;
+    const issue = await this.base.loaders.issues.byId.load(alert.issueId);
+    return issue && (await this.issues.canRead(issue)) ? issue : null;
+  }
+
+  /**
+   * GitLab's CreateAlertIssue (AlertManagement::CreateAlertIssueService): Developers (`update_alert_management_alert`,
+   * else ResourceNotAvailable) who may create issues make an incident of the alert, written by them, linked to it.
+   * An alert with an incident keeps it: `An issue already exists`, in the payload with the alert.
+   */
+  async createIssue(project: ProjectRow, iid: number): Promise<{ alert: AlertRow; issue: IssueRow | null; errors: string[] }> {
+    const alert = await this.updatable(project, iid);
+    if (!(await this.base.access.can('create_issue', project))) return { alert, issue: null, errors: ['You have no permissions'] };
+    if (alert.issueId !== null) return { alert, issue: null, errors: [ISSUE_EXISTS] };
+    try {
+      const made = await this.openIncident(project, alert, this.base.access.requireViewer().id);
+      return { ...made, errors: [] };
+    } catch (error) {
+      if (!(error instanceof AlreadyLinked)) throw error;
+      return { alert: (await this.find(project, iid)) ?? alert, issue: null, errors: [ISSUE_EXISTS] };
+    }
+  }
+
+  /** An incident its viewer may manage (`admin_issue`, GitLab's authorize on IssueLinkAlerts and IssueUnlinkAlert). */
+  private async manageableIncident(project: ProjectRow, iid: number): Promise<IssueRow> {
+    const issue = await this.issues.get(project, iid);
+    await this.base.access.authorize('admin_issue', issueSubject(project, issue));
+    return issue;
+  }
+
+  /**
+   * GitLab's IssueLinkAlerts (IncidentManagement::LinkAlerts::CreateService): the alerts the references name, among
+   * those the viewer may read (`^alert#<iid>`, `<project path>^alert#<iid>`, or an alert's detail page URL), become the
+   * incident's, leaving any incident they had. References that name nothing readable are passed over.
+   */
+  async linkAlerts(project: ProjectRow, iid: number, references: readonly string[]): Promise<IssueRow> {
+    const issue = await this.manageableIncident(project, iid);
+    const alerts = await this.referencedAlerts(project, references);
+    if (alerts.length) {
+      await this.base.db.$transaction(async (tx) => {
+        for (const alert of alerts) {
+          if (alert.issueId === issue.id) continue;
+          await tx.alertManagementAlert.update({ where: { id: alert.id }, data: { issueId: issue.id } });
+          await this.base.publish(ALERT_CHANGED, { projectId: alert.projectId, alertId: alert.id, iid: alert.iid, created: false } satisfies AlertChangedMessage, tx);
+        }
+      });
+    }
+    return issue;
+  }
+
+  /** The alerts of these references the viewer may read, each once. */
+  private async referencedAlerts(project: ProjectRow, references: readonly string[]): Promise<AlertRow[]> {
+    const root = this.base.app.config.externalUrl.replace(/\/+$/, '');
+    const found = new Map<number, AlertRow>();
+    for (const text of references.join(' ').split(/\s+/)) {
+      if (!text) continue;
+      let path: string | null = null;
+      let number: string | null = null;
+      const short = /^(?:([\w.\-/]+))?\^alert#(\d{1,10})$/.exec(text);
+      if (short) [path, number] = [short[1] ?? null, short[2]!];
+      else if (text.startsWith(`${root}/`)) {
+        const url = /^(.+)\/-\/alert_management\/(\d{1,10})\/details\/?$/.exec(text.slice(root.length + 1));
+        if (url) [path, number] = [url[1]!, url[2]!];
+      }
+      if (number === null) continue;
+      const target = path === null || path === project.fullPath ? project : await this.projects.find({ path });
+      if (!target) continue;
+      const alert = await this.find(target, Number(number));
+      if (alert) found.set(alert.id, alert);
+    }
+    return [...found.values()];
+  }
+
+  /**
+   * GitLab's IssueUnlinkAlert (IncidentManagement::LinkAlerts::DestroyService): the alert leaves the incident; an
+   * alert of another incident, or of none, is left as it is. An alert that does not exist is ResourceNotAvailable.
+   */
+  async unlinkAlert(project: ProjectRow, iid: number, alertId: number): Promise<IssueRow> {
+    const issue = await this.manageableIncident(project, iid);
+    const alert = await this.base.db.alertManagementAlert.findUnique({ where: { id: alertId } });
+    if (!alert) throw notFound('Alert');
+    await this.base.db.$transaction(async (tx) => {
+      const rows = await tx.alertManagementAlert.updateMany({ where: { id: alert.id, issueId: issue.id }, data: { issueId: null } });
+      if (rows.count) await this.base.publish(ALERT_CHANGED, { projectId: alert.projectId, alertId: alert.id, iid: alert.iid, created: false } satisfies AlertChangedMessage, tx);
+    });
+    return issue;
+  }
+
+  /** The incident's alerts the viewer may read (Issue.alertManagementAlerts): its project's, under the list's filters. */
+  async alertsOfIssue(issue: IssueRow, f: AlertFilters, page: PageArgs) {
+    const project = await this.base.loaders.projects.byId.load(issue.projectId);
+    if (!project || !(await this.base.access.can('read_alert_management_alert', project))) return null;
+    return this.list(project, { ...f, issueId: issue.id }, page);
   }
 
   async assignees(alert: AlertRow, page: PageArgs) {

@@ -17,7 +17,12 @@ export const incidentManagementResolvers = {
   Mutation: {
     projectIncidentManagementSettingUpdate: async (_: unknown, args: { fullPath: string } & IncidentManagementSettingChanges, ctx: Context) => {
       const project = await ctx.services.projects.get(parseRef(args.fullPath, 'Project', 'fullPath'));
-      return { incidentManagementSetting: await ctx.services.incident_management.update(project, { slaTimer: args.slaTimer, slaTimerMinutes: args.slaTimerMinutes }) };
+      return { incidentManagementSetting: await ctx.services.incident_management.update(project, {
+          slaTimer: args.slaTimer,
+          slaTimerMinutes: args.slaTimerMinutes,
+          createIssue: args.createIssue,
+          autoCloseIncident: args.autoCloseIncident,
+        }) };
     },
   },
 };

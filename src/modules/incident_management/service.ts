@@ -1,7 +1,9 @@
 /**
  * A project's incident management settings (GitLab's IncidentManagement::ProjectIncidentManagementSetting): the SLA
- * countdown timer of its incidents, which sla.ts applies as incidents are made. Maintainers manage them
- * (`admin_operations`, as GitLab's Settings > Monitor page).
+ * countdown timer of its incidents, which sla.ts applies as incidents are made, and whether alerts get incidents of
+ * their own as they come in (`createIssue`) and close them when the integration resolves them (`autoCloseIncident`),
+ * which alert ingestion reads (src/modules/alert_management). Maintainers manage them (`admin_operations`, as GitLab's
+ * Settings > Monitor page).
  */
 import { invalid } from '../../errors.js';
 import type { ServiceBase } from '../module.js';
@@ -25,14 +27,26 @@ const BATCH = 1000;
 export interface IncidentManagementSetting {
   slaTimer: boolean;
   slaTimerMinutes: number | null;
+  createIssue: boolean;
+  autoCloseIncident: boolean;
 }
 
 export interface IncidentManagementSettingChanges {
   slaTimer?: boolean | null;
   slaTimerMinutes?: number | null;
+  createIssue?: boolean | null;
+  autoCloseIncident?: boolean | null;
 }
 
-const DEFAULTS: IncidentManagementSetting = { slaTimer: false, slaTimerMinutes: null };
+/** GitLab's column defaults: no SLA, no incident per alert, incidents closed with their alerts. */
+const DEFAULTS: IncidentManagementSetting = { slaTimer: false, slaTimerMinutes: null, createIssue: false, autoCloseIncident: true };
+
+const settingOf = (row: IncidentManagementSetting): IncidentManagementSetting => ({
+  slaTimer: row.slaTimer,
+  slaTimerMinutes: row.slaTimerMinutes,
+  createIssue: row.createIssue,
+  autoCloseIncident: row.autoCloseIncident,
+});
 
 export class IncidentManagementService {
   constructor(
@@ -50,9 +64,10 @@ export class IncidentManagementService {
     return this.read(project.id);
   }
 
-  private async read(projectId: number): Promise<IncidentManagementSetting> {
+  /** The project's settings as the server acts on them (no viewer's check: ingestion reads them). */
+  async read(projectId: number): Promise<IncidentManagementSetting> {
     const row = await this.db.projectIncidentManagementSetting.findUnique({ where: { projectId } });
-    return row ? { slaTimer: row.slaTimer, slaTimerMinutes: row.slaTimerMinutes } : DEFAULTS;
+    return row ? settingOf(row) : DEFAULTS;
   }
 
   /**
@@ -65,6 +80,8 @@ export class IncidentManagementService {
     const next: IncidentManagementSetting = {
       slaTimer: changes.slaTimer ?? current.slaTimer,
       slaTimerMinutes: changes.slaTimerMinutes !== undefined ? changes.slaTimerMinutes : current.slaTimerMinutes,
+      createIssue: changes.createIssue ?? current.createIssue,
+      autoCloseIncident: changes.autoCloseIncident ?? current.autoCloseIncident,
     };
     if (next.slaTimer) {
       const minutes = next.slaTimerMinutes;
@@ -77,7 +94,7 @@ export class IncidentManagementService {
       create: { projectId: project.id, ...next },
       update: next,
     });
-    return { slaTimer: row.slaTimer, slaTimerMinutes: row.slaTimerMinutes };
+    return settingOf(row);
   }
 
   /**

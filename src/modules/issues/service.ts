@@ -17,6 +17,7 @@ import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import type { LabelsService } from '../labels/service.js';
 import { issuableConditions } from './finder.js';
 import { markIssuableSlaClosed, startIssuableSla } from '../incident_management/sla.js';
+import { resolveIncidentAlerts } from '../alert_management/incidents.js';
 import type { EscalationStatus, HealthStatus, IssueType, Severity } from './incidents.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -372,9 +373,9 @@ export class IssuesService {
   }
 
   /** Records the issue's event; who sees it is its readers (activity.ts), so a confidential issue's are recorded too. */
-  private event(project: ProjectRow, issue: { id: number; iid: number; title: string }, action: 'created' | 'closed' | 'reopened', tx: Prisma.TransactionClient) {
+  private event(project: ProjectRow, issue: { id: number; iid: number; title: string }, action: 'created' | 'closed' | 'reopened', tx: Prisma.TransactionClient, authorId?: number) {
     return this.activity.record(
-      { action, authorId: this.base.access.requireViewer().id, project, targetType: ISSUE, targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title },
+      { action, authorId: authorId ?? this.base.access.requireViewer().id, project, targetType: ISSUE, targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title },
       tx,
     );
   }
@@ -505,6 +506,7 @@ export class IssuesService {
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
       if (data.issueType) await startIssuableSla(tx, updated);
       if (data.state) await markIssuableSlaClosed(tx, issue.id, state === 'closed');
+      if (data.state === 'closed') await resolveIncidentAlerts(tx, this.base, issue.id);
       await this.events.issuables.updated(tx, issue, updated, labelChange, viewer.id);
       if (data.state) {
         await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
@@ -514,6 +516,76 @@ export class IssuesService {
     });
     await this.todos.issueChanged(project, issue, updated);
     return updated;
+  }
+
+  /**
+   * An incident made for an alert (IncidentManagement::Incidents::CreateService given an alert), written by `authorId`:
+   * the user who asked (the caller checked they may create issues) or the alert bot. `title` gets the new iid (GitLab
+   * renames an untitled alert's incident `New: Incident <iid>`); `link` runs in the issue's transaction.
+   */
+  async createIncident(
+    project: ProjectRow,
+    fields: { title: (iid: number) => string; description: string; severity: Severity },
+    authorId: number,
+    link: (tx: Prisma.TransactionClient, issue: IssueRow) => Promise<void>,
+  ): Promise<IssueRow> {
+    const created = await this.db.$transaction(async (tx) => {
+      await lockForIid(tx, project.id);
+      const { _max } = await tx.issue.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
+      const iid = (_max.iid ?? 0) + 1;
+      const draft = { title: fields.title(iid).trim(), description: fields.description, weight: null };
+      const errors = issueErrors(draft);
+      if (Object.keys(errors).length) throw invalid(errors);
+      const at = new Date();
+      const issue = await tx.issue.create({
+        data: {
+          ...draft,
+          issueType: 'incident',
+          escalationStatus: 'triggered',
+          severity: fields.severity,
+          projectId: project.id,
+          iid,
+          authorId,
+          createdAt: at,
+          updatedAt: at,
+        },
+        include: withAssignees,
+      });
+      await startIssuableSla(tx, issue);
+      await this.events.issuables.created(tx, issue, [], authorId);
+      await this.event(project, issue, 'created', tx, authorId);
+      await link(tx, issue);
+      await this.announce(tx, project, null, issue.id, 'open', authorId);
+      return issue;
+    });
+    // Mentions in the description are the asking user's; the alert bot makes no to-do items.
+    if (this.base.viewer?.id === authorId) await this.todos.issueChanged(project, null, created);
+    return created;
+  }
+
+  /**
+   * Closes an incident whose alert the integration resolved (IncidentManagement::CloseIncidentWorker, as the alert bot
+   * `userId`), with its close event and GitLab's note `automatically closed this incident because the alert resolved`.
+   * Nothing when it is no longer an open incident. In the caller's transaction.
+   */
+  async closeResolvedIncident(tx: Prisma.TransactionClient, issueId: number, userId: number): Promise<void> {
+    const issue = await tx.issue.findUnique({ where: { id: issueId }, include: withAssignees });
+    if (!issue || issue.state !== 'opened' || issue.issueType !== 'incident') return;
+    const project = await this.base.loaders.projects.byId.load(issue.projectId);
+    if (!project) return;
+    const before = await this.hookIssue(tx, issue.id);
+    const at = new Date();
+    const closed = await tx.issue.update({
+      where: { id: issue.id },
+      data: { state: 'closed', closedAt: at, closedById: userId, escalationStatus: 'resolved', updatedAt: at },
+      include: withAssignees,
+    });
+    await markIssuableSlaClosed(tx, issue.id, true);
+    await resolveIncidentAlerts(tx, this.base, issue.id);
+    await this.events.recordStateChange(tx, { type: ISSUE, id: issue.id, projectId: issue.projectId, groupId: null }, 'closed', userId, at);
+    await this.events.issuables.note(tx, closed, userId, 'automatically closed this incident because the alert resolved', at);
+    await this.event(project, closed, 'closed', tx, userId);
+    await this.announce(tx, project, before, issue.id, 'close', userId);
   }
 
   /** Moving and cloning issues to other projects (move.ts), announced as this service announces issues. */
@@ -638,7 +710,7 @@ export class IssuesService {
    * hear; and the Issue Hook (`confidential_issue_hooks` for a confidential issue) for the project's hooks that hear
    * it, with `changes` from `before` (null: the issue was just opened). Nothing when nothing changed.
    */
-  private async announce(tx: Prisma.TransactionClient, project: ProjectRow, before: HookIssue | null, id: number, action: IssueHookAction): Promise<void> {
+  private async announce(tx: Prisma.TransactionClient, project: ProjectRow, before: HookIssue | null, id: number, action: IssueHookAction, actorId?: number): Promise<void> {
     const after = await this.hookIssue(tx, id);
     const parts = before ? changedParts(before, after) : [];
     const incidentFields = (i: HookIssue) => [i.discussionLocked, i.issueType, i.severity, i.escalationStatus, i.healthStatus].join();
@@ -646,7 +718,7 @@ export class IssuesService {
     if (parts.length) await this.base.publish(ISSUE_UPDATED, { issueId: id, projectId: project.id, parts } satisfies IssueUpdatedMessage, tx);
     const trigger = after.confidential ? 'confidential_issue_hooks' : 'issue_hooks';
     if (!(await hookHeard(tx, trigger, project.id))) return;
-    const user = await tx.user.findUniqueOrThrow({ where: { id: this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
+    const user = await tx.user.findUniqueOrThrow({ where: { id: actorId ?? this.base.access.requireViewer().id }, select: { id: true, name: true, username: true, email: true } });
     const data = issueData({ issue: after, before, action, project: hookProjectOf(project), user, externalUrl: this.base.app.config.externalUrl });
     await enqueueHookEvent(this.base.app.jobs, { trigger, projectId: project.id, branch: null, data }, tx);
   }

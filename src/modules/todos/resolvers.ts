@@ -142,7 +142,8 @@ export const todosResolvers = {
     alertTodoCreate: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
       const project = await projectPath(ctx, args.projectPath);
       const alert = await ctx.services.alert_management.get(project, iidOf(args.iid));
-      return ctx.services.todos.markAlert(project, alert);
+      // The payload's `issue` is the alert's incident, as the other alert mutations answer it.
+      return { ...(await ctx.services.todos.markAlert(project, alert)), issue: await ctx.services.alert_management.issueOf(alert) };
     },
   },
 };

@@ -197,6 +197,28 @@ export class TodosService {
   }
 
   /**
+   * TodoService#reassigned_assignable for an alert (AlertManagement::Alerts::UpdateService on new assignees): each user
+   * newly assigned, the viewer too, gets an `assigned` item unless one is pending. The items made.
+   */
+  alertAssigned(alert: AlertRow, userIds: readonly number[]): Promise<TodoRow[]> {
+    const viewer = this.base.access.requireViewer();
+    return this.createFor(userIds, { type: TODO_ALERT, id: alert.id, projectId: alert.projectId }, viewer.id, 'assigned');
+  }
+
+  /**
+   * TodoService#resolve_todos_for_target for an alert the viewer resolved (AlertManagement::Alerts::UpdateService): their
+   * pending items about it become done. The newest of them, as it is now, or null when they had none.
+   */
+  async alertResolved(alert: AlertRow): Promise<TodoRow | null> {
+    const viewer = this.base.access.requireViewer();
+    const pending = await this.db.todo.findMany({ where: { userId: viewer.id, state: 'pending', targetType: TODO_ALERT, targetId: alert.id }, select: { id: true }, orderBy: { id: 'desc' } });
+    if (!pending.length) return null;
+    await this.resolveFor(viewer.id, { type: TODO_ALERT, id: alert.id, projectId: alert.projectId });
+    const [newest] = await this.byIds([pending[0]!.id]);
+    return newest ?? null;
+  }
+
+  /**
    * TodoService#create_todos: one item per user who has none pending about the target (GitLab's single to-do per
    * target), all made at once.
    */
