@@ -39,6 +39,7 @@ import { MergeRequestVersions } from './versions.js';
 import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
+import { MergeRequestInteractions } from './interactions.js';
 
 export const MERGE_REQUEST = 'MergeRequest';
 
@@ -47,7 +48,7 @@ const eventResource = (mr: { id: number; projectId: number }): EventResource => 
 
 export const withPeople = {
   assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
-  reviewers: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
+  reviewers: { select: { userId: true, state: true }, orderBy: { createdAt: 'asc' } },
 } as const;
 
 export type MergeRequestRow = Prisma.MergeRequestGetPayload<{ include: typeof withPeople }>;
@@ -159,6 +160,8 @@ export class MergeRequestsService {
   readonly pipelines: MergeRequestPipelines;
   /** Diff versions (versions.ts). */
   readonly versions: MergeRequestVersions;
+  /** What is between each of its users and it (interactions.ts). */
+  readonly interactions: MergeRequestInteractions;
 
   constructor(
     private readonly base: ServiceBase,
@@ -174,6 +177,7 @@ export class MergeRequestsService {
     this.pipelines = new MergeRequestPipelines(base, this, pipelines);
     this.approvals = new MergeRequestApprovals(base, this, notes);
     this.versions = new MergeRequestVersions(base, repositories, this.git);
+    this.interactions = new MergeRequestInteractions(base, this);
   }
 
   private get db() {
@@ -943,13 +947,20 @@ export class MergeRequestsService {
 
   /** GitLab's participants: the author, assignees, reviewers and commenters, each once. */
   async participants(mr: MergeRequestRow): Promise<number[]> {
-    const commenters = await this.db.note.findMany({
-      where: { noteableType: MERGE_REQUEST, noteableId: mr.id, system: false },
-      select: { authorId: true },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
-    const ids = [mr.authorId, ...mr.assignees.map((a) => a.userId), ...mr.reviewers.map((r) => r.userId), ...commenters.map((n) => n.authorId)].filter((id): id is number => id !== null);
+    const commenters = await this.base.loaders.merge_requests.commenters.load(mr.id);
+    const ids = [mr.authorId, ...mr.assignees.map((a) => a.userId), ...mr.reviewers.map((r) => r.userId), ...commenters].filter((id): id is number => id !== null);
     return [...new Set(ids)];
+  }
+
+  /**
+   * MergeRequests::MarkReviewerReviewedService, for the viewer, in the caller's transaction: a reviewer who may update
+   * the merge request and starts a thread on it, or approves it, has reviewed it.
+   */
+  async markReviewed(tx: Prisma.TransactionClient, mr: MergeRequestRow): Promise<void> {
+    const viewer = this.base.access.viewer;
+    if (!viewer || !mr.reviewers.some((r) => r.userId === viewer.id && r.state !== 'reviewed')) return;
+    if (!(await this.base.access.can('update_merge_request', mergeRequestSubject(await this.projectOf(mr), mr)))) return;
+    await tx.mergeRequestReviewer.updateMany({ where: { mergeRequestId: mr.id, userId: viewer.id }, data: { state: 'reviewed' } });
   }
 
   /**
