@@ -111,7 +111,6 @@ const KNOWN: string[] = [
   "Issue.discussionLocked: type Boolean, GitLab's Boolean!",
   'IssueType: lacks REQUIREMENT, TEST_CASE',
   "MergeRequest.discussionLocked: type Boolean, GitLab's Boolean!",
-  'MergeRequestSort: lacks CLOSED_AT_ASC, CLOSED_AT_DESC',
   'MergeRequestUpdateInput.timeEstimate: missing',
   "MetricImage.url: type String, GitLab's String!",
   "Note.position: type JSON, GitLab's DiffPosition",

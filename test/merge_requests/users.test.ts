@@ -43,7 +43,7 @@ async function users(iid: number, token = owner.token) {
   return res.body.data.project.mergeRequest;
 }
 
-const byName = (nodes: { username: string }[]) => Object.fromEntries(nodes.map((n) => [n.username, n]));
+const byName = (nodes: { username: string }[]): Record<string, any> => Object.fromEntries(nodes.map((n) => [n.username, n]));
 
 beforeAll(async () => {
   [owner, developer, maintainer, reporter] = await Promise.all([createUser(t), createUser(t), createUser(t), createUser(t)]);

@@ -61,6 +61,8 @@ const SORTS: Record<string, [MergeRequestOrderBy, 'asc' | 'desc']> = {
   updated_asc: ['updated_at', 'asc'],
   MERGED_AT_ASC: ['merged_at', 'asc'],
   MERGED_AT_DESC: ['merged_at', 'desc'],
+  CLOSED_AT_ASC: ['closed_at', 'asc'],
+  CLOSED_AT_DESC: ['closed_at', 'desc'],
   TITLE_ASC: ['title', 'asc'],
   TITLE_DESC: ['title', 'desc'],
   PRIORITY_ASC: ['priority', 'asc'],

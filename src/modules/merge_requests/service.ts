@@ -55,7 +55,8 @@ export type MergeRequestRow = Prisma.MergeRequestGetPayload<{ include: typeof wi
 
 export type MergeRequestScope = { project: ProjectRow } | { group: NamespaceRow } | { all: true };
 
-export type MergeRequestOrderBy = 'created_at' | 'updated_at' | 'merged_at' | 'title' | 'priority' | 'label_priority' | 'milestone_due' | 'popularity';
+/** REST's `order_by` values, and GraphQL's `closed_at` (MergeRequestSort's CLOSED_AT_*, which REST's sort options lack). */
+export type MergeRequestOrderBy = 'created_at' | 'updated_at' | 'merged_at' | 'closed_at' | 'title' | 'priority' | 'label_priority' | 'milestone_due' | 'popularity';
 
 /** MergeRequestsFinder's filters, as the Merge Requests API names them. */
 export interface MergeRequestFilters {
@@ -287,6 +288,9 @@ export class MergeRequestsService {
         return [{ title: sort }, id];
       case 'merged_at':
         return [{ mergedAt: { sort, nulls: 'last' } }, id];
+      // GitLab's order_closed_at_*: metrics.latest_closed_at, set when it is closed and cleared when it is reopened.
+      case 'closed_at':
+        return [{ closedAt: { sort, nulls: 'last' } }, id];
       case 'priority':
       case 'label_priority':
       case 'milestone_due':
