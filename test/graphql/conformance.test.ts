@@ -74,7 +74,8 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
  * notes, epics, alerts, packages, snippets, environments and releases domains had landed); these are what that
  * showed. Input fields of features the product lacks (iterations, internal notes, resolving discussions from an
  * issue, cluster agents, uploaded snippet files, time estimates), enum values of such features (requirements, test
- * cases, external status checks, security policies, status page publication), a type GitLab splits where we share
+ * cases, external status checks, security policies, status page publication; 16.3's BROKEN_STATUS, which GitLab later
+ * split into the COMMITS_STATUS and CONFLICT this server answers for MergeRequest#broken?), a type GitLab splits where we share
  * one (Prometheus integrations, merge request users), REST-shaped nullability (discussion_locked is null in REST
  * until set), and alert mutations' incident and to-do fields (alerts cannot open incidents yet). Mend one, then
  * remove its line.

@@ -236,6 +236,17 @@ export class MergeRequestGit {
     return pipeline && (ACTIVE_STATUSES as readonly string[]).includes(pipeline.status) ? 'ci_still_running' : 'ci_must_pass';
   }
 
+  /**
+   * MergeRequest#broken?: it has no commits, its source or target branch is missing, or it cannot be merged (conflicts).
+   * No strategy of auto-merge is available for a broken merge request (AutoMerge::BaseService#available_for?). Its
+   * detailed merge status names which (COMMITS_STATUS, CONFLICT: GitLab's CheckCommitsStatusService and
+   * CheckConflictStatusService, which took the place of 16.3's CheckBrokenStatusService and its BROKEN_STATUS).
+   */
+  async broken(mr: MergeRequestRow): Promise<boolean> {
+    const state = await this.state(mr);
+    return !state.sourceExists || !state.hasCommits || state.conflicts;
+  }
+
   /** GitLab's (deprecated) merge_status: `cannot_be_merged` when an open merge request conflicts or lost its source. */
   async mergeStatus(mr: MergeRequestRow): Promise<string> {
     if (mr.state !== 'opened') return 'can_be_merged';

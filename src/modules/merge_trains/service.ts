@@ -241,7 +241,8 @@ export class MergeTrainsService {
 
   /** Whether `strategy` is available for the merge request now (AutoMerge::*Service#available_for?). */
   async available(project: ProjectRow, mr: MergeRequestRow, strategy: string): Promise<boolean> {
-    if (!mergeTrainsEnabled(project) || mr.state !== 'opened' || mr.draft) return false;
+    // AutoMerge::BaseService#available_for?: open, not broken (no commits, a branch missing, conflicts).
+    if (!mergeTrainsEnabled(project) || mr.state !== 'opened' || mr.draft || (await this.mergeRequests.git.broken(mr))) return false;
     const head = await this.pipelines.headForMergeRequest(mr);
     if (strategy === ADD_TO_MERGE_TRAIN) return !!head && (head.status === 'created' || (ACTIVE_STATUSES as readonly string[]).includes(head.status));
     if (!head || !isCompleted(head.status)) return false;
