@@ -336,7 +336,15 @@ export const mergeRequestResolvers = {
       };
       if (assigneeId != null && rest.assigneeIds == null) changes.assigneeIds = assigneeId > 0 ? [assigneeId] : [];
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
-      return { mergeRequest: await ctx.services.merge_requests.update(project, iidOf(iid), changes) };
+      const before = changes.stateEvent === 'close' ? await ctx.services.merge_requests.get(project, iidOf(iid)) : null;
+      const mergeRequest = await ctx.services.merge_requests.update(project, iidOf(iid), changes);
+      // MergeRequests::CloseService#abort_auto_merge: a train's car leaves at once, another auto-merge is aborted.
+      if (before?.state === 'opened' && mergeRequest.state === 'closed' && before.autoMergeEnabled) {
+        const reason = 'merge request was closed';
+        if (!(await ctx.services.merge_trains.abort(project, before, reason))) await ctx.services.merge_requests.abortAutoMerge(before, reason);
+        return { mergeRequest: await ctx.services.merge_requests.get(project, mergeRequest.iid) };
+      }
+      return { mergeRequest };
     },
     mergeRequestAccept: async (
       _: unknown,

@@ -171,7 +171,7 @@ export class MergeRequestsService {
     readonly repositories: RepositoriesService,
     private readonly issues: IssuesService,
     private readonly events: ResourceEventsService,
-    notes: NotesService,
+    private readonly notes: NotesService,
     pipelines: PipelinesService,
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
@@ -772,6 +772,26 @@ export class MergeRequestsService {
       data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: new Date() },
     });
     return this.get(project, mr.iid);
+  }
+
+  /**
+   * AutoMerge::BaseService#abort for merge when the pipeline succeeds or checks pass (the merge trains' strategies are
+   * merge_trains' own): the auto-merge reset, as cancelling does, and GitLab's note naming why, as the viewer. Answers
+   * whether there was one to abort.
+   */
+  async abortAutoMerge(mr: MergeRequestRow, reason: string): Promise<boolean> {
+    const viewer = this.base.access.requireViewer();
+    if (!mr.autoMergeEnabled) return false;
+    return this.db.$transaction(async (tx) => {
+      const at = new Date();
+      const { count } = await tx.mergeRequest.updateMany({
+        where: { id: mr.id, autoMergeEnabled: true, state: { not: 'merged' } },
+        data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: at },
+      });
+      if (count === 0) return false;
+      await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, `aborted the automatic merge because ${reason}`, at);
+      return true;
+    });
   }
 
   /**

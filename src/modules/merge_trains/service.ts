@@ -225,6 +225,35 @@ export class MergeTrainsService {
   }
 
   /**
+   * AutoMergeService#abort with a train strategy (the merge request closed: MergeRequests::CloseService's
+   * `merge request was closed`): a merge request on the train leaves it at once, its car destroyed, with GitLab's note
+   * `removed this merge request from the merge train because <reason>`, and the cars behind it restart on the train
+   * without it; one waiting to board stops waiting (`aborted automatic add to merge train because <reason>`). False
+   * when its auto-merge is not a train's.
+   */
+  async abort(project: ProjectRow, mr: MergeRequestRow, reason: string): Promise<boolean> {
+    const viewer = this.base.access.requireViewer();
+    if (mr.autoMergeStrategy === MERGE_TRAIN) {
+      await this.leave(project, mr, viewer.id, `removed this merge request from the merge train because ${reason}`);
+      return true;
+    }
+    if (mr.autoMergeStrategy !== ADD_TO_MERGE_TRAIN || !mr.autoMergeEnabled) return false;
+    await this.db.$transaction(async (tx) => {
+      await this.resetAutoMerge(tx, mr);
+      await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, `aborted automatic add to merge train because ${reason}`, new Date());
+    });
+    return true;
+  }
+
+  /** GitLab's reset_auto_merge, whatever the merge request's state short of merged (a closed one leaves the train too). */
+  private async resetAutoMerge(tx: Prisma.TransactionClient, mr: MergeRequestRow): Promise<void> {
+    await tx.mergeRequest.updateMany({
+      where: { id: mr.id, state: { not: 'merged' } },
+      data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: new Date() },
+    });
+  }
+
+  /**
    * The head pipeline of a merge request waiting to board finished (AddToMergeTrainWhenPipelineSucceedsService#process
    * and #abort, as its merge user): it boards when `merge_train` is available now, otherwise stops waiting with a note.
    */
@@ -313,7 +342,7 @@ export class MergeTrainsService {
     const left = await this.db.$transaction(async (tx) => {
       const { count } = await tx.mergeTrainCar.deleteMany({ where: { id: car.id, status: { in: [...ACTIVE_CAR_STATUSES] } } });
       if (count === 0) return false;
-      await tx.mergeRequest.updateMany({ where: { id: mr.id, state: 'opened' }, data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: new Date() } });
+      await this.resetAutoMerge(tx, mr);
       if (authorId !== null) await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, authorId, note, new Date());
       await this.refresh.queue(project.id, mr.targetBranch, `leave:${mr.id}:${Date.now()}`, tx);
       return true;

@@ -4,8 +4,9 @@
  * into the train ref of the car ahead (the target branch head for the first), and a pipeline on it. A car whose
  * pipeline no longer runs on what is ahead of it (a car left, the target moved, its source moved) gets a new ref and
  * pipeline; the first car whose pipeline succeeded merges, the target branch fast-forwarded to its train ref's commit
- * (GitLab's merge from the train ref); a car whose pipeline did not succeed, or whose ref cannot be built, leaves the
- * train with a system note, and the cars behind it are rebuilt in the same pass.
+ * (GitLab's merge from the train ref) and its source branch removed as an ordinary merge removes it; a car whose
+ * pipeline did not succeed, or whose ref cannot be built, leaves the train with a system note, and the cars behind it
+ * are rebuilt in the same pass.
  */
 import type { RawQuerier } from '../../db/database.js';
 import type { Repository } from '../../git/repository.js';
@@ -167,7 +168,9 @@ export class MergeTrainRefresh {
     const merged = await services.merge_requests.recordMerged(project, mr, { mergeCommitSha: pipeline.sha, squashCommitSha, headSha: pipeline.sourceSha, baseSha, startSha: target });
     const now = new Date();
     await this.trains.moveCar(car, { status: 'merged', mergedAt: now, duration: Math.round((now.getTime() - car.createdAt.getTime()) / 1000) });
-    await services.repositories.refsUpdated(project, car.userId, [{ ref: branchRef, before: target, after: pipeline.sha }]);
+    // As an ordinary merge: the source branch removed when the merge asked it or the merge request forces it.
+    const removed = await services.merge_requests.git.removeSourceBranch(project, mr, (mr.mergeParams ?? {}) as MergeOptions, repository);
+    await services.merge_requests.git.recordMergePush(project, car.userId, { ref: branchRef, before: target, after: pipeline.sha }, removed);
     if (car.targetBranch === project.defaultBranch) await services.merge_requests.closeIssuesOnMerge(project, merged);
     return true;
   }
