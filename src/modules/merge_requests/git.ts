@@ -43,6 +43,14 @@ export interface RemovedSource {
   update: RefUpdate;
 }
 
+/** What a merge tells its caller around the target branch's move (a merge skipping the merge train records it first). */
+export interface MergeHooks {
+  /** The merge commit is made; the target branch moves to it next. */
+  beforeTargetMoves?(mr: MergeRequestRow, mergeCommitSha: string): Promise<void>;
+  /** The target branch moved meanwhile: the merge did not happen. */
+  targetNotMoved?(mr: MergeRequestRow): Promise<void>;
+}
+
 export interface MergeOptions {
   sha?: string | null;
   squash?: boolean | null;
@@ -351,7 +359,7 @@ export class MergeRequestGit {
    * version's head, over a squashed commit with `squash`) moves the target branch only if it is still where it was
    * read; the source branch is removed when asked and allowed. Both moves are recorded as one push.
    */
-  async merge(project: ProjectRow, iid: number, options: MergeOptions): Promise<MergeRequestRow> {
+  async merge(project: ProjectRow, iid: number, options: MergeOptions, hooks: MergeHooks = {}): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
     const mr = await this.mergeRequests.get(project, iid);
     if (!(await this.repositories.canMergeToBranch(project, mr.targetBranch))) throw unauthenticated();
@@ -375,7 +383,11 @@ export class MergeRequestGit {
     const message = options.mergeCommitMessage || this.defaultMessage(project, mr);
     const mergeCommitSha = await repository.commitTree(tree, [target, squashCommitSha ?? source], withNewline(message), merger, merger);
     const targetRef = `refs/heads/${mr.targetBranch}`;
-    if (!(await repository.updateRef(targetRef, mergeCommitSha, target))) throw unprocessable('Branch cannot be merged');
+    await hooks.beforeTargetMoves?.(mr, mergeCommitSha);
+    if (!(await repository.updateRef(targetRef, mergeCommitSha, target))) {
+      await hooks.targetNotMoved?.(mr);
+      throw unprocessable('Branch cannot be merged');
+    }
     const removed = await this.removeSourceBranch(project, mr, options, repository);
     const baseSha = source === state.headSha ? state.baseSha : await repository.mergeBase(target, source);
     const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha, startSha: target });

@@ -357,6 +357,7 @@ export const mergeRequestResolvers = {
         strategy?: string | null;
         autoMerge?: boolean | null;
         mergeWhenPipelineSucceeds?: boolean | null;
+        skipMergeTrain?: boolean | null;
       },
       ctx: Context,
     ) => {
@@ -377,6 +378,10 @@ export const mergeRequestResolvers = {
         const head = await ctx.services.pipelines.headForMergeRequest(mr);
         const auto = await setAutoMerge(ctx.services.merge_requests, project, mr, head?.status ?? null, strategy, options);
         if (auto) return { mergeRequest: auto };
+      }
+      if (input.skipMergeTrain) {
+        const skipped = await ctx.services.merge_trains.mergeSkippingTrain(project, iidOf(input.iid), options);
+        if (skipped) return { mergeRequest: skipped };
       }
       return { mergeRequest: await git(ctx).merge(project, iidOf(input.iid), options) };
     },

@@ -15,7 +15,7 @@ import type { PipelineRow, PipelinesService } from '../pipelines/service.js';
 import { ACTIVE_STATUSES, isCompleted } from '../pipelines/status.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { mergeTrainsEnabled } from './settings.js';
+import { mergeTrainsEnabled, mergeTrainsSkipTrainAllowed } from './settings.js';
 import { MergeTrainRefresh } from './train.js';
 
 export type CarRow = Prisma.MergeTrainCarGetPayload<object>;
@@ -254,6 +254,33 @@ export class MergeTrainsService {
   }
 
   /**
+   * `PUT …/merge` with `skip_merge_train` where the project allows it (EE's MergeService#skipping_active_merge_train?):
+   * merged now, around the train, its `skip_merged` car recorded before the target branch moves (with the commit it
+   * moves to), so the train's refresh knows the move for a skipped merge and keeps its cars' pipelines. Null where
+   * skipping is not allowed (the caller merges as usual, and the train restarts on the moved target).
+   */
+  async mergeSkippingTrain(project: ProjectRow, iid: number, options: MergeOptions): Promise<MergeRequestRow | null> {
+    if (!mergeTrainsSkipTrainAllowed(project)) return null;
+    const viewer = this.base.access.requireViewer();
+    return this.mergeRequests.git.merge(project, iid, options, {
+      beforeTargetMoves: async (mr, mergeCommitSha) => {
+        await this.db.$transaction(async (tx) => {
+          const replaced = await tx.mergeTrainCar.findUnique({ where: { mergeRequestId: mr.id } });
+          if (replaced) await tx.mergeTrainCar.delete({ where: { id: replaced.id } });
+          await tx.mergeTrainCar.create({
+            data: { mergeRequestId: mr.id, userId: viewer.id, targetProjectId: project.id, targetBranch: mr.targetBranch, status: 'skip_merged', mergedAt: new Date(), mergeCommitSha },
+          });
+          // A car it was on the train with leaves it: the cars behind run again without it.
+          if (replaced && (ACTIVE_CAR_STATUSES as readonly string[]).includes(replaced.status)) await this.refresh.queue(project.id, mr.targetBranch, `skip:${mr.id}:${Date.now()}`, tx);
+        });
+      },
+      targetNotMoved: async (mr) => {
+        await this.db.mergeTrainCar.deleteMany({ where: { mergeRequestId: mr.id, status: 'skip_merged' } });
+      },
+    });
+  }
+
+  /**
    * The head pipeline of a merge request waiting to board finished (AddToMergeTrainWhenPipelineSucceedsService#process
    * and #abort, as its merge user): it boards when `merge_train` is available now, otherwise stops waiting with a note.
    */
@@ -398,6 +425,21 @@ export class MergeTrainsService {
     return this.db.mergeTrainCar.findMany({ where: { targetProjectId: projectId, targetBranch, status: { in: [...ACTIVE_CAR_STATUSES] } }, orderBy: { id: 'asc' }, take: limit });
   }
 
+  /**
+   * The train's newest merges (its merged and skip_merged cars' commits on the target), by commit: for each, whether it
+   * was skipped and, for a car merged from its train ref, that ref's commit (its pipeline's). What the refresh follows
+   * back from the target's head to the commit its cars' pipelines were built on (train.ts).
+   */
+  async mergesBySha(projectId: number, targetBranch: string, limit: number): Promise<Map<string, { skipped: boolean; trainSha: string | null }>> {
+    const cars = await this.db.mergeTrainCar.findMany({
+      where: { targetProjectId: projectId, targetBranch, status: { in: ['merged', 'skip_merged'] }, mergeCommitSha: { not: null } },
+      orderBy: { id: 'desc' },
+      take: limit,
+      select: { status: true, mergeCommitSha: true, pipeline: { select: { sha: true } } },
+    });
+    return new Map(cars.map((c) => [c.mergeCommitSha!, { skipped: c.status === 'skip_merged', trainSha: c.pipeline?.sha ?? null }]));
+  }
+
   /** The car whose train pipeline this is. */
   carOfPipeline(pipelineId: number): Promise<CarRow | null> {
     return this.db.mergeTrainCar.findFirst({ where: { pipelineId } });
@@ -408,7 +450,7 @@ export class MergeTrainsService {
   }
 
   /** Moves a car on, if it is still as it was read (`from`): false when another refresh or a removal got there first. */
-  async moveCar(car: CarRow, data: { status: string; pipelineId?: number | null; mergedAt?: Date; duration?: number }): Promise<boolean> {
+  async moveCar(car: CarRow, data: { status: string; pipelineId?: number | null; mergedAt?: Date; duration?: number; mergeCommitSha?: string }): Promise<boolean> {
     const { count } = await this.db.mergeTrainCar.updateMany({ where: { id: car.id, status: car.status, pipelineId: car.pipelineId }, data: { ...data, updatedAt: new Date() } });
     return count > 0;
   }
