@@ -56,10 +56,10 @@ export interface App {
  * loaded on the asking request's lane; projects' access subjects for live subscriptions, loaded on the read lane.
  */
 export function createApp(parts: Omit<App, 'memberships' | 'projectSubjects' | 'teardownProject'>): App {
-  const load = async (userId: number, lane: Lane) => {
+  const load = async (userIds: readonly number[], lane: Lane) => {
     const db = lane === 'read' ? parts.readDb : parts.db;
-    const [own, shared] = await Promise.all([loadMemberships(db, userId), loadSharedAccess(db, userId)]);
-    return { ...own, ...shared };
+    const [own, shared] = await Promise.all([loadMemberships(db, userIds), loadSharedAccess(db, userIds)]);
+    return new Map(userIds.map((id) => [id, { ...own.get(id)!, ...shared.get(id)! }]));
   };
   return {
     ...parts,

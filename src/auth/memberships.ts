@@ -33,7 +33,8 @@ export class MembershipCache {
 
   constructor(
     bus: Bus,
-    private readonly load: (userId: number, lane: Lane) => Promise<Memberships>,
+    /** Loads the memberships of these users, in one go. */
+    private readonly load: (userIds: readonly number[], lane: Lane) => Promise<ReadonlyMap<number, Memberships>>,
   ) {
     // Bus handlers run in the order messages arrive: an event published after a change is decided on it.
     this.unsubscribe = bus.subscribe(MEMBERSHIPS_CHANGED, (payload) => {
@@ -48,7 +49,15 @@ export class MembershipCache {
    * behind slow reads (a membership change forgets the entry, so the next write would).
    */
   of(userId: number, lane: Lane = 'read'): Promise<Memberships> {
-    return this.held.get(userId, () => this.load(userId, lane));
+    return this.held.get(userId, async () => (await this.load([userId], lane)).get(userId)!);
+  }
+
+  /** Several users' memberships, as `of` gives each: those not remembered loaded together, in one go. */
+  ofMany(userIds: readonly number[], lane: Lane = 'read'): Promise<Memberships[]> {
+    const missing = [...new Set(userIds.filter((id) => !this.held.peek(id)))];
+    let batch: Promise<ReadonlyMap<number, Memberships>> | undefined;
+    const loaded = (id: number) => (batch ??= this.load(missing, lane)).then((found) => found.get(id) ?? this.load([id], lane).then((one) => one.get(id)!));
+    return Promise.all(userIds.map((id) => this.held.get(id, () => loaded(id))));
   }
 
   /** The user's memberships if they are remembered and current, at once; undefined when they must be loaded. */

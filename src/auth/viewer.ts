@@ -33,7 +33,14 @@ export interface Viewer {
  * and no token; null when the user is gone or not active.
  */
 export async function userViewer(db: PrismaClient, userId: number): Promise<Viewer | null> {
-  const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, username: true, admin: true, external: true, bot: true, canCreateGroup: true, state: true } });
-  if (!user || user.state !== 'active') return null;
-  return { id: user.id, username: user.username, admin: user.admin, external: user.external, bot: user.bot, canCreateGroup: user.canCreateGroup, tokenId: 0, tokenExpiresAt: null, scopes: ['api'] };
+  return (await userViewers(db, [userId])).get(userId) ?? null;
+}
+
+/** userViewer for many users in one query: the active ones, by id. */
+export async function userViewers(db: PrismaClient, userIds: readonly number[]): Promise<Map<number, Viewer>> {
+  const users = await db.user.findMany({
+    where: { id: { in: [...userIds] }, state: 'active' },
+    select: { id: true, username: true, admin: true, external: true, bot: true, canCreateGroup: true },
+  });
+  return new Map(users.map((user) => [user.id, { ...user, tokenId: 0, tokenExpiresAt: null, scopes: ['api'] }]));
 }

@@ -11,6 +11,7 @@ import { enforceDeadline } from './deadline.js';
 import { enforceScopes } from './scopes.js';
 import { relayMutations } from './mutations.js';
 import { globalIdScalars } from './global-ids.js';
+import { resolveSameFields, withSameFields } from './same-fields.js';
 
 export const GRAPHQL_DIR = `${join(ROOT, 'graphql')}/`;
 export const REST_OPERATIONS_DIR = join(GRAPHQL_DIR, 'rest');
@@ -44,7 +45,7 @@ export function buildSchema(): GraphQLSchema {
     assumeValid: trusted,
     // Resolvers go onto the schema just built instead of into a copy of it (mapSchema: over two fifths of the build).
     updateResolversInPlace: true,
-    typeDefs,
+    typeDefs: withSameFields(typeDefs),
     resolvers: [
       { Time, Date: DateScalar, ISO8601Date: ISO8601DateScalar, Duration, BigInt: BigIntScalar, JSON: JSONScalar, Upload: UploadScalar, ...globalIdScalars },
       connectionResolvers(typeDefs),
@@ -52,5 +53,5 @@ export function buildSchema(): GraphQLSchema {
       ...modules.map((m) => m.resolvers),
     ],
   });
-  return enforceDeadline(enforceScopes(relayMutations(schema)));
+  return enforceDeadline(enforceScopes(relayMutations(resolveSameFields(schema))));
 }

@@ -127,7 +127,7 @@ async function servePrisma(): Promise<void> {
     owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null, owner_state: ns.owner?.state ?? null, owner_avatarUrl: ns.owner?.avatar ?? null,
   });
   // The server's memory of memberships too.
-  const remembered = new MembershipCache(quietBus, (userId) => loadMemberships(prisma, userId));
+  const remembered = new MembershipCache(quietBus, (userIds) => loadMemberships(prisma, userIds));
   const memberships = (userId: number) => remembered.of(userId);
   const web = express();
   web.set('query parser', 'extended');

@@ -4,7 +4,8 @@
  * request is opened and when they push to the fork branch (git CLI over HTTP); the upstream's developers run one in
  * the parent project through `POST …/pipelines` (on refs/merge-requests/<iid>/head, which only fetch_ref! writes);
  * CI_MERGE_REQUEST_* tell the target from the source project in both; `GET …/pipelines` and `head_pipeline` show
- * the fork's pipelines, and hide them from whoever may not read the fork's pipelines.
+ * the fork's pipelines, and hide them from whoever may not read the fork's pipelines. A parent that turns off
+ * ci_allow_fork_pipelines_to_run_in_parent_project has them run in the fork again.
  */
 import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -151,5 +152,25 @@ describe('merge request pipelines of a fork', () => {
     expect(next).toMatchObject({ project_id: upstream.id, ref: `refs/merge-requests/${iid}/head` });
     const path = t.server.app.repositories.path({ id: upstream.id, repositoryStorage: 'default' });
     expect(execFileSync('git', ['--git-dir', path, 'rev-parse', `refs/merge-requests/${iid}/head`]).toString().trim()).toBe(head);
+  });
+
+  it('runs in the fork again once the parent stops fork pipelines (ci_allow_fork_pipelines_to_run_in_parent_project)', async () => {
+    expect((await apiOk(t, maintainer.token, 'GET', `/projects/${upstream.id}`)).ci_allow_fork_pipelines_to_run_in_parent_project).toBe(true);
+    // Shown to Maintainers only, as GitLab's other CI/CD settings.
+    expect(await apiOk(t, contributor.token, 'GET', `/projects/${upstream.id}`)).not.toHaveProperty('ci_allow_fork_pipelines_to_run_in_parent_project');
+    const put = await apiOk(t, maintainer.token, 'PUT', `/projects/${upstream.id}`, { ci_allow_fork_pipelines_to_run_in_parent_project: false });
+    expect(put.ci_allow_fork_pipelines_to_run_in_parent_project).toBe(false);
+
+    const head = await pushToFork('fourth.txt', 'fourth\n', 'Add fourth');
+    const next = await eventually(async () => {
+      const res = await t.api('GET', mrPath('/pipelines'), { token: maintainer.token });
+      return (res.body as Pipeline[]).find((p) => p.source === 'merge_request_event' && p.sha === head);
+    });
+    expect(next).toMatchObject({ project_id: fork.id, ref: 'feature' });
+    // Asked of the parent by its maintainer, it is made in the fork too, where they may not run pipelines.
+    const refused = await t.api('POST', mrPath('/pipelines'), { token: maintainer.token });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ message: { base: ['Insufficient permissions to create a new pipeline'] } });
+    await apiOk(t, maintainer.token, 'PUT', `/projects/${upstream.id}`, { ci_allow_fork_pipelines_to_run_in_parent_project: true });
   });
 });

@@ -110,3 +110,28 @@ describe('mutations and queries', () => {
     expect(res.body.data.project).toBeNull();
   });
 });
+
+describe('MergeRequestSort CLOSED_AT_ASC and CLOSED_AT_DESC', () => {
+  it('orders by when each was last closed, open (and reopened) ones last either way', async () => {
+    const iids: string[] = [];
+    for (const name of ['closed-a', 'closed-b', 'closed-c', 'never-closed']) {
+      await branch(name, `${name}.txt`);
+      iids.push(String((await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: name, target_branch: 'main', title: name } })).body.iid));
+    }
+    const state = async (iid: string, stateEvent: 'close' | 'reopen') =>
+      expect((await t.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { token: owner.token, body: { state_event: stateEvent } })).status).toBe(200);
+    // b is closed first, then c, then a; c is reopened and closed again, so it was last closed after a.
+    await state(iids[1], 'close');
+    await state(iids[2], 'close');
+    await state(iids[0], 'close');
+    await state(iids[2], 'reopen');
+    await state(iids[2], 'close');
+    const sorted = async (sort: string) => {
+      const res = await t.graphql(`query($path: ID!, $iids: [String!], $sort: MergeRequestSort) { project(fullPath: $path) { mergeRequests(iids: $iids, sort: $sort) { nodes { iid closedAt } } } }`, { path: project.path_with_namespace, iids, sort }, owner.token);
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.project.mergeRequests.nodes.map((n: { iid: string }) => n.iid);
+    };
+    expect(await sorted('CLOSED_AT_ASC')).toEqual([iids[1], iids[0], iids[2], iids[3]]);
+    expect(await sorted('CLOSED_AT_DESC')).toEqual([iids[2], iids[0], iids[1], iids[3]]);
+  });
+});

@@ -137,6 +137,17 @@ describe('merge request pipelines', () => {
     expect(cancel.body).toEqual({ status: 'success' });
     expect((await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`)).body.merge_when_pipeline_succeeds).toBe(false);
 
+    // A broken merge request (MergeRequest#broken?: here, one that conflicts) is not set to auto-merge while its
+    // pipeline runs, as AutoMerge::BaseService#available_for? refuses it: the merge is not allowed.
+    await api.Branches.create(project.id, 'clash', 'main');
+    await commit(t, project.id, { 'clash.txt': 'theirs\n' }, 'clash');
+    await commit(t, project.id, { 'clash.txt': 'ours\n' });
+    const clash = await api.MergeRequests.create(project.id, 'clash', 'main', 'Clash');
+    await eventually(async () => (await t.api('GET', `/projects/${project.id}/merge_requests/${clash.iid}`)).body.head_pipeline);
+    const broken = await t.api('PUT', `/projects/${project.id}/merge_requests/${clash.iid}/merge`, { body: { merge_when_pipeline_succeeds: true } });
+    expect(broken.status, broken.text).toBe(405);
+    expect((await t.api('GET', `/projects/${project.id}/merge_requests/${clash.iid}`)).body).toMatchObject({ merge_when_pipeline_succeeds: false, detailed_merge_status: 'conflict' });
+
     const again = await api.MergeRequests.merge(project.id, mr.iid, { mergeWhenPipelineSucceeds: true });
     expect(again).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
     writeFileSync(gate, '');

@@ -294,6 +294,73 @@ describe('merge trains', () => {
     expect(await mrOf(train, iid)).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: false });
   });
 
+  it('takes a closed merge request off the train at once, restarts the car behind, which merges removing its source branch', async () => {
+    const train = await trainProject();
+    const id = train.project.id;
+    const closing = await readyMr(train, 'closing', 'closing.txt');
+    const behind = await readyMr(train, 'behind', 'behind.txt');
+    const base = await mainHead(train);
+    expect((await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${closing}`)).status).toBe(201);
+    // REST's merge with merge_when_pipeline_succeeds boards a trains project's train; should_remove_source_branch is kept for the train's merge.
+    const boarded = await t.api('PUT', `/projects/${id}/merge_requests/${behind}/merge`, { body: { merge_when_pipeline_succeeds: true, should_remove_source_branch: true } });
+    expect(boarded.status, boarded.text).toBe(200);
+    const jobs = await trainJobs(train, 2);
+    const stale = jobs.get(behind)!;
+
+    const closed = await t.api('PUT', `/projects/${id}/merge_requests/${closing}`, { body: { state_event: 'close' } });
+    expect(closed.status, closed.text).toBe(200);
+    expect(closed.body).toMatchObject({ state: 'closed', merge_when_pipeline_succeeds: false });
+    // Off the train as the close answers, not on the train's next pass.
+    expect((await t.api('GET', `/projects/${id}/merge_trains/merge_requests/${closing}`)).status).toBe(404);
+    const notes = await t.api('GET', `/projects/${id}/merge_requests/${closing}/notes?sort=asc`);
+    expect(notes.body.map((n: { body: string }) => n.body)).toEqual(['started a merge train', 'removed this merge request from the merge train because merge request was closed']);
+    await eventually(async () => (await t.api('GET', `/projects/${id}/pipelines?sha=${jobs.get(closing)!.git_info.sha}`)).body[0].status === 'canceled');
+
+    // The car behind runs again on main alone.
+    const [rebuilt] = [...(await trainJobs(train, 1)).values()];
+    expect(rebuilt.git_info.ref).toBe(`refs/merge-requests/${behind}/train`);
+    expect(rebuilt.git_info.sha).not.toBe(stale.git_info.sha);
+    expect((await parentsOf(train, rebuilt.git_info.sha))[0]).toBe(base);
+    await finish(train, rebuilt, 'success');
+    await eventually(async () => (await mrOf(train, behind)).state === 'merged');
+    expect(await mainHead(train)).toBe(rebuilt.git_info.sha);
+    expect((await t.api('GET', `/projects/${id}/repository/branches/behind`)).status).toBe(404);
+    expect((await t.api('GET', `/projects/${id}/repository/branches/closing`)).status).toBe(200);
+  });
+
+  it('merges around the train with skip_merge_train where allowed, keeping the cars’ pipelines, which then merge onto it', async () => {
+    const train = await trainProject();
+    const id = train.project.id;
+    const onTrain = await readyMr(train, 'riding', 'riding.txt');
+    const urgent = await readyMr(train, 'urgent', 'urgent.txt');
+    const base = await mainHead(train);
+    expect((await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${onTrain}`)).status).toBe(201);
+    const [riding] = [...(await trainJobs(train, 1)).values()];
+    expect((await parentsOf(train, riding.git_info.sha))[0]).toBe(base);
+
+    // Skipping the train is the project's choice (merge_trains_skip_train_allowed): merged now, a skip_merged car recorded.
+    const put = await t.api('PUT', `/projects/${id}`, { body: { merge_trains_skip_train_allowed: true } });
+    expect(put.body.merge_trains_skip_train_allowed).toBe(true);
+    const merged = await t.api('PUT', `/projects/${id}/merge_requests/${urgent}/merge`, { body: { skip_merge_train: true } });
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.state).toBe('merged');
+    const skippedHead = await mainHead(train);
+    expect(merged.body.merge_commit_sha).toBe(skippedHead);
+    const complete = await t.api('GET', `/projects/${id}/merge_trains?scope=complete`);
+    expect(complete.body.map((c: { merge_request: { iid: number }; status: string }) => [c.merge_request.iid, c.status])).toEqual([[urgent, 'skip_merged']]);
+
+    // The car keeps its pipeline (no new one, none canceled) and merges onto main as it is now, the skipped merge included.
+    await finish(train, riding, 'success');
+    await eventually(async () => (await mrOf(train, onTrain)).state === 'merged');
+    const head = await mainHead(train);
+    expect(await parentsOf(train, head)).toEqual([skippedHead, (await mrOf(train, onTrain)).sha]);
+    expect((await mrOf(train, onTrain)).merge_commit_sha).toBe(head);
+    const trainPipelines = await t.api('GET', `/projects/${id}/pipelines?ref=refs/merge-requests/${onTrain}/train`);
+    expect(trainPipelines.body.map((p: { status: string }) => p.status)).toEqual(['success']);
+    const tree = await t.api('GET', `/projects/${id}/repository/tree?ref=main`);
+    expect(tree.body.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['riding.txt', 'urgent.txt']));
+  });
+
   it('lets the car user or a Maintainer take a car off, and shows trains to Developers only', async () => {
     const train = await trainProject();
     const id = train.project.id;

@@ -6,17 +6,20 @@ import { countLoader } from '../../db/loader.js';
 import DataLoader from 'dataloader';
 
 /**
- * A user's unexpired direct memberships, by group (namespace) id and by project id: what every ability check
- * reads. Remembered across requests by the App's MembershipCache (src/auth/memberships.ts), which calls this.
+ * Users' unexpired direct memberships, by group (namespace) id and by project id: what every ability check
+ * reads. Remembered across requests by the App's MembershipCache (src/auth/memberships.ts), which calls this for
+ * one user, or for the users of a list whose abilities are asked at once (a merge request's reviewers).
  */
-export async function loadMemberships(db: PrismaClient, userId: number): Promise<Memberships> {
+export async function loadMemberships(db: PrismaClient, userIds: readonly number[]): Promise<Map<number, Memberships>> {
   const today = new Date(new Date().toISOString().slice(0, 10));
   const rows = await db.member.findMany({
-    where: { userId, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] },
-    select: { namespaceId: true, projectId: true, accessLevel: true },
+    where: { userId: { in: [...userIds] }, OR: [{ expiresAt: null }, { expiresAt: { gte: today } }] },
+    select: { userId: true, namespaceId: true, projectId: true, accessLevel: true },
   });
-  const held = { groups: new Map<number, number>(), projects: new Map<number, number>(), minimalGroups: new Set<number>() };
+  const byUser = new Map(userIds.map((id) => [id, { groups: new Map<number, number>(), projects: new Map<number, number>(), minimalGroups: new Set<number>() }]));
   for (const row of rows) {
+    const held = byUser.get(row.userId);
+    if (!held) continue;
     // Minimal Access is no level on anything below its group: held apart, so that no rule counts it as one.
     if (!isRole(row.accessLevel)) {
       if (row.namespaceId != null) held.minimalGroups.add(row.namespaceId);
@@ -25,7 +28,7 @@ export async function loadMemberships(db: PrismaClient, userId: number): Promise
     if (row.namespaceId != null) held.groups.set(row.namespaceId, row.accessLevel);
     if (row.projectId != null) held.projects.set(row.projectId, row.accessLevel);
   }
-  return held;
+  return byUser;
 }
 
 export function createMemberLoaders(db: PrismaClient) {

@@ -71,6 +71,8 @@ export class MergeRequestApprovals {
       const inserted = await tx.mergeRequestApproval.createMany({ data: [{ mergeRequestId: mr.id, userId: viewer.id, createdAt: at }], skipDuplicates: true });
       if (inserted.count === 0) return false;
       await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, 'approved this merge request', at);
+      // MergeRequests::ApprovedEvent marks an approving reviewer as having reviewed it (SetReviewerReviewedWorker).
+      await this.mergeRequests.markReviewed(tx, mr);
       await this.mergeRequests.event(project, mr, 'approved', tx);
       // MergeRequests::ApprovalService#execute_approval_hooks: `approved` once no approval is left to give (always, in Free).
       await this.mergeRequests.executeHooks(tx, project, mr.id, 'approved');

@@ -28,10 +28,12 @@ export function pipelineActive(status: string | null | undefined): boolean {
 
 /**
  * `PUT …/merge` with `merge_when_pipeline_succeeds` / `auto_merge`: while the head pipeline runs, the merge request is
- * set to merge when it succeeds (answered 200 with the merge request); otherwise null (the caller merges at once).
+ * set to merge when it succeeds (answered 200 with the merge request); otherwise null (the caller merges at once, or
+ * refuses). A broken merge request (no commits, a branch missing, conflicts) is never set to auto-merge, as
+ * AutoMerge::BaseService#available_for? asks `!broken?`.
  */
 export async function setAutoMerge(service: MergeRequestsService, project: ProjectRow, mr: MergeRequestRow, headStatus: string | null, strategy: string, options: MergeOptions): Promise<MergeRequestRow | null> {
-  if (!pipelineActive(headStatus)) return null;
+  if (!pipelineActive(headStatus) || (await service.git.broken(mr))) return null;
   return service.recordAutoMerge(project, mr, strategy, { ...options });
 }
 

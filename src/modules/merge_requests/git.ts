@@ -6,7 +6,7 @@
  */
 import { badRequest, conflict, forbidden, methodNotAllowed, notFound, unauthenticated, unprocessable } from '../../errors.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { RepositoryHistory, ZERO_SHA, type Repository, type Signature } from '../../git/repository.js';
+import { RepositoryHistory, ZERO_SHA, type RefUpdate, type Repository, type Signature } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import { mergeRequestHeadKey } from '../pipelines/loaders.js';
@@ -35,6 +35,20 @@ export interface MergeRequestGitState extends DiffRefs {
   /** The source has commits the target lacks. */
   hasCommits: boolean;
   conflicts: boolean;
+}
+
+/** A source branch a merge removed: its project (the target's, or a fork) and the ref's removal. */
+export interface RemovedSource {
+  project: ProjectRow;
+  update: RefUpdate;
+}
+
+/** What a merge tells its caller around the target branch's move (a merge skipping the merge train records it first). */
+export interface MergeHooks {
+  /** The merge commit is made; the target branch moves to it next. */
+  beforeTargetMoves?(mr: MergeRequestRow, mergeCommitSha: string): Promise<void>;
+  /** The target branch moved meanwhile: the merge did not happen. */
+  targetNotMoved?(mr: MergeRequestRow): Promise<void>;
 }
 
 export interface MergeOptions {
@@ -236,6 +250,17 @@ export class MergeRequestGit {
     return pipeline && (ACTIVE_STATUSES as readonly string[]).includes(pipeline.status) ? 'ci_still_running' : 'ci_must_pass';
   }
 
+  /**
+   * MergeRequest#broken?: it has no commits, its source or target branch is missing, or it cannot be merged (conflicts).
+   * No strategy of auto-merge is available for a broken merge request (AutoMerge::BaseService#available_for?). Its
+   * detailed merge status names which (COMMITS_STATUS, CONFLICT: GitLab's CheckCommitsStatusService and
+   * CheckConflictStatusService, which took the place of 16.3's CheckBrokenStatusService and its BROKEN_STATUS).
+   */
+  async broken(mr: MergeRequestRow): Promise<boolean> {
+    const state = await this.state(mr);
+    return !state.sourceExists || !state.hasCommits || state.conflicts;
+  }
+
   /** GitLab's (deprecated) merge_status: `cannot_be_merged` when an open merge request conflicts or lost its source. */
   async mergeStatus(mr: MergeRequestRow): Promise<string> {
     if (mr.state !== 'opened') return 'can_be_merged';
@@ -334,7 +359,7 @@ export class MergeRequestGit {
    * version's head, over a squashed commit with `squash`) moves the target branch only if it is still where it was
    * read; the source branch is removed when asked and allowed. Both moves are recorded as one push.
    */
-  async merge(project: ProjectRow, iid: number, options: MergeOptions): Promise<MergeRequestRow> {
+  async merge(project: ProjectRow, iid: number, options: MergeOptions, hooks: MergeHooks = {}): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
     const mr = await this.mergeRequests.get(project, iid);
     if (!(await this.repositories.canMergeToBranch(project, mr.targetBranch))) throw unauthenticated();
@@ -358,25 +383,17 @@ export class MergeRequestGit {
     const message = options.mergeCommitMessage || this.defaultMessage(project, mr);
     const mergeCommitSha = await repository.commitTree(tree, [target, squashCommitSha ?? source], withNewline(message), merger, merger);
     const targetRef = `refs/heads/${mr.targetBranch}`;
-    if (!(await repository.updateRef(targetRef, mergeCommitSha, target))) throw unprocessable('Branch cannot be merged');
-    const updates = [{ ref: targetRef, before: target, after: mergeCommitSha }];
-    const sourceUpdates: typeof updates = [];
-    const removeSource = options.shouldRemoveSourceBranch ?? mr.forceRemoveSourceBranch;
-    // The source branch is removed where it lives: in the fork, for a merge request from one.
-    const sourceProject = await this.sourceProjectOf(mr);
-    if (removeSource && sourceProject && (await this.mayRemoveSourceBranch(sourceProject, mr.sourceBranch))) {
-      const sourceRef = `refs/heads/${mr.sourceBranch}`;
-      const sourceRepository = sourceProject.id === project.id ? repository : await this.open(sourceProject);
-      // Branches::DeleteService removes the branch where it is now (a push after the reviewed head included).
-      const live = state.headSha!;
-      if (await sourceRepository.updateRef(sourceRef, ZERO_SHA, live)) (sourceProject.id === project.id ? updates : sourceUpdates).push({ ref: sourceRef, before: live, after: ZERO_SHA });
+    await hooks.beforeTargetMoves?.(mr, mergeCommitSha);
+    if (!(await repository.updateRef(targetRef, mergeCommitSha, target))) {
+      await hooks.targetNotMoved?.(mr);
+      throw unprocessable('Branch cannot be merged');
     }
+    const removed = await this.removeSourceBranch(project, mr, options, repository);
     const baseSha = source === state.headSha ? state.baseSha : await repository.mergeBase(target, source);
     const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha, startSha: target });
     // What was read of it open (the live branch heads) is no longer its state: the merged heads are.
     this.forget(mr.id);
-    await this.repositories.refsUpdated(project, viewer.id, updates);
-    if (sourceProject && sourceUpdates.length) await this.repositories.refsUpdated(sourceProject, viewer.id, sourceUpdates);
+    await this.recordMergePush(project, viewer.id, { ref: targetRef, before: target, after: mergeCommitSha }, removed);
     if (mr.targetBranch === project.defaultBranch) await this.mergeRequests.closeIssuesOnMerge(project, merged);
     return merged;
   }
@@ -500,6 +517,30 @@ export class MergeRequestGit {
   }
 
   /** GitLab's can_remove_source_branch?: not the default branch, not protected, and the viewer may push to it. */
+  /**
+   * A merge's removal of its source branch (MergeRequests::PostMergeService, with `should_remove_source_branch` asked
+   * or the merge request's `force_remove_source_branch`): the branch removed where it lives (in the fork, for a merge
+   * request from one) and where it is now (a push after the merged head included, as Branches::DeleteService), when the
+   * merging user may remove it. Ordinary merges and merge trains' merges alike; null when nothing was removed.
+   */
+  async removeSourceBranch(project: ProjectRow, mr: MergeRequestRow, options: Pick<MergeOptions, 'shouldRemoveSourceBranch'>, repository: Repository): Promise<RemovedSource | null> {
+    if (!(options.shouldRemoveSourceBranch ?? mr.forceRemoveSourceBranch)) return null;
+    const sourceProject = await this.sourceProjectOf(mr);
+    if (!sourceProject || !(await this.mayRemoveSourceBranch(sourceProject, mr.sourceBranch))) return null;
+    const ref = `refs/heads/${mr.sourceBranch}`;
+    const sourceRepository = sourceProject.id === project.id ? repository : await this.open(sourceProject);
+    const live = await sourceRepository.resolve(ref);
+    if (!live || !(await sourceRepository.updateRef(ref, ZERO_SHA, live))) return null;
+    return { project: sourceProject, update: { ref, before: live, after: ZERO_SHA } };
+  }
+
+  /** A merge recorded as its user's push: the target's move, with the source branch's removal in the same project, or the fork's own. */
+  async recordMergePush(project: ProjectRow, userId: number, target: RefUpdate, removed: RemovedSource | null): Promise<void> {
+    const here = removed?.project.id === project.id;
+    await this.repositories.refsUpdated(project, userId, here ? [target, removed.update] : [target]);
+    if (removed && !here) await this.repositories.refsUpdated(removed.project, userId, [removed.update]);
+  }
+
   private async mayRemoveSourceBranch(project: ProjectRow, branch: string): Promise<boolean> {
     if (branch === project.defaultBranch) return false;
     const protection = await this.repositories.branchProtection(project, branch);

@@ -5,6 +5,7 @@
  */
 import type { PrismaClient } from '../../db/database.js';
 import { perMessage } from '../../events/bus.js';
+import { withPeople } from './service.js';
 
 export const MERGE_REQUEST_UPDATED = 'merge_requests.updated';
 
@@ -29,6 +30,6 @@ export const MERGE_REQUEST_SUBSCRIPTIONS: Readonly<Record<string, MergeRequestPa
 export const mergeRequestOfMessage = perMessage((message: MergeRequestUpdatedMessage, db: PrismaClient) =>
   db.mergeRequest.findUnique({
     where: { id: message.mergeRequestId },
-    include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } }, reviewers: { select: { userId: true }, orderBy: { createdAt: 'asc' } } },
+    include: withPeople,
   }),
 );

@@ -23,6 +23,15 @@ export function createMergeRequestLoaders(db: PrismaClient) {
       const found = new Map(rows.map((r) => [r.noteableId, r._count._all]));
       return ids.map((id) => found.get(id) ?? 0);
     }),
+    /** Authors of each merge request's comments (not system notes), first comment first: its commenting participants. */
+    commenters: new DataLoader<number, number[]>(async (ids) => {
+      const rows = await db.note.findMany({
+        where: { noteableType: MERGE_REQUEST, noteableId: { in: [...ids] }, system: false },
+        select: { noteableId: true, authorId: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      return ids.map((id) => rows.filter((r) => r.noteableId === id).map((r) => r.authorId));
+    }),
     /** Each merge request's newest diff version (its latest_merge_request_diff, versions.ts), or null. */
     latestVersion: new DataLoader<number, Prisma.MergeRequestDiffGetPayload<object> | null>(async (ids) => {
       const newest = await db.$queryRaw<{ id: number }[]>`

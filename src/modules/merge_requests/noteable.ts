@@ -53,6 +53,9 @@ export const mergeRequestNoteables: NoteableKind = {
   async resolutionChanged(ctx, noteable, tx) {
     await ctx.services.merge_requests.announce(tx, (noteable as MergeRequestNoteable).mergeRequest, ['mergeStatus']);
   },
+  async discussionStarted(ctx, noteable, tx) {
+    await ctx.services.merge_requests.markReviewed(tx, (noteable as MergeRequestNoteable).mergeRequest);
+  },
   async iidOf(ctx, noteableId) {
     return (await ctx.services.merge_requests.iidOf(noteableId)) ?? null;
   },

@@ -16,6 +16,7 @@ import { mergeRequestRef } from '../pipelines/predefined.js';
 import type { PipelineRow, PipelinesService } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
+import { MergeRequestGit } from './git.js';
 
 export const AFTER_CREATE_JOB = 'merge_requests.after_create';
 
@@ -38,7 +39,8 @@ export class MergeRequestPipelines {
   /**
    * MergeRequests::CreatePipelineService#execute as `userId` (the viewer): in the target project, on
    * refs/merge-requests/<iid>/head as fetch_ref! leaves it, when they may create pipelines there and update a branch
-   * of the source branch's name there (can_create_pipeline_in_target_project?: a fork's pipeline run in the parent);
+   * of the source branch's name there (can_create_pipeline_in_target_project?: a fork's pipeline run in the parent,
+   * where the parent allows it);
    * otherwise in the source project on the source branch (a fork's pipeline runs in the fork), when they may create
    * pipelines there. In the target, a merged results pipeline when the project runs them (merge_pipelines_enabled) and
    * the merge ref can be written; otherwise, or when that makes no pipeline, a detached one.
@@ -80,8 +82,13 @@ export class MergeRequestPipelines {
     return this.create(project, mr, this.base.access.requireViewer().id, true);
   }
 
-  /** GitLab's can_create_pipeline_in_target_project?: create_pipeline there, and may update the source branch's name there. */
+  /**
+   * GitLab's can_create_pipeline_in_target_project?: a fork's only where the target allows fork pipelines to run in it
+   * (ci_allow_fork_pipelines_to_run_in_parent_project, on by default); create_pipeline there, and may update the
+   * source branch's name there.
+   */
   private async runsInTarget(project: ProjectRow, mr: MergeRequestRow): Promise<boolean> {
+    if (MergeRequestGit.forFork(mr) && !project.ciAllowForkPipelinesToRunInParentProject) return false;
     if (!(await this.base.access.can('create_pipeline', project))) return false;
     return this.mergeRequests.repositories.canPushToBranch(project, mr.sourceBranch);
   }

@@ -21,6 +21,7 @@ import { MERGE_REQUEST, type MergeRequestChanges, type MergeRequestFilters, type
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
 import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
+import { asMergeRequestUser, INTERACTING_WITH, type Interaction, type MergeRequestUser } from './interactions.js';
 
 interface ListArgs extends PageArgs {
   iids?: string[] | null;
@@ -60,6 +61,8 @@ const SORTS: Record<string, [MergeRequestOrderBy, 'asc' | 'desc']> = {
   updated_asc: ['updated_at', 'asc'],
   MERGED_AT_ASC: ['merged_at', 'asc'],
   MERGED_AT_DESC: ['merged_at', 'desc'],
+  CLOSED_AT_ASC: ['closed_at', 'asc'],
+  CLOSED_AT_DESC: ['closed_at', 'desc'],
   TITLE_ASC: ['title', 'asc'],
   TITLE_DESC: ['title', 'desc'],
   PRIORITY_ASC: ['priority', 'asc'],
@@ -114,6 +117,18 @@ const projectOfMr = async (mr: MergeRequestRow, ctx: Context): Promise<ProjectRo
 const user = (ctx: Context, id: number | null | undefined) => (id == null ? null : ctx.loaders.users.byId.load(id));
 const users = async (ctx: Context, ids: readonly number[]) => (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null);
 
+/** Users as one of the merge request's user types (MergeRequestAuthor, …): UserCore's row, with the merge request beside it. */
+const mrUser = async (ctx: Context, mr: MergeRequestRow, id: number | null) => {
+  const found = await user(ctx, id);
+  return found && asMergeRequestUser(found, mr);
+};
+const mrUsers = async (ctx: Context, mr: MergeRequestRow, ids: readonly number[]) => (await users(ctx, ids)).map((u) => asMergeRequestUser(u, mr));
+
+/** UserMergeRequestInteraction of the user object of one of the merge request's user types. */
+const interaction = (u: MergeRequestUser<{ id: number }>): Interaction => ({ userId: u.id, mergeRequest: u[INTERACTING_WITH] });
+const interactionField = { mergeRequestInteraction: interaction };
+const interactions = (ctx: Context) => ctx.services.merge_requests.interactions;
+
 /** Task list items of a description (`- [ ]`, `* [x]`, `1. [ ]`), as GitLab's TaskList counts them. */
 function tasks(description: string | null): { count: number; completed: number } {
   const items = description?.match(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[[ xX]\][ \t]/gm) ?? [];
@@ -165,6 +180,18 @@ export const mergeRequestResolvers = {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
   MergeRequestDiff: mergeRequestDiffResolvers,
+  MergeRequestAuthor: interactionField,
+  MergeRequestAssignee: interactionField,
+  MergeRequestReviewer: interactionField,
+  MergeRequestParticipant: interactionField,
+  MergeRequestReviewState: lowerEnum(['reviewed', 'unreviewed']),
+  UserMergeRequestInteraction: {
+    canMerge: (i: Interaction, _a: unknown, ctx: Context) => interactions(ctx).canMerge(i),
+    canUpdate: (i: Interaction, _a: unknown, ctx: Context) => interactions(ctx).canUpdate(i),
+    reviewState: (i: Interaction, _a: unknown, ctx: Context) => interactions(ctx).reviewState(i),
+    reviewed: (i: Interaction, _a: unknown, ctx: Context) => interactions(ctx).reviewState(i) === 'reviewed',
+    approved: (i: Interaction, _a: unknown, ctx: Context) => interactions(ctx).approved(i),
+  },
   MergeRequest: {
     ...noteableFields(MERGE_REQUEST),
     ...mergeRequestVersionFields,
@@ -180,18 +207,18 @@ export const mergeRequestResolvers = {
     allowCollaboration: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).allowCollaboration(m),
     forkAllowCollaboration: (m: MergeRequestRow, _a: unknown, ctx: Context) => (m.sourceProjectId === m.projectId ? null : git(ctx).allowCollaboration(m)),
     closedBy: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.closedById),
-    author: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.authorId),
+    author: (m: MergeRequestRow, _a: unknown, ctx: Context) => mrUser(ctx, m, m.authorId),
     mergeUser: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.mergeUserId),
-    assignees: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, m.assignees.map((a) => a.userId))),
+    assignees: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await mrUsers(ctx, m, m.assignees.map((a) => a.userId))),
     assignee: (m: MergeRequestRow, _a: unknown, ctx: Context) => user(ctx, m.assignees[0]?.userId),
-    reviewers: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, m.reviewers.map((r) => r.userId))),
+    reviewers: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await mrUsers(ctx, m, m.reviewers.map((r) => r.userId))),
     approved: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await ctx.services.merge_requests.approvals.approvedBy(m)).length > 0,
     approvedBy: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, await ctx.services.merge_requests.approvals.approvedBy(m))),
     approvals: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await users(ctx, await ctx.services.merge_requests.approvals.approvedBy(m))).map((user) => ({ user })),
     approvalsRequired: () => 0,
     approvalsLeft: () => 0,
     userHasApproved: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.approvals.viewerHasApproved(m),
-    participants: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, await ctx.services.merge_requests.participants(m))),
+    participants: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await mrUsers(ctx, m, await ctx.services.merge_requests.participants(m))),
     labels: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => {
       const project = await projectOfMr(m, ctx);
       const labels = await ctx.loaders.merge_requests.labels.load(m.id);
@@ -309,7 +336,15 @@ export const mergeRequestResolvers = {
       };
       if (assigneeId != null && rest.assigneeIds == null) changes.assigneeIds = assigneeId > 0 ? [assigneeId] : [];
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
-      return { mergeRequest: await ctx.services.merge_requests.update(project, iidOf(iid), changes) };
+      const before = changes.stateEvent === 'close' ? await ctx.services.merge_requests.get(project, iidOf(iid)) : null;
+      const mergeRequest = await ctx.services.merge_requests.update(project, iidOf(iid), changes);
+      // MergeRequests::CloseService#abort_auto_merge: a train's car leaves at once, another auto-merge is aborted.
+      if (before?.state === 'opened' && mergeRequest.state === 'closed' && before.autoMergeEnabled) {
+        const reason = 'merge request was closed';
+        if (!(await ctx.services.merge_trains.abort(project, before, reason))) await ctx.services.merge_requests.abortAutoMerge(before, reason);
+        return { mergeRequest: await ctx.services.merge_requests.get(project, mergeRequest.iid) };
+      }
+      return { mergeRequest };
     },
     mergeRequestAccept: async (
       _: unknown,
@@ -322,6 +357,7 @@ export const mergeRequestResolvers = {
         strategy?: string | null;
         autoMerge?: boolean | null;
         mergeWhenPipelineSucceeds?: boolean | null;
+        skipMergeTrain?: boolean | null;
       },
       ctx: Context,
     ) => {
@@ -342,6 +378,10 @@ export const mergeRequestResolvers = {
         const head = await ctx.services.pipelines.headForMergeRequest(mr);
         const auto = await setAutoMerge(ctx.services.merge_requests, project, mr, head?.status ?? null, strategy, options);
         if (auto) return { mergeRequest: auto };
+      }
+      if (input.skipMergeTrain) {
+        const skipped = await ctx.services.merge_trains.mergeSkippingTrain(project, iidOf(input.iid), options);
+        if (skipped) return { mergeRequest: skipped };
       }
       return { mergeRequest: await git(ctx).merge(project, iidOf(input.iid), options) };
     },

@@ -39,6 +39,7 @@ import { MergeRequestVersions } from './versions.js';
 import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
+import { MergeRequestInteractions } from './interactions.js';
 
 export const MERGE_REQUEST = 'MergeRequest';
 
@@ -47,14 +48,15 @@ const eventResource = (mr: { id: number; projectId: number }): EventResource => 
 
 export const withPeople = {
   assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
-  reviewers: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
+  reviewers: { select: { userId: true, state: true }, orderBy: { createdAt: 'asc' } },
 } as const;
 
 export type MergeRequestRow = Prisma.MergeRequestGetPayload<{ include: typeof withPeople }>;
 
 export type MergeRequestScope = { project: ProjectRow } | { group: NamespaceRow } | { all: true };
 
-export type MergeRequestOrderBy = 'created_at' | 'updated_at' | 'merged_at' | 'title' | 'priority' | 'label_priority' | 'milestone_due' | 'popularity';
+/** REST's `order_by` values, and GraphQL's `closed_at` (MergeRequestSort's CLOSED_AT_*, which REST's sort options lack). */
+export type MergeRequestOrderBy = 'created_at' | 'updated_at' | 'merged_at' | 'closed_at' | 'title' | 'priority' | 'label_priority' | 'milestone_due' | 'popularity';
 
 /** MergeRequestsFinder's filters, as the Merge Requests API names them. */
 export interface MergeRequestFilters {
@@ -159,6 +161,8 @@ export class MergeRequestsService {
   readonly pipelines: MergeRequestPipelines;
   /** Diff versions (versions.ts). */
   readonly versions: MergeRequestVersions;
+  /** What is between each of its users and it (interactions.ts). */
+  readonly interactions: MergeRequestInteractions;
 
   constructor(
     private readonly base: ServiceBase,
@@ -167,13 +171,14 @@ export class MergeRequestsService {
     readonly repositories: RepositoriesService,
     private readonly issues: IssuesService,
     private readonly events: ResourceEventsService,
-    notes: NotesService,
+    private readonly notes: NotesService,
     pipelines: PipelinesService,
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
     this.pipelines = new MergeRequestPipelines(base, this, pipelines);
     this.approvals = new MergeRequestApprovals(base, this, notes);
     this.versions = new MergeRequestVersions(base, repositories, this.git);
+    this.interactions = new MergeRequestInteractions(base, this);
   }
 
   private get db() {
@@ -283,6 +288,9 @@ export class MergeRequestsService {
         return [{ title: sort }, id];
       case 'merged_at':
         return [{ mergedAt: { sort, nulls: 'last' } }, id];
+      // GitLab's order_closed_at_*: metrics.latest_closed_at, set when it is closed and cleared when it is reopened.
+      case 'closed_at':
+        return [{ closedAt: { sort, nulls: 'last' } }, id];
       case 'priority':
       case 'label_priority':
       case 'milestone_due':
@@ -767,6 +775,26 @@ export class MergeRequestsService {
   }
 
   /**
+   * AutoMerge::BaseService#abort for merge when the pipeline succeeds or checks pass (the merge trains' strategies are
+   * merge_trains' own): the auto-merge reset, as cancelling does, and GitLab's note naming why, as the viewer. Answers
+   * whether there was one to abort.
+   */
+  async abortAutoMerge(mr: MergeRequestRow, reason: string): Promise<boolean> {
+    const viewer = this.base.access.requireViewer();
+    if (!mr.autoMergeEnabled) return false;
+    return this.db.$transaction(async (tx) => {
+      const at = new Date();
+      const { count } = await tx.mergeRequest.updateMany({
+        where: { id: mr.id, autoMergeEnabled: true, state: { not: 'merged' } },
+        data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: at },
+      });
+      if (count === 0) return false;
+      await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, `aborted the automatic merge because ${reason}`, at);
+      return true;
+    });
+  }
+
+  /**
    * The Merge Request Hook of a change (MergeRequests::BaseService#execute_hooks), queued in the change's transaction
    * `tx` for the project's hooks and the system hooks that hear merge request events, as the viewer. `before` is
    * the merge request before the change (null: it was just opened; omitted: nothing of it changed, as a push's
@@ -943,13 +971,20 @@ export class MergeRequestsService {
 
   /** GitLab's participants: the author, assignees, reviewers and commenters, each once. */
   async participants(mr: MergeRequestRow): Promise<number[]> {
-    const commenters = await this.db.note.findMany({
-      where: { noteableType: MERGE_REQUEST, noteableId: mr.id, system: false },
-      select: { authorId: true },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
-    const ids = [mr.authorId, ...mr.assignees.map((a) => a.userId), ...mr.reviewers.map((r) => r.userId), ...commenters.map((n) => n.authorId)].filter((id): id is number => id !== null);
+    const commenters = await this.base.loaders.merge_requests.commenters.load(mr.id);
+    const ids = [mr.authorId, ...mr.assignees.map((a) => a.userId), ...mr.reviewers.map((r) => r.userId), ...commenters].filter((id): id is number => id !== null);
     return [...new Set(ids)];
+  }
+
+  /**
+   * MergeRequests::MarkReviewerReviewedService, for the viewer, in the caller's transaction: a reviewer who may update
+   * the merge request and starts a thread on it, or approves it, has reviewed it.
+   */
+  async markReviewed(tx: Prisma.TransactionClient, mr: MergeRequestRow): Promise<void> {
+    const viewer = this.base.access.viewer;
+    if (!viewer || !mr.reviewers.some((r) => r.userId === viewer.id && r.state !== 'reviewed')) return;
+    if (!(await this.base.access.can('update_merge_request', mergeRequestSubject(await this.projectOf(mr), mr)))) return;
+    await tx.mergeRequestReviewer.updateMany({ where: { mergeRequestId: mr.id, userId: viewer.id }, data: { state: 'reviewed' } });
   }
 
   /**

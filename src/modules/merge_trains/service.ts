@@ -15,7 +15,7 @@ import type { PipelineRow, PipelinesService } from '../pipelines/service.js';
 import { ACTIVE_STATUSES, isCompleted } from '../pipelines/status.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
-import { mergeTrainsEnabled } from './settings.js';
+import { mergeTrainsEnabled, mergeTrainsSkipTrainAllowed } from './settings.js';
 import { MergeTrainRefresh } from './train.js';
 
 export type CarRow = Prisma.MergeTrainCarGetPayload<object>;
@@ -225,6 +225,62 @@ export class MergeTrainsService {
   }
 
   /**
+   * AutoMergeService#abort with a train strategy (the merge request closed: MergeRequests::CloseService's
+   * `merge request was closed`): a merge request on the train leaves it at once, its car destroyed, with GitLab's note
+   * `removed this merge request from the merge train because <reason>`, and the cars behind it restart on the train
+   * without it; one waiting to board stops waiting (`aborted automatic add to merge train because <reason>`). False
+   * when its auto-merge is not a train's.
+   */
+  async abort(project: ProjectRow, mr: MergeRequestRow, reason: string): Promise<boolean> {
+    const viewer = this.base.access.requireViewer();
+    if (mr.autoMergeStrategy === MERGE_TRAIN) {
+      await this.leave(project, mr, viewer.id, `removed this merge request from the merge train because ${reason}`);
+      return true;
+    }
+    if (mr.autoMergeStrategy !== ADD_TO_MERGE_TRAIN || !mr.autoMergeEnabled) return false;
+    await this.db.$transaction(async (tx) => {
+      await this.resetAutoMerge(tx, mr);
+      await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, `aborted automatic add to merge train because ${reason}`, new Date());
+    });
+    return true;
+  }
+
+  /** GitLab's reset_auto_merge, whatever the merge request's state short of merged (a closed one leaves the train too). */
+  private async resetAutoMerge(tx: Prisma.TransactionClient, mr: MergeRequestRow): Promise<void> {
+    await tx.mergeRequest.updateMany({
+      where: { id: mr.id, state: { not: 'merged' } },
+      data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: new Date() },
+    });
+  }
+
+  /**
+   * `PUT …/merge` with `skip_merge_train` where the project allows it (EE's MergeService#skipping_active_merge_train?):
+   * merged now, around the train, its `skip_merged` car recorded before the target branch moves (with the commit it
+   * moves to), so the train's refresh knows the move for a skipped merge and keeps its cars' pipelines. Null where
+   * skipping is not allowed (the caller merges as usual, and the train restarts on the moved target).
+   */
+  async mergeSkippingTrain(project: ProjectRow, iid: number, options: MergeOptions): Promise<MergeRequestRow | null> {
+    if (!mergeTrainsSkipTrainAllowed(project)) return null;
+    const viewer = this.base.access.requireViewer();
+    return this.mergeRequests.git.merge(project, iid, options, {
+      beforeTargetMoves: async (mr, mergeCommitSha) => {
+        await this.db.$transaction(async (tx) => {
+          const replaced = await tx.mergeTrainCar.findUnique({ where: { mergeRequestId: mr.id } });
+          if (replaced) await tx.mergeTrainCar.delete({ where: { id: replaced.id } });
+          await tx.mergeTrainCar.create({
+            data: { mergeRequestId: mr.id, userId: viewer.id, targetProjectId: project.id, targetBranch: mr.targetBranch, status: 'skip_merged', mergedAt: new Date(), mergeCommitSha },
+          });
+          // A car it was on the train with leaves it: the cars behind run again without it.
+          if (replaced && (ACTIVE_CAR_STATUSES as readonly string[]).includes(replaced.status)) await this.refresh.queue(project.id, mr.targetBranch, `skip:${mr.id}:${Date.now()}`, tx);
+        });
+      },
+      targetNotMoved: async (mr) => {
+        await this.db.mergeTrainCar.deleteMany({ where: { mergeRequestId: mr.id, status: 'skip_merged' } });
+      },
+    });
+  }
+
+  /**
    * The head pipeline of a merge request waiting to board finished (AddToMergeTrainWhenPipelineSucceedsService#process
    * and #abort, as its merge user): it boards when `merge_train` is available now, otherwise stops waiting with a note.
    */
@@ -241,7 +297,8 @@ export class MergeTrainsService {
 
   /** Whether `strategy` is available for the merge request now (AutoMerge::*Service#available_for?). */
   async available(project: ProjectRow, mr: MergeRequestRow, strategy: string): Promise<boolean> {
-    if (!mergeTrainsEnabled(project) || mr.state !== 'opened' || mr.draft) return false;
+    // AutoMerge::BaseService#available_for?: open, not broken (no commits, a branch missing, conflicts).
+    if (!mergeTrainsEnabled(project) || mr.state !== 'opened' || mr.draft || (await this.mergeRequests.git.broken(mr))) return false;
     const head = await this.pipelines.headForMergeRequest(mr);
     if (strategy === ADD_TO_MERGE_TRAIN) return !!head && (head.status === 'created' || (ACTIVE_STATUSES as readonly string[]).includes(head.status));
     if (!head || !isCompleted(head.status)) return false;
@@ -312,7 +369,7 @@ export class MergeTrainsService {
     const left = await this.db.$transaction(async (tx) => {
       const { count } = await tx.mergeTrainCar.deleteMany({ where: { id: car.id, status: { in: [...ACTIVE_CAR_STATUSES] } } });
       if (count === 0) return false;
-      await tx.mergeRequest.updateMany({ where: { id: mr.id, state: 'opened' }, data: { autoMergeEnabled: false, autoMergeStrategy: null, mergeUserId: null, mergeParams: Prisma.DbNull, updatedAt: new Date() } });
+      await this.resetAutoMerge(tx, mr);
       if (authorId !== null) await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, authorId, note, new Date());
       await this.refresh.queue(project.id, mr.targetBranch, `leave:${mr.id}:${Date.now()}`, tx);
       return true;
@@ -368,6 +425,21 @@ export class MergeTrainsService {
     return this.db.mergeTrainCar.findMany({ where: { targetProjectId: projectId, targetBranch, status: { in: [...ACTIVE_CAR_STATUSES] } }, orderBy: { id: 'asc' }, take: limit });
   }
 
+  /**
+   * The train's newest merges (its merged and skip_merged cars' commits on the target), by commit: for each, whether it
+   * was skipped and, for a car merged from its train ref, that ref's commit (its pipeline's). What the refresh follows
+   * back from the target's head to the commit its cars' pipelines were built on (train.ts).
+   */
+  async mergesBySha(projectId: number, targetBranch: string, limit: number): Promise<Map<string, { skipped: boolean; trainSha: string | null }>> {
+    const cars = await this.db.mergeTrainCar.findMany({
+      where: { targetProjectId: projectId, targetBranch, status: { in: ['merged', 'skip_merged'] }, mergeCommitSha: { not: null } },
+      orderBy: { id: 'desc' },
+      take: limit,
+      select: { status: true, mergeCommitSha: true, pipeline: { select: { sha: true } } },
+    });
+    return new Map(cars.map((c) => [c.mergeCommitSha!, { skipped: c.status === 'skip_merged', trainSha: c.pipeline?.sha ?? null }]));
+  }
+
   /** The car whose train pipeline this is. */
   carOfPipeline(pipelineId: number): Promise<CarRow | null> {
     return this.db.mergeTrainCar.findFirst({ where: { pipelineId } });
@@ -378,7 +450,7 @@ export class MergeTrainsService {
   }
 
   /** Moves a car on, if it is still as it was read (`from`): false when another refresh or a removal got there first. */
-  async moveCar(car: CarRow, data: { status: string; pipelineId?: number | null; mergedAt?: Date; duration?: number }): Promise<boolean> {
+  async moveCar(car: CarRow, data: { status: string; pipelineId?: number | null; mergedAt?: Date; duration?: number; mergeCommitSha?: string }): Promise<boolean> {
     const { count } = await this.db.mergeTrainCar.updateMany({ where: { id: car.id, status: car.status, pipelineId: car.pipelineId }, data: { ...data, updatedAt: new Date() } });
     return count > 0;
   }

@@ -4,8 +4,9 @@
  * into the train ref of the car ahead (the target branch head for the first), and a pipeline on it. A car whose
  * pipeline no longer runs on what is ahead of it (a car left, the target moved, its source moved) gets a new ref and
  * pipeline; the first car whose pipeline succeeded merges, the target branch fast-forwarded to its train ref's commit
- * (GitLab's merge from the train ref); a car whose pipeline did not succeed, or whose ref cannot be built, leaves the
- * train with a system note, and the cars behind it are rebuilt in the same pass.
+ * (GitLab's merge from the train ref) and its source branch removed as an ordinary merge removes it; a car whose
+ * pipeline did not succeed, or whose ref cannot be built, leaves the train with a system note, and the cars behind it
+ * are rebuilt in the same pass.
  */
 import type { RawQuerier } from '../../db/database.js';
 import type { Repository } from '../../git/repository.js';
@@ -27,6 +28,8 @@ const TRAIN_CONCURRENCY = 20;
 const PASS_LIMIT = 100;
 /** How long a pass may hold its train's lease; one still running then is overtaken. */
 const LEASE_MS = 60_000;
+/** The train's merges a pass follows back from the target's head at most (GitLab's sha_exists_in_history? limit). */
+const HISTORY_LIMIT = 20;
 /** A pass that found the train's lease held runs again this much later. */
 const RETRY_MS = 1000;
 
@@ -69,10 +72,11 @@ export class MergeTrainRefresh {
     const repository = await this.trains.repositories.open(project);
     let target = await repository.resolve(`refs/heads/${targetBranch}^{commit}`);
     if (!target) return;
+    const cars = await this.trains.activeCars(projectId, targetBranch, PASS_LIMIT);
     // What the next car's train ref is built on, and how many cars with pipelines are ahead of it.
-    let previous = target;
+    let previous = await this.base(projectId, targetBranch, repository, target, cars);
     let ahead = 0;
-    for (const car of await this.trains.activeCars(projectId, targetBranch, PASS_LIMIT)) {
+    for (const car of cars) {
       const services = car.userId === null ? null : await servicesOf(car.userId);
       const mr = services && (await services.merge_requests.byId(car.mergeRequestId));
       if (!services || !mr || mr.state !== 'opened') {
@@ -108,12 +112,17 @@ export class MergeTrainRefresh {
         continue;
       }
       if (pipeline.status === 'success' && ahead === 0) {
-        if (!(await this.merge(services, project, repository, mr, car, pipeline, target))) {
+        const merged = await this.merge(services, project, repository, mr, car, pipeline, target);
+        if (merged === 'conflict') {
+          await trains.leave(project, mr, car.userId, abortNote('the merge request has conflicts with the merge train'));
+          continue;
+        }
+        if (!merged) {
           // The target branch moved under the merge: the next pass rebuilds the train on it.
           await this.queue(projectId, targetBranch, `moved:${car.id}:${Date.now()}`);
           return;
         }
-        target = pipeline.sha;
+        target = merged;
         previous = pipeline.sha;
         continue;
       }
@@ -156,19 +165,56 @@ export class MergeTrainRefresh {
    * the train ref's commit, only if it is still there; the merge request recorded merged as the car's user, the move
    * recorded as their push, and the car completed. False when the target branch moved meanwhile.
    */
-  private async merge(services: Services, project: ProjectRow, repository: Repository, mr: MergeRequestRow, car: CarRow, pipeline: PipelineRow, target: string): Promise<boolean> {
-    if (pipeline.targetSha !== target || !pipeline.sourceSha || car.userId === null) return false;
+  private async merge(services: Services, project: ProjectRow, repository: Repository, mr: MergeRequestRow, car: CarRow, pipeline: PipelineRow, target: string): Promise<string | 'conflict' | null> {
+    if (!pipeline.sourceSha || car.userId === null) return null;
     const branchRef = `refs/heads/${car.targetBranch}`;
-    if (!(await repository.updateRef(branchRef, pipeline.sha, target))) return false;
     const commit = await repository.commit(pipeline.sha);
     const second = commit?.parentIds[1] ?? null;
-    const squashCommitSha = second && second !== pipeline.sourceSha ? second : null;
+    if (!commit || !second) return null;
+    // Built on the target as it is: fast-forwarded. Built on it before merges that skipped the train (or a car merged
+    // so): a merge of the train commit into the target as it is now, as GitLab merges a car then.
+    let mergeCommitSha = pipeline.sha;
+    if (pipeline.targetSha !== target) {
+      const tree = await repository.mergeTree(target, pipeline.sha);
+      if (!tree) return 'conflict';
+      const user = await this.trains.base.loaders.users.byId.load(car.userId);
+      if (!user) return null;
+      const committer = { name: user.name, email: user.email };
+      mergeCommitSha = await repository.commitTree(tree, [target, second], withNewline(commit.message), committer, committer);
+    }
+    if (!(await repository.updateRef(branchRef, mergeCommitSha, target))) return null;
+    const squashCommitSha = second !== pipeline.sourceSha ? second : null;
     const baseSha = await repository.mergeBase(target, pipeline.sourceSha);
-    const merged = await services.merge_requests.recordMerged(project, mr, { mergeCommitSha: pipeline.sha, squashCommitSha, headSha: pipeline.sourceSha, baseSha, startSha: target });
+    const merged = await services.merge_requests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: pipeline.sourceSha, baseSha, startSha: target });
     const now = new Date();
-    await this.trains.moveCar(car, { status: 'merged', mergedAt: now, duration: Math.round((now.getTime() - car.createdAt.getTime()) / 1000) });
-    await services.repositories.refsUpdated(project, car.userId, [{ ref: branchRef, before: target, after: pipeline.sha }]);
+    await this.trains.moveCar(car, { status: 'merged', mergedAt: now, duration: Math.round((now.getTime() - car.createdAt.getTime()) / 1000), mergeCommitSha });
+    // As an ordinary merge: the source branch removed when the merge asked it or the merge request forces it.
+    const removed = await services.merge_requests.git.removeSourceBranch(project, mr, (mr.mergeParams ?? {}) as MergeOptions, repository);
+    await services.merge_requests.git.recordMergePush(project, car.userId, { ref: branchRef, before: target, after: mergeCommitSha }, removed);
     if (car.targetBranch === project.defaultBranch) await services.merge_requests.closeIssuesOnMerge(project, merged);
-    return true;
+    return mergeCommitSha;
+  }
+
+  /**
+   * What the first car's train ref is built on: the target's head, or, when the first car's pipeline was built on an
+   * older head and everything the target gained since is the train's own merges (merges that skipped the train, each
+   * followed to its first parent; a car merged by a merge commit, followed to the train commit it merged: GitLab's
+   * MergeTrains::Train#sha_exists_in_history?), that older head: the cars' pipelines stay, not restarted.
+   */
+  private async base(projectId: number, targetBranch: string, repository: Repository, target: string, cars: readonly CarRow[]): Promise<string> {
+    const first = cars[0]?.pipelineId != null ? await this.trains.pipelineRow(cars[0].pipelineId) : null;
+    const built = first?.targetSha;
+    if (!built || built === target) return target;
+    const merges = await this.trains.mergesBySha(projectId, targetBranch, HISTORY_LIMIT);
+    let sha: string = target;
+    for (let step = 0; step < HISTORY_LIMIT; step++) {
+      const merge = merges.get(sha);
+      if (!merge) return target;
+      const next = merge.skipped ? (await repository.commit(sha))?.parentIds[0] : merge.trainSha;
+      if (!next || next === sha) return target;
+      if (next === built) return built;
+      sha = next;
+    }
+    return target;
   }
 }

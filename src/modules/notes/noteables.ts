@@ -83,6 +83,8 @@ export interface NoteableKind {
    * its merge status, which `only_allow_merge_if_all_discussions_are_resolved` makes depend on them).
    */
   resolutionChanged?(ctx: NoteableContext, noteable: Noteable, tx: Prisma.TransactionClient): Promise<void>;
+  /** Told, in the transaction that wrote it, that the viewer's note started a discussion on it (Notes::CreateService#set_reviewed). */
+  discussionStarted?(ctx: NoteableContext, noteable: Noteable, tx: Prisma.TransactionClient): Promise<void>;
   /** The iid of the noteable a stored note names (a note's `noteable_iid`), for kinds that have iids; batched by the kind. */
   iidOf?(ctx: NoteableContext, noteableId: number): Promise<number | null>;
 }

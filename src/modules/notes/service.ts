@@ -465,10 +465,18 @@ export class NotesService {
    * Inserts one note, records its `commented on` event and queues its Note Hook for the project's hooks that hear
    * note events (none heard: nothing queued), all in one transaction.
    */
-  private async insert(n: Noteable, data: Omit<Prisma.NoteUncheckedCreateInput, 'noteableType' | 'noteableId' | 'commitId' | 'projectId' | 'groupId'>, tx: Prisma.TransactionClient, hook: NoteHookContext): Promise<NoteRow> {
+  private async insert(
+    services: Services,
+    n: Noteable,
+    data: Omit<Prisma.NoteUncheckedCreateInput, 'noteableType' | 'noteableId' | 'commitId' | 'projectId' | 'groupId'>,
+    tx: Prisma.TransactionClient,
+    hook: NoteHookContext,
+  ): Promise<NoteRow> {
     const note = await tx.note.create({
       data: { ...data, noteableType: n.type, noteableId: n.id, commitId: n.commitId, projectId: n.project?.id ?? null, groupId: n.groupId },
     });
+    // Notes::CreateService#when_saved: a note that starts a discussion tells its noteable (a reviewer has reviewed).
+    if (note.startsDiscussion) await this.kind(n.type).discussionStarted?.(this.ctx(services), n, tx);
     // GitLab's EventCreateService#leave_note: `commented`, the note as target (its STI class), in the project; seen by
     // those who may read what it is on (activity.ts).
     await this.activity.record(
@@ -532,6 +540,7 @@ export class NotesService {
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
       this.insert(
+        services,
         n,
         {
           discussionId: newDiscussionId(n),
@@ -572,7 +581,7 @@ export class NotesService {
       await lockThread(tx, thread.id);
       // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
       if (!partOfDiscussion) await tx.note.updateMany({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
-      const reply = await this.insert(n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
+      const reply = await this.insert(services, n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
       // The note that started the thread may have been deleted since it was read.
       await keepThreadStarted(tx, thread.id);
       return reply;
@@ -614,7 +623,7 @@ export class NotesService {
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
-      this.insert(n, { discussionId: newDiscussionId(n), startsDiscussion: true, type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook),
+      this.insert(services, n, { discussionId: newDiscussionId(n), startsDiscussion: true, type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook),
     );
     await services.todos.noteCreated(n, note);
     return note;

@@ -2,7 +2,7 @@
  * A project's CI/CD settings that `POST /projects` and `PUT /projects/:id` take (GitLab's build_timeout,
  * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
  * auto_cancel_pending_pipelines, restrict_user_defined_variables with ci_pipeline_variables_minimum_override_role,
- * ci_forward_deployment_enabled with ci_forward_deployment_rollback_allowed, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
+ * ci_forward_deployment_enabled with ci_forward_deployment_rollback_allowed, ci_allow_fork_pipelines_to_run_in_parent_project, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
  * only_allow_merge_if_all_discussions_are_resolved; merge_pipelines_enabled, merge_trains_enabled and merge_trains_skip_train_allowed, GitLab's ci_cd_settings), GitLab's validations of them, and what storing them writes.
  */
 import { invalidArgument } from '../../errors.js';
@@ -24,6 +24,8 @@ export interface ProjectCiSettingsInput {
   ciForwardDeploymentEnabled?: boolean | null;
   /** Whether, with forward deployment on, a finished older deployment job may be retried (a rollback). */
   ciForwardDeploymentRollbackAllowed?: boolean | null;
+  /** Whether merge requests from forks may run their pipelines in this project (MergeRequests::CreatePipelineService). */
+  ciAllowForkPipelinesToRunInParentProject?: boolean | null;
   /** Merge checks of its merge requests (GitLab's only_allow_merge_if_pipeline_succeeds and companions). */
   onlyAllowMergeIfPipelineSucceeds?: boolean | null;
   allowMergeOnSkippedPipeline?: boolean | null;
@@ -44,6 +46,7 @@ export const CI_SETTINGS_ARGUMENTS = [
   'ciPipelineVariablesMinimumOverrideRole',
   'ciForwardDeploymentEnabled',
   'ciForwardDeploymentRollbackAllowed',
+  'ciAllowForkPipelinesToRunInParentProject',
   'onlyAllowMergeIfPipelineSucceeds',
   'allowMergeOnSkippedPipeline',
   'onlyAllowMergeIfAllDiscussionsAreResolved',
@@ -92,6 +95,7 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
   ciPipelineVariablesMinimumOverrideRole?: string;
   ciForwardDeploymentEnabled?: boolean;
   ciForwardDeploymentRollbackAllowed?: boolean;
+  ciAllowForkPipelinesToRunInParentProject?: boolean;
   onlyAllowMergeIfPipelineSucceeds?: boolean;
   allowMergeOnSkippedPipeline?: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved?: boolean;
@@ -108,6 +112,7 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
     ...(input.ciPipelineVariablesMinimumOverrideRole != null ? { ciPipelineVariablesMinimumOverrideRole: input.ciPipelineVariablesMinimumOverrideRole } : {}),
     ...(input.ciForwardDeploymentEnabled != null ? { ciForwardDeploymentEnabled: input.ciForwardDeploymentEnabled } : {}),
     ...(input.ciForwardDeploymentRollbackAllowed != null ? { ciForwardDeploymentRollbackAllowed: input.ciForwardDeploymentRollbackAllowed } : {}),
+    ...(input.ciAllowForkPipelinesToRunInParentProject != null ? { ciAllowForkPipelinesToRunInParentProject: input.ciAllowForkPipelinesToRunInParentProject } : {}),
     ...(input.onlyAllowMergeIfPipelineSucceeds != null ? { onlyAllowMergeIfPipelineSucceeds: input.onlyAllowMergeIfPipelineSucceeds } : {}),
     ...(input.allowMergeOnSkippedPipeline != null ? { allowMergeOnSkippedPipeline: input.allowMergeOnSkippedPipeline } : {}),
     ...(input.onlyAllowMergeIfAllDiscussionsAreResolved != null ? { onlyAllowMergeIfAllDiscussionsAreResolved: input.onlyAllowMergeIfAllDiscussionsAreResolved } : {}),

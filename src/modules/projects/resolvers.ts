@@ -124,6 +124,7 @@ export const projectResolvers = {
     ciPipelineVariablesMinimumOverrideRole: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciPipelineVariablesMinimumOverrideRole),
     ciForwardDeploymentEnabled: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciForwardDeploymentEnabled),
     ciForwardDeploymentRollbackAllowed: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciForwardDeploymentRollbackAllowed),
+    ciAllowForkPipelinesToRunInParentProject: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciAllowForkPipelinesToRunInParentProject),
     forks: (p: ProjectRow, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.forksOf(p, args, args),
     starrers: (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => ctx.services.projects.stars.starrers(p.id, args.search, args),
     users: (p: ProjectRow, args: { search?: string | null; skipUsers?: number[] | null } & PageArgs, ctx: Context) => ctx.services.projects.users(p, args, args),

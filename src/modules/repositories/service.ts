@@ -218,9 +218,25 @@ export class RepositoriesService {
    * protected branch a rule that lets the viewer merge.
    */
   async canMergeToBranch(project: ProjectRow, branch: string): Promise<boolean> {
-    if (project.archived || !(await this.base.access.can('push_code', project))) return false;
+    const { access } = this.base;
+    return this.branchAllows(await access.can('push_code', project), () => access.actor(), project, branch, ['merge']);
+  }
+
+  /**
+   * GitLab's UserAccess#can_update_branch? (push or merge to it) for another user than the viewer, as an actor:
+   * what MergeRequest#can_be_merged_by? asks for a merge request's users (UserMergeRequestInteraction#can_merge).
+   */
+  canUpdateBranchAs(actor: Actor, project: ProjectRow, branch: string): Promise<boolean> {
+    return this.branchAllows(can(actor, 'push_code', project), async () => actor, project, branch, ['push', 'merge']);
+  }
+
+  /** `push_code` on an unarchived project, and on a protected branch a rule that lets the actor do one of `actions`. */
+  private async branchAllows(pushCode: boolean, actor: () => Promise<Actor>, project: ProjectRow, branch: string, actions: readonly ('push' | 'merge')[]): Promise<boolean> {
+    if (project.archived || !pushCode) return false;
     const rules = await this.protectedBranches.matching(project.id, branch);
-    return rules.length === 0 || mayAccess(await this.base.access.actor(), project, rules, 'merge');
+    if (rules.length === 0) return true;
+    const who = await actor();
+    return actions.some((action) => mayAccess(who, project, rules, action));
   }
 
   /**

@@ -102,6 +102,8 @@ export const userResolvers = {
       revoked: await ctx.services.users.impersonation.revoke(parseId(args.userId, 'User', 'userId'), numeric(args.tokenId, 'tokenId')),
     }),
   },
+  // No field answers the interface itself: a user is a UserCore wherever one is asked for as a `User`.
+  User: { __resolveType: () => 'UserCore' },
   UserCore: {
     ...idFields('User'),
     avatarUrl: (user: UserRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'user', user.id, user.avatar),

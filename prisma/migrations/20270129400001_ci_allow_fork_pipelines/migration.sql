@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "projects" ADD COLUMN     "ciAllowForkPipelinesToRunInParentProject" BOOLEAN NOT NULL DEFAULT true;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "merge_train_cars" ADD COLUMN     "mergeCommitSha" TEXT;
