@@ -120,7 +120,7 @@ export const iterationResolvers = {
       // Mutations::Iterations::Update: a global ID, or a raw model id for backward compatibility.
       return { iteration: await ctx.services.iterations.update(group, parseId(input.id, 'Iteration', 'id'), { title, description, startDate, dueDate }) };
     },
-    iterationDelete: async (_: unknown, input: { id: number }, ctx: Context) => ({ group: await ctx.services.iterations.destroy(input.id) }),
+    iterationDelete: (_: unknown, input: { id: number }, ctx: Context) => ctx.services.iterations.destroy(input.id),
     issueSetIteration: async (_: unknown, input: { projectPath: string; iid: string; iterationId?: number | null }, ctx: Context) => {
       const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
       const issue = await ctx.services.issues.get(project, iidOf(input.iid));

@@ -318,13 +318,13 @@ export class IterationsService {
   }
 
   /** The iteration's validations (Iteration model), on what would be saved. */
-  private async iterationErrors(it: { id?: number; iterationsCadenceId: number; title: string | null; startDate: Date | null; dueDate: Date | null; description: string | null }, datesChanged: boolean, titleChanged: boolean) {
+  private async iterationErrors(db: Prisma.TransactionClient, it: { id?: number; iterationsCadenceId: number; title: string | null; startDate: Date | null; dueDate: Date | null; description: string | null }, datesChanged: boolean, titleChanged: boolean) {
     const errors: Record<string, string[]> = {};
     const add = (field: string, message: string) => (errors[field] ??= []).push(message);
     if (!it.startDate) add('startDate', "can't be blank");
     if (!it.dueDate) add('dueDate', "can't be blank");
     if (it.startDate && it.dueDate && datesChanged) {
-      const overlapping = await this.db.iteration.count({
+      const overlapping = await db.iteration.count({
         where: { iterationsCadenceId: it.iterationsCadenceId, ...(it.id ? { id: { not: it.id } } : {}), startDate: { lte: it.dueDate }, dueDate: { gte: it.startDate } },
       });
       if (overlapping) add('base', 'Dates cannot overlap with other existing Iterations within this iterations cadence');
@@ -334,7 +334,7 @@ export class IterationsService {
       if (it.dueDate > limit) add('dueDate', 'cannot be more than 500 years in the future');
     }
     if (titleChanged && it.title) {
-      const taken = await this.db.iteration.count({ where: { iterationsCadenceId: it.iterationsCadenceId, title: it.title, ...(it.id ? { id: { not: it.id } } : {}) } });
+      const taken = await db.iteration.count({ where: { iterationsCadenceId: it.iterationsCadenceId, title: it.title, ...(it.id ? { id: { not: it.id } } : {}) } });
       if (taken) add('title', 'already being used for another iteration within this cadence.');
     }
     return errors;
@@ -370,7 +370,7 @@ export class IterationsService {
         (await tx.iterationCadence.findFirst({ where: { groupId: group.id, automatic: false }, orderBy: { id: 'asc' } })) ??
         (await tx.iterationCadence.create({ data: { groupId: group.id, title: `${group.name} Iterations`, automatic: false, startDate: startDate ?? today(), iterationsInAdvance: 2, durationInWeeks: 2 } }));
       if (target.groupId !== group.id) throw invalid({ group: ['is not valid. The iteration group has to match the iteration cadence group.'] });
-      const errors = await this.iterationErrors({ iterationsCadenceId: target.id, title, startDate, dueDate, description }, true, true);
+      const errors = await this.iterationErrors(tx, { iterationsCadenceId: target.id, title, startDate, dueDate, description }, true, true);
       if (Object.keys(errors).length) throw invalid(errors);
       const last = await tx.iteration.aggregate({ where: { groupId: group.id }, _max: { iid: true } });
       const now = new Date();
@@ -395,7 +395,7 @@ export class IterationsService {
     const start = changes.startDate !== undefined ? parseDay(changes.startDate) : iteration.startDate;
     const due = changes.dueDate !== undefined ? parseDay(changes.dueDate) : iteration.dueDate;
     const datesChanged = start?.getTime() !== iteration.startDate.getTime() || due?.getTime() !== iteration.dueDate.getTime();
-    const errors = await this.iterationErrors({ ...next, startDate: start, dueDate: due }, datesChanged, next.title !== iteration.title);
+    const errors = await this.iterationErrors(this.db, { ...next, startDate: start, dueDate: due }, datesChanged, next.title !== iteration.title);
     if (Object.keys(errors).length) throw invalid(errors);
     return this.db.$transaction(async (tx) => {
       await tx.iteration.update({ where: { id }, data: { title: next.title, description: next.description, startDate: start!, dueDate: due!, updatedAt: new Date() } });
@@ -406,22 +406,22 @@ export class IterationsService {
 
   /**
    * Iterations::DeleteService: a closed iteration, or the last of its cadence; its issues keep no iteration. Answers
-   * the iteration's group.
+   * the iteration's group, with the refusal's words when it stays (the payload's group is non-null in GitLab's too).
    */
-  async destroy(id: number): Promise<NamespaceRow> {
+  async destroy(id: number): Promise<{ group: NamespaceRow; errors: string[] }> {
     this.requireAvailable();
     const iteration = await this.db.iteration.findUnique({ where: { id } });
     const group = iteration && (await this.base.loaders.namespaces.byId.load(iteration.groupId));
     if (!iteration || !group || !(await this.base.access.can('admin_iteration', { group }))) throw forbidden();
     if (computeState(iteration.startDate, iteration.dueDate) !== 'closed') {
       const later = await this.db.iteration.count({ where: { iterationsCadenceId: iteration.iterationsCadenceId, startDate: { gt: iteration.dueDate } } });
-      if (later) throw badRequest("upcoming/current iterations can't be deleted unless they are the last one in the cadence");
+      if (later) return { group, errors: ["upcoming/current iterations can't be deleted unless they are the last one in the cadence"] };
     }
     await this.db.$transaction(async (tx) => {
       await tx.iteration.delete({ where: { id } });
       await updateSequences(tx, iteration.iterationsCadenceId);
     });
-    return group;
+    return { group, errors: [] };
   }
 
   // --- issues -----------------------------------------------------------------------------------------------------
