@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { globalId, iidOf, parseId, parseRef } from '../../graphql/ids.js';
 import { webUrl } from '../../graphql/resolvers.js';
-import { invalidParams } from '../../errors.js';
+import { argumentError } from '../../errors.js';
 import { renderMarkdown } from '../../markdown.js';
 import type { IssueRow } from '../issues/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -105,7 +105,7 @@ export const iterationResolvers = {
     iterationCadenceDestroy: async (_: unknown, input: { id: number }, ctx: Context) => ({ group: await ctx.services.iterations.destroyCadence(input.id) }),
     iterationCreate: async (_: unknown, input: IterationChanges & { groupPath?: string | null; projectPath?: string | null; iterationsCadenceId?: number | null }, ctx: Context) => {
       // Mutations::ResolvesResourceParent: exactly one of the group and the project.
-      if ((input.groupPath == null) === (input.projectPath == null)) throw invalidParams(['Exactly one of group_path or project_path arguments is required']);
+      if ((input.groupPath == null) === (input.projectPath == null)) throw argumentError('Exactly one of group_path or project_path arguments is required');
       const parent: IterationParent =
         input.groupPath != null
           ? { group: await groupArg(ctx, input.groupPath) }
@@ -134,8 +134,8 @@ export const iterationResolvers = {
  * with `iterationCadenceId`; the two are exclusive, and the wildcard needs the cadence.
  */
 export function issueIterationChoice(input: IssueIterationInput): { iterationId: number } | { currentOfCadence: number } | null {
-  if (input.iterationId != null && input.iterationWildcardId != null) throw invalidParams(['Incompatible arguments: iterationId, iterationWildcardId.']);
-  if (input.iterationWildcardId != null && input.iterationCadenceId == null) throw invalidParams(['iterationCadenceId is required when iterationWildcardId is provided.']);
+  if (input.iterationId != null && input.iterationWildcardId != null) throw argumentError('Incompatible arguments: iterationId, iterationWildcardId.');
+  if (input.iterationWildcardId != null && input.iterationCadenceId == null) throw argumentError('iterationCadenceId is required when iterationWildcardId is provided.');
   if (input.iterationId != null) return { iterationId: input.iterationId };
   if (input.iterationWildcardId === 'CURRENT') return { currentOfCadence: input.iterationCadenceId! };
   return null;

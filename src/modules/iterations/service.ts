@@ -7,7 +7,7 @@
  * event and system note.
  */
 import type { Prisma } from '../../db/database.js';
-import { badRequest, forbidden, invalid, invalidParams, notFoundAs, recordNotFound } from '../../errors.js';
+import { badRequest, forbidden, invalid, argumentError, notFoundAs, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import type { Ref } from '../../graphql/ids.js';
@@ -74,6 +74,9 @@ export interface IterationChanges {
 export type IssueIterationChoice = { iterationId: number } | { currentOfCadence: number } | null;
 
 const DESCRIPTION_MAX = 5000;
+/** Iterations::Cadence's inclusions: durations of 0 to 4 weeks, 0 to 10 iterations in advance. */
+const MAX_WEEKS = 4;
+const MAX_IN_ADVANCE = 10;
 
 /** Iteration#period: `Jan 1, 2024 - Jan 14, 2024`. */
 const period = (it: IterationRow) => `${mediumDay(it.startDate)} - ${mediumDay(it.dueDate)}`;
@@ -162,9 +165,9 @@ export class IterationsService {
     const add = (field: string, message: string) => (errors[field] ??= []).push(message);
     if (!cadence.title.trim()) add('title', "can't be blank");
     if (cadence.automatic && !cadence.startDate) add('startDate', "can't be blank");
-    if (cadence.durationInWeeks != null && (cadence.durationInWeeks < 0 || cadence.durationInWeeks > 4)) add('durationInWeeks', 'is not included in the list');
+    if (cadence.durationInWeeks != null && (cadence.durationInWeeks < 0 || cadence.durationInWeeks > MAX_WEEKS)) add('durationInWeeks', 'is not included in the list');
     if (cadence.automatic && cadence.durationInWeeks == null) add('durationInWeeks', "can't be blank");
-    if (cadence.iterationsInAdvance != null && (cadence.iterationsInAdvance < 0 || cadence.iterationsInAdvance > 10)) add('iterationsInAdvance', 'is not included in the list');
+    if (cadence.iterationsInAdvance != null && (cadence.iterationsInAdvance < 0 || cadence.iterationsInAdvance > MAX_IN_ADVANCE)) add('iterationsInAdvance', 'is not included in the list');
     if (cadence.automatic && cadence.iterationsInAdvance == null) add('iterationsInAdvance', "can't be blank");
     if (cadence.description && cadence.description.length > DESCRIPTION_MAX) add('description', `is too long (maximum is ${DESCRIPTION_MAX} characters)`);
     // The automation's start date, when it is new (a start date or duration changed, or the cadence made automatic).
@@ -349,7 +352,7 @@ export class IterationsService {
     this.requireAvailable();
     await this.base.access.authorize('create_iteration', parent);
     const given = Object.values(input).some((v) => v !== undefined) || cadenceId !== null;
-    if (!given) throw invalidParams(['The list of iteration attributes is empty']);
+    if (!given) throw argumentError('The list of iteration attributes is empty');
     const group = 'group' in parent ? parent.group : parent.project.namespace.kind === 'group' ? parent.project.namespace : null;
     if (!group) throw badRequest('Iterations are only available to projects in a group');
     let cadence: CadenceRow | null = null;
@@ -385,7 +388,7 @@ export class IterationsService {
   /** Iterations::UpdateService: title, description and dates of an iteration of the group (Reporters and above). */
   async update(group: NamespaceRow, id: number, changes: IterationChanges): Promise<IterationRow> {
     this.requireAvailable();
-    if (!Object.values(changes).some((v) => v !== undefined)) throw invalidParams(['The list of iteration attributes is empty']);
+    if (!Object.values(changes).some((v) => v !== undefined)) throw argumentError('The list of iteration attributes is empty');
     const iteration = await this.db.iteration.findUnique({ where: { id } });
     // IterationsFinder with the group as parent (its ancestors included): an iteration elsewhere is not found.
     if (!iteration || !group.traversalIds.includes(iteration.groupId) || !(await this.base.access.can('admin_iteration', { group: await this.groupOf(iteration) }))) throw forbidden();
