@@ -211,6 +211,17 @@ describe('an issue’s iteration', () => {
     expect(removed.data.issueSetIteration.issue.iteration).toBeNull();
     const after = await t.api('GET', `/projects/${project.id}/issues/${issue.iid}/notes?sort=desc`, { token: owner.token });
     expect(after.body[0].body).toBe('removed iteration');
+    const events = await t.api('GET', `/projects/${project.id}/issues/${issue.iid}/resource_iteration_events`, { token: guest.token });
+    expect(events.status).toBe(200);
+    expect(events.body.map((e: { action: string; resource_type: string; resource_id: number; iteration: { title: string } }) => [e.action, e.resource_type, e.resource_id, e.iteration.title])).toEqual([
+      ['add', 'Issue', issue.id, 'Now'],
+      ['remove', 'Issue', issue.id, 'Now'],
+    ]);
+    expect(Object.keys(events.body[0])).toEqual(['id', 'user', 'created_at', 'resource_type', 'resource_id', 'iteration', 'action']);
+    const one = await t.api('GET', `/projects/${project.id}/issues/${issue.iid}/resource_iteration_events/${events.body[1].id}`, { token: owner.token });
+    expect(one.body).toEqual(events.body[1]);
+    const missing = await t.api('GET', `/projects/${project.id}/issues/${issue.iid}/resource_iteration_events/0`, { token: owner.token });
+    expect([missing.status, missing.body]).toEqual([404, { message: '404 Not found' }]);
   });
 
   it('creates an issue in the current iteration of a cadence (CreateIssueInput)', async () => {

@@ -9,7 +9,8 @@ import type { IssueRow } from '../issues/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { computeState, STATE_ENUM, type IterationState } from './dates.js';
-import type { CadenceChanges, CadenceFilters, IterationChanges, IterationFilters, IterationParent, IterationRow, CadenceRow } from './service.js';
+import type { Noteable } from '../notes/noteables.js';
+import type { IterationEventRow, CadenceChanges, CadenceFilters, IterationChanges, IterationFilters, IterationParent, IterationRow, CadenceRow } from './service.js';
 
 interface IterationListArgs extends PageArgs {
   timeframe?: { start: Date; end: Date } | null;
@@ -74,6 +75,18 @@ export const iterationResolvers = {
   },
   Issue: {
     iteration: (issue: IssueRow, _a: unknown, ctx: Context) => ctx.services.iterations.ofIssue(issue),
+  },
+  ResourceEvents: {
+    iterationEvents: (n: Noteable, args: PageArgs, ctx: Context) => ctx.services.iterations.iterationEvents(n, args),
+    iterationEvent: (n: Noteable, args: { id: string }, ctx: Context) => ctx.services.iterations.iterationEvent(n, args.id),
+  },
+  ResourceIterationEvent: {
+    id: (e: IterationEventRow) => globalId('ResourceIterationEvent', e.id),
+    databaseId: (e: IterationEventRow) => e.id,
+    user: (e: IterationEventRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(e.userId),
+    resourceType: () => 'Issue',
+    resourceId: (e: IterationEventRow) => e.issueId,
+    iteration: (e: IterationEventRow, _a: unknown, ctx: Context) => ctx.loaders.iterations.byId.load(e.iterationId),
   },
   IterationCadence: {
     id: (c: CadenceRow) => globalId('Iterations::Cadence', c.id),

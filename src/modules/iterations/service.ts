@@ -15,6 +15,7 @@ import type { GroupsService } from '../groups/service.js';
 import type { IssueRow, IssuesService } from '../issues/service.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
+import type { Noteable } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import { addDays, computeState, dayOf, mediumDay, parseDay, today, type IterationState } from './dates.js';
@@ -22,6 +23,7 @@ import { CREATE_IN_ADVANCE_JOB, scheduleAhead, updateSequences } from './schedul
 
 export type CadenceRow = Prisma.IterationCadenceGetPayload<object>;
 export type IterationRow = Prisma.IterationGetPayload<object>;
+export type IterationEventRow = Prisma.ResourceIterationEventGetPayload<object>;
 
 /** What iterations belong to, as the finder takes it: a group, or a project (whose group's iterations they are). */
 export type IterationParent = { group: NamespaceRow } | { project: ProjectRow };
@@ -472,10 +474,10 @@ export class IterationsService {
     });
   }
 
-  /** The resource iteration events of an issue the viewer reads, oldest first (GET …/resource_iteration_events). */
-  async issueEvents(issue: IssueRow, page: PageArgs) {
+  /** The resource iteration events of an issue the viewer reads (its noteable found by the resource events API), oldest first. */
+  iterationEvents(n: Noteable, page: PageArgs) {
     this.requireAvailable();
-    const where: Prisma.ResourceIterationEventWhereInput = { issueId: issue.id };
+    const where: Prisma.ResourceIterationEventWhereInput = { issueId: n.type === 'Issue' ? (n.id ?? -1) : -1 };
     return connection(
       page,
       ({ skip, take }) => this.db.resourceIterationEvent.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
@@ -484,11 +486,11 @@ export class IterationsService {
   }
 
   /** One resource iteration event of the issue by id (anything but digits finds nothing): 404 otherwise. */
-  async issueEvent(issue: IssueRow, id: string) {
+  async iterationEvent(n: Noteable, id: string) {
     this.requireAvailable();
-    const event = /^\d{1,9}$/.test(id.trim()) ? await this.db.resourceIterationEvent.findFirst({ where: { id: Number(id), issueId: issue.id } }) : null;
-    if (!event) throw recordNotFound();
-    return event;
+    const found = n.type === 'Issue' && /^\d{1,9}$/.test(id.trim()) ? await this.db.resourceIterationEvent.findFirst({ where: { id: Number(id), issueId: n.id ?? -1 } }) : null;
+    if (!found) throw recordNotFound();
+    return found;
   }
 }
 
