@@ -22,9 +22,6 @@ export function nextOccurring(date: Date, weekday: number): Date {
   return addDays(date, ahead);
 }
 
-/** `YYYY-MM-DD`. */
-export const isoDay = (date: Date): string => date.toISOString().slice(0, 10);
-
 /**
  * A date as Rails casts a string to one (`2024-01-31`, also with a time after it); null for anything else, as an
  * attribute cast from an unreadable string is nil (and then fails its presence validation).
