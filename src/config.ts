@@ -24,6 +24,8 @@ export interface Config {
   snippetMaxSize: number;
   /** Whether epics are available (EPICS_ENABLED; GitLab's licensed `epics` feature): off, every epic endpoint answers 403. */
   epicsEnabled: boolean;
+  /** Whether iterations are available (ITERATIONS_ENABLED; GitLab's licensed `iterations` feature): off, every iteration endpoint answers 403. */
+  iterationsEnabled: boolean;
   /** Full path of the group whose members read the experiments listing (EXPERIMENTS_TEAM_GROUP; GitLab.com's gitlab-com); null: administrators only. */
   experimentsTeamGroup: string | null;
   /** Requests per minute allowed for one token (or one address when anonymous). 0 disables the limit. */
@@ -208,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     commitMaxFileSize: overrides.commitMaxFileSize ?? integer(env, 'COMMIT_MAX_FILE_SIZE', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     snippetMaxSize: overrides.snippetMaxSize ?? integer(env, 'SNIPPET_MAX_SIZE', 50 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     epicsEnabled: overrides.epicsEnabled ?? flag(env, 'EPICS_ENABLED', true),
+    iterationsEnabled: overrides.iterationsEnabled ?? flag(env, 'ITERATIONS_ENABLED', true),
     experimentsTeamGroup: overrides.experimentsTeamGroup !== undefined ? overrides.experimentsTeamGroup : (env.EXPERIMENTS_TEAM_GROUP ?? 'gitlab-com').trim() || null,
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000),
     shutdownTimeoutMs: overrides.shutdownTimeoutMs ?? integer(env, 'SHUTDOWN_TIMEOUT', 30, 1, 3600) * 1000,

@@ -88,13 +88,15 @@ function coded(message: string, extensions: ErrorExtensions): GraphQLError {
 
 /** Problems in words, each argument named by `name`. */
 export function describeProblems(problems: readonly ArgumentProblem[], name: (argument: string) => string = (a) => a): string {
-  return problems.map((p) => `${p.arguments.map(name).join(', ')} ${p.text}`).join(', ');
+  return problems.map((p) => (p.arguments.length ? `${p.arguments.map(name).join(', ')} ${p.text}` : p.text)).join(', ');
 }
 
 function problems(list: ArgumentProblem[]): GraphQLError {
   return coded(describeProblems(list), { code: 'BAD_USER_INPUT', problems: list });
 }
 
+/** GitLab's Gitlab::Graphql::Errors::ArgumentError: a problem with the arguments together, in the resolver's own words. */
+export const argumentError = (text: string) => problems([{ arguments: [], text }]);
 /** Grape's `requires`: each argument is missing. */
 export const missing = (...args: string[]) => problems(args.map((a) => ({ arguments: [a], text: 'is missing' })));
 /** Grape's `values:`: the argument's value is not one of those allowed. */

@@ -76,6 +76,8 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   },
   IssueID: { model: 'Issue' },
   IssueLinkID: { model: 'IssueLink' },
+  IterationID: { model: 'Iteration' },
+  IterationsCadenceID: { model: 'Iterations::Cadence' },
   /** GitLab's GlobalIDType[Issuable]: issues and merge requests, with the class named. */
   IssuableID: { model: 'Issuable', subclasses: ['Issue', 'MergeRequest'], withClass: true },
   MergeRequestID: { model: 'MergeRequest' },

@@ -139,6 +139,18 @@ beforeAll(async () => {
     epicId ??= epic.body.id;
     await t.api('POST', `/groups/${group.id}/epics/1/issues/${issue.body.id}`, { token: owner.token });
     await t.api('POST', `/groups/${group.id}/epics/${epicId}/discussions`, { token: member.token, body: { body: `epic thread ${i}` } });
+    // Iterations of the group (its first manual cadence): the round's issue put in the round's, and issue 1 in each
+    // in turn (one iteration event each).
+    const made = await t.graphql(
+      'mutation($g: ID!, $s: String, $d: String) { iterationCreate(input: { groupPath: $g, title: null, startDate: $s, dueDate: $d }) { errors iteration { databaseId } } }',
+      { g: String(group.id), s: `2030-0${i + 1}-01`, d: `2030-0${i + 1}-10` },
+      owner.token,
+    );
+    expect(made.body.data.iterationCreate.errors).toEqual([]);
+    for (const iid of new Set([issue.body.iid, 1])) {
+      const put = await t.api('PUT', `/projects/${project.id}/issues/${iid}`, { token: owner.token, body: { iteration_id: made.body.data.iterationCreate.iteration.databaseId } });
+      expect(put.status).toBe(200);
+    }
   }
   // Resource groups: `shared` (four jobs a pipeline, one of which holds it) and k1-k4; two pipelines.
   resourceGroupProject = await createProject(t, owner.token);
@@ -304,6 +316,7 @@ describe('query budget', () => {
     'GET /projects/:id/issues/:issue_iid/resource_weight_events': () => `/projects/${project.id}/issues/1/resource_weight_events`,
     'GET /projects/:id/issues/:issue_iid/resource_milestone_events': () => `/projects/${project.id}/issues/1/resource_milestone_events`,
     'GET /projects/:id/issues/:issue_iid/resource_state_events': () => `/projects/${project.id}/issues/1/resource_state_events`,
+    'GET /projects/:id/issues/:issue_iid/resource_iteration_events': () => `/projects/${project.id}/issues/1/resource_iteration_events`,
     'GET /projects/:id/merge_requests/:merge_request_iid/resource_label_events': () => `/projects/${project.id}/merge_requests/1/resource_label_events`,
     'GET /projects/:id/merge_requests/:merge_request_iid/resource_milestone_events': () => `/projects/${project.id}/merge_requests/1/resource_milestone_events`,
     'GET /projects/:id/merge_requests/:merge_request_iid/resource_state_events': () => `/projects/${project.id}/merge_requests/2/resource_state_events`,

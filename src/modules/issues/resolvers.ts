@@ -1,9 +1,10 @@
 /** GraphQL resolvers of issues; the REST routes run through them too. */
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
+import { globalId, iidOf, parseId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
-import { featureUnavailable, invalidArgument, refused } from '../../errors.js';
+import { featureUnavailable, invalidArgument, mutuallyExclusive, refused } from '../../errors.js';
+import { issueIterationChoice } from '../iterations/resolvers.js';
 import { severityOf, type EscalationStatus, type IssueType, type Severity } from './incidents.js';
 import { labelInParent } from '../labels/loaders.js';
 import { milestoneParent } from '../milestones/resolvers.js';
@@ -39,6 +40,10 @@ interface ListArgs extends PageArgs {
   healthStatusFilter?: IssueFilters['healthStatus'];
   crmContactId?: string | null;
   crmOrganizationId?: string | null;
+  iterationId?: (string | null)[] | null;
+  iterationTitle?: string | null;
+  iterationWildcardId?: 'NONE' | 'ANY' | 'CURRENT' | null;
+  iterationCadenceId?: number[] | null;
 }
 
 /** GitLab's IssueSort values as REST's order_by and sort. */
@@ -102,9 +107,28 @@ function filtersOf(args: ListArgs): IssueFilters {
     healthStatus: args.healthStatusFilter,
     crmContactId: args.crmContactId,
     crmOrganizationId: args.crmOrganizationId,
+    iteration: iterationFilters(args),
     orderBy: args.orderBy ?? sortBy,
     sort: args.direction ? (args.direction.toLowerCase() as 'asc' | 'desc') : args.orderBy ? 'desc' : sortDirection,
   };
+}
+
+/**
+ * EE's iteration filters: `iterationId` (global IDs, or REST's `iteration_id`: a number, or `None`, `Any`, `Current`
+ * standing for the wildcard), `iterationTitle`, `iterationWildcardId`, `iterationCadenceId`.
+ */
+function iterationFilters(args: ListArgs): IssueFilters['iteration'] {
+  const ids: number[] = [];
+  let wildcard = args.iterationWildcardId ? (args.iterationWildcardId.toLowerCase() as 'none' | 'any' | 'current') : null;
+  for (const raw of args.iterationId ?? []) {
+    if (raw == null || raw.trim() === '') continue;
+    const word = raw.trim().toLowerCase();
+    if (word === 'none' || word === 'any' || word === 'current') wildcard = word;
+    else ids.push(parseId(raw.trim(), 'Iteration', 'iterationId'));
+  }
+  if (wildcard && ids.length) throw mutuallyExclusive('iterationId', 'iterationWildcardId');
+  const given = ids.length > 0 || wildcard !== null || !!args.iterationTitle || !!args.iterationCadenceId?.length;
+  return given ? { ids: ids.length ? ids : null, wildcard, title: args.iterationTitle, cadenceIds: args.iterationCadenceId?.length ? args.iterationCadenceId : null } : null;
 }
 
 const list = (scope: IssueScope, args: ListArgs, ctx: Context) => ctx.services.issues.list(scope, filtersOf(args), args);
@@ -136,9 +160,15 @@ async function path(issue: IssueRow, ctx: Context): Promise<string> {
   return `${(await projectOfIssue(issue, ctx)).fullPath}/-/issues/${issue.iid}`;
 }
 
-/** The epic an issue is put in on create or update (GitLab's `epic_id`), kept by the epics module. */
+/**
+ * The epic an issue is put in on create or update (GitLab's `epic_id`), kept by the epics module, and its iteration
+ * (`iterationId`; on create also `iterationWildcardId: CURRENT` with `iterationCadenceId`), kept by the iterations module.
+ */
 interface EpicOfIssue {
   epicId?: number | null;
+  iterationId?: number | null;
+  iterationWildcardId?: 'CURRENT' | null;
+  iterationCadenceId?: number | null;
 }
 
 interface IssueIid {
@@ -262,7 +292,9 @@ export const issueResolvers = {
       ctx: Context,
     ) => {
       const project = await projectOf(ctx, input.projectPath);
-      const issue = await ctx.services.issues.create(project, {
+      const iteration = issueIterationChoice(input);
+      if (iteration) ctx.services.iterations.requireAvailable();
+      let issue = await ctx.services.issues.create(project, {
         ...input,
         issueType: input.type ? (input.type.toLowerCase() as IssueType) : null,
         labels: splitNames(input.labels),
@@ -270,6 +302,7 @@ export const issueResolvers = {
         createdAt: input.createdAt ? input.createdAt.toISOString() : null,
       });
       if (input.epicId) await ctx.services.epics.setIssueEpic(issue, input.epicId);
+      if (iteration) issue = await ctx.services.iterations.setIssueIteration(issue, iteration);
       return { issue };
     },
     updateIssue: async (
@@ -280,7 +313,10 @@ export const issueResolvers = {
       ctx: Context,
     ) => {
       const project = await projectOf(ctx, input.projectPath);
-      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, type, clientMutationId: _c, ...rest } = input as typeof input & { clientMutationId?: string };
+      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, iterationId, iterationWildcardId: _w, iterationCadenceId: _ic, type, clientMutationId: _c, ...rest } = input as typeof input & {
+        clientMutationId?: string;
+      };
+      if (iterationId !== undefined) ctx.services.iterations.requireAvailable();
       // Only what was given: a change given as null clears (and counts as given).
       const names = (list: typeof rest.labels) => (list === undefined ? undefined : splitNames(list));
       const changes: IssueChanges = {
@@ -294,8 +330,9 @@ export const issueResolvers = {
       };
       if (dueDate !== undefined) changes.dueDate = dueDate ? dueDate.toISOString().slice(0, 10) : null;
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
-      const issue = await ctx.services.issues.update(project, iidOf(iid), changes, epicId === undefined);
+      let issue = await ctx.services.issues.update(project, iidOf(iid), changes, epicId === undefined && iterationId === undefined);
       if (epicId !== undefined) await ctx.services.epics.setIssueEpic(issue, epicId || null);
+      if (iterationId !== undefined) issue = await ctx.services.iterations.setIssueIteration(issue, iterationId ? { iterationId } : null);
       return { issue };
     },
     // GitLab's Mutations::Issues::SetConfidential, SetDueDate and SetLocked: Issues::UpdateService with one attribute,

@@ -15,6 +15,7 @@ import { hookProjectOf } from '../hooks/samples.js';
 import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMessage } from './live.js';
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import type { LabelsService } from '../labels/service.js';
+import { issueIterationConditions, type IssueIterationFilters } from '../iterations/filters.js';
 import { issuableConditions } from './finder.js';
 import { markIssuableSlaClosed, startIssuableSla } from '../incident_management/sla.js';
 import { resolveIncidentAlerts } from '../alert_management/incidents.js';
@@ -81,6 +82,8 @@ export interface IssueFilters {
   /** Issuables::CrmContactFilter and CrmOrganizationFilter: a contact's id, or an organization's its contacts carry. */
   crmContactId?: string | null;
   crmOrganizationId?: string | null;
+  /** EE's iteration filters (`iteration_id`, `iteration_title`, wildcards, cadences): the iterations module's conditions. */
+  iteration?: IssueIterationFilters | null;
   orderBy?: IssueOrderBy | null;
   sort?: 'asc' | 'desc' | null;
 }
@@ -292,6 +295,7 @@ export class IssuesService {
     const crmId = (id: string) => (/^\d{1,9}$/.test(id.trim()) ? Number(id) : -1);
     if (filters.crmContactId) and.push({ crmContacts: { some: { contactId: crmId(filters.crmContactId) } } });
     if (filters.crmOrganizationId) and.push({ crmContacts: { some: { contact: { organizationId: crmId(filters.crmOrganizationId) } } } });
+    if (filters.iteration) and.push(...issueIterationConditions(filters.iteration));
     and.push(...(await issuableConditions(this.db, filters)));
     // EE's sort_by_attribute sorts by SLA `with_feature(:sla)`: incidents only.
     if (filters.orderBy === 'sla_due_at') and.push({ issueType: 'incident' });

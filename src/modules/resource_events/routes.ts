@@ -5,8 +5,8 @@
  */
 import type { RestRoute } from '../../rest/route.js';
 
-/** The four event kinds and whether the parent kind has them; weight events are issues' only. */
-export type ResourceEventKind = 'Label' | 'Weight' | 'Milestone' | 'State';
+/** The event kinds and whether the parent kind has them; weight and iteration (the iterations module's) events are issues' only. */
+export type ResourceEventKind = 'Label' | 'Weight' | 'Milestone' | 'State' | 'Iteration';
 
 /** The list and single routes of each kind, under `parent` (`/projects/:id/issues/:issue_iid`), for operations named by `kind` (`Issue`). */
 export function resourceEventRoutes(parent: string, kind: string, events: readonly ResourceEventKind[]): RestRoute[] {
