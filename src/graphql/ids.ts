@@ -36,3 +36,24 @@ export function parseRef(value: string, type: string, argument: string): Ref {
   if (value.startsWith('gid://') || (/^\d{1,10}$/.test(value) && Number(value) <= 2147483647)) return { id: parseId(value, type, argument) };
   return { path: value };
 }
+
+/** The classes a label's global ID may name. */
+export const LABEL_CLASSES = ['Label', 'ProjectLabel', 'GroupLabel'];
+
+/**
+ * An id an input takes as GitLab's plain `ID` (Mutations::Issues::Update#parse_label_ids, IssuableBaseService#filter_milestone): a global
+ * ID of one of `classes`, or a plain numeric id; anything else names no record (null), which GitLab looks up and
+ * does not find.
+ */
+export function looseId(value: string, classes: readonly string[]): number | null {
+  const match = /^(?:gid:\/\/gitlab\/([A-Za-z:]+)\/)?(\d{1,10})$/.exec(value.trim());
+  if (!match || (match[1] !== undefined && !classes.includes(match[1]))) return null;
+  const id = Number(match[2]);
+  return id <= 2147483647 ? id : null;
+}
+
+/** The ids of a list given as `[ID!]`, those naming no record left out (as GitLab finds nothing for them). */
+export function looseIds(values: readonly string[] | null | undefined, classes: readonly string[]): number[] | null | undefined {
+  if (values == null) return values;
+  return values.map((v) => looseId(v, classes)).filter((id): id is number => id !== null);
+}

@@ -41,7 +41,7 @@ describe('issues in GraphQL', () => {
       weight: 2,
       // GitLab's Issue.dueDate is a Time: the day at midnight UTC.
       dueDate: '2031-05-06T00:00:00.000Z',
-      discussionLocked: null,
+      discussionLocked: false,
       webUrl: `${EXTERNAL_URL}/${project.path_with_namespace}/-/issues/1`,
       reference: `${project.path_with_namespace}#1`,
       author: { username: owner.username },

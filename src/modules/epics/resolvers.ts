@@ -1,10 +1,11 @@
 /** GraphQL resolvers of epics and the issues in them; the REST Epics and Epic Issues APIs run through them too. */
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
+import { GraphQLScalarType, Kind } from 'graphql';
+import { LABEL_CLASSES, globalId, iidOf, looseIds, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
 import { splitNames, type IssueRow } from '../issues/service.js';
-import { textColor } from '../labels/rules.js';
+import { colorOf, textColor, validColor } from '../labels/rules.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import { EPIC, type EpicChanges, type EpicFilters, type EpicIssueView, type EpicOrderBy, type EpicRow, type TreeMove } from './service.js';
 import { humanReadableEndDate, remainingDaysInWords } from './words.js';
@@ -95,7 +96,33 @@ interface EpicKey {
   iid: string;
 }
 
+/** Types::ColorType's input: Gitlab::Color.of (a CSS colour name becomes its hex code), refused unless it is a colour. */
+function parseColor(value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError('Not a color');
+  const color = colorOf(value);
+  if (!validColor(color)) throw new TypeError('Not a color');
+  return color;
+}
+
+/** GitLab's `Color` scalar (Types::ColorType): a hex code or a named CSS colour in, the hex code out. */
+const Color = new GraphQLScalarType({
+  name: 'Color',
+  description: 'Color represented as a hex code or named color.\n\nFor example: "#fefefe".',
+  serialize: (value) => String(value),
+  parseValue: parseColor,
+  parseLiteral: (ast) => parseColor(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+interface LabelIdArgs {
+  addLabelIds?: string[] | null;
+  removeLabelIds?: string[] | null;
+}
+
+/** Label ids an epic input takes as GitLab's `[ID!]`: global IDs of labels or numeric ids. */
+const labelIds = (values: string[] | null | undefined) => looseIds(values, LABEL_CLASSES) ?? undefined;
+
 export const epicResolvers = {
+  Color,
   NoteableKind: { EPIC: 'Epic' },
   Group: {
     epic: (group: NamespaceRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.epics.find(group, iidOf(args.iid)) : null),
@@ -183,17 +210,27 @@ export const epicResolvers = {
     epic: (v: EpicIssueView, _a: unknown, ctx: Context) => ctx.services.epics.byId(v.epicId),
   },
   Mutation: {
-    createEpic: async (_: unknown, input: EpicChanges & DeprecatedDates & { groupPath: string; title?: string | null }, ctx: Context) => {
+    createEpic: async (
+      _: unknown,
+      input: Omit<EpicChanges, 'addLabelIds' | 'removeLabelIds'> & DeprecatedDates & LabelIdArgs & { groupPath: string; title?: string | null },
+      ctx: Context,
+    ) => {
       const { groupPath, addLabels, startDate, endDate, ...rest } = input;
       const epic = await ctx.services.epics.create(await groupArg(ctx, groupPath), {
         ...rest,
         ...fixedDates(input),
         title: rest.title ?? '',
         labels: splitNames(addLabels),
+        addLabelIds: labelIds(input.addLabelIds),
+        removeLabelIds: labelIds(input.removeLabelIds),
       });
       return { epic };
     },
-    updateEpic: async (_: unknown, input: Omit<EpicChanges, 'stateEvent'> & DeprecatedDates & EpicKey & { stateEvent?: 'REOPEN' | 'CLOSE' | null }, ctx: Context) => {
+    updateEpic: async (
+      _: unknown,
+      input: Omit<EpicChanges, 'stateEvent' | 'addLabelIds' | 'removeLabelIds'> & DeprecatedDates & EpicKey & LabelIdArgs & { stateEvent?: 'REOPEN' | 'CLOSE' | null },
+      ctx: Context,
+    ) => {
       const { groupPath, iid, stateEvent, startDate, endDate, ...rest } = input;
       const changes: EpicChanges = {
         ...rest,
@@ -201,6 +238,8 @@ export const epicResolvers = {
         labels: names(rest.labels),
         addLabels: names(rest.addLabels),
         removeLabels: names(rest.removeLabels),
+        addLabelIds: labelIds(input.addLabelIds),
+        removeLabelIds: labelIds(input.removeLabelIds),
         stateEvent: stateEvent ? (stateEvent.toLowerCase() as 'close' | 'reopen') : stateEvent,
       };
       return { epic: await ctx.services.epics.update(await groupArg(ctx, groupPath), iidOf(iid), changes) };

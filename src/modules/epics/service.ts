@@ -17,7 +17,7 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { EpicSubject } from './policy.js';
-import { positionAtStart, positionBetween, spreadPosition } from './positions.js';
+import { positionAtStart, positionBetween, spreadPosition } from '../issues/positions.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 
 export const EPIC = 'Epic';
@@ -81,6 +81,9 @@ export interface EpicChanges {
   labels?: readonly string[] | null;
   addLabels?: readonly string[] | null;
   removeLabels?: readonly string[] | null;
+  /** Label ids to add and to remove (GraphQL's addLabelIds, removeLabelIds): the group's labels and its ancestors'. */
+  addLabelIds?: readonly number[] | null;
+  removeLabelIds?: readonly number[] | null;
   stateEvent?: 'close' | 'reopen' | null;
   createdAt?: string | null;
 }
@@ -97,6 +100,8 @@ interface LabelChange {
   labels?: readonly string[] | null;
   addLabels?: readonly string[] | null;
   removeLabels?: readonly string[] | null;
+  addLabelIds?: readonly number[] | null;
+  removeLabelIds?: readonly number[] | null;
 }
 
 const NO_MATCHING_ISSUE = 'No matching issue found. Make sure that you are adding a valid issue URL.';
@@ -233,7 +238,16 @@ export class EpicsService {
   private async labelsOf(group: NamespaceRow, change: LabelChange): Promise<ResolvedLabels> {
     const ids = async (titles: readonly string[] | null | undefined, create: boolean) =>
       titles == null ? null : (await this.labels.findOrCreateGroupLabels(group, titles, create)).map((l) => l.id);
-    return { replace: await ids(change.labels, true), add: (await ids(change.addLabels, true)) ?? [], remove: (await ids(change.removeLabels, false)) ?? [] };
+    // Ids of labels the group cannot use are dropped, as IssuableBaseService#filter_labels_in_param keeps available ones.
+    const byIds = async (wanted: readonly number[] | null | undefined) => (wanted?.length ? (await this.labels.groupLabelsByIds(group, wanted)).map((l) => l.id) : []);
+    const [replace, add, remove, addById, removeById] = await Promise.all([
+      ids(change.labels, true),
+      ids(change.addLabels, true),
+      ids(change.removeLabels, false),
+      byIds(change.addLabelIds),
+      byIds(change.removeLabelIds),
+    ]);
+    return { replace, add: [...(add ?? []), ...addById], remove: [...(remove ?? []), ...removeById] };
   }
 
   /**
@@ -268,7 +282,7 @@ export class EpicsService {
     const parentId = await this.parentFor(group, input.parentId);
     const createdAt = input.createdAt && (await this.base.access.can('set_epic_created_at', group)) ? new Date(input.createdAt) : null;
     if (createdAt && Number.isNaN(createdAt.getTime())) throw invalidArgument('created_at');
-    const labels = await this.labelsOf(group, { labels: input.labels });
+    const labels = await this.labelsOf(group, { labels: input.labels, addLabelIds: input.addLabelIds, removeLabelIds: input.removeLabelIds });
     return this.db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT "id" FROM "namespaces" WHERE "id" = ${group.id} FOR UPDATE`;
       const last = await tx.epic.aggregate({ where: { groupId: group.id }, _max: { iid: true } });

@@ -468,6 +468,8 @@ export interface HookIssue {
   closedAt: Date | null;
   timeEstimate: number;
   totalTimeSpent: number;
+  /** Its relative position in the project (issues.relative_position); null until placed. */
+  relativePosition?: number | null;
   createdAt: Date;
   updatedAt: Date;
   labels: HookLabel[];
@@ -506,7 +508,7 @@ export function issueHookAttrs(issue: HookIssue, project: Pick<HookProject, 'ful
     moved_to_id: issue.movedToId ?? null,
     duplicated_to_id: null,
     project_id: issue.projectId,
-    relative_position: null,
+    relative_position: issue.relativePosition ?? null,
     state_id: issue.state === 'closed' ? 2 : 1,
     time_estimate: issue.timeEstimate,
     title: issue.title,

@@ -2,7 +2,7 @@
  * GitLab's time tracking durations (Gitlab::TimeTrackingFormatter over ChronicDuration): a month is 4 weeks, a week
  * 5 days, a day 8 hours; `3h30m`, `1w 2d`, `-1h`; a bare number counts hours.
  */
-import { badRequest } from '../../errors.js';
+import { argumentRefused, badRequest } from '../../errors.js';
 
 const UNITS: [string, number][] = [
   ['mo', 4 * 5 * 8 * 3600],
@@ -24,8 +24,8 @@ const ALIASES: Record<string, string> = {
 
 const SECONDS = new Map(UNITS);
 
-/** Seconds a duration names; a 400 in GitLab's words when it names none (or a negative one where that is refused). */
-export function parseDuration(text: string, argument: 'timeEstimate' | 'spentTime', allowNegative: boolean): number {
+/** Seconds a duration names (negative with a leading `-`); null when it names none (Gitlab::TimeTrackingFormatter.parse). */
+export function durationSeconds(text: string): number | null {
   const trimmed = text.trim().toLowerCase();
   const negative = trimmed.startsWith('-');
   const body = negative ? trimmed.slice(1).trim() : trimmed;
@@ -46,9 +46,27 @@ export function parseDuration(text: string, argument: 'timeEstimate' | 'spentTim
       }
     }
   }
+  return seconds === null ? null : negative ? -seconds : seconds;
+}
+
+/** Seconds a duration names; a 400 in GitLab's words when it names none (or a negative one where that is refused). */
+export function parseDuration(text: string, argument: 'timeEstimate' | 'spentTime', allowNegative: boolean): number {
+  const seconds = durationSeconds(text);
   const label = argument === 'timeEstimate' ? 'Time estimate' : 'Time spent';
-  if (seconds === null || (negative && !allowNegative)) throw badRequest(`400 Bad request - ${label} must have a valid format and be greater than or equal to zero.`);
-  return negative ? -seconds : seconds;
+  if (seconds === null || (seconds < 0 && !allowNegative)) throw badRequest(`400 Bad request - ${label} must have a valid format and be greater than or equal to zero.`);
+  return seconds;
+}
+
+/**
+ * GraphQL's `timeEstimate` argument of updateIssue and mergeRequestUpdate (Mutations::ValidateTimeEstimate): null or
+ * `0` removes the estimate; a duration that is not one, or is negative, is refused in GitLab's words.
+ */
+export function timeEstimateArgument(text: string | null): number {
+  if (text === null) return 0;
+  const seconds = durationSeconds(text);
+  if (seconds === null) throw argumentRefused('timeEstimate', 'must be formatted correctly, for example `1h 30m`');
+  if (seconds < 0) throw argumentRefused('timeEstimate', 'must be greater than or equal to zero. Remember that every new timeEstimate overwrites the previous value.');
+  return seconds;
 }
 
 /** GitLab's human form (`1w 2d 3h 30m`); null for zero. */

@@ -75,6 +75,8 @@ export const issuePolicy = {
   create_incident: unlessArchived(allOf(readProjectIssues, reporter)),
   /** `created_at` honoured on create (`set_issue_created_at`): administrators and Owners. */
   set_issue_created_at: projectOwner,
+  /** `iid` honoured on create (`set_issue_iid`): administrators and Owners; others' issues take the next iid. */
+  set_issue_iid: projectOwner,
   read_issue: readIssue,
   update_issue: allOf(readIssue, unarchived, anyOf(onProject(reporter), author, assignee)),
   admin_issue: allOf(readIssue, unarchived, onProject(reporter)),

@@ -1,9 +1,9 @@
 /** GraphQL resolvers of issues; the REST routes run through them too. */
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { globalId, iidOf, parseId, parseRef } from '../../graphql/ids.js';
+import { LABEL_CLASSES, globalId, iidOf, looseId, looseIds, parseId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
-import { featureUnavailable, invalidArgument, mutuallyExclusive, refused } from '../../errors.js';
+import { argumentRefused, featureUnavailable, invalidArgument, mutuallyExclusive, refused } from '../../errors.js';
 import { issueIterationChoice } from '../iterations/resolvers.js';
 import { severityOf, type EscalationStatus, type IssueType, type Severity } from './incidents.js';
 import { labelInParent } from '../labels/loaders.js';
@@ -12,7 +12,8 @@ import type { MilestoneRow } from '../milestones/service.js';
 import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { parseDuration, humanDuration } from './durations.js';
+import { parseDuration, humanDuration, timeEstimateArgument } from './durations.js';
+import { followUpOf, type FollowUpArgs } from './follow-up.js';
 import { ISSUABLE_SUBSCRIPTIONS } from './live.js';
 import { ISSUE, splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
@@ -221,6 +222,8 @@ export const issueResolvers = {
     databaseIid: (i: IssueRow) => i.iid,
     closedBy: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.closedById),
     author: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.authorId),
+    discussionLocked: (i: IssueRow) => i.discussionLocked ?? false,
+    discussionLockedSetting: (i: IssueRow) => i.discussionLocked,
     labels: async (i: IssueRow, args: PageArgs, ctx: Context) => {
       const project = await projectOfIssue(i, ctx);
       const labels = await ctx.loaders.issues.labels.load(i.id);
@@ -280,7 +283,7 @@ export const issueResolvers = {
     escalationStatus: (i: IssueRow) => (i.issueType === 'incident' ? i.escalationStatus : null),
     serviceDeskReplyTo: () => null,
     healthStatus: (i: IssueRow) => i.healthStatus,
-    relativePosition: (i: IssueRow) => i.id,
+    relativePosition: (i: IssueRow) => i.relativePosition,
   },
   IssueEscalationStatus: { TRIGGERED: 'triggered', ACKNOWLEDGED: 'acknowledged', RESOLVED: 'resolved', IGNORED: 'ignored' },
   HealthStatus: { onTrack: 'on_track', needsAttention: 'needs_attention', atRisk: 'at_risk' },
@@ -288,34 +291,91 @@ export const issueResolvers = {
   Mutation: {
     createIssue: async (
       _: unknown,
-      input: Omit<IssueChanges, 'title'> & EpicOfIssue & { projectPath: string; title: string; createdAt?: Date | null; dueDate?: Date | null; type?: 'ISSUE' | 'INCIDENT' | null },
+      input: Omit<IssueChanges, 'title' | 'labelIds' | 'milestoneId'> &
+        EpicOfIssue &
+        FollowUpArgs & {
+          projectPath: string;
+          title: string;
+          labelIds?: number[] | null;
+          milestoneId?: number | null;
+          createdAt?: Date | null;
+          dueDate?: Date | null;
+          type?: 'ISSUE' | 'INCIDENT' | null;
+          iid?: number | null;
+          locked?: boolean | null;
+          moveBeforeId?: number | null;
+          moveAfterId?: number | null;
+        },
       ctx: Context,
     ) => {
+      // Mutations::Issues::Create#ready?: a thread named needs its merge request.
+      if (input.discussionToResolve && input.mergeRequestToResolveDiscussionsOf == null && input.mergeRequestIidToResolveDiscussionsOf == null) {
+        throw argumentRefused('to', 'resolve a discussion please also provide `merge_request_to_resolve_discussions_of` parameter');
+      }
       const project = await projectOf(ctx, input.projectPath);
       const iteration = issueIterationChoice(input);
       if (iteration) ctx.services.iterations.requireAvailable();
+      const followUp = await followUpOf(ctx, project, input);
+      const moving = input.moveBeforeId != null || input.moveAfterId != null;
       let issue = await ctx.services.issues.create(project, {
         ...input,
+        // Issues::BuildService: the description from the threads unless one is given.
+        description: input.description !== undefined ? input.description : (followUp?.description ?? null),
+        discussionLocked: input.locked,
         issueType: input.type ? (input.type.toLowerCase() as IssueType) : null,
         labels: splitNames(input.labels),
         dueDate: input.dueDate ? input.dueDate.toISOString().slice(0, 10) : null,
         createdAt: input.createdAt ? input.createdAt.toISOString() : null,
+        moveBetween: moving ? { before: input.moveBeforeId ?? null, after: input.moveAfterId ?? null } : null,
       });
       if (input.epicId) await ctx.services.epics.setIssueEpic(issue, input.epicId);
       if (iteration) issue = await ctx.services.iterations.setIssueIteration(issue, iteration);
+      if (followUp) await followUp.resolve(issue);
       return { issue };
     },
     updateIssue: async (
       _: unknown,
       input: IssueIid &
         EpicOfIssue &
-        Omit<IssueChanges, 'dueDate' | 'stateEvent'> & { dueDate?: Date | null; locked?: boolean | null; stateEvent?: 'CLOSE' | 'REOPEN' | null; type?: 'ISSUE' | 'INCIDENT' | null },
+        Omit<IssueChanges, 'dueDate' | 'stateEvent' | 'labelIds' | 'addLabelIds' | 'removeLabelIds' | 'milestoneId' | 'timeEstimate'> & {
+          dueDate?: Date | null;
+          locked?: boolean | null;
+          stateEvent?: 'CLOSE' | 'REOPEN' | null;
+          type?: 'ISSUE' | 'INCIDENT' | null;
+          labelIds?: string[] | null;
+          addLabelIds?: string[] | null;
+          removeLabelIds?: string[] | null;
+          milestoneId?: string | null;
+          timeEstimate?: string | null;
+        },
       ctx: Context,
     ) => {
+      // Mutations::Issues::Update#ready?: labelIds replaces, so it goes with neither addLabelIds nor removeLabelIds;
+      // a time estimate must be a duration of zero or more.
+      if (input.labelIds?.length && (input.addLabelIds?.length || input.removeLabelIds?.length)) {
+        throw argumentRefused('labelIds', 'is mutually exclusive with any of addLabelIds or removeLabelIds');
+      }
+      const timeEstimate = input.timeEstimate === undefined ? undefined : timeEstimateArgument(input.timeEstimate);
       const project = await projectOf(ctx, input.projectPath);
-      const { projectPath: _p, iid, locked, dueDate, stateEvent, epicId, iterationId, iterationWildcardId: _w, iterationCadenceId: _ic, type, clientMutationId: _c, ...rest } = input as typeof input & {
-        clientMutationId?: string;
-      };
+      const {
+        projectPath: _p,
+        iid,
+        locked,
+        dueDate,
+        stateEvent,
+        epicId,
+        iterationId,
+        iterationWildcardId: _w,
+        iterationCadenceId: _ic,
+        type,
+        labelIds,
+        addLabelIds,
+        removeLabelIds,
+        milestoneId: _m,
+        timeEstimate: _t,
+        clientMutationId: _c,
+        ...rest
+      } = input as typeof input & { clientMutationId?: string };
       if (iterationId !== undefined) ctx.services.iterations.requireAvailable();
       // Only what was given: a change given as null clears (and counts as given).
       const names = (list: typeof rest.labels) => (list === undefined ? undefined : splitNames(list));
@@ -327,9 +387,14 @@ export const issueResolvers = {
         discussionLocked: locked,
         stateEvent: stateEvent?.toLowerCase(),
         issueType: type ? (type.toLowerCase() as IssueType) : undefined,
+        labelIds: looseIds(labelIds, LABEL_CLASSES),
+        addLabelIds: looseIds(addLabelIds, LABEL_CLASSES),
+        removeLabelIds: looseIds(removeLabelIds, LABEL_CLASSES),
+        timeEstimate,
       };
       if (dueDate !== undefined) changes.dueDate = dueDate ? dueDate.toISOString().slice(0, 10) : null;
-      if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
+      // IssuableBaseService#filter_milestone: a milestone the project cannot use (or no milestone at all) removes it.
+      if ('milestoneId' in input) changes.milestoneId = input.milestoneId == null ? null : (looseId(input.milestoneId, ['Milestone']) ?? 0);
       let issue = await ctx.services.issues.update(project, iidOf(iid), changes, epicId === undefined && iterationId === undefined);
       if (epicId !== undefined) await ctx.services.epics.setIssueEpic(issue, epicId || null);
       if (iterationId !== undefined) issue = await ctx.services.iterations.setIssueIteration(issue, iterationId ? { iterationId } : null);

@@ -4,7 +4,7 @@
  * events and label changes, delete, and their activity events.
  */
 import type { Prisma } from '../../db/database.js';
-import { atLeastOneOf, badRequest, invalid, invalidArgument, notFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, conflict, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
 import { can } from '../../auth/policy.js';
@@ -29,6 +29,7 @@ import type { IssueSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
 import { IssueMoves } from './move.js';
+import { positionAtStart, positionBetween, spreadPosition } from './positions.js';
 
 export const ISSUE = 'Issue';
 
@@ -103,6 +104,10 @@ export interface IssueInput {
   /** `incident` where the user may create incidents (`create_incident`); an issue otherwise. */
   issueType?: IssueType | null;
   healthStatus?: HealthStatus | null;
+  /** The iid to take (`set_issue_iid`: administrators and Owners; silently the next one for others). */
+  iid?: number | null;
+  /** Issues of the project to place the new one after (`before`) and before (`after`): createIssue's moveBeforeId/moveAfterId. */
+  moveBetween?: { before: number | null; after: number | null } | null;
 }
 
 export interface IssueChanges {
@@ -130,6 +135,8 @@ export interface IssueChanges {
   severity?: Severity | null;
   /** An incident's escalation status (issueSetEscalationStatus). */
   escalationStatus?: EscalationStatus | null;
+  /** Time estimate in seconds (updateIssue's `timeEstimate`; 0 removes it). */
+  timeEstimate?: number | null;
 }
 
 /** The comma-separated lists REST gives (`labels=a,b` or `labels[]=a&labels[]=b`), as one list of names. */
@@ -351,7 +358,8 @@ export class IssuesService {
         // Soonest milestone first (GitLab's priority and milestone_due orders), then the newest.
         return [{ milestone: { dueDate: { sort: 'asc', nulls: 'last' } } }, { createdAt: sort }, id];
       case 'relative_position':
-        return [{ id: 'asc' }];
+        // Issue.order_relative_position_asc: placed issues by position, the unplaced last, then by id.
+        return [{ relativePosition: { sort: 'asc', nulls: 'last' } }, { id: 'asc' }];
       // Issue.order_severity_asc/desc: by the incident's severity, those without one first ascending and last
       // descending; order_escalation_status_*, EE's order_health_status_* and order_blocking_issues_*: nulls last.
       // Ties go newest first, as GitLab's with_order_id_desc.
@@ -407,15 +415,20 @@ export class IssuesService {
     const milestoneId = metadata ? await usableMilestone(this.db, project, input.milestoneId) : null;
     const assigneeIds = metadata && input.assigneeIds ? await existingUsers(this.db, input.assigneeIds) : [];
     const labelIds = metadata ? await this.labelIdsFor(project, input.labels, input.labelIds) : [];
+    const iid = input.iid != null && (await this.base.access.can('set_issue_iid', project)) ? input.iid : null;
+    if (iid !== null && iid < 1) throw invalid({ iid: ['must be greater than 0'] });
     const created = await this.db.$transaction(async (tx) => {
       await lockForIid(tx, project.id);
-      const { _max } = await tx.issue.aggregate({ where: { projectId: project.id }, _max: { iid: true } });
+      if (iid !== null && (await tx.issue.count({ where: { projectId: project.id, iid } }))) throw conflict('Duplicated issue');
+      const { _max } = iid === null ? await tx.issue.aggregate({ where: { projectId: project.id }, _max: { iid: true } }) : { _max: { iid: iid - 1 } };
       const at = createdAt ?? new Date();
+      const relativePosition = input.moveBetween ? await this.placeBetween(tx, project, input.moveBetween) : null;
       const issue = await tx.issue.create({
         data: {
           ...draft,
           projectId: project.id,
           iid: (_max.iid ?? 0) + 1,
+          relativePosition,
           authorId: viewer.id,
           milestoneId,
           createdAt: at,
@@ -433,6 +446,43 @@ export class IssuesService {
     });
     await this.todos.issueChanged(project, null, created);
     return created;
+  }
+
+  /**
+   * Issues::BaseService#handle_move_between_ids on a new issue: the position between the project's issues `before`
+   * and `after` (ids; one missing from the project counts as none), as RelativePositioning#move_between. A neighbour
+   * not yet placed is placed first at the end of the project's issues, as Issues::PlacementWorker would have; no room
+   * left between the two spreads the project's placed issues out again (rebalancing) first. Null when neither is found.
+   */
+  private async placeBetween(tx: Prisma.TransactionClient, project: ProjectRow, ids: { before: number | null; after: number | null }): Promise<number | null> {
+    const wanted = [ids.before, ids.after].filter((id): id is number => id !== null);
+    const found = wanted.length ? await tx.issue.findMany({ where: { projectId: project.id, id: { in: wanted } }, select: { id: true, relativePosition: true } }) : [];
+    const placed = async (id: number | null): Promise<number | null> => {
+      const row = found.find((r) => r.id === id);
+      if (!row) return null;
+      if (row.relativePosition !== null) return row.relativePosition;
+      const { _max } = await tx.issue.aggregate({ where: { projectId: project.id }, _max: { relativePosition: true } });
+      const position = _max.relativePosition === null ? positionAtStart(null) : (positionBetween(_max.relativePosition, null) ?? _max.relativePosition);
+      await tx.issue.update({ where: { id: row.id }, data: { relativePosition: position } });
+      row.relativePosition = position;
+      return position;
+    };
+    const before = await placed(ids.before);
+    const after = await placed(ids.after);
+    if (before === null && after === null) return null;
+    // move_between sorts the two neighbours by position: the new issue goes between them whichever way they came.
+    const [low, high] = before !== null && after !== null && before > after ? [after, before] : [before, after];
+    const between = positionBetween(low, high);
+    if (between !== null) return between;
+    await this.rebalance(tx, project);
+    return this.placeBetween(tx, project, ids);
+  }
+
+  /** RelativePositioning's rebalancing of a project's placed issues: the same order, IDEAL_DISTANCE apart around the middle. */
+  private async rebalance(tx: Prisma.TransactionClient, project: ProjectRow): Promise<void> {
+    const rows = await tx.issue.findMany({ where: { projectId: project.id, relativePosition: { not: null } }, orderBy: [{ relativePosition: 'asc' }, { id: 'asc' }], select: { id: true } });
+    const anchor = Math.floor(rows.length / 2);
+    for (const [index, row] of rows.entries()) await tx.issue.update({ where: { id: row.id }, data: { relativePosition: spreadPosition(index, anchor) } });
   }
 
   async update(project: ProjectRow, iid: number, changes: IssueChanges, requireSome = true): Promise<IssueRow> {
@@ -455,6 +505,7 @@ export class IssuesService {
     if (metadata && changes.dueDate !== undefined) data.dueDate = dateOf(changes.dueDate);
     if (metadata && changes.milestoneId !== undefined) data.milestoneId = await usableMilestone(this.db, project, changes.milestoneId);
     if (metadata && changes.healthStatus !== undefined) data.healthStatus = changes.healthStatus;
+    if (metadata && changes.timeEstimate !== undefined && (changes.timeEstimate ?? 0) !== issue.timeEstimate) data.timeEstimate = changes.timeEstimate ?? 0;
     const issueType = metadata && changes.issueType != null ? changes.issueType : (issue.issueType as IssueType);
     if (issueType !== issue.issueType) data.issueType = issueType;
     const incident = issueType === 'incident';
@@ -512,6 +563,7 @@ export class IssuesService {
       if (data.state) await markIssuableSlaClosed(tx, issue.id, state === 'closed');
       if (data.state === 'closed') await resolveIncidentAlerts(tx, this.base, issue.id);
       await this.events.issuables.updated(tx, issue, updated, labelChange, viewer.id);
+      if (data.timeEstimate !== undefined) await this.events.issuables.timeTracked(tx, issue, updated, undefined, viewer.id);
       if (data.state) {
         await this.event(project, updated, state === 'closed' ? 'closed' : 'reopened', tx);
       }

@@ -160,6 +160,12 @@ export class LabelsService {
     return wanted.flatMap((t) => byTitle.get(t) ?? []);
   }
 
+  /** The labels among `ids` a group's records may use: its own and its ancestors' labels. */
+  async groupLabelsByIds(group: NamespaceRow, ids: readonly number[]): Promise<LabelRow[]> {
+    if (!ids.length) return [];
+    return this.db.label.findMany({ where: { groupId: { in: group.traversalIds }, id: { in: [...ids] } }, orderBy: { id: 'asc' } });
+  }
+
   /** The labels among `ids` the project may use (its own and its groups'). */
   async availableByIds(project: ProjectRow, ids: readonly number[]): Promise<LabelRow[]> {
     if (!ids.length) return [];

@@ -6,7 +6,7 @@ import { connection, listConnection, toPage, type PageArgs } from '../../graphql
 import { unidiff } from '../repositories/history.js';
 import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
-import { humanDuration } from '../issues/durations.js';
+import { humanDuration, timeEstimateArgument } from '../issues/durations.js';
 import { splitNames } from '../issues/service.js';
 import { labelInParent } from '../labels/loaders.js';
 import { milestoneParent } from '../milestones/resolvers.js';
@@ -198,6 +198,8 @@ export const mergeRequestResolvers = {
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
+    discussionLocked: (m: MergeRequestRow) => m.discussionLocked ?? false,
+    discussionLockedSetting: (m: MergeRequestRow) => m.discussionLocked,
     iid: (m: MergeRequestRow) => String(m.iid),
     databaseIid: (m: MergeRequestRow) => m.iid,
     project: (m: MergeRequestRow, _a: unknown, ctx: Context) => projectOfMr(m, ctx),
@@ -322,13 +324,16 @@ export const mergeRequestResolvers = {
     },
     mergeRequestUpdate: async (
       _: unknown,
-      input: MrIid & Omit<MergeRequestChanges, 'stateEvent'> & { state?: 'OPEN' | 'CLOSED' | null; stateEvent?: string | null; assigneeId?: number | null },
+      input: MrIid & Omit<MergeRequestChanges, 'stateEvent' | 'timeEstimate'> & { state?: 'OPEN' | 'CLOSED' | null; stateEvent?: string | null; assigneeId?: number | null; timeEstimate?: string | null },
       ctx: Context,
     ) => {
+      // Mutations::MergeRequests::Update#ready? (ValidateTimeEstimate): null or `0` removes the estimate.
+      const timeEstimate = input.timeEstimate === undefined ? undefined : timeEstimateArgument(input.timeEstimate);
       const project = await projectOf(ctx, input.projectPath);
-      const { projectPath: _p, iid, state, stateEvent, assigneeId, ...rest } = input;
+      const { projectPath: _p, iid, state, stateEvent, assigneeId, timeEstimate: _t, ...rest } = input;
       const changes: MergeRequestChanges = {
         ...rest,
+        timeEstimate,
         labels: splitNames(rest.labels),
         addLabels: splitNames(rest.addLabels),
         removeLabels: splitNames(rest.removeLabels),

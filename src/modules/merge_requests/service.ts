@@ -122,6 +122,8 @@ export interface MergeRequestChanges {
   discussionLocked?: boolean | null;
   draft?: boolean | null;
   allowCollaboration?: boolean | null;
+  /** Time estimate in seconds (mergeRequestUpdate's `timeEstimate`; 0 removes it). */
+  timeEstimate?: number | null;
 }
 
 /** GitLab's draft prefixes (MergeRequest::DRAFT_REGEX): `Draft:`, `[Draft]`, `(Draft)`, any case, at the start. */
@@ -472,6 +474,7 @@ export class MergeRequestsService {
     if (changes.allowCollaboration != null && (await this.mayAllowCollaboration(mr))) data.allowMaintainerToPush = changes.allowCollaboration;
     if (changes.discussionLocked != null && metadata) data.discussionLocked = changes.discussionLocked;
     if (metadata && changes.milestoneId !== undefined) data.milestoneId = await usableMilestone(this.db, project, changes.milestoneId);
+    if (metadata && changes.timeEstimate != null && changes.timeEstimate !== mr.timeEstimate) data.timeEstimate = changes.timeEstimate;
     const errors = mergeRequestErrors({ title, description: (data.description as string | undefined) ?? mr.description });
     if (Object.keys(errors).length) throw invalid(errors);
     const viewer = this.base.access.requireViewer();

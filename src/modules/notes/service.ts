@@ -690,6 +690,60 @@ export class NotesService {
     return this.discussion(n, discussionId);
   }
 
+  /**
+   * The threads a follow-up issue addresses (Issues::ResolveDiscussions#discussions_to_resolve): the one named, as it
+   * is, when `discussionId` is given (none when the noteable has no such thread); otherwise every thread still to be
+   * resolved (Noteable#discussions_to_be_resolved), oldest first.
+   */
+  async threadsToResolve(n: Noteable, discussionId: string | null): Promise<DiscussionRow[]> {
+    if (discussionId !== null) return DISCUSSION_ID.test(discussionId) ? this.threads(n, [discussionId]) : [];
+    const open = await this.base.db.note.findMany({
+      where: { AND: [this.where(n), { system: false, type: { in: ['DiffNote', 'DiscussionNote'] }, resolvedAt: null }] },
+      select: { discussionId: true },
+    });
+    const threads = await this.threads(n, [...new Set(open.map((note) => note.discussionId))]);
+    const start = (t: DiscussionRow) => t.notes[0];
+    return threads
+      .filter((t) => t.notes.some(isResolvable))
+      .sort((a, b) => start(a).createdAt.getTime() - start(b).createdAt.getTime() || start(a).id - start(b).id);
+  }
+
+  /**
+   * Discussions::ResolveService with a follow-up issue: each thread the viewer may resolve (Discussion#can_resolve?)
+   * is resolved, and a system note in it says where it continues (SystemNoteService.discussion_continued_in_issue:
+   * `created #12 to continue this discussion`); the others are left as they are.
+   */
+  async continueInIssue(services: Services, n: Noteable, threads: readonly DiscussionRow[], issueReference: string): Promise<void> {
+    const viewer = this.base.access.requireViewer();
+    if (!(await this.mayResolve(n, null))) return;
+    const kind = this.kind(n.type);
+    const now = new Date();
+    await this.base.db.$transaction(async (tx) => {
+      for (const thread of threads) {
+        const open = thread.notes.filter((note) => isResolvable(note) && note.resolvedAt === null);
+        if (!open.length) continue;
+        await tx.note.updateMany({ where: { id: { in: open.map((note) => note.id) } }, data: { resolvedAt: now, resolvedById: viewer.id } });
+        const first = thread.notes[0];
+        await tx.note.create({
+          data: {
+            noteableType: first.noteableType,
+            noteableId: first.noteableId,
+            projectId: first.projectId,
+            groupId: first.groupId,
+            discussionId: thread.id,
+            type: 'DiscussionNote',
+            note: `created ${issueReference} to continue this discussion`,
+            authorId: viewer.id,
+            system: true,
+            createdAt: now,
+            updatedAt: now,
+          },
+        });
+      }
+      await kind.resolutionChanged?.(this.ctx(services), n, tx);
+    });
+  }
+
   /** Resolves (by the viewer, now) or unresolves those of `notes` not already so; the merge request's status follows. */
   private async setResolved(services: Services, n: Noteable, notes: NoteRow[], resolved: boolean): Promise<void> {
     const ids = notes.filter((note) => (note.resolvedAt !== null) !== resolved).map((note) => note.id);

@@ -41,6 +41,7 @@ export interface MergeRequestSnapshot {
   description: string | null;
   draft: boolean;
   discussionLocked: boolean | null;
+  timeEstimate: number;
   updatedAt: Date;
   assignees: readonly { userId: number }[];
   targetBranch: string;
@@ -59,6 +60,13 @@ export function toSentence(words: readonly string[]): string {
 /** Date#to_fs(:long): `September 20, 2018`. */
 function longDate(date: Date): string {
   return `${date.toLocaleString('en-US', { month: 'long', timeZone: 'UTC' })} ${date.getUTCDate()}, ${date.getUTCFullYear()}`;
+}
+
+/** SystemNotes::TimeTrackingService#change_time_estimate's words for a new estimate; null when it did not change. */
+function estimateNote(before: number, after: number): string | null {
+  if (before === after) return null;
+  const [now, was] = [humanDuration(after), humanDuration(before)];
+  return !before ? `added time estimate of ${now}` : !after ? `removed time estimate of ${was}` : `changed time estimate to ${now} from ${was}`;
 }
 
 const sameDay = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
@@ -97,6 +105,8 @@ export class IssuableChanges {
     if (!!before.discussionLocked !== !!after.discussionLocked) await note(`${after.discussionLocked ? 'locked' : 'unlocked'} the discussion in this merge request`);
     // MergeRequests::UpdateService#handle_changes: the target branch (SystemNotes::MergeRequestsService#change_branch), assignees, reviewers.
     if (before.targetBranch !== after.targetBranch) await note(`changed target branch from \`${before.targetBranch}\` to \`${after.targetBranch}\``);
+    const estimate = estimateNote(before.timeEstimate, after.timeEstimate);
+    if (estimate) await note(estimate);
     await this.assigneesChanged(tx, before, after, userId, at, 'MergeRequest');
     await this.reviewersChanged(tx, before, after, userId, at);
   }
@@ -180,10 +190,8 @@ export class IssuableChanges {
   async timeTracked(tx: Tx, before: IssueSnapshot, after: IssueSnapshot, spent: number | null | undefined, userId: number): Promise<void> {
     const at = after.updatedAt;
     if (spent === undefined) {
-      if (before.timeEstimate === after.timeEstimate) return;
-      const [now, was] = [humanDuration(after.timeEstimate), humanDuration(before.timeEstimate)];
-      const body = !before.timeEstimate ? `added time estimate of ${now}` : !after.timeEstimate ? `removed time estimate of ${was}` : `changed time estimate to ${now} from ${was}`;
-      await this.note(tx, after, userId, body, at);
+      const body = estimateNote(before.timeEstimate, after.timeEstimate);
+      if (body) await this.note(tx, after, userId, body, at);
     } else if (spent === null) {
       await this.note(tx, after, userId, 'removed time spent', at);
     } else if (spent !== 0) {

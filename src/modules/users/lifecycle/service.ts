@@ -156,6 +156,7 @@ export class UserLifecycleService {
     const { db, loaders, app } = this.base;
     const { personalProjects: projects, snippets } = await db.$transaction(async (tx) => {
       if (!hardDelete) await moveToGhost(tx, user.id, (await this.ghost(tx)).id);
+      else await this.orphanIssues(tx, user.id);
       await this.orphanSchedules(tx, user.id);
       // Personal snippets go with their author (GitLab's delete_snippets): their repositories after the commit.
       const snippets = await tx.snippet.findMany({ where: { authorId: user.id, projectId: null }, select: { id: true, repositoryStorage: true } });
@@ -192,6 +193,15 @@ export class UserLifecycleService {
     if (!owned) return;
     const ghost = await this.ghost(tx);
     await tx.pipelineSchedule.updateMany({ where: { ownerId: userId }, data: { ownerId: ghost.id, active: false } });
+  }
+
+  /**
+   * On a hard delete, the user's issues still go to the ghost user: an issue's author stays non-null
+   * (`Issue.author: UserCore!`), as the schedules' owner above does.
+   */
+  private async orphanIssues(tx: Prisma.TransactionClient, userId: number): Promise<void> {
+    if (!(await tx.issue.count({ where: { authorId: userId } }))) return;
+    await tx.issue.updateMany({ where: { authorId: userId }, data: { authorId: (await this.ghost(tx)).id } });
   }
 
   /** Moves a user to another state; leaving `active` revokes their credentials everywhere, returning to it refreshes them. */

@@ -1,5 +1,5 @@
 /**
- * GitLab's RelativePositioning for the issues of an epic: positions are integers between 0 and PostgreSQL's largest
+ * GitLab's RelativePositioning (the issues of an epic, the issues of a project): positions are integers between 0 and PostgreSQL's largest
  * integer, the first item starts halfway, new items go IDEAL_DISTANCE before the first, and a move lands halfway
  * between its neighbours (IDEAL_DISTANCE beyond the one neighbour at an end).
  */
