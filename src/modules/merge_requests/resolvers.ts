@@ -282,8 +282,12 @@ export const mergeRequestResolvers = {
     subscribed: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.subscriptions.subscribed('MergeRequest', m.id, participant(m)),
     firstContribution: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.merge_requests.firstContribution(m),
     headPipeline: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.pipelines.headForMergeRequest(m),
-    latestBuildStartedAt: () => null,
-    latestBuildFinishedAt: () => null,
+    // MergeRequest::Metrics as PipelineMetricsWorker keeps them: the head pipeline's start once it ran, its end once it passed.
+    latestBuildStartedAt: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.headForMergeRequest(m))?.startedAt ?? null,
+    latestBuildFinishedAt: async (m: MergeRequestRow, _a: unknown, ctx: Context) => {
+      const head = await ctx.services.pipelines.headForMergeRequest(m);
+      return head?.status === 'success' ? head.finishedAt : null;
+    },
     firstDeployedToProductionAt: () => null,
     imported: () => false,
     importedFrom: () => 'none',
