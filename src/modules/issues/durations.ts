@@ -24,8 +24,8 @@ const ALIASES: Record<string, string> = {
 
 const SECONDS = new Map(UNITS);
 
-/** Seconds a duration names; a 400 in GitLab's words when it names none (or a negative one where that is refused). */
-export function parseDuration(text: string, argument: 'timeEstimate' | 'spentTime', allowNegative: boolean): number {
+/** Seconds a duration names (negative when written so), or null when it names none (TimeTrackingFormatter.parse). */
+export function durationSeconds(text: string): number | null {
   const trimmed = text.trim().toLowerCase();
   const negative = trimmed.startsWith('-');
   const body = negative ? trimmed.slice(1).trim() : trimmed;
@@ -46,9 +46,16 @@ export function parseDuration(text: string, argument: 'timeEstimate' | 'spentTim
       }
     }
   }
-  const label = argument === 'timeEstimate' ? 'Time estimate' : 'Time spent';
-  if (seconds === null || (negative && !allowNegative)) throw badRequest(`400 Bad request - ${label} must have a valid format and be greater than or equal to zero.`);
+  if (seconds === null) return null;
   return negative ? -seconds : seconds;
+}
+
+/** Seconds a duration names; a 400 in GitLab's words when it names none (or a negative one where that is refused). */
+export function parseDuration(text: string, argument: 'timeEstimate' | 'spentTime', allowNegative: boolean): number {
+  const seconds = durationSeconds(text);
+  const label = argument === 'timeEstimate' ? 'Time estimate' : 'Time spent';
+  if (seconds === null || (seconds < 0 && !allowNegative)) throw badRequest(`400 Bad request - ${label} must have a valid format and be greater than or equal to zero.`);
+  return seconds;
 }
 
 /** GitLab's human form (`1w 2d 3h 30m`); null for zero. */

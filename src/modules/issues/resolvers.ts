@@ -262,7 +262,7 @@ export const issueResolvers = {
       ctx: Context,
     ) => {
       const project = await projectOf(ctx, input.projectPath);
-      const issue = await ctx.services.issues.create(project, {
+      const issue = await ctx.services.quick_actions.createIssue(ctx.services, project, {
         ...input,
         issueType: input.type ? (input.type.toLowerCase() as IssueType) : null,
         labels: splitNames(input.labels),
@@ -294,7 +294,7 @@ export const issueResolvers = {
       };
       if (dueDate !== undefined) changes.dueDate = dueDate ? dueDate.toISOString().slice(0, 10) : null;
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
-      const issue = await ctx.services.issues.update(project, iidOf(iid), changes, epicId === undefined);
+      const issue = await ctx.services.quick_actions.updateIssue(ctx.services, project, iidOf(iid), changes, epicId === undefined);
       if (epicId !== undefined) await ctx.services.epics.setIssueEpic(issue, epicId || null);
       return { issue };
     },
