@@ -203,3 +203,25 @@ describe('merge requests', () => {
     expect(system).toEqual(expect.arrayContaining(['marked this merge request as **ready**', 'marked this merge request as **draft**']));
   });
 });
+
+describe('epics', () => {
+  it('labels an epic, sets its parent and adds a child through notes and its description', async () => {
+    const group = await createGroup(t, owner.token);
+    await t.api('POST', `/groups/${group.id}/labels`, { token: owner.token, body: { name: 'planning', color: '#0000ff' } });
+    const epic = (title: string, description?: string) => t.api('POST', `/groups/${group.id}/epics`, { token: owner.token, body: { title, ...(description ? { description } : {}) } });
+    const parent = (await epic('Parent')).body;
+    const child = (await epic('Child')).body;
+    const made = await epic('Made', 'Plan.\n/label ~planning');
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toMatchObject({ description: 'Plan.', labels: ['planning'] });
+    const res = await t.api('POST', `/groups/${group.id}/epics/${made.body.id}/notes`, { token: owner.token, body: { body: `/parent_epic &${parent.iid}\n/child_epic &${child.iid}` } });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body.summary).toEqual([`Set &${parent.iid} as the parent epic. Added &${child.iid} as a child epic.`]);
+    expect((await t.api('GET', `/groups/${group.id}/epics/${made.body.iid}`, { token: owner.token })).body).toMatchObject({ parent_id: parent.id });
+    expect((await t.api('GET', `/groups/${group.id}/epics/${child.iid}`, { token: owner.token })).body).toMatchObject({ parent_id: made.body.id });
+    const closed = await t.api('POST', `/groups/${group.id}/epics/${made.body.id}/notes`, { token: owner.token, body: { body: 'Done here\n/close' } });
+    expect(closed.status, closed.text).toBe(201);
+    expect(closed.body).toMatchObject({ body: 'Done here', commands_changes: { state_event: 'close' } });
+    expect((await t.api('GET', `/groups/${group.id}/epics/${made.body.iid}`, { token: owner.token })).body.state).toBe('closed');
+  });
+});

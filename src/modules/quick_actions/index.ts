@@ -2,10 +2,11 @@
  * Quick actions (GitLab's QuickActions::InterpretService): `/close`, `/label ~bug`, `/assign @ana` … in notes and in
  * issue, merge request and epic descriptions. The extractor (extractor.ts), the engine (engine.ts), the commands of
  * each kind of target (issuable_actions.ts, issue_actions.ts, merge_request_actions.ts, epic_actions.ts) and the
- * service that applies them through the owning modules (service.ts). No schema of its own: the notes engine and the
- * issues, merge requests and epics resolvers call it.
+ * service that applies them through the owning modules (service.ts); its SDL is what a note of commands alone answers
+ * (NoteCommands). The notes engine and the issues, merge requests and epics resolvers call it.
  */
 import { defineModule } from '../module.js';
+import { quickActionsResolvers } from './resolvers.js';
 import { QuickActionsService } from './service.js';
 
 declare module '../module.js' {
@@ -16,9 +17,9 @@ declare module '../module.js' {
 
 export const quickActionsModule = defineModule({
   name: 'quick_actions',
-  schema: [],
+  schema: ['quick_actions.graphql'],
   operations: [],
-  resolvers: {},
+  resolvers: quickActionsResolvers,
   routes: [],
   uses: [],
   service: (base) => new QuickActionsService(base),

@@ -168,33 +168,9 @@ export const issueActions: AnyCommand[] = [
       run.messages.set('clone', `Cloned this issue to ${rest[0] ?? target.fullPath}.`);
     },
   }),
-  command<Awaited<ReturnType<typeof findIssues>>>({
-    name: 'relate',
-    types: ISSUE,
-    takes: 'required',
-    available: canLink,
-    parse: (run, arg) => findIssues(run, arg),
-    execute: (run, issues) => linkIssues(run, issues ?? [], 'relates_to'),
-    message: (run, issues) => (issues?.length ? `Marked ${toSentence(issues.map((i) => issueReference(run, i)))} as related to this issue.` : null),
-  }),
-  command<Awaited<ReturnType<typeof findIssues>>>({
-    name: 'blocks',
-    types: ISSUE,
-    takes: 'required',
-    available: canLink,
-    parse: (run, arg) => findIssues(run, arg),
-    execute: (run, issues) => linkIssues(run, issues ?? [], 'blocks'),
-    message: (run, issues) => (issues?.length ? `Marked ${toSentence(issues.map((i) => issueReference(run, i)))} as blocked by this issue.` : null),
-  }),
-  command<Awaited<ReturnType<typeof findIssues>>>({
-    name: 'blocked_by',
-    types: ISSUE,
-    takes: 'required',
-    available: canLink,
-    parse: (run, arg) => findIssues(run, arg),
-    execute: (run, issues) => linkIssues(run, issues ?? [], 'is_blocked_by'),
-    message: (run, issues) => (issues?.length ? `Marked this issue as blocked by ${toSentence(issues.map((i) => issueReference(run, i)))}.` : null),
-  }),
+  linkCommand('relate', 'relates_to', (refs) => `Marked ${refs} as related to this issue.`),
+  linkCommand('blocks', 'blocks', (refs) => `Marked ${refs} as blocked by this issue.`),
+  linkCommand('blocked_by', 'is_blocked_by', (refs) => `Marked this issue as blocked by ${refs}.`),
   command<Awaited<ReturnType<typeof findIssues>>>({
     name: 'unlink',
     types: ISSUE,
@@ -213,24 +189,8 @@ export const issueActions: AnyCommand[] = [
       run.messages.set('unlink', `Removed link with ${issueReference(run, other)}.`);
     },
   }),
-  command<string[]>({
-    name: 'add_contacts',
-    types: ISSUE,
-    takes: 'required',
-    available: async (run) => !!issueOf(run) && run.access.can('set_issue_crm_contacts', await run.services.issues.subject(issueOf(run)!)),
-    parse: (_run, arg) => arg.split(' ').filter(Boolean).map((w) => w.replace(/^\[?contact:/, '').replace(/\]$/, '')),
-    execute: (run, emails) => void (run.updates.add_contacts = [...((run.updates.add_contacts as string[] | undefined) ?? []), ...(emails ?? [])]),
-    message: 'One or more contacts were successfully added.',
-  }),
-  command<string[]>({
-    name: 'remove_contacts',
-    types: ISSUE,
-    takes: 'required',
-    available: async (run) => !!issueOf(run) && run.access.can('set_issue_crm_contacts', await run.services.issues.subject(issueOf(run)!)),
-    parse: (_run, arg) => arg.split(' ').filter(Boolean).map((w) => w.replace(/^\[?contact:/, '').replace(/\]$/, '')),
-    execute: (run, emails) => void (run.updates.remove_contacts = [...((run.updates.remove_contacts as string[] | undefined) ?? []), ...(emails ?? [])]),
-    message: 'One or more contacts were successfully removed.',
-  }),
+  contactsCommand('add_contacts', 'One or more contacts were successfully added.'),
+  contactsCommand('remove_contacts', 'One or more contacts were successfully removed.'),
   command<Severity | null>({
     name: 'severity',
     types: ISSUE,
@@ -257,6 +217,32 @@ export const issueActions: AnyCommand[] = [
     message: 'Issue has been promoted to incident',
   }),
 ];
+
+/** `/relate`, `/blocks`, `/blocked_by`: links of one type to the issues named, made after the other changes. */
+function linkCommand(name: string, type: 'relates_to' | 'blocks' | 'is_blocked_by', said: (refs: string) => string): AnyCommand {
+  return command<Awaited<ReturnType<typeof findIssues>>>({
+    name,
+    types: ISSUE,
+    takes: 'required',
+    available: canLink,
+    parse: (run, arg) => findIssues(run, arg),
+    execute: (run, issues) => linkIssues(run, issues ?? [], type),
+    message: (run, issues) => (issues?.length ? said(toSentence(issues.map((i) => issueReference(run, i)))) : null),
+  });
+}
+
+/** `/add_contacts` and `/remove_contacts`: contacts by e-mail (`[contact:ana@example.com]` or the bare address). */
+function contactsCommand(name: 'add_contacts' | 'remove_contacts', message: string): AnyCommand {
+  return command<string[]>({
+    name,
+    types: ISSUE,
+    takes: 'required',
+    available: async (run) => !!issueOf(run) && run.access.can('set_issue_crm_contacts', await run.services.issues.subject(issueOf(run)!)),
+    parse: (_run, arg) => arg.split(' ').filter(Boolean).map((w) => w.replace(/^\[?contact:/, '').replace(/\]$/, '')),
+    execute: (run, emails) => void (run.updates[name] = [...((run.updates[name] as string[] | undefined) ?? []), ...(emails ?? [])]),
+    message,
+  });
+}
 
 /** Records links to make after the other changes (RelateActions#create_links through IssueLinks::CreateService). */
 function linkIssues(run: Run, issues: { project: ProjectRow; issue: IssueRow }[], type: 'relates_to' | 'blocks' | 'is_blocked_by'): void {

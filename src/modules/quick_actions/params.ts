@@ -110,34 +110,45 @@ async function projectNamed(run: Run, path: string | undefined): Promise<Project
   return run.services.projects.find({ path }).catch(() => null);
 }
 
+/**
+ * The objects of a project that an argument references (`#12` or `!3`, `group/project#12`, a URL), each once, in
+ * order: the pattern's first or third group names the project (the target's own when absent), its second or fourth
+ * the iid; `find` answers what the viewer may read.
+ */
+async function findInProjects<T extends { id: number }>(
+  run: Run,
+  param: string | null | undefined,
+  pattern: RegExp,
+  find: (project: ProjectRow, iid: number) => Promise<T | null>,
+): Promise<{ project: ProjectRow; row: T }[]> {
+  if (!param) return [];
+  const found: { project: ProjectRow; row: T }[] = [];
+  for (const match of param.matchAll(pattern)) {
+    const project = await projectNamed(run, match[1] ?? match[3]);
+    const row = project && (await find(project, Number(match[2] ?? match[4])));
+    if (project && row && !found.some((f) => f.row.id === row.id)) found.push({ project, row });
+  }
+  return found;
+}
+
 const ISSUE_REFERENCE = /(?:^|\s)(?:([A-Za-z0-9_.\-/]+))?#(\d+)(?=$|\s|[.,;])|\/([^\s]+?)\/-\/(?:issues|work_items)\/(\d+)/g;
 
 /** The issues an argument names (`#12`, `group/project#12`, an issue's URL) that the viewer may read. */
 export async function findIssues(run: Run, param: string | null | undefined): Promise<{ project: ProjectRow; issue: IssueRow }[]> {
-  if (!param) return [];
-  const found: { project: ProjectRow; issue: IssueRow }[] = [];
-  for (const match of param.matchAll(ISSUE_REFERENCE)) {
-    const project = await projectNamed(run, match[1] ?? match[3]);
-    if (!project) continue;
-    const issue = await run.services.issues.find(project, Number(match[2] ?? match[4]));
-    if (issue && (await run.services.issues.canRead(issue)) && !found.some((f) => f.issue.id === issue.id)) found.push({ project, issue });
-  }
-  return found;
+  const { issues } = run.services;
+  const found = await findInProjects(run, param, ISSUE_REFERENCE, async (project, iid) => {
+    const issue = await issues.find(project, iid);
+    return issue && (await issues.canRead(issue)) ? issue : null;
+  });
+  return found.map(({ project, row }) => ({ project, issue: row }));
 }
 
 const MR_REFERENCE = /(?:^|\s)(?:([A-Za-z0-9_.\-/]+))?!(\d+)(?=$|\s|[.,;])|\/([^\s]+?)\/-\/merge_requests\/(\d+)/g;
 
 /** The merge requests an argument names (`!3`, `group/project!3`, a URL) that the viewer may read. */
 export async function findMergeRequests(run: Run, param: string | null | undefined): Promise<{ project: ProjectRow; mergeRequest: MergeRequestRow }[]> {
-  if (!param) return [];
-  const found: { project: ProjectRow; mergeRequest: MergeRequestRow }[] = [];
-  for (const match of param.matchAll(MR_REFERENCE)) {
-    const project = await projectNamed(run, match[1] ?? match[3]);
-    if (!project) continue;
-    const mergeRequest = await run.services.merge_requests.find(project, Number(match[2] ?? match[4]));
-    if (mergeRequest && !found.some((f) => f.mergeRequest.id === mergeRequest.id)) found.push({ project, mergeRequest });
-  }
-  return found;
+  const found = await findInProjects(run, param, MR_REFERENCE, (project, iid) => run.services.merge_requests.find(project, iid));
+  return found.map(({ project, row }) => ({ project, mergeRequest: row }));
 }
 
 const EPIC_REFERENCE = /(?:^|\s)(?:([A-Za-z0-9_.\-/]+))?&(\d+)(?=$|\s|[.,;])|\/groups\/([^\s]+?)\/-\/epics\/(\d+)/g;

@@ -47,6 +47,9 @@ export interface PendingNoteCommands {
 
 const ids = (value: unknown) => value as number[] | undefined;
 
+/** The titles of labels commands named, by id (merge requests and epics take labels by title). */
+const titlesOf = (run: Run, list: number[] | undefined) => list?.map((id) => run.labelTitles.get(id)).filter((x): x is string => !!x);
+
 export class QuickActionsService {
   constructor(private readonly base: ServiceBase) {}
 
@@ -133,8 +136,8 @@ export class QuickActionsService {
     if (!result.count) return services.merge_requests.create(project, input);
     const u = result.updates;
     const merged: MergeRequestInput = { ...input, description: result.content };
-    const added = [...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])].map((id) => run.labelTitles.get(id)).filter((t): t is string => !!t);
-    if (added.length) merged.labels = [...(input.labels ?? []), ...added];
+    const added = titlesOf(run, [...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])]);
+    if (added?.length) merged.labels = [...(input.labels ?? []), ...added];
     if (u.assignee_ids !== undefined) merged.assigneeIds = ids(u.assignee_ids);
     if (u.reviewer_ids !== undefined) merged.reviewerIds = ids(u.reviewer_ids);
     if (u.milestone_id !== undefined) merged.milestoneId = u.milestone_id as number | null;
@@ -158,8 +161,8 @@ export class QuickActionsService {
     if (!result.count) return services.epics.create(group, input);
     const u = result.updates;
     const merged = { ...input, description: result.content };
-    const added = [...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])].map((id) => run.labelTitles.get(id)).filter((t): t is string => !!t);
-    if (added.length) merged.labels = [...(input.labels ?? []), ...added];
+    const added = titlesOf(run, [...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])]);
+    if (added?.length) merged.labels = [...(input.labels ?? []), ...added];
     if (u.confidential !== undefined) merged.confidential = u.confidential as boolean;
     return services.epics.create(group, merged);
   }
@@ -248,12 +251,11 @@ export class QuickActionsService {
     }
     const epic = t.epic!;
     const update: EpicChanges = { ...(changes as EpicChanges) };
-    const titles = (list: number[] | undefined) => list?.map((id) => run.labelTitles.get(id)).filter((x): x is string => !!x);
     if (u.state_event !== undefined) update.stateEvent = u.state_event as 'close' | 'reopen';
     if (u.title !== undefined) update.title = u.title as string;
-    if (u.label_ids !== undefined) update.labels = titles(ids(u.label_ids));
-    if (u.add_label_ids !== undefined) update.addLabels = titles(ids(u.add_label_ids));
-    if (u.remove_label_ids !== undefined) update.removeLabels = titles(ids(u.remove_label_ids));
+    if (u.label_ids !== undefined) update.labels = titlesOf(run, ids(u.label_ids));
+    if (u.add_label_ids !== undefined) update.addLabels = titlesOf(run, ids(u.add_label_ids));
+    if (u.remove_label_ids !== undefined) update.removeLabels = titlesOf(run, ids(u.remove_label_ids));
     if (u.confidential !== undefined) update.confidential = u.confidential as boolean;
     if (u.parent_id !== undefined) update.parentId = u.parent_id as number | null;
     let current = Object.values(update).some((v) => v !== undefined) ? await services.epics.update(t.group, epic.iid, update) : epic;
