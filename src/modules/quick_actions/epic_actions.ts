@@ -20,36 +20,32 @@ async function epicRef(run: Run, epic: EpicRow): Promise<string> {
 
 type Epics = Awaited<ReturnType<typeof findEpics>>;
 
+/** `/child_epic` and `/remove_child_epic`: the first epic named, a child to add or to remove, recorded under `key`. */
+function childCommand(name: string, key: string, check: (run: Run, child: EpicRow) => string | null, said: (ref: string) => string): AnyCommand {
+  return command<Epics>({
+    name,
+    types: EPIC,
+    takes: 'required',
+    available: async (run) => run.persisted && (await run.canUpdate()),
+    parse: (run, arg) => findEpics(run, arg),
+    execute: async (run, epics) => {
+      const child = epics?.[0];
+      const refused = child ? check(run, child) : 'Child epic does not exist.';
+      if (refused) return void run.messages.set(name, refused);
+      run.updates[key] = [...((run.updates[key] as number[] | undefined) ?? []), child!.id];
+      run.messages.set(name, said(await epicRef(run, child!)));
+    },
+  });
+}
+
 export const epicActions: AnyCommand[] = [
-  command<Epics>({
-    name: 'child_epic',
-    types: EPIC,
-    takes: 'required',
-    available: async (run) => run.persisted && (await run.canUpdate()),
-    parse: (run, arg) => findEpics(run, arg),
-    execute: async (run, epics) => {
-      const child = epics?.[0];
-      const epic = epicOf(run)!;
-      if (!child) return void run.messages.set('child_epic', 'Child epic does not exist.');
-      if (child.id === epic.id) return void run.messages.set('child_epic', 'Child epic does not exist.');
-      if (child.parentId === epic.id) return void run.messages.set('child_epic', `Given epic is already related to this epic.`);
-      run.updates.child_epic_ids = [...((run.updates.child_epic_ids as number[] | undefined) ?? []), child.id];
-      run.messages.set('child_epic', `Added ${await epicRef(run, child)} as a child epic.`);
-    },
-  }),
-  command<Epics>({
-    name: 'remove_child_epic',
-    types: EPIC,
-    takes: 'required',
-    available: async (run) => run.persisted && (await run.canUpdate()),
-    parse: (run, arg) => findEpics(run, arg),
-    execute: async (run, epics) => {
-      const child = epics?.[0];
-      if (!child || child.parentId !== epicOf(run)!.id) return void run.messages.set('remove_child_epic', 'Child epic does not exist.');
-      run.updates.remove_child_epic_ids = [...((run.updates.remove_child_epic_ids as number[] | undefined) ?? []), child.id];
-      run.messages.set('remove_child_epic', `Removed ${await epicRef(run, child)} from child epics.`);
-    },
-  }),
+  childCommand(
+    'child_epic',
+    'child_epic_ids',
+    (run, child) => (child.id === epicOf(run)!.id ? 'Child epic does not exist.' : child.parentId === epicOf(run)!.id ? 'Given epic is already related to this epic.' : null),
+    (ref) => `Added ${ref} as a child epic.`,
+  ),
+  childCommand('remove_child_epic', 'remove_child_epic_ids', (run, child) => (child.parentId !== epicOf(run)!.id ? 'Child epic does not exist.' : null), (ref) => `Removed ${ref} from child epics.`),
   command<Epics>({
     name: 'parent_epic',
     aliases: ['set_parent_epic'],

@@ -50,6 +50,18 @@ const ids = (value: unknown) => value as number[] | undefined;
 /** The titles of labels commands named, by id (merge requests and epics take labels by title). */
 const titlesOf = (run: Run, list: number[] | undefined) => list?.map((id) => run.labelTitles.get(id)).filter((x): x is string => !!x);
 
+/** What commands set that an issue takes as attributes alike on create and on update. */
+function issueAttributes(u: Updates): Pick<IssueChanges, 'assigneeIds' | 'milestoneId' | 'dueDate' | 'weight' | 'confidential' | 'issueType'> {
+  const attributes: Pick<IssueChanges, 'assigneeIds' | 'milestoneId' | 'dueDate' | 'weight' | 'confidential' | 'issueType'> = {};
+  if (u.assignee_ids !== undefined) attributes.assigneeIds = ids(u.assignee_ids);
+  if (u.milestone_id !== undefined) attributes.milestoneId = u.milestone_id as number | null;
+  if (u.due_date !== undefined) attributes.dueDate = u.due_date as string | null;
+  if (u.weight !== undefined) attributes.weight = u.weight as number | null;
+  if (u.confidential !== undefined) attributes.confidential = u.confidential as boolean;
+  if (u.issue_type !== undefined) attributes.issueType = u.issue_type as IssueType;
+  return attributes;
+}
+
 export class QuickActionsService {
   constructor(private readonly base: ServiceBase) {}
 
@@ -94,86 +106,95 @@ export class QuickActionsService {
 
   /**
    * Issues::CreateService with quick actions in the description: the description without them, and what they set
-   * merged into the new issue's attributes (GitLab drops a `state_event` on create).
+   * merged into the new issue's attributes (GitLab drops a `state_event` on create); what a new issue cannot take as
+   * an attribute (an epic, an estimate) follows once it exists, as GitLab's after_create does.
    */
   async createIssue(services: Services, project: ProjectRow, input: IssueInput): Promise<IssueRow> {
-    if (!input.description) return services.issues.create(project, input);
-    const { run, result } = await this.interpret(services, { type: 'Issue', project, issue: null }, input.description);
-    if (!result.count) return services.issues.create(project, input);
-    const u = result.updates;
-    const merged: IssueInput = { ...input, description: result.content };
-    const labelIds = [...(input.labelIds ?? []), ...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])];
-    if (labelIds.length) merged.labelIds = labelIds;
-    if (u.assignee_ids !== undefined) merged.assigneeIds = ids(u.assignee_ids);
-    if (u.milestone_id !== undefined) merged.milestoneId = u.milestone_id as number | null;
-    if (u.due_date !== undefined) merged.dueDate = u.due_date as string | null;
-    if (u.weight !== undefined) merged.weight = u.weight as number | null;
-    if (u.confidential !== undefined) merged.confidential = u.confidential as boolean;
-    if (u.issue_type !== undefined) merged.issueType = u.issue_type as IssueType;
-    const issue = await services.issues.create(project, merged);
-    // What a new issue cannot take as an attribute (an epic, an estimate) follows, as GitLab's after_create does.
-    const rest = { ...u };
-    for (const key of ['label_ids', 'add_label_ids', 'assignee_ids', 'milestone_id', 'due_date', 'weight', 'confidential', 'issue_type', 'state_event']) delete rest[key];
-    const after = this.run(run.services, { type: 'Issue', project, issue });
-    Object.assign(after.updates, rest);
-    await this.apply(services, after, {});
-    return (await services.issues.byId(issue.id)) ?? issue;
+    const taken = ['label_ids', 'add_label_ids', 'assignee_ids', 'milestone_id', 'due_date', 'weight', 'confidential', 'issue_type', 'state_event'];
+    const { row: issue, run } = await this.creating(services, input, { type: 'Issue', project, issue: null }, (merged) => services.issues.create(project, merged), (u, merged) => {
+      const labelIds = [...(input.labelIds ?? []), ...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])];
+      if (labelIds.length) merged.labelIds = labelIds;
+      Object.assign(merged, issueAttributes(u));
+    });
+    const rest = Object.entries(run?.updates ?? {}).filter(([key]) => !taken.includes(key));
+    if (!rest.length) return issue;
+    const after = this.run(services, { type: 'Issue', project, issue });
+    Object.assign(after.updates, Object.fromEntries(rest));
+    return (await this.apply(services, after, {})) as IssueRow;
+  }
+
+  /**
+   * A creation whose description may hold commands: without any, the plain creation; with some, the description
+   * without them and what they set merged into the input (`merge` writes into the copy it is given).
+   */
+  private async creating<I extends { description?: string | null }, T>(
+    services: Services,
+    input: I,
+    target: Target,
+    create: (input: I) => Promise<T>,
+    merge: (updates: Updates, merged: I, run: Run) => void,
+  ): Promise<{ row: T; run: Run | null }> {
+    if (!input.description) return { row: await create(input), run: null };
+    const { run, result } = await this.interpret(services, target, input.description);
+    if (!result.count) return { row: await create(input), run: null };
+    const merged = { ...input, description: result.content };
+    merge(result.updates, merged, run);
+    return { row: await create(merged), run };
   }
 
   /** Issues::UpdateService with quick actions in a new description: one update of what was asked and what they set. */
-  async updateIssue(services: Services, project: ProjectRow, iid: number, changes: IssueChanges, requireSome: boolean): Promise<IssueRow> {
-    if (!changes.description) return services.issues.update(project, iid, changes, requireSome);
-    const issue = await services.issues.get(project, iid);
-    const { run, result } = await this.interpret(services, { type: 'Issue', project, issue }, changes.description);
-    if (!result.count) return services.issues.update(project, iid, changes, requireSome);
-    return (await this.apply(services, run, { ...changes, description: result.content })) as IssueRow;
+  updateIssue(services: Services, project: ProjectRow, iid: number, changes: IssueChanges, requireSome: boolean): Promise<IssueRow> {
+    return this.updating(services, changes, async () => ({ type: 'Issue', project, issue: await services.issues.get(project, iid) }), () => services.issues.update(project, iid, changes, requireSome));
+  }
+
+  /**
+   * An update whose new description may hold commands (IssuableBaseService#update's handle_quick_actions): without
+   * any, the plain update; with some, the description without them and what they set, in one update of the target.
+   */
+  private async updating<T>(services: Services, changes: { description?: string | null }, target: () => Promise<Target>, plain: () => Promise<T>): Promise<T> {
+    if (!changes.description) return plain();
+    const { run, result } = await this.interpret(services, await target(), changes.description);
+    if (!result.count) return plain();
+    return (await this.apply(services, run, { ...changes, description: result.content })) as T;
   }
 
   /** MergeRequests::CreateService with quick actions in the description. */
   async createMergeRequest(services: Services, project: ProjectRow, input: MergeRequestInput): Promise<MergeRequestRow> {
-    if (!input.description) return services.merge_requests.create(project, input);
-    const { run, result } = await this.interpret(services, { type: 'MergeRequest', project, mergeRequest: null }, input.description);
-    if (!result.count) return services.merge_requests.create(project, input);
-    const u = result.updates;
-    const merged: MergeRequestInput = { ...input, description: result.content };
-    const added = titlesOf(run, [...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])]);
-    if (added?.length) merged.labels = [...(input.labels ?? []), ...added];
-    if (u.assignee_ids !== undefined) merged.assigneeIds = ids(u.assignee_ids);
-    if (u.reviewer_ids !== undefined) merged.reviewerIds = ids(u.reviewer_ids);
-    if (u.milestone_id !== undefined) merged.milestoneId = u.milestone_id as number | null;
-    if (u.wip_event !== undefined) merged.draft = u.wip_event === 'draft';
-    return services.merge_requests.create(project, merged);
+    const target: Target = { type: 'MergeRequest', project, mergeRequest: null };
+    const { row } = await this.creating(services, input, target, (merged) => services.merge_requests.create(project, merged), (u, merged, run) => {
+      const added = titlesOf(run, [...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])]);
+      if (added?.length) merged.labels = [...(input.labels ?? []), ...added];
+      if (u.assignee_ids !== undefined) merged.assigneeIds = ids(u.assignee_ids);
+      if (u.reviewer_ids !== undefined) merged.reviewerIds = ids(u.reviewer_ids);
+      if (u.milestone_id !== undefined) merged.milestoneId = u.milestone_id as number | null;
+      if (u.wip_event !== undefined) merged.draft = u.wip_event === 'draft';
+    });
+    return row;
   }
 
   /** MergeRequests::UpdateService with quick actions in a new description. */
-  async updateMergeRequest(services: Services, project: ProjectRow, iid: number, changes: MergeRequestChanges, requireSome: boolean): Promise<MergeRequestRow> {
-    if (!changes.description) return services.merge_requests.update(project, iid, changes, requireSome);
-    const mergeRequest = await services.merge_requests.get(project, iid);
-    const { run, result } = await this.interpret(services, { type: 'MergeRequest', project, mergeRequest }, changes.description);
-    if (!result.count) return services.merge_requests.update(project, iid, changes, requireSome);
-    return (await this.apply(services, run, { ...changes, description: result.content })) as MergeRequestRow;
+  updateMergeRequest(services: Services, project: ProjectRow, iid: number, changes: MergeRequestChanges, requireSome: boolean): Promise<MergeRequestRow> {
+    return this.updating(
+      services,
+      changes,
+      async () => ({ type: 'MergeRequest', project, mergeRequest: await services.merge_requests.get(project, iid) }),
+      () => services.merge_requests.update(project, iid, changes, requireSome),
+    );
   }
 
   /** Epics::CreateService with quick actions in the description. */
   async createEpic(services: Services, group: NamespaceRow, input: EpicChanges & { title: string }): Promise<EpicRow> {
-    if (!input.description) return services.epics.create(group, input);
-    const { run, result } = await this.interpret(services, { type: 'Epic', group, epic: null }, input.description);
-    if (!result.count) return services.epics.create(group, input);
-    const u = result.updates;
-    const merged = { ...input, description: result.content };
-    const added = titlesOf(run, [...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])]);
-    if (added?.length) merged.labels = [...(input.labels ?? []), ...added];
-    if (u.confidential !== undefined) merged.confidential = u.confidential as boolean;
-    return services.epics.create(group, merged);
+    const { row } = await this.creating(services, input, { type: 'Epic', group, epic: null }, (merged) => services.epics.create(group, merged), (u, merged, run) => {
+      const added = titlesOf(run, [...(ids(u.label_ids) ?? []), ...(ids(u.add_label_ids) ?? [])]);
+      if (added?.length) merged.labels = [...(input.labels ?? []), ...added];
+      if (u.confidential !== undefined) merged.confidential = u.confidential as boolean;
+    });
+    return row;
   }
 
   /** Epics::UpdateService with quick actions in a new description. */
-  async updateEpic(services: Services, group: NamespaceRow, iid: number, changes: EpicChanges): Promise<EpicRow> {
-    if (!changes.description) return services.epics.update(group, iid, changes);
-    const epic = await services.epics.get(group, iid);
-    const { run, result } = await this.interpret(services, { type: 'Epic', group, epic }, changes.description);
-    if (!result.count) return services.epics.update(group, iid, changes);
-    return (await this.apply(services, run, { ...changes, description: result.content })) as EpicRow;
+  updateEpic(services: Services, group: NamespaceRow, iid: number, changes: EpicChanges): Promise<EpicRow> {
+    return this.updating(services, changes, async () => ({ type: 'Epic', group, epic: await services.epics.get(group, iid) }), () => services.epics.update(group, iid, changes));
   }
 
   /**
@@ -193,14 +214,9 @@ export class QuickActionsService {
       if (u.label_ids !== undefined) update.labelIds = ids(u.label_ids);
       if (u.add_label_ids !== undefined) update.addLabelIds = ids(u.add_label_ids);
       if (u.remove_label_ids !== undefined) update.removeLabelIds = ids(u.remove_label_ids);
-      if (u.assignee_ids !== undefined) update.assigneeIds = ids(u.assignee_ids);
-      if (u.milestone_id !== undefined) update.milestoneId = u.milestone_id as number | null;
-      if (u.due_date !== undefined) update.dueDate = u.due_date as string | null;
-      if (u.weight !== undefined) update.weight = u.weight as number | null;
-      if (u.confidential !== undefined) update.confidential = u.confidential as boolean;
+      Object.assign(update, issueAttributes(u));
       if (u.discussion_locked !== undefined) update.discussionLocked = u.discussion_locked as boolean;
       if (u.health_status !== undefined) update.healthStatus = u.health_status as HealthStatus | null;
-      if (u.issue_type !== undefined) update.issueType = u.issue_type as IssueType;
       if (u.severity !== undefined) update.severity = u.severity as Severity;
       let current = Object.values(update).some((v) => v !== undefined) ? await services.issues.update(t.project, issue.iid, update, false) : issue;
       if (u.time_estimate !== undefined) current = await services.issues.setTimeEstimate(t.project, issue.iid, u.time_estimate as number);
