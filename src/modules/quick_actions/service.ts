@@ -89,6 +89,8 @@ export class QuickActionsService {
    * snippets) or texts with no command. Signed-in users only, as every note's author is.
    */
   async forNote(services: Services, n: Noteable, text: string): Promise<PendingNoteCommands | null> {
+    // No line starts with `/`: no command, nothing to look up.
+    if (!/^\//m.test(text)) return null;
     const target = await this.targetOfNoteable(services, n);
     if (!target) return null;
     const { run, result } = await this.interpret(services, target, text);
