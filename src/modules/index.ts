@@ -46,9 +46,10 @@ import { iterationsModule } from './iterations/index.js';
 import { awardEmojiModule } from './award_emoji/index.js';
 import { featuresModule } from './features/index.js';
 import { releasesModule } from './releases/index.js';
+import { quickActionsModule } from './quick_actions/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, ciMinutesModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, todosModule, subscriptionsModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, incidentManagementModule, issuesModule, alertManagementModule, issueLinksModule, crmModule, epicsModule, iterationsModule, mergeRequestsModule, mergeTrainsModule, awardEmojiModule, featuresModule, releasesModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, ciMinutesModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, todosModule, subscriptionsModule, labelsModule, milestonesModule, notesModule, snippetsModule, resourceEventsModule, incidentManagementModule, issuesModule, alertManagementModule, issueLinksModule, crmModule, epicsModule, iterationsModule, mergeRequestsModule, mergeTrainsModule, awardEmojiModule, featuresModule, releasesModule, quickActionsModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

@@ -25,6 +25,8 @@ export interface PreparedRoute extends RestRoute {
   compiled: CompiledOperation;
   resultPath: string[];
   plans: OutputPlan[];
+  /** RestRoute.accepted split, with its output plans. */
+  acceptedAt: { path: string[]; plans: OutputPlan[] } | null;
   /** Names an argument as this route's parameters do, for error messages. */
   restName: RestName;
 }
@@ -52,7 +54,10 @@ export function prepareRoutes(routes: readonly RestRoute[], operations: Map<stri
     }
     const plans = plansAt(compiled.output, [...resultPath, ...(route.paginate ? ['nodes'] : [])]);
     const restName: RestName = (argument) => compiled.restNames.get(argument) ?? snakeCase(argument);
-    return { ...route, compiled, resultPath, plans, restName };
+    const acceptedPath = route.accepted?.split('.');
+    if (acceptedPath && !compiled.rootFields.includes(acceptedPath[0])) throw new Error(`REST route ${key}: accepted ${route.accepted} is not selected by ${route.operation}`);
+    const acceptedAt = acceptedPath ? { path: acceptedPath, plans: plansAt(compiled.output, acceptedPath) } : null;
+    return { ...route, compiled, resultPath, plans, acceptedAt, restName };
   });
 }
 
@@ -87,10 +92,16 @@ export function sendError(res: Response, app: App, error: unknown, restName?: Re
  * result, as the route declares it (`404 <Resource> Not Found`, or 401 for `whenNull: 'unauthenticated'`).
  * The same function judges a result obtained over `/api/graphql`, so tests can check both surfaces agree.
  */
+/** The value at a dotted path of a result's data, or null. */
+function valueAt(result: ExecutionResult, path: readonly string[]): unknown {
+  let value: unknown = result.data;
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : null;
+  return value ?? null;
+}
+
 /** The success status an operation answers at `path` (RestRoute.statusFrom), or `otherwise`. */
 function statusOf(result: ExecutionResult, path: string, otherwise: number): number {
-  let value: unknown = result.data;
-  for (const key of path.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : null;
+  const value = valueAt(result, path.split('.'));
   return typeof value === 'number' ? value : otherwise;
 }
 
@@ -177,6 +188,11 @@ function handler(app: App, authenticators: Record<Lane, CredentialsAuthenticator
       };
       // Authentication waits for a connection too, so the deadline covers it.
       const { page, result } = await beforeDeadline(execute(), deadline, route.operation);
+      const accepted = route.acceptedAt && !result.errors?.length ? valueAt(result, route.acceptedAt.path) : null;
+      if (accepted != null) {
+        send(res, 202, applyOutput(accepted, route.acceptedAt!.plans), {});
+        return;
+      }
       const value = routeValue(route, result);
       const status = route.statusFrom ? statusOf(result, route.statusFrom, defaultStatus) : defaultStatus;
       if (page?.kind === 'keyset') {

@@ -36,6 +36,11 @@ export interface RestRoute {
    * outcome (the Merge Trains API's 201 for a merge request that boarded, 202 for one that boards later).
    */
   statusFrom?: string;
+  /**
+   * Dotted path inside `data` of a second answer: when it is not null, the route answers it with `202 Accepted`
+   * instead of `result` (GitLab's `status 202` with Entities::NoteCommands for a note of quick actions alone).
+   */
+  accepted?: string;
   /** Dotted path of the response inside `data`; default the operation's only root field. */
   result?: string;
   /**

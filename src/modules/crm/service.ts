@@ -380,6 +380,23 @@ export class CrmService {
       return { ...issue, ...touched };
     });
   }
+
+  /**
+   * The `/add_contacts` and `/remove_contacts` quick actions (Issues::SetCrmContactsService with `add_emails` or
+   * `remove_emails`): the contacts of the issue's root group with those emails (any case), added or removed as
+   * setIssueContacts adds and removes them; emails of no contact are refused in GitLab's words.
+   */
+  async setIssueContactsByEmail(project: ProjectRow, iid: number, emails: readonly string[], mode: 'APPEND' | 'REMOVE'): Promise<IssueRow> {
+    const issue = await this.issues.find(project, iid);
+    if (!issue) throw notFound();
+    const root = crmGroupOfIssue(await this.issues.subject(issue));
+    const wanted = [...new Set(emails.map((e) => e.toLowerCase()))];
+    const found = root && wanted.length ? await this.db.crmContact.findMany({ where: { groupId: root.id, OR: wanted.map((email) => ({ email: equalsIgnoringCase(email) })) }, select: { id: true, email: true } }) : [];
+    const known = new Set(found.map((c) => c.email?.toLowerCase()));
+    const refused = wanted.filter((e) => !known.has(e));
+    if (refused.length) throw badRequest(`Issue customer relations contacts ${toSentence(refused.map((e) => `${e}: ${RESOURCE_NOT_AVAILABLE}`))}`);
+    return this.setIssueContacts(project, iid, found.map((c) => c.id), mode);
+  }
 }
 
 /** SystemNotes::IssuablesService#change_issuable_contacts: "added 2 contacts and removed 1 contact". */

@@ -216,7 +216,7 @@ export const epicResolvers = {
       ctx: Context,
     ) => {
       const { groupPath, addLabels, startDate, endDate, ...rest } = input;
-      const epic = await ctx.services.epics.create(await groupArg(ctx, groupPath), {
+      const epic = await ctx.services.quick_actions.createEpic(ctx.services, await groupArg(ctx, groupPath), {
         ...rest,
         ...fixedDates(input),
         title: rest.title ?? '',
@@ -242,7 +242,7 @@ export const epicResolvers = {
         removeLabelIds: labelIds(input.removeLabelIds),
         stateEvent: stateEvent ? (stateEvent.toLowerCase() as 'close' | 'reopen') : stateEvent,
       };
-      return { epic: await ctx.services.epics.update(await groupArg(ctx, groupPath), iidOf(iid), changes) };
+      return { epic: await ctx.services.quick_actions.updateEpic(ctx.services, await groupArg(ctx, groupPath), iidOf(iid), changes) };
     },
     epicDestroy: async (_: unknown, input: EpicKey, ctx: Context) => ({ epic: await ctx.services.epics.destroy(await groupArg(ctx, input.groupPath), iidOf(input.iid)) }),
     epicAddIssue: async (_: unknown, input: EpicKey & { projectPath?: string | null; issueIid?: string | null; issueId?: number | null }, ctx: Context) => {

@@ -317,7 +317,7 @@ export const issueResolvers = {
       if (iteration) ctx.services.iterations.requireAvailable();
       const followUp = await followUpOf(ctx, project, input);
       const moving = input.moveBeforeId != null || input.moveAfterId != null;
-      let issue = await ctx.services.issues.create(project, {
+      let issue = await ctx.services.quick_actions.createIssue(ctx.services, project, {
         ...input,
         // Issues::BuildService: the description from the threads unless one is given.
         description: input.description !== undefined ? input.description : (followUp?.description ?? null),
@@ -395,7 +395,7 @@ export const issueResolvers = {
       if (dueDate !== undefined) changes.dueDate = dueDate ? dueDate.toISOString().slice(0, 10) : null;
       // IssuableBaseService#filter_milestone: a milestone the project cannot use (or no milestone at all) removes it.
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId == null ? null : (looseId(input.milestoneId, ['Milestone']) ?? 0);
-      let issue = await ctx.services.issues.update(project, iidOf(iid), changes, epicId === undefined && iterationId === undefined);
+      let issue = await ctx.services.quick_actions.updateIssue(ctx.services, project, iidOf(iid), changes, epicId === undefined && iterationId === undefined);
       if (epicId !== undefined) await ctx.services.epics.setIssueEpic(issue, epicId || null);
       if (iterationId !== undefined) issue = await ctx.services.iterations.setIssueIteration(issue, iterationId ? { iterationId } : null);
       return { issue };

@@ -309,7 +309,7 @@ export const mergeRequestResolvers = {
   Mutation: {
     mergeRequestCreate: async (_: unknown, input: { projectPath: string; title: string; sourceBranch: string; targetBranch: string } & Record<string, unknown>, ctx: Context) => {
       const project = await projectOf(ctx, input.projectPath);
-      const mergeRequest = await ctx.services.merge_requests.create(project, {
+      const mergeRequest = await ctx.services.quick_actions.createMergeRequest(ctx.services, project, {
         title: input.title,
         sourceBranch: input.sourceBranch,
         targetBranch: input.targetBranch,
@@ -346,7 +346,7 @@ export const mergeRequestResolvers = {
       if (assigneeId != null && rest.assigneeIds == null) changes.assigneeIds = assigneeId > 0 ? [assigneeId] : [];
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
       const before = changes.stateEvent === 'close' ? await ctx.services.merge_requests.get(project, iidOf(iid)) : null;
-      const mergeRequest = await ctx.services.merge_requests.update(project, iidOf(iid), changes);
+      const mergeRequest = await ctx.services.quick_actions.updateMergeRequest(ctx.services, project, iidOf(iid), changes, true);
       // MergeRequests::CloseService#abort_auto_merge: a train's car leaves at once, another auto-merge is aborted.
       if (before?.state === 'opened' && mergeRequest.state === 'closed' && before.autoMergeEnabled) {
         const reason = 'merge request was closed';

@@ -8,7 +8,7 @@ import { missing } from '../../errors.js';
 import type { CommitRow } from '../repositories/reads.js';
 import { COMMIT } from './commits.js';
 import { noteableKind } from './noteables.js';
-import type { DiscussionRow, NoteRow } from './service.js';
+import type { CreatedNote, DiscussionRow, NoteRow } from './service.js';
 import { isIndividual, isResolvable } from './service.js';
 
 /** Note's classes (GitLab's STI), as events store their targets. */
@@ -133,8 +133,8 @@ export const notesResolvers = {
       const { notes } = ctx.services;
       const noteable = await notes.noteableByGlobalId(ctx.services, args.noteableId.model, args.noteableId.id, args.noteableId.params.get('project_id'));
       const discussion = args.discussionId as unknown as ParsedGid | null | undefined;
-      const note = discussion ? await notes.reply(ctx.services, noteable, discussion.id, { body: args.body }) : await notes.createComment(ctx.services, noteable, { note: args.body });
-      return { note };
+      const creation = discussion ? await notes.reply(ctx.services, noteable, discussion.id, { body: args.body }) : await notes.createComment(ctx.services, noteable, { note: args.body });
+      return notes.graphqlCreation(creation);
     },
     updateNote: async (_: unknown, args: { id: number; body?: string | null }, ctx: Context) => {
       const { note, noteable } = await ctx.services.notes.byId(ctx.services, args.id);
@@ -145,15 +145,18 @@ export const notesResolvers = {
       await ctx.services.notes.destroy(noteable, note.id);
       return { note: null };
     },
-    noteableDiscussionCreate: async (_: unknown, args: NoteableArgs & { body: string; createdAt?: string | null; position?: Record<string, unknown> | null }, ctx: Context) => ({
-      discussion: await ctx.services.notes.createDiscussion(ctx.services, await noteableOf(ctx, args), args),
-    }),
-    noteableNoteCreate: async (_: unknown, args: NoteableArgs & { body: string; createdAt?: string | null }, ctx: Context) => ({
-      note: await ctx.services.notes.createComment(ctx.services, await noteableOf(ctx, args), { note: args.body, createdAt: args.createdAt }),
-    }),
-    noteableDiscussionReply: async (_: unknown, args: NoteableArgs & { discussionId: string; body: string; createdAt?: string | null }, ctx: Context) => ({
-      note: await ctx.services.notes.reply(ctx.services, await noteableOf(ctx, args), args.discussionId, args),
-    }),
+    noteableDiscussionCreate: async (_: unknown, args: NoteableArgs & { body: string; createdAt?: string | null; position?: Record<string, unknown> | null }, ctx: Context) => {
+      const { created, commands } = ctx.services.notes.restCreation(await ctx.services.notes.createDiscussion(ctx.services, await noteableOf(ctx, args), args));
+      return { discussion: created, commands };
+    },
+    noteableNoteCreate: async (_: unknown, args: NoteableArgs & { body: string; createdAt?: string | null }, ctx: Context) => {
+      const { created, commands } = ctx.services.notes.restCreation(await ctx.services.notes.createComment(ctx.services, await noteableOf(ctx, args), { note: args.body, createdAt: args.createdAt }));
+      return { note: created, commands };
+    },
+    noteableDiscussionReply: async (_: unknown, args: NoteableArgs & { discussionId: string; body: string; createdAt?: string | null }, ctx: Context) => {
+      const { created, commands } = ctx.services.notes.restCreation(await ctx.services.notes.reply(ctx.services, await noteableOf(ctx, args), args.discussionId, args));
+      return { note: created, commands };
+    },
     noteableNoteUpdate: async (_: unknown, args: NoteableArgs & { noteId: number; body?: string | null; resolved?: boolean | null }, ctx: Context) => ({
       note: await ctx.services.notes.updateOrResolve(ctx.services, await noteableOf(ctx, args), args.noteId, args.body, args.resolved),
     }),
@@ -169,7 +172,7 @@ export const notesResolvers = {
     }),
     commitCommentCreate: async (_: unknown, args: { projectId: string; sha: string; note: string; path?: string | null; line?: number | null; lineType?: string | null }, ctx: Context) => {
       const noteable = await ctx.services.notes.commitForComments(ctx.services, parseRef(args.projectId, 'Project', 'projectId'), args.sha);
-      return { note: await ctx.services.notes.createComment(ctx.services, noteable, args) };
+      return { note: (await ctx.services.notes.createComment(ctx.services, noteable, args)).created };
     },
   },
   Event: {
@@ -189,7 +192,7 @@ export const notesResolvers = {
     confidential: (n: NoteRow) => n.internal,
     imported: () => false,
     importedFrom: () => 'none',
-    commandsChanges: () => ({}),
+    commandsChanges: (n: CreatedNote) => n.commandsChanges ?? {},
     resolvable: (n: NoteRow) => isResolvable(n),
     ...resolution,
     // REST's resolution keys, shown for resolvable notes only (Entities::Note's `if: resolvable?`).

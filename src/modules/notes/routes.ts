@@ -37,15 +37,15 @@ export function noteRoutes(parent: string, noteableType: string, on: 'project' |
   const routes: Omit<RestRoute, 'variables' | 'authenticate'>[] = [
     { method: 'GET', path: discussions, operation: 'RestListNoteableDiscussions', result: 'noteableThreads.discussions', paginate: true },
     { method: 'GET', path: `${discussions}/:discussion_id`, operation: 'RestGetNoteableDiscussion', result: 'noteableThreads.discussion' },
-    { method: 'POST', path: discussions, operation: 'RestCreateNoteableDiscussion', result: 'noteableDiscussionCreate.discussion' },
+    { method: 'POST', path: discussions, operation: 'RestCreateNoteableDiscussion', result: 'noteableDiscussionCreate.discussion', accepted: 'noteableDiscussionCreate.commands' },
     { method: 'GET', path: `${discussions}/:discussion_id/notes`, operation: 'RestListNoteableDiscussionNotes', result: 'noteableThreads.discussionNotes' },
-    { method: 'POST', path: `${discussions}/:discussion_id/notes`, operation: 'RestCreateNoteableDiscussionNote', result: 'noteableDiscussionReply.note' },
+    { method: 'POST', path: `${discussions}/:discussion_id/notes`, operation: 'RestCreateNoteableDiscussionNote', result: 'noteableDiscussionReply.note', accepted: 'noteableDiscussionReply.commands' },
     { method: 'GET', path: discussionNote, operation: 'RestGetNoteableDiscussionNote', result: 'noteableThreads.note' },
     { method: 'PUT', path: discussionNote, operation: 'RestUpdateNoteableDiscussionNote', result: 'noteableNoteUpdate.note' },
     { method: 'DELETE', path: discussionNote, operation: 'RestDeleteNoteableDiscussionNote', result: 'noteableNoteDestroy.note', status: 204 },
     { method: 'GET', path: notes, operation: 'RestListNoteableNotes', result: 'noteableThreads.notes', paginate: true },
     { method: 'GET', path: `${notes}/:note_id`, operation: 'RestGetNoteableNote', result: 'noteableThreads.note' },
-    { method: 'POST', path: notes, operation: 'RestCreateNoteableNote', result: 'noteableNoteCreate.note' },
+    { method: 'POST', path: notes, operation: 'RestCreateNoteableNote', result: 'noteableNoteCreate.note', accepted: 'noteableNoteCreate.commands' },
     { method: 'PUT', path: `${notes}/:note_id`, operation: 'RestUpdateNoteableNote', result: 'noteableNoteUpdate.note' },
     { method: 'DELETE', path: `${notes}/:note_id`, operation: 'RestDeleteNoteableNote', result: 'noteableNoteDestroy.note', status: 204 },
   ];

@@ -20,6 +20,7 @@ import type { RepositoriesService } from '../repositories/service.js';
 import { COMMIT } from './commits.js';
 import { referencedIn, renderMarkdown } from '../../markdown.js';
 import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind } from './noteables.js';
+import type { NoteCommands, PendingNoteCommands } from '../quick_actions/service.js';
 
 export type NoteRow = Awaited<ReturnType<PrismaClient['note']['findUniqueOrThrow']>>;
 
@@ -61,6 +62,18 @@ export interface SystemNoteTarget {
   projectId: number | null;
   groupId: number | null;
 }
+
+/**
+ * What creating a note gave (Notes::CreateService): the note, none when it held nothing but quick actions, and what
+ * its quick actions did (null when it had none).
+ */
+export interface NoteCreation<T> {
+  created: T | null;
+  commands: NoteCommands | null;
+}
+
+/** A note as just created, carrying what its quick actions changed (Note#commands_changes, REST's `commands_changes`). */
+export type CreatedNote = NoteRow & { commandsChanges?: Record<string, unknown> };
 
 /** Note's `validates :note, length: { maximum: 1_000_000 }`. */
 export const MAX_NOTE_LENGTH = 1_000_000;
@@ -531,11 +544,13 @@ export class NotesService {
   }
 
   /** A new thread (`POST …/discussions`): a DiscussionNote, or a DiffNote when a position is given. */
-  async createDiscussion(services: Services, n: Noteable, input: NoteInput): Promise<DiscussionRow> {
+  async createDiscussion(services: Services, n: Noteable, input: NoteInput): Promise<NoteCreation<DiscussionRow>> {
     const kind = this.kind(n.type);
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.body);
     if (input.position) this.checkPosition(input.position);
+    const commands = await this.quickActions(services, n, input.body);
+    if (commands?.only) return { created: null, commands: await commands.apply() };
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
@@ -546,7 +561,7 @@ export class NotesService {
           discussionId: newDiscussionId(n),
           startsDiscussion: true,
           type: input.position ? 'DiffNote' : 'DiscussionNote',
-          note: input.body,
+          note: commands?.content ?? input.body,
           authorId,
           position: (input.position ?? undefined) as Prisma.InputJsonValue | undefined,
           ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
@@ -556,14 +571,54 @@ export class NotesService {
       ),
     );
     await services.todos.noteCreated(n, note);
-    return { id: note.discussionId, noteable: n, notes: [note] };
+    const applied = await this.applyCommands(note, commands);
+    return { created: { id: note.discussionId, noteable: n, notes: [applied.created!] }, commands: applied.commands };
+  }
+
+  /**
+   * A new note's quick actions (Notes::CreateService#execute_quick_actions), interpreted against its noteable before
+   * the note is saved; null when its kind runs none or its text has none.
+   */
+  private quickActions(services: Services, n: Noteable, body: string): Promise<PendingNoteCommands | null> {
+    return services.quick_actions.forNote(services, n, body);
+  }
+
+  /**
+   * The Notes and Discussions APIs' answer to a creation (16.3's lib/api/notes.rb): a note of quick actions alone
+   * whose commands said something is `202 Accepted` with Entities::NoteCommands (`commands_changes` and `summary`);
+   * one whose commands said nothing fails Note's validation (its text is blank); otherwise the note.
+   */
+  restCreation<T>(creation: NoteCreation<T>): { created: T | null; commands: { commandsChanges: Record<string, unknown>; summary: string[] } | null } {
+    if (creation.created !== null || !creation.commands) return { created: creation.created, commands: null };
+    const { changes, message } = creation.commands;
+    if (!message) checkBody('');
+    return { created: null, commands: { commandsChanges: changes, summary: [message] } };
+  }
+
+  /**
+   * GraphQL's createNote (Mutations::Notes::Create::Base): no note for quick actions alone, and the errors
+   * Notes::CreateService put on it, in full (`Commands only <messages>`, `Command names ["close"]`).
+   */
+  graphqlCreation(creation: NoteCreation<CreatedNote>): { note: CreatedNote | null; errors: string[] } {
+    if (creation.created !== null || !creation.commands) return { note: creation.created, errors: [] };
+    const { message, commandNames } = creation.commands;
+    const errors = [`Commands only ${message || 'Failed to apply commands.'}`, `Command names ${JSON.stringify(commandNames).replace(/,/g, ', ')}`];
+    if (!message) errors.push('Commands Failed to apply commands.');
+    return { note: null, errors };
+  }
+
+  /** Applies a saved note's quick actions (Notes::CreateService#do_commands): the note carries what they changed. */
+  private async applyCommands(note: NoteRow, pending: PendingNoteCommands | null): Promise<NoteCreation<CreatedNote>> {
+    if (!pending) return { created: note, commands: null };
+    const commands = await pending.apply();
+    return { created: { ...note, commandsChanges: commands.changes }, commands };
   }
 
   /**
    * A reply in a thread (`POST …/discussions/:discussion_id/notes`, GraphQL's createNote with `discussionId`). A single
    * comment becomes a thread when its kind lets it be replied to (Noteable.replyable_types), else GitLab's 400.
    */
-  async reply(services: Services, n: Noteable, discussionId: string, input: NoteInput): Promise<NoteRow> {
+  async reply(services: Services, n: Noteable, discussionId: string, input: NoteInput): Promise<NoteCreation<CreatedNote>> {
     const kind = this.kind(n.type);
     // The thread's first note alone, not every note of a thread that may hold thousands.
     const first = DISCUSSION_ID.test(discussionId)
@@ -575,29 +630,33 @@ export class NotesService {
     if (!partOfDiscussion && !kind.replyable) throw badRequest('400 Bad request - Discussion can not be replied to.');
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.body);
+    const commands = await this.quickActions(services, n, input.body);
+    if (commands?.only) return { created: null, commands: await commands.apply() };
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction(async (tx) => {
       await lockThread(tx, thread.id);
       // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
       if (!partOfDiscussion) await tx.note.updateMany({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
-      const reply = await this.insert(services, n, { discussionId: thread.id, type: 'DiscussionNote', note: input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
+      const reply = await this.insert(services, n, { discussionId: thread.id, type: 'DiscussionNote', note: commands?.content ?? input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
       // The note that started the thread may have been deleted since it was read.
       await keepThreadStarted(tx, thread.id);
       return reply;
     });
     await services.todos.noteCreated(n, note);
-    return note;
+    return this.applyCommands(note, commands);
   }
 
   /**
    * A comment through the Commits API: a plain note, or a LegacyDiffNote on the line of the commit's diff that
    * `path`, `line` and `lineType` name (when they name none, a plain note, as GitLab makes it).
    */
-  async createComment(services: Services, n: Noteable, input: CommitCommentInput): Promise<NoteRow> {
+  async createComment(services: Services, n: Noteable, input: CommitCommentInput): Promise<NoteCreation<CreatedNote>> {
     const kind = this.kind(n.type);
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.note);
+    const commands = await this.quickActions(services, n, input.note);
+    if (commands?.only) return { created: null, commands: await commands.apply() };
     let legacy: { path: string; line: number; lineType: string; lineCode: string } | null = null;
     // Grape's `given :path do requires :line; requires :line_type, values: %w[new old], default: 'new' end`.
     if (input.path != null && input.line == null) throw missing('line');
@@ -623,10 +682,10 @@ export class NotesService {
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
-      this.insert(services, n, { discussionId: newDiscussionId(n), startsDiscussion: true, type: legacy ? 'LegacyDiffNote' : null, note: input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook),
+      this.insert(services, n, { discussionId: newDiscussionId(n), startsDiscussion: true, type: legacy ? 'LegacyDiffNote' : null, note: commands?.content ?? input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook),
     );
     await services.todos.noteCreated(n, note);
-    return note;
+    return this.applyCommands(note, commands);
   }
 
   /** NotePolicy's `admin_note` on one note of the noteable. */

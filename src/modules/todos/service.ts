@@ -162,6 +162,12 @@ export class TodosService {
     return ids;
   }
 
+  /** TodoService#todo_exist?: whether the viewer has a pending item about the target. */
+  async pendingAbout(target: { type: string; id: number }): Promise<boolean> {
+    const viewer = this.base.access.requireViewer();
+    return (await this.db.todo.count({ where: { userId: viewer.id, state: 'pending', targetType: target.type, targetId: target.id } })) > 0;
+  }
+
   /** To-do items by id, as they are now, in the order given. */
   async byIds(ids: readonly number[]): Promise<TodoRow[]> {
     const rows = await this.db.todo.findMany({ where: { id: { in: [...ids] } }, include: withTarget });
