@@ -18,7 +18,10 @@ export interface Emoji {
   hex: string;
   /** Unicode's description of it (CLDR's English label in emojibase). */
   description: string;
-  /** The Unicode version that added it, `6.0`, `8.0`, `13.1`. */
+  /**
+   * The Unicode version that brought it as an emoji, `6.0`, `8.0`, `13.1` (emojibase knows emoji versions, not code
+   * points' ages: a character older than its emoji, 🙂 of Unicode 7.0 made an emoji in 8.0, says the later).
+   */
   unicodeVersion: string;
 }
 
