@@ -589,12 +589,13 @@ export class NotesService {
     return true;
   }
 
-  /** A new thread (`POST …/discussions`): a DiscussionNote, or a DiffNote when a position is given. */
+  /** A new thread (`POST …/discussions`): a DiscussionNote, or a DiffNote when a position is given to a kind with diffs. */
   async createDiscussion(services: Services, n: Noteable, input: NoteInput): Promise<DiscussionRow> {
     const kind = this.kind(n.type);
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.body);
-    if (input.position) this.checkPosition(input.position);
+    const position = kind.diffNotes ? input.position : null;
+    if (position) this.checkPosition(position);
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
@@ -603,10 +604,10 @@ export class NotesService {
         {
           discussionId: newDiscussionId(n),
           startsDiscussion: true,
-          type: input.position ? 'DiffNote' : 'DiscussionNote',
+          type: position ? 'DiffNote' : 'DiscussionNote',
           note: input.body,
           authorId,
-          position: (input.position ?? undefined) as Prisma.InputJsonValue | undefined,
+          position: (position ?? undefined) as Prisma.InputJsonValue | undefined,
           ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
         },
         tx,
