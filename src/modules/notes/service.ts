@@ -255,7 +255,8 @@ export class NotesService {
 
   /**
    * Of these note ids, those the viewer may read: whose noteable they may read (`read_note`), each noteable asked
-   * once, and internal ones only by those who may read internal notes. Their activity events' check (a comment on a confidential issue is seen by those who see the issue).
+   * once, and internal ones only by those who may read internal notes. Their activity events' check (a comment on
+   * a confidential issue is seen by those who see the issue).
    */
   async readableIds(services: Services, ids: readonly number[]): Promise<Set<number>> {
     const notes = await this.base.db.note.findMany({ where: { id: { in: [...ids] } } });
@@ -413,7 +414,7 @@ export class NotesService {
   }
 
   /**
-   * The Notes API's list (`GET …/notes`): every note of the noteable, ordered by `created_at` or `updated_at`
+   * The Notes API's list (`GET …/notes`): every note of the noteable the viewer may read, ordered by `created_at` or `updated_at`
    * (`desc` unless asked), ties by id in the same direction.
    */
   async notes(n: Noteable, page: PageArgs, orderBy: 'created_at' | 'updated_at' = 'created_at', sort: 'asc' | 'desc' = 'desc') {
