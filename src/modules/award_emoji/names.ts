@@ -96,3 +96,6 @@ export function normalizeName(name: string): string {
 
 /** Whether the name is an emoji's (Gitlab::EmojiNameValidator). */
 export const isEmojiName = (name: string): boolean => load().byName.has(name);
+
+/** The code points of a name's emoji (TanukiEmoji's `hex`, GraphQL's `unicode`), or null for no emoji's name. */
+export const unicodeOf = (name: string): string | null => emojiNamed(name)?.hex ?? null;
