@@ -193,4 +193,29 @@ describe('GraphQL', () => {
     const hidden = await t.graphql(`mutation($input: AwardEmojiAddInput!) { awardEmojiAdd(input: $input) { errors } }`, { input: { awardableId: gid, name: 'tada' } }, outsider.token);
     expect(hidden.body.errors?.[0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
   });
+
+  it('shows each award’s emoji from the table: character, code points, Unicode version and description', async () => {
+    const issue = await newIssue();
+    const gid = `gid://gitlab/Issue/${issue.id}`;
+    const add = (name: string) =>
+      t.graphql(`mutation($input: AwardEmojiAddInput!) { awardEmojiAdd(input: $input) { awardEmoji { name } errors } }`, { input: { awardableId: gid, name } }, owner.token);
+    // GitLab's names, an alias (`+1`), a skin tone, and a name in colons.
+    for (const name of ['+1', 'thumbsdown', ':tada:', '100', 'rocket', 'eyes', 'thumbsup_tone1', 'partying_face']) expect((await add(name)).body.data?.awardEmojiAdd.errors).toEqual([]);
+    expect((await add('not_an_emoji')).body.data?.awardEmojiAdd).toEqual({ awardEmoji: null, errors: ['Name is not a valid emoji name'] });
+    const read = await t.graphql(
+      `query($path: ID!, $iid: String!) { project(fullPath: $path) { issue(iid: $iid) { awardEmoji { nodes { name emoji unicode unicodeVersion description } } } } }`,
+      { path: project.path_with_namespace, iid: String(issue.iid) },
+      owner.token,
+    );
+    expect(read.body.data?.project.issue.awardEmoji.nodes).toEqual([
+      { name: 'thumbsup', emoji: '👍', unicode: '1f44d', unicodeVersion: '6.0', description: 'thumbs up' },
+      { name: 'thumbsdown', emoji: '👎', unicode: '1f44e', unicodeVersion: '6.0', description: 'thumbs down' },
+      { name: 'tada', emoji: '🎉', unicode: '1f389', unicodeVersion: '6.0', description: 'party popper' },
+      { name: '100', emoji: '💯', unicode: '1f4af', unicodeVersion: '6.0', description: 'hundred points' },
+      { name: 'rocket', emoji: '🚀', unicode: '1f680', unicodeVersion: '6.0', description: 'rocket' },
+      { name: 'eyes', emoji: '👀', unicode: '1f440', unicodeVersion: '6.0', description: 'eyes' },
+      { name: 'thumbsup_tone1', emoji: '👍🏻', unicode: '1f44d-1f3fb', unicodeVersion: '8.0', description: 'thumbs up: light skin tone' },
+      { name: 'partying_face', emoji: '🥳', unicode: '1f973', unicodeVersion: '11.0', description: 'partying face' },
+    ]);
+  });
 });

@@ -176,6 +176,8 @@ export const alertManagementResolvers = {
     databaseId: (m: MetricImageRow) => m.id,
     fileName: (m: MetricImageRow) => m.file,
     filePath: (m: MetricImageRow) => `/uploads/-/system/${METRIC_IMAGE_MODEL}/file/${m.id}/${encodeURIComponent(m.file)}`,
+    url: (m: MetricImageRow) => m.url ?? '',
+    sourceUrl: (m: MetricImageRow) => m.url,
   },
   Project: {
     alertManagementIntegrations: (p: ProjectRow, args: { id?: number | null } & PageArgs, ctx: Context) => ctx.services.alert_management.integrations(p, { id: args.id }, args),

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
-import { EMOJI, unicodeOf } from './names.js';
+import { emojiNamed, normalizeName, type Emoji } from './names.js';
 import { awardableOf, type Awardable, type AwardableType, type AwardEmojiRow } from './service.js';
 
 interface PathArgs {
@@ -29,6 +29,16 @@ const find = (ctx: Context, args: PathArgs) =>
 
 const byGlobalId = (ctx: Context, args: GlobalArgs) => ctx.services.award_emoji.byGlobalId(ctx.services, args.awardableId.type, args.awardableId.id);
 
+/**
+ * An award's emoji: its name is one (awards are validated against the table), or, for one stored under a name the
+ * table now keeps as an alias, the emoji the alias stands for.
+ */
+function emojiOf(a: AwardEmojiRow): Emoji {
+  const emoji = emojiNamed(a.name) ?? emojiNamed(normalizeName(a.name));
+  if (!emoji) throw new Error(`award ${a.id} names no emoji: ${a.name}`);
+  return emoji;
+}
+
 /** An awardable type's fields: its votes (for issuables) and its awards. */
 const awardable = (type: AwardableType, votes: boolean) => ({
   ...(votes && {
@@ -41,8 +51,10 @@ const awardable = (type: AwardableType, votes: boolean) => ({
 export const awardEmojiResolvers = {
   AwardEmoji: {
     databaseId: (a: AwardEmojiRow) => a.id,
-    emoji: (a: AwardEmojiRow) => EMOJI.get(a.name) ?? null,
-    unicode: (a: AwardEmojiRow) => unicodeOf(a.name),
+    emoji: (a: AwardEmojiRow) => emojiOf(a).char,
+    unicode: (a: AwardEmojiRow) => emojiOf(a).hex,
+    unicodeVersion: (a: AwardEmojiRow) => emojiOf(a).unicodeVersion,
+    description: (a: AwardEmojiRow) => emojiOf(a).description,
     user: (a: AwardEmojiRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(a.userId),
     awardableDatabaseId: (a: AwardEmojiRow) => awardableOf(a).id,
     awardableType: (a: AwardEmojiRow) => awardableOf(a).type,

@@ -25,6 +25,7 @@ registerNoteable({
   resource: 'Epic',
   replyable: true,
   resolvable: false,
+  internalNotes: true,
   find: async () => null,
   async findInGroup(ctx, group: NamespaceRow, key) {
     ctx.services.epics.requireAvailable();

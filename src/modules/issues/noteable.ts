@@ -22,6 +22,7 @@ export const issueNoteables: NoteableKind = {
   resource: 'Issue',
   replyable: true,
   resolvable: false,
+  internalNotes: true,
   async find(ctx, project, key) {
     if (!/^\d{1,9}$/.test(key)) return null;
     const issue = await ctx.services.issues.find(project, Number(key));

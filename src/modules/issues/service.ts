@@ -807,10 +807,15 @@ export class IssuesService {
     })();
   }
 
-  /** GitLab's participants of an issue: its author, its assignees and those who commented on it, each once, in that order. */
+  /**
+   * GitLab's participants of an issue: its author, its assignees and those who commented on it, each once, in that
+   * order; authors of internal notes only to those who may read them (Participable keeps what the viewer can read).
+   */
   async participants(issue: IssueRow): Promise<number[]> {
+    const project = await this.base.loaders.projects.byId.load(issue.projectId);
+    const internal = !!project && (await this.base.access.can('read_internal_note', project));
     const commenters = await this.db.note.findMany({
-      where: { noteableType: ISSUE, noteableId: issue.id, system: false },
+      where: { noteableType: ISSUE, noteableId: issue.id, system: false, ...(internal ? {} : { internal: false }) },
       select: { authorId: true },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });

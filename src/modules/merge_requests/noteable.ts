@@ -2,7 +2,8 @@
  * Merge requests as noteables of the notes engine (GitLab's MergeRequest is a Noteable): found by iid in their
  * project, read by whoever may read the merge request, commented on by those who may read it and create notes in the
  * project, unless its discussion is locked (then those who may administer it). Their threads resolve
- * (Noteable.resolvable_types) and a single comment may be replied to.
+ * (Noteable.resolvable_types), may start on a line of the diff (a DiffNote with its `position`), and a single comment
+ * may be replied to.
  */
 import { registerNoteable, type Noteable, type NoteableContext, type NoteableKind } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
@@ -24,6 +25,7 @@ export const mergeRequestNoteables: NoteableKind = {
   resource: 'Merge Request',
   replyable: true,
   resolvable: true,
+  diffNotes: true,
   async find(ctx, project, key) {
     if (!/^\d{1,9}$/.test(key)) return null;
     const mr = await ctx.services.merge_requests.find(project, Number(key));

@@ -21,6 +21,7 @@ export const commitNoteables: NoteableKind = {
   resource: 'Commit',
   replyable: false,
   resolvable: false,
+  diffNotes: true,
   async find(ctx, project, key) {
     // `user_project.commit(params[:noteable_id])`: a SHA, or a branch or tag name.
     const repository = await ctx.services.repositories.open(project);

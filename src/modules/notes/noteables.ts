@@ -53,6 +53,16 @@ export interface NoteableKind {
   replyable: boolean;
   /** GitLab's `Noteable.resolvable_types`: its thread notes can be resolved. */
   resolvable: boolean;
+  /**
+   * GitLab's Note#noteable_can_have_confidential_note?: its notes may be internal (16.3: issues, and epics in EE;
+   * merge requests from 16.9). Others refuse an internal note: `Confidential can not be set for this resource`.
+   */
+  internalNotes?: boolean;
+  /**
+   * GitLab's DiffNote.noteable_types: its threads may start on a line or image of a diff (`position`, a DiffNote):
+   * commits and merge requests. Others take no position (the Discussions API declares none for them).
+   */
+  diffNotes?: boolean;
   /** The noteable a project's key names (a commit's SHA or ref, an issue's iid), or null; no ability asked. */
   find(ctx: NoteableContext, project: ProjectRow, key: string): Promise<Noteable | null>;
   /** For group noteables (epics): the noteable a group's key names, or null; no ability asked beyond the group's. */

@@ -3,15 +3,17 @@
  * project they can see that is public, or internal for non-external users; never on an archived project) and
  * `set_note_created_at` (administrators and Owners), and NotePolicy's `admin_note` (editing and deleting a note: its
  * author, or the project's Maintainers; never a system note, nor on an archived project) and `resolve_note` (resolving
- * a thread or one of its notes: Developers, the note's author, the noteable's author). The noteable's own read
+ * a thread or one of its notes: Developers, the note's author, the noteable's author), and `read_internal_note`
+ * (internal notes: Reporters and above; the notes engine asks it on every read and hides such notes from others,
+ * their authors too, as NotePolicy's `internal & ~can_read_internal_note` prevents even theirs). The noteable's own read
  * ability (the kind's, noteables.ts) is asked before any of them, as NotePolicy prevents `admin_note` to those who
  * cannot read the noteable.
  */
 import { AccessLevel } from '../../auth/access-levels.js';
-import { administrator, anyOf, allOf, projectLevel, projectMember, projectOwner, unlessArchived, visible, type ProjectSubject, type Rule } from '../../auth/rules.js';
+import { administrator, anyOf, allOf, groupsOnly, namespaceMember, projectLevel, projectMember, projectOwner, unlessArchived, visible, type NamespaceSubject, type ProjectSubject, type Rule } from '../../auth/rules.js';
 import type { Prisma } from '../../db/database.js';
 
-const { GUEST, DEVELOPER, MAINTAINER } = AccessLevel;
+const { GUEST, REPORTER, DEVELOPER, MAINTAINER } = AccessLevel;
 
 /** Any signed-in user. */
 const signedIn: Rule<ProjectSubject, Prisma.ProjectWhereInput> = {
@@ -51,6 +53,13 @@ const resolveNote: Rule<ResolveSubject, never> = {
 };
 
 export const notesPolicy = {
+  /**
+   * NotePolicy's `can_read_internal_note` (IssuablePolicy's and EpicPolicy's `read_internal_note`), which also grants
+   * `mark_note_as_internal`: the project's Reporters and above, and administrators.
+   */
+  read_internal_note: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(REPORTER)),
+  /** The same in a group, for its epics' notes: the group's Reporters and above (inherited too), and administrators. */
+  read_group_internal_note: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(REPORTER))),
   create_note: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(GUEST), allOf(signedIn, visible()))),
   set_note_created_at: projectOwner,
   admin_note: adminNote,

@@ -8,7 +8,7 @@ import { missing } from '../../errors.js';
 import type { CommitRow } from '../repositories/reads.js';
 import { COMMIT } from './commits.js';
 import { noteableKind } from './noteables.js';
-import type { CreatedNote, DiscussionRow, NoteRow } from './service.js';
+import type { CreatedNote, DiscussionRow, InternalInput, NoteRow } from './service.js';
 import { isIndividual, isResolvable } from './service.js';
 
 /** Note's classes (GitLab's STI), as events store their targets. */
@@ -78,6 +78,35 @@ export const noteableOf = (ctx: Context, args: NoteableArgs) => {
   return notes.noteable(ctx.services, args.noteableType, parseRef(args.projectId, 'Project', 'projectId'), args.key);
 };
 
+/** A stored position's number (a form's `position[new_line]=12` is kept as given, a string), or null. */
+const positionInt = (value: unknown): number | null => {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(n) ? n : null;
+};
+const positionText = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/**
+ * GitLab's DiffPosition of a DiffNote's stored position (Gitlab::Diff::Position): its diff refs, paths, lines and, on
+ * an image, the point and the image's size; `filePath` is the new path, or the old one when the file was deleted.
+ */
+function diffPosition(p: Record<string, unknown>) {
+  const newPath = positionText(p.new_path);
+  const oldPath = positionText(p.old_path);
+  return {
+    diffRefs: { baseSha: positionText(p.base_sha), startSha: String(p.start_sha ?? ''), headSha: String(p.head_sha ?? '') },
+    filePath: newPath ?? oldPath ?? '',
+    newPath,
+    oldPath,
+    newLine: positionInt(p.new_line),
+    oldLine: positionInt(p.old_line),
+    positionType: String(p.position_type),
+    x: positionInt(p.x),
+    y: positionInt(p.y),
+    width: positionInt(p.width),
+    height: positionInt(p.height),
+  };
+}
+
 const user = (ctx: Context, id: number | null) => (id === null ? null : ctx.loaders.users.byId.load(id));
 
 /** A resolvable note's resolution, as Note and REST's NoteResolution show it. */
@@ -129,16 +158,19 @@ export const notesResolvers = {
       ctx.services.notes.discussions(await ctx.services.notes.noteable(ctx.services, COMMIT, { id: c.project.id }, c.sha), args),
   },
   Mutation: {
-    createNote: async (_: unknown, args: { noteableId: ParsedGid; body: string; discussionId?: string | null }, ctx: Context) => {
+    // `mergeRequestDiffHeadSha` is read by GitLab's `/merge` quick action alone; no quick action runs here.
+    createNote: async (_: unknown, args: InternalInput & { noteableId: ParsedGid; body: string; discussionId?: string | null }, ctx: Context) => {
       const { notes } = ctx.services;
       const noteable = await notes.noteableByGlobalId(ctx.services, args.noteableId.model, args.noteableId.id, args.noteableId.params.get('project_id'));
       const discussion = args.discussionId as unknown as ParsedGid | null | undefined;
-      const creation = discussion ? await notes.reply(ctx.services, noteable, discussion.id, { body: args.body }) : await notes.createComment(ctx.services, noteable, { note: args.body });
+      const creation = discussion
+        ? await notes.reply(ctx.services, noteable, discussion.id, { body: args.body })
+        : await notes.createComment(ctx.services, noteable, { note: args.body, internal: args.internal, confidential: args.confidential });
       return notes.graphqlCreation(creation);
     },
-    updateNote: async (_: unknown, args: { id: number; body?: string | null }, ctx: Context) => {
+    updateNote: async (_: unknown, args: { id: number; body?: string | null; confidential?: boolean | null }, ctx: Context) => {
       const { note, noteable } = await ctx.services.notes.byId(ctx.services, args.id);
-      return { note: await ctx.services.notes.update(ctx.services, noteable, note.id, args.body) };
+      return { note: await ctx.services.notes.update(ctx.services, noteable, note.id, args.body, args.confidential) };
     },
     destroyNote: async (_: unknown, args: { id: number }, ctx: Context) => {
       const { note, noteable } = await ctx.services.notes.byId(ctx.services, args.id);
@@ -149,16 +181,18 @@ export const notesResolvers = {
       const { created, commands } = ctx.services.notes.restCreation(await ctx.services.notes.createDiscussion(ctx.services, await noteableOf(ctx, args), args));
       return { discussion: created, commands };
     },
-    noteableNoteCreate: async (_: unknown, args: NoteableArgs & { body: string; createdAt?: string | null }, ctx: Context) => {
-      const { created, commands } = ctx.services.notes.restCreation(await ctx.services.notes.createComment(ctx.services, await noteableOf(ctx, args), { note: args.body, createdAt: args.createdAt }));
+    noteableNoteCreate: async (_: unknown, args: NoteableArgs & InternalInput & { body: string; createdAt?: string | null }, ctx: Context) => {
+      const { created, commands } = ctx.services.notes.restCreation(
+        await ctx.services.notes.createComment(ctx.services, await noteableOf(ctx, args), { note: args.body, createdAt: args.createdAt, internal: args.internal, confidential: args.confidential }),
+      );
       return { note: created, commands };
     },
     noteableDiscussionReply: async (_: unknown, args: NoteableArgs & { discussionId: string; body: string; createdAt?: string | null }, ctx: Context) => {
       const { created, commands } = ctx.services.notes.restCreation(await ctx.services.notes.reply(ctx.services, await noteableOf(ctx, args), args.discussionId, args));
       return { note: created, commands };
     },
-    noteableNoteUpdate: async (_: unknown, args: NoteableArgs & { noteId: number; body?: string | null; resolved?: boolean | null }, ctx: Context) => ({
-      note: await ctx.services.notes.updateOrResolve(ctx.services, await noteableOf(ctx, args), args.noteId, args.body, args.resolved),
+    noteableNoteUpdate: async (_: unknown, args: NoteableArgs & { noteId: number; body?: string | null; resolved?: boolean | null; confidential?: boolean | null }, ctx: Context) => ({
+      note: await ctx.services.notes.updateOrResolve(ctx.services, await noteableOf(ctx, args), args.noteId, args.body, args.resolved, args.confidential),
     }),
     noteableDiscussionResolve: async (_: unknown, args: NoteableArgs & { discussionId: string; resolved: boolean }, ctx: Context) => ({
       discussion: await ctx.services.notes.resolveDiscussion(ctx.services, await noteableOf(ctx, args), args.discussionId, args.resolved),
@@ -206,7 +240,8 @@ export const notesResolvers = {
     path: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.path : null),
     line: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.line : null),
     lineType: (n: NoteRow) => (n.type === 'LegacyDiffNote' ? n.lineType : null),
-    position: (n: NoteRow) => (n.type === 'DiffNote' ? n.position : null),
+    position: (n: NoteRow) => (n.type === 'DiffNote' && n.position ? diffPosition(n.position as Record<string, unknown>) : null),
+    positionHash: (n: NoteRow) => (n.type === 'DiffNote' ? n.position : null),
     url: (n: NoteRow, _a: unknown, ctx: Context) => ctx.services.notes.url(n),
     userPermissions: (n: NoteRow) => n,
   },

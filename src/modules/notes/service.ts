@@ -2,7 +2,10 @@
  * The notes and discussions engine (GitLab's Note, Discussion, NotesFinder and Notes::Create/Update/DestroyService):
  * notes on any registered noteable (noteables.ts), threads (`discussionId`, 40 hex characters, random per thread),
  * a single comment turned into a thread by a reply where the kind allows it, GitLab's validations, `created_at` for
- * those who may set it, the `commented on` activity event, and each note's Markdown rendered for GraphQL.
+ * those who may set it, the `commented on` activity event, and each note's Markdown rendered for GraphQL. Internal
+ * notes (GitLab's `internal`, once `confidential`) are made by Reporters and above on issues and epics, replies in an
+ * internal thread are internal, and every read here (lists, threads, one note, events, hook samples) leaves them out
+ * for those who may not read them (`read_internal_note`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
@@ -46,7 +49,13 @@ export interface NoteInput {
   position?: Record<string, unknown> | null;
 }
 
-export interface CommitCommentInput {
+/** GitLab's `internal` (or its old name `confidential`) of a new note: asked, honoured for those who may mark notes internal. */
+export interface InternalInput {
+  internal?: boolean | null;
+  confidential?: boolean | null;
+}
+
+export interface CommitCommentInput extends InternalInput {
   note: string;
   path?: string | null;
   line?: number | null;
@@ -144,6 +153,8 @@ export function isResolvable(note: Pick<NoteRow, 'system' | 'type' | 'noteableTy
 export class NotesService {
   /** The request's readable noteables of notes (`readableNoteableOf`), by type and id. */
   private readonly noteablesOfNotes = new Map<string, Promise<Noteable | null>>();
+  /** The request's answers of `read_internal_note`, by project or group. */
+  private readonly internalReaders = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly base: ServiceBase,
@@ -160,6 +171,30 @@ export class NotesService {
     const kind = noteableKind(type);
     if (!kind) throw invalidArgument('noteableType');
     return kind;
+  }
+
+  /**
+   * NotePolicy's `can_read_internal_note`, which is also `mark_note_as_internal`: Reporters and above of the
+   * noteable's project (of its group, for epics), and administrators; for a noteable of neither, administrators.
+   */
+  canReadInternal(n: Pick<Noteable, 'project' | 'groupId'>): Promise<boolean> {
+    const key = n.project ? `project:${n.project.id}` : `group:${n.groupId}`;
+    let found = this.internalReaders.get(key);
+    if (!found) {
+      const { access } = this.base;
+      found = n.project
+        ? access.can('read_internal_note', n.project)
+        : n.groupId !== null
+          ? this.base.loaders.namespaces.byId.load(n.groupId).then((group) => !!group && access.can('read_group_internal_note', group))
+          : Promise.resolve(access.allowed('admin_all_resources'));
+      this.internalReaders.set(key, found);
+    }
+    return found;
+  }
+
+  /** The noteable's notes the viewer may read: all of them, or, for those who may not read internal notes, the others. */
+  private async readable(n: Noteable): Promise<Prisma.NoteWhereInput> {
+    return (await this.canReadInternal(n)) ? this.where(n) : { AND: [this.where(n), { internal: false }] };
   }
 
   /**
@@ -192,7 +227,7 @@ export class NotesService {
   async byId(services: Services, id: number): Promise<{ note: NoteRow; noteable: Noteable }> {
     const note = await this.base.db.note.findUnique({ where: { id } });
     const noteable = note && (await this.readableNoteableOf(services, note));
-    if (!note || !noteable) throw notFound('Note');
+    if (!note || !noteable || (note.internal && !(await this.canReadInternal(noteable)))) throw notFound('Note');
     return { note, noteable };
   }
 
@@ -233,7 +268,8 @@ export class NotesService {
 
   /**
    * Of these note ids, those the viewer may read: whose noteable they may read (`read_note`), each noteable asked
-   * once. Their activity events' check (a comment on a confidential issue is seen by those who see the issue).
+   * once, and internal ones only by those who may read internal notes. Their activity events' check (a comment on
+   * a confidential issue is seen by those who see the issue).
    */
   async readableIds(services: Services, ids: readonly number[]): Promise<Set<number>> {
     const notes = await this.base.db.note.findMany({ where: { id: { in: [...ids] } } });
@@ -253,7 +289,10 @@ export class NotesService {
       if (!kind) continue;
       const key = `${note.noteableType}:${note.noteableId ?? `${note.projectId}:${note.commitId}`}`;
       if (!decided.has(key)) decided.set(key, kind.ofNote(ctx, note).then((n) => !!n && kind.canRead(ctx, n)).catch(() => false));
-      if (await decided.get(key)) readable.add(note.id);
+      if (!(await decided.get(key))) continue;
+      // An internal note, to those who may read internal notes of its project or group.
+      if (note.internal && !(await this.canReadInternal({ project: note.projectId === null ? null : await this.projects.find({ id: note.projectId }), groupId: note.groupId }))) continue;
+      readable.add(note.id);
     }
     return readable;
   }
@@ -294,18 +333,20 @@ export class NotesService {
       : Prisma.sql`"noteableType" = ${n.type} AND "noteableId" = ${n.id}::int`;
   }
 
+  /** Threads by id, with the notes of each the viewer may read (a thread is internal or not as a whole). */
   private async threads(n: Noteable, ids: string[]): Promise<DiscussionRow[]> {
     if (ids.length === 0) return [];
-    const notes = await this.base.db.note.findMany({ where: { AND: [this.where(n), { discussionId: { in: ids } }] }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const notes = await this.base.db.note.findMany({ where: { AND: [await this.readable(n), { discussionId: { in: ids } }] }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     const byThread = new Map(ids.map((id) => [id, [] as NoteRow[]]));
     for (const note of notes) byThread.get(note.discussionId)?.push(note);
     return ids.filter((id) => byThread.get(id)!.length > 0).map((id) => ({ id, noteable: n, notes: byThread.get(id)! }));
   }
 
   /** GitLab's discussions list: the noteable's threads paged by thread, oldest first, each with its notes. */
-  discussions(n: Noteable, page: PageArgs) {
+  async discussions(n: Noteable, page: PageArgs) {
     const { db } = this.base;
-    const where = this.sqlWhere(n);
+    const internal = await this.canReadInternal(n);
+    const where = internal ? this.sqlWhere(n) : Prisma.sql`${this.sqlWhere(n)} AND NOT internal`;
     return connection(
       page,
       async ({ skip, take }) => {
@@ -317,18 +358,20 @@ export class NotesService {
         );
         return this.threads(n, rows.map((r) => r.discussionId));
       },
-      async () => (await this.counts(n)).threads,
+      async () => (await this.counts(n, internal)).threads,
     );
   }
 
   /**
    * How many notes and threads the noteable has: one row the `notes_counted` trigger keeps (migration
-   * 20270127600001), so a list's total costs the same for 10,000 notes as for 10. Its key is the trigger's
-   * note_count_key.
+   * 20270127600001; its internal ones apart since 20270129200000), so a list's total costs the same for 10,000
+   * notes as for 10. Its key is the trigger's note_count_key. Without `internal`, the internal ones are left out.
    */
-  private async counts(n: Noteable): Promise<{ notes: number; threads: number }> {
+  private async counts(n: Noteable, internal: boolean): Promise<{ notes: number; threads: number }> {
     const key = `${n.type}:${n.id ?? `${n.project?.id ?? ''}@${n.commitId}`}`;
-    return (await this.base.db.noteCount.findUnique({ where: { key }, select: { notes: true, threads: true } })) ?? { notes: 0, threads: 0 };
+    const row = await this.base.db.noteCount.findUnique({ where: { key }, select: { notes: true, threads: true, internalNotes: true, internalThreads: true } });
+    if (!row) return { notes: 0, threads: 0 };
+    return internal ? row : { notes: row.notes - row.internalNotes, threads: row.threads - row.internalThreads };
   }
 
   /** One thread; `404 Discussion Not Found` when the noteable has none by that id. */
@@ -345,8 +388,18 @@ export class NotesService {
     return thread.notes;
   }
 
-  /** A note of the noteable (`noteable.notes.find(id)`): ActiveRecord's `404 Not found` when it has none by that id. */
+  /**
+   * A note of the noteable the viewer may read (API::Helpers::NotesHelpers#get_note): ActiveRecord's `404 Not found`
+   * when it has none by that id, `404 Note Not Found` when it is internal and the viewer may not read it.
+   */
   async note(n: Noteable, id: number): Promise<NoteRow> {
+    const note = await this.find(n, id);
+    if (note.internal && !(await this.canReadInternal(n))) throw notFound('Note');
+    return note;
+  }
+
+  /** A note of the noteable (`noteable.notes.find(id)`), whoever may read it: ActiveRecord's `404 Not found` when none. */
+  private async find(n: Noteable, id: number): Promise<NoteRow> {
     const note = await this.base.db.note.findFirst({ where: { AND: [this.where(n), { id }] } });
     if (!note) throw recordNotFound();
     return note;
@@ -361,29 +414,31 @@ export class NotesService {
     return { id: note.discussionId, noteable, notes };
   }
 
-  /** Every note of the noteable, oldest first (the Commits API's comments). */
-  comments(n: Noteable, page: PageArgs) {
+  /** Every note of the noteable the viewer may read, oldest first (the Commits API's comments, GraphQL's `notes`). */
+  async comments(n: Noteable, page: PageArgs) {
     const { db } = this.base;
-    const where = this.where(n);
+    const internal = await this.canReadInternal(n);
+    const where = await this.readable(n);
     return connection(
       page,
       ({ skip, take }) => db.note.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip, take }),
-      async () => (await this.counts(n)).notes,
+      async () => (await this.counts(n, internal)).notes,
     );
   }
 
   /**
-   * The Notes API's list (`GET …/notes`): every note of the noteable, ordered by `created_at` or `updated_at`
+   * The Notes API's list (`GET …/notes`): every note of the noteable the viewer may read, ordered by `created_at` or `updated_at`
    * (`desc` unless asked), ties by id in the same direction.
    */
-  notes(n: Noteable, page: PageArgs, orderBy: 'created_at' | 'updated_at' = 'created_at', sort: 'asc' | 'desc' = 'desc') {
+  async notes(n: Noteable, page: PageArgs, orderBy: 'created_at' | 'updated_at' = 'created_at', sort: 'asc' | 'desc' = 'desc') {
     const { db } = this.base;
-    const where = this.where(n);
+    const internal = await this.canReadInternal(n);
+    const where = await this.readable(n);
     const column = orderBy === 'updated_at' ? 'updatedAt' : 'createdAt';
     return connection(
       page,
       ({ skip, take }) => db.note.findMany({ where, orderBy: [{ [column]: sort }, { id: sort }], skip, take }),
-      async () => (await this.counts(n)).notes,
+      async () => (await this.counts(n, internal)).notes,
     );
   }
 
@@ -543,12 +598,26 @@ export class NotesService {
     if (!NotesService.POSITION_TYPES.includes(String(position.position_type))) throw invalidArgument('position[position_type]');
   }
 
-  /** A new thread (`POST …/discussions`): a DiscussionNote, or a DiffNote when a position is given. */
+  /**
+   * Whether a new note that starts its thread is internal (Notes::BuildService#handle_confidentiality_params and
+   * #new_note): `internal` or `confidential` asked, honoured only for those who may mark notes internal (for others
+   * the note is public, as GitLab drops the flag), then Note's validations: only on kinds whose notes may be internal,
+   * and only a plain note or a DiscussionNote.
+   */
+  private async internalOf(kind: NoteableKind, n: Noteable, input: InternalInput, type: string | null): Promise<boolean> {
+    if (!(input.internal || input.confidential) || !(await this.canReadInternal(n))) return false;
+    if (!kind.internalNotes) throw invalid({ confidential: ['can not be set for this resource'] }, { badRecord: 'Note' });
+    if (type !== null && type !== 'DiscussionNote') throw invalid({ confidential: ['can not be set for this type of note'] }, { badRecord: 'Note' });
+    return true;
+  }
+
+  /** A new thread (`POST …/discussions`): a DiscussionNote, or a DiffNote when a position is given to a kind with diffs. */
   async createDiscussion(services: Services, n: Noteable, input: NoteInput): Promise<NoteCreation<DiscussionRow>> {
     const kind = this.kind(n.type);
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.body);
-    if (input.position) this.checkPosition(input.position);
+    const position = kind.diffNotes ? input.position : null;
+    if (position) this.checkPosition(position);
     const commands = await this.quickActions(services, n, input.body);
     if (commands?.only) return { created: null, commands: await commands.apply() };
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
@@ -560,10 +629,10 @@ export class NotesService {
         {
           discussionId: newDiscussionId(n),
           startsDiscussion: true,
-          type: input.position ? 'DiffNote' : 'DiscussionNote',
+          type: position ? 'DiffNote' : 'DiscussionNote',
           note: commands?.content ?? input.body,
           authorId,
-          position: (input.position ?? undefined) as Prisma.InputJsonValue | undefined,
+          position: (position ?? undefined) as Prisma.InputJsonValue | undefined,
           ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
         },
         tx,
@@ -616,13 +685,15 @@ export class NotesService {
 
   /**
    * A reply in a thread (`POST …/discussions/:discussion_id/notes`, GraphQL's createNote with `discussionId`). A single
-   * comment becomes a thread when its kind lets it be replied to (Noteable.replyable_types), else GitLab's 400.
+   * comment becomes a thread when its kind lets it be replied to (Noteable.replyable_types), else GitLab's 400. A
+   * reply in an internal thread is internal, in a public one public.
    */
   async reply(services: Services, n: Noteable, discussionId: string, input: NoteInput): Promise<NoteCreation<CreatedNote>> {
     const kind = this.kind(n.type);
     // The thread's first note alone, not every note of a thread that may hold thousands.
+    // An internal thread is not found by those who may not read it (the Discussions API's readable_discussion_notes).
     const first = DISCUSSION_ID.test(discussionId)
-      ? await this.base.db.note.findFirst({ where: { AND: [this.where(n), { discussionId }] }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
+      ? await this.base.db.note.findFirst({ where: { AND: [await this.readable(n), { discussionId }] }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
       : null;
     if (!first) throw notFound('Discussion');
     const thread = { id: discussionId };
@@ -638,7 +709,14 @@ export class NotesService {
       await lockThread(tx, thread.id);
       // IndividualNoteDiscussion#convert_to_discussion!: the comment becomes the thread's first DiscussionNote.
       if (!partOfDiscussion) await tx.note.updateMany({ where: { id: first.id }, data: { type: 'DiscussionNote' } });
-      const reply = await this.insert(services, n, { discussionId: thread.id, type: 'DiscussionNote', note: commands?.content ?? input.body, authorId, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook);
+      // A reply is internal when its thread is (BuildService#new_note's parent_confidential), whatever it asked.
+      const reply = await this.insert(
+        services,
+        n,
+        { discussionId: thread.id, type: 'DiscussionNote', note: commands?.content ?? input.body, authorId, internal: first.internal, ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) },
+        tx,
+        hook,
+      );
       // The note that started the thread may have been deleted since it was read.
       await keepThreadStarted(tx, thread.id);
       return reply;
@@ -649,7 +727,8 @@ export class NotesService {
 
   /**
    * A comment through the Commits API: a plain note, or a LegacyDiffNote on the line of the commit's diff that
-   * `path`, `line` and `lineType` name (when they name none, a plain note, as GitLab makes it).
+   * `path`, `line` and `lineType` name (when they name none, a plain note, as GitLab makes it). The Notes API's and
+   * createNote's comments too, internal when asked by one who may (`internalOf`).
    */
   async createComment(services: Services, n: Noteable, input: CommitCommentInput): Promise<NoteCreation<CreatedNote>> {
     const kind = this.kind(n.type);
@@ -679,10 +758,17 @@ export class NotesService {
         if (diffs.length < 100) break;
       }
     }
+    const internal = await this.internalOf(kind, n, input, legacy ? 'LegacyDiffNote' : null);
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
     const hook = await this.hookContext(services, n);
     const note = await this.base.db.$transaction((tx) =>
-      this.insert(services, n, { discussionId: newDiscussionId(n), startsDiscussion: true, type: legacy ? 'LegacyDiffNote' : null, note: commands?.content ?? input.note, authorId, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) }, tx, hook),
+      this.insert(
+        services,
+        n,
+        { discussionId: newDiscussionId(n), startsDiscussion: true, type: legacy ? 'LegacyDiffNote' : null, note: commands?.content ?? input.note, authorId, internal, ...(legacy ?? {}), ...(createdAt ? { createdAt, updatedAt: createdAt } : {}) },
+        tx,
+        hook,
+      ),
     );
     await services.todos.noteCreated(n, note);
     return this.applyCommands(note, commands);
@@ -700,6 +786,8 @@ export class NotesService {
    */
   private async mayAdmin(project: Noteable['project'], note: NoteRow): Promise<boolean> {
     const viewer = this.base.viewer;
+    // NotePolicy's `internal & ~can_read_internal_note` prevents `admin_note`, even to the note's author.
+    if (note.internal && !(await this.canReadInternal({ project, groupId: note.groupId }))) return false;
     if (!project) return !note.system && !!viewer && (this.base.access.allowed('admin_all_resources') || note.authorId === viewer.id);
     return this.base.access.can('admin_note', { authorId: note.authorId, system: note.system, project });
   }
@@ -712,12 +800,14 @@ export class NotesService {
   }
 
   /** The Discussions API's `PUT …/notes/:note_id`: exactly one of `body` (a change of text) and `resolved`. */
-  async updateOrResolve(services: Services, n: Noteable, id: number, body: string | null | undefined, resolved: boolean | null | undefined): Promise<NoteRow> {
+  async updateOrResolve(services: Services, n: Noteable, id: number, body: string | null | undefined, resolved: boolean | null | undefined, confidential?: boolean | null): Promise<NoteRow> {
+    // The Notes API's `PUT …/notes/:note_id` takes `body` and the deprecated `confidential`, neither required.
+    if (resolved == null && confidential != null) return this.update(services, n, id, body, confidential);
     if (body == null && resolved == null) throw exactlyOneOf('body', 'resolved');
     if (body != null && resolved != null) throw mutuallyExclusive('body', 'resolved');
-    if (body != null) return this.update(services, n, id, body);
+    if (body != null) return this.update(services, n, id, body, confidential);
     // API::Helpers::NotesHelpers#resolve_note: `resolve_note` on the note, then the note must be resolvable.
-    const note = await this.note(n, id);
+    const note = await this.find(n, id);
     if (!this.base.viewer) throw unauthenticated();
     if (!(await this.mayResolve(n, note))) throw forbidden();
     if (!isResolvable(note)) throw badRequest('400 Bad request - Note is not resolvable');
@@ -729,8 +819,9 @@ export class NotesService {
    * `resolve_note` (notes/policy.ts): Developers of the project, the noteable's author and, for one note, its author.
    * Off a project (a personal snippet), NotePolicy's own rule: the note's author.
    */
-  async mayResolve(n: Pick<Noteable, 'project' | 'authorId'>, note: { authorId: number } | null): Promise<boolean> {
+  async mayResolve(n: Pick<Noteable, 'project' | 'groupId' | 'authorId'>, note: { authorId: number; internal?: boolean } | null): Promise<boolean> {
     const viewer = this.base.viewer;
+    if (note?.internal && !(await this.canReadInternal(n))) return false;
     if (!n.project) return !!viewer && (this.base.access.allowed('admin_all_resources') || note?.authorId === viewer.id);
     return this.base.access.can('resolve_note', { project: n.project, authorIds: [n.authorId, note?.authorId] });
   }
@@ -815,10 +906,14 @@ export class NotesService {
     });
   }
 
-  /** Changes a note's text (Notes::UpdateService): its author or a Maintainer. */
-  async update(services: Services, n: Noteable, id: number, body: string | null | undefined): Promise<NoteRow> {
-    const note = await this.note(n, id);
+  /**
+   * Changes a note's text (Notes::UpdateService): its author or a Maintainer. `confidential`, deprecated, may only
+   * say what the note already is (Note's ensure_confidentiality_not_changed: `can not be changed for existing notes`).
+   */
+  async update(services: Services, n: Noteable, id: number, body: string | null | undefined, confidential?: boolean | null): Promise<NoteRow> {
+    const note = await this.find(n, id);
     await this.authorizeAdmin(n, note);
+    if (confidential != null && confidential !== note.internal) throw invalid({ confidential: ['can not be changed for existing notes'] }, { badRecord: 'Note' });
     if (body == null) return note;
     checkBody(body);
     if (body === note.note) return note;
@@ -833,7 +928,7 @@ export class NotesService {
 
   /** Deletes a note (Notes::DestroyService): its author or a Maintainer. */
   async destroy(n: Noteable, id: number): Promise<NoteRow> {
-    const note = await this.note(n, id);
+    const note = await this.find(n, id);
     await this.authorizeAdmin(n, note);
     await this.base.db.$transaction(async (tx) => {
       await lockThread(tx, note.discussionId);

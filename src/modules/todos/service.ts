@@ -246,14 +246,17 @@ export class TodosService {
     return this.byIds(made.map((m) => m.id));
   }
 
-  /** Of these users, those who may read the issue (IssuePolicy's read_issue asked as each of them). */
-  private async readersOf(userIds: readonly number[], subject: IssueSubject): Promise<number[]> {
+  /**
+   * Of these users, those who may read the issue (IssuePolicy's read_issue asked as each of them), and, for an
+   * internal note, its internal notes (Note#mentioned_users' users_that_can_read_internal_notes).
+   */
+  private async readersOf(userIds: readonly number[], subject: IssueSubject, internal = false): Promise<number[]> {
     const readers: number[] = [];
     for (const id of new Set(userIds)) {
       const viewer = await userViewer(this.db, id);
       if (!viewer) continue;
       const actor = { viewer, memberships: await this.base.app.memberships.of(id, 'write') };
-      if (can(actor, 'read_issue', subject)) readers.push(id);
+      if (can(actor, 'read_issue', subject) && (!internal || can(actor, 'read_internal_note', subject.inProject))) readers.push(id);
     }
     return readers;
   }
@@ -272,11 +275,11 @@ export class TodosService {
   }
 
   /** TodoService#create_mention_todos: directly addressed users first, then the others mentioned, each needing to read the issue. */
-  private async mentionTodos(subject: IssueSubject, target: Target, text: string | null, skip: ReadonlySet<number>, noteId: number | null): Promise<void> {
+  private async mentionTodos(subject: IssueSubject, target: Target, text: string | null, skip: ReadonlySet<number>, noteId: number | null, internal = false): Promise<void> {
     const authorId = this.base.access.requireViewer().id;
     const { direct, mentioned } = await this.mentions(text);
-    await this.createFor(await this.readersOf(direct.filter((id) => !skip.has(id)), subject), target, authorId, 'directly_addressed', noteId);
-    await this.createFor(await this.readersOf(mentioned.filter((id) => !skip.has(id)), subject), target, authorId, 'mentioned', noteId);
+    await this.createFor(await this.readersOf(direct.filter((id) => !skip.has(id)), subject, internal), target, authorId, 'directly_addressed', noteId);
+    await this.createFor(await this.readersOf(mentioned.filter((id) => !skip.has(id)), subject, internal), target, authorId, 'mentioned', noteId);
   }
 
   /**
@@ -300,7 +303,8 @@ export class TodosService {
 
   /**
    * TodoService#new_note on an issue: the author's pending items about the issue are resolved, and those the note
-   * addresses or mentions who may read the issue get theirs. Other noteables make none yet.
+   * addresses or mentions who may read the issue get theirs (and, for an internal note, its internal notes). Other
+   * noteables make none yet.
    */
   async noteCreated(n: Noteable, note: NoteRow): Promise<void> {
     if (n.type !== TODO_ISSUE || !n.project || n.id === null || note.system) return;
@@ -309,7 +313,7 @@ export class TodosService {
     const subject: IssueSubject = { inProject: n.project, authorId: issue.authorId, confidential: issue.confidential, assigneeIds: issue.assignees.map((a) => a.userId) };
     const target = { type: TODO_ISSUE, id: issue.id, projectId: n.project.id };
     await this.resolveFor(note.authorId, target);
-    await this.mentionTodos(subject, target, note.note, new Set(), note.id);
+    await this.mentionTodos(subject, target, note.note, new Set(), note.id, note.internal);
   }
 
   /** TodoService#resolve_todos_for_target: the user's pending items about the target become done. */
