@@ -50,6 +50,7 @@ export interface ProjectRow {
   ciDefaultGitDepth: number;
   ciForwardDeploymentEnabled: boolean;
   ciForwardDeploymentRollbackAllowed: boolean;
+  ciAllowForkPipelinesToRunInParentProject: boolean;
   autoCancelPendingPipelines: string;
   restrictUserDefinedVariables: boolean;
   ciPipelineVariablesMinimumOverrideRole: string;
@@ -131,6 +132,7 @@ export function projectJson(p: ProjectRow, external: string) {
     ci_default_git_depth: p.ciDefaultGitDepth,
     ci_forward_deployment_enabled: p.ciForwardDeploymentEnabled,
     ci_forward_deployment_rollback_allowed: p.ciForwardDeploymentRollbackAllowed,
+    ci_allow_fork_pipelines_to_run_in_parent_project: p.ciAllowForkPipelinesToRunInParentProject,
     auto_cancel_pending_pipelines: p.autoCancelPendingPipelines,
     restrict_user_defined_variables: p.restrictUserDefinedVariables,
     ci_pipeline_variables_minimum_override_role: p.ciPipelineVariablesMinimumOverrideRole,
