@@ -158,7 +158,7 @@ export const notesResolvers = {
       ctx.services.notes.discussions(await ctx.services.notes.noteable(ctx.services, COMMIT, { id: c.project.id }, c.sha), args),
   },
   Mutation: {
-    // `mergeRequestDiffHeadSha` is read by GitLab's `/merge` quick action alone; no quick action runs here.
+    // `mergeRequestDiffHeadSha` is read by GitLab's `/merge` quick action alone; this server's `/merge` merges the head it finds.
     createNote: async (_: unknown, args: InternalInput & { noteableId: ParsedGid; body: string; discussionId?: string | null }, ctx: Context) => {
       const { notes } = ctx.services;
       const noteable = await notes.noteableByGlobalId(ctx.services, args.noteableId.model, args.noteableId.id, args.noteableId.params.get('project_id'));
