@@ -3,6 +3,7 @@
  * (EpicIssue, ordered by GitLab's RelativePositioning): the Epics and Epic Issues APIs, behind the licence switch
  * (EPICS_ENABLED; GitLab's `authorize_epics_feature!` answers 403 once the group is found).
  */
+import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, isCoded, notFoundAs, ownWords, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -110,9 +111,8 @@ const NO_MATCHING_EPIC = 'No matching epic found. Make sure that you are adding 
 /** A date as Rails casts a string to one (`YYYY-MM-DD`); anything else is refused as the parameter's invalid value. */
 function dateOf(value: string | null | undefined, argument: string): Date | null {
   if (!value) return null;
-  const match = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(value.trim());
-  const date = match && new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  if (!date || date.getUTCMonth() !== Number(match![2]) - 1) throw invalidArgument(argument);
+  const date = railsDate(value);
+  if (!date) throw invalidArgument(argument);
   return date;
 }
 

@@ -3,6 +3,7 @@
  * Issues API of projects, groups and the instance (IssuesFinder's filters and orders), create, update with state
  * events and label changes, delete, and their activity events.
  */
+import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -145,14 +146,7 @@ export function splitNames(values: readonly string[] | null | undefined): string
   return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 }
 
-/** A date as Rails casts a string to one: `YYYY-MM-DD` (a valid day), anything else nothing. */
-function dateOf(value: string | null | undefined): Date | null {
-  if (!value) return null;
-  const match = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(value.trim());
-  if (!match) return null;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.getUTCMonth() === Number(match[2]) - 1 ? date : null;
-}
+const dateOf = railsDate;
 
 function timeOf(value: string | null | undefined, argument: string): Date | null {
   if (!value) return null;

@@ -4,14 +4,9 @@
  * compute_state.
  */
 
-const DAY_MS = 86_400_000;
+import { addDays, DAY_MS, railsDate, today } from '../../days.js';
 
-/** Today, at UTC midnight. */
-export function today(now = new Date()): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-}
-
-export const addDays = (date: Date, days: number): Date => new Date(date.getTime() + days * DAY_MS);
+export { addDays, today };
 
 /** Whole days from `a` to `b`. */
 export const daysBetween = (a: Date, b: Date): number => Math.round((b.getTime() - a.getTime()) / DAY_MS);
@@ -27,11 +22,9 @@ export function nextOccurring(date: Date, weekday: number): Date {
  * attribute cast from an unreadable string is nil (and then fails its presence validation).
  */
 export function parseDay(value: string | null | undefined): Date | null {
-  if (value == null) return null;
-  const match = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:$|[T\s])/.exec(value);
-  if (!match) return null;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.getUTCMonth() === Number(match[2]) - 1 ? date : null;
+  // Only the date, or a time after it.
+  if (value == null || !/^\s*\d{4}-\d{1,2}-\d{1,2}(?:$|[T\s])/.test(value)) return null;
+  return railsDate(value);
 }
 
 /** The day of a timestamp (GraphQL's Time arguments), in UTC. */

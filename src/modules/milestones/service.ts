@@ -2,6 +2,7 @@
  * Owns milestones of projects and groups (GitLab's Milestone), numbered by iid within their parent: the milestones
  * APIs, closing and reopening, promotion of a project milestone to its group, and their activity events.
  */
+import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
 import { atLeastOneOf, badRequest, invalid, invalidArgument, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -40,14 +41,7 @@ export interface MilestoneChanges {
 
 const PROMOTE_NO_GROUP = 'Promotion failed - Project does not belong to a group.';
 
-/** A date as Rails casts a string to one: `YYYY-MM-DD` (a valid day), anything else nothing. */
-function dateOf(value: string | null | undefined): Date | null {
-  if (!value) return null;
-  const match = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(value.trim());
-  if (!match) return null;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.getUTCMonth() === Number(match[2]) - 1 ? date : null;
-}
+const dateOf = railsDate;
 
 /** Timebox's validations, in Rails' words by field. */
 function milestoneErrors(m: { title: string; startDate: Date | null; dueDate: Date | null }): Record<string, string[]> {

@@ -3,6 +3,7 @@
  * extract_references, Chronic for dates), each through the owning module's service, and how messages name what they
  * found (Label#to_reference and Milestone#to_reference by name, User#to_reference, Array#to_sentence).
  */
+import { addDays, today as dayOf } from '../../days.js';
 import type { EpicRow } from '../epics/service.js';
 import type { IssueRow } from '../issues/service.js';
 import type { LabelRow } from '../labels/service.js';
@@ -183,8 +184,8 @@ const utcDay = (y: number, m: number, d: number) => {
  */
 export function parseDueDate(text: string, now = new Date()): Date | null {
   const value = text.trim().toLowerCase().replace(/\s+/g, ' ');
-  const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const plus = (days: number) => new Date(today.getTime() + days * 86_400_000);
+  const today = dayOf(now);
+  const plus = (days: number) => addDays(today, days);
   let match = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(value);
   if (match) return utcDay(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
   if (value === 'today') return today;
