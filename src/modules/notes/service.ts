@@ -939,20 +939,28 @@ export class NotesService {
   }
 
   /** The note's text as HTML, its references resolved for this viewer (markdown.ts). */
-  async bodyHtml(services: Services, note: NoteRow): Promise<string> {
+  bodyHtml(services: Services, note: NoteRow): Promise<string> {
+    return this.markdownHtml(services, note.note, note.projectId);
+  }
+
+  /**
+   * Any Markdown text of a project (or of no project: a group's, a user's) as HTML, GitLab's references (`@user`,
+   * `#12`, `!3`, …) resolved for this viewer: notes' `bodyHtml` and every other `descriptionHtml` use it.
+   */
+  async markdownHtml(services: Services, text: string, projectId: number | null): Promise<string> {
     const resolvers = referenceResolversInUse();
-    const { usernames, numbers } = referencedIn(note.note, resolvers.map((r) => r.prefix));
+    const { usernames, numbers } = referencedIn(text, resolvers.map((r) => r.prefix));
     const users = usernames.length ? await this.base.loaders.notes.usersByUsername.loadMany(usernames) : [];
     const found = new Map<string, { id: number; username: string; name: string }>();
     for (const user of users) if (user && !(user instanceof Error)) found.set(user.username.toLowerCase(), user);
     const numbered = new Map<string, Map<number, { url: string; title: string }>>();
     if (numbers.size) {
-      const project = note.projectId === null ? null : await this.projects.find({ id: note.projectId });
+      const project = projectId === null ? null : await this.projects.find({ id: projectId });
       for (const resolver of resolvers) {
         const wanted = numbers.get(resolver.prefix);
         if (wanted) numbered.set(resolver.prefix, await resolver.resolve(this.ctx(services), project, wanted));
       }
     }
-    return renderMarkdown(note.note, { users: found, numbered, externalUrl: this.base.app.config.externalUrl });
+    return renderMarkdown(text, { users: found, numbered, externalUrl: this.base.app.config.externalUrl });
   }
 }
