@@ -6,8 +6,12 @@
  */
 import { invalidArgument } from '../errors.js';
 
-export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/**
+ * A connection asked without `first` answers a full page, as GitLab's (graphql-ruby's `default_max_page_size 100`
+ * with no `default_page_size`: the maximum stands in). REST always asks for its `per_page` (rest/pagination.ts).
+ */
+export const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
 
 export interface PageArgs {
   first?: number | null;
@@ -79,8 +83,15 @@ export function toPage(args: PageArgs, order?: KeysetOrder): Page {
   return { skip: Number(match[1]) + 1, take };
 }
 
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
 export interface Connection<T> {
   readonly nodes: Promise<T[]>;
+  /** Relay's edges (edges.ts): each node with its cursor, the cursors `pageInfo` gives for the first and last. */
+  readonly edges: Promise<Edge<T>[]>;
   readonly count: Promise<number>;
   readonly pageInfo: Promise<{ hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }>;
 }
@@ -107,6 +118,9 @@ export function connection<T>(
     get nodes() {
       return load().then((all) => all.slice(0, page.take));
     },
+    get edges() {
+      return load().then((all) => all.slice(0, page.take).map((node, i) => ({ cursor: cursorAt(all, i), node })));
+    },
     get count() {
       return (total ??= Promise.resolve(count()));
     },
@@ -124,6 +138,22 @@ export function connection<T>(
   };
 }
 
+
+/** A list already in memory, whole, as a connection of one page (a stage's jobs, a pipeline's stages). */
+export function wholeConnection<T>(all: readonly T[]): Connection<T> {
+  const nodes = [...all];
+  return {
+    nodes: Promise.resolve(nodes),
+    edges: Promise.resolve(nodes.map((node, i) => ({ cursor: encodeCursor(i), node }))),
+    count: Promise.resolve(nodes.length),
+    pageInfo: Promise.resolve({
+      hasNextPage: false,
+      hasPreviousPage: false,
+      startCursor: nodes.length ? encodeCursor(0) : null,
+      endCursor: nodes.length ? encodeCursor(nodes.length - 1) : null,
+    }),
+  };
+}
 
 /** A slice of a list already in memory (bounded by its nature: a job's artifacts, a report's suites), as a connection. */
 export function listConnection<T>(args: PageArgs, all: readonly T[]): Connection<T> {

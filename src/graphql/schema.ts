@@ -12,6 +12,7 @@ import { enforceScopes } from './scopes.js';
 import { relayMutations } from './mutations.js';
 import { globalIdScalars } from './global-ids.js';
 import { resolveSameFields, withSameFields } from './same-fields.js';
+import { withEdges } from './edges.js';
 
 export const GRAPHQL_DIR = `${join(ROOT, 'graphql')}/`;
 export const REST_OPERATIONS_DIR = join(GRAPHQL_DIR, 'rest');
@@ -30,7 +31,7 @@ export function readGraphqlFiles(dir: string, names: readonly string[]): { name:
  */
 function connectionResolvers(typeDefs: string[]): Record<string, Record<string, (c: Record<string, unknown>) => unknown>> {
   const names = typeDefs.flatMap((sdl) => [...sdl.matchAll(/^type (\w+Connection)\b/gm)].map((m) => m[1]));
-  return Object.fromEntries(names.map((name) => [name, { nodes: (c) => c.nodes, count: (c) => c.count, pageInfo: (c) => c.pageInfo }]));
+  return Object.fromEntries(names.map((name) => [name, { nodes: (c) => c.nodes, edges: (c) => c.edges, count: (c) => c.count, pageInfo: (c) => c.pageInfo }]));
 }
 
 export function buildSchema(): GraphQLSchema {
@@ -45,7 +46,7 @@ export function buildSchema(): GraphQLSchema {
     assumeValid: trusted,
     // Resolvers go onto the schema just built instead of into a copy of it (mapSchema: over two fifths of the build).
     updateResolversInPlace: true,
-    typeDefs: withSameFields(typeDefs),
+    typeDefs: withEdges(withSameFields(typeDefs)),
     resolvers: [
       { Time, Date: DateScalar, ISO8601Date: ISO8601DateScalar, Duration, BigInt: BigIntScalar, JSON: JSONScalar, Upload: UploadScalar, ...globalIdScalars },
       connectionResolvers(typeDefs),

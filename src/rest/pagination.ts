@@ -3,7 +3,7 @@
  * (`pagination=keyset` with `order_by`/`sort`); connection arguments out, headers back.
  */
 import type { Request } from 'express';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, encodeCursor } from '../graphql/connection.js';
+import { MAX_PAGE_SIZE, encodeCursor } from '../graphql/connection.js';
 import { invalidParams, paginationNotAllowed } from '../errors.js';
 import { paramText } from '../http/params.js';
 import type { KeysetPagination } from './route.js';
@@ -24,6 +24,9 @@ export interface KeysetPage {
 
 export type RestPage = (OffsetPage & { kind: 'offset' }) | KeysetPage;
 
+/** REST's default `per_page` (GitLab's Kaminari default, spec: 20). */
+export const DEFAULT_PER_PAGE = 20;
+
 /** GitLab's default plan limit `offset_pagination_limit`: offset pages of keyset-capable lists end there. */
 export const OFFSET_LIMIT = 50_000;
 /** Kaminari's MAX_COUNT_LIMIT: above this many rows GitLab stops counting (no `X-Total`, `X-Total-Pages`, `last`). */
@@ -43,7 +46,7 @@ function integerParam(raw: unknown, name: string, fallback: number, errors: stri
 export function readOffsetPage(params: Record<string, unknown>): OffsetPage {
   const errors: string[] = [];
   const page = integerParam(params.page, 'page', 1, errors);
-  const perPage = integerParam(params.per_page, 'per_page', DEFAULT_PAGE_SIZE, errors);
+  const perPage = integerParam(params.per_page, 'per_page', DEFAULT_PER_PAGE, errors);
   if (!errors.length) {
     if (perPage === 0) errors.push('per_page has a value not allowed');
     else if (perPage < 0) errors.push('per_page does not have a valid value');

@@ -290,3 +290,65 @@ describe('types GitLab gives where REST reads the same field', () => {
     expect(commit.body.authored_date).toBe(payload.commit.authoredDate);
   });
 });
+
+describe('connections as GitLab’s (Relay) connections', () => {
+  it('every connection has edges of a <Name>Edge { cursor: String!, node } whose node is the nodes’ type', async () => {
+    const res = await t.graphql(`{ __schema { types { name fields { name type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }`, {});
+    type Ref = { kind: string; name: string | null; ofType: Ref | null };
+    const inner = (r: Ref): string => (r.ofType ? inner(r.ofType) : r.name!);
+    const types = new Map((res.body.data.__schema.types as { name: string; fields: { name: string; type: Ref }[] | null }[]).map((x) => [x.name, x]));
+    const wrong: string[] = [];
+    let connections = 0;
+    for (const [name, type] of types) {
+      if (!name.endsWith('Connection') || !type.fields) continue;
+      connections++;
+      const nodes = type.fields.find((f) => f.name === 'nodes');
+      const edges = type.fields.find((f) => f.name === 'edges');
+      const edgeName = `${name.slice(0, -'Connection'.length)}Edge`;
+      if (!edges || edges.type.kind !== 'LIST' || edges.type.ofType?.name !== edgeName) {
+        wrong.push(`${name}.edges`);
+        continue;
+      }
+      const edge = types.get(edgeName)?.fields ?? [];
+      const cursor = edge.find((f) => f.name === 'cursor');
+      const node = edge.find((f) => f.name === 'node');
+      if (cursor?.type.kind !== 'NON_NULL' || cursor.type.ofType?.name !== 'String') wrong.push(`${edgeName}.cursor`);
+      if (!node || node.type.kind === 'NON_NULL' || !nodes || inner(node.type) !== inner(nodes.type)) wrong.push(`${edgeName}.node`);
+    }
+    expect(connections).toBeGreaterThan(60);
+    expect(wrong).toEqual([]);
+  });
+
+  it('edges carry the nodes with the cursors pageInfo gives, and an edge’s cursor continues the list', async () => {
+    const owner = await createUser(t);
+    const group = await createGroup(t, owner.token);
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await createProject(t, owner.token, { namespaceId: group.id, name: `edge-${i}` }));
+    const query = `query($g: ID!, $after: String) { group(fullPath: $g) { projects(first: 2, after: $after) { nodes { id } edges { cursor node { id fullPath } } pageInfo { startCursor endCursor hasNextPage } } } }`;
+    const first = await t.graphql(query, { g: group.full_path }, owner.token);
+    expect(first.body.errors).toBeUndefined();
+    const page = first.body.data.group.projects;
+    expect(page.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(page.nodes.map((n: { id: string }) => n.id));
+    const all = (await t.graphql(`query($g: ID!) { group(fullPath: $g) { projects { nodes { fullPath } } } }`, { g: group.full_path }, owner.token)).body.data.group.projects.nodes.map((n: { fullPath: string }) => n.fullPath);
+    expect([...all].sort()).toEqual(made.map((p) => p.path_with_namespace).sort());
+    expect(page.edges.map((e: { node: { fullPath: string } }) => e.node.fullPath)).toEqual(all.slice(0, 2));
+    expect(page.edges[0].cursor).toBe(page.pageInfo.startCursor);
+    expect(page.edges[1].cursor).toBe(page.pageInfo.endCursor);
+    expect(page.pageInfo.hasNextPage).toBe(true);
+    const next = await t.graphql(query, { g: group.full_path, after: page.edges[0].cursor }, owner.token);
+    expect(next.body.data.group.projects.edges.map((e: { node: { fullPath: string } }) => e.node.fullPath)).toEqual(all.slice(1, 3));
+  });
+
+  it('a list given whole (a pipeline’s stages and their jobs) has edges too', async () => {
+    const { project, pipeline } = await claimed('build:\n  stage: build\n  script: echo\ntest:\n  stage: test\n  script: echo\n');
+    const res = await t.graphql(
+      `query($p: ID!, $iid: ID!) { project(fullPath: $p) { pipeline(iid: $iid) { stages { edges { cursor node { name jobs { edges { node { name } } } } } } } } }`,
+      { p: project.path_with_namespace, iid: String((pipeline as { iid?: number }).iid) },
+    );
+    expect(res.body.errors).toBeUndefined();
+    const edges = res.body.data.project.pipeline.stages.edges;
+    expect(edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['build', 'test']);
+    expect(edges[1].node.jobs.edges).toEqual([{ node: { name: 'test' } }]);
+    expect(new Set(edges.map((e: { cursor: string }) => e.cursor)).size).toBe(2);
+  });
+});

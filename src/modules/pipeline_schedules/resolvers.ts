@@ -1,6 +1,6 @@
 /** GraphQL resolvers of pipeline schedules; the REST routes run through them too. */
 import type { Context } from '../../context.js';
-import type { PageArgs } from '../../graphql/connection.js';
+import { wholeConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import { idFields } from '../../graphql/resolvers.js';
 import { notFound } from '../../errors.js';
@@ -12,7 +12,6 @@ import type { PipelineScheduleRow, ScheduleChanges, ScheduleInput, ScheduleVaria
 const TYPE = 'Ci::PipelineSchedule';
 
 type ScheduledPipelineArgs = Pick<PipelineFilters, 'status' | 'updatedAfter' | 'updatedBefore' | 'createdAfter' | 'createdBefore'> & { scope?: string | null; sort?: string | null } & PageArgs;
-const ONE_PAGE = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
 
 interface IdInput {
   id: string;
@@ -50,11 +49,11 @@ export const pipelineScheduleResolvers = {
     lastPipeline: (s: PipelineScheduleRow, _a: unknown, ctx: Context) => ctx.services.pipeline_schedules.lastPipeline(s),
     variables: async (s: PipelineScheduleRow, _a: unknown, ctx: Context) => {
       const nodes = await ctx.services.pipeline_schedules.variables(s);
-      return nodes && { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+      return nodes && wholeConnection(nodes);
     },
     inputs: (s: PipelineScheduleRow) => {
       const nodes = storedInputs(s);
-      return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+      return wholeConnection(nodes);
     },
     variable: (s: PipelineScheduleRow, args: { key: string }, ctx: Context) => ctx.services.pipeline_schedules.variable(s, args.key),
     pipelines: (s: PipelineScheduleRow, args: ScheduledPipelineArgs, ctx: Context) =>

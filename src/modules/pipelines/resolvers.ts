@@ -1,7 +1,7 @@
 /** GraphQL resolvers of pipelines and jobs; the REST routes run through them too. */
 import { GraphQLError, GraphQLScalarType, valueFromASTUntyped } from 'graphql';
 import type { Context } from '../../context.js';
-import { listConnection, type PageArgs } from '../../graphql/connection.js';
+import { listConnection, wholeConnection, type PageArgs } from '../../graphql/connection.js';
 import type { CommitRow } from '../repositories/reads.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
 import { invalidArgument, recordNotFound } from '../../errors.js';
@@ -53,7 +53,6 @@ export async function jobById(ctx: Context, id: string, projectPath?: string | n
   return { job: await ctx.services.pipelines.job(p, jobId), project: p };
 }
 
-const ONE_PAGE = { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null };
 
 /** A pipeline's stages from its latest jobs (in stage order), each with its composite status. */
 function stagesOf(jobs: readonly JobRow[], pipelinePath: string) {
@@ -68,7 +67,7 @@ function stagesOf(jobs: readonly JobRow[], pipelinePath: string) {
         position,
         status,
         detailedStatus: pipelineDetailedStatus(status, false, pipelinePath, `${stageJobs[0].pipelineId}-${position}`),
-        jobs: { nodes: stageJobs, count: stageJobs.length, pageInfo: ONE_PAGE },
+        jobs: wholeConnection(stageJobs),
         groups: groupsOf(stageJobs, `${stageJobs[0].pipelineId}-${position}`, pipelinePath),
       };
     });
@@ -94,9 +93,9 @@ function groupsOf(jobs: readonly JobRow[], stageKey: string, pipelinePath: strin
       groupJobs.length === 1
         ? jobDetailedStatus(groupJobs[0], `${pipelinePath.replace(/\/-\/pipelines\/\d+$/, '')}/-/jobs/${groupJobs[0].id}`)
         : pipelineDetailedStatus(compositeStatus(groupJobs) ?? 'skipped', false, null, `${stageKey}-${name}`),
-    jobs: { nodes: groupJobs, count: groupJobs.length, pageInfo: ONE_PAGE },
+    jobs: wholeConnection(groupJobs),
   }));
-  return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+  return wholeConnection(nodes);
 }
 
 /** A job's `needs:` as GitLab's CiBuildNeed objects (ID: the job's and the need's position; GitLab numbers its ci_build_needs rows). */
@@ -172,7 +171,7 @@ export const pipelineResolvers = {
     upstream: (p: PipelineRow, _a: unknown, ctx: Context) => ctx.services.pipelines.upstreamOf(p),
     downstream: async (p: PipelineRow, _a: unknown, ctx: Context) => {
       const nodes = await ctx.services.pipelines.downstreamsOf(p);
-      return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+      return wholeConnection(nodes);
     },
     yamlErrors: (p: PipelineRow) => p.yamlErrors !== null,
     yamlErrorMessages: (p: PipelineRow) => p.yamlErrors,
@@ -192,7 +191,7 @@ export const pipelineResolvers = {
       ctx.services.pipelines.pipelineJobs(await projectOf(ctx, p), p.id, { scope: statuses(args.statuses), includeRetried: args.retried === true }, args),
     stages: async (p: PipelineRow, _a: unknown, ctx: Context) => {
       const nodes = stagesOf(await ctx.services.pipelines.stageJobs(p.id), `/${(await projectOf(ctx, p)).fullPath}/-/pipelines/${p.id}`);
-      return { nodes, count: nodes.length, pageInfo: ONE_PAGE };
+      return wholeConnection(nodes);
     },
     active: (p: PipelineRow) => (ACTIVE_STATUSES as readonly string[]).includes(p.status),
     complete: (p: PipelineRow) => (COMPLETED_STATUSES as readonly string[]).includes(p.status),

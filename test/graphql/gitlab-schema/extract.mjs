@@ -1,19 +1,21 @@
-#!/usr/bin/env node
 // Extracts the facts of GitLab's published GraphQL schema that the GitLab-conformance test checks, into facts.json
 // beside this script. GitLab's full schema (several MB) is not committed; only these facts are.
 //
-//   node test/graphql/gitlab-schema/extract.mjs /path/to/gitlab_schema.graphql   (SDL, or introspection .json)
+//   npx tsx test/graphql/gitlab-schema/extract.mjs /path/to/gitlab_schema.graphql   (SDL, or introspection .json)
 //     [--repository owner/name] [--path file] [--commit sha] [--gitlab-version text] [--out facts.json]
 //
 // Defaults for the source record name the copy the committed facts.json was made from.
-// Our schema is every graphql/*.graphql file of this repository (not graphql/rest/), read as one document.
+// Our schema is every graphql/*.graphql file of this repository (not graphql/rest/), read as one document, with what
+// the server adds before building it (src/graphql/schema.ts): `@sameFieldsAs` copies and connections' edges.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   buildClientSchema,
+  buildASTSchema,
   buildSchema,
+  concatAST,
   getNamedType,
   isEnumType,
   isInputObjectType,
@@ -22,6 +24,8 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
+import { withEdges } from '../../../src/graphql/edges.ts';
+import { withSameFields } from '../../../src/graphql/same-fields.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '../../..');
@@ -71,8 +75,8 @@ function loadOurSchema() {
   const dir = join(repoRoot, 'graphql');
   const files = readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort();
   // One document: graphql-js merges `extend type X` into X when both are in the same document.
-  const src = files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
-  return buildSchema(src, { assumeValidSDL: true });
+  const documents = withEdges(withSameFields(files.map((f) => readFileSync(join(dir, f), 'utf8'))));
+  return buildASTSchema(concatAST(documents), { assumeValidSDL: true });
 }
 
 const isRequired = (v) => isNonNullType(v.type) && v.defaultValue === undefined;
