@@ -16,13 +16,21 @@ export const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
 export interface PageArgs {
   first?: number | null;
   after?: string | null;
+  /** Relay's backward pagination, as GitLab's connections take it: the last `last` nodes (before `before`). */
+  last?: number | null;
+  before?: string | null;
 }
 
 export interface Page {
   skip: number;
   take: number;
-  /** With a keyset cursor: a Prisma filter for the rows after it, to AND into the list's own. */
+  /** With a keyset cursor: a Prisma filter for the rows after (or before) it, to AND into the list's own. */
   seek?: Record<string, unknown>;
+  /**
+   * A keyset-capable list's Prisma order for this page, which its fetch must use: the list's own, or reversed when
+   * the page is read backwards (`last`), the connection turning the rows back.
+   */
+  orderBy?: Record<string, 'asc' | 'desc'>[];
 }
 
 /** A keyset-capable list's order: Prisma fields and directions, the last one a unique key. */
@@ -59,28 +67,36 @@ function decodeKeysetCursor(text: string, order: KeysetOrder | undefined): unkno
   });
 }
 
-/** Rows after `values` in `order`: (a > x) or (a = x and b > y) …, with `<` for descending columns. */
-function seekAfter(order: KeysetOrder, values: unknown[]): Record<string, unknown> {
+/** Rows after (or before) `values` in `order`: (a > x) or (a = x and b > y) …, with `<` for descending columns. */
+function seek(order: KeysetOrder, values: unknown[], side: 'after' | 'before'): Record<string, unknown> {
   return {
     OR: order.map(([field, direction], i) => ({
       ...Object.fromEntries(order.slice(0, i).map(([f], j) => [f, values[j]])),
-      [field]: { [direction === 'asc' ? 'gt' : 'lt']: values[i] },
+      [field]: { [(direction === 'asc') === (side === 'after') ? 'gt' : 'lt']: values[i] },
     })),
   };
 }
 
-export function toPage(args: PageArgs, order?: KeysetOrder): Page {
-  if (args.first != null && args.first < 0) throw invalidArgument('first');
-  const take = Math.min(args.first ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  if (!args.after) return { skip: 0, take };
-  const text = Buffer.from(args.after, 'base64url').toString();
+type Cursor = { kind: 'offset'; offset: number } | { kind: 'keyset'; values: unknown[] };
+
+function readCursor(cursor: string, name: 'after' | 'before', order: KeysetOrder | undefined): Cursor {
+  const text = Buffer.from(cursor, 'base64url').toString();
   if (text.startsWith(KEYSET_PREFIX)) {
-    const values = decodeKeysetCursor(text, order);
-    return { skip: 0, take, seek: order && seekAfter(order, values) };
+    try {
+      return { kind: 'keyset', values: decodeKeysetCursor(text, order) };
+    } catch {
+      throw invalidArgument(name);
+    }
   }
   const match = /^offset:(\d{1,9})$/.exec(text);
-  if (!match) throw invalidArgument('after');
-  return { skip: Number(match[1]) + 1, take };
+  if (!match) throw invalidArgument(name);
+  return { kind: 'offset', offset: Number(match[1]) };
+}
+
+function pageSize(value: number | null | undefined, name: 'first' | 'last'): number | undefined {
+  if (value == null) return undefined;
+  if (value < 0) throw invalidArgument(name);
+  return Math.min(value, MAX_PAGE_SIZE);
 }
 
 export interface Edge<T> {
@@ -96,10 +112,65 @@ export interface Connection<T> {
   readonly pageInfo: Promise<{ hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }>;
 }
 
+/** The rows of a page, where they start in the list (offset pages) and whether there are more either side. */
+interface Loaded<T> {
+  rows: T[];
+  start: number;
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+/**
+ * Reads the page Relay's arguments name (GitLab's connections: `first`/`after`, `last`/`before`, both at once):
+ * the nodes after `after` and before `before`, then the first `first` of them, then the last `last` of those. A
+ * keyset-capable list read with keyset cursors (or backwards from its end) seeks and, for `last`, reads in reverse;
+ * otherwise the page is an offset window, `last` without `before` costing the list's count.
+ */
+async function loadPage<T>(args: PageArgs, fetch: (page: Page) => Promise<T[]>, count: () => Promise<number>, keyset: KeysetOrder | undefined): Promise<Loaded<T>> {
+  const first = pageSize(args.first, 'first');
+  const last = pageSize(args.last, 'last');
+  const after = args.after ? readCursor(args.after, 'after', keyset) : null;
+  const before = args.before ? readCursor(args.before, 'before', keyset) : null;
+  const take = first ?? (last == null ? DEFAULT_PAGE_SIZE : undefined);
+  const orderBy = keyset?.map(([field, direction]) => ({ [field]: direction }));
+  const get = (page: Page) => (page.take <= 0 ? Promise.resolve([] as T[]) : Promise.resolve(fetch(page)));
+
+  if (keyset && after?.kind !== 'offset' && before?.kind !== 'offset' && (after || before || last != null)) {
+    const filters = [after && seek(keyset, (after as { values: unknown[] }).values, 'after'), before && seek(keyset, (before as { values: unknown[] }).values, 'before')].filter(Boolean) as Record<string, unknown>[];
+    const where = filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : { AND: filters };
+    if (last == null || take !== undefined) {
+      const forward = await get({ skip: 0, take: (take ?? 0) + 1, seek: where, orderBy });
+      const rows = forward.slice(0, take);
+      if (last == null) return { rows, start: 0, hasNextPage: forward.length > rows.length, hasPreviousPage: !!after };
+      return { rows: rows.slice(Math.max(0, rows.length - last)), start: 0, hasNextPage: forward.length > rows.length, hasPreviousPage: rows.length > last || !!after };
+    }
+    const reversed = keyset.map(([field, direction]) => ({ [field]: direction === 'asc' ? ('desc' as const) : ('asc' as const) }));
+    const backward = await get({ skip: 0, take: last + 1, seek: where, orderBy: reversed });
+    return { rows: backward.slice(0, last).reverse(), start: 0, hasNextPage: !!before, hasPreviousPage: backward.length > last };
+  }
+  if (after?.kind === 'keyset' || before?.kind === 'keyset') throw invalidArgument(after?.kind === 'keyset' ? 'before' : 'after');
+
+  // An offset window [lower, upper) of the list.
+  const lower = after ? (after as { offset: number }).offset + 1 : 0;
+  const upper = before ? (before as { offset: number }).offset : undefined;
+  if (last == null) {
+    const size = Math.max(0, Math.min(take!, (upper ?? Infinity) - lower));
+    const probe = upper === undefined || lower + size < upper ? 1 : 0;
+    const rows = await get({ skip: lower, take: size + probe, orderBy });
+    return { rows: rows.slice(0, size), start: lower, hasNextPage: rows.length > size, hasPreviousPage: lower > 0 };
+  }
+  let end = take !== undefined ? Math.min(lower + take, upper ?? Infinity) : upper;
+  if (end === undefined || end === Infinity) end = Math.min(await count(), upper ?? Infinity);
+  const start = Math.max(lower, end - last);
+  const rows = await get({ skip: start, take: Math.max(0, end - start), orderBy });
+  return { rows, start, hasNextPage: before !== null, hasPreviousPage: start > 0 };
+}
+
 /**
  * A lazy connection: its fields are getters, so GraphQL runs only the queries of the fields a query selects
  * (a page without `count` costs one query, `count` alone one). `fetch` must order by a unique key; a list that
- * names its order (`keyset`) also takes keyset cursors, hands `fetch` their `seek` filter and gives keyset cursors.
+ * names its order (`keyset`) also takes keyset cursors, hands `fetch` their `seek` filter and its `orderBy` (which
+ * the fetch must use), and gives keyset cursors.
  */
 export function connection<T>(
   args: PageArgs,
@@ -107,37 +178,37 @@ export function connection<T>(
   count: () => Promise<number>,
   keyset?: KeysetOrder,
 ): Connection<T> {
-  const page = toPage(args, keyset);
-  let rows: Promise<T[]> | undefined;
-  // Promise.resolve: Prisma's lazy PrismaPromise is a thenable, not a Promise, and not every executor takes thenables.
-  const load = () => (rows ??= page.take === 0 ? Promise.resolve([]) : Promise.resolve(fetch({ ...page, take: page.take + 1 })));
-  const cursorAt = (all: T[], index: number) =>
-    keyset ? encodeKeysetCursor(keyset.map(([field]) => (all[index] as Record<string, unknown>)[field])) : encodeCursor(page.skip + index);
+  // Arguments are checked at once, so a bad cursor is refused even where only `count` is asked for.
+  pageSize(args.first, 'first');
+  pageSize(args.last, 'last');
+  if (args.after) readCursor(args.after, 'after', keyset);
+  if (args.before) readCursor(args.before, 'before', keyset);
   let total: Promise<number> | undefined;
+  const counted = () => (total ??= Promise.resolve(count()));
+  let loaded: Promise<Loaded<T>> | undefined;
+  const load = () => (loaded ??= loadPage(args, fetch, counted, keyset));
+  const cursorAt = (page: Loaded<T>, index: number) =>
+    keyset ? encodeKeysetCursor(keyset.map(([field]) => (page.rows[index] as Record<string, unknown>)[field])) : encodeCursor(page.start + index);
   return {
     get nodes() {
-      return load().then((all) => all.slice(0, page.take));
+      return load().then((page) => page.rows);
     },
     get edges() {
-      return load().then((all) => all.slice(0, page.take).map((node, i) => ({ cursor: cursorAt(all, i), node })));
+      return load().then((page) => page.rows.map((node, i) => ({ cursor: cursorAt(page, i), node })));
     },
     get count() {
-      return (total ??= Promise.resolve(count()));
+      return counted();
     },
     get pageInfo() {
-      return load().then((all) => {
-        const shown = Math.min(all.length, page.take);
-        return {
-          hasNextPage: all.length > page.take,
-          hasPreviousPage: page.skip > 0 || page.seek !== undefined,
-          startCursor: shown ? cursorAt(all, 0) : null,
-          endCursor: shown ? cursorAt(all, shown - 1) : null,
-        };
-      });
+      return load().then((page) => ({
+        hasNextPage: page.hasNextPage,
+        hasPreviousPage: page.hasPreviousPage,
+        startCursor: page.rows.length ? cursorAt(page, 0) : null,
+        endCursor: page.rows.length ? cursorAt(page, page.rows.length - 1) : null,
+      }));
     },
   };
 }
-
 
 /** A list already in memory, whole, as a connection of one page (a stage's jobs, a pipeline's stages). */
 export function wholeConnection<T>(all: readonly T[]): Connection<T> {

@@ -86,6 +86,12 @@ function isConnection(field: Field | undefined): boolean {
   return !!type && isObjectType(type) && type.name.endsWith('Connection');
 }
 
+/** The page a connection's arguments ask for (graphql-ruby's `first || last`), if they name one. */
+function pageArgument(args: Record<string, unknown>): number | undefined {
+  const size = typeof args.first === 'number' ? args.first : args.last;
+  return typeof size === 'number' ? size : undefined;
+}
+
 /** A connection over a list already in memory (`@inMemory`): it loads nothing of its own. */
 const isInMemory = (field: Field | undefined): boolean => !!field?.astNode?.directives?.some((d) => d.name.value === 'inMemory');
 
@@ -196,7 +202,7 @@ class Score {
     if (!args) return selections;
     let cost = selections + 1 + (args.sort != null ? SORT_COST : 0) + (args.search != null ? SEARCH_COST : 0);
     if (isConnection(scope.field)) {
-      const limit = Math.min(typeof args.first === 'number' ? args.first : MAX_PAGE_SIZE, MAX_PAGE_SIZE);
+      const limit = Math.min(pageArgument(args) ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
       cost += cost * (limit * PER_ITEM);
     }
     return Math.trunc(cost);
@@ -253,8 +259,8 @@ class Score {
       for (const child of byKey.values()) {
         let inner = around;
         if (isConnection(child.field)) {
-          const first = this.args(child)?.first;
-          inner = around * Math.max(FETCH_WEIGHT, Math.min(typeof first === 'number' ? first : DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE));
+          const args = this.args(child);
+          inner = around * Math.max(FETCH_WEIGHT, Math.min((args && pageArgument(args)) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE));
           if (!isInMemory(child.field)) total += inner;
         }
         total += this.nodes(child, inner);

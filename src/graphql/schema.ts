@@ -12,7 +12,7 @@ import { enforceScopes } from './scopes.js';
 import { relayMutations } from './mutations.js';
 import { globalIdScalars } from './global-ids.js';
 import { resolveSameFields, withSameFields } from './same-fields.js';
-import { withEdges } from './edges.js';
+import { withRelayConnections } from './relay-connections.js';
 
 export const GRAPHQL_DIR = `${join(ROOT, 'graphql')}/`;
 export const REST_OPERATIONS_DIR = join(GRAPHQL_DIR, 'rest');
@@ -46,7 +46,7 @@ export function buildSchema(): GraphQLSchema {
     assumeValid: trusted,
     // Resolvers go onto the schema just built instead of into a copy of it (mapSchema: over two fifths of the build).
     updateResolversInPlace: true,
-    typeDefs: withEdges(withSameFields(typeDefs)),
+    typeDefs: withRelayConnections(withSameFields(typeDefs)),
     resolvers: [
       { Time, Date: DateScalar, ISO8601Date: ISO8601DateScalar, Duration, BigInt: BigIntScalar, JSON: JSONScalar, Upload: UploadScalar, ...globalIdScalars },
       connectionResolvers(typeDefs),

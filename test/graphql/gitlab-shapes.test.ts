@@ -339,6 +339,31 @@ describe('connections as GitLab’s (Relay) connections', () => {
     expect(next.body.data.group.projects.edges.map((e: { node: { fullPath: string } }) => e.node.fullPath)).toEqual(all.slice(1, 3));
   });
 
+  it('pages backwards with last and before, as GitLab’s connections do', async () => {
+    const owner = await createUser(t);
+    const group = await createGroup(t, owner.token);
+    for (let i = 0; i < 4; i++) await createProject(t, owner.token, { namespaceId: group.id, name: `back-${i}` });
+    const names = async (args: string, variables: Record<string, unknown> = {}) => {
+      const res = await t.graphql(
+        `query($g: ID!${args.includes('$before') ? ', $before: String' : ''}) { group(fullPath: $g) { projects(${args}) { nodes { name } pageInfo { hasNextPage hasPreviousPage startCursor } } } }`,
+        { g: group.full_path, ...variables },
+        owner.token,
+      );
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.group.projects;
+    };
+    const all = (await names('first: 10')).nodes.map((n: { name: string }) => n.name);
+    expect(all).toHaveLength(4);
+    const tail = await names('last: 2');
+    expect(tail.nodes.map((n: { name: string }) => n.name)).toEqual(all.slice(2));
+    expect(tail.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+    const previous = await names('last: 2, before: $before', { before: tail.pageInfo.startCursor });
+    expect(previous.nodes.map((n: { name: string }) => n.name)).toEqual(all.slice(0, 2));
+    expect(previous.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    const bad = await t.graphql(`query($g: ID!) { group(fullPath: $g) { projects(last: -1) { nodes { name } } } }`, { g: group.full_path }, owner.token);
+    expect(bad.body.errors?.[0].message).toMatch(/last/);
+  });
+
   it('a list given whole (a pipeline’s stages and their jobs) has edges too', async () => {
     const { project, pipeline } = await claimed('build:\n  stage: build\n  script: echo\ntest:\n  stage: test\n  script: echo\n');
     const res = await t.graphql(

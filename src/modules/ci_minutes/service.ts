@@ -4,7 +4,7 @@
  * counted once per job, and the monthly usage read back by a namespace's Owners.
  */
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { connection, listConnection, toPage, type PageArgs } from '../../graphql/connection.js';
+import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespacesService } from '../namespaces/service.js';
@@ -63,12 +63,13 @@ export class CiMinutesService {
 
   /** The usage of the namespace's projects in the month of a usage row the caller was given (one query for all the months of a page). */
   projects(usage: NamespaceUsageRow, args: PageArgs) {
-    const { skip, take } = toPage(args);
-    const load = () => this.base.loaders.ci_minutes.projectUsages.load({ namespaceId: usage.namespaceId, date: usage.date, skip, take: take + 1 });
+    // One batched load answers a page and the total; `count` alone loads the smallest page.
+    const load = (skip: number, take: number) => this.base.loaders.ci_minutes.projectUsages.load({ namespaceId: usage.namespaceId, date: usage.date, skip, take });
+    let page: ReturnType<typeof load> | undefined;
     return connection<ProjectUsageRow>(
       args,
-      async () => (await load()).rows,
-      async () => (await load()).total,
+      async ({ skip, take }) => (await (page = load(skip, take))).rows,
+      async () => (await (page ?? load(0, 1))).total,
     );
   }
 

@@ -141,11 +141,10 @@ export class GroupsService {
     const direction = filters.sort === 'DESC' ? 'desc' : 'asc';
     const column = ORDER_COLUMNS[filters.orderBy ?? 'name'];
     const order: KeysetOrder = column === 'id' ? [['id', direction]] : [[column, direction], ['id', direction]];
-    const orderBy = order.map(([field, dir]) => ({ [field]: dir }));
     const db = this.base.db;
     return connection(
       page,
-      ({ skip, take, seek }) => db.namespace.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take }),
+      ({ skip, take, seek, orderBy }) => db.namespace.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take }),
       () => db.namespace.count({ where }),
       order,
     );

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { cannotCancel, setAutoMerge } from './auto_merge.js';
 import { invalidArgument } from '../../errors.js';
-import { connection, listConnection, toPage, type PageArgs } from '../../graphql/connection.js';
+import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import { unidiff } from '../repositories/history.js';
 import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
@@ -255,9 +255,10 @@ export const mergeRequestResolvers = {
       (await ctx.services.merge_requests.versions.latestOf(m))?.commitsCount ?? (await git(ctx).commits(m, { first: 1 })).count,
     commits: (m: MergeRequestRow, args: PageArgs, ctx: Context) => git(ctx).commits(m, args),
     diffs: (m: MergeRequestRow, args: PageArgs & { unidiff?: boolean | null }, ctx: Context) => {
-      const { skip, take } = toPage(args);
-      const page = () => git(ctx).diffPage(m, { skip, take });
-      return connection(args, async () => (await page()).diffs.map((d) => (args.unidiff ? unidiff(d) : d)), async () => (await page()).size);
+      // One diff read answers a page and the size; `count` alone reads the smallest page.
+      let page: ReturnType<ReturnType<typeof git>['diffPage']> | undefined;
+      const read = (skip: number, take: number) => (page = git(ctx).diffPage(m, { skip, take }));
+      return connection(args, async ({ skip, take }) => (await read(skip, take)).diffs.map((d) => (args.unidiff ? unidiff(d) : d)), async () => (await (page ?? read(0, 1))).size);
     },
     changes: async (m: MergeRequestRow, args: { unidiff?: boolean | null; accessRawDiffs?: boolean | null }, ctx: Context) =>
       (await git(ctx).changeDiffs(m, args.accessRawDiffs ?? false)).diffs.map((d) => (args.unidiff ? unidiff(d) : d)),

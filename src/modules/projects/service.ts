@@ -290,10 +290,9 @@ export class ProjectsService {
 
   page(where: Prisma.ProjectWhereInput, order: KeysetOrder, page: PageArgs) {
     const { db, loaders } = this.base;
-    const orderBy = order.map(([field, direction]) => ({ [field]: direction }));
     return connection(
       page,
-      async ({ skip, take, seek }) => {
+      async ({ skip, take, seek, orderBy }) => {
         // The page's ids through Prisma (the filter is a Prisma where), then its rows in plain SQL (fetchProjectRows).
         const ids = (await db.project.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take, select: { id: true } })).map((p) => p.id);
         const byId = new Map((ids.length ? await fetchProjectRows(db, Prisma.sql`p."id" = ANY(${ids}::int[])`) : []).map((row) => [row.id, row]));

@@ -251,10 +251,9 @@ export class UsersService {
     const direction = filters.sort === 'ASC' ? 'asc' : 'desc';
     const column = ORDER_COLUMNS[filters.orderBy ?? 'id'];
     const order: KeysetOrder = column === 'id' ? [['id', direction]] : [[column, direction], ['id', direction]];
-    const orderBy = order.map(([field, dir]) => ({ [field]: dir }));
     return connection(
       page,
-      ({ skip, take, seek }) => db.user.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take }),
+      ({ skip, take, seek, orderBy }) => db.user.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy, skip, take }),
       () => db.user.count({ where }),
       order,
     );

@@ -24,7 +24,7 @@ import {
   isObjectType,
   isScalarType,
 } from 'graphql';
-import { withEdges } from '../../../src/graphql/edges.ts';
+import { withRelayConnections } from '../../../src/graphql/relay-connections.ts';
 import { withSameFields } from '../../../src/graphql/same-fields.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -75,7 +75,7 @@ function loadOurSchema() {
   const dir = join(repoRoot, 'graphql');
   const files = readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort();
   // One document: graphql-js merges `extend type X` into X when both are in the same document.
-  const documents = withEdges(withSameFields(files.map((f) => readFileSync(join(dir, f), 'utf8'))));
+  const documents = withRelayConnections(withSameFields(files.map((f) => readFileSync(join(dir, f), 'utf8'))));
   return buildASTSchema(concatAST(documents), { assumeValidSDL: true });
 }
 
