@@ -93,3 +93,62 @@ describe('Note.position', () => {
     });
   });
 });
+
+describe('createDiffNote and createImageDiffNote', () => {
+  const CREATE = `mutation($input: CreateDiffNoteInput!) { createDiffNote(input: $input) { clientMutationId errors note { body discussion { id } ${POSITION} } } }`;
+  const mrGid = async () => {
+    const res = await t.graphql(`query($path: ID!, $iid: String!) { project(fullPath: $path) { mergeRequest(iid: $iid) { id } } }`, { path: project.path_with_namespace, iid: String(mr.iid) }, owner.token);
+    return res.body.data.project.mergeRequest.id as string;
+  };
+
+  it('starts a diff thread on a merge request’s line, as REST’s discussions do, its base SHA optional', async () => {
+    const refs = mr.diff_refs;
+    const res = await t.graphql(
+      CREATE,
+      { input: { clientMutationId: 'c1', noteableId: await mrGid(), body: 'GraphQL line note', position: { startSha: refs.start_sha, headSha: refs.head_sha, paths: { newPath: 'a.txt', oldPath: 'a.txt' }, newLine: 3 } } },
+      owner.token,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const { clientMutationId, errors, note } = res.body.data.createDiffNote;
+    expect({ clientMutationId, errors }).toEqual({ clientMutationId: 'c1', errors: [] });
+    expect(note.position).toMatchObject({ diffRefs: { baseSha: null, startSha: refs.start_sha, headSha: refs.head_sha }, filePath: 'a.txt', newLine: 3, oldLine: null, positionType: 'text' });
+    // REST reads the same thread: a DiffNote with GitLab's position hash.
+    const threads = await apiOk(t, owner.token, 'GET', `/projects/${project.id}/merge_requests/${mr.iid}/discussions?per_page=100`);
+    const thread = threads.find((d: { notes: { body: string }[] }) => d.notes[0].body === 'GraphQL line note');
+    expect(thread.notes[0]).toMatchObject({ type: 'DiffNote', position: { position_type: 'text', new_path: 'a.txt', new_line: 3, head_sha: refs.head_sha } });
+    expect(note.discussion.id).toBe(`gid://gitlab/Discussion/${thread.id}`);
+  });
+
+  it('puts a point of an image in the thread’s position', async () => {
+    const refs = mr.diff_refs;
+    const res = await t.graphql(
+      `mutation($input: CreateImageDiffNoteInput!) { createImageDiffNote(input: $input) { errors note { ${POSITION} } } }`,
+      { input: { noteableId: await mrGid(), body: 'on a pixel', position: { baseSha: refs.base_sha, startSha: refs.start_sha, headSha: refs.head_sha, paths: { newPath: 'logo.png' }, x: 1, y: 2, width: 30, height: 40 } } },
+      owner.token,
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.createImageDiffNote).toEqual({
+      errors: [],
+      note: { position: { diffRefs: { baseSha: refs.base_sha, startSha: refs.start_sha, headSha: refs.head_sha }, filePath: 'logo.png', newPath: 'logo.png', oldPath: null, newLine: null, oldLine: null, positionType: 'image', x: 1, y: 2, width: 30, height: 40 } },
+    });
+  });
+
+  it('refuses what GitLab refuses: no line, no path, a noteable without diffs, and callers who may not see it', async () => {
+    const refs = mr.diff_refs;
+    const base = { startSha: refs.start_sha, headSha: refs.head_sha };
+    const id = await mrGid();
+    const noLine = await t.graphql(CREATE, { input: { noteableId: id, body: 'x', position: { ...base, paths: { newPath: 'a.txt' } } } }, owner.token);
+    expect(noLine.body.errors?.[0].message).toBe('position oldLine or newLine arguments are required');
+    const noPath = await t.graphql(CREATE, { input: { noteableId: id, body: 'x', position: { ...base, paths: {}, newLine: 1 } } }, owner.token);
+    expect(noPath.body.errors).toBeUndefined();
+    expect(noPath.body.data.createDiffNote).toMatchObject({ errors: ['Position is incomplete'], note: null });
+    const issue = await apiOk(t, owner.token, 'POST', `/projects/${project.id}/issues`, { title: 'no diffs' });
+    const onIssue = await t.graphql(CREATE, { input: { noteableId: `gid://gitlab/Issue/${issue.id}`, body: 'x', position: { ...base, paths: { newPath: 'a.txt' }, newLine: 1 } } }, owner.token);
+    expect(onIssue.body.data.createDiffNote).toMatchObject({ errors: ['Noteable type is not included in the list'], note: null });
+    const outsider = await createUser(t);
+    const hidden = await t.graphql(CREATE, { input: { noteableId: id, body: 'x', position: { ...base, paths: { newPath: 'a.txt' }, newLine: 1 } } }, outsider.token);
+    expect(hidden.body.errors?.[0].message).toMatch(/does not exist or you don't have permission/);
+    const threads = await apiOk(t, owner.token, 'GET', `/projects/${project.id}/merge_requests/${mr.iid}/discussions?per_page=100`);
+    expect(threads.filter((d: { notes: { body: string }[] }) => d.notes[0].body === 'x')).toEqual([]);
+  });
+});

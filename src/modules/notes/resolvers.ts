@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { listConnection } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
-import { missing } from '../../errors.js';
+import { argumentError, invalid, missing } from '../../errors.js';
 import type { CommitRow } from '../repositories/reads.js';
 import { COMMIT } from './commits.js';
 import { noteableKind } from './noteables.js';
@@ -43,6 +43,28 @@ function gidScalar(name: string, description: string, check: (gid: ParsedGid, ra
 }
 
 /** `gid://gitlab/Discussion/` and the thread's 40 hex characters; the resolver gets the hex. */
+interface DiffPositionInput {
+  baseSha?: string | null;
+  headSha: string;
+  startSha: string;
+  paths: { oldPath?: string | null; newPath?: string | null };
+}
+type DiffNoteArgs = InternalInput & { noteableId: ParsedGid; body: string };
+
+/**
+ * GraphQL's diff notes (Mutations::Notes::Create::DiffNote and ImageDiffNote): GitLab's position hash from the input
+ * (`position_type` and the paths merged in), a thread of its own on the noteable; a position naming no file is
+ * DiffNote's `Position is incomplete`.
+ */
+async function createDiffNote(ctx: Context, args: DiffNoteArgs & { position: DiffPositionInput }, shape: Record<string, unknown>) {
+  const { notes } = ctx.services;
+  const noteable = await notes.noteableByGlobalId(ctx.services, args.noteableId.model, args.noteableId.id, args.noteableId.params.get('project_id'));
+  const { baseSha, startSha, headSha, paths } = args.position;
+  if (!paths.oldPath && !paths.newPath) throw invalid({ position: ['is incomplete'] }, { badRecord: 'Note' });
+  const position = { base_sha: baseSha ?? null, start_sha: startSha, head_sha: headSha, old_path: paths.oldPath ?? null, new_path: paths.newPath ?? null, ...shape };
+  return notes.graphqlCreation(await notes.createDiffNote(ctx.services, noteable, { body: args.body, internal: args.internal, confidential: args.confidential, position }));
+}
+
 export const DiscussionID = gidScalar(
   'DiscussionID',
   'A `DiscussionID` is a global ID. It is encoded as a string.',
@@ -167,6 +189,16 @@ export const notesResolvers = {
         ? await notes.reply(ctx.services, noteable, discussion.id, { body: args.body })
         : await notes.createComment(ctx.services, noteable, { note: args.body, internal: args.internal, confidential: args.confidential });
       return notes.graphqlCreation(creation);
+    },
+    createDiffNote: async (_: unknown, args: DiffNoteArgs & { position: DiffPositionInput & { oldLine?: number | null; newLine?: number | null } }, ctx: Context) => {
+      const { position } = args;
+      // Mutations::Notes::Create::DiffNote#ready?: a line is needed, before anything is looked up.
+      if (position.oldLine == null && position.newLine == null) throw argumentError('position oldLine or newLine arguments are required');
+      return createDiffNote(ctx, args, { position_type: 'text', old_line: position.oldLine ?? null, new_line: position.newLine ?? null });
+    },
+    createImageDiffNote: async (_: unknown, args: DiffNoteArgs & { position: DiffPositionInput & { width: number; height: number; x: number; y: number } }, ctx: Context) => {
+      const { width, height, x, y } = args.position;
+      return createDiffNote(ctx, args, { position_type: 'image', width, height, x, y });
     },
     updateNote: async (_: unknown, args: { id: number; body?: string | null; confidential?: boolean | null }, ctx: Context) => {
       const { note, noteable } = await ctx.services.notes.byId(ctx.services, args.id);

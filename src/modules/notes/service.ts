@@ -592,8 +592,8 @@ export class NotesService {
 
   private static readonly POSITION_TYPES = ['text', 'image', 'file'];
 
-  private checkPosition(position: Record<string, unknown>): void {
-    const missing = ['base_sha', 'start_sha', 'head_sha', 'position_type'].filter((k) => position[k] == null || position[k] === '');
+  private checkPosition(position: Record<string, unknown>, required = ['base_sha', 'start_sha', 'head_sha', 'position_type']): void {
+    const missing = required.filter((k) => position[k] == null || position[k] === '');
     if (missing.length) throw invalidArgument(`position[${missing[0]}]`);
     if (!NotesService.POSITION_TYPES.includes(String(position.position_type))) throw invalidArgument('position[position_type]');
   }
@@ -611,13 +611,28 @@ export class NotesService {
     return true;
   }
 
+  /**
+   * A new diff thread from GraphQL (Mutations::Notes::Create::DiffNote and ImageDiffNote): a DiffNote at `position`
+   * (GitLab's position hash, its `base_sha` optional here as Gitlab::Diff::Position#complete? does not need it) on a
+   * kind with diffs, else DiffNote's validation (`Noteable type is not included in the list`); the thread's note.
+   */
+  async createDiffNote(services: Services, n: Noteable, input: NoteInput & InternalInput & { position: Record<string, unknown> }): Promise<NoteCreation<CreatedNote>> {
+    if (!this.kind(n.type).diffNotes) {
+      await this.authorizeCreate(this.kind(n.type), services, n);
+      throw invalid({ noteable_type: ['is not included in the list'] }, { badRecord: 'Note' });
+    }
+    const creation = await this.createDiscussion(services, n, input, { baseShaOptional: true });
+    return { created: creation.created?.notes[0] ?? null, commands: creation.commands };
+  }
+
   /** A new thread (`POST …/discussions`): a DiscussionNote, or a DiffNote when a position is given to a kind with diffs. */
-  async createDiscussion(services: Services, n: Noteable, input: NoteInput): Promise<NoteCreation<DiscussionRow>> {
+  async createDiscussion(services: Services, n: Noteable, input: NoteInput & InternalInput, options: { baseShaOptional?: boolean } = {}): Promise<NoteCreation<DiscussionRow>> {
     const kind = this.kind(n.type);
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.body);
     const position = kind.diffNotes ? input.position : null;
-    if (position) this.checkPosition(position);
+    if (position) this.checkPosition(position, options.baseShaOptional ? ['start_sha', 'head_sha', 'position_type'] : undefined);
+    const internal = await this.internalOf(kind, n, input, position ? 'DiffNote' : 'DiscussionNote');
     const commands = await this.quickActions(services, n, input.body);
     if (commands?.only) return { created: null, commands: await commands.apply() };
     const createdAt = await this.createdAt(kind, services, n, input.createdAt);
@@ -632,6 +647,7 @@ export class NotesService {
           type: position ? 'DiffNote' : 'DiscussionNote',
           note: commands?.content ?? input.body,
           authorId,
+          internal,
           position: (position ?? undefined) as Prisma.InputJsonValue | undefined,
           ...(createdAt ? { createdAt, updatedAt: createdAt } : {}),
         },
