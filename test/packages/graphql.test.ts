@@ -125,4 +125,44 @@ describe('mutations', () => {
     const files = await t.graphql('query($id: PackagesPackageID!) { package(id: $id) { packageFiles { nodes { fileName } } } }', { id: `gid://gitlab/Packages::Package/${a.package_id}` }, owner.token);
     expect(files.body.data.package.packageFiles.nodes).toEqual([{ fileName: 'b.txt' }]);
   });
+
+  it('destroyPackages marks every package named, or none when one may not be destroyed; at most 20', async () => {
+    const MANY = 'mutation($input: DestroyPackagesInput!) { destroyPackages(input: $input) { clientMutationId errors } }';
+    const gid = (id: number) => `gid://gitlab/Packages::Package/${id}`;
+    const a = await upload('bulk-a', '1.0.0', 'a.bin', 'a');
+    const b = await upload('bulk-b', '1.0.0', 'b.bin', 'b');
+    const otherOwner = await createUser(t);
+    const otherProject = await createProject(t, otherOwner.token, { visibility: 'private' });
+    const foreign = await fetch(`${t.url}/api/v4/projects/${otherProject.id}/packages/generic/theirs/1.0.0/t.bin?select=package_file`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': otherOwner.token }, body: 't' });
+    const theirs = ((await foreign.json()) as { package_id: number }).package_id;
+    const mixed = await t.graphql(MANY, { input: { ids: [gid(a.package_id), gid(theirs)] } }, owner.token);
+    expect(mixed.body.errors?.[0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+    const status = async (id: number) => (await t.server.app.db.package.findUnique({ where: { id } }))?.status;
+    expect([await status(a.package_id), await status(theirs)]).toEqual(['default', 'default']);
+    const tooMany = await t.graphql(MANY, { input: { ids: Array.from({ length: 21 }, (_, i) => gid(i + 1)) } }, owner.token);
+    expect(tooMany.body.errors?.[0].message).toBe('Cannot delete more than 20 packages');
+    const res = await t.graphql(MANY, { input: { clientMutationId: 'bulk', ids: [gid(a.package_id), gid(b.package_id)] } }, owner.token);
+    expect(res.body.data.destroyPackages).toEqual({ clientMutationId: 'bulk', errors: [] });
+    expect([await status(a.package_id), await status(b.package_id)]).toEqual(['pending_destruction', 'pending_destruction']);
+    await t.server.app.jobs.drain();
+    expect([await status(a.package_id), await status(b.package_id)]).toEqual([undefined, undefined]);
+  });
+
+  it('destroyPackageFiles marks files of the project named; files of another project or none are refused', async () => {
+    const FILES = 'mutation($input: DestroyPackageFilesInput!) { destroyPackageFiles(input: $input) { errors } }';
+    const gid = (id: number) => `gid://gitlab/Packages::PackageFile/${id}`;
+    const a = await upload('files-bulk', '1.0.0', 'a.txt', 'a');
+    const b = await upload('files-bulk', '1.0.0', 'b.txt', 'b');
+    await upload('files-bulk', '1.0.0', 'c.txt', 'c');
+    const input = { projectPath: project.path_with_namespace, ids: [gid(a.id), gid(b.id)] };
+    const refused = await t.graphql(FILES, { input }, developer.token);
+    expect(refused.body.errors?.[0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+    const none = await t.graphql(FILES, { input: { ...input, ids: [gid(999_999)] } }, owner.token);
+    expect(none.body.errors?.[0].message).toBe('All files must be in the requested project');
+    const res = await t.graphql(FILES, { input }, owner.token);
+    expect(res.body.data.destroyPackageFiles).toEqual({ errors: [] });
+    await t.server.app.jobs.drain();
+    const files = await t.graphql('query($id: PackagesPackageID!) { package(id: $id) { packageFiles { nodes { fileName } } } }', { id: `gid://gitlab/Packages::Package/${a.package_id}` }, owner.token);
+    expect(files.body.data.package.packageFiles.nodes).toEqual([{ fileName: 'c.txt' }]);
+  });
 });

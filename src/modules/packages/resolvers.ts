@@ -126,5 +126,13 @@ export const packageResolvers = {
           ? await ctx.services.packages.destroyFile(await projectOf(ctx, input.projectPath), input.packageId, input.id)
           : await ctx.services.packages.destroyFileById(input.id),
     }),
+    destroyPackages: async (_: unknown, input: { ids: number[] }, ctx: Context) => {
+      await ctx.services.packages.destroyMany(input.ids);
+      return {};
+    },
+    destroyPackageFiles: async (_: unknown, input: { ids: number[]; projectPath: string }, ctx: Context) => {
+      await ctx.services.packages.destroyFiles(await projectOf(ctx, input.projectPath), input.ids);
+      return {};
+    },
   },
 };

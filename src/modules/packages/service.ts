@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Prisma } from '../../db/database.js';
-import { argumentRefused, forbidden, invalidArgument, notFound, notFoundAs, payloadTooLarge, recordNotFound } from '../../errors.js';
+import { argumentRefused, featureUnavailable, forbidden, invalidArgument, notFound, notFoundAs, payloadTooLarge, recordNotFound } from '../../errors.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -35,6 +35,9 @@ const DISPLAYABLE: PackageStatus[] = ['default', 'error', 'deprecated'];
 export const INSTALLABLE: PackageStatus[] = ['default', 'hidden', 'deprecated'];
 /** Shown by the single-package endpoints (`detailed_info?`). */
 const DETAILED: PackageStatus[] = ['default', 'deprecated'];
+/** How many packages and files one bulk GraphQL deletion may name (BulkDestroy::MAX_PACKAGES, DestroyFiles::MAXIMUM_FILES); beyond, GitLab's raise_resource_not_available_error! in its own words (featureUnavailable's shape). */
+const MAX_BULK_PACKAGES = 20;
+const MAX_BULK_FILES = 100;
 
 /** GitLab's page of package pipelines: at most 20. */
 const MAX_PIPELINES_PAGE = 20;
@@ -317,6 +320,44 @@ export class PackagesService {
     const project = (await this.projectOf(pkg))!;
     await this.base.access.authorize('destroy_package', project);
     return this.markForDestruction(pkg);
+  }
+
+  /**
+   * GraphQL `destroyPackages` (Mutations::Packages::BulkDestroy, MarkPackagesForDestructionService): at most 20, the
+   * displayable ones of those named marked for destruction together, none when the caller may not destroy every one.
+   */
+  async destroyMany(ids: readonly number[]): Promise<void> {
+    if (ids.length > MAX_BULK_PACKAGES) throw featureUnavailable(`Cannot delete more than ${MAX_BULK_PACKAGES} packages`);
+    const packages = await this.base.db.package.findMany({ where: { id: { in: [...ids] }, status: { in: [...DISPLAYABLE] } } });
+    for (const pkg of packages) {
+      const project = await this.projectOf(pkg);
+      if (!project || !(await this.base.access.can('destroy_package', project))) throw notFoundAs("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+    }
+    const { db, app } = this.base;
+    await db.$transaction(async (tx) => {
+      const marked = packages.map((p) => p.id);
+      await tx.package.updateMany({ where: { id: { in: marked } }, data: { status: 'pending_destruction' } });
+      await tx.packageFile.updateMany({ where: { packageId: { in: marked } }, data: { status: 'pending_destruction' } });
+      for (const id of marked) await app.jobs.enqueue(DESTROY_JOB, { packageId: id }, { uniqueKey: `${DESTROY_JOB}:package:${id}`, maxAttempts: 25 }, tx);
+    });
+  }
+
+  /**
+   * GraphQL `destroyPackageFiles` (Mutations::Packages::DestroyFiles): at most 100 files, every one of the project
+   * named (`All files must be in the requested project`, also when none is found), marked for destruction together.
+   */
+  async destroyFiles(project: ProjectRow, ids: readonly number[]): Promise<void> {
+    await this.base.access.authorize('destroy_package', project);
+    if (ids.length > MAX_BULK_FILES) throw featureUnavailable(`Cannot delete more than ${MAX_BULK_FILES} files`);
+    const { db, app } = this.base;
+    const files = await db.packageFile.findMany({ where: { id: { in: [...ids] } }, select: { id: true, status: true, package: { select: { projectId: true } } } });
+    const projects = new Set(files.map((f) => f.package.projectId));
+    if (projects.size !== 1 || !projects.has(project.id)) throw featureUnavailable('All files must be in the requested project');
+    const marked = files.filter((f) => f.status === 'default').map((f) => f.id);
+    await db.$transaction(async (tx) => {
+      await tx.packageFile.updateMany({ where: { id: { in: marked } }, data: { status: 'pending_destruction' } });
+      for (const id of marked) await app.jobs.enqueue(DESTROY_JOB, { packageFileId: id }, { uniqueKey: `${DESTROY_JOB}:file:${id}`, maxAttempts: 25 }, tx);
+    });
   }
 
   private async markForDestruction(pkg: PackageRow): Promise<PackageRow> {
