@@ -22,6 +22,7 @@ import type { IssueSubject } from '../issues/policy.js';
 
 export const TODO_ISSUE = 'Issue';
 export const TODO_ALERT = 'AlertManagement::Alert';
+export const TODO_MERGE_REQUEST = 'MergeRequest';
 
 /** GitLab's Todo::ACTION_NAMES, in its order. */
 export const TODO_ACTIONS = [
@@ -46,6 +47,7 @@ export type TodoAction = (typeof TODO_ACTIONS)[number];
 const withTarget = {
   issue: { include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } },
   alert: true,
+  mergeRequest: { select: { id: true, iid: true, title: true } },
   note: { select: { id: true, note: true } },
 } as const;
 
@@ -73,6 +75,7 @@ const targetColumns = (target: Target) => ({
   targetId: target.id,
   issueId: target.type === TODO_ISSUE ? target.id : null,
   alertId: target.type === TODO_ALERT ? target.id : null,
+  mergeRequestId: target.type === TODO_MERGE_REQUEST ? target.id : null,
 });
 
 /** The lines' leading mentions (GitLab's directly addressed users): `@a @b text` at the start of a line addresses a and b. */
@@ -109,10 +112,12 @@ export class TodosService {
     // Readable targets only, each through its own policy (IssuePolicy's read_issue; ProjectPolicy's alert reading).
     const issues = await this.base.access.where('read_issue');
     const alertProjects = await this.base.access.where('read_alert_management_alert');
+    const mergeRequests = await this.base.access.where('read_merge_request');
     and.push({
       OR: [
         { targetType: TODO_ISSUE, issue: { is: { AND: [issues, { project: { pendingDelete: false } }] } } },
         { targetType: TODO_ALERT, alert: { is: { project: { AND: [alertProjects, { pendingDelete: false }] } } } },
+        { targetType: TODO_MERGE_REQUEST, mergeRequest: { is: { AND: [mergeRequests, { project: { pendingDelete: false } }] } } },
       ],
     });
     return { AND: and };
@@ -160,6 +165,29 @@ export class TodosService {
     const ids = rows.map((r) => r.id);
     if (ids.length) await this.db.todo.updateMany({ where: { id: { in: ids }, state: 'pending' }, data: { state: 'done', updatedAt: new Date() } });
     return ids;
+  }
+
+  /**
+   * CurrentUserTodos#current_user_todos: the viewer's items about one target, newest first, `pending` and `done` unless
+   * a state is asked for; none for an anonymous caller.
+   */
+  async about(target: { type: string; id: number }, state: 'pending' | 'done' | null | undefined, page: PageArgs) {
+    if (!this.base.access.viewer) return connection(page, async () => [], async () => 0);
+    const where: Prisma.TodoWhereInput = { AND: [await this.where({ state: state ? [state] : ['pending', 'done'] }), { targetType: target.type, targetId: target.id }] };
+    return connection(
+      page,
+      ({ skip, take }) => this.db.todo.findMany({ where, orderBy: [{ id: 'desc' }], skip, take, include: withTarget }),
+      () => this.db.todo.count({ where }),
+    );
+  }
+
+  /**
+   * TodoService#create_request_review_todo: a `review_requested` item for the reviewer about the merge request, by
+   * the viewer (unless the reviewer has one pending about it).
+   */
+  async reviewRequested(mergeRequest: { id: number; projectId: number }, reviewerId: number): Promise<void> {
+    const viewer = this.base.access.requireViewer();
+    await this.createFor([reviewerId], { type: TODO_MERGE_REQUEST, id: mergeRequest.id, projectId: mergeRequest.projectId }, viewer.id, 'review_requested');
   }
 
   /** TodoService#todo_exist?: whether the viewer has a pending item about the target. */
