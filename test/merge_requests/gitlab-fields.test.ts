@@ -185,7 +185,7 @@ describe('MergeRequest fields of GitLab', () => {
     expect(none.body.data.mergeRequestReviewerRereview).toMatchObject({ errors: ['Reviewer not found'] });
     const refused = await t.graphql(REREVIEW, { path, iid: String(other.iid), user: gid('User', developer.id) }, reporter.token);
     expect(refused.body.data.mergeRequestReviewerRereview).toBeNull();
-    expect(refused.body.errors[0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+    expect(refused.body.errors?.[0]?.message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
   });
 
   it('merges with /merge only at the head the note was written against', async () => {
