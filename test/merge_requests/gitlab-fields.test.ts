@@ -195,10 +195,15 @@ describe('MergeRequest fields of GitLab', () => {
     const moved = await note({ merge_request_diff_head_sha: featureHead });
     expect(moved.body).toEqual({ commands_changes: {}, summary: ['Branch has been updated since the merge was requested.'] });
     expect((await ok(owner.token, 'GET', `${base()}/merge_requests/${other.iid}`)).state).toBe('opened');
+    await ok(owner.token, 'PUT', `${base()}/merge_requests/${other.iid}`, { description: 'Fixes #1' });
     const head = (await ok(owner.token, 'GET', `${base()}/merge_requests/${other.iid}`)).sha;
     const merged = await note({ merge_request_diff_head_sha: head });
     expect(merged.body).toEqual({ commands_changes: { merge: head }, summary: ['Merged this merge request.'] });
-    expect((await ok(owner.token, 'GET', `${base()}/merge_requests/${other.iid}`)).state).toBe('merged');
+    const after = await ok(owner.token, 'GET', `${base()}/merge_requests/${other.iid}`);
+    expect(after.state).toBe('merged');
+    // The merge commit's message is the default one, naming the issue it closes.
+    const commit = await ok(owner.token, 'GET', `${base()}/repository/commits/${after.merge_commit_sha}`);
+    expect(commit.message.trim()).toBe(`Merge branch 'other' into 'main'\n\nOther\n\nCloses #1\n\nSee merge request ${project.path_with_namespace}!${other.iid}`);
   });
 
   it('lets who may push cherry-pick and revert a merged merge request, revert only until it is reverted', async () => {

@@ -14,6 +14,7 @@ import { mergeRequestMergeRef, mergeRequestRef } from '../pipelines/predefined.j
 import type { MergedResultRef } from '../pipelines/service.js';
 import { ACTIVE_STATUSES } from '../pipelines/status.js';
 import type { RepositoriesService } from '../repositories/service.js';
+import { toSentence } from '../resource_events/issuables.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
 
@@ -429,7 +430,7 @@ export class MergeRequestGit {
       const author = (mr.authorId !== null && (await this.base.loaders.users.byId.load(mr.authorId))) || user;
       squashCommitSha = await repository.commitTree(tree, [target], withNewline(options.squashCommitMessage || mr.title), { name: author.name, email: author.email }, merger);
     }
-    const message = options.mergeCommitMessage || this.defaultMessage(project, mr);
+    const message = options.mergeCommitMessage || (await this.defaultMessage(project, mr));
     const mergeCommitSha = await repository.commitTree(tree, [target, squashCommitSha ?? source], withNewline(message), merger, merger);
     const targetRef = `refs/heads/${mr.targetBranch}`;
     await hooks.beforeTargetMoves?.(mr, mergeCommitSha);
@@ -482,7 +483,7 @@ export class MergeRequestGit {
     const user = (viewer && (await this.base.loaders.users.byId.load(viewer.id))) || (mr.authorId !== null ? await this.base.loaders.users.byId.load(mr.authorId) : null);
     if (!user) return null;
     const person = { name: user.name, email: user.email };
-    const commit = await repository.commitTree(tree, [targetSha, sourceSha], withNewline(this.defaultMessage(project, mr)), person, person);
+    const commit = await repository.commitTree(tree, [targetSha, sourceSha], withNewline(await this.defaultMessage(project, mr)), person, person);
     if (!(await repository.updateRef(ref, commit, current ?? ZERO_SHA))) return null;
     return { commit, sourceSha, targetSha };
   }
@@ -597,9 +598,17 @@ export class MergeRequestGit {
     return !protection.protected && (await this.base.access.can('push_code', project)) && (await this.repositories.canPushToBranch(project, branch));
   }
 
-  /** GitLab's default merge commit template, its empty `%{issues}` line dropped (merge trains write it to their train refs too). */
-  defaultMessage(project: ProjectRow, mr: MergeRequestRow): string {
-    return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request ${project.fullPath}!${mr.iid}`;
+  /**
+   * MergeRequest#default_merge_commit_message (the product has no merge commit templates): the branches, the title,
+   * `Closes` and the closing issues the viewer may read, and the merge request's full reference. Merges, merge refs,
+   * merge trains' refs and GraphQL's defaultMergeCommitMessage use it.
+   */
+  async defaultMessage(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
+    const closing = await this.mergeRequests.closingIssueReferences(project, mr);
+    const parts = [`Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'`, mr.title];
+    if (closing.length) parts.push(`Closes ${toSentence(closing)}`);
+    parts.push(`See merge request ${project.fullPath}!${mr.iid}`);
+    return parts.join('\n\n');
   }
 }
 

@@ -7,9 +7,6 @@
 import type { Context } from '../../context.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { renderSingleLine } from '../../markdown.js';
-import type { IssueRow } from '../issues/service.js';
-import type { ProjectRow } from '../projects/service.js';
-import { toSentence } from '../resource_events/issuables.js';
 import { TODO_MERGE_REQUEST } from '../todos/service.js';
 import { ADD_TO_MERGE_TRAIN } from '../merge_trains/service.js';
 import { mergeTrainsEnabled } from '../merge_trains/settings.js';
@@ -18,31 +15,6 @@ import type { MergeRequestRow } from './service.js';
 
 const git = (ctx: Context) => ctx.services.merge_requests.git;
 const projectOf = (m: MergeRequestRow, ctx: Context) => ctx.services.merge_requests.projectOf(m);
-
-/** Closing issues named in a default merge commit message at most (a message, not a list). */
-const CLOSING_ISSUES_SHOWN = 100;
-
-/** Issue#to_reference(target project): `#1` in it, `project#1` beside it in its namespace, `group/project#1` elsewhere. */
-async function issueReference(issue: IssueRow, from: ProjectRow, ctx: Context): Promise<string> {
-  if (issue.projectId === from.id) return `#${issue.iid}`;
-  const project = await ctx.loaders.projects.byId.load(issue.projectId);
-  if (!project) return `#${issue.iid}`;
-  return `${project.namespaceId === from.namespaceId ? project.path : project.fullPath}#${issue.iid}`;
-}
-
-/**
- * MergeRequest#default_merge_commit_message without a merge commit template (the product has none): the branches,
- * the title, `Closes` and the closing issues the viewer may read, and the merge request's full reference.
- */
-async function defaultMergeCommitMessage(m: MergeRequestRow, ctx: Context): Promise<string> {
-  const project = await projectOf(m, ctx);
-  const closing = await ctx.services.issues.referencedBy(m.id, { first: CLOSING_ISSUES_SHOWN });
-  const references = await Promise.all((await closing.nodes).map((issue) => issueReference(issue, project, ctx)));
-  const parts = [`Merge branch '${m.sourceBranch}' into '${m.targetBranch}'`, m.title];
-  if (references.length) parts.push(`Closes ${toSentence(references)}`);
-  parts.push(`See merge request ${project.fullPath}!${m.iid}`);
-  return parts.join('\n\n');
-}
 
 /** The merge request's commits without merge commits (CommitCollection#without_merge_commits), newest first. */
 async function commitsWithoutMerges(m: MergeRequestRow, ctx: Context) {
@@ -81,7 +53,7 @@ async function hasCi(m: MergeRequestRow, ctx: Context): Promise<boolean> {
 const users = async (ctx: Context, ids: readonly number[]) => (await Promise.all([...new Set(ids)].map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null);
 
 export const mergeRequestGitlabFields = {
-  defaultMergeCommitMessage: (m: MergeRequestRow, _a: unknown, ctx: Context) => defaultMergeCommitMessage(m, ctx),
+  defaultMergeCommitMessage: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).defaultMessage(await projectOf(m, ctx), m),
   // MergeRequest#default_squash_commit_message without a squash commit template: its title.
   defaultSquashCommitMessage: (m: MergeRequestRow) => m.title,
   divergedFromTargetBranch: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).divergedFromTarget(m),

@@ -648,6 +648,22 @@ export class MergeRequestsService {
     return Object.assign(list, { totalTimeToMerge: () => this.totalTimeToMerge(where) });
   }
 
+  /**
+   * Issue#to_reference(target project) of each closing issue of the merge request the viewer may read (its
+   * visible_closing_issues_for), at most 100: `#1` in the project, `project#1` beside it in its namespace,
+   * `group/project#1` elsewhere.
+   */
+  async closingIssueReferences(project: ProjectRow, mr: MergeRequestRow): Promise<string[]> {
+    const issues = await (await this.issues.referencedBy(mr.id, { first: 100 })).nodes;
+    return Promise.all(
+      issues.map(async (issue) => {
+        const of = issue.projectId === project.id ? null : await this.base.loaders.projects.byId.load(issue.projectId);
+        if (!of) return `#${issue.iid}`;
+        return `${of.namespaceId === project.namespaceId ? of.path : of.fullPath}#${issue.iid}`;
+      }),
+    );
+  }
+
   private closingCounts?: DataLoader<number, number>;
 
   /** How many merge requests the viewer may read close an issue (GitLab's Issue#merge_requests_count): batched. */
