@@ -224,7 +224,7 @@ describe('MergeRequest fields of GitLab', () => {
     const rest = await ok(owner.token, 'GET', `${base()}/merge_requests?state=merged&per_page=100`);
     const expected = rest.reduce((n: number, m: { created_at: string; merged_at: string }) => n + (Date.parse(m.merged_at) - Date.parse(m.created_at)) / 1000, 0);
     const LIST = `query($path: ID!, $first: Int, $state: MergeRequestState) { project(fullPath: $path) { mergeRequests(first: $first, state: $state) {
-      totalTimeToMerge count nodes { iid userDiscussionsCount preparedAt hasCi sourceBranchProtected mergeWhenPipelineSucceeds commenters { nodes { username } } }
+      totalTimeToMerge count nodes { iid userDiscussionsCount preparedAt hasCi sourceBranchProtected mergeWhenPipelineSucceeds commenters { nodes { username } } currentUserTodos { count nodes { action } } }
     } } }`;
     const merged = await t.graphql(LIST, { path: project.path_with_namespace, first: 1, state: 'merged' }, reporter.token);
     expect(merged.body.errors).toBeUndefined();

@@ -5,12 +5,13 @@
  * `directly_addressed`/`mentioned` for users an issue's description or a note names who may read the issue,
  * `marked` when a user adds one, and the closer's pending ones resolved when an issue closes.
  */
+import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
 import { can } from '../../auth/policy.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import { userViewer } from '../../auth/viewer.js';
 import { notFound, notModified, recordNotFound } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import { referencedIn } from '../../markdown.js';
 import type { ServiceBase } from '../module.js';
 import type { Noteable } from '../notes/noteables.js';
@@ -172,14 +173,21 @@ export class TodosService {
    * a state is asked for; none for an anonymous caller.
    */
   async about(target: { type: string; id: number }, state: 'pending' | 'done' | null | undefined, page: PageArgs) {
-    if (!this.base.access.viewer) return connection(page, async () => [], async () => 0);
-    const where: Prisma.TodoWhereInput = { AND: [await this.where({ state: state ? [state] : ['pending', 'done'] }), { targetType: target.type, targetId: target.id }] };
-    return connection(
-      page,
-      ({ skip, take }) => this.db.todo.findMany({ where, orderBy: [{ id: 'desc' }], skip, take, include: withTarget }),
-      () => this.db.todo.count({ where }),
-    );
+    if (!this.base.access.viewer) return listConnection(page, []);
+    const all = await this.aboutTargets.load(`${target.type}:${target.id}`);
+    return listConnection(page, state ? all.filter((todo) => todo.state === state) : all);
   }
+
+  /** The viewer's items, pending and done, about each target (`type:id`), newest first: one query for a page of targets. */
+  private aboutTargets = new DataLoader<string, TodoRow[]>(async (keys) => {
+    const targets = keys.map((key) => ({ type: key.slice(0, key.lastIndexOf(':')), id: Number(key.slice(key.lastIndexOf(':') + 1)) }));
+    const rows = await this.db.todo.findMany({
+      where: { AND: [await this.where({ state: ['pending', 'done'] }), { OR: targets.map((t) => ({ targetType: t.type, targetId: t.id })) }] },
+      orderBy: [{ id: 'desc' }],
+      include: withTarget,
+    });
+    return targets.map((t) => rows.filter((r) => r.targetType === t.type && r.targetId === t.id));
+  });
 
   /**
    * TodoService#create_request_review_todo: a `review_requested` item for the reviewer about the merge request, by
