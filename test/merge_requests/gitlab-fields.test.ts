@@ -183,6 +183,8 @@ describe('MergeRequest fields of GitLab', () => {
     // No reviewer: GitLab's error in the payload; who may not update it: the resource error.
     const none = await t.graphql(REREVIEW, { path, iid: String(other.iid), user: gid('User', reporter.id) }, owner.token);
     expect(none.body.data.mergeRequestReviewerRereview).toMatchObject({ errors: ['Reviewer not found'] });
+    const nobody = await t.graphql(REREVIEW, { path, iid: String(other.iid), user: gid('User', 999999) }, owner.token);
+    expect(nobody.body.errors?.[0]?.message).toBe('No object found for `userId: gid://gitlab/User/999999`');
     const refused = await t.graphql(REREVIEW, { path, iid: String(other.iid), user: gid('User', developer.id) }, reporter.token);
     expect(refused.body.data.mergeRequestReviewerRereview).toBeNull();
     expect(refused.body.errors?.[0]?.message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { equalsIgnoringCase } from '../../db/text.js';
+import { GraphQLError } from 'graphql';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
@@ -1059,8 +1060,10 @@ export class MergeRequestsService {
     const viewer = this.base.access.requireViewer();
     const mr = await this.get(project, iid);
     await this.base.access.authorize('update_merge_request', mergeRequestSubject(project, mr));
-    const user = mr.reviewers.some((r) => r.userId === userId) ? await this.base.loaders.users.byId.load(userId) : null;
-    if (!user) return { mergeRequest: mr, errors: ['Reviewer not found'] };
+    // The argument `loads:` the user: an id naming none is graphql-ruby's error.
+    const user = await this.base.loaders.users.byId.load(userId);
+    if (!user) throw new GraphQLError(`No object found for \`userId: gid://gitlab/User/${userId}\``, { extensions: { code: 'NOT_FOUND', ownWords: true } });
+    if (!mr.reviewers.some((r) => r.userId === userId)) return { mergeRequest: mr, errors: ['Reviewer not found'] };
     await this.db.$transaction(async (tx) => {
       await tx.mergeRequestReviewer.updateMany({ where: { mergeRequestId: mr.id, userId }, data: { state: 'unreviewed' } });
       await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, `requested review from @${user.username}`, new Date());
