@@ -328,6 +328,22 @@ describe('merge trains', () => {
     expect((await t.api('GET', `/projects/${id}/repository/branches/closing`)).status).toBe(200);
   });
 
+  it('takes a merge request closed by the /close quick action off the train, as any close does', async () => {
+    const train = await trainProject();
+    const id = train.project.id;
+    const iid = await readyMr(train, 'quick', 'quick.txt');
+    expect((await t.api('POST', `/projects/${id}/merge_trains/merge_requests/${iid}`)).status).toBe(201);
+    const [job] = [...(await trainJobs(train, 1)).values()];
+    const closed = await t.api('POST', `/projects/${id}/merge_requests/${iid}/notes`, { body: { body: '/close' } });
+    expect(closed.status, closed.text).toBe(202);
+    expect(closed.body.summary).toEqual(['Closed this merge request.']);
+    expect(await mrOf(train, iid)).toMatchObject({ state: 'closed', merge_when_pipeline_succeeds: false });
+    expect((await t.api('GET', `/projects/${id}/merge_trains/merge_requests/${iid}`)).status).toBe(404);
+    const notes = await t.api('GET', `/projects/${id}/merge_requests/${iid}/notes?sort=asc`);
+    expect(notes.body.map((n: { body: string }) => n.body)).toEqual(['started a merge train', 'removed this merge request from the merge train because merge request was closed']);
+    await eventually(async () => (await t.api('GET', `/projects/${id}/pipelines?sha=${job.git_info.sha}`)).body[0].status === 'canceled');
+  });
+
   it('merges around the train with skip_merge_train where allowed, keeping the cars’ pipelines, which then merge onto it', async () => {
     const train = await trainProject();
     const id = train.project.id;

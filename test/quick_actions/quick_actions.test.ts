@@ -192,10 +192,11 @@ describe('merge requests', () => {
     const early = await t.api('POST', mr('/notes'), { token: owner.token, body: { body: '/merge' } });
     expect(early.body).toEqual({ commands_changes: {}, summary: ['Could not apply merge command.'] });
     await t.api('POST', mr('/notes'), { token: developer.token, body: { body: '/ready' } });
-    const merged = await t.api('POST', mr('/notes'), { token: owner.token, body: { body: '/merge' } });
+    const head = (await t.api('GET', mr(), { token: owner.token })).body.sha as string;
+    const merged = await t.api('POST', mr('/notes'), { token: owner.token, body: { body: '/merge', merge_request_diff_head_sha: head } });
     expect(merged.status, merged.text).toBe(202);
     expect(merged.body.summary).toEqual(['Merged this merge request.']);
-    expect(merged.body.commands_changes.merge).toMatch(/^[0-9a-f]{40}$/);
+    expect(merged.body.commands_changes.merge).toBe(head);
     const after = await t.api('GET', mr(), { token: owner.token });
     expect(after.body).toMatchObject({ state: 'merged', merged_by: { id: owner.id } });
     const notes = await t.api('GET', mr('/notes?sort=asc'), { token: owner.token });

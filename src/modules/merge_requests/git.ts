@@ -6,7 +6,7 @@
  */
 import { badRequest, conflict, forbidden, methodNotAllowed, notFound, unauthenticated, unprocessable } from '../../errors.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
-import { RepositoryHistory, ZERO_SHA, type RefUpdate, type Repository, type Signature } from '../../git/repository.js';
+import { RepositoryHistory, ZERO_SHA, type CommitInfo, type RefUpdate, type Repository, type Signature } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
 import { mergeRequestHeadKey } from '../pipelines/loaders.js';
@@ -14,6 +14,7 @@ import { mergeRequestMergeRef, mergeRequestRef } from '../pipelines/predefined.j
 import type { MergedResultRef } from '../pipelines/service.js';
 import { ACTIVE_STATUSES } from '../pipelines/status.js';
 import type { RepositoriesService } from '../repositories/service.js';
+import { toSentence } from '../resource_events/issuables.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
 
@@ -69,6 +70,7 @@ export class MergeRequestGit {
   private states = new Map<number, Promise<MergeRequestGitState>>();
   /** Capped diff collections read in this request, by merge request, options and window. */
   private collections = new Map<string, Promise<DiffCollectionResult>>();
+  private commitLists = new Map<number, Promise<(CommitInfo & { project: ProjectRow })[]>>();
 
   constructor(
     private readonly base: ServiceBase,
@@ -160,6 +162,7 @@ export class MergeRequestGit {
   /** Forgets what was read of the merge request's git state in this request (its branches or row changed since). */
   forget(id: number): void {
     this.states.delete(id);
+    this.commitLists.delete(id);
   }
 
   /**
@@ -274,12 +277,59 @@ export class MergeRequestGit {
 
   /** The commits of the merge request (in its source, not in its target), newest first. */
   async commits(mr: MergeRequestRow, page: PageArgs) {
+    return listConnection(page, await this.commitList(mr));
+  }
+
+  /** The merge request's commits (at most 10,000, as GitLab's MergeRequestDiff keeps them), newest first, once per request. */
+  commitList(mr: MergeRequestRow) {
+    let list = this.commitLists.get(mr.id);
+    if (!list) {
+      list = (async () => {
+        const project = await this.mergeRequests.projectOf(mr);
+        const { headSha, startSha } = await this.diffRefs(mr);
+        if (!headSha) return [];
+        const log = await (await this.open(project)).log({ revision: startSha ? `${startSha}..${headSha}` : headSha, skip: 0, max: 10_000 });
+        return log.map((c) => ({ ...c, project }));
+      })();
+      this.commitLists.set(mr.id, list);
+    }
+    return list;
+  }
+
+  /**
+   * MergeRequest#diverged_from_target_branch? (diverged_commits_count > 0): the target branch has commits the source
+   * branch lacks, their heads read now; false once either branch is gone.
+   */
+  async divergedFromTarget(mr: MergeRequestRow): Promise<boolean> {
     const project = await this.mergeRequests.projectOf(mr);
-    const { headSha, startSha } = await this.diffRefs(mr);
-    if (!headSha) return listConnection(page, []);
+    let source: string | null | undefined;
+    let target: string | null | undefined;
+    if (mr.state === 'opened') {
+      const state = await this.state(mr);
+      source = state.sourceExists ? state.headSha : null;
+      target = state.startSha;
+    } else {
+      // A fork's closed or merged merge request: its source head is read where it lives, then found in the target's repository.
+      source = MergeRequestGit.forFork(mr) ? await this.sourceHead(mr) : (await this.branchHeads(project, [mr.sourceBranch])).get(mr.sourceBranch);
+      target = (await this.branchHeads(project, [mr.targetBranch])).get(mr.targetBranch);
+    }
+    if (!source || !target) return false;
     const repository = await this.open(project);
-    const log = await repository.log({ revision: startSha ? `${startSha}..${headSha}` : headSha, skip: 0, max: 10_000 });
-    return listConnection(page, log.map((c) => ({ ...c, project })));
+    if (!(await repository.resolve(`${source}^{commit}`))) return false;
+    return (await repository.countCommits(target, [source])) > 0;
+  }
+
+  /**
+   * Commit#has_been_reverted? of a merged merge request's commit: the target branch holds a commit reverting it
+   * (its description names `This reverts commit <sha>`, or `This reverts merge request !<iid>` for the merge commit of
+   * a merge request, Commit#revert_description).
+   */
+  async reverted(project: ProjectRow, mr: MergeRequestRow, sha: string): Promise<boolean> {
+    const target = (await this.branchHeads(project, [mr.targetBranch])).get(mr.targetBranch);
+    if (!target) return false;
+    const descriptions = [`This reverts commit ${sha}`, ...(sha === mr.mergeCommitSha ? [`This reverts merge request !${mr.iid}`] : [])];
+    const found = await (await this.open(project)).text(['rev-list', '-n', '1', '--fixed-strings', ...descriptions.map((d) => `--grep=${d}`), target, `^${sha}`, '--']);
+    return found.length > 0;
   }
 
   /**
@@ -380,7 +430,7 @@ export class MergeRequestGit {
       const author = (mr.authorId !== null && (await this.base.loaders.users.byId.load(mr.authorId))) || user;
       squashCommitSha = await repository.commitTree(tree, [target], withNewline(options.squashCommitMessage || mr.title), { name: author.name, email: author.email }, merger);
     }
-    const message = options.mergeCommitMessage || this.defaultMessage(project, mr);
+    const message = options.mergeCommitMessage || (await this.defaultMessage(project, mr));
     const mergeCommitSha = await repository.commitTree(tree, [target, squashCommitSha ?? source], withNewline(message), merger, merger);
     const targetRef = `refs/heads/${mr.targetBranch}`;
     await hooks.beforeTargetMoves?.(mr, mergeCommitSha);
@@ -433,7 +483,7 @@ export class MergeRequestGit {
     const user = (viewer && (await this.base.loaders.users.byId.load(viewer.id))) || (mr.authorId !== null ? await this.base.loaders.users.byId.load(mr.authorId) : null);
     if (!user) return null;
     const person = { name: user.name, email: user.email };
-    const commit = await repository.commitTree(tree, [targetSha, sourceSha], withNewline(this.defaultMessage(project, mr)), person, person);
+    const commit = await repository.commitTree(tree, [targetSha, sourceSha], withNewline(await this.defaultMessage(project, mr)), person, person);
     if (!(await repository.updateRef(ref, commit, current ?? ZERO_SHA))) return null;
     return { commit, sourceSha, targetSha };
   }
@@ -548,9 +598,17 @@ export class MergeRequestGit {
     return !protection.protected && (await this.base.access.can('push_code', project)) && (await this.repositories.canPushToBranch(project, branch));
   }
 
-  /** GitLab's default merge commit template, its empty `%{issues}` line dropped (merge trains write it to their train refs too). */
-  defaultMessage(project: ProjectRow, mr: MergeRequestRow): string {
-    return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request ${project.fullPath}!${mr.iid}`;
+  /**
+   * MergeRequest#default_merge_commit_message (the product has no merge commit templates): the branches, the title,
+   * `Closes` and the closing issues the viewer may read, and the merge request's full reference. Merges, merge refs,
+   * merge trains' refs and GraphQL's defaultMergeCommitMessage use it.
+   */
+  async defaultMessage(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
+    const closing = await this.mergeRequests.closingIssueReferences(project, mr);
+    const parts = [`Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'`, mr.title];
+    if (closing.length) parts.push(`Closes ${toSentence(closing)}`);
+    parts.push(`See merge request ${project.fullPath}!${mr.iid}`);
+    return parts.join('\n\n');
   }
 }
 

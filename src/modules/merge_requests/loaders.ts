@@ -32,6 +32,30 @@ export function createMergeRequestLoaders(db: PrismaClient) {
       });
       return ids.map((id) => rows.filter((r) => r.noteableId === id).map((r) => r.authorId));
     }),
+    /** Threads with a comment by a user (not system notes) on each merge request (GitLab's user_discussions_count). */
+    userDiscussionsCount: new DataLoader<number, number>(async (ids) => {
+      const rows = await db.$queryRaw<{ noteableId: number; count: number }[]>`
+        SELECT "noteableId", COUNT(DISTINCT "discussionId")::int AS "count" FROM "notes"
+        WHERE "noteableType" = ${MERGE_REQUEST} AND "noteableId" = ANY(${[...ids]}::int[]) AND NOT "system"
+        GROUP BY "noteableId"`;
+      const found = new Map(rows.map((r) => [r.noteableId, r.count]));
+      return ids.map((id) => found.get(id) ?? 0);
+    }),
+    /**
+     * When each merge request was prepared (GitLab's prepared_at, set once MergeRequests::AfterCreateService made its
+     * first diff version): its first version's creation, null while it has none.
+     */
+    preparedAt: new DataLoader<number, Date | null>(async (ids) => {
+      const rows = await db.mergeRequestDiff.groupBy({ by: ['mergeRequestId'], where: { mergeRequestId: { in: [...ids] } }, _min: { createdAt: true } });
+      const found = new Map(rows.map((r) => [r.mergeRequestId, r._min.createdAt]));
+      return ids.map((id) => found.get(id) ?? null);
+    }),
+    /** Whether each merge request has pipelines of its own (merge request pipelines, merged results or trains). */
+    hasPipelines: new DataLoader<number, boolean>(async (ids) => {
+      const rows = await db.pipeline.findMany({ where: { mergeRequestId: { in: [...ids] } }, distinct: ['mergeRequestId'], select: { mergeRequestId: true } });
+      const found = new Set(rows.map((r) => r.mergeRequestId));
+      return ids.map((id) => found.has(id));
+    }),
     /** Each merge request's newest diff version (its latest_merge_request_diff, versions.ts), or null. */
     latestVersion: new DataLoader<number, Prisma.MergeRequestDiffGetPayload<object> | null>(async (ids) => {
       const newest = await db.$queryRaw<{ id: number }[]>`

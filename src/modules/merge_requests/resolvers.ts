@@ -21,6 +21,7 @@ import { MERGE_REQUEST, type MergeRequestChanges, type MergeRequestFilters, type
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
 import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
+import { mergeRequestApprovalStateResolvers, mergeRequestGitlabFields } from './gitlab-fields.js';
 import { asMergeRequestUser, INTERACTING_WITH, type Interaction, type MergeRequestUser } from './interactions.js';
 
 interface ListArgs extends PageArgs {
@@ -104,6 +105,13 @@ function filtersOf(args: ListArgs): MergeRequestFilters {
   };
 }
 
+/** Gitlab::Utils.to_boolean: true and false, or their spellings `true`/`1` and `false`/`0`; null otherwise. */
+function toBoolean(value: unknown): boolean | null {
+  if (value === true || value === 'true' || value === '1' || value === 1) return true;
+  if (value === false || value === 'false' || value === '0' || value === 0) return false;
+  return null;
+}
+
 const wipRefused = (): never => {
   throw invalidArgument('wip');
 };
@@ -180,6 +188,10 @@ export const mergeRequestResolvers = {
     openMergeRequestsCount: (label: LabelView, _a: unknown, ctx: Context) => ctx.services.merge_requests.openLabelCount(labelInParent(label)),
   },
   MergeRequestDiff: mergeRequestDiffResolvers,
+  MergeRequestApprovalState: mergeRequestApprovalStateResolvers,
+  MergeRequestConnection: {
+    totalTimeToMerge: (c: { totalTimeToMerge?: () => Promise<number | null> }) => c.totalTimeToMerge?.() ?? null,
+  },
   MergeRequestAuthor: interactionField,
   MergeRequestAssignee: interactionField,
   MergeRequestReviewer: interactionField,
@@ -195,6 +207,7 @@ export const mergeRequestResolvers = {
   MergeRequest: {
     ...noteableFields(MERGE_REQUEST),
     ...mergeRequestVersionFields,
+    ...mergeRequestGitlabFields,
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
@@ -229,7 +242,9 @@ export const mergeRequestResolvers = {
     labelTitles: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await ctx.loaders.merge_requests.labels.load(m.id)).map((l) => l.title),
     milestone: (m: MergeRequestRow, _a: unknown, ctx: Context) => (m.milestoneId === null ? null : ctx.loaders.merge_requests.milestoneById.load(m.milestoneId)),
     squashOnMerge: (m: MergeRequestRow) => m.squash,
-    shouldRemoveSourceBranch: () => null,
+    // MergeRequest#should_remove_source_branch?: merge_params' `should_remove_source_branch` (kept while it is set to
+    // auto-merge), as Gitlab::Utils.to_boolean reads it: null when not given.
+    shouldRemoveSourceBranch: (m: MergeRequestRow) => toBoolean((m.mergeParams as Record<string, unknown> | null)?.shouldRemoveSourceBranch),
     sourceBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).sourceHead(m)) != null,
     targetBranchExists: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).branchHeads(await projectOfMr(m, ctx), [m.targetBranch])).get(m.targetBranch) != null,
     diffHeadSha: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await git(ctx).diffRefs(m)).headSha,
@@ -346,15 +361,8 @@ export const mergeRequestResolvers = {
       };
       if (assigneeId != null && rest.assigneeIds == null) changes.assigneeIds = assigneeId > 0 ? [assigneeId] : [];
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
-      const before = changes.stateEvent === 'close' ? await ctx.services.merge_requests.get(project, iidOf(iid)) : null;
-      const mergeRequest = await ctx.services.quick_actions.updateMergeRequest(ctx.services, project, iidOf(iid), changes, true);
-      // MergeRequests::CloseService#abort_auto_merge: a train's car leaves at once, another auto-merge is aborted.
-      if (before?.state === 'opened' && mergeRequest.state === 'closed' && before.autoMergeEnabled) {
-        const reason = 'merge request was closed';
-        if (!(await ctx.services.merge_trains.abort(project, before, reason))) await ctx.services.merge_requests.abortAutoMerge(before, reason);
-        return { mergeRequest: await ctx.services.merge_requests.get(project, mergeRequest.iid) };
-      }
-      return { mergeRequest };
+      // Closing aborts its auto-merge in the merge requests service (MergeRequests::CloseService#abort_auto_merge).
+      return { mergeRequest: await ctx.services.quick_actions.updateMergeRequest(ctx.services, project, iidOf(iid), changes, true) };
     },
     mergeRequestAccept: async (
       _: unknown,
@@ -430,6 +438,12 @@ export const mergeRequestResolvers = {
     mergeRequestSetDraft: async (_: unknown, input: MrIid & { draft: boolean }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { draft: input.draft }, false),
     }),
+    mergeRequestReviewerRereview: async (_: unknown, input: MrIid & { userId: number }, ctx: Context) => {
+      const result = await ctx.services.merge_requests.requestReview(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.userId);
+      // RequestReviewService#notify_reviewer: the reviewer's `review_requested` to-do item.
+      if (!result.errors.length) await ctx.services.todos.reviewRequested(result.mergeRequest, input.userId);
+      return result;
+    },
     mergeRequestDestroy: async (_: unknown, input: MrIid, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.destroy(await projectOf(ctx, input.projectPath), iidOf(input.iid)),
     }),

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { equalsIgnoringCase } from '../../db/text.js';
+import { GraphQLError } from 'graphql';
 import { atLeastOneOf, attributeError, invalid, invalidArgument, notFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
@@ -154,6 +155,29 @@ export const mergeRequestSubject = (project: ProjectRow, mr: MergeRequestRow): M
   assigneeIds: mr.assignees.map((a) => a.userId),
 });
 
+/**
+ * What another module does to abort a closing merge request's auto-merge of its own strategy (AutoMergeService#abort):
+ * merge trains register theirs (merge_trains/index.ts). Built from the merge requests service's own dependencies, as
+ * services are made lazily per request. True when it was theirs to abort.
+ */
+export type AutoMergeAborter = (deps: MergeRequestsDeps, project: ProjectRow, mr: MergeRequestRow, reason: string) => Promise<boolean>;
+
+/** The services a merge request service is built with, for the aborters of other modules. */
+export interface MergeRequestsDeps {
+  base: ServiceBase;
+  mergeRequests: MergeRequestsService;
+  pipelines: PipelinesService;
+  repositories: RepositoriesService;
+  notes: NotesService;
+}
+
+const AUTO_MERGE_ABORTERS: AutoMergeAborter[] = [];
+
+/** Registers another module's auto-merge aborter (called once, when that module is loaded). */
+export function registerAutoMergeAborter(aborter: AutoMergeAborter): void {
+  AUTO_MERGE_ABORTERS.push(aborter);
+}
+
 export class MergeRequestsService {
   /** Commits, diffs, mergeability and merging, through the repository's git. */
   readonly git: MergeRequestGit;
@@ -174,10 +198,10 @@ export class MergeRequestsService {
     private readonly issues: IssuesService,
     private readonly events: ResourceEventsService,
     private readonly notes: NotesService,
-    pipelines: PipelinesService,
+    private readonly pipelineService: PipelinesService,
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
-    this.pipelines = new MergeRequestPipelines(base, this, pipelines);
+    this.pipelines = new MergeRequestPipelines(base, this, pipelineService);
     this.approvals = new MergeRequestApprovals(base, this, notes);
     this.versions = new MergeRequestVersions(base, repositories, this.git);
     this.interactions = new MergeRequestInteractions(base, this);
@@ -268,11 +292,12 @@ export class MergeRequestsService {
     );
     const where: Prisma.MergeRequestWhereInput = { AND: and };
     const orderBy = this.order(filters.orderBy ?? 'created_at', filters.sort ?? 'desc');
-    return connection(
+    const list = connection(
       page,
       ({ skip, take }) => this.db.mergeRequest.findMany({ where, orderBy, skip, take, include: withPeople }),
       () => this.db.mergeRequest.count({ where }),
     );
+    return Object.assign(list, { totalTimeToMerge: () => this.totalTimeToMerge(where) });
   }
 
   private async userIds(usernames: readonly string[]): Promise<number[]> {
@@ -567,7 +592,22 @@ export class MergeRequestsService {
       this.git.forget(mr.id);
       await this.versions.reload(project, updated);
     }
+    if (data.state === 'closed' && (await this.abortOnClose(project, mr))) return this.get(project, mr.iid);
     return updated;
+  }
+
+  /**
+   * MergeRequests::CloseService#abort_auto_merge, whichever way it is closed (the API's `state_event`, GraphQL, the
+   * `/close` quick action, a fork leaving its network): a merge train's car leaves the train at once and one waiting
+   * to board stops waiting (merge trains' aborter), another auto-merge is aborted, each with GitLab's note
+   * `… because merge request was closed`. `mr` is the merge request as it was before closing.
+   */
+  private async abortOnClose(project: ProjectRow, mr: MergeRequestRow): Promise<boolean> {
+    if (!mr.autoMergeEnabled) return false;
+    const reason = 'merge request was closed';
+    const deps: MergeRequestsDeps = { base: this.base, mergeRequests: this, pipelines: this.pipelineService, repositories: this.repositories, notes: this.notes };
+    for (const aborter of AUTO_MERGE_ABORTERS) if (await aborter(deps, project, mr, reason)) return true;
+    return this.abortAutoMerge(mr, reason);
   }
 
   /**
@@ -601,10 +641,27 @@ export class MergeRequestsService {
     const where: Prisma.MergeRequestWhereInput = {
       AND: [await this.base.access.where('read_merge_request'), { project: { pendingDelete: false } }, { issueReferences: { some: { issueId, ...(closes ? { closes: true } : {}) } } }],
     };
-    return connection(
+    const list = connection(
       page,
       ({ skip, take }) => this.db.mergeRequest.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take, include: withPeople }),
       () => this.db.mergeRequest.count({ where }),
+    );
+    return Object.assign(list, { totalTimeToMerge: () => this.totalTimeToMerge(where) });
+  }
+
+  /**
+   * Issue#to_reference(target project) of each closing issue of the merge request the viewer may read (its
+   * visible_closing_issues_for), at most 100: `#1` in the project, `project#1` beside it in its namespace,
+   * `group/project#1` elsewhere.
+   */
+  async closingIssueReferences(project: ProjectRow, mr: MergeRequestRow): Promise<string[]> {
+    const issues = await (await this.issues.referencedBy(mr.id, { first: 100 })).nodes;
+    return Promise.all(
+      issues.map(async (issue) => {
+        const of = issue.projectId === project.id ? null : await this.base.loaders.projects.byId.load(issue.projectId);
+        if (!of) return `#${issue.iid}`;
+        return `${of.namespaceId === project.namespaceId ? of.path : of.fullPath}#${issue.iid}`;
+      }),
     );
   }
 
@@ -694,17 +751,20 @@ export class MergeRequestsService {
   /** MergeRequests::CloseService without an ability check: closed by the viewer, with its events, hook and message. */
   private async closeUnchecked(project: ProjectRow, id: number): Promise<void> {
     const viewer = this.base.access.requireViewer();
-    await this.db.$transaction(async (tx) => {
-      const before = (await hookHeard(tx, 'merge_request_hooks', project.id)) ? await this.hookBefore(tx, id) : null;
+    const before = await this.db.mergeRequest.findUnique({ where: { id }, include: withPeople });
+    const closed = await this.db.$transaction(async (tx) => {
+      const hookBefore = (await hookHeard(tx, 'merge_request_hooks', project.id)) ? await this.hookBefore(tx, id) : null;
       const at = new Date();
       const { count } = await tx.mergeRequest.updateMany({ where: { id, state: 'opened' }, data: { state: 'closed', closedAt: at, closedById: viewer.id, updatedAt: at } });
-      if (count === 0) return;
+      if (count === 0) return false;
       const mr = await tx.mergeRequest.findUniqueOrThrow({ where: { id }, include: withPeople });
       await this.events.recordStateChange(tx, eventResource(mr), 'closed', viewer.id, at);
       await this.event(project, mr, 'closed', tx);
       await this.announce(tx, mr, ['mergeStatus']);
-      if (before) await this.executeHooks(tx, project, id, 'close', { before });
+      if (hookBefore) await this.executeHooks(tx, project, id, 'close', { before: hookBefore });
+      return true;
     });
+    if (closed && before) await this.abortOnClose(project, before);
   }
 
   /**
@@ -991,6 +1051,71 @@ export class MergeRequestsService {
   }
 
   /**
+   * MergeRequests::RequestReviewService (GraphQL's mergeRequestReviewerRereview), for who may update the merge
+   * request: the reviewer's state goes back to `unreviewed`, with the system note `requested review from @user` and
+   * the reviewers' subscription told; GitLab's `Reviewer not found` when the user is no reviewer of it. The caller
+   * adds the reviewer's to-do item (the todos module's).
+   */
+  async requestReview(project: ProjectRow, iid: number, userId: number): Promise<{ mergeRequest: MergeRequestRow; errors: string[] }> {
+    const viewer = this.base.access.requireViewer();
+    const mr = await this.get(project, iid);
+    await this.base.access.authorize('update_merge_request', mergeRequestSubject(project, mr));
+    // The argument `loads:` the user: an id naming none is graphql-ruby's error.
+    const user = await this.base.loaders.users.byId.load(userId);
+    if (!user) throw new GraphQLError(`No object found for \`userId: gid://gitlab/User/${userId}\``, { extensions: { code: 'NOT_FOUND', ownWords: true } });
+    if (!mr.reviewers.some((r) => r.userId === userId)) return { mergeRequest: mr, errors: ['Reviewer not found'] };
+    await this.db.$transaction(async (tx) => {
+      await tx.mergeRequestReviewer.updateMany({ where: { mergeRequestId: mr.id, userId }, data: { state: 'unreviewed' } });
+      await this.notes.createSystemNote(tx, { type: MERGE_REQUEST, id: mr.id, projectId: mr.projectId, groupId: null }, viewer.id, `requested review from @${user.username}`, new Date());
+      await this.announce(tx, mr, ['reviewers']);
+    });
+    return { mergeRequest: await this.get(project, iid), errors: [] };
+  }
+
+  /**
+   * MergeService's error when a merge is refused after it was asked for (the `/merge` quick action's head moved):
+   * kept as the merge request's merge_error, as GitLab's MergeWorker leaves it.
+   */
+  async recordMergeError(mr: MergeRequestRow, error: string): Promise<void> {
+    await this.db.mergeRequest.updateMany({ where: { id: mr.id, state: 'opened' }, data: { mergeError: error } });
+  }
+
+  /**
+   * MergeRequestConnection#total_time_to_merge: the seconds from creation to merge summed over every merged merge
+   * request of the list (not only its page); null when none is merged. Read in batches, so no list is held whole.
+   */
+  async totalTimeToMerge(where: Prisma.MergeRequestWhereInput): Promise<number | null> {
+    let total = 0;
+    let merged = 0;
+    let after = 0;
+    for (;;) {
+      const rows = await this.db.mergeRequest.findMany({
+        where: { AND: [where, { mergedAt: { not: null } }, { id: { gt: after } }] },
+        select: { id: true, createdAt: true, mergedAt: true },
+        orderBy: { id: 'asc' },
+        take: 5000,
+      });
+      for (const r of rows) total += (r.mergedAt!.getTime() - r.createdAt.getTime()) / 1000;
+      merged += rows.length;
+      if (rows.length < 5000) break;
+      after = rows[rows.length - 1].id;
+    }
+    return merged ? total : null;
+  }
+
+  /**
+   * MergeRequest#commit_to_revert (and commit_to_cherry_pick): for a merged one, its merge commit, else its squash
+   * commit, else its diff head when it has a single commit; null otherwise.
+   */
+  async commitToRevert(mr: MergeRequestRow): Promise<string | null> {
+    if (mr.state !== 'merged') return null;
+    if (mr.mergeCommitSha) return mr.mergeCommitSha;
+    if (mr.squashCommitSha) return mr.squashCommitSha;
+    const commits = (await this.versions.latestOf(mr))?.commitsCount ?? (await this.git.commitList(mr)).length;
+    return commits === 1 ? mr.headSha : null;
+  }
+
+  /**
    * GitLab's first_contribution?: the author is no member above Guest and has no merged merge request in the project
    * (for a merged one: none merged before it).
    */
@@ -1026,7 +1151,13 @@ export class MergeRequestsService {
       source ? this.repositories.branchProtection(source, mr.sourceBranch) : { protected: true },
       source ? access.can('push_code', source) : false,
     ]);
+    // MergeRequestPresenter#can_cherry_pick_on_current_merge_request? and #can_revert_on_current_merge_request?: who may
+    // push to the project (can_collaborate_with_project?) and a commit to pick or revert; reverting once only.
+    const collaborate = read && (await access.can('push_code', project));
+    const commit = collaborate ? await this.commitToRevert(mr) : null;
     return {
+      cherryPickOnCurrentMergeRequest: !!commit,
+      revertOnCurrentMergeRequest: !!commit && !!mr.mergedAt && !(await this.git.reverted(project, mr, commit)),
       readMergeRequest: read,
       updateMergeRequest: update,
       adminMergeRequest: admin,

@@ -39,6 +39,8 @@ export const mergeRequestVersionFields = {
 export const mergeRequestDiffResolvers = {
   id: (v: VersionView) => globalId('MergeRequestDiff', v.id),
   databaseId: (v: VersionView) => v.id,
+  // A version is written once, never changed after (its diff and commits are read from its refs): updated when created.
+  updatedAt: (v: VersionView) => v.createdAt,
   commits: (v: VersionView, _a: unknown, ctx: Context) => versions(ctx).commits(v.project, v),
   diffs: async (v: VersionView, args: { unidiff?: boolean | null }, ctx: Context) => (await versions(ctx).diffs(v.project, v)).map((d) => (args.unidiff ? unidiff(d) : d)),
 };

@@ -161,13 +161,16 @@ export class MergeRequestVersions {
     }
   }
 
-  /** GitLab's `merge_request.merge_request_diffs.order_id_desc`, paginated. */
-  async list(project: ProjectRow, mr: MergeRequestRow, page: PageArgs) {
+  /**
+   * GitLab's `merge_request.merge_request_diffs.order_id_desc`, paginated (`asc`: `merge_request_diffs` as GraphQL's
+   * mergeRequestDiffs pages them, by id).
+   */
+  async list(project: ProjectRow, mr: MergeRequestRow, page: PageArgs, order: 'asc' | 'desc' = 'desc') {
     await this.latestOf(mr);
     const where = { mergeRequestId: mr.id };
     return connection<VersionView>(
       page,
-      async ({ skip, take }) => (await this.base.db.mergeRequestDiff.findMany({ where, orderBy: { id: 'desc' }, skip, take })).map((v) => ({ ...v, project })),
+      async ({ skip, take }) => (await this.base.db.mergeRequestDiff.findMany({ where, orderBy: { id: order }, skip, take })).map((v) => ({ ...v, project })),
       () => this.base.db.mergeRequestDiff.count({ where }),
     );
   }

@@ -11,6 +11,10 @@ import { mergeTrainPolicy } from './policy.js';
 import { mergeTrainResolvers } from './resolvers.js';
 import { mergeTrainRoutes } from './routes.js';
 import { MergeTrainsService } from './service.js';
+import { registerAutoMergeAborter } from '../merge_requests/service.js';
+
+// MergeRequests::CloseService#abort_auto_merge with a train strategy, whichever way the merge request is closed.
+registerAutoMergeAborter((deps, project, mr, reason) => new MergeTrainsService(deps.base, deps.mergeRequests, deps.pipelines, deps.repositories, deps.notes).abort(project, mr, reason));
 
 declare module '../module.js' {
   interface Services {

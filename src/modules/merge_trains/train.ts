@@ -152,7 +152,7 @@ export class MergeTrainRefresh {
       const author = (mr.authorId !== null && (await users.byId.load(mr.authorId))) || user;
       second = await repository.commitTree(tree, [previous], withNewline(options.squashCommitMessage || mr.title), { name: author.name, email: author.email }, committer);
     }
-    const message = options.mergeCommitMessage || services.merge_requests.git.defaultMessage(project, mr);
+    const message = options.mergeCommitMessage || (await services.merge_requests.git.defaultMessage(project, mr));
     const commit = await repository.commitTree(tree, [previous, second], withNewline(message), committer, committer);
     const ref = mergeRequestTrainRef(mr.iid);
     const current = await repository.resolve(ref);

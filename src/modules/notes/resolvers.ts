@@ -180,14 +180,14 @@ export const notesResolvers = {
       ctx.services.notes.discussions(await ctx.services.notes.noteable(ctx.services, COMMIT, { id: c.project.id }, c.sha), args),
   },
   Mutation: {
-    // `mergeRequestDiffHeadSha` is read by GitLab's `/merge` quick action alone; this server's `/merge` merges the head it finds.
-    createNote: async (_: unknown, args: InternalInput & { noteableId: ParsedGid; body: string; discussionId?: string | null }, ctx: Context) => {
+    // `mergeRequestDiffHeadSha` is read by GitLab's `/merge` quick action alone: the head it merges, if still the diff head.
+    createNote: async (_: unknown, args: InternalInput & { noteableId: ParsedGid; body: string; discussionId?: string | null; mergeRequestDiffHeadSha?: string | null }, ctx: Context) => {
       const { notes } = ctx.services;
       const noteable = await notes.noteableByGlobalId(ctx.services, args.noteableId.model, args.noteableId.id, args.noteableId.params.get('project_id'));
       const discussion = args.discussionId as unknown as ParsedGid | null | undefined;
       const creation = discussion
         ? await notes.reply(ctx.services, noteable, discussion.id, { body: args.body })
-        : await notes.createComment(ctx.services, noteable, { note: args.body, internal: args.internal, confidential: args.confidential });
+        : await notes.createComment(ctx.services, noteable, { note: args.body, internal: args.internal, confidential: args.confidential, mergeRequestDiffHeadSha: args.mergeRequestDiffHeadSha });
       return notes.graphqlCreation(creation);
     },
     createDiffNote: async (_: unknown, args: DiffNoteArgs & { position: DiffPositionInput & { oldLine?: number | null; newLine?: number | null } }, ctx: Context) => {
@@ -213,9 +213,15 @@ export const notesResolvers = {
       const { created, commands } = ctx.services.notes.restCreation(await ctx.services.notes.createDiscussion(ctx.services, await noteableOf(ctx, args), args));
       return { discussion: created, commands };
     },
-    noteableNoteCreate: async (_: unknown, args: NoteableArgs & InternalInput & { body: string; createdAt?: string | null }, ctx: Context) => {
+    noteableNoteCreate: async (_: unknown, args: NoteableArgs & InternalInput & { body: string; createdAt?: string | null; mergeRequestDiffHeadSha?: string | null }, ctx: Context) => {
       const { created, commands } = ctx.services.notes.restCreation(
-        await ctx.services.notes.createComment(ctx.services, await noteableOf(ctx, args), { note: args.body, createdAt: args.createdAt, internal: args.internal, confidential: args.confidential }),
+        await ctx.services.notes.createComment(ctx.services, await noteableOf(ctx, args), {
+          note: args.body,
+          createdAt: args.createdAt,
+          internal: args.internal,
+          confidential: args.confidential,
+          mergeRequestDiffHeadSha: args.mergeRequestDiffHeadSha,
+        }),
       );
       return { note: created, commands };
     },

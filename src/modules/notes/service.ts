@@ -62,6 +62,8 @@ export interface CommitCommentInput extends InternalInput {
   lineType?: string | null;
   /** ISO 8601, as NoteInput's (the Notes API's `created_at`). */
   createdAt?: string | null;
+  /** The merge request head the note was written against (the Notes API's `merge_request_diff_head_sha`), for `/merge`. */
+  mergeRequestDiffHeadSha?: string | null;
 }
 
 /** What a system note is written on: a noteable with a row (an issue, an epic, a merge request). */
@@ -664,8 +666,8 @@ export class NotesService {
    * A new note's quick actions (Notes::CreateService#execute_quick_actions), interpreted against its noteable before
    * the note is saved; null when its kind runs none or its text has none.
    */
-  private quickActions(services: Services, n: Noteable, body: string): Promise<PendingNoteCommands | null> {
-    return services.quick_actions.forNote(services, n, body);
+  private quickActions(services: Services, n: Noteable, body: string, mergeRequestDiffHeadSha?: string | null): Promise<PendingNoteCommands | null> {
+    return services.quick_actions.forNote(services, n, body, { mergeRequestDiffHeadSha });
   }
 
   /**
@@ -750,7 +752,7 @@ export class NotesService {
     const kind = this.kind(n.type);
     const authorId = await this.authorizeCreate(kind, services, n);
     checkBody(input.note);
-    const commands = await this.quickActions(services, n, input.note);
+    const commands = await this.quickActions(services, n, input.note, input.mergeRequestDiffHeadSha);
     if (commands?.only) return { created: null, commands: await commands.apply() };
     let legacy: { path: string; line: number; lineType: string; lineCode: string } | null = null;
     // Grape's `given :path do requires :line; requires :line_type, values: %w[new old], default: 'new' end`.

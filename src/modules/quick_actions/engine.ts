@@ -27,6 +27,11 @@ export type TargetType = Target['type'];
 /** The updates commands ask for, by GitLab's parameter names (what REST shows as a note's `commands_changes`). */
 export type Updates = Record<string, unknown>;
 
+/** Parameters of the request besides the commands' text (GitLab's InterpretService `params`). */
+export interface QuickActionParams {
+  mergeRequestDiffHeadSha?: string | null;
+}
+
 /** One interpretation's state: its target, the request's services and policy, and what the commands recorded. */
 export class Run {
   readonly updates: Updates = {};
@@ -34,6 +39,8 @@ export class Run {
   readonly messages = new Map<string, string>();
   /** Titles of the labels commands named, by id (merge requests and epics take labels by title). */
   readonly labelTitles = new Map<number, string>();
+  /** What the request passed beside the text (the Notes API's `merge_request_diff_head_sha`, read by `/merge`). */
+  params: QuickActionParams = {};
   constructor(
     readonly target: Target,
     readonly services: Services,

@@ -98,11 +98,22 @@ export const mergeRequestActions: AnyCommand[] = [
       if (!(await run.services.repositories.canMergeToBranch(project, mergeRequest.targetBranch))) return false;
       return (await run.services.merge_requests.git.detailedMergeStatus(mergeRequest)) === 'mergeable';
     },
+    // The head the request saw (the Notes API's `merge_request_diff_head_sha`) must be the diff head still: merged
+    // only then, as GitLab's command refuses a missing or moved head in its execution message.
     execute: async (run) => {
       const mr = mrOf(run).mergeRequest!;
-      run.updates.merge = (await run.services.merge_requests.git.diffRefs(mr)).headSha;
+      const sha = run.params.mergeRequestDiffHeadSha;
+      if (!sha) {
+        run.messages.set('merge', 'The `/merge` quick action requires the SHA of the head of the branch.');
+        return;
+      }
+      if (sha !== (await run.services.merge_requests.git.diffRefs(mr)).headSha) {
+        run.messages.set('merge', 'Branch has been updated since the merge was requested.');
+        return;
+      }
+      run.updates.merge = sha;
+      run.messages.set('merge', 'Merged this merge request.');
     },
-    message: 'Merged this merge request.',
   }),
   command({
     name: 'approve',

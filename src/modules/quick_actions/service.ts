@@ -14,7 +14,7 @@ import type { NamespaceRow } from '../namespaces/service.js';
 import type { Noteable } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
 import { participant } from '../subscriptions/service.js';
-import { interpret, Run, type AnyCommand, type Interpretation, type Target, type Updates } from './engine.js';
+import { interpret, Run, type AnyCommand, type Interpretation, type QuickActionParams, type Target, type Updates } from './engine.js';
 import { epicActions } from './epic_actions.js';
 import { issuableActions } from './issuable_actions.js';
 import { issueActions } from './issue_actions.js';
@@ -70,8 +70,9 @@ export class QuickActionsService {
   }
 
   /** InterpretService#execute: the text's commands run against the target (nothing applied yet). */
-  private interpret(services: Services, target: Target, text: string): Promise<{ run: Run; result: Interpretation }> {
+  private interpret(services: Services, target: Target, text: string, params: QuickActionParams = {}): Promise<{ run: Run; result: Interpretation }> {
     const run = this.run(services, target);
+    run.params = params;
     return interpret(DEFINITIONS, run, text).then((result) => ({ run, result }));
   }
 
@@ -88,12 +89,12 @@ export class QuickActionsService {
    * A note's commands (Notes::QuickActionsService#execute), or null for noteables whose notes run none (commits,
    * snippets) or texts with no command. Signed-in users only, as every note's author is.
    */
-  async forNote(services: Services, n: Noteable, text: string): Promise<PendingNoteCommands | null> {
+  async forNote(services: Services, n: Noteable, text: string, params: QuickActionParams = {}): Promise<PendingNoteCommands | null> {
     // No line starts with `/`: no command, nothing to look up.
     if (!/^\//m.test(text)) return null;
     const target = await this.targetOfNoteable(services, n);
     if (!target) return null;
-    const { run, result } = await this.interpret(services, target, text);
+    const { run, result } = await this.interpret(services, target, text, params);
     if (!result.count) return null;
     const only = result.content.trim() === '';
     return {

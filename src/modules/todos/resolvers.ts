@@ -6,6 +6,7 @@ import { globalId, iidOf, parseId, parseRef } from '../../graphql/ids.js';
 import { invalidArgument, notFound } from '../../errors.js';
 import type { AlertRow } from '../alert_management/service.js';
 import type { IssueRow } from '../issues/service.js';
+import type { MergeRequestRow } from '../merge_requests/service.js';
 import type { UserRow } from '../users/service.js';
 import { TODO_ALERT, TODO_ISSUE, type TodoFilters, type TodoRow } from './service.js';
 
@@ -76,8 +77,9 @@ function filtersOf(args: TodoArgs): TodoFilters {
 const projectPath = (ctx: Context, path: string) => ctx.services.projects.get(parseRef(path, 'Project', 'projectPath'));
 
 /** The target as the viewer may see it now: null once they may not read it. */
-async function targetOf(todo: TodoRow, ctx: Context): Promise<(IssueRow | AlertRow) | null> {
+async function targetOf(todo: TodoRow, ctx: Context): Promise<(IssueRow | AlertRow | MergeRequestRow) | null> {
   if (todo.issue) return (await ctx.services.issues.canRead(todo.issue)) ? todo.issue : null;
+  if (todo.mergeRequest) return ctx.services.merge_requests.byId(todo.mergeRequest.id);
   if (todo.alert) {
     const project = await ctx.services.todos.projectOf(todo);
     return project && (await ctx.access.can('read_alert_management_alert', project)) ? todo.alert : null;
@@ -93,7 +95,7 @@ export const todosResolvers = {
     restTitle: (alert: AlertRow) => alert.title,
   },
   Todoable: {
-    __resolveType: (target: IssueRow | AlertRow) => ('fingerprint' in target ? 'AlertManagementAlert' : 'Issue'),
+    __resolveType: (target: IssueRow | AlertRow | MergeRequestRow) => ('fingerprint' in target ? 'AlertManagementAlert' : 'sourceBranch' in target ? 'MergeRequest' : 'Issue'),
   },
   UserCore: {
     todos: (user: UserRow, args: TodoArgs, ctx: Context) => {
@@ -106,7 +108,7 @@ export const todosResolvers = {
     id: (todo: TodoRow) => globalId('Todo', todo.id),
     databaseId: (todo: TodoRow) => todo.id,
     author: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(todo.authorId),
-    body: (todo: TodoRow) => todo.note?.note ?? todo.issue?.title ?? todo.alert?.title ?? '',
+    body: (todo: TodoRow) => todo.note?.note ?? todo.issue?.title ?? todo.alert?.title ?? todo.mergeRequest?.title ?? '',
     group: (todo: TodoRow, _a: unknown, ctx: Context) => (todo.groupId === null ? null : ctx.loaders.namespaces.byId.load(todo.groupId)),
     project: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.services.todos.projectOf(todo),
     target: (todo: TodoRow, _a: unknown, ctx: Context) => targetOf(todo, ctx),
@@ -119,6 +121,7 @@ export const todosResolvers = {
       const base = `${ctx.config.externalUrl}/${project.fullPath}/-`;
       if (todo.issue) return `${base}/issues/${todo.issue.iid}${anchor}`;
       if (todo.alert) return `${base}/alert_management/${todo.alert.iid}/details${anchor}`;
+      if (todo.mergeRequest) return `${base}/merge_requests/${todo.mergeRequest.iid}${anchor}`;
       return null;
     },
   },

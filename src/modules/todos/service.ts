@@ -5,12 +5,13 @@
  * `directly_addressed`/`mentioned` for users an issue's description or a note names who may read the issue,
  * `marked` when a user adds one, and the closer's pending ones resolved when an issue closes.
  */
+import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
 import { can } from '../../auth/policy.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import { userViewer } from '../../auth/viewer.js';
 import { notFound, notModified, recordNotFound } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import { referencedIn } from '../../markdown.js';
 import type { ServiceBase } from '../module.js';
 import type { Noteable } from '../notes/noteables.js';
@@ -22,6 +23,7 @@ import type { IssueSubject } from '../issues/policy.js';
 
 export const TODO_ISSUE = 'Issue';
 export const TODO_ALERT = 'AlertManagement::Alert';
+export const TODO_MERGE_REQUEST = 'MergeRequest';
 
 /** GitLab's Todo::ACTION_NAMES, in its order. */
 export const TODO_ACTIONS = [
@@ -46,6 +48,7 @@ export type TodoAction = (typeof TODO_ACTIONS)[number];
 const withTarget = {
   issue: { include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } },
   alert: true,
+  mergeRequest: { select: { id: true, iid: true, title: true } },
   note: { select: { id: true, note: true } },
 } as const;
 
@@ -73,6 +76,7 @@ const targetColumns = (target: Target) => ({
   targetId: target.id,
   issueId: target.type === TODO_ISSUE ? target.id : null,
   alertId: target.type === TODO_ALERT ? target.id : null,
+  mergeRequestId: target.type === TODO_MERGE_REQUEST ? target.id : null,
 });
 
 /** The lines' leading mentions (GitLab's directly addressed users): `@a @b text` at the start of a line addresses a and b. */
@@ -109,10 +113,12 @@ export class TodosService {
     // Readable targets only, each through its own policy (IssuePolicy's read_issue; ProjectPolicy's alert reading).
     const issues = await this.base.access.where('read_issue');
     const alertProjects = await this.base.access.where('read_alert_management_alert');
+    const mergeRequests = await this.base.access.where('read_merge_request');
     and.push({
       OR: [
         { targetType: TODO_ISSUE, issue: { is: { AND: [issues, { project: { pendingDelete: false } }] } } },
         { targetType: TODO_ALERT, alert: { is: { project: { AND: [alertProjects, { pendingDelete: false }] } } } },
+        { targetType: TODO_MERGE_REQUEST, mergeRequest: { is: { AND: [mergeRequests, { project: { pendingDelete: false } }] } } },
       ],
     });
     return { AND: and };
@@ -160,6 +166,36 @@ export class TodosService {
     const ids = rows.map((r) => r.id);
     if (ids.length) await this.db.todo.updateMany({ where: { id: { in: ids }, state: 'pending' }, data: { state: 'done', updatedAt: new Date() } });
     return ids;
+  }
+
+  /**
+   * CurrentUserTodos#current_user_todos: the viewer's items about one target, newest first, `pending` and `done` unless
+   * a state is asked for; none for an anonymous caller.
+   */
+  async about(target: { type: string; id: number }, state: 'pending' | 'done' | null | undefined, page: PageArgs) {
+    if (!this.base.access.viewer) return listConnection(page, []);
+    const all = await this.aboutTargets.load(`${target.type}:${target.id}`);
+    return listConnection(page, state ? all.filter((todo) => todo.state === state) : all);
+  }
+
+  /** The viewer's items, pending and done, about each target (`type:id`), newest first: one query for a page of targets. */
+  private aboutTargets = new DataLoader<string, TodoRow[]>(async (keys) => {
+    const targets = keys.map((key) => ({ type: key.slice(0, key.lastIndexOf(':')), id: Number(key.slice(key.lastIndexOf(':') + 1)) }));
+    const rows = await this.db.todo.findMany({
+      where: { AND: [await this.where({ state: ['pending', 'done'] }), { OR: targets.map((t) => ({ targetType: t.type, targetId: t.id })) }] },
+      orderBy: [{ id: 'desc' }],
+      include: withTarget,
+    });
+    return targets.map((t) => rows.filter((r) => r.targetType === t.type && r.targetId === t.id));
+  });
+
+  /**
+   * TodoService#create_request_review_todo: a `review_requested` item for the reviewer about the merge request, by
+   * the viewer (unless the reviewer has one pending about it).
+   */
+  async reviewRequested(mergeRequest: { id: number; projectId: number }, reviewerId: number): Promise<void> {
+    const viewer = this.base.access.requireViewer();
+    await this.createFor([reviewerId], { type: TODO_MERGE_REQUEST, id: mergeRequest.id, projectId: mergeRequest.projectId }, viewer.id, 'review_requested');
   }
 
   /** TodoService#todo_exist?: whether the viewer has a pending item about the target. */
