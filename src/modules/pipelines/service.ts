@@ -141,10 +141,21 @@ const MAX_CHILD_DEPTH = 3;
 const REDUNDANT_PIPELINES_WINDOW_MS = 24 * 3600_000;
 const REDUNDANT_PIPELINES_BATCH = 100;
 
-/** A job's options with the variables a play or a retry gave it in place of its earlier ones (GitLab's job_variables); as they were without any. */
-function withJobVariables(options: Prisma.JsonValue | null, variables: readonly PipelineVariableInput[]): Prisma.InputJsonValue {
-  const kept = (options ?? {}) as Prisma.InputJsonObject;
-  return variables.length ? { ...kept, job_variables: variables.map((v) => ({ key: v.key, value: v.value })) } : kept;
+/**
+ * Gives a job the variables a play or a retry named, in place of its earlier ones (GitLab's job_variables);
+ * `from`: the job whose variables a retry without any copies (Ci::Build#clone's job_variables_attributes).
+ */
+async function setJobVariables(tx: Prisma.TransactionClient, jobId: number, variables: readonly PipelineVariableInput[], from: number | null = null): Promise<void> {
+  if (variables.length) {
+    await tx.ciJobVariable.deleteMany({ where: { jobId } });
+    // The last value given for a key wins, as GitLab's nested attributes assign them in order.
+    const byKey = new Map(variables.map((v) => [v.key, v]));
+    await tx.ciJobVariable.createMany({ data: [...byKey.values()].map((v) => ({ jobId, key: v.key, value: v.value, variableType: v.variableType ?? 'env_var' })) });
+    return;
+  }
+  if (from === null) return;
+  const kept = await tx.ciJobVariable.findMany({ where: { jobId: from }, orderBy: { id: 'asc' } });
+  if (kept.length) await tx.ciJobVariable.createMany({ data: kept.map((v) => ({ jobId, key: v.key, value: v.value, variableType: v.variableType, raw: v.raw })) });
 }
 
 /** What the viewer may do with a job (GraphQL's `JobPermissions`). */
@@ -153,6 +164,8 @@ export interface JobPermissions {
   readJobArtifacts: boolean;
   updateBuild: boolean;
   playJob: boolean;
+  /** play_job whatever the job's kind: a manual bridge's status offers it (Gitlab::Ci::Status::Bridge::Play). */
+  play: boolean;
 }
 
 export class PipelinesService {
@@ -265,12 +278,14 @@ export class PipelinesService {
     const ref = await this.protectedBranches.refSubject(project, job.ref, job.tag);
     const artifacts = (job.options as { artifacts?: { access?: string } } | null)?.artifacts?.access ?? 'all';
     const updateBuild = await access.can('update_build', project);
+    const play = updateBuild && (await access.can('play_job', await this.jobSubject(project, job, true)));
     return {
       readBuild: await access.can('read_build', project),
       readJobArtifacts: await access.can('read_job_artifacts', { project: projectSubject(project), access: artifacts as ArtifactsAccess }),
       // Ci::BuildPolicy prevents update_build on a protected ref the viewer may not update.
       updateBuild: updateBuild && (await access.can('update_ref', ref)),
-      playJob: job.type === 'build' && updateBuild && (await access.can('play_job', await this.jobSubject(project, job, true))),
+      playJob: job.type === 'build' && play,
+      play,
     };
   }
 
@@ -834,8 +849,8 @@ export class PipelinesService {
     if (job.status !== 'manual' && job.status !== 'scheduled') throw badRequest('400 Bad request - Unplayable Job');
     const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
     await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
-      const options = withJobVariables(job.options, variables);
-      await this.setJobStatus(tx, pipeline, job.id, 'pending', { queuedAt: new Date(), user: { connect: { id: viewer.id } }, options });
+      await setJobVariables(tx, job.id, variables);
+      await this.setJobStatus(tx, pipeline, job.id, 'pending', { queuedAt: new Date(), user: { connect: { id: viewer.id } } });
       if (job.type === 'bridge') await queueDownstream(this.base, tx, job.id);
     });
     return this.findJob(project, jobId);
@@ -915,6 +930,47 @@ export class PipelinesService {
    */
   stageJobs(pipelineId: number): Promise<JobRow[]> {
     return this.base.loaders.pipelines.latestJobs.load(pipelineId);
+  }
+
+  /** The ID of the pipeline's stage at `position` (GitLab's Ci::Stage, made with the pipeline). */
+  async stageId(pipelineId: number, position: number): Promise<number> {
+    const stage = (await this.base.loaders.pipelines.stages.load(pipelineId)).find((s) => s.position === position);
+    if (!stage) throw recordNotFound();
+    return stage.id;
+  }
+
+  /** GraphQL's `Query.ciPipelineStage`: a stage by ID, when the viewer may read its project's jobs (GitLab's read_build); else null. */
+  async stageById(id: number): Promise<{ pipeline: PipelineRow; project: ProjectRow; position: number } | null> {
+    const stage = await this.db.ciStage.findUnique({ where: { id } });
+    if (!stage) return null;
+    const pipeline = await this.locate(stage.pipelineId);
+    const project = await this.projects.find({ id: pipeline.projectId });
+    if (!project || !(await this.base.access.can('read_build', project))) return null;
+    return { pipeline, project, position: stage.position };
+  }
+
+  /**
+   * GraphQL's `Query.jobs` (GitLab's Ci::JobsFinder without a project): every build of the instance, newest first,
+   * for administrators; none for anyone else.
+   */
+  async allJobs(filters: { scope?: readonly string[] | null }, page: PageArgs) {
+    const scope = checkJobScopes(filters.scope);
+    const where: Prisma.CiJobWhereInput = this.base.access.allowed('admin_all_resources') ? { type: 'build', ...(scope ? { status: { in: scope } } : {}) } : { id: -1 };
+    return connection(
+      page,
+      ({ skip, take }) => this.db.ciJob.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      () => this.db.ciJob.count({ where }),
+    );
+  }
+
+  /**
+   * GraphQL's `CiJob.manualVariables`: the variables a manual or delayed job was played (or retried) with, when the
+   * viewer may read them (Ci::BuildPolicy's read_manual_variables); null otherwise, none for other jobs.
+   */
+  async manualVariables(project: ProjectRow, job: JobRow) {
+    if (!(await this.base.access.can('read_manual_variables', project))) return null;
+    if (job.type === 'generic' || !['manual', 'delayed'].includes(job.when)) return [];
+    return this.base.loaders.pipelines.jobVariables.load(job.id);
   }
 
   /** GitLab's `GET /job`: the job whose CI job token authenticated the request. */
@@ -1058,7 +1114,7 @@ export class PipelinesService {
   private async debugMode(job: JobRow): Promise<boolean> {
     const variables = [
       ...((job.yamlVariables ?? []) as { key: string; value: string }[]),
-      ...((job.options as { job_variables?: { key: string; value: string }[] } | null)?.job_variables ?? []),
+      ...(await this.db.ciJobVariable.findMany({ where: { jobId: job.id, key: { in: [...DEBUG_VARIABLES] } }, select: { key: true, value: true } })),
       ...(await this.db.pipelineVariable.findMany({ where: { pipelineId: job.pipelineId, key: { in: [...DEBUG_VARIABLES] } }, select: { key: true, value: true } })),
     ];
     return variables.some((v) => (DEBUG_VARIABLES as readonly string[]).includes(v.key) && String(v.value).toLowerCase() === 'true');
@@ -1138,7 +1194,6 @@ export class PipelinesService {
   /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried (also the runners module's automatic retries). */
   async cloneForRetry(tx: Prisma.TransactionClient, job: JobRow, userId: number | null, variables: readonly PipelineVariableInput[] = []): Promise<JobRow> {
     await tx.ciJob.update({ where: { id: job.id }, data: { retried: true } });
-    const options = withJobVariables(job.options, variables);
     const clone = await tx.ciJob.create({
       data: {
         pipelineId: job.pipelineId,
@@ -1150,7 +1205,7 @@ export class PipelinesService {
         when: job.when,
         allowFailure: job.allowFailure,
         schedulingType: job.schedulingType,
-        options,
+        options: job.options ?? {},
         yamlVariables: job.yamlVariables ?? [],
         tagList: job.tagList,
         ref: job.ref,
@@ -1161,6 +1216,7 @@ export class PipelinesService {
         resourceGroupId: job.resourceGroupId,
       },
     });
+    await setJobVariables(tx, clone.id, variables, job.id);
     await deploymentForRetry(tx, job.id, clone);
     return clone;
   }
