@@ -134,7 +134,7 @@ describe('CiStage.id and Query.ciPipelineStage', () => {
     expect(found).toEqual({ id: deploy.id, name: 'deploy', status: 'created', jobs: { nodes: [{ name: 'release' }] } });
     expect((await gql(STAGE, { id: 'gid://gitlab/Ci::Stage/999999' }, owner.token)).ciPipelineStage).toBeNull();
     const wrong = await t.graphql(STAGE, { id: `gid://gitlab/Ci::Pipeline/${pipeline.id}` }, owner.token);
-    expect(wrong.body.errors[0].message).toContain('does not represent an instance of Ci::Stage');
+    expect(wrong.body.errors?.[0].message).toContain('does not represent an instance of Ci::Stage');
   });
 
   it('answers null to whoever may not read the project\'s jobs, and keeps a stage\'s ID for a commit status\'s new stage', async () => {

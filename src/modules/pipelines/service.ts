@@ -27,6 +27,7 @@ import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { ResourceGroups } from './resource_groups.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
+import { testSuiteName } from '../../ci/junit.js';
 import { fetchProjectRows } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { mergeRequestHeadKey, type ArtifactSummary, type MergeRequestHeadOf } from './loaders.js';
@@ -137,6 +138,9 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 
 /** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
 const MAX_CHILD_DEPTH = 3;
+/** GitLab's TestFailureHistory looks back 14 days. */
+const RECENT_FAILURES_MS = 14 * 24 * 3600_000;
+
 /** GitLab's CancelRedundantPipelinesService looks back a day, at most this many pipelines at once. */
 const REDUNDANT_PIPELINES_WINDOW_MS = 24 * 3600_000;
 const REDUNDANT_PIPELINES_BATCH = 100;
@@ -472,7 +476,7 @@ export class PipelinesService {
       orderBy: { id: 'asc' },
       select: { report: true, job: { select: { id: true, name: true } } },
     });
-    return buildTestReport(artifacts.map((a) => ({ jobId: a.job.id, jobName: a.job.name, report: a.report })));
+    return buildTestReport(artifacts.map((a) => ({ jobId: a.job.id, jobName: a.job.name, report: a.report })), project.fullPath);
   }
 
   /**
@@ -490,7 +494,38 @@ export class PipelinesService {
     const name = jobs[0].name;
     // A job without a report still counts as one of the suite's builds, with no tests.
     const reports = jobs.flatMap((job) => (job.artifacts.length ? job.artifacts : [{ report: null }]).map((a) => ({ jobId: job.id, jobName: name, report: a.report })));
-    return buildTestReport(reports).testSuites[0];
+    const suite = buildTestReport(reports, project.fullPath).testSuites[0];
+    await this.withRecentFailures(project, suite);
+    return suite;
+  }
+
+  /**
+   * GitLab's TestFailureHistory of a suite's failed cases: how often the same test (suite, class and name) failed in
+   * the last 14 days in jobs of pipelines on the default branch, read from the JUnit reports the project keeps (GitLab
+   * records them as Ci::UnitTestFailure when such a pipeline completes; one a job).
+   */
+  private async withRecentFailures(project: ProjectRow, suite: TestSuite): Promise<void> {
+    const failed = suite.testCases.filter((c) => c.status === 'failed');
+    if (!failed.length) return;
+    const since = new Date(Date.now() - RECENT_FAILURES_MS);
+    const rows = await this.db.$queryRaw<{ job: string; classname: string; name: string; count: number }[]>`
+      SELECT b."name" AS "job", c->>'classname' AS "classname", c->>'name' AS "name", count(DISTINCT b."id")::int AS "count"
+      FROM "ci_job_artifacts" a
+      JOIN "ci_builds" b ON b."id" = a."jobId"
+      JOIN "ci_pipelines" p ON p."id" = b."pipelineId"
+      CROSS JOIN LATERAL jsonb_array_elements(COALESCE(a."report"->'suites', '[]'::jsonb)) s
+      CROSS JOIN LATERAL jsonb_array_elements(COALESCE(s->'cases', '[]'::jsonb)) c
+      WHERE a."projectId" = ${project.id} AND a."fileType" = 'junit' AND p."ref" = ${project.defaultBranch} AND NOT p."tag"
+        AND b."finishedAt" >= ${since} AND c->>'status' = 'failed'
+        AND c->>'name' = ANY(${[...new Set(failed.map((c) => c.name))]}::text[])
+      GROUP BY 1, 2, 3`;
+    const key = (suiteName: string, classname: string, name: string) => JSON.stringify([testSuiteName(suiteName), classname, name]);
+    const counts = new Map<string, number>();
+    for (const row of rows) {
+      const k = key(row.job, row.classname ?? '', row.name ?? '');
+      counts.set(k, (counts.get(k) ?? 0) + row.count);
+    }
+    for (const testCase of failed) testCase.recentFailures = { count: counts.get(key(suite.name, testCase.classname, testCase.name)) ?? 0, baseBranch: project.defaultBranch };
   }
 
   /**
@@ -711,7 +746,7 @@ export class PipelinesService {
     const pipeline = await this.pipelineFor(project, id, 'update_pipeline');
     const viewer = this.base.access.requireViewer();
     await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
-      const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false } });
+      const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false }, orderBy: { id: 'asc' } });
       const retryable = jobs.filter((job) => job.status === 'failed' || job.status === 'canceled');
       if (retryable.length === 0) return;
       for (const job of retryable) await this.cloneForRetry(tx, job, viewer.id);
