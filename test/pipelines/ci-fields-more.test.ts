@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer } from '../support/server.js';
-import { addMember, createUser, type TestUser } from '../support/factories.js';
+import { addMember, createGroup, createUser, type TestUser } from '../support/factories.js';
 import { projectWithConfig } from '../runners/support.js';
 
 const t = suiteServer();
@@ -123,5 +123,102 @@ describe('test cases', () => {
       { name: 'b', attachmentUrl: null, recentFailures: { count: 1, baseBranch: 'main' } },
       { name: 'c', attachmentUrl: null, recentFailures: null },
     ]);
+  });
+});
+
+describe('pipeline counts and the configuration path', () => {
+  it("counts a project's pipelines by scope with GitLab's filters, for those who may read them", async () => {
+    const other = await t.api('POST', `/projects/${project.id}/pipeline`, { token: owner.token, body: { ref: 'feature' } });
+    expect(other.status, other.text).toBe(201);
+    const prisma = t.server.database.prisma;
+    const total = await prisma.pipeline.count({ where: { projectId: project.id } });
+    const byStatus = async (status: string[], ref?: string) => prisma.pipeline.count({ where: { projectId: project.id, status: { in: status }, ...(ref ? { ref } : {}) } });
+    const Q = `query($path: ID!, $ref: String, $source: String, $sha: String) {
+      project(fullPath: $path) { ciConfigPathOrDefault pipelineCounts(ref: $ref, source: $source, sha: $sha) { all finished pending running } }
+    }`;
+    const all = (await gql(Q, { path: project.path_with_namespace }, reporter.token)).project;
+    expect(all).toEqual({
+      ciConfigPathOrDefault: '.gitlab-ci.yml',
+      pipelineCounts: {
+        all: total,
+        finished: await byStatus(['success', 'failed', 'canceled', 'skipped']),
+        pending: await byStatus(['pending']),
+        running: await byStatus(['running']),
+      },
+    });
+    expect(total).toBeGreaterThan(2);
+    const feature = (await gql(Q, { path: project.path_with_namespace, ref: 'feature' }, reporter.token)).project.pipelineCounts;
+    expect(feature.all).toBe(await prisma.pipeline.count({ where: { projectId: project.id, ref: 'feature' } }));
+    expect(feature.pending).toBe(await byStatus(['pending'], 'feature'));
+    const pushed = await prisma.pipeline.count({ where: { projectId: project.id, source: 'push' } });
+    expect(pushed).toBeLessThan(total);
+    expect((await gql(Q, { path: project.path_with_namespace, source: 'push' }, reporter.token)).project.pipelineCounts.all).toBe(pushed);
+    // A source GitLab does not know filters nothing; a sha no pipeline has, everything.
+    expect((await gql(Q, { path: project.path_with_namespace, source: 'bogus' }, reporter.token)).project.pipelineCounts.all).toBe(total);
+    expect((await gql(Q, { path: project.path_with_namespace, sha: 'f'.repeat(40) }, reporter.token)).project.pipelineCounts).toEqual({ all: 0, finished: 0, pending: 0, running: 0 });
+    // The configuration path the project names.
+    expect((await t.api('PUT', `/projects/${project.id}`, { token: owner.token, body: { ci_config_path: 'ci/main.yml' } })).status).toBe(200);
+    expect((await gql(Q, { path: project.path_with_namespace }, reporter.token)).project.ciConfigPathOrDefault).toBe('ci/main.yml');
+  });
+
+  it('answers null counts to whoever may not read the pipelines', async () => {
+    const hidden = await t.api('PUT', `/projects/${project.id}`, { token: owner.token, body: { builds_access_level: 'private' } });
+    expect(hidden.status, hidden.text).toBe(200);
+    const outsider = await createUser(t);
+    expect((await t.api('PUT', `/projects/${project.id}`, { token: owner.token, body: { visibility: 'public' } })).status).toBe(200);
+    const Q = `query($path: ID!) { project(fullPath: $path) { pipelineCounts { all } } }`;
+    expect((await gql(Q, { path: project.path_with_namespace }, outsider.token)).project.pipelineCounts).toBeNull();
+    expect((await gql(Q, { path: project.path_with_namespace }, reporter.token)).project.pipelineCounts).not.toBeNull();
+    expect((await t.api('PUT', `/projects/${project.id}`, { token: owner.token, body: { visibility: 'private', builds_access_level: 'enabled' } })).status).toBe(200);
+  });
+});
+
+describe('inherited variables and environment scopes', () => {
+  it("lists a project's group and ancestor variables to Maintainers, and a group's environment scopes to Owners", async () => {
+    const top = await createGroup(t, owner.token);
+    const sub = await createGroup(t, owner.token, { parentId: top.id });
+    const inner = await t.api('POST', '/projects', { token: owner.token, body: { name: 'inner', namespace_id: sub.id } });
+    expect(inner.status, inner.text).toBe(201);
+    await addMember(t, owner.token, 'projects', inner.body.id, developer.id, 30);
+    const make = async (groupId: number, key: string, environment_scope: string, extra: Record<string, unknown> = {}) => {
+      const res = await t.api('POST', `/groups/${groupId}/variables`, { token: owner.token, body: { key, value: 'v', environment_scope, ...extra } });
+      expect(res.status, res.text).toBe(201);
+    };
+    await make(top.id, 'TOP_B', '*', { protected: true });
+    await make(sub.id, 'SUB_A', 'review/*', { masked: true, value: 'longenough' });
+    await make(top.id, 'TOP_A', 'production', { raw: true });
+    await make(top.id, 'TOP_A', 'review/*');
+    const ids = await t.server.database.prisma.ciVariable.findMany({ where: { key: { in: ['TOP_B', 'SUB_A', 'TOP_A'] } }, orderBy: { id: 'asc' }, select: { id: true, key: true } });
+    const Q = `query($path: ID!, $sort: CiGroupVariablesSort) {
+      project(fullPath: $path) { inheritedCiVariables(sort: $sort) { count nodes { id key environmentScope groupName groupCiCdSettingsPath masked protected raw variableType } } }
+    }`;
+    const created = (await gql(Q, { path: inner.body.path_with_namespace }, owner.token)).project.inheritedCiVariables;
+    expect(created.count).toBe(4);
+    expect(created.nodes.map((n: { id: string }) => n.id)).toEqual(ids.map((v) => `gid://gitlab/Ci::GroupVariable/${v.id}`).reverse());
+    expect(created.nodes[3]).toEqual({
+      id: `gid://gitlab/Ci::GroupVariable/${ids[0].id}`,
+      key: 'TOP_B',
+      environmentScope: '*',
+      groupName: top.name,
+      groupCiCdSettingsPath: `/groups/${top.full_path}/-/settings/ci_cd`,
+      masked: false,
+      protected: true,
+      raw: false,
+      variableType: 'ENV_VAR',
+    });
+    expect(created.nodes[2]).toMatchObject({ key: 'SUB_A', groupName: sub.name, masked: true });
+    const byKey = (await gql(Q, { path: inner.body.path_with_namespace, sort: 'KEY_ASC' }, owner.token)).project.inheritedCiVariables.nodes;
+    expect(byKey.map((n: { key: string }) => n.key)).toEqual(['SUB_A', 'TOP_A', 'TOP_A', 'TOP_B']);
+    expect((await gql(Q, { path: inner.body.path_with_namespace }, developer.token)).project.inheritedCiVariables).toBeNull();
+
+    const S = `query($path: ID!, $name: String, $search: String) { group(fullPath: $path) { environmentScopes(name: $name, search: $search) { count nodes { name } } } }`;
+    const scopes = async (variables: Record<string, unknown>, token = owner.token) => (await gql(S, { path: top.full_path, ...variables }, token)).group.environmentScopes;
+    expect(await scopes({})).toEqual({ count: 3, nodes: [{ name: '*' }, { name: 'production' }, { name: 'review/*' }] });
+    expect(await scopes({ name: 'production' })).toEqual({ count: 1, nodes: [{ name: 'production' }] });
+    expect(await scopes({ search: 'view' })).toEqual({ count: 1, nodes: [{ name: 'review/*' }] });
+    expect(await scopes({ search: 'VIEW' })).toEqual({ count: 0, nodes: [] });
+    expect(await scopes({ search: '%' })).toEqual({ count: 0, nodes: [] });
+    await addMember(t, owner.token, 'groups', top.id, developer.id, 40);
+    expect(await scopes({}, developer.token)).toBeNull();
   });
 });

@@ -18,7 +18,7 @@ import type { CommitStatusInput } from './statuses.js';
 import type { StoredTestCase, TestSuite } from './test-reports.js';
 import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
 import { inputsFromList } from './inputs.js';
-import { mergeRequestEventType } from './predefined.js';
+import { DEFAULT_CI_CONFIG_PATH, mergeRequestEventType } from './predefined.js';
 import { ACTIVE_STATUSES, CANCELABLE_STATUSES, CI_STATUSES, COMPLETED_STATUSES, compositeStatus, failureMessage, jobDetailedStatus, jobStatusAction, pipelineDetailedStatus, type CiStatus, type DetailedStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -158,6 +158,8 @@ export const pipelineResolvers = {
       return null;
     },
     latestPipeline: (p: ProjectRow, args: { ref?: string | null }, ctx: Context) => ctx.services.pipelines.latest(p, args.ref),
+    pipelineCounts: (p: ProjectRow, args: { ref?: string | null; sha?: string | null; source?: string | null }, ctx: Context) => ctx.services.pipelines.counts(p, args),
+    ciConfigPathOrDefault: (p: ProjectRow) => p.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
     jobs: (p: ProjectRow, args: { statuses?: string[] | null; includeRetried?: boolean | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.projectJobs(p, { scope: statuses(args.statuses), includeRetried: args.includeRetried }, args),
     job: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.job(p, parseId(args.id, 'Ci::Build', 'id')),

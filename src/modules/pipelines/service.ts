@@ -138,6 +138,9 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 
 /** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
 const MAX_CHILD_DEPTH = 3;
+/** GitLab's PipelineScopeCounts::PIPELINES_COUNT_LIMIT. */
+const PIPELINES_COUNT_LIMIT = 1000;
+
 /** GitLab's TestFailureHistory looks back 14 days. */
 const RECENT_FAILURES_MS = 14 * 24 * 3600_000;
 
@@ -343,6 +346,20 @@ export class PipelinesService {
       ({ skip, take }) => this.db.pipeline.findMany({ where, orderBy, skip, take }),
       () => this.db.pipeline.count({ where }),
     );
+  }
+
+  /**
+   * GraphQL's `Project.pipelineCounts` (GitLab's PipelineScopeCounts over Ci::PipelinesFinder): the pipelines of each
+   * scope with the ref, sha and source given (a source GitLab does not know is ignored), each counted up to 1,000;
+   * null for viewers who may not read the project's pipelines.
+   */
+  async counts(project: ProjectRow, filters: { ref?: string | null; sha?: string | null; source?: string | null }) {
+    if (!(await this.base.access.can('read_pipeline', project))) return null;
+    const source = filters.source && (PIPELINE_SOURCES as readonly string[]).includes(filters.source) ? filters.source : null;
+    const count = async (scope: PipelineFilters['scope']) =>
+      this.db.pipeline.count({ where: await this.listWhere(project, { ref: filters.ref, sha: filters.sha, source, scope }), take: PIPELINES_COUNT_LIMIT });
+    const [all, finished, pending, running] = await Promise.all([count(null), count('finished'), count('pending'), count('running')]);
+    return { all, finished, pending, running };
   }
 
   private async listWhere(project: ProjectRow, filters: PipelineFilters): Promise<Prisma.PipelineWhereInput> {
