@@ -308,4 +308,26 @@ describe('CiRunner fields', () => {
     await measure(4);
     expect(await measure(4)).toBe(await measure(1));
   });
+
+  it("gives administrators the queued durations' percentiles of the runners' newest jobs, and no one else", async () => {
+    const jobs = await t.server.database.prisma.ciJob.findMany({ where: { runnerId: { not: null }, startedAt: { not: null } }, orderBy: { id: 'desc' }, take: 100 });
+    const durations = jobs.map((j) => ((j.startedAt as Date).getTime() - (j.queuedAt as Date).getTime()) / 1000).sort((a, b) => a - b);
+    expect(durations.length).toBeGreaterThan(1);
+    // PostgreSQL's percentile_cont: linear interpolation between the closest ranks.
+    const cont = (p: number) => {
+      const at = p * (durations.length - 1);
+      const low = Math.floor(at);
+      return durations[low] + (durations[Math.min(low + 1, durations.length - 1)] - durations[low]) * (at - low);
+    };
+    const Q = `{ runners { jobsStatistics { queuedDuration { p50 p75 p90 p95 p99 } } } }`;
+    const stats = (await gql(Q, {}, t.rootToken)).runners.jobsStatistics.queuedDuration;
+    for (const [key, p] of [['p50', 0.5], ['p75', 0.75], ['p90', 0.9], ['p95', 0.95], ['p99', 0.99]] as const) expect(stats[key]).toBeCloseTo(cont(p), 2);
+    const P = `query($path: ID!) { project(fullPath: $path) { runners { count jobsStatistics { queuedDuration { p50 } } } } }`;
+    const asOwner = (await gql(P, { path: project.path_with_namespace }, owner.token)).project.runners;
+    expect(asOwner.count).toBeGreaterThan(0);
+    expect(asOwner.jobsStatistics).toBeNull();
+    // Runners that ran nothing: no percentiles.
+    const none = (await gql(`{ runners(type: INSTANCE_TYPE) { jobsStatistics { queuedDuration { p50 } } } }`, {}, t.rootToken)).runners.jobsStatistics;
+    expect(none).toEqual({ queuedDuration: { p50: null } });
+  });
 });

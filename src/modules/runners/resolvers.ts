@@ -9,7 +9,7 @@ import { jobById } from '../pipelines/resolvers.js';
 import type { JobRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { RUNNER_STATUSES, RUNNER_TYPES, type RunnerCreateInput, type RunnerFilters, type RunnerUpdateInput } from './attributes.js';
-import type { IssuedRunner, RunnerProjectFilters, RunnerRow } from './service.js';
+import type { IssuedRunner, JobsStatistics, RunnerProjectFilters, RunnerRow } from './service.js';
 
 type FilterArgs = RunnerFilters & PageArgs;
 
@@ -62,6 +62,9 @@ export const runnerResolvers = {
     },
     jobs: (r: RunnerRow, args: { statuses?: string[] | null; sort?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.runners.jobs(r, { statuses: args.statuses, sort: args.sort === 'ASC' ? 'asc' : 'desc' }, args),
+  },
+  CiRunnerConnection: {
+    jobsStatistics: (c: { jobsStatistics?: Promise<JobsStatistics | null> }) => c.jobsStatistics ?? null,
   },
   Mutation: {
     runnerCacheClear: async (_: unknown, args: { projectId: string }, ctx: Context) => {

@@ -62,6 +62,15 @@ export interface CiVariablesSource {
   forJob(project: ProjectRow, options: { protectedRef: boolean; environment: string | null }): Promise<JobCiVariable[]>;
 }
 
+/** GitLab's RunnersJobsStatisticsResolver: jobs of this many runners at most, this many jobs at most. */
+const STATISTICS_RUNNERS_LIMIT = 5000;
+const STATISTICS_JOBS_LIMIT = 100;
+
+/** GraphQL's CiJobsStatistics: percentiles of jobs' queued durations, in seconds (null without jobs). */
+export interface JobsStatistics {
+  queuedDuration: { p50: number | null; p75: number | null; p90: number | null; p95: number | null; p99: number | null };
+}
+
 /** GitLab's Ci::Runner::REGISTRATION_AVAILABILITY_TIME: a new runner's registration page lasts seven days. */
 const REGISTRATION_AVAILABILITY_MS = 7 * 24 * 3600_000;
 
@@ -123,12 +132,36 @@ export class RunnersService {
 
   // ---- Lists ----
 
+  /** A page of runners; its `jobsStatistics` (GraphQL's CiRunnerConnection) is read, like its other fields, only when asked. */
   private page(where: Prisma.RunnerWhereInput, page: PageArgs) {
-    return connection(
+    const list = connection(
       page,
       ({ skip, take }) => this.db.runner.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
       () => this.db.runner.count({ where }),
     );
+    let statistics: Promise<JobsStatistics | null> | undefined;
+    return Object.defineProperty(list, 'jobsStatistics', { get: () => (statistics ??= this.jobsStatistics(where)), enumerable: true }) as typeof list & {
+      readonly jobsStatistics: Promise<JobsStatistics | null>;
+    };
+  }
+
+  /**
+   * GitLab's RunnersJobsStatisticsResolver, for administrators (read_jobs_statistics): the queued durations' 50th to
+   * 99th percentiles (continuous) of the 100 newest started jobs of the 5,000 newest runners of the list.
+   */
+  private async jobsStatistics(where: Prisma.RunnerWhereInput): Promise<JobsStatistics | null> {
+    if (!this.base.access.allowed('admin_all_resources')) return null;
+    const runners = await this.db.runner.findMany({ where, orderBy: { id: 'desc' }, take: STATISTICS_RUNNERS_LIMIT, select: { id: true } });
+    const [row] = await this.db.$queryRaw<JobsStatistics['queuedDuration'][]>`
+      SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY d) AS "p50", percentile_cont(0.75) WITHIN GROUP (ORDER BY d) AS "p75",
+        percentile_cont(0.9) WITHIN GROUP (ORDER BY d) AS "p90", percentile_cont(0.95) WITHIN GROUP (ORDER BY d) AS "p95",
+        percentile_cont(0.99) WITHIN GROUP (ORDER BY d) AS "p99"
+      FROM (
+        SELECT EXTRACT(EPOCH FROM (j."startedAt" - j."queuedAt"))::float8 AS d FROM "ci_builds" j
+        WHERE j."runnerId" = ANY(${runners.map((r) => r.id)}::int[]) AND j."startedAt" IS NOT NULL
+        ORDER BY j."id" DESC LIMIT ${STATISTICS_JOBS_LIMIT}
+      ) AS durations`;
+    return { queuedDuration: row };
   }
 
   /** `GET /runners`: the runners the viewer owns (group runners of groups they own, project runners of projects they maintain). */
