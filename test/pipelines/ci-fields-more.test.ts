@@ -222,3 +222,51 @@ describe('inherited variables and environment scopes', () => {
     expect(await scopes({}, developer.token)).toBeNull();
   });
 });
+
+describe('Project.ciConfigVariables', () => {
+  it('lists the top-level variables of the configuration at a ref, includes merged, to those who may create pipelines', async () => {
+    const config = [
+      'include:',
+      '  - local: extra.yml',
+      'variables:',
+      '  PLAIN: plain',
+      '  NUM: 3',
+      '  DEPLOY_TARGET:',
+      '    value: staging',
+      '    description: Where to deploy',
+      '    options: [staging, production]',
+      '  WITH_DESC:',
+      '    description: Only described',
+      'rspec:',
+      '  script: echo rspec',
+      '',
+    ].join('\n');
+    const res = await t.api('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: {
+        branch: 'vars',
+        start_branch: 'main',
+        commit_message: 'variables',
+        actions: [
+          { action: 'update', file_path: '.gitlab-ci.yml', content: config },
+          { action: 'create', file_path: 'extra.yml', content: 'variables:\n  FROM_INCLUDE: included\n' },
+        ],
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect((await t.api('PUT', `/projects/${project.id}`, { token: owner.token, body: { ci_config_path: '' } })).status).toBe(200);
+    const Q = `query($path: ID!, $ref: String!) { project(fullPath: $path) { ciConfigVariables(ref: $ref) { key value description valueOptions } } }`;
+    const found = (await gql(Q, { path: project.path_with_namespace, ref: 'vars' }, developer.token)).project.ciConfigVariables;
+    expect([...found].sort((a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key))).toEqual([
+      { key: 'DEPLOY_TARGET', value: 'staging', description: 'Where to deploy', valueOptions: ['staging', 'production'] },
+      { key: 'FROM_INCLUDE', value: 'included', description: null, valueOptions: null },
+      { key: 'NUM', value: '3', description: null, valueOptions: null },
+      { key: 'PLAIN', value: 'plain', description: null, valueOptions: null },
+      { key: 'WITH_DESC', value: '', description: 'Only described', valueOptions: null },
+    ]);
+    // The default branch's configuration has none; an unknown ref none either; a reporter may not ask.
+    expect((await gql(Q, { path: project.path_with_namespace, ref: 'main' }, developer.token)).project.ciConfigVariables).toEqual([]);
+    expect((await gql(Q, { path: project.path_with_namespace, ref: 'nope' }, developer.token)).project.ciConfigVariables).toEqual([]);
+    expect((await gql(Q, { path: project.path_with_namespace, ref: 'vars' }, reporter.token)).project.ciConfigVariables).toBeNull();
+  });
+});

@@ -60,6 +60,16 @@ beforeAll(async () => {
   jobs = Object.fromEntries(rows.map((r) => [r.name, r.id]));
 });
 
+/** The statements a page of `first` costs an administrator (the page must be full). */
+async function statementsFor(query: string, first: number, nodesOf: (data: any) => unknown[]): Promise<number> {
+  statements = 0;
+  counting = true;
+  const data = await gql(query, { first }, t.rootToken);
+  counting = false;
+  expect(nodesOf(data)).toHaveLength(first);
+  return statements;
+}
+
 const JOB = `query($path: ID!, $id: JobID!) {
   project(fullPath: $path) { job(id: $id) { name status stuck manualVariables { nodes { id key value raw variableType } } } }
 }`;
@@ -174,14 +184,7 @@ describe('Query.jobs', () => {
   });
 
   it('reads a page of jobs, with stuck, stage IDs and manual variables, in as many statements for three jobs as for four', async () => {
-    const measure = async (first: number) => {
-      statements = 0;
-      counting = true;
-      const data = await gql(ALL_JOBS, { first }, t.rootToken);
-      counting = false;
-      expect(data.jobs.nodes).toHaveLength(first);
-      return statements;
-    };
+    const measure = (first: number) => statementsFor(ALL_JOBS, first, (data) => data.jobs.nodes);
     await measure(4);
     // The newest three (two projects, two pipelines) include the manual job, whose variables are read: a fourth
     // job costs nothing more.
@@ -297,14 +300,7 @@ describe('CiRunner fields', () => {
 
   it('reads a page of runners with their counts, owners and permissions in as many statements for one as for four', async () => {
     const LIST = `query($first: Int) { runners(first: $first) { nodes { id jobCount projectCount ownerProject { id } createdBy { id } userPermissions { updateRunner } adminUrl } } }`;
-    const measure = async (first: number) => {
-      statements = 0;
-      counting = true;
-      const data = await gql(LIST, { first }, t.rootToken);
-      counting = false;
-      expect(data.runners.nodes).toHaveLength(first);
-      return statements;
-    };
+    const measure = (first: number) => statementsFor(LIST, first, (data) => data.runners.nodes);
     await measure(4);
     expect(await measure(4)).toBe(await measure(1));
   });

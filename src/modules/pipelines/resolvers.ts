@@ -160,6 +160,7 @@ export const pipelineResolvers = {
     latestPipeline: (p: ProjectRow, args: { ref?: string | null }, ctx: Context) => ctx.services.pipelines.latest(p, args.ref),
     pipelineCounts: (p: ProjectRow, args: { ref?: string | null; sha?: string | null; source?: string | null }, ctx: Context) => ctx.services.pipelines.counts(p, args),
     ciConfigPathOrDefault: (p: ProjectRow) => p.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
+    ciConfigVariables: (p: ProjectRow, args: { ref: string }, ctx: Context) => ctx.services.pipelines.configVariables(p, args.ref),
     jobs: (p: ProjectRow, args: { statuses?: string[] | null; includeRetried?: boolean | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.projectJobs(p, { scope: statuses(args.statuses), includeRetried: args.includeRetried }, args),
     job: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.job(p, parseId(args.id, 'Ci::Build', 'id')),

@@ -28,6 +28,8 @@ import { ResourceGroups } from './resource_groups.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
 import { testSuiteName } from '../../ci/junit.js';
+import { rootVariables, type ConfigVariable } from './config_variables.js';
+import type { CiLintService } from '../ci_lint/service.js';
 import { fetchProjectRows } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { mergeRequestHeadKey, type ArtifactSummary, type MergeRequestHeadOf } from './loaders.js';
@@ -191,6 +193,7 @@ export class PipelinesService {
     private readonly projects: ProjectsService,
     private readonly users: UsersService,
     private readonly ciVariables: CiVariablesSource | null = null,
+    private readonly ciLint: CiLintService | null = null,
   ) {
     this.triggers = new PipelineTriggers(base);
     this.resourceGroups = new ResourceGroups({
@@ -1023,6 +1026,18 @@ export class PipelinesService {
     if (!(await this.base.access.can('read_manual_variables', project))) return null;
     if (job.type === 'generic' || !['manual', 'delayed'].includes(job.when)) return [];
     return this.base.loaders.pipelines.jobVariables.load(job.id);
+  }
+
+  /**
+   * GraphQL's `Project.ciConfigVariables(ref:)` (GitLab's ConfigVariablesResolver, `create_pipeline`; null for
+   * others): the root variables of the configuration at the ref's commit, none when it has no valid one.
+   */
+  async configVariables(project: ProjectRow, ref: string): Promise<ConfigVariable[] | null> {
+    if (!this.ciLint || !(await this.base.access.can('create_pipeline', project))) return null;
+    const commit = project.emptyRepo ? null : await this.repositories.reads.commit(project, ref);
+    if (!commit) return [];
+    const lint = await this.ciLint.lint(project, { contentRef: commit.sha });
+    return lint.valid && lint.mergedYaml ? rootVariables(lint.mergedYaml) : [];
   }
 
   /** GitLab's `GET /job`: the job whose CI job token authenticated the request. */
