@@ -57,6 +57,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   CiPipelineID: { model: 'Ci::Pipeline' },
   CiPipelineScheduleID: { model: 'Ci::PipelineSchedule' },
   CiRunnerID: { model: 'Ci::Runner' },
+  CiStageID: { model: 'Ci::Stage' },
   EpicID: { model: 'Epic' },
   EpicIssueID: { model: 'EpicIssue' },
   EpicTreeSortingID: { model: 'EpicTreeSorting', subclasses: ['Epic', 'EpicIssue'], withClass: true },

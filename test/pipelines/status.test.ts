@@ -77,7 +77,7 @@ describe('detailed statuses', () => {
   });
 
   it("offers a job's action as GitLab's Build factory does, the later decorator winning", () => {
-    const act = (j: ActionJob, may = true) => jobStatusAction(j, '/g/p/-/jobs/7', may);
+    const act = (j: ActionJob, may = true) => jobStatusAction(j, '/g/p/-/jobs/7', { updateBuild: may, play: may });
     expect(act(job('running'))).toEqual({ id: 'Ci::Build-7', icon: 'cancel', title: 'Cancel', buttonTitle: 'Cancel this job', path: '/g/p/-/jobs/7/cancel', method: 'post', confirmationMessage: null });
     expect(act(job('created'))?.title).toBe('Cancel');
     expect(act(job('failed'))).toMatchObject({ icon: 'retry', title: 'Run again', buttonTitle: 'Run this job again', path: '/g/p/-/jobs/7/retry' });
@@ -89,8 +89,18 @@ describe('detailed statuses', () => {
     expect(act({ ...manual, status: 'success' })).toMatchObject({ title: 'Run', confirmationMessage: 'Deploy to production?' });
     expect(act(job('scheduled', { when: 'delayed' }))).toMatchObject({ icon: 'time-out', title: 'Unschedule', buttonTitle: 'Unschedule job', path: '/g/p/-/jobs/7/unschedule' });
     expect(act(job('manual', { when: 'manual', options: { environment: { name: 'review', action: 'stop' } } }))).toMatchObject({ icon: 'stop', title: 'Stop', buttonTitle: 'Stop this environment', path: '/g/p/-/jobs/7/play' });
-    // None for whoever may not update the job, and none for a bridge.
+    // None for whoever may not update the job.
     expect(act(manual, false)).toBeNull();
+  });
+
+  it("offers a bridge's action as GitLab's Bridge factory does: Play while it waits to be played, to whoever may play it", () => {
+    const act = (j: ActionJob, play = true) => jobStatusAction(j, '/g/p/-/jobs/7', { updateBuild: true, play });
+    const manual = job('manual', { type: 'bridge', when: 'manual' });
+    expect(act(manual)).toEqual({ id: 'Ci::Bridge-7', icon: 'play', title: 'Run', buttonTitle: 'Run job', path: '/g/p/-/jobs/7/play', method: 'post', confirmationMessage: null });
+    expect(act(manual, false)).toBeNull();
+    // A bridge is neither retried nor canceled through its status.
     expect(act(job('failed', { type: 'bridge' }))).toBeNull();
+    expect(act(job('running', { type: 'bridge' }))).toBeNull();
+    expect(act({ ...manual, status: 'success' })).toBeNull();
   });
 });

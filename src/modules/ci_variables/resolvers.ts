@@ -1,11 +1,11 @@
 /** GraphQL resolvers of CI/CD variables. */
 import type { Context } from '../../context.js';
-import type { PageArgs } from '../../graphql/connection.js';
+import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { VARIABLE_LIMITS } from './rules.js';
-import type { CiVariableRow, VariableChanges, VariableInput, VariableOwner, VariableSort } from './service.js';
+import type { CiVariableRow, InheritedSort, VariableChanges, VariableInput, VariableOwner, VariableSort } from './service.js';
 
 type ListArgs = PageArgs & { sort?: VariableSort | null };
 type KeyArgs = { key: string; filter?: { environmentScope?: string | null } | null };
@@ -49,8 +49,18 @@ const shownValue = (row: CiVariableRow) => (row.hidden ? null : row.value);
 
 export const ciVariableResolvers = {
   Query: ownerFields<unknown>(() => INSTANCE),
-  Project: ownerFields<ProjectRow>((project) => ({ kind: 'project', project })),
-  Group: ownerFields<NamespaceRow>((group) => ({ kind: 'group', group })),
+  Project: {
+    ...ownerFields<ProjectRow>((project) => ({ kind: 'project', project })),
+    inheritedCiVariables: (project: ProjectRow, args: PageArgs & { sort?: InheritedSort | null }, ctx: Context) =>
+      ctx.services.ci_variables.inherited(project, args.sort ?? 'created_desc', args),
+  },
+  Group: {
+    ...ownerFields<NamespaceRow>((group) => ({ kind: 'group', group })),
+    environmentScopes: async (group: NamespaceRow, args: PageArgs & { name?: string | null; search?: string | null }, ctx: Context) => {
+      const scopes = await ctx.services.ci_variables.environmentScopes(group, args);
+      return scopes && listConnection(args, scopes);
+    },
+  },
   Mutation: {
     ...ownerMutations<{ projectId: string }>('ciProjectVariable', async (args, ctx) => ({
       kind: 'project',
@@ -69,4 +79,14 @@ export const ciVariableResolvers = {
   CiGroupVariableConnection: { limit: () => VARIABLE_LIMITS.group.count },
   CiVariableType: { ENV_VAR: 'env_var', FILE: 'file' },
   CiVariableSort: { KEY_ASC: 'key_asc', KEY_DESC: 'key_desc' },
+  CiGroupVariablesSort: { CREATED_ASC: 'created_asc', CREATED_DESC: 'created_desc', KEY_ASC: 'key_asc', KEY_DESC: 'key_desc' },
+  InheritedCiVariable: {
+    id: (row: CiVariableRow) => globalId('Ci::GroupVariable', row.id),
+    // GitLab's Ci::GroupVariable#group_name and #group_ci_cd_settings_path.
+    groupName: async (row: CiVariableRow, _a: unknown, ctx: Context) => (row.namespaceId === null ? null : ((await ctx.loaders.namespaces.byId.load(row.namespaceId))?.name ?? null)),
+    groupCiCdSettingsPath: async (row: CiVariableRow, _a: unknown, ctx: Context) => {
+      const group = row.namespaceId === null ? null : await ctx.loaders.namespaces.byId.load(row.namespaceId);
+      return group ? `/groups/${group.fullPath}/-/settings/ci_cd` : null;
+    },
+  },
 };

@@ -4,6 +4,7 @@
  */
 import type { PrismaClient } from '../../db/database.js';
 import { conflict, invalid, notFound } from '../../errors.js';
+import { escapeLike } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -16,6 +17,15 @@ export type CiVariableRow = Awaited<ReturnType<PrismaClient['ciVariable']['findU
 export type VariableOwner = { kind: 'instance' } | { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow };
 
 export type VariableType = 'env_var' | 'file';
+/** GitLab's CiGroupVariablesSort. */
+export type InheritedSort = 'created_asc' | 'created_desc' | 'key_asc' | 'key_desc';
+
+const INHERITED_ORDER: Record<InheritedSort, ['createdAt' | 'key', 'asc' | 'desc']> = {
+  created_asc: ['createdAt', 'asc'],
+  created_desc: ['createdAt', 'desc'],
+  key_asc: ['key', 'asc'],
+  key_desc: ['key', 'desc'],
+};
 export type VariableSort = 'key_asc' | 'key_desc';
 
 export interface VariableChanges {
@@ -178,6 +188,40 @@ export class CiVariablesService {
     return [...chosen.values()]
       .sort((a, b) => rank(a) - rank(b) || a.id - b.id)
       .map((row) => ({ key: row.key, value: row.value, public: false, masked: row.masked, file: row.variableType === 'file', raw: row.raw, protected: row.protected }));
+  }
+
+  /**
+   * GraphQL's `Project.inheritedCiVariables` (GitLab's Ci::GroupVariablesFinder): the variables of the project's
+   * group and its ancestors, in GitLab's CiGroupVariablesSort order; null for viewers who may not administer the
+   * project's variables (Maintainers and above).
+   */
+  async inherited(project: ProjectRow, sort: InheritedSort, page: PageArgs) {
+    if (!(await this.base.access.can('admin_cicd_variables', { project }))) return null;
+    const db = this.base.db;
+    const groups = project.namespace.kind === 'group' ? project.namespace.traversalIds : [];
+    const where = { ownerKey: { in: groups.map(groupOwnerKey) } };
+    const [column, direction] = INHERITED_ORDER[sort];
+    const orderBy = [{ [column]: direction }, { id: direction }];
+    return connection(
+      page,
+      ({ skip, take }) => db.ciVariable.findMany({ where, orderBy, skip, take }),
+      () => db.ciVariable.count({ where }),
+    );
+  }
+
+  /**
+   * GraphQL's `Group.environmentScopes` (GitLab's Groups::EnvironmentScopesFinder): the distinct environment scopes
+   * of the group's own variables, by name; `name` selects one, `search` those containing it (case-sensitive, as
+   * GitLab's LIKE). Null for viewers who may not administer the group's variables (Owners).
+   */
+  async environmentScopes(group: NamespaceRow, filters: { name?: string | null; search?: string | null }) {
+    if (!(await this.base.access.can('admin_cicd_variables', { group }))) return null;
+    const and = [
+      ...(present(filters.name) ? [{ environmentScope: filters.name }] : []),
+      ...(present(filters.search) ? [{ environmentScope: { contains: escapeLike(filters.search) } }] : []),
+    ];
+    const rows = await this.base.db.ciVariable.groupBy({ by: ['environmentScope'], where: { ownerKey: groupOwnerKey(group.id), AND: and }, orderBy: { environmentScope: 'asc' } });
+    return rows.map((row) => ({ name: row.environmentScope }));
   }
 
   /** GitLab's `authenticated_as_admin!` for the instance, `admin_cicd_variables` for a group or a project. */

@@ -18,6 +18,13 @@ async function environmentTarget(ctx: Context, input: { id: number; projectPath?
   return { project, id: input.id };
 }
 
+/** GitLab's Environment#set_environment_type: the first part of a name split on `/`, when it has several (Ruby's split drops trailing empty parts). */
+function environmentType(name: string): string | null {
+  const parts = name.split('/');
+  while (parts.length && parts[parts.length - 1] === '') parts.pop();
+  return parts.length > 1 ? parts[0] : null;
+}
+
 const projectByPath = (ctx: Context, path: string) => ctx.services.projects.get(parseRef(path, 'Project', 'projectPath'));
 
 export const environmentResolvers = {
@@ -41,6 +48,7 @@ export const environmentResolvers = {
     logsApiPath: async (e: EnvironmentRow, _a: unknown, ctx: Context) =>
       (await ctx.services.environments.readsLogs(e)) ? `/${(await projectOf(ctx, e)).fullPath}/-/logs/k8s.json?environment_name=${encodeURIComponent(e.name)}` : null,
     userPermissions: (e: EnvironmentRow, _a: unknown, ctx: Context) => ctx.services.environments.permissions(e),
+    environmentType: (e: EnvironmentRow) => environmentType(e.name),
     lastDeployment: (e: EnvironmentRow, args: { status: string }, ctx: Context) => ctx.services.environments.lastDeployment(e, args.status),
     deployments: (e: EnvironmentRow, args: { statuses?: string[] | null; sort?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.environments.environmentDeployments(e, { statuses: args.statuses, sort: args.sort ? (args.sort.toLowerCase() as 'asc' | 'desc') : null }, args),
@@ -53,6 +61,8 @@ export const environmentResolvers = {
     commit: (d: DeploymentRow, _a: unknown, ctx: Context) => ctx.services.environments.commitOf(d),
     triggerer: (d: DeploymentRow, _a: unknown, ctx: Context) => (d.userId === null ? null : ctx.loaders.users.byId.load(d.userId)),
     environment: (d: DeploymentRow, _a: unknown, ctx: Context) => ctx.services.environments.environmentById(d.environmentId),
+    userPermissions: (d: DeploymentRow, _a: unknown, ctx: Context) => ctx.services.environments.deploymentPermissions(d),
+    tags: (d: DeploymentRow, _a: unknown, ctx: Context) => ctx.services.environments.tagsOf(d),
   },
   Mutation: {
     environmentCreate: async (_: unknown, input: EnvironmentInput & { projectPath: string }, ctx: Context) => ({

@@ -6,7 +6,7 @@
  */
 import { olderActiveJobs } from './forward.js';
 import type { Prisma } from '../../db/database.js';
-import { badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
+import { argumentError, badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
 import { startsWithIgnoringCase } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -76,6 +76,9 @@ const ORDER_COLUMNS: Record<NonNullable<DeploymentFilters['orderBy']>, keyof Pri
   finished_at: 'finishedAt',
   ref: 'ref',
 };
+
+/** Deployments a request may resolve `tags` of (GitLab's DeploymentType limit). */
+const DEPLOYMENT_TAGS_LIMIT = 2;
 
 export class EnvironmentsService {
   constructor(
@@ -195,6 +198,37 @@ export class EnvironmentsService {
       stopEnvironment: await access.can('stop_environment', project),
       destroyEnvironment: environment.state === 'stopped' && (await access.can('destroy_environment', project)),
     };
+  }
+
+  /** GraphQL's `Deployment.userPermissions`: the project's deployment abilities (GitLab's DeploymentPolicy delegates to it). */
+  async deploymentPermissions(deployment: DeploymentRow): Promise<{ approveDeployment: boolean; destroyDeployment: boolean; updateDeployment: boolean }> {
+    const project = (await this.base.loaders.projects.byId.load(deployment.projectId)) as ProjectRow;
+    const { access } = this.base;
+    return {
+      // EE's approval rules of protected environments decide approve_deployment; without them no one has it.
+      approveDeployment: false,
+      destroyDeployment: await access.can('destroy_deployment', project),
+      updateDeployment: await access.can('update_deployment', project),
+    };
+  }
+
+  /** Deployments whose `tags` this request resolved (GitLab's FieldCallCount limit of two). */
+  private tagCalls = 0;
+
+  /**
+   * GraphQL's `Deployment.tags` (GitLab's Deployment#tags): the tags at the deployed commit, at most 100, by name; for
+   * two deployments a request. Null for viewers who may not read the project's code.
+   */
+  async tagsOf(deployment: DeploymentRow): Promise<{ name: string; path: string }[] | null> {
+    this.tagCalls += 1;
+    if (this.tagCalls > DEPLOYMENT_TAGS_LIMIT) throw argumentError(`"tags" field can be requested only for ${DEPLOYMENT_TAGS_LIMIT} Deployment(s) at a time.`);
+    const project = (await this.base.loaders.projects.byId.load(deployment.projectId)) as ProjectRow;
+    if (!(await this.base.access.can('download_code', project))) return null;
+    const tags = await this.repositories.reads.tags(project, null, 'name', 'ASC');
+    return tags
+      .filter((tag) => tag.commit.sha === deployment.sha)
+      .slice(0, 100)
+      .map((tag) => ({ name: tag.name, path: `/${project.fullPath}/-/tags/${tag.name}` }));
   }
 
   /** The commit a deployment deployed, for viewers who may read the project's code; null when gone. */

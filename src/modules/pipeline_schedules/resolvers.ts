@@ -59,6 +59,11 @@ export const pipelineScheduleResolvers = {
     pipelines: (s: PipelineScheduleRow, args: ScheduledPipelineArgs, ctx: Context) =>
       ctx.services.pipeline_schedules.scheduledPipelines(s, { ...args, scope: args.scope as PipelineFilters['scope'], sort: args.sort ? (args.sort.toLowerCase() as 'asc' | 'desc') : null }, args),
     userPermissions: (s: PipelineScheduleRow, _a: unknown, ctx: Context) => ctx.services.pipeline_schedules.permissions(s),
+    // GitLab's edit_project_pipeline_schedule_path, for whoever may update the schedule.
+    editPath: async (s: PipelineScheduleRow, _a: unknown, ctx: Context) =>
+      (await ctx.services.pipeline_schedules.mayUpdate(s)) ? `/${(await projectOf(ctx, s)).fullPath}/-/pipeline_schedules/${s.id}/edit` : null,
+    // GitLab's project_commits_path of the ref's short name.
+    refPath: async (s: PipelineScheduleRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, s)).fullPath}/-/commits/${shortRef(s.ref)}`,
   },
   PipelineScheduleVariable: {
     id: (v: ScheduleVariableRow) => globalId('Ci::PipelineScheduleVariable', v.id),

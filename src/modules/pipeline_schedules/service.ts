@@ -268,6 +268,12 @@ export class PipelineSchedulesService {
     return this.pipelines.list(project, { ...filters, orderBy: 'id', pipelineScheduleId: schedule.id, sort: filters.sort ?? 'asc' }, page);
   }
 
+  /** Whether the viewer may update the schedule (what GraphQL's `editPath` asks). */
+  async mayUpdate(schedule: PipelineScheduleRow): Promise<boolean> {
+    const project = await this.projectRow(schedule.projectId);
+    return !!project && (await this.base.access.can('update_pipeline_schedule', subject(project, schedule)));
+  }
+
   async permissions(schedule: PipelineScheduleRow): Promise<SchedulePermissions> {
     const project = await this.projectRow(schedule.projectId);
     const none = { adminPipelineSchedule: false, playPipelineSchedule: false, takeOwnershipPipelineSchedule: false, updatePipelineSchedule: false };
@@ -275,7 +281,7 @@ export class PipelineSchedulesService {
     const { access } = this.base;
     const admin = await access.can('admin_pipeline_schedule', subject(project, schedule));
     const play = (await access.can('create_pipeline', project)) && (await this.mayRunRef(project, schedule.ref));
-    return { adminPipelineSchedule: admin, playPipelineSchedule: play, takeOwnershipPipelineSchedule: admin, updatePipelineSchedule: await access.can('update_pipeline_schedule', subject(project, schedule)) };
+    return { adminPipelineSchedule: admin, playPipelineSchedule: play, takeOwnershipPipelineSchedule: admin, updatePipelineSchedule: await this.mayUpdate(schedule) };
   }
 
   // ---- Running ----

@@ -6,6 +6,7 @@
  * What GitLab refuses without keeping a pipeline comes back as `{ error }` (the API answers it as
  * `{"message":{"base":[…]}}`); a configuration with errors is kept as a failed pipeline with `yaml_errors`.
  */
+import { ensureStages } from './stages.js';
 import { storedCaches, type StoredCache } from './cache.js';
 import { featureLevel } from '../../auth/project-features.js';
 import type { Config } from '../../config.js';
@@ -267,6 +268,7 @@ async function insert(
       await tx.pipelineVariable.createMany({ data: variables.map((v) => ({ pipelineId: pipeline.id, key: v.key, value: v.value, variableType: v.variableType })) });
     }
     if (jobs.length) {
+      await ensureStages(tx, pipeline.id, jobs.map((job) => ({ name: job.stage, position: job.stageIdx })));
       await tx.ciJob.createMany({
         data: jobs.map((job) => ({
           pipelineId: pipeline.id,

@@ -24,7 +24,7 @@ export const pipelinesModule = defineModule({
   policy: pipelinePolicy,
   routes: pipelineRoutes,
   loaders: (db) => createPipelineLoaders(db),
-  uses: ['users', 'projects', 'repositories', 'protected_branches', 'ci_variables'],
-  service: (base, uses) => new PipelinesService(base, uses.repositories, uses.protected_branches, uses.projects, uses.users, uses.ci_variables),
+  uses: ['users', 'projects', 'repositories', 'protected_branches', 'ci_variables', 'ci_lint'],
+  service: (base, uses) => new PipelinesService(base, uses.repositories, uses.protected_branches, uses.projects, uses.users, uses.ci_variables, uses.ci_lint),
   jobs: pipelineJobs,
 });

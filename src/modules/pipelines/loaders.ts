@@ -7,6 +7,7 @@ import { outdatedDeployments } from '../environments/forward.js';
 export interface ArtifactSummary {
   id: number;
   jobId: number;
+  projectId: number;
   fileType: string;
   size: number;
   filename: string;
@@ -14,7 +15,7 @@ export interface ArtifactSummary {
   expireAt: Date | null;
 }
 
-const ARTIFACT_SUMMARY = { id: true, jobId: true, fileType: true, size: true, fileName: true, fileFormat: true, expireAt: true } as const;
+const ARTIFACT_SUMMARY = { id: true, jobId: true, projectId: true, fileType: true, size: true, fileName: true, fileFormat: true, expireAt: true } as const;
 /** Files `Pipeline.jobArtifacts` lists at most (GitLab lists them all; a pipeline's jobs times their report types). */
 const PIPELINE_ARTIFACTS_MAX = 1000;
 
@@ -90,6 +91,10 @@ export function createPipelineLoaders(db: PrismaClient) {
       },
       { cacheKeyFn: (j) => j.id },
     ),
+    /** Each pipeline's stage rows (GitLab's Ci::Stage), by position. */
+    stages: groupedLoader((ids) => db.ciStage.findMany({ where: { pipelineId: { in: ids } }, orderBy: { position: 'asc' } }), (s) => s.pipelineId),
+    /** The variables each job was played or retried with (GitLab's Ci::JobVariable), oldest first. */
+    jobVariables: groupedLoader((ids) => db.ciJobVariable.findMany({ where: { jobId: { in: ids } }, orderBy: { id: 'asc' } }), (v) => v.jobId),
     /** The messages of each pipeline's creation (its configuration's warnings), oldest first. */
     messages: groupedLoader((ids) => db.pipelineMessage.findMany({ where: { pipelineId: { in: ids } }, orderBy: { id: 'asc' } }), (m) => m.pipelineId),
     /** Whether each pipeline has jobs scheduled by their needs (GitLab's Ci::Pipeline#uses_needs?). */

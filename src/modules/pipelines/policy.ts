@@ -68,6 +68,17 @@ const pipelineVariablesSetter: Rule<PipelineVariablesSubject, never> = {
   where: () => false,
 };
 
+/**
+ * Ci::BuildPolicy's read_manual_variables: Developers of a public project, any member of another. Asked of one
+ * project at a time, never a list filter.
+ */
+const publicDeveloper = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
+const anyMember = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(GUEST));
+const manualVariablesReader: Rule<ProjectSubject, never> = {
+  allows: (actor, project) => (project.visibility === 'public' ? publicDeveloper : anyMember).allows(actor, project),
+  where: () => false,
+};
+
 /** PipelinePolicy's abilities, by name. */
 export const pipelinePolicy = {
   // CI (ProjectPolicy with "public pipelines" on, GitLab's default): whoever sees the project sees its pipelines and jobs.
@@ -98,6 +109,7 @@ export const pipelinePolicy = {
   read_resource_group: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   update_resource_group: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER)),
   set_pipeline_variables: pipelineVariablesSetter,
+  read_manual_variables: manualVariablesReader,
 };
 
 type PipelinePolicyRules = typeof pipelinePolicy;

@@ -18,7 +18,7 @@ import type { CommitStatusInput } from './statuses.js';
 import type { StoredTestCase, TestSuite } from './test-reports.js';
 import { ARTIFACT_TYPES } from '../../ci/artifact-types.js';
 import { inputsFromList } from './inputs.js';
-import { mergeRequestEventType } from './predefined.js';
+import { DEFAULT_CI_CONFIG_PATH, mergeRequestEventType } from './predefined.js';
 import { ACTIVE_STATUSES, CANCELABLE_STATUSES, CI_STATUSES, COMPLETED_STATUSES, compositeStatus, failureMessage, jobDetailedStatus, jobStatusAction, pipelineDetailedStatus, type CiStatus, type DetailedStatus } from './status.js';
 
 const project = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -63,6 +63,7 @@ function stagesOf(jobs: readonly JobRow[], pipelinePath: string) {
     .map(([position, stageJobs]) => {
       const status = compositeStatus(stageJobs) ?? 'skipped';
       return {
+        pipelineId: stageJobs[0].pipelineId,
         name: stageJobs[0].stage,
         position,
         status,
@@ -133,6 +134,19 @@ export const pipelineResolvers = {
   PipelineMergeRequestEventType: lowerEnum(['merged_result', 'detached', 'merge_train']),
   Query: {
     currentJob: (_: unknown, _a: unknown, ctx: Context) => ctx.services.pipelines.currentJob(),
+    ciPipelineStage: async (_: unknown, args: { id: number }, ctx: Context) => {
+      const found = await ctx.services.pipelines.stageById(args.id);
+      if (!found) return null;
+      const stages = stagesOf(await ctx.services.pipelines.stageJobs(found.pipeline.id), `/${found.project.fullPath}/-/pipelines/${found.pipeline.id}`);
+      return stages.find((stage) => stage.position === found.position) ?? null;
+    },
+    jobs: (_: unknown, args: { statuses?: string[] | null } & PageArgs, ctx: Context) => ctx.services.pipelines.allJobs({ scope: statuses(args.statuses) }, args),
+  },
+  CiStage: {
+    id: async (s: { pipelineId: number; position: number }, _a: unknown, ctx: Context) => globalId('Ci::Stage', await ctx.services.pipelines.stageId(s.pipelineId, s.position)),
+  },
+  CiManualVariable: {
+    id: (v: { id: number }) => globalId('Ci::JobVariable', v.id),
   },
   Project: {
     pipelines: (p: ProjectRow, args: PipelineArgs, ctx: Context) =>
@@ -143,6 +157,9 @@ export const pipelineResolvers = {
       return null;
     },
     latestPipeline: (p: ProjectRow, args: { ref?: string | null }, ctx: Context) => ctx.services.pipelines.latest(p, args.ref),
+    pipelineCounts: (p: ProjectRow, args: { ref?: string | null; sha?: string | null; source?: string | null }, ctx: Context) => ctx.services.pipelines.counts(p, args),
+    ciConfigPathOrDefault: (p: ProjectRow) => p.ciConfigPath || DEFAULT_CI_CONFIG_PATH,
+    ciConfigVariables: (p: ProjectRow, args: { ref: string }, ctx: Context) => ctx.services.pipelines.configVariables(p, args.ref),
     jobs: (p: ProjectRow, args: { statuses?: string[] | null; includeRetried?: boolean | null } & PageArgs, ctx: Context) =>
       ctx.services.pipelines.projectJobs(p, { scope: statuses(args.statuses), includeRetried: args.includeRetried }, args),
     job: (p: ProjectRow, args: { id: string }, ctx: Context) => ctx.services.pipelines.job(p, parseId(args.id, 'Ci::Build', 'id')),
@@ -293,6 +310,10 @@ export const pipelineResolvers = {
     browseArtifactsPath: async (j: JobRow, _a: unknown, ctx: Context) => `/${(await projectOf(ctx, j)).fullPath}/-/jobs/${j.id}/artifacts/browse`,
     canPlayJob: async (j: JobRow, _a: unknown, ctx: Context) => (await ctx.services.pipelines.jobPermissions(await projectOf(ctx, j), j)).playJob,
     userPermissions: async (j: JobRow, _a: unknown, ctx: Context) => ctx.services.pipelines.jobPermissions(await projectOf(ctx, j), j),
+    manualVariables: async (j: JobRow, args: PageArgs, ctx: Context) => {
+      const variables = await ctx.services.pipelines.manualVariables(await projectOf(ctx, j), j);
+      return variables && listConnection(args, variables);
+    },
   },
   Commit: {
     pipelines: async (c: CommitRow, args: { status?: string | null; ref?: string | null; source?: string | null } & PageArgs, ctx: Context) =>
@@ -312,7 +333,7 @@ export const pipelineResolvers = {
     action: async (s: DetailedStatus, _a: unknown, ctx: Context) => {
       if (!s.job || !s.detailsPath) return null;
       const job = s.job as JobRow;
-      return jobStatusAction(job, s.detailsPath, (await ctx.services.pipelines.jobPermissions(await projectOf(ctx, job), job)).updateBuild);
+      return jobStatusAction(job, s.detailsPath, await ctx.services.pipelines.jobPermissions(await projectOf(ctx, job), job));
     },
   },
   JobNeedUnion: {
@@ -329,6 +350,9 @@ export const pipelineResolvers = {
   CiJobArtifact: {
     id: (a: ArtifactSummary) => globalId('Ci::JobArtifact', a.id),
     name: (a: ArtifactSummary) => a.filename,
+    // GitLab's download_project_job_artifacts_path with the artifact's file type.
+    downloadPath: async (a: ArtifactSummary, _a: unknown, ctx: Context) =>
+      `/${(await projectOf(ctx, a)).fullPath}/-/jobs/${a.jobId}/artifacts/download?file_type=${a.fileType}`,
   },
   TestReportSummary: {
     testSuites: (summary: { suites: TestSuite[] }, args: PageArgs) => listConnection(args, summary.suites),

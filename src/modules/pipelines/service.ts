@@ -27,6 +27,9 @@ import { PipelineTriggers, type TriggerRun } from './triggers.js';
 import { ResourceGroups } from './resource_groups.js';
 import { CommitStatuses } from './statuses.js';
 import { buildTestReport, type TestReport, type TestSuite } from './test-reports.js';
+import { testSuiteName } from '../../ci/junit.js';
+import { rootVariables, type ConfigVariable } from './config_variables.js';
+import type { CiLintService } from '../ci_lint/service.js';
 import { fetchProjectRows } from '../projects/loaders.js';
 import type { Ref } from '../../graphql/ids.js';
 import { mergeRequestHeadKey, type ArtifactSummary, type MergeRequestHeadOf } from './loaders.js';
@@ -137,14 +140,31 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 
 /** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
 const MAX_CHILD_DEPTH = 3;
+/** GitLab's PipelineScopeCounts::PIPELINES_COUNT_LIMIT. */
+const PIPELINES_COUNT_LIMIT = 1000;
+
+/** GitLab's TestFailureHistory looks back 14 days. */
+const RECENT_FAILURES_MS = 14 * 24 * 3600_000;
+
 /** GitLab's CancelRedundantPipelinesService looks back a day, at most this many pipelines at once. */
 const REDUNDANT_PIPELINES_WINDOW_MS = 24 * 3600_000;
 const REDUNDANT_PIPELINES_BATCH = 100;
 
-/** A job's options with the variables a play or a retry gave it in place of its earlier ones (GitLab's job_variables); as they were without any. */
-function withJobVariables(options: Prisma.JsonValue | null, variables: readonly PipelineVariableInput[]): Prisma.InputJsonValue {
-  const kept = (options ?? {}) as Prisma.InputJsonObject;
-  return variables.length ? { ...kept, job_variables: variables.map((v) => ({ key: v.key, value: v.value })) } : kept;
+/**
+ * Gives a job the variables a play or a retry named, in place of its earlier ones (GitLab's job_variables);
+ * `from`: the job whose variables a retry without any copies (Ci::Build#clone's job_variables_attributes).
+ */
+async function setJobVariables(tx: Prisma.TransactionClient, jobId: number, variables: readonly PipelineVariableInput[], from: number | null = null): Promise<void> {
+  if (variables.length) {
+    await tx.ciJobVariable.deleteMany({ where: { jobId } });
+    // The last value given for a key wins, as GitLab's nested attributes assign them in order.
+    const byKey = new Map(variables.map((v) => [v.key, v]));
+    await tx.ciJobVariable.createMany({ data: [...byKey.values()].map((v) => ({ jobId, key: v.key, value: v.value, variableType: v.variableType ?? 'env_var' })) });
+    return;
+  }
+  if (from === null) return;
+  const kept = await tx.ciJobVariable.findMany({ where: { jobId: from }, orderBy: { id: 'asc' } });
+  if (kept.length) await tx.ciJobVariable.createMany({ data: kept.map((v) => ({ jobId, key: v.key, value: v.value, variableType: v.variableType, raw: v.raw })) });
 }
 
 /** What the viewer may do with a job (GraphQL's `JobPermissions`). */
@@ -153,6 +173,8 @@ export interface JobPermissions {
   readJobArtifacts: boolean;
   updateBuild: boolean;
   playJob: boolean;
+  /** play_job whatever the job's kind: a manual bridge's status offers it (Gitlab::Ci::Status::Bridge::Play). */
+  play: boolean;
 }
 
 export class PipelinesService {
@@ -171,6 +193,7 @@ export class PipelinesService {
     private readonly projects: ProjectsService,
     private readonly users: UsersService,
     private readonly ciVariables: CiVariablesSource | null = null,
+    private readonly ciLint: CiLintService | null = null,
   ) {
     this.triggers = new PipelineTriggers(base);
     this.resourceGroups = new ResourceGroups({
@@ -265,12 +288,14 @@ export class PipelinesService {
     const ref = await this.protectedBranches.refSubject(project, job.ref, job.tag);
     const artifacts = (job.options as { artifacts?: { access?: string } } | null)?.artifacts?.access ?? 'all';
     const updateBuild = await access.can('update_build', project);
+    const play = updateBuild && (await access.can('play_job', await this.jobSubject(project, job, true)));
     return {
       readBuild: await access.can('read_build', project),
       readJobArtifacts: await access.can('read_job_artifacts', { project: projectSubject(project), access: artifacts as ArtifactsAccess }),
       // Ci::BuildPolicy prevents update_build on a protected ref the viewer may not update.
       updateBuild: updateBuild && (await access.can('update_ref', ref)),
-      playJob: job.type === 'build' && updateBuild && (await access.can('play_job', await this.jobSubject(project, job, true))),
+      playJob: job.type === 'build' && play,
+      play,
     };
   }
 
@@ -324,6 +349,20 @@ export class PipelinesService {
       ({ skip, take }) => this.db.pipeline.findMany({ where, orderBy, skip, take }),
       () => this.db.pipeline.count({ where }),
     );
+  }
+
+  /**
+   * GraphQL's `Project.pipelineCounts` (GitLab's PipelineScopeCounts over Ci::PipelinesFinder): the pipelines of each
+   * scope with the ref, sha and source given (a source GitLab does not know is ignored), each counted up to 1,000;
+   * null for viewers who may not read the project's pipelines.
+   */
+  async counts(project: ProjectRow, filters: { ref?: string | null; sha?: string | null; source?: string | null }) {
+    if (!(await this.base.access.can('read_pipeline', project))) return null;
+    const source = filters.source && (PIPELINE_SOURCES as readonly string[]).includes(filters.source) ? filters.source : null;
+    const count = async (scope: PipelineFilters['scope']) =>
+      this.db.pipeline.count({ where: await this.listWhere(project, { ref: filters.ref, sha: filters.sha, source, scope }), take: PIPELINES_COUNT_LIMIT });
+    const [all, finished, pending, running] = await Promise.all([count(null), count('finished'), count('pending'), count('running')]);
+    return { all, finished, pending, running };
   }
 
   private async listWhere(project: ProjectRow, filters: PipelineFilters): Promise<Prisma.PipelineWhereInput> {
@@ -457,7 +496,7 @@ export class PipelinesService {
       orderBy: { id: 'asc' },
       select: { report: true, job: { select: { id: true, name: true } } },
     });
-    return buildTestReport(artifacts.map((a) => ({ jobId: a.job.id, jobName: a.job.name, report: a.report })));
+    return buildTestReport(artifacts.map((a) => ({ jobId: a.job.id, jobName: a.job.name, report: a.report })), project.fullPath);
   }
 
   /**
@@ -475,7 +514,38 @@ export class PipelinesService {
     const name = jobs[0].name;
     // A job without a report still counts as one of the suite's builds, with no tests.
     const reports = jobs.flatMap((job) => (job.artifacts.length ? job.artifacts : [{ report: null }]).map((a) => ({ jobId: job.id, jobName: name, report: a.report })));
-    return buildTestReport(reports).testSuites[0];
+    const suite = buildTestReport(reports, project.fullPath).testSuites[0];
+    await this.withRecentFailures(project, suite);
+    return suite;
+  }
+
+  /**
+   * GitLab's TestFailureHistory of a suite's failed cases: how often the same test (suite, class and name) failed in
+   * the last 14 days in jobs of pipelines on the default branch, read from the JUnit reports the project keeps (GitLab
+   * records them as Ci::UnitTestFailure when such a pipeline completes; one a job).
+   */
+  private async withRecentFailures(project: ProjectRow, suite: TestSuite): Promise<void> {
+    const failed = suite.testCases.filter((c) => c.status === 'failed');
+    if (!failed.length) return;
+    const since = new Date(Date.now() - RECENT_FAILURES_MS);
+    const rows = await this.db.$queryRaw<{ job: string; classname: string; name: string; count: number }[]>`
+      SELECT b."name" AS "job", c->>'classname' AS "classname", c->>'name' AS "name", count(DISTINCT b."id")::int AS "count"
+      FROM "ci_job_artifacts" a
+      JOIN "ci_builds" b ON b."id" = a."jobId"
+      JOIN "ci_pipelines" p ON p."id" = b."pipelineId"
+      CROSS JOIN LATERAL jsonb_array_elements(COALESCE(a."report"->'suites', '[]'::jsonb)) s
+      CROSS JOIN LATERAL jsonb_array_elements(COALESCE(s->'cases', '[]'::jsonb)) c
+      WHERE a."projectId" = ${project.id} AND a."fileType" = 'junit' AND p."ref" = ${project.defaultBranch} AND NOT p."tag"
+        AND b."finishedAt" >= ${since} AND c->>'status' = 'failed'
+        AND c->>'name' = ANY(${[...new Set(failed.map((c) => c.name))]}::text[])
+      GROUP BY 1, 2, 3`;
+    const key = (suiteName: string, classname: string, name: string) => JSON.stringify([testSuiteName(suiteName), classname, name]);
+    const counts = new Map<string, number>();
+    for (const row of rows) {
+      const k = key(row.job, row.classname ?? '', row.name ?? '');
+      counts.set(k, (counts.get(k) ?? 0) + row.count);
+    }
+    for (const testCase of failed) testCase.recentFailures = { count: counts.get(key(suite.name, testCase.classname, testCase.name)) ?? 0, baseBranch: project.defaultBranch };
   }
 
   /**
@@ -696,7 +766,7 @@ export class PipelinesService {
     const pipeline = await this.pipelineFor(project, id, 'update_pipeline');
     const viewer = this.base.access.requireViewer();
     await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
-      const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false } });
+      const jobs = await tx.ciJob.findMany({ where: { pipelineId: pipeline.id, retried: false }, orderBy: { id: 'asc' } });
       const retryable = jobs.filter((job) => job.status === 'failed' || job.status === 'canceled');
       if (retryable.length === 0) return;
       for (const job of retryable) await this.cloneForRetry(tx, job, viewer.id);
@@ -834,8 +904,8 @@ export class PipelinesService {
     if (job.status !== 'manual' && job.status !== 'scheduled') throw badRequest('400 Bad request - Unplayable Job');
     const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
     await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
-      const options = withJobVariables(job.options, variables);
-      await this.setJobStatus(tx, pipeline, job.id, 'pending', { queuedAt: new Date(), user: { connect: { id: viewer.id } }, options });
+      await setJobVariables(tx, job.id, variables);
+      await this.setJobStatus(tx, pipeline, job.id, 'pending', { queuedAt: new Date(), user: { connect: { id: viewer.id } } });
       if (job.type === 'bridge') await queueDownstream(this.base, tx, job.id);
     });
     return this.findJob(project, jobId);
@@ -915,6 +985,59 @@ export class PipelinesService {
    */
   stageJobs(pipelineId: number): Promise<JobRow[]> {
     return this.base.loaders.pipelines.latestJobs.load(pipelineId);
+  }
+
+  /** The ID of the pipeline's stage at `position` (GitLab's Ci::Stage, made with the pipeline). */
+  async stageId(pipelineId: number, position: number): Promise<number> {
+    const stage = (await this.base.loaders.pipelines.stages.load(pipelineId)).find((s) => s.position === position);
+    if (!stage) throw recordNotFound();
+    return stage.id;
+  }
+
+  /** GraphQL's `Query.ciPipelineStage`: a stage by ID, when the viewer may read its project's jobs (GitLab's read_build); else null. */
+  async stageById(id: number): Promise<{ pipeline: PipelineRow; project: ProjectRow; position: number } | null> {
+    const stage = await this.db.ciStage.findUnique({ where: { id } });
+    if (!stage) return null;
+    const pipeline = await this.locate(stage.pipelineId);
+    const project = await this.projects.find({ id: pipeline.projectId });
+    if (!project || !(await this.base.access.can('read_build', project))) return null;
+    return { pipeline, project, position: stage.position };
+  }
+
+  /**
+   * GraphQL's `Query.jobs` (GitLab's Ci::JobsFinder without a project): every build of the instance, newest first,
+   * for administrators; none for anyone else.
+   */
+  async allJobs(filters: { scope?: readonly string[] | null }, page: PageArgs) {
+    const scope = checkJobScopes(filters.scope);
+    const where: Prisma.CiJobWhereInput = this.base.access.allowed('admin_all_resources') ? { type: 'build', ...(scope ? { status: { in: scope } } : {}) } : { id: -1 };
+    return connection(
+      page,
+      ({ skip, take }) => this.db.ciJob.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      () => this.db.ciJob.count({ where }),
+    );
+  }
+
+  /**
+   * GraphQL's `CiJob.manualVariables`: the variables a manual or delayed job was played (or retried) with, when the
+   * viewer may read them (Ci::BuildPolicy's read_manual_variables); null otherwise, none for other jobs.
+   */
+  async manualVariables(project: ProjectRow, job: JobRow) {
+    if (!(await this.base.access.can('read_manual_variables', project))) return null;
+    if (job.type === 'generic' || !['manual', 'delayed'].includes(job.when)) return [];
+    return this.base.loaders.pipelines.jobVariables.load(job.id);
+  }
+
+  /**
+   * GraphQL's `Project.ciConfigVariables(ref:)` (GitLab's ConfigVariablesResolver, `create_pipeline`; null for
+   * others): the root variables of the configuration at the ref's commit, none when it has no valid one.
+   */
+  async configVariables(project: ProjectRow, ref: string): Promise<ConfigVariable[] | null> {
+    if (!this.ciLint || !(await this.base.access.can('create_pipeline', project))) return null;
+    const commit = project.emptyRepo ? null : await this.repositories.reads.commit(project, ref);
+    if (!commit) return [];
+    const lint = await this.ciLint.lint(project, { contentRef: commit.sha });
+    return lint.valid && lint.mergedYaml ? rootVariables(lint.mergedYaml) : [];
   }
 
   /** GitLab's `GET /job`: the job whose CI job token authenticated the request. */
@@ -1058,7 +1181,7 @@ export class PipelinesService {
   private async debugMode(job: JobRow): Promise<boolean> {
     const variables = [
       ...((job.yamlVariables ?? []) as { key: string; value: string }[]),
-      ...((job.options as { job_variables?: { key: string; value: string }[] } | null)?.job_variables ?? []),
+      ...(await this.db.ciJobVariable.findMany({ where: { jobId: job.id, key: { in: [...DEBUG_VARIABLES] } }, select: { key: true, value: true } })),
       ...(await this.db.pipelineVariable.findMany({ where: { pipelineId: job.pipelineId, key: { in: [...DEBUG_VARIABLES] } }, select: { key: true, value: true } })),
     ];
     return variables.some((v) => (DEBUG_VARIABLES as readonly string[]).includes(v.key) && String(v.value).toLowerCase() === 'true');
@@ -1138,7 +1261,6 @@ export class PipelinesService {
   /** GitLab's Ci::RetryJobService: a copy of the job in `created`, the old one marked retried (also the runners module's automatic retries). */
   async cloneForRetry(tx: Prisma.TransactionClient, job: JobRow, userId: number | null, variables: readonly PipelineVariableInput[] = []): Promise<JobRow> {
     await tx.ciJob.update({ where: { id: job.id }, data: { retried: true } });
-    const options = withJobVariables(job.options, variables);
     const clone = await tx.ciJob.create({
       data: {
         pipelineId: job.pipelineId,
@@ -1150,7 +1272,7 @@ export class PipelinesService {
         when: job.when,
         allowFailure: job.allowFailure,
         schedulingType: job.schedulingType,
-        options,
+        options: job.options ?? {},
         yamlVariables: job.yamlVariables ?? [],
         tagList: job.tagList,
         ref: job.ref,
@@ -1161,6 +1283,7 @@ export class PipelinesService {
         resourceGroupId: job.resourceGroupId,
       },
     });
+    await setJobVariables(tx, clone.id, variables, job.id);
     await deploymentForRetry(tx, job.id, clone);
     return clone;
   }

@@ -224,10 +224,12 @@ export function jobDetailedStatus(job: ActionJob, detailsPath: string | null): D
 /**
  * The action a job's status offers the viewer (Gitlab::Ci::Status::Build::Factory's Cancelable or Retryable, then
  * Unschedule, Play or Stop, the later winning), or null: none matches, or the viewer may not update the job
- * (`has_action?`). Bridges offer none here. `jobPath` is the job's page.
+ * (`has_action?`). A bridge (Gitlab::Ci::Status::Bridge::Factory) offers only Play, while it waits to be played, to
+ * whoever may play it. `jobPath` is the job's page.
  */
-export function jobStatusAction(job: ActionJob, jobPath: string, mayUpdate: boolean): StatusAction | null {
-  if (!mayUpdate || job.type !== 'build') return null;
+export function jobStatusAction(job: ActionJob, jobPath: string, may: { updateBuild: boolean; play: boolean }): StatusAction | null {
+  if (job.type === 'bridge') return bridgeStatusAction(job, jobPath, may.play);
+  if (!may.updateBuild || job.type !== 'build') return null;
   const status = job.status as CiStatus;
   const action = ['manual', 'delayed'].includes(job.when);
   const retryable = !job.retried && ['success', 'failed', 'canceled'].includes(status);
@@ -249,4 +251,11 @@ export function jobStatusAction(job: ActionJob, jobPath: string, mayUpdate: bool
   if ((CANCELABLE_STATUSES as readonly string[]).includes(status)) return make('cancel', 'cancel', 'Cancel', 'Cancel this job');
   if (retryable) return make('retry', 'retry', 'Run again', 'Run this job again', confirmation);
   return null;
+}
+
+/** Gitlab::Ci::Status::Bridge::Play: a manual bridge (`when: manual`, still `manual`) offers Run to whoever may play it. */
+function bridgeStatusAction(job: ActionJob, jobPath: string, mayPlay: boolean): StatusAction | null {
+  if (!mayPlay || job.when !== 'manual' || job.status !== 'manual') return null;
+  const confirmation = (job.options as { manual_confirmation?: string | null } | null)?.manual_confirmation ?? null;
+  return { id: `Ci::Bridge-${job.id}`, icon: 'play', title: 'Run', buttonTitle: 'Run job', path: `${jobPath}/play`, method: 'post', confirmationMessage: confirmation };
 }

@@ -5,6 +5,7 @@
  * `external` created, on the ref given or the first branch containing the commit; in GitLab's `external` stage, moved through the job state machine by each POST; the pipeline's status
  * follows. GET lists every job and status of the commit's pipelines.
  */
+import { ensureStages } from './stages.js';
 import { invalid, invalidArgument, notFound, badRequest } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Prisma } from '../../db/database.js';
@@ -92,6 +93,7 @@ export class CommitStatuses {
         ...(['success', 'failed', 'canceled'].includes(state) ? { finishedAt: now } : {}),
         ...(state === 'failed' ? { failureReason: 'unknown_failure' } : {}),
       };
+      if (!existing) await ensureStages(tx, target, [{ name: EXTERNAL_STAGE, position: EXTERNAL_STAGE_IDX }]);
       const job = existing
         ? await tx.ciJob.update({ where: { id: existing.id }, data })
         : await tx.ciJob.create({

@@ -16,6 +16,17 @@ export interface StoredTestCase {
   file?: string | null;
 }
 
+/** A test case as a report shows it: where its job keeps an attachment, and its recent failures when looked up. */
+export interface ReportTestCase extends StoredTestCase {
+  /** GitLab's TestCase#attachment_url: a failed case's `[[ATTACHMENT|path]]` among the job's artifacts. */
+  attachmentUrl: string | null;
+  /** GitLab's recent failures of the same test on the default branch (TestSuite resolver only). */
+  recentFailures?: { count: number; baseBranch: string } | null;
+}
+
+/** GitLab's Junit parser's ATTACHMENT_TAG_REGEX, matched in a failed case's system-out. */
+const ATTACHMENT_TAG = /\[\[ATTACHMENT\|(.+?)\]\]/i;
+
 /** What the artifacts upload stores for a `junit` report. */
 export interface StoredJunitReport {
   suites: { name: string; error: string | null; cases: StoredTestCase[] }[];
@@ -31,7 +42,7 @@ export interface TestSuite {
   errorCount: number;
   suiteError: string | null;
   buildIds: number[];
-  testCases: StoredTestCase[];
+  testCases: ReportTestCase[];
 }
 
 export interface TestReport {
@@ -47,8 +58,18 @@ export interface TestReport {
 /** GitLab rounds times to two decimals when it shows them. */
 const round = (seconds: number) => Math.round(seconds * 100) / 100;
 
+/**
+ * GitLab's file_project_job_artifacts_path of a failed (or erred) case's attachment: the parser reads it from the
+ * case's system-out, which the stored output of such a case carries.
+ */
+function attachmentUrl(testCase: StoredTestCase, projectPath: string, jobId: number): string | null {
+  if (testCase.status !== 'failed' && testCase.status !== 'error') return null;
+  const path = ATTACHMENT_TAG.exec(testCase.system_output ?? '')?.[1];
+  return path ? `/${projectPath}/-/jobs/${jobId}/artifacts/file/${path}` : null;
+}
+
 /** Reports of the pipeline's latest jobs, by job: each job's suites merge into one named after the job. */
-export function buildTestReport(reports: readonly { jobId: number; jobName: string; report: unknown }[]): TestReport {
+export function buildTestReport(reports: readonly { jobId: number; jobName: string; report: unknown }[], projectPath: string): TestReport {
   const suites = new Map<string, TestSuite>();
   for (const { jobId, jobName, report } of reports) {
     const stored = report as StoredJunitReport | null;
@@ -69,7 +90,7 @@ export function buildTestReport(reports: readonly { jobId: number; jobName: stri
     for (const part of stored?.suites ?? []) {
       if (part.error) suite.suiteError ??= part.error;
       for (const testCase of part.cases ?? []) {
-        suite.testCases.push(testCase);
+        suite.testCases.push({ ...testCase, attachmentUrl: attachmentUrl(testCase, projectPath, jobId) });
         suite.totalCount += 1;
         suite.totalTime += Number(testCase.execution_time) || 0;
         if (testCase.status === 'success') suite.successCount += 1;

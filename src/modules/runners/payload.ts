@@ -96,6 +96,8 @@ export interface JobFacts {
   /** Whether `refs/pipelines/<id>` exists for the runner to fetch. */
   persistentRef: boolean;
   pipelineVariables: { key: string; value: string; variableType: string }[];
+  /** The variables a manual job was played (or retried) with (GitLab's job_variables). */
+  jobVariables: { key: string; value: string }[];
   ciVariables: JobCiVariable[];
   /** The jobs it depends on (GitLab's all_dependencies): their archives, and their dotenv reports' variables. */
   dependencies: { id: number; name: string; archive: { filename: string; size: number } | null; dotenv: { key: string; value: string }[] }[];
@@ -159,7 +161,7 @@ function variablesOf(facts: JobFacts, url: string): RunnerVariable[] {
     ...facts.dependencies.flatMap((d) => d.dotenv).map((p) => v(p.key, p.value, { public: false })),
     ...fromCiVariables(facts.ciVariables),
     ...facts.pipelineVariables.map((p) => v(p.key, p.value, { public: false, file: p.variableType === 'file' })),
-    ...(options.job_variables ?? []).map((p) => v(p.key, p.value, { public: false })),
+    ...facts.jobVariables.map((p) => v(p.key, p.value, { public: false })),
   ];
   const expanded = expandVariables(list);
   const tokens = idTokenVariables(facts, expanded);

@@ -68,8 +68,6 @@ export interface JobOptions {
   publish?: string | null;
   identity?: string | null;
   dast_configuration?: { site_profile?: string; scanner_profile?: string } | null;
-  /** Variables a manual job was played with. */
-  job_variables?: { key: string; value: string }[];
 }
 
 /** The config engine's `release:` as stored: its asset links as [key, value] pairs, in the order written. */

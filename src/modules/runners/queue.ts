@@ -138,7 +138,7 @@ async function present(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token
  */
 async function jobFacts(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, token: string, now: Date, check?: { persistentRef: false }): Promise<JobFacts> {
   const db = deps.readDb;
-  const [pipeline, project, user, protectedRef, pipelineVariables, dependencies, running] = await Promise.all([
+  const [pipeline, project, user, protectedRef, pipelineVariables, dependencies, running, jobVariables] = await Promise.all([
     db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } }),
     deps.projectOf(job.projectId),
     job.userId === null ? null : deps.userOf(job.userId),
@@ -146,6 +146,7 @@ async function jobFacts(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, toke
     db.pipelineVariable.findMany({ where: { pipelineId: job.pipelineId }, orderBy: { id: 'asc' }, select: { key: true, value: true, variableType: true } }),
     dependencyJobs(db, job),
     runner.runnerType === 'instance_type' ? db.ciJob.count({ where: { projectId: job.projectId, status: 'running', runner: { runnerType: 'instance_type' } } }) : null,
+    db.ciJobVariable.findMany({ where: { jobId: job.id }, orderBy: { id: 'asc' }, select: { key: true, value: true } }),
   ]);
   const [commit, hasPersistentRef, ciVariables, archives, mergeRequest] = await Promise.all([
     deps.repositories.open(project).then((repository) => repository.commit(job.sha)),
@@ -168,6 +169,7 @@ async function jobFacts(deps: ProtocolDeps, runner: RunnerRow, job: JobRow, toke
     mergeRequest,
     persistentRef: hasPersistentRef,
     pipelineVariables,
+    jobVariables,
     ciVariables,
     dependencies: dependencies.map((d) => {
       const archive = archives.find((a) => a.jobId === d.id && (a.expireAt === null || a.expireAt > now));

@@ -1,5 +1,5 @@
 /** GraphQL resolvers of runners and job artifacts; the REST routes run through them too. */
-import { lowerEnum } from '../../graphql/resolvers.js';
+import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
 import type { Context } from '../../context.js';
 import { restRunnerStatus } from '../../ci/runner-status.js';
 import type { PageArgs } from '../../graphql/connection.js';
@@ -9,7 +9,7 @@ import { jobById } from '../pipelines/resolvers.js';
 import type { JobRow } from '../pipelines/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { RUNNER_STATUSES, RUNNER_TYPES, type RunnerCreateInput, type RunnerFilters, type RunnerUpdateInput } from './attributes.js';
-import type { IssuedRunner, RunnerProjectFilters, RunnerRow } from './service.js';
+import type { IssuedRunner, JobsStatistics, RunnerProjectFilters, RunnerRow } from './service.js';
 
 type FilterArgs = RunnerFilters & PageArgs;
 
@@ -30,6 +30,7 @@ export const runnerResolvers = {
   },
   CiJob: {
     project: (j: JobRow, _a: unknown, ctx: Context) => ctx.loaders.projects.byId.load(j.projectId),
+    stuck: (j: JobRow, _a: unknown, ctx: Context) => ctx.services.runners.stuck(j),
   },
   CiRunner: {
     shortSha: (r: RunnerRow) => r.tokenPrefix.replace(/^glrt-/, ''),
@@ -43,8 +44,27 @@ export const runnerResolvers = {
     restStatus: (r: RunnerRow) => restRunnerStatus(r),
     projects: (r: RunnerRow, args: RunnerProjectFilters & PageArgs, ctx: Context) => ctx.services.runners.projectsOf(r, args, args),
     groups: (r: RunnerRow, args: PageArgs, ctx: Context) => ctx.services.runners.groupsOf(r, args),
+    userPermissions: (r: RunnerRow, _a: unknown, ctx: Context) => ctx.services.runners.permissions(r),
+    jobCount: (r: RunnerRow, args: { statuses?: string[] | null }, ctx: Context) => ctx.services.runners.jobCount(r, args.statuses),
+    projectCount: (r: RunnerRow, _a: unknown, ctx: Context) => ctx.services.runners.projectCount(r),
+    ownerProject: async (r: RunnerRow, _a: unknown, ctx: Context) => {
+      const id = await ctx.services.runners.ownerProjectId(r);
+      return id === null ? null : ctx.services.projects.find({ id });
+    },
+    createdBy: (r: RunnerRow, _a: unknown, ctx: Context) => (r.creatorId === null ? null : ctx.loaders.users.byId.load(r.creatorId)),
+    adminUrl: (r: RunnerRow, _a: unknown, ctx: Context) => (ctx.services.runners.administers() ? webUrl(ctx, `admin/runners/${r.id}`) : null),
+    editAdminUrl: (r: RunnerRow, _a: unknown, ctx: Context) => (ctx.services.runners.administers() ? webUrl(ctx, `admin/runners/${r.id}/edit`) : null),
+    registerAdminUrl: (r: RunnerRow, _a: unknown, ctx: Context) =>
+      ctx.services.runners.administers() && ctx.services.runners.registrationAvailable(r) ? webUrl(ctx, `admin/runners/${r.id}/register`) : null,
+    maintenanceNoteHtml: async (r: RunnerRow, _a: unknown, ctx: Context) => {
+      const note = await ctx.services.runners.maintenanceNoteOf(r);
+      return note === null ? null : ctx.services.notes.markdownHtml(ctx.services, note, null);
+    },
     jobs: (r: RunnerRow, args: { statuses?: string[] | null; sort?: string | null } & PageArgs, ctx: Context) =>
       ctx.services.runners.jobs(r, { statuses: args.statuses, sort: args.sort === 'ASC' ? 'asc' : 'desc' }, args),
+  },
+  CiRunnerConnection: {
+    jobsStatistics: (c: { jobsStatistics?: Promise<JobsStatistics | null> }) => c.jobsStatistics ?? null,
   },
   Mutation: {
     runnerCacheClear: async (_: unknown, args: { projectId: string }, ctx: Context) => {

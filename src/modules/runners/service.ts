@@ -62,6 +62,18 @@ export interface CiVariablesSource {
   forJob(project: ProjectRow, options: { protectedRef: boolean; environment: string | null }): Promise<JobCiVariable[]>;
 }
 
+/** GitLab's RunnersJobsStatisticsResolver: jobs of this many runners at most, this many jobs at most. */
+const STATISTICS_RUNNERS_LIMIT = 5000;
+const STATISTICS_JOBS_LIMIT = 100;
+
+/** GraphQL's CiJobsStatistics: percentiles of jobs' queued durations, in seconds (null without jobs). */
+export interface JobsStatistics {
+  queuedDuration: { p50: number | null; p75: number | null; p90: number | null; p95: number | null; p99: number | null };
+}
+
+/** GitLab's Ci::Runner::REGISTRATION_AVAILABILITY_TIME: a new runner's registration page lasts seven days. */
+const REGISTRATION_AVAILABILITY_MS = 7 * 24 * 3600_000;
+
 /** Expired artifacts removed per run of the recurring cleanup. */
 const EXPIRED_BATCH = 100;
 
@@ -120,12 +132,36 @@ export class RunnersService {
 
   // ---- Lists ----
 
+  /** A page of runners; its `jobsStatistics` (GraphQL's CiRunnerConnection) is read, like its other fields, only when asked. */
   private page(where: Prisma.RunnerWhereInput, page: PageArgs) {
-    return connection(
+    const list = connection(
       page,
       ({ skip, take }) => this.db.runner.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
       () => this.db.runner.count({ where }),
     );
+    let statistics: Promise<JobsStatistics | null> | undefined;
+    return Object.defineProperty(list, 'jobsStatistics', { get: () => (statistics ??= this.jobsStatistics(where)), enumerable: true }) as typeof list & {
+      readonly jobsStatistics: Promise<JobsStatistics | null>;
+    };
+  }
+
+  /**
+   * GitLab's RunnersJobsStatisticsResolver, for administrators (read_jobs_statistics): the queued durations' 50th to
+   * 99th percentiles (continuous) of the 100 newest started jobs of the 5,000 newest runners of the list.
+   */
+  private async jobsStatistics(where: Prisma.RunnerWhereInput): Promise<JobsStatistics | null> {
+    if (!this.base.access.allowed('admin_all_resources')) return null;
+    const runners = await this.db.runner.findMany({ where, orderBy: { id: 'desc' }, take: STATISTICS_RUNNERS_LIMIT, select: { id: true } });
+    const [row] = await this.db.$queryRaw<JobsStatistics['queuedDuration'][]>`
+      SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY d) AS "p50", percentile_cont(0.75) WITHIN GROUP (ORDER BY d) AS "p75",
+        percentile_cont(0.9) WITHIN GROUP (ORDER BY d) AS "p90", percentile_cont(0.95) WITHIN GROUP (ORDER BY d) AS "p95",
+        percentile_cont(0.99) WITHIN GROUP (ORDER BY d) AS "p99"
+      FROM (
+        SELECT EXTRACT(EPOCH FROM (j."startedAt" - j."queuedAt"))::float8 AS d FROM "ci_builds" j
+        WHERE j."runnerId" = ANY(${runners.map((r) => r.id)}::int[]) AND j."startedAt" IS NOT NULL
+        ORDER BY j."id" DESC LIMIT ${STATISTICS_JOBS_LIMIT}
+      ) AS durations`;
+    return { queuedDuration: row };
   }
 
   /** `GET /runners`: the runners the viewer owns (group runners of groups they own, project runners of projects they maintain). */
@@ -164,6 +200,55 @@ export class RunnersService {
   }
 
   /** The maintenance note, for those who may update the runner (GitLab's RunnerDetails). */
+  /** GraphQL's `CiRunner.userPermissions` (GitLab's RunnerPermissions from Ci::RunnerPolicy). */
+  async permissions(runner: RunnerRow) {
+    return {
+      readRunner: await this.can('read_runner', runner),
+      updateRunner: await this.can('update_runner', runner),
+      deleteRunner: await this.can('delete_runner', runner),
+      assignRunner: await this.can('assign_runner', runner),
+    };
+  }
+
+  /** GraphQL's `CiRunner.jobCount`: its jobs (with these statuses), up to 1,001 (GitLab's JOB_COUNT_LIMIT plus one). */
+  jobCount(runner: RunnerRow, statuses: readonly string[] | null | undefined): Promise<number> {
+    return this.base.loaders.runners.jobCount.load(`${runner.id}:${statuses ? [...new Set(statuses)].sort().join(',') : ''}`);
+  }
+
+  /** GraphQL's `CiRunner.projectCount`: the projects a project runner is enabled for; null for other runners. */
+  async projectCount(runner: RunnerRow): Promise<number | null> {
+    return runner.runnerType === 'project_type' ? this.base.loaders.runners.projectCount.load(runner.id) : null;
+  }
+
+  /** GraphQL's `CiRunner.ownerProject`: the first project a project runner was enabled for (the caller checks it may be read). */
+  async ownerProjectId(runner: RunnerRow): Promise<number | null> {
+    if (runner.runnerType !== 'project_type') return null;
+    return (await this.base.loaders.runners.projectIds.load(runner.id))[0] ?? null;
+  }
+
+  /** Whether the viewer administers the instance: the runner's admin URLs are theirs only (GitLab's can_admin_runners?). */
+  administers(): boolean {
+    return this.base.access.allowed('admin_all_resources');
+  }
+
+  /**
+   * GitLab's Ci::Runner#registration_available?: a runner made through the API (every runner here: there is no
+   * registration token) in the last seven days that no runner manager has used yet (it never called).
+   */
+  registrationAvailable(runner: RunnerRow, now = Date.now()): boolean {
+    return runner.contactedAt === null && now - runner.createdAt.getTime() < REGISTRATION_AVAILABILITY_MS;
+  }
+
+  /** GitLab's Ci::Build#stuck?: a pending build no online runner could pick (its tags, its project, its ref's protection). */
+  async stuck(job: JobRow): Promise<boolean> {
+    if (job.status !== 'pending' || job.type !== 'build') return false;
+    const levels = await this.base.loaders.runners.pickers.load(job.id);
+    if (levels.includes('not_protected')) return false;
+    if (!levels.includes('ref_protected')) return true;
+    // A ref_protected runner takes jobs of protected refs only (protected tags are not modelled: tags never are).
+    return job.tag || !(await this.protectedBranches.anyProtected(job.projectId, [job.ref]));
+  }
+
   async maintenanceNoteOf(runner: RunnerRow): Promise<string | null> {
     const { access } = this.base;
     return access.allowed('admin_all_resources') || (await this.can('update_runner', runner)) ? runner.maintenanceNote : null;
