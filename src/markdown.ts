@@ -9,12 +9,19 @@
 import MarkdownIt from 'markdown-it';
 import type StateInline from 'markdown-it/lib/rules_inline/state_inline.mjs';
 
+/** What a `#12`-style reference names, as the renderer links it. */
+export interface NumberedReference {
+  url: string;
+  title: string;
+  referenceType: string;
+}
+
 /** What the renderer knows of the references a text makes. */
 export interface References {
   /** Users by lower-cased username. */
   users: ReadonlyMap<string, { id: number; username: string; name: string }>;
-  /** For each registered prefix, what each number names. */
-  numbered: ReadonlyMap<string, ReadonlyMap<number, { url: string; title: string }>>;
+  /** For each registered prefix, what each number names (`referenceType`: GitLab's `issue`, `merge_request`, `epic`). */
+  numbered: ReadonlyMap<string, ReadonlyMap<number, NumberedReference>>;
   /** The server's external URL, the base of user links. */
   externalUrl: string;
 }
@@ -73,7 +80,8 @@ function referenceRule(state: StateInline, silent: boolean): boolean {
   if (!match || !target) return false;
   if (!silent) {
     const token = state.push('html_inline', '', 0);
-    token.content = `<a href="${escapeHtml(target.url)}" title="${escapeHtml(target.title)}" class="gfm">${escapeHtml(char + match[1])}</a>`;
+    const type = escapeHtml(target.referenceType);
+    token.content = `<a href="${escapeHtml(target.url)}" data-reference-type="${type}" title="${escapeHtml(target.title)}" class="gfm gfm-${type}">${escapeHtml(char + match[1])}</a>`;
   }
   state.pos += 1 + match[0].length;
   return true;

@@ -119,6 +119,43 @@ describe('GraphQL', () => {
   });
 });
 
+describe('references in bodyHtml', () => {
+  it('links #12 and !3 to issues and merge requests of the project the viewer may read, with their titles; the rest stays text', async () => {
+    const guest = await createUser(t);
+    await addMember(t, owner.token, 'projects', project.id, guest.id, 10);
+    const open = (await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Public <plan>' } })).body;
+    const secret = (await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Secret plan', confidential: true } })).body;
+    await t.api('POST', `/projects/${project.id}/repository/commits`, {
+      token: owner.token,
+      body: { branch: 'refs-feature', start_branch: 'main', commit_message: 'Feature', actions: [{ action: 'create', file_path: 'b.txt', content: 'b\n' }] },
+    });
+    const mr = (await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: 'refs-feature', target_branch: 'main', title: 'Add b' } })).body;
+    const body = `See #${open.iid}, #${secret.iid}, !${mr.iid} and #999; \`#${open.iid}\` in code`;
+    await t.api('POST', `/projects/${project.id}/issues/${open.iid}/notes`, { token: owner.token, body: { body } });
+    const html = async (token: string) => {
+      const res = await t.graphql(
+        `query($path: ID!, $iid: String!) { project(fullPath: $path) { issue(iid: $iid) { notes { nodes { body bodyHtml } } } } }`,
+        { path: project.path_with_namespace, iid: String(open.iid) },
+        token,
+      );
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.project.issue.notes.nodes.find((n: { body: string }) => n.body === body).bodyHtml as string;
+    };
+    const base = `${EXTERNAL_URL}/${project.path_with_namespace}/-`;
+    const seen = await html(owner.token);
+    expect(seen).toContain(`<a href="${base}/issues/${open.iid}" data-reference-type="issue" title="Public &lt;plan&gt;" class="gfm gfm-issue">#${open.iid}</a>`);
+    expect(seen).toContain(`<a href="${base}/issues/${secret.iid}" data-reference-type="issue" title="Secret plan" class="gfm gfm-issue">#${secret.iid}</a>`);
+    expect(seen).toContain(`<a href="${base}/merge_requests/${mr.iid}" data-reference-type="merge_request" title="Add b" class="gfm gfm-merge_request">!${mr.iid}</a>`);
+    expect(seen).toContain(' and #999;');
+    expect(seen).toContain(`<code>#${open.iid}</code>`);
+    // A Guest may not read the confidential issue: its number stays text, its title unseen.
+    const guestSees = await html(guest.token);
+    expect(guestSees).toContain(`title="Public &lt;plan&gt;" class="gfm gfm-issue">#${open.iid}</a>`);
+    expect(guestSees).toContain(`, #${secret.iid}, `);
+    expect(guestSees).not.toContain('Secret plan');
+  });
+});
+
 describe('@gitbeaker/rest', () => {
   let api: InstanceType<typeof Gitlab>;
   beforeAll(() => {

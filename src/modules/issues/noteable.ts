@@ -4,7 +4,7 @@
  * and create notes in the project, unless its discussion is locked (then Reporters and above only, as GitLab's
  * IssuePolicy allows). A single issue comment may be replied to, turning it into a thread (Noteable.replyable_types).
  */
-import { registerNoteable, type Noteable, type NoteableContext, type NoteableKind } from '../notes/noteables.js';
+import { registerIidReferences, registerNoteable, type Noteable, type NoteableContext, type NoteableKind } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
 import { ISSUE, issueSubject, type IssueRow } from './service.js';
 
@@ -56,3 +56,4 @@ export const issueNoteables: NoteableKind = {
 };
 
 registerNoteable(issueNoteables);
+registerIidReferences({ prefix: '#', referenceType: 'issue', route: 'issues', readable: (ctx, project, iids) => ctx.services.issues.readableByIids(project, iids) });

@@ -246,6 +246,14 @@ export class IssuesService {
     return issue;
   }
 
+  /** Of the project's issues with these iids, those the viewer may read, in one query (`#12` references). */
+  async readableByIids(project: ProjectRow, iids: readonly number[]): Promise<IssueRow[]> {
+    if (!iids.length) return [];
+    const issues = await this.db.issue.findMany({ where: { projectId: project.id, iid: { in: [...iids] } }, include: withAssignees });
+    const readable = await Promise.all(issues.map((issue) => this.base.access.can('read_issue', issueSubject(project, issue))));
+    return issues.filter((_, i) => readable[i]);
+  }
+
   /** An issue by its id when the viewer may read it (GraphQL's global IDs); null otherwise. */
   async byId(id: number): Promise<IssueRow | null> {
     const issue = await this.db.issue.findUnique({ where: { id }, include: withAssignees });

@@ -5,7 +5,7 @@
  * (Noteable.resolvable_types), may start on a line of the diff (a DiffNote with its `position`), and a single comment
  * may be replied to.
  */
-import { registerNoteable, type Noteable, type NoteableContext, type NoteableKind } from '../notes/noteables.js';
+import { registerIidReferences, registerNoteable, type Noteable, type NoteableContext, type NoteableKind } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
 import { MERGE_REQUEST, mergeRequestSubject, type MergeRequestRow } from './service.js';
 
@@ -64,3 +64,4 @@ export const mergeRequestNoteables: NoteableKind = {
 };
 
 registerNoteable(mergeRequestNoteables);
+registerIidReferences({ prefix: '!', referenceType: 'merge_request', route: 'merge_requests', readable: (ctx, project, iids) => ctx.services.merge_requests.readableByIids(project, iids) });

@@ -12,6 +12,7 @@ import type { Access } from '../../auth/policy.js';
 import type { Prisma } from '../../db/database.js';
 import type { Services } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
+import type { NumberedReference } from '../../markdown.js';
 import type { ProjectRow } from '../projects/service.js';
 
 /** One noteable, found and ready for the notes engine: what its notes are stored under, and what its checks read. */
@@ -115,13 +116,13 @@ export function noteableKind(typeOrEnum: string): NoteableKind | undefined {
 /**
  * GitLab's reference filters beyond users (`#12` issues, `!3` merge requests, `&4` epics): a kind that has
  * references registers a resolver for its prefix, which the Markdown renderer asks for the references it meets.
- * None is registered until issues exist, so `#12` stays plain text.
+ * A number the viewer may not read stays plain text, as one naming nothing does.
  */
 export interface ReferenceResolver {
   /** The character that starts a reference: `#`, `!`, `&`. */
   prefix: string;
   /** For each number referenced in a project, its link and title when the viewer may see it. */
-  resolve(ctx: NoteableContext, project: ProjectRow | null, numbers: number[]): Promise<Map<number, { url: string; title: string }>>;
+  resolve(ctx: NoteableContext, project: ProjectRow | null, numbers: number[], externalUrl: string): Promise<Map<number, NumberedReference>>;
 }
 
 const referenceResolvers = new Map<string, ReferenceResolver>();
@@ -129,6 +130,33 @@ const referenceResolvers = new Map<string, ReferenceResolver>();
 export function registerReferenceResolver(resolver: ReferenceResolver): void {
   if (referenceResolvers.has(resolver.prefix)) throw new Error(`references starting ${resolver.prefix} are registered twice`);
   referenceResolvers.set(resolver.prefix, resolver);
+}
+
+/** How many distinct numbers of one prefix a text may have resolved: the rest stay text, so a text costs a bounded lookup. */
+const MAX_REFERENCES = 100;
+
+/**
+ * References by iid within the text's project (`#12` issues, `!3` merge requests), linked to their pages as GitLab's
+ * IssueReferenceFilter and MergeRequestReferenceFilter link them; `readable` answers, in one lookup, those of the
+ * iids the viewer may read.
+ */
+export function registerIidReferences(options: {
+  prefix: string;
+  referenceType: string;
+  route: string;
+  readable: (ctx: NoteableContext, project: ProjectRow, iids: number[]) => Promise<{ iid: number; title: string }[]>;
+}): void {
+  registerReferenceResolver({
+    prefix: options.prefix,
+    async resolve(ctx, project, numbers, externalUrl) {
+      const found = new Map<number, NumberedReference>();
+      if (!project) return found;
+      for (const row of await options.readable(ctx, project, numbers.slice(0, MAX_REFERENCES))) {
+        found.set(row.iid, { url: `${externalUrl}/${project.fullPath}/-/${options.route}/${row.iid}`, title: row.title, referenceType: options.referenceType });
+      }
+      return found;
+    },
+  });
 }
 
 export function referenceResolversInUse(): ReferenceResolver[] {

@@ -21,7 +21,7 @@ import type { ServiceBase, Services } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { COMMIT } from './commits.js';
-import { referencedIn, renderMarkdown } from '../../markdown.js';
+import { referencedIn, renderMarkdown, type NumberedReference } from '../../markdown.js';
 import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind } from './noteables.js';
 import type { NoteCommands, PendingNoteCommands } from '../quick_actions/service.js';
 
@@ -971,12 +971,12 @@ export class NotesService {
     const users = usernames.length ? await this.base.loaders.notes.usersByUsername.loadMany(usernames) : [];
     const found = new Map<string, { id: number; username: string; name: string }>();
     for (const user of users) if (user && !(user instanceof Error)) found.set(user.username.toLowerCase(), user);
-    const numbered = new Map<string, Map<number, { url: string; title: string }>>();
+    const numbered = new Map<string, Map<number, NumberedReference>>();
     if (numbers.size) {
       const project = projectId === null ? null : await this.projects.find({ id: projectId });
       for (const resolver of resolvers) {
         const wanted = numbers.get(resolver.prefix);
-        if (wanted) numbered.set(resolver.prefix, await resolver.resolve(this.ctx(services), project, wanted));
+        if (wanted) numbered.set(resolver.prefix, await resolver.resolve(this.ctx(services), project, wanted, this.base.app.config.externalUrl));
       }
     }
     return renderMarkdown(text, { users: found, numbered, externalUrl: this.base.app.config.externalUrl });
