@@ -50,7 +50,7 @@ describe('operation bounds over graphql-ws', () => {
   it('refuses a recursive subscription and a query over the size limit, and keeps the connection', async () => {
     const client = clientOf(alice.token);
     try {
-      const recursive = await first(client, 'subscription { activityEventRecorded { author { namespace { projects { nodes { group { projects { nodes { group { projects { nodes { group { id } } } } } } } } } } } } }');
+      const recursive = await first(client, 'subscription { activityEventRecorded { author { namespace { projects(first: 2) { nodes { group { projects(first: 2) { nodes { group { projects(first: 2) { nodes { group { id } } } } } } } } } } } } }');
       expect(recursive.errors).toEqual([
         refusal(`Recursive query - too many of fields '{"projects"=>3, "group"=>3}' detected\nin single branch of the query")\n`),
       ]);

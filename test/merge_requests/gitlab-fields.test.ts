@@ -95,7 +95,7 @@ describe('MergeRequest fields of GitLab', () => {
     expect(mr.descriptionHtml).toBe('');
     const described = await mrFields(reporter.token, feature.iid, 'titleHtml descriptionHtml userDiscussionsCount commenters { nodes { username } }');
     expect(described.titleHtml).toBe('Feature <em>one</em>');
-    expect(described.descriptionHtml).toMatch(/^<p>Closes #1, cc <a href="[^"]+" data-reference-type="user" data-user="\d+"/);
+    expect(described.descriptionHtml).toMatch(/^<p>Closes <a href="[^"]+\/-\/issues\/1" data-reference-type="issue" title="Bug" class="gfm gfm-issue">#1<\/a>, cc <a href="[^"]+" data-reference-type="user" data-user="\d+"/);
     expect(described.descriptionHtml).toContain(`data-user="${developer.id}"`);
     expect(described).toMatchObject({ userDiscussionsCount: 0, commenters: { nodes: [] } });
   });
