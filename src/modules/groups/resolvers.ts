@@ -37,8 +37,13 @@ export const groupResolvers = {
     },
   },
   SharedRunnersSetting: lowerEnum(SHARED_RUNNERS_SETTINGS),
+  GroupPermissions: {
+    createProjects: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.access.check('create_projects', ns),
+    readGroup: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.access.check('read_group', ns),
+  },
   Group: {
     ...idFields('Group'),
+    userPermissions: (ns: NamespaceRow) => ns,
     webUrl: namespaceWebUrl,
     avatarUrl: namespaceAvatarUrl,
     avatarFile: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.groups.avatarFile(ns),

@@ -1,5 +1,6 @@
 /** GraphQL resolvers of projects. */
 import { hashedPath } from '../../git/storages.js';
+import { projectPermissionResolvers } from './permissions.js';
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
@@ -149,6 +150,7 @@ export const projectResolvers = {
       };
     },
     viewerPermissions: (p: ProjectRow) => p,
+    userPermissions: (p: ProjectRow) => p,
   },
   ProjectFeatureAccessLevel: projectFeatureResolvers.ProjectFeatureAccessLevel,
   ProjectPagesAccessLevel: projectFeatureResolvers.ProjectPagesAccessLevel,
@@ -164,6 +166,7 @@ export const projectResolvers = {
     avatarUrl: namespaceAvatarUrl,
   },
   ProjectPermissions: {
+    ...projectPermissionResolvers,
     projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.access.directProjectLevel(p)) || null,
     groupAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (p.namespace.kind === 'group' ? (await ctx.access.namespaceLevel(p.namespace)) || null : null),
   },

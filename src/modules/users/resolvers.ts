@@ -104,8 +104,13 @@ export const userResolvers = {
   },
   // No field answers the interface itself: a user is a UserCore wherever one is asked for as a `User`.
   User: { __resolveType: () => 'UserCore' },
+  UserPermissions: {
+    // GitLab's PermissionTypes::User asks create_snippet of the current user without a subject: a personal snippet.
+    createSnippet: (_u: UserRow, _a: unknown, ctx: Context) => ctx.access.check('create_snippet', { project: null }),
+  },
   UserCore: {
     ...idFields('User'),
+    userPermissions: (user: UserRow) => user,
     avatarUrl: (user: UserRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'user', user.id, user.avatar),
     active: (user: UserRow) => user.state === 'active',
     locked: () => false,
