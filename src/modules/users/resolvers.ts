@@ -1,4 +1,5 @@
 /** GraphQL resolvers of users and their account data (keys, e-mail addresses, status, preferences, impersonation tokens). */
+import { userListResolvers } from './user-lists.js';
 import type { Context } from '../../context.js';
 import { avatarUrl } from '../../uploads/avatars.js';
 import type { UploadedFile } from '../../uploads/storage.js';
@@ -111,6 +112,7 @@ export const userResolvers = {
   UserCore: {
     ...idFields('User'),
     userPermissions: (user: UserRow) => user,
+    ...userListResolvers,
     avatarUrl: (user: UserRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'user', user.id, user.avatar),
     active: (user: UserRow) => user.state === 'active',
     locked: () => false,
