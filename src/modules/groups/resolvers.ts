@@ -44,6 +44,9 @@ export const groupResolvers = {
   Group: {
     ...idFields('Group'),
     userPermissions: (ns: NamespaceRow) => ns,
+    descriptionHtml: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.notes.markdownHtml(ctx.services, ns.description, null),
+    // GitLab's licensed `epics` feature (EPICS_ENABLED).
+    epicsEnabled: (_ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.config.epicsEnabled,
     webUrl: namespaceWebUrl,
     avatarUrl: namespaceAvatarUrl,
     avatarFile: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.groups.avatarFile(ns),

@@ -100,6 +100,9 @@ export const projectResolvers = {
   Project: {
     ...idFields('Project'),
     nameWithNamespace: (p: ProjectRow) => `${p.namespace.fullName} / ${p.name}`,
+    // GitLab's Project#lfs_enabled?: a project without a setting of its own (none here has one) follows its namespace.
+    lfsEnabled: (p: ProjectRow) => p.namespace.lfsEnabled,
+    descriptionHtml: (p: ProjectRow, _a: unknown, ctx: Context) => (p.description == null ? null : ctx.services.notes.markdownHtml(ctx.services, p.description, p.id)),
     repositoryStorage: shownWith('change_repository_storage', (p: ProjectRow) => p, (p) => p.repositoryStorage),
     repositoryDiskPath: async (p: ProjectRow, _a: unknown, ctx: Context) => {
       await ctx.access.authorize('admin_all_resources', null);

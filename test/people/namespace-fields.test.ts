@@ -1,0 +1,51 @@
+/**
+ * Projects', groups' and namespaces' GitLab fields: descriptionHtml (notes' Markdown renderer, references resolved),
+ * a project's lfsEnabled, a group's epicsEnabled, a namespace's lfsEnabled, requestAccessEnabled and sharedRunnersSetting.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { suiteServer } from '../support/server.js';
+import { apiOk, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
+
+const t = suiteServer({ epicsEnabled: false });
+let owner: TestUser;
+let stranger: TestUser;
+let group: { id: number; full_path: string };
+let project: { id: number; path_with_namespace: string };
+
+beforeAll(async () => {
+  [owner, stranger] = await Promise.all([createUser(t), createUser(t)]);
+  group = await createGroup(t, owner.token);
+  project = await createProject(t, owner.token, { namespaceId: group.id });
+  await apiOk(t, owner.token, 'PUT', `/groups/${group.id}`, { description: `**Bold** by @${owner.username}`, lfs_enabled: false, request_access_enabled: false, shared_runners_setting: 'disabled_and_overridable' });
+  await apiOk(t, owner.token, 'PUT', `/projects/${project.id}`, { description: `See @${owner.username}` });
+});
+
+describe('descriptionHtml and settings', () => {
+  it("renders the project's, group's and namespace's descriptions with references", async () => {
+    const res = await t.graphql(
+      `query($g: ID!, $p: ID!) {
+        project(fullPath: $p) { descriptionHtml lfsEnabled }
+        group(fullPath: $g) { descriptionHtml epicsEnabled lfsEnabled }
+        namespace(fullPath: $g) { descriptionHtml lfsEnabled requestAccessEnabled sharedRunnersSetting }
+      }`,
+      { g: group.full_path, p: project.path_with_namespace },
+      owner.token,
+    );
+    expect(res.body.errors, res.text).toBeUndefined();
+    const { project: p, group: g, namespace: n } = res.body.data;
+    expect(p.descriptionHtml).toContain(`href="http://gitlab.example.com/${owner.username}"`);
+    expect(p.descriptionHtml).toContain('See ');
+    expect(p.lfsEnabled).toBe(false);
+    expect(g.descriptionHtml).toContain('<strong>Bold</strong>');
+    expect(g.descriptionHtml).toContain(`data-user="${owner.id}"`);
+    expect(g.epicsEnabled).toBe(false);
+    expect(n).toEqual({ descriptionHtml: g.descriptionHtml, lfsEnabled: false, requestAccessEnabled: false, sharedRunnersSetting: 'DISABLED_AND_OVERRIDABLE' });
+  });
+
+  it('shows a personal namespace its defaults, and hides private groups from others', async () => {
+    const res = await t.graphql(`query($u: ID!) { namespace(fullPath: $u) { descriptionHtml lfsEnabled requestAccessEnabled sharedRunnersSetting } }`, { u: owner.username }, owner.token);
+    expect(res.body.data.namespace).toEqual({ descriptionHtml: '', lfsEnabled: true, requestAccessEnabled: true, sharedRunnersSetting: 'ENABLED' });
+    const hidden = await t.graphql(`query($g: ID!) { group(fullPath: $g) { descriptionHtml } namespace(fullPath: $g) { descriptionHtml } }`, { g: group.full_path }, stranger.token);
+    expect(hidden.body.data).toEqual({ group: null, namespace: null });
+  });
+});
