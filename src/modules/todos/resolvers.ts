@@ -95,6 +95,9 @@ export const todosResolvers = {
   Todoable: {
     __resolveType: (target: IssueRow | AlertRow) => ('fingerprint' in target ? 'AlertManagementAlert' : 'Issue'),
   },
+  Query: {
+    todo: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.todos.find(args.id),
+  },
   UserCore: {
     todos: (user: UserRow, args: TodoArgs, ctx: Context) => {
       // TodosResolver: only the current user's own; none for another user or an anonymous caller.
