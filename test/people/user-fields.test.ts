@@ -100,6 +100,31 @@ describe('UserCore memberships, group count and snippets', () => {
     expect((await t.graphql(q, { u: alice.username }, t.rootToken)).body.data.user.groupCount).toBe(1);
   });
 
+  it("lists the user's groups to the user and administrators, by search and permission scope", async () => {
+    const dev = await createGroup(t, alice.token, { path: `zz-dev-${Date.now()}` });
+    const sub = await createGroup(t, alice.token, { parentId: dev.id });
+    const maint = await createGroup(t, alice.token, { path: `zz-maint-${Date.now()}` });
+    await addMember(t, alice.token, 'groups', dev.id, bob.id, 30);
+    await addMember(t, alice.token, 'groups', maint.id, bob.id, 40);
+    await apiOk(t, alice.token, 'PUT', `/groups/${maint.id}`, { project_creation_level: 'maintainer' });
+    const q = `query($u: String!) { user(username: $u) {
+      groups { count nodes { fullPath } }
+      searched: groups(search: "maint") { nodes { fullPath } }
+      create: groups(permissionScope: CREATE_PROJECTS) { nodes { fullPath } }
+      transfer: groups(permissionScope: TRANSFER_PROJECTS) { nodes { fullPath } }
+    } }`;
+    const own = await t.graphql(q, { u: bob.username }, bob.token);
+    expect(own.body.errors, own.text).toBeUndefined();
+    const paths = (c: { nodes: { fullPath: string }[] }) => c.nodes.map((n) => n.fullPath);
+    expect(paths(own.body.data.user.groups)).toEqual([dev.full_path, maint.full_path]);
+    expect(paths(own.body.data.user.searched)).toEqual([maint.full_path]);
+    // Developers create projects in the group and its subgroup (project_creation_level developer), Maintainers in theirs.
+    expect(paths(own.body.data.user.create).sort()).toEqual([dev.full_path, sub.full_path, maint.full_path].sort());
+    expect(paths(own.body.data.user.transfer)).toEqual([maint.full_path]);
+    expect(paths((await t.graphql(q, { u: bob.username }, t.rootToken)).body.data.user.groups)).toEqual([dev.full_path, maint.full_path]);
+    expect((await t.graphql(q, { u: bob.username }, carol.token)).body.data.user).toEqual({ groups: null, searched: null, create: null, transfer: null });
+  });
+
   it("lists the user's snippets the viewer may read, by visibility and type", async () => {
     await apiOk(t, bob.token, 'POST', '/snippets', { title: 'mine', visibility: 'private', files: [{ file_path: 'a.txt', content: 'a' }] });
     await apiOk(t, bob.token, 'POST', '/snippets', { title: 'shared', visibility: 'public', files: [{ file_path: 'a.txt', content: 'a' }] });

@@ -25,6 +25,7 @@ export const userPolicy = {
   update_user: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
   // UserPolicy's `user_is_self | admin` block: how many groups the user belongs to.
   read_group_count: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
+  read_user_groups: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
 };
 
 type UserPolicyRules = typeof userPolicy;
