@@ -42,6 +42,14 @@ describe('descriptionHtml and settings', () => {
     expect(n).toEqual({ descriptionHtml: g.descriptionHtml, lfsEnabled: false, requestAccessEnabled: false, sharedRunnersSetting: 'DISABLED_AND_OVERRIDABLE' });
   });
 
+  it("shows an event's update time, its creation time", async () => {
+    const res = await t.graphql(`query($p: ID!) { project(fullPath: $p) { events { nodes { action createdAt updatedAt } } } }`, { p: project.path_with_namespace }, owner.token);
+    expect(res.body.errors, res.text).toBeUndefined();
+    const nodes = res.body.data.project.events.nodes;
+    expect(nodes.length).toBeGreaterThan(0);
+    for (const n of nodes) expect(n.updatedAt).toBe(n.createdAt);
+  });
+
   it('shows a personal namespace its defaults, and hides private groups from others', async () => {
     const res = await t.graphql(`query($u: ID!) { namespace(fullPath: $u) { descriptionHtml lfsEnabled requestAccessEnabled sharedRunnersSetting } }`, { u: owner.username }, owner.token);
     expect(res.body.data.namespace).toEqual({ descriptionHtml: '', lfsEnabled: true, requestAccessEnabled: true, sharedRunnersSetting: 'ENABLED' });

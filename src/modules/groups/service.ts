@@ -11,9 +11,8 @@ import type { ServiceBase } from '../module.js';
 import type { MembersService } from '../members/service.js';
 import { PATH_RULE, VISIBILITY_RANK, isValidPath, type Visibility } from '../namespaces/paths.js';
 import { NamespacesService, fuzzyWhere, type NamespaceRow } from '../namespaces/service.js';
-import { AccessLevel, CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
+import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
 import { allowedWhere } from '../../auth/policy.js';
-import { namespaceMember } from '../../auth/rules.js';
 import { userViewers } from '../../auth/viewer.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import type { GroupStatistics } from './loaders.js';
@@ -152,11 +151,8 @@ export class GroupsService {
       const [viewers, [memberships]] = await Promise.all([userViewers(db, [user.id]), app.memberships.ofMany([user.id])]);
       const viewer = viewers.get(user.id);
       if (!viewer || !memberships) return this.page({ id: -1 }, { orderBy: 'path', sort: 'ASC' }, page);
-      const actor = { viewer: { ...viewer, admin: false }, memberships };
-      const and: Prisma.NamespaceWhereInput[] = [{ kind: 'group' }, allowedWhere(actor, 'create_projects')];
-      const maintainer = namespaceMember(AccessLevel.MAINTAINER).where(actor);
-      if (filters.permissionScope !== 'create_projects') and.push(maintainer === false ? { id: -1 } : maintainer === true ? {} : maintainer);
-      scope = { AND: and };
+      // The user's memberships decide, as GitLab's manageable_groups: an administrator's rights reach no further here.
+      scope = { AND: [{ kind: 'group' }, allowedWhere({ viewer: { ...viewer, admin: false }, memberships }, filters.permissionScope)] };
     }
     return this.list({ search: filters.search, allAvailable: true, orderBy: 'path', sort: 'ASC' }, page, scope);
   }
