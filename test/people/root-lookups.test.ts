@@ -45,6 +45,19 @@ describe('Query.todo, Query.note and Query.milestone', () => {
     await apiOk(t, owner.token, 'PUT', `/projects/${project.id}`, { visibility: 'private' });
   });
 
+  it("shows a to-do item's note while the viewer may read it", async () => {
+    const open = await createProject(t, owner.token, { visibility: 'public' });
+    const bug = await apiOk(t, owner.token, 'POST', `/projects/${open.id}/issues`, { title: 'Mention' });
+    const note = await apiOk(t, owner.token, 'POST', `/projects/${open.id}/issues/${bug.iid}/notes`, { body: `@${stranger.username} please look` });
+    const q = `{ currentUser { todos { nodes { action note { id body } } } } }`;
+    const res = await t.graphql(q, {}, stranger.token);
+    expect(res.body.errors, res.text).toBeUndefined();
+    expect(res.body.data.currentUser.todos.nodes).toEqual([{ action: 'directly_addressed', note: { id: `gid://gitlab/Note/${note.id}`, body: `@${stranger.username} please look` } }]);
+    await apiOk(t, owner.token, 'PUT', `/projects/${open.id}`, { visibility: 'private' });
+    const hidden = await t.graphql(q, {}, stranger.token);
+    expect(hidden.body.data.currentUser.todos.nodes.every((n: { note: unknown }) => n.note === null)).toBe(true);
+  });
+
   it("finds a project's or group's milestone the viewer may read, null otherwise", async () => {
     const group = await createGroup(t, owner.token);
     const projectMilestone = await apiOk(t, owner.token, 'POST', `/projects/${project.id}/milestones`, { title: 'v1' });

@@ -236,7 +236,7 @@ export class NotesService {
   }
 
   private async readableById(services: Services, id: number): Promise<{ note: NoteRow; noteable: Noteable } | null> {
-    const note = await this.base.db.note.findUnique({ where: { id } });
+    const note = await this.base.loaders.notes.byId.load(id);
     const noteable = note && (await this.readableNoteableOf(services, note));
     if (!note || !noteable || (note.internal && !(await this.canReadInternal(noteable)))) return null;
     return { note, noteable };

@@ -106,6 +106,7 @@ export const todosResolvers = {
     },
   },
   Todo: {
+    note: (todo: TodoRow, _a: unknown, ctx: Context) => (todo.noteId == null ? null : ctx.services.notes.findReadable(ctx.services, todo.noteId)),
     id: (todo: TodoRow) => globalId('Todo', todo.id),
     databaseId: (todo: TodoRow) => todo.id,
     author: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(todo.authorId),
