@@ -50,6 +50,20 @@ describe('descriptionHtml and settings', () => {
     for (const n of nodes) expect(n.updatedAt).toBe(n.createdAt);
   });
 
+  it('lists the namespaces the viewer may fork a project into, null for one who may not fork it', async () => {
+    const open = await createProject(t, owner.token, { visibility: 'public' });
+    const other = await createGroup(t, owner.token);
+    await apiOk(t, owner.token, 'PUT', `/groups/${other.id}`, { project_creation_level: 'noone' });
+    const q = `query($p: ID!, $s: String) { project(fullPath: $p) { forkTargets(search: $s) { count nodes { fullPath } } } }`;
+    const mine = await t.graphql(q, { p: open.path_with_namespace }, owner.token);
+    expect(mine.body.errors, mine.text).toBeUndefined();
+    expect(mine.body.data.project.forkTargets.nodes.map((n: { fullPath: string }) => n.fullPath)).toEqual([owner.username, group.full_path]);
+    const searched = await t.graphql(q, { p: open.path_with_namespace, s: group.full_path.slice(0, 12) }, owner.token);
+    expect(searched.body.data.project.forkTargets.nodes).toEqual([{ fullPath: group.full_path }]);
+    expect((await t.graphql(q, { p: open.path_with_namespace }, stranger.token)).body.data.project.forkTargets).toEqual({ count: 1, nodes: [{ fullPath: stranger.username }] });
+    expect((await t.graphql(q, { p: open.path_with_namespace }, null)).body.data.project.forkTargets).toBeNull();
+  });
+
   it('shows a personal namespace its defaults, and hides private groups from others', async () => {
     const res = await t.graphql(`query($u: ID!) { namespace(fullPath: $u) { descriptionHtml lfsEnabled requestAccessEnabled sharedRunnersSetting } }`, { u: owner.username }, owner.token);
     expect(res.body.data.namespace).toEqual({ descriptionHtml: '', lfsEnabled: true, requestAccessEnabled: true, sharedRunnersSetting: 'ENABLED' });

@@ -154,6 +154,9 @@ export const projectResolvers = {
     },
     viewerPermissions: (p: ProjectRow) => p,
     userPermissions: (p: ProjectRow) => p,
+    // Resolvers::Projects::ForkTargetsResolver authorizes fork_project on the project.
+    forkTargets: async (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) =>
+      (await ctx.access.can('fork_project', p)) ? ctx.services.namespaces.forkTargets(args.search, args) : null,
   },
   ProjectFeatureAccessLevel: projectFeatureResolvers.ProjectFeatureAccessLevel,
   ProjectPagesAccessLevel: projectFeatureResolvers.ProjectPagesAccessLevel,
