@@ -64,6 +64,29 @@ describe('descriptionHtml and settings', () => {
     expect((await t.graphql(q, { p: open.path_with_namespace }, null)).body.data.project.forkTargets).toBeNull();
   });
 
+  it("lists the releases of the group's projects, subgroups' included, that the viewer may read", async () => {
+    const open = await createGroup(t, owner.token, { visibility: 'public' });
+    const sub = await createGroup(t, owner.token, { parentId: open.id, visibility: 'public' });
+    const shown = await createProject(t, owner.token, { namespaceId: open.id, visibility: 'public' });
+    const nested = await createProject(t, owner.token, { namespaceId: sub.id, visibility: 'public' });
+    const hidden = await createProject(t, owner.token, { namespaceId: open.id, visibility: 'private' });
+    const release = async (p: { id: number }, tag: string, at: string) => {
+      await apiOk(t, owner.token, 'POST', `/projects/${p.id}/repository/commits`, { branch: 'main', commit_message: 'init', actions: [{ action: 'create', file_path: 'a', content: 'a' }] });
+      await apiOk(t, owner.token, 'POST', `/projects/${p.id}/releases`, { tag_name: tag, ref: 'main', released_at: at });
+    };
+    await release(shown, 'v1', '2026-01-01T00:00:00Z');
+    await release(nested, 'v2', '2026-02-01T00:00:00Z');
+    await release(hidden, 'v3', '2026-03-01T00:00:00Z');
+    const q = `query($g: ID!) { group(fullPath: $g) { releases { count nodes { tagName } } asc: releases(sort: RELEASED_AT_ASC) { nodes { tagName } } } }`;
+    const asOwner = await t.graphql(q, { g: open.full_path }, owner.token);
+    expect(asOwner.body.errors, asOwner.text).toBeUndefined();
+    expect(asOwner.body.data.group.releases).toEqual({ count: 3, nodes: [{ tagName: 'v3' }, { tagName: 'v2' }, { tagName: 'v1' }] });
+    expect(asOwner.body.data.group.asc.nodes).toEqual([{ tagName: 'v1' }, { tagName: 'v2' }, { tagName: 'v3' }]);
+    const asStranger = await t.graphql(q, { g: open.full_path }, stranger.token);
+    expect(asStranger.body.data.group.releases).toEqual({ count: 2, nodes: [{ tagName: 'v2' }, { tagName: 'v1' }] });
+    expect((await t.graphql(q, { g: sub.full_path }, null)).body.data.group.releases.nodes).toEqual([{ tagName: 'v2' }]);
+  });
+
   it('shows a personal namespace its defaults, and hides private groups from others', async () => {
     const res = await t.graphql(`query($u: ID!) { namespace(fullPath: $u) { descriptionHtml lfsEnabled requestAccessEnabled sharedRunnersSetting } }`, { u: owner.username }, owner.token);
     expect(res.body.data.namespace).toEqual({ descriptionHtml: '', lfsEnabled: true, requestAccessEnabled: true, sharedRunnersSetting: 'ENABLED' });
