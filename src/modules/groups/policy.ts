@@ -4,7 +4,8 @@
  */
 import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
-import { administrator, anyOf, groupOwners, groupsOnly, heldAtLeast, memberBelow, minimalAccessMember, namespaceLevel, namespaceMember, visible, type GroupSettingsSubject, type NamespaceSubject, type Rule } from '../../auth/rules.js';
+import { namespacePolicy } from '../namespaces/policy.js';
+import { administrator, allOf, anyOf, groupOwners, groupsOnly, heldAtLeast, memberBelow, minimalAccessMember, namespaceLevel, namespaceMember, visible, type GroupSettingsSubject, type NamespaceSubject, type Rule } from '../../auth/rules.js';
 
 const { GUEST, MAINTAINER, OWNER } = AccessLevel;
 
@@ -36,6 +37,9 @@ export const groupPolicy = {
   // GroupPolicy's read_namespace_via_membership: whoever has access to the group through a membership (or
   // administrators, whom GitLab counts as Owners of every group) may share a project with it.
   read_namespace_via_membership: groupsOnly(anyOf<NamespaceSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(GUEST))),
+  // GroupPolicy's `maintainer & can?(:create_projects)`: projects may be transferred or imported into the group.
+  transfer_projects: groupsOnly(allOf(namespacePolicy.create_projects, anyOf<GroupSettingsSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(MAINTAINER)))),
+  import_projects: groupsOnly(allOf(namespacePolicy.create_projects, anyOf<GroupSettingsSubject, Prisma.NamespaceWhereInput>(administrator, namespaceMember(MAINTAINER)))),
 };
 
 type GroupPolicyRules = typeof groupPolicy;

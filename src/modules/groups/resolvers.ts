@@ -5,7 +5,8 @@ import { parseId, parseRef } from '../../graphql/ids.js';
 import { idFields, lowerEnum } from '../../graphql/resolvers.js';
 import { namespaceAvatarUrl, namespaceWebUrl } from '../namespaces/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
-import type { GroupChanges, GroupFilters, GroupInput } from './service.js';
+import type { GroupChanges, GroupFilters, GroupInput, GroupPermissionScope } from './service.js';
+import type { UserRow } from '../users/service.js';
 import { SHARED_RUNNERS_SETTINGS, sharedRunnersSetting } from './shared-runners.js';
 
 type GroupArgs = Omit<GroupInput, 'parent'> & { parentId?: string | null };
@@ -37,8 +38,21 @@ export const groupResolvers = {
     },
   },
   SharedRunnersSetting: lowerEnum(SHARED_RUNNERS_SETTINGS),
+  GroupPermission: lowerEnum(['create_projects', 'import_projects', 'transfer_projects']),
+  UserCore: {
+    groups: (user: UserRow, args: { search?: string | null; permissionScope?: GroupPermissionScope | null } & PageArgs, ctx: Context) =>
+      ctx.services.groups.ofUser(user, args, args),
+  },
+  GroupPermissions: {
+    createProjects: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.access.check('create_projects', ns),
+    readGroup: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.access.check('read_group', ns),
+  },
   Group: {
     ...idFields('Group'),
+    userPermissions: (ns: NamespaceRow) => ns,
+    descriptionHtml: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.notes.markdownHtml(ctx.services, ns.description, null),
+    // GitLab's licensed `epics` feature (EPICS_ENABLED).
+    epicsEnabled: (_ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.config.epicsEnabled,
     webUrl: namespaceWebUrl,
     avatarUrl: namespaceAvatarUrl,
     avatarFile: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.groups.avatarFile(ns),

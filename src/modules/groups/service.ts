@@ -12,6 +12,8 @@ import type { MembersService } from '../members/service.js';
 import { PATH_RULE, VISIBILITY_RANK, isValidPath, type Visibility } from '../namespaces/paths.js';
 import { NamespacesService, fuzzyWhere, type NamespaceRow } from '../namespaces/service.js';
 import { CREATOR_ACCESS_LEVEL } from '../../auth/access-levels.js';
+import { allowedWhere } from '../../auth/policy.js';
+import { userViewers } from '../../auth/viewer.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import type { GroupStatistics } from './loaders.js';
 import type { ProjectsService } from '../projects/service.js';
@@ -20,6 +22,9 @@ import { moveGroupTree } from './tree.js';
 import { ensureGroupWiki } from '../repository_storage_moves/group-wikis.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { groupSystemEvent } from '../hooks/payloads.js';
+
+/** GitLab's GroupPermission: what UserCore.groups' `permissionScope` asks of the user. */
+export type GroupPermissionScope = 'create_projects' | 'import_projects' | 'transfer_projects';
 
 export interface GroupFilters {
   search?: string | null;
@@ -129,6 +134,27 @@ export class GroupsService {
     if (filters.skipGroups?.length) and.push({ id: { notIn: [...filters.skipGroups] } });
     if (filters.search) and.push(fuzzyWhere(filters.search, ['name', 'path']));
     return this.page({ AND: and }, filters, page);
+  }
+
+  /**
+   * GitLab's Groups::UserGroupsFinder behind UserCore.groups: to the user themselves and administrators only (null for
+   * others, UserPolicy's read_user_groups), the groups the user is a direct member of, ordered by path; with a
+   * permission scope, those where the user's own memberships (never an administrator's rights) let them create
+   * projects (`create_projects`), or also hold Maintainer for transfers and imports (`transfer_projects`,
+   * `import_projects`), inherited by subgroups.
+   */
+  async ofUser(user: { id: number }, filters: { search?: string | null; permissionScope?: GroupPermissionScope | null }, page: PageArgs) {
+    const { access, db, app } = this.base;
+    if (!(await access.can('read_user_groups', user))) return null;
+    let scope: Prisma.NamespaceWhereInput = { kind: 'group', members: { some: { userId: user.id } } };
+    if (filters.permissionScope) {
+      const [viewers, [memberships]] = await Promise.all([userViewers(db, [user.id]), app.memberships.ofMany([user.id])]);
+      const viewer = viewers.get(user.id);
+      if (!viewer || !memberships) return this.page({ id: -1 }, { orderBy: 'path', sort: 'ASC' }, page);
+      // The user's memberships decide, as GitLab's manageable_groups: an administrator's rights reach no further here.
+      scope = { AND: [{ kind: 'group' }, allowedWhere({ viewer: { ...viewer, admin: false }, memberships }, filters.permissionScope)] };
+    }
+    return this.list({ search: filters.search, allAvailable: true, orderBy: 'path', sort: 'ASC' }, page, scope);
   }
 
   /** Direct subgroups (or every descendant) of a readable group that the viewer can read, with the list's filters. */

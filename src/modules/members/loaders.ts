@@ -60,6 +60,10 @@ export function createMemberLoaders(db: PrismaClient) {
         WHERE a.ancestor = ANY(${ids}::int[])
         GROUP BY a.ancestor`,
     ),
+    /** Each user's direct group memberships (GitLab's `user.groups.count`, UserCore.groupCount). */
+    groupCountByUser: countLoader(async (userIds) =>
+      (await db.member.groupBy({ by: ['userId'], where: { userId: { in: userIds }, namespaceId: { not: null } }, _count: { _all: true } })).map((r) => ({ key: r.userId, count: r._count._all })),
+    ),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { recordNotFound } from '../../errors.js';
 import { globalId, parseId, parseRef } from '../../graphql/ids.js';
+import type { Interaction } from '../merge_requests/interactions.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { MemberChange, MemberFilters, MemberInput, MemberRelation, MemberRow, MembersAddInput, MembersAdded } from './service.js';
@@ -91,7 +92,16 @@ const memberFields = {
   accessLevel: (m: MemberRow) => m.accessLevel,
   createdBy: (m: MemberRow, _a: unknown, ctx: Context) => (m.createdById ? ctx.loaders.users.byId.load(m.createdById) : null),
   membershipState: () => 'active',
+  // GitLab's MergeRequestInteractionResolver: the merge request as the viewer may read it (else null), seen from the member.
+  mergeRequestInteraction: async (m: MemberRow, args: { id: number }, ctx: Context): Promise<Interaction | null> => {
+    const mergeRequest = await ctx.services.merge_requests.byId(args.id);
+    return mergeRequest && { userId: m.userId, mergeRequest };
+  },
 };
+
+/** The member's group or project row, whoever reads it: GroupMemberPolicy and ProjectMemberPolicy delegate to it. */
+const groupRow = async (m: MemberRow, _a: unknown, ctx: Context) => (await ctx.loaders.namespaces.byId.load(m.namespaceId ?? 0))!;
+const projectRow = async (m: MemberRow, _a: unknown, ctx: Context) => (await ctx.loaders.projects.byId.load(m.projectId ?? 0))!;
 
 export const memberResolvers = {
   Mutation: {
@@ -143,8 +153,16 @@ export const memberResolvers = {
   MemberInterface: {
     __resolveType: (m: MemberRow) => memberType(m),
   },
-  GroupMember: memberFields,
-  ProjectMember: memberFields,
+  GroupMember: {
+    ...memberFields,
+    group: (m: MemberRow, _a: unknown, ctx: Context) => ctx.services.groups.find({ id: m.namespaceId ?? 0 }),
+    userPermissions: groupRow,
+  },
+  ProjectMember: {
+    ...memberFields,
+    project: (m: MemberRow, _a: unknown, ctx: Context) => ctx.services.projects.find({ id: m.projectId ?? 0 }),
+    userPermissions: projectRow,
+  },
   AccessLevel: {
     integerValue: (level: number) => level,
     stringValue: (level: number) => accessLevelName(level),

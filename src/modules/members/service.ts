@@ -125,6 +125,24 @@ export class MembersService {
     return relations.includes('INHERITED') ? this.findInherited(projectScope(project), userId) : this.direct({ projectId: project.id }, userId);
   }
 
+  /**
+   * A user's direct memberships of groups (`group`) or projects (`project`), oldest first, as UserCore's
+   * groupMemberships and projectMemberships show them: only those in groups or projects the viewer may read (GitLab
+   * redacts the others, GroupMemberType and ProjectMemberType authorizing read_group and read_project).
+   */
+  async ofUser(userId: number, kind: 'group' | 'project', page: PageArgs) {
+    const { access, db } = this.base;
+    const where: Prisma.MemberWhereInput =
+      kind === 'group'
+        ? { userId, namespace: { is: await access.where('read_group') } }
+        : { userId, project: { is: { AND: [await access.where('read_project'), { pendingDelete: false }] } } };
+    return connection(
+      page,
+      ({ skip, take }) => db.member.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
+      () => db.member.count({ where }),
+    );
+  }
+
   /** Number of distinct users with a membership in the group or any of its descendants. */
   countWithDescendants(group: NamespaceRow): Promise<number> {
     return this.base.loaders.members.countWithDescendants.load(group.id);

@@ -24,7 +24,7 @@ import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-
 import { mergeRequestApprovalStateResolvers, mergeRequestGitlabFields } from './gitlab-fields.js';
 import { asMergeRequestUser, INTERACTING_WITH, type Interaction, type MergeRequestUser } from './interactions.js';
 
-interface ListArgs extends PageArgs {
+export interface ListArgs extends PageArgs {
   iids?: string[] | null;
   sourceBranches?: (string | null)[] | null;
   targetBranches?: (string | null)[] | null;
@@ -74,7 +74,7 @@ const SORTS: Record<string, [MergeRequestOrderBy, 'asc' | 'desc']> = {
   MILESTONE_DUE_DESC: ['milestone_due', 'desc'],
 };
 
-function filtersOf(args: ListArgs): MergeRequestFilters {
+export function filtersOf(args: ListArgs): MergeRequestFilters {
   const [sortBy, sortDirection] = SORTS[args.sort ?? 'CREATED_DESC'] ?? SORTS.CREATED_DESC;
   const iids = args.iids?.map((iid) => {
     if (!/^\d{1,9}$/.test(iid)) throw invalidArgument('iids');

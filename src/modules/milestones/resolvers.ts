@@ -48,6 +48,9 @@ export const milestoneResolvers = {
     milestones: (group: NamespaceRow, args: ListArgs, ctx: Context) => list({ group }, args, ctx),
     milestone: (group: NamespaceRow, args: { id: number }, ctx: Context) => ctx.services.milestones.get({ group }, args.id),
   },
+  Query: {
+    milestone: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.milestones.find(ctx.services, args.id),
+  },
   Milestone: {
     id: (m: MilestoneRow) => globalId('Milestone', m.id),
     databaseId: (m: MilestoneRow) => m.id,

@@ -9,7 +9,7 @@ import { connection, type PageArgs } from '../../graphql/connection.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import type { ActivityService } from '../activity/service.js';
 import { parentSubject, type TimeboxParent } from '../labels/service.js';
-import type { ServiceBase } from '../module.js';
+import type { ServiceBase, Services } from '../module.js';
 
 export type MilestoneRow = Prisma.MilestoneGetPayload<object>;
 
@@ -109,6 +109,16 @@ export class MilestonesService {
     const milestone = await this.db.milestone.findFirst({ where: { id, ...this.owner(parent) } });
     if (!milestone) throw recordNotFound();
     return milestone;
+  }
+
+  /** A milestone by ID when the viewer may read its project's or group's milestones (GitLab's `Query.milestone`); null otherwise. */
+  async find(services: Services, id: number): Promise<MilestoneRow | null> {
+    const milestone = await this.db.milestone.findUnique({ where: { id } });
+    if (!milestone) return null;
+    const project = milestone.projectId != null ? await services.projects.find({ id: milestone.projectId }) : null;
+    const group = milestone.groupId != null ? await services.groups.find({ id: milestone.groupId }) : null;
+    const parent: TimeboxParent | null = project ? { project } : group ? { group } : null;
+    return parent && (await this.base.access.can('read_milestone', parentSubject(parent))) ? milestone : null;
   }
 
   /** A title no milestone of the parent's hierarchy holds (GitLab's uniqueness_of_title). */

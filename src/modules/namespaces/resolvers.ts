@@ -1,4 +1,5 @@
 /** GraphQL resolvers of namespaces (personal ones and groups, as the namespaces API shows them). */
+import { sharedRunnersSetting } from '../groups/shared-runners.js';
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
@@ -30,6 +31,8 @@ export const namespaceResolvers = {
   },
   Namespace: {
     ...idFields('Namespace'),
+    descriptionHtml: (ns: NamespaceRow, _a: unknown, ctx: Context) => ctx.services.notes.markdownHtml(ctx.services, ns.description, null),
+    sharedRunnersSetting,
     webUrl: namespaceWebUrl,
     avatarUrl: namespaceAvatarUrl,
     membersCountWithDescendants: memberAdminOnly((ns, ctx) => ctx.services.members.countWithDescendants(ns)),

@@ -3,6 +3,7 @@ import { Prisma, type PrismaClient } from '../../db/database.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ServiceBase } from '../module.js';
+import { allowedWhere } from '../../auth/policy.js';
 import { slugForSuggestion, suggestionCandidates } from './paths.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 
@@ -148,6 +149,26 @@ export class NamespacesService {
     return connection(
       page,
       ({ skip, take }) => db.namespace.findMany({ where, orderBy: { id: 'asc' }, skip, take }),
+      () => db.namespace.count({ where }),
+    );
+  }
+
+  /**
+   * GitLab's ForkTargetsFinder (Project.forkTargets): the viewer's personal namespace and the groups their own
+   * memberships let them create projects in (an administrator's rights reach no further, as user.forkable_namespaces),
+   * matching `search`; the personal namespace first.
+   */
+  async forkTargets(search: string | null | undefined, page: PageArgs) {
+    const { access, db } = this.base;
+    const actor = await access.actor('create_projects');
+    const viewer = access.requireViewer();
+    const groups = allowedWhere({ ...actor, viewer: { ...viewer, admin: false } }, 'create_projects');
+    const and: Prisma.NamespaceWhereInput[] = [{ OR: [{ kind: 'user', ownerId: viewer.id }, { AND: [{ kind: 'group' }, groups] }] }];
+    if (search) and.push(fuzzyWhere(search, ['name', 'path']));
+    const where: Prisma.NamespaceWhereInput = { AND: and };
+    return connection(
+      page,
+      ({ skip, take }) => db.namespace.findMany({ where, orderBy: [{ kind: 'desc' }, { id: 'asc' }], skip, take }),
       () => db.namespace.count({ where }),
     );
   }

@@ -164,6 +164,7 @@ export const notesResolvers = {
   NoteableKind: { COMMIT },
   Query: {
     noteableThreads: (_: unknown, args: NoteableArgs, ctx: Context) => noteableOf(ctx, args),
+    note: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.notes.findReadable(ctx.services, args.id),
   },
   NoteableThreads: {
     discussions: (n: Awaited<ReturnType<typeof noteableOf>>, args: PageArgs, ctx: Context) => ctx.services.notes.discussions(n, args),

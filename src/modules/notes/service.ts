@@ -227,9 +227,20 @@ export class NotesService {
 
   /** The readable note a global ID names, with its noteable (GraphQL's updateNote and destroyNote). */
   async byId(services: Services, id: number): Promise<{ note: NoteRow; noteable: Noteable }> {
-    const note = await this.base.db.note.findUnique({ where: { id } });
+    const found = await this.readableById(services, id);
+    if (!found) throw notFound('Note');
+    return found;
+  }
+
+  /** The note a global ID names when the viewer may read it (GitLab's `Query.note`, read_note); null otherwise. */
+  async findReadable(services: Services, id: number): Promise<NoteRow | null> {
+    return (await this.readableById(services, id))?.note ?? null;
+  }
+
+  private async readableById(services: Services, id: number): Promise<{ note: NoteRow; noteable: Noteable } | null> {
+    const note = await this.base.loaders.notes.byId.load(id);
     const noteable = note && (await this.readableNoteableOf(services, note));
-    if (!note || !noteable || (note.internal && !(await this.canReadInternal(noteable)))) throw notFound('Note');
+    if (!note || !noteable || (note.internal && !(await this.canReadInternal(noteable)))) return null;
     return { note, noteable };
   }
 

@@ -1,5 +1,6 @@
 /** GraphQL resolvers of projects. */
 import { hashedPath } from '../../git/storages.js';
+import { projectPermissionResolvers } from './permissions.js';
 import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseId, parseRef } from '../../graphql/ids.js';
@@ -99,6 +100,9 @@ export const projectResolvers = {
   Project: {
     ...idFields('Project'),
     nameWithNamespace: (p: ProjectRow) => `${p.namespace.fullName} / ${p.name}`,
+    // GitLab's Project#lfs_enabled?: a project without a setting of its own (none here has one) follows its namespace.
+    lfsEnabled: (p: ProjectRow) => p.namespace.lfsEnabled,
+    descriptionHtml: (p: ProjectRow, _a: unknown, ctx: Context) => (p.description == null ? null : ctx.services.notes.markdownHtml(ctx.services, p.description, p.id)),
     repositoryStorage: shownWith('change_repository_storage', (p: ProjectRow) => p, (p) => p.repositoryStorage),
     repositoryDiskPath: async (p: ProjectRow, _a: unknown, ctx: Context) => {
       await ctx.access.authorize('admin_all_resources', null);
@@ -149,6 +153,10 @@ export const projectResolvers = {
       };
     },
     viewerPermissions: (p: ProjectRow) => p,
+    userPermissions: (p: ProjectRow) => p,
+    // Resolvers::Projects::ForkTargetsResolver authorizes fork_project on the project.
+    forkTargets: async (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) =>
+      (await ctx.access.can('fork_project', p)) ? ctx.services.namespaces.forkTargets(args.search, args) : null,
   },
   ProjectFeatureAccessLevel: projectFeatureResolvers.ProjectFeatureAccessLevel,
   ProjectPagesAccessLevel: projectFeatureResolvers.ProjectPagesAccessLevel,
@@ -164,6 +172,7 @@ export const projectResolvers = {
     avatarUrl: namespaceAvatarUrl,
   },
   ProjectPermissions: {
+    ...projectPermissionResolvers,
     projectAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (await ctx.access.directProjectLevel(p)) || null,
     groupAccess: async (p: ProjectRow, _a: unknown, ctx: Context) => (p.namespace.kind === 'group' ? (await ctx.access.namespaceLevel(p.namespace)) || null : null),
   },

@@ -117,6 +117,10 @@ export const releaseResolvers = {
     mergedMergeRequestsUrl: (r: ReleaseRow, _a: unknown, ctx: Context) => listUrl(r, ctx, 'merge_requests', 'merged'),
   },
   ReleaseAssetLinkType: { OTHER: 'other', RUNBOOK: 'runbook', PACKAGE: 'package', IMAGE: 'image' },
+  GroupReleaseSort: { RELEASED_AT_ASC: 'asc', RELEASED_AT_DESC: 'desc' },
+  Group: {
+    releases: (g: { id: number }, args: { sort?: 'asc' | 'desc' | null } & PageArgs, ctx: Context) => ctx.services.releases.listInGroup(g, args.sort ?? 'desc', args),
+  },
   ReleaseSort: { CREATED_DESC: 'created_desc', CREATED_ASC: 'created_asc', RELEASED_AT_DESC: 'released_at_desc', RELEASED_AT_ASC: 'released_at_asc' },
   Tag: {
     release: (tag: RefRow, _a: unknown, ctx: Context) => ctx.services.releases.ofTag(tag.project, tag.name),

@@ -133,6 +133,29 @@ export class ReleasesService {
     );
   }
 
+  /**
+   * Releases::GroupReleasesFinder: the releases of the group's projects, its subgroups' included, whose releases the
+   * viewer may read, by release date (newest first unless `asc`), the id breaking ties.
+   */
+  async listInGroup(group: { id: number }, sort: 'asc' | 'desc', page: PageArgs) {
+    const { access, loaders } = this.base;
+    const projects: Prisma.ProjectWhereInput = { AND: [await access.where('read_release'), { pendingDelete: false, namespace: { traversalIds: { has: group.id } } }] };
+    const where: Prisma.ReleaseWhereInput = { project: { is: projects } };
+    return connection(
+      page,
+      async ({ skip, take }) => {
+        const rows = await this.db.release.findMany({ where, orderBy: [{ releasedAt: sort }, { id: sort }], skip, take });
+        const owners = await loaders.projects.byId.loadMany([...new Set(rows.map((r) => r.projectId))]);
+        const byId = new Map(owners.flatMap((p) => (p && !(p instanceof Error) ? [[p.id, p] as const] : [])));
+        return rows.flatMap((r) => {
+          const project = byId.get(r.projectId);
+          return project ? [this.attach(project, r)] : [];
+        });
+      },
+      () => this.db.release.count({ where }),
+    );
+  }
+
   private async byTag(project: ProjectRow, tag: string): Promise<ReleaseRow | null> {
     const row = await this.db.release.findUnique({ where: { projectId_tag: { projectId: project.id, tag } } });
     return row && this.attach(project, row);

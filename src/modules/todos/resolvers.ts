@@ -97,6 +97,9 @@ export const todosResolvers = {
   Todoable: {
     __resolveType: (target: IssueRow | AlertRow | MergeRequestRow) => ('fingerprint' in target ? 'AlertManagementAlert' : 'sourceBranch' in target ? 'MergeRequest' : 'Issue'),
   },
+  Query: {
+    todo: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.todos.find(args.id),
+  },
   UserCore: {
     todos: (user: UserRow, args: TodoArgs, ctx: Context) => {
       // TodosResolver: only the current user's own; none for another user or an anonymous caller.
@@ -105,6 +108,7 @@ export const todosResolvers = {
     },
   },
   Todo: {
+    note: (todo: TodoRow, _a: unknown, ctx: Context) => (todo.noteId == null ? null : ctx.services.notes.findReadable(ctx.services, todo.noteId)),
     id: (todo: TodoRow) => globalId('Todo', todo.id),
     databaseId: (todo: TodoRow) => todo.id,
     author: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(todo.authorId),

@@ -135,6 +135,12 @@ export class TodosService {
   }
 
   /** One of the viewer's own to-do items (`current_user.todos.find`): GitLab's `404 Not found` otherwise. */
+  /** One of the viewer's own to-do items (TodoPolicy's read_todo); null for anyone else's, or for anonymous callers. */
+  async find(id: number): Promise<TodoRow | null> {
+    const viewer = this.base.viewer;
+    return viewer ? this.db.todo.findFirst({ where: { id, userId: viewer.id }, include: withTarget }) : null;
+  }
+
   private async own(id: number): Promise<TodoRow> {
     const viewer = this.base.access.requireViewer();
     const todo = await this.db.todo.findFirst({ where: { id, userId: viewer.id }, include: withTarget });

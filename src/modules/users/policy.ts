@@ -23,6 +23,9 @@ export const userPolicy = {
   read_user_personal_access_tokens: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
   // The user's own account data (keys, e-mail addresses, status, preferences): themselves and administrators.
   update_user: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
+  // UserPolicy's `user_is_self | admin` block: how many groups the user belongs to.
+  read_group_count: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
+  read_user_groups: anyOf<UserSubject, Prisma.UserWhereInput>(administrator, self),
 };
 
 type UserPolicyRules = typeof userPolicy;

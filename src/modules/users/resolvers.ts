@@ -1,4 +1,5 @@
 /** GraphQL resolvers of users and their account data (keys, e-mail addresses, status, preferences, impersonation tokens). */
+import { userListResolvers } from './user-lists.js';
 import type { Context } from '../../context.js';
 import { avatarUrl } from '../../uploads/avatars.js';
 import type { UploadedFile } from '../../uploads/storage.js';
@@ -104,8 +105,14 @@ export const userResolvers = {
   },
   // No field answers the interface itself: a user is a UserCore wherever one is asked for as a `User`.
   User: { __resolveType: () => 'UserCore' },
+  UserPermissions: {
+    // GitLab's PermissionTypes::User asks create_snippet of the current user without a subject: a personal snippet.
+    createSnippet: (_u: UserRow, _a: unknown, ctx: Context) => ctx.access.check('create_snippet', { project: null }),
+  },
   UserCore: {
     ...idFields('User'),
+    userPermissions: (user: UserRow) => user,
+    ...userListResolvers,
     avatarUrl: (user: UserRow, _a: unknown, ctx: Context) => avatarUrl(ctx.config.externalUrl, 'user', user.id, user.avatar),
     active: (user: UserRow) => user.state === 'active',
     locked: () => false,
