@@ -400,6 +400,62 @@ export class Repository {
     return (await git(this.path, ['cat-file', 'blob', sha], max !== undefined ? { maxOutput: max } : {})).stdout;
   }
 
+  /**
+   * The first `limit` bytes of a blob and its whole size (Gitaly's GetBlobs with a limit, which GitLab's blob reads
+   * use): git is stopped once `limit` bytes came, so a large blob is never read whole. Null when `sha` names no blob.
+   */
+  async blobHead(sha: string, limit: number): Promise<{ data: Buffer; size: number } | null> {
+    if ((await this.objectType(sha)) !== 'blob') return null;
+    const size = await this.blobSize(sha);
+    if (size <= limit) return { data: (await git(this.path, ['cat-file', 'blob', sha])).stdout, size };
+    const child = spawnGit(this.path, ['cat-file', 'blob', sha]);
+    const chunks: Buffer[] = [];
+    let got = 0;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        child.stdout.removeAllListeners('data');
+        child.kill('SIGKILL');
+        resolve();
+      };
+      child.stdout.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        got += chunk.length;
+        if (got >= limit) done();
+      });
+      child.stdout.on('end', done);
+      child.on('error', done);
+    });
+    return { data: Buffer.concat(chunks).subarray(0, limit), size };
+  }
+
+  /**
+   * The contents of those of `shas` that are blobs of at most `max` bytes, from one `cat-file --batch-check` and one
+   * `cat-file --batch` run (how Gitaly finds LFS pointers among many blobs).
+   */
+  async smallBlobs(shas: readonly string[], max: number): Promise<Map<string, Buffer>> {
+    const found = new Map<string, Buffer>();
+    const wanted = [...new Set(shas)].filter(isObjectName);
+    if (wanted.length === 0) return found;
+    const check = await gitText(this.path, ['cat-file', '--batch-check'], { input: `${wanted.join('\n')}\n` });
+    const small = check
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter(([, type, size]) => type === 'blob' && Number(size) <= max)
+      .map(([sha]) => sha);
+    if (small.length === 0) return found;
+    const { stdout } = await git(this.path, ['cat-file', '--batch'], { input: `${small.join('\n')}\n` });
+    let at = 0;
+    while (at < stdout.length) {
+      const eol = stdout.indexOf(0x0a, at);
+      if (eol < 0) break;
+      const [sha, , size] = stdout.subarray(at, eol).toString('utf8').split(' ');
+      const length = Number(size);
+      found.set(sha, stdout.subarray(eol + 1, eol + 1 + length));
+      at = eol + 1 + length + 1;
+    }
+    return found;
+  }
+
   async blobSize(sha: string): Promise<number> {
     return Number(await gitText(this.path, ['cat-file', '-s', sha]));
   }
