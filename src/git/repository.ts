@@ -2,6 +2,7 @@
  * One bare repository on disk and the git reads every module shares. Reads and writes go through `git` (src/git/run.ts);
  * modules add what they need here rather than spawning git themselves.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -822,20 +823,53 @@ export class RepositoryHistory {
     return gitText(this.path, ['commit-tree', tree, '-p', parent], { env, input: message });
   }
 
-  /** A commit's signature as git reads it (`%G?` and friends), or null when the commit carries none. */
-  async signature(sha: string): Promise<{ status: string; keyId: string; fingerprint: string; primaryFingerprint: string; signer: string } | null> {
+  /**
+   * A commit's signature as git reads it (`%G?` and friends), or null when the commit carries none. Its kind comes
+   * from the signature's armor: GPG, SSH (whose key is named by the SHA-256 fingerprint of the public key the
+   * signature carries) or X.509; only GPG signatures are checked by git here.
+   */
+  async signature(sha: string): Promise<CommitSignatureInfo | null> {
     const raw = await gitText(this.path, ['cat-file', 'commit', sha]);
     const headers = raw.slice(0, raw.indexOf('\n\n') === -1 ? raw.length : raw.indexOf('\n\n'));
-    if (!/^gpgsig(-sha256)? /m.test(headers)) return null;
+    const header = /^gpgsig(?:-sha256)? ([^\n]*(?:\n [^\n]*)*)/m.exec(headers);
+    if (!header) return null;
+    const armored = header[1].replace(/\n /g, '\n');
+    const none = { status: 'E', keyId: '', fingerprint: '', primaryFingerprint: '', signer: '' };
+    if (armored.startsWith('-----BEGIN SSH SIGNATURE-----')) return { kind: 'ssh', ...none, fingerprint: sshSignatureFingerprint(armored) ?? '' };
+    if (armored.startsWith('-----BEGIN SIGNED MESSAGE-----')) return { kind: 'x509', ...none };
     // gpg verifies with a keyring of its own for this run, outside the repository (it would make one in HOME): a
     // signature by a key nobody gave the server is `E` (unknown key), as GitLab answers for a key no user added.
     const keyring = await mkdtemp(join(tmpdir(), 'git-gpg-'));
     try {
       const out = await gitText(this.path, ['show', '-s', '--format=%G?%x00%GK%x00%GF%x00%GP%x00%GS', sha], { env: { GNUPGHOME: keyring } });
       const [status, keyId, fingerprint, primaryFingerprint, signer] = out.split('\0');
-      return { status, keyId, fingerprint, primaryFingerprint, signer };
+      return { kind: 'gpg', status, keyId, fingerprint, primaryFingerprint, signer };
     } finally {
       await rm(keyring, { recursive: true, force: true });
     }
   }
+}
+
+/** What git tells of a commit's signature: its kind, git's `%G?` status and the signing key and identity. */
+export interface CommitSignatureInfo {
+  kind: 'gpg' | 'ssh' | 'x509';
+  status: string;
+  keyId: string;
+  fingerprint: string;
+  primaryFingerprint: string;
+  signer: string;
+}
+
+/**
+ * The `SHA256:…` fingerprint of the public key inside an armored SSH signature (OpenSSH's SSHSIG blob: the magic
+ * `SSHSIG`, a version, then the public key as an SSH string), as `ssh-keygen -l` prints it; null when malformed.
+ */
+function sshSignatureFingerprint(armored: string): string | null {
+  const body = armored.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
+  const blob = Buffer.from(body, 'base64');
+  if (blob.length < 14 || blob.subarray(0, 6).toString('latin1') !== 'SSHSIG') return null;
+  const length = blob.readUInt32BE(10);
+  const key = blob.subarray(14, 14 + length);
+  if (key.length !== length) return null;
+  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
 }

@@ -28,14 +28,21 @@ export interface ContributorRow {
   deletions: number;
 }
 
+/** A commit's signature as GitLab's CommitSignature types show it (GpgSignature, SshSignature, X509Signature). */
 export interface SignatureRow {
-  signatureType: 'PGP';
+  kind: 'gpg' | 'ssh' | 'x509';
+  project: ProjectRow;
+  commitSha: string;
+  signatureType: 'PGP' | 'SSH' | 'X509';
   verificationStatus: string;
-  gpgKeyPrimaryKeyid: string;
+  gpgKeyPrimaryKeyid: string | null;
   gpgKeyUserName: string | null;
   gpgKeyUserEmail: string | null;
   gpgKeySubkeyId: string | null;
+  keyFingerprintSha256: string | null;
 }
+
+const SIGNATURE_TYPES = { gpg: 'PGP', ssh: 'SSH', x509: 'X509' } as const;
 
 /** GitLab's contributors read this many of the newest commits (Repository#contributors). */
 const CONTRIBUTOR_COMMITS = 2000;
@@ -125,14 +132,31 @@ export class RepositoryHistoryService {
 
   /** A commit's GPG signature as GitLab shows it; `404 Signature Not Found` for an unsigned commit. */
   async signature(project: ProjectRow, sha: string): Promise<SignatureRow> {
-    const { repository, history } = await this.open(project);
+    const { repository } = await this.open(project);
     const commit = await this.commitOf(repository, project, sha);
-    const signature = await history.signature(commit.sha);
+    const signature = await this.signatureOf(commit);
     if (!signature) throw notFound('Signature');
+    return signature;
+  }
+
+  /**
+   * A commit's signature, or null for an unsigned commit (GitLab's Commit#signature). No GPG, SSH signing or X.509
+   * keys are kept, so a GPG signature verifies only against git's own trust (a key no one gave the server is
+   * `unknown_key`), an SSH signature is `unknown_key` (its key named by fingerprint) and an X.509 one `unverified`.
+   */
+  async signatureOf(commit: CommitRow): Promise<SignatureRow | null> {
+    const { history } = await this.open(commit.project);
+    const signature = await history.signature(commit.sha);
+    if (!signature) return null;
+    const base = { kind: signature.kind, project: commit.project, commitSha: commit.sha, signatureType: SIGNATURE_TYPES[signature.kind] };
+    const none = { gpgKeyPrimaryKeyid: null, gpgKeyUserName: null, gpgKeyUserEmail: null, gpgKeySubkeyId: null, keyFingerprintSha256: null };
+    if (signature.kind === 'ssh') return { ...base, ...none, verificationStatus: 'unknown_key', keyFingerprintSha256: signature.fingerprint || null };
+    if (signature.kind === 'x509') return { ...base, ...none, verificationStatus: 'unverified' };
     const who = signer(signature.signer);
     const primary = signature.primaryFingerprint || signature.fingerprint;
     return {
-      signatureType: 'PGP',
+      ...base,
+      ...none,
       verificationStatus: VERIFICATION[signature.status] ?? 'unverified',
       gpgKeyPrimaryKeyid: (primary ? primary.slice(-16) : signature.keyId).toUpperCase(),
       gpgKeyUserName: who.name,

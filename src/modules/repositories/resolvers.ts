@@ -7,6 +7,8 @@ import { webUrl } from '../../graphql/resolvers.js';
 import { commitFullTitle, commitTitle, type TreeEntry } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
 import { hashedPath } from '../../git/storages.js';
+import { badRequest } from '../../errors.js';
+import { renderSingleLine } from '../../markdown.js';
 import { blobResolvers, entriesOf, paginatedTree, type TreeRow } from './blob-resolvers.js';
 import { isBinary } from './blob-viewers.js';
 import { contentSha256, listConnection, type BlobRow, type CommitFilters, type CommitRow, type FileRow, type RefRow } from './reads.js';
@@ -35,6 +37,16 @@ interface CommitCreateArgs {
   message: string;
   actions: CommitActionInput[];
 }
+
+/** GitLab's Commit#description: the whole message when the title was cut, else what follows the first line (null for nothing). */
+function commitDescription(c: CommitRow): string | null {
+  return commitTitle(c.message) !== commitFullTitle(c.message) ? c.message : c.message.split('\n').slice(1).join('\n').trim() || null;
+}
+
+/** Commits whose `diffs` one request may ask for, and the files listed per commit (a page's most). */
+const DIFF_CALL_LIMIT = 10;
+const MAX_DIFF_FILES = 100;
+const diffCalls = new WeakMap<Context, number>();
 
 const project = (ctx: Context, id: string) => ctx.services.projects.get(parseRef(id, 'Project', 'projectId'));
 
@@ -145,12 +157,26 @@ export const repositoryResolvers = {
     title: (c: CommitRow) => commitTitle(c.message),
     fullTitle: (c: CommitRow) => commitFullTitle(c.message),
     // GitLab's Commit#description: the whole message when the title was cut.
-    description: (c: CommitRow) => (commitTitle(c.message) !== commitFullTitle(c.message) ? c.message : c.message.split('\n').slice(1).join('\n').trim() || null),
+    description: commitDescription,
     createdAt: (c: CommitRow) => c.committedDate,
     stats: (c: CommitRow, _a: unknown, ctx: Context) => ctx.services.repositories.reads.stats(c),
     projectId: (c: CommitRow) => c.project.id,
     webUrl: (c: CommitRow, _a: unknown, ctx: Context) => webUrl(ctx, `${c.project.fullPath}/-/commit/${c.sha}`),
     webPath: (c: CommitRow) => `/${c.project.fullPath}/-/commit/${c.sha}`,
+    titleHtml: (c: CommitRow) => renderSingleLine(commitTitle(c.message)),
+    fullTitleHtml: (c: CommitRow) => renderSingleLine(commitFullTitle(c.message)),
+    descriptionHtml: (c: CommitRow, _a: unknown, ctx: Context) => {
+      const description = commitDescription(c);
+      return description === null ? null : ctx.services.notes.markdownHtml(ctx.services, description, c.project.id);
+    },
+    diffs: async (c: CommitRow, _a: unknown, ctx: Context) => {
+      // GitLab's FieldCallCount limit: diffs of at most 10 commits per request.
+      const calls = (diffCalls.get(ctx) ?? 0) + 1;
+      diffCalls.set(ctx, calls);
+      if (calls > DIFF_CALL_LIMIT) throw badRequest(`'diffs' field can be requested only for ${DIFF_CALL_LIMIT} Commit(s) at a time.`);
+      return (await ctx.services.repositories.history.diff(c.project, c.sha, false, { first: MAX_DIFF_FILES })).nodes;
+    },
+    signature: (c: CommitRow, _a: unknown, ctx: Context) => ctx.services.repositories.history.signatureOf(c),
   },
   Branch: {
     merged: (b: RefRow, _a: unknown, ctx: Context) => ctx.services.repositories.reads.isMerged(b),
