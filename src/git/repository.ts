@@ -380,6 +380,29 @@ export class Repository {
     }
   }
 
+  /**
+   * Every blob's path and size in a commit's tree, from one `git ls-tree -r -l` of at most `max` bytes; null when the
+   * revision names no tree or the listing is longer.
+   */
+  async fileSizes(revision: string, max: number): Promise<{ path: string; size: number }[] | null> {
+    try {
+      const { stdout, code } = await git(this.path, ['ls-tree', '-r', '-l', '-z', '--full-tree', '--end-of-options', revision], { maxOutput: max, okCodes: [128] });
+      if (code !== 0) return null;
+      return stdout
+        .toString('utf8')
+        .split('\0')
+        .filter(Boolean)
+        .flatMap((record) => {
+          const tab = record.indexOf('\t');
+          const [, type, , size] = record.slice(0, tab).split(/ +/);
+          return type === 'blob' ? [{ path: record.slice(tab + 1), size: Number(size) }] : [];
+        });
+    } catch (error) {
+      if (error instanceof GitError && error.stderr.startsWith('output exceeds')) return null;
+      throw error;
+    }
+  }
+
   /** The entries at exactly these paths in a commit (a directory shows as its tree entry); missing paths are absent. */
   async entries(revision: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
     const found = new Map<string, TreeEntry>();

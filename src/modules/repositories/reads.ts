@@ -10,6 +10,7 @@ import { connection, listConnection, type PageArgs } from '../../graphql/connect
 import type { CommitInfo, FileDiff, Repository, TreeEntry } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
 import { LFS_POINTER_MAX_SIZE, lfsPointer, MAX_DATA_DISPLAY_SIZE } from './blob-viewers.js';
+import { repositoryLanguages } from './languages.js';
 import { checkedPath, pathProblem } from './paths.js';
 import type { RepositoriesService } from './service.js';
 
@@ -256,6 +257,13 @@ export class RepositoryReads {
       this.gitmodules.set(key, urls);
     }
     return urls;
+  }
+
+  /** The project's languages at its default branch (GitLab's Project.languages); none for an empty repository or a tree listing over 64 MB. */
+  async languages(project: ProjectRow) {
+    if (project.emptyRepo) return [];
+    const repository = await this.open(project);
+    return repositoryLanguages((await repository.fileSizes(project.defaultBranch, 64 * 1024 * 1024)) ?? []);
   }
 
   /** The LFS pointers among blobs, by object name (one pair of git runs for all of them). */

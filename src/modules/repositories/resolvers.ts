@@ -101,6 +101,7 @@ export const repositoryResolvers = {
   },
   Project: {
     repository: async (p: ProjectRow, _a: unknown, ctx: Context) => ((await ctx.access.can('download_code', p)) ? p : null),
+    languages: async (p: ProjectRow, _a: unknown, ctx: Context) => ((await ctx.access.can('download_code', p)) ? ctx.services.repositories.reads.languages(p) : null),
   },
   Repository: {
     rootRef: (p: ProjectRow) => (p.emptyRepo ? null : p.defaultBranch),
