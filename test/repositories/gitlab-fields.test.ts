@@ -20,7 +20,7 @@ let head = '';
 let subSha = '';
 
 const BLOB_FIELDS = `id oid path name size rawSize rawBlob rawTextBlob plainData webPath rawPath blamePath historyPath permalinkPath
-  editBlobPath ideEditPath replacePath findFilePath projectBlobPathRoot pipelineEditorPath language fileType archived lfsOid
+  editBlobPath ideEditPath forkAndEditPath forkAndViewPath ideForkAndEditPath replacePath findFilePath projectBlobPathRoot pipelineEditorPath language fileType archived lfsOid
   storedExternally externalStorage canModifyBlob canCurrentUserPushToBranch
   simpleViewer { type loadAsync collapsed tooLarge renderError fileType loadingPartialName }
   richViewer { type loadAsync collapsed tooLarge renderError fileType loadingPartialName }`;
@@ -129,6 +129,15 @@ describe('RepositoryBlob', () => {
     const full = project.path_with_namespace;
     const [ci] = (await blobs(['.gitlab-ci.yml'], reporter.token))!;
     expect(ci).toMatchObject({ canModifyBlob: false, canCurrentUserPushToBranch: false, pipelineEditorPath: null, ideEditPath: `/-/ide/project/${reporter.username}/${project.path}/edit/main/-/.gitlab-ci.yml` });
+    const namespaceId = (await t.api('GET', `/users/${reporter.id}`)).body.namespace_id;
+    expect(namespaceId).toEqual(expect.any(Number));
+    const fork = (to: string) =>
+      `/${full}/-/forks?continue%5Bnotice%5D=You%27re+not+allowed+to+make+changes+to+this+project+directly.+A+fork+of+this+project+has+been+created+that+you+can+make+changes+in%2C+so+you+can+submit+a+merge+request.` +
+      `&continue%5Bnotice_now%5D=You%27re+not+allowed+to+make+changes+to+this+project+directly.+A+fork+of+this+project+is+being+created+that+you+can+make+changes+in%2C+so+you+can+submit+a+merge+request.` +
+      `&continue%5Bto%5D=${encodeURIComponent(to)}&namespace_key=${namespaceId}`;
+    expect(ci.forkAndEditPath).toBe(fork(`/${full}/-/edit/main/.gitlab-ci.yml`));
+    expect(ci.forkAndViewPath).toBe(fork(`/${full}/-/blob/main/.gitlab-ci.yml`));
+    expect(ci.ideForkAndEditPath).toBe(fork(`/-/ide/project/${reporter.username}/${project.path}/edit/main/-/.gitlab-ci.yml`));
     const [dev] = (await blobs(['.gitlab-ci.yml'], developer.token))!;
     // main is protected by default (Maintainers push): a Developer pushes code but not to main.
     expect(dev).toMatchObject({ canModifyBlob: true, canCurrentUserPushToBranch: false, pipelineEditorPath: `/${full}/-/ci/editor?branch_name=main` });

@@ -59,6 +59,40 @@ async function canCollaborate(b: BlobRow, ctx: Context): Promise<boolean> {
 
 const entryId = (e: TreeEntry) => e.sha;
 
+/** BlobHelper#ide_edit_path: someone who may not push edits in a fork in their personal namespace. */
+async function ideEditPath(b: BlobRow, ctx: Context): Promise<string | null> {
+  if (b.ref === null) return null;
+  let projectPath = b.project.fullPath;
+  if (ctx.viewer && !(await ctx.access.can('push_code', b.project))) {
+    const namespace = await ctx.loaders.namespaces.personalByOwnerId.load(ctx.viewer.id);
+    projectPath = `${namespace?.fullPath ?? ctx.viewer.username}/${b.project.path}`;
+  }
+  return `/-/ide/project/${projectPath}/edit/${ideEscape(b.ref)}${b.path ? `/-/${ideEscape(b.path)}` : ''}`;
+}
+
+/** BlobHelper's edit_in_new_fork_notice and edit_in_new_fork_notice_now. */
+const FORK_NOTICE = "You're not allowed to make changes to this project directly. A fork of this project has been created that you can make changes in, so you can submit a merge request.";
+const FORK_NOTICE_NOW = "You're not allowed to make changes to this project directly. A fork of this project is being created that you can make changes in, so you can submit a merge request.";
+
+/** Ruby's CGI.escape, which Rails' to_query applies to keys and values. */
+const cgiEscape = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+
+/**
+ * BlobHelper#fork_path_for_current_user: the project's fork page, continuing to `path` in the fork with GitLab's
+ * notices (Rails' to_query: sorted pairs); null for an anonymous viewer or a blob read without a ref.
+ */
+async function forkPath(b: BlobRow, ctx: Context, path: string | null): Promise<string | null> {
+  if (!ctx.viewer || path === null) return null;
+  const namespace = await ctx.loaders.namespaces.personalByOwnerId.load(ctx.viewer.id);
+  const pairs = [
+    ['continue[notice]', FORK_NOTICE],
+    ['continue[notice_now]', FORK_NOTICE_NOW],
+    ['continue[to]', path],
+    ...(namespace ? [['namespace_key', String(namespace.id)]] : []),
+  ].map(([key, value]) => `${cgiEscape(key)}=${cgiEscape(value)}`);
+  return `/${b.project.fullPath}/-/forks?${pairs.sort().join('&')}`;
+}
+
 export const blobResolvers = {
   RepositoryBlob: {
     id: (b: BlobRow) => b.sha,
@@ -82,13 +116,10 @@ export const blobResolvers = {
       const commit = await ctx.services.repositories.reads.commit(b.project, b.ref);
       return commit && `/${b.project.fullPath}/-/blob/${escapePath(`${commit.sha}/${b.path}`)}`;
     },
-    ideEditPath: async (b: BlobRow, _a: unknown, ctx: Context) => {
-      if (b.ref === null) return null;
-      // Someone who may not push edits in a fork in their own namespace.
-      const mayPush = !ctx.viewer || (await ctx.access.can('push_code', b.project));
-      const projectPath = mayPush ? b.project.fullPath : `${ctx.viewer!.username}/${b.project.path}`;
-      return `/-/ide/project/${projectPath}/edit/${ideEscape(b.ref)}${b.path ? `/-/${ideEscape(b.path)}` : ''}`;
-    },
+    ideEditPath: (b: BlobRow, _a: unknown, ctx: Context) => ideEditPath(b, ctx),
+    forkAndEditPath: (b: BlobRow, _a: unknown, ctx: Context) => forkPath(b, ctx, blobRoute(b, 'edit')),
+    forkAndViewPath: (b: BlobRow, _a: unknown, ctx: Context) => forkPath(b, ctx, blobRoute(b, 'blob')),
+    ideForkAndEditPath: async (b: BlobRow, _a: unknown, ctx: Context) => forkPath(b, ctx, await ideEditPath(b, ctx)),
     pipelineEditorPath: async (b: BlobRow, _a: unknown, ctx: Context) => {
       if (b.ref === null || b.path !== (b.project.ciConfigPath || '.gitlab-ci.yml')) return null;
       return (await canCollaborate(b, ctx)) ? `/${b.project.fullPath}/-/ci/editor?branch_name=${encodeURIComponent(b.ref)}` : null;
