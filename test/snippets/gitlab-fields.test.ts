@@ -56,6 +56,23 @@ describe('Snippet', () => {
   });
 });
 
+describe('Snippet.commenters', () => {
+  it('lists the authors of its comments once each, by ID', async () => {
+    const [a, b] = [await createUser(t), await createUser(t)];
+    const project = await createProject(t, t.rootToken, { visibility: 'public' });
+    const snippet = await apiOk(t, t.rootToken, 'POST', `/projects/${project.id}/snippets`, { title: 'talk', visibility: 'public', files: [{ file_path: 'a.txt', content: 'a' }] });
+    const query = `query($id: SnippetID!) { snippet(id: $id) { commenters { count nodes { username } } } }`;
+    const gid = `gid://gitlab/ProjectSnippet/${snippet.id}`;
+    expect((await t.graphql(query, { id: gid })).body.data.snippet.commenters).toEqual({ count: 0, nodes: [] });
+    for (const [user, body] of [[b, 'first'], [a, 'second'], [b, 'third']] as const) {
+      await apiOk(t, user.token, 'POST', `/projects/${project.id}/snippets/${snippet.id}/notes`, { body });
+    }
+    const res = await t.graphql(query, { id: gid }, a.token);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.snippet.commenters).toEqual({ count: 2, nodes: [{ username: a.username }, { username: b.username }] });
+  });
+});
+
 describe('Project.languages', () => {
   it("answers the shares of the default branch's languages by bytes, largest first, and nothing to a Guest", async () => {
     const project = await createProject(t, t.rootToken);
