@@ -7,7 +7,9 @@ import { suiteServer, EXTERNAL_URL } from '../support/server.js';
 import { addMember, createProject, createUser, PNG, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
 
-const t = suiteServer();
+let counting = false;
+let statements = 0;
+const t = suiteServer({}, { onQuery: () => counting && statements++ });
 const git = gitSandbox();
 
 const LFS_OID = 'a'.repeat(64);
@@ -149,6 +151,21 @@ describe('RepositoryBlob', () => {
     // Someone outside the private project does not see its repository.
     const outsider = await createUser(t);
     expect(await blobs(['README.md'], outsider.token)).toBeUndefined();
+  });
+
+  it('reads the blobs of four paths in as many statements as one (no query per blob)', async () => {
+    const count = async (paths: string[]) => {
+      statements = 0;
+      counting = true;
+      const rows = await blobs(paths, developer.token, 'feature/one');
+      counting = false;
+      expect(rows).toHaveLength(paths.length);
+      return statements;
+    };
+    await count(['README.md']);
+    const one = Math.min(await count(['README.md']), await count(['README.md']));
+    const four = Math.min(await count(['README.md', '.gitlab-ci.yml', 'logo.png', 'model.bin']), await count(['README.md', '.gitlab-ci.yml', 'logo.png', 'model.bin']));
+    expect(four).toBe(one);
   });
 });
 

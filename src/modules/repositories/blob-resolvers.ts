@@ -48,7 +48,7 @@ function viewed(b: BlobRow): ViewedFile {
 
 /** Whether the blob's ref is a branch of its project. */
 async function onBranch(b: BlobRow, ctx: Context): Promise<boolean> {
-  return b.ref !== null && (await ctx.services.repositories.reads.branch(b.project, b.ref)) !== null;
+  return b.ref !== null && ctx.services.repositories.reads.branchExists(b.project, b.ref);
 }
 
 /** ChecksCollaboration#can_collaborate_with_project?: the viewer pushes code, or may push to the ref. */
@@ -113,7 +113,7 @@ export const blobResolvers = {
     projectBlobPathRoot: (b: BlobRow) => blobRoute(b, 'blob', ''),
     permalinkPath: async (b: BlobRow, _a: unknown, ctx: Context) => {
       if (b.ref === null) return null;
-      const commit = await ctx.services.repositories.reads.commit(b.project, b.ref);
+      const commit = await ctx.services.repositories.reads.refCommit(b.project, b.ref);
       return commit && `/${b.project.fullPath}/-/blob/${escapePath(`${commit.sha}/${b.path}`)}`;
     },
     ideEditPath: (b: BlobRow, _a: unknown, ctx: Context) => ideEditPath(b, ctx),

@@ -228,6 +228,31 @@ export class RepositoryReads {
     return loader.load(sha);
   }
 
+  private readonly branchSets = new Map<number, Promise<Set<string>>>();
+
+  /** Whether a branch of this name exists (the project's branch names read once per request). */
+  async branchExists(project: ProjectRow, name: string): Promise<boolean> {
+    let names = this.branchSets.get(project.id);
+    if (!names) {
+      names = this.open(project).then(async (repository) => new Set([...(await repository.refs('refs/heads/')).keys()].map((r) => r.slice('refs/heads/'.length))));
+      this.branchSets.set(project.id, names);
+    }
+    return (await names).has(name);
+  }
+
+  private readonly refCommits = new Map<string, Promise<CommitRow | null>>();
+
+  /** The commit a ref names, read once per project, ref and request (blobs of one ref share it). */
+  refCommit(project: ProjectRow, ref: string): Promise<CommitRow | null> {
+    const key = `${project.id}\0${ref}`;
+    let commit = this.refCommits.get(key);
+    if (!commit) {
+      commit = this.commit(project, ref);
+      this.refCommits.set(key, commit);
+    }
+    return commit;
+  }
+
   private readonly gitmodules = new Map<string, Promise<Map<string, string>>>();
 
   /** The URLs of `.gitmodules` at a ref, by submodule path (read once per project, ref and request). */
