@@ -3,7 +3,7 @@
  * modules add what they need here rather than spawning git themselves.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
+import { mkdtemp, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -858,7 +858,7 @@ export class RepositoryHistory {
     if (!header) return null;
     const armored = header[1].replace(/\n /g, '\n');
     const none = { status: 'E', keyId: '', fingerprint: '', primaryFingerprint: '', signer: '' };
-    if (armored.startsWith('-----BEGIN SSH SIGNATURE-----')) return { kind: 'ssh', ...none, fingerprint: sshSignatureFingerprint(armored) ?? '' };
+    if (armored.startsWith('-----BEGIN SSH SIGNATURE-----')) return this.sshSignature(sha, armored, none);
     if (armored.startsWith('-----BEGIN SIGNED MESSAGE-----')) return { kind: 'x509', ...none };
     // gpg verifies with a keyring of its own for this run, outside the repository (it would make one in HOME): a
     // signature by a key nobody gave the server is `E` (unknown key), as GitLab answers for a key no user added.
@@ -871,6 +871,36 @@ export class RepositoryHistory {
       await rm(keyring, { recursive: true, force: true });
     }
   }
+
+  /**
+   * An SSH signature: the SHA-256 fingerprint of the key it carries, and whether it is a good signature of the commit
+   * by that key (`G`) or not (`B`), as git checks it with ssh-keygen against that key alone.
+   */
+  private async sshSignature(sha: string, armored: string, none: Omit<CommitSignatureInfo, 'kind'>): Promise<CommitSignatureInfo> {
+    const key = sshSignatureKey(armored);
+    if (!key) return { kind: 'ssh', ...none, status: 'B' };
+    const fingerprint = `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+    const type = key.subarray(4, 4 + key.readUInt32BE(0)).toString('latin1');
+    const dir = await mkdtemp(join(tmpdir(), 'git-ssh-'));
+    try {
+      const signers = join(dir, 'allowed_signers');
+      await writeFile(signers, `* ${type} ${key.toString('base64')}\n`);
+      const status = await gitText(this.path, ['-c', 'gpg.format=ssh', '-c', `gpg.ssh.allowedSignersFile=${signers}`, 'show', '-s', '--format=%G?', sha]);
+      return { kind: 'ssh', ...none, status: status.trim() === 'G' ? 'G' : 'B', fingerprint };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The public key inside an armored SSH signature (OpenSSH's SSHSIG blob: `SSHSIG`, a version, then the key as an SSH string). */
+function sshSignatureKey(armored: string): Buffer | null {
+  const body = armored.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
+  const blob = Buffer.from(body, 'base64');
+  if (blob.length < 14 || blob.subarray(0, 6).toString('latin1') !== 'SSHSIG') return null;
+  const length = blob.readUInt32BE(10);
+  const key = blob.subarray(14, 14 + length);
+  return key.length === length && key.length >= 4 ? key : null;
 }
 
 /** What git tells of a commit's signature: its kind, git's `%G?` status and the signing key and identity. */
@@ -883,16 +913,3 @@ export interface CommitSignatureInfo {
   signer: string;
 }
 
-/**
- * The `SHA256:…` fingerprint of the public key inside an armored SSH signature (OpenSSH's SSHSIG blob: the magic
- * `SSHSIG`, a version, then the public key as an SSH string), as `ssh-keygen -l` prints it; null when malformed.
- */
-function sshSignatureFingerprint(armored: string): string | null {
-  const body = armored.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
-  const blob = Buffer.from(body, 'base64');
-  if (blob.length < 14 || blob.subarray(0, 6).toString('latin1') !== 'SSHSIG') return null;
-  const length = blob.readUInt32BE(10);
-  const key = blob.subarray(14, 14 + length);
-  if (key.length !== length) return null;
-  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
-}

@@ -1,4 +1,4 @@
-/** GitLab's GraphQL fields of commits: rendered title and description, diffs (at most 10 commits a request) and signatures (GPG and SSH, by keys the server was never given). */
+/** GitLab's GraphQL fields of commits: rendered title and description, diffs (at most 10 commits a request) and signatures (GPG and SSH; SSH ones verified against users' signing keys). */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -90,7 +90,7 @@ describe('Commit', () => {
 });
 
 describe.skipIf(!hasGpg || !hasSshKeygen)('Commit.signature', () => {
-  it('answers a GPG-signed and an SSH-signed commit as unknown keys, with the commit and its project', async () => {
+  it("answers GPG and SSH signatures: unknown keys, an SSH key a user added for signing (verified, other user) and a bad signature", async () => {
     const home = join(git.root, 'gnupg');
     mkdirSync(home, { mode: 0o700 });
     const env = { ...process.env, GNUPGHOME: home };
@@ -133,8 +133,28 @@ describe.skipIf(!hasGpg || !hasSshKeygen)('Commit.signature', () => {
       keyFingerprintSha256: sshFingerprint,
       user: null,
     });
+    // Once a user adds the key for signing, a commit they committed verifies; one someone else committed is other_user.
+    const signer = await createUser(t);
+    await apiOk(t, signer.token, 'POST', '/user/keys', { title: 'signing', key: readFileSync(`${sshKey}.pub`, 'utf8').trim(), usage_type: 'signing' });
+    writeFileSync(join(work, 'mine.txt'), 'm\n');
+    await git.ok(work, ['add', 'mine.txt']);
+    await git.ok(work, ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${sshKey}`, 'commit', '-q', '-S', '-m', 'Mine'], { GIT_COMMITTER_EMAIL: `${signer.username}@example.com` });
+    const mineSha = (await git.ok(work, ['rev-parse', 'HEAD'])).trim();
+    await git.ok(work, ['push', '-q', 'origin', 'HEAD:main']);
+    const mine = (await commit(mineSha)).data.project.repository.commit.signature;
+    expect(mine).toMatchObject({ __typename: 'SshSignature', verificationStatus: 'VERIFIED', keyFingerprintSha256: sshFingerprint, user: { id: `gid://gitlab/User/${signer.id}` } });
+    const theirs = (await commit(sshSha)).data.project.repository.commit.signature;
+    expect(theirs).toMatchObject({ verificationStatus: 'OTHER_USER', user: { id: `gid://gitlab/User/${signer.id}` } });
+    // A signature that does not match the commit is unverified: the same signature header on another commit.
+    const raw = await git.ok(work, ['cat-file', 'commit', mineSha]);
+    const forged = raw.replace('\nMine\n', '\nNot mine\n');
+    writeFileSync(join(git.root, 'forged-commit'), forged);
+    const forgedSha = (await git.ok(work, ['hash-object', '-t', 'commit', '-w', join(git.root, 'forged-commit')])).trim();
+    await git.ok(work, ['push', '-q', 'origin', `${forgedSha}:refs/heads/forged`]);
+    const bad = (await commit(forgedSha)).data.project.repository.commit.signature;
+    expect(bad).toMatchObject({ __typename: 'SshSignature', verificationStatus: 'UNVERIFIED', user: null });
     // REST's signature of the SSH-signed commit names its kind.
     const rest = await t.api('GET', `/projects/${project.id}/repository/commits/${sshSha}/signature`);
-    expect(rest.body).toEqual({ signature_type: 'SSH', verification_status: 'unknown_key', commit_source: 'gitaly' });
+    expect(rest.body).toEqual({ signature_type: 'SSH', verification_status: 'other_user', commit_source: 'gitaly' });
   });
 });

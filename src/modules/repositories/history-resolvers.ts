@@ -45,6 +45,9 @@ export const repositoryHistoryResolvers = {
     gpgKeyId: () => null,
     commitSource: () => 'gitaly',
   },
-  SshSignature: { commitSource: () => 'gitaly' },
+  SshSignature: {
+    commitSource: () => 'gitaly',
+    user: (s: SignatureRow, _a: unknown, ctx: Context) => (s.userId ? ctx.loaders.users.byId.load(s.userId) : null),
+  },
   X509Signature: { commitSource: () => 'gitaly' },
 };

@@ -40,6 +40,8 @@ export interface SignatureRow {
   gpgKeyUserEmail: string | null;
   gpgKeySubkeyId: string | null;
   keyFingerprintSha256: string | null;
+  /** The owner of the signing key, when the server has it (SSH signatures). */
+  userId?: number | null;
 }
 
 const SIGNATURE_TYPES = { gpg: 'PGP', ssh: 'SSH', x509: 'X509' } as const;
@@ -140,9 +142,10 @@ export class RepositoryHistoryService {
   }
 
   /**
-   * A commit's signature, or null for an unsigned commit (GitLab's Commit#signature). No GPG, SSH signing or X.509
-   * keys are kept, so a GPG signature verifies only against git's own trust (a key no one gave the server is
-   * `unknown_key`), an SSH signature is `unknown_key` (its key named by fingerprint) and an X.509 one `unverified`.
+   * A commit's signature, or null for an unsigned commit (GitLab's Commit#signature). An SSH signature is verified
+   * against users' signing keys (sshVerification); no GPG keys or X.509 certificates are kept, so a GPG signature
+   * verifies only against git's own trust (a key no one gave the server is `unknown_key`) and an X.509 one is
+   * `unverified`.
    */
   async signatureOf(commit: CommitRow): Promise<SignatureRow | null> {
     const { history } = await this.open(commit.project);
@@ -150,7 +153,7 @@ export class RepositoryHistoryService {
     if (!signature) return null;
     const base = { kind: signature.kind, project: commit.project, commitSha: commit.sha, signatureType: SIGNATURE_TYPES[signature.kind] };
     const none = { gpgKeyPrimaryKeyid: null, gpgKeyUserName: null, gpgKeyUserEmail: null, gpgKeySubkeyId: null, keyFingerprintSha256: null };
-    if (signature.kind === 'ssh') return { ...base, ...none, verificationStatus: 'unknown_key', keyFingerprintSha256: signature.fingerprint || null };
+    if (signature.kind === 'ssh') return { ...base, ...none, ...(await this.sshVerification(commit, signature.status === 'G', signature.fingerprint)) };
     if (signature.kind === 'x509') return { ...base, ...none, verificationStatus: 'unverified' };
     const who = signer(signature.signer);
     const primary = signature.primaryFingerprint || signature.fingerprint;
@@ -170,6 +173,20 @@ export class RepositoryHistoryService {
     const { repository } = await this.open(project);
     await this.commitOf(repository, project, sha);
     return listConnection(page, [] as never[]);
+  }
+
+  /**
+   * Gitlab::Ssh::Signature#verification_status: `unverified` for a bad signature, `unknown_key` when no user's signing
+   * key has its fingerprint, `other_user` unless the committer's confirmed address belongs to the key's owner, else
+   * `verified`.
+   */
+  private async sshVerification(commit: CommitRow, good: boolean, fingerprint: string) {
+    const keyFingerprintSha256 = fingerprint || null;
+    if (!good || !fingerprint) return { verificationStatus: 'unverified', keyFingerprintSha256, userId: null };
+    const key = await this.repositories.users.keys.signingKey(fingerprint);
+    if (!key) return { verificationStatus: 'unknown_key', keyFingerprintSha256, userId: null };
+    const committer = commit.committerEmail ? await this.base.loaders.users.byAnyEmail.load(commit.committerEmail) : null;
+    return { verificationStatus: committer?.id === key.userId ? 'verified' : 'other_user', keyFingerprintSha256, userId: key.userId };
   }
 
   /** GitLab's merge base of two or more refs: 400 for fewer, 400 naming unknown refs, null when they share no ancestor. */
