@@ -175,6 +175,31 @@ describe('RepositoryBlob', () => {
   });
 });
 
+describe('RepositoryBlob of a large file', () => {
+  it("loads GitLab's first 10 MB of it, and its viewers say it is too large", async () => {
+    const other = await createProject(t, t.rootToken);
+    const work = git.folder();
+    await git.ok(work, ['init', '-q', '-b', 'big']);
+    const line = 'abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz01\n';
+    const content = line.repeat(Math.ceil((11 * 1024 * 1024) / line.length));
+    writeFileSync(join(work, 'big.txt'), content);
+    await git.ok(work, ['add', 'big.txt']);
+    await git.ok(work, ['commit', '-q', '-m', 'Big']);
+    await git.ok(work, ['push', '-q', cloneUrl(t.url, other.path_with_namespace, t.rootToken), 'big']);
+    const res = await t.graphql(
+      `query($p: ID!) { project(fullPath: $p) { repository { blobs(paths: ["big.txt"], ref: "big") { nodes { size rawSize rawBlob simpleViewer { collapsed tooLarge renderError } } } } } }`,
+      { p: other.path_with_namespace },
+    );
+    expect(res.body.errors).toBeUndefined();
+    const [big] = res.body.data.project.repository.blobs.nodes;
+    expect(big.size).toBe(String(content.length));
+    expect(big.rawSize).toBe(String(content.length));
+    expect(big.rawBlob).toHaveLength(10 * 1024 * 1024);
+    expect(big.rawBlob.startsWith(line)).toBe(true);
+    expect(big.simpleViewer).toEqual({ collapsed: true, tooLarge: true, renderError: 'too_large' });
+  });
+});
+
 describe('Tree and its entries', () => {
   it("answers the entries' IDs, web paths, LFS objects, submodule links and the tree's last commit", async () => {
     const full = project.path_with_namespace;
