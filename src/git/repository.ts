@@ -2,7 +2,8 @@
  * One bare repository on disk and the git reads every module shares. Reads and writes go through `git` (src/git/run.ts);
  * modules add what they need here rather than spawning git themselves.
  */
-import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -379,6 +380,29 @@ export class Repository {
     }
   }
 
+  /**
+   * Every blob's path and size in a commit's tree, from one `git ls-tree -r -l` of at most `max` bytes; null when the
+   * revision names no tree or the listing is longer.
+   */
+  async fileSizes(revision: string, max: number): Promise<{ path: string; size: number }[] | null> {
+    try {
+      const { stdout, code } = await git(this.path, ['ls-tree', '-r', '-l', '-z', '--full-tree', '--end-of-options', revision], { maxOutput: max, okCodes: [128] });
+      if (code !== 0) return null;
+      return stdout
+        .toString('utf8')
+        .split('\0')
+        .filter(Boolean)
+        .flatMap((record) => {
+          const tab = record.indexOf('\t');
+          const [, type, , size] = record.slice(0, tab).split(/ +/);
+          return type === 'blob' ? [{ path: record.slice(tab + 1), size: Number(size) }] : [];
+        });
+    } catch (error) {
+      if (error instanceof GitError && error.stderr.startsWith('output exceeds')) return null;
+      throw error;
+    }
+  }
+
   /** The entries at exactly these paths in a commit (a directory shows as its tree entry); missing paths are absent. */
   async entries(revision: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
     const found = new Map<string, TreeEntry>();
@@ -398,6 +422,62 @@ export class Repository {
     if ((await this.objectType(sha)) !== 'blob') return null;
     if (max !== undefined && (await this.blobSize(sha)) > max) return null;
     return (await git(this.path, ['cat-file', 'blob', sha], max !== undefined ? { maxOutput: max } : {})).stdout;
+  }
+
+  /**
+   * The first `limit` bytes of a blob and its whole size (Gitaly's GetBlobs with a limit, which GitLab's blob reads
+   * use): git is stopped once `limit` bytes came, so a large blob is never read whole. Null when `sha` names no blob.
+   */
+  async blobHead(sha: string, limit: number): Promise<{ data: Buffer; size: number } | null> {
+    if ((await this.objectType(sha)) !== 'blob') return null;
+    const size = await this.blobSize(sha);
+    if (size <= limit) return { data: (await git(this.path, ['cat-file', 'blob', sha])).stdout, size };
+    const child = spawnGit(this.path, ['cat-file', 'blob', sha]);
+    const chunks: Buffer[] = [];
+    let got = 0;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        child.stdout.removeAllListeners('data');
+        child.kill('SIGKILL');
+        resolve();
+      };
+      child.stdout.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        got += chunk.length;
+        if (got >= limit) done();
+      });
+      child.stdout.on('end', done);
+      child.on('error', done);
+    });
+    return { data: Buffer.concat(chunks).subarray(0, limit), size };
+  }
+
+  /**
+   * The contents of those of `shas` that are blobs of at most `max` bytes, from one `cat-file --batch-check` and one
+   * `cat-file --batch` run (how Gitaly finds LFS pointers among many blobs).
+   */
+  async smallBlobs(shas: readonly string[], max: number): Promise<Map<string, Buffer>> {
+    const found = new Map<string, Buffer>();
+    const wanted = [...new Set(shas)].filter(isObjectName);
+    if (wanted.length === 0) return found;
+    const check = await gitText(this.path, ['cat-file', '--batch-check'], { input: `${wanted.join('\n')}\n` });
+    const small = check
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter(([, type, size]) => type === 'blob' && Number(size) <= max)
+      .map(([sha]) => sha);
+    if (small.length === 0) return found;
+    const { stdout } = await git(this.path, ['cat-file', '--batch'], { input: `${small.join('\n')}\n` });
+    let at = 0;
+    while (at < stdout.length) {
+      const eol = stdout.indexOf(0x0a, at);
+      if (eol < 0) break;
+      const [sha, , size] = stdout.subarray(at, eol).toString('utf8').split(' ');
+      const length = Number(size);
+      found.set(sha, stdout.subarray(eol + 1, eol + 1 + length));
+      at = eol + 1 + length + 1;
+    }
+    return found;
   }
 
   async blobSize(sha: string): Promise<number> {
@@ -766,20 +846,70 @@ export class RepositoryHistory {
     return gitText(this.path, ['commit-tree', tree, '-p', parent], { env, input: message });
   }
 
-  /** A commit's signature as git reads it (`%G?` and friends), or null when the commit carries none. */
-  async signature(sha: string): Promise<{ status: string; keyId: string; fingerprint: string; primaryFingerprint: string; signer: string } | null> {
+  /**
+   * A commit's signature as git reads it (`%G?` and friends), or null when the commit carries none. Its kind comes
+   * from the signature's armor: GPG, SSH (whose key is named by the SHA-256 fingerprint of the public key the
+   * signature carries) or X.509; only GPG signatures are checked by git here.
+   */
+  async signature(sha: string): Promise<CommitSignatureInfo | null> {
     const raw = await gitText(this.path, ['cat-file', 'commit', sha]);
     const headers = raw.slice(0, raw.indexOf('\n\n') === -1 ? raw.length : raw.indexOf('\n\n'));
-    if (!/^gpgsig(-sha256)? /m.test(headers)) return null;
+    const header = /^gpgsig(?:-sha256)? ([^\n]*(?:\n [^\n]*)*)/m.exec(headers);
+    if (!header) return null;
+    const armored = header[1].replace(/\n /g, '\n');
+    const none = { status: 'E', keyId: '', fingerprint: '', primaryFingerprint: '', signer: '' };
+    if (armored.startsWith('-----BEGIN SSH SIGNATURE-----')) return this.sshSignature(sha, armored, none);
+    if (armored.startsWith('-----BEGIN SIGNED MESSAGE-----')) return { kind: 'x509', ...none };
     // gpg verifies with a keyring of its own for this run, outside the repository (it would make one in HOME): a
     // signature by a key nobody gave the server is `E` (unknown key), as GitLab answers for a key no user added.
     const keyring = await mkdtemp(join(tmpdir(), 'git-gpg-'));
     try {
       const out = await gitText(this.path, ['show', '-s', '--format=%G?%x00%GK%x00%GF%x00%GP%x00%GS', sha], { env: { GNUPGHOME: keyring } });
       const [status, keyId, fingerprint, primaryFingerprint, signer] = out.split('\0');
-      return { status, keyId, fingerprint, primaryFingerprint, signer };
+      return { kind: 'gpg', status, keyId, fingerprint, primaryFingerprint, signer };
     } finally {
       await rm(keyring, { recursive: true, force: true });
     }
   }
+
+  /**
+   * An SSH signature: the SHA-256 fingerprint of the key it carries, and whether it is a good signature of the commit
+   * by that key (`G`) or not (`B`), as git checks it with ssh-keygen against that key alone.
+   */
+  private async sshSignature(sha: string, armored: string, none: Omit<CommitSignatureInfo, 'kind'>): Promise<CommitSignatureInfo> {
+    const key = sshSignatureKey(armored);
+    if (!key) return { kind: 'ssh', ...none, status: 'B' };
+    const fingerprint = `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+    const type = key.subarray(4, 4 + key.readUInt32BE(0)).toString('latin1');
+    const dir = await mkdtemp(join(tmpdir(), 'git-ssh-'));
+    try {
+      const signers = join(dir, 'allowed_signers');
+      await writeFile(signers, `* ${type} ${key.toString('base64')}\n`);
+      const status = await gitText(this.path, ['-c', 'gpg.format=ssh', '-c', `gpg.ssh.allowedSignersFile=${signers}`, 'show', '-s', '--format=%G?', sha]);
+      return { kind: 'ssh', ...none, status: status.trim() === 'G' ? 'G' : 'B', fingerprint };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
 }
+
+/** The public key inside an armored SSH signature (OpenSSH's SSHSIG blob: `SSHSIG`, a version, then the key as an SSH string). */
+function sshSignatureKey(armored: string): Buffer | null {
+  const body = armored.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
+  const blob = Buffer.from(body, 'base64');
+  if (blob.length < 14 || blob.subarray(0, 6).toString('latin1') !== 'SSHSIG') return null;
+  const length = blob.readUInt32BE(10);
+  const key = blob.subarray(14, 14 + length);
+  return key.length === length && key.length >= 4 ? key : null;
+}
+
+/** What git tells of a commit's signature: its kind, git's `%G?` status and the signing key and identity. */
+export interface CommitSignatureInfo {
+  kind: 'gpg' | 'ssh' | 'x509';
+  status: string;
+  keyId: string;
+  fingerprint: string;
+  primaryFingerprint: string;
+  signer: string;
+}
+

@@ -440,6 +440,23 @@ export class NotesService {
   }
 
   /**
+   * GitLab's Noteable#commenters: the authors of the noteable's user notes (not system notes) the viewer may read,
+   * each once, by ID.
+   */
+  async commenters(n: Noteable, page: PageArgs) {
+    const { db, loaders } = this.base;
+    const where: Prisma.NoteWhereInput = { AND: [await this.readable(n), { system: false }] };
+    return connection(
+      page,
+      async ({ skip, take }) => {
+        const ids = (await db.note.groupBy({ by: ['authorId'], where, orderBy: { authorId: 'asc' }, skip, take })).map((row) => row.authorId);
+        return (await loaders.users.byId.loadMany(ids)).filter((user) => user !== null && !(user instanceof Error));
+      },
+      async () => (await db.note.groupBy({ by: ['authorId'], where })).length,
+    );
+  }
+
+  /**
    * The Notes API's list (`GET …/notes`): every note of the noteable the viewer may read, ordered by `created_at` or `updated_at`
    * (`desc` unless asked), ties by id in the same direction.
    */

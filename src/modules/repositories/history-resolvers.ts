@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { PageArgs } from '../../graphql/connection.js';
 import { parseRef } from '../../graphql/ids.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { SignatureRow } from './history.js';
 
 interface ChangeArgs {
   projectId: string;
@@ -38,7 +39,15 @@ export const repositoryHistoryResolvers = {
     ['multiple_signatures', 'other_user', 'revoked_key', 'same_user_different_email', 'unknown_key', 'unverified', 'unverified_key', 'verified', 'verified_system'].map((v) => [v.toUpperCase(), v]),
   ),
   CommitSignature: {
+    __resolveType: (s: SignatureRow) => ({ gpg: 'GpgSignature', ssh: 'SshSignature', x509: 'X509Signature' })[s.kind],
+  },
+  GpgSignature: {
     gpgKeyId: () => null,
     commitSource: () => 'gitaly',
   },
+  SshSignature: {
+    commitSource: () => 'gitaly',
+    user: (s: SignatureRow, _a: unknown, ctx: Context) => (s.userId ? ctx.loaders.users.byId.load(s.userId) : null),
+  },
+  X509Signature: { commitSource: () => 'gitaly' },
 };

@@ -28,14 +28,23 @@ export interface ContributorRow {
   deletions: number;
 }
 
+/** A commit's signature as GitLab's CommitSignature types show it (GpgSignature, SshSignature, X509Signature). */
 export interface SignatureRow {
-  signatureType: 'PGP';
+  kind: 'gpg' | 'ssh' | 'x509';
+  project: ProjectRow;
+  commitSha: string;
+  signatureType: 'PGP' | 'SSH' | 'X509';
   verificationStatus: string;
-  gpgKeyPrimaryKeyid: string;
+  gpgKeyPrimaryKeyid: string | null;
   gpgKeyUserName: string | null;
   gpgKeyUserEmail: string | null;
   gpgKeySubkeyId: string | null;
+  keyFingerprintSha256: string | null;
+  /** The owner of the signing key, when the server has it (SSH signatures). */
+  userId?: number | null;
 }
+
+const SIGNATURE_TYPES = { gpg: 'PGP', ssh: 'SSH', x509: 'X509' } as const;
 
 /** GitLab's contributors read this many of the newest commits (Repository#contributors). */
 const CONTRIBUTOR_COMMITS = 2000;
@@ -125,14 +134,32 @@ export class RepositoryHistoryService {
 
   /** A commit's GPG signature as GitLab shows it; `404 Signature Not Found` for an unsigned commit. */
   async signature(project: ProjectRow, sha: string): Promise<SignatureRow> {
-    const { repository, history } = await this.open(project);
+    const { repository } = await this.open(project);
     const commit = await this.commitOf(repository, project, sha);
-    const signature = await history.signature(commit.sha);
+    const signature = await this.signatureOf(commit);
     if (!signature) throw notFound('Signature');
+    return signature;
+  }
+
+  /**
+   * A commit's signature, or null for an unsigned commit (GitLab's Commit#signature). An SSH signature is verified
+   * against users' signing keys (sshVerification); no GPG keys or X.509 certificates are kept, so a GPG signature
+   * verifies only against git's own trust (a key no one gave the server is `unknown_key`) and an X.509 one is
+   * `unverified`.
+   */
+  async signatureOf(commit: CommitRow): Promise<SignatureRow | null> {
+    const { history } = await this.open(commit.project);
+    const signature = await history.signature(commit.sha);
+    if (!signature) return null;
+    const base = { kind: signature.kind, project: commit.project, commitSha: commit.sha, signatureType: SIGNATURE_TYPES[signature.kind] };
+    const none = { gpgKeyPrimaryKeyid: null, gpgKeyUserName: null, gpgKeyUserEmail: null, gpgKeySubkeyId: null, keyFingerprintSha256: null };
+    if (signature.kind === 'ssh') return { ...base, ...none, ...(await this.sshVerification(commit, signature.status === 'G', signature.fingerprint)) };
+    if (signature.kind === 'x509') return { ...base, ...none, verificationStatus: 'unverified' };
     const who = signer(signature.signer);
     const primary = signature.primaryFingerprint || signature.fingerprint;
     return {
-      signatureType: 'PGP',
+      ...base,
+      ...none,
       verificationStatus: VERIFICATION[signature.status] ?? 'unverified',
       gpgKeyPrimaryKeyid: (primary ? primary.slice(-16) : signature.keyId).toUpperCase(),
       gpgKeyUserName: who.name,
@@ -146,6 +173,20 @@ export class RepositoryHistoryService {
     const { repository } = await this.open(project);
     await this.commitOf(repository, project, sha);
     return listConnection(page, [] as never[]);
+  }
+
+  /**
+   * Gitlab::Ssh::Signature#verification_status: `unverified` for a bad signature, `unknown_key` when no user's signing
+   * key has its fingerprint, `other_user` unless the committer's confirmed address belongs to the key's owner, else
+   * `verified`.
+   */
+  private async sshVerification(commit: CommitRow, good: boolean, fingerprint: string) {
+    const keyFingerprintSha256 = fingerprint || null;
+    if (!good || !fingerprint) return { verificationStatus: 'unverified', keyFingerprintSha256, userId: null };
+    const key = await this.repositories.users.keys.signingKey(fingerprint);
+    if (!key) return { verificationStatus: 'unknown_key', keyFingerprintSha256, userId: null };
+    const committer = commit.committerEmail ? await this.base.loaders.users.byAnyEmail.load(commit.committerEmail) : null;
+    return { verificationStatus: committer?.id === key.userId ? 'verified' : 'other_user', keyFingerprintSha256, userId: key.userId };
   }
 
   /** GitLab's merge base of two or more refs: 400 for fewer, 400 naming unknown refs, null when they share no ancestor. */

@@ -25,6 +25,6 @@ export const repositoriesModule = defineModule({
   },
   policy: repositoryPolicy,
   routes: [...repositoryRoutes, ...repositoryHistoryRoutes],
-  uses: ['projects', 'activity', 'protected_branches'],
-  service: (base, { projects, activity, protected_branches }) => new RepositoriesService(base, projects, activity, protected_branches),
+  uses: ['projects', 'activity', 'protected_branches', 'users'],
+  service: (base, { projects, activity, protected_branches, users }) => new RepositoriesService(base, projects, activity, protected_branches, users),
 });

@@ -4,10 +4,13 @@
  * `project_id` resolve without another lookup.
  */
 import { createHash } from 'node:crypto';
+import DataLoader from 'dataloader';
 import { notFound } from '../../errors.js';
 import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import type { CommitInfo, FileDiff, Repository, TreeEntry } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
+import { LFS_POINTER_MAX_SIZE, lfsPointer, MAX_DATA_DISPLAY_SIZE } from './blob-viewers.js';
+import { repositoryLanguages } from './languages.js';
 import { checkedPath, pathProblem } from './paths.js';
 import type { RepositoriesService } from './service.js';
 
@@ -27,9 +30,15 @@ export interface FileRow {
 }
 
 export interface BlobRow {
+  project: ProjectRow;
   sha: string;
   path: string;
+  /** The ref it was read at, as asked (GitLab's blob.commit_id); null for a blob found by object name. */
+  ref: string | null;
+  /** Its bytes: at most MAX_DATA_DISPLAY_SIZE of them for a blob read by path, as GitLab's blobs_at loads them. */
   content: Buffer;
+  /** Its whole size in bytes. */
+  size: number;
   mode: string | null;
 }
 
@@ -52,6 +61,30 @@ export interface CommitFilters {
   firstParent?: boolean | null;
   order?: 'default' | 'topo' | null;
 }
+
+/** A Redis glob (`*`, `?`, `[…]`, `\\` escaping) as a regular expression matching whole names. */
+function globPattern(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') source += '.*';
+    else if (c === '?') source += '.';
+    else if (c === '\\' && i + 1 < glob.length) source += escapeRegExp(glob[++i]);
+    else if (c === '[') {
+      const end = glob.indexOf(']', i + 1);
+      if (end < 0) source += '\\[';
+      else {
+        const body = glob.slice(i + 1, end);
+        source += `[${body.startsWith('^') ? '^' : ''}${escapeClass(body.replace(/^\^/, ''))}]`;
+        i = end;
+      }
+    } else source += escapeRegExp(c);
+  }
+  return new RegExp(`^${source}$`, 's');
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeClass = (text: string) => text.replace(/[\]\\^]/g, '\\$&');
 
 /** `search` as GitLab reads it for branches and tags: `^prefix`, `suffix$`, or a fragment anywhere. */
 function matchesSearch(name: string, search: string | null | undefined): boolean {
@@ -159,23 +192,129 @@ export class RepositoryReads {
     const repository = await this.open(project);
     const resolved = await repository.resolve(sha);
     const content = resolved && (await repository.blob(resolved));
-    return content ? { sha: resolved, path: '', content, mode: null } : null;
+    return content ? { project, sha: resolved, path: '', ref: null, content, size: content.length, mode: null } : null;
   }
 
   /** GitLab's `Repository.blobs(paths:, ref:)`: the blobs that exist at those paths. */
-  async blobs(project: ProjectRow, paths: readonly string[], ref: string | null | undefined): Promise<BlobRow[]> {
+  async blobs(project: ProjectRow, paths: readonly string[], ref: string | null | undefined, refType?: 'HEADS' | 'TAGS' | null): Promise<BlobRow[]> {
     const repository = await this.open(project);
-    const commitId = await repository.resolve(`${ref || project.defaultBranch}^{commit}`);
+    const name = ref || project.defaultBranch;
+    const revision = refType ? `${refType === 'HEADS' ? 'refs/heads/' : 'refs/tags/'}${name}` : name;
+    const commitId = await repository.resolve(`${revision}^{commit}`);
     if (!commitId) return [];
     const checked = paths.map((p) => checkedPath(p, 'paths'));
     const entries = await repository.entries(commitId, checked);
     const rows: BlobRow[] = [];
     for (const path of checked) {
       const entry = entries.get(path);
-      const content = entry?.type === 'blob' ? await repository.blob(entry.sha) : null;
-      if (entry && content) rows.push({ sha: entry.sha, path, content, mode: entry.mode });
+      const read = entry?.type === 'blob' ? await repository.blobHead(entry.sha, MAX_DATA_DISPLAY_SIZE) : null;
+      if (entry && read) rows.push({ project, sha: entry.sha, path, ref: name, content: read.data, size: read.size, mode: entry.mode });
     }
     return rows;
+  }
+
+  private readonly lfsLoaders = new Map<number, DataLoader<string, { oid: string; size: number } | null>>();
+
+  /** The LFS object a blob points at, or null; the blobs of one request are read together (GitLab's BatchLfsOidLoader). */
+  lfsPointer(project: ProjectRow, sha: string): Promise<{ oid: string; size: number } | null> {
+    let loader = this.lfsLoaders.get(project.id);
+    if (!loader) {
+      loader = new DataLoader(async (shas: readonly string[]) => {
+        const found = await this.lfsPointers(project, shas);
+        return shas.map((sha) => found.get(sha) ?? null);
+      });
+      this.lfsLoaders.set(project.id, loader);
+    }
+    return loader.load(sha);
+  }
+
+  private readonly branchSets = new Map<number, Promise<Set<string>>>();
+
+  /** Whether a branch of this name exists (the project's branch names read once per request). */
+  async branchExists(project: ProjectRow, name: string): Promise<boolean> {
+    let names = this.branchSets.get(project.id);
+    if (!names) {
+      names = this.open(project).then(async (repository) => new Set([...(await repository.refs('refs/heads/')).keys()].map((r) => r.slice('refs/heads/'.length))));
+      this.branchSets.set(project.id, names);
+    }
+    return (await names).has(name);
+  }
+
+  private readonly refCommits = new Map<string, Promise<CommitRow | null>>();
+
+  /** The commit a ref names, read once per project, ref and request (blobs of one ref share it). */
+  refCommit(project: ProjectRow, ref: string): Promise<CommitRow | null> {
+    const key = `${project.id}\0${ref}`;
+    let commit = this.refCommits.get(key);
+    if (!commit) {
+      commit = this.commit(project, ref);
+      this.refCommits.set(key, commit);
+    }
+    return commit;
+  }
+
+  private readonly gitmodules = new Map<string, Promise<Map<string, string>>>();
+
+  /** The URLs of `.gitmodules` at a ref, by submodule path (read once per project, ref and request). */
+  submoduleUrls(project: ProjectRow, ref: string): Promise<Map<string, string>> {
+    const key = `${project.id}\0${ref}`;
+    let urls = this.gitmodules.get(key);
+    if (!urls) {
+      urls = (async () => {
+        const content = await this.fileAt(project, ref, '.gitmodules', 1024 * 1024);
+        const found = new Map<string, string>();
+        let path: string | null = null;
+        let url: string | null = null;
+        const flush = () => {
+          if (path !== null && url !== null) found.set(path, url);
+          path = url = null;
+        };
+        for (const line of content ? content.toString('utf8').split('\n') : []) {
+          const trimmed = line.trim();
+          if (trimmed.startsWith('[')) flush();
+          const pair = /^(path|url)\s*=\s*(.*)$/.exec(trimmed);
+          if (pair?.[1] === 'path') path = pair[2];
+          else if (pair?.[1] === 'url') url = pair[2];
+        }
+        flush();
+        return found;
+      })();
+      this.gitmodules.set(key, urls);
+    }
+    return urls;
+  }
+
+  /** The project's languages at its default branch (GitLab's Project.languages); none for an empty repository or a tree listing over 64 MB. */
+  async languages(project: ProjectRow) {
+    if (project.emptyRepo) return [];
+    const repository = await this.open(project);
+    return repositoryLanguages((await repository.fileSizes(project.defaultBranch, 64 * 1024 * 1024)) ?? []);
+  }
+
+  /** The LFS pointers among blobs, by object name (one pair of git runs for all of them). */
+  async lfsPointers(project: ProjectRow, shas: readonly string[]): Promise<Map<string, { oid: string; size: number }>> {
+    const repository = await this.open(project);
+    const found = new Map<string, { oid: string; size: number }>();
+    for (const [sha, content] of await repository.smallBlobs(shas, LFS_POINTER_MAX_SIZE)) {
+      const pointer = lfsPointer(content);
+      if (pointer) found.set(sha, pointer);
+    }
+    return found;
+  }
+
+  /** The last commit at `ref` that changed `path` (the root: the ref's commit); null when there is none. */
+  async lastCommitFor(project: ProjectRow, ref: string, path: string): Promise<CommitRow | null> {
+    const repository = await this.open(project);
+    const sha = path ? await repository.lastCommitFor(ref, path) : await repository.resolve(`${ref}^{commit}`);
+    return sha ? this.commit(project, sha) : null;
+  }
+
+  /** Branch names matching a glob (`*`, `?`, `[…]`, as Redis matches GitLab's cached branch names), by name, from `offset`, at most `limit`. */
+  async branchNames(project: ProjectRow, pattern: string, offset: number, limit: number): Promise<string[]> {
+    const repository = await this.open(project);
+    const glob = globPattern(pattern);
+    const names = [...(await repository.refs('refs/heads/')).keys()].map((r) => r.slice('refs/heads/'.length)).filter((n) => glob.test(n));
+    return names.sort().slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit));
   }
 
   /** Branches or tags matching `search`, each with its commit (one git run for all of them). */

@@ -6,13 +6,27 @@ import { parseRef } from '../../graphql/ids.js';
 import { webUrl } from '../../graphql/resolvers.js';
 import { commitFullTitle, commitTitle, type TreeEntry } from '../../git/repository.js';
 import type { ProjectRow } from '../projects/service.js';
+import { hashedPath } from '../../git/storages.js';
+import { badRequest } from '../../errors.js';
+import { renderSingleLine } from '../../markdown.js';
+import { blobResolvers, entriesOf, paginatedTree, type TreeRow } from './blob-resolvers.js';
+import { isBinary } from './blob-viewers.js';
 import { contentSha256, listConnection, type BlobRow, type CommitFilters, type CommitRow, type FileRow, type RefRow } from './reads.js';
 import type { CommitActionInput, CommitInput, FileWriteInput } from './writes.js';
 
 interface TreeArgs {
   path?: string | null;
   ref?: string | null;
+  refType?: 'HEADS' | 'TAGS' | null;
   recursive?: boolean | null;
+}
+
+/** A tree with what its entries' paths and last commit need (the ref as asked, GitLab's tree commit_id). */
+async function treeRow(p: ProjectRow, args: TreeArgs, ctx: Context): Promise<TreeRow | null> {
+  const ref = args.ref || p.defaultBranch;
+  const revision = args.refType ? `${args.refType === 'HEADS' ? 'refs/heads/' : 'refs/tags/'}${ref}` : ref;
+  const entries = await ctx.services.repositories.reads.tree(p, revision, args.path, args.recursive ?? false);
+  return entries && { project: p, ref, path: (args.path ?? '').replace(/\/+$/, ''), entries };
 }
 
 /** `commitCreate`'s input fields (the relay wrapper, src/graphql/mutations.ts, hands them over as arguments). */
@@ -24,12 +38,17 @@ interface CommitCreateArgs {
   actions: CommitActionInput[];
 }
 
-const project = (ctx: Context, id: string) => ctx.services.projects.get(parseRef(id, 'Project', 'projectId'));
-
-/** Binary content (a NUL in the first 8000 bytes, as git decides) is served as octet-stream. */
-function isBinary(content: Buffer): boolean {
-  return content.subarray(0, 8000).includes(0);
+/** GitLab's Commit#description: the whole message when the title was cut, else what follows the first line (null for nothing). */
+function commitDescription(c: CommitRow): string | null {
+  return commitTitle(c.message) !== commitFullTitle(c.message) ? c.message : c.message.split('\n').slice(1).join('\n').trim() || null;
 }
+
+/** Commits whose `diffs` one request may ask for, and the files listed per commit (a page's most). */
+const DIFF_CALL_LIMIT = 10;
+const MAX_DIFF_FILES = 100;
+const diffCalls = new WeakMap<Context, number>();
+
+const project = (ctx: Context, id: string) => ctx.services.projects.get(parseRef(id, 'Project', 'projectId'));
 
 const contentType = (content: Buffer) => (isBinary(content) ? 'application/octet-stream' : 'text/plain; charset=utf-8');
 
@@ -38,7 +57,6 @@ const entryFields = {
   flatPath: (e: TreeEntry) => e.path,
 };
 
-const byType = (type: TreeEntry['type']) => (tree: { entries: TreeEntry[] }, args: PageArgs) => listConnection(args, tree.entries.filter((e) => e.type === type));
 
 export const repositoryResolvers = {
   Query: {
@@ -83,18 +101,21 @@ export const repositoryResolvers = {
   },
   Project: {
     repository: async (p: ProjectRow, _a: unknown, ctx: Context) => ((await ctx.access.can('download_code', p)) ? p : null),
+    languages: async (p: ProjectRow, _a: unknown, ctx: Context) => ((await ctx.access.can('download_code', p)) ? ctx.services.repositories.reads.languages(p) : null),
   },
   Repository: {
     rootRef: (p: ProjectRow) => (p.emptyRepo ? null : p.defaultBranch),
     empty: (p: ProjectRow) => p.emptyRepo,
     exists: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.repositories.exists(p),
-    tree: async (p: ProjectRow, args: TreeArgs, ctx: Context) => {
-      const entries = await ctx.services.repositories.reads.tree(p, args.ref, args.path, args.recursive ?? false);
-      return entries && { entries };
-    },
+    tree: (p: ProjectRow, args: TreeArgs, ctx: Context) => treeRow(p, args, ctx),
+    paginatedTree: async (p: ProjectRow, args: TreeArgs & PageArgs, ctx: Context) => paginatedTree(await treeRow(p, args, ctx), args),
+    branchNames: (p: ProjectRow, args: { searchPattern: string; offset: number; limit: number }, ctx: Context) =>
+      ctx.services.repositories.reads.branchNames(p, args.searchPattern, args.offset, args.limit),
+    // GitLab's read_storage_disk_path: administrators only; the hashed path without `.git`.
+    diskPath: (p: ProjectRow, _a: unknown, ctx: Context) => (ctx.access.allowed('admin_all_resources') ? hashedPath(p.id).replace(/\.git$/, '') : null),
     treeEntries: (p: ProjectRow, args: TreeArgs & PageArgs, ctx: Context) => ctx.services.repositories.reads.treeConnection(p, args.ref, args.path, args.recursive ?? false, args),
-    blobs: async (p: ProjectRow, args: { paths: string[]; ref?: string | null }, ctx: Context) =>
-      listConnection({ first: 100 }, await ctx.services.repositories.reads.blobs(p, args.paths, args.ref)),
+    blobs: async (p: ProjectRow, args: { paths: string[]; ref?: string | null; refType?: 'HEADS' | 'TAGS' | null }, ctx: Context) =>
+      listConnection({ first: 100 }, await ctx.services.repositories.reads.blobs(p, args.paths, args.ref, args.refType)),
     blob: (p: ProjectRow, args: { sha: string }, ctx: Context) => ctx.services.repositories.reads.blob(p, args.sha),
     commits: (p: ProjectRow, args: CommitFilters & PageArgs, ctx: Context) => ctx.services.repositories.reads.commits(p, args, args),
     commit: (p: ProjectRow, args: { ref: string }, ctx: Context) => ctx.services.repositories.reads.commit(p, args.ref),
@@ -107,19 +128,16 @@ export const repositoryResolvers = {
     compare: (p: ProjectRow, args: { from: string; to: string; straight?: boolean | null }, ctx: Context) => ctx.services.repositories.reads.compare(p, args.from, args.to, args.straight ?? false),
   },
   Tree: {
-    trees: byType('tree'),
-    blobs: byType('blob'),
-    submodules: byType('commit'),
+    trees: entriesOf('tree'),
+    blobs: entriesOf('blob'),
+    submodules: entriesOf('commit'),
+    ...blobResolvers.Tree,
   },
-  TreeEntry: entryFields,
-  Blob: entryFields,
-  Submodule: entryFields,
+  TreeEntry: { ...entryFields, ...blobResolvers.TreeEntry },
+  Blob: { ...entryFields, ...blobResolvers.Blob },
+  Submodule: { ...entryFields, ...blobResolvers.Submodule },
   RepositoryBlob: {
-    oid: (b: BlobRow) => b.sha,
-    name: (b: BlobRow) => basename(b.path),
-    size: (b: BlobRow) => b.content.length,
-    rawSize: (b: BlobRow) => b.content.length,
-    rawTextBlob: (b: BlobRow) => (isBinary(b.content) ? null : b.content.toString('utf8')),
+    ...blobResolvers.RepositoryBlob,
     base64Content: (b: BlobRow) => b.content.toString('base64'),
     encoding: () => 'base64',
     contentType: (b: BlobRow) => contentType(b.content),
@@ -140,12 +158,26 @@ export const repositoryResolvers = {
     title: (c: CommitRow) => commitTitle(c.message),
     fullTitle: (c: CommitRow) => commitFullTitle(c.message),
     // GitLab's Commit#description: the whole message when the title was cut.
-    description: (c: CommitRow) => (commitTitle(c.message) !== commitFullTitle(c.message) ? c.message : c.message.split('\n').slice(1).join('\n').trim() || null),
+    description: commitDescription,
     createdAt: (c: CommitRow) => c.committedDate,
     stats: (c: CommitRow, _a: unknown, ctx: Context) => ctx.services.repositories.reads.stats(c),
     projectId: (c: CommitRow) => c.project.id,
     webUrl: (c: CommitRow, _a: unknown, ctx: Context) => webUrl(ctx, `${c.project.fullPath}/-/commit/${c.sha}`),
     webPath: (c: CommitRow) => `/${c.project.fullPath}/-/commit/${c.sha}`,
+    titleHtml: (c: CommitRow) => renderSingleLine(commitTitle(c.message)),
+    fullTitleHtml: (c: CommitRow) => renderSingleLine(commitFullTitle(c.message)),
+    descriptionHtml: (c: CommitRow, _a: unknown, ctx: Context) => {
+      const description = commitDescription(c);
+      return description === null ? null : ctx.services.notes.markdownHtml(ctx.services, description, c.project.id);
+    },
+    diffs: async (c: CommitRow, _a: unknown, ctx: Context) => {
+      // GitLab's FieldCallCount limit: diffs of at most 10 commits per request.
+      const calls = (diffCalls.get(ctx) ?? 0) + 1;
+      diffCalls.set(ctx, calls);
+      if (calls > DIFF_CALL_LIMIT) throw badRequest(`'diffs' field can be requested only for ${DIFF_CALL_LIMIT} Commit(s) at a time.`);
+      return (await ctx.services.repositories.history.diff(c.project, c.sha, false, { first: MAX_DIFF_FILES })).nodes;
+    },
+    signature: (c: CommitRow, _a: unknown, ctx: Context) => ctx.services.repositories.history.signatureOf(c),
   },
   Branch: {
     merged: (b: RefRow, _a: unknown, ctx: Context) => ctx.services.repositories.reads.isMerged(b),

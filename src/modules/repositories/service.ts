@@ -16,6 +16,7 @@ import type { ServiceBase } from '../module.js';
 import type { ActivityService } from '../activity/service.js';
 import type { PushData } from '../activity/actions.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
+import type { UsersService } from '../users/service.js';
 import type { ProtectedBranchesService, ProtectedBranchRow } from '../protected_branches/service.js';
 import { RepositoryReads } from './reads.js';
 import { RepositoryWrites } from './writes.js';
@@ -114,6 +115,8 @@ export class RepositoriesService {
     private readonly projects: ProjectsService,
     private readonly activity: ActivityService,
     private readonly protectedBranches: ProtectedBranchesService,
+    /** Users' SSH signing keys, which SSH-signed commits are verified against. */
+    readonly users: UsersService,
   ) {
     this.reads = new RepositoryReads(this);
     this.writes = new RepositoryWrites(base, this);

@@ -4,6 +4,7 @@ import type { PageArgs } from '../../graphql/connection.js';
 import type { Noteable } from '../notes/noteables.js';
 import { noteableFields } from '../notes/resolvers.js';
 import { SNIPPET } from './noteable.js';
+import type { SnippetRow } from './service.js';
 
 export const snippetNotesResolvers = {
   NoteableKind: { SNIPPET },
@@ -12,5 +13,8 @@ export const snippetNotesResolvers = {
     notes: (n: Noteable, args: PageArgs & { orderBy?: 'created_at' | 'updated_at' | null; sort?: 'ASC' | 'DESC' | null }, ctx: Context) =>
       ctx.services.notes.notes(n, args, args.orderBy ?? 'created_at', args.sort === 'ASC' ? 'asc' : 'desc'),
   },
-  Snippet: noteableFields(SNIPPET),
+  Snippet: {
+    ...noteableFields(SNIPPET),
+    commenters: async (row: SnippetRow, args: PageArgs, ctx: Context) => ctx.services.notes.commenters(await ctx.services.notes.noteableOfRow(ctx.services, SNIPPET, row), args),
+  },
 };

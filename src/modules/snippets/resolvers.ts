@@ -4,6 +4,7 @@ import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { globalId, parseRef } from '../../graphql/ids.js';
 import { shownWith } from '../../graphql/resolvers.js';
 import type { ProjectRow } from '../projects/service.js';
+import { isBinary, lfsPointer, plainHighlight, richViewer, simpleViewer, type ViewedFile } from '../repositories/blob-viewers.js';
 import { SNIPPET_BRANCH, type SnippetAction, type SnippetFile, type SnippetFilters, type SnippetInput, type SnippetRow } from './service.js';
 
 /** A file of a snippet at a ref, as SnippetBlob shows it. */
@@ -46,7 +47,15 @@ async function projectById(ctx: Context, path: string | null | undefined): Promi
   return path == null ? undefined : ctx.services.projects.get(parseRef(path, 'Project', 'projectPath'));
 }
 
-const isBinary = (content: Buffer) => content.subarray(0, 8000).includes(0);
+
+/** A snippet file as the blob viewers see it (snippets keep no LFS objects: a pointer is shown as the file it is). */
+async function viewed(ctx: Context, b: BlobSource): Promise<ViewedFile> {
+  const content = await blobContent(ctx, b);
+  return { path: b.file.path, size: content.length, binaryInRepo: isBinary(content), storedExternally: null };
+}
+
+/** GitLab's Markdown extensions (Gitlab::MarkupHelper::MARKDOWN_EXTENSIONS), rendered by richData. */
+const MARKDOWN = /\.(mdown|mkd|mkdn|md|markdown|rmd)$/i;
 
 async function blobContent(ctx: Context, b: BlobSource): Promise<Buffer> {
   return (b.content ??= await ctx.services.snippets.fileContent(b.snippet, b.ref, b.file.path));
@@ -109,6 +118,7 @@ export const snippetResolvers = {
     id: (s: SnippetRow) => globalId(typeName(s), s.id),
     databaseId: (s: SnippetRow) => s.id,
     visibilityLevel: (s: SnippetRow) => s.visibility,
+    descriptionHtml: (s: SnippetRow, _a: unknown, ctx: Context) => ctx.services.notes.markdownHtml(ctx.services, s.description ?? '', s.projectId),
     author: (s: SnippetRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(s.authorId),
     project: (s: SnippetRow, _a: unknown, ctx: Context) => projectOf(ctx, s),
     fileName: async (s: SnippetRow, _a: unknown, ctx: Context) => (await ctx.services.snippets.files(s))[0]?.path ?? '',
@@ -124,7 +134,9 @@ export const snippetResolvers = {
     blobs: async (s: SnippetRow, args: { paths?: string[] | null } & PageArgs, ctx: Context) => {
       const files = await ctx.services.snippets.files(s);
       const shown = args.paths ? files.filter((f) => args.paths!.includes(f.path)) : files;
-      return listConnection<BlobSource>(args, shown.map((file) => ({ snippet: s, ref: SNIPPET_BRANCH, file })));
+      // GitLab's BlobsResolver flags paths it could not read (a path the snippet lacks reads as nil).
+      const unretrievable = !!args.paths && args.paths.some((path) => !files.some((f) => f.path === path));
+      return Object.assign(listConnection<BlobSource>(args, shown.map((file) => ({ snippet: s, ref: SNIPPET_BRANCH, file }))), { hasUnretrievableBlobs: unretrievable });
     },
     blob: async (s: SnippetRow, args: { ref: string; path: string }, ctx: Context): Promise<BlobSource> => {
       const content = await ctx.services.snippets.fileContent(s, args.ref, args.path);
@@ -159,5 +171,18 @@ export const snippetResolvers = {
     },
     base64Content: async (b: BlobSource, _a: unknown, ctx: Context) => (await blobContent(ctx, b)).toString('base64'),
     contentType: () => 'text/plain; charset=utf-8',
+    externalStorage: async (b: BlobSource, _a: unknown, ctx: Context) => (lfsPointer(await blobContent(ctx, b)) ? 'lfs' : null),
+    plainData: async (b: BlobSource, _a: unknown, ctx: Context) => {
+      const content = await blobContent(ctx, b);
+      return isBinary(content) ? null : plainHighlight(b.file.path, content.toString('utf8'));
+    },
+    renderedAsText: async (b: BlobSource, _a: unknown, ctx: Context) => simpleViewer(await viewed(ctx, b)).fileType === 'text',
+    simpleViewer: async (b: BlobSource, _a: unknown, ctx: Context) => simpleViewer(await viewed(ctx, b)),
+    richViewer: async (b: BlobSource, _a: unknown, ctx: Context) => richViewer(await viewed(ctx, b)),
+    richData: async (b: BlobSource, _a: unknown, ctx: Context) => {
+      const viewer = richViewer(await viewed(ctx, b));
+      if (viewer?.fileType !== 'markup' || !MARKDOWN.test(b.file.path)) return null;
+      return ctx.services.notes.markdownHtml(ctx.services, (await blobContent(ctx, b)).toString('utf8'), b.snippet.projectId);
+    },
   },
 };

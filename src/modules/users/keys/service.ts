@@ -63,6 +63,13 @@ export class SshKeysService {
     return row;
   }
 
+  /** The signing key (usage `signing` or `auth_and_signing`) with this SHA-256 fingerprint (`SHA256:…`), or null: GitLab's Key.signing.find_by_fingerprint_sha256, for commit signatures. */
+  async signingKey(fingerprintSha256: string): Promise<KeyRow | null> {
+    const sha256 = /^SHA256:(.+)$/.exec(fingerprintSha256)?.[1];
+    if (!sha256) return null;
+    return this.base.db.key.findFirst({ where: { fingerprintSha256: sha256, usageType: { in: ['signing', 'auth_and_signing'] } } });
+  }
+
   /** Adds a key to the viewer (no `userId`) or, for an administrator, to any user, with GitLab's Key validations. */
   async create(input: KeyInput): Promise<KeyRow> {
     const user = await this.users.selfOr(input.userId);
