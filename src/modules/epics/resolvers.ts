@@ -195,15 +195,14 @@ export const epicResolvers = {
     importedFrom: () => 'none',
     workItemId: () => null,
   },
+  // Every other field is Issue's (`@sameFieldsAs`): an EpicIssueView is the issue's row.
   EpicIssue: {
     id: (v: EpicIssueView) => globalId('Issue', v.id),
-    iid: (v: EpicIssueView) => String(v.iid),
-    webUrl: async (v: EpicIssueView, _a: unknown, ctx: Context) => webUrl(ctx, `${(await ctx.loaders.projects.byId.load(v.projectId))!.fullPath}/-/issues/${v.iid}`),
     epicIssueId: (v: EpicIssueView) => globalId('EpicIssue', v.epicIssueId),
     epicIssueDatabaseId: (v: EpicIssueView) => v.epicIssueId,
     relativePosition: (v: EpicIssueView) => v.epicRelativePosition,
     relationPath: async (v: EpicIssueView, _a: unknown, ctx: Context) => {
-      const epic = await ctx.loaders.epics.byId.load(v.epicId);
+      const epic = await ctx.services.epics.relatableEpic(v);
       return epic && `/${await path(epic, ctx)}/issues/${v.epicIssueId}`;
     },
     issue: (v: EpicIssueView) => v,

@@ -368,6 +368,16 @@ export class EpicsService {
     );
   }
 
+  /**
+   * The epic of an epic-issue when the viewer may change the relation (EpicIssuePresenter#group_epic_issue_path:
+   * `admin_issue_relation` on the issue and `admin_epic_relation` on the epic); null otherwise.
+   */
+  async relatableEpic(view: EpicIssueView): Promise<EpicRow | null> {
+    const epic = await this.byId(view.epicId);
+    if (!epic || !(await this.base.access.can('admin_epic_relation', await this.subject(epic)))) return null;
+    return (await this.base.access.can('admin_issue_relation', await this.issues.subject(view))) ? epic : null;
+  }
+
   /** The association of one of the epic's issues, for relating it: 404 unless the viewer may relate that issue too. */
   private async link(epic: EpicRow, epicIssueId: number): Promise<EpicIssueView> {
     const link = await this.db.epicIssue.findFirst({ where: { id: epicIssueId, epicId: epic.id } });
