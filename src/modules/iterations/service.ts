@@ -17,6 +17,8 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { Noteable } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { MilestonesService } from '../milestones/service.js';
+import type { TimeboxReport } from '../milestones/report.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import { addDays, computeState, dayOf, mediumDay, parseDay, today, type IterationState } from './dates.js';
 import { CREATE_IN_ADVANCE_JOB, scheduleAhead, updateSequences } from './schedule.js';
@@ -89,6 +91,7 @@ export class IterationsService {
     private readonly groups: GroupsService,
     private readonly issues: IssuesService,
     private readonly events: ResourceEventsService,
+    private readonly milestones: MilestonesService,
   ) {}
 
   private get db() {
@@ -491,6 +494,11 @@ export class IterationsService {
     const found = n.type === 'Issue' && /^\d{1,9}$/.test(id.trim()) ? await this.db.resourceIterationEvent.findFirst({ where: { id: Number(id), issueId: n.id ?? -1 } }) : null;
     if (!found) throw recordNotFound();
     return found;
+  }
+
+  /** Iteration.report: GitLab's timebox report of the iteration (the milestones service makes both kinds). */
+  report(iteration: IterationRow, fullPath: string | null | undefined): Promise<TimeboxReport> {
+    return this.milestones.timeboxReport({ kind: 'iteration', id: iteration.id, startDate: iteration.startDate, dueDate: iteration.dueDate }, fullPath);
   }
 }
 

@@ -6,6 +6,7 @@ import { webUrl } from '../../graphql/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { notFound } from '../../errors.js';
+import { GraphQLScalarType, Kind } from 'graphql';
 import { parentOf } from '../labels/resolvers.js';
 import type { TimeboxParent } from '../labels/service.js';
 import type { MilestoneChanges, MilestoneFilters, MilestoneInput, MilestoneRow } from './service.js';
@@ -39,6 +40,20 @@ export async function milestoneParent(m: MilestoneRow, ctx: Context): Promise<Ti
   throw notFound('Milestone');
 }
 
+/** GitLab's ISO8601Date: a calendar date, `YYYY-MM-DD`. */
+function parseIsoDate(value: unknown): string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw new TypeError('Not an ISO 8601 date');
+  return value;
+}
+
+const ISO8601Date = new GraphQLScalarType({
+  name: 'ISO8601Date',
+  description: 'An ISO 8601-encoded date',
+  serialize: (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value)),
+  parseValue: parseIsoDate,
+  parseLiteral: (ast) => parseIsoDate(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
 export const milestoneResolvers = {
   Project: {
     milestones: (project: ProjectRow, args: ListArgs, ctx: Context) => list({ project }, args, ctx),
@@ -59,7 +74,14 @@ export const milestoneResolvers = {
     groupMilestone: (m: MilestoneRow) => m.groupId !== null,
     webPath: async (m: MilestoneRow, _a: unknown, ctx: Context) => `/${await pathOf(m, ctx)}`,
     webUrl: async (m: MilestoneRow, _a: unknown, ctx: Context) => webUrl(ctx, await pathOf(m, ctx)),
+    subgroupMilestone: async (m: MilestoneRow, _a: unknown, ctx: Context) => m.groupId !== null && (await ctx.loaders.namespaces.byId.load(m.groupId))?.parentId != null,
+    releases: (m: MilestoneRow, args: PageArgs, ctx: Context) => ctx.services.releases.ofMilestone(m.id, args),
+    report: (m: MilestoneRow, args: { fullPath?: string | null }, ctx: Context) => ctx.services.milestones.report(m, args.fullPath),
   },
+  TimeboxReportInterface: {
+    __resolveType: (timebox: object) => ('iterationsCadenceId' in timebox ? 'Iteration' : 'Milestone'),
+  },
+  ISO8601Date,
   Mutation: {
     milestoneCreate: async (_: unknown, input: IdInput & MilestoneInput, ctx: Context) => ({ milestone: await ctx.services.milestones.create(await parentOf(ctx, input), input) }),
     milestoneUpdate: async (_: unknown, input: IdInput & MilestoneChanges, ctx: Context) => ({

@@ -133,6 +133,20 @@ export class ReleasesService {
     );
   }
 
+  /** Milestone.releases: the releases of the milestone the viewer may read, newest release date first. */
+  async ofMilestone(milestoneId: number, page: PageArgs) {
+    const where: Prisma.ReleaseWhereInput = { milestones: { some: { milestoneId } }, project: { is: { AND: [await this.base.access.where('read_release'), { pendingDelete: false }] } } };
+    return connection(
+      page,
+      async ({ skip, take }) => {
+        const rows = await this.db.release.findMany({ where, orderBy: [{ releasedAt: 'desc' }, { id: 'desc' }], skip, take });
+        const projects = await Promise.all(rows.map((r) => this.base.loaders.projects.byId.load(r.projectId)));
+        return rows.flatMap((r, i) => (projects[i] ? [this.attach(projects[i], r)] : []));
+      },
+      () => this.db.release.count({ where }),
+    );
+  }
+
   private async byTag(project: ProjectRow, tag: string): Promise<ReleaseRow | null> {
     const row = await this.db.release.findUnique({ where: { projectId_tag: { projectId: project.id, tag } } });
     return row && this.attach(project, row);
