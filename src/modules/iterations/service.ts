@@ -20,6 +20,7 @@ import type { ProjectRow } from '../projects/service.js';
 import type { MilestonesService } from '../milestones/service.js';
 import type { TimeboxReport } from '../milestones/report.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
+import { closedWithOpenIssues, nextOpenIteration, rollOverIssues } from './roll-over.js';
 import { addDays, computeState, dayOf, mediumDay, parseDay, today, type IterationState } from './dates.js';
 import { CREATE_IN_ADVANCE_JOB, scheduleAhead, updateSequences } from './schedule.js';
 
@@ -280,6 +281,25 @@ export class IterationsService {
       take: limit,
     });
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * The recurring job's roll-over (Iterations::RollOverIssuesWorker, after iterations close): each closed iteration
+   * of a roll-over cadence still holding open issues hands them to the cadence's next open iteration. An iteration
+   * whose cadence has none even after scheduling ahead keeps its issues.
+   */
+  async rollOverClosed(limit: number): Promise<void> {
+    if (!this.available) return;
+    const on = today();
+    const host = new URL(this.base.app.config.externalUrl).host;
+    for (const from of await closedWithOpenIssues(this.db, on, limit)) {
+      let to = await nextOpenIteration(this.db, from.iterationsCadenceId, from.dueDate, on);
+      if (!to) {
+        await scheduleAhead(this.db, from.iterationsCadenceId, on);
+        to = await nextOpenIteration(this.db, from.iterationsCadenceId, from.dueDate, on);
+      }
+      if (to) await rollOverIssues(this.db, from, to, host, on);
+    }
   }
 
   // --- iterations -------------------------------------------------------------------------------------------------
