@@ -6,7 +6,6 @@ import { webUrl } from '../../graphql/resolvers.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { notFound } from '../../errors.js';
-import { GraphQLScalarType, Kind } from 'graphql';
 import { parentOf } from '../labels/resolvers.js';
 import type { TimeboxParent } from '../labels/service.js';
 import type { MilestoneChanges, MilestoneFilters, MilestoneInput, MilestoneRow } from './service.js';
@@ -40,20 +39,6 @@ export async function milestoneParent(m: MilestoneRow, ctx: Context): Promise<Ti
   throw notFound('Milestone');
 }
 
-/** GitLab's ISO8601Date: a calendar date, `YYYY-MM-DD`. */
-function parseIsoDate(value: unknown): string {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw new TypeError('Not an ISO 8601 date');
-  return value;
-}
-
-const ISO8601Date = new GraphQLScalarType({
-  name: 'ISO8601Date',
-  description: 'An ISO 8601-encoded date',
-  serialize: (value) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value)),
-  parseValue: parseIsoDate,
-  parseLiteral: (ast) => parseIsoDate(ast.kind === Kind.STRING ? ast.value : undefined),
-});
-
 export const milestoneResolvers = {
   Project: {
     milestones: (project: ProjectRow, args: ListArgs, ctx: Context) => list({ project }, args, ctx),
@@ -81,7 +66,6 @@ export const milestoneResolvers = {
   TimeboxReportInterface: {
     __resolveType: (timebox: object) => ('iterationsCadenceId' in timebox ? 'Iteration' : 'Milestone'),
   },
-  ISO8601Date,
   Mutation: {
     milestoneCreate: async (_: unknown, input: IdInput & MilestoneInput, ctx: Context) => ({ milestone: await ctx.services.milestones.create(await parentOf(ctx, input), input) }),
     milestoneUpdate: async (_: unknown, input: IdInput & MilestoneChanges, ctx: Context) => ({
