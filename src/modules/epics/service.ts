@@ -177,6 +177,7 @@ export class EpicsService {
   async find(group: NamespaceRow, iid: number): Promise<EpicRow | null> {
     if (!this.available) return null;
     const epic = await this.db.epic.findUnique({ where: { groupId_iid: { groupId: group.id, iid } } });
+    if (epic) this.base.loaders.epics.byId.prime(epic.id, epic);
     return epic && (await this.base.access.can('read_epic', this.subjectOf(group, epic))) ? epic : null;
   }
 
