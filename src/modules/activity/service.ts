@@ -88,6 +88,15 @@ export class ActivityService {
   }
 
   /**
+   * The project of the user's newest event of an action on a target type (EventsFinder with `source: user`, newest
+   * first), e.g. where they last created an issue; null when they have none.
+   */
+  async lastProjectOf(userId: number, targetType: string, action: string): Promise<number | null> {
+    const event = await this.base.db.event.findFirst({ where: { authorId: userId, targetType, action, projectId: { not: null } }, orderBy: { id: 'desc' }, select: { projectId: true } });
+    return event?.projectId ?? null;
+  }
+
+  /**
    * One event as parts of the caller's statement (ServiceBase.announce): `insert`, an `INSERT … RETURNING "id"` for
    * the CTE the caller names `as`, and the announcement of it. `newProject` is the project of the event when the same
    * statement makes it: the SQL expression of its id, and what deciding access to it reads besides.

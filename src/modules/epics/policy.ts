@@ -42,6 +42,8 @@ function onGroup(rule: GroupRule): Rule<EpicSubject, Where> {
 const notConfidential: Rule<EpicSubject, Where> = { allows: (_a, epic) => !epic.confidential, where: () => ({ confidential: false }) };
 
 const readEpic: Rule<EpicSubject, Where> = allOf(onGroup(readGroup), anyOf(notConfidential, onGroup(member(REPORTER))));
+const signedIn: Rule<EpicSubject, Where> = { allows: (actor) => !!actor.viewer, where: (actor) => !!actor.viewer };
+const adminEpic: Rule<EpicSubject, Where> = allOf(readEpic, onGroup(member(REPORTER)));
 
 export const epicPolicy = {
   /** GroupPolicy's `create_epic` (the API asks `admin_epic` of the group): Reporters and above of a readable group. */
@@ -49,7 +51,15 @@ export const epicPolicy = {
   /** `set_epic_created_at`: administrators and the group's Owners. */
   set_epic_created_at: member(OWNER),
   read_epic: readEpic,
-  admin_epic: allOf(readEpic, onGroup(member(REPORTER))),
+  /** EpicPolicy's `read_epic_iid`: whoever reads the epic. */
+  read_epic_iid: readEpic,
+  admin_epic: adminEpic,
+  /** GroupPolicy's `update_epic`, the same Reporters as `admin_epic`. */
+  update_epic: adminEpic,
+  /** GroupPolicy's `create_epic` asked of an epic: of its group. */
+  create_epic_in_group: onGroup(allOf(readGroup, member(REPORTER))),
+  /** EpicPolicy's `create_note` and `award_emoji`: signed-in readers. */
+  create_epic_note: allOf(readEpic, signedIn),
   destroy_epic: allOf(readEpic, onGroup(member(OWNER))),
   admin_epic_relation: allOf(readEpic, onGroup(member(GUEST))),
   /** ProjectPolicy's `admin_issue_relation`: the issue is read, and its project's Guests and above relate it. */

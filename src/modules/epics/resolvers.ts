@@ -11,6 +11,7 @@ import { EPIC, type EpicChanges, type EpicFilters, type EpicIssueView, type Epic
 import { humanReadableEndDate, remainingDaysInWords } from './words.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
+import { renderSingleLine } from '../../markdown.js';
 
 interface ListArgs extends PageArgs {
   iid?: string | null;
@@ -66,6 +67,9 @@ function filtersOf(args: ListArgs): EpicFilters {
     sort: args.direction ? (args.direction.toLowerCase() as 'asc' | 'desc') : sort,
   };
 }
+
+/** Users by id, in the order given, leaving out any since removed. */
+const usersOf = async (ctx: Context, ids: readonly number[]) => (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null);
 
 const groupOf = async (epic: EpicRow, ctx: Context): Promise<NamespaceRow> => (await ctx.loaders.namespaces.byId.load(epic.groupId))!;
 const path = async (epic: EpicRow, ctx: Context) => `groups/${(await groupOf(epic, ctx)).fullPath}/-/epics/${epic.iid}`;
@@ -191,19 +195,43 @@ export const epicResolvers = {
         parent: parent ? apiUrl(ctx, `groups/${parent.groupId}/epics/${parent.iid}`) : null,
       };
     },
+    userPermissions: (e: EpicRow, _a: unknown, ctx: Context) => ctx.services.epics.permissions(e),
+    titleHtml: (e: EpicRow) => renderSingleLine(e.title),
+    descriptionHtml: (e: EpicRow, _a: unknown, ctx: Context) => (e.description ? ctx.services.notes.markdownHtml(ctx.services, e.description, null) : e.description),
+    ancestors: async (e: EpicRow, args: PageArgs & { includeAncestorGroups?: boolean | null }, ctx: Context) =>
+      listConnection(args, await ctx.services.epics.ancestors(e, args.includeAncestorGroups ?? true)),
+    descendantCounts: async (e: EpicRow, _a: unknown, ctx: Context) => {
+      const sums = await ctx.services.epics.aggregate(e);
+      return { openedEpics: sums.openedEpics, closedEpics: sums.closedEpics, openedIssues: sums.openedIssues, closedIssues: sums.closedIssues };
+    },
+    descendantWeightSum: async (e: EpicRow, _a: unknown, ctx: Context) => {
+      const sums = await ctx.services.epics.aggregate(e);
+      return { openedIssues: sums.openedWeight, closedIssues: sums.closedWeight };
+    },
+    healthStatus: async (e: EpicRow, _a: unknown, ctx: Context) => {
+      const sums = await ctx.services.epics.aggregate(e);
+      return { issuesAtRisk: sums.atRisk, issuesNeedingAttention: sums.needsAttention, issuesOnTrack: sums.onTrack };
+    },
+    participants: async (e: EpicRow, args: PageArgs, ctx: Context) => listConnection(args, await usersOf(ctx, await ctx.services.epics.participants(e))),
+    commenters: async (e: EpicRow, args: PageArgs, ctx: Context) => listConnection(args, await usersOf(ctx, await ctx.services.epics.commenters(e))),
+    relationPath: async (e: EpicRow, _a: unknown, ctx: Context) => {
+      const parent = e.parentId === null ? null : await ctx.loaders.epics.byId.load(e.parentId);
+      return parent && `/${await path(parent, ctx)}/links/${e.id}`;
+    },
+    userDiscussionsCount: (e: EpicRow, _a: unknown, ctx: Context) => ctx.services.epics.userDiscussionsCount(e),
+    defaultProjectForIssueCreation: (e: EpicRow, _a: unknown, ctx: Context) => ctx.services.epics.defaultProjectForIssueCreation(e),
     imported: () => false,
     importedFrom: () => 'none',
     workItemId: () => null,
   },
+  // Every other field is Issue's (`@sameFieldsAs`): an EpicIssueView is the issue's row.
   EpicIssue: {
     id: (v: EpicIssueView) => globalId('Issue', v.id),
-    iid: (v: EpicIssueView) => String(v.iid),
-    webUrl: async (v: EpicIssueView, _a: unknown, ctx: Context) => webUrl(ctx, `${(await ctx.loaders.projects.byId.load(v.projectId))!.fullPath}/-/issues/${v.iid}`),
     epicIssueId: (v: EpicIssueView) => globalId('EpicIssue', v.epicIssueId),
     epicIssueDatabaseId: (v: EpicIssueView) => v.epicIssueId,
     relativePosition: (v: EpicIssueView) => v.epicRelativePosition,
     relationPath: async (v: EpicIssueView, _a: unknown, ctx: Context) => {
-      const epic = await ctx.loaders.epics.byId.load(v.epicId);
+      const epic = await ctx.services.epics.relatableEpic(v);
       return epic && `/${await path(epic, ctx)}/issues/${v.epicIssueId}`;
     },
     issue: (v: EpicIssueView) => v,

@@ -13,6 +13,10 @@ import type { LabelsService } from '../labels/service.js';
 import { issuableConditions } from '../issues/finder.js';
 import { ISSUE_UPDATED, type IssueUpdatedMessage } from '../issues/live.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
+import type { ActivityService } from '../activity/service.js';
+import type { NotesService } from '../notes/service.js';
+import type { ProjectRow } from '../projects/service.js';
+import { ISSUE } from '../issues/service.js';
 import { colorOf } from '../labels/rules.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -131,6 +135,8 @@ export class EpicsService {
     private readonly labels: LabelsService,
     private readonly issues: IssuesService,
     private readonly events: ResourceEventsService,
+    private readonly activity: ActivityService,
+    private readonly notes: NotesService,
   ) {}
 
   private get db() {
@@ -171,6 +177,7 @@ export class EpicsService {
   async find(group: NamespaceRow, iid: number): Promise<EpicRow | null> {
     if (!this.available) return null;
     const epic = await this.db.epic.findUnique({ where: { groupId_iid: { groupId: group.id, iid } } });
+    if (epic) this.base.loaders.epics.byId.prime(epic.id, epic);
     return epic && (await this.base.access.can('read_epic', this.subjectOf(group, epic))) ? epic : null;
   }
 
@@ -211,7 +218,12 @@ export class EpicsService {
     const orderBy: Prisma.EpicOrderByWithRelationInput[] = [{ [key]: sort }, { id: sort }];
     return connection(
       page,
-      ({ skip, take }) => this.db.epic.findMany({ where, orderBy, skip, take }),
+      async ({ skip, take }) => {
+        const rows = await this.db.epic.findMany({ where, orderBy, skip, take });
+        // A listed epic is often another's parent: later look-ups by id find it here.
+        for (const row of rows) this.base.loaders.epics.byId.prime(row.id, row);
+        return rows;
+      },
       () => this.db.epic.count({ where }),
     );
   }
@@ -366,6 +378,16 @@ export class EpicsService {
       },
       () => this.db.epicIssue.count({ where }),
     );
+  }
+
+  /**
+   * The epic of an epic-issue when the viewer may change the relation (EpicIssuePresenter#group_epic_issue_path:
+   * `admin_issue_relation` on the issue and `admin_epic_relation` on the epic); null otherwise.
+   */
+  async relatableEpic(view: EpicIssueView): Promise<EpicRow | null> {
+    const epic = await this.byId(view.epicId);
+    if (!epic || !(await this.base.access.can('admin_epic_relation', await this.subject(epic)))) return null;
+    return (await this.base.access.can('admin_issue_relation', await this.issues.subject(view))) ? epic : null;
   }
 
   /** The association of one of the epic's issues, for relating it: 404 unless the viewer may relate that issue too. */
@@ -612,6 +634,81 @@ export class EpicsService {
     if (!this.available) return null;
     const link = await this.base.loaders.epics.linkByIssueId.load(issueId);
     return link ? this.byId(link.epicId) : null;
+  }
+
+  /** GitLab's EpicPermissions: the viewer's abilities on the epic (EpicPolicy with GroupPolicy's epic abilities). */
+  async permissions(epic: EpicRow) {
+    const subject = await this.subject(epic);
+    const can = (ability: 'read_epic' | 'read_epic_iid' | 'admin_epic' | 'update_epic' | 'destroy_epic' | 'create_epic_in_group' | 'create_epic_note') =>
+      this.base.access.can(ability, subject);
+    const [readEpic, readEpicIid, adminEpic, updateEpic, destroyEpic, createEpic, createNote] = await Promise.all([
+      can('read_epic'),
+      can('read_epic_iid'),
+      can('admin_epic'),
+      can('update_epic'),
+      can('destroy_epic'),
+      can('create_epic_in_group'),
+      can('create_epic_note'),
+    ]);
+    return { readEpic, readEpicIid, adminEpic, updateEpic, destroyEpic, createEpic, createNote, awardEmoji: createNote };
+  }
+
+  /**
+   * EpicAncestorsResolver: the epic's parents the viewer may read, from its parent up to the first one they may not
+   * (or, without ancestor groups, the first outside the epic's group), the top-level one first.
+   */
+  async ancestors(epic: EpicRow, includeAncestorGroups: boolean): Promise<EpicRow[]> {
+    const found: EpicRow[] = [];
+    const seen = new Set([epic.id]);
+    for (let id = epic.parentId; id !== null && !seen.has(id); ) {
+      seen.add(id);
+      const parent = await this.byId(id);
+      if (!parent || (!includeAncestorGroups && parent.groupId !== epic.groupId)) break;
+      found.push(parent);
+      id = parent.parentId;
+    }
+    return found.reverse();
+  }
+
+  /** The epic's comments the viewer may read (internal ones to those who read the group's internal notes). */
+  private async userNotes(epic: EpicRow) {
+    // Both asked together for every epic, so a page's epics reach their users in the same batch.
+    const [notes, internal] = await Promise.all([this.base.loaders.epics.userNotes.load(epic.id), this.notes.canReadInternal({ project: null, groupId: epic.groupId })]);
+    return internal ? notes : notes.filter((n) => !n.internal);
+  }
+
+  /** NoteableInterface's `commenters`: authors of the comments the viewer may read, by user id. */
+  async commenters(epic: EpicRow): Promise<number[]> {
+    return [...new Set((await this.userNotes(epic)).map((n) => n.authorId))].sort((a, b) => a - b);
+  }
+
+  /** Epic's participants: its author, then those who commented where the viewer may read, first comment first. */
+  async participants(epic: EpicRow): Promise<number[]> {
+    const ids = [epic.authorId, ...(await this.userNotes(epic)).map((n) => n.authorId)].filter((id): id is number => id !== null);
+    return [...new Set(ids)];
+  }
+
+  /** `userDiscussionsCount`: threads with a comment the viewer may read. */
+  async userDiscussionsCount(epic: EpicRow): Promise<number> {
+    return new Set((await this.userNotes(epic)).map((n) => n.discussionId)).size;
+  }
+
+  /** The epic tree's sums (descendantCounts, descendantWeightSum, healthStatus), as GitLab counts them: every descendant. */
+  aggregate(epic: EpicRow) {
+    return this.base.loaders.epics.aggregate.load(epic.id);
+  }
+
+  /**
+   * DefaultProjectForIssueCreationResolver: the project the viewer last created an issue in, when it is in the
+   * epic's group or below it and they may still create issues there.
+   */
+  async defaultProjectForIssueCreation(epic: EpicRow): Promise<ProjectRow | null> {
+    const viewer = this.base.viewer;
+    if (!viewer) return null;
+    const projectId = await this.activity.lastProjectOf(viewer.id, ISSUE, 'created');
+    const project = projectId === null ? null : await this.base.loaders.projects.byId.load(projectId);
+    if (!project || !project.namespace.traversalIds.includes(epic.groupId)) return null;
+    return (await this.base.access.can('create_issue', project)) ? project : null;
   }
 
   /** Whether the viewer may read the epic and its notes, comment on it, and set a note's creation time. */

@@ -109,7 +109,7 @@ export class IssueMoves {
   private async copy(mode: Mode, project: ProjectRow, issue: IssueRow, target: ProjectRow, withNotes: boolean): Promise<IssueRow> {
     const viewer = this.base.access.requireViewer();
     await this.verify(mode, project, issue, target);
-    const [labelIds, milestoneId] = await Promise.all([this.matchingLabels(issue, target), this.matchingMilestone(issue, target)]);
+    const [labelIds, milestoneId, sprintId] = await Promise.all([this.matchingLabels(issue, target), this.matchingMilestone(issue, target), this.keptIteration(issue, target)]);
     const moved = mode === 'move';
     const result = await this.db.$transaction(async (tx) => {
       await lockForIid(tx, target.id);
@@ -132,6 +132,7 @@ export class IssueMoves {
           healthStatus: issue.healthStatus,
           authorId: moved ? issue.authorId : viewer.id,
           milestoneId,
+          sprintId,
           createdAt: now,
           updatedAt: now,
           assignees: { create: issue.assignees.map((a) => ({ userId: a.userId })) },
@@ -139,6 +140,8 @@ export class IssueMoves {
         include: { assignees: { select: { userId: true } } },
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: created.id })) });
+      // The kept iteration is the new issue's from its creation (ResourceEvents::ChangeIterationService's `add`).
+      if (sprintId !== null) await tx.resourceIterationEvent.create({ data: { issueId: created.id, iterationId: sprintId, action: 'add', userId: viewer.id, createdAt: now } });
       if (moved) await this.copyAwards(tx, issue.id, created.id);
       if (withNotes) {
         await this.copyNotes(tx, issue.id, created.id, project, target);
@@ -168,6 +171,13 @@ export class IssueMoves {
     if (!links.length) return [];
     const found = await this.labels.findOrCreateByTitles(target, links.map((l) => l.label.title), false);
     return found.map((l) => l.id);
+  }
+
+  /** The issue's iteration when it is one of the target's groups' (an iteration belongs to a group and those below it). */
+  private async keptIteration(issue: IssueRow, target: ProjectRow): Promise<number | null> {
+    if (issue.sprintId === null) return null;
+    const iteration = await this.db.iteration.findUnique({ where: { id: issue.sprintId }, select: { groupId: true } });
+    return iteration && target.namespace.traversalIds.includes(iteration.groupId) ? issue.sprintId : null;
   }
 
   /** The target's milestone (its own or its groups') titled as the issue's (AttributesRewriter#cloneable_milestone). */

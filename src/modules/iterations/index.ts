@@ -28,7 +28,7 @@ export const iterationsModule = defineModule({
   policy: iterationPolicy,
   routes: iterationRoutes,
   loaders: (db) => createIterationLoaders(db),
-  uses: ['groups', 'issues', 'resource_events'],
-  service: (base, { groups, issues, resource_events }) => new IterationsService(base, groups, issues, resource_events),
+  uses: ['groups', 'issues', 'resource_events', 'milestones'],
+  service: (base, { groups, issues, resource_events, milestones }) => new IterationsService(base, groups, issues, resource_events, milestones),
   jobs: iterationJobs,
 });

@@ -2,7 +2,8 @@
  * Background work of iterations: one cadence scheduled ahead (Iterations::Cadences::CreateIterationsWorker, queued when
  * an automatic cadence is made or its automation changes), and the recurring look for automatic cadences whose next
  * run date has come (Iterations::Cadences::ScheduleCreateIterationsWorker, GitLab's daily cron; hourly here, so a
- * day's turn is never missed for long), each scheduled in turn.
+ * day's turn is never missed for long), each scheduled in turn, then the roll-over of closed iterations' open issues
+ * (Iterations::RollOverIssuesWorker).
  */
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { JobEnvironment } from '../module.js';
@@ -31,6 +32,8 @@ export function iterationJobs({ contextFor }: JobEnvironment): JobHandlers {
             await iterations.scheduleCadence(id);
           }
         }
+        // Then the open issues of iterations that have closed move on, where their cadence rolls over.
+        await iterations.rollOverClosed(BATCH);
       },
     },
   };

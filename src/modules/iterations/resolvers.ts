@@ -92,6 +92,7 @@ export const iterationResolvers = {
     id: (c: CadenceRow) => globalId('Iterations::Cadence', c.id),
   },
   Iteration: {
+    report: (it: IterationRow, args: { fullPath?: string | null }, ctx: Context) => ctx.services.iterations.report(it, args.fullPath),
     id: (it: IterationRow) => globalId('Iteration', it.id),
     iid: (it: IterationRow) => String(it.iid),
     databaseId: (it: IterationRow) => it.id,

@@ -17,7 +17,10 @@ import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { Noteable } from '../notes/noteables.js';
 import type { ProjectRow } from '../projects/service.js';
+import type { MilestonesService } from '../milestones/service.js';
+import type { TimeboxReport } from '../milestones/report.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
+import { closedWithOpenIssues, nextOpenIteration, rollOverIssues } from './roll-over.js';
 import { addDays, computeState, dayOf, mediumDay, parseDay, today, type IterationState } from './dates.js';
 import { CREATE_IN_ADVANCE_JOB, scheduleAhead, updateSequences } from './schedule.js';
 
@@ -89,6 +92,7 @@ export class IterationsService {
     private readonly groups: GroupsService,
     private readonly issues: IssuesService,
     private readonly events: ResourceEventsService,
+    private readonly milestones: MilestonesService,
   ) {}
 
   private get db() {
@@ -277,6 +281,25 @@ export class IterationsService {
       take: limit,
     });
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * The recurring job's roll-over (Iterations::RollOverIssuesWorker, after iterations close): each closed iteration
+   * of a roll-over cadence still holding open issues hands them to the cadence's next open iteration. An iteration
+   * whose cadence has none even after scheduling ahead keeps its issues.
+   */
+  async rollOverClosed(limit: number): Promise<void> {
+    if (!this.available) return;
+    const on = today();
+    const host = new URL(this.base.app.config.externalUrl).host;
+    for (const from of await closedWithOpenIssues(this.db, on, limit)) {
+      let to = await nextOpenIteration(this.db, from.iterationsCadenceId, from.dueDate, on);
+      if (!to) {
+        await scheduleAhead(this.db, from.iterationsCadenceId, on);
+        to = await nextOpenIteration(this.db, from.iterationsCadenceId, from.dueDate, on);
+      }
+      if (to) await rollOverIssues(this.db, from, to, host, on);
+    }
   }
 
   // --- iterations -------------------------------------------------------------------------------------------------
@@ -491,6 +514,11 @@ export class IterationsService {
     const found = n.type === 'Issue' && /^\d{1,9}$/.test(id.trim()) ? await this.db.resourceIterationEvent.findFirst({ where: { id: Number(id), issueId: n.id ?? -1 } }) : null;
     if (!found) throw recordNotFound();
     return found;
+  }
+
+  /** Iteration.report: GitLab's timebox report of the iteration (the milestones service makes both kinds). */
+  report(iteration: IterationRow, fullPath: string | null | undefined): Promise<TimeboxReport> {
+    return this.milestones.timeboxReport({ kind: 'iteration', id: iteration.id, startDate: iteration.startDate, dueDate: iteration.dueDate }, fullPath);
   }
 }
 

@@ -18,6 +18,6 @@ export const milestonesModule = defineModule({
   resolvers: milestoneResolvers,
   policy: milestonePolicy,
   routes: milestoneRoutes,
-  uses: ['activity', 'labels'],
-  service: (base, uses) => new MilestonesService(base, uses.activity),
+  uses: ['activity', 'labels', 'groups', 'projects', 'resource_events'],
+  service: (base, uses) => new MilestonesService(base, uses.activity, uses.groups, uses.projects, uses.resource_events),
 });

@@ -62,6 +62,12 @@ export const milestoneResolvers = {
     groupMilestone: (m: MilestoneRow) => m.groupId !== null,
     webPath: async (m: MilestoneRow, _a: unknown, ctx: Context) => `/${await pathOf(m, ctx)}`,
     webUrl: async (m: MilestoneRow, _a: unknown, ctx: Context) => webUrl(ctx, await pathOf(m, ctx)),
+    subgroupMilestone: async (m: MilestoneRow, _a: unknown, ctx: Context) => m.groupId !== null && (await ctx.loaders.namespaces.byId.load(m.groupId))?.parentId != null,
+    releases: (m: MilestoneRow, args: PageArgs, ctx: Context) => ctx.services.releases.ofMilestone(m.id, args),
+    report: (m: MilestoneRow, args: { fullPath?: string | null }, ctx: Context) => ctx.services.milestones.report(m, args.fullPath),
+  },
+  TimeboxReportInterface: {
+    __resolveType: (timebox: object) => ('iterationsCadenceId' in timebox ? 'Iteration' : 'Milestone'),
   },
   Mutation: {
     milestoneCreate: async (_: unknown, input: IdInput & MilestoneInput, ctx: Context) => ({ milestone: await ctx.services.milestones.create(await parentOf(ctx, input), input) }),

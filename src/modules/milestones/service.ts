@@ -4,12 +4,19 @@
  */
 import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
-import { atLeastOneOf, badRequest, invalid, invalidArgument, recordNotFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, invalid, invalidArgument, notFoundAs, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import { containsIgnoringCase } from '../../db/text.js';
 import type { ActivityService } from '../activity/service.js';
 import { parentSubject, type TimeboxParent } from '../labels/service.js';
 import type { ServiceBase, Services } from '../module.js';
+import type { GroupsService } from '../groups/service.js';
+import type { ProjectsService } from '../projects/service.js';
+import type { ResourceEventsService, TimeboxScope } from '../resource_events/service.js';
+import { replayTimebox, reportEnd, reportRefusal, type Timebox, type TimeboxReport } from './report.js';
+
+/** GitLab's ResourceNotAvailable, for a report scope that is missing or hidden. */
+const RESOURCE_NOT_AVAILABLE = "The resource that you are attempting to access does not exist or you don't have permission to perform this action";
 
 export type MilestoneRow = Prisma.MilestoneGetPayload<object>;
 
@@ -56,6 +63,9 @@ export class MilestonesService {
   constructor(
     private readonly base: ServiceBase,
     private readonly activity: ActivityService,
+    private readonly groups: GroupsService,
+    private readonly projects: ProjectsService,
+    private readonly events: ResourceEventsService,
   ) {}
 
   private get db() {
@@ -231,6 +241,32 @@ export class MilestonesService {
       const { title, description, startDate, dueDate, state } = milestone;
       return tx.milestone.create({ data: { title, description, startDate, dueDate, state, ...owner, iid: await this.nextIid(tx, owner) } });
     });
+  }
+
+  /**
+   * TimeboxReportResolver's scope: the group (read by the viewer) and its subgroups' projects, or the project whose
+   * issues the viewer reads, named by full path; none without one. Anything else is GitLab's ResourceNotAvailable.
+   */
+  async reportScope(fullPath: string | null | undefined): Promise<TimeboxScope> {
+    if (!fullPath) return null;
+    const group = await this.groups.find({ path: fullPath });
+    if (group) return { groupId: group.id };
+    const project = await this.projects.find({ path: fullPath }, { followRedirects: false });
+    if (project && (await this.base.access.can('read_project_issues', project))) return { projectId: project.id };
+    throw notFoundAs(RESOURCE_NOT_AVAILABLE);
+  }
+
+  /** A timebox's report (TimeboxReportService), its issues' events replayed; milestones and iterations alike. */
+  async timeboxReport(timebox: Timebox & { kind: 'milestone' | 'iteration' }, fullPath: string | null | undefined): Promise<TimeboxReport> {
+    const scope = await this.reportScope(fullPath);
+    const refusal = reportRefusal(timebox, timebox.kind === 'milestone' ? 'Milestone' : 'Iteration');
+    if (refusal) return refusal;
+    return replayTimebox(timebox, await this.events.timeboxEvents(timebox, reportEnd(timebox)!, scope));
+  }
+
+  /** Milestone.report. */
+  report(milestone: MilestoneRow, fullPath: string | null | undefined): Promise<TimeboxReport> {
+    return this.timeboxReport({ kind: 'milestone', id: milestone.id, startDate: milestone.startDate, dueDate: milestone.dueDate }, fullPath);
   }
 }
 

@@ -138,9 +138,19 @@ export class ReleasesService {
    * viewer may read, by release date (newest first unless `asc`), the id breaking ties.
    */
   async listInGroup(group: { id: number }, sort: 'asc' | 'desc', page: PageArgs) {
-    const { access, loaders } = this.base;
-    const projects: Prisma.ProjectWhereInput = { AND: [await access.where('read_release'), { pendingDelete: false, namespace: { traversalIds: { has: group.id } } }] };
-    const where: Prisma.ReleaseWhereInput = { project: { is: projects } };
+    const projects: Prisma.ProjectWhereInput = { AND: [await this.base.access.where('read_release'), { pendingDelete: false, namespace: { traversalIds: { has: group.id } } }] };
+    return this.pageAcrossProjects({ project: { is: projects } }, sort, page);
+  }
+
+  /** Milestone.releases: the releases of the milestone the viewer may read, newest release date first. */
+  async ofMilestone(milestoneId: number, page: PageArgs) {
+    const where: Prisma.ReleaseWhereInput = { milestones: { some: { milestoneId } }, project: { is: { AND: [await this.base.access.where('read_release'), { pendingDelete: false }] } } };
+    return this.pageAcrossProjects(where, 'desc', page);
+  }
+
+  /** A page of releases of several projects by release date, each with its project (one batched load). */
+  private pageAcrossProjects(where: Prisma.ReleaseWhereInput, sort: 'asc' | 'desc', page: PageArgs) {
+    const { loaders } = this.base;
     return connection(
       page,
       async ({ skip, take }) => {

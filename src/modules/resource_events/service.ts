@@ -5,7 +5,7 @@
  * events are stored by the resource's class and id, so issues, epics and merge requests record through the same
  * methods; weight events belong to issues only.
  */
-import type { Prisma } from '../../db/database.js';
+import { Prisma } from '../../db/database.js';
 import { recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -25,6 +25,26 @@ export type LabelEventRow = Prisma.ResourceLabelEventGetPayload<{ include: { lab
 export type WeightEventRow = Prisma.ResourceWeightEventGetPayload<object>;
 export type MilestoneEventRow = Prisma.ResourceMilestoneEventGetPayload<{ include: { milestone: true } }>;
 export type StateEventRow = Prisma.ResourceStateEventGetPayload<object>;
+
+/** An event a timebox report replays: an issue's timebox added or removed, its state, or its weight. */
+export interface TimeboxEvent {
+  kind: 'timebox' | 'state' | 'weight';
+  issueId: number;
+  /** `add` or `remove`, for timebox events. */
+  action: string | null;
+  /** The timebox id (timebox events) or the weight (weight events). */
+  value: number | null;
+  /** The state, for state events. */
+  state: string | null;
+  createdAt: Date;
+}
+
+/** Where a timebox report looks: issues of one project, or of a group's projects and its subgroups'. */
+export type TimeboxScope = { projectId: number } | { groupId: number } | null;
+
+/** The events a timebox report reads per kind and in all (GitLab's SINGLE_EVENT_COUNT_LIMIT and EVENT_COUNT_LIMIT). */
+export const TIMEBOX_EVENTS_PER_KIND = 20_000;
+export const TIMEBOX_EVENTS_LIMIT = 50_000;
 
 /** An event id as the APIs take it (Grape's `type: String`, then `find`): anything but digits finds nothing. */
 const eventId = (id: string): number | null => (/^\d{1,9}$/.test(id.trim()) ? Number(id) : null);
@@ -99,6 +119,39 @@ export class ResourceEventsService {
     await tx.resourceStateEvent.create({
       data: { resourceType: resource.type, resourceId: resource.id, projectId: resource.projectId, groupId: resource.groupId, state, userId, createdAt: at },
     });
+  }
+
+  /**
+   * The events of TimeboxReportService's query, oldest first (by time, then id), at most TIMEBOX_EVENTS_LIMIT + 1: of
+   * every issue (in the scope) the timebox was added to until `until`, its timebox, state and weight events until
+   * then. Milestones read milestone events of issues, iterations iteration events.
+   */
+  async timeboxEvents(timebox: { kind: 'milestone' | 'iteration'; id: number }, until: Date, scope: TimeboxScope): Promise<TimeboxEvent[]> {
+    const milestone = timebox.kind === 'milestone';
+    const table = Prisma.raw(milestone ? '"resource_milestone_events"' : '"resource_iteration_events"');
+    const issue = Prisma.raw(milestone ? '"resourceId"' : '"issueId"');
+    const timeboxColumn = Prisma.raw(milestone ? '"milestoneId"' : '"iterationId"');
+    const ofIssues = milestone ? Prisma.sql`AND "resourceType" = 'Issue'` : Prisma.empty;
+    const inScope =
+      scope === null
+        ? Prisma.empty
+        : 'projectId' in scope
+          ? Prisma.sql`AND ${issue} IN (SELECT "id" FROM "issues" WHERE "projectId" = ${scope.projectId})`
+          : Prisma.sql`AND ${issue} IN (SELECT "i"."id" FROM "issues" "i" JOIN "projects" "p" ON "p"."id" = "i"."projectId" JOIN "namespaces" "n" ON "n"."id" = "p"."namespaceId" WHERE ${scope.groupId} = ANY("n"."traversalIds"))`;
+    return this.base.db.$queryRaw<TimeboxEvent[]>`
+      WITH "scoped" AS MATERIALIZED (
+        SELECT DISTINCT ${issue} AS "id" FROM ${table} WHERE ${timeboxColumn} = ${timebox.id} AND "action" = 'add' AND "createdAt" <= ${until} ${ofIssues} ${inScope}
+      )
+      SELECT * FROM (
+        (SELECT 'timebox' AS "kind", "id", ${issue} AS "issueId", "action", ${timeboxColumn} AS "value", NULL::text AS "state", "createdAt" FROM ${table}
+          WHERE ${issue} IN (SELECT "id" FROM "scoped") AND "createdAt" <= ${until} ${ofIssues} ORDER BY "createdAt", "id" LIMIT ${TIMEBOX_EVENTS_PER_KIND})
+        UNION ALL
+        (SELECT 'state', "id", "resourceId", NULL, NULL, "state", "createdAt" FROM "resource_state_events"
+          WHERE "resourceType" = 'Issue' AND "resourceId" IN (SELECT "id" FROM "scoped") AND "createdAt" <= ${until} ORDER BY "createdAt", "id" LIMIT ${TIMEBOX_EVENTS_PER_KIND})
+        UNION ALL
+        (SELECT 'weight', "id", "issueId", NULL, "weight", NULL, "createdAt" FROM "resource_weight_events"
+          WHERE "issueId" IN (SELECT "id" FROM "scoped") AND "createdAt" <= ${until} ORDER BY "createdAt", "id" LIMIT ${TIMEBOX_EVENTS_PER_KIND})
+      ) "events" ORDER BY "createdAt", "id" LIMIT ${TIMEBOX_EVENTS_LIMIT + 1}`;
   }
 
   /** Users' references (`@username`) in the order of their ids, read in the transaction that writes the note naming them. */

@@ -8,12 +8,12 @@ import { equalsIgnoringCase } from '../../db/text.js';
 import { UsersService, type UserRow } from './service.js';
 
 /** User types GitLab counts as internal (`User::INTERNAL_USER_TYPES`), as far as this server has them. */
-export const INTERNAL_USER_TYPES = ['ghost', 'alert_bot'];
+export const INTERNAL_USER_TYPES = ['ghost', 'alert_bot', 'automation_bot'];
 
 export const isInternal = (user: Pick<UserRow, 'userType'>) => INTERNAL_USER_TYPES.includes(user.userType);
 
 /** Advisory-lock keys of each internal user's creation (constants no other lock uses). */
-const LOCKS: Record<string, number> = { ghost: 4_711_002, alert_bot: 4_711_003 };
+const LOCKS: Record<string, number> = { ghost: 4_711_002, alert_bot: 4_711_003, automation_bot: 4_711_004 };
 
 /**
  * The internal user of `userType`, made when there is none: `username`, or it with 1, 2, … after it while a user or a
@@ -46,6 +46,18 @@ export function alertBot(tx: Prisma.TransactionClient, host: string): Promise<Us
   return internalUser(tx, 'alert_bot', 'alert-bot', (suffix) => `alert${suffix}@${host}`, {
     name: 'GitLab Alert Bot',
     bio: 'The GitLab alert bot',
+    bot: true,
+    privateProfile: true,
+    projectsLimit: 0,
+    canCreateGroup: false,
+  });
+}
+
+/** GitLab's automation bot (Users::Internal.automation_bot), which automated workflows (iteration roll-over) act as. */
+export function automationBot(tx: Prisma.TransactionClient, host: string): Promise<UserRow> {
+  return internalUser(tx, 'automation_bot', 'automation-bot', (suffix) => `automation${suffix}@${host}`, {
+    name: 'GitLab Automation Bot',
+    bio: 'The GitLab automation bot used for automated workflows and tasks',
     bot: true,
     privateProfile: true,
     projectsLimit: 0,

@@ -38,7 +38,7 @@ const profileShown = <V>(value: (user: UserRow, ctx: Context) => V) => shownWith
 
 export const userResolvers = {
   UserState: { active: 'active', blocked: 'blocked', deactivated: 'deactivated', banned: 'banned', blocked_pending_approval: 'blocked_pending_approval' },
-  UserType: { HUMAN: 'human', PROJECT_BOT: 'project_bot', GHOST: 'ghost', ALERT_BOT: 'alert_bot' },
+  UserType: { HUMAN: 'human', PROJECT_BOT: 'project_bot', GHOST: 'ghost', ALERT_BOT: 'alert_bot', AUTOMATION_BOT: 'automation_bot' },
   UserStatusClearAfter: Object.fromEntries(Object.keys(CLEAR_AFTER).map((key) => [`_${key}`, key])),
   Query: {
     currentUser: (_: unknown, _a: unknown, ctx: Context) => ctx.services.users.current(),
