@@ -84,7 +84,7 @@ describe('ProjectPermissions', () => {
     const archived = await createProject(t, owner.token);
     await apiOk(t, owner.token, 'POST', `/projects/${archived.id}/archive`);
     expect(await permissions(archived.path_with_namespace, owner.token)).toMatchObject({
-      readProject: true, createWiki: false, adminWiki: false, uploadFile: false, createIssue: false, updatePages: false, removeProject: true, archiveProject: true,
+      readProject: true, pushCode: false, pushToDeleteProtectedBranch: false, createWiki: false, adminWiki: false, uploadFile: false, createIssue: false, updatePages: false, removeProject: true, archiveProject: true,
     });
   });
 

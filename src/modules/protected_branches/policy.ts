@@ -4,7 +4,7 @@
  */
 import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
-import { administrator, anyOf, projectLevel, projectMember, pushCode, type ProjectSubject, type ProtectedRefAccessSubject, type RefSubject, type Rule } from '../../auth/rules.js';
+import { administrator, anyOf, projectLevel, projectMember, pushCode, unlessArchived, type ProjectSubject, type ProtectedRefAccessSubject, type RefSubject, type Rule } from '../../auth/rules.js';
 
 const { MAINTAINER } = AccessLevel;
 
@@ -52,7 +52,7 @@ export function onProtectedRef(rule: Rule<ProjectSubject, unknown>): Rule<Projec
 /** ProtectedBranchPolicy's abilities, by name. */
 export const protectedBranchPolicy = {
   admin_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
-  push_to_delete_protected_branch: anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER)),
+  push_to_delete_protected_branch: unlessArchived(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER))),
   // ProtectedRefAccess: one push, merge or unprotect level of a protected branch.
   access_protected_ref: protectedRefAccess,
   // Creating a pipeline for a ref, and Ci::PipelineSchedulePolicy's `protected_ref`: Gitlab::UserAccess#can_update_branch?

@@ -163,10 +163,12 @@ export class RepositoriesService {
    */
   async authorizeWrite(project: ProjectRow, branch: string | null | false = null): Promise<void> {
     await this.authorizeRead(project);
+    // GitAccess#check_push_access!: an archived project is refused first, in its own words (`push_code`, which the
+    // archived rule prevents, would only say "not allowed").
+    if (project.archived && this.base.viewer) throw forbidden(PUSH_ERRORS.archived);
     if (!(await this.base.access.can('push_code', project)) && (branch === false || !(await this.branchAllowsCollaboration(project, branch)))) {
       throw this.base.viewer ? forbidden(PUSH_ERRORS.pushCode) : unauthenticated();
     }
-    if (project.archived) throw forbidden(PUSH_ERRORS.archived);
     if (this.isReadOnly(project)) throw forbidden(PUSH_ERRORS.readOnly);
   }
 

@@ -81,7 +81,8 @@ export class RepositoryWrites {
    * Developer and above, not archived, not read-only), then per ref in `moveRef` by the same rules as a git push.
    */
   private async authorize(project: ProjectRow): Promise<{ repository: Repository; user: Signature & { id: number } }> {
-    // GitLab's `authorize_push_project`: a plain 403 below Developer; then archived and read-only with their reasons.
+    // GitLab's `authorize_push_project`: a plain 403 below Developer and on an archived project (ProjectPolicy's
+    // archived rule prevents `push_code`); then read-only with its reason.
     await this.repositories.authorizeRead(project);
     await this.base.access.authorize('push_code', project);
     await this.repositories.authorizeWrite(project);
