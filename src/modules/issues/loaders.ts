@@ -1,6 +1,6 @@
 /** Batched reads of what a listed issue shows: its labels, milestone and user notes count. */
 import DataLoader from 'dataloader';
-import type { PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
 import { labelsOfLoader } from '../labels/loaders.js';
 
@@ -8,6 +8,8 @@ const ISSUE = 'Issue';
 
 export function createIssueLoaders(db: PrismaClient) {
   return {
+    /** Timelogs of the issues and merge requests a list shows. */
+    timelogs: createTimelogLoaders(db),
     /** Each issue's labels, by title. */
     labels: labelsOfLoader(db, 'issueId'),
     /** Issues' iids by id, for the notes on them. */
@@ -45,6 +47,53 @@ export function createIssueLoaders(db: PrismaClient) {
 
 
 export type IssueLoaders = ReturnType<typeof createIssueLoaders>;
+
+/** An issuable's timelogs: the issue's or the merge request's, and how many of the first of them a page wants. */
+export interface TimelogsOf {
+  column: 'issueId' | 'mergeRequestId';
+  id: number;
+  take: number;
+}
+
+/**
+ * The first page of each issuable's timelogs (oldest first), and each one's count and sum, in one query per kind for
+ * every issuable a list shows (Issue.timelogs, MergeRequest.timelogs).
+ */
+export function createTimelogLoaders(db: PrismaClient) {
+  return {
+    firstPage: new DataLoader<TimelogsOf, Prisma.TimelogGetPayload<object>[], string>(
+      async (keys) => {
+        const rows: Prisma.TimelogGetPayload<object>[] = [];
+        for (const column of ['issueId', 'mergeRequestId'] as const) {
+          const of = keys.filter((k) => k.column === column);
+          if (!of.length) continue;
+          const take = Math.max(...of.map((k) => k.take));
+          const ids = await db.$queryRaw<{ id: number }[]>`
+            SELECT "id" FROM (
+              SELECT "id", row_number() OVER (PARTITION BY ${Prisma.raw(`"${column}"`)} ORDER BY "id") AS n FROM "timelogs"
+              WHERE ${Prisma.raw(`"${column}"`)} = ANY(${of.map((k) => k.id)}::int[])
+            ) AS t WHERE n <= ${take}`;
+          if (ids.length) rows.push(...(await db.timelog.findMany({ where: { id: { in: ids.map((r) => r.id) } }, orderBy: { id: 'asc' } })));
+        }
+        return keys.map((k) => rows.filter((r) => r[k.column] === k.id).slice(0, k.take));
+      },
+      { cacheKeyFn: (k) => `${k.column}:${k.id}:${k.take}` },
+    ),
+    totals: new DataLoader<Omit<TimelogsOf, 'take'>, { count: number; sum: number }, string>(
+      async (keys) => {
+        const found = new Map<string, { count: number; sum: number }>();
+        for (const column of ['issueId', 'mergeRequestId'] as const) {
+          const ids = keys.filter((k) => k.column === column).map((k) => k.id);
+          if (!ids.length) continue;
+          const rows = await db.timelog.groupBy({ by: [column], where: { [column]: { in: ids } }, _count: { _all: true }, _sum: { timeSpent: true } });
+          for (const r of rows) found.set(`${column}:${r[column]}`, { count: r._count._all, sum: r._sum.timeSpent ?? 0 });
+        }
+        return keys.map((k) => found.get(`${k.column}:${k.id}`) ?? { count: 0, sum: 0 });
+      },
+      { cacheKeyFn: (k) => `${k.column}:${k.id}` },
+    ),
+  };
+}
 
 /**
  * The issues of each milestone as a release's evidence summarizes them (Evidences::IssueEntity): the issues module's

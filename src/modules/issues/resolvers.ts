@@ -445,7 +445,7 @@ export const issueResolvers = {
     issueDestroy: async (_: unknown, input: IssueIid, ctx: Context) => ({ issue: await ctx.services.issues.destroy(await projectOf(ctx, input.projectPath), iidOf(input.iid)) }),
     issueTimeTracking: async (
       _: unknown,
-      input: IssueIid & { timeEstimate?: string | null; spentTime?: string | null; resetTimeEstimate?: boolean | null; resetSpentTime?: boolean | null },
+      input: IssueIid & { timeEstimate?: string | null; spentTime?: string | null; summary?: string | null; resetTimeEstimate?: boolean | null; resetSpentTime?: boolean | null },
       ctx: Context,
     ) => {
       const project = await projectOf(ctx, input.projectPath);
@@ -454,7 +454,7 @@ export const issueResolvers = {
       if (input.resetTimeEstimate) return { issue: await issues.setTimeEstimate(project, iid, 0) };
       if (input.resetSpentTime) return { issue: await issues.addSpentTime(project, iid, null) };
       if (input.timeEstimate != null) return { issue: await issues.setTimeEstimate(project, iid, parseDuration(input.timeEstimate, 'timeEstimate', false)) };
-      if (input.spentTime != null) return { issue: await issues.addSpentTime(project, iid, parseDuration(input.spentTime, 'spentTime', true)) };
+      if (input.spentTime != null) return { issue: await issues.addSpentTime(project, iid, parseDuration(input.spentTime, 'spentTime', true), { summary: input.summary }) };
       throw invalidArgument('timeEstimate');
     },
   },

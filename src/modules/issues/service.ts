@@ -30,6 +30,7 @@ import type { IssueSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
 import { IssueMoves } from './move.js';
+import { logTime, TimelogsService, type Spend } from './timelogs.js';
 import { positionAtStart, positionBetween, spreadPosition } from './positions.js';
 
 export const ISSUE = 'Issue';
@@ -638,6 +639,13 @@ export class IssuesService {
     await this.announce(tx, project, before, issue.id, 'close', userId);
   }
 
+  /** Time logged on issues and merge requests (timelogs.ts). */
+  get timelogs(): TimelogsService {
+    return (this.timelogService ??= new TimelogsService(this.base, this.events));
+  }
+
+  private timelogService?: TimelogsService;
+
   /** Moving and cloning issues to other projects (move.ts), announced as this service announces issues. */
   get moves(): IssueMoves {
     return (this.issueMoves ??= new IssueMoves(this.base, this.labels, this.events, {
@@ -701,24 +709,30 @@ export class IssuesService {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
     if (seconds < 0) throw badRequest('400 Bad request - Time estimate must have a valid format and be greater than or equal to zero.');
-    return this.changeTracking(project, issue, { timeEstimate: seconds }, undefined);
+    return this.changeTracking(project, issue, async () => ({ timeEstimate: seconds }));
   }
 
-  /** Adds spent time (negative subtracts; the total never goes below zero), or resets it with null. */
-  async addSpentTime(project: ProjectRow, iid: number, seconds: number | null): Promise<IssueRow> {
+  /**
+   * Logs spent time as a timelog (negative subtracts, never below zero; `seconds` null resets it), with an optional
+   * day it was spent on (`/spend 1h 2026-11-01`) and the note whose command logged it.
+   */
+  async addSpentTime(project: ProjectRow, iid: number, seconds: number | null, spend: Omit<Spend, 'seconds'> = {}): Promise<IssueRow> {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
-    const total = seconds === null ? 0 : Math.max(0, issue.totalTimeSpent + seconds);
-    return this.changeTracking(project, issue, { totalTimeSpent: total }, seconds);
+    const viewer = this.base.access.requireViewer();
+    return this.changeTracking(project, issue, async (tx) => ({
+      totalTimeSpent: await logTime(tx, this.events, { type: 'Issue', id: issue.id, projectId: project.id }, viewer.id, { ...spend, seconds }),
+    }));
   }
 
-  /** Writes a time tracking change with its system note (`spent`: seconds added, null for a reset, undefined for an estimate) and its announcement. */
-  private changeTracking(project: ProjectRow, issue: IssueRow, data: { timeEstimate?: number; totalTimeSpent?: number }, spent: number | null | undefined): Promise<IssueRow> {
+  /** Writes a time tracking change and its announcement (an estimate's system note here, spent time's by logTime). */
+  private changeTracking(project: ProjectRow, issue: IssueRow, change: (tx: Prisma.TransactionClient) => Promise<{ timeEstimate?: number; totalTimeSpent?: number }>): Promise<IssueRow> {
     const viewer = this.base.access.requireViewer();
     return this.db.$transaction(async (tx) => {
       const before = await this.hookIssue(tx, issue.id);
+      const data = await change(tx);
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
-      await this.events.issuables.timeTracked(tx, issue, updated, spent, viewer.id);
+      if (data.timeEstimate !== undefined) await this.events.issuables.timeTracked(tx, issue, updated, undefined, viewer.id);
       await this.announce(tx, project, before, issue.id, 'update');
       return updated;
     });

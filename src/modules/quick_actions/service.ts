@@ -222,8 +222,8 @@ export class QuickActionsService {
       if (u.severity !== undefined) update.severity = u.severity as Severity;
       let current = Object.values(update).some((v) => v !== undefined) ? await services.issues.update(t.project, issue.iid, update, false) : issue;
       if (u.time_estimate !== undefined) current = await services.issues.setTimeEstimate(t.project, issue.iid, u.time_estimate as number);
-      const spend = u.spend_time as { duration: number | 'reset' } | undefined;
-      if (spend) current = await services.issues.addSpentTime(t.project, issue.iid, spend.duration === 'reset' ? null : spend.duration);
+      const spend = spentTime(u);
+      if (spend) current = await services.issues.addSpentTime(t.project, issue.iid, spend.seconds, spend);
       if (u.todo_event === 'add') await services.todos.mark({ type: 'Issue', id: issue.id, projectId: issue.projectId });
       if (u.todo_event === 'done') await services.todos.markAllDone({ type: 'Issue', id: issue.id });
       await this.subscriptionAndAward(services, run, { type: 'Issue', id: issue.id, projectId: issue.projectId, groupId: null }, current);
@@ -260,6 +260,9 @@ export class QuickActionsService {
       if (u.target_branch !== undefined) update.targetBranch = u.target_branch as string;
       if (u.wip_event !== undefined) update.draft = u.wip_event === 'draft';
       let current = Object.values(update).some((v) => v !== undefined) ? await services.merge_requests.update(t.project, mr.iid, update, false) : mr;
+      if (u.time_estimate !== undefined) current = await services.merge_requests.setTimeEstimate(t.project, mr.iid, u.time_estimate as number);
+      const spend = spentTime(u);
+      if (spend) current = await services.merge_requests.addSpentTime(t.project, mr.iid, spend.seconds, spend);
       await this.subscriptionAndAward(services, run, { type: 'MergeRequest', id: mr.id, projectId: mr.projectId, groupId: null }, current);
       if (u.approve) current = await services.merge_requests.approvals.approve(t.project, mr.iid);
       if (u.unapprove) current = await services.merge_requests.approvals.unapprove(t.project, mr.iid);
@@ -305,4 +308,11 @@ export class QuickActionsService {
       await services.award_emoji.toggle(services, awardable, u.emoji_award as string);
     }
   }
+}
+
+/** `spend_time` of a run (TimeTrackable#spend_time's options): seconds or null for a reset, and the day given with it. */
+function spentTime(u: Updates): { seconds: number | null; spentAt: Date | null } | null {
+  const spend = u.spend_time as { duration: number | 'reset'; spent_at?: string | null } | undefined;
+  if (!spend) return null;
+  return { seconds: spend.duration === 'reset' ? null : spend.duration, spentAt: spend.spent_at ? new Date(`${spend.spent_at}T00:00:00Z`) : null };
 }
