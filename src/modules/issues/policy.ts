@@ -84,6 +84,8 @@ export const issuePolicy = {
   destroy_issue: allOf(readIssue, onProject(projectOwner)),
   /** ProjectPolicy's update_escalation_status: an incident's escalation status (Developers). */
   update_escalation_status: allOf(readIssue, unarchived, onProject(developer)),
+  /** IssuablePolicy's `is_project_member` on a readable issue: who still comments once its discussion is locked. */
+  issue_project_member: allOf(readIssue, onProject(projectMember(GUEST))),
   /**
    * TimelogPolicy's admin_timelog beyond a timelog's own author (src/modules/issues/timelogs.ts asks that first): the
    * Maintainers of its project (`maintainer_access`).

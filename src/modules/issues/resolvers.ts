@@ -18,6 +18,7 @@ import { ISSUABLE_SUBSCRIPTIONS } from './live.js';
 import { ISSUE, splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
+import { renderSingleLine } from '../../markdown.js';
 
 interface ListArgs extends PageArgs {
   state?: 'opened' | 'closed' | 'locked' | 'all' | null;
@@ -249,6 +250,26 @@ export const issueResolvers = {
       humanTimeEstimate: humanDuration(i.timeEstimate),
       humanTotalTimeSpent: humanDuration(i.totalTimeSpent),
     }),
+    userPermissions: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.issues.permissions(i),
+    titleHtml: (i: IssueRow) => renderSingleLine(i.title),
+    descriptionHtml: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.notes.markdownHtml(ctx.services, i.description ?? '', i.projectId),
+    updatedBy: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.updatedById),
+    userDiscussionsCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.loaders.issues.userDiscussionsCount.load(i.id),
+    commenters: async (i: IssueRow, args: PageArgs, ctx: Context) => {
+      const ids = await ctx.services.issues.commenters(i);
+      return listConnection(args, (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null));
+    },
+    currentUserTodos: (i: IssueRow, args: PageArgs & { state?: 'pending' | 'done' | null }, ctx: Context) =>
+      ctx.services.todos.aboutTarget({ type: ISSUE, id: i.id }, args.state ?? null, args),
+    // EE's IssueType#has_epic: whether it is in an epic, readable or not.
+    hasEpic: async (i: IssueRow, _a: unknown, ctx: Context) => (await ctx.loaders.epics.linkByIssueId.load(i.id)) !== null,
+    // Issue#hidden?: its author is banned.
+    hidden: async (i: IssueRow, _a: unknown, ctx: Context) => (await user(ctx, i.authorId))?.state === 'banned',
+    closedAsDuplicateOf: async (i: IssueRow, _a: unknown, ctx: Context) => {
+      const canonical = i.duplicatedToId === null ? null : await ctx.loaders.issues.byId.load(i.duplicatedToId);
+      return canonical && (await ctx.services.issues.canRead(canonical)) ? canonical : null;
+    },
+    emailsEnabled: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.issues.emailsEnabled(i),
     taskCompletionStatus: (i: IssueRow) => {
       const t = tasks(i.description);
       return { count: t.count, completedCount: t.completed };

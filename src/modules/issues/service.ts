@@ -29,7 +29,7 @@ import type { ResourceEventsService } from '../resource_events/service.js';
 import type { IssueSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
-import { IssueMoves } from './move.js';
+import { IssueMoves, referenceBase } from './move.js';
 import { logTime, TimelogsService, type Spend } from './timelogs.js';
 import { positionAtStart, positionBetween, spreadPosition } from './positions.js';
 
@@ -544,7 +544,11 @@ export class IssuesService {
     const updated = await this.db.$transaction(async (tx) => {
       const before = await this.hookIssue(tx, issue.id);
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || labelIds !== null;
-      if (changed) data.updatedAt = new Date();
+      // IssuableBaseService#update: a change touches the issue and names who made it (`updated_by`).
+      if (changed) {
+        data.updatedAt = new Date();
+        data.updatedById = viewer.id;
+      }
       if (labelIds !== null) {
         await tx.labelLink.deleteMany({ where: { issueId: issue.id, labelId: { notIn: labelIds } } });
         await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: issue.id })), skipDuplicates: true });
@@ -702,6 +706,89 @@ export class IssuesService {
       await tx.issue.delete({ where: { id: issue.id } });
       return issue;
     });
+  }
+
+  /**
+   * Issues::DuplicateService for the issue at `iid` and its canonical issue (read by the caller): where the viewer may
+   * update it, a system note (`marked this issue as a duplicate of #2`), its closing and `duplicated_to_id`; where they
+   * may comment on the canonical one, a note there (`marked #1 as a duplicate of this issue`). Relating the two is the
+   * caller's (the issue links service).
+   */
+  async markDuplicate(project: ProjectRow, iid: number, canonical: IssueRow): Promise<void> {
+    const issue = await this.get(project, iid);
+    if (issue.id === canonical.id) return;
+    const viewer = this.base.access.requireViewer();
+    const canonicalProject = await this.projectOf(canonical);
+    if (await this.base.access.can('update_issue', issueSubject(project, issue))) {
+      await this.db.$transaction((tx) =>
+        this.events.issuables.note(tx, issue, viewer.id, `marked this issue as a duplicate of ${referenceBase(canonicalProject, project)}#${canonical.iid}`, new Date()),
+      );
+      if (issue.state !== 'closed') await this.update(project, iid, { stateEvent: 'close' }, false);
+      await this.db.issue.update({ where: { id: issue.id }, data: { duplicatedToId: canonical.id } });
+    }
+    if (await this.mayComment(canonical)) {
+      await this.db.$transaction((tx) =>
+        this.events.issuables.note(tx, canonical, viewer.id, `marked ${referenceBase(project, canonicalProject)}#${issue.iid} as a duplicate of this issue`, new Date()),
+      );
+    }
+  }
+
+  /**
+   * IssuePolicy's create_note on an issue: ProjectPolicy's create_note and read_issue, except on a locked discussion,
+   * where only the project's members comment (IssuablePolicy's `locked & ~is_project_member`).
+   */
+  async mayComment(issue: IssueRow): Promise<boolean> {
+    const project = await this.projectOf(issue);
+    const subject = issueSubject(project, issue);
+    if (!(await this.base.access.can('create_note', project)) || !(await this.base.access.can('read_issue', subject))) return false;
+    return !issue.discussionLocked || this.base.access.can('issue_project_member', subject);
+  }
+
+  /**
+   * The viewer's IssuePermissions: IssuePolicy's abilities on the issue. Designs need design management (LFS-backed
+   * design repositories), which this server does not have, so GitLab's design abilities are all off; a locked
+   * discussion prevents reopening (`locked` prevents reopen_issue).
+   */
+  async permissions(issue: IssueRow) {
+    const subject = await this.subject(issue);
+    const [readIssue, updateIssue, adminIssue, createNote] = await Promise.all([
+      this.base.access.can('read_issue', subject),
+      this.base.access.can('update_issue', subject),
+      this.base.access.can('admin_issue', subject),
+      this.mayComment(issue),
+    ]);
+    const design = false;
+    return {
+      readIssue,
+      updateIssue,
+      adminIssue,
+      createNote,
+      reopenIssue: updateIssue && !issue.discussionLocked,
+      readDesign: design,
+      createDesign: design,
+      updateDesign: design,
+      destroyDesign: design,
+    };
+  }
+
+  /**
+   * Noteable#commenters: authors of the issue's comments, by id; those whose every comment is internal only for those
+   * who may read internal notes.
+   */
+  async commenters(issue: IssueRow): Promise<number[]> {
+    const rows = await this.base.loaders.issues.commenters.load(issue.id);
+    const internal = rows.some((r) => r.onlyInternal) && (await this.base.access.can('read_internal_note', await this.projectOf(issue)));
+    return rows.filter((r) => internal || !r.onlyInternal).map((r) => r.userId);
+  }
+
+  /**
+   * Project#emails_enabled? (Issue.emailsEnabled): projects keep no setting of their own here, so it is their
+   * namespace's, off when the namespace or any group above it turned emails off (Namespace#emails_enabled?).
+   */
+  async emailsEnabled(issue: IssueRow): Promise<boolean> {
+    const project = await this.projectOf(issue);
+    const namespaces = await this.base.loaders.namespaces.byId.loadMany(project.namespace.traversalIds);
+    return namespaces.every((n) => !n || n instanceof Error || n.emailsEnabled !== false);
   }
 
   /** Time tracking: the estimate in seconds (GitLab's `time_estimate`), 0 to reset. */

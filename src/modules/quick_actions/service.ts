@@ -232,6 +232,7 @@ export class QuickActionsService {
         await services.issue_links.create(t.project, issue.iid, { id: link.project_id }, link.issue_iid, link.link_type);
       }
       if (u.remove_link !== undefined) await services.issue_links.destroy(t.project, issue.iid, u.remove_link as number);
+      if (u.canonical_issue_id !== undefined) await this.duplicate(services, t.project, issue, u.canonical_issue_id as number);
       if (u.add_contacts) current = await services.crm.setIssueContactsByEmail(t.project, issue.iid, u.add_contacts as string[], 'APPEND');
       if (u.remove_contacts) current = await services.crm.setIssueContactsByEmail(t.project, issue.iid, u.remove_contacts as string[], 'REMOVE');
       if (u.target_project !== undefined) {
@@ -290,6 +291,20 @@ export class QuickActionsService {
     await this.subscriptionAndAward(services, run, { type: 'Epic', id: epic.id, projectId: null, groupId: t.group.id }, current);
     current = (await services.epics.byId(epic.id)) ?? current;
     return current;
+  }
+
+  /**
+   * Issues::DuplicateService: the issue closed as a duplicate of the canonical one (system notes on both, as the
+   * issues service decides), then the two related (IssueLinks::CreateService) unless they already are.
+   */
+  private async duplicate(services: Services, project: ProjectRow, issue: IssueRow, canonicalId: number): Promise<void> {
+    const canonical = await services.issues.byId(canonicalId);
+    if (!canonical || canonical.id === issue.id) return;
+    await services.issues.markDuplicate(project, issue.iid, canonical);
+    const related = await services.issue_links.related(issue);
+    if (related.some((l) => l.issue.id === canonical.id)) return;
+    const canonicalProject = await services.projects.find({ id: canonical.projectId });
+    if (canonicalProject) await services.issue_links.create(project, issue.iid, { id: canonicalProject.id }, canonical.iid, 'relates_to');
   }
 
   /** `subscription_event` and `emoji_award` (IssuableBaseService#handle_changes' subscription and ToggleAwardEmoji). */

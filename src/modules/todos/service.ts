@@ -10,7 +10,8 @@ import { can } from '../../auth/policy.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import { userViewer } from '../../auth/viewer.js';
 import { notFound, notModified, recordNotFound } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import DataLoader from 'dataloader';
+import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import { referencedIn } from '../../markdown.js';
 import type { ServiceBase } from '../module.js';
 import type { Noteable } from '../notes/noteables.js';
@@ -160,6 +161,27 @@ export class TodosService {
     const ids = rows.map((r) => r.id);
     if (ids.length) await this.db.todo.updateMany({ where: { id: { in: ids }, state: 'pending' }, data: { state: 'done', updatedAt: new Date() } });
     return ids;
+  }
+
+  private aboutTargets?: DataLoader<string, TodoRow[]>;
+
+  /**
+   * CurrentUserTodos (an issuable's `currentUserTodos`): the viewer's to-do items about the target (TodosFinder: pending
+   * unless `state` says done), newest first, none for anonymous callers; batched over the targets a list shows.
+   */
+  async aboutTarget(target: { type: string; id: number }, state: 'pending' | 'done' | null, page: PageArgs) {
+    const viewer = this.base.viewer;
+    if (!viewer) return listConnection(page, []);
+    this.aboutTargets ??= new DataLoader(async (keys: readonly string[]) => {
+      const parsed = keys.map((k) => k.split(':'));
+      const rows = await this.db.todo.findMany({
+        where: { userId: viewer.id, OR: parsed.map(([type, id, s]) => ({ targetType: type, targetId: Number(id), state: s })) },
+        orderBy: { id: 'desc' },
+        include: withTarget,
+      });
+      return parsed.map(([type, id, s]) => rows.filter((r) => r.targetType === type && r.targetId === Number(id) && r.state === s));
+    });
+    return listConnection(page, await this.aboutTargets.load(`${target.type}:${target.id}:${state ?? 'pending'}`));
   }
 
   /** TodoService#todo_exist?: whether the viewer has a pending item about the target. */
