@@ -4,6 +4,7 @@
  * the `/duplicate` quick action (Issues::DuplicateService), each read on a real server, by viewers who may and may not.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Gitlab } from '@gitbeaker/rest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
@@ -166,5 +167,32 @@ describe('Issue fields', () => {
     };
     await run(1);
     expect(await run(3)).toBe(await run(1));
+  });
+});
+
+describe('PUT /projects/:id/issues/:issue_iid/reorder', () => {
+  it('places an issue between two others (move_before_id above it, move_after_id below), as Issues::ReorderService', async () => {
+    const make = async (title: string) => (await t.api('POST', issues(), { token: owner.token, body: { title } })).body;
+    const [a, b, c] = [await make('A'), await make('B'), await make('C')];
+    const order = async () => {
+      const res = await t.graphql(`query($p: ID!) { project(fullPath: $p) { issues(sort: RELATIVE_POSITION_ASC, first: 100) { nodes { title } } } }`, { p: project.path_with_namespace }, owner.token);
+      return res.body.data.project.issues.nodes.map((n: { title: string }) => n.title).filter((tt: string) => ['A', 'B', 'C'].includes(tt));
+    };
+    const first = await t.api('PUT', issues(`/${b.iid}/reorder`), { token: reporter.token, body: { move_before_id: a.id } });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ id: b.id, iid: b.iid, title: 'B' });
+    const api = new Gitlab({ host: t.url, token: reporter.token });
+    await api.Issues.reorder(project.id, c.iid, { moveBeforeId: a.id, moveAfterId: b.id });
+    expect(await order()).toEqual(['A', 'C', 'B']);
+    expect((await t.api('PUT', issues(`/${a.iid}/reorder`), { token: reporter.token, body: { move_before_id: b.id } })).status).toBe(200);
+    expect(await order()).toEqual(['C', 'B', 'A']);
+    const neither = await t.api('PUT', issues(`/${a.iid}/reorder`), { token: reporter.token, body: {} });
+    expect(neither.status).toBe(400);
+    expect(neither.body).toEqual({ error: 'move_after_id, move_before_id are missing, at least one parameter must be provided' });
+    const unknown = await t.api('PUT', issues(`/${a.iid}/reorder`), { token: reporter.token, body: { move_after_id: 2147483000 } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body).toEqual({ message: { error: 'Unprocessable Entity' } });
+    expect((await t.api('PUT', issues(`/${a.iid}/reorder`), { token: stranger.token, body: { move_after_id: b.id } })).status).toBe(403);
+    expect((await t.api('PUT', issues(`/${a.iid}/reorder`), { token: null, body: { move_after_id: b.id } })).status).toBe(401);
   });
 });

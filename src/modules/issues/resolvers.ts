@@ -449,6 +449,9 @@ export const issueResolvers = {
       return { issue: await ctx.services.issues.update(project, issue.iid, { escalationStatus: input.status }) };
     },
     // Mutations::Issues::Move: Issues::MoveService's refusals in the payload's errors.
+    issueReorder: async (_: unknown, input: IssueIid & { moveBeforeId?: number | null; moveAfterId?: number | null }, ctx: Context) => ({
+      issue: await ctx.services.issues.reorder(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.moveBeforeId ?? null, input.moveAfterId ?? null),
+    }),
     issueMove: async (_: unknown, input: IssueIid & { targetProjectPath: string }, ctx: Context) => {
       const { project, issue, target } = await moveArguments(ctx, input);
       return { issue: await ctx.services.issues.moves.move(project, issue, target) };

@@ -5,7 +5,7 @@
  */
 import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
-import { atLeastOneOf, badRequest, conflict, invalid, invalidArgument, notFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, conflict, invalid, invalidArgument, notFound, serviceError } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
 import { can } from '../../auth/policy.js';
@@ -471,6 +471,24 @@ export class IssuesService {
     if (between !== null) return between;
     await this.rebalance(tx, project);
     return this.placeBetween(tx, project, ids);
+  }
+
+  /**
+   * Issues::ReorderService (`PUT …/issues/:issue_iid/reorder`, `update_issue`): the issue placed after the issue
+   * `moveBeforeId` and before `moveAfterId` (ids of the project's issues; RelativePositioning#move_between). Neither
+   * given is Grape's missing parameters; none of them found, or none positive, GitLab's 422 `Unprocessable Entity`.
+   */
+  async reorder(project: ProjectRow, iid: number, moveBeforeId: number | null, moveAfterId: number | null): Promise<IssueRow> {
+    if (moveBeforeId === null && moveAfterId === null) throw atLeastOneOf('moveAfterId', 'moveBeforeId');
+    const issue = await this.get(project, iid);
+    await this.base.access.authorize('update_issue', issueSubject(project, issue));
+    const positive = (id: number | null) => (id !== null && id > 0 && id !== issue.id ? id : null);
+    const between = { before: positive(moveBeforeId), after: positive(moveAfterId) };
+    return this.db.$transaction(async (tx) => {
+      const position = between.before === null && between.after === null ? null : await this.placeBetween(tx, project, between);
+      if (position === null) throw serviceError('Unprocessable Entity', 422);
+      return tx.issue.update({ where: { id: issue.id }, data: { relativePosition: position }, include: withAssignees });
+    });
   }
 
   /** RelativePositioning's rebalancing of a project's placed issues: the same order, IDEAL_DISTANCE apart around the middle. */
