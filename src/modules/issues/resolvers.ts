@@ -12,7 +12,7 @@ import type { MilestoneRow } from '../milestones/service.js';
 import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { parseDuration, humanDuration, timeEstimateArgument } from './durations.js';
+import { humanDuration, timeEstimateArgument, trackTime, type TimeTrackingInput } from './durations.js';
 import { followUpOf, type FollowUpArgs } from './follow-up.js';
 import { ISSUABLE_SUBSCRIPTIONS } from './live.js';
 import { ISSUE, splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
@@ -467,19 +467,12 @@ export const issueResolvers = {
       issue: await ctx.services.issues.setAssignees(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.assigneeUsernames, input.operationMode ?? 'REPLACE'),
     }),
     issueDestroy: async (_: unknown, input: IssueIid, ctx: Context) => ({ issue: await ctx.services.issues.destroy(await projectOf(ctx, input.projectPath), iidOf(input.iid)) }),
-    issueTimeTracking: async (
-      _: unknown,
-      input: IssueIid & { timeEstimate?: string | null; spentTime?: string | null; summary?: string | null; resetTimeEstimate?: boolean | null; resetSpentTime?: boolean | null },
-      ctx: Context,
-    ) => {
+    issueTimeTracking: async (_: unknown, input: IssueIid & TimeTrackingInput & { summary?: string | null }, ctx: Context) => {
       const project = await projectOf(ctx, input.projectPath);
       const iid = iidOf(input.iid);
       const { issues } = ctx.services;
-      if (input.resetTimeEstimate) return { issue: await issues.setTimeEstimate(project, iid, 0) };
-      if (input.resetSpentTime) return { issue: await issues.addSpentTime(project, iid, null) };
-      if (input.timeEstimate != null) return { issue: await issues.setTimeEstimate(project, iid, parseDuration(input.timeEstimate, 'timeEstimate', false)) };
-      if (input.spentTime != null) return { issue: await issues.addSpentTime(project, iid, parseDuration(input.spentTime, 'spentTime', true), { summary: input.summary }) };
-      throw invalidArgument('timeEstimate');
+      const issue = await trackTime(input, (seconds) => issues.setTimeEstimate(project, iid, seconds), (seconds) => issues.addSpentTime(project, iid, seconds, { summary: input.summary }));
+      return { issue };
     },
   },
 };

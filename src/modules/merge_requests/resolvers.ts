@@ -6,7 +6,7 @@ import { connection, listConnection, toPage, type PageArgs } from '../../graphql
 import { unidiff } from '../repositories/history.js';
 import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
-import { humanDuration, parseDuration, timeEstimateArgument } from '../issues/durations.js';
+import { humanDuration, timeEstimateArgument, trackTime, type TimeTrackingInput } from '../issues/durations.js';
 import { splitNames } from '../issues/service.js';
 import { labelInParent } from '../labels/loaders.js';
 import { milestoneParent } from '../milestones/resolvers.js';
@@ -426,19 +426,12 @@ export const mergeRequestResolvers = {
     mergeRequestSetReviewers: async (_: unknown, input: MrIid & { reviewerUsernames: string[]; operationMode?: Mode | null }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.setPeople(await projectOf(ctx, input.projectPath), iidOf(input.iid), 'reviewers', input.reviewerUsernames, input.operationMode ?? 'REPLACE'),
     }),
-    mergeRequestTimeTracking: async (
-      _: unknown,
-      input: MrIid & { timeEstimate?: string | null; spentTime?: string | null; summary?: string | null; resetTimeEstimate?: boolean | null; resetSpentTime?: boolean | null },
-      ctx: Context,
-    ) => {
+    mergeRequestTimeTracking: async (_: unknown, input: MrIid & TimeTrackingInput & { summary?: string | null }, ctx: Context) => {
       const project = await projectOf(ctx, input.projectPath);
       const iid = iidOf(input.iid);
       const mrs = ctx.services.merge_requests;
-      if (input.resetTimeEstimate) return { mergeRequest: await mrs.setTimeEstimate(project, iid, 0) };
-      if (input.resetSpentTime) return { mergeRequest: await mrs.addSpentTime(project, iid, null) };
-      if (input.timeEstimate != null) return { mergeRequest: await mrs.setTimeEstimate(project, iid, parseDuration(input.timeEstimate, 'timeEstimate', false)) };
-      if (input.spentTime != null) return { mergeRequest: await mrs.addSpentTime(project, iid, parseDuration(input.spentTime, 'spentTime', true), { summary: input.summary }) };
-      throw invalidArgument('timeEstimate');
+      const mergeRequest = await trackTime(input, (seconds) => mrs.setTimeEstimate(project, iid, seconds), (seconds) => mrs.addSpentTime(project, iid, seconds, { summary: input.summary }));
+      return { mergeRequest };
     },
     mergeRequestSetDraft: async (_: unknown, input: MrIid & { draft: boolean }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { draft: input.draft }, false),
