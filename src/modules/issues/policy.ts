@@ -84,6 +84,8 @@ export const issuePolicy = {
   destroy_issue: allOf(readIssue, onProject(projectOwner)),
   /** ProjectPolicy's update_escalation_status: an incident's escalation status (Developers). */
   update_escalation_status: allOf(readIssue, unarchived, onProject(developer)),
+  /** GitLab's `can_read_all_resources?`, which lets Query.timelogs go without a project, group or own username: administrators. */
+  read_all_timelogs: administrator as Rule<null, never>,
   /** IssuablePolicy's `is_project_member` on a readable issue: who still comments once its discussion is locked. */
   issue_project_member: allOf(readIssue, onProject(projectMember(GUEST))),
   /**

@@ -163,7 +163,8 @@ export class TimelogsService {
    */
   async list(parent: { project: ProjectRow } | { group: NamespaceRow } | null, filters: TimelogFilters, page: PageArgs) {
     const viewer = this.base.viewer;
-    if (!parent && !viewer?.admin && !filters.groupId && !filters.projectId && !(filters.username && filters.username === viewer?.username)) {
+    const named = !!filters.groupId || !!filters.projectId || (!!filters.username && filters.username === viewer?.username);
+    if (!parent && !named && !this.base.access.allowed('read_all_timelogs')) {
       throw argumentError('Non-admin users must provide a group_id, project_id, or current username');
     }
     if (filters.startTime && filters.startDate) throw argumentError('Provide either a start date or time, but not both');
