@@ -94,6 +94,12 @@ describe('spent time on issues', () => {
     expect(issue.timelogs.nodes).toMatchObject([{ timeSpent: 7200, spentAt: '2026-11-01T00:00:00.000Z', user: { username: reporter.username } }]);
     const notes = await t.api('GET', issues('/2/notes?sort=asc'), { token: reporter.token });
     expect(notes.body.map((n: { body: string }) => n.body)).toContain('added 2h of time spent at 2026-11-01');
+    expect(issue.timelogs.nodes[0].note).toBeNull();
+    // Time spent from a comment that says more than its commands points at that comment (the timelog's note).
+    const said = await t.api('POST', issues('/2/notes'), { token: reporter.token, body: { body: 'Paired on it\n/spend 15m' } });
+    expect(said.status, said.text).toBe(201);
+    const after = await issueTimelogs(2, reporter.token);
+    expect(after.timelogs.nodes[1]).toMatchObject({ timeSpent: 900, note: { body: 'Paired on it' } });
   });
 });
 

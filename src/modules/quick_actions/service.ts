@@ -41,8 +41,8 @@ export interface PendingNoteCommands {
   content: string;
   /** The note held nothing but commands. */
   only: boolean;
-  /** Applies the commands' updates; what they did. */
-  apply(): Promise<NoteCommands>;
+  /** Applies the commands' updates (`noteId`: the saved note holding them, which logged time points at); what they did. */
+  apply(noteId?: number): Promise<NoteCommands>;
 }
 
 const ids = (value: unknown) => value as number[] | undefined;
@@ -99,7 +99,9 @@ export class QuickActionsService {
     return {
       content: result.content,
       only,
-      apply: async () => {
+      apply: async (noteId?: number) => {
+        // Notes::QuickActionsService#execute: time spent from a saved note names it (the timelog's note_id).
+        if (noteId !== undefined && run.updates.spend_time) run.updates.spend_time = { ...(run.updates.spend_time as object), note_id: noteId };
         await this.apply(run.services, run, {});
         return { changes: result.updates, message: result.message, commandNames: result.commandNames, only };
       },
@@ -325,9 +327,9 @@ export class QuickActionsService {
   }
 }
 
-/** `spend_time` of a run (TimeTrackable#spend_time's options): seconds or null for a reset, and the day given with it. */
-function spentTime(u: Updates): { seconds: number | null; spentAt: Date | null } | null {
-  const spend = u.spend_time as { duration: number | 'reset'; spent_at?: string | null } | undefined;
+/** `spend_time` of a run (TimeTrackable#spend_time's options): seconds or null for a reset, the day given with it, and its note. */
+function spentTime(u: Updates): { seconds: number | null; spentAt: Date | null; noteId: number | null } | null {
+  const spend = u.spend_time as { duration: number | 'reset'; spent_at?: string | null; note_id?: number } | undefined;
   if (!spend) return null;
-  return { seconds: spend.duration === 'reset' ? null : spend.duration, spentAt: spend.spent_at ? new Date(`${spend.spent_at}T00:00:00Z`) : null };
+  return { seconds: spend.duration === 'reset' ? null : spend.duration, spentAt: spend.spent_at ? new Date(`${spend.spent_at}T00:00:00Z`) : null, noteId: spend.note_id ?? null };
 }
