@@ -140,6 +140,13 @@ describe('spent time on merge requests', () => {
       humanTotalTimeSpent: '1h 30m',
       timelogs: { count: 2, totalSpentTime: '5400', nodes: [{ timeSpent: 3600, mergeRequest: { iid: String(created.body.iid) }, issue: null }, { timeSpent: 1800 }] },
     });
+    const logged = await t.graphql(
+      `mutation($id: IssuableID!) { timelogCreate(input: { issuableId: $id, timeSpent: "45m", spentAt: "2026-10-05T09:00:00Z", summary: "Review" }) { errors timelog { timeSpent mergeRequest { iid } issue { iid } } } }`,
+      { id: `gid://gitlab/MergeRequest/${created.body.id}` },
+      reporter.token,
+    );
+    expect(logged.body.data.timelogCreate).toEqual({ errors: [], timelog: { timeSpent: 2700, mergeRequest: { iid: String(created.body.iid) }, issue: null } });
+    expect((await api.MergeRequests.showTimeStats(project.id, created.body.iid)).total_time_spent).toBe(8100);
     const reset = await t.api('POST', mr('/reset_spent_time'), { token: reporter.token });
     expect(reset.body).toMatchObject({ total_time_spent: 0 });
     expect((await t.api('POST', mr('/reset_time_estimate'), { token: reporter.token })).body).toMatchObject({ time_estimate: 0 });
