@@ -98,6 +98,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   ReleaseID: { model: 'Release' },
   ReleasesLinkID: { model: 'Releases::Link' },
   SnippetID: { model: 'Snippet', subclasses: ['PersonalSnippet', 'ProjectSnippet'] },
+  TimelogID: { model: 'Timelog' },
   SnippetsRepositoryStorageMoveID: { model: 'Snippets::RepositoryStorageMove' },
   SystemHookID: { model: 'SystemHook' },
   TodoID: { model: 'Todo' },

@@ -811,6 +811,14 @@ export function scopeMatrix(shard: number): void {
         ['api GET /projects/:id/merge_trains/merge_requests/:merge_request_iid', 404],
         ['api POST /projects/:id/merge_trains/merge_requests/:merge_request_iid', 400],
         ['read_api POST /projects/:id/merge_trains/merge_requests/:merge_request_iid', 403],
+        ['api POST /projects/:id/merge_requests/:merge_request_iid/time_estimate', 200],
+        ['read_api POST /projects/:id/merge_requests/:merge_request_iid/time_estimate', 403],
+        ['api POST /projects/:id/merge_requests/:merge_request_iid/reset_time_estimate', 200],
+        ['api POST /projects/:id/merge_requests/:merge_request_iid/add_spent_time', 201],
+        ['anonymous POST /projects/:id/merge_requests/:merge_request_iid/add_spent_time', 401],
+        ['api POST /projects/:id/merge_requests/:merge_request_iid/reset_spent_time', 200],
+        ['api PUT /projects/:id/issues/:issue_iid/reorder', 400],
+        ['read_api PUT /projects/:id/issues/:issue_iid/reorder', 403],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.
       const names = (list: PreparedRoute[]) => ([key]: [string, number]) => list.some((route) => key.endsWith(` ${route.method} ${route.path}`));

@@ -2,7 +2,7 @@
  * GitLab's time tracking durations (Gitlab::TimeTrackingFormatter over ChronicDuration): a month is 4 weeks, a week
  * 5 days, a day 8 hours; `3h30m`, `1w 2d`, `-1h`; a bare number counts hours.
  */
-import { argumentRefused, badRequest } from '../../errors.js';
+import { argumentRefused, badRequest, invalidArgument } from '../../errors.js';
 
 const UNITS: [string, number][] = [
   ['mo', 4 * 5 * 8 * 3600],
@@ -80,4 +80,24 @@ export function humanDuration(seconds: number): string | null {
     rest -= n * size;
   }
   return (seconds < 0 ? '-' : '') + parts.join(' ');
+}
+
+/** What the REST time tracking endpoints ask of an issuable (issueTimeTracking, mergeRequestTimeTracking). */
+export interface TimeTrackingInput {
+  timeEstimate?: string | null;
+  spentTime?: string | null;
+  resetTimeEstimate?: boolean | null;
+  resetSpentTime?: boolean | null;
+}
+
+/**
+ * One of the time tracking endpoints (TimeTrackingEndpoints): a reset, a new estimate or spent time, each in GitLab's
+ * duration format, through the issuable's own `estimate` and `spend` (seconds; null resets the time spent).
+ */
+export function trackTime<T>(input: TimeTrackingInput, estimate: (seconds: number) => Promise<T>, spend: (seconds: number | null) => Promise<T>): Promise<T> {
+  if (input.resetTimeEstimate) return estimate(0);
+  if (input.resetSpentTime) return spend(null);
+  if (input.timeEstimate != null) return estimate(parseDuration(input.timeEstimate, 'timeEstimate', false));
+  if (input.spentTime != null) return spend(parseDuration(input.spentTime, 'spentTime', true));
+  throw invalidArgument('timeEstimate');
 }

@@ -8,6 +8,7 @@ import './activity.js';
 import './noteable.js';
 import { issuePolicy } from './policy.js';
 import { issueResolvers } from './resolvers.js';
+import { timelogResolvers } from './timelog-resolvers.js';
 import { issueRoutes } from './routes.js';
 import { IssuesService } from './service.js';
 
@@ -22,9 +23,17 @@ declare module '../module.js' {
 
 export const issuesModule = defineModule({
   name: 'issues',
-  schema: ['issues.graphql'],
+  schema: ['issues.graphql', 'timelogs.graphql'],
   operations: ['issues.graphql'],
-  resolvers: issueResolvers,
+  resolvers: {
+    ...issueResolvers,
+    ...timelogResolvers,
+    Issue: { ...issueResolvers.Issue, ...timelogResolvers.Issue },
+    Project: { ...issueResolvers.Project, ...timelogResolvers.Project },
+    Group: { ...issueResolvers.Group, ...timelogResolvers.Group },
+    Query: { ...issueResolvers.Query, ...timelogResolvers.Query },
+    Mutation: { ...issueResolvers.Mutation, ...timelogResolvers.Mutation },
+  },
   policy: issuePolicy,
   routes: issueRoutes,
   loaders: (db) => createIssueLoaders(db),

@@ -1,6 +1,6 @@
 /** Batched reads of what a listed issue shows: its labels, milestone and user notes count. */
 import DataLoader from 'dataloader';
-import type { PrismaClient } from '../../db/database.js';
+import { Prisma, type PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
 import { labelsOfLoader } from '../labels/loaders.js';
 
@@ -8,6 +8,8 @@ const ISSUE = 'Issue';
 
 export function createIssueLoaders(db: PrismaClient) {
   return {
+    /** Timelogs of the issues and merge requests a list shows. */
+    timelogs: createTimelogLoaders(db),
     /** Each issue's labels, by title. */
     labels: labelsOfLoader(db, 'issueId'),
     /** Issues' iids by id, for the notes on them. */
@@ -34,6 +36,23 @@ export function createIssueLoaders(db: PrismaClient) {
       }
       return ids.map((id) => stats.get(id) ?? { total: 0, closed: 0 });
     }),
+    /** Threads with a comment by a user (not a system note) on each issue (GitLab's `user_discussions_count`). */
+    userDiscussionsCount: new DataLoader<number, number>(async (ids) => {
+      const rows = await db.$queryRaw<{ id: number; count: bigint }[]>`
+        SELECT "noteableId" AS "id", count(DISTINCT "discussionId") AS "count" FROM "notes"
+        WHERE "noteableType" = ${ISSUE} AND "noteableId" = ANY(${[...ids]}::int[]) AND NOT "system" GROUP BY "noteableId"`;
+      const found = new Map(rows.map((r) => [r.id, Number(r.count)]));
+      return ids.map((id) => found.get(id) ?? 0);
+    }),
+    /** Authors of each issue's comments (not system notes), by user id, each with whether all of theirs are internal. */
+    commenters: new DataLoader<number, { userId: number; onlyInternal: boolean }[]>(async (ids) => {
+      const rows = await db.note.groupBy({ by: ['noteableId', 'authorId', 'internal'], where: { noteableType: ISSUE, noteableId: { in: [...ids] }, system: false } });
+      return ids.map((id) => {
+        const mine = rows.filter((r) => r.noteableId === id);
+        const users = [...new Set(mine.map((r) => r.authorId))].sort((a, b) => a - b);
+        return users.map((userId) => ({ userId, onlyInternal: mine.every((r) => r.authorId !== userId || r.internal) }));
+      });
+    }),
     /** Comments by users (not system notes) on each issue (GitLab's `user_notes_count`). */
     userNotesCount: new DataLoader<number, number>(async (ids) => {
       const rows = await db.note.groupBy({ by: ['noteableId'], where: { noteableType: ISSUE, noteableId: { in: [...ids] }, system: false }, _count: { _all: true } });
@@ -45,6 +64,53 @@ export function createIssueLoaders(db: PrismaClient) {
 
 
 export type IssueLoaders = ReturnType<typeof createIssueLoaders>;
+
+/** An issuable's timelogs: the issue's or the merge request's, and how many of the first of them a page wants. */
+export interface TimelogsOf {
+  column: 'issueId' | 'mergeRequestId';
+  id: number;
+  take: number;
+}
+
+/**
+ * The first page of each issuable's timelogs (oldest first), and each one's count and sum, in one query per kind for
+ * every issuable a list shows (Issue.timelogs, MergeRequest.timelogs).
+ */
+export function createTimelogLoaders(db: PrismaClient) {
+  return {
+    firstPage: new DataLoader<TimelogsOf, Prisma.TimelogGetPayload<object>[], string>(
+      async (keys) => {
+        const rows: Prisma.TimelogGetPayload<object>[] = [];
+        for (const column of ['issueId', 'mergeRequestId'] as const) {
+          const of = keys.filter((k) => k.column === column);
+          if (!of.length) continue;
+          const take = Math.max(...of.map((k) => k.take));
+          const ids = await db.$queryRaw<{ id: number }[]>`
+            SELECT "id" FROM (
+              SELECT "id", row_number() OVER (PARTITION BY ${Prisma.raw(`"${column}"`)} ORDER BY "id") AS n FROM "timelogs"
+              WHERE ${Prisma.raw(`"${column}"`)} = ANY(${of.map((k) => k.id)}::int[])
+            ) AS t WHERE n <= ${take}`;
+          if (ids.length) rows.push(...(await db.timelog.findMany({ where: { id: { in: ids.map((r) => r.id) } }, orderBy: { id: 'asc' } })));
+        }
+        return keys.map((k) => rows.filter((r) => r[k.column] === k.id).slice(0, k.take));
+      },
+      { cacheKeyFn: (k) => `${k.column}:${k.id}:${k.take}` },
+    ),
+    totals: new DataLoader<Omit<TimelogsOf, 'take'>, { count: number; sum: number }, string>(
+      async (keys) => {
+        const found = new Map<string, { count: number; sum: number }>();
+        for (const column of ['issueId', 'mergeRequestId'] as const) {
+          const ids = keys.filter((k) => k.column === column).map((k) => k.id);
+          if (!ids.length) continue;
+          const rows = await db.timelog.groupBy({ by: [column], where: { [column]: { in: ids } }, _count: { _all: true }, _sum: { timeSpent: true } });
+          for (const r of rows) found.set(`${column}:${r[column]}`, { count: r._count._all, sum: r._sum.timeSpent ?? 0 });
+        }
+        return keys.map((k) => found.get(`${k.column}:${k.id}`) ?? { count: 0, sum: 0 });
+      },
+      { cacheKeyFn: (k) => `${k.column}:${k.id}` },
+    ),
+  };
+}
 
 /**
  * The issues of each milestone as a release's evidence summarizes them (Evidences::IssueEntity): the issues module's

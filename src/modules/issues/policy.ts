@@ -12,7 +12,7 @@ import type { Prisma } from '../../db/database.js';
 import { AccessLevel } from '../../auth/access-levels.js';
 import { administrator, allOf, anyOf, featureAllowed, projectMember, projectOwner, unlessArchived, visible, type Actor, type ProjectSubject, type Rule } from '../../auth/rules.js';
 
-const { GUEST, REPORTER, DEVELOPER } = AccessLevel;
+const { GUEST, REPORTER, DEVELOPER, MAINTAINER } = AccessLevel;
 
 type ProjectRule = Rule<ProjectSubject, Prisma.ProjectWhereInput>;
 type Where = Prisma.IssueWhereInput;
@@ -36,6 +36,7 @@ const signedIn: ProjectRule = { allows: (actor) => !!actor.viewer, where: (actor
 const readProjectIssues: ProjectRule = allOf(anyOf<ProjectSubject, Prisma.ProjectWhereInput>(visible(), administrator, projectMember(GUEST)), featureAllowed('issues'));
 const reporter: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(REPORTER));
 const developer: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(DEVELOPER));
+const maintainer: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(MAINTAINER));
 
 /** A project rule asked of an issue's project, and as a filter of issues by their project. */
 function onProject(rule: ProjectRule): Rule<IssueSubject, Where> {
@@ -83,6 +84,21 @@ export const issuePolicy = {
   destroy_issue: allOf(readIssue, onProject(projectOwner)),
   /** ProjectPolicy's update_escalation_status: an incident's escalation status (Developers). */
   update_escalation_status: allOf(readIssue, unarchived, onProject(developer)),
+  /** GitLab's `can_read_all_resources?`, which lets Query.timelogs go without a project, group or own username: administrators. */
+  read_all_timelogs: administrator as Rule<null, never>,
+  /** IssuablePolicy's `is_project_member` on a readable issue: who still comments once its discussion is locked. */
+  issue_project_member: allOf(readIssue, onProject(projectMember(GUEST))),
+  /**
+   * TimelogPolicy's admin_timelog beyond a timelog's own author (src/modules/issues/timelogs.ts asks that first): the
+   * Maintainers of its project (`maintainer_access`).
+   */
+  admin_timelog: {
+    allows: (actor, timelog) => maintainer.allows(actor, timelog.inProject),
+    where: (actor) => {
+      const w = maintainer.where(actor);
+      return w === true || w === false ? w : { project: { is: w } };
+    },
+  } as Rule<{ inProject: ProjectSubject }, Prisma.TimelogWhereInput>,
 };
 
 type IssuePolicyRules = typeof issuePolicy;

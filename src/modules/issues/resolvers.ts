@@ -12,12 +12,13 @@ import type { MilestoneRow } from '../milestones/service.js';
 import type { LabelView } from '../labels/service.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
-import { parseDuration, humanDuration, timeEstimateArgument } from './durations.js';
+import { humanDuration, timeEstimateArgument, trackTime, type TimeTrackingInput } from './durations.js';
 import { followUpOf, type FollowUpArgs } from './follow-up.js';
 import { ISSUABLE_SUBSCRIPTIONS } from './live.js';
 import { ISSUE, splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
+import { renderSingleLine } from '../../markdown.js';
 
 interface ListArgs extends PageArgs {
   state?: 'opened' | 'closed' | 'locked' | 'all' | null;
@@ -249,6 +250,26 @@ export const issueResolvers = {
       humanTimeEstimate: humanDuration(i.timeEstimate),
       humanTotalTimeSpent: humanDuration(i.totalTimeSpent),
     }),
+    userPermissions: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.issues.permissions(i),
+    titleHtml: (i: IssueRow) => renderSingleLine(i.title),
+    descriptionHtml: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.notes.markdownHtml(ctx.services, i.description ?? '', i.projectId),
+    updatedBy: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.updatedById),
+    userDiscussionsCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.loaders.issues.userDiscussionsCount.load(i.id),
+    commenters: async (i: IssueRow, args: PageArgs, ctx: Context) => {
+      const ids = await ctx.services.issues.commenters(i);
+      return listConnection(args, (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null));
+    },
+    currentUserTodos: (i: IssueRow, args: PageArgs & { state?: 'pending' | 'done' | null }, ctx: Context) =>
+      ctx.services.todos.about({ type: ISSUE, id: i.id }, args.state ?? null, args),
+    // EE's IssueType#has_epic: whether it is in an epic, readable or not.
+    hasEpic: async (i: IssueRow, _a: unknown, ctx: Context) => (await ctx.loaders.epics.linkByIssueId.load(i.id)) !== null,
+    // Issue#hidden?: its author is banned.
+    hidden: async (i: IssueRow, _a: unknown, ctx: Context) => (await user(ctx, i.authorId))?.state === 'banned',
+    closedAsDuplicateOf: async (i: IssueRow, _a: unknown, ctx: Context) => {
+      const canonical = i.duplicatedToId === null ? null : await ctx.loaders.issues.byId.load(i.duplicatedToId);
+      return canonical && (await ctx.services.issues.canRead(canonical)) ? canonical : null;
+    },
+    emailsEnabled: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.issues.emailsEnabled(i),
     taskCompletionStatus: (i: IssueRow) => {
       const t = tasks(i.description);
       return { count: t.count, completedCount: t.completed };
@@ -428,6 +449,9 @@ export const issueResolvers = {
       return { issue: await ctx.services.issues.update(project, issue.iid, { escalationStatus: input.status }) };
     },
     // Mutations::Issues::Move: Issues::MoveService's refusals in the payload's errors.
+    issueReorder: async (_: unknown, input: IssueIid & { moveBeforeId?: number | null; moveAfterId?: number | null }, ctx: Context) => ({
+      issue: await ctx.services.issues.reorder(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.moveBeforeId ?? null, input.moveAfterId ?? null),
+    }),
     issueMove: async (_: unknown, input: IssueIid & { targetProjectPath: string }, ctx: Context) => {
       const { project, issue, target } = await moveArguments(ctx, input);
       return { issue: await ctx.services.issues.moves.move(project, issue, target) };
@@ -443,19 +467,12 @@ export const issueResolvers = {
       issue: await ctx.services.issues.setAssignees(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.assigneeUsernames, input.operationMode ?? 'REPLACE'),
     }),
     issueDestroy: async (_: unknown, input: IssueIid, ctx: Context) => ({ issue: await ctx.services.issues.destroy(await projectOf(ctx, input.projectPath), iidOf(input.iid)) }),
-    issueTimeTracking: async (
-      _: unknown,
-      input: IssueIid & { timeEstimate?: string | null; spentTime?: string | null; resetTimeEstimate?: boolean | null; resetSpentTime?: boolean | null },
-      ctx: Context,
-    ) => {
+    issueTimeTracking: async (_: unknown, input: IssueIid & TimeTrackingInput & { summary?: string | null }, ctx: Context) => {
       const project = await projectOf(ctx, input.projectPath);
       const iid = iidOf(input.iid);
       const { issues } = ctx.services;
-      if (input.resetTimeEstimate) return { issue: await issues.setTimeEstimate(project, iid, 0) };
-      if (input.resetSpentTime) return { issue: await issues.addSpentTime(project, iid, null) };
-      if (input.timeEstimate != null) return { issue: await issues.setTimeEstimate(project, iid, parseDuration(input.timeEstimate, 'timeEstimate', false)) };
-      if (input.spentTime != null) return { issue: await issues.addSpentTime(project, iid, parseDuration(input.spentTime, 'spentTime', true)) };
-      throw invalidArgument('timeEstimate');
+      const issue = await trackTime(input, (seconds) => issues.setTimeEstimate(project, iid, seconds), (seconds) => issues.addSpentTime(project, iid, seconds, { summary: input.summary }));
+      return { issue };
     },
   },
 };

@@ -1,6 +1,6 @@
 /**
  * GitLab's Issues API (`lib/api/issues.rb`: project, group and instance lists, one issue, create, update, delete,
- * time tracking, move and clone) and the Notes and Discussions APIs on issues (`lib/api/notes.rb`, `discussions.rb`), through the notes engine.
+ * time tracking, reorder, move and clone) and the Notes and Discussions APIs on issues (`lib/api/notes.rb`, `discussions.rb`), through the notes engine.
  */
 import type { RestRoute } from '../../rest/route.js';
 import { noteRoutes } from '../notes/routes.js';
@@ -16,6 +16,7 @@ export const issueRoutes: RestRoute[] = [
   { method: 'POST', path: project, operation: 'RestCreateProjectIssue', result: 'createIssue.issue', authenticate: true },
   { method: 'PUT', path: issue, operation: 'RestUpdateProjectIssue', result: 'updateIssue.issue', authenticate: true },
   { method: 'DELETE', path: issue, operation: 'RestDeleteProjectIssue', result: 'issueDestroy.issue', status: 204, authenticate: true },
+  { method: 'PUT', path: `${issue}/reorder`, operation: 'RestReorderProjectIssue', result: 'issueReorder.issue', authenticate: true },
   { method: 'POST', path: `${issue}/move`, operation: 'RestMoveProjectIssue', result: 'issueMove.issue', authenticate: true },
   { method: 'POST', path: `${issue}/clone`, operation: 'RestCloneProjectIssue', result: 'issueClone.issue', authenticate: true },
   { method: 'GET', path: `${issue}/participants`, operation: 'RestListIssueParticipants', result: 'projectIssue.participants.nodes', authenticate: true },

@@ -5,7 +5,7 @@
  */
 import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
-import { atLeastOneOf, badRequest, conflict, invalid, invalidArgument, notFound } from '../../errors.js';
+import { atLeastOneOf, badRequest, conflict, invalid, invalidArgument, notFound, serviceError } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
 import { can } from '../../auth/policy.js';
@@ -29,7 +29,8 @@ import type { ResourceEventsService } from '../resource_events/service.js';
 import type { IssueSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
-import { IssueMoves } from './move.js';
+import { IssueMoves, referenceBase } from './move.js';
+import { logTime, TimelogsService, type Spend } from './timelogs.js';
 import { positionAtStart, positionBetween, spreadPosition } from './positions.js';
 
 export const ISSUE = 'Issue';
@@ -480,6 +481,24 @@ export class IssuesService {
     return this.placeBetween(tx, project, ids);
   }
 
+  /**
+   * Issues::ReorderService (`PUT …/issues/:issue_iid/reorder`, `update_issue`): the issue placed after the issue
+   * `moveBeforeId` and before `moveAfterId` (ids of the project's issues; RelativePositioning#move_between). Neither
+   * given is Grape's missing parameters; none of them found, or none positive, GitLab's 422 `Unprocessable Entity`.
+   */
+  async reorder(project: ProjectRow, iid: number, moveBeforeId: number | null, moveAfterId: number | null): Promise<IssueRow> {
+    if (moveBeforeId === null && moveAfterId === null) throw atLeastOneOf('moveAfterId', 'moveBeforeId');
+    const issue = await this.get(project, iid);
+    await this.base.access.authorize('update_issue', issueSubject(project, issue));
+    const positive = (id: number | null) => (id !== null && id > 0 && id !== issue.id ? id : null);
+    const between = { before: positive(moveBeforeId), after: positive(moveAfterId) };
+    return this.db.$transaction(async (tx) => {
+      const position = between.before === null && between.after === null ? null : await this.placeBetween(tx, project, between);
+      if (position === null) throw serviceError('Unprocessable Entity', 422);
+      return tx.issue.update({ where: { id: issue.id }, data: { relativePosition: position }, include: withAssignees });
+    });
+  }
+
   /** RelativePositioning's rebalancing of a project's placed issues: the same order, IDEAL_DISTANCE apart around the middle. */
   private async rebalance(tx: Prisma.TransactionClient, project: ProjectRow): Promise<void> {
     const rows = await tx.issue.findMany({ where: { projectId: project.id, relativePosition: { not: null } }, orderBy: [{ relativePosition: 'asc' }, { id: 'asc' }], select: { id: true } });
@@ -551,7 +570,11 @@ export class IssuesService {
     const updated = await this.db.$transaction(async (tx) => {
       const before = await this.hookIssue(tx, issue.id);
       const changed = Object.keys(data).length > 0 || assigneeIds !== null || labelIds !== null;
-      if (changed) data.updatedAt = new Date();
+      // IssuableBaseService#update: a change touches the issue and names who made it (`updated_by`).
+      if (changed) {
+        data.updatedAt = new Date();
+        data.updatedById = viewer.id;
+      }
       if (labelIds !== null) {
         await tx.labelLink.deleteMany({ where: { issueId: issue.id, labelId: { notIn: labelIds } } });
         await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: issue.id })), skipDuplicates: true });
@@ -646,6 +669,13 @@ export class IssuesService {
     await this.announce(tx, project, before, issue.id, 'close', userId);
   }
 
+  /** Time logged on issues and merge requests (timelogs.ts). */
+  get timelogs(): TimelogsService {
+    return (this.timelogService ??= new TimelogsService(this.base, this.events));
+  }
+
+  private timelogService?: TimelogsService;
+
   /** Moving and cloning issues to other projects (move.ts), announced as this service announces issues. */
   get moves(): IssueMoves {
     return (this.issueMoves ??= new IssueMoves(this.base, this.labels, this.events, {
@@ -704,29 +734,118 @@ export class IssuesService {
     });
   }
 
+  /**
+   * Issues::DuplicateService for the issue at `iid` and its canonical issue (read by the caller): where the viewer may
+   * update it, a system note (`marked this issue as a duplicate of #2`), its closing and `duplicated_to_id`; where they
+   * may comment on the canonical one, a note there (`marked #1 as a duplicate of this issue`). Relating the two is the
+   * caller's (the issue links service).
+   */
+  async markDuplicate(project: ProjectRow, iid: number, canonical: IssueRow): Promise<void> {
+    const issue = await this.get(project, iid);
+    if (issue.id === canonical.id) return;
+    const viewer = this.base.access.requireViewer();
+    const canonicalProject = await this.projectOf(canonical);
+    if (await this.base.access.can('update_issue', issueSubject(project, issue))) {
+      await this.db.$transaction((tx) =>
+        this.events.issuables.note(tx, issue, viewer.id, `marked this issue as a duplicate of ${referenceBase(canonicalProject, project)}#${canonical.iid}`, new Date()),
+      );
+      if (issue.state !== 'closed') await this.update(project, iid, { stateEvent: 'close' }, false);
+      await this.db.issue.update({ where: { id: issue.id }, data: { duplicatedToId: canonical.id } });
+    }
+    if (await this.mayComment(canonical)) {
+      await this.db.$transaction((tx) =>
+        this.events.issuables.note(tx, canonical, viewer.id, `marked ${referenceBase(project, canonicalProject)}#${issue.iid} as a duplicate of this issue`, new Date()),
+      );
+    }
+  }
+
+  /**
+   * IssuePolicy's create_note on an issue: ProjectPolicy's create_note and read_issue, except on a locked discussion,
+   * where only the project's members comment (IssuablePolicy's `locked & ~is_project_member`).
+   */
+  async mayComment(issue: IssueRow): Promise<boolean> {
+    const project = await this.projectOf(issue);
+    const subject = issueSubject(project, issue);
+    if (!(await this.base.access.can('create_note', project)) || !(await this.base.access.can('read_issue', subject))) return false;
+    return !issue.discussionLocked || this.base.access.can('issue_project_member', subject);
+  }
+
+  /**
+   * The viewer's IssuePermissions: IssuePolicy's abilities on the issue. Designs need design management (LFS-backed
+   * design repositories), which this server does not have, so GitLab's design abilities are all off; a locked
+   * discussion prevents reopening (`locked` prevents reopen_issue).
+   */
+  async permissions(issue: IssueRow) {
+    const subject = await this.subject(issue);
+    const [readIssue, updateIssue, adminIssue, createNote] = await Promise.all([
+      this.base.access.can('read_issue', subject),
+      this.base.access.can('update_issue', subject),
+      this.base.access.can('admin_issue', subject),
+      this.mayComment(issue),
+    ]);
+    const design = false;
+    return {
+      readIssue,
+      updateIssue,
+      adminIssue,
+      createNote,
+      reopenIssue: updateIssue && !issue.discussionLocked,
+      readDesign: design,
+      createDesign: design,
+      updateDesign: design,
+      destroyDesign: design,
+    };
+  }
+
+  /**
+   * Noteable#commenters: authors of the issue's comments, by id; those whose every comment is internal only for those
+   * who may read internal notes.
+   */
+  async commenters(issue: IssueRow): Promise<number[]> {
+    const rows = await this.base.loaders.issues.commenters.load(issue.id);
+    const internal = rows.some((r) => r.onlyInternal) && (await this.base.access.can('read_internal_note', await this.projectOf(issue)));
+    return rows.filter((r) => internal || !r.onlyInternal).map((r) => r.userId);
+  }
+
+  /**
+   * Project#emails_enabled? (Issue.emailsEnabled): projects keep no setting of their own here, so it is their
+   * namespace's, off when the namespace or any group above it turned emails off (Namespace#emails_enabled?).
+   */
+  async emailsEnabled(issue: IssueRow): Promise<boolean> {
+    const project = await this.projectOf(issue);
+    const namespaces = await this.base.loaders.namespaces.byId.loadMany(project.namespace.traversalIds);
+    return namespaces.every((n) => !n || n instanceof Error || n.emailsEnabled !== false);
+  }
+
   /** Time tracking: the estimate in seconds (GitLab's `time_estimate`), 0 to reset. */
   async setTimeEstimate(project: ProjectRow, iid: number, seconds: number): Promise<IssueRow> {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
     if (seconds < 0) throw badRequest('400 Bad request - Time estimate must have a valid format and be greater than or equal to zero.');
-    return this.changeTracking(project, issue, { timeEstimate: seconds }, undefined);
+    return this.changeTracking(project, issue, async () => ({ timeEstimate: seconds }));
   }
 
-  /** Adds spent time (negative subtracts; the total never goes below zero), or resets it with null. */
-  async addSpentTime(project: ProjectRow, iid: number, seconds: number | null): Promise<IssueRow> {
+  /**
+   * Logs spent time as a timelog (negative subtracts, never below zero; `seconds` null resets it), with an optional
+   * day it was spent on (`/spend 1h 2026-11-01`) and the note whose command logged it.
+   */
+  async addSpentTime(project: ProjectRow, iid: number, seconds: number | null, spend: Omit<Spend, 'seconds'> = {}): Promise<IssueRow> {
     const issue = await this.get(project, iid);
     await this.base.access.authorize('admin_issue', issueSubject(project, issue));
-    const total = seconds === null ? 0 : Math.max(0, issue.totalTimeSpent + seconds);
-    return this.changeTracking(project, issue, { totalTimeSpent: total }, seconds);
+    const viewer = this.base.access.requireViewer();
+    return this.changeTracking(project, issue, async (tx) => ({
+      totalTimeSpent: await logTime(tx, this.events, { type: 'Issue', id: issue.id, projectId: project.id }, viewer.id, { ...spend, seconds }),
+    }));
   }
 
-  /** Writes a time tracking change with its system note (`spent`: seconds added, null for a reset, undefined for an estimate) and its announcement. */
-  private changeTracking(project: ProjectRow, issue: IssueRow, data: { timeEstimate?: number; totalTimeSpent?: number }, spent: number | null | undefined): Promise<IssueRow> {
+  /** Writes a time tracking change and its announcement (an estimate's system note here, spent time's by logTime). */
+  private changeTracking(project: ProjectRow, issue: IssueRow, change: (tx: Prisma.TransactionClient) => Promise<{ timeEstimate?: number; totalTimeSpent?: number }>): Promise<IssueRow> {
     const viewer = this.base.access.requireViewer();
     return this.db.$transaction(async (tx) => {
       const before = await this.hookIssue(tx, issue.id);
+      const data = await change(tx);
       const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
-      await this.events.issuables.timeTracked(tx, issue, updated, spent, viewer.id);
+      if (data.timeEstimate !== undefined) await this.events.issuables.timeTracked(tx, issue, updated, undefined, viewer.id);
       await this.announce(tx, project, before, issue.id, 'update');
       return updated;
     });

@@ -17,6 +17,15 @@ export function createMergeRequestLoaders(db: PrismaClient) {
       return ids.map((id) => found.get(id));
     }),
     milestoneById: byKeyLoader((ids: readonly number[]) => db.milestone.findMany({ where: { id: { in: [...ids] } } }), (m) => m.id),
+    /** Merge requests by id, with their people, unchecked: the merge request of a timelog its reader may read. */
+    byId: byKeyLoader(
+      (ids: readonly number[]) =>
+        db.mergeRequest.findMany({
+          where: { id: { in: [...ids] } },
+          include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } }, reviewers: { select: { userId: true, state: true }, orderBy: { createdAt: 'asc' } } },
+        }),
+      (m) => m.id,
+    ),
     /** Comments by users (not system notes) on each merge request (GitLab's `user_notes_count`). */
     userNotesCount: new DataLoader<number, number>(async (ids) => {
       const rows = await db.note.groupBy({ by: ['noteableId'], where: { noteableType: MERGE_REQUEST, noteableId: { in: [...ids] }, system: false }, _count: { _all: true } });

@@ -6,7 +6,7 @@ import { connection, listConnection, type PageArgs } from '../../graphql/connect
 import { unidiff } from '../repositories/history.js';
 import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
-import { humanDuration, timeEstimateArgument } from '../issues/durations.js';
+import { humanDuration, timeEstimateArgument, trackTime, type TimeTrackingInput } from '../issues/durations.js';
 import { splitNames } from '../issues/service.js';
 import { labelInParent } from '../labels/loaders.js';
 import { milestoneParent } from '../milestones/resolvers.js';
@@ -435,6 +435,13 @@ export const mergeRequestResolvers = {
     mergeRequestSetReviewers: async (_: unknown, input: MrIid & { reviewerUsernames: string[]; operationMode?: Mode | null }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.setPeople(await projectOf(ctx, input.projectPath), iidOf(input.iid), 'reviewers', input.reviewerUsernames, input.operationMode ?? 'REPLACE'),
     }),
+    mergeRequestTimeTracking: async (_: unknown, input: MrIid & TimeTrackingInput & { summary?: string | null }, ctx: Context) => {
+      const project = await projectOf(ctx, input.projectPath);
+      const iid = iidOf(input.iid);
+      const mrs = ctx.services.merge_requests;
+      const mergeRequest = await trackTime(input, (seconds) => mrs.setTimeEstimate(project, iid, seconds), (seconds) => mrs.addSpentTime(project, iid, seconds, { summary: input.summary }));
+      return { mergeRequest };
+    },
     mergeRequestSetDraft: async (_: unknown, input: MrIid & { draft: boolean }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { draft: input.draft }, false),
     }),

@@ -25,6 +25,7 @@ import type { LabelsService } from '../labels/service.js';
 import type { NotesService } from '../notes/service.js';
 import { issuableConditions } from '../issues/finder.js';
 import { existingUsers, lockForIid, usableMilestone } from '../issues/issuable.js';
+import { logTime, type Spend } from '../issues/timelogs.js';
 import type { ServiceBase } from '../module.js';
 import type { NamespaceRow } from '../namespaces/service.js';
 import { VISIBILITY_RANK } from '../namespaces/paths.js';
@@ -602,6 +603,38 @@ export class MergeRequestsService {
     }
     if (data.state === 'closed' && (await this.abortOnClose(project, mr))) return this.get(project, mr.iid);
     return updated;
+  }
+
+  /** Time tracking: the estimate in seconds (the Merge Requests API's `time_estimate`), 0 to reset (`admin_merge_request`). */
+  async setTimeEstimate(project: ProjectRow, iid: number, seconds: number): Promise<MergeRequestRow> {
+    const mr = await this.get(project, iid);
+    await this.base.access.authorize('admin_merge_request', mergeRequestSubject(project, mr));
+    if (seconds === mr.timeEstimate) return mr;
+    const viewer = this.base.access.requireViewer();
+    return this.db.$transaction(async (tx) => {
+      const before = await this.hookBefore(tx, mr.id);
+      const updated = await tx.mergeRequest.update({ where: { id: mr.id }, data: { timeEstimate: seconds, updatedAt: new Date() }, include: withPeople });
+      await this.events.issuables.mergeRequestUpdated(tx, mr, updated, (t) => draftTitle(t, false), viewer.id);
+      await this.executeHooks(tx, project, mr.id, 'update', { before, onlyIfChanged: true });
+      return updated;
+    });
+  }
+
+  /**
+   * Logs spent time on the merge request as a timelog (TimeTrackable#spend_time: negative subtracts, null resets),
+   * with an optional day it was spent on and summary; `admin_merge_request`, as the API's add_spent_time asks.
+   */
+  async addSpentTime(project: ProjectRow, iid: number, seconds: number | null, spend: Omit<Spend, 'seconds'> = {}): Promise<MergeRequestRow> {
+    const mr = await this.get(project, iid);
+    await this.base.access.authorize('admin_merge_request', mergeRequestSubject(project, mr));
+    const viewer = this.base.access.requireViewer();
+    return this.db.$transaction(async (tx) => {
+      const before = await this.hookBefore(tx, mr.id);
+      const totalTimeSpent = await logTime(tx, this.events, { type: 'MergeRequest', id: mr.id, projectId: project.id }, viewer.id, { ...spend, seconds });
+      const updated = await tx.mergeRequest.update({ where: { id: mr.id }, data: { totalTimeSpent, updatedAt: new Date() }, include: withPeople });
+      await this.executeHooks(tx, project, mr.id, 'update', { before, onlyIfChanged: true });
+      return updated;
+    });
   }
 
   /**

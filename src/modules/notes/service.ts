@@ -725,7 +725,7 @@ export class NotesService {
   /** Applies a saved note's quick actions (Notes::CreateService#do_commands): the note carries what they changed. */
   private async applyCommands(note: NoteRow, pending: PendingNoteCommands | null): Promise<NoteCreation<CreatedNote>> {
     if (!pending) return { created: note, commands: null };
-    const commands = await pending.apply();
+    const commands = await pending.apply(note.id);
     return { created: { ...note, commandsChanges: commands.changes }, commands };
   }
 

@@ -248,7 +248,7 @@ export const issuableActions: AnyCommand[] = [
   command<number | null>({
     name: 'estimate',
     aliases: ['estimate_time'],
-    types: ['Issue'],
+    types: ISSUABLES,
     takes: 'required',
     available: (run) => run.canSetMetadata(),
     parse: (_run, arg) => durationOf(arg, false),
@@ -260,7 +260,7 @@ export const issuableActions: AnyCommand[] = [
   command<{ seconds: number; date: string | null } | null>({
     name: 'spend',
     aliases: ['spent', 'spend_time'],
-    types: ['Issue'],
+    types: ISSUABLES,
     takes: 'required',
     available: (run) => run.canSetMetadata(),
     // SpendTimeAndDateSeparator: a duration, then an optional `YYYY-MM-DD` not in the future.
@@ -279,7 +279,7 @@ export const issuableActions: AnyCommand[] = [
   command({
     name: 'remove_estimate',
     aliases: ['remove_time_estimate'],
-    types: ['Issue'],
+    types: ISSUABLES,
     takes: 'none',
     available: async (run) => run.persisted && (await run.canSetMetadata()),
     execute: (run) => void (run.updates.time_estimate = 0),
@@ -287,7 +287,7 @@ export const issuableActions: AnyCommand[] = [
   }),
   command({
     name: 'remove_time_spent',
-    types: ['Issue'],
+    types: ISSUABLES,
     takes: 'none',
     available: async (run) => run.persisted && (await run.canSetMetadata()),
     execute: (run) => void (run.updates.spend_time = { duration: 'reset', user_id: run.viewerId }),

@@ -168,6 +168,23 @@ export const issueActions: AnyCommand[] = [
       run.messages.set('clone', `Cloned this issue to ${rest[0] ?? target.fullPath}.`);
     },
   }),
+  command<{ canonical: { project: ProjectRow; issue: IssueRow } | undefined; written: string }>({
+    name: 'duplicate',
+    types: ISSUE,
+    takes: 'required',
+    available: async (run) => !!issueOf(run) && (await run.canUpdate()),
+    parse: async (run, arg) => ({ canonical: (await findIssues(run, arg))[0], written: arg.trim() }),
+    // Issues::UpdateService hands `canonical_issue_id` to Issues::DuplicateService once the other changes are made.
+    execute: (run, found) => {
+      if (found?.canonical) run.updates.canonical_issue_id = found.canonical.issue.id;
+      run.messages.set(
+        'duplicate',
+        found?.canonical
+          ? `Closed this issue. Marked as related to, and a duplicate of, ${found.written}.`
+          : 'Failed to mark this issue as a duplicate because referenced issue was not found.',
+      );
+    },
+  }),
   linkCommand('relate', 'relates_to', (refs) => `Marked ${refs} as related to this issue.`),
   linkCommand('blocks', 'blocks', (refs) => `Marked ${refs} as blocked by this issue.`),
   linkCommand('blocked_by', 'is_blocked_by', (refs) => `Marked this issue as blocked by ${refs}.`),

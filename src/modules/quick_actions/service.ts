@@ -41,8 +41,8 @@ export interface PendingNoteCommands {
   content: string;
   /** The note held nothing but commands. */
   only: boolean;
-  /** Applies the commands' updates; what they did. */
-  apply(): Promise<NoteCommands>;
+  /** Applies the commands' updates (`noteId`: the saved note holding them, which logged time points at); what they did. */
+  apply(noteId?: number): Promise<NoteCommands>;
 }
 
 const ids = (value: unknown) => value as number[] | undefined;
@@ -100,7 +100,9 @@ export class QuickActionsService {
     return {
       content: result.content,
       only,
-      apply: async () => {
+      apply: async (noteId?: number) => {
+        // Notes::QuickActionsService#execute: time spent from a saved note names it (the timelog's note_id).
+        if (noteId !== undefined && run.updates.spend_time) run.updates.spend_time = { ...(run.updates.spend_time as object), note_id: noteId };
         await this.apply(run.services, run, {});
         return { changes: result.updates, message: result.message, commandNames: result.commandNames, only };
       },
@@ -223,8 +225,8 @@ export class QuickActionsService {
       if (u.severity !== undefined) update.severity = u.severity as Severity;
       let current = Object.values(update).some((v) => v !== undefined) ? await services.issues.update(t.project, issue.iid, update, false) : issue;
       if (u.time_estimate !== undefined) current = await services.issues.setTimeEstimate(t.project, issue.iid, u.time_estimate as number);
-      const spend = u.spend_time as { duration: number | 'reset' } | undefined;
-      if (spend) current = await services.issues.addSpentTime(t.project, issue.iid, spend.duration === 'reset' ? null : spend.duration);
+      const spend = spentTime(u);
+      if (spend) current = await services.issues.addSpentTime(t.project, issue.iid, spend.seconds, spend);
       if (u.todo_event === 'add') await services.todos.mark({ type: 'Issue', id: issue.id, projectId: issue.projectId });
       if (u.todo_event === 'done') await services.todos.markAllDone({ type: 'Issue', id: issue.id });
       await this.subscriptionAndAward(services, run, { type: 'Issue', id: issue.id, projectId: issue.projectId, groupId: null }, current);
@@ -233,6 +235,7 @@ export class QuickActionsService {
         await services.issue_links.create(t.project, issue.iid, { id: link.project_id }, link.issue_iid, link.link_type);
       }
       if (u.remove_link !== undefined) await services.issue_links.destroy(t.project, issue.iid, u.remove_link as number);
+      if (u.canonical_issue_id !== undefined) await this.duplicate(services, t.project, issue, u.canonical_issue_id as number);
       if (u.add_contacts) current = await services.crm.setIssueContactsByEmail(t.project, issue.iid, u.add_contacts as string[], 'APPEND');
       if (u.remove_contacts) current = await services.crm.setIssueContactsByEmail(t.project, issue.iid, u.remove_contacts as string[], 'REMOVE');
       if (u.target_project !== undefined) {
@@ -261,6 +264,9 @@ export class QuickActionsService {
       if (u.target_branch !== undefined) update.targetBranch = u.target_branch as string;
       if (u.wip_event !== undefined) update.draft = u.wip_event === 'draft';
       let current = Object.values(update).some((v) => v !== undefined) ? await services.merge_requests.update(t.project, mr.iid, update, false) : mr;
+      if (u.time_estimate !== undefined) current = await services.merge_requests.setTimeEstimate(t.project, mr.iid, u.time_estimate as number);
+      const spend = spentTime(u);
+      if (spend) current = await services.merge_requests.addSpentTime(t.project, mr.iid, spend.seconds, spend);
       await this.subscriptionAndAward(services, run, { type: 'MergeRequest', id: mr.id, projectId: mr.projectId, groupId: null }, current);
       if (u.approve) current = await services.merge_requests.approvals.approve(t.project, mr.iid);
       if (u.unapprove) current = await services.merge_requests.approvals.unapprove(t.project, mr.iid);
@@ -290,6 +296,20 @@ export class QuickActionsService {
     return current;
   }
 
+  /**
+   * Issues::DuplicateService: the issue closed as a duplicate of the canonical one (system notes on both, as the
+   * issues service decides), then the two related (IssueLinks::CreateService) unless they already are.
+   */
+  private async duplicate(services: Services, project: ProjectRow, issue: IssueRow, canonicalId: number): Promise<void> {
+    const canonical = await services.issues.byId(canonicalId);
+    if (!canonical || canonical.id === issue.id) return;
+    await services.issues.markDuplicate(project, issue.iid, canonical);
+    const related = await services.issue_links.related(issue);
+    if (related.some((l) => l.issue.id === canonical.id)) return;
+    const canonicalProject = await services.projects.find({ id: canonical.projectId });
+    if (canonicalProject) await services.issue_links.create(project, issue.iid, { id: canonicalProject.id }, canonical.iid, 'relates_to');
+  }
+
   /** `subscription_event` and `emoji_award` (IssuableBaseService#handle_changes' subscription and ToggleAwardEmoji). */
   private async subscriptionAndAward(
     services: Services,
@@ -306,4 +326,11 @@ export class QuickActionsService {
       await services.award_emoji.toggle(services, awardable, u.emoji_award as string);
     }
   }
+}
+
+/** `spend_time` of a run (TimeTrackable#spend_time's options): seconds or null for a reset, the day given with it, and its note. */
+function spentTime(u: Updates): { seconds: number | null; spentAt: Date | null; noteId: number | null } | null {
+  const spend = u.spend_time as { duration: number | 'reset'; spent_at?: string | null; note_id?: number } | undefined;
+  if (!spend) return null;
+  return { seconds: spend.duration === 'reset' ? null : spend.duration, spentAt: spend.spent_at ? new Date(`${spend.spent_at}T00:00:00Z`) : null, noteId: spend.note_id ?? null };
 }
