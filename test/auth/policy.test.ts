@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userPolicy } from '../../src/modules/users/policy.js';
 import { abilities, allowedWhere, can, type Ability, type Actor } from '../../src/auth/policy.js';
 import { JOB_TOKEN_SCOPE } from '../../src/auth/scopes.js';
 import type { Viewer } from '../../src/auth/viewer.js';
@@ -197,10 +198,12 @@ describe('the policy', () => {
       if (valid.every(Boolean)) fits.push(model);
     }
     if (fits.length === 1) return fits[0];
-    // `{ id: … }` (UserPolicy's `self`) fits every model: GitLab's UserPolicy abilities name the user.
-    if (fits.includes('user') && /(^|_)user($|_)/.test(ability)) return 'user';
+    // `{ id: … }` (UserPolicy's `self`) fits every model: UserPolicy's abilities (read_group_count too) are of users.
+    if (fits.includes('user') && ability in userPolicy) return 'user';
     // A filter by the project alone fits every model of a project: merge requests' abilities name them.
     if (fits.includes('mergeRequest') && /merge_request/.test(ability)) return 'mergeRequest';
+    // A timelog's filter is its project's, as an issue's (`inProject`): checked against issues, which have both.
+    if (fits.includes('issue') && /timelog/.test(ability)) return 'issue';
     throw new Error(`${ability}: its filters fit ${fits.length ? fits.join(', ') : 'no model'} of the models the test knows`);
   }
 

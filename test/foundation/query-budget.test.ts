@@ -384,7 +384,9 @@ describe('query budget', () => {
       // Event lists ask who may see each kind of target on the page once per kind (GitLab's Event#visible_to_user?:
       // issues, merge requests, and the noteables comments are on): a cost bounded by the kinds, never by the rows.
       if (EVENT_LISTS.has(name)) expect(four).toBeLessThanOrEqual(one + TARGET_KINDS);
-      else expect(four).toBe(one);
+      // Never more for more rows; fewer may happen where rows of a page prime loaders others ask (a child epic's
+      // parent on the same page is not read again).
+      else expect(four).toBeLessThanOrEqual(one);
     });
   }
 });
