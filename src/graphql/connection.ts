@@ -8,10 +8,11 @@ import { invalidArgument } from '../errors.js';
 
 export const MAX_PAGE_SIZE = 100;
 /**
- * A connection asked without `first` answers a full page, as GitLab's (graphql-ruby's `default_max_page_size 100`
- * with no `default_page_size`: the maximum stands in). REST always asks for its `per_page` (rest/pagination.ts).
+ * A connection asked without `first` answers 20. GitLab's answers 100 (graphql-ruby's `default_max_page_size`), but
+ * the node bound (cost.ts) would then refuse nested unpaged queries gitlab.com answers (a pipeline's stages, groups
+ * and jobs: 100³) until it counts lists already in memory as free. REST always asks for its `per_page`.
  */
-export const DEFAULT_PAGE_SIZE = MAX_PAGE_SIZE;
+export const DEFAULT_PAGE_SIZE = 20;
 
 export interface PageArgs {
   first?: number | null;

@@ -163,7 +163,7 @@ describe('depth limits by caller', () => {
       `Recursive query - too many of fields '{"projects"=>5, "group"=>5}' detected\nin single branch of the query")\n`,
       'Query has depth of 16, which exceeds max depth of 15',
       'Query has complexity of 2220, which exceeds max complexity of 200',
-      'Query has node count of 10101035100, which exceeds max node count of 25000',
+      'Query has node count of 3393420, which exceeds max node count of 25000',
     ]);
   });
 });
