@@ -50,6 +50,8 @@ beforeAll(async () => {
     body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: CI }] },
   });
   expect(commit.status, commit.text).toBe(201);
+  // The push's pipeline first (a background job makes it), so the API's is the commit's newest, whatever the timing.
+  await eventually(async () => (await t.server.database.prisma.pipeline.count({ where: { projectId: project.id } })) === 1);
   const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: owner.token, body: { ref: 'main' } });
   expect(created.status, created.text).toBe(201);
   pipeline = created.body;
