@@ -1,7 +1,7 @@
 /** Batched reads of what a listed epic shows: epics by id, their labels and parents, and the epic an issue is in. */
 import DataLoader from 'dataloader';
 import { Prisma, type PrismaClient } from '../../db/database.js';
-import { byKeyLoader, groupedLoader } from '../../db/loader.js';
+import { byKeyLoader } from '../../db/loader.js';
 import { labelsOfLoader } from '../labels/loaders.js';
 
 const EPIC = 'Epic';
@@ -33,19 +33,6 @@ export function createEpicLoaders(db: PrismaClient) {
       const found = new Map(rows.map((r) => [r.noteableId, r._count._all]));
       return ids.map((id) => found.get(id) ?? 0);
     }),
-    /** Each epic's comments (not system notes) as one row per author, thread and internality, first written first. */
-    userNotes: groupedLoader(
-      async (ids) =>
-        (
-          await db.note.groupBy({
-            by: ['noteableId', 'authorId', 'discussionId', 'internal'],
-            where: { noteableType: EPIC, noteableId: { in: ids }, system: false },
-            _min: { id: true },
-            orderBy: { _min: { id: 'asc' } },
-          })
-        ).map((n) => ({ epicId: n.noteableId ?? 0, authorId: n.authorId, discussionId: n.discussionId, internal: n.internal })),
-      (n) => n.epicId,
-    ),
     /** Each epic's tree sums (EpicAggregate), in two statements for the whole batch. */
     aggregate: new DataLoader<number, EpicAggregate>(async (ids) => {
       const tree = Prisma.sql`WITH RECURSIVE "tree"("root", "id") AS (

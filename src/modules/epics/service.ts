@@ -670,27 +670,25 @@ export class EpicsService {
     return found.reverse();
   }
 
-  /** The epic's comments the viewer may read (internal ones to those who read the group's internal notes). */
-  private async userNotes(epic: EpicRow) {
-    // Both asked together for every epic, so a page's epics reach their users in the same batch.
-    const [notes, internal] = await Promise.all([this.base.loaders.epics.userNotes.load(epic.id), this.notes.canReadInternal({ project: null, groupId: epic.groupId })]);
-    return internal ? notes : notes.filter((n) => !n.internal);
+  /** Whether the viewer may read the epic's internal notes. */
+  private readsInternal(epic: EpicRow): Promise<boolean> {
+    return this.notes.canReadInternal({ project: null, groupId: epic.groupId });
   }
 
   /** NoteableInterface's `commenters`: authors of the comments the viewer may read, by user id. */
   async commenters(epic: EpicRow): Promise<number[]> {
-    return [...new Set((await this.userNotes(epic)).map((n) => n.authorId))].sort((a, b) => a - b);
+    return (await this.notes.commenterIds(EPIC, epic.id, this.readsInternal(epic))).sort((a, b) => a - b);
   }
 
   /** Epic's participants: its author, then those who commented where the viewer may read, first comment first. */
   async participants(epic: EpicRow): Promise<number[]> {
-    const ids = [epic.authorId, ...(await this.userNotes(epic)).map((n) => n.authorId)].filter((id): id is number => id !== null);
+    const ids = [epic.authorId, ...(await this.notes.commenterIds(EPIC, epic.id, this.readsInternal(epic)))].filter((id): id is number => id !== null);
     return [...new Set(ids)];
   }
 
   /** `userDiscussionsCount`: threads with a comment the viewer may read. */
   async userDiscussionsCount(epic: EpicRow): Promise<number> {
-    return new Set((await this.userNotes(epic)).map((n) => n.discussionId)).size;
+    return this.notes.userDiscussionsCount(EPIC, epic.id, this.readsInternal(epic));
   }
 
   /** The epic tree's sums (descendantCounts, descendantWeightSum, healthStatus), as GitLab counts them: every descendant. */

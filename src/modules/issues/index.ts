@@ -38,5 +38,5 @@ export const issuesModule = defineModule({
   routes: issueRoutes,
   loaders: (db) => createIssueLoaders(db),
   uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'todos', 'resource_events'],
-  service: (base, { labels, activity, todos, resource_events }) => new IssuesService(base, labels, activity, todos, resource_events),
+  service: (base, { labels, activity, todos, resource_events, notes }) => new IssuesService(base, labels, activity, todos, resource_events, notes),
 });

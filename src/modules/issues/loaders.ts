@@ -36,23 +36,6 @@ export function createIssueLoaders(db: PrismaClient) {
       }
       return ids.map((id) => stats.get(id) ?? { total: 0, closed: 0 });
     }),
-    /** Threads with a comment by a user (not a system note) on each issue (GitLab's `user_discussions_count`). */
-    userDiscussionsCount: new DataLoader<number, number>(async (ids) => {
-      const rows = await db.$queryRaw<{ id: number; count: bigint }[]>`
-        SELECT "noteableId" AS "id", count(DISTINCT "discussionId") AS "count" FROM "notes"
-        WHERE "noteableType" = ${ISSUE} AND "noteableId" = ANY(${[...ids]}::int[]) AND NOT "system" GROUP BY "noteableId"`;
-      const found = new Map(rows.map((r) => [r.id, Number(r.count)]));
-      return ids.map((id) => found.get(id) ?? 0);
-    }),
-    /** Authors of each issue's comments (not system notes), by user id, each with whether all of theirs are internal. */
-    commenters: new DataLoader<number, { userId: number; onlyInternal: boolean }[]>(async (ids) => {
-      const rows = await db.note.groupBy({ by: ['noteableId', 'authorId', 'internal'], where: { noteableType: ISSUE, noteableId: { in: [...ids] }, system: false } });
-      return ids.map((id) => {
-        const mine = rows.filter((r) => r.noteableId === id);
-        const users = [...new Set(mine.map((r) => r.authorId))].sort((a, b) => a - b);
-        return users.map((userId) => ({ userId, onlyInternal: mine.every((r) => r.authorId !== userId || r.internal) }));
-      });
-    }),
     /** Comments by users (not system notes) on each issue (GitLab's `user_notes_count`). */
     userNotesCount: new DataLoader<number, number>(async (ids) => {
       const rows = await db.note.groupBy({ by: ['noteableId'], where: { noteableType: ISSUE, noteableId: { in: [...ids] }, system: false }, _count: { _all: true } });

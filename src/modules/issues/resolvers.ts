@@ -254,7 +254,8 @@ export const issueResolvers = {
     titleHtml: (i: IssueRow) => renderSingleLine(i.title),
     descriptionHtml: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.notes.markdownHtml(ctx.services, i.description ?? '', i.projectId),
     updatedBy: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.updatedById),
-    userDiscussionsCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.loaders.issues.userDiscussionsCount.load(i.id),
+    // GitLab's UserDiscussionsCountResolver counts every thread with a user note, internal ones too.
+    userDiscussionsCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.notes.userDiscussionsCount(ISSUE, i.id, true),
     commenters: async (i: IssueRow, args: PageArgs, ctx: Context) => {
       const ids = await ctx.services.issues.commenters(i);
       return listConnection(args, (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null));

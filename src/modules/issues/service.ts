@@ -26,6 +26,7 @@ import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { TodosService } from '../todos/service.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
+import type { NotesService } from '../notes/service.js';
 import type { IssueSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
@@ -203,6 +204,7 @@ export class IssuesService {
     private readonly activity: ActivityService,
     private readonly todos: TodosService,
     private readonly events: ResourceEventsService,
+    private readonly notes: NotesService,
   ) {}
 
   private get db() {
@@ -802,9 +804,8 @@ export class IssuesService {
    * who may read internal notes.
    */
   async commenters(issue: IssueRow): Promise<number[]> {
-    const rows = await this.base.loaders.issues.commenters.load(issue.id);
-    const internal = rows.some((r) => r.onlyInternal) && (await this.base.access.can('read_internal_note', await this.projectOf(issue)));
-    return rows.filter((r) => internal || !r.onlyInternal).map((r) => r.userId);
+    const internal = this.projectOf(issue).then((project) => this.base.access.can('read_internal_note', project));
+    return (await this.notes.commenterIds(ISSUE, issue.id, internal)).sort((a, b) => a - b);
   }
 
   /**
@@ -935,12 +936,8 @@ export class IssuesService {
   async participants(issue: IssueRow): Promise<number[]> {
     const project = await this.base.loaders.projects.byId.load(issue.projectId);
     const internal = !!project && (await this.base.access.can('read_internal_note', project));
-    const commenters = await this.db.note.findMany({
-      where: { noteableType: ISSUE, noteableId: issue.id, system: false, ...(internal ? {} : { internal: false }) },
-      select: { authorId: true },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
-    const ids = [issue.authorId, ...issue.assignees.map((a) => a.userId), ...commenters.map((n) => n.authorId)].filter((id): id is number => id !== null);
+    const commenters = await this.notes.commenterIds(ISSUE, issue.id, internal);
+    const ids = [issue.authorId, ...issue.assignees.map((a) => a.userId), ...commenters].filter((id): id is number => id !== null);
     return [...new Set(ids)];
   }
 

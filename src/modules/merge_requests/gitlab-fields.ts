@@ -11,7 +11,7 @@ import { TODO_MERGE_REQUEST } from '../todos/service.js';
 import { ADD_TO_MERGE_TRAIN } from '../merge_trains/service.js';
 import { mergeTrainsEnabled } from '../merge_trains/settings.js';
 import { pipelineActive } from './auto_merge.js';
-import type { MergeRequestRow } from './service.js';
+import { MERGE_REQUEST, type MergeRequestRow } from './service.js';
 
 const git = (ctx: Context) => ctx.services.merge_requests.git;
 const projectOf = (m: MergeRequestRow, ctx: Context) => ctx.services.merge_requests.projectOf(m);
@@ -66,7 +66,7 @@ export const mergeRequestGitlabFields = {
     return listConnection(args, [...byId.values()].sort((a, b) => a.id - b.id));
   },
   // Noteable#commenters: the authors of its comments (system notes left out), first comment first.
-  commenters: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, await ctx.loaders.merge_requests.commenters.load(m.id))),
+  commenters: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await users(ctx, await ctx.services.notes.commenterIds(MERGE_REQUEST, m.id, true))),
   mergeRequestDiffs: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.merge_requests.versions.list(await projectOf(m, ctx), m, args, 'asc'),
   // merge_when_pipeline_succeeds is GitLab's column behind auto_merge_enabled.
   mergeWhenPipelineSucceeds: (m: MergeRequestRow) => m.autoMergeEnabled,
@@ -78,7 +78,8 @@ export const mergeRequestGitlabFields = {
     const source = await git(ctx).sourceProjectOf(m);
     return !!source && (await ctx.services.repositories.branchProtection(source, m.sourceBranch)).protected;
   },
-  userDiscussionsCount: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.loaders.merge_requests.userDiscussionsCount.load(m.id),
+  // Merge requests have no internal notes: every thread counts.
+  userDiscussionsCount: (m: MergeRequestRow, _a: unknown, ctx: Context) => ctx.services.notes.userDiscussionsCount(MERGE_REQUEST, m.id, true),
   currentUserTodos: (m: MergeRequestRow, args: PageArgs & { state?: 'pending' | 'done' | null }, ctx: Context) =>
     ctx.services.todos.about({ type: TODO_MERGE_REQUEST, id: m.id }, args.state, args),
   titleHtml: (m: MergeRequestRow) => renderSingleLine(m.title),

@@ -32,24 +32,6 @@ export function createMergeRequestLoaders(db: PrismaClient) {
       const found = new Map(rows.map((r) => [r.noteableId, r._count._all]));
       return ids.map((id) => found.get(id) ?? 0);
     }),
-    /** Authors of each merge request's comments (not system notes), first comment first: its commenting participants. */
-    commenters: new DataLoader<number, number[]>(async (ids) => {
-      const rows = await db.note.findMany({
-        where: { noteableType: MERGE_REQUEST, noteableId: { in: [...ids] }, system: false },
-        select: { noteableId: true, authorId: true },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      });
-      return ids.map((id) => rows.filter((r) => r.noteableId === id).map((r) => r.authorId));
-    }),
-    /** Threads with a comment by a user (not system notes) on each merge request (GitLab's user_discussions_count). */
-    userDiscussionsCount: new DataLoader<number, number>(async (ids) => {
-      const rows = await db.$queryRaw<{ noteableId: number; count: number }[]>`
-        SELECT "noteableId", COUNT(DISTINCT "discussionId")::int AS "count" FROM "notes"
-        WHERE "noteableType" = ${MERGE_REQUEST} AND "noteableId" = ANY(${[...ids]}::int[]) AND NOT "system"
-        GROUP BY "noteableId"`;
-      const found = new Map(rows.map((r) => [r.noteableId, r.count]));
-      return ids.map((id) => found.get(id) ?? 0);
-    }),
     /**
      * When each merge request was prepared (GitLab's prepared_at, set once MergeRequests::AfterCreateService made its
      * first diff version): its first version's creation, null while it has none.

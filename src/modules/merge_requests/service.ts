@@ -1075,7 +1075,7 @@ export class MergeRequestsService {
 
   /** GitLab's participants: the author, assignees, reviewers and commenters, each once. */
   async participants(mr: MergeRequestRow): Promise<number[]> {
-    const commenters = await this.base.loaders.merge_requests.commenters.load(mr.id);
+    const commenters = await this.notes.commenterIds(MERGE_REQUEST, mr.id, true);
     const ids = [mr.authorId, ...mr.assignees.map((a) => a.userId), ...mr.reviewers.map((r) => r.userId), ...commenters].filter((id): id is number => id !== null);
     return [...new Set(ids)];
   }

@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { queryRows } from '../../db/direct-reads.js';
 import { badRequest, exactlyOneOf, forbidden, invalid, invalidArgument, missing, mutuallyExclusive, notFound, recordNotFound, unauthenticated } from '../../errors.js';
-import { connection, encodeCursor, type PageArgs } from '../../graphql/connection.js';
+import { connection, encodeCursor, listConnection, type PageArgs } from '../../graphql/connection.js';
 import type { Ref } from '../../graphql/ids.js';
 import type { ActivityService } from '../activity/service.js';
 import { enqueueHookEvent, hookHeard } from '../hooks/events.js';
@@ -440,20 +440,33 @@ export class NotesService {
   }
 
   /**
-   * GitLab's Noteable#commenters: the authors of the noteable's user notes (not system notes) the viewer may read,
-   * each once, by ID.
+   * GitLab's Noteable#commenters of a noteable by class name and id: the authors of its user notes (not system notes),
+   * each once, the first to comment first; an author whose every comment is internal only when `internal` (the viewer
+   * may read internal notes). Batched over the noteables of a page.
+   */
+  async commenterIds(type: string, id: number, internal: boolean | Promise<boolean>): Promise<number[]> {
+    // Loaded beside the viewer's check, so a page of noteables reaches the loader in one batch.
+    const [rows, readsInternal] = await Promise.all([this.base.loaders.notes.commenters.load(`${type}:${id}`), internal]);
+    return [...new Set(rows.filter((r) => readsInternal || !r.internal).map((r) => r.authorId))];
+  }
+
+  /**
+   * GitLab's commenters connection of a noteable with an id (snippets'; commits have none), by user id as GitLab pages
+   * a relation without order.
    */
   async commenters(n: Noteable, page: PageArgs) {
-    const { db, loaders } = this.base;
-    const where: Prisma.NoteWhereInput = { AND: [await this.readable(n), { system: false }] };
-    return connection(
-      page,
-      async ({ skip, take }) => {
-        const ids = (await db.note.groupBy({ by: ['authorId'], where, orderBy: { authorId: 'asc' }, skip, take })).map((row) => row.authorId);
-        return (await loaders.users.byId.loadMany(ids)).filter((user) => user !== null && !(user instanceof Error));
-      },
-      async () => (await db.note.groupBy({ by: ['authorId'], where })).length,
-    );
+    const ids = n.id === null ? [] : (await this.commenterIds(n.type, n.id, this.canReadInternal(n))).sort((a, b) => a - b);
+    const users = await this.base.loaders.users.byId.loadMany(ids);
+    return listConnection(page, users.filter((user) => user !== null && !(user instanceof Error)));
+  }
+
+  /**
+   * GitLab's user_discussions_count of a noteable by class name and id: its threads with a user note, batched; with
+   * `internal` false, only threads with a note that is not internal.
+   */
+  async userDiscussionsCount(type: string, id: number, internal: boolean | Promise<boolean>): Promise<number> {
+    const [counts, readsInternal] = await Promise.all([this.base.loaders.notes.userDiscussions.load(`${type}:${id}`), internal]);
+    return readsInternal ? counts.all : counts.public;
   }
 
   /**
