@@ -1,5 +1,6 @@
 /** GraphQL resolvers of epics and the issues in them; the REST Epics and Epic Issues APIs run through them too. */
 import type { Context } from '../../context.js';
+import { usersByIds } from '../users/loaders.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { GraphQLScalarType, Kind } from 'graphql';
 import { LABEL_CLASSES, globalId, iidOf, looseIds, parseRef } from '../../graphql/ids.js';
@@ -69,7 +70,7 @@ function filtersOf(args: ListArgs): EpicFilters {
 }
 
 /** Users by id, in the order given, leaving out any since removed. */
-const usersOf = async (ctx: Context, ids: readonly number[]) => (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null);
+const usersOf = (ctx: Context, ids: readonly number[]) => usersByIds(ctx.loaders.users, ids);
 
 const groupOf = async (epic: EpicRow, ctx: Context): Promise<NamespaceRow> => (await ctx.loaders.namespaces.byId.load(epic.groupId))!;
 const path = async (epic: EpicRow, ctx: Context) => `groups/${(await groupOf(epic, ctx)).fullPath}/-/epics/${epic.iid}`;

@@ -1,5 +1,6 @@
 /** GraphQL resolvers of issues; the REST routes run through them too. */
 import type { Context } from '../../context.js';
+import { usersByIds } from '../users/loaders.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { LABEL_CLASSES, globalId, iidOf, looseId, looseIds, parseId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
@@ -237,7 +238,7 @@ export const issueResolvers = {
     assignee: (i: IssueRow, _a: unknown, ctx: Context) => user(ctx, i.assignees[0]?.userId),
     participants: async (i: IssueRow, args: PageArgs, ctx: Context) => {
       const ids = await ctx.services.issues.participants(i);
-      return listConnection(args, (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null));
+      return listConnection(args, await usersByIds(ctx.loaders.users, ids));
     },
     type: (i: IssueRow) => i.issueType.toUpperCase(),
     issueType: (i: IssueRow) => i.issueType,
@@ -258,7 +259,7 @@ export const issueResolvers = {
     userDiscussionsCount: (i: IssueRow, _a: unknown, ctx: Context) => ctx.services.notes.userDiscussionsCount(ISSUE, i.id, true),
     commenters: async (i: IssueRow, args: PageArgs, ctx: Context) => {
       const ids = await ctx.services.issues.commenters(i);
-      return listConnection(args, (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null));
+      return listConnection(args, await usersByIds(ctx.loaders.users, ids));
     },
     currentUserTodos: (i: IssueRow, args: PageArgs & { state?: 'pending' | 'done' | null }, ctx: Context) =>
       ctx.services.todos.about({ type: ISSUE, id: i.id }, args.state ?? null, args),

@@ -5,6 +5,7 @@
  * threads, the viewer's to-do items, rendered title and description, and the approval state of GitLab Free.
  */
 import type { Context } from '../../context.js';
+import { usersByIds } from '../users/loaders.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { renderSingleLine } from '../../markdown.js';
 import { TODO_MERGE_REQUEST } from '../todos/service.js';
@@ -50,7 +51,7 @@ async function hasCi(m: MergeRequestRow, ctx: Context): Promise<boolean> {
   return ctx.loaders.merge_requests.hasPipelines.load(m.id);
 }
 
-const users = async (ctx: Context, ids: readonly number[]) => (await Promise.all([...new Set(ids)].map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null);
+const users = (ctx: Context, ids: readonly number[]) => usersByIds(ctx.loaders.users, ids);
 
 export const mergeRequestGitlabFields = {
   defaultMergeCommitMessage: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).defaultMessage(await projectOf(m, ctx), m),

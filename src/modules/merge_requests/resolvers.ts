@@ -1,5 +1,6 @@
 /** GraphQL resolvers of merge requests; the REST routes run through them too. */
 import type { Context } from '../../context.js';
+import { usersByIds } from '../users/loaders.js';
 import { cannotCancel, setAutoMerge } from './auto_merge.js';
 import { invalidArgument } from '../../errors.js';
 import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
@@ -123,7 +124,7 @@ const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.g
 const projectOfMr = async (mr: MergeRequestRow, ctx: Context): Promise<ProjectRow> => (await ctx.loaders.projects.byId.load(mr.projectId))!;
 
 const user = (ctx: Context, id: number | null | undefined) => (id == null ? null : ctx.loaders.users.byId.load(id));
-const users = async (ctx: Context, ids: readonly number[]) => (await Promise.all(ids.map((id) => ctx.loaders.users.byId.load(id)))).filter((u) => u !== null);
+const users = (ctx: Context, ids: readonly number[]) => usersByIds(ctx.loaders.users, ids);
 
 /** Users as one of the merge request's user types (MergeRequestAuthor, …): UserCore's row, with the merge request beside it. */
 const mrUser = async (ctx: Context, mr: MergeRequestRow, id: number | null) => {

@@ -22,6 +22,7 @@ import type { ProjectRow, ProjectsService } from '../projects/service.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { COMMIT } from './commits.js';
 import { referencedIn, renderMarkdown, type NumberedReference } from '../../markdown.js';
+import { usersByIds } from '../users/loaders.js';
 import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind } from './noteables.js';
 import type { NoteCommands, PendingNoteCommands } from '../quick_actions/service.js';
 
@@ -456,8 +457,7 @@ export class NotesService {
    */
   async commenters(n: Noteable, page: PageArgs) {
     const ids = n.id === null ? [] : (await this.commenterIds(n.type, n.id, this.canReadInternal(n))).sort((a, b) => a - b);
-    const users = await this.base.loaders.users.byId.loadMany(ids);
-    return listConnection(page, users.filter((user) => user !== null && !(user instanceof Error)));
+    return listConnection(page, await usersByIds(this.base.loaders.users, ids));
   }
 
   /**

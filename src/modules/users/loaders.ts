@@ -32,3 +32,8 @@ export function createUserLoaders(db: PrismaClient) {
 }
 
 export type UserLoaders = ReturnType<typeof createUserLoaders>;
+
+/** The users of these ids that exist, each once, in the order given: the people a field lists by id (commenters, participants). */
+export async function usersByIds(loaders: UserLoaders, ids: readonly number[]) {
+  return (await Promise.all([...new Set(ids)].map((id) => loaders.byId.load(id)))).filter((user) => user !== null);
+}
