@@ -107,7 +107,7 @@ export interface Edge<T> {
 
 export interface Connection<T> {
   readonly nodes: Promise<T[]>;
-  /** Relay's edges (edges.ts): each node with its cursor, the cursors `pageInfo` gives for the first and last. */
+  /** Relay's edges (relay-connections.ts): each node with its cursor, the cursors `pageInfo` gives for the first and last. */
   readonly edges: Promise<Edge<T>[]>;
   readonly count: Promise<number>;
   readonly pageInfo: Promise<{ hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }>;
@@ -121,40 +121,56 @@ interface Loaded<T> {
   hasPreviousPage: boolean;
 }
 
+/** A connection's arguments, read and checked: page sizes capped, cursors decoded. */
+interface PageRequest {
+  first: number | undefined;
+  last: number | undefined;
+  after: Cursor | null;
+  before: Cursor | null;
+}
+
+function readPage(args: PageArgs, keyset: KeysetOrder | undefined): PageRequest {
+  return {
+    first: pageSize(args.first, 'first'),
+    last: pageSize(args.last, 'last'),
+    after: args.after ? readCursor(args.after, 'after', keyset) : null,
+    before: args.before ? readCursor(args.before, 'before', keyset) : null,
+  };
+}
+
 /**
  * Reads the page Relay's arguments name (GitLab's connections: `first`/`after`, `last`/`before`, both at once):
  * the nodes after `after` and before `before`, then the first `first` of them, then the last `last` of those. A
  * keyset-capable list read with keyset cursors (or backwards from its end) seeks and, for `last`, reads in reverse;
  * otherwise the page is an offset window, `last` without `before` costing the list's count.
  */
-async function loadPage<T>(args: PageArgs, fetch: (page: Page) => Promise<T[]>, count: () => Promise<number>, keyset: KeysetOrder | undefined): Promise<Loaded<T>> {
-  const first = pageSize(args.first, 'first');
-  const last = pageSize(args.last, 'last');
-  const after = args.after ? readCursor(args.after, 'after', keyset) : null;
-  const before = args.before ? readCursor(args.before, 'before', keyset) : null;
-  const take = first ?? (last == null ? DEFAULT_PAGE_SIZE : undefined);
+async function loadPage<T>(request: PageRequest, fetch: (page: Page) => Promise<T[]>, count: () => Promise<number>, keyset: KeysetOrder | undefined): Promise<Loaded<T>> {
+  const { first, last, after, before } = request;
+  const take = first ?? (last === undefined ? DEFAULT_PAGE_SIZE : undefined);
   const orderBy = keyset?.map(([field, direction]) => ({ [field]: direction }));
   const get = (page: Page) => (page.take <= 0 ? Promise.resolve([] as T[]) : Promise.resolve(fetch(page)));
 
-  if (keyset && after?.kind !== 'offset' && before?.kind !== 'offset' && (after || before || last != null)) {
-    const filters = [after && seek(keyset, (after as { values: unknown[] }).values, 'after'), before && seek(keyset, (before as { values: unknown[] }).values, 'before')].filter(Boolean) as Record<string, unknown>[];
+  if (keyset && after?.kind !== 'offset' && before?.kind !== 'offset' && (after || before || last !== undefined)) {
+    const filters: Record<string, unknown>[] = [];
+    if (after?.kind === 'keyset') filters.push(seek(keyset, after.values, 'after'));
+    if (before?.kind === 'keyset') filters.push(seek(keyset, before.values, 'before'));
     const where = filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : { AND: filters };
-    if (last == null || take !== undefined) {
+    if (last === undefined || take !== undefined) {
       const forward = await get({ skip: 0, take: (take ?? 0) + 1, seek: where, orderBy });
       const rows = forward.slice(0, take);
-      if (last == null) return { rows, start: 0, hasNextPage: forward.length > rows.length, hasPreviousPage: !!after };
+      if (last === undefined) return { rows, start: 0, hasNextPage: forward.length > rows.length, hasPreviousPage: !!after };
       return { rows: rows.slice(Math.max(0, rows.length - last)), start: 0, hasNextPage: forward.length > rows.length, hasPreviousPage: rows.length > last || !!after };
     }
     const reversed = keyset.map(([field, direction]) => ({ [field]: direction === 'asc' ? ('desc' as const) : ('asc' as const) }));
     const backward = await get({ skip: 0, take: last + 1, seek: where, orderBy: reversed });
     return { rows: backward.slice(0, last).reverse(), start: 0, hasNextPage: !!before, hasPreviousPage: backward.length > last };
   }
-  if (after?.kind === 'keyset' || before?.kind === 'keyset') throw invalidArgument(after?.kind === 'keyset' ? 'before' : 'after');
-
-  // An offset window [lower, upper) of the list.
-  const lower = after ? (after as { offset: number }).offset + 1 : 0;
-  const upper = before ? (before as { offset: number }).offset : undefined;
-  if (last == null) {
+  // An offset window [lower, upper) of the list; a keyset cursor beside an offset one is refused.
+  if (after?.kind === 'keyset') throw invalidArgument('before');
+  if (before?.kind === 'keyset') throw invalidArgument('after');
+  const lower = after ? after.offset + 1 : 0;
+  const upper = before ? before.offset : undefined;
+  if (last === undefined) {
     const size = Math.max(0, Math.min(take!, (upper ?? Infinity) - lower));
     const probe = upper === undefined || lower + size < upper ? 1 : 0;
     const rows = await get({ skip: lower, take: size + probe, orderBy });
@@ -179,15 +195,12 @@ export function connection<T>(
   count: () => Promise<number>,
   keyset?: KeysetOrder,
 ): Connection<T> {
-  // Arguments are checked at once, so a bad cursor is refused even where only `count` is asked for.
-  pageSize(args.first, 'first');
-  pageSize(args.last, 'last');
-  if (args.after) readCursor(args.after, 'after', keyset);
-  if (args.before) readCursor(args.before, 'before', keyset);
+  // Read at once, so a bad cursor is refused even where only `count` is asked for.
+  const request = readPage(args, keyset);
   let total: Promise<number> | undefined;
   const counted = () => (total ??= Promise.resolve(count()));
   let loaded: Promise<Loaded<T>> | undefined;
-  const load = () => (loaded ??= loadPage(args, fetch, counted, keyset));
+  const load = () => (loaded ??= loadPage(request, fetch, counted, keyset));
   const cursorAt = (page: Loaded<T>, index: number) =>
     keyset ? encodeKeysetCursor(keyset.map(([field]) => (page.rows[index] as Record<string, unknown>)[field])) : encodeCursor(page.start + index);
   return {
