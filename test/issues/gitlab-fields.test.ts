@@ -168,6 +168,21 @@ describe('Issue fields', () => {
     await run(1);
     expect(await run(3)).toBe(await run(1));
   });
+
+  it('renders the descriptions of a list whose texts reference issues in the same number of statements for one as for three', async () => {
+    for (const iid of [2, 3]) expect((await t.api('PUT', issues(`/${iid}`), { token: owner.token, body: { description: `Follows #1 and #${iid + 1}` } })).status).toBe(200);
+    const run = async (first: number) => {
+      statements = 0;
+      counting = true;
+      const res = await t.graphql(`query($p: ID!) { project(fullPath: $p) { issues(first: ${first}, sort: CREATED_ASC) { nodes { descriptionHtml } } } }`, { p: project.path_with_namespace }, owner.token);
+      counting = false;
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data.project.issues.nodes.every((n: { descriptionHtml: string }) => n.descriptionHtml.includes('gfm-issue'))).toBe(true);
+      return statements;
+    };
+    await run(1);
+    expect(await run(3)).toBe(await run(1));
+  });
 });
 
 describe('PUT /projects/:id/issues/:issue_iid/reorder', () => {

@@ -3,6 +3,7 @@
  * Issues API of projects, groups and the instance (IssuesFinder's filters and orders), create, update with state
  * events and label changes, delete, and their activity events.
  */
+import { byKeyLoader } from '../../db/loader.js';
 import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, invalid, invalidArgument, notFound, serviceError } from '../../errors.js';
@@ -249,13 +250,19 @@ export class IssuesService {
     return issue;
   }
 
-  /** Of the project's issues with these iids, those the viewer may read, in one query (`#12` references). */
+  /** Of the project's issues with these iids, those the viewer may read (`#12` references). */
   async readableByIids(project: ProjectRow, iids: readonly number[]): Promise<IssueRow[]> {
-    if (!iids.length) return [];
-    const issues = await this.db.issue.findMany({ where: { projectId: project.id, iid: { in: [...iids] } }, include: withAssignees });
+    const issues = (await this.byProjectIid.loadMany(iids.map((iid) => `${project.id}:${iid}`))).filter((issue): issue is IssueRow => issue !== null && !(issue instanceof Error));
     const readable = await Promise.all(issues.map((issue) => this.base.access.can('read_issue', issueSubject(project, issue))));
     return issues.filter((_, i) => readable[i]);
   }
+
+  /** Issues by `projectId:iid`, batched: the references of a page of texts (every descriptionHtml of a list) in one query. */
+  private readonly byProjectIid = byKeyLoader<string, IssueRow>(
+    (keys: readonly string[]) =>
+      this.db.issue.findMany({ where: { OR: keys.map((k) => ({ projectId: Number(k.split(':')[0]), iid: Number(k.split(':')[1]) })) }, include: withAssignees }),
+    (issue) => `${issue.projectId}:${issue.iid}`,
+  );
 
   /** An issue by its id when the viewer may read it (GraphQL's global IDs); null otherwise. */
   async byId(id: number): Promise<IssueRow | null> {

@@ -4,6 +4,7 @@
  * orders), create with GitLab's branch validations, update with state events and label changes, delete, and their
  * activity events. Their git side (commits, diffs, mergeability, merging) is git.ts.
  */
+import { byKeyLoader } from '../../db/loader.js';
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { Prisma, type PrismaClient } from '../../db/database.js';
@@ -249,13 +250,20 @@ export class MergeRequestsService {
     return mr;
   }
 
-  /** Of the project's merge requests with these iids, those the viewer may read, in one query (`!3` references). */
+  /** Of the project's merge requests with these iids, those the viewer may read (`!3` references). */
   async readableByIids(project: ProjectRow, iids: readonly number[]): Promise<MergeRequestRow[]> {
     if (!iids.length || !(await this.base.access.can('read_project', project))) return [];
-    const found = await this.db.mergeRequest.findMany({ where: { projectId: project.id, iid: { in: [...iids] } }, include: withPeople });
+    const found = (await this.byProjectIid.loadMany(iids.map((iid) => `${project.id}:${iid}`))).filter((mr): mr is MergeRequestRow => mr !== null && !(mr instanceof Error));
     const readable = await Promise.all(found.map((mr) => this.base.access.can('read_merge_request', mergeRequestSubject(project, mr))));
     return found.filter((_, i) => readable[i]);
   }
+
+  /** Merge requests by `projectId:iid`, batched: the references of a page of texts in one query. */
+  private readonly byProjectIid = byKeyLoader<string, MergeRequestRow>(
+    (keys: readonly string[]) =>
+      this.db.mergeRequest.findMany({ where: { OR: keys.map((k) => ({ projectId: Number(k.split(':')[0]), iid: Number(k.split(':')[1]) })) }, include: withPeople }),
+    (mr) => `${mr.projectId}:${mr.iid}`,
+  );
 
   /** A merge request by id when the viewer may read it (global IDs, notes); null otherwise. */
   async byId(id: number): Promise<MergeRequestRow | null> {

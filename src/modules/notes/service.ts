@@ -23,7 +23,7 @@ import type { RepositoriesService } from '../repositories/service.js';
 import { COMMIT } from './commits.js';
 import { referencedIn, renderMarkdown, type NumberedReference } from '../../markdown.js';
 import { usersByIds } from '../users/loaders.js';
-import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind } from './noteables.js';
+import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind, type ReferenceResolver } from './noteables.js';
 import type { NoteCommands, PendingNoteCommands } from '../quick_actions/service.js';
 
 export type NoteRow = Awaited<ReturnType<PrismaClient['note']['findUniqueOrThrow']>>;
@@ -1009,17 +1009,28 @@ export class NotesService {
   async markdownHtml(services: Services, text: string, projectId: number | null): Promise<string> {
     const resolvers = referenceResolversInUse();
     const { usernames, numbers } = referencedIn(text, resolvers.map((r) => r.prefix));
-    const users = usernames.length ? await this.base.loaders.notes.usersByUsername.loadMany(usernames) : [];
+    // Mentions and every kind of numbered reference are looked up side by side, so the texts of a list reach each
+    // loader together (one batch per kind, whichever references each text makes).
+    const [users, numbered] = await Promise.all([
+      usernames.length ? this.base.loaders.notes.usersByUsername.loadMany(usernames) : [],
+      this.numberedReferences(services, resolvers, numbers, projectId),
+    ]);
     const found = new Map<string, { id: number; username: string; name: string }>();
     for (const user of users) if (user && !(user instanceof Error)) found.set(user.username.toLowerCase(), user);
+    return renderMarkdown(text, { users: found, numbered, externalUrl: this.base.app.config.externalUrl });
+  }
+
+  /** What a text's numbered references (`#12`, `!3`) name in its project, by prefix, for this viewer. */
+  private async numberedReferences(services: Services, resolvers: ReferenceResolver[], numbers: Map<string, number[]>, projectId: number | null) {
     const numbered = new Map<string, Map<number, NumberedReference>>();
-    if (numbers.size) {
-      const project = projectId === null ? null : await this.projects.find({ id: projectId });
-      for (const resolver of resolvers) {
+    if (!numbers.size) return numbered;
+    const project = projectId === null ? null : await this.projects.find({ id: projectId });
+    await Promise.all(
+      resolvers.map(async (resolver) => {
         const wanted = numbers.get(resolver.prefix);
         if (wanted) numbered.set(resolver.prefix, await resolver.resolve(this.ctx(services), project, wanted, this.base.app.config.externalUrl));
-      }
-    }
-    return renderMarkdown(text, { users: found, numbered, externalUrl: this.base.app.config.externalUrl });
+      }),
+    );
+    return numbered;
   }
 }
