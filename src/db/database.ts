@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../config.js';
 import { pendingMigrations } from './migrations.js';
 import { PgliteThread, pgliteFolder, pgliteOptions, startingData } from './pglite-thread.js';
 import { attachDirectReads } from './direct-reads.js';
+import { PLANNER_SETTINGS } from './planner.js';
 
 export type { PrismaClient } from '../generated/prisma/client.js';
 export { Prisma } from '../generated/prisma/client.js';
@@ -140,6 +141,8 @@ async function openPostgres(url: string, bounds: DatabaseBounds, onQuery: Databa
       max,
       connectionTimeoutMillis: bounds.databasePoolTimeoutMs,
       statement_timeout: bounds.databaseStatementTimeoutMs,
+      // Each connection's planner settings (src/db/planner.ts), sent in its startup packet.
+      options: PLANNER_SETTINGS.map((setting) => `-c ${setting}`).join(' '),
     });
     pool.on('error', () => {}); // an idle client's lost connection; the pool replaces it on next use
     return pool;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CODE_DIR, workerBootstrap } from '../paths.js';
 import { extractTemplate } from './pglite-template.js';
+import { PLANNER_SETTINGS } from './planner.js';
 import {
   DriverAdapterError,
   type ConnectionInfo,
@@ -65,9 +66,10 @@ const PGLITE_TEMPLATE = join(CODE_DIR, 'pglite-template.tar');
 
 /**
  * PostgreSQL's default 128 MB of shared buffers live in WebAssembly memory, which only grows: the server's idle size
- * would be mostly cache. The data folder's files still sit in the operating system's page cache.
+ * would be mostly cache. The data folder's files still sit in the operating system's page cache. The planner keeps
+ * explicit joins in their written order (src/db/planner.ts).
  */
-const PGLITE_START_PARAMS = ['-c', 'shared_buffers=16MB'];
+const PGLITE_START_PARAMS = ['-c', 'shared_buffers=16MB', ...PLANNER_SETTINGS.flatMap((setting) => ['-c', setting])];
 
 /** The folder PGlite opens for a configured DATA_DIR: none (memory) for 'memory' or nothing. */
 export function pgliteFolder(dataDir: string | undefined): string | undefined {
