@@ -65,7 +65,7 @@ describe('environments with cluster agents and Kubernetes namespaces', () => {
     );
     expect(create.body.errors).toBeUndefined();
     expect(create.body.data.environmentCreate).toEqual({ errors: ['Unauthorized to access the cluster agent in this project'], environment: null });
-    const namespaced = await t.graphql(`mutation($p: ID!) { environmentCreate(input: { projectPath: $p, name: "ns-env", kubernetesNamespace: "-x" }) { errors environment { id } } }`, {
+    const namespaced = await t.graphql(`mutation($p: ID!) { environmentCreate(input: { projectPath: $p, name: "gql-ns-env", kubernetesNamespace: "-x" }) { errors environment { id } } }`, {
       p: project.path_with_namespace,
     });
     expect(namespaced.body.data.environmentCreate).toEqual({ errors: [`Kubernetes namespace ${NAMESPACE_FORMAT}`, `Kubernetes namespace ${WITHOUT_AGENT}`], environment: null });
@@ -82,7 +82,7 @@ describe('environments with cluster agents and Kubernetes namespaces', () => {
 
   it('refuses an agent given through @gitbeaker/rest', async () => {
     const api = new Gitlab({ host: t.url, token: t.rootToken });
-    await expect(api.Environments.create(project.id, 'gitbeaker-env', { clusterAgentId: 4 } as never)).rejects.toThrow('Bad Request');
+    await expect(api.Environments.create(project.id, 'gitbeaker-env', { clusterAgentId: 4 } as never)).rejects.toThrow("400 Bad request - cluster agent doesn't exist or cannot be associated with this environment");
     expect(await api.Environments.create(project.id, 'gitbeaker-env')).toMatchObject({ name: 'gitbeaker-env' });
   });
 });

@@ -140,9 +140,9 @@ describe('DetailedMergeStatus', () => {
   it("has GitLab 16.3's values, and answers COMMITS_STATUS where 16.3 answered BROKEN_STATUS", async () => {
     const enumType = await t.graphql(`{ __type(name: "DetailedMergeStatus") { enumValues { name description } } }`, {}, owner.token);
     const values = new Map<string, string>(enumType.body.data.__type.enumValues.map((v: { name: string; description: string }) => [v.name, v.description]));
-    expect(values.get('BROKEN_STATUS')).toMatch(/^Can not merge the source into the target branch, potential conflict\. .*never this value\.$/);
-    expect(values.get('EXTERNAL_STATUS_CHECKS')).toMatch(/^Status checks must pass\. .*never answered here\.$/);
-    expect(values.get('POLICIES_DENIED')).toMatch(/^There are denied policies for the merge request\. .*never answered here\.$/);
+    expect(values.get('BROKEN_STATUS')).toMatch(/^Can not merge the source into the target branch, potential conflict\. .*never this value\.$/s);
+    expect(values.get('EXTERNAL_STATUS_CHECKS')).toMatch(/^Status checks must pass\. .*never answered here\.$/s);
+    expect(values.get('POLICIES_DENIED')).toMatch(/^There are denied policies for the merge request\. .*never answered here\.$/s);
 
     await branch('gone-branch', 'gone.txt');
     const mr = await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: 'gone-branch', target_branch: 'main', title: 'Gone' } });
