@@ -80,6 +80,11 @@ export interface ErrorExtensions {
    * `render_api_error!(errors.full_messages, 400)` and `conflict!(errors[:validate_branches])`, `{"message": [...]}`.
    */
   listed?: string[];
+  /**
+   * BAD_USER_INPUT refused in other words by GitLab's GraphQL mutation than by its REST endpoint: what a relay
+   * mutation's payload `errors` says (REST answers the message).
+   */
+  payload?: string;
 }
 
 function coded(message: string, extensions: ErrorExtensions): GraphQLError {
@@ -165,6 +170,8 @@ function listedError(messages: string[], status: 400 | 409 | 422): GraphQLError 
 }
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
+/** A refusal REST answers as badRequest's and a relay mutation reports in its payload's `errors` in other words. */
+export const badRequestWorded = (message: string, payload: string) => coded(message, { code: 'BAD_USER_INPUT', payload });
 /**
  * A project named by an old path, in a REST `GET` (GitLab's `redirect!` in `find_project!`): 301 to the same request
  * naming it by ID. Other methods get `methodNotAllowed('Non GET methods are not allowed for moved projects')`.

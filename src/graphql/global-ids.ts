@@ -53,6 +53,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   AlertManagementMetricImageID: { model: 'AlertManagement::MetricImage' },
   AuthnOauthApplicationID: { model: 'Authn::OauthApplication' },
   CiBuildID: { model: 'Ci::Build' },
+  ClustersAgentID: { model: 'Clusters::Agent' },
   CiJobArtifactID: { model: 'Ci::JobArtifact' },
   CiPipelineID: { model: 'Ci::Pipeline' },
   CiPipelineScheduleID: { model: 'Ci::PipelineSchedule' },

@@ -68,6 +68,7 @@ export function payloadErrors(error: unknown): string[] | null {
   if (!isCoded(error)) return null;
   const ext = error.extensions as unknown as ErrorExtensions;
   if ((ext.code === 'BAD_USER_INPUT' || ext.code === 'CONFLICT') && ext.fields) return fullMessages(ext.fields);
+  if (ext.code === 'BAD_USER_INPUT' && ext.payload) return [ext.payload];
   // A refusal in the service's own words (`refused`), or for the object's state (`stateForbids`), is the service's
   // answer; any other 403 is the caller's rights, GitLab's ResourceNotAvailable.
   const says = ext.code === 'FORBIDDEN' && (ext.state || (!ext.reason && error.message !== '403 Forbidden'));

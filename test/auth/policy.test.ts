@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userPolicy } from '../../src/modules/users/policy.js';
+import { issueRowInclude, issueSubjectOf } from '../../src/modules/issues/policy.js';
 import { abilities, allowedWhere, can, type Ability, type Actor } from '../../src/auth/policy.js';
 import { JOB_TOKEN_SCOPE } from '../../src/auth/scopes.js';
 import type { Viewer } from '../../src/auth/viewer.js';
@@ -91,13 +92,17 @@ beforeAll(async () => {
   const [featurePrivate, featureDisabled] = projectIds.slice(-2);
   await h.app.db.projectFeature.update({ where: { projectId: featurePrivate }, data: { snippetsAccessLevel: 'private', issuesAccessLevel: 'private', mergeRequestsAccessLevel: 'private' } });
   await h.app.db.projectFeature.update({ where: { projectId: featureDisabled }, data: { snippetsAccessLevel: 'disabled', issuesAccessLevel: 'disabled', mergeRequestsAccessLevel: 'disabled' } });
-  // Issues: in each project a public one and a confidential one by the stranger, and a confidential one by the owner
-  // assigned to the project member.
+  // Issues: in each project a public one and a confidential one by the stranger, a confidential one by the owner
+  // assigned to the project member, a hidden one (its author banned) and one whose author was deleted.
+  const banned = await h.user();
+  await h.app.db.user.update({ where: { id: banned.row.id }, data: { state: 'banned' } });
   for (const [i, projectId] of projectIds.entries()) {
     const rows = [
       { confidential: false, authorId: stranger.row.id },
       { confidential: true, authorId: stranger.row.id },
       { confidential: true, authorId: owner.row.id, assignees: { create: [{ userId: projectMember.row.id }] } },
+      { confidential: false, authorId: banned.row.id, assignees: { create: [{ userId: projectMember.row.id }] } },
+      { confidential: false, authorId: null },
     ];
     for (const [j, row] of rows.entries()) issueIds.push((await h.app.db.issue.create({ data: { ...row, projectId, iid: i * 10 + j + 1, title: 'i' } })).id);
   }
@@ -161,8 +166,8 @@ describe('the policy', () => {
     },
     issue: {
       async rows() {
-        const issues = await h.app.db.issue.findMany({ where: { id: { in: issueIds } }, include: { assignees: true, project: { include: { namespace: true, features: true } } } });
-        return issues.map((i) => ({ id: i.id, inProject: i.project, authorId: i.authorId, confidential: i.confidential, assigneeIds: i.assignees.map((a) => a.userId) }));
+        const issues = await h.app.db.issue.findMany({ where: { id: { in: issueIds } }, include: { ...issueRowInclude, project: { include: { namespace: true, features: true } } } });
+        return issues.map((i) => ({ id: i.id, ...issueSubjectOf(i.project, i) }));
       },
       list: (where: object) => h.app.db.issue.findMany({ where: { AND: [{ id: { in: issueIds } }, where] }, select: { id: true } }),
     },

@@ -118,8 +118,18 @@ describe('issue orders of incidents, health status and blocking', () => {
     expect((await sorted('BLOCKING_ISSUES_DESC')).order).toEqual(['five', 'four', 'three', 'two', 'one']);
   });
 
+  it('orders by status page publication: none is published here, so newest first either way', async () => {
+    for (const sort of ['PUBLISHED_ASC', 'PUBLISHED_DESC']) {
+      expect((await sorted(sort)).order).toEqual(['five', 'four', 'three', 'two', 'one']);
+      expect(await paged(sort)).toEqual(['five', 'four', 'three', 'two', 'one']);
+    }
+    const all = await gql(`{ issues(sort: PUBLISHED_DESC, state: all) { nodes { iid } } }`);
+    expect(all.body.errors).toBeUndefined();
+    expect(all.body.data.issues.nodes.map((n: { iid: string }) => Number(n.iid))).toEqual([iid.five, iid.four, iid.three, iid.two, iid.one]);
+  });
+
   it('is not an order_by of the Issues API, as in GitLab', async () => {
-    for (const orderBy of ['severity', 'escalation_status', 'health_status', 'blocking_issues']) {
+    for (const orderBy of ['severity', 'escalation_status', 'health_status', 'blocking_issues', 'published']) {
       const res = await t.api('GET', `/projects/${project.id}/issues?order_by=${orderBy}`, { token: owner.token });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'order_by does not have a valid value' });

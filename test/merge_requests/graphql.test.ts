@@ -135,3 +135,21 @@ describe('MergeRequestSort CLOSED_AT_ASC and CLOSED_AT_DESC', () => {
     expect(await sorted('CLOSED_AT_DESC')).toEqual([iids[2], iids[0], iids[1], iids[3]]);
   });
 });
+
+describe('DetailedMergeStatus', () => {
+  it("has GitLab 16.3's values, and answers COMMITS_STATUS where 16.3 answered BROKEN_STATUS", async () => {
+    const enumType = await t.graphql(`{ __type(name: "DetailedMergeStatus") { enumValues { name description } } }`, {}, owner.token);
+    const values = new Map<string, string>(enumType.body.data.__type.enumValues.map((v: { name: string; description: string }) => [v.name, v.description]));
+    expect(values.get('BROKEN_STATUS')).toMatch(/^Can not merge the source into the target branch, potential conflict\. .*never this value\.$/s);
+    expect(values.get('EXTERNAL_STATUS_CHECKS')).toMatch(/^Status checks must pass\. .*never answered here\.$/s);
+    expect(values.get('POLICIES_DENIED')).toMatch(/^There are denied policies for the merge request\. .*never answered here\.$/s);
+
+    await branch('gone-branch', 'gone.txt');
+    const mr = await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: 'gone-branch', target_branch: 'main', title: 'Gone' } });
+    expect(mr.status, mr.text).toBe(201);
+    expect((await t.api('DELETE', `/projects/${project.id}/repository/branches/gone-branch`, { token: owner.token })).status).toBe(204);
+    const read = await t.graphql(`query($p: ID!, $iid: String!) { project(fullPath: $p) { mergeRequest(iid: $iid) { detailedMergeStatus } } }`, { p: project.path_with_namespace, iid: String(mr.body.iid) }, owner.token);
+    expect(read.body.data.project.mergeRequest).toEqual({ detailedMergeStatus: 'COMMITS_STATUS' });
+    expect((await t.api('GET', `/projects/${project.id}/merge_requests/${mr.body.iid}`, { token: owner.token })).body.detailed_merge_status).toBe('commits_status');
+  });
+});

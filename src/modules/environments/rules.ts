@@ -62,6 +62,23 @@ export function nameErrors(name: string): string[] {
   return errors;
 }
 
+/** Gitlab::Regex.kubernetes_namespace_regex and its message. */
+const KUBERNETES_NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const KUBERNETES_NAMESPACE_MESSAGE = "can contain only lowercase letters, digits, and '-'. Must start with a letter, and cannot end with '-'";
+
+/**
+ * The Environment model's errors for a Kubernetes namespace that is not blank (a blank one is none, `nullify_if_blank`):
+ * 1 to 63 characters of the namespace format, and only with a cluster agent. This product has no cluster agents, so
+ * every namespace is refused, as GitLab refuses one on an environment without an agent.
+ */
+export function kubernetesNamespaceErrors(namespace: string): string[] {
+  const errors: string[] = [];
+  if (namespace.length > 63) errors.push('is too long (maximum is 63 characters)');
+  if (!KUBERNETES_NAMESPACE.test(namespace)) errors.push(KUBERNETES_NAMESPACE_MESSAGE);
+  errors.push('cannot be set without a cluster agent');
+  return errors;
+}
+
 /** The Environment model's errors for an external URL (`addressable_url`, at most 255 characters). */
 export function externalUrlErrors(url: string): string[] {
   const errors: string[] = [];

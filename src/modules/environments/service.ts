@@ -6,7 +6,7 @@
  */
 import { olderActiveJobs } from './forward.js';
 import type { Prisma } from '../../db/database.js';
-import { argumentError, badRequest, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
+import { argumentError, badRequest, badRequestWorded, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
 import { startsWithIgnoringCase } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -15,7 +15,7 @@ import type { ProjectRow } from '../projects/service.js';
 import type { CommitRow } from '../repositories/reads.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { ensureEnvironment, moveDeployment, nextDeploymentIid } from './ci.js';
-import { environmentSlug, externalUrlErrors, guessTier, nameErrors } from './rules.js';
+import { environmentSlug, externalUrlErrors, guessTier, kubernetesNamespaceErrors, nameErrors } from './rules.js';
 
 export type EnvironmentRow = Prisma.EnvironmentGetPayload<object>;
 export type DeploymentRow = Prisma.DeploymentGetPayload<object>;
@@ -33,12 +33,17 @@ export interface EnvironmentInput {
   externalUrl?: string | null;
   tier?: string | null;
   description?: string | null;
+  /** A cluster agent's id: none exists here, so any is refused. */
+  clusterAgentId?: number | null;
+  kubernetesNamespace?: string | null;
 }
 
 export interface EnvironmentChanges {
   externalUrl?: string | null;
   tier?: string | null;
   description?: string | null;
+  clusterAgentId?: number | null;
+  kubernetesNamespace?: string | null;
 }
 
 export interface DeploymentFilters {
@@ -152,14 +157,35 @@ export class EnvironmentsService {
     if (problems.length) errors.external_url = problems;
   }
 
+  /**
+   * The cluster agent given, before the environment is validated: Environments::CreateService/UpdateService refuse
+   * an agent the user may not access (and the API one that does not exist) in their words. This product has no
+   * cluster agents, so every agent given is refused.
+   */
+  private refuseAgent(clusterAgentId: number | null | undefined) {
+    if (clusterAgentId == null) return;
+    throw badRequestWorded(
+      "400 Bad request - cluster agent doesn't exist or cannot be associated with this environment",
+      'Unauthorized to access the cluster agent in this project',
+    );
+  }
+
+  /** A Kubernetes namespace given: a blank one is none (`nullify_if_blank`), any other is validated. */
+  private checkNamespace(namespace: string | null | undefined, errors: Record<string, string[]>) {
+    if (namespace == null || namespace.trim() === '') return;
+    errors.kubernetesNamespace = kubernetesNamespaceErrors(namespace);
+  }
+
   async create(project: ProjectRow, input: EnvironmentInput): Promise<EnvironmentRow> {
     await this.allowed(project, 'create_environment');
+    this.refuseAgent(input.clusterAgentId);
     const errors: Record<string, string[]> = {};
     const name = input.name.trim();
     const nameProblems = nameErrors(name);
     if (nameProblems.length) errors.name = nameProblems;
     this.checkUrl(input.externalUrl, errors);
     if (!errors.name && (await this.db.environment.findUnique({ where: { projectId_name: { projectId: project.id, name } } }))) errors.name = ['has already been taken'];
+    this.checkNamespace(input.kubernetesNamespace, errors);
     if (Object.keys(errors).length) throw invalid(errors);
     return this.db.environment.create({
       data: {
@@ -176,13 +202,17 @@ export class EnvironmentsService {
   async update(project: ProjectRow, id: number, changes: EnvironmentChanges): Promise<EnvironmentRow> {
     const environment = await this.get(project, id);
     await this.base.access.authorize('update_environment', project);
+    this.refuseAgent(changes.clusterAgentId);
     const errors: Record<string, string[]> = {};
     this.checkUrl(changes.externalUrl, errors);
+    this.checkNamespace(changes.kubernetesNamespace, errors);
     if (Object.keys(errors).length) throw invalid(errors);
     return this.db.environment.update({
       where: { id: environment.id },
       data: {
         ...(changes.externalUrl !== undefined ? { externalUrl: changes.externalUrl || null } : {}),
+        // Only a blank namespace gets here: it is none.
+        ...(changes.kubernetesNamespace != null ? { kubernetesNamespace: null } : {}),
         ...(changes.tier != null ? { tier: changes.tier } : {}),
         ...(changes.description !== undefined ? { description: changes.description } : {}),
       },

@@ -3,6 +3,7 @@
  * (EpicIssue, ordered by GitLab's RelativePositioning): the Epics and Epic Issues APIs, behind the licence switch
  * (EPICS_ENABLED; GitLab's `authorize_epics_feature!` answers 403 once the group is found).
  */
+import { issueRowInclude } from '../issues/policy.js';
 import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, isCoded, notFoundAs, ownWords, recordNotFound } from '../../errors.js';
@@ -372,7 +373,7 @@ export class EpicsService {
           orderBy: [{ relativePosition: { sort: 'asc', nulls: 'last' } }, { id: 'asc' }],
           skip,
           take,
-          include: { issue: { include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } } },
+          include: { issue: { include: issueRowInclude } },
         });
         return links.map((l) => viewOf(l.issue, l));
       },

@@ -3,6 +3,7 @@
  * stored as `blocks` the other way round), with GitLab's IssueLinks::CreateService and DestroyService rules, their
  * system notes on both issues, and the counts of blocking links an issue shows.
  */
+import { issueRowInclude } from '../issues/policy.js';
 import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
 import { conflict, notFoundAs, recordNotFound, refused, unprocessable } from '../../errors.js';
@@ -35,7 +36,6 @@ export interface IssueLinkView {
   target: IssueRow;
 }
 
-const withAssignees = { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } as const;
 
 /** Issue#to_reference(from): `#12` in its own project, `project#12` in its namespace, `group/project#12` elsewhere. */
 export function issueReference(issue: IssueRow, of: ProjectRow, from: ProjectRow): string {
@@ -83,7 +83,7 @@ export class IssueLinksService {
         orderBy: { id: 'asc' },
       });
       const others = new Set(links.flatMap((l) => [l.sourceId, l.targetId]));
-      const rows = await this.db.issue.findMany({ where: { id: { in: [...others] } }, include: withAssignees });
+      const rows = await this.db.issue.findMany({ where: { id: { in: [...others] } }, include: issueRowInclude });
       const byId = new Map(rows.map((r) => [r.id, r]));
       const byIssue = new Map(ids.map((id) => [id, [] as RelatedIssue[]]));
       for (const link of links) {
@@ -115,7 +115,7 @@ export class IssueLinksService {
       const links = await this.db.issueLink.findMany({
         where: { targetId: { in: [...ids] }, linkType: 'blocks', source: { is: { AND: [readable, { state: 'opened' }] } } },
         orderBy: { id: 'asc' },
-        include: { source: { include: withAssignees } },
+        include: { source: { include: issueRowInclude } },
       });
       const byIssue = new Map(ids.map((id) => [id, [] as IssueRow[]]));
       for (const link of links) byIssue.get(link.targetId)!.push(link.source);
@@ -146,7 +146,7 @@ export class IssueLinksService {
   }
 
   private issueById(id: number): Promise<IssueRow> {
-    return this.db.issue.findUniqueOrThrow({ where: { id }, include: withAssignees });
+    return this.db.issue.findUniqueOrThrow({ where: { id }, include: issueRowInclude });
   }
 
   private async canLink(issue: IssueRow): Promise<boolean> {

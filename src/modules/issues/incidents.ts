@@ -3,8 +3,11 @@
  * health status: their values and the words system notes use for them.
  */
 
-/** GitLab's work item base types an issue here may have. */
-export type IssueType = 'issue' | 'incident';
+/**
+ * GitLab's work item base types the Issues API and GraphQL's IssueType name. Requirements and test cases are licensed:
+ * no issue is made one here (Issues::BuildService and BaseService#filter_params without the licence).
+ */
+export type IssueType = 'issue' | 'incident' | 'requirement' | 'test_case';
 /** IssuableSeverity's values, least critical first. */
 export type Severity = 'unknown' | 'low' | 'medium' | 'high' | 'critical';
 /** IssuableEscalationStatus's values, in GitLab's order. */

@@ -3,6 +3,7 @@
  * heard by GitLab's issuable subscriptions (issuableTitleUpdated, issuableLabelsUpdated, …), each field hearing the
  * changes of its part of the issue.
  */
+import { issueRowInclude } from './policy.js';
 import type { PrismaClient } from '../../db/database.js';
 import { perMessage } from '../../events/bus.js';
 
@@ -36,5 +37,5 @@ export const ISSUABLE_SUBSCRIPTIONS: Readonly<Record<string, IssuablePart>> = {
 
 /** The issue a message names, read once per message for every subscriber of this process (with its assignees, for its checks). */
 export const issueOfMessage = perMessage((message: IssueUpdatedMessage, db: PrismaClient) =>
-  db.issue.findUnique({ where: { id: message.issueId }, include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } }),
+  db.issue.findUnique({ where: { id: message.issueId }, include: issueRowInclude }),
 );

@@ -1,4 +1,5 @@
 /** Batched reads of what a listed issue shows: its labels, milestone and user notes count. */
+import { issueRowInclude } from './policy.js';
 import DataLoader from 'dataloader';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
@@ -20,7 +21,7 @@ export function createIssueLoaders(db: PrismaClient) {
     }),
     /** Issues by id, with their assignees, unchecked: an issue another one was moved to, checked by its reader. */
     byId: byKeyLoader(
-      (ids: readonly number[]) => db.issue.findMany({ where: { id: { in: [...ids] } }, include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } }),
+      (ids: readonly number[]) => db.issue.findMany({ where: { id: { in: [...ids] } }, include: issueRowInclude }),
       (i) => i.id,
     ),
     milestoneById: byKeyLoader((ids: readonly number[]) => db.milestone.findMany({ where: { id: { in: [...ids] } } }), (m) => m.id),

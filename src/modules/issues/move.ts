@@ -9,6 +9,7 @@
  * `moved to`/`moved from` (`cloned to`/`cloned from`) system notes on both. One transaction; notes and events are
  * copied in batches.
  */
+import { issueRowInclude } from './policy.js';
 import { randomBytes } from 'node:crypto';
 import type { Prisma } from '../../db/database.js';
 import { badRequest, notFound } from '../../errors.js';
@@ -137,7 +138,7 @@ export class IssueMoves {
           updatedAt: now,
           assignees: { create: issue.assignees.map((a) => ({ userId: a.userId })) },
         },
-        include: { assignees: { select: { userId: true } } },
+        include: issueRowInclude,
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: created.id })) });
       // The kept iteration is the new issue's from its creation (ResourceEvents::ChangeIterationService's `add`).
@@ -155,7 +156,7 @@ export class IssueMoves {
       await this.events.issuables.note(tx, issue, viewer.id, `${word} to ${referenceBase(target, project)}#${created.iid}`, at);
       const original = moved
         ? issue.state === 'closed'
-          ? await tx.issue.update({ where: { id: issue.id }, data: { movedToId: created.id, updatedAt: at }, include: { assignees: { select: { userId: true } } } })
+          ? await tx.issue.update({ where: { id: issue.id }, data: { movedToId: created.id, updatedAt: at }, include: issueRowInclude })
           : await this.hooks.close(tx, project, issue, { movedToId: created.id })
         : issue;
       return { created, original };

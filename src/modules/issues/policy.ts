@@ -5,7 +5,8 @@
  * Updating needs Reporter, or being its author or an assignee; setting metadata (labels, assignees, milestone,
  * weight, due date, confidentiality) needs Reporter (`admin_issue`, `set_issue_metadata`); deleting needs the Owner
  * (`destroy_issue`); creating an incident needs Reporter (`create_incident`), changing its escalation status Developer
- * (`update_escalation_status`). Writes stop on an archived project.
+ * (`update_escalation_status`). An issue whose author is banned is hidden from all but administrators. Writes stop on an
+ * archived project.
  * Registered through this module's manifest into the one table of src/auth/policy.ts; built from src/auth/rules.ts.
  */
 import type { Prisma } from '../../db/database.js';
@@ -28,6 +29,25 @@ export interface IssueSubject {
   authorId: number | null;
   confidential: boolean;
   assigneeIds: readonly number[];
+  /** Issue#hidden?: its author is banned. */
+  hidden: boolean;
+}
+
+/** What an issue row is read with, for its subject: its assignees, and its author's state (whether it is hidden, Issue#hidden?). */
+export const issueRowInclude = { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } }, author: { select: { state: true } } } as const;
+
+/** The subject of an issue row read with its assignees and its author's state (the issues service's `issueRowInclude`). */
+export function issueSubjectOf(
+  inProject: ProjectSubject,
+  issue: { authorId: number | null; confidential: boolean; assignees: readonly { userId: number }[]; author: { state: string } | null },
+): IssueSubject {
+  return {
+    inProject,
+    authorId: issue.authorId,
+    confidential: issue.confidential,
+    assigneeIds: issue.assignees.map((a) => a.userId),
+    hidden: issue.author?.state === 'banned',
+  };
 }
 
 const signedIn: ProjectRule = { allows: (actor) => !!actor.viewer, where: (actor) => !!actor.viewer };
@@ -59,8 +79,21 @@ const assignee: Rule<IssueSubject, Where> = {
 };
 const notConfidential: Rule<IssueSubject, Where> = { allows: (_a, issue) => !issue.confidential, where: () => ({ confidential: false }) };
 
-/** IssuePolicy's read_issue: the project's issues, and a confidential one only to those who may read confidential issues. */
-const readIssue: Rule<IssueSubject, Where> = allOf(onProject(readProjectIssues), anyOf(notConfidential, onProject(reporter), author, assignee));
+/** Not hidden: its author is not banned (an issue whose author was deleted has none). */
+const notHidden: Rule<IssueSubject, Where> = {
+  allows: (_a, issue) => !issue.hidden,
+  where: () => ({ OR: [{ authorId: null }, { author: { is: { state: { not: 'banned' } } } }] }),
+};
+
+/**
+ * IssuePolicy's read_issue: the project's issues, a confidential one only to those who may read confidential issues,
+ * and a hidden one (`hidden & ~admin`) only to administrators; IssuesFinder leaves hidden issues out for everyone else.
+ */
+const readIssue: Rule<IssueSubject, Where> = allOf(
+  onProject(readProjectIssues),
+  anyOf(notConfidential, onProject(reporter), author, assignee),
+  anyOf<IssueSubject, Where>(notHidden, administrator),
+);
 
 /** Whether an archived project holds the issue: writes stop there. */
 const unarchived: Rule<IssueSubject, Where> = { allows: (_a, issue) => !issue.inProject.archived, where: () => ({ project: { archived: false } }) };

@@ -41,6 +41,8 @@ interface ListArgs extends PageArgs {
   orderBy?: IssueOrderBy | null;
   direction?: 'ASC' | 'DESC' | null;
   healthStatusFilter?: IssueFilters['healthStatus'];
+  types?: string[] | null;
+  issueType?: string | null;
   crmContactId?: string | null;
   crmOrganizationId?: string | null;
   iterationId?: (string | null)[] | null;
@@ -82,7 +84,17 @@ const SORTS: Record<string, [IssueOrderBy, 'asc' | 'desc']> = {
   HEALTH_STATUS_DESC: ['health_status', 'desc'],
   SLA_DUE_AT_ASC: ['sla_due_at', 'asc'],
   SLA_DUE_AT_DESC: ['sla_due_at', 'desc'],
+  PUBLISHED_ASC: ['published', 'asc'],
+  PUBLISHED_DESC: ['published', 'desc'],
 };
+
+/** `types`, and REST's one `issue_type` among them: none given (or an empty list) filters nothing. */
+function typesOf(args: ListArgs): IssueType[] | null {
+  const types = args.types?.length ? args.types.map((t) => t.toLowerCase() as IssueType) : null;
+  if (!args.issueType) return types;
+  const one = args.issueType.toLowerCase() as IssueType;
+  return types ? types.filter((t) => t === one) : [one];
+}
 
 function filtersOf(args: ListArgs): IssueFilters {
   const [sortBy, sortDirection] = SORTS[args.sort ?? 'CREATED_DESC'] ?? SORTS.CREATED_DESC;
@@ -108,6 +120,7 @@ function filtersOf(args: ListArgs): IssueFilters {
     iids,
     confidential: args.confidential,
     healthStatus: args.healthStatusFilter,
+    types: typesOf(args),
     crmContactId: args.crmContactId,
     crmOrganizationId: args.crmOrganizationId,
     iteration: iterationFilters(args),
@@ -266,7 +279,7 @@ export const issueResolvers = {
     // EE's IssueType#has_epic: whether it is in an epic, readable or not.
     hasEpic: async (i: IssueRow, _a: unknown, ctx: Context) => (await ctx.loaders.epics.linkByIssueId.load(i.id)) !== null,
     // Issue#hidden?: its author is banned.
-    hidden: async (i: IssueRow, _a: unknown, ctx: Context) => (await user(ctx, i.authorId))?.state === 'banned',
+    hidden: (i: IssueRow) => i.author?.state === 'banned',
     closedAsDuplicateOf: async (i: IssueRow, _a: unknown, ctx: Context) => {
       const canonical = i.duplicatedToId === null ? null : await ctx.loaders.issues.byId.load(i.duplicatedToId);
       return canonical && (await ctx.services.issues.canRead(canonical)) ? canonical : null;

@@ -28,7 +28,9 @@ import type { ProjectRow } from '../projects/service.js';
 import type { TodosService } from '../todos/service.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import type { NotesService } from '../notes/service.js';
-import type { IssueSubject } from './policy.js';
+import { issueRowInclude, issueSubjectOf, type IssueSubject } from './policy.js';
+
+export { issueRowInclude };
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { existingUsers, lockForIid, usableMilestone } from './issuable.js';
 import { IssueMoves, referenceBase } from './move.js';
@@ -37,9 +39,8 @@ import { positionAtStart, positionBetween, spreadPosition } from './positions.js
 
 export const ISSUE = 'Issue';
 
-export type IssueRow = Prisma.IssueGetPayload<{ include: { assignees: { select: { userId: true } } } }>;
+export type IssueRow = Prisma.IssueGetPayload<{ include: typeof issueRowInclude }>;
 
-const withAssignees = { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } as const;
 
 /** Where a list looks: one project, a group's projects (its subgroups' too), or every project the viewer may read. */
 export type IssueScope = { project: ProjectRow } | { group: NamespaceRow } | { all: true };
@@ -60,7 +61,8 @@ export type IssueOrderBy =
   | 'escalation_status'
   | 'blocking_issues'
   | 'health_status'
-  | 'sla_due_at';
+  | 'sla_due_at'
+  | 'published';
 
 /** IssuesFinder's filters, as the Issues API names them (REST) and GraphQL's `issues` arguments fill them. */
 export interface IssueFilters {
@@ -84,6 +86,8 @@ export interface IssueFilters {
   confidential?: boolean | null;
   /** EE's health_status filter: `none`, `any` or one status. */
   healthStatus?: HealthStatus | 'none' | 'any' | null;
+  /** IssuesFinder's `issue_types`: issues of these types (an empty list: none). */
+  types?: readonly IssueType[] | null;
   /** Issuables::CrmContactFilter and CrmOrganizationFilter: a contact's id, or an organization's its contacts carry. */
   crmContactId?: string | null;
   crmOrganizationId?: string | null;
@@ -151,6 +155,9 @@ export function splitNames(values: readonly string[] | null | undefined): string
 
 const dateOf = railsDate;
 
+/** The types an issue may be given without a licence (`create_issue_type_allowed?`): an incident only by those who may create incidents. */
+const CREATABLE_TYPES: readonly IssueType[] = ['issue', 'incident'];
+
 function timeOf(value: string | null | undefined, argument: string): Date | null {
   if (!value) return null;
   const time = new Date(value);
@@ -168,12 +175,7 @@ function issueErrors(issue: { title: string; weight: number | null; description:
   return errors;
 }
 
-export const issueSubject = (project: ProjectRow, issue: IssueRow): IssueSubject => ({
-  inProject: project,
-  authorId: issue.authorId,
-  confidential: issue.confidential,
-  assigneeIds: issue.assignees.map((a) => a.userId),
-});
+export const issueSubject = (project: ProjectRow, issue: IssueRow): IssueSubject => issueSubjectOf(project, issue);
 
 /** The parts of an issue that differ between two readings (what its subscriptions hear). */
 function changedParts(before: HookIssue, after: HookIssue): IssuablePart[] {
@@ -245,7 +247,7 @@ export class IssuesService {
 
   /** The project's issue by iid when the viewer may read it; null otherwise. */
   async find(project: ProjectRow, iid: number): Promise<IssueRow | null> {
-    const issue = await this.db.issue.findUnique({ where: { projectId_iid: { projectId: project.id, iid } }, include: withAssignees });
+    const issue = await this.db.issue.findUnique({ where: { projectId_iid: { projectId: project.id, iid } }, include: issueRowInclude });
     if (!issue || !(await this.base.access.can('read_issue', issueSubject(project, issue)))) return null;
     return issue;
   }
@@ -260,13 +262,13 @@ export class IssuesService {
   /** Issues by `projectId:iid`, batched: the references of a page of texts (every descriptionHtml of a list) in one query. */
   private readonly byProjectIid = byKeyLoader<string, IssueRow>(
     (keys: readonly string[]) =>
-      this.db.issue.findMany({ where: { OR: keys.map((k) => ({ projectId: Number(k.split(':')[0]), iid: Number(k.split(':')[1]) })) }, include: withAssignees }),
+      this.db.issue.findMany({ where: { OR: keys.map((k) => ({ projectId: Number(k.split(':')[0]), iid: Number(k.split(':')[1]) })) }, include: issueRowInclude }),
     (issue) => `${issue.projectId}:${issue.iid}`,
   );
 
   /** An issue by its id when the viewer may read it (GraphQL's global IDs); null otherwise. */
   async byId(id: number): Promise<IssueRow | null> {
-    const issue = await this.db.issue.findUnique({ where: { id }, include: withAssignees });
+    const issue = await this.db.issue.findUnique({ where: { id }, include: issueRowInclude });
     if (!issue) return null;
     const project = await this.base.loaders.projects.byId.load(issue.projectId);
     if (!project || project.pendingDelete || !(await this.base.access.can('read_issue', issueSubject(project, issue)))) return null;
@@ -289,7 +291,7 @@ export class IssuesService {
     };
     return connection(
       page,
-      ({ skip, take }) => this.db.issue.findMany({ where, orderBy: [{ id: 'asc' }], skip, take, include: withAssignees }),
+      ({ skip, take }) => this.db.issue.findMany({ where, orderBy: [{ id: 'asc' }], skip, take, include: issueRowInclude }),
       () => this.db.issue.count({ where }),
     );
   }
@@ -307,6 +309,7 @@ export class IssuesService {
     if (filters.state === 'opened' || filters.state === 'closed') and.push({ state: filters.state });
     if (filters.state === 'locked') and.push({ discussionLocked: true });
     if (filters.confidential != null) and.push({ confidential: filters.confidential });
+    if (filters.types) and.push({ issueType: { in: [...filters.types] } });
     if (filters.healthStatus === 'none') and.push({ healthStatus: null });
     else if (filters.healthStatus === 'any') and.push({ healthStatus: { not: null } });
     else if (filters.healthStatus) and.push({ healthStatus: filters.healthStatus });
@@ -323,7 +326,7 @@ export class IssuesService {
     return connection(
       page,
       ({ skip, take }) =>
-        filters.orderBy === 'sla_due_at' ? this.bySlaDueAt(where, filters.sort ?? 'desc', skip, take) : this.db.issue.findMany({ where, orderBy, skip, take, include: withAssignees }),
+        filters.orderBy === 'sla_due_at' ? this.bySlaDueAt(where, filters.sort ?? 'desc', skip, take) : this.db.issue.findMany({ where, orderBy, skip, take, include: issueRowInclude }),
       () => this.db.issue.count({ where }),
     );
   }
@@ -335,7 +338,7 @@ export class IssuesService {
    */
   private async bySlaDueAt(where: Prisma.IssueWhereInput, sort: 'asc' | 'desc', skip: number, take: number): Promise<IssueRow[]> {
     const withSla: Prisma.IssueWhereInput = { AND: [where, { issuableSla: { isNot: null } }] };
-    const first = await this.db.issue.findMany({ where: withSla, orderBy: [{ issuableSla: { dueAt: sort } }, { id: 'desc' }], skip, take, include: withAssignees });
+    const first = await this.db.issue.findMany({ where: withSla, orderBy: [{ issuableSla: { dueAt: sort } }, { id: 'desc' }], skip, take, include: issueRowInclude });
     if (first.length === take) return first;
     // The page reaches past the incidents with an SLA: it goes on from the first without one, or from where the
     // page starts among them.
@@ -345,7 +348,7 @@ export class IssuesService {
       orderBy: [{ id: 'desc' }],
       skip: offset,
       take: take - first.length,
-      include: withAssignees,
+      include: issueRowInclude,
     });
     return [...first, ...rest];
   }
@@ -383,6 +386,11 @@ export class IssuesService {
         return [{ healthStatus: { sort, nulls: 'last' } }, { id: 'desc' }];
       case 'blocking_issues':
         return [{ blockingIssuesCount: sort }, { id: 'desc' }];
+      // EE's order_status_page_published_last/first: by the incident's status page publication (its id ascending, nulls
+      // last, for published first; descending, nulls first, for published last), ties newest first. No issue is
+      // published here (there is no status page), so every publication is null and the tie-breaker is the order.
+      case 'published':
+        return [{ id: 'desc' }];
       case 'popularity':
       case 'created_at':
       default:
@@ -447,7 +455,7 @@ export class IssuesService {
           updatedAt: at,
           assignees: { create: assigneeIds.map((userId) => ({ userId })) },
         },
-        include: withAssignees,
+        include: issueRowInclude,
       });
       if (labelIds.length) await tx.labelLink.createMany({ data: labelIds.map((labelId) => ({ labelId, issueId: issue.id })) });
       await startIssuableSla(tx, issue);
@@ -504,7 +512,7 @@ export class IssuesService {
     return this.db.$transaction(async (tx) => {
       const position = between.before === null && between.after === null ? null : await this.placeBetween(tx, project, between);
       if (position === null) throw serviceError('Unprocessable Entity', 422);
-      return tx.issue.update({ where: { id: issue.id }, data: { relativePosition: position }, include: withAssignees });
+      return tx.issue.update({ where: { id: issue.id }, data: { relativePosition: position }, include: issueRowInclude });
     });
   }
 
@@ -536,7 +544,8 @@ export class IssuesService {
     if (metadata && changes.milestoneId !== undefined) data.milestoneId = await usableMilestone(this.db, project, changes.milestoneId);
     if (metadata && changes.healthStatus !== undefined) data.healthStatus = changes.healthStatus;
     if (metadata && changes.timeEstimate !== undefined && (changes.timeEstimate ?? 0) !== issue.timeEstimate) data.timeEstimate = changes.timeEstimate ?? 0;
-    const issueType = metadata && changes.issueType != null ? changes.issueType : (issue.issueType as IssueType);
+    // Issues::BaseService#filter_params drops a type the user may not create: a licensed one (requirement, test case).
+    const issueType = metadata && changes.issueType != null && CREATABLE_TYPES.includes(changes.issueType) ? changes.issueType : (issue.issueType as IssueType);
     if (issueType !== issue.issueType) data.issueType = issueType;
     const incident = issueType === 'incident';
     // Becoming an incident gives it an escalation status (CreateService); an incident's severity needs admin_issue.
@@ -592,7 +601,7 @@ export class IssuesService {
         await tx.issueAssignee.deleteMany({ where: { issueId: issue.id, userId: { notIn: assigneeIds } } });
         await tx.issueAssignee.createMany({ data: assigneeIds.map((userId) => ({ issueId: issue.id, userId })), skipDuplicates: true });
       }
-      const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      const updated = await tx.issue.update({ where: { id: issue.id }, data, include: issueRowInclude });
       if (data.issueType) await startIssuableSla(tx, updated);
       if (data.state) await markIssuableSlaClosed(tx, issue.id, state === 'closed');
       if (data.state === 'closed') await resolveIncidentAlerts(tx, this.base, issue.id);
@@ -639,7 +648,7 @@ export class IssuesService {
           createdAt: at,
           updatedAt: at,
         },
-        include: withAssignees,
+        include: issueRowInclude,
       });
       await startIssuableSla(tx, issue);
       await this.events.issuables.created(tx, issue, [], authorId);
@@ -659,7 +668,7 @@ export class IssuesService {
    * Nothing when it is no longer an open incident. In the caller's transaction.
    */
   async closeResolvedIncident(tx: Prisma.TransactionClient, issueId: number, userId: number): Promise<void> {
-    const issue = await tx.issue.findUnique({ where: { id: issueId }, include: withAssignees });
+    const issue = await tx.issue.findUnique({ where: { id: issueId }, include: issueRowInclude });
     if (!issue || issue.state !== 'opened' || issue.issueType !== 'incident') return;
     const project = await this.base.loaders.projects.byId.load(issue.projectId);
     if (!project) return;
@@ -668,7 +677,7 @@ export class IssuesService {
     const closed = await tx.issue.update({
       where: { id: issue.id },
       data: { state: 'closed', closedAt: at, closedById: userId, escalationStatus: 'resolved', updatedAt: at },
-      include: withAssignees,
+      include: issueRowInclude,
     });
     await markIssuableSlaClosed(tx, issue.id, true);
     await resolveIncidentAlerts(tx, this.base, issue.id);
@@ -698,7 +707,7 @@ export class IssuesService {
         const closed = await tx.issue.update({
           where: { id: issue.id },
           data: { ...data, state: 'closed', closedAt: new Date(), closedById: this.base.access.requireViewer().id, updatedAt: new Date() },
-          include: withAssignees,
+          include: issueRowInclude,
         });
         await markIssuableSlaClosed(tx, issue.id, true);
         await this.events.issuables.updated(tx, issue, closed, { added: [], removed: [] }, this.base.access.requireViewer().id);
@@ -852,7 +861,7 @@ export class IssuesService {
     return this.db.$transaction(async (tx) => {
       const before = await this.hookIssue(tx, issue.id);
       const data = await change(tx);
-      const updated = await tx.issue.update({ where: { id: issue.id }, data, include: withAssignees });
+      const updated = await tx.issue.update({ where: { id: issue.id }, data, include: issueRowInclude });
       if (data.timeEstimate !== undefined) await this.events.issuables.timeTracked(tx, issue, updated, undefined, viewer.id);
       await this.announce(tx, project, before, issue.id, 'update');
       return updated;
@@ -925,7 +934,7 @@ export class IssuesService {
         for await (const message of messages) {
           const [project, row] = await Promise.all([app.projectSubjects.of(message.projectId), issueOfMessage(message, db).catch(() => null)]);
           if (!project || !row) return;
-          const subject = { inProject: project, authorId: row.authorId, confidential: row.confidential, assigneeIds: row.assignees.map((a) => a.userId) };
+          const subject = issueSubjectOf(project, row);
           if (!can(await actor.get(), 'read_issue', subject)) return;
           await app.bus.turn();
           yield { [field]: row };

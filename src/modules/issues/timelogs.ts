@@ -12,6 +12,7 @@ import type { NamespaceRow } from '../namespaces/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import { humanDuration } from './durations.js';
+import { issueSubjectOf } from './policy.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -26,7 +27,7 @@ export interface TimeTracked {
 
 /** An issue or a merge request, as read by their services. */
 export type Issuable =
-  | { type: 'Issue'; row: { id: number; projectId: number; authorId: number | null; confidential: boolean; assignees: readonly { userId: number }[] } }
+  | { type: 'Issue'; row: { id: number; projectId: number; authorId: number | null; confidential: boolean; assignees: readonly { userId: number }[]; author: { state: string } | null } }
   | { type: 'MergeRequest'; row: { id: number; projectId: number; authorId: number | null; assignees: readonly { userId: number }[] } };
 
 /** What one spend logs: seconds (negative subtracts) or null to reset, and optionally when, why and from which note. */
@@ -201,8 +202,10 @@ export class TimelogsService {
     if (parsed === null) throw badRequest('Time spent must be formatted correctly. For example: 1h 30m.');
     const project = await this.base.loaders.projects.byId.load(issuable.row.projectId);
     if (!project) throw notFound('Project');
-    const subject = { inProject: project, authorId: issuable.row.authorId, assigneeIds: issuable.row.assignees.map((a) => a.userId) };
-    const may = issuable.type === 'Issue' ? this.base.access.can('admin_issue', { ...subject, confidential: issuable.row.confidential }) : this.base.access.can('admin_merge_request', subject);
+    const may =
+      issuable.type === 'Issue'
+        ? this.base.access.can('admin_issue', issueSubjectOf(project, issuable.row))
+        : this.base.access.can('admin_merge_request', { inProject: project, authorId: issuable.row.authorId, assigneeIds: issuable.row.assignees.map((a) => a.userId) });
     if (!(await may)) throw notFound(issuable.type === 'Issue' ? 'Issue' : 'Merge Request');
     if (spentAt > new Date()) throw badRequest("Spent at can't be a future date and time.");
     if (parsed === 0) throw badRequest("Time spent can't be zero.");

@@ -6,6 +6,7 @@
  * in such a cadence. The iteration of an issue (`issues.sprint_id`) is set here too, with its resource iteration
  * event and system note.
  */
+import { issueRowInclude } from '../issues/policy.js';
 import type { Prisma } from '../../db/database.js';
 import { badRequest, forbidden, invalid, argumentError, notFoundAs, recordNotFound } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
@@ -487,7 +488,7 @@ export class IterationsService {
     const userId = this.base.access.requireViewer().id;
     return this.db.$transaction(async (tx) => {
       const at = new Date();
-      const updated = await tx.issue.update({ where: { id: issue.id }, data: { sprintId, updatedAt: at }, include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } });
+      const updated = await tx.issue.update({ where: { id: issue.id }, data: { sprintId, updatedAt: at }, include: issueRowInclude });
       // ResourceEvents::ChangeIterationService: `add` with the new iteration, or `remove` with the one taken off.
       const eventIteration = sprintId ?? issue.sprintId!;
       await tx.resourceIterationEvent.create({ data: { issueId: issue.id, iterationId: eventIteration, action: sprintId === null ? 'remove' : 'add', userId, createdAt: at } });

@@ -161,7 +161,8 @@ export const mergeRequestResolvers = {
   NoteableKind: { MERGE_REQUEST: 'MergeRequest' },
   DetailedMergeStatus: lowerEnum([
     'unchecked', 'checking', 'mergeable', 'commits_status', 'ci_must_pass', 'ci_still_running', 'discussions_not_resolved', 'draft_status', 'not_open',
-    'not_approved', 'blocked_status', 'conflict', 'need_rebase', 'requested_changes', 'merge_time', 'preparing',
+    'not_approved', 'blocked_status', 'conflict', 'need_rebase', 'requested_changes', 'merge_time', 'preparing', 'broken_status',
+    'external_status_checks', 'policies_denied',
   ]),
   MergeStatus: lowerEnum(['unchecked', 'checking', 'can_be_merged', 'cannot_be_merged', 'cannot_be_merged_recheck']),
   Project: {

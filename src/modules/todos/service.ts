@@ -19,7 +19,7 @@ import type { NoteRow } from '../notes/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import type { AlertRow } from '../alert_management/service.js';
 import type { IssueRow } from '../issues/service.js';
-import type { IssueSubject } from '../issues/policy.js';
+import { issueRowInclude, issueSubjectOf, type IssueSubject } from '../issues/policy.js';
 
 export const TODO_ISSUE = 'Issue';
 export const TODO_ALERT = 'AlertManagement::Alert';
@@ -46,7 +46,7 @@ export const TODO_ACTIONS = [
 export type TodoAction = (typeof TODO_ACTIONS)[number];
 
 const withTarget = {
-  issue: { include: { assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } } } },
+  issue: { include: issueRowInclude },
   alert: true,
   mergeRequest: { select: { id: true, iid: true, title: true } },
   note: { select: { id: true, note: true } },
@@ -331,7 +331,7 @@ export class TodosService {
    */
   async issueChanged(project: ProjectRow, before: IssueRow | null, issue: IssueRow): Promise<void> {
     const viewer = this.base.access.requireViewer();
-    const subject: IssueSubject = { inProject: project, authorId: issue.authorId, confidential: issue.confidential, assigneeIds: issue.assignees.map((a) => a.userId) };
+    const subject = issueSubjectOf(project, issue);
     const target = { type: TODO_ISSUE, id: issue.id, projectId: project.id };
     const old = new Set(before?.assignees.map((a) => a.userId) ?? []);
     const assignees = subject.assigneeIds.filter((id) => !old.has(id) && id !== viewer.id);
@@ -352,7 +352,7 @@ export class TodosService {
     if (n.type !== TODO_ISSUE || !n.project || n.id === null || note.system) return;
     const issue = (n as Noteable & { issue?: IssueRow }).issue;
     if (!issue) return;
-    const subject: IssueSubject = { inProject: n.project, authorId: issue.authorId, confidential: issue.confidential, assigneeIds: issue.assignees.map((a) => a.userId) };
+    const subject = issueSubjectOf(n.project, issue);
     const target = { type: TODO_ISSUE, id: issue.id, projectId: n.project.id };
     await this.resolveFor(note.authorId, target);
     await this.mentionTodos(subject, target, note.note, new Set(), note.id, note.internal);
