@@ -24,7 +24,24 @@ export interface OutputPlan {
    * given (the field's own value is a placeholder).
    */
   copy?: { of: string; keys?: readonly string[]; first?: boolean };
+  /** An abstract field whose object-type branches answered their keys prefixed (compile.ts, separateBranches): taken off. */
+  unprefix?: boolean;
   children: OutputPlan[];
+}
+
+/** What a branch's keys start with, before its type name and `__` (no REST key starts so). */
+export const BRANCH_PREFIX = '_on_';
+
+/** An object's keys without their branch prefixes, in order. */
+function unprefixed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unprefixed);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const cut = k.startsWith(BRANCH_PREFIX) ? k.indexOf('__', BRANCH_PREFIX.length) : -1;
+    out[cut < 0 ? k : k.slice(cut + 2)] = v;
+  }
+  return out;
 }
 
 /** Applies an output plan in place (returns the new value where an object had to be rebuilt). */
@@ -69,7 +86,8 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
       obj[plan.key] = v === 'true' || v === true;
       continue;
     }
-    const inner = applyOutput(v, plan.children);
+    const shaped = applyOutput(v, plan.children);
+    const inner = plan.unprefix ? unprefixed(shaped) : shaped;
     if (plan.unwrap) {
       const only = plan.children[0]?.key;
       const pick = (o: unknown) => (o && typeof o === 'object' && only ? (o as Record<string, unknown>)[only] : o);

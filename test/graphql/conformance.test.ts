@@ -85,7 +85,6 @@ const KNOWN: string[] = [
   'EnvironmentUpdateInput.clusterAgentId: missing',
   'EnvironmentUpdateInput.kubernetesNamespace: missing',
   'IssueType: lacks REQUIREMENT, TEST_CASE',
-  "Todo.target: type Todoable, GitLab's Todoable!",
   'IssueSort: lacks PUBLISHED_ASC, PUBLISHED_DESC',
 ];
 
