@@ -180,10 +180,12 @@ describe('to-do items whose target the user lost', () => {
     expect((await t.graphql(TODO_Q, { id: gid }, member.token)).body.data.todo).toEqual({ id: gid, target: { __typename: 'Issue' } });
     const removed = await t.api('DELETE', `/projects/${project.id}/members/${member.id}`, { token: owner.token });
     expect(removed.status, removed.text).toBe(204);
-    const list = await t.api('GET', '/todos?state=pending&state=done', { token: member.token });
-    expect(list.body).toEqual([]);
-    expect(list.headers.get('x-total')).toBe('0');
-    expect(list.text).not.toContain('Secret plans');
+    for (const state of ['pending', 'done']) {
+      const list = await t.api('GET', `/todos?state=${state}`, { token: member.token });
+      expect(list.body).toEqual([]);
+      expect(list.headers.get('x-total')).toBe('0');
+      expect(list.text).not.toContain('Secret plans');
+    }
     const gql = await t.graphql('{ currentUser { todos(state: [pending, done]) { count nodes { id } } } }', {}, member.token);
     expect(gql.body.data.currentUser.todos).toEqual({ count: 0, nodes: [] });
     expect((await t.graphql(TODO_Q, { id: gid }, member.token)).body.data.todo).toBeNull();
@@ -193,7 +195,8 @@ describe('to-do items whose target the user lost', () => {
     expect((await t.api('POST', `/todos/${todo.id}/mark_as_done`, { token: member.token })).status).toBe(404);
     // Deleted, not merely hidden (Todos::Destroy::EntityLeaveService): rejoining brings it back no more.
     await addMember(t, owner.token, 'projects', project.id, member.id, 30);
-    expect(await todos(member, '?state=pending&state=done')).toEqual([]);
+    expect(await todos(member)).toEqual([]);
+    expect(await todos(member, '?state=done')).toEqual([]);
   });
 
   it('a member removed from a private group loses the items about its epics', async () => {
