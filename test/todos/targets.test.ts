@@ -127,12 +127,8 @@ describe('to-do items about epics', () => {
     expect(mine.target).toEqual(made.body.target);
   });
 
-  it('serves gitbeaker’s Epics.createTodo', async () => {
-    const epic = await newEpic({ title: 'Gitbeaker epic' });
-    const api = new Gitlab({ host: t.url, token: owner.token });
-    const todo = await api.Epics.createTodo(group.id, epic.iid);
-    expect(todo).toMatchObject({ action_name: 'marked', target_type: 'Epic', target: { iid: epic.iid, title: 'Gitbeaker epic' } });
-  });
+  // gitbeaker's Epics.createTodo posts to `…/epics/:epic_iid/todos`, a path GitLab's Epics API does not have (its
+  // route is `…/todo`): the route is checked over REST above.
 
   it('mentions in an epic’s description and notes make items for readers only; todoCreate and Epic.currentUserTodos', async () => {
     const epic = await newEpic({ title: 'Mentioning', description: `@${reporter.username} please plan\nalso @${stranger.username}` });
