@@ -34,7 +34,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { unifyIdVariables } from '../graphql/global-ids.js';
 import { readGraphqlFiles } from '../graphql/schema.js';
-import { BRANCH_PREFIX, type OutputPlan } from './output.js';
+import { BRANCH_PREFIX, markBranched, type OutputPlan } from './output.js';
 import { snakeCase } from './params.js';
 
 export interface VariablePlan {
@@ -388,7 +388,8 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
 /** Keeps only the branches that change something, so responses without enums or directives are not walked. */
 function prune(plans: OutputPlan[]): OutputPlan[] {
   return plans.flatMap((p) => {
-    const children = p.unwrap || p.spread ? p.children : prune(p.children);
+    // An unprefix plan's children stay whole: its objects are walked for their keys' prefixes.
+    const children = p.unwrap || p.spread || p.unprefix ? p.children : prune(p.children);
     const needed = p.enumType || p.number || p.date || p.boolean || p.twoDecimals || p.omitIfNull || p.unwrap || p.spread || p.unprefix || p.copy || children.length;
     return needed ? [{ ...p, children }] : [];
   });
@@ -456,6 +457,8 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       hasDefault: v.defaultValue !== undefined,
       clearable: v.directives?.some((d) => d.name.value === 'clearable') ?? false,
     }));
+    const output = prune(merge(planSelection(schema, root, op.selectionSet, fragmentMap)));
+    markBranched(output);
     compiled.set(name, {
       name,
       document,
@@ -464,7 +467,7 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       kind: asWritten.operation,
       rootFields: op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.alias?.value ?? s.name.value] : [])),
       variables,
-      output: prune(merge(planSelection(schema, root, op.selectionSet, fragmentMap))),
+      output,
       restNames: argumentParams(op.selectionSet, fragmentMap, new Map(variables.map((v) => [v.name, v.param]))),
     });
   }
