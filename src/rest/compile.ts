@@ -19,6 +19,7 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type FragmentDefinitionNode,
+  type FragmentSpreadNode,
   type GraphQLInputType,
   type GraphQLNamedType,
   type InlineFragmentNode,
@@ -207,27 +208,23 @@ function hasClashingBranches(schema: GraphQLSchema, parent: GraphQLNamedType, se
   return false;
 }
 
-/** A selection set with every fragment spread replaced by an inline fragment of its own selections. */
-function inlineSpreads(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): SelectionSetNode {
-  const selections = set.selections.map((node): SelectionNode => {
-    if (node.kind === Kind.FRAGMENT_SPREAD) {
-      const fragment = fragments.get(node.name.value);
-      if (!fragment) return node;
-      return { kind: Kind.INLINE_FRAGMENT, typeCondition: fragment.typeCondition, directives: node.directives, selectionSet: inlineSpreads(fragment.selectionSet, fragments) };
-    }
-    return node.selectionSet ? { ...node, selectionSet: inlineSpreads(node.selectionSet, fragments) } : node;
-  });
-  return { ...set, selections };
+/** A fragment spread as an inline fragment of the fragment's selections, on its type. */
+function spreadInline(node: FragmentSpreadNode, fragment: FragmentDefinitionNode, selectionSet: SelectionSetNode): InlineFragmentNode {
+  return { kind: Kind.INLINE_FRAGMENT, typeCondition: fragment.typeCondition, directives: node.directives, selectionSet };
 }
 
 /**
- * A branch's fields (in its inline fragments too), each field's key given the branch's prefix, and `@copy(of:)` where
- * it names a key of the branch (`own`: its keys, from keysByType).
+ * A branch's own fields (its fragment spreads opened, into inline fragments, at its own level only; the fields'
+ * selections keep theirs), each field's key given the branch's prefix, and `@copy(of:)` where it names a key of the
+ * branch (`own`: its keys, from keysByType).
  */
-function prefixBranch(set: SelectionSetNode, prefix: string, own: ReadonlySet<string>): SelectionSetNode {
+function prefixBranch(set: SelectionSetNode, prefix: string, own: ReadonlySet<string>, fragments: Map<string, FragmentDefinitionNode>): SelectionSetNode {
   const selections = set.selections.map((node): SelectionNode => {
-    if (node.kind === Kind.INLINE_FRAGMENT) return { ...node, selectionSet: prefixBranch(node.selectionSet, prefix, own) };
-    if (node.kind !== Kind.FIELD) return node;
+    if (node.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = fragments.get(node.name.value);
+      return fragment ? spreadInline(node, fragment, prefixBranch(fragment.selectionSet, prefix, own, fragments)) : node;
+    }
+    if (node.kind === Kind.INLINE_FRAGMENT) return { ...node, selectionSet: prefixBranch(node.selectionSet, prefix, own, fragments) };
     const directives = node.directives?.map((d) =>
       d.name.value !== 'copy'
         ? d
@@ -242,35 +239,43 @@ function prefixBranch(set: SelectionSetNode, prefix: string, own: ReadonlySet<st
 }
 
 /**
- * Under every abstract field, each inline fragment on an object type answers its keys prefixed with that type
- * (BRANCH_PREFIX), so two branches may give one REST key with different GraphQL types (an issue's `state` and a
- * merge request's: validation's OverlappingFieldsCanBeMerged) and each keeps its own output plan; output.ts takes
- * the prefixes off. The selection set must have no fragment spreads left (inlineSpreads).
+ * Under every abstract field whose branches clash, each branch on an object type (an inline fragment, or a fragment
+ * spread on that type) answers its keys prefixed with that type (BRANCH_PREFIX), so two branches may give one REST
+ * key with different GraphQL types (an issue's `state` and a merge request's: validation's
+ * OverlappingFieldsCanBeMerged) and each keeps its own output plan; output.ts takes the prefixes off. Fragments on
+ * the way to such a field are opened into inline fragments; all others stay spreads, so the text stays small.
  */
-function separateBranches(schema: GraphQLSchema, parent: GraphQLNamedType, set: SelectionSetNode): SelectionSetNode {
+function separateBranches(schema: GraphQLSchema, parent: GraphQLNamedType, set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): SelectionSetNode {
   const selections = set.selections.map((node): SelectionNode => {
+    if (node.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = fragments.get(node.name.value);
+      if (!fragment) return node;
+      const type = schema.getType(fragment.typeCondition.name.value) ?? parent;
+      if (!hasClashingBranches(schema, type, fragment.selectionSet, fragments)) return node;
+      return spreadInline(node, fragment, separateBranches(schema, type, fragment.selectionSet, fragments));
+    }
     if (node.kind === Kind.INLINE_FRAGMENT) {
       const type = node.typeCondition ? schema.getType(node.typeCondition.name.value) ?? parent : parent;
-      return { ...node, selectionSet: separateBranches(schema, type, node.selectionSet) };
+      return { ...node, selectionSet: separateBranches(schema, type, node.selectionSet, fragments) };
     }
-    if (node.kind !== Kind.FIELD || !node.selectionSet || !(isObjectType(parent) || isInterfaceType(parent))) return node;
+    if (!node.selectionSet || !(isObjectType(parent) || isInterfaceType(parent))) return node;
     const field = parent.getFields()[node.name.value];
     if (!field) return node;
     const named = getNamedType(field.type);
-    let inner = separateBranches(schema, named, node.selectionSet);
-    if (isAbstractType(named)) {
-      inner = {
-        ...inner,
-        selections: inner.selections.map((branch): SelectionNode => {
-          const condition = branch.kind === Kind.INLINE_FRAGMENT ? branch.typeCondition?.name.value : undefined;
-          if (!condition || !isObjectType(schema.getType(condition))) return branch;
-          const selectionSet = (branch as InlineFragmentNode).selectionSet;
-          const own = new Set([...keysByType(selectionSet, new Map()).values()].flatMap((keys) => [...keys]));
-          return { ...(branch as InlineFragmentNode), selectionSet: prefixBranch(selectionSet, `${BRANCH_PREFIX}${condition}__`, own) };
-        }),
-      };
+    if (!isAbstractType(named) || !hasClashingBranches(schema, parent, { kind: Kind.SELECTION_SET, selections: [node] }, fragments)) {
+      return { ...node, selectionSet: separateBranches(schema, named, node.selectionSet, fragments) };
     }
-    return { ...node, selectionSet: inner };
+    const branches = node.selectionSet.selections.map((branch): SelectionNode => {
+      const fragment = branch.kind === Kind.FRAGMENT_SPREAD ? fragments.get(branch.name.value) : undefined;
+      const condition = branch.kind === Kind.INLINE_FRAGMENT ? branch.typeCondition?.name.value : fragment?.typeCondition.name.value;
+      const type = condition ? schema.getType(condition) : undefined;
+      if (!condition || !type || !isObjectType(type) || branch.kind === Kind.FIELD) return branch;
+      const inner = separateBranches(schema, type, branch.kind === Kind.INLINE_FRAGMENT ? branch.selectionSet : fragment!.selectionSet, fragments);
+      const own = new Set([...keysByType(inner, fragments).values()].flatMap((keys) => [...keys]));
+      const prefixed = prefixBranch(inner, `${BRANCH_PREFIX}${condition}__`, own, fragments);
+      return branch.kind === Kind.INLINE_FRAGMENT ? { ...branch, selectionSet: prefixed } : spreadInline(branch, fragment!, prefixed);
+    });
+    return { ...node, selectionSet: { ...node.selectionSet, selections: branches } };
   });
   return { ...set, selections };
 }
@@ -414,10 +419,10 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
     if (compiled.has(name)) throw new Error(`graphql/rest: operation ${name} is defined twice`);
     if (asWritten.operation === 'subscription') throw new Error(`graphql/rest: ${name} is a subscription`);
     const rootType = asWritten.operation === 'query' ? schema.getQueryType() : schema.getMutationType();
-    // Branches of an abstract field that clash get keys of their own: the operation's fragments inlined, then separated.
+    // Branches of an abstract field that clash get keys of their own (separateBranches).
     const written: OperationDefinitionNode =
       rootType && hasClashingBranches(schema, rootType, asWritten.selectionSet, fragmentMap)
-        ? { ...asWritten, selectionSet: separateBranches(schema, rootType, inlineSpreads(asWritten.selectionSet, fragmentMap)) }
+        ? { ...asWritten, selectionSet: separateBranches(schema, rootType, asWritten.selectionSet, fragmentMap) }
         : asWritten;
     // Each operation carries only the fragments it uses (transitively), so validation sees no unused fragment.
     const used = new Set<string>();
