@@ -72,11 +72,14 @@ describe('to-do items about merge requests', () => {
       state: 'pending',
       author: { id: dev.id },
     });
-    const single = await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`, { token: dev.token });
-    expect(made.body.target).toEqual(single.body);
+    // The Merge Requests API's entity, but for its pipelines (left out: they would take the operation past GitLab's
+    // GraphQL complexity bound).
+    const { pipeline, head_pipeline, ...single } = (await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}`, { token: dev.token })).body;
+    expect([pipeline, head_pipeline]).toEqual([null, null]);
+    expect(made.body.target).toEqual(single);
     // GET /todos shows it the same way (the branches' clashing keys, `state` among them, each the MR's own).
     const [listed] = (await todos(dev, '?type=MergeRequest')).filter((x) => x.id === made.body.id);
-    expect(listed.target).toEqual(single.body);
+    expect(listed.target).toEqual(single);
     expect(listed.target.state).toBe('opened');
     const again = await t.api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/todo`, { token: dev.token });
     expect(again.status).toBe(304);
