@@ -58,7 +58,7 @@ export type SubjectOf<A extends Ability> = Abilities[A] extends Rule<infer S, un
 type WhereOf<A extends Ability> = Abilities[A] extends Rule<unknown, infer W> ? W : never;
 /** Abilities asked without a subject: they never depend on memberships. */
 type GlobalAbility = { [A in Ability]: SubjectOf<A> extends null ? A : never }[Ability];
-type SubjectAbility = Exclude<Ability, GlobalAbility>;
+export type SubjectAbility = Exclude<Ability, GlobalAbility>;
 
 /** The project a subject is or belongs to (a project, or a protected ref, job log or CI/CD variables owner of one); null for any other subject. */
 function subjectProject(subject: unknown): number | null {

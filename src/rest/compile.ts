@@ -7,6 +7,7 @@ import {
   GraphQLEnumType,
   Kind,
   getNamedType,
+  isAbstractType,
   isObjectType,
   isInterfaceType,
   parse,
@@ -18,8 +19,11 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type FragmentDefinitionNode,
+  type FragmentSpreadNode,
   type GraphQLInputType,
   type GraphQLNamedType,
+  type InlineFragmentNode,
+  type SelectionNode,
   type GraphQLSchema,
   type ObjectFieldNode,
   type FieldNode,
@@ -31,7 +35,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { unifyIdVariables } from '../graphql/global-ids.js';
 import { readGraphqlFiles } from '../graphql/schema.js';
-import type { OutputPlan } from './output.js';
+import { BRANCH_PREFIX, markBranched, type OutputPlan } from './output.js';
 import { snakeCase } from './params.js';
 
 export interface VariablePlan {
@@ -154,6 +158,128 @@ function given(node: ValueNode, variables: Record<string, unknown>): unknown {
   }
 }
 
+/**
+ * The response keys a selection set gives at its own level (fragment spreads and inline fragments opened), per type
+ * condition: `''` for what every type answers.
+ */
+function keysByType(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, condition = '', out = new Map<string, Set<string>>()): Map<string, Set<string>> {
+  for (const node of set.selections) {
+    if (node.kind === Kind.FIELD) {
+      const keys = out.get(condition) ?? new Set<string>();
+      keys.add(node.alias?.value ?? node.name.value);
+      out.set(condition, keys);
+    } else {
+      const inner = node.kind === Kind.INLINE_FRAGMENT ? node : fragments.get(node.name.value);
+      if (inner) keysByType(inner.selectionSet, fragments, inner.typeCondition?.name.value ?? condition, out);
+    }
+  }
+  return out;
+}
+
+/** Whether, under some abstract field, branches on different object types give the same response key. */
+function hasClashingBranches(schema: GraphQLSchema, parent: GraphQLNamedType, set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): boolean {
+  for (const node of set.selections) {
+    if (node.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = fragments.get(node.name.value);
+      if (!fragment || seen.has(node.name.value)) continue;
+      seen.add(node.name.value);
+      if (hasClashingBranches(schema, schema.getType(fragment.typeCondition.name.value) ?? parent, fragment.selectionSet, fragments, seen)) return true;
+      continue;
+    }
+    if (node.kind === Kind.INLINE_FRAGMENT) {
+      const type = node.typeCondition ? schema.getType(node.typeCondition.name.value) ?? parent : parent;
+      if (hasClashingBranches(schema, type, node.selectionSet, fragments, seen)) return true;
+      continue;
+    }
+    if (!node.selectionSet || !(isObjectType(parent) || isInterfaceType(parent))) continue;
+    const field = parent.getFields()[node.name.value];
+    if (!field) continue;
+    const named = getNamedType(field.type);
+    if (isAbstractType(named)) {
+      const counts = new Map<string, number>();
+      for (const [condition, keys] of keysByType(node.selectionSet, fragments)) {
+        if (!condition || !isObjectType(schema.getType(condition))) continue;
+        for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      if ([...counts.values()].some((n) => n > 1)) return true;
+    }
+    if (hasClashingBranches(schema, named, node.selectionSet, fragments, seen)) return true;
+  }
+  return false;
+}
+
+/** A fragment spread as an inline fragment of the fragment's selections, on its type. */
+function spreadInline(node: FragmentSpreadNode, fragment: FragmentDefinitionNode, selectionSet: SelectionSetNode): InlineFragmentNode {
+  return { kind: Kind.INLINE_FRAGMENT, typeCondition: fragment.typeCondition, directives: node.directives, selectionSet };
+}
+
+/**
+ * A branch's own fields (its fragment spreads opened, into inline fragments, at its own level only; the fields'
+ * selections keep theirs), each field's key given the branch's prefix, and `@copy(of:)` where it names a key of the
+ * branch (`own`: its keys, from keysByType).
+ */
+function prefixBranch(set: SelectionSetNode, prefix: string, own: ReadonlySet<string>, fragments: Map<string, FragmentDefinitionNode>): SelectionSetNode {
+  const selections = set.selections.map((node): SelectionNode => {
+    if (node.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = fragments.get(node.name.value);
+      return fragment ? spreadInline(node, fragment, prefixBranch(fragment.selectionSet, prefix, own, fragments)) : node;
+    }
+    if (node.kind === Kind.INLINE_FRAGMENT) return { ...node, selectionSet: prefixBranch(node.selectionSet, prefix, own, fragments) };
+    const directives = node.directives?.map((d) =>
+      d.name.value !== 'copy'
+        ? d
+        : {
+            ...d,
+            arguments: d.arguments?.map((a) => (a.name.value === 'of' && a.value.kind === Kind.STRING && own.has(a.value.value) ? { ...a, value: { ...a.value, value: prefix + a.value.value } } : a)),
+          },
+    );
+    return { ...node, alias: { kind: Kind.NAME, value: prefix + (node.alias?.value ?? node.name.value) }, directives };
+  });
+  return { ...set, selections };
+}
+
+/**
+ * Under every abstract field whose branches clash, each branch on an object type (an inline fragment, or a fragment
+ * spread on that type) answers its keys prefixed with that type (BRANCH_PREFIX), so two branches may give one REST
+ * key with different GraphQL types (an issue's `state` and a merge request's: validation's
+ * OverlappingFieldsCanBeMerged) and each keeps its own output plan; output.ts takes the prefixes off. Fragments on
+ * the way to such a field are opened into inline fragments; all others stay spreads, so the text stays small.
+ */
+function separateBranches(schema: GraphQLSchema, parent: GraphQLNamedType, set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): SelectionSetNode {
+  const selections = set.selections.map((node): SelectionNode => {
+    if (node.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = fragments.get(node.name.value);
+      if (!fragment) return node;
+      const type = schema.getType(fragment.typeCondition.name.value) ?? parent;
+      if (!hasClashingBranches(schema, type, fragment.selectionSet, fragments)) return node;
+      return spreadInline(node, fragment, separateBranches(schema, type, fragment.selectionSet, fragments));
+    }
+    if (node.kind === Kind.INLINE_FRAGMENT) {
+      const type = node.typeCondition ? schema.getType(node.typeCondition.name.value) ?? parent : parent;
+      return { ...node, selectionSet: separateBranches(schema, type, node.selectionSet, fragments) };
+    }
+    if (!node.selectionSet || !(isObjectType(parent) || isInterfaceType(parent))) return node;
+    const field = parent.getFields()[node.name.value];
+    if (!field) return node;
+    const named = getNamedType(field.type);
+    if (!isAbstractType(named) || !hasClashingBranches(schema, parent, { kind: Kind.SELECTION_SET, selections: [node] }, fragments)) {
+      return { ...node, selectionSet: separateBranches(schema, named, node.selectionSet, fragments) };
+    }
+    const branches = node.selectionSet.selections.map((branch): SelectionNode => {
+      const fragment = branch.kind === Kind.FRAGMENT_SPREAD ? fragments.get(branch.name.value) : undefined;
+      const condition = branch.kind === Kind.INLINE_FRAGMENT ? branch.typeCondition?.name.value : fragment?.typeCondition.name.value;
+      const type = condition ? schema.getType(condition) : undefined;
+      if (!condition || !type || !isObjectType(type) || branch.kind === Kind.FIELD) return branch;
+      const inner = separateBranches(schema, type, branch.kind === Kind.INLINE_FRAGMENT ? branch.selectionSet : fragment!.selectionSet, fragments);
+      const own = new Set([...keysByType(inner, fragments).values()].flatMap((keys) => [...keys]));
+      const prefixed = prefixBranch(inner, `${BRANCH_PREFIX}${condition}__`, own, fragments);
+      return branch.kind === Kind.INLINE_FRAGMENT ? { ...branch, selectionSet: prefixed } : spreadInline(branch, fragment!, prefixed);
+    });
+    return { ...node, selectionSet: { ...node.selectionSet, selections: branches } };
+  });
+  return { ...set, selections };
+}
+
 function hasDirective(node: { directives?: readonly { name: { value: string } }[] }, name: string): boolean {
   return !!node.directives?.some((d) => d.name.value === name);
 }
@@ -185,6 +311,7 @@ function planSelection(
     const field = parent.getFields()[node.name.value];
     if (!field) continue;
     const named = getNamedType(field.type);
+    const children = node.selectionSet ? planSelection(schema, named, node.selectionSet, fragments) : [];
     const plan: OutputPlan = {
       key: node.alias?.value ?? node.name.value,
       enumType: named instanceof GraphQLEnumType ? named : undefined,
@@ -195,7 +322,8 @@ function planSelection(
       omitIfNull: hasDirective(node, 'omitIfNull'),
       unwrap: hasDirective(node, 'unwrap'),
       spread: hasDirective(node, 'spread'),
-      children: node.selectionSet ? planSelection(schema, named, node.selectionSet, fragments) : [],
+      unprefix: isAbstractType(named) && children.some((c) => c.key.startsWith(BRANCH_PREFIX)),
+      children,
     };
     plans.push(plan);
   }
@@ -251,6 +379,7 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
         omitIfNull: seen.omitIfNull || plan.omitIfNull,
         unwrap: seen.unwrap || plan.unwrap,
         spread: seen.spread || plan.spread,
+        unprefix: seen.unprefix || plan.unprefix,
         copy: seen.copy ?? plan.copy,
         children: [...seen.children, ...plan.children],
       });
@@ -264,8 +393,9 @@ function merge(plans: OutputPlan[]): OutputPlan[] {
 /** Keeps only the branches that change something, so responses without enums or directives are not walked. */
 function prune(plans: OutputPlan[]): OutputPlan[] {
   return plans.flatMap((p) => {
-    const children = p.unwrap || p.spread ? p.children : prune(p.children);
-    const needed = p.enumType || p.number || p.date || p.boolean || p.twoDecimals || p.omitIfNull || p.unwrap || p.spread || p.copy || children.length;
+    // An unprefix plan's children stay whole: its objects are walked for their keys' prefixes.
+    const children = p.unwrap || p.spread || p.unprefix ? p.children : prune(p.children);
+    const needed = p.enumType || p.number || p.date || p.boolean || p.twoDecimals || p.omitIfNull || p.unwrap || p.spread || p.unprefix || p.copy || children.length;
     return needed ? [{ ...p, children }] : [];
   });
 }
@@ -283,11 +413,17 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
   const fragmentMap = new Map(fragments.map((f) => [f.name.value, f]));
   const operations = all.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const compiled = new Map<string, CompiledOperation>();
-  for (const written of operations) {
-    const name = written.name?.value;
+  for (const asWritten of operations) {
+    const name = asWritten.name?.value;
     if (!name) throw new Error('graphql/rest: every operation needs a name');
     if (compiled.has(name)) throw new Error(`graphql/rest: operation ${name} is defined twice`);
-    if (written.operation === 'subscription') throw new Error(`graphql/rest: ${name} is a subscription`);
+    if (asWritten.operation === 'subscription') throw new Error(`graphql/rest: ${name} is a subscription`);
+    const rootType = asWritten.operation === 'query' ? schema.getQueryType() : schema.getMutationType();
+    // Branches of an abstract field that clash get keys of their own (separateBranches).
+    const written: OperationDefinitionNode =
+      rootType && hasClashingBranches(schema, rootType, asWritten.selectionSet, fragmentMap)
+        ? { ...asWritten, selectionSet: separateBranches(schema, rootType, asWritten.selectionSet, fragmentMap) }
+        : asWritten;
     // Each operation carries only the fragments it uses (transitively), so validation sees no unused fragment.
     const used = new Set<string>();
     const collect = (set: SelectionSetNode) => {
@@ -326,15 +462,17 @@ export function compileOperations(schema: GraphQLSchema, dir: string, names: rea
       hasDefault: v.defaultValue !== undefined,
       clearable: v.directives?.some((d) => d.name.value === 'clearable') ?? false,
     }));
+    const output = prune(merge(planSelection(schema, root, op.selectionSet, fragmentMap)));
+    markBranched(output);
     compiled.set(name, {
       name,
       document,
       run: (context, variables) => jitCompiled().query(undefined, context, relay.build(variables)),
       compiled: jitCompiled,
-      kind: written.operation,
+      kind: asWritten.operation,
       rootFields: op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.alias?.value ?? s.name.value] : [])),
       variables,
-      output: prune(merge(planSelection(schema, root, op.selectionSet, fragmentMap))),
+      output,
       restNames: argumentParams(op.selectionSet, fragmentMap, new Map(variables.map((v) => [v.name, v.param]))),
     });
   }

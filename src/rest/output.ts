@@ -24,7 +24,37 @@ export interface OutputPlan {
    * given (the field's own value is a placeholder).
    */
   copy?: { of: string; keys?: readonly string[]; first?: boolean };
+  /**
+   * An abstract field whose object-type branches answered their keys prefixed (compile.ts, separateBranches): its
+   * children are kept whole and marked (markBranched), and the prefixes taken off where they apply, the route's own
+   * result included.
+   */
+  unprefix?: boolean;
   children: OutputPlan[];
+}
+
+/** What a branch's keys start with, before its type name and `__` (no REST key starts so). */
+export const BRANCH_PREFIX = '_on_';
+
+/** The plan lists (an `unprefix` field's children) whose object's keys come prefixed by branch. */
+const branched = new WeakSet<OutputPlan[]>();
+
+/** Marks the children of every `unprefix` plan in the tree (once, at start-up, on the final plans). */
+export function markBranched(plans: OutputPlan[]): void {
+  for (const plan of plans) {
+    if (plan.unprefix) branched.add(plan.children);
+    markBranched(plan.children);
+  }
+}
+
+/** An object's keys without their branch prefixes, in order. */
+function unprefixed(value: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const cut = k.startsWith(BRANCH_PREFIX) ? k.indexOf('__', BRANCH_PREFIX.length) : -1;
+    out[cut < 0 ? k : k.slice(cut + 2)] = v;
+  }
+  return out;
 }
 
 /** Applies an output plan in place (returns the new value where an object had to be rebuilt). */
@@ -88,7 +118,7 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
       obj[plan.key] = copyOf(plan.copy.first ? (Array.isArray(value) ? value[0] ?? null : null) : value, plan.copy.keys);
     }
   }
-  if (!rebuild) return obj;
+  if (!rebuild) return branched.has(plans) ? unprefixed(obj) : obj;
   // Spread keys take the place of the field that held them, so the REST key order reads naturally.
   const spreads = spreadKeys(plans);
   const out: Record<string, unknown> = {};
@@ -97,7 +127,7 @@ export function applyOutput(value: unknown, plans: OutputPlan[]): unknown {
     if (!spreads.has(k)) out[k] = v;
     else if (v && typeof v === 'object') Object.assign(out, v);
   }
-  return out;
+  return branched.has(plans) ? unprefixed(out) : out;
 }
 
 /** The keys of a list of plans that spread, worked out once per list (plans are made once, at start-up). */

@@ -1,4 +1,4 @@
-import { GraphQLError, Kind as AstKind, print, type DefinitionNode, type ExecutionResult, type FieldNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, Kind as AstKind, print, stripIgnoredCharacters, type DefinitionNode, type ExecutionResult, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
@@ -547,7 +547,9 @@ function documentOf(route: PreparedRoute): string {
     const selections = op.selectionSet.selections.map((node) =>
       op.operation === 'mutation' && node.kind === AstKind.FIELD && node.selectionSet ? { ...node, selectionSet: { ...node.selectionSet, selections: [...node.selectionSet.selections, errorsField] } } : node,
     );
-    text = print({ ...document, definitions: [{ ...op, selectionSet: { ...op.selectionSet, selections } }, ...rest] });
+    // Sent compact, as clients send long operations: GitLab's 10,000-character bound counts whitespace too (the
+    // To-Do List API's, with an issue, a merge request and an epic as targets, is that long only when indented).
+    text = stripIgnoredCharacters(print({ ...document, definitions: [{ ...op, selectionSet: { ...op.selectionSet, selections } }, ...rest] }));
     withErrors.set(route, text);
   }
   return text;

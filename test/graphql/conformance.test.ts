@@ -77,7 +77,6 @@ const required = (arg: { type: TypeRef; defaultValue: string | null }) => arg.ty
  */
 const KNOWN: string[] = [
   'CreateSnippetInput.uploadedFiles: missing',
-  "Todo.target: type Todoable, GitLab's Todoable!",
 ];
 
 const t = suiteServer();

@@ -31,6 +31,6 @@ export const epicsModule = defineModule({
   // GitLab's resource label events of epics (lib/api/resource_label_events.rb): the resource events module's routes.
   routes: [...epicRoutes, ...noteRoutes('/groups/:id/epics/:noteable_id', 'EPIC', 'group'), ...resourceEventRoutes('/groups/:id/epics/:epic_id', 'Epic', ['Label'])],
   loaders: (db) => createEpicLoaders(db),
-  uses: ['groups', 'labels', 'issues', 'notes', 'resource_events', 'activity'],
-  service: (base, { groups, labels, issues, resource_events, activity, notes }) => new EpicsService(base, groups, labels, issues, resource_events, activity, notes),
+  uses: ['groups', 'labels', 'issues', 'notes', 'resource_events', 'activity', 'todos'],
+  service: (base, { groups, labels, issues, resource_events, activity, notes, todos }) => new EpicsService(base, groups, labels, issues, resource_events, activity, notes, todos),
 });

@@ -158,6 +158,8 @@ export const epicResolvers = {
     iid: (e: EpicRow) => String(e.iid),
     databaseId: (e: EpicRow) => e.id,
     databaseIid: (e: EpicRow) => e.iid,
+    currentUserTodos: (e: EpicRow, args: PageArgs & { state?: 'pending' | 'done' | null }, ctx: Context) =>
+      ctx.services.todos.about({ type: EPIC, id: e.id }, args.state ?? null, args),
     author: (e: EpicRow, _a: unknown, ctx: Context) => (e.authorId === null ? null : ctx.loaders.users.byId.load(e.authorId)),
     group: (e: EpicRow, _a: unknown, ctx: Context) => groupOf(e, ctx),
     parent: (e: EpicRow, _a: unknown, ctx: Context) => (e.parentId === null ? null : ctx.services.epics.byId(e.parentId)),

@@ -16,6 +16,7 @@ import { ISSUE_UPDATED, type IssueUpdatedMessage } from '../issues/live.js';
 import type { ResourceEventsService } from '../resource_events/service.js';
 import type { ActivityService } from '../activity/service.js';
 import type { NotesService } from '../notes/service.js';
+import type { TodosService } from '../todos/service.js';
 import type { ProjectRow } from '../projects/service.js';
 import { ISSUE } from '../issues/service.js';
 import { colorOf } from '../labels/rules.js';
@@ -138,6 +139,7 @@ export class EpicsService {
     private readonly events: ResourceEventsService,
     private readonly activity: ActivityService,
     private readonly notes: NotesService,
+    private readonly todos: TodosService,
   ) {}
 
   private get db() {
@@ -296,7 +298,7 @@ export class EpicsService {
     const createdAt = input.createdAt && (await this.base.access.can('set_epic_created_at', group)) ? new Date(input.createdAt) : null;
     if (createdAt && Number.isNaN(createdAt.getTime())) throw invalidArgument('created_at');
     const labels = await this.labelsOf(group, { labels: input.labels, addLabelIds: input.addLabelIds, removeLabelIds: input.removeLabelIds });
-    return this.db.$transaction(async (tx) => {
+    const created = await this.db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT "id" FROM "namespaces" WHERE "id" = ${group.id} FOR UPDATE`;
       const last = await tx.epic.aggregate({ where: { groupId: group.id }, _max: { iid: true } });
       const now = createdAt ?? new Date();
@@ -320,6 +322,8 @@ export class EpicsService {
       await this.changeLabels(tx, epic, labels);
       return epic;
     });
+    await this.todos.epicChanged(group, null, created);
+    return created;
   }
 
   /** GitLab's Epics::UpdateService: fields, dates, parent, labels and `state_event`. */
@@ -344,11 +348,13 @@ export class EpicsService {
     if (changes.stateEvent === 'close' && epic.state === 'opened') Object.assign(data, { state: 'closed', closedAt: new Date(), closedById: this.base.viewer?.id ?? null });
     if (changes.stateEvent === 'reopen' && epic.state === 'closed') Object.assign(data, { state: 'opened', closedAt: null, closedById: null });
     const resolved = await this.labelsOf(group, changes);
-    return this.db.$transaction(async (tx) => {
+    const updated = await this.db.$transaction(async (tx) => {
       const labels = await this.changeLabels(tx, epic, resolved);
       const changed = Object.keys(data).length > 0 || labels.added.length > 0 || labels.removed.length > 0;
       return tx.epic.update({ where: { id: epic.id }, data: { ...data, ...(changed ? { updatedAt: new Date() } : {}) } });
     });
+    await this.todos.epicChanged(group, epic, updated);
+    return updated;
   }
 
   /** Deletes an epic (Owners); its children lose their parent and its issues leave it. */

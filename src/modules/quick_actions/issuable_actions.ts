@@ -40,9 +40,8 @@ async function subscribed(run: Run): Promise<boolean> {
 
 /** Whether the viewer has a pending to-do item about the target (TodoService#todo_exist?). */
 async function todoExists(run: Run): Promise<boolean> {
-  const t = run.target;
-  if (t.type !== 'Issue' || !t.issue) return false;
-  return run.services.todos.pendingAbout({ type: 'Issue', id: t.issue.id });
+  const row = run.row as { id: number } | null;
+  return !!row && run.services.todos.pendingAbout({ type: run.target.type, id: row.id });
 }
 
 export const issuableActions: AnyCommand[] = [
@@ -107,7 +106,7 @@ export const issuableActions: AnyCommand[] = [
   }),
   command({
     name: 'todo',
-    types: ['Issue'],
+    types: ALL,
     takes: 'none',
     available: async (run) => run.persisted && !(await todoExists(run)),
     execute: (run) => void (run.updates.todo_event = 'add'),
@@ -115,7 +114,7 @@ export const issuableActions: AnyCommand[] = [
   }),
   command({
     name: 'done',
-    types: ['Issue'],
+    types: ALL,
     takes: 'none',
     available: async (run) => run.persisted && (await todoExists(run)),
     execute: (run) => void (run.updates.todo_event = 'done'),

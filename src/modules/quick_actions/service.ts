@@ -227,8 +227,6 @@ export class QuickActionsService {
       if (u.time_estimate !== undefined) current = await services.issues.setTimeEstimate(t.project, issue.iid, u.time_estimate as number);
       const spend = spentTime(u);
       if (spend) current = await services.issues.addSpentTime(t.project, issue.iid, spend.seconds, spend);
-      if (u.todo_event === 'add') await services.todos.mark({ type: 'Issue', id: issue.id, projectId: issue.projectId });
-      if (u.todo_event === 'done') await services.todos.markAllDone({ type: 'Issue', id: issue.id });
       await this.subscriptionAndAward(services, run, { type: 'Issue', id: issue.id, projectId: issue.projectId, groupId: null }, current);
       if (u.epic !== undefined) await services.epics.setIssueEpic(current, u.epic as number | null);
       for (const link of (u.links as { project_id: number; issue_iid: number; link_type: 'relates_to' | 'blocks' | 'is_blocked_by' }[] | undefined) ?? []) {
@@ -310,7 +308,7 @@ export class QuickActionsService {
     if (canonicalProject) await services.issue_links.create(project, issue.iid, { id: canonicalProject.id }, canonical.iid, 'relates_to');
   }
 
-  /** `subscription_event` and `emoji_award` (IssuableBaseService#handle_changes' subscription and ToggleAwardEmoji). */
+  /** `todo_event`, `subscription_event` and `emoji_award` (IssuableBaseService#handle_changes' to-do and subscription, ToggleAwardEmoji). */
   private async subscriptionAndAward(
     services: Services,
     run: Run,
@@ -318,6 +316,9 @@ export class QuickActionsService {
     row: IssueRow | MergeRequestRow | EpicRow,
   ): Promise<void> {
     const u = run.updates;
+    // `/todo` and `/done`: TodoService#mark_todo, and #resolve_todos_for_target as the viewer.
+    if (u.todo_event === 'add') await services.todos.mark(subject);
+    if (u.todo_event === 'done') await services.todos.markAllDone({ type: subject.type, id: subject.id });
     if (u.subscription_event !== undefined) {
       await services.subscriptions.set(subject, u.subscription_event === 'subscribe', participant(row as Parameters<typeof participant>[0]));
     }

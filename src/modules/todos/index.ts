@@ -1,6 +1,7 @@
 /**
- * To-do items (GitLab's Todo): the To-Do List API, `currentUser.todos` and the todo mutations (alertTodoCreate too),
- * made as GitLab's TodoService makes them when issues are created, assigned, closed and mentioned in notes.
+ * To-do items (GitLab's Todo): the To-Do List API (with the issue, merge request and epic `…/todo` routes),
+ * `currentUser.todos` and the todo mutations (alertTodoCreate too), made as GitLab's TodoService makes them when
+ * issues and epics are created, assigned, closed and mentioned in notes.
  */
 import { defineModule } from '../module.js';
 import { todosResolvers } from './resolvers.js';

@@ -8,7 +8,8 @@ import type { AlertRow } from '../alert_management/service.js';
 import type { IssueRow } from '../issues/service.js';
 import type { MergeRequestRow } from '../merge_requests/service.js';
 import type { UserRow } from '../users/service.js';
-import { TODO_ALERT, TODO_ISSUE, type TodoFilters, type TodoRow } from './service.js';
+import type { EpicRow } from '../epics/service.js';
+import { TODO_ALERT, TODO_EPIC, TODO_ISSUE, TODO_MERGE_REQUEST, type TodoFilters, type TodoRow } from './service.js';
 
 /** TodoTargetEnum's values and the classes they name (GitLab's Types::TodoTargetEnum). */
 const TARGETS = {
@@ -18,7 +19,7 @@ const TARGETS = {
   MERGEREQUEST: 'MergeRequest',
   DESIGN: 'DesignManagement::Design',
   ALERT: TODO_ALERT,
-  EPIC: 'Epic',
+  EPIC: TODO_EPIC,
   USER: 'User',
   NAMESPACE: 'Namespace',
   PROJECT: 'Project',
@@ -76,15 +77,17 @@ function filtersOf(args: TodoArgs): TodoFilters {
 
 const projectPath = (ctx: Context, path: string) => ctx.services.projects.get(parseRef(path, 'Project', 'projectPath'));
 
-/** The target as the viewer may see it now: null once they may not read it. */
-async function targetOf(todo: TodoRow, ctx: Context): Promise<(IssueRow | AlertRow | MergeRequestRow) | null> {
-  if (todo.issue) return (await ctx.services.issues.canRead(todo.issue)) ? todo.issue : null;
-  if (todo.mergeRequest) return ctx.services.merge_requests.byId(todo.mergeRequest.id);
-  if (todo.alert) {
-    const project = await ctx.services.todos.projectOf(todo);
-    return project && (await ctx.access.can('read_alert_management_alert', project)) ? todo.alert : null;
-  }
-  return null;
+type Target = IssueRow | AlertRow | MergeRequestRow | EpicRow;
+
+/**
+ * The target (GitLab's `Todoable!`): every item a viewer is given is one about a target they may read (the lists
+ * filter on it, Query.todo and the mutations find through TodoPolicy), so it is there; the merge request and the
+ * epic are loaded whole, through their own services' readable lookups.
+ */
+async function targetOf(todo: TodoRow, ctx: Context): Promise<Target> {
+  const target = todo.issue ?? todo.alert ?? (todo.mergeRequest && (await ctx.services.merge_requests.byId(todo.mergeRequest.id))) ?? (todo.epic && (await ctx.services.epics.byId(todo.epic.id)));
+  if (!target) throw notFound();
+  return target;
 }
 
 export const todosResolvers = {
@@ -95,7 +98,7 @@ export const todosResolvers = {
     restTitle: (alert: AlertRow) => alert.title,
   },
   Todoable: {
-    __resolveType: (target: IssueRow | AlertRow | MergeRequestRow) => ('fingerprint' in target ? 'AlertManagementAlert' : 'sourceBranch' in target ? 'MergeRequest' : 'Issue'),
+    __resolveType: (target: Target) => ('fingerprint' in target ? 'AlertManagementAlert' : 'sourceBranch' in target ? 'MergeRequest' : 'startDateIsFixed' in target ? 'Epic' : 'Issue'),
   },
   Query: {
     todo: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.todos.find(args.id),
@@ -112,16 +115,20 @@ export const todosResolvers = {
     id: (todo: TodoRow) => globalId('Todo', todo.id),
     databaseId: (todo: TodoRow) => todo.id,
     author: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.loaders.users.byId.load(todo.authorId),
-    body: (todo: TodoRow) => todo.note?.note ?? todo.issue?.title ?? todo.alert?.title ?? todo.mergeRequest?.title ?? '',
+    body: (todo: TodoRow) => todo.note?.note ?? todo.issue?.title ?? todo.alert?.title ?? todo.mergeRequest?.title ?? todo.epic?.title ?? '',
     group: (todo: TodoRow, _a: unknown, ctx: Context) => (todo.groupId === null ? null : ctx.loaders.namespaces.byId.load(todo.groupId)),
     project: (todo: TodoRow, _a: unknown, ctx: Context) => ctx.services.todos.projectOf(todo),
     target: (todo: TodoRow, _a: unknown, ctx: Context) => targetOf(todo, ctx),
     targetType: (todo: TodoRow) => todo.targetType,
     targetClass: (todo: TodoRow) => todo.targetType,
     targetUrl: async (todo: TodoRow, _a: unknown, ctx: Context) => {
+      const anchor = todo.noteId === null ? '' : `#note_${todo.noteId}`;
+      if (todo.epic) {
+        const group = await ctx.loaders.namespaces.byId.load(todo.epic.groupId);
+        return group && `${ctx.config.externalUrl}/groups/${group.fullPath}/-/epics/${todo.epic.iid}${anchor}`;
+      }
       const project = await ctx.services.todos.projectOf(todo);
       if (!project) return null;
-      const anchor = todo.noteId === null ? '' : `#note_${todo.noteId}`;
       const base = `${ctx.config.externalUrl}/${project.fullPath}/-`;
       if (todo.issue) return `${base}/issues/${todo.issue.iid}${anchor}`;
       if (todo.alert) return `${base}/alert_management/${todo.alert.iid}/details${anchor}`;
@@ -137,14 +144,32 @@ export const todosResolvers = {
       return { todos: await ctx.services.todos.byIds(changed) };
     },
     todoCreate: async (_: unknown, args: { targetId: { model: string; id: number } }, ctx: Context) => {
-      // Issues are the to-do targets found by global ID here; alerts take alertTodoCreate.
-      const issue = args.targetId.model === TODO_ISSUE ? await ctx.services.issues.byId(args.targetId.id) : null;
-      if (!issue) throw notFound();
-      return { todo: await ctx.services.todos.mark({ type: TODO_ISSUE, id: issue.id, projectId: issue.projectId }) };
+      // Issues, merge requests and epics the viewer may read are found by global ID here; alerts take alertTodoCreate.
+      const { model, id } = args.targetId;
+      if (model === TODO_ISSUE) {
+        const issue = await ctx.services.issues.byId(id);
+        if (issue) return { todo: await ctx.services.todos.mark({ type: TODO_ISSUE, id: issue.id, projectId: issue.projectId }) };
+      } else if (model === TODO_MERGE_REQUEST) {
+        const mr = await ctx.services.merge_requests.byId(id);
+        if (mr) return { todo: await ctx.services.todos.mark({ type: TODO_MERGE_REQUEST, id: mr.id, projectId: mr.projectId }) };
+      } else if (model === TODO_EPIC) {
+        const epic = await ctx.services.epics.byId(id);
+        if (epic) return { todo: await ctx.services.todos.mark({ type: TODO_EPIC, id: epic.id, projectId: null, groupId: epic.groupId }) };
+      }
+      throw notFound();
     },
     issueTodoCreate: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
       const issue = await ctx.services.issues.get(await projectPath(ctx, args.projectPath), iidOf(args.iid));
-      return { todo: await ctx.services.todos.markIssue(issue) };
+      return { todo: await ctx.services.todos.markOrNotModified({ type: TODO_ISSUE, id: issue.id, projectId: issue.projectId }) };
+    },
+    mergeRequestTodoCreate: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
+      const mr = await ctx.services.merge_requests.get(await projectPath(ctx, args.projectPath), iidOf(args.iid));
+      return { todo: await ctx.services.todos.markOrNotModified({ type: TODO_MERGE_REQUEST, id: mr.id, projectId: mr.projectId }) };
+    },
+    epicTodoCreate: async (_: unknown, args: { groupPath: string; iid: string }, ctx: Context) => {
+      const group = await ctx.services.epics.group(parseRef(args.groupPath, 'Group', 'groupPath'));
+      const epic = await ctx.services.epics.get(group, iidOf(args.iid));
+      return { todo: await ctx.services.todos.markOrNotModified({ type: TODO_EPIC, id: epic.id, projectId: null, groupId: group.id }) };
     },
     alertTodoCreate: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
       const project = await projectPath(ctx, args.projectPath);

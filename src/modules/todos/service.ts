@@ -1,13 +1,17 @@
 /**
  * Owns to-do items (GitLab's Todo): TodosFinder's list of the viewer's own to-do items with its filters, shown only
- * while their target stays readable (through the target's own policy), marking done and restoring, and creating them
- * as GitLab's TodoService does: `assigned` for new assignees of an issue (not for assigning oneself),
- * `directly_addressed`/`mentioned` for users an issue's description or a note names who may read the issue,
- * `marked` when a user adds one, and the closer's pending ones resolved when an issue closes.
+ * while their target stays readable (through the target's own policy, in the list's SQL), marking done and restoring
+ * (TodoPolicy: one's own items about a readable target), and creating them as GitLab's TodoService does: `assigned`
+ * for new assignees of an issue (not for assigning oneself), `directly_addressed`/`mentioned` for users an issue's or
+ * epic's description or a note names who may read it, `marked` when a user adds one, and the closer's pending ones
+ * resolved when an issue closes. Items whose target a user lost are deleted where GitLab deletes them
+ * (Todos::Destroy::EntityLeaveService on leaving a project or group, ConfidentialIssueService when an issue turns
+ * confidential).
  */
 import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
-import { can } from '../../auth/policy.js';
+import { allowedWhere, can, type SubjectAbility } from '../../auth/policy.js';
+import type { Actor } from '../../auth/rules.js';
 import { equalsIgnoringCase } from '../../db/text.js';
 import { userViewer } from '../../auth/viewer.js';
 import { notFound, notModified, recordNotFound } from '../../errors.js';
@@ -20,10 +24,14 @@ import type { ProjectRow } from '../projects/service.js';
 import type { AlertRow } from '../alert_management/service.js';
 import type { IssueRow } from '../issues/service.js';
 import { issueRowInclude, issueSubjectOf, type IssueSubject } from '../issues/policy.js';
+import type { EpicRow } from '../epics/service.js';
+import type { EpicSubject } from '../epics/policy.js';
+import type { NamespaceRow } from '../namespaces/service.js';
 
 export const TODO_ISSUE = 'Issue';
 export const TODO_ALERT = 'AlertManagement::Alert';
 export const TODO_MERGE_REQUEST = 'MergeRequest';
+export const TODO_EPIC = 'Epic';
 
 /** GitLab's Todo::ACTION_NAMES, in its order. */
 export const TODO_ACTIONS = [
@@ -49,6 +57,7 @@ const withTarget = {
   issue: { include: issueRowInclude },
   alert: true,
   mergeRequest: { select: { id: true, iid: true, title: true } },
+  epic: { select: { id: true, iid: true, title: true, groupId: true } },
   note: { select: { id: true, note: true } },
 } as const;
 
@@ -64,11 +73,12 @@ export interface TodoFilters {
   type?: readonly string[] | null;
 }
 
-/** What a new to-do item is about. */
+/** What a new to-do item is about: in a project, or (an epic) in a group. */
 interface Target {
   type: string;
   id: number;
-  projectId: number;
+  projectId: number | null;
+  groupId?: number | null;
 }
 
 const targetColumns = (target: Target) => ({
@@ -77,6 +87,7 @@ const targetColumns = (target: Target) => ({
   issueId: target.type === TODO_ISSUE ? target.id : null,
   alertId: target.type === TODO_ALERT ? target.id : null,
   mergeRequestId: target.type === TODO_MERGE_REQUEST ? target.id : null,
+  epicId: target.type === TODO_EPIC ? target.id : null,
 });
 
 /** The lines' leading mentions (GitLab's directly addressed users): `@a @b text` at the start of a line addresses a and b. */
@@ -110,18 +121,72 @@ export class TodosService {
       and.push({ OR: [...inGroups, { groupId: { in: [...filters.groupId] } }] });
     }
     if (filters.type?.length) and.push({ targetType: { in: [...filters.type] } });
-    // Readable targets only, each through its own policy (IssuePolicy's read_issue; ProjectPolicy's alert reading).
-    const issues = await this.base.access.where('read_issue');
-    const alertProjects = await this.base.access.where('read_alert_management_alert');
-    const mergeRequests = await this.base.access.where('read_merge_request');
-    and.push({
-      OR: [
-        { targetType: TODO_ISSUE, issue: { is: { AND: [issues, { project: { pendingDelete: false } }] } } },
-        { targetType: TODO_ALERT, alert: { is: { project: { AND: [alertProjects, { pendingDelete: false }] } } } },
-        { targetType: TODO_MERGE_REQUEST, mergeRequest: { is: { AND: [mergeRequests, { project: { pendingDelete: false } }] } } },
-      ],
-    });
+    and.push(await this.readableTargets());
     return { AND: and };
+  }
+
+  /**
+   * Items whose target the actor (the viewer unless given) may read, each through its own policy's list filter
+   * (IssuePolicy's read_issue, MergeRequestPolicy's read_merge_request, ProjectPolicy's alert reading, EpicPolicy's
+   * read_epic while epics are available): GitLab's Todos::AllowedTargetFilterService, in the list's SQL.
+   */
+  private async readableTargets(actor?: Actor): Promise<Prisma.TodoWhereInput> {
+    const where = <A extends SubjectAbility>(ability: A) => (actor ? allowedWhere(actor, ability) : this.base.access.where(ability));
+    const issues = await where('read_issue');
+    const alertProjects = await where('read_alert_management_alert');
+    const mergeRequests = await where('read_merge_request');
+    const targets: Prisma.TodoWhereInput[] = [
+      { targetType: TODO_ISSUE, issue: { is: { AND: [issues, { project: { pendingDelete: false } }] } } },
+      { targetType: TODO_ALERT, alert: { is: { project: { AND: [alertProjects, { pendingDelete: false }] } } } },
+      { targetType: TODO_MERGE_REQUEST, mergeRequest: { is: { AND: [mergeRequests, { project: { pendingDelete: false } }] } } },
+    ];
+    if (this.base.app.config.epicsEnabled) targets.push({ targetType: TODO_EPIC, epic: { is: await where('read_epic') } });
+    return { OR: targets };
+  }
+
+  /** Another user as a policy actor (memberships, and the ancestors some rules read), as a request of theirs would be. */
+  private async actorOf(userId: number): Promise<Actor | null> {
+    const viewer = await userViewer(this.db, userId);
+    if (!viewer) return null;
+    const [memberships, own, shared] = await Promise.all([
+      this.base.app.memberships.of(userId, 'write'),
+      this.base.loaders.members.ancestorsOf.load(userId),
+      this.base.loaders.sharing.ancestorsOf.load(userId),
+    ]);
+    return { viewer, memberships, ancestors: shared.size ? new Set([...own, ...shared]) : own };
+  }
+
+  /**
+   * Todos::Destroy::EntityLeaveService: the user left (or was removed from) a project or a group; their items about
+   * what they may no longer read there (the group's subgroups' projects and epics too) are deleted. Called once the
+   * removal is settled, so the user's memberships are read as they are now.
+   */
+  async entityLeft(userId: number, entity: { projectId: number } | { groupId: number }): Promise<void> {
+    const actor = await this.actorOf(userId);
+    if (!actor) return;
+    const inEntity: Prisma.TodoWhereInput =
+      'projectId' in entity
+        ? { projectId: entity.projectId }
+        : {
+            OR: [
+              { project: { is: { namespace: { traversalIds: { has: entity.groupId } } } } },
+              { epic: { is: { group: { traversalIds: { has: entity.groupId } } } } },
+            ],
+          };
+    // Without the epics licence their items are neither shown nor judged: they stay.
+    const judged: Prisma.TodoWhereInput = this.base.app.config.epicsEnabled ? {} : { targetType: { not: TODO_EPIC } };
+    await this.db.todo.deleteMany({ where: { userId, AND: [inEntity, judged, { NOT: await this.readableTargets(actor) }] } });
+  }
+
+  /**
+   * Todos::Destroy::ConfidentialIssueService (and EE's epic counterpart): a target turned confidential; the items
+   * about it of users who may no longer read it are deleted.
+   */
+  private async confidentialTarget(target: Target, readable: (actor: Actor) => boolean): Promise<void> {
+    const holders = (await this.db.todo.findMany({ where: { targetType: target.type, targetId: target.id }, select: { userId: true }, distinct: ['userId'] })).map((h) => h.userId);
+    const readers = new Set(await this.usersWho(holders, readable));
+    const lost = holders.filter((id) => !readers.has(id));
+    if (lost.length) await this.db.todo.deleteMany({ where: { targetType: target.type, targetId: target.id, userId: { in: lost } } });
   }
 
   /** GET /todos and `currentUser.todos`: newest first. */
@@ -134,16 +199,19 @@ export class TodosService {
     );
   }
 
-  /** One of the viewer's own to-do items (`current_user.todos.find`): GitLab's `404 Not found` otherwise. */
-  /** One of the viewer's own to-do items (TodoPolicy's read_todo); null for anyone else's, or for anonymous callers. */
+  /**
+   * One of the viewer's own to-do items about a target they may read (TodoPolicy's read_todo: `own_todo &
+   * can_read_target`); null for anyone else's, one about a target they lost, or for anonymous callers.
+   */
   async find(id: number): Promise<TodoRow | null> {
-    const viewer = this.base.viewer;
-    return viewer ? this.db.todo.findFirst({ where: { id, userId: viewer.id }, include: withTarget }) : null;
+    if (!this.base.viewer) return null;
+    return this.db.todo.findFirst({ where: { AND: [{ id }, await this.where({ state: ['pending', 'done'] })] }, include: withTarget });
   }
 
+  /** TodoPolicy's update_todo (read_todo's own item about a readable target): GitLab's not found otherwise. */
   private async own(id: number): Promise<TodoRow> {
-    const viewer = this.base.access.requireViewer();
-    const todo = await this.db.todo.findFirst({ where: { id, userId: viewer.id }, include: withTarget });
+    this.base.access.requireViewer();
+    const todo = await this.find(id);
     if (!todo) throw recordNotFound();
     return todo;
   }
@@ -227,9 +295,13 @@ export class TodosService {
     return created[0] ?? null;
   }
 
-  /** POST /projects/:id/issues/:issue_iid/todo: the new item, or GitLab's 304 when one is pending. */
-  async markIssue(issue: IssueRow): Promise<TodoRow> {
-    const todo = await this.mark({ type: TODO_ISSUE, id: issue.id, projectId: issue.projectId });
+  /**
+   * POST /projects/:id/issues/:issue_iid/todo, …/merge_requests/:merge_request_iid/todo and
+   * /groups/:id/epics/:epic_iid/todo (the caller found and authorised the target): the new item, or GitLab's 304
+   * when one is pending.
+   */
+  async markOrNotModified(target: Target): Promise<TodoRow> {
+    const todo = await this.mark(target);
     if (!todo) throw notModified();
     return todo;
   }
@@ -282,25 +354,33 @@ export class TodosService {
     if (!users.length) return [];
     const at = new Date();
     const made = await this.db.todo.createManyAndReturn({
-      data: users.map((userId) => ({ userId, authorId, projectId: target.projectId, ...targetColumns(target), noteId, action, createdAt: at, updatedAt: at })),
+      data: users.map((userId) => ({ userId, authorId, projectId: target.projectId, groupId: target.groupId ?? null, ...targetColumns(target), noteId, action, createdAt: at, updatedAt: at })),
       select: { id: true },
     });
     return this.byIds(made.map((m) => m.id));
   }
 
-  /**
-   * Of these users, those who may read the issue (IssuePolicy's read_issue asked as each of them), and, for an
-   * internal note, its internal notes (Note#mentioned_users' users_that_can_read_internal_notes).
-   */
-  private async readersOf(userIds: readonly number[], subject: IssueSubject, internal = false): Promise<number[]> {
-    const readers: number[] = [];
+  /** Of these users, those the check allows, each asked as a policy actor of their own. */
+  private async usersWho(userIds: readonly number[], may: (actor: Actor) => boolean): Promise<number[]> {
+    const allowed: number[] = [];
     for (const id of new Set(userIds)) {
-      const viewer = await userViewer(this.db, id);
-      if (!viewer) continue;
-      const actor = { viewer, memberships: await this.base.app.memberships.of(id, 'write') };
-      if (can(actor, 'read_issue', subject) && (!internal || can(actor, 'read_internal_note', subject.inProject))) readers.push(id);
+      const actor = await this.actorOf(id);
+      if (actor && may(actor)) allowed.push(id);
     }
-    return readers;
+    return allowed;
+  }
+
+  /**
+   * Who may read the issue (IssuePolicy's read_issue) and, for an internal note, its internal notes (Note#mentioned_users'
+   * users_that_can_read_internal_notes).
+   */
+  private readsIssue(subject: IssueSubject, internal = false): (actor: Actor) => boolean {
+    return (actor) => can(actor, 'read_issue', subject) && (!internal || can(actor, 'read_internal_note', subject.inProject));
+  }
+
+  /** Who may read the epic (EpicPolicy's read_epic). */
+  private readsEpic(subject: EpicSubject): (actor: Actor) => boolean {
+    return (actor) => can(actor, 'read_epic', subject);
   }
 
   /** Users by the usernames a text mentions (GitLab's Mentionable#mentioned_users, directly addressed first). */
@@ -316,12 +396,18 @@ export class TodosService {
     };
   }
 
-  /** TodoService#create_mention_todos: directly addressed users first, then the others mentioned, each needing to read the issue. */
-  private async mentionTodos(subject: IssueSubject, target: Target, text: string | null, skip: ReadonlySet<number>, noteId: number | null, internal = false): Promise<void> {
+  /** TodoService#create_mention_todos: directly addressed users first, then the others mentioned, each needing to read the target. */
+  private async mentionTodos(readers: (userIds: number[]) => Promise<number[]>, target: Target, text: string | null, skip: ReadonlySet<number>, noteId: number | null): Promise<void> {
     const authorId = this.base.access.requireViewer().id;
     const { direct, mentioned } = await this.mentions(text);
-    await this.createFor(await this.readersOf(direct.filter((id) => !skip.has(id)), subject, internal), target, authorId, 'directly_addressed', noteId);
-    await this.createFor(await this.readersOf(mentioned.filter((id) => !skip.has(id)), subject, internal), target, authorId, 'mentioned', noteId);
+    await this.createFor(await readers(direct.filter((id) => !skip.has(id))), target, authorId, 'directly_addressed', noteId);
+    await this.createFor(await readers(mentioned.filter((id) => !skip.has(id))), target, authorId, 'mentioned', noteId);
+  }
+
+  /** Users mentioned before, whose mentions in the new text make no new items (TodoService#update_issuable's `skip_users`). */
+  private async alreadyMentioned(before: string | null | undefined): Promise<Set<number>> {
+    const already = await this.mentions(before ?? null);
+    return new Set([...already.direct, ...already.mentioned]);
   }
 
   /**
@@ -337,25 +423,51 @@ export class TodosService {
     const assignees = subject.assigneeIds.filter((id) => !old.has(id) && id !== viewer.id);
     await this.createFor(assignees, target, viewer.id, 'assigned');
     if (!before || before.description !== issue.description) {
-      const already = before ? await this.mentions(before.description) : { direct: [], mentioned: [] };
-      await this.mentionTodos(subject, target, issue.description, new Set([...already.direct, ...already.mentioned]), null);
+      await this.mentionTodos((ids) => this.usersWho(ids, this.readsIssue(subject)), target, issue.description, await this.alreadyMentioned(before?.description), null);
     }
     if (before && before.state !== 'closed' && issue.state === 'closed') await this.resolveFor(viewer.id, target);
+    if (before && !before.confidential && issue.confidential) {
+      await this.confidentialTarget(target, this.readsIssue(subject));
+    }
   }
 
   /**
-   * TodoService#new_note on an issue: the author's pending items about the issue are resolved, and those the note
-   * addresses or mentions who may read the issue get theirs (and, for an internal note, its internal notes). Other
+   * TodoService#new_epic and #update_epic (EE): users newly mentioned in an epic's description who may read the epic
+   * get their items; an epic turned confidential loses the items of those who no longer may.
+   */
+  async epicChanged(group: NamespaceRow, before: EpicRow | null, epic: EpicRow): Promise<void> {
+    const subject: EpicSubject = { inGroup: group, confidential: epic.confidential };
+    const target: Target = { type: TODO_EPIC, id: epic.id, projectId: null, groupId: group.id };
+    if (!before || before.description !== epic.description) {
+      await this.mentionTodos((ids) => this.usersWho(ids, this.readsEpic(subject)), target, epic.description, await this.alreadyMentioned(before?.description), null);
+    }
+    if (before && !before.confidential && epic.confidential) await this.confidentialTarget(target, this.readsEpic(subject));
+  }
+
+  /**
+   * TodoService#new_note on an issue or an epic: the author's pending items about it are resolved, and those the
+   * note addresses or mentions who may read it get theirs (and, for an internal note, its internal notes). Other
    * noteables make none yet.
    */
   async noteCreated(n: Noteable, note: NoteRow): Promise<void> {
-    if (n.type !== TODO_ISSUE || !n.project || n.id === null || note.system) return;
+    if (n.id === null || note.system) return;
+    if (n.type === TODO_EPIC) {
+      const epic = (n as Noteable & { epic?: EpicRow }).epic;
+      const group = epic && (await this.base.loaders.namespaces.byId.load(epic.groupId));
+      if (!epic || !group) return;
+      const subject: EpicSubject = { inGroup: group, confidential: epic.confidential };
+      const target: Target = { type: TODO_EPIC, id: epic.id, projectId: null, groupId: group.id };
+      await this.resolveFor(note.authorId, target);
+      await this.mentionTodos((ids) => this.usersWho(ids, this.readsEpic(subject)), target, note.note, new Set(), note.id);
+      return;
+    }
+    if (n.type !== TODO_ISSUE || !n.project) return;
     const issue = (n as Noteable & { issue?: IssueRow }).issue;
     if (!issue) return;
     const subject = issueSubjectOf(n.project, issue);
     const target = { type: TODO_ISSUE, id: issue.id, projectId: n.project.id };
     await this.resolveFor(note.authorId, target);
-    await this.mentionTodos(subject, target, note.note, new Set(), note.id, note.internal);
+    await this.mentionTodos((ids) => this.usersWho(ids, this.readsIssue(subject, note.internal)), target, note.note, new Set(), note.id);
   }
 
   /** TodoService#resolve_todos_for_target: the user's pending items about the target become done. */
