@@ -266,6 +266,16 @@ describe('temporary uploads and personal snippets', () => {
     expect(existsSync(join(t.server.app.uploads.root, '-', 'system', 'personal_snippet', String(id)))).toBe(false);
   });
 
+  it('go with their user when the user is deleted', async () => {
+    const leaving = await createUser(t);
+    const { body } = await post(`/uploads/user?id=${leaving.id}`, leaving.token, { content: 'bye', name: 'bye.txt' });
+    const folder = join(t.server.app.uploads.root, '-', 'system', 'user', String(leaving.id));
+    expect(existsSync(join(folder, secretOf(body.link.url), 'bye.txt'))).toBe(true);
+    expect((await t.api('DELETE', `/users/${leaving.id}`)).status).toBe(204);
+    expect(existsSync(folder)).toBe(false);
+    expect(await t.server.database.prisma.upload.count({ where: { modelType: 'User', modelId: leaving.id } })).toBe(0);
+  });
+
   it('answers the UploadsController\'s refusals', async () => {
     const user = await createUser(t);
     expect(await post(`/uploads/user?id=${user.id}`, null, { content: 'x', name: 'x.txt' })).toEqual({ status: 401, body: { error: 'You need to sign in or sign up before continuing.' } });
