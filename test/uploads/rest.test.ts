@@ -3,7 +3,6 @@
  * and raw HTTP; the files at the project's web paths; the web UploadsController's temporary uploads moved into a new
  * personal snippet (`uploadedFiles`); upload links in rendered Markdown.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { hashedPath } from '../../src/git/storages.js';
 import { EXTERNAL_URL, suiteServer } from '../support/server.js';
 import { PNG, addMember, createProject, createUser, unique, type TestUser } from '../support/factories.js';
 import { eventually } from '../support/wait.js';
+import { runCommand } from '../support/process.js';
 
 /** A small max attachment size, so the limit can be crossed with a small file. */
 const MAX_ATTACHMENT = 4096;
@@ -78,11 +78,12 @@ describe('the Markdown uploads API', () => {
       'gl = gitlab.Gitlab(sys.argv[1], private_token=sys.argv[2])',
       'print(json.dumps(gl.projects.get(int(sys.argv[3])).upload("test.txt", "testing contents")))',
     ].join('\n');
-    const probe = spawnSync('/usr/bin/python3', ['-c', 'import gitlab'], { encoding: 'utf8' });
-    if (probe.status !== 0) return void console.warn(`python-gitlab not importable by /usr/bin/python3, skipped: ${probe.stderr.trim()}`);
-    const run = spawnSync('/usr/bin/python3', ['-c', script, t.url, developer.token, String(project.id)], { encoding: 'utf8' });
-    expect(run.stderr).toBe('');
-    const uploaded = JSON.parse(run.stdout);
+    const probe = await runCommand('/usr/bin/python3', ['-c', 'import gitlab']);
+    if (probe.code !== 0) return void console.warn(`python-gitlab not importable by /usr/bin/python3, skipped: ${probe.output.trim()}`);
+    // Asynchronously: the server answering python-gitlab runs in this process.
+    const run = await runCommand('/usr/bin/python3', ['-c', script, t.url, developer.token, String(project.id)]);
+    expect(run.code).toBe(0);
+    const uploaded = JSON.parse(run.output);
     expect(uploaded.alt).toBe('test.txt');
     expect(uploaded.url).toMatch(/^\/uploads\/[0-9a-f]{32}\/test\.txt$/);
     expect(uploaded.markdown).toBe(`[test.txt](${uploaded.url})`);
