@@ -22,6 +22,8 @@ export interface Config {
   commitMaxFileSize: number;
   /** Largest snippet file in bytes (GitLab's snippet_size_limit, 50 MB): SNIPPET_MAX_SIZE. */
   snippetMaxSize: number;
+  /** Largest Markdown upload in bytes (GitLab's max_attachment_size, 100 MB): MAX_ATTACHMENT_SIZE; 413 beyond. */
+  maxAttachmentSize: number;
   /** Whether epics are available (EPICS_ENABLED; GitLab's licensed `epics` feature): off, every epic endpoint answers 403. */
   epicsEnabled: boolean;
   /** Whether iterations are available (ITERATIONS_ENABLED; GitLab's licensed `iterations` feature): off, every iteration endpoint answers 403. */
@@ -209,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bodyLimit: overrides.bodyLimit ?? integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     commitMaxFileSize: overrides.commitMaxFileSize ?? integer(env, 'COMMIT_MAX_FILE_SIZE', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     snippetMaxSize: overrides.snippetMaxSize ?? integer(env, 'SNIPPET_MAX_SIZE', 50 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    maxAttachmentSize: overrides.maxAttachmentSize ?? integer(env, 'MAX_ATTACHMENT_SIZE', 100 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     epicsEnabled: overrides.epicsEnabled ?? flag(env, 'EPICS_ENABLED', true),
     iterationsEnabled: overrides.iterationsEnabled ?? flag(env, 'ITERATIONS_ENABLED', true),
     experimentsTeamGroup: overrides.experimentsTeamGroup !== undefined ? overrides.experimentsTeamGroup : (env.EXPERIMENTS_TEAM_GROUP ?? 'gitlab-com').trim() || null,

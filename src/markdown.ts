@@ -8,6 +8,7 @@
  */
 import MarkdownIt from 'markdown-it';
 import type StateInline from 'markdown-it/lib/rules_inline/state_inline.mjs';
+import type Token from 'markdown-it/lib/token.mjs';
 
 /** What a `#12`-style reference names, as the renderer links it. */
 export interface NumberedReference {
@@ -24,6 +25,8 @@ export interface References {
   numbered: ReadonlyMap<string, ReadonlyMap<number, NumberedReference>>;
   /** The server's external URL, the base of user links. */
   externalUrl: string;
+  /** Full path of the text's project, the base of its `/uploads/…` links; none for a text of no project. */
+  projectPath?: string | null;
 }
 
 /** GitLab's username characters (User's path format): a mention ends where they do; a trailing dot is not part of it. */
@@ -93,8 +96,28 @@ md.inline.ruler.before('emphasis', 'gitlab_references', referenceRule);
 const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   tokens[idx].attrSet('rel', 'nofollow noreferrer noopener');
+  uploadLink(tokens[idx], 'href', env as Partial<References>);
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
+const defaultImage = md.renderer.rules.image!;
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  uploadLink(tokens[idx], 'src', env as Partial<References>);
+  return defaultImage(tokens, idx, options, env, self);
+};
+
+/**
+ * GitLab's UploadLinkFilter: a link or image to `/uploads/…` (what the uploads API's `url` and `markdown` give) points
+ * at the file in the text's project, `<external URL>/<project path>/uploads/…` (under the server alone for a text of no
+ * project: a personal snippet's `/uploads/-/system/…`), keeping the written one in `data-canonical-src`.
+ */
+function uploadLink(token: Token, attr: 'href' | 'src', refs: Partial<References> | undefined): void {
+  const value = token.attrGet(attr);
+  if (!value?.startsWith('/uploads/') || refs?.externalUrl === undefined) return;
+  token.attrSet(attr, `${refs.externalUrl}${refs.projectPath ? `/${encodeURI(refs.projectPath)}` : ''}${value}`);
+  token.attrSet('data-canonical-src', value);
+  if (attr === 'href') token.attrSet('data-link', 'true');
+  token.attrJoin('class', 'gfm');
+}
 
 /**
  * A one-line field's HTML (GitLab's `single_line` pipeline: a label's description, a status message): its inline

@@ -50,6 +50,7 @@ import { oauthAuthenticator } from './modules/applications/authenticator.js';
 import { discoveryHttp, oauthHttp } from './modules/applications/http.js';
 import { errorTrackingCollector } from './modules/error_tracking/http.js';
 import { alertMetricImageFiles, alertNotifyHttp } from './modules/alert_management/http.js';
+import { markdownUploadsHttp } from './modules/uploads/http.js';
 import { tokenReuseDetection } from './modules/project_access_tokens/reuse.js';
 import { ensureRootUser, recordUserActivity } from './modules/users/service.js';
 import { keepInitialRootToken, watchInitialRootToken } from './modules/users/initial-root-token.js';
@@ -223,6 +224,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   web.use('/api/v4', restRouter(app, authenticators, routes));
   web.use(avatarUploads(app, authenticators.read));
   web.use(alertMetricImageFiles(app, authenticators.read));
+  // Markdown uploads' web paths: users' temporary uploads (POST /uploads/user), and the files under project paths.
+  web.use(markdownUploadsHttp(app, authenticators));
   web.get('/-/health', (_req, res) => res.json({ status: 'ok' }));
   // GraphiQL, at GitLab's path for it.
   web.use('/-/graphql-explorer', graphqlExplorer());

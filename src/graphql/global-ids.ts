@@ -103,6 +103,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   SnippetsRepositoryStorageMoveID: { model: 'Snippets::RepositoryStorageMove' },
   SystemHookID: { model: 'SystemHook' },
   TodoID: { model: 'Todo' },
+  UploadID: { model: 'Upload' },
   UserID: { model: 'User' },
 };
 

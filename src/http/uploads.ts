@@ -8,7 +8,7 @@ import { Router, type Request, type Response } from 'express';
 import { resolveViewer, type Credentials, type CredentialsAuthenticator } from '../auth/credentials.js';
 import type { Viewer } from '../auth/viewer.js';
 import { createContext, type App } from '../context.js';
-import { avatarContentType, contentDisposition } from '../uploads/avatars.js';
+import { fileContentType, contentDisposition } from '../uploads/avatars.js';
 import type { AvatarModel } from '../uploads/storage.js';
 
 /** GitLab's cache settings: user avatars are public for 5 minutes, the others private and revalidated. */
@@ -42,7 +42,7 @@ export function avatarUploads(app: App, authenticate: CredentialsAuthenticator):
       const file = avatar === filename ? await app.uploads.avatarFile(model, Number(id), filename) : null;
       if (!file) return next();
       res.set({
-        'Content-Type': avatarContentType(filename),
+        'Content-Type': fileContentType(filename),
         'Content-Disposition': contentDisposition('inline', filename),
         'Cache-Control': CACHE_CONTROL[model],
       });

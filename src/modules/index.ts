@@ -10,6 +10,7 @@ import { tokensModule } from './tokens/index.js';
 import { membersModule } from './members/index.js';
 import { projectsModule } from './projects/index.js';
 import { groupsModule } from './groups/index.js';
+import { uploadsModule } from './uploads/index.js';
 import { sharingModule } from './sharing/index.js';
 import { protectedBranchesModule } from './protected_branches/index.js';
 import { repositoriesModule } from './repositories/index.js';
@@ -49,7 +50,7 @@ import { releasesModule } from './releases/index.js';
 import { quickActionsModule } from './quick_actions/index.js';
 import { registerPolicy } from '../auth/policy.js';
 
-export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, ciMinutesModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, todosModule, subscriptionsModule, labelsModule, notesModule, snippetsModule, resourceEventsModule, milestonesModule, incidentManagementModule, issuesModule, alertManagementModule, issueLinksModule, crmModule, epicsModule, iterationsModule, mergeRequestsModule, mergeTrainsModule, awardEmojiModule, featuresModule, releasesModule, quickActionsModule] as const;
+export const modules = [metadataModule, activityModule, namespacesModule, usersModule, tokensModule, membersModule, projectsModule, groupsModule, uploadsModule, sharingModule, protectedBranchesModule, repositoriesModule, ciVariablesModule, ciLintModule, pipelinesModule, pipelineSchedulesModule, environmentsModule, jobTokenScopeModule, runnersModule, ciMinutesModule, applicationsModule, repositoryStorageMovesModule, hooksModule, projectAccessTokensModule, errorTrackingModule, packagesModule, todosModule, subscriptionsModule, labelsModule, notesModule, snippetsModule, resourceEventsModule, milestonesModule, incidentManagementModule, issuesModule, alertManagementModule, issueLinksModule, crmModule, epicsModule, iterationsModule, mergeRequestsModule, mergeTrainsModule, awardEmojiModule, featuresModule, releasesModule, quickActionsModule] as const;
 
 // Each module's abilities into the one table of src/auth/policy.ts, once, before any request asks one.
 for (const module of modules) if (module.policy) registerPolicy(module.name, module.policy);

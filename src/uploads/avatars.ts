@@ -12,6 +12,7 @@ export const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'i
 /** Avatarable::MAXIMUM_FILE_SIZE. */
 export const AVATAR_MAX_BYTES = 200 * 1024;
 
+/** Content types by extension: GitLab's safe images, videos and audio (FileTypeDetection), SVG and PDF. */
 const CONTENT_TYPES: Record<string, string> = {
   png: 'image/png',
   jpg: 'image/jpeg',
@@ -21,16 +22,36 @@ const CONTENT_TYPES: Record<string, string> = {
   tiff: 'image/tiff',
   ico: 'image/vnd.microsoft.icon',
   webp: 'image/webp',
+  svg: 'image/svg+xml',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+  ogv: 'video/ogg',
+  mp3: 'audio/mpeg',
+  oga: 'audio/ogg',
+  ogg: 'audio/ogg',
+  spx: 'audio/ogg',
+  wav: 'audio/wav',
+  pdf: 'application/pdf',
 };
 
-/** The name a file is stored under: its base name with CarrierWave's sanitizing (anything but word characters, `.`, `-`, `+` becomes `_`). */
-export function avatarFileName(file: UploadedFile): string {
-  const base = file.filename.split(/[/\\]/).pop() ?? '';
-  const clean = base.replace(/[^\p{L}\p{N}_.+-]/gu, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length));
-  return clean.slice(-255) || 'avatar';
+/**
+ * A client's file name as CarrierWave stores it: its base name, anything but word characters, `.`, `-` and `+`
+ * becoming `_` (and leading dots, so no stored file is hidden), at most 255 characters; empty when nothing is left.
+ */
+export function sanitizeFileName(filename: string): string {
+  const base = filename.split(/[/\\]/).pop() ?? '';
+  return base.replace(/[^\p{L}\p{N}_.+-]/gu, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length)).slice(-255);
 }
 
-function extension(name: string): string {
+/** The name an avatar is stored under (sanitizeFileName). */
+export function avatarFileName(file: UploadedFile): string {
+  return sanitizeFileName(file.filename) || 'avatar';
+}
+
+/** A file name's extension, lower-cased; empty without one. */
+export function extension(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot === -1 ? '' : name.slice(dot + 1).toLowerCase();
 }
@@ -69,8 +90,8 @@ export function avatarUrl(externalUrl: string, model: AvatarModel, id: number, a
   return avatar ? `${externalUrl}/uploads/-/system/${model}/avatar/${id}/${encodeURIComponent(avatar)}` : null;
 }
 
-/** The Content-Type an avatar is served with, from its extension. */
-export function avatarContentType(name: string): string {
+/** The Content-Type a stored file (an avatar, a metric image, an upload) is served with, from its extension. */
+export function fileContentType(name: string): string {
   return CONTENT_TYPES[extension(name)] ?? 'application/octet-stream';
 }
 
@@ -79,8 +100,8 @@ export function contentDisposition(disposition: 'inline' | 'attachment', name: s
   return `${disposition}; filename="${name.replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** An avatar as a download, for a route that sends raw bytes. */
-export interface AvatarDownload {
+/** A stored file as a download, for a route that sends raw bytes (an avatar, an upload). */
+export interface FileDownload {
   filename: string;
   contentType: string;
   contentDisposition: string;
@@ -88,17 +109,22 @@ export interface AvatarDownload {
   content: string;
 }
 
+/** A file sent as GitLab's `present_disk_file!` sends it: an attachment named `filename`, as `application/octet-stream`. */
+export async function attachmentDownload(path: string, filename: string): Promise<FileDownload> {
+  return {
+    filename,
+    contentType: 'application/octet-stream',
+    contentDisposition: contentDisposition('attachment', filename),
+    content: (await readFile(path)).toString('base64'),
+  };
+}
+
 /**
- * The avatar as GitLab's `GET /projects/:id/avatar` and `GET /groups/:id/avatar` send it: an attachment named after
- * the file, as `application/octet-stream`; null when there is none (or its file is gone).
+ * The avatar as GitLab's `GET /projects/:id/avatar` and `GET /groups/:id/avatar` send it (attachmentDownload); null
+ * when there is none (or its file is gone).
  */
-export async function avatarDownload(storage: UploadStorage, model: AvatarModel, id: number, avatar: string | null): Promise<AvatarDownload | null> {
+export async function avatarDownload(storage: UploadStorage, model: AvatarModel, id: number, avatar: string | null): Promise<FileDownload | null> {
   const file = avatar ? await storage.avatarFile(model, id, avatar) : null;
   if (!avatar || !file) return null;
-  return {
-    filename: avatar,
-    contentType: 'application/octet-stream',
-    contentDisposition: contentDisposition('attachment', avatar),
-    content: (await readFile(file.path)).toString('base64'),
-  };
+  return attachmentDownload(file.path, avatar);
 }

@@ -67,6 +67,14 @@ interface Fixtures {
   epic?: { id: number; iid: number };
   epicThread?: { id: string; noteId: number };
   epicIssueId?: number;
+  /** A Markdown upload of the project that reads share, once one asked for it. */
+  upload?: Upload;
+}
+
+interface Upload {
+  id: number;
+  secret: string;
+  filename: string;
 }
 
 /** A new branch of the fixture project with one commit on `main`, by its owner: its name. */
@@ -224,6 +232,17 @@ async function newMetricImage(f: Fixtures, alertIid: number): Promise<number> {
   return ((await res.json()) as { id: number }).id;
 }
 
+/** A new Markdown upload of the fixture project (a multipart upload by its owner). */
+async function newUpload(f: Fixtures): Promise<Upload> {
+  const form = new FormData();
+  form.append('file', new Blob(['matrix']), 'matrix.txt');
+  const res = await fetch(`${t.url}/api/v4/projects/${f.project.id}/uploads`, { method: 'POST', headers: { 'PRIVATE-TOKEN': f.owner.token }, body: form });
+  if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { id: number; url: string };
+  const [, , secret, filename] = body.url.split('/');
+  return { id: body.id, secret: secret!, filename: filename! };
+}
+
 /** A new SSH key of a user, added by root. */
 async function newKey(userId: number): Promise<number> {
   const res = await t.api('POST', `/users/${userId}/keys`, { body: { title: 'matrix', key: freshKey() } });
@@ -321,6 +340,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
   const name = unique('m');
   let pkg: { packageId: number; fileId: number } | undefined;
   const packageOf = async () => (pkg ??= route.compiled.kind === 'mutation' ? await newPackage(f) : (f.package ??= await newPackage(f)));
+  let upload: Upload | undefined;
+  const uploadOf = async () => (upload ??= route.compiled.kind === 'mutation' ? await newUpload(f) : (f.upload ??= await newUpload(f)));
   let thread: { id: string; noteId: number } | undefined;
   // A thread of the issue or snippet the path names, or of the fixture commit (new for writes, shared by the reads).
   const threadOf = async () => {
@@ -417,6 +438,10 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Alerts: an alert of the fixture project the routes share, and a new metric image of it for each write.
     alertIid: async () => String((f.alertIid ??= await newAlert(f))),
     metricImageId: async () => newMetricImage(f, (f.alertIid ??= await newAlert(f))),
+    // Markdown uploads: one the reads share, a new one for each deletion, by ID or by secret and file name.
+    uploadId: async () => (await uploadOf()).id,
+    secret: async () => (await uploadOf()).secret,
+    filename: async () => (await uploadOf()).filename,
     // CI Lint: a configuration to check.
     content: () => 'job:\n  script: echo\n',
     // The wide inputs: runners, commits and file writes, CI/CD variables (`key`, `value`); each route ignores the others' fields.

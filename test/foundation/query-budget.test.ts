@@ -70,6 +70,11 @@ beforeAll(async () => {
     await t.api('POST', `/projects/${project.id}/job_token_scope/allowlist`, { token: owner.token, body: { target_project_id: sibling.id } });
     await t.api('POST', `/projects/${project.id}/job_token_scope/groups_allowlist`, { token: owner.token, body: { target_group_id: other.id } });
     await t.api('POST', `/users/${owner.id}/personal_access_tokens`, { body: { name: `t${i}`, scopes: ['api'] } });
+    // Markdown uploads of the project, each by another member: the list embeds its uploader.
+    const form = new FormData();
+    form.append('file', new Blob([`upload ${i}`]), `u${i}.txt`);
+    const upload = await fetch(`${t.url}/api/v4/projects/${project.id}/uploads`, { method: 'POST', headers: { 'PRIVATE-TOKEN': member.token }, body: form });
+    expect(upload.status).toBe(201);
     // The owner's account data: SSH keys, e-mail addresses, impersonation tokens.
     await t.api('POST', '/user/keys', { token: owner.token, body: { title: `k${i}`, key: freshKey() } });
     await t.api('POST', '/user/emails', { token: owner.token, body: { email: `${owner.username}-${i}@example.org` } });

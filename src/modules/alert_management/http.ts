@@ -12,7 +12,7 @@
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { readBasicCredentials, resolveViewer, type Credentials, type CredentialsAuthenticator } from '../../auth/credentials.js';
-import { avatarContentType, contentDisposition } from '../../uploads/avatars.js';
+import { fileContentType, contentDisposition } from '../../uploads/avatars.js';
 import { createContext, type App } from '../../context.js';
 import { badRequest, notFound, payloadTooLarge } from '../../errors.js';
 import { PAYLOAD_MAX_BYTES } from './payload.js';
@@ -120,7 +120,7 @@ export function alertMetricImageFiles(app: App, authenticate: CredentialsAuthent
       const viewer = await resolveViewer(authenticate, res.locals.credentials as Credentials | null).catch(() => null);
       const file = await createContext(app, viewer, { lane: 'read' }).services.alert_management.metricImageFile(Number(id), filename);
       if (!file) return next();
-      res.set({ 'Content-Type': avatarContentType(filename), 'Content-Disposition': contentDisposition('inline', filename), 'Cache-Control': 'max-age=300, private, must-revalidate' });
+      res.set({ 'Content-Type': fileContentType(filename), 'Content-Disposition': contentDisposition('inline', filename), 'Cache-Control': 'max-age=300, private, must-revalidate' });
       res.sendFile(file.path, { cacheControl: false, dotfiles: 'allow' }, (error) => error && next(error));
     } catch (error) {
       next(error);

@@ -1,7 +1,7 @@
 /** Owns groups, the group rows of the namespaces table: lookup, lists, subgroups, creation, settings and transfers. */
 import { applySharedRunnersSetting, inheritedSharedRunners, sharedRunnersSettingError, type SharedRunnersSetting } from './shared-runners.js';
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
+import { avatarDownload, avatarProblems, replaceAvatar, type FileDownload } from '../../uploads/avatars.js';
 import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/memberships.js';
 import type { Prisma } from '../../db/database.js';
 import { badRequest, invalid, notFound } from '../../errors.js';
@@ -113,7 +113,7 @@ export class GroupsService {
   }
 
   /** The group's avatar as a download (GitLab's `GET /groups/:id/avatar`); `404 Avatar Not Found` without one. */
-  async avatarFile(group: NamespaceRow): Promise<AvatarDownload> {
+  async avatarFile(group: NamespaceRow): Promise<FileDownload> {
     const download = await avatarDownload(this.base.app.uploads, 'group', group.id, group.avatar);
     if (!download) throw notFound('Avatar');
     return download;

@@ -1011,13 +1011,15 @@ export class NotesService {
     const { usernames, numbers } = referencedIn(text, resolvers.map((r) => r.prefix));
     // Mentions and every kind of numbered reference are looked up side by side, so the texts of a list reach each
     // loader together (one batch per kind, whichever references each text makes).
-    const [users, numbered] = await Promise.all([
+    const [users, numbered, project] = await Promise.all([
       usernames.length ? this.base.loaders.notes.usersByUsername.loadMany(usernames) : [],
       this.numberedReferences(services, resolvers, numbers, projectId),
+      // Links to uploads name their project's path (markdown.ts).
+      projectId !== null && text.includes('/uploads/') ? this.projects.find({ id: projectId }) : null,
     ]);
     const found = new Map<string, { id: number; username: string; name: string }>();
     for (const user of users) if (user && !(user instanceof Error)) found.set(user.username.toLowerCase(), user);
-    return renderMarkdown(text, { users: found, numbered, externalUrl: this.base.app.config.externalUrl });
+    return renderMarkdown(text, { users: found, numbered, externalUrl: this.base.app.config.externalUrl, projectPath: project?.fullPath ?? null });
   }
 
   /** What a text's numbered references (`#12`, `!3`) name in its project, by prefix, for this viewer. */

@@ -17,7 +17,7 @@ const reporterOrPublic: ProjectRule = anyOf<ProjectSubject, Prisma.ProjectWhereI
 /** ProjectPolicy's `public_user_access`: a signed-in user on a public project, one who is not external on an internal one. */
 const publicUser: ProjectRule = allOf<ProjectSubject, Prisma.ProjectWhereInput>({ allows: (actor) => !!actor.viewer, where: (actor) => !!actor.viewer }, visible());
 /** ProjectPolicy's `guest_access` (not `public_access`, which anonymous callers have on public projects). */
-const guestAccess: ProjectRule = anyOf(publicUser, administrator, projectMember(GUEST));
+export const guestAccess: ProjectRule = anyOf(publicUser, administrator, projectMember(GUEST));
 const atLeast = (level: number): ProjectRule => anyOf<ProjectSubject, Prisma.ProjectWhereInput>(administrator, projectMember(level));
 const wikiFeature = featureAllowed('wiki');
 /** ProjectPolicy's `pages_disabled` prevents only read_pages_content; the other pages abilities follow the role. */

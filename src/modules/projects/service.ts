@@ -4,7 +4,7 @@ import { MEMBERSHIPS_CHANGED, type MembershipsChanged } from '../../auth/members
 import { PROJECTS_CHANGED, type ProjectsChanged } from '../../auth/project-subjects.js';
 import { defaultFeatureLevels, FEATURE_COLUMNS, type ProjectFeatureLevels } from '../../auth/project-features.js';
 import type { UploadedFile } from '../../uploads/storage.js';
-import { avatarDownload, avatarProblems, replaceAvatar, type AvatarDownload } from '../../uploads/avatars.js';
+import { avatarDownload, avatarProblems, replaceAvatar, type FileDownload } from '../../uploads/avatars.js';
 import { Prisma, type PrismaClient, type RawQuerier } from '../../db/database.js';
 import { atLeastOneOf, badRequest, conflict, forbidden, invalid, methodNotAllowed, movedPermanently, notFound, notModified } from '../../errors.js';
 import { readmePath } from '../../git/readme.js';
@@ -218,7 +218,7 @@ export class ProjectsService {
   }
 
   /** The project's avatar as a download (GitLab's `GET /projects/:id/avatar`); `404 Avatar Not Found` without one. */
-  async avatarFile(project: ProjectRow): Promise<AvatarDownload> {
+  async avatarFile(project: ProjectRow): Promise<FileDownload> {
     const download = await avatarDownload(this.base.app.uploads, 'project', project.id, project.avatar);
     if (!download) throw notFound('Avatar');
     return download;

@@ -26,8 +26,8 @@ export const snippetsModule = defineModule({
   },
   policy: snippetPolicy,
   routes: [...snippetRoutes, ...noteRoutes('/projects/:id/snippets/:noteable_id', 'SNIPPET')],
-  uses: ['projects', 'notes'],
-  service: (base, uses) => new SnippetsService(base, uses.projects),
+  uses: ['projects', 'notes', 'uploads'],
+  service: (base, uses) => new SnippetsService(base, uses.projects, uses.uploads),
   jobs: snippetJobs,
   projectTeardown: ({ contextFor }, projectId) => contextFor(null).services.snippets.teardownProject(projectId),
 });

@@ -83,6 +83,7 @@ function input(args: MutationInput): SnippetInput {
     blobActions: args.files ? args.files.map((f) => ({ action: 'create' as const, filePath: f.filePath, content: f.content })) : args.blobActions,
     fileName: args.fileName,
     content: args.content,
+    uploadedFiles: args.uploadedFiles,
   };
 }
 

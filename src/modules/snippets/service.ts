@@ -13,6 +13,8 @@ import { Repository, ZERO_SHA, type IndexChange, type TreeEntry } from '../../gi
 import type { RepositorySubject } from '../../git/storages.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
+import type { UploadedFile } from '../../uploads/storage.js';
+import type { UploadRow, UploadsService } from '../uploads/service.js';
 import type { SnippetSubject } from './policy.js';
 
 export type SnippetRow = Awaited<ReturnType<ServiceBase['db']['snippet']['findUniqueOrThrow']>>;
@@ -34,6 +36,8 @@ export interface SnippetInput {
   /** Deprecated single-file form (`file_name` and `content`). */
   fileName?: string | null;
   content?: string | null;
+  /** URLs of the viewer's temporary uploads the description links to (GraphQL's `uploadedFiles`; personal snippets). */
+  uploadedFiles?: readonly string[] | null;
 }
 
 export interface SnippetFilters {
@@ -108,6 +112,7 @@ export class SnippetsService {
   constructor(
     private readonly base: ServiceBase,
     private readonly projects: ProjectsService,
+    private readonly uploads: UploadsService,
   ) {}
 
   /** GitLab's `authenticated_as_admin!` checks (user agent details, the `repository_storage` filter). */
@@ -265,7 +270,35 @@ export class SnippetsService {
       await this.base.app.repositories.remove(snippetRepositorySubject(row)).catch(() => undefined);
       throw error;
     }
-    return row;
+    return row.projectId === null && input.uploadedFiles?.length ? this.moveTemporaryFiles(row, input.uploadedFiles) : row;
+  }
+
+  /**
+   * Snippets::CreateService#move_temporary_files: the viewer's temporary uploads the new personal snippet names move to
+   * it, and each Markdown link to one in its description is rewritten to the upload's new URL (FileMover).
+   */
+  private async moveTemporaryFiles(row: SnippetRow, paths: readonly string[]): Promise<SnippetRow> {
+    const moved = await this.uploads.moveTemporary(row.id, paths);
+    if (!moved.length || row.description === null) return row;
+    const description = moved.reduce((text, link) => text.split(link.from).join(link.to), row.description);
+    return description === row.description ? row : this.db.snippet.update({ where: { id: row.id }, data: { description } });
+  }
+
+  /**
+   * `POST /uploads/personal_snippet?id=<id>` (UploadsController): a file for a personal snippet's comments or
+   * description, by a signed-in caller who may comment on it (create_note: who reads it); GitLab's 404 otherwise.
+   */
+  async upload(id: number, file: UploadedFile | null): Promise<UploadRow> {
+    const row = this.base.viewer ? await this.find(id) : null;
+    if (!row || row.projectId !== null) throw notFound();
+    return this.uploads.createForSnippet(row.id, file);
+  }
+
+  /** A personal snippet's upload at `/uploads/-/system/personal_snippet/<id>/<secret>/<name>`, for its readers; null otherwise. */
+  async uploadFile(id: number, secret: string, filename: string): Promise<{ path: string; filename: string } | null> {
+    const row = await this.find(id);
+    if (!row || row.projectId !== null) return null;
+    return this.uploads.webFile({ model: 'personal_snippet', id: row.id }, secret, filename);
   }
 
   /** GitLab's Snippets::UpdateService. */
@@ -385,6 +418,7 @@ export class SnippetsService {
     const row = await this.db.snippet.findUnique({ where: { id: snippetId } });
     if (!row || !row.pendingDelete) return;
     if (this.base.app.repositories.has(row.repositoryStorage)) await this.base.app.repositories.remove(snippetRepositorySubject(row));
+    if (row.projectId === null) await this.uploads.removeAll({ model: 'personal_snippet', id: row.id });
     await this.db.snippet.deleteMany({ where: { id: snippetId, pendingDelete: true } });
   }
 

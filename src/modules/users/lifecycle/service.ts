@@ -160,6 +160,8 @@ export class UserLifecycleService {
       await this.orphanSchedules(tx, user.id);
       // Personal snippets go with their author (GitLab's delete_snippets): their repositories after the commit.
       const snippets = await tx.snippet.findMany({ where: { authorId: user.id, projectId: null }, select: { id: true, repositoryStorage: true } });
+      // The user's Markdown uploads (temporary ones) and those of those snippets go too: their files after the commit.
+      await tx.upload.deleteMany({ where: { OR: [{ modelType: 'User', modelId: user.id }, { modelType: 'Snippet', modelId: { in: snippets.map((s) => s.id) } }] } });
       const personal = await tx.namespace.findUnique({ where: { ownerId: user.id }, select: { id: true } });
       // The other members of the personal projects lose those memberships with them.
       const personalProjects = personal ? await tx.project.findMany({ where: { namespaceId: personal.id }, select: { id: true, repositoryStorage: true } }) : [];
@@ -180,6 +182,8 @@ export class UserLifecycleService {
     for (const project of projects) await removeProjectFiles(app, project);
     for (const snippet of snippets) if (app.repositories.has(snippet.repositoryStorage)) await app.repositories.remove(snippetRepositorySubject(snippet)).catch(() => undefined);
     await app.uploads.removeAvatars('user', user.id);
+    await app.uploads.removeUploads({ model: 'user', id: user.id });
+    for (const snippet of snippets) await app.uploads.removeUploads({ model: 'personal_snippet', id: snippet.id });
   }
 
   /**
