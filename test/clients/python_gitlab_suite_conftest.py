@@ -51,3 +51,23 @@ def no_pauses_for_merges(request, monkeypatch):
     # its waits would only add minutes. Its polling loops still check the outcome.
     if request.module.__name__.endswith("test_merge_requests"):
         monkeypatch.setattr(time, "sleep", lambda seconds: None)
+
+
+_real_sleep = time.sleep
+
+
+@pytest.fixture(scope="function")
+def merge_request_with_pipeline(make_merge_request, project):
+    # The suite's own fixture, and then what its 30 s and 5 s pauses waited for (no_pauses_for_merges takes them
+    # away): the merge request's pipeline, which the server creates in the background once the merge request is
+    # created, as GitLab's AfterCreateService does. Without it a merge "when the pipeline succeeds" finds no pipeline
+    # yet and merges at once, as GitLab's would.
+    import uuid
+
+    mr = make_merge_request(source_branch=f"branch-{uuid.uuid4().hex}", create_pipeline=True)
+    deadline = time.monotonic() + 60
+    while not mr.pipelines.list(get_all=False):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"merge request !{mr.iid} has no pipeline after 60 s")
+        _real_sleep(0.1)
+    return mr
