@@ -327,3 +327,29 @@ describe('CiRunner fields', () => {
     expect(none).toEqual({ queuedDuration: { p50: null } });
   });
 });
+
+describe('jobUnschedule', () => {
+  it('turns a delayed job into a manual one, leaves other jobs as they are, and refuses those who may not update it', async () => {
+    const delayed = await createProject(t, owner.token);
+    await addMember(t, owner.token, 'projects', delayed.id, reporter.id, 20);
+    const sha = await commit(t, delayed.id, { '.gitlab-ci.yml': 'later:\n  when: delayed\n  start_in: 1 day\n  script: echo later\n' }, 'main', owner.token);
+    const made = await pushPipeline(t, delayed.id, sha, owner.token);
+    await eventually(async () => (await t.server.database.prisma.ciJob.count({ where: { pipelineId: made.id, status: 'scheduled' } })) === 1);
+    const later = await t.server.database.prisma.ciJob.findFirstOrThrow({ where: { pipelineId: made.id, name: 'later' } });
+    const UNSCHEDULE = `mutation($id: CiBuildID!) { jobUnschedule(input: { id: $id, clientMutationId: "u1" }) { clientMutationId errors job { status scheduledAt scheduled playable } } }`;
+    const id = `gid://gitlab/Ci::Build/${later.id}`;
+    const refused = await t.graphql(UNSCHEDULE, { id }, reporter.token);
+    expect(refused.body.data.jobUnschedule).toBeNull();
+    expect(refused.body.errors?.[0].message).toBe("The resource that you are attempting to access does not exist or you don't have permission to perform this action");
+    expect((await gql(UNSCHEDULE, { id }, owner.token)).jobUnschedule).toEqual({
+      clientMutationId: 'u1',
+      errors: [],
+      job: { status: 'MANUAL', scheduledAt: null, scheduled: false, playable: true },
+    });
+    const row = await t.server.database.prisma.ciJob.findUniqueOrThrow({ where: { id: later.id } });
+    expect([row.status, row.scheduledAt]).toEqual(['manual', null]);
+    expect((await t.api('GET', `/projects/${delayed.id}/pipelines/${made.id}`, { token: owner.token })).body.status).toBe('manual');
+    // A job that is not delayed is answered as it is.
+    expect((await gql(UNSCHEDULE, { id }, owner.token)).jobUnschedule.job.status).toBe('MANUAL');
+  });
+});

@@ -2,9 +2,10 @@
  * The Releases API over REST: GitLab's entity, tags made from `ref`, milestones, updates, deletion that keeps the tag,
  * evidence, ordering and pages, `permalink/latest`, and the refusals in GitLab's words.
  */
+import { Gitlab } from '@gitbeaker/rest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer, EXTERNAL_URL } from '../support/server.js';
-import { createProject, createUser, type TestUser } from '../support/factories.js';
+import { createGroup, createProject, createUser, type TestUser } from '../support/factories.js';
 
 const t = suiteServer();
 
@@ -241,5 +242,52 @@ describe('lists', () => {
     const empty = await createProject(t, owner.token);
     const none = await fetch(`${t.url}/api/v4/projects/${empty.id}/releases/permalink/latest`, { headers: { 'PRIVATE-TOKEN': owner.token }, redirect: 'manual' });
     expect([none.status, await none.json()]).toEqual([404, { message: '404 Not Found' }]);
+  });
+});
+
+describe('group releases', () => {
+  let group: { id: number; full_path: string };
+  let inner: { id: number };
+
+  beforeAll(async () => {
+    group = await createGroup(t, owner.token);
+    inner = await createProject(t, owner.token, { namespaceId: group.id });
+    await t.api('POST', `/projects/${inner.id}/repository/files/a.txt`, { token: owner.token, body: { branch: 'main', content: 'a', commit_message: 'a' } });
+    for (const [tag, at] of [['g1', '2021-01-01T00:00:00Z'], ['g2', '2023-01-01T00:00:00Z']]) {
+      const res = await t.api('POST', `/projects/${inner.id}/releases`, { token: owner.token, body: { tag_name: tag, ref: 'main', released_at: at, description: `about ${tag}` } });
+      expect(res.status, res.text).toBe(201);
+    }
+  });
+
+  it('lists the releases of the group’s projects, newest released first, or ascending on request', async () => {
+    const res = await t.api('GET', `/groups/${group.id}/releases`, { token: owner.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.map((r: { tag_name: string }) => r.tag_name)).toEqual(['g2', 'g1']);
+    expect(Object.keys(res.body[0]).sort()).toEqual(RELEASE_KEYS);
+    expect(res.headers.get('x-total')).toBe('2');
+    const asc = await t.api('GET', `/groups/${encodeURIComponent(group.full_path)}/releases?sort=asc`, { token: owner.token });
+    expect(asc.body.map((r: { tag_name: string }) => r.tag_name)).toEqual(['g1', 'g2']);
+  });
+
+  it('answers BasicReleaseDetails with simple=true', async () => {
+    const res = await t.api('GET', `/groups/${group.id}/releases?simple=true&per_page=1`, { token: owner.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual([
+      { name: 'g2', tag_name: 'g2', description: 'about g2', created_at: expect.any(String), released_at: '2023-01-01T00:00:00.000Z', upcoming_release: false },
+    ]);
+    expect(res.headers.get('x-next-page')).toBe('2');
+  });
+
+  it('refuses a bad sort and hides a group the caller cannot read', async () => {
+    const bad = await t.api('GET', `/groups/${group.id}/releases?sort=up`, { token: owner.token });
+    expect([bad.status, bad.body]).toEqual([400, { error: 'sort does not have a valid value' }]);
+    const stranger = await createUser(t);
+    const hidden = await t.api('GET', `/groups/${group.id}/releases`, { token: stranger.token });
+    expect([hidden.status, hidden.body]).toEqual([404, { message: '404 Group Not Found' }]);
+  });
+
+  it('drives gitbeaker’s GroupReleases', async () => {
+    const api = new Gitlab({ host: t.url, token: owner.token });
+    expect((await api.GroupReleases.all(group.id)).map((r) => r.tag_name)).toEqual(['g2', 'g1']);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
+import { Gitlab } from '@gitbeaker/rest';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import { suiteServer } from '../support/server.js';
@@ -529,6 +530,40 @@ test:
     expect((await t.api('DELETE', `/projects/${project.id}/jobs/${job.id}/artifacts`)).status).toBe(204);
     expect((await fetch(`${t.url}/api/v4/projects/${project.id}/jobs/${job.id}/artifacts`, { headers: { 'PRIVATE-TOKEN': t.rootToken } })).status).toBe(404);
     expect((await t.api('GET', `/projects/${project.id}/jobs/${job.id}`)).body.artifacts).toEqual([]);
+  });
+
+  it('keeps a job’s artifacts for whoever may update the job, and expires every artifact of a project for Maintainers', async () => {
+    const { project, job } = await claimed('one:\n  script: echo\n');
+    await upload(job, ARCHIVE, { artifact_type: 'archive', artifact_format: 'zip', expire_in: '1 week' });
+    const [maintainer, developer, reporter] = [await createUser(t), await createUser(t), await createUser(t)];
+    await addMember(t, t.rootToken, 'projects', project.id, maintainer.id, 40);
+    await addMember(t, t.rootToken, 'projects', project.id, developer.id, 30);
+    await addMember(t, t.rootToken, 'projects', project.id, reporter.id, 20);
+    const keep = `/projects/${project.id}/jobs/${job.id}/artifacts/keep`;
+    expect(await t.api('POST', keep, { token: reporter.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // The job ran on `main`, protected: a Developer may not update it (Ci::BuildPolicy).
+    expect(await t.api('POST', keep, { token: developer.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    const kept = await t.api('POST', keep, { token: maintainer.token });
+    expect(kept.status, kept.text).toBe(200);
+    expect([kept.body.id, kept.body.artifacts_expire_at]).toEqual([job.id, null]);
+    expect(await t.server.database.prisma.ciJobArtifact.findMany({ where: { jobId: job.id }, select: { expireAt: true } })).toEqual([{ expireAt: null }]);
+    // gitbeaker's JobArtifacts.keep; a job without artifacts is not found.
+    const api = new Gitlab({ host: t.url, token: maintainer.token });
+    expect((await api.JobArtifacts.keep(project.id, job.id)).artifacts_expire_at).toBeNull();
+    const other = await claimed('two:\n  script: echo\n');
+    expect(await t.api('POST', `/projects/${other.project.id}/jobs/${other.job.id}/artifacts/keep`)).toMatchObject({ status: 404, body: { message: '404 Not Found' } });
+
+    const all = `/projects/${project.id}/artifacts`;
+    expect(await t.api('DELETE', all, { token: developer.token })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect(await t.api('DELETE', all, { token: (await createUser(t)).token })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await t.api('DELETE', all, { token: maintainer.token })).toMatchObject({ status: 202, body: { message: '202 Accepted' } });
+    const [row] = await t.server.database.prisma.ciJobArtifact.findMany({ where: { jobId: job.id }, select: { expireAt: true } });
+    expect(row.expireAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    await t.server.database.prisma.projectCiCdSetting.create({ data: { projectId: project.id, keepLatestArtifact: false } });
+    await createContext(t.server.app, null).services.runners.removeExpiredArtifacts(new Date());
+    expect(await t.server.database.prisma.ciJobArtifact.count({ where: { jobId: job.id } })).toBe(0);
+    // gitbeaker's JobArtifacts.remove without a job: the project's.
+    await new Gitlab({ host: t.url, token: t.rootToken }).JobArtifacts.remove(project.id);
   });
 
   it('answers 404 for an archive past its expiry that is not kept', async () => {

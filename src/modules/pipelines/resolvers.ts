@@ -445,6 +445,10 @@ export const pipelineResolvers = {
       const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
       return { job: await ctx.services.pipelines.play(p, job.id, args.variables ?? []) };
     },
+    jobUnschedule: async (_: unknown, args: { id: string }, ctx: Context) => {
+      const { job, project: p } = await jobById(ctx, args.id, null);
+      return { job: await ctx.services.pipelines.unschedule(p, job.id) };
+    },
     jobErase: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
       const { job, project: p } = await jobById(ctx, args.id, args.projectPath);
       return { job: await ctx.services.pipelines.erase(p, job.id) };

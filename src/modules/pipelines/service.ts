@@ -911,6 +911,26 @@ export class PipelinesService {
     return this.findJob(project, jobId);
   }
 
+  /**
+   * Ci::BuildUnscheduleService: a delayed job waits to be played by hand, its `scheduled_at` cleared (Ci::Build's
+   * `unschedule` event); any other job is left as it is, and GitLab's mutation answers it all the same.
+   */
+  async unschedule(project: ProjectRow, jobId: number): Promise<JobRow> {
+    await this.authorized(project, 'update_build');
+    const job = await this.findJob(project, jobId);
+    // Ci::BuildPolicy prevents update_build on a protected ref the viewer may not update.
+    await this.base.access.authorize('update_ref', await this.protectedBranches.refSubject(project, job.ref, job.tag));
+    if (job.status === 'scheduled') {
+      const pipeline = await this.db.pipeline.findUniqueOrThrow({ where: { id: job.pipelineId } });
+      await withPipeline(this.db, pipeline.id, this.base, async (tx) => {
+        // Only while still scheduled: the delayed-job check may have played it meanwhile.
+        const current = await tx.ciJob.findUnique({ where: { id: job.id }, select: { status: true } });
+        if (current?.status === 'scheduled') await this.setJobStatus(tx, pipeline, job.id, 'manual', { scheduledAt: null });
+      });
+    }
+    return this.findJob(project, jobId);
+  }
+
   /** Cancels the job when it can be canceled; the job either way (GitLab answers 201). */
   async cancelJob(project: ProjectRow, jobId: number): Promise<JobRow> {
     const job = await this.jobFor(project, jobId, 'cancel_build');

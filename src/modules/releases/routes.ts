@@ -9,6 +9,7 @@ const release = `${releases}/:tag_name`;
 const links = `${release}/assets/links`;
 
 export const releaseRoutes: RestRoute[] = [
+  { method: 'GET', path: '/groups/:id/releases', operation: 'RestListGroupReleases', result: 'group.releases', paginate: true, notFound: 'Group' },
   { method: 'GET', path: releases, operation: 'RestListReleases', result: 'project.releases', paginate: true, notFound: 'Project', jobToken: true },
   { method: 'GET', path: release, operation: 'RestGetRelease', result: 'project.release', notFound: 'Project', jobToken: true },
   { method: 'POST', path: releases, operation: 'RestCreateRelease', result: 'releaseCreate.release', jobToken: true },

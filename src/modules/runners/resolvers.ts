@@ -90,5 +90,11 @@ export const runnerResolvers = {
       const { job: updated, count } = await ctx.services.runners.destroyArtifacts(project, job.id);
       return { job: updated, destroyedArtifactsCount: count };
     },
+    jobArtifactsKeep: async (_: unknown, args: { id: string; projectPath?: string | null }, ctx: Context) => {
+      const { job, project } = await jobById(ctx, args.id, args.projectPath);
+      return { job: await ctx.services.runners.keepArtifacts(project, job.id) };
+    },
+    projectArtifactsExpire: async (_: unknown, args: { projectPath: string }, ctx: Context) =>
+      ctx.services.runners.expireProjectArtifacts(await ctx.services.projects.get(parseRef(args.projectPath, 'Project', 'projectPath'))),
   },
 };

@@ -18,4 +18,7 @@ export const runnerRoutes: RestRoute[] = [
   { method: 'DELETE', path: '/projects/:id/runners/:runner_id', operation: 'RestUnassignProjectRunner', status: 204 },
   { method: 'GET', path: '/groups/:id/runners', operation: 'RestListGroupRunners', result: 'group.runners', paginate: true, notFound: 'Group' },
   { method: 'DELETE', path: '/projects/:id/jobs/:job_id/artifacts', operation: 'RestDeleteJobArtifacts', status: 204 },
+  { method: 'POST', path: '/projects/:id/jobs/:job_id/artifacts/keep', operation: 'RestKeepJobArtifacts', result: 'jobArtifactsKeep.job', status: 200 },
+  // GitLab's `accepted!`: `{"message": "202 Accepted"}`; the expired artifacts go with the next removal of expired ones.
+  { method: 'DELETE', path: '/projects/:id/artifacts', operation: 'RestExpireProjectArtifacts', result: 'projectArtifactsExpire', status: 202 },
 ];

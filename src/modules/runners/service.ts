@@ -645,6 +645,31 @@ export class RunnersService {
     return { job, count: await deleteJobArtifacts(this.db, this.base.app.artifacts, job.id) };
   }
 
+  /**
+   * `POST /projects/:id/jobs/:job_id/artifacts/keep` (Ci::Build#keep_artifacts!): the job's artifacts no longer
+   * expire. Whoever may update the job (update_build, not on a protected ref they may not update); a job without an
+   * unexpired archive is not found.
+   */
+  async keepArtifacts(project: ProjectRow, jobId: number): Promise<Prisma.CiJobGetPayload<object>> {
+    const job = await this.pipelines.job(project, jobId);
+    await this.base.access.authorize('update_build', project);
+    await this.base.access.authorize('update_ref', await this.protectedBranches.refSubject(project, job.ref, job.tag));
+    const archive = await this.db.ciJobArtifact.findFirst({ where: { jobId: job.id, fileType: 'archive' }, select: { expireAt: true } });
+    if (!archive || (archive.expireAt && archive.expireAt <= new Date() && !(await this.keptPastExpiry(job.id)))) throw notFound();
+    await this.db.ciJobArtifact.updateMany({ where: { jobId: job.id }, data: { expireAt: null } });
+    return job;
+  }
+
+  /**
+   * `DELETE /projects/:id/artifacts` (Ci::JobArtifacts::DeleteProjectArtifactsService): every artifact of the
+   * project's jobs but traces expires now; the recurring removal of expired artifacts deletes them. Maintainers.
+   */
+  async expireProjectArtifacts(project: ProjectRow): Promise<{ message: string }> {
+    await this.base.access.authorize('destroy_artifacts', project);
+    await this.db.ciJobArtifact.updateMany({ where: { projectId: project.id, fileType: { not: 'trace' } }, data: { expireAt: new Date() } });
+    return { message: '202 Accepted' };
+  }
+
   /** Removes artifacts that expired before `now` and are not kept (GitLab's ExpireBuildArtifactsWorker); how many. */
   async removeExpiredArtifacts(now: Date): Promise<number> {
     const rows = await this.db.$queryRaw<{ id: number; path: string }[]>`
