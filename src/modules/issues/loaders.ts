@@ -37,6 +37,19 @@ export function createIssueLoaders(db: PrismaClient) {
       }
       return ids.map((id) => stats.get(id) ?? { total: 0, closed: 0 });
     }),
+    /**
+     * Each project's open issues as everyone may see them: not confidential, not hidden (their author is not banned),
+     * as Projects::BatchOpenIssuesCountService counts them for the API's `open_issues_count`.
+     */
+    openCountByProject: new DataLoader<number, number>(async (ids) => {
+      const rows = await db.issue.groupBy({
+        by: ['projectId'],
+        where: { projectId: { in: [...ids] }, state: 'opened', confidential: false, OR: [{ authorId: null }, { author: { is: { state: { not: 'banned' } } } }] },
+        _count: { _all: true },
+      });
+      const found = new Map(rows.map((r) => [r.projectId, r._count._all]));
+      return ids.map((id) => found.get(id) ?? 0);
+    }),
     /** Comments by users (not system notes) on each issue (GitLab's `user_notes_count`). */
     userNotesCount: new DataLoader<number, number>(async (ids) => {
       const rows = await db.note.groupBy({ by: ['noteableId'], where: { noteableType: ISSUE, noteableId: { in: [...ids] }, system: false }, _count: { _all: true } });

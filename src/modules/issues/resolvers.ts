@@ -223,6 +223,9 @@ export const issueResolvers = {
     ]),
   ),
   Project: {
+    // Types::ProjectType#open_issues_count: Project#open_issues_count when the viewer has the issues feature.
+    openIssuesCount: async (project: ProjectRow, _a: unknown, ctx: Context) =>
+      (await ctx.access.featureAvailable(project, 'issues')) ? ctx.loaders.issues.openCountByProject.load(project.id) : null,
     issue: (project: ProjectRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.issues.find(project, iidOf(args.iid)) : null),
     issues: (project: ProjectRow, args: ListArgs, ctx: Context) => list({ project }, args, ctx),
   },
