@@ -294,9 +294,10 @@ export class IssuesService {
   }
 
   /** The issues a merge request closes (its closing references) that the viewer may read, oldest first. */
-  async referencedBy(mergeRequestId: number, page: PageArgs) {
+  async referencedBy(mergeRequestId: number, page: PageArgs, closingOnly = true) {
+    const reference: Prisma.IssueWhereInput = { mergeRequestReferences: { some: closingOnly ? { mergeRequestId, closes: true } : { mergeRequestId } } };
     const where: Prisma.IssueWhereInput = {
-      AND: [await this.base.access.where('read_issue'), { project: { pendingDelete: false } }, { mergeRequestReferences: { some: { mergeRequestId, closes: true } } }],
+      AND: [await this.base.access.where('read_issue'), { project: { pendingDelete: false } }, reference],
     };
     return connection(
       page,

@@ -211,6 +211,7 @@ export const mergeRequestResolvers = {
     ...mergeRequestVersionFields,
     ...mergeRequestGitlabFields,
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
+    relatedIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args, false),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
     discussionLocked: (m: MergeRequestRow) => m.discussionLocked ?? false,
