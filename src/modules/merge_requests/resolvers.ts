@@ -197,6 +197,9 @@ export const mergeRequestResolvers = {
   MergeRequestAuthor: interactionField,
   MergeRequestAssignee: interactionField,
   MergeRequestReviewer: interactionField,
+  MergeRequestReviewerDetail: {
+    user: (r: MergeRequestRow['reviewers'][number], _a: unknown, ctx: Context) => user(ctx, r.userId),
+  },
   MergeRequestParticipant: interactionField,
   MergeRequestReviewState: lowerEnum(['reviewed', 'unreviewed']),
   UserMergeRequestInteraction: {
@@ -211,6 +214,7 @@ export const mergeRequestResolvers = {
     ...mergeRequestVersionFields,
     ...mergeRequestGitlabFields,
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
+    reviewerDetails: (m: MergeRequestRow, args: PageArgs) => listConnection(args, m.reviewers),
     relatedIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args, false),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
