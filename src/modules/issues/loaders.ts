@@ -1,5 +1,5 @@
 /** Batched reads of what a listed issue shows: its labels, milestone and user notes count. */
-import { issueRowInclude } from './policy.js';
+import { NOT_HIDDEN_WHERE, issueRowInclude } from './policy.js';
 import DataLoader from 'dataloader';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
@@ -44,7 +44,7 @@ export function createIssueLoaders(db: PrismaClient) {
     openCountByProject: new DataLoader<number, number>(async (ids) => {
       const rows = await db.issue.groupBy({
         by: ['projectId'],
-        where: { projectId: { in: [...ids] }, state: 'opened', confidential: false, OR: [{ authorId: null }, { author: { is: { state: { not: 'banned' } } } }] },
+        where: { projectId: { in: [...ids] }, state: 'opened', confidential: false, ...NOT_HIDDEN_WHERE },
         _count: { _all: true },
       });
       const found = new Map(rows.map((r) => [r.projectId, r._count._all]));
