@@ -87,6 +87,20 @@ describe('assigning issues to epics', () => {
     const back = await t.api('PUT', `/projects/${project.id}/issues/${created.body.iid}`, { token: owner.token, body: { epic_id: epicA.id } });
     expect(back.body.epic_iid).toBe(epicA.iid);
   });
+
+  it('takes the legacy epic_iid as an epic of the project’s group, over epic_id, and 404s an unknown one', async () => {
+    const own = (await t.api('POST', `/groups/${subgroup.id}/epics`, { token: owner.token, body: { title: 'own' } })).body;
+    const created = await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'by epic iid', epic_iid: own.iid, epic_id: epicA.id } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ epic_iid: own.iid, epic: { id: own.id, iid: own.iid, group_id: subgroup.id } });
+    const missing = await t.api('PUT', `/projects/${project.id}/issues/${created.body.iid}`, { token: owner.token, body: { epic_iid: own.iid + 100 } });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: '404 Epic Not Found' });
+    const unknownCreate = await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'lost', epic_iid: own.iid + 100 } });
+    expect(unknownCreate.status).toBe(404);
+    const moved = await t.api('PUT', `/projects/${project.id}/issues/${created.body.iid}`, { token: owner.token, body: { epic_iid: own.iid, title: 'renamed' } });
+    expect(moved.body).toMatchObject({ title: 'renamed', epic_iid: own.iid });
+  });
 });
 
 describe('listing, removing and reordering', () => {

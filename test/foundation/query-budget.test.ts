@@ -167,6 +167,8 @@ beforeAll(async () => {
     const closing = await t.api('PUT', `/projects/${project.id}/merge_requests/${iid}`, { token: owner.token, body: { description: 'Closes #1, #2, #3 and #4' } });
     expect(closing.status, closing.text).toBe(200);
   }
+  // Merge request 1 has every member as reviewer (reviewers).
+  expect((await t.api('PUT', `/projects/${project.id}/merge_requests/1`, { token: owner.token, body: { reviewer_ids: memberIds } })).status).toBe(200);
   // Issue 1's resource events: four or more of each kind (labels, weight, milestone, state).
   const eventMilestones = await Promise.all(['rm0', 'rm1'].map(async (title) => (await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title } })).body.id));
   for (let i = 0; i < 4; i++) {
@@ -350,6 +352,8 @@ describe('query budget', () => {
     'GET /projects/:id/issues/:issue_iid/closed_by': () => `/projects/${project.id}/issues/1/closed_by`,
     'GET /projects/:id/issues/:issue_iid/related_merge_requests': () => `/projects/${project.id}/issues/1/related_merge_requests`,
     'GET /projects/:id/merge_requests/:merge_request_iid/closes_issues': () => `/projects/${project.id}/merge_requests/1/closes_issues`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/related_issues': () => `/projects/${project.id}/merge_requests/1/related_issues`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/reviewers': () => `/projects/${project.id}/merge_requests/1/reviewers`,
     'GET /projects/:id/issues/:awardable_id/award_emoji': () => `/projects/${project.id}/issues/1/award_emoji`,
     'GET /projects/:id/issues/:awardable_id/notes/:note_id/award_emoji': () => `/projects/${project.id}/issues/1/notes/${awardedNotes.Issue}/award_emoji`,
     'GET /projects/:id/merge_requests/:awardable_id/award_emoji': () => `/projects/${project.id}/merge_requests/1/award_emoji`,

@@ -223,6 +223,37 @@ describe('creating and reading issues', () => {
     expect((await t.api('POST', issues('/3/notes'), { token: guest.token, body: { body: 'x' } })).status).toBe(404);
   });
 
+  it('counts a project’s open issues everyone may see as open_issues_count, absent when issues are disabled', async () => {
+    const other = await createProject(t, owner.token, { namespaceId: group.id });
+    const make = (body: Record<string, unknown>) => t.api('POST', `/projects/${other.id}/issues`, { token: owner.token, body });
+    await make({ title: 'open' });
+    await make({ title: 'secret', confidential: true });
+    const closing = await make({ title: 'closed' });
+    await t.api('PUT', `/projects/${other.id}/issues/${closing.body.iid}`, { token: owner.token, body: { state_event: 'close' } });
+    const shown = await t.api('GET', `/projects/${other.id}`, { token: owner.token });
+    expect(shown.body.open_issues_count).toBe(1);
+    const listed = await t.api('GET', `/groups/${group.id}/projects`, { token: owner.token });
+    expect(listed.body.find((p: { id: number }) => p.id === other.id).open_issues_count).toBe(1);
+    expect((await t.api('PUT', `/projects/${other.id}`, { token: owner.token, body: { issues_access_level: 'disabled' } })).status).toBe(200);
+    const off = await t.api('GET', `/projects/${other.id}`, { token: owner.token });
+    expect(off.status).toBe(200);
+    expect(off.body).not.toHaveProperty('open_issues_count');
+  });
+
+  it('takes the legacy assignee_id, which replaces assignee_ids, 0 unassigning', async () => {
+    const made = await t.api('POST', issues(), { token: reporter.token, body: { title: 'Legacy assignee', assignee_id: guest.id, assignee_ids: [reporter.id] } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toMatchObject({ assignees: [user(guest)], assignee: user(guest) });
+    const iid = made.body.iid as number;
+    const alone = await t.api('PUT', issues(`/${iid}`), { token: reporter.token, body: { assignee_id: reporter.id } });
+    expect(alone.status, alone.text).toBe(200);
+    expect(alone.body).toMatchObject({ assignees: [user(reporter)], assignee: user(reporter) });
+    const kept = await t.api('PUT', issues(`/${iid}`), { token: reporter.token, body: { assignee_ids: [guest.id] } });
+    expect(kept.body.assignees).toEqual([expect.objectContaining(user(guest))]);
+    const none = await t.api('PUT', issues(`/${iid}`), { token: reporter.token, body: { assignee_id: 0, assignee_ids: [reporter.id] } });
+    expect(none.body).toMatchObject({ assignees: [], assignee: null });
+  });
+
   it('deletes for owners only', async () => {
     expect((await t.api('DELETE', issues('/2'), { token: reporter.token })).status).toBe(403);
     expect((await t.api('DELETE', issues('/2'), { token: owner.token })).status).toBe(204);

@@ -46,6 +46,17 @@ describe('issues named by merge requests', () => {
     expect(iids(await ok('GET', `${base}/merge_requests/${mr.iid}/closes_issues`))).toEqual([1, 4]);
     // Another user reads no confidential issue: not among those the merge request closes for them.
     expect(iids(await ok('GET', `${base}/merge_requests/${mr.iid}/closes_issues`, undefined, stranger.token))).toEqual([1]);
+    // related_issues: those it closes and those it only mentions, as IssueBasic, as the viewer may read them.
+    expect(iids(await ok('GET', `${base}/merge_requests/${mr.iid}/related_issues`))).toEqual([1, 2, 4]);
+    expect(iids(await ok('GET', `${base}/merge_requests/${mr.iid}/related_issues`, undefined, stranger.token))).toEqual([1, 2]);
+    expect(iids(await ok('GET', `${base}/merge_requests/${other.iid}/related_issues`))).toEqual([2]);
+    const related = await t.api('GET', `${base}/merge_requests/${mr.iid}/related_issues?per_page=1`, { token: null });
+    expect(related.status, related.text).toBe(200);
+    expect(related.headers.get('x-total')).toBe('2');
+    expect(related.body).toHaveLength(1);
+    expect(related.body[0]).toMatchObject({ iid: 1, project_id: project.id, title: 'one', state: 'opened' });
+    expect(related.body[0]).not.toHaveProperty('subscribed');
+    expect(await t.api('GET', `${base}/merge_requests/99/related_issues`)).toMatchObject({ status: 404 });
     expect((await ok('GET', `${base}/issues/1`)).merge_requests_count).toBe(1);
     expect((await ok('GET', `${base}/issues/3`)).merge_requests_count).toBe(0);
     const closedBy = await t.api('GET', `${base}/issues/1/closed_by`);

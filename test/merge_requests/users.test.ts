@@ -117,6 +117,25 @@ describe('mergeRequestInteraction', () => {
     const participants = await apiOk(t, owner.token, 'GET', `/projects/${project.id}/merge_requests/${iid}/participants`);
     expect(participants).toHaveLength(4);
   });
+
+  it('lists the reviewers with their state and when they were asked (GET …/reviewers), first asked first', async () => {
+    const res = await t.api('GET', `/projects/${project.id}/merge_requests/${iid}/reviewers`, { token: reporter.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('x-total')).toBe('3');
+    const basic = (u: TestUser) => ({ id: u.id, username: u.username, name: `User ${u.username}`, state: 'active', locked: false, avatar_url: null, web_url: expect.stringContaining(`/${u.username}`) });
+    const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(res.body).toEqual([
+      { user: basic(maintainer), state: 'reviewed', created_at: iso },
+      { user: basic(reporter), state: 'unreviewed', created_at: iso },
+      { user: basic(owner), state: 'reviewed', created_at: iso },
+    ]);
+    expect(Object.keys(res.body[0])).toEqual(['user', 'state', 'created_at']);
+    const page = await t.api('GET', `/projects/${project.id}/merge_requests/${iid}/reviewers?per_page=1&page=2`, { token: reporter.token });
+    expect(page.body.map((r: { user: { id: number } }) => r.user.id)).toEqual([reporter.id]);
+    expect((await t.api('GET', `/projects/${project.id}/merge_requests/999/reviewers`, { token: reporter.token })).status).toBe(404);
+    // A private project's merge request is hidden from those who may not read it.
+    expect((await t.api('GET', `/projects/${project.id}/merge_requests/${iid}/reviewers`, { token: null })).status).toBe(404);
+  });
 });
 
 describe('query budget', () => {

@@ -1,5 +1,5 @@
 /** Batched reads of what a listed issue shows: its labels, milestone and user notes count. */
-import { issueRowInclude } from './policy.js';
+import { NOT_HIDDEN_WHERE, issueRowInclude } from './policy.js';
 import DataLoader from 'dataloader';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { byKeyLoader } from '../../db/loader.js';
@@ -36,6 +36,19 @@ export function createIssueLoaders(db: PrismaClient) {
         if (r.state === 'closed') entry.closed += r._count._all;
       }
       return ids.map((id) => stats.get(id) ?? { total: 0, closed: 0 });
+    }),
+    /**
+     * Each project's open issues as everyone may see them: not confidential, not hidden (their author is not banned),
+     * as Projects::BatchOpenIssuesCountService counts them for the API's `open_issues_count`.
+     */
+    openCountByProject: new DataLoader<number, number>(async (ids) => {
+      const rows = await db.issue.groupBy({
+        by: ['projectId'],
+        where: { projectId: { in: [...ids] }, state: 'opened', confidential: false, ...NOT_HIDDEN_WHERE },
+        _count: { _all: true },
+      });
+      const found = new Map(rows.map((r) => [r.projectId, r._count._all]));
+      return ids.map((id) => found.get(id) ?? 0);
     }),
     /** Comments by users (not system notes) on each issue (GitLab's `user_notes_count`). */
     userNotesCount: new DataLoader<number, number>(async (ids) => {

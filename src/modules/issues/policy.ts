@@ -79,10 +79,13 @@ const assignee: Rule<IssueSubject, Where> = {
 };
 const notConfidential: Rule<IssueSubject, Where> = { allows: (_a, issue) => !issue.confidential, where: () => ({ confidential: false }) };
 
+/** Issues not hidden: their author is not banned (an issue whose author was deleted has none). */
+export const NOT_HIDDEN_WHERE = { OR: [{ authorId: null }, { author: { is: { state: { not: 'banned' } } } }] } satisfies Where;
+
 /** Not hidden: its author is not banned (an issue whose author was deleted has none). */
 const notHidden: Rule<IssueSubject, Where> = {
   allows: (_a, issue) => !issue.hidden,
-  where: () => ({ OR: [{ authorId: null }, { author: { is: { state: { not: 'banned' } } } }] }),
+  where: () => NOT_HIDDEN_WHERE,
 };
 
 /**

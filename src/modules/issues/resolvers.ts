@@ -4,7 +4,7 @@ import { usersByIds } from '../users/loaders.js';
 import { listConnection, type PageArgs } from '../../graphql/connection.js';
 import { LABEL_CLASSES, globalId, iidOf, looseId, looseIds, parseId, parseRef } from '../../graphql/ids.js';
 import { apiUrl, webUrl } from '../../graphql/resolvers.js';
-import { argumentRefused, featureUnavailable, invalidArgument, mutuallyExclusive, refused } from '../../errors.js';
+import { argumentRefused, featureUnavailable, invalidArgument, mutuallyExclusive, notFound, refused } from '../../errors.js';
 import { issueIterationChoice } from '../iterations/resolvers.js';
 import { severityOf, type EscalationStatus, type IssueType, type Severity } from './incidents.js';
 import { labelInParent } from '../labels/loaders.js';
@@ -16,7 +16,7 @@ import type { ProjectRow } from '../projects/service.js';
 import { humanDuration, timeEstimateArgument, trackTime, type TimeTrackingInput } from './durations.js';
 import { followUpOf, type FollowUpArgs } from './follow-up.js';
 import { ISSUABLE_SUBSCRIPTIONS } from './live.js';
-import { ISSUE, splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
+import { ISSUE, legacyAssignees, splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
 import { renderSingleLine } from '../../markdown.js';
@@ -182,9 +182,22 @@ async function path(issue: IssueRow, ctx: Context): Promise<string> {
  */
 interface EpicOfIssue {
   epicId?: number | null;
+  epicIid?: number | null;
   iterationId?: number | null;
   iterationWildcardId?: 'CURRENT' | null;
   iterationCadenceId?: number | null;
+}
+
+/**
+ * The epic REST names: `epic_iid` (EE::API::Helpers::CommonHelpers#convert_parameters_from_legacy_format) is looked up
+ * in the project's group, 404 when it has none by that IID, and then stands in for `epic_id`.
+ */
+async function epicOfIid(ctx: Context, project: ProjectRow, input: EpicOfIssue): Promise<number | null | undefined> {
+  if (input.epicIid == null) return input.epicId;
+  const group = project.namespace.kind === 'group' ? project.namespace : null;
+  const epic = group ? await ctx.services.epics.find(group, input.epicIid) : null;
+  if (!epic) throw notFound('Epic');
+  return epic.id;
 }
 
 interface IssueIid {
@@ -210,6 +223,9 @@ export const issueResolvers = {
     ]),
   ),
   Project: {
+    // Types::ProjectType#open_issues_count: Project#open_issues_count when the viewer has the issues feature.
+    openIssuesCount: async (project: ProjectRow, _a: unknown, ctx: Context) =>
+      (await ctx.access.featureAvailable(project, 'issues')) ? ctx.loaders.issues.openCountByProject.load(project.id) : null,
     issue: (project: ProjectRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.issues.find(project, iidOf(args.iid)) : null),
     issues: (project: ProjectRow, args: ListArgs, ctx: Context) => list({ project }, args, ctx),
   },
@@ -341,6 +357,7 @@ export const issueResolvers = {
           locked?: boolean | null;
           moveBeforeId?: number | null;
           moveAfterId?: number | null;
+          assigneeId?: number | null;
         },
       ctx: Context,
     ) => {
@@ -355,6 +372,7 @@ export const issueResolvers = {
       const moving = input.moveBeforeId != null || input.moveAfterId != null;
       let issue = await ctx.services.quick_actions.createIssue(ctx.services, project, {
         ...input,
+        assigneeIds: legacyAssignees(input.assigneeId, input.assigneeIds),
         // Issues::BuildService: the description from the threads unless one is given.
         description: input.description !== undefined ? input.description : (followUp?.description ?? null),
         discussionLocked: input.locked,
@@ -364,7 +382,8 @@ export const issueResolvers = {
         createdAt: input.createdAt ? input.createdAt.toISOString() : null,
         moveBetween: moving ? { before: input.moveBeforeId ?? null, after: input.moveAfterId ?? null } : null,
       });
-      if (input.epicId) await ctx.services.epics.setIssueEpic(issue, input.epicId);
+      const epicId = await epicOfIid(ctx, project, input);
+      if (epicId) await ctx.services.epics.setIssueEpic(issue, epicId);
       if (iteration) issue = await ctx.services.iterations.setIssueIteration(issue, iteration);
       if (followUp) await followUp.resolve(issue);
       return { issue };
@@ -383,6 +402,7 @@ export const issueResolvers = {
           removeLabelIds?: string[] | null;
           milestoneId?: string | null;
           timeEstimate?: string | null;
+          assigneeId?: number | null;
         },
       ctx: Context,
     ) => {
@@ -399,7 +419,8 @@ export const issueResolvers = {
         locked,
         dueDate,
         stateEvent,
-        epicId,
+        epicId: _e,
+        epicIid: _ei,
         iterationId,
         iterationWildcardId: _w,
         iterationCadenceId: _ic,
@@ -410,6 +431,7 @@ export const issueResolvers = {
         milestoneId: _m,
         timeEstimate: _t,
         clientMutationId: _c,
+        assigneeId,
         ...rest
       } = input as typeof input & { clientMutationId?: string };
       if (iterationId !== undefined) ctx.services.iterations.requireAvailable();
@@ -427,10 +449,12 @@ export const issueResolvers = {
         addLabelIds: looseIds(addLabelIds, LABEL_CLASSES),
         removeLabelIds: looseIds(removeLabelIds, LABEL_CLASSES),
         timeEstimate,
+        assigneeIds: legacyAssignees(assigneeId, rest.assigneeIds),
       };
       if (dueDate !== undefined) changes.dueDate = dueDate ? dueDate.toISOString().slice(0, 10) : null;
       // IssuableBaseService#filter_milestone: a milestone the project cannot use (or no milestone at all) removes it.
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId == null ? null : (looseId(input.milestoneId, ['Milestone']) ?? 0);
+      const epicId = await epicOfIid(ctx, project, input);
       let issue = await ctx.services.quick_actions.updateIssue(ctx.services, project, iidOf(iid), changes, epicId === undefined && iterationId === undefined);
       if (epicId !== undefined) await ctx.services.epics.setIssueEpic(issue, epicId || null);
       if (iterationId !== undefined) issue = await ctx.services.iterations.setIssueIteration(issue, iterationId ? { iterationId } : null);

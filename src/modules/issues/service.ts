@@ -153,6 +153,15 @@ export function splitNames(values: readonly string[] | null | undefined): string
   return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 }
 
+/**
+ * The REST API's deprecated `assignee_id` (API::Helpers::CommonHelpers#convert_parameters_from_legacy_format): when
+ * given it replaces `assignee_ids` with itself, `0` meaning none; otherwise `assignee_ids` stands as given.
+ */
+export function legacyAssignees<T extends readonly number[] | null | undefined>(assigneeId: number | null | undefined, assigneeIds: T): number[] | T {
+  if (assigneeId == null) return assigneeIds;
+  return assigneeId > 0 ? [assigneeId] : [];
+}
+
 const dateOf = railsDate;
 
 /** The types an issue may be given without a licence (`create_issue_type_allowed?`): an incident only by those who may create incidents. */
@@ -285,9 +294,10 @@ export class IssuesService {
   }
 
   /** The issues a merge request closes (its closing references) that the viewer may read, oldest first. */
-  async referencedBy(mergeRequestId: number, page: PageArgs) {
+  async referencedBy(mergeRequestId: number, page: PageArgs, closingOnly = true) {
+    const reference: Prisma.IssueWhereInput = { mergeRequestReferences: { some: closingOnly ? { mergeRequestId, closes: true } : { mergeRequestId } } };
     const where: Prisma.IssueWhereInput = {
-      AND: [await this.base.access.where('read_issue'), { project: { pendingDelete: false } }, { mergeRequestReferences: { some: { mergeRequestId, closes: true } } }],
+      AND: [await this.base.access.where('read_issue'), { project: { pendingDelete: false } }, reference],
     };
     return connection(
       page,

@@ -8,7 +8,7 @@ import { unidiff } from '../repositories/history.js';
 import { globalId, iidOf, parseRef } from '../../graphql/ids.js';
 import { lowerEnum, webUrl } from '../../graphql/resolvers.js';
 import { humanDuration, timeEstimateArgument, trackTime, type TimeTrackingInput } from '../issues/durations.js';
-import { splitNames } from '../issues/service.js';
+import { legacyAssignees, splitNames } from '../issues/service.js';
 import { labelInParent } from '../labels/loaders.js';
 import { milestoneParent } from '../milestones/resolvers.js';
 import type { MilestoneRow } from '../milestones/service.js';
@@ -197,6 +197,9 @@ export const mergeRequestResolvers = {
   MergeRequestAuthor: interactionField,
   MergeRequestAssignee: interactionField,
   MergeRequestReviewer: interactionField,
+  MergeRequestReviewerDetail: {
+    user: (r: MergeRequestRow['reviewers'][number], _a: unknown, ctx: Context) => user(ctx, r.userId),
+  },
   MergeRequestParticipant: interactionField,
   MergeRequestReviewState: lowerEnum(['reviewed', 'unreviewed']),
   UserMergeRequestInteraction: {
@@ -211,6 +214,8 @@ export const mergeRequestResolvers = {
     ...mergeRequestVersionFields,
     ...mergeRequestGitlabFields,
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
+    reviewerDetails: (m: MergeRequestRow, args: PageArgs) => listConnection(args, m.reviewers),
+    relatedIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args, false),
     id: (m: MergeRequestRow) => globalId('MergeRequest', m.id),
     databaseId: (m: MergeRequestRow) => m.id,
     discussionLocked: (m: MergeRequestRow) => m.discussionLocked ?? false,
@@ -333,7 +338,7 @@ export const mergeRequestResolvers = {
         targetBranch: input.targetBranch,
         description: input.description as string | null | undefined,
         labels: splitNames(input.labels as string[] | null | undefined),
-        assigneeIds: (input.assigneeIds as number[] | null | undefined) ?? (input.assigneeId ? [input.assigneeId as number] : null),
+        assigneeIds: legacyAssignees(input.assigneeId as number | null | undefined, input.assigneeIds as number[] | null | undefined),
         reviewerIds: input.reviewerIds as number[] | null | undefined,
         milestoneId: input.milestoneId as number | null | undefined,
         removeSourceBranch: input.removeSourceBranch as boolean | null | undefined,
@@ -361,7 +366,7 @@ export const mergeRequestResolvers = {
         removeLabels: splitNames(rest.removeLabels),
         stateEvent: stateEvent ?? (state === 'CLOSED' ? 'close' : state === 'OPEN' ? 'reopen' : null),
       };
-      if (assigneeId != null && rest.assigneeIds == null) changes.assigneeIds = assigneeId > 0 ? [assigneeId] : [];
+      changes.assigneeIds = legacyAssignees(assigneeId, rest.assigneeIds);
       if ('milestoneId' in input) changes.milestoneId = input.milestoneId ?? null;
       // Closing aborts its auto-merge in the merge requests service (MergeRequests::CloseService#abort_auto_merge).
       return { mergeRequest: await ctx.services.quick_actions.updateMergeRequest(ctx.services, project, iidOf(iid), changes, true) };

@@ -33,6 +33,8 @@ export const mergeRequestRoutes: RestRoute[] = [
   { method: 'GET', path: '/projects/:id/milestones/:milestone_id/merge_requests', operation: 'RestListProjectMilestoneMergeRequests', result: 'project.milestone.mergeRequests', paginate: true, notFound: 'Project', authenticate: true },
   { method: 'GET', path: '/groups/:id/milestones/:milestone_id/merge_requests', operation: 'RestListGroupMilestoneMergeRequests', result: 'group.milestone.mergeRequests', paginate: true, notFound: 'Group', authenticate: true },
   { method: 'GET', path: `${mr}/closes_issues`, operation: 'RestListMergeRequestClosesIssues', result: 'projectMergeRequest.closesIssues', paginate: true, authenticate: true },
+  { method: 'GET', path: `${mr}/reviewers`, operation: 'RestListMergeRequestReviewers', result: 'projectMergeRequest.reviewerDetails', paginate: true },
+  { method: 'GET', path: `${mr}/related_issues`, operation: 'RestListMergeRequestRelatedIssues', result: 'projectMergeRequest.relatedIssues', paginate: true },
   { method: 'GET', path: '/projects/:id/issues/:issue_iid/closed_by', operation: 'RestListIssueClosedBy', result: 'projectIssue.closingMergeRequests', paginate: true, authenticate: true },
   { method: 'GET', path: '/projects/:id/issues/:issue_iid/related_merge_requests', operation: 'RestListIssueRelatedMergeRequests', result: 'projectIssue.relatedMergeRequests', paginate: true, authenticate: true },
   { method: 'GET', path: `${mr}/approvals`, operation: 'RestGetMergeRequestApprovals', result: 'projectMergeRequest' },

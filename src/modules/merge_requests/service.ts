@@ -51,7 +51,7 @@ const eventResource = (mr: { id: number; projectId: number }): EventResource => 
 
 export const withPeople = {
   assignees: { select: { userId: true }, orderBy: { createdAt: 'asc' } },
-  reviewers: { select: { userId: true, state: true }, orderBy: { createdAt: 'asc' } },
+  reviewers: { select: { userId: true, state: true, createdAt: true }, orderBy: { createdAt: 'asc' } },
 } as const;
 
 export type MergeRequestRow = Prisma.MergeRequestGetPayload<{ include: typeof withPeople }>;
