@@ -339,6 +339,8 @@ export const UNIQUE_INDEX_ERRORS: Readonly<Record<string, () => GraphQLError>> =
   customer_relations_contacts_groupId_lower_email_key: () => invalid({ email: ['has already been taken'] }),
   customer_relations_organizations_groupId_lower_name_key: () => invalid({ name: ['has already been taken'] }),
   ci_pipeline_schedule_variables_pipelineScheduleId_key_key: () => invalid({ key: ['has already been taken'] }),
+  // An upload's `<secret>/<filename>` within its model: a second file under the same 32-hex secret.
+  uploads_modelType_modelId_path_key: () => invalid({ path: ['has already been taken'] }),
   // GitLab's AddProjectService and AddGroupService rescue RecordNotUnique with these words (bad_request!).
   ci_job_token_project_scope_links_sourceProjectId_targetProj_key: () => badRequest('400 Bad request - Target project is already in the job token scope'),
   ci_job_token_group_scope_links_sourceProjectId_targetGroupI_key: () => badRequest('400 Bad request - This group is already in the job token allowlist.'),
