@@ -38,6 +38,8 @@ const PROJECT_SELECT = `
          p."topics", p."emptyRepo",
          (SELECT count(*) FROM "projects" k WHERE k."forkedFromProjectId" = p."id" AND NOT k."pendingDelete") AS "forks_count",
          (SELECT count(*) FROM "users_star_projects" s WHERE s."projectId" = p."id") AS "star_count",
+         (SELECT count(*) FROM "issues" i LEFT JOIN "users" a ON a."id" = i."authorId" WHERE i."projectId" = p."id" AND i."state" = 'opened'
+            AND NOT i."confidential" AND (i."authorId" IS NULL OR a."state" <> 'banned')) AS "open_issues_count",
          (SELECT coalesce(json_agg(json_build_object('group_id', g."id", 'group_name', g."name", 'group_full_path', g."fullPath",
                    'group_access_level', l."groupAccess", 'expires_at', l."expiresAt") ORDER BY l."id"), '[]'::json)
             FROM "project_group_links" l JOIN "namespaces" g ON g."id" = l."groupId" WHERE l."projectId" = p."id") AS "shares"
@@ -111,7 +113,13 @@ async function servePrisma(): Promise<void> {
         namespace: { include: { owner: true } },
         features: true,
         groupLinks: { include: { group: true }, orderBy: { id: 'asc' } },
-        _count: { select: { forks: { where: { pendingDelete: false } }, stars: true } },
+        _count: {
+          select: {
+            forks: { where: { pendingDelete: false } },
+            stars: true,
+            issues: { where: { state: 'opened', confidential: false, OR: [{ authorId: null }, { author: { is: { state: { not: 'banned' } } } }] } },
+          },
+        },
       },
     });
   type Loaded = Awaited<ReturnType<typeof loadProjects>>[number];
@@ -119,6 +127,7 @@ async function servePrisma(): Promise<void> {
     ...p,
     forks_count: _count.forks,
     star_count: _count.stars,
+    open_issues_count: _count.issues,
     shares: groupLinks.map((l) => ({
       group_id: l.group.id, group_name: l.group.name, group_full_path: l.group.fullPath, group_access_level: l.groupAccess, expires_at: l.expiresAt && l.expiresAt.toISOString().slice(0, 10),
     })),

@@ -67,6 +67,8 @@ export interface ProjectRow {
   emptyRepo: boolean;
   forks_count: number | string;
   star_count: number | string;
+  /** Its open issues that are neither confidential nor hidden (Projects::BatchOpenIssuesCountService). */
+  open_issues_count: number | string;
   /** Its shares with groups, oldest first (the bench's viewer reads every group). */
   shares: { group_id: number; group_name: string; group_full_path: string; group_access_level: number; expires_at: string | null }[];
 }
@@ -123,6 +125,7 @@ export function projectJson(p: ProjectRow, external: string) {
     empty_repo: p.emptyRepo,
     // The bench's viewers may use every feature that is not disabled.
     ...Object.fromEntries(FEATURE_BOOLEANS.map(([key, feature]) => [key, level(feature) !== 'disabled'])),
+    ...(level('issues') !== 'disabled' ? { open_issues_count: Number(p.open_issues_count) } : {}),
     ...Object.fromEntries((Object.keys(FEATURE_COLUMNS) as ProjectFeatureName[]).map((feature) => [`${feature}_access_level`, level(feature)])),
     request_access_enabled: p.requestAccessEnabled,
     ci_config_path: p.ciConfigPath,
