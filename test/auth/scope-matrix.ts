@@ -50,6 +50,8 @@ interface Fixtures {
   alertIid?: number;
   /** A thread on the project's `main` commit that reads share, once one asked for it. */
   thread?: { id: string; noteId: number };
+  /** The object name of the head of the project's `main`, once one asked for it. */
+  mainSha?: string;
   /** A thread on the project's shared snippet that reads share, once one asked for it. */
   snippetThread?: { id: string; noteId: number };
   /** A personal snippet of the owner and a snippet of the project that reads share, once one asked for them. */
@@ -392,7 +394,7 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // The repository API: path parameters, refs, and the wide `$input` of commits and file writes (its fields are top-level).
     sha: () => 'main',
     // Merge request context commits: the head of `main`, by its object name.
-    commits: async () => [(await t.api('GET', `/projects/${f.project.id}/repository/commits/main`, { token: f.owner.token })).body.id],
+    commits: async () => [(f.mainSha ??= (await t.api('GET', `/projects/${f.project.id}/repository/commits/main`, { token: f.owner.token })).body.id)],
     ref: () => 'main',
     from: () => 'main',
     to: () => 'main',
