@@ -57,6 +57,7 @@ export const mergeRequestGitlabFields = {
   defaultMergeCommitMessage: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).defaultMessage(await projectOf(m, ctx), m),
   defaultSquashCommitMessage: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).defaultSquashMessage(await projectOf(m, ctx), m),
   divergedCommitsCount: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).divergedCommitsCount(m),
+  shouldBeRebased: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).shouldBeRebased(m),
   divergedFromTargetBranch: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).divergedFromTarget(m),
   commitsWithoutMergeCommits: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await commitsWithoutMerges(m, ctx)),
   // MergeRequest#committers: the users whose e-mail (primary or secondary) committed its commits, merges left out.
