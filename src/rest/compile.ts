@@ -31,7 +31,6 @@ import {
   type SelectionSetNode,
   type ValueNode,
   type VariableDefinitionNode,
-  valueFromASTUntyped,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { unifyIdVariables } from '../graphql/global-ids.js';
