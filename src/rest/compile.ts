@@ -128,11 +128,14 @@ function relayInputVariables(schema: GraphQLSchema, op: OperationDefinitionNode)
   });
   if (!literals.length) return { op, build: (variables) => variables };
   const rewritten = { ...op, variableDefinitions: [...(op.variableDefinitions ?? []), ...definitions], selectionSet: { ...op.selectionSet, selections } };
+  // A variable left out takes its declared default inside the input object too, as GraphQL would give it.
+  const defaults = Object.fromEntries((op.variableDefinitions ?? []).flatMap((v) => (v.defaultValue ? [[v.variable.name.value, valueFromASTUntyped(v.defaultValue)]] : [])));
   return {
     op: rewritten,
     build: (variables) => {
       const built = { ...variables };
-      for (const [name, literal] of literals) built[name] = given(literal, variables);
+      const filled = { ...defaults, ...variables };
+      for (const [name, literal] of literals) built[name] = given(literal, filled);
       return built;
     },
   };

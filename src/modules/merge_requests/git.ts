@@ -15,7 +15,10 @@ import type { MergedResultRef } from '../pipelines/service.js';
 import { ACTIVE_STATUSES } from '../pipelines/status.js';
 import type { RepositoriesService } from '../repositories/service.js';
 import { toSentence } from '../resource_events/issuables.js';
+import { ffMergeMustBePossible, squashOnMerge } from '../projects/merge-settings.js';
+import { commitEmailOrDefault, type UserRow } from '../users/service.js';
 import { diffCollection, type DiffCollectionOptions, type DiffCollectionResult, type DiffWindow } from './diffs.js';
+import { fillTemplate, type MessageSources } from './merge-messages.js';
 import type { MergeRequestRow, MergeRequestsService } from './service.js';
 
 /** GitLab's MergeRequests::RebaseService::REBASE_ERROR, kept as the merge request's merge_error. */
@@ -23,6 +26,9 @@ export const REBASE_ERROR = 'Rebase failed: Rebase locally, resolve all conflict
 
 /** Why a rebase could not be done (its message is logged; the merge request shows REBASE_ERROR). */
 export class RebaseFailure extends Error {}
+
+/** MergeService's refusal of a merge without squash where the project's squash_option is `always`. */
+export const SQUASH_REQUIRED = 'This project requires squashing commits when merge requests are accepted.';
 
 export interface DiffRefs {
   baseSha: string | null;
@@ -46,7 +52,7 @@ export interface RemovedSource {
 
 /** What a merge tells its caller around the target branch's move (a merge skipping the merge train records it first). */
 export interface MergeHooks {
-  /** The merge commit is made; the target branch moves to it next. */
+  /** The merge commit is made (or, fast-forwarding, the commit chosen); the target branch moves to it next. */
   beforeTargetMoves?(mr: MergeRequestRow, mergeCommitSha: string): Promise<void>;
   /** The target branch moved meanwhile: the merge did not happen. */
   targetNotMoved?(mr: MergeRequestRow): Promise<void>;
@@ -223,7 +229,21 @@ export class MergeRequestGit {
     const ci = await this.ciCheck(mr);
     if (ci) return ci;
     if (state.conflicts) return 'conflict';
+    if (await this.shouldBeRebased(mr)) return 'need_rebase';
     return 'mergeable';
+  }
+
+  /**
+   * MergeRequest#should_be_rebased? (Mergeability::CheckRebaseStatusService, `need_rebase`): the project merges only
+   * fast-forward (`ff`) or rebased (`rebase_merge`) sources, and the target branch's head is not in the diff head's
+   * history (ff_merge_possible?).
+   */
+  async shouldBeRebased(mr: MergeRequestRow): Promise<boolean> {
+    const project = await this.mergeRequests.projectOf(mr);
+    if (!ffMergeMustBePossible(project)) return false;
+    const [{ startSha: target }, { headSha: head }] = await Promise.all([this.state(mr), this.diffRefs(mr)]);
+    if (!target || !head) return false;
+    return !(await (await this.open(project)).isAncestor(target, head));
   }
 
   /**
@@ -296,11 +316,16 @@ export class MergeRequestGit {
     return list;
   }
 
-  /**
-   * MergeRequest#diverged_from_target_branch? (diverged_commits_count > 0): the target branch has commits the source
-   * branch lacks, their heads read now; false once either branch is gone.
-   */
+  /** MergeRequest#diverged_from_target_branch?: diverged_commits_count > 0. */
   async divergedFromTarget(mr: MergeRequestRow): Promise<boolean> {
+    return (await this.divergedCommitsCount(mr)) > 0;
+  }
+
+  /**
+   * MergeRequest#diverged_commits_count: how many commits the target branch has that the source branch lacks, their
+   * heads read now; 0 once either branch is gone.
+   */
+  async divergedCommitsCount(mr: MergeRequestRow): Promise<number> {
     const project = await this.mergeRequests.projectOf(mr);
     let source: string | null | undefined;
     let target: string | null | undefined;
@@ -313,10 +338,10 @@ export class MergeRequestGit {
       source = MergeRequestGit.forFork(mr) ? await this.sourceHead(mr) : (await this.branchHeads(project, [mr.sourceBranch])).get(mr.sourceBranch);
       target = (await this.branchHeads(project, [mr.targetBranch])).get(mr.targetBranch);
     }
-    if (!source || !target) return false;
+    if (!source || !target) return 0;
     const repository = await this.open(project);
-    if (!(await repository.resolve(`${source}^{commit}`))) return false;
-    return (await repository.countCommits(target, [source])) > 0;
+    if (!(await repository.resolve(`${source}^{commit}`))) return 0;
+    return repository.countCommits(target, [source]);
   }
 
   /**
@@ -405,9 +430,12 @@ export class MergeRequestGit {
   /**
    * GitLab's `PUT …/merge` (MergeRequests::MergeService), answered as its API answers: 401 to whoever may not merge
    * into the target branch (`unauthorized!` unless can_be_merged_by?, a quirk of GitLab's), 405 when the merge request
-   * is not mergeable now, 409 when `sha` is not its diff head. The merge commit of the diff head (the newest
-   * version's head, over a squashed commit with `squash`) moves the target branch only if it is still where it was
-   * read; the source branch is removed when asked and allowed. Both moves are recorded as one push.
+   * is not mergeable now (`need_rebase` included), 409 when `sha` is not its diff head, 422 `Branch cannot be merged`
+   * when the project requires squashing and it is not asked for (the merge error says so). The diff head (the newest
+   * version's head, squashed into one commit on the target when squash_on_merge?) is merged as the project's
+   * merge_method says (MergeStrategies::FromSourceBranch): `merge` and `rebase_merge` write a merge commit, `ff` moves
+   * the target to it without one. The target moves only if it is still where it was read; the source branch is
+   * removed when asked and allowed. Both moves are recorded as one push.
    */
   async merge(project: ProjectRow, iid: number, options: MergeOptions, hooks: MergeHooks = {}): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
@@ -424,17 +452,30 @@ export class MergeRequestGit {
     const user = await this.base.loaders.users.byId.load(viewer.id);
     if (!user) throw notFound('User');
     const merger = { name: user.name, email: user.email };
-    const squash = options.squash ?? mr.squash;
-    let squashCommitSha: string | null = null;
-    if (squash) {
-      const author = (mr.authorId !== null && (await this.base.loaders.users.byId.load(mr.authorId))) || user;
-      squashCommitSha = await repository.commitTree(tree, [target], withNewline(options.squashCommitMessage || mr.title), { name: author.name, email: author.email }, merger);
+    const squashAsked = options.squash ?? mr.squash;
+    // MergeService#error_check!: missing_required_squash?.
+    if (!squashAsked && project.squashOption === 'always') {
+      await this.mergeRequests.recordMergeError(mr, SQUASH_REQUIRED);
+      throw unprocessable('Branch cannot be merged');
     }
-    const message = options.mergeCommitMessage || (await this.defaultMessage(project, mr));
-    const mergeCommitSha = await repository.commitTree(tree, [target, squashCommitSha ?? source], withNewline(message), merger, merger);
+    const fastForward = project.mergeMethod === 'ff';
+    // Checked with the merge status, and again on the heads read here: the target may have moved since.
+    if (ffMergeMustBePossible(project) && !(await repository.isAncestor(target, source))) throw methodNotAllowed('405 Method Not Allowed');
+    let squashCommitSha: string | null = null;
+    if (squashOnMerge(project, squashAsked)) {
+      const author = (mr.authorId !== null && (await this.base.loaders.users.byId.load(mr.authorId))) || user;
+      const squashMessage = options.squashCommitMessage || (await this.defaultSquashMessage(project, mr));
+      squashCommitSha = await repository.commitTree(tree, [target], withNewline(squashMessage), { name: author.name, email: author.email }, merger);
+    }
+    let mergeCommitSha: string | null = null;
+    if (!fastForward) {
+      const message = options.mergeCommitMessage || (await this.defaultMessage(project, mr));
+      mergeCommitSha = await repository.commitTree(tree, [target, squashCommitSha ?? source], withNewline(message), merger, merger);
+    }
+    const newHead = mergeCommitSha ?? squashCommitSha ?? source;
     const targetRef = `refs/heads/${mr.targetBranch}`;
-    await hooks.beforeTargetMoves?.(mr, mergeCommitSha);
-    if (!(await repository.updateRef(targetRef, mergeCommitSha, target))) {
+    await hooks.beforeTargetMoves?.(mr, newHead);
+    if (!(await repository.updateRef(targetRef, newHead, target))) {
       await hooks.targetNotMoved?.(mr);
       throw unprocessable('Branch cannot be merged');
     }
@@ -443,7 +484,7 @@ export class MergeRequestGit {
     const merged = await this.mergeRequests.recordMerged(project, mr, { mergeCommitSha, squashCommitSha, headSha: source, baseSha, startSha: target });
     // What was read of it open (the live branch heads) is no longer its state: the merged heads are.
     this.forget(mr.id);
-    await this.recordMergePush(project, viewer.id, { ref: targetRef, before: target, after: mergeCommitSha }, removed);
+    await this.recordMergePush(project, viewer.id, { ref: targetRef, before: target, after: newHead }, removed);
     if (mr.targetBranch === project.defaultBranch) await this.mergeRequests.closeIssuesOnMerge(project, merged);
     return merged;
   }
@@ -599,16 +640,55 @@ export class MergeRequestGit {
   }
 
   /**
-   * MergeRequest#default_merge_commit_message (the product has no merge commit templates): the branches, the title,
-   * `Closes` and the closing issues the viewer may read, and the merge request's full reference. Merges, merge refs,
-   * merge trains' refs and GraphQL's defaultMergeCommitMessage use it.
+   * MergeRequest#default_merge_commit_message: the project's merge_commit_template filled in (./merge-messages.ts),
+   * or without one the branches, the title, `Closes` and the closing issues the viewer may read, and the merge
+   * request's full reference. Merges, merge refs, merge trains' refs and GraphQL's defaultMergeCommitMessage use it.
    */
   async defaultMessage(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
+    if (project.mergeCommitTemplate) return fillTemplate(project.mergeCommitTemplate, await this.messageSources(project, mr), false);
     const closing = await this.mergeRequests.closingIssueReferences(project, mr);
     const parts = [`Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'`, mr.title];
     if (closing.length) parts.push(`Closes ${toSentence(closing)}`);
     parts.push(`See merge request ${project.fullPath}!${mr.iid}`);
     return parts.join('\n\n');
+  }
+
+  /** MergeRequest#default_squash_commit_message: the project's squash_commit_template filled in when it gives one, else the title. */
+  async defaultSquashMessage(project: ProjectRow, mr: MergeRequestRow): Promise<string> {
+    if (!project.squashCommitTemplate) return mr.title;
+    const message = await fillTemplate(project.squashCommitTemplate, await this.messageSources(project, mr), true);
+    return message.trim() ? message : mr.title;
+  }
+
+  /** What MessageGenerator's placeholders read of the merge request (its commits and approvers only when used). */
+  private async messageSources(project: ProjectRow, mr: MergeRequestRow): Promise<MessageSources> {
+    const users = this.base.loaders.users.byId;
+    const externalUrl = this.base.app.config.externalUrl;
+    const as = (user: UserRow | null | undefined) => (user ? { name: user.name, email: commitEmailOrDefault(user, externalUrl) } : null);
+    // merged_by: who merged it, else who set it to merge, else whoever asks now.
+    const mergerId = mr.mergeUserId ?? this.base.access.viewer?.id ?? null;
+    const [closingIssues, merger, author] = await Promise.all([
+      this.mergeRequests.closingIssueReferences(project, mr),
+      mergerId !== null ? users.load(mergerId) : null,
+      mr.authorId !== null ? users.load(mr.authorId) : null,
+    ]);
+    return {
+      sourceBranch: mr.sourceBranch,
+      targetBranch: mr.targetBranch,
+      title: mr.title,
+      description: mr.description,
+      reference: `${project.fullPath}!${mr.iid}`,
+      url: `${externalUrl}/${project.fullPath}/-/merge_requests/${mr.iid}`,
+      closingIssues,
+      commits: () => this.commitList(mr),
+      approvers: async () => {
+        const ids = await this.mergeRequests.approvals.approvedBy(mr);
+        const approvers = await users.loadMany(ids);
+        return approvers.flatMap((u) => (u instanceof Error || !u ? [] : [as(u)!]));
+      },
+      mergedBy: as(merger),
+      author: as(author),
+    };
   }
 }
 

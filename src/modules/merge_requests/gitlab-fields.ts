@@ -55,8 +55,9 @@ const users = (ctx: Context, ids: readonly number[]) => usersByIds(ctx.loaders.u
 
 export const mergeRequestGitlabFields = {
   defaultMergeCommitMessage: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).defaultMessage(await projectOf(m, ctx), m),
-  // MergeRequest#default_squash_commit_message without a squash commit template: its title.
-  defaultSquashCommitMessage: (m: MergeRequestRow) => m.title,
+  defaultSquashCommitMessage: async (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).defaultSquashMessage(await projectOf(m, ctx), m),
+  divergedCommitsCount: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).divergedCommitsCount(m),
+  shouldBeRebased: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).shouldBeRebased(m),
   divergedFromTargetBranch: (m: MergeRequestRow, _a: unknown, ctx: Context) => git(ctx).divergedFromTarget(m),
   commitsWithoutMergeCommits: async (m: MergeRequestRow, args: PageArgs, ctx: Context) => listConnection(args, await commitsWithoutMerges(m, ctx)),
   // MergeRequest#committers: the users whose e-mail (primary or secondary) committed its commits, merges left out.

@@ -22,6 +22,7 @@ import { MERGE_REQUEST, type MergeRequestChanges, type MergeRequestFilters, type
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
 import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
+import { squashOnMerge } from '../projects/merge-settings.js';
 import { mergeRequestApprovalStateResolvers, mergeRequestGitlabFields } from './gitlab-fields.js';
 import { contextCommitFields, contextCommitMutations } from './context-commits.js';
 import { asMergeRequestUser, INTERACTING_WITH, type Interaction, type MergeRequestUser } from './interactions.js';
@@ -250,7 +251,8 @@ export const mergeRequestResolvers = {
     },
     labelTitles: async (m: MergeRequestRow, _a: unknown, ctx: Context) => (await ctx.loaders.merge_requests.labels.load(m.id)).map((l) => l.title),
     milestone: (m: MergeRequestRow, _a: unknown, ctx: Context) => (m.milestoneId === null ? null : ctx.loaders.merge_requests.milestoneById.load(m.milestoneId)),
-    squashOnMerge: (m: MergeRequestRow) => m.squash,
+    // MergeRequest#squash_on_merge?: the project's `always` or `never` decides over the merge request's own.
+    squashOnMerge: async (m: MergeRequestRow, _a: unknown, ctx: Context) => squashOnMerge(await projectOfMr(m, ctx), m.squash),
     // MergeRequest#should_remove_source_branch?: merge_params' `should_remove_source_branch` (kept while it is set to
     // auto-merge), as Gitlab::Utils.to_boolean reads it: null when not given.
     shouldRemoveSourceBranch: (m: MergeRequestRow) => toBoolean((m.mergeParams as Record<string, unknown> | null)?.shouldRemoveSourceBranch),
@@ -454,6 +456,14 @@ export const mergeRequestResolvers = {
     },
     mergeRequestSetDraft: async (_: unknown, input: MrIid & { draft: boolean }, ctx: Context) => ({
       mergeRequest: await ctx.services.merge_requests.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { draft: input.draft }, false),
+    }),
+    // Mutations::MergeRequests::SetMilestone and SetLocked: MergeRequests::UpdateService with `milestone_id` (none
+    // removes it) or `discussion_locked`, as REST's `PUT …/merge_requests/:iid` (which needs admin_merge_request for both).
+    mergeRequestSetMilestone: async (_: unknown, input: MrIid & { milestoneId?: number | null }, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { milestoneId: input.milestoneId ?? null }, false),
+    }),
+    mergeRequestSetLocked: async (_: unknown, input: MrIid & { locked: boolean }, ctx: Context) => ({
+      mergeRequest: await ctx.services.merge_requests.update(await projectOf(ctx, input.projectPath), iidOf(input.iid), { discussionLocked: input.locked }, false),
     }),
     mergeRequestReviewerRereview: async (_: unknown, input: MrIid & { userId: number }, ctx: Context) => {
       const result = await ctx.services.merge_requests.requestReview(await projectOf(ctx, input.projectPath), iidOf(input.iid), input.userId);

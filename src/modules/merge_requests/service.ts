@@ -470,7 +470,8 @@ export class MergeRequestsService {
           milestoneId,
           draft: isDraftTitle(title),
           squash: input.squash ?? false,
-          forceRemoveSourceBranch: input.removeSourceBranch ?? false,
+          // MergeRequests::BuildService#force_remove_source_branch: as asked, else the source project's default.
+          forceRemoveSourceBranch: input.removeSourceBranch ?? source.removeSourceBranchAfterMerge,
           headSha: diffRefs.headSha,
           baseSha: diffRefs.baseSha,
           startSha: diffRefs.startSha,
@@ -824,7 +825,7 @@ export class MergeRequestsService {
    * Marks an open merge request merged, once (a concurrent merge that lost the ref race finds it merged): the
    * merge commit, who merged and when, its diff refs as they were, and the `merged` event.
    */
-  async recordMerged(project: ProjectRow, mr: MergeRequestRow, merged: { mergeCommitSha: string; squashCommitSha: string | null; headSha: string; baseSha: string | null; startSha: string }): Promise<MergeRequestRow> {
+  async recordMerged(project: ProjectRow, mr: MergeRequestRow, merged: { mergeCommitSha: string | null; squashCommitSha: string | null; headSha: string; baseSha: string | null; startSha: string }): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
     return this.db.$transaction(async (tx) => {
       const at = new Date();

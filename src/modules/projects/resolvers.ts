@@ -121,6 +121,9 @@ export const projectResolvers = {
     starCount: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.loaders.projects.starCount.load(p.id),
     forkedFromProject: (p: ProjectRow, _a: unknown, ctx: Context) => ctx.services.projects.forkedFrom(p),
     ciConfigPath: (p: ProjectRow) => p.ciConfigPath || null,
+    // Project#merge_requests_ff_only_enabled and ProjectSetting#squash_readonly? of the stored merge settings.
+    mergeRequestsFfOnlyEnabled: (p: ProjectRow) => p.mergeMethod === 'ff',
+    squashReadOnly: (p: ProjectRow) => p.squashOption === 'always' || p.squashOption === 'never',
     buildTimeout: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.buildTimeout),
     ciDefaultGitDepth: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciDefaultGitDepth),
     autoCancelPendingPipelines: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.autoCancelPendingPipelines),

@@ -24,6 +24,7 @@ import { ProjectStars } from './stars.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 import { enqueueHookEvent } from '../hooks/events.js';
 import { CI_SETTINGS_ARGUMENTS, ciSettingsData, ciSettingsErrors, type ProjectCiSettingsInput } from './ci-settings.js';
+import { MERGE_SETTINGS_ARGUMENTS, mergeSettingsData, mergeSettingsErrors, type ProjectMergeSettingsInput } from './merge-settings.js';
 import { projectSystemData } from '../hooks/samples.js';
 
 /** A project row; projects are always read with their namespace and its owner, and their features (see fetchProjectRows). */
@@ -65,7 +66,7 @@ export function projectSearchWhere(search: string, searchNamespaces?: boolean | 
   return { OR: [{ name: term }, { path: term }, ...(searchNamespaces ? [{ fullPath: term }] : []), { description: term }] };
 }
 
-export interface ProjectInput extends ProjectCiSettingsInput {
+export interface ProjectInput extends ProjectCiSettingsInput, ProjectMergeSettingsInput {
   name?: string | null;
   path?: string | null;
   /** The namespace to create the project in; the viewer's personal one when absent. */
@@ -88,7 +89,7 @@ export interface ProjectInput extends ProjectCiSettingsInput {
 const SHARED_RUNNERS_FORBIDDEN = 'cannot be enabled because parent group does not allow it';
 
 /** What `PUT /projects/:id` edits; undefined: left as it is. */
-export interface ProjectUpdateInput extends ProjectCiSettingsInput {
+export interface ProjectUpdateInput extends ProjectCiSettingsInput, ProjectMergeSettingsInput {
   name?: string | null;
   path?: string | null;
   description?: string | null;
@@ -120,6 +121,7 @@ const UPDATE_ARGUMENTS = [
   'requestAccessEnabled',
   'sharedRunnersEnabled',
   ...CI_SETTINGS_ARGUMENTS,
+  ...MERGE_SETTINGS_ARGUMENTS,
   'avatar',
   ...Object.values(FEATURE_COLUMNS),
   'issuesEnabled',
@@ -395,7 +397,7 @@ export class ProjectsService {
     ]);
     Object.assign(errors, featureErrors(features));
     if (input.sharedRunnersEnabled && forbidsSharedRunners(ns)) errors.sharedRunnersEnabled = [SHARED_RUNNERS_FORBIDDEN];
-    Object.assign(errors, ciSettingsErrors(input));
+    Object.assign(errors, ciSettingsErrors(input), mergeSettingsErrors(input));
     if (input.avatar) {
       const problems = avatarProblems(input.avatar);
       if (problems.length) errors.avatar = problems;
@@ -422,7 +424,9 @@ export class ProjectsService {
       // GitLab's Projects::CreateService: off unless given, in a group whose instance runners are not enabled.
       ['sharedRunnersEnabled', Prisma.sql`${input.sharedRunnersEnabled ?? ns.sharedRunnersEnabled}::boolean`],
       ['emptyRepo', Prisma.sql`${fork?.source.emptyRepo ?? true}::boolean`],
-      ...Object.entries(ciSettingsData(input)).map(([c, v]): [string, Prisma.Sql] => [c, typeof v === 'boolean' ? Prisma.sql`${v}::boolean` : typeof v === 'string' ? Prisma.sql`${v}` : Prisma.sql`${v}::int`]),
+      ...Object.entries({ ...ciSettingsData(input), ...mergeSettingsData(input) })
+        .filter(([, v]) => v !== null)
+        .map(([c, v]): [string, Prisma.Sql] => [c, typeof v === 'boolean' ? Prisma.sql`${v}::boolean` : typeof v === 'string' ? Prisma.sql`${v}` : Prisma.sql`${v}::int`]),
       ['updatedAt', Prisma.sql`now()`],
     ];
     const featureColumns = Object.keys(features) as (keyof ProjectFeatureLevels)[];
@@ -530,7 +534,7 @@ export class ProjectsService {
     const features = { ...currentFeatureLevels(project), ...featureUpdate };
     if (Object.keys(featureUpdate).length) Object.assign(errors, featureErrors(features));
     if (input.sharedRunnersEnabled && !project.sharedRunnersEnabled && forbidsSharedRunners(project.namespace)) errors.sharedRunnersEnabled = [SHARED_RUNNERS_FORBIDDEN];
-    Object.assign(errors, ciSettingsErrors(input));
+    Object.assign(errors, ciSettingsErrors(input), mergeSettingsErrors(input));
     if (Object.keys(errors).length) throw invalid(errors);
 
     const branch = input.defaultBranch;
@@ -563,6 +567,7 @@ export class ProjectsService {
           ...(input.requestAccessEnabled != null ? { requestAccessEnabled: input.requestAccessEnabled } : {}),
           ...(input.sharedRunnersEnabled != null ? { sharedRunnersEnabled: input.sharedRunnersEnabled } : {}),
           ...ciSettingsData(input),
+          ...mergeSettingsData(input),
         },
         select: { id: true },
       });

@@ -9,7 +9,7 @@ import { idFields, lowerEnum, shownWith, webUrl } from '../../graphql/resolvers.
 import type { ProjectFilters } from '../projects/service.js';
 import type { KeyRow } from './keys/service.js';
 import { BLANK_STATUS, CLEAR_AFTER, type PreferencesInput, type StatusView } from './profile/service.js';
-import { PRIVATE_COMMIT_EMAIL, type UserFilters, type UserInput, type UserRow, type UserUpdateInput } from './service.js';
+import { commitEmailOrDefault, type UserFilters, type UserInput, type UserRow, type UserUpdateInput } from './service.js';
 import { renderSingleLine } from '../../markdown.js';
 
 type IdArgs = { id: string };
@@ -19,10 +19,9 @@ const userId = (id: string) => parseId(id, 'User', 'id');
 const optionalUserId = (id: string | null | undefined) => (id == null ? null : parseId(id, 'User', 'userId'));
 const numeric = (id: string, argument: string) => parseId(id, '', argument);
 
-/** The address web commits use: the chosen one, the private one GitLab makes up, or the primary (GitLab's commit_email_or_default). */
+/** The address web commits use (GitLab's commit_email_or_default). */
 function commitEmailOf(user: UserRow, ctx: Context): string {
-  if (user.commitEmail === PRIVATE_COMMIT_EMAIL) return `${user.id}-${user.username}@users.noreply.${new URL(ctx.config.externalUrl).hostname}`;
-  return user.commitEmail ?? user.email;
+  return commitEmailOrDefault(user, ctx.config.externalUrl);
 }
 
 /** The profile's `<job title> at <organization>`, or whichever is set (GitLab's UsersHelper#work_information). */

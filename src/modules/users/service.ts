@@ -90,6 +90,12 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 /** `commit_email` naming the private commit address (GitLab's Gitlab::PrivateCommitEmail::TOKEN). */
 export const PRIVATE_COMMIT_EMAIL = '_private';
 
+/** The address web commits use: the chosen one, the private one GitLab makes up, or the primary (GitLab's commit_email_or_default). */
+export function commitEmailOrDefault(user: Pick<UserRow, 'id' | 'username' | 'email' | 'commitEmail'>, externalUrl: string): string {
+  if (user.commitEmail === PRIVATE_COMMIT_EMAIL) return `${user.id}-${user.username}@users.noreply.${new URL(externalUrl).hostname}`;
+  return user.commitEmail ?? user.email;
+}
+
 /** Length limits of GitLab's User and UserDetail validations, by field. */
 const MAXIMUM_LENGTHS: Partial<Record<keyof UserFields, number>> = {
   name: 255,
