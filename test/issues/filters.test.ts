@@ -42,10 +42,13 @@ beforeAll(async () => {
     return res.body;
   };
   await make(owner.token, { title: 'Alpha', description: 'a needle here', labels: 'bug', weight: 1, due_date: day(0), milestone_id: milestone.body.id, assignee_ids: [owner.id] });
-  await make(other.token, { title: 'Needle title', labels: 'ui', weight: 3, due_date: '2000-01-01', epic_id: epic.id });
+  await make(other.token, { title: 'Needle title', labels: 'ui', weight: 3, due_date: '2000-01-01' });
   await make(owner.token, { title: 'Gamma', confidential: true, assignee_ids: [other.id] });
   await make(owner.token, { title: 'Delta', labels: 'bug,ui', weight: 3, due_date: day(1) });
   expect((await t.api('PUT', `/projects/${project.id}/issues/4`, { token: owner.token, body: { state_event: 'close' } })).status).toBe(200);
+  // The group's Owner puts issue 2 in the epic (its author, a project Developer, may not).
+  const inEpic = await t.api('PUT', `/projects/${project.id}/issues/2`, { token: owner.token, body: { epic_id: epic.id } });
+  expect(inEpic.status, inEpic.text).toBe(200);
   for (const [iid, name] of [
     [1, 'thumbsup'],
     [2, 'tada'],
