@@ -324,6 +324,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     if (family === 'keys') ids.keys = await newKey(f.owner.id);
     if (family === 'applications') ids.applications = await newApplication();
     if (family === 'todos') ids.todos = await newTodo(f);
+    // An issue of the fixture project by its id (the administrators' `GET /issues/:id`).
+    if (family === 'issues') ids.issues = (await t.api('GET', `/projects/${f.project.id}/issues/${(f.issueIid ??= await newIssue(f))}`, { token: f.owner.token })).body.id;
     if (family === 'snippets') ids.snippets = route.compiled.kind === 'mutation' ? await newSnippet(f, false) : (f.snippet ??= await newSnippet(f, false));
     if (!(family in ids)) throw new Error(`no fixture for :id of ${route.path}: add one`);
     params.id = String(ids[family]);
@@ -791,6 +793,9 @@ export function scopeMatrix(shard: number): void {
         ['api DELETE /user/emails/:email_id', 204],
         ['api GET /keys/:id', 403],
         ['admin GET /keys/:id', 200],
+        ['api GET /issues/:id', 403],
+        ['admin GET /issues/:id', 200],
+        ['anonymous GET /issues/:id', 401],
         ['admin POST /features/:name', 201],
         ['api POST /features/:name', 403],
         ['anonymous POST /features/:name', 401],

@@ -16,6 +16,7 @@ import type { ProjectRow } from '../projects/service.js';
 import { humanDuration, timeEstimateArgument, trackTime, type TimeTrackingInput } from './durations.js';
 import { followUpOf, type FollowUpArgs } from './follow-up.js';
 import { ISSUABLE_SUBSCRIPTIONS } from './live.js';
+import type { NegatedIssueFilters, UnionedIssueFilters } from './filters.js';
 import { ISSUE, legacyAssignees, splitNames, type IssueChanges, type IssueFilters, type IssueOrderBy, type IssueRow, type IssueScope } from './service.js';
 import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
@@ -49,6 +50,67 @@ interface ListArgs extends PageArgs {
   iterationTitle?: string | null;
   iterationWildcardId?: 'NONE' | 'ANY' | 'CURRENT' | null;
   iterationCadenceId?: number[] | null;
+  weight?: string | null;
+  epicId?: string | null;
+  myReactionEmoji?: string | null;
+  in?: ('TITLE' | 'DESCRIPTION')[] | null;
+  searchIn?: string | null;
+  dueDate?: string | null;
+  not?: NegatedArgs | null;
+  or?: UnionedIssueFilters | null;
+}
+
+/** NegatedIssueFilterInput: GitLab's fields, and REST's `not[…]` names (`labels`, `milestone`, `author_id`, `assignee_username`). */
+interface NegatedArgs {
+  assigneeId?: string | null;
+  assigneeUsernames?: string[] | null;
+  assigneeUsername?: string[] | null;
+  authorUsername?: string | null;
+  authorId?: number | null;
+  epicId?: string | null;
+  iids?: string[] | null;
+  labelName?: string[] | null;
+  labels?: string[] | null;
+  milestoneTitle?: string[] | null;
+  milestone?: string | null;
+  myReactionEmoji?: string | null;
+  types?: string[] | null;
+  weight?: string | null;
+}
+
+/** IIDs given as strings (GraphQL's `iids`, REST's comma-separated list): each a number, else the argument is invalid. */
+function iidsOf(iids: readonly string[] | null | undefined, argument: string): number[] | undefined {
+  return iids?.flatMap((iid) => iid.split(',')).map((iid) => {
+    if (!/^\d{1,9}$/.test(iid.trim())) throw invalidArgument(argument);
+    return Number(iid.trim());
+  });
+}
+
+/** The `not` filters, REST's names and GitLab's together. */
+function negatedOf(not: NegatedArgs | null | undefined): NegatedIssueFilters | null {
+  if (!not) return null;
+  const assigneeUsernames = [...(not.assigneeUsernames ?? []), ...(not.assigneeUsername ?? [])];
+  return {
+    labels: splitNames([...(not.labelName ?? []), ...(not.labels ?? [])]),
+    milestones: [...(not.milestoneTitle ?? []), ...(not.milestone ? [not.milestone] : [])],
+    iids: iidsOf(not.iids, 'not'),
+    authorId: not.authorId,
+    authorUsername: not.authorUsername,
+    assigneeId: not.assigneeId,
+    assigneeUsernames: assigneeUsernames.length ? assigneeUsernames : null,
+    myReactionEmoji: not.myReactionEmoji,
+    weight: not.weight,
+    epicId: not.epicId,
+    types: not.types?.map((t) => t.toLowerCase() as IssueType),
+  };
+}
+
+/** The fields `search` looks in: GraphQL's `in`, or REST's `in` (`title,description`; unknown names are ignored, as IssuableFinder ignores them). */
+function searchFieldsOf(args: ListArgs): ('title' | 'description')[] | null {
+  if (args.in?.length) return args.in.map((f) => f.toLowerCase() as 'title' | 'description');
+  if (!args.searchIn) return null;
+  const fields = args.searchIn.split(',').map((f) => f.trim().toLowerCase()).filter((f): f is 'title' | 'description' => f === 'title' || f === 'description');
+  return fields.length ? fields : null;
 }
 
 /** GitLab's IssueSort values as REST's order_by and sort. */
@@ -98,10 +160,7 @@ function typesOf(args: ListArgs): IssueType[] | null {
 
 function filtersOf(args: ListArgs): IssueFilters {
   const [sortBy, sortDirection] = SORTS[args.sort ?? 'CREATED_DESC'] ?? SORTS.CREATED_DESC;
-  const iids = args.iids?.map((iid) => {
-    if (!/^\d{1,9}$/.test(iid)) throw invalidArgument('iids');
-    return Number(iid);
-  });
+  const iids = iidsOf(args.iids, 'iids');
   const labels = splitNames(args.labelName?.filter((l): l is string => l !== null));
   return {
     state: args.state === 'all' ? null : args.state,
@@ -124,6 +183,13 @@ function filtersOf(args: ListArgs): IssueFilters {
     crmContactId: args.crmContactId,
     crmOrganizationId: args.crmOrganizationId,
     iteration: iterationFilters(args),
+    weight: args.weight,
+    epicId: args.epicId,
+    myReactionEmoji: args.myReactionEmoji,
+    searchIn: searchFieldsOf(args),
+    dueDate: args.dueDate,
+    not: negatedOf(args.not),
+    or: args.or,
     orderBy: args.orderBy ?? sortBy,
     sort: args.direction ? (args.direction.toLowerCase() as 'asc' | 'desc') : args.orderBy ? 'desc' : sortDirection,
   };
@@ -148,6 +214,14 @@ function iterationFilters(args: ListArgs): IssueFilters['iteration'] {
 }
 
 const list = (scope: IssueScope, args: ListArgs, ctx: Context) => ctx.services.issues.list(scope, filtersOf(args), args);
+const statusCounts = (scope: IssueScope, args: ListArgs, ctx: Context) => ctx.services.issues.statusCounts(scope, filtersOf(args));
+
+/** Where REST's issues statistics count: the project, else the group, else the instance. */
+async function statisticsScope(ctx: Context, args: { projectPath?: string | null; groupPath?: string | null }): Promise<IssueScope> {
+  if (args.projectPath != null) return { project: await projectOf(ctx, args.projectPath) };
+  if (args.groupPath != null) return { group: await ctx.services.groups.get(parseRef(args.groupPath, 'Group', 'groupPath')) };
+  return { all: true };
+}
 
 
 const projectOf = (ctx: Context, projectPath: string) => ctx.services.projects.get(parseRef(projectPath, 'Project', 'projectPath'));
@@ -228,6 +302,7 @@ export const issueResolvers = {
       (await ctx.access.featureAvailable(project, 'issues')) ? ctx.loaders.issues.openCountByProject.load(project.id) : null,
     issue: (project: ProjectRow, args: { iid?: string | null }, ctx: Context) => (args.iid ? ctx.services.issues.find(project, iidOf(args.iid)) : null),
     issues: (project: ProjectRow, args: ListArgs, ctx: Context) => list({ project }, args, ctx),
+    issueStatusCounts: (project: ProjectRow, args: ListArgs, ctx: Context) => statusCounts({ project }, args, ctx),
   },
   Group: {
     issues: (group: NamespaceRow, args: ListArgs, ctx: Context) => list({ group }, args, ctx),
@@ -236,6 +311,11 @@ export const issueResolvers = {
     issue: (_: unknown, args: { id: number }, ctx: Context) => ctx.services.issues.byId(args.id),
     projectIssue: async (_: unknown, args: IssueIid, ctx: Context) => ctx.services.issues.get(await projectOf(ctx, args.projectPath), iidOf(args.iid)),
     issues: (_: unknown, args: ListArgs, ctx: Context) => list({ all: true }, args, ctx),
+    issuesStatistics: async (_: unknown, args: ListArgs & { projectPath?: string | null; groupPath?: string | null }, ctx: Context) => ({
+      statistics: { counts: await statusCounts(await statisticsScope(ctx, args), args, ctx) },
+    }),
+    // Issue.find(params['id']): an id that is no number finds nothing.
+    adminIssue: (_: unknown, args: { id: string }, ctx: Context) => ctx.services.issues.adminById(/^\d{1,9}$/.test(args.id.trim()) ? Number(args.id) : 0),
   },
   Milestone: {
     issues: async (m: MilestoneRow, args: PageArgs, ctx: Context) =>

@@ -6,7 +6,7 @@
 import { byKeyLoader } from '../../db/loader.js';
 import { railsDate } from '../../days.js';
 import type { Prisma } from '../../db/database.js';
-import { atLeastOneOf, badRequest, conflict, invalid, invalidArgument, notFound, serviceError } from '../../errors.js';
+import { atLeastOneOf, badRequest, conflict, forbidden, invalid, invalidArgument, notFound, recordNotFound, serviceError } from '../../errors.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ActivityService } from '../activity/service.js';
 import { can } from '../../auth/policy.js';
@@ -18,7 +18,7 @@ import { ISSUE_UPDATED, issueOfMessage, type IssuablePart, type IssueUpdatedMess
 import { labelCountLoader, type LabelInParent } from '../labels/loaders.js';
 import type { LabelsService } from '../labels/service.js';
 import { issueIterationConditions, type IssueIterationFilters } from '../iterations/filters.js';
-import { issuableConditions } from './finder.js';
+import { issueFilterConditions, type IssueOnlyFilters } from './filters.js';
 import { markIssuableSlaClosed, startIssuableSla } from '../incident_management/sla.js';
 import { resolveIncidentAlerts } from '../alert_management/incidents.js';
 import type { EscalationStatus, HealthStatus, IssueType, Severity } from './incidents.js';
@@ -65,7 +65,7 @@ export type IssueOrderBy =
   | 'published';
 
 /** IssuesFinder's filters, as the Issues API names them (REST) and GraphQL's `issues` arguments fill them. */
-export interface IssueFilters {
+export interface IssueFilters extends IssueOnlyFilters {
   state?: 'opened' | 'closed' | 'all' | 'locked' | null;
   /** Label titles every issue must carry; `None` for none, `Any` for at least one. */
   labels?: readonly string[] | null;
@@ -306,8 +306,11 @@ export class IssuesService {
     );
   }
 
-  /** The issues of the scope with IssuesFinder's filters and order. */
-  async list(scope: IssueScope, filters: IssueFilters, page: PageArgs) {
+  /**
+   * IssuesFinder's conditions for the scope and filters: what the viewer may read, in the scope (`scope` defaults to
+   * `created_by_me` across the instance, `all` in a project or group), then the filters; `state` left to the caller.
+   */
+  private async where(scope: IssueScope, filters: IssueFilters): Promise<Prisma.IssueWhereInput[]> {
     const viewer = this.base.viewer;
     const listScope = filters.scope ?? ('all' in scope ? 'created_by_me' : 'all');
     if ('all' in scope && listScope !== 'all') this.base.access.requireViewer();
@@ -316,8 +319,6 @@ export class IssuesService {
     if ('group' in scope) and.push({ project: { namespace: { traversalIds: { has: scope.group.id } } } });
     if (listScope === 'created_by_me' && viewer) and.push({ authorId: viewer.id });
     if (listScope === 'assigned_to_me' && viewer) and.push({ assignees: { some: { userId: viewer.id } } });
-    if (filters.state === 'opened' || filters.state === 'closed') and.push({ state: filters.state });
-    if (filters.state === 'locked') and.push({ discussionLocked: true });
     if (filters.confidential != null) and.push({ confidential: filters.confidential });
     if (filters.types) and.push({ issueType: { in: [...filters.types] } });
     if (filters.healthStatus === 'none') and.push({ healthStatus: null });
@@ -328,7 +329,15 @@ export class IssuesService {
     if (filters.crmContactId) and.push({ crmContacts: { some: { contactId: crmId(filters.crmContactId) } } });
     if (filters.crmOrganizationId) and.push({ crmContacts: { some: { contact: { organizationId: crmId(filters.crmOrganizationId) } } } });
     if (filters.iteration) and.push(...issueIterationConditions(filters.iteration));
-    and.push(...(await issuableConditions(this.db, filters)));
+    and.push(...(await issueFilterConditions(this.db, viewer?.id ?? null, filters)));
+    return and;
+  }
+
+  /** The issues of the scope with IssuesFinder's filters and order. */
+  async list(scope: IssueScope, filters: IssueFilters, page: PageArgs) {
+    const and = await this.where(scope, filters);
+    if (filters.state === 'opened' || filters.state === 'closed') and.push({ state: filters.state });
+    if (filters.state === 'locked') and.push({ discussionLocked: true });
     // EE's sort_by_attribute sorts by SLA `with_feature(:sla)`: incidents only.
     if (filters.orderBy === 'sla_due_at') and.push({ issueType: 'incident' });
     const where: Prisma.IssueWhereInput = { AND: and };
@@ -339,6 +348,29 @@ export class IssuesService {
         filters.orderBy === 'sla_due_at' ? this.bySlaDueAt(where, filters.sort ?? 'desc', skip, take) : this.db.issue.findMany({ where, orderBy, skip, take, include: issueRowInclude }),
       () => this.db.issue.count({ where }),
     );
+  }
+
+  /**
+   * Gitlab::IssuablesCountForState over IssuesFinder (the Issues API's issues statistics, Project.issueStatusCounts):
+   * how many issues the viewer may read match the filters, by state, whatever `state` says; counted in one query.
+   */
+  async statusCounts(scope: IssueScope, filters: IssueFilters): Promise<{ all: number; opened: number; closed: number }> {
+    const where: Prisma.IssueWhereInput = { AND: await this.where(scope, filters) };
+    const rows = await this.db.issue.groupBy({ by: ['state'], where, _count: { _all: true } });
+    const of = (state: string) => rows.find((r) => r.state === state)?._count._all ?? 0;
+    return { all: rows.reduce((sum, r) => sum + r._count._all, 0), opened: of('opened'), closed: of('closed') };
+  }
+
+  /**
+   * The Issues API's `GET /issues/:id` (administrators only, `authenticated_as_admin!`): any issue by its id, whatever
+   * its project; `Issue.find`'s `404 Not found` when there is none.
+   */
+  async adminById(id: number): Promise<IssueRow> {
+    this.base.access.requireViewer();
+    if (!this.base.access.allowed('admin_all_resources')) throw forbidden();
+    const issue = await this.db.issue.findUnique({ where: { id }, include: issueRowInclude });
+    if (!issue) throw recordNotFound();
+    return issue;
   }
 
   /**
