@@ -8,7 +8,7 @@ import { hasOutdatedDeployment } from '../environments/forward.js';
 import { can, projectSubject, type JobSubject } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, stateForbids, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
@@ -140,6 +140,8 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 
 /** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
 const MAX_CHILD_DEPTH = 3;
+/** A project's jobs, newest first: the one order their keyset pages take. */
+const JOBS_ORDER: KeysetOrder = [['id', 'desc']];
 /** GitLab's PipelineScopeCounts::PIPELINES_COUNT_LIMIT. */
 const PIPELINES_COUNT_LIMIT = 1000;
 
@@ -879,10 +881,12 @@ export class PipelinesService {
       ...(filters.includeRetried === false ? { retried: false } : {}),
       ...(scope ? { status: { in: scope } } : {}),
     };
+    // Newest first, by ID: keyset-capable (REST's `pagination=keyset`, GitLab's CursorBasedKeyset for Ci::Build).
     return connection(
       page,
-      ({ skip, take }) => this.db.ciJob.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      ({ skip, take, seek, orderBy }) => this.db.ciJob.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy: orderBy ?? { id: 'desc' }, skip, take }),
       () => this.db.ciJob.count({ where }),
+      JOBS_ORDER,
     );
   }
 
