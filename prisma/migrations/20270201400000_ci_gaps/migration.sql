@@ -5,3 +5,7 @@ ALTER TABLE "projects" ADD COLUMN "groupRunnersEnabled" BOOLEAN NOT NULL DEFAULT
 ALTER TABLE "projects" ADD COLUMN "buildAllowGitFetch" BOOLEAN NOT NULL DEFAULT true;
 ALTER TABLE "environments" ADD COLUMN "autoDeleteAt" TIMESTAMPTZ(3);
 CREATE INDEX "environments_autoDeleteAt_idx" ON "environments"("autoDeleteAt");
+-- Pipeline.autoCancelOnNewCommit / autoCancelOnJobFailure (GitLab's ci_pipeline_metadata auto_cancel_on_new_commit,
+-- auto_cancel_on_job_failure), from workflow:auto_cancel.
+ALTER TABLE "ci_pipelines" ADD COLUMN "autoCancelOnNewCommit" TEXT NOT NULL DEFAULT 'conservative';
+ALTER TABLE "ci_pipelines" ADD COLUMN "autoCancelOnJobFailure" TEXT NOT NULL DEFAULT 'none';
