@@ -53,6 +53,11 @@ export interface ErrorExtensions {
   resource?: string;
   /** BAD_USER_INPUT or UNPROCESSABLE answered as `{"message": {"error": "<text>"}}` (serviceError). */
   errorObject?: boolean;
+  /**
+   * BAD_USER_INPUT or UNAUTHENTICATED answered as `{"message": {...messageBody, "message": "<text>"}}`: GitLab's
+   * `render_api_error!(response.merge!(message: …), status)` (the review apps cleanup's refusals).
+   */
+  messageBody?: Record<string, unknown>;
   /** FORBIDDEN: the reason after `403 Forbidden - `. */
   reason?: string;
   /** FORBIDDEN for the object's state, not the caller's rights (stateForbids). */
@@ -168,6 +173,9 @@ export const badRecordMessages = (messages: string[]) => listedError(messages, 4
 function listedError(messages: string[], status: 400 | 409 | 422): GraphQLError {
   return coded(messages.join(', '), { code: status === 400 ? 'BAD_USER_INPUT' : status === 409 ? 'CONFLICT' : 'UNPROCESSABLE', listed: messages });
 }
+/** GitLab's `render_api_error!(body.merge!(message: text), status)`: `{"message": {...body, "message": "<text>"}}` with 400 or 401. */
+export const serviceRefusal = (message: string, status: 400 | 401, body: Record<string, unknown>) =>
+  coded(message, { code: status === 401 ? 'UNAUTHENTICATED' : 'BAD_USER_INPUT', messageBody: body });
 /** GitLab's `render_api_error!(message, 400)`: a refusal in the service's own words, `{"message": "<text>"}`. */
 export const badRequest = (message: string) => coded(message, { code: 'BAD_USER_INPUT' });
 /** A refusal REST answers as badRequest's and a relay mutation reports in its payload's `errors` in other words. */
@@ -224,10 +232,12 @@ export function restError(error: GraphQLError, restName: RestName = snakeCase): 
       if (ext.params) return { status: 400, body: { error: ext.params.join(', ') } };
       if (ext.errorCode) return { status: 400, body: { message: error.message, error_code: ext.errorCode, ...(ext.dryRun ? { dry_run: 'error' } : {}) } };
       if (ext.errorObject) return { status: 400, body: { message: { error: error.message } } };
+      if (ext.messageBody) return { status: 400, body: { message: { ...ext.messageBody, message: error.message } } };
       if (ext.listed) return { status: 400, body: { message: ext.listed } };
       return { status: 400, body: { message: error.message } };
     }
     case 'UNAUTHENTICATED':
+      if (ext.messageBody) return { status: 401, body: { message: { ...ext.messageBody, message: error.message } } };
       if (ext.tokenError) {
         const description = ext.tokenError;
         return {

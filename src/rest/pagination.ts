@@ -72,7 +72,7 @@ export function readPage(params: Record<string, unknown>, keyset: KeysetPaginati
     const cursor = keyset.link === 'cursor' && typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : null;
     return { kind: 'keyset', perPage: offset.perPage, after: cursor, link: keyset.link, sort: sort === 'asc' ? 'asc' : 'desc' };
   }
-  if (offset.page * offset.perPage > OFFSET_LIMIT) {
+  if (keyset.enforced !== false && offset.page * offset.perPage > OFFSET_LIMIT) {
     throw paginationNotAllowed(
       `Offset pagination has a maximum allowed offset of ${OFFSET_LIMIT} for requests that return objects of type ${keyset.model}. ` +
         'Remaining records can be retrieved using keyset pagination.',

@@ -14,6 +14,11 @@ export interface KeysetPagination {
   anonymousOnly?: boolean;
   /** The model the offset limit's 405 names (`Project`). */
   model: string;
+  /**
+   * Whether offset pages beyond the offset limit are refused (405), as for GitLab's enforced types; default true.
+   * False: keyset is only offered (GitLab's Ci::Build, not in CursorBasedKeyset::ENFORCED_TYPES).
+   */
+  enforced?: boolean;
 }
 
 export interface RestRoute {

@@ -34,7 +34,7 @@ const PROJECT_SELECT = `
          n."id" AS "ns_id", n."name" AS "ns_name", n."path" AS "ns_path", n."kind" AS "ns_kind", n."fullPath" AS "ns_fullPath",
          n."fullName" AS "ns_fullName", n."parentId" AS "ns_parentId", n."avatar" AS "ns_avatarUrl",
          o."id" AS "owner_id", o."username" AS "owner_username", o."name" AS "owner_name", o."state" AS "owner_state",
-         o."avatar" AS "owner_avatarUrl", p."requestAccessEnabled", p."ciConfigPath", p."publicJobs", p."buildTimeout", p."ciDefaultGitDepth", p."ciForwardDeploymentEnabled", p."ciForwardDeploymentRollbackAllowed", p."ciAllowForkPipelinesToRunInParentProject", p."autoCancelPendingPipelines", p."restrictUserDefinedVariables", p."ciPipelineVariablesMinimumOverrideRole", p."onlyAllowMergeIfPipelineSucceeds", p."allowMergeOnSkippedPipeline", p."onlyAllowMergeIfAllDiscussionsAreResolved", p."mergePipelinesEnabled", p."mergeTrainsEnabled", p."mergeTrainsSkipTrainAllowed", p."sharedRunnersEnabled", to_jsonb(f) AS "features",
+         o."avatar" AS "owner_avatarUrl", p."requestAccessEnabled", p."ciConfigPath", p."publicJobs", p."buildTimeout", p."ciDefaultGitDepth", p."ciForwardDeploymentEnabled", p."ciForwardDeploymentRollbackAllowed", p."ciAllowForkPipelinesToRunInParentProject", p."ciSeparatedCaches", p."groupRunnersEnabled", p."buildAllowGitFetch", COALESCE((SELECT c."keepLatestArtifact" FROM "project_ci_cd_settings" c WHERE c."projectId" = p."id"), true) AS "keepLatestArtifact", p."autoCancelPendingPipelines", p."restrictUserDefinedVariables", p."ciPipelineVariablesMinimumOverrideRole", p."onlyAllowMergeIfPipelineSucceeds", p."allowMergeOnSkippedPipeline", p."onlyAllowMergeIfAllDiscussionsAreResolved", p."mergePipelinesEnabled", p."mergeTrainsEnabled", p."mergeTrainsSkipTrainAllowed", p."sharedRunnersEnabled", to_jsonb(f) AS "features",
          p."topics", p."emptyRepo",
          (SELECT count(*) FROM "projects" k WHERE k."forkedFromProjectId" = p."id" AND NOT k."pendingDelete") AS "forks_count",
          (SELECT count(*) FROM "users_star_projects" s WHERE s."projectId" = p."id") AS "star_count",
@@ -112,6 +112,7 @@ async function servePrisma(): Promise<void> {
     prisma.project.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take, include: {
         namespace: { include: { owner: true } },
         features: true,
+        ciCdSettings: { select: { keepLatestArtifact: true } },
         groupLinks: { include: { group: true }, orderBy: { id: 'asc' } },
         _count: {
           select: {
@@ -123,8 +124,9 @@ async function servePrisma(): Promise<void> {
       },
     });
   type Loaded = Awaited<ReturnType<typeof loadProjects>>[number];
-  const row = ({ namespace: ns, features, groupLinks, _count, ...p }: Loaded): ProjectRow => ({
+  const row = ({ namespace: ns, features, groupLinks, _count, ciCdSettings, ...p }: Loaded): ProjectRow => ({
     ...p,
+    keepLatestArtifact: ciCdSettings?.keepLatestArtifact ?? true,
     forks_count: _count.forks,
     star_count: _count.stars,
     open_issues_count: _count.issues,

@@ -51,6 +51,10 @@ export interface ProjectRow {
   ciForwardDeploymentEnabled: boolean;
   ciForwardDeploymentRollbackAllowed: boolean;
   ciAllowForkPipelinesToRunInParentProject: boolean;
+  ciSeparatedCaches: boolean;
+  groupRunnersEnabled: boolean;
+  buildAllowGitFetch: boolean;
+  keepLatestArtifact: boolean;
   autoCancelPendingPipelines: string;
   restrictUserDefinedVariables: boolean;
   ciPipelineVariablesMinimumOverrideRole: string;
@@ -136,6 +140,10 @@ export function projectJson(p: ProjectRow, external: string) {
     ci_forward_deployment_enabled: p.ciForwardDeploymentEnabled,
     ci_forward_deployment_rollback_allowed: p.ciForwardDeploymentRollbackAllowed,
     ci_allow_fork_pipelines_to_run_in_parent_project: p.ciAllowForkPipelinesToRunInParentProject,
+    ci_separated_caches: p.ciSeparatedCaches,
+    group_runners_enabled: p.groupRunnersEnabled,
+    build_git_strategy: p.buildAllowGitFetch ? 'fetch' : 'clone',
+    keep_latest_artifact: p.keepLatestArtifact,
     auto_cancel_pending_pipelines: p.autoCancelPendingPipelines,
     restrict_user_defined_variables: p.restrictUserDefinedVariables,
     ci_pipeline_variables_minimum_override_role: p.ciPipelineVariablesMinimumOverrideRole,

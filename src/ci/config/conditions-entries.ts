@@ -25,6 +25,44 @@ export interface RuleSpec extends Clauses {
   interruptible?: boolean;
   variables?: [string, string][];
   needs?: NeedSpec[];
+  /** A workflow rule's `auto_cancel:` (GitLab 16.9+), over the workflow's own when the rule matches. */
+  autoCancel?: AutoCancel;
+}
+
+/** `workflow:auto_cancel` (GitLab's Ci::PipelineMetadata auto_cancel_on_new_commit / auto_cancel_on_job_failure). */
+export interface AutoCancel {
+  onNewCommit?: string;
+  onJobFailure?: string;
+}
+
+/** Ci::PipelineMetadata's enum values, in their order (the messages list them so). */
+export const AUTO_CANCEL_ON_NEW_COMMIT = ['conservative', 'interruptible', 'none'] as const;
+export const AUTO_CANCEL_ON_JOB_FAILURE = ['none', 'all'] as const;
+
+/** GitLab's Entry::AutoCancel: a hash of `on_new_commit` and `on_job_failure`, each one of its enum's values. */
+export function readAutoCancel(value: Value, location: string, p: Problems): AutoCancel | null {
+  if (value === null) return {};
+  if (!isMap(value)) {
+    p.add(location, 'config should be a hash');
+    return null;
+  }
+  const out: AutoCancel = {};
+  const ok = p.clean(() => {
+    unknownKeys(p, location, value.keys(), ['on_new_commit', 'on_job_failure']);
+    const fields = [
+      ['on_new_commit', 'on new commit', AUTO_CANCEL_ON_NEW_COMMIT, 'onNewCommit'],
+      ['on_job_failure', 'on job failure', AUTO_CANCEL_ON_JOB_FAILURE, 'onJobFailure'],
+    ] as const;
+    for (const [key, words, allowed, field] of fields) {
+      const given = value.get(key) ?? null;
+      if (given === null) continue;
+      // Both validators run (ActiveModel): a non-string is neither a string nor one of the values.
+      if (!isString(given)) p.add(location, `${words} should be a string`);
+      if (!isString(given) || !(allowed as readonly string[]).includes(given)) p.add(location, `${words} must be one of: ${allowed.join(', ')}`);
+      else out[field] = given;
+    }
+  });
+  return ok ? out : null;
 }
 
 type RuleKind = 'job' | 'workflow' | 'include';
@@ -138,6 +176,7 @@ function readRule(value: Value, location: string, kind: RuleKind, p: Problems): 
     }
     if (value.has('variables')) rule.variables = readVariables(value.get('variables') ?? null, `${location}:variables`, p, []) ?? undefined;
     if (value.has('needs')) rule.needs = readNeeds(value.get('needs') ?? null, location, p)?.jobs;
+    if (kind === 'workflow' && value.has('auto_cancel')) rule.autoCancel = readAutoCancel(value.get('auto_cancel') ?? null, `${location}:auto_cancel`, p) ?? undefined;
   });
   return ok ? rule : null;
 }

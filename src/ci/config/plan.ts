@@ -152,21 +152,24 @@ export async function planPipeline(content: string, ctx: CiContext, options: Pla
 
   if (options.static) {
     const jobs = root.jobs.map((job) => planned(job, root, root.variables, null));
-    return { ...base, errors: [], name: root.workflow.name, filteredByWorkflow: false, workflowVariables: [], stages: root.stages, jobs };
+    return { ...base, errors: [], name: root.workflow.name, filteredByWorkflow: false, workflowVariables: [], autoCancel: root.workflow.autoCancel, stages: root.stages, jobs };
   }
 
   let workflowVariables: [string, string][] = [];
   let filteredByWorkflow = false;
+  let autoCancel = root.workflow.autoCancel;
   if (root.workflow.rules) {
     const rule = await matchingRule(root.workflow.rules, visibleVariables(ctx, root.variables), ctx, probe).catch(parseError(null));
     if (rule instanceof RuleParseError) return { ...base, errors: [rule.message], name: null, filteredByWorkflow: false, workflowVariables: [], stages: root.stages, jobs: [] };
     filteredByWorkflow = !rule || rule.when === 'never';
     workflowVariables = rule?.variables ?? [];
+    // Chain::Metadata: the matching rule's auto_cancel settings win over the workflow's, each on its own.
+    if (rule?.autoCancel) autoCancel = { ...autoCancel, ...rule.autoCancel };
   }
   const rootVariables = mergeVariables(root.variables, workflowVariables);
   const nameVariables = visibleVariables(ctx, rootVariables);
   const name = root.workflow.name === null ? null : expandNested(root.workflow.name, nameVariables);
-  const header = { ...base, name, filteredByWorkflow, workflowVariables: workflowVariables.map(([key, value]) => ({ key, value })), stages: root.stages };
+  const header = { ...base, name, filteredByWorkflow, workflowVariables: workflowVariables.map(([key, value]) => ({ key, value })), autoCancel, stages: root.stages };
   if (filteredByWorkflow) return { ...header, errors: [], jobs: [] };
 
   const jobs: PlannedJob[] = [];

@@ -4,7 +4,7 @@
  * stop at the first problem as GitLab's do.
  */
 import { readVariables } from './entries.js';
-import { readRules, type NeedSpec, type RuleSpec } from './conditions-entries.js';
+import { readAutoCancel, readRules, type AutoCancel, type NeedSpec, type RuleSpec } from './conditions-entries.js';
 import { jobType, readDefaults, readJob, type JobSpec } from './job-entry.js';
 import { Problems, unknownKeys } from './problems.js';
 import type { ConfigMap, Value } from './types.js';
@@ -19,6 +19,7 @@ const DEFAULT_STAGES = ['build', 'test', 'deploy'];
 interface Workflow {
   name: string | null;
   rules: RuleSpec[] | null;
+  autoCancel: AutoCancel;
 }
 
 export interface RootSpec {
@@ -40,7 +41,7 @@ function readStages(config: ConfigMap, p: Problems): string[] {
 }
 
 function readWorkflow(value: Value | undefined, p: Problems): Workflow {
-  const workflow: Workflow = { name: null, rules: null };
+  const workflow: Workflow = { name: null, rules: null, autoCancel: {} };
   if (value === undefined || value === null) return workflow;
   if (!isMap(value)) {
     p.add('workflow', 'config should be a hash');
@@ -53,6 +54,7 @@ function readWorkflow(value: Value | undefined, p: Problems): Workflow {
     else if (name.length > 255) p.add('workflow', 'name is too long (maximum is 255 characters)');
     else workflow.name = name;
   }
+  if (value.has('auto_cancel')) workflow.autoCancel = readAutoCancel(value.get('auto_cancel') ?? null, 'workflow:auto_cancel', p) ?? {};
   if (value.has('rules') && value.get('rules') !== null) workflow.rules = readRules(value.get('rules')!, 'workflow', 'workflow', p);
   return workflow;
 }

@@ -195,6 +195,8 @@ export interface PipelinePlan {
   filteredByWorkflow: boolean;
   /** Variables added by the matching workflow rule. */
   workflowVariables: { key: string; value: string }[];
+  /** workflow:auto_cancel, with the matching workflow rule's over it, key by key; absent: GitLab's defaults. */
+  autoCancel?: { onNewCommit?: string; onJobFailure?: string };
   /** Stage names in order, with .pre first and .post last (all declared stages, used or not). */
   stages: string[];
   /** Jobs that the rules/only/except kept, in configuration order. Hidden jobs (.name) and templates excluded. */

@@ -82,6 +82,8 @@ export const environmentResolvers = {
     },
     environmentsStopStale: async (_: unknown, input: { projectPath: string; before: Date | string }, ctx: Context) =>
       ctx.services.environments.stopStale(await projectByPath(ctx, input.projectPath), new Date(input.before)),
+    environmentsDeleteReviewApps: async (_: unknown, input: { projectPath: string; before?: Date | string | null; limit?: number | null; dryRun?: boolean | null }, ctx: Context) =>
+      ctx.services.environments.scheduleReviewAppsDeletion(await projectByPath(ctx, input.projectPath), input),
     deploymentCreate: async (_: unknown, input: { projectPath: string; environment: string; sha: string; ref: string; tag: boolean; status: string }, ctx: Context) => ({
       deployment: await ctx.services.environments.createDeployment(await projectByPath(ctx, input.projectPath), input),
     }),

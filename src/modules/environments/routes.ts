@@ -9,6 +9,8 @@ const deployment = `${deployments}/:deployment_id`;
 export const environmentRoutes: RestRoute[] = [
   { method: 'GET', path: environments, operation: 'RestListEnvironments', result: 'project.environments', paginate: true, notFound: 'Project', authenticate: true },
   { method: 'POST', path: `${environments}/stop_stale`, operation: 'RestStopStaleEnvironments', result: 'environmentsStopStale', status: 200, authenticate: true },
+  // Before `:environment_id`, as Grape declares it; GitLab answers 200 on a dry run and when scheduling alike.
+  { method: 'DELETE', path: `${environments}/review_apps`, operation: 'RestDeleteReviewApps', result: 'environmentsDeleteReviewApps', status: 200, authenticate: true },
   { method: 'GET', path: environment, operation: 'RestGetEnvironment', result: 'project.environmentById', notFound: 'Project', authenticate: true },
   { method: 'POST', path: environments, operation: 'RestCreateEnvironment', result: 'environmentCreate.environment', authenticate: true },
   { method: 'PUT', path: environment, operation: 'RestUpdateEnvironment', result: 'environmentUpdate.environment', authenticate: true },

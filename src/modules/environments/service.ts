@@ -6,7 +6,7 @@
  */
 import { olderActiveJobs } from './forward.js';
 import type { Prisma } from '../../db/database.js';
-import { argumentError, badRequest, badRequestWorded, forbidden, invalid, mutuallyExclusive, notFound, recordNotFound } from '../../errors.js';
+import { argumentError, badRequest, badRequestWorded, forbidden, invalid, invalidArgument, mutuallyExclusive, notFound, recordNotFound, serviceRefusal } from '../../errors.js';
 import { startsWithIgnoringCase } from '../../db/text.js';
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
@@ -72,6 +72,15 @@ const STALE_MESSAGE = 'Successfully requested stop for all stale environments';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Environments stopped per run of the recurring auto-stop job. */
 const AUTO_STOP_BATCH = 100;
+/** DELETE /environments/review_apps: `limit`'s default and bounds, `before`'s default age, when the marked ones go. */
+const REVIEW_APPS_LIMIT = { default: 100, min: 1, max: 1000 };
+const REVIEW_APPS_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+/** Environment.schedule_to_delete's default: a week from now. */
+const AUTO_DELETE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+/** Environments deleted per run of the recurring cleanup (GitLab's Environments::AutoDeleteCronWorker batches too). */
+const AUTO_DELETE_BATCH = 100;
+const NOTHING_TO_DELETE =
+  'No environments found for scheduled deletion. Either your query did not match any environments (default parameters match environments that are 30 days or older), or you have insufficient permissions to delete matching environments.';
 
 const ORDER_COLUMNS: Record<NonNullable<DeploymentFilters['orderBy']>, keyof Prisma.DeploymentOrderByWithRelationInput> = {
   id: 'id',
@@ -329,6 +338,51 @@ export class EnvironmentsService {
     });
     for (const environment of stale) await this.stopEnvironment(project, environment, false);
     return { message: STALE_MESSAGE };
+  }
+
+  /**
+   * Environments::ScheduleToDeleteReviewAppsService (`DELETE /environments/review_apps`): the project's stopped review
+   * apps (environments in the `review/` folder) created before `before` (default 30 days ago) and not scheduled yet,
+   * oldest first, at most `limit` (1 to 1000, default 100); unless `dryRun` (the default), each gets `auto_delete_at` a
+   * week from now, when the recurring cleanup deletes it. Reporters may ask; deleting needs `destroy_environment`
+   * (401 otherwise), and finding none is a 400, both in GitLab's words.
+   */
+  async scheduleReviewAppsDeletion(
+    project: ProjectRow,
+    input: { before?: Date | string | null; limit?: number | null; dryRun?: boolean | null },
+  ): Promise<{ scheduledEntries: EnvironmentRow[]; unprocessableEntries: EnvironmentRow[] }> {
+    await this.allowed(project, 'read_environment');
+    const limit = input.limit ?? REVIEW_APPS_LIMIT.default;
+    if (!Number.isInteger(limit) || limit < REVIEW_APPS_LIMIT.min || limit > REVIEW_APPS_LIMIT.max) throw invalidArgument('limit');
+    const now = new Date();
+    const before = input.before == null ? new Date(now.getTime() - REVIEW_APPS_AGE_MS) : new Date(input.before);
+    if (Number.isNaN(before.getTime())) throw invalidArgument('before');
+    const empty = { scheduled_entries: [], unprocessable_entries: [] };
+    if (!(await this.base.access.can('destroy_environment', project))) throw serviceRefusal('You do not have permission to destroy environments in this project', 401, empty);
+    const found = await this.db.environment.findMany({
+      where: { projectId: project.id, state: 'stopped', autoDeleteAt: null, name: { startsWith: 'review/' }, createdAt: { lt: before } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+    });
+    // Protected environments (whose rights could leave some unprocessable) are not modelled: every match is deletable.
+    if (!found.length) throw serviceRefusal(NOTHING_TO_DELETE, 400, empty);
+    if (input.dryRun === false) {
+      const autoDeleteAt = new Date(now.getTime() + AUTO_DELETE_AFTER_MS);
+      await this.db.environment.updateMany({ where: { id: { in: found.map((e) => e.id) } }, data: { autoDeleteAt } });
+      return { scheduledEntries: found.map((e) => ({ ...e, autoDeleteAt })), unprocessableEntries: [] };
+    }
+    return { scheduledEntries: found, unprocessableEntries: [] };
+  }
+
+  /**
+   * Environments::AutoDeleteCronWorker: stopped environments whose `auto_delete_at` passed are deleted, oldest mark
+   * first, a batch per run; the number deleted.
+   */
+  async deleteDueEnvironments(now: Date): Promise<number> {
+    const due = await this.db.environment.findMany({ where: { state: 'stopped', autoDeleteAt: { lte: now } }, orderBy: { autoDeleteAt: 'asc' }, take: AUTO_DELETE_BATCH, select: { id: true } });
+    if (!due.length) return 0;
+    const { count } = await this.db.environment.deleteMany({ where: { id: { in: due.map((e) => e.id) }, state: 'stopped', autoDeleteAt: { lte: now } } });
+    return count;
   }
 
   /** Deployments::OlderDeploymentsDropService: the running deployment's older unfinished ones fail (`forward_deployment_failure`). */

@@ -202,7 +202,12 @@ export async function createPipeline(deps: CreateDeps, input: CreateInput): Prom
   if (plan.filteredByWorkflow) return { error: CREATE_ERRORS.filteredByWorkflow };
   if (plan.jobs.length === 0) return { error: CREATE_ERRORS.noJobs };
   const caches = await storedCaches(plan.jobs, repository, sha);
-  return { pipeline: await insert(deps, row, { status: 'created', name: plan.name }, plan.jobs, input.variables, plan, variables, caches) };
+  // Ci::PipelineMetadata's auto_cancel settings, where the configuration gives them (else the columns' defaults).
+  const autoCancel = {
+    ...(plan.autoCancel?.onNewCommit ? { autoCancelOnNewCommit: plan.autoCancel.onNewCommit } : {}),
+    ...(plan.autoCancel?.onJobFailure ? { autoCancelOnJobFailure: plan.autoCancel.onJobFailure } : {}),
+  };
+  return { pipeline: await insert(deps, row, { status: 'created', name: plan.name, ...autoCancel }, plan.jobs, input.variables, plan, variables, caches) };
 }
 
 /** What a job row keeps of its configuration, in the names the runner protocol uses. */
@@ -250,7 +255,7 @@ function jobOptions(job: PlannedJob, cache: StoredCache[] | undefined): Prisma.I
 async function insert(
   deps: CreateDeps,
   row: Omit<Prisma.PipelineUncheckedCreateInput, 'iid' | 'status'>,
-  state: Pick<Prisma.PipelineUncheckedCreateInput, 'status' | 'yamlErrors' | 'failureReason' | 'finishedAt' | 'name'>,
+  state: Pick<Prisma.PipelineUncheckedCreateInput, 'status' | 'yamlErrors' | 'failureReason' | 'finishedAt' | 'name' | 'autoCancelOnNewCommit' | 'autoCancelOnJobFailure'>,
   jobs: readonly PlannedJob[],
   variables: CreateInput['variables'],
   plan: PipelinePlan | null,

@@ -5,6 +5,7 @@ import type { JobEnvironment } from '../module.js';
 import { PUSH_JOB, type PushJobPayload } from '../repositories/service.js';
 import { BRIDGE_STATUS_JOB, DOWNSTREAM_JOB } from './processing.js';
 import { ASSIGN_RESOURCE_JOB } from './resource_groups.js';
+import { CANCEL_ON_JOB_FAILURE_JOB } from './service.js';
 
 /** How often delayed (`when: delayed`) jobs are looked at; GitLab's own scheduling has minute granularity. */
 const DELAYED_JOBS_EVERY_MS = 5_000;
@@ -41,6 +42,10 @@ export function pipelineJobs({ app, contextFor }: JobEnvironment): JobHandlers {
     [ASSIGN_RESOURCE_JOB]: async (payload) => {
       const { resourceGroupId } = payload as { resourceGroupId: number };
       await contextFor(null).services.pipelines.resourceGroups.assign(resourceGroupId);
+    },
+    [CANCEL_ON_JOB_FAILURE_JOB]: async (payload) => {
+      const { pipelineId, jobId } = payload as { pipelineId: number; jobId: number };
+      await contextFor(null).services.pipelines.cancelOnJobFailure(pipelineId, jobId);
     },
     'pipelines.delayed_jobs': {
       everyMs: DELAYED_JOBS_EVERY_MS,

@@ -1,8 +1,10 @@
 /** Pipelines and jobs (GitLab's `lib/api/ci/pipelines.rb` and `lib/api/ci/jobs.rb`). */
-import type { RestRoute } from '../../rest/route.js';
+import type { KeysetPagination, RestRoute } from '../../rest/route.js';
 
 const pipeline = '/projects/:id/pipelines/:pipeline_id';
 const job = '/projects/:id/jobs/:job_id';
+/** GitLab 15.9+'s cursor-based keyset for a project's jobs: by ID, newest first only; offset pages stay unlimited. */
+const JOBS_KEYSET: KeysetPagination = { link: 'cursor', orders: { id: ['desc'] }, defaultOrder: 'id', defaultSort: 'desc', model: 'Ci::Build', enforced: false };
 
 export const pipelineRoutes: RestRoute[] = [
   // `jobToken`: GitLab's job_token_allowed routes of these two files (its job_token_policies aside).
@@ -38,7 +40,7 @@ export const pipelineRoutes: RestRoute[] = [
   { method: 'GET', path: '/projects/:id/resource_groups/:key/upcoming_jobs', operation: 'RestResourceGroupUpcomingJobs', result: 'project.ciResourceGroup.upcomingJobs', paginate: true, notFound: 'Project', authenticate: true },
   { method: 'PUT', path: '/projects/:id/resource_groups/:key', operation: 'RestUpdateResourceGroup', result: 'ciResourceGroupUpdate.resourceGroup', authenticate: true },
   { method: 'GET', path: '/job', operation: 'RestCurrentJob', result: 'currentJob' },
-  { method: 'GET', path: '/projects/:id/jobs', operation: 'RestListJobs', result: 'project.jobs', paginate: true, notFound: 'Project', jobToken: true },
+  { method: 'GET', path: '/projects/:id/jobs', operation: 'RestListJobs', result: 'project.jobs', paginate: true, keyset: JOBS_KEYSET, notFound: 'Project', jobToken: true },
   { method: 'GET', path: job, operation: 'RestGetJob', result: 'project.job', notFound: 'Project' },
   { method: 'GET', path: `${job}/trace`, operation: 'RestGetJobTrace', result: 'project.job', notFound: 'Project', raw: true },
   { method: 'POST', path: `${job}/play`, operation: 'RestPlayJob', result: 'jobPlay.job', status: 200 },

@@ -8,7 +8,7 @@ import { hasOutdatedDeployment } from '../environments/forward.js';
 import { can, projectSubject, type JobSubject } from '../../auth/policy.js';
 import { Prisma, type PrismaClient } from '../../db/database.js';
 import { badRequest, forbidden, stateForbids, invalid, invalidArgument, notFound, recordNotFound, unauthenticated } from '../../errors.js';
-import { connection, type PageArgs } from '../../graphql/connection.js';
+import { connection, type KeysetOrder, type PageArgs } from '../../graphql/connection.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow, ProjectsService } from '../projects/service.js';
@@ -140,6 +140,10 @@ export function checkJobScopes(scopes: readonly string[] | null | undefined): st
 
 /** Child pipelines nest at most this deep (GitLab's MAX_NESTED_CHILDREN is 2); cancel looks no deeper. */
 const MAX_CHILD_DEPTH = 3;
+/** The background job canceling a pipeline after one of its jobs failed (GitLab's Ci::UserCancelPipelineWorker). */
+export const CANCEL_ON_JOB_FAILURE_JOB = 'pipelines.cancel_on_job_failure';
+/** A project's jobs, newest first: the one order their keyset pages take. */
+const JOBS_ORDER: KeysetOrder = [['id', 'desc']];
 /** GitLab's PipelineScopeCounts::PIPELINES_COUNT_LIMIT. */
 const PIPELINES_COUNT_LIMIT = 1000;
 
@@ -790,13 +794,15 @@ export class PipelinesService {
    * Cancels the pipeline's cancelable jobs and those of its unfinished child pipelines. `autoCanceledBy`: the newer
    * pipeline that makes them redundant (GitLab's auto_canceled_by_id, on the pipelines and the jobs it cancels).
    */
-  private async cancelTree(projectId: number, rootId: number, autoCanceledBy: number | null = null): Promise<void> {
+  private async cancelTree(projectId: number, rootId: number, autoCanceledBy: number | null = null, onlyInterruptible = false): Promise<void> {
     const byPipeline = autoCanceledBy === null ? {} : { autoCanceledBy: { connect: { id: autoCanceledBy } } };
+    // CancelPipelineService's safe_cancellation: only the jobs that are `interruptible`.
+    const interruptible: Prisma.CiJobWhereInput = onlyInterruptible ? { options: { path: ['interruptible'], equals: true } } : {};
     // Each pipeline under its own lock, parent first: a lock is never taken while another pipeline's is held.
     for (let level = [rootId], depth = 0; level.length > 0 && depth <= MAX_CHILD_DEPTH; depth++) {
       for (const pipelineId of level) {
         await withPipeline(this.db, pipelineId, this.base, async (tx) => {
-          const jobs = await tx.ciJob.findMany({ where: { pipelineId, retried: false, status: { in: [...CANCELABLE_STATUSES] } }, select: { id: true } });
+          const jobs = await tx.ciJob.findMany({ where: { pipelineId, retried: false, status: { in: [...CANCELABLE_STATUSES] }, ...interruptible }, select: { id: true } });
           for (const job of jobs) await this.setJobStatus(tx, { id: pipelineId, projectId }, job.id, 'canceled', { finishedAt: new Date(), tokenDigest: null, ...byPipeline });
           if (autoCanceledBy !== null && jobs.length > 0) await tx.pipeline.update({ where: { id: pipelineId }, data: { autoCanceledById: autoCanceledBy } });
         });
@@ -807,23 +813,35 @@ export class PipelinesService {
   }
 
   /**
-   * GitLab's Ci::PipelineCreation::CancelRedundantPipelinesService in its default (`conservative`) mode, when the
-   * project's auto_cancel_pending_pipelines is `enabled`: a new pipeline cancels the unfinished pipelines of the same
-   * ref made in the last day for other commits, each only while none of its jobs that are not `interruptible` has
-   * started; their child pipelines go with them.
+   * GitLab's Ci::PipelineCreation::CancelRedundantPipelinesService, when the project's auto_cancel_pending_pipelines
+   * is `enabled`: a new pipeline cancels the unfinished pipelines of the same ref made in the last day for other
+   * commits, as each older one's own workflow:auto_cancel:on_new_commit says: `conservative` (the default) all of it,
+   * only while none of its jobs that are not `interruptible` has started; `interruptible` its interruptible jobs
+   * (safe cancellation), started or not; `none` nothing. Their child pipelines go with them.
    */
   private async cancelRedundant(project: ProjectRow, pipeline: PipelineRow): Promise<void> {
     if (project.autoCancelPendingPipelines !== 'enabled' || pipeline.parentPipelineId != null) return;
-    const redundant = await this.db.$queryRaw<{ id: number }[]>`
-      SELECT p."id" FROM "ci_pipelines" p
+    const redundant = await this.db.$queryRaw<{ id: number; mode: string }[]>`
+      SELECT p."id", p."autoCancelOnNewCommit" AS "mode" FROM "ci_pipelines" p
       WHERE p."projectId" = ${project.id} AND p."ref" = ${pipeline.ref} AND p."tag" = ${pipeline.tag} AND p."id" < ${pipeline.id}
         AND p."sha" <> ${pipeline.sha} AND p."parentPipelineId" IS NULL AND p."createdAt" > ${new Date(Date.now() - REDUNDANT_PIPELINES_WINDOW_MS)}
         AND p."status" IN (${Prisma.join([...CANCELABLE_STATUSES])})
-        AND NOT EXISTS (
+        AND (p."autoCancelOnNewCommit" = 'interruptible' OR (p."autoCancelOnNewCommit" = 'conservative' AND NOT EXISTS (
           SELECT 1 FROM "ci_builds" j WHERE j."pipelineId" = p."id" AND j."status" IN ('running', 'success', 'failed')
-            AND COALESCE(j."options"->>'interruptible', 'false') <> 'true')
+            AND COALESCE(j."options"->>'interruptible', 'false') <> 'true')))
       ORDER BY p."id" LIMIT ${REDUNDANT_PIPELINES_BATCH}`;
-    for (const { id } of redundant) await this.cancelTree(project.id, id, pipeline.id);
+    for (const { id, mode } of redundant) await this.cancelTree(project.id, id, pipeline.id, mode === 'interruptible');
+  }
+
+  /**
+   * GitLab's Ci::Pipeline#cancel_async_on_job_failure (workflow:auto_cancel:on_job_failure `all`), run after the
+   * failure committed: the pipeline (and its children) canceled, as canceled by itself, unless the failed job was
+   * allowed to fail or was retried automatically in the meantime.
+   */
+  async cancelOnJobFailure(pipelineId: number, jobId: number): Promise<void> {
+    const job = await this.db.ciJob.findUnique({ where: { id: jobId }, select: { status: true, retried: true, allowFailure: true, projectId: true } });
+    if (!job || job.status !== 'failed' || job.retried || job.allowFailure) return;
+    await this.cancelTree(job.projectId, pipelineId, pipelineId);
   }
 
   /** Deletes the pipeline with its jobs, variables, traces and artifacts; its child pipelines stay. Owners only. */
@@ -879,10 +897,12 @@ export class PipelinesService {
       ...(filters.includeRetried === false ? { retried: false } : {}),
       ...(scope ? { status: { in: scope } } : {}),
     };
+    // Newest first, by ID: keyset-capable (REST's `pagination=keyset`, GitLab's CursorBasedKeyset for Ci::Build).
     return connection(
       page,
-      ({ skip, take }) => this.db.ciJob.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      ({ skip, take, seek, orderBy }) => this.db.ciJob.findMany({ where: seek ? { AND: [where, seek] } : where, orderBy: orderBy ?? { id: 'desc' }, skip, take }),
       () => this.db.ciJob.count({ where }),
+      JOBS_ORDER,
     );
   }
 
@@ -1270,6 +1290,11 @@ export class PipelinesService {
   async setJobStatus(tx: Prisma.TransactionClient, pipeline: { id: number; projectId: number }, jobId: number, status: string, data: Prisma.CiJobUpdateInput = {}): Promise<void> {
     const job = await tx.ciJob.update({ where: { id: jobId }, data: { ...data, status } });
     await followJob(tx, this.base, job, status);
+    // Processable's after_transition to failed: a job not allowed to fail may cancel its pipeline (on_job_failure: all).
+    if (status === 'failed' && !job.allowFailure) {
+      const row = await tx.pipeline.findUnique({ where: { id: pipeline.id }, select: { autoCancelOnJobFailure: true } });
+      if (row?.autoCancelOnJobFailure === 'all') await this.base.app.jobs.enqueue(CANCEL_ON_JOB_FAILURE_JOB, { pipelineId: pipeline.id, jobId }, {}, tx);
+    }
     await this.base.publish(JOB_UPDATED, { jobId, pipelineId: pipeline.id, projectId: pipeline.projectId, status } satisfies JobUpdatedMessage, tx);
     await enqueueHookEvent(this.base.app.jobs, { trigger: 'job_hooks', projectId: pipeline.projectId, branch: null, data: null, job: { jobId: jobId, status: status } }, tx);
     // A job a runner ran ends here (its runner's update, a cancel, the stuck-job check): its minutes are counted.

@@ -3,8 +3,11 @@
  * public_builds as `public_jobs`, and ci_cd_settings.default_git_depth as `ci_default_git_depth`,
  * auto_cancel_pending_pipelines, restrict_user_defined_variables with ci_pipeline_variables_minimum_override_role,
  * ci_forward_deployment_enabled with ci_forward_deployment_rollback_allowed, ci_allow_fork_pipelines_to_run_in_parent_project, and the merge checks only_allow_merge_if_pipeline_succeeds, allow_merge_on_skipped_pipeline and
- * only_allow_merge_if_all_discussions_are_resolved; merge_pipelines_enabled, merge_trains_enabled and merge_trains_skip_train_allowed, GitLab's ci_cd_settings), GitLab's validations of them, and what storing them writes.
+ * only_allow_merge_if_all_discussions_are_resolved; merge_pipelines_enabled, merge_trains_enabled and merge_trains_skip_train_allowed, GitLab's ci_cd_settings;
+ * ci_separated_caches, group_runners_enabled, build_git_strategy as build_allow_git_fetch; keep_latest_artifact, kept in
+ * project_ci_cd_settings by the job token scope module), GitLab's validations of them, and what storing them writes.
  */
+import type { Prisma } from '../../db/database.js';
 import { invalidArgument } from '../../errors.js';
 
 export interface ProjectCiSettingsInput {
@@ -35,6 +38,14 @@ export interface ProjectCiSettingsInput {
   /** Merge trains (in effect only with merged results pipelines), and whether a merge may skip the train. */
   mergeTrainsEnabled?: boolean | null;
   mergeTrainsSkipTrainAllowed?: boolean | null;
+  /** Whether cache keys of protected and unprotected refs get `-protected` / `-non_protected` suffixes. */
+  ciSeparatedCaches?: boolean | null;
+  /** Whether the runners of the project's group (and its ancestors) take its jobs. */
+  groupRunnersEnabled?: boolean | null;
+  /** `fetch` or `clone`: how runners get the sources unless the job's `GIT_STRATEGY` says. */
+  buildGitStrategy?: string | null;
+  /** Whether the artifacts of each ref's latest successful pipeline outlive their expiry (project_ci_cd_settings). */
+  keepLatestArtifact?: boolean | null;
 }
 
 export const CI_SETTINGS_ARGUMENTS = [
@@ -53,9 +64,15 @@ export const CI_SETTINGS_ARGUMENTS = [
   'mergePipelinesEnabled',
   'mergeTrainsEnabled',
   'mergeTrainsSkipTrainAllowed',
+  'ciSeparatedCaches',
+  'groupRunnersEnabled',
+  'buildGitStrategy',
+  'keepLatestArtifact',
 ] as const;
 
 const AUTO_CANCEL_VALUES = ['enabled', 'disabled'];
+/** Grape's values of build_git_strategy (lib/api/helpers/projects_helpers.rb). */
+const GIT_STRATEGIES = ['fetch', 'clone'];
 /** ProjectCiCdSetting's pipeline_variables_minimum_override_role values. */
 export const OVERRIDE_ROLES = ['no_one_allowed', 'developer', 'maintainer', 'owner'];
 
@@ -69,6 +86,7 @@ const MAX_GIT_DEPTH = 1000;
 export function ciSettingsErrors(input: ProjectCiSettingsInput): Record<string, string[]> {
   // Grape's `values:` check, before any record validation.
   if (input.autoCancelPendingPipelines != null && !AUTO_CANCEL_VALUES.includes(input.autoCancelPendingPipelines)) throw invalidArgument('auto_cancel_pending_pipelines');
+  if (input.buildGitStrategy != null && !GIT_STRATEGIES.includes(input.buildGitStrategy)) throw invalidArgument('build_git_strategy');
   const role = input.ciPipelineVariablesMinimumOverrideRole;
   if (role != null && !OVERRIDE_ROLES.includes(role)) throw invalidArgument('ci_pipeline_variables_minimum_override_role');
   const errors: Record<string, string[]> = {};
@@ -85,7 +103,7 @@ export function ciSettingsErrors(input: ProjectCiSettingsInput): Record<string, 
   return errors;
 }
 
-/** The given settings as a Prisma update. */
+/** The given settings of the project's own row as a Prisma update (keep_latest_artifact lives elsewhere). */
 export function ciSettingsData(input: ProjectCiSettingsInput): {
   buildTimeout?: number;
   publicJobs?: boolean;
@@ -102,6 +120,9 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
   mergePipelinesEnabled?: boolean;
   mergeTrainsEnabled?: boolean;
   mergeTrainsSkipTrainAllowed?: boolean;
+  ciSeparatedCaches?: boolean;
+  groupRunnersEnabled?: boolean;
+  buildAllowGitFetch?: boolean;
 } {
   return {
     ...(input.buildTimeout != null ? { buildTimeout: input.buildTimeout } : {}),
@@ -119,5 +140,13 @@ export function ciSettingsData(input: ProjectCiSettingsInput): {
     ...(input.mergePipelinesEnabled != null ? { mergePipelinesEnabled: input.mergePipelinesEnabled } : {}),
     ...(input.mergeTrainsEnabled != null ? { mergeTrainsEnabled: input.mergeTrainsEnabled } : {}),
     ...(input.mergeTrainsSkipTrainAllowed != null ? { mergeTrainsSkipTrainAllowed: input.mergeTrainsSkipTrainAllowed } : {}),
+    ...(input.ciSeparatedCaches != null ? { ciSeparatedCaches: input.ciSeparatedCaches } : {}),
+    ...(input.groupRunnersEnabled != null ? { groupRunnersEnabled: input.groupRunnersEnabled } : {}),
+    ...(input.buildGitStrategy != null ? { buildAllowGitFetch: input.buildGitStrategy === 'fetch' } : {}),
   };
+}
+
+/** Stores keep_latest_artifact in the project's project_ci_cd_settings row (made with the other defaults if missing). */
+export async function storeKeepLatestArtifact(db: Pick<Prisma.TransactionClient, 'projectCiCdSetting'>, projectId: number, keepLatestArtifact: boolean): Promise<void> {
+  await db.projectCiCdSetting.upsert({ where: { projectId }, create: { projectId, keepLatestArtifact }, update: { keepLatestArtifact }, select: { projectId: true } });
 }

@@ -4,7 +4,7 @@ import { Prisma, type PrismaClient } from '../../db/database.js';
 import { queryRows } from '../../db/direct-reads.js';
 import type { ProjectRow } from './service.js';
 import { byKeyLoader, countLoader, groupedLoader } from '../../db/loader.js';
-import type DataLoader from 'dataloader';
+import DataLoader from 'dataloader';
 import type { Loaders } from '../module.js';
 import type { NamespaceLoaders } from '../namespaces/loaders.js';
 import type { NamespaceRow } from '../namespaces/service.js';
@@ -146,6 +146,12 @@ export function createProjectLoaders(db: PrismaClient, loaders: Loaders) {
       (ids) => db.projectGroupLink.findMany({ where: { projectId: { in: ids } }, include: { group: true }, orderBy: { id: 'asc' } }),
       (link) => link.projectId,
     ),
+    /** Each project's keep_latest_artifact (project_ci_cd_settings; no row: true). */
+    keepLatestArtifact: new DataLoader<number, boolean>(async (ids) => {
+      const rows = await db.projectCiCdSetting.findMany({ where: { projectId: { in: [...ids] } }, select: { projectId: true, keepLatestArtifact: true } });
+      const found = new Map(rows.map((r) => [r.projectId, r.keepLatestArtifact]));
+      return ids.map((id) => found.get(id) ?? true);
+    }),
     /** Forks of each project that are not being deleted (GitLab's forks_count). */
     forksCount: countLoader(
       (ids) =>

@@ -132,6 +132,11 @@ export const projectResolvers = {
     ciForwardDeploymentEnabled: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciForwardDeploymentEnabled),
     ciForwardDeploymentRollbackAllowed: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciForwardDeploymentRollbackAllowed),
     ciAllowForkPipelinesToRunInParentProject: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciAllowForkPipelinesToRunInParentProject),
+    ciSeparatedCaches: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.ciSeparatedCaches),
+    groupRunnersEnabled: shownWith('admin_project', (p: ProjectRow) => p, (p) => p.groupRunnersEnabled),
+    // API::Entities::ProjectWithAccess: build_allow_git_fetch shown as the strategy it means.
+    buildGitStrategy: shownWith('admin_project', (p: ProjectRow) => p, (p) => (p.buildAllowGitFetch ? 'fetch' : 'clone')),
+    keepLatestArtifact: shownWith('admin_project', (p: ProjectRow) => p, (p, ctx) => ctx.loaders.projects.keepLatestArtifact.load(p.id)),
     forks: (p: ProjectRow, args: ProjectFilters & PageArgs, ctx: Context) => ctx.services.projects.forksOf(p, args, args),
     starrers: (p: ProjectRow, args: { search?: string | null } & PageArgs, ctx: Context) => ctx.services.projects.stars.starrers(p.id, args.search, args),
     users: (p: ProjectRow, args: { search?: string | null; skipUsers?: number[] | null } & PageArgs, ctx: Context) => ctx.services.projects.users(p, args, args),

@@ -23,7 +23,7 @@ import { fetchProjectRows, primeProjectRows, type GroupLinkRow } from './loaders
 import { ProjectStars } from './stars.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 import { enqueueHookEvent } from '../hooks/events.js';
-import { CI_SETTINGS_ARGUMENTS, ciSettingsData, ciSettingsErrors, type ProjectCiSettingsInput } from './ci-settings.js';
+import { CI_SETTINGS_ARGUMENTS, ciSettingsData, ciSettingsErrors, storeKeepLatestArtifact, type ProjectCiSettingsInput } from './ci-settings.js';
 import { MERGE_SETTINGS_ARGUMENTS, mergeSettingsData, mergeSettingsErrors, type ProjectMergeSettingsInput } from './merge-settings.js';
 import { projectSystemData } from '../hooks/samples.js';
 
@@ -453,6 +453,8 @@ export class ProjectsService {
           return { ...(await replaceAvatar(app.uploads, 'project', row.id, input.avatar as UploadedFile, (avatar) => tx.project.update({ where: { id: row.id }, data: { avatar } }))), features: row.features };
         })
       : await write(this.base.db);
+    // keep_latest_artifact lives in project_ci_cd_settings, whose absence means true: a row only for false.
+    if (input.keepLatestArtifact === false) await storeKeepLatestArtifact(this.base.db, created.id, false);
     const project: ProjectRow = { ...created, namespace: { ...ns, owner: await owner }, groupLinks: [], _count: { forks: 0, stars: 0 } };
     // GitLab's project_create. After the one-statement creation (no transaction to join): a crash right here loses it.
     await enqueueHookEvent(app.jobs, { trigger: 'system_hooks', projectId: null, branch: null, data: projectSystemData('project_create', project) });
@@ -571,6 +573,7 @@ export class ProjectsService {
         },
         select: { id: true },
       });
+      if (input.keepLatestArtifact != null) await storeKeepLatestArtifact(tx, project.id, input.keepLatestArtifact);
       if (input.avatar) await replaceAvatar(app.uploads, 'project', project.id, input.avatar, (avatar) => tx.project.update({ where: { id: project.id }, data: { avatar }, select: { id: true } }));
       const featuresChanged = Object.keys(featureUpdate).length > 0;
       if (featuresChanged) {

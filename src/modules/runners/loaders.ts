@@ -44,8 +44,8 @@ export function createRunnerLoaders(db: PrismaClient) {
     /**
      * For each pending build, the access levels (`not_protected`, `ref_protected`) of the online, unpaused runners
      * that could pick it, its ref's protection aside (GitLab's Runner#match_build_if_online? without `protected?`):
-     * the runner serves its project (instance runners while shared runners are on, the group's runners, the runners
-     * enabled for it) and has all its tags (an untagged job: a runner that runs untagged jobs).
+     * the runner serves its project (instance runners while shared runners are on, the group's runners while group
+     * runners are on, the runners enabled for it) and has all its tags (an untagged job: a runner that runs untagged jobs).
      */
     pickers: new DataLoader<number, string[]>(async (jobIds) => {
       const since = new Date(Date.now() - ONLINE_MS);
@@ -57,7 +57,7 @@ export function createRunnerLoaders(db: PrismaClient) {
         JOIN "ci_runners" r ON NOT r."paused" AND r."contactedAt" > ${since}
           AND j."tagList" <@ r."tagList" AND (r."runUntagged" OR cardinality(j."tagList") > 0)
           AND ((r."runnerType" = 'instance_type' AND p."sharedRunnersEnabled")
-            OR (r."runnerType" = 'group_type' AND r."namespaceId" = ANY(n."traversalIds"))
+            OR (r."runnerType" = 'group_type' AND r."namespaceId" = ANY(n."traversalIds") AND p."groupRunnersEnabled")
             OR (r."runnerType" = 'project_type' AND EXISTS (
               SELECT 1 FROM "ci_runner_projects" rp WHERE rp."runnerId" = r."id" AND rp."projectId" = j."projectId")))
         WHERE j."id" = ANY(${[...jobIds]}::int[])`;

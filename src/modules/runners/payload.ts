@@ -273,13 +273,16 @@ function artifactsOf(job: JobRow): Record<string, unknown>[] | null {
 }
 
 /**
- * Ci::Build#cache: the project's cache index appended to each key (and fallback key), then `-protected` on a
- * protected ref unless the cache is `unprotect`, `-non_protected` otherwise (JobRequest::Cache's fields).
+ * Ci::Build#cache: the project's cache index appended to each key (and fallback key), then, while the project keeps
+ * separated caches (ci_separated_caches), `-protected` on a protected ref unless the cache is `unprotect`,
+ * `-non_protected` otherwise (JobRequest::Cache's fields).
  */
 function cachesOf(facts: JobFacts): JobResponse['cache'] {
   const index = facts.project.jobsCacheIndex;
+  const separated = facts.project.ciSeparatedCaches;
   return (optionsOf(facts.job).cache ?? []).map((c) => {
-    const suffix = (key: string) => `${index ? `${key}-${index}` : key}-${facts.protectedRef && !c.unprotect ? 'protected' : 'non_protected'}`;
+    const indexed = (key: string) => (index ? `${key}-${index}` : key);
+    const suffix = (key: string) => (separated ? `${indexed(key)}-${facts.protectedRef && !c.unprotect ? 'protected' : 'non_protected'}` : indexed(key));
     return { key: suffix(c.key), untracked: c.untracked, paths: c.paths, policy: c.policy, when: c.when, fallback_keys: c.fallback_keys.map(suffix) };
   });
 }
@@ -309,7 +312,8 @@ export function jobResponse(facts: JobFacts): JobResponse {
   return {
     id: job.id,
     token: facts.token,
-    allow_git_fetch: true,
+    // Ci::Build#allow_git_fetch: the project's build_git_strategy; runners fall back to it without GIT_STRATEGY.
+    allow_git_fetch: project.buildAllowGitFetch,
     job_info: {
       id: job.id,
       name: job.name,

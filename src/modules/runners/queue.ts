@@ -53,7 +53,7 @@ function candidates(deps: ProtocolDeps, runner: RunnerRow): Promise<Candidate[]>
           SELECT 1 FROM "projects" p WHERE p."id" = j."projectId" AND p."sharedRunnersEnabled"))
         OR (${runner.runnerType}::text = 'group_type' AND j."projectId" IN (
           SELECT p."id" FROM "projects" p JOIN "namespaces" n ON n."id" = p."namespaceId"
-          WHERE ${runner.namespaceId ?? 0}::int = ANY(n."traversalIds")))
+          WHERE ${runner.namespaceId ?? 0}::int = ANY(n."traversalIds") AND p."groupRunnersEnabled"))
         OR (${runner.runnerType}::text = 'project_type' AND j."projectId" IN (
           SELECT rp."projectId" FROM "ci_runner_projects" rp WHERE rp."runnerId" = ${runner.id}))
       )
