@@ -64,6 +64,12 @@ export interface ProjectRow {
   mergeTrainsEnabled: boolean;
   mergeTrainsSkipTrainAllowed: boolean;
   onlyAllowMergeIfAllDiscussionsAreResolved: boolean;
+  removeSourceBranchAfterMerge: boolean;
+  mergeMethod: string;
+  squashOption: string;
+  suggestionCommitMessage: string | null;
+  mergeCommitTemplate: string | null;
+  squashCommitTemplate: string | null;
   sharedRunnersEnabled: boolean;
   /** The project's feature levels by column (project_features), null for GitLab's defaults. */
   features: Record<string, string> | null;
@@ -150,6 +156,12 @@ export function projectJson(p: ProjectRow, external: string) {
     only_allow_merge_if_pipeline_succeeds: p.onlyAllowMergeIfPipelineSucceeds,
     allow_merge_on_skipped_pipeline: p.allowMergeOnSkippedPipeline,
     only_allow_merge_if_all_discussions_are_resolved: p.onlyAllowMergeIfAllDiscussionsAreResolved,
+    remove_source_branch_after_merge: p.removeSourceBranchAfterMerge,
+    merge_method: p.mergeMethod,
+    squash_option: p.squashOption,
+    suggestion_commit_message: p.suggestionCommitMessage,
+    merge_commit_template: p.mergeCommitTemplate,
+    squash_commit_template: p.squashCommitTemplate,
     merge_pipelines_enabled: p.mergePipelinesEnabled,
     // In effect only with merged results pipelines (EE's ProjectCiCdSetting#merge_trains_enabled?).
     merge_trains_enabled: p.mergeTrainsEnabled && p.mergePipelinesEnabled,
