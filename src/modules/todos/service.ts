@@ -5,9 +5,10 @@
  * for new assignees of an issue (not for assigning oneself), `directly_addressed`/`mentioned` for users an issue's or
  * epic's description or a note names who may read it, `marked` when a user adds one, and the closer's pending ones
  * resolved when an issue closes. Merge requests get theirs as GitLab's do: `assigned` and mentions on create and
- * update, mentions in their notes, `build_failed` when their head pipeline fails, `review_submitted` for the author
- * when a review is published, and the merger's or closer's pending ones resolved. Items whose target a user lost are left out of every list; they are deleted when an
- * issue or epic turns confidential (ConfidentialIssueService). Todos::Destroy::EntityLeaveService (leaving a project or
+ * update, mentions in their notes, `build_failed` when their head pipeline fails, and the merger's or closer's
+ * pending ones resolved (16.3's `review_submitted` comes only from EE's AI review summaries: not made). Items whose
+ * target a user lost are left out of every list; they are deleted when an issue or epic turns confidential
+ * (ConfidentialIssueService). Todos::Destroy::EntityLeaveService (leaving a project or
  * group) is not run: done in the removal's request it left the removed member's live subscriptions running
  * (test/pipelines/live.test.ts), so those items stay hidden instead.
  */
@@ -459,16 +460,6 @@ export class TodosService {
     const target: Target = { type: TODO_MERGE_REQUEST, id: mr.id, projectId: mr.projectId };
     if (mr.authorId !== null) await this.createFor([mr.authorId], target, mr.authorId, 'build_failed');
     if (mr.autoMergeEnabled && mr.mergeUserId !== null) await this.createFor([mr.mergeUserId], target, mr.mergeUserId, 'build_failed');
-  }
-
-  /**
-   * EE's TodoService#review_submitted (DraftNotes::PublishService publishing a review): the merge request's author gets
-   * a `review_submitted` item by the reviewer, unless they reviewed their own merge request.
-   */
-  async reviewSubmitted(mr: Pick<MergeRequestRow, 'id' | 'projectId' | 'authorId'>): Promise<void> {
-    const viewer = this.base.access.requireViewer();
-    if (mr.authorId === null || mr.authorId === viewer.id) return;
-    await this.createFor([mr.authorId], { type: TODO_MERGE_REQUEST, id: mr.id, projectId: mr.projectId }, viewer.id, 'review_submitted');
   }
 
   /**
