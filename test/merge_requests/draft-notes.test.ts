@@ -100,9 +100,11 @@ describe('draft notes', () => {
     expect((await t.api('GET', `${mr.path}/draft_notes`, { token: null })).status).toBe(401);
     expect((await t.api('POST', `${mr.path}/draft_notes`, { token: null, body: { note: 'x' } })).status).toBe(401);
     const guestRead = await t.api('GET', `${mr.path}/draft_notes`, { token: guest.token });
-    expect([guestRead.status, guestRead.body]).toEqual([404, { message: '404 Merge Request Not Found' }]);
+    expect([guestRead.status, guestRead.body]).toEqual([404, { message: '404 Not found' }]);
     const guestWrite = await t.api('POST', `${mr.path}/draft_notes`, { token: guest.token, body: { note: 'x' } });
-    expect([guestWrite.status, guestWrite.body]).toEqual([404, { message: '404 Merge Request Not Found' }]);
+    expect([guestWrite.status, guestWrite.body]).toEqual([404, { message: '404 Not found' }]);
+    const noSuch = await t.api('GET', `/projects/${project.id}/merge_requests/9999/draft_notes`, { token: dev.token });
+    expect([noSuch.status, noSuch.body]).toEqual([404, { message: '404 Not found' }]);
     const strangerRead = await t.api('GET', `${mr.path}/draft_notes`, { token: stranger.token });
     expect([strangerRead.status, strangerRead.body]).toEqual([404, { message: '404 Project Not Found' }]);
     const noNote = await t.api('POST', `${mr.path}/draft_notes`, { token: dev.token, body: {} });

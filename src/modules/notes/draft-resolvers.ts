@@ -13,9 +13,8 @@ interface MergeRequestArgs {
   iid: string;
 }
 
-/** The merge request the arguments name, as a noteable the viewer may read (`404 Project` / `404 Merge Request Not Found`). */
-const mergeRequestOf = (ctx: Context, args: MergeRequestArgs) =>
-  ctx.services.notes.noteable(ctx.services, 'MERGE_REQUEST', parseRef(args.projectPath, 'Project', 'projectPath'), args.iid);
+/** The merge request the arguments name, as a noteable the viewer may read (`404 Project Not Found`, else `404 Not found`). */
+const mergeRequestOf = (ctx: Context, args: MergeRequestArgs) => ctx.services.notes.drafts.mergeRequest(ctx.services, parseRef(args.projectPath, 'Project', 'projectPath'), args.iid);
 
 export const draftNoteResolvers = {
   DraftNote: {
@@ -24,9 +23,9 @@ export const draftNoteResolvers = {
     body: (d: DraftNoteRow) => d.note,
     positionHash: (d: DraftNoteRow) => draftPositionHash(d.position),
   },
-  MergeRequest: {
-    draftNotes: (mr: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.notes.drafts.list(mr.id, args),
-    draftNote: (mr: MergeRequestRow, args: { id: number }, ctx: Context) => ctx.services.notes.drafts.find(mr.id, args.id),
+  Query: {
+    mergeRequestDraftNotes: async (_: unknown, args: MergeRequestArgs & PageArgs, ctx: Context) => ctx.services.notes.drafts.list((await mergeRequestOf(ctx, args)).id!, args),
+    mergeRequestDraftNote: async (_: unknown, args: MergeRequestArgs & { id: number }, ctx: Context) => ctx.services.notes.drafts.find((await mergeRequestOf(ctx, args)).id!, args.id),
   },
   Mutation: {
     draftNoteCreate: async (_: unknown, args: MergeRequestArgs & DraftNoteInput, ctx: Context) => ({

@@ -8,6 +8,7 @@
  */
 import { Prisma } from '../../db/database.js';
 import { argumentRefused, badRequest, forbidden, invalid, recordNotFound } from '../../errors.js';
+import type { Ref } from '../../graphql/ids.js';
 import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase, Services } from '../module.js';
 import { noteableKind, type Noteable } from './noteables.js';
@@ -66,6 +67,20 @@ export class DraftNotes {
 
   private get db() {
     return this.base.db;
+  }
+
+  /**
+   * The Draft Notes API's merge request (API::Helpers#find_project_merge_request, through MergeRequestsFinder): the
+   * project (`404 Project Not Found` when hidden), then a merge request of it the viewer may read, else ActiveRecord's
+   * `404 Not found` (a Guest of a private project included).
+   */
+  async mergeRequest(services: Services, projectRef: Ref, iid: string): Promise<Noteable> {
+    const kind = noteableKind('MergeRequest')!;
+    const project = await services.projects.get(projectRef);
+    const ctx = { access: this.base.access, services };
+    const found = await kind.find(ctx, project, iid);
+    if (!found || !(await kind.canRead(ctx, found))) throw recordNotFound();
+    return found;
   }
 
   /** DraftNote.authored_by(current_user) on the merge request. */
@@ -130,13 +145,13 @@ export class DraftNotes {
     let thread: { system: boolean; resolvable: boolean } | null = null;
     if (input.inReplyToDiscussionId) {
       thread = await this.thread(n, input.inReplyToDiscussionId);
-      if (!thread) throw invalid({ base: ['Thread to reply to cannot be found'] }, { badRecord: 'DraftNote' });
-      if (thread.system) throw invalid({ base: ['Replies to system notes are not allowed'] }, { badRecord: 'DraftNote' });
+      if (!thread) throw invalid({ base: ['Thread to reply to cannot be found'] });
+      if (thread.system) throw invalid({ base: ['Replies to system notes are not allowed'] });
       discussionId = input.inReplyToDiscussionId;
     }
-    if (input.resolveDiscussion && !(await this.canResolve(n, thread))) throw invalid({ base: ['User is not allowed to resolve thread'] }, { badRecord: 'DraftNote' });
+    if (input.resolveDiscussion && !(await this.canResolve(n, thread))) throw invalid({ base: ['User is not allowed to resolve thread'] });
     if (discussionId && (await this.db.draftNote.count({ where: { mergeRequestId: n.id!, authorId: viewer.id, discussionId } }))) {
-      throw invalid({ author_id: ['has already been taken'] }, { badRecord: 'DraftNote' });
+      throw invalid({ authorId: ['has already been taken'] });
     }
     const at = new Date();
     return this.db.draftNote.create({

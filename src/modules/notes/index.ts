@@ -27,7 +27,12 @@ export const notesModule = defineModule({
   name: 'notes',
   schema: ['notes.graphql', 'draft_notes.graphql'],
   operations: ['notes.graphql', 'draft_notes.graphql'],
-  resolvers: { ...notesResolvers, ...draftNoteResolvers, Mutation: { ...notesResolvers.Mutation, ...draftNoteResolvers.Mutation } },
+  resolvers: {
+    ...notesResolvers,
+    ...draftNoteResolvers,
+    Query: { ...notesResolvers.Query, ...draftNoteResolvers.Query },
+    Mutation: { ...notesResolvers.Mutation, ...draftNoteResolvers.Mutation },
+  },
   policy: notesPolicy,
   routes: [...notesRoutes, ...draftNoteRoutes],
   loaders: (db) => createNotesLoaders(db),

@@ -56,8 +56,8 @@ const drafts = '/projects/:id/merge_requests/:merge_request_iid/draft_notes';
 
 /** GitLab's Draft Notes API (`lib/api/draft_notes.rb`, every route behind `authenticate!`). */
 export const draftNoteRoutes: RestRoute[] = [
-  { method: 'GET', path: drafts, operation: 'RestListDraftNotes', result: 'projectMergeRequest.draftNotes', paginate: true, authenticate: true },
-  { method: 'GET', path: `${drafts}/:draft_note_id`, operation: 'RestGetDraftNote', result: 'projectMergeRequest.draftNote', authenticate: true },
+  { method: 'GET', path: drafts, operation: 'RestListDraftNotes', result: 'mergeRequestDraftNotes', paginate: true, authenticate: true },
+  { method: 'GET', path: `${drafts}/:draft_note_id`, operation: 'RestGetDraftNote', result: 'mergeRequestDraftNote', authenticate: true },
   { method: 'POST', path: drafts, operation: 'RestCreateDraftNote', result: 'draftNoteCreate.draftNote', authenticate: true },
   { method: 'PUT', path: `${drafts}/:draft_note_id`, operation: 'RestUpdateDraftNote', result: 'draftNoteUpdate.draftNote', authenticate: true },
   { method: 'DELETE', path: `${drafts}/:draft_note_id`, operation: 'RestDeleteDraftNote', result: 'draftNoteDestroy.draftNote', status: 204, authenticate: true },
