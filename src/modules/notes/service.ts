@@ -25,7 +25,7 @@ import { referencedIn, renderMarkdown, type NumberedReference } from '../../mark
 import { usersByIds } from '../users/loaders.js';
 import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind, type ReferenceResolver } from './noteables.js';
 import type { NoteCommands, PendingNoteCommands } from '../quick_actions/service.js';
-import { DraftNotes } from './drafts.js';
+import { DraftNotes } from './drafts/service.js';
 
 export type NoteRow = Awaited<ReturnType<PrismaClient['note']['findUniqueOrThrow']>>;
 
@@ -159,7 +159,7 @@ export class NotesService {
   private readonly noteablesOfNotes = new Map<string, Promise<Noteable | null>>();
   /** The request's answers of `read_internal_note`, by project or group. */
   private readonly internalReaders = new Map<string, Promise<boolean>>();
-  /** Merge request draft notes, published through this engine (drafts.ts). */
+  /** Merge request draft notes, published through this engine (drafts/service.ts). */
   readonly drafts: DraftNotes;
 
   constructor(

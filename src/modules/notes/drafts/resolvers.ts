@@ -2,11 +2,11 @@
  * Draft notes in GraphQL (ours: GitLab 16.3 serves them through REST alone): the current user's drafts on a merge
  * request, and the mutations behind the Draft Notes API's writes.
  */
-import type { Context } from '../../context.js';
-import { parseRef } from '../../graphql/ids.js';
-import type { PageArgs } from '../../graphql/connection.js';
-import type { MergeRequestRow } from '../merge_requests/service.js';
-import { draftPositionHash, type DraftNoteInput, type DraftNoteRow } from './drafts.js';
+import type { Context } from '../../../context.js';
+import { parseRef } from '../../../graphql/ids.js';
+import type { PageArgs } from '../../../graphql/connection.js';
+import type { MergeRequestRow } from '../../merge_requests/service.js';
+import { draftPositionHash, type DraftNoteInput, type DraftNoteRow } from './service.js';
 
 interface MergeRequestArgs {
   projectPath: string;

@@ -6,13 +6,13 @@
  * to-do items and quick actions, then deleted. Publishing them all is a review: the reviewer is marked as having
  * reviewed the merge request.
  */
-import { Prisma } from '../../db/database.js';
-import { argumentRefused, badRequest, forbidden, invalid, recordNotFound } from '../../errors.js';
-import type { Ref } from '../../graphql/ids.js';
-import { connection, listConnection, type PageArgs } from '../../graphql/connection.js';
-import type { ServiceBase, Services } from '../module.js';
-import { noteableKind, type Noteable } from './noteables.js';
-import { isResolvable, type NotesService } from './service.js';
+import { Prisma } from '../../../db/database.js';
+import { argumentRefused, badRequest, forbidden, invalid, recordNotFound } from '../../../errors.js';
+import type { Ref } from '../../../graphql/ids.js';
+import { connection, listConnection, type PageArgs } from '../../../graphql/connection.js';
+import type { ServiceBase, Services } from '../../module.js';
+import { noteableKind, type Noteable } from '../noteables.js';
+import { isResolvable, type NotesService } from '../service.js';
 
 export type DraftNoteRow = Prisma.DraftNoteGetPayload<object>;
 
