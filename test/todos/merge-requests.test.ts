@@ -1,8 +1,8 @@
 /**
  * To-do items about merge requests, as GitLab's TodoService makes them: `assigned` for new assignees (not oneself),
- * `directly_addressed` and `mentioned` from the description and from notes for users who may read the merge request,
- * the commenter's, closer's and merger's own pending items resolved, and `build_failed` for the author when the head
- * pipeline fails. Read over raw HTTP (GitLab's Todo entity, the merge request as its target) and gitbeaker's TodoLists.
+ * `review_requested` for new reviewers, `directly_addressed` and `mentioned` from the description and from notes for
+ * users who may read the merge request, the commenter's, closer's and merger's own pending items resolved, and
+ * `build_failed` for the author when the head pipeline fails. Read over raw HTTP (GitLab's Todo entity, the merge request as its target) and gitbeaker's TodoLists.
  */
 import { Gitlab } from '@gitbeaker/rest';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,14 @@ describe('to-do items about merge requests', () => {
     // On update only those newly assigned get one; the reporter's own reassignment by the owner counts.
     await ok('PUT', `/projects/${project.id}/merge_requests/${mr.iid}`, { assignee_ids: [dev.id, reporter.id] });
     expect((await todosAbout(reporter, mr)).map((x) => x.action_name)).toEqual(['assigned']);
+    expect(await todosAbout(dev, mr)).toHaveLength(1);
+  });
+
+  it('gives new reviewers `review_requested` on create and on update', async () => {
+    const mr = await newMergeRequest({ reviewer_ids: [dev.id] });
+    expect((await todosAbout(dev, mr)).map((x) => [x.action_name, x.author.id])).toEqual([['review_requested', owner.id]]);
+    await ok('PUT', `/projects/${project.id}/merge_requests/${mr.iid}`, { reviewer_ids: [dev.id, reporter.id] });
+    expect((await todosAbout(reporter, mr)).map((x) => x.action_name)).toEqual(['review_requested']);
     expect(await todosAbout(dev, mr)).toHaveLength(1);
   });
 

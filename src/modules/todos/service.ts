@@ -4,8 +4,8 @@
  * (TodoPolicy: one's own items about a readable target), and creating them as GitLab's TodoService does: `assigned`
  * for new assignees of an issue (not for assigning oneself), `directly_addressed`/`mentioned` for users an issue's or
  * epic's description or a note names who may read it, `marked` when a user adds one, and the closer's pending ones
- * resolved when an issue closes. Merge requests get theirs as GitLab's do: `assigned` and mentions on create and
- * update, mentions in their notes, `build_failed` when their head pipeline fails, and the merger's or closer's
+ * resolved when an issue closes. Merge requests get theirs as GitLab's do: `assigned`, `review_requested` and
+ * mentions on create and update, mentions in their notes, `build_failed` when their head pipeline fails, and the merger's or closer's
  * pending ones resolved (16.3's `review_submitted` comes only from EE's AI review summaries: not made). Items whose
  * target a user lost are left out of every list; they are deleted when an issue or epic turns confidential
  * (ConfidentialIssueService). Todos::Destroy::EntityLeaveService (leaving a project or
@@ -434,9 +434,9 @@ export class TodosService {
   }
 
   /**
-   * TodoService#new_merge_request, #update_merge_request, #reassigned_merge_request, #close_merge_request and
-   * #merge_merge_request in one: `before` is the merge request as it was (null for a new one). New assignees other
-   * than the viewer get `assigned`; users newly mentioned in the description who may read it get theirs; closing or
+   * TodoService#new_merge_request, #update_merge_request, #reassigned_assignable, #reassigned_reviewable,
+   * #close_merge_request and #merge_merge_request in one: `before` is the merge request as it was (null for a new
+   * one). New assignees other than the viewer get `assigned`, new reviewers `review_requested`; users newly mentioned in the description who may read it get theirs; closing or
    * merging resolves the viewer's pending items about it (GitLab resolves the acting user's alone).
    */
   async mergeRequestChanged(project: ProjectRow, before: MergeRequestRow | null, mr: MergeRequestRow): Promise<void> {
@@ -445,6 +445,9 @@ export class TodosService {
     const target: Target = { type: TODO_MERGE_REQUEST, id: mr.id, projectId: project.id };
     const old = new Set(before?.assignees.map((a) => a.userId) ?? []);
     await this.createFor(subject.assigneeIds.filter((id) => !old.has(id) && id !== viewer.id), target, viewer.id, 'assigned');
+    // TodoService#create_reviewer_todo (new_issuable, reassigned_reviewable): each new reviewer, whoever asked.
+    const oldReviewers = new Set(before?.reviewers.map((r) => r.userId) ?? []);
+    await this.createFor(mr.reviewers.map((r) => r.userId).filter((id) => !oldReviewers.has(id)), target, viewer.id, 'review_requested');
     if (!before || before.description !== mr.description) {
       await this.mentionTodos((ids) => this.usersWho(ids, this.readsMergeRequest(subject)), target, mr.description, await this.alreadyMentioned(before?.description), null);
     }
