@@ -391,6 +391,8 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     userId: async () => (await createUser(t)).id,
     // The repository API: path parameters, refs, and the wide `$input` of commits and file writes (its fields are top-level).
     sha: () => 'main',
+    // Merge request context commits: the head of `main`, by its object name.
+    commits: async () => [(await t.api('GET', `/projects/${f.project.id}/repository/commits/main`, { token: f.owner.token })).body.id],
     ref: () => 'main',
     from: () => 'main',
     to: () => 'main',

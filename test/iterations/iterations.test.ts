@@ -233,6 +233,34 @@ describe('an issue’s iteration', () => {
     const filtered = await gql(`query($p: ID!, $c: [IterationsCadenceID!]) { project(fullPath: $p) { issues(iterationCadenceId: $c, iterationWildcardId: CURRENT) { nodes { title } } } }`, { p: project.path_with_namespace, c: [manualCadence] }, owner.token);
     expect(filtered.data.project.issues.nodes.map((n: { title: string }) => n.title)).toContain('Now please');
   });
+
+  it('sets and removes it with /iteration and /remove_iteration (open iterations only, Reporters and up)', async () => {
+    const issue = (await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Quick' } })).body;
+    const notes = `/projects/${project.id}/issues/${issue.iid}/notes`;
+    const nextId = Number(upcoming.id.split('/').pop());
+    const byId = await t.api('POST', notes, { token: reporter.token, body: { body: `/iteration *iteration:${nextId}` } });
+    expect(byId.status, byId.text).toBe(202);
+    expect(byId.body.summary).toEqual([`Set the iteration to *iteration:${nextId}.`]);
+    expect((await t.api('GET', `/projects/${project.id}/issues/${issue.iid}`, { token: owner.token })).body.iteration).toMatchObject({ title: 'Next' });
+    const byTitle = await t.api('POST', notes, { token: reporter.token, body: { body: 'Moving on\n/iteration *iteration:"Now"' } });
+    expect(byTitle.status, byTitle.text).toBe(201);
+    expect((await t.api('GET', `/projects/${project.id}/issues/${issue.iid}`, { token: owner.token })).body.iteration).toMatchObject({ title: 'Now' });
+    // A closed iteration is no open one: nothing changes.
+    const past = await t.api('POST', notes, { token: reporter.token, body: { body: '/iteration *iteration:Past' } });
+    expect(past.body.summary ?? []).not.toContain(expect.stringMatching(/Set the iteration/));
+    expect((await t.api('GET', `/projects/${project.id}/issues/${issue.iid}`, { token: owner.token })).body.iteration).toMatchObject({ title: 'Now' });
+    const refused = await t.api('POST', notes, { token: guest.token, body: { body: '/remove_iteration' } });
+    expect(refused.body.summary).toEqual(['Could not apply remove_iteration command.']);
+    const removed = await t.api('POST', notes, { token: reporter.token, body: { body: '/remove_iteration' } });
+    expect(removed.body.summary).toEqual(['Removed *iteration:"Now" iteration.']);
+    expect((await t.api('GET', `/projects/${project.id}/issues/${issue.iid}`, { token: owner.token })).body.iteration).toBeNull();
+    const trail = await t.api('GET', `${notes}?sort=asc`, { token: owner.token });
+    expect(trail.body.filter((n: { system: boolean }) => n.system).map((n: { body: string }) => n.body)).toEqual([
+      `changed iteration to *iteration:${nextId}`,
+      `changed iteration to *iteration:${current.id.split('/').pop()}`,
+      'removed iteration',
+    ]);
+  });
 });
 
 describe('cadence changes', () => {

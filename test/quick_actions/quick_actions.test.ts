@@ -132,6 +132,24 @@ describe('notes with text and commands', () => {
   });
 });
 
+describe('substitutions and aliases', () => {
+  it('replaces /shrug and /tableflip lines by their text, keeps /cc as written, and takes /react as /award', async () => {
+    const issue = await newIssue();
+    const body = '```\n/shrug\n```\nWell\n/shrug whatever was here\n/cc @nobody\n/TableFlip\n/react :thumbsup:\n/shrugging';
+    const res = await t.api('POST', issues(`/${issue.iid}/notes`), { token: developer.token, body: { body } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.body).toBe('```\n/shrug\n```\nWell\n¯\\＿(ツ)＿/¯\n/cc @nobody\n(╯°□°)╯︵ ┻━┻\n/shrugging');
+    const awards = await t.api('GET', issues(`/${issue.iid}/award_emoji`), { token: owner.token });
+    expect(awards.body.map((a: { name: string; user: { id: number } }) => [a.name, a.user.id])).toEqual([['thumbsup', developer.id]]);
+    // A description's substitutions, on a merge request's too.
+    await commit('shrug-base', { 'base.txt': 'b\n' });
+    await commit('shrug', { 'shrug.txt': 's\n' }, 'shrug-base');
+    const mr = await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: 'shrug', target_branch: 'shrug-base', title: 'Shrug', description: 'Maybe\n/tableflip' } });
+    expect(mr.status, mr.text).toBe(201);
+    expect(mr.body.description).toBe('Maybe\n(╯°□°)╯︵ ┻━┻');
+  });
+});
+
 describe('GraphQL createNote', () => {
   it('makes no note for commands alone and reports them in errors, as GitLab 16.3 does', async () => {
     const issue = await newIssue();

@@ -2,8 +2,8 @@
  * To-do items about merge requests and epics, and about targets a user lost: `POST …/merge_requests/:iid/todo` and
  * `POST /groups/:id/epics/:epic_iid/todo` (201, 304), their targets in `GET /todos` as the Merge Requests and Epics
  * APIs show them, epic mentions, notes and quick actions, todoCreate and Epic.currentUserTodos; items whose target the
- * user may no longer read left out of every list (after leaving a project or group too) and deleted when an issue
- * turns confidential, as GitLab deletes them, with Query.todo null and the mark-done mutations refused.
+ * user may no longer read left out of every list and deleted where GitLab deletes them (leaving a project or group,
+ * an issue turning confidential), with Query.todo null and the mark-done mutations refused.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Gitlab } from '@gitbeaker/rest';
@@ -168,7 +168,7 @@ describe('to-do items about epics', () => {
 describe('to-do items whose target the user lost', () => {
   const TODO_Q = 'query($id: TodoID!) { todo(id: $id) { id target { __typename } } }';
 
-  it('a member removed from a project loses its items: left out of lists, Query.todo null, marking refused', async () => {
+  it('a member removed from a project loses its items: left out of lists, Query.todo null, marking refused, deleted', async () => {
     const member = await createUser(t);
     await addMember(t, owner.token, 'projects', project.id, member.id, 30);
     const issue = await t.api('POST', `/projects/${project.id}/issues`, { token: owner.token, body: { title: 'Secret plans', assignee_ids: [member.id] } });
@@ -192,6 +192,10 @@ describe('to-do items whose target the user lost', () => {
     expect(mark.body.errors?.[0]?.message).toMatch(/does not exist or you don't have permission/);
     expect(mark.text).not.toContain('Secret plans');
     expect((await t.api('POST', `/todos/${todo.id}/mark_as_done`, { token: member.token })).status).toBe(404);
+    // Deleted, not merely hidden (Todos::Destroy::EntityLeaveService): rejoining brings it back no more.
+    await addMember(t, owner.token, 'projects', project.id, member.id, 30);
+    expect(await todos(member)).toEqual([]);
+    expect(await todos(member, '?state=done')).toEqual([]);
   });
 
   it('a member removed from a private group loses the items about its epics', async () => {
@@ -201,6 +205,8 @@ describe('to-do items whose target the user lost', () => {
     expect((await todos(member)).map((x) => x.target.iid)).toEqual([epic.iid]);
     const removed = await t.api('DELETE', `/groups/${group.id}/members/${member.id}`, { token: owner.token });
     expect(removed.status, removed.text).toBe(204);
+    expect(await todos(member)).toEqual([]);
+    await addMember(t, owner.token, 'groups', group.id, member.id, 20);
     expect(await todos(member)).toEqual([]);
   });
 

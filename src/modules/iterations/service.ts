@@ -461,6 +461,18 @@ export class IterationsService {
   }
 
   /**
+   * The open iterations (upcoming or current) of a project's groups, as the `/iteration` quick action finds them
+   * (IterationsFinder with `state: 'opened'`): one by id or by title, or, without either, whether there is any.
+   */
+  async opened(project: ProjectRow, ref?: { id: number } | { title: string }): Promise<IterationRow | null> {
+    if (!this.available || project.namespace.kind !== 'group') return null;
+    const where: Prisma.IterationWhereInput = { groupId: { in: [...project.namespace.traversalIds] }, dueDate: { gte: today() } };
+    if (ref && 'id' in ref) where.id = ref.id;
+    if (ref && 'title' in ref) where.title = ref.title;
+    return this.db.iteration.findFirst({ where, orderBy: [{ dueDate: 'asc' }, { id: 'asc' }] });
+  }
+
+  /**
    * The iteration an issue is put in, as EE's Issues::BaseService#filter_iteration finds it: one of the groups of the
    * issue's project (its group and the groups above it), else none; CURRENT is the cadence's current iteration.
    */

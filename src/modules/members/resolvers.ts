@@ -103,6 +103,15 @@ const memberFields = {
 const groupRow = async (m: MemberRow, _a: unknown, ctx: Context) => (await ctx.loaders.namespaces.byId.load(m.namespaceId ?? 0))!;
 const projectRow = async (m: MemberRow, _a: unknown, ctx: Context) => (await ctx.loaders.projects.byId.load(m.projectId ?? 0))!;
 
+/**
+ * GitLab's Todos::Destroy::EntityLeaveService after a member leaves or is removed: once the removal is settled (the
+ * user's memberships forgotten), their to-do items about what they may no longer read there go.
+ */
+async function leftTodos(ctx: Context, userId: number, entity: { projectId: number } | { groupId: number }): Promise<void> {
+  await ctx.settle();
+  await ctx.services.todos.entityLeft(userId, entity);
+}
+
 export const memberResolvers = {
   Mutation: {
     groupMemberCreate: async (_: unknown, args: MemberArgs & { groupId: string }, ctx: Context) => {
@@ -135,12 +144,18 @@ export const memberResolvers = {
     projectMemberBulkUpdate: async (_: unknown, args: BulkArgs & { projectId: number }, ctx: Context) => ({
       projectMembers: await ctx.services.members.updateInProject(await ctx.services.projects.get({ id: args.projectId }), bulkUsers(args), change(args)),
     }),
-    groupMemberDelete: async (_: unknown, args: { groupId: string; userId: string; skipSubresources?: boolean | null }, ctx: Context) => ({
-      groupMember: await ctx.services.members.removeFromGroup(await groupOf(ctx, args.groupId), userOf(args), { skipSubresources: args.skipSubresources }),
-    }),
-    projectMemberDelete: async (_: unknown, args: { projectId: string; userId: string }, ctx: Context) => ({
-      projectMember: await ctx.services.members.removeFromProject(await projectOf(ctx, args.projectId), userOf(args)),
-    }),
+    groupMemberDelete: async (_: unknown, args: { groupId: string; userId: string; skipSubresources?: boolean | null }, ctx: Context) => {
+      const group = await groupOf(ctx, args.groupId);
+      const groupMember = await ctx.services.members.removeFromGroup(group, userOf(args), { skipSubresources: args.skipSubresources });
+      await leftTodos(ctx, groupMember.userId, { groupId: group.id });
+      return { groupMember };
+    },
+    projectMemberDelete: async (_: unknown, args: { projectId: string; userId: string }, ctx: Context) => {
+      const project = await projectOf(ctx, args.projectId);
+      const projectMember = await ctx.services.members.removeFromProject(project, userOf(args));
+      await leftTodos(ctx, projectMember.userId, { projectId: project.id });
+      return { projectMember };
+    },
   },
   Group: {
     groupMembers: (group: NamespaceRow, args: FilterArgs, ctx: Context) => ctx.services.members.listForGroup(group, filters(args), args),

@@ -23,6 +23,7 @@ import { participant } from '../subscriptions/service.js';
 import { noteableFields } from '../notes/resolvers.js';
 import { mergeRequestDiffResolvers, mergeRequestVersionFields } from './version-resolvers.js';
 import { mergeRequestApprovalStateResolvers, mergeRequestGitlabFields } from './gitlab-fields.js';
+import { contextCommitFields, contextCommitMutations } from './context-commits.js';
 import { asMergeRequestUser, INTERACTING_WITH, type Interaction, type MergeRequestUser } from './interactions.js';
 
 export interface ListArgs extends PageArgs {
@@ -213,6 +214,7 @@ export const mergeRequestResolvers = {
     ...noteableFields(MERGE_REQUEST),
     ...mergeRequestVersionFields,
     ...mergeRequestGitlabFields,
+    ...contextCommitFields,
     closesIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args),
     reviewerDetails: (m: MergeRequestRow, args: PageArgs) => listConnection(args, m.reviewers),
     relatedIssues: (m: MergeRequestRow, args: PageArgs, ctx: Context) => ctx.services.issues.referencedBy(m.id, args, false),
@@ -330,6 +332,7 @@ export const mergeRequestResolvers = {
     ]),
   ),
   Mutation: {
+    ...contextCommitMutations,
     mergeRequestCreate: async (_: unknown, input: { projectPath: string; title: string; sourceBranch: string; targetBranch: string } & Record<string, unknown>, ctx: Context) => {
       const project = await projectOf(ctx, input.projectPath);
       const mergeRequest = await ctx.services.quick_actions.createMergeRequest(ctx.services, project, {

@@ -32,6 +32,10 @@ export const mergeRequestRoutes: RestRoute[] = [
   { method: 'PUT', path: `${mr}/merge`, operation: 'RestMergeProjectMergeRequest', result: 'mergeRequestAccept.mergeRequest', authenticate: true },
   { method: 'GET', path: '/projects/:id/milestones/:milestone_id/merge_requests', operation: 'RestListProjectMilestoneMergeRequests', result: 'project.milestone.mergeRequests', paginate: true, notFound: 'Project', authenticate: true },
   { method: 'GET', path: '/groups/:id/milestones/:milestone_id/merge_requests', operation: 'RestListGroupMilestoneMergeRequests', result: 'group.milestone.mergeRequests', paginate: true, notFound: 'Group', authenticate: true },
+  // Context commits (MergeRequestContextCommit): reading is open to whoever may read the merge request, as GitLab's.
+  { method: 'GET', path: `${mr}/context_commits`, operation: 'RestListMergeRequestContextCommits', result: 'projectMergeRequest.contextCommits', paginate: true },
+  { method: 'POST', path: `${mr}/context_commits`, operation: 'RestAddMergeRequestContextCommits', result: 'mergeRequestAddContextCommits.commits', authenticate: true },
+  { method: 'DELETE', path: `${mr}/context_commits`, operation: 'RestRemoveMergeRequestContextCommits', result: 'mergeRequestRemoveContextCommits.mergeRequest', status: 204, authenticate: true },
   { method: 'GET', path: `${mr}/closes_issues`, operation: 'RestListMergeRequestClosesIssues', result: 'projectMergeRequest.closesIssues', paginate: true, authenticate: true },
   { method: 'GET', path: `${mr}/reviewers`, operation: 'RestListMergeRequestReviewers', result: 'projectMergeRequest.reviewerDetails', paginate: true },
   { method: 'GET', path: `${mr}/related_issues`, operation: 'RestListMergeRequestRelatedIssues', result: 'projectMergeRequest.relatedIssues', paginate: true },

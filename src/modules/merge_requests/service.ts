@@ -44,6 +44,7 @@ import type { MergeRequestSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { MergeRequestInteractions } from './interactions.js';
 import type { TodosService } from '../todos/service.js';
+import { MergeRequestContextCommits } from './context-commits.js';
 
 export const MERGE_REQUEST = 'MergeRequest';
 
@@ -192,6 +193,8 @@ export class MergeRequestsService {
   readonly versions: MergeRequestVersions;
   /** What is between each of its users and it (interactions.ts). */
   readonly interactions: MergeRequestInteractions;
+  /** Commits added for context (context-commits.ts). */
+  readonly contextCommits: MergeRequestContextCommits;
 
   constructor(
     private readonly base: ServiceBase,
@@ -209,6 +212,7 @@ export class MergeRequestsService {
     this.approvals = new MergeRequestApprovals(base, this, notes);
     this.versions = new MergeRequestVersions(base, repositories, this.git);
     this.interactions = new MergeRequestInteractions(base, this);
+    this.contextCommits = new MergeRequestContextCommits(base, this, repositories);
   }
 
   private get db() {

@@ -1153,11 +1153,9 @@ export class PipelinesService {
     const actor = liveActor(app.memberships, viewer);
     type Message = JobTraceAppendedMessage | JobUpdatedMessage;
     const isChunk = (m: Message): m is JobTraceAppendedMessage => 'chunkId' in m;
-    const messages = app.bus.iterate<Message>([JOB_TRACE_APPENDED, JOB_UPDATED], (m) => {
-      if (m.jobId !== job.id || (!isChunk(m) && !isCompleted(m.status))) return false;
-      const now = actor.now();
-      return now === undefined || can(now, 'read_build_trace', subject);
-    });
+    // By job only, as the pipeline watchers filter: access is checked in the loop, which ends the subscription on the
+    // first message its subscriber may no longer read (a filter checking access would drop it and leave them waiting).
+    const messages = app.bus.iterate<Message>([JOB_TRACE_APPENDED, JOB_UPDATED], (m) => m.jobId === job.id && (isChunk(m) || isCompleted(m.status)));
     // Subscribed before looking: a job that finishes meanwhile is either seen finished here or heard of below.
     const current = await this.locateJob(job.id);
     const finished = isCompleted(current.status) ? current : null;

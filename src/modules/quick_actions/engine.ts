@@ -157,6 +157,10 @@ export interface Interpretation {
   count: number;
 }
 
+/** The substitutions of issuables (GitLab's IssuableActions: `substitution :shrug`, `:tableflip`), in their order. */
+const SUBSTITUTIONS: Readonly<Record<string, string>> = { shrug: '¯\\＿(ツ)＿/¯', tableflip: '(╯°□°)╯︵ ┻━┻' };
+const ISSUABLE = ['Issue', 'MergeRequest', 'Epic'] as const;
+
 /**
  * Runs the commands of a text against a target (InterpretService#execute): the text without them, the updates they
  * recorded, their messages and their names.
@@ -165,7 +169,8 @@ export async function interpret(definitions: readonly AnyCommand[], run: Run, te
   const served = definitions.filter((d) => d.types.includes(run.target.type));
   const byName = new Map<string, AnyCommand>();
   for (const d of served) for (const name of [d.name, ...(d.aliases ?? [])]) byName.set(name, d);
-  const { content, commands } = extractCommands(text, [...byName.keys()]);
+  const issuable = (ISSUABLE as readonly string[]).includes(run.target.type);
+  const { content, commands, substituted } = extractCommands(text, [...byName.keys()], issuable ? SUBSTITUTIONS : {});
   const messages: string[] = [];
   for (const found of commands) {
     const definition = byName.get(found.name)!;
@@ -182,5 +187,6 @@ export async function interpret(definitions: readonly AnyCommand[], run: Run, te
     const said = own ?? (typeof definition.message === 'function' ? await definition.message(run, param) : definition.message);
     if (said) messages.push(said);
   }
-  return { content, updates: run.updates, message: messages.join(' '), commandNames: commands.map((c) => c.name), count: commands.length };
+  const names = [...commands, ...substituted].map((c) => c.name);
+  return { content, updates: run.updates, message: messages.join(' '), commandNames: names, count: names.length };
 }

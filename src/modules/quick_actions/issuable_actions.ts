@@ -138,6 +138,8 @@ export const issuableActions: AnyCommand[] = [
   }),
   command<string | null>({
     name: 'award',
+    // GitLab's `command :react, :award`.
+    aliases: ['react'],
     types: ALL,
     takes: 'required',
     available: (run) => run.persisted,

@@ -7,10 +7,12 @@ import type { HealthStatus, Severity } from '../issues/incidents.js';
 import { command, type AnyCommand, type Run } from './engine.js';
 import { extractUsers, findEpics, findIssues, parseDueDate, shortDate, toSentence, userRef } from './params.js';
 import type { IssueRow } from '../issues/service.js';
+import type { IterationRow } from '../iterations/service.js';
 
 const ISSUE = ['Issue'] as const;
 
 const issueOf = (run: Run): IssueRow | null => (run.target.type === 'Issue' ? run.target.issue : null);
+const projectOf = (run: Run): ProjectRow => (run.target as Extract<Run['target'], { type: 'Issue' }>).project;
 
 /** IssuableSeverity::SEVERITY_QUICK_ACTION_PARAMS: each severity and the words naming it. */
 const SEVERITY_WORDS: Record<Severity, string[]> = {
@@ -117,6 +119,34 @@ export const issueActions: AnyCommand[] = [
     },
     execute: (run) => void (run.updates.epic = null),
     message: 'Removed an issue from an epic.',
+  }),
+  command<IterationRow | null>({
+    name: 'iteration',
+    types: ISSUE,
+    takes: 'required',
+    // EE's condition: iterations licensed, the project in a group with an open iteration, and admin_issue.
+    available: async (run) => (await run.services.iterations.opened(projectOf(run))) !== null && (await run.canSetMetadata()),
+    parse: (run, arg) => {
+      const ref = iterationReference(arg);
+      return ref ? run.services.iterations.opened(projectOf(run), ref) : null;
+    },
+    execute: (run, iteration) => {
+      if (iteration) run.updates.iteration = iteration.id;
+    },
+    message: (_run, iteration) => (iteration ? `Set the iteration to *iteration:${iteration.id}.` : null),
+  }),
+  command({
+    name: 'remove_iteration',
+    types: ISSUE,
+    takes: 'none',
+    available: async (run) => !!issueOf(run)?.sprintId && run.services.iterations.available && (await run.canSetMetadata()),
+    execute: async (run) => {
+      run.updates.iteration = null;
+      const iteration = await run.services.iterations.byId(issueOf(run)!.sprintId!);
+      // Iteration#to_reference(format: :name), or by id for an iteration without a title.
+      const ref = iteration?.title ? `*iteration:"${iteration.title}"` : `*iteration:${issueOf(run)!.sprintId}`;
+      run.messages.set('remove_iteration', `Removed ${ref} iteration.`);
+    },
   }),
   command<Awaited<ReturnType<typeof extractUsers>>>({
     name: 'reassign',
@@ -234,6 +264,13 @@ export const issueActions: AnyCommand[] = [
     message: 'Issue has been promoted to incident',
   }),
 ];
+
+/** An iteration reference (`*iteration:12`, `*iteration:"Sprint 3"`, `*iteration:Sprint`): by id or by title. */
+function iterationReference(arg: string): { id: number } | { title: string } | null {
+  const m = /^\*iteration:(?:(\d+)(?![^\s])|"([^"]+)"|([^"\s]+))/.exec(arg.trim());
+  if (!m) return null;
+  return m[1] !== undefined ? { id: Number(m[1]) } : { title: (m[2] ?? m[3])! };
+}
 
 /** `/relate`, `/blocks`, `/blocked_by`: links of one type to the issues named, made after the other changes. */
 function linkCommand(name: string, type: 'relates_to' | 'blocks' | 'is_blocked_by', said: (refs: string) => string): AnyCommand {

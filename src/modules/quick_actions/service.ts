@@ -229,6 +229,7 @@ export class QuickActionsService {
       if (spend) current = await services.issues.addSpentTime(t.project, issue.iid, spend.seconds, spend);
       await this.subscriptionAndAward(services, run, { type: 'Issue', id: issue.id, projectId: issue.projectId, groupId: null }, current);
       if (u.epic !== undefined) await services.epics.setIssueEpic(current, u.epic as number | null);
+      if (u.iteration !== undefined) current = await services.iterations.setIssueIteration(current, u.iteration === null ? null : { iterationId: u.iteration as number });
       for (const link of (u.links as { project_id: number; issue_iid: number; link_type: 'relates_to' | 'blocks' | 'is_blocked_by' }[] | undefined) ?? []) {
         await services.issue_links.create(t.project, issue.iid, { id: link.project_id }, link.issue_iid, link.link_type);
       }

@@ -154,6 +154,8 @@ export const repositoryResolvers = {
   Commit: {
     id: (c: CommitRow) => `gid://gitlab/Commit/${c.sha}`,
     author: (c: CommitRow, _a: unknown, ctx: Context) => (c.authorEmail ? ctx.loaders.users.byAnyEmail.load(c.authorEmail) : null),
+    // GravatarService#execute with Gravatar disabled: the server reaches no outside service.
+    authorGravatar: () => null,
     shortId: (c: CommitRow) => c.sha.slice(0, 11),
     title: (c: CommitRow) => commitTitle(c.message),
     fullTitle: (c: CommitRow) => commitFullTitle(c.message),

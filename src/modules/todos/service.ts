@@ -5,12 +5,10 @@
  * for new assignees of an issue (not for assigning oneself), `directly_addressed`/`mentioned` for users an issue's or
  * epic's description or a note names who may read it, `marked` when a user adds one, and the closer's pending ones
  * resolved when an issue closes. Merge requests get theirs as GitLab's do: `assigned`, `review_requested` and
- * mentions on create and update, mentions in their notes, `build_failed` when their head pipeline fails, and the merger's or closer's
- * pending ones resolved (16.3's `review_submitted` comes only from EE's AI review summaries: not made). Items whose
- * target a user lost are left out of every list; they are deleted when an issue or epic turns confidential
- * (ConfidentialIssueService). Todos::Destroy::EntityLeaveService (leaving a project or
- * group) is not run: done in the removal's request it left the removed member's live subscriptions running
- * (test/pipelines/live.test.ts), so those items stay hidden instead.
+ * mentions on create and update, mentions in their notes, `build_failed` when their head pipeline fails, and the
+ * merger's or closer's pending ones resolved (16.3's `review_submitted` comes only from EE's AI review summaries: not
+ * made). Items whose target a user lost are deleted where GitLab deletes them (Todos::Destroy::EntityLeaveService on
+ * leaving a project or group, ConfidentialIssueService when an issue turns confidential).
  */
 import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
@@ -160,6 +158,28 @@ export class TodosService {
       this.base.loaders.sharing.ancestorsOf.load(userId),
     ]);
     return { viewer, memberships, ancestors: shared.size ? new Set([...own, ...shared]) : own };
+  }
+
+  /**
+   * Todos::Destroy::EntityLeaveService: the user left (or was removed from) a project or a group; their items about
+   * what they may no longer read there (the group's subgroups' projects and epics too) are deleted. Called once the
+   * removal is settled, so the user's memberships are read as they are now.
+   */
+  async entityLeft(userId: number, entity: { projectId: number } | { groupId: number }): Promise<void> {
+    const actor = await this.actorOf(userId);
+    if (!actor) return;
+    const inEntity: Prisma.TodoWhereInput =
+      'projectId' in entity
+        ? { projectId: entity.projectId }
+        : {
+            OR: [
+              { project: { is: { namespace: { traversalIds: { has: entity.groupId } } } } },
+              { epic: { is: { group: { traversalIds: { has: entity.groupId } } } } },
+            ],
+          };
+    // Without the epics licence their items are neither shown nor judged: they stay.
+    const judged: Prisma.TodoWhereInput = this.base.app.config.epicsEnabled ? {} : { targetType: { not: TODO_EPIC } };
+    await this.db.todo.deleteMany({ where: { userId, AND: [inEntity, judged, { NOT: await this.readableTargets(actor) }] } });
   }
 
   /**
