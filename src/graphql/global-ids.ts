@@ -81,6 +81,7 @@ export const GLOBAL_ID_TYPES: Readonly<Record<string, GlobalIdType>> = {
   IterationID: { model: 'Iteration' },
   IterationsCadenceID: { model: 'Iterations::Cadence' },
   /** GitLab's GlobalIDType[Issuable]: issues and merge requests, with the class named. */
+  DraftNoteID: { model: 'DraftNote' },
   IssuableID: { model: 'Issuable', subclasses: ['Issue', 'MergeRequest'], withClass: true },
   MergeRequestID: { model: 'MergeRequest' },
   JobID: { model: 'CommitStatus', subclasses: ['Ci::Build', 'Ci::Bridge', 'GenericCommitStatus'] },

@@ -498,6 +498,9 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     // Merge requests: one the reads share (with a thread), a new one for each write, each from a branch of its own.
     mergeRequestIid: async () => String(route.compiled.kind === 'mutation' ? await newMergeRequest(f) : (f.mergeRequestIid ??= await newMergeRequest(f))),
     sourceBranch: async () => newBranchWithCommit(f),
+    // Draft notes: a new one of the owner's on the merge request the path names (publishing and deleting end it).
+    draftNoteId: async () =>
+      (await t.api('POST', `/projects/${params.id}/merge_requests/${params.merge_request_iid}/draft_notes`, { token: f.owner.token, body: { note: 'matrix' } })).body.id,
     targetBranch: () => 'main',
     // Merge request diff versions: the shared merge request's newest one.
     versionId: async () => {
@@ -854,6 +857,12 @@ export function scopeMatrix(shard: number): void {
         ['anonymous POST /projects/:id/merge_requests/:merge_request_iid/add_spent_time', 401],
         ['api POST /projects/:id/merge_requests/:merge_request_iid/reset_spent_time', 200],
         ['api PUT /projects/:id/issues/:issue_iid/reorder', 400],
+        ['api POST /projects/:id/merge_requests/:merge_request_iid/draft_notes', 201],
+        ['read_api POST /projects/:id/merge_requests/:merge_request_iid/draft_notes', 403],
+        ['anonymous GET /projects/:id/merge_requests/:merge_request_iid/draft_notes', 401],
+        ['api GET /projects/:id/merge_requests/:merge_request_iid/draft_notes/:draft_note_id', 200],
+        ['api PUT /projects/:id/merge_requests/:merge_request_iid/draft_notes/:draft_note_id/publish', 204],
+        ['api POST /projects/:id/merge_requests/:merge_request_iid/draft_notes/bulk_publish', 204],
         ['read_api PUT /projects/:id/issues/:issue_iid/reorder', 403],
       ];
       // Each shard checks the expectations of its own routes; together they check them all, and each names a route.

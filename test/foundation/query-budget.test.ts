@@ -169,6 +169,10 @@ beforeAll(async () => {
   }
   // Merge request 1 has every member as reviewer (reviewers).
   expect((await t.api('PUT', `/projects/${project.id}/merge_requests/1`, { token: owner.token, body: { reviewer_ids: memberIds } })).status).toBe(200);
+  // Merge request 1 has four draft notes of the owner's (draft_notes).
+  for (let i = 0; i < 4; i++) {
+    expect((await t.api('POST', `/projects/${project.id}/merge_requests/1/draft_notes`, { token: owner.token, body: { note: `draft ${i}` } })).status).toBe(201);
+  }
   // Issue 1's resource events: four or more of each kind (labels, weight, milestone, state).
   const eventMilestones = await Promise.all(['rm0', 'rm1'].map(async (title) => (await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title } })).body.id));
   for (let i = 0; i < 4; i++) {
@@ -337,6 +341,7 @@ describe('query budget', () => {
     'GET /projects/:id/merge_requests/:merge_request_iid/commits': () => `/projects/${project.id}/merge_requests/1/commits`,
     'GET /projects/:id/merge_requests/:merge_request_iid/diffs': () => `/projects/${project.id}/merge_requests/1/diffs`,
     'GET /projects/:id/merge_requests/:merge_request_iid/versions': () => `/projects/${project.id}/merge_requests/1/versions`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/draft_notes': () => `/projects/${project.id}/merge_requests/1/draft_notes`,
     'GET /projects/:id/merge_requests/:noteable_id/discussions': () => `/projects/${project.id}/merge_requests/1/discussions`,
     'GET /projects/:id/merge_requests/:noteable_id/notes': () => `/projects/${project.id}/merge_requests/1/notes`,
     'GET /groups/:id/epics/:epic_iid/issues': () => `/groups/${group.id}/epics/1/issues`,

@@ -43,6 +43,7 @@ export function autoMergeJobs({ app, contextFor }: JobEnvironment): JobHandlers 
       const { pipelineId, status } = payload as { pipelineId: number; status: string };
       const pipeline = await app.db.pipeline.findUnique({ where: { id: pipelineId }, select: { projectId: true, mergeRequestId: true, ref: true, sha: true } });
       if (!pipeline) return;
+      if (status === 'failed') await buildFailed({ app, contextFor }, pipelineId, pipeline);
       // The merge requests whose head pipeline this is: its own, or those of its branch at its commit.
       const candidates = await app.db.mergeRequest.findMany({
         where: {
@@ -81,6 +82,29 @@ export function autoMergeJobs({ app, contextFor }: JobEnvironment): JobHandlers 
       }
     },
   };
+}
+
+/**
+ * MergeRequests::AddTodoWhenBuildFailsService: each open merge request whose head pipeline this failed one is gives
+ * its author (and the user who set it to auto-merge) a `build_failed` to-do item; run as the author, whose head
+ * pipeline it is when they may read it.
+ */
+async function buildFailed({ app, contextFor }: JobEnvironment, pipelineId: number, pipeline: { projectId: number; mergeRequestId: number | null; ref: string }): Promise<void> {
+  const open = await app.db.mergeRequest.findMany({
+    where: { state: 'opened', OR: [...(pipeline.mergeRequestId ? [{ id: pipeline.mergeRequestId }] : []), { sourceProjectId: pipeline.projectId, sourceBranch: pipeline.ref }] },
+    select: { id: true, iid: true, projectId: true, authorId: true },
+    take: 100,
+  });
+  for (const candidate of open) {
+    const viewer = candidate.authorId === null ? null : await userViewer(app.db, candidate.authorId);
+    if (!viewer) continue;
+    const { services } = contextFor(viewer);
+    const project = await services.projects.find({ id: candidate.projectId });
+    const mr = project && (await services.merge_requests.find(project, candidate.iid));
+    if (!project || !mr) continue;
+    const head = await services.pipelines.headForMergeRequest(mr);
+    if (head?.id === pipelineId) await services.todos.mergeRequestBuildFailed(mr);
+  }
 }
 
 /** GitLab's `Can't cancel the automatic merge` (AutoMergeService#cancel without a strategy). */

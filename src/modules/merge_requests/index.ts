@@ -33,7 +33,7 @@ export const mergeRequestsModule = defineModule({
   routes: mergeRequestRoutes,
   jobs: (env) => ({ ...autoMergeJobs(env), ...rebaseJobs(env), ...mergeRequestPipelineJobs(env) }),
   loaders: (db) => createMergeRequestLoaders(db),
-  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues', 'resource_events', 'pipelines'],
-  service: (base, { labels, activity, repositories, issues, resource_events, notes, pipelines }) =>
-    new MergeRequestsService(base, labels, activity, repositories, issues, resource_events, notes, pipelines),
+  uses: ['projects', 'labels', 'milestones', 'activity', 'notes', 'repositories', 'issues', 'resource_events', 'pipelines', 'todos'],
+  service: (base, { labels, activity, repositories, issues, resource_events, notes, pipelines, todos }) =>
+    new MergeRequestsService(base, labels, activity, repositories, issues, resource_events, notes, pipelines, todos),
 });

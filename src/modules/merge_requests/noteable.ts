@@ -58,6 +58,9 @@ export const mergeRequestNoteables: NoteableKind = {
   async discussionStarted(ctx, noteable, tx) {
     await ctx.services.merge_requests.markReviewed(tx, (noteable as MergeRequestNoteable).mergeRequest);
   },
+  async reviewPublished(ctx, noteable, tx) {
+    await ctx.services.merge_requests.markReviewed(tx, (noteable as MergeRequestNoteable).mergeRequest);
+  },
   async iidOf(ctx, noteableId) {
     return (await ctx.services.merge_requests.iidOf(noteableId)) ?? null;
   },

@@ -43,6 +43,7 @@ import { REBASE_JOB, type RebaseJobPayload } from './rebase.js';
 import type { MergeRequestSubject } from './policy.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
 import { MergeRequestInteractions } from './interactions.js';
+import type { TodosService } from '../todos/service.js';
 import { MergeRequestContextCommits } from './context-commits.js';
 
 export const MERGE_REQUEST = 'MergeRequest';
@@ -204,6 +205,7 @@ export class MergeRequestsService {
     private readonly events: ResourceEventsService,
     private readonly notes: NotesService,
     private readonly pipelineService: PipelinesService,
+    private readonly todos: TodosService,
   ) {
     this.git = new MergeRequestGit(base, this, repositories);
     this.pipelines = new MergeRequestPipelines(base, this, pipelineService);
@@ -494,6 +496,7 @@ export class MergeRequestsService {
     });
     // MergeRequests::AfterCreateService: its first diff version (a fork's branch fetched into the head ref first).
     await this.versions.reload(project, created);
+    await this.todos.mergeRequestChanged(project, null, created);
     return created;
   }
 
@@ -609,6 +612,7 @@ export class MergeRequestsService {
       }
       return updated;
     });
+    await this.todos.mergeRequestChanged(project, mr, updated);
     // MergeRequest#reload_diff: ReopenService's, and reload_diff_if_branch_changed's for a new target branch.
     if (updated.state === 'opened' && (data.state || data.targetBranch)) {
       this.git.forget(mr.id);
@@ -818,7 +822,11 @@ export class MergeRequestsService {
       if (hookBefore) await this.executeHooks(tx, project, id, 'close', { before: hookBefore });
       return true;
     });
-    if (closed && before) await this.abortOnClose(project, before);
+    if (closed && before) {
+      const after = await this.db.mergeRequest.findUnique({ where: { id }, include: withPeople });
+      if (after) await this.todos.mergeRequestChanged(project, before, after);
+      await this.abortOnClose(project, before);
+    }
   }
 
   /**
@@ -827,7 +835,8 @@ export class MergeRequestsService {
    */
   async recordMerged(project: ProjectRow, mr: MergeRequestRow, merged: { mergeCommitSha: string | null; squashCommitSha: string | null; headSha: string; baseSha: string | null; startSha: string }): Promise<MergeRequestRow> {
     const viewer = this.base.access.requireViewer();
-    return this.db.$transaction(async (tx) => {
+    let mergedNow = false;
+    const result = await this.db.$transaction(async (tx) => {
       const at = new Date();
       await tx.mergeRequest.updateMany({
         where: { id: mr.id, state: 'opened' },
@@ -835,6 +844,7 @@ export class MergeRequestsService {
       });
       const updated = await tx.mergeRequest.findUniqueOrThrow({ where: { id: mr.id }, include: withPeople });
       if (updated.mergedAt?.getTime() === at.getTime()) {
+        mergedNow = true;
         await this.events.recordStateChange(tx, eventResource(updated), 'merged', viewer.id, at);
         await this.executeHooks(tx, project, mr.id, 'merge', { before: await this.beforeOf(tx, mr) });
         await this.announce(tx, mr, ['mergeStatus']);
@@ -842,6 +852,9 @@ export class MergeRequestsService {
       await this.event(project, updated, 'merged', tx);
       return updated;
     });
+    // TodoService#merge_merge_request (MergeRequests::PostMergeService): the merger's pending items are done.
+    if (mergedNow) await this.todos.mergeRequestChanged(project, mr, result);
+    return result;
   }
 
   /**

@@ -96,6 +96,8 @@ export interface NoteableKind {
   resolutionChanged?(ctx: NoteableContext, noteable: Noteable, tx: Prisma.TransactionClient): Promise<void>;
   /** Told, in the transaction that wrote it, that the viewer's note started a discussion on it (Notes::CreateService#set_reviewed). */
   discussionStarted?(ctx: NoteableContext, noteable: Noteable, tx: Prisma.TransactionClient): Promise<void>;
+  /** A review of it was published (the viewer's draft notes, DraftNotes::PublishService#set_reviewed). */
+  reviewPublished?(ctx: NoteableContext, noteable: Noteable, tx: Prisma.TransactionClient): Promise<void>;
   /** The iid of the noteable a stored note names (a note's `noteable_iid`), for kinds that have iids; batched by the kind. */
   iidOf?(ctx: NoteableContext, noteableId: number): Promise<number | null>;
 }

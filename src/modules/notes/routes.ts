@@ -51,3 +51,16 @@ export function noteRoutes(parent: string, noteableType: string, on: 'project' |
   ];
   return routes.map((route) => ({ ...route, variables, authenticate: true }));
 }
+
+const drafts = '/projects/:id/merge_requests/:merge_request_iid/draft_notes';
+
+/** GitLab's Draft Notes API (`lib/api/draft_notes.rb`, every route behind `authenticate!`). */
+export const draftNoteRoutes: RestRoute[] = [
+  { method: 'GET', path: drafts, operation: 'RestListDraftNotes', result: 'mergeRequestDraftNotes', paginate: true, authenticate: true },
+  { method: 'GET', path: `${drafts}/:draft_note_id`, operation: 'RestGetDraftNote', result: 'mergeRequestDraftNote', authenticate: true },
+  { method: 'POST', path: drafts, operation: 'RestCreateDraftNote', result: 'draftNoteCreate.draftNote', authenticate: true },
+  { method: 'PUT', path: `${drafts}/:draft_note_id`, operation: 'RestUpdateDraftNote', result: 'draftNoteUpdate.draftNote', authenticate: true },
+  { method: 'DELETE', path: `${drafts}/:draft_note_id`, operation: 'RestDeleteDraftNote', result: 'draftNoteDestroy.draftNote', status: 204, authenticate: true },
+  { method: 'PUT', path: `${drafts}/:draft_note_id/publish`, operation: 'RestPublishDraftNote', result: 'draftNotePublish', status: 204, authenticate: true },
+  { method: 'POST', path: `${drafts}/bulk_publish`, operation: 'RestBulkPublishDraftNotes', result: 'draftNotePublish', status: 204, authenticate: true },
+];

@@ -25,6 +25,7 @@ import { referencedIn, renderMarkdown, type NumberedReference } from '../../mark
 import { usersByIds } from '../users/loaders.js';
 import { noteableKind, referenceResolversInUse, type Noteable, type NoteableContext, type NoteableKind, type ReferenceResolver } from './noteables.js';
 import type { NoteCommands, PendingNoteCommands } from '../quick_actions/service.js';
+import { DraftNotes } from './drafts/service.js';
 
 export type NoteRow = Awaited<ReturnType<PrismaClient['note']['findUniqueOrThrow']>>;
 
@@ -158,13 +159,17 @@ export class NotesService {
   private readonly noteablesOfNotes = new Map<string, Promise<Noteable | null>>();
   /** The request's answers of `read_internal_note`, by project or group. */
   private readonly internalReaders = new Map<string, Promise<boolean>>();
+  /** Merge request draft notes, published through this engine (drafts/service.ts). */
+  readonly drafts: DraftNotes;
 
   constructor(
     private readonly base: ServiceBase,
     private readonly projects: ProjectsService,
     private readonly repositories: RepositoriesService,
     private readonly activity: ActivityService,
-  ) {}
+  ) {
+    this.drafts = new DraftNotes(base, this);
+  }
 
   private ctx(services: Services): NoteableContext {
     return { access: this.base.access, services };
@@ -951,6 +956,15 @@ export class NotesService {
       }
       await kind.resolutionChanged?.(this.ctx(services), n, tx);
     });
+  }
+
+  /**
+   * Discussion#resolve! or #unresolve! of a whole thread, its resolvable notes, without an ability check (the caller
+   * decided, as DraftNotes::PublishService does with Discussion#can_resolve?).
+   */
+  async setThreadResolved(services: Services, n: Noteable, discussionId: string, resolved: boolean): Promise<void> {
+    const thread = await this.discussion(n, discussionId);
+    await this.setResolved(services, n, thread.notes.filter(isResolvable), resolved);
   }
 
   /** Resolves (by the viewer, now) or unresolves those of `notes` not already so; the merge request's status follows. */

@@ -4,9 +4,11 @@
  * (TodoPolicy: one's own items about a readable target), and creating them as GitLab's TodoService does: `assigned`
  * for new assignees of an issue (not for assigning oneself), `directly_addressed`/`mentioned` for users an issue's or
  * epic's description or a note names who may read it, `marked` when a user adds one, and the closer's pending ones
- * resolved when an issue closes. Items whose target a user lost are deleted where GitLab deletes them
- * (Todos::Destroy::EntityLeaveService on leaving a project or group, ConfidentialIssueService when an issue turns
- * confidential).
+ * resolved when an issue closes. Merge requests get theirs as GitLab's do: `assigned`, `review_requested` and
+ * mentions on create and update, mentions in their notes, `build_failed` when their head pipeline fails, and the
+ * merger's or closer's pending ones resolved (16.3's `review_submitted` comes only from EE's AI review summaries: not
+ * made). Items whose target a user lost are deleted where GitLab deletes them (Todos::Destroy::EntityLeaveService on
+ * leaving a project or group, ConfidentialIssueService when an issue turns confidential).
  */
 import DataLoader from 'dataloader';
 import type { Prisma } from '../../db/database.js';
@@ -27,6 +29,8 @@ import { issueRowInclude, issueSubjectOf, type IssueSubject } from '../issues/po
 import type { EpicRow } from '../epics/service.js';
 import type { EpicSubject } from '../epics/policy.js';
 import type { NamespaceRow } from '../namespaces/service.js';
+import type { MergeRequestRow } from '../merge_requests/service.js';
+import type { MergeRequestSubject } from '../merge_requests/policy.js';
 
 export const TODO_ISSUE = 'Issue';
 export const TODO_ALERT = 'AlertManagement::Alert';
@@ -444,10 +448,47 @@ export class TodosService {
     if (before && !before.confidential && epic.confidential) await this.confidentialTarget(target, this.readsEpic(subject));
   }
 
+  /** Who may read the merge request (MergeRequestPolicy's read_merge_request) and, for an internal note, its internal notes. */
+  private readsMergeRequest(subject: MergeRequestSubject, internal = false): (actor: Actor) => boolean {
+    return (actor) => can(actor, 'read_merge_request', subject) && (!internal || can(actor, 'read_internal_note', subject.inProject));
+  }
+
   /**
-   * TodoService#new_note on an issue or an epic: the author's pending items about it are resolved, and those the
-   * note addresses or mentions who may read it get theirs (and, for an internal note, its internal notes). Other
-   * noteables make none yet.
+   * TodoService#new_merge_request, #update_merge_request, #reassigned_assignable, #reassigned_reviewable,
+   * #close_merge_request and #merge_merge_request in one: `before` is the merge request as it was (null for a new
+   * one). New assignees other than the viewer get `assigned`, new reviewers `review_requested`; users newly mentioned in the description who may read it get theirs; closing or
+   * merging resolves the viewer's pending items about it (GitLab resolves the acting user's alone).
+   */
+  async mergeRequestChanged(project: ProjectRow, before: MergeRequestRow | null, mr: MergeRequestRow): Promise<void> {
+    const viewer = this.base.access.requireViewer();
+    const subject: MergeRequestSubject = { inProject: project, authorId: mr.authorId, assigneeIds: mr.assignees.map((a) => a.userId) };
+    const target: Target = { type: TODO_MERGE_REQUEST, id: mr.id, projectId: project.id };
+    const old = new Set(before?.assignees.map((a) => a.userId) ?? []);
+    await this.createFor(subject.assigneeIds.filter((id) => !old.has(id) && id !== viewer.id), target, viewer.id, 'assigned');
+    // TodoService#create_reviewer_todo (new_issuable, reassigned_reviewable): each new reviewer, whoever asked.
+    const oldReviewers = new Set(before?.reviewers.map((r) => r.userId) ?? []);
+    await this.createFor(mr.reviewers.map((r) => r.userId).filter((id) => !oldReviewers.has(id)), target, viewer.id, 'review_requested');
+    if (!before || before.description !== mr.description) {
+      await this.mentionTodos((ids) => this.usersWho(ids, this.readsMergeRequest(subject)), target, mr.description, await this.alreadyMentioned(before?.description), null);
+    }
+    if (before && before.state === 'opened' && (mr.state === 'closed' || mr.state === 'merged')) await this.resolveFor(viewer.id, target);
+  }
+
+  /**
+   * TodoService#merge_request_build_failed (MergeRequests::AddTodoWhenBuildFailsService): the merge request's head
+   * pipeline failed; its author gets a `build_failed` item, authored by themselves, and so does the user who set it to
+   * merge when the pipeline succeeds. Run by a job, so no viewer is asked.
+   */
+  async mergeRequestBuildFailed(mr: Pick<MergeRequestRow, 'id' | 'projectId' | 'authorId' | 'autoMergeEnabled' | 'mergeUserId'>): Promise<void> {
+    const target: Target = { type: TODO_MERGE_REQUEST, id: mr.id, projectId: mr.projectId };
+    if (mr.authorId !== null) await this.createFor([mr.authorId], target, mr.authorId, 'build_failed');
+    if (mr.autoMergeEnabled && mr.mergeUserId !== null) await this.createFor([mr.mergeUserId], target, mr.mergeUserId, 'build_failed');
+  }
+
+  /**
+   * TodoService#new_note on an issue, a merge request or an epic: the author's pending items about it are resolved,
+   * and those the note addresses or mentions who may read it get theirs (and, for an internal note, its internal
+   * notes). Other noteables make none yet.
    */
   async noteCreated(n: Noteable, note: NoteRow): Promise<void> {
     if (n.id === null || note.system) return;
@@ -459,6 +500,15 @@ export class TodosService {
       const target: Target = { type: TODO_EPIC, id: epic.id, projectId: null, groupId: group.id };
       await this.resolveFor(note.authorId, target);
       await this.mentionTodos((ids) => this.usersWho(ids, this.readsEpic(subject)), target, note.note, new Set(), note.id);
+      return;
+    }
+    if (n.type === TODO_MERGE_REQUEST && n.project) {
+      const mr = (n as Noteable & { mergeRequest?: MergeRequestRow }).mergeRequest;
+      if (!mr) return;
+      const subject: MergeRequestSubject = { inProject: n.project, authorId: mr.authorId, assigneeIds: mr.assignees.map((a) => a.userId) };
+      const target: Target = { type: TODO_MERGE_REQUEST, id: mr.id, projectId: n.project.id };
+      await this.resolveFor(note.authorId, target);
+      await this.mentionTodos((ids) => this.usersWho(ids, this.readsMergeRequest(subject, note.internal)), target, note.note, new Set(), note.id);
       return;
     }
     if (n.type !== TODO_ISSUE || !n.project) return;
