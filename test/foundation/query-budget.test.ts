@@ -173,6 +173,12 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) {
     expect((await t.api('POST', `/projects/${project.id}/merge_requests/1/draft_notes`, { token: owner.token, body: { note: `draft ${i}` } })).status).toBe(201);
   }
+  // Merge request 1 has four context commits, commits of its branch (context_commits).
+  const mainCommits = await t.api('GET', `/projects/${project.id}/repository/commits?ref_name=mr0&per_page=4`, { token: owner.token });
+  const contextShas = mainCommits.body.map((c: { id: string }) => c.id);
+  expect(contextShas.length).toBe(4);
+  const context = await t.api('POST', `/projects/${project.id}/merge_requests/1/context_commits`, { token: owner.token, body: { commits: contextShas } });
+  expect(context.status, context.text).toBe(201);
   // Issue 1's resource events: four or more of each kind (labels, weight, milestone, state).
   const eventMilestones = await Promise.all(['rm0', 'rm1'].map(async (title) => (await t.api('POST', `/projects/${project.id}/milestones`, { token: owner.token, body: { title } })).body.id));
   for (let i = 0; i < 4; i++) {
@@ -342,6 +348,7 @@ describe('query budget', () => {
     'GET /projects/:id/merge_requests/:merge_request_iid/diffs': () => `/projects/${project.id}/merge_requests/1/diffs`,
     'GET /projects/:id/merge_requests/:merge_request_iid/versions': () => `/projects/${project.id}/merge_requests/1/versions`,
     'GET /projects/:id/merge_requests/:merge_request_iid/draft_notes': () => `/projects/${project.id}/merge_requests/1/draft_notes`,
+    'GET /projects/:id/merge_requests/:merge_request_iid/context_commits': () => `/projects/${project.id}/merge_requests/1/context_commits`,
     'GET /projects/:id/merge_requests/:noteable_id/discussions': () => `/projects/${project.id}/merge_requests/1/discussions`,
     'GET /projects/:id/merge_requests/:noteable_id/notes': () => `/projects/${project.id}/merge_requests/1/notes`,
     'GET /groups/:id/epics/:epic_iid/issues': () => `/groups/${group.id}/epics/1/issues`,
