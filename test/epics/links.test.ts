@@ -6,7 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteServer, EXTERNAL_URL } from '../support/server.js';
 import { addMember, createGroup, createUser, type TestUser } from '../support/factories.js';
 
-const t = suiteServer();
+let counting = false;
+let queries = 0;
+const t = suiteServer({}, { onQuery: () => void (counting && queries++) });
 
 let owner: TestUser;
 let guest: TestUser;
@@ -224,5 +226,24 @@ describe('resource state events of epics', () => {
     expect((await t.api('GET', `${events}/2147483000`, { token: owner.token })).body).toEqual({ message: '404 Not found' });
     expect((await t.api('GET', events, { token: outsider.token })).status).toBe(404);
     expect((await t.api('GET', events, { token: null })).status).toBe(401);
+  });
+});
+
+describe('query budget', () => {
+  it('lists four children, each with its own labels and author, in the queries of one', async () => {
+    const cost = async (count: number) => {
+      const parent = await newEpic(`budget ${count}`);
+      for (let i = 0; i < count; i++) {
+        const res = await t.api('POST', childrenOf(parent), { token: owner.token, body: { title: `budget child ${i}` } });
+        await t.api('PUT', `/groups/${group.id}/epics/${res.body.iid}`, { token: owner.token, body: { labels: `budget-${count}-${i}` } });
+      }
+      await t.api('GET', childrenOf(parent), { token: reporter.token });
+      [counting, queries] = [true, 0];
+      const res = await t.api('GET', childrenOf(parent), { token: reporter.token });
+      counting = false;
+      expect(res.body).toHaveLength(count);
+      return queries;
+    };
+    expect(await cost(4)).toBe(await cost(1));
   });
 });

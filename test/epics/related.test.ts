@@ -7,7 +7,9 @@ import { Gitlab } from '@gitbeaker/rest';
 import { suiteServer } from '../support/server.js';
 import { addMember, createGroup, createUser, type TestUser } from '../support/factories.js';
 
-const t = suiteServer();
+let counting = false;
+let queries = 0;
+const t = suiteServer({}, { onQuery: () => void (counting && queries++) });
 
 let owner: TestUser;
 let guest: TestUser;
@@ -151,5 +153,21 @@ describe('gitbeaker', () => {
     expect((await api.LinkedEpics.all(group.id, a.iid)).map((e) => e.id)).toEqual([b.id]);
     await api.LinkedEpics.remove(group.id, a.iid, (link as unknown as { id: number }).id);
     expect(await api.LinkedEpics.all(group.id, b.iid)).toEqual([]);
+  });
+});
+
+describe('query budget', () => {
+  it('lists four related epics in the queries of one', async () => {
+    const cost = async (count: number) => {
+      const epic = await newEpic(`budget ${count}`);
+      for (let i = 0; i < count; i++) await relate(epic, await newEpic(`budget ${count} ${i}`), owner.token, { link_type: i % 2 ? 'blocks' : 'relates_to' });
+      await t.api('GET', relatedOf(epic), { token: reporter.token });
+      [counting, queries] = [true, 0];
+      const res = await t.api('GET', relatedOf(epic), { token: reporter.token });
+      counting = false;
+      expect(res.body).toHaveLength(count);
+      return queries;
+    };
+    expect(await cost(4)).toBe(await cost(1));
   });
 });
