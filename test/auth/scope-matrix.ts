@@ -512,6 +512,11 @@ async function paramsFor(route: PreparedRoute, f: Fixtures): Promise<Record<stri
     epicId: async () => String((route.compiled.kind === 'mutation' ? await newEpic(f) : (f.epic ??= await newEpic(f))).id),
     issueId: async () => (await t.api('POST', `/projects/${f.project.id}/issues`, { token: f.owner.token, body: { title: 'matrix' } })).body.id,
     epicIssueId: async () => newEpicIssue(f, params.epic_iid),
+    // Child and related epics: a new epic of the group to become a child; a related link no one made; the target epic
+    // by iid in the group `target_group_id` names (a new group of the owner's, which has none: every surface 404s alike).
+    childEpicId: async () => (await newEpic(f)).id,
+    relatedEpicLinkId: () => 2147483000,
+    targetEpicIid: () => 1,
     // Issue move and clone: to the fixture project itself (a clone there is made; a move there is refused in the payload).
     toProjectId: () => String(f.project.id),
     // Release links: an ID no link has (the routes' release, named by a fresh tag, is not there either).

@@ -74,7 +74,7 @@ const usersOf = (ctx: Context, ids: readonly number[]) => usersByIds(ctx.loaders
 
 const groupOf = async (epic: EpicRow, ctx: Context): Promise<NamespaceRow> => (await ctx.loaders.namespaces.byId.load(epic.groupId))!;
 const path = async (epic: EpicRow, ctx: Context) => `groups/${(await groupOf(epic, ctx)).fullPath}/-/epics/${epic.iid}`;
-const groupArg = (ctx: Context, groupPath: string) => ctx.services.epics.group(parseRef(groupPath, 'Group', 'groupPath'));
+export const groupArg = (ctx: Context, groupPath: string) => ctx.services.epics.group(parseRef(groupPath, 'Group', 'groupPath'));
 /** A `Date` column as GitLab's Time field shows a date. */
 const day = (date: Date | null) => date;
 
@@ -96,7 +96,7 @@ function fixedDates(input: DeprecatedDates & Pick<EpicChanges, 'startDateFixed' 
   return dates;
 }
 
-interface EpicKey {
+export interface EpicKey {
   groupPath: string;
   iid: string;
 }

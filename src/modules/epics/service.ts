@@ -26,6 +26,8 @@ import type { Ref } from '../../graphql/ids.js';
 import type { EpicSubject } from './policy.js';
 import { positionAtStart, positionBetween, spreadPosition } from '../issues/positions.js';
 import { SubscriptionsService } from '../subscriptions/service.js';
+import { EpicLinks } from './links.js';
+import { RelatedEpics } from './related.js';
 
 export const EPIC = 'Epic';
 
@@ -131,6 +133,11 @@ function epicErrors(epic: { title: string; description: string | null }): Record
 }
 
 export class EpicsService {
+  /** Child epics (the Epic Links API). */
+  readonly links: EpicLinks;
+  /** Related epics (the Related Epic Links API). */
+  readonly related: RelatedEpics;
+
   constructor(
     private readonly base: ServiceBase,
     private readonly groups: GroupsService,
@@ -140,7 +147,10 @@ export class EpicsService {
     private readonly activity: ActivityService,
     private readonly notes: NotesService,
     private readonly todos: TodosService,
-  ) {}
+  ) {
+    this.links = new EpicLinks(base, this);
+    this.related = new RelatedEpics(base, this, notes);
+  }
 
   private get db() {
     return this.base.db;
@@ -351,7 +361,13 @@ export class EpicsService {
     const updated = await this.db.$transaction(async (tx) => {
       const labels = await this.changeLabels(tx, epic, resolved);
       const changed = Object.keys(data).length > 0 || labels.added.length > 0 || labels.removed.length > 0;
-      return tx.epic.update({ where: { id: epic.id }, data: { ...data, ...(changed ? { updatedAt: new Date() } : {}) } });
+      const row = await tx.epic.update({ where: { id: epic.id }, data: { ...data, ...(changed ? { updatedAt: new Date() } : {}) } });
+      // Epics::CloseService and ReopenService: a resource state event (ResourceEvents::ChangeStateService).
+      if (row.state !== epic.state) {
+        const resource = { type: EPIC, id: epic.id, projectId: null, groupId: epic.groupId };
+        await this.events.recordStateChange(tx, resource, row.state === 'closed' ? 'closed' : 'reopened', this.base.access.requireViewer().id, row.updatedAt);
+      }
+      return row;
     });
     await this.todos.epicChanged(group, epic, updated);
     return updated;
