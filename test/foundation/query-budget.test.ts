@@ -173,6 +173,10 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) {
     expect((await t.api('POST', `/projects/${project.id}/merge_requests/1/draft_notes`, { token: owner.token, body: { note: `draft ${i}` } })).status).toBe(201);
   }
+  // The first epic is closed and reopened twice: four state events (resource_state_events).
+  for (const stateEvent of ['close', 'reopen', 'close', 'reopen']) {
+    expect((await t.api('PUT', `/groups/${group.id}/epics/1`, { token: owner.token, body: { state_event: stateEvent } })).status).toBe(200);
+  }
   // Merge request 1 has four context commits, commits of its branch (context_commits).
   const mainCommits = await t.api('GET', `/projects/${project.id}/repository/commits?ref_name=mr0&per_page=4`, { token: owner.token });
   const contextShas = mainCommits.body.map((c: { id: string }) => c.id);
@@ -355,6 +359,7 @@ describe('query budget', () => {
     'GET /groups/:id/epics/:noteable_id/discussions': () => `/groups/${group.id}/epics/${epicId}/discussions`,
     'GET /groups/:id/epics/:noteable_id/notes': () => `/groups/${group.id}/epics/${epicId}/notes`,
     'GET /groups/:id/epics/:epic_id/resource_label_events': () => `/groups/${group.id}/epics/${epicId}/resource_label_events`,
+    'GET /groups/:id/epics/:epic_id/resource_state_events': () => `/groups/${group.id}/epics/${epicId}/resource_state_events`,
     'GET /projects/:id/milestones/:milestone_id/issues': () => `/projects/${project.id}/milestones/${issueMilestoneId}/issues`,
     'GET /projects/:id/milestones/:milestone_id/merge_requests': () => `/projects/${project.id}/milestones/${issueMilestoneId}/merge_requests`,
     'GET /groups/:id/milestones/:milestone_id/issues': () => `/groups/${group.id}/milestones/${groupMilestoneId}/issues`,
