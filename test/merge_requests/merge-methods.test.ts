@@ -11,6 +11,7 @@ import { Gitlab } from '@gitbeaker/rest';
 import { suiteServer } from '../support/server.js';
 import { addMember, apiOk, createProject, createUser, type TestUser } from '../support/factories.js';
 import { cloneUrl, gitSandbox } from '../support/git.js';
+import { eventually } from '../support/wait.js';
 
 const t = suiteServer({ logLevel: 'error' });
 const sandbox = gitSandbox();
@@ -199,12 +200,17 @@ describe('merge_method', () => {
     await pushBranch(s, 'feature', [['a.txt', 'a\n', 'Add a']]);
     const main = await moveMain(s, 'up.txt');
     const mr = await openMr(s, 'feature');
+    // Settled once the merge request's creation jobs (its first diff version) have run.
+    await t.server.app.jobs.drain(60_000);
     expect((await apiOk(t, owner.token, 'GET', mrPath(s, `/${mr.iid}`))).detailed_merge_status).toBe('need_rebase');
     expect((await t.api('PUT', mrPath(s, `/${mr.iid}/merge`), { token: owner.token })).status).toBe(405);
     await apiOk(t, owner.token, 'PUT', mrPath(s, `/${mr.iid}/rebase`));
-    await t.server.app.jobs.drain(60_000);
-    const rebased = await apiOk(t, owner.token, 'GET', mrPath(s, `/${mr.iid}`));
-    expect(rebased.detailed_merge_status).toBe('mergeable');
+    // The rebase runs on the job queue; a try that meets the merge request's other jobs moving its refs is retried.
+    const rebased = await eventually(async () => {
+      await t.server.app.jobs.drain(60_000);
+      const shown = await apiOk(t, owner.token, 'GET', mrPath(s, `/${mr.iid}`));
+      return shown.detailed_merge_status === 'mergeable' && shown;
+    }, 60_000, 100);
     const merged = await apiOk(t, owner.token, 'PUT', mrPath(s, `/${mr.iid}/merge`));
     const log = await history(s, 'main', 3);
     expect(log[0]).toBe(`${merged.merge_commit_sha} ${main} ${rebased.sha}`);

@@ -142,9 +142,10 @@ describe('substitutions and aliases', () => {
     const awards = await t.api('GET', issues(`/${issue.iid}/award_emoji`), { token: owner.token });
     expect(awards.body.map((a: { name: string; user: { id: number } }) => [a.name, a.user.id])).toEqual([['thumbsup', developer.id]]);
     // A description's substitutions, on a merge request's too.
-    await commit('shrug-base', { 'base.txt': 'b\n' });
-    await commit('shrug', { 'shrug.txt': 's\n' }, 'shrug-base');
-    const mr = await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: 'shrug', target_branch: 'shrug-base', title: 'Shrug', description: 'Maybe\n/tableflip' } });
+    // The project's first commit makes `main`, its default branch, as the merge request test below expects it.
+    await commit('main', { 'base.txt': 'b\n' });
+    await commit('shrug', { 'shrug.txt': 's\n' }, 'main');
+    const mr = await t.api('POST', `/projects/${project.id}/merge_requests`, { token: owner.token, body: { source_branch: 'shrug', target_branch: 'main', title: 'Shrug', description: 'Maybe\n/tableflip' } });
     expect(mr.status, mr.text).toBe(201);
     expect(mr.body.description).toBe('Maybe\n(╯°□°)╯︵ ┻━┻');
   });

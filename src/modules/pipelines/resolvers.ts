@@ -3,7 +3,7 @@ import { GraphQLError, GraphQLScalarType, valueFromASTUntyped } from 'graphql';
 import type { Context } from '../../context.js';
 import { listConnection, wholeConnection, type PageArgs } from '../../graphql/connection.js';
 import type { CommitRow } from '../repositories/reads.js';
-import { globalId, parseId, parseRef } from '../../graphql/ids.js';
+import { globalId, iidOf, parseId, parseRef } from '../../graphql/ids.js';
 import { invalidArgument, recordNotFound } from '../../errors.js';
 import { ansiToHtml, lastLines } from './ansi2html.js';
 import { runnerOnline, runnerStatus } from '../../ci/runner-status.js';
@@ -393,7 +393,7 @@ export const pipelineResolvers = {
   Mutation: {
     mergeRequestCreatePipeline: async (_: unknown, args: { projectPath: string; iid: string }, ctx: Context) => {
       const p = await project(ctx, args.projectPath);
-      const mr = await ctx.services.merge_requests.get(p, Number(args.iid));
+      const mr = await ctx.services.merge_requests.get(p, iidOf(args.iid));
       return { pipeline: await ctx.services.merge_requests.pipelines.createByViewer(p, mr) };
     },
     commitStatusCreate: async (_: unknown, args: CommitStatusInput & { projectPath: string; sha: string }, ctx: Context) => ({
