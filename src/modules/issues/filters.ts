@@ -4,6 +4,7 @@
  * (`or`) filters. One builder for REST and GraphQL, lists and issues statistics alike.
  */
 import type { Prisma, PrismaClient } from '../../db/database.js';
+import { addDays, today } from '../../days.js';
 import { containsIgnoringCase, equalsIgnoringCase } from '../../db/text.js';
 import { argumentError, invalidArgument, mutuallyExclusive } from '../../errors.js';
 import { issuableConditions } from './finder.js';
@@ -60,11 +61,6 @@ function numberOrWildcard(value: string, argument: string): number | 'none' | 'a
   return Number(text);
 }
 
-/** A date (UTC midnight) `days` from `from`. */
-function addDays(from: Date, days: number): Date {
-  return new Date(from.getTime() + days * 86_400_000);
-}
-
 /** The last day of the month `months` after `from`'s. */
 function endOfMonth(from: Date, months = 0): Date {
   return new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + months + 1, 0));
@@ -72,7 +68,7 @@ function endOfMonth(from: Date, months = 0): Date {
 
 /** IssuesFinder#by_due_date: weeks start on Monday, as Rails' beginning_of_week. */
 function dueDateConditions(value: string): Prisma.IssueWhereInput[] {
-  const today = new Date(new Date().toISOString().slice(0, 10));
+  const on = today();
   const between = (from: Date, to: Date): Prisma.IssueWhereInput[] => [{ dueDate: { gte: from, lte: to } }];
   switch (value.trim().toLowerCase()) {
     case '':
@@ -83,19 +79,19 @@ function dueDateConditions(value: string): Prisma.IssueWhereInput[] {
     case 'any':
       return [{ dueDate: { not: null } }];
     case 'today':
-      return [{ dueDate: today }];
+      return [{ dueDate: on }];
     case 'tomorrow':
-      return [{ dueDate: addDays(today, 1) }];
+      return [{ dueDate: addDays(on, 1) }];
     case 'overdue':
-      return [{ dueDate: { lt: today } }];
+      return [{ dueDate: { lt: on } }];
     case 'week': {
-      const monday = addDays(today, -((today.getUTCDay() + 6) % 7));
+      const monday = addDays(on, -((on.getUTCDay() + 6) % 7));
       return between(monday, addDays(monday, 6));
     }
     case 'month':
-      return between(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1)), endOfMonth(today));
+      return between(new Date(Date.UTC(on.getUTCFullYear(), on.getUTCMonth(), 1)), endOfMonth(on));
     case 'next_month_and_previous_two_weeks':
-      return between(addDays(today, -14), endOfMonth(today, 1));
+      return between(addDays(on, -14), endOfMonth(on, 1));
     default:
       throw invalidArgument('dueDate');
   }
