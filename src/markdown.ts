@@ -9,6 +9,7 @@
 import MarkdownIt from 'markdown-it';
 import type StateInline from 'markdown-it/lib/rules_inline/state_inline.mjs';
 import type Token from 'markdown-it/lib/token.mjs';
+import { escapeRegExp } from './regexp.js';
 
 /** What a `#12`-style reference names, as the renderer links it. */
 export interface NumberedReference {
@@ -41,7 +42,7 @@ export function referencedIn(text: string, prefixes: readonly string[]): { usern
   for (const m of text.matchAll(/(?:^|[^\w@.])@([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?)/g)) usernames.add(m[1].toLowerCase());
   const numbers = new Map<string, number[]>();
   for (const prefix of prefixes) {
-    const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const escaped = escapeRegExp(prefix);
     const found = new Set<number>();
     for (const m of text.matchAll(new RegExp(`(?:^|[^\\w])${escaped}(\\d{1,9})(?!\\w)`, 'g'))) found.add(Number(m[1]));
     if (found.size) numbers.set(prefix, [...found]);

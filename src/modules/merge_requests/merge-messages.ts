@@ -5,6 +5,7 @@
  */
 import type { CommitInfo } from '../../git/repository.js';
 import { toSentence } from '../resource_events/issuables.js';
+import { escapeRegExp } from '../../regexp.js';
 
 /** MergeRequestDiff::COMMITS_SAFE_SIZE: the newest commits `recent_commits` reads. */
 const RECENT_COMMITS = 100;
@@ -78,8 +79,7 @@ const PLACEHOLDERS: Record<string, Filler> = {
       .join('\n\n'),
 };
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const PLACEHOLDER = new RegExp(`%\\{(${Object.keys(PLACEHOLDERS).map(escape).join('|')})\\}`, 'g');
+const PLACEHOLDER = new RegExp(`%\\{(${Object.keys(PLACEHOLDERS).map(escapeRegExp).join('|')})\\}`, 'g');
 
 /** Ruby's `blank?` of a value. */
 const blank = (value: string | null) => value == null || value.trim() === '';
@@ -90,14 +90,14 @@ export async function fillTemplate(template: string, sources: MessageSources, sq
   const used = [...new Set([...message.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
   const values = new Map<string, string | null>();
   for (const name of used) values.set(`%{${name}}`, await PLACEHOLDERS[name]!(sources, squash));
-  const empty = [...values].filter(([, v]) => blank(v)).map(([k]) => escape(k));
+  const empty = [...values].filter(([, v]) => blank(v)).map(([k]) => escapeRegExp(k));
   if (empty.length) {
     const names = `(?:${empty.join('|')})`;
     // A blank line or the end after it: the blank line before it goes too; otherwise only its own line.
     message = message.replace(new RegExp(`\\n\\n${names}(\\n\\n|(?=\\n?$))`, 'g'), '$1');
     message = message.replace(new RegExp(`^${names}\\n`, 'gm'), '');
   }
-  if (values.size) message = message.replace(new RegExp([...values.keys()].map(escape).join('|'), 'g'), (key) => values.get(key) ?? '');
+  if (values.size) message = message.replace(new RegExp([...values.keys()].map(escapeRegExp).join('|'), 'g'), (key) => values.get(key) ?? '');
   return message;
 }
 

@@ -4,6 +4,7 @@
  * (Gitlab::ClosingIssueExtractor with GitLab's default `issue_closing_pattern`: "Closes #1", "Fixes #1 and #2",
  * "Resolves: group/project#3", "Implements issues #4, #5").
  */
+import { escapeRegExp } from '../../regexp.js';
 
 /** An issue named in text: in the merge request's own project (`path` null) or another, by full path. */
 export interface IssueRef {
@@ -15,12 +16,8 @@ const PATH = String.raw`[A-Za-z0-9_][A-Za-z0-9_.\-]*(?:/[A-Za-z0-9_][A-Za-z0-9_.
 
 /** An issue reference: a short one (`#1`), a cross-project one (`group/project#1`), or an issue URL under `base`. */
 function refPattern(base: string): string {
-  const url = `${escape(base.replace(/\/+$/, ''))}/(?<urlPath>${PATH})/-/issues/(?<urlIid>\\d+)`;
+  const url = `${escapeRegExp(base.replace(/\/+$/, ''))}/(?<urlPath>${PATH})/-/issues/(?<urlIid>\\d+)`;
   return String.raw`(?:${url}|(?<![\w/.\-#])(?:(?<path>${PATH}))?#(?<iid>\d+)(?![\w]))`;
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** GitLab's default issue_closing_pattern, with its `%{issue_ref}` filled in. */

@@ -11,6 +11,7 @@ import { conflict, invalidArgument, missing, recordNotFound } from '../../errors
 import { connection, type PageArgs } from '../../graphql/connection.js';
 import type { ServiceBase } from '../module.js';
 import type { ProjectRow } from '../projects/service.js';
+import { escapeRegExp } from '../../regexp.js';
 
 export type AccessAction = 'push' | 'merge' | 'unprotect';
 
@@ -36,7 +37,7 @@ export interface ProtectedBranchChanges {
 /** GitLab's RefMatcher: `*` matches any run of characters (slashes too); anything else matches itself. */
 export function matchesBranch(pattern: string, branch: string): boolean {
   if (!pattern.includes('*')) return pattern === branch;
-  const source = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?');
+  const source = pattern.split('*').map(escapeRegExp).join('.*?');
   return new RegExp(`^${source}$`, 's').test(branch);
 }
 

@@ -5,6 +5,7 @@
  * (carriage returns dropped, trailing whitespace trimmed), in the order they appear. Substitutions (`/shrug`,
  * `/tableflip`) are replaced by their text instead.
  */
+import { escapeRegExp } from '../../regexp.js';
 
 /** One command found: its name as written (lower case) and its argument, when it has one. */
 export interface ExtractedCommand {
@@ -12,7 +13,6 @@ export interface ExtractedCommand {
   arg: string | null;
 }
 
-const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const patterns = new Map<string, RegExp>();
 
@@ -34,7 +34,7 @@ function commandsPattern(names: readonly string[]): RegExp {
         // A quote block: >>> … >>>.
         '(?<quote>^>>>.+?\\n>>>$)',
         // A command on a line of its own.
-        `(?:^\\/(?<cmd>${sorted.map(escape).join('|')})(?:[ ](?<arg>[^\\n]*))?(?:\\s*\\n|$))`,
+        `(?:^\\/(?<cmd>${sorted.map(escapeRegExp).join('|')})(?:[ ](?<arg>[^\\n]*))?(?:\\s*\\n|$))`,
       ].join('|'),
       'gims',
     );
@@ -59,7 +59,7 @@ export function extractCommands(
   if (names.length) content = content.replace(commandsPattern(names), (whole: string, ...rest: unknown[]) => found(whole, rest, commands) ?? '');
   for (const [name, replacement] of Object.entries(substitutions)) {
     // SubstitutionDefinition#perform_substitution on the line matched: its end of line stays.
-    const line = new RegExp(`/${escape(name)}(?!\\S) ?(.*)$`, 'im');
+    const line = new RegExp(`/${escapeRegExp(name)}(?!\\S) ?(.*)$`, 'im');
     content = content.replace(commandsPattern([name]), (whole: string, ...rest: unknown[]) =>
       found(whole, rest, substituted) === null ? whole.replace(line, () => replacement) : whole,
     );
