@@ -29,7 +29,7 @@ import { issueRowInclude, issueSubjectOf, type IssueSubject } from '../issues/po
 import type { EpicRow } from '../epics/service.js';
 import type { EpicSubject } from '../epics/policy.js';
 import type { NamespaceRow } from '../namespaces/service.js';
-import type { MergeRequestRow } from '../merge_requests/service.js';
+import { mergeRequestSubject, type MergeRequestRow } from '../merge_requests/service.js';
 import type { MergeRequestSubject } from '../merge_requests/policy.js';
 
 export const TODO_ISSUE = 'Issue';
@@ -461,7 +461,7 @@ export class TodosService {
    */
   async mergeRequestChanged(project: ProjectRow, before: MergeRequestRow | null, mr: MergeRequestRow): Promise<void> {
     const viewer = this.base.access.requireViewer();
-    const subject: MergeRequestSubject = { inProject: project, authorId: mr.authorId, assigneeIds: mr.assignees.map((a) => a.userId) };
+    const subject = mergeRequestSubject(project, mr);
     const target: Target = { type: TODO_MERGE_REQUEST, id: mr.id, projectId: project.id };
     const old = new Set(before?.assignees.map((a) => a.userId) ?? []);
     await this.createFor(subject.assigneeIds.filter((id) => !old.has(id) && id !== viewer.id), target, viewer.id, 'assigned');
@@ -505,7 +505,7 @@ export class TodosService {
     if (n.type === TODO_MERGE_REQUEST && n.project) {
       const mr = (n as Noteable & { mergeRequest?: MergeRequestRow }).mergeRequest;
       if (!mr) return;
-      const subject: MergeRequestSubject = { inProject: n.project, authorId: mr.authorId, assigneeIds: mr.assignees.map((a) => a.userId) };
+      const subject = mergeRequestSubject(n.project, mr);
       const target: Target = { type: TODO_MERGE_REQUEST, id: mr.id, projectId: n.project.id };
       await this.resolveFor(note.authorId, target);
       await this.mentionTodos((ids) => this.usersWho(ids, this.readsMergeRequest(subject, note.internal)), target, note.note, new Set(), note.id);
