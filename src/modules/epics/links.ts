@@ -87,12 +87,11 @@ export class EpicLinks {
 
   /**
    * Why `child` may not go under `parent`, in the model's words (Epic#validate_parent_epic, then the save's
-   * validate_confidential_parent and validate_children_count); none when it may.
+   * validate_confidential_parent and validate_children_count); none when it may. `above`: the parent's ancestors.
    */
-  private async refusals(child: EpicRow, parent: EpicRow): Promise<string[]> {
+  private async refusals(child: EpicRow, parent: EpicRow, above: readonly number[]): Promise<string[]> {
     if (child.id === parent.id) return ['This epic cannot be added. An epic cannot be added to itself.'];
     if (child.parentId === parent.id) return ['This epic cannot be added. It is already assigned to the parent epic.'];
-    const above = await this.ancestorIds(parent);
     if (above.includes(child.id)) return ['This epic cannot be added. It is already an ancestor of the parent epic.'];
     if ((await this.subtreeDepth(child.id)) + above.length >= MAX_HIERARCHY_DEPTH) return [DEPTH_EXCEEDED];
     const errors: string[] = [];
@@ -112,7 +111,7 @@ export class EpicLinks {
     // Epic#max_hierarchy_depth_achieved?: the parent is already at the deepest level a parent may be.
     const above = await this.ancestorIds(parent);
     if (parent.parentId !== null && above.length + 1 >= MAX_HIERARCHY_DEPTH) throw conflict(DEPTH_EXCEEDED);
-    const errors = await this.refusals(child, parent);
+    const errors = await this.refusals(child, parent, above);
     if (errors.length) throw conflict(toSentence(errors));
     return this.db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT "id" FROM "epics" WHERE "id" = ${parent.id} FOR UPDATE`;
