@@ -50,8 +50,8 @@ export class MergeRequestContextCommits {
     );
   }
 
-  /** MergeRequests::AddContextService: the commits added, in the order asked. */
-  async add(project: ProjectRow, iid: number, shas: readonly string[]): Promise<ContextCommitRow[]> {
+  /** MergeRequests::AddContextService: the commits added, in the order asked, and the merge request. */
+  async add(project: ProjectRow, iid: number, shas: readonly string[]): Promise<{ mergeRequest: MergeRequestRow; commits: ContextCommitRow[] }> {
     if (shas.length === 0) throw argumentRefused('commits', 'is empty');
     if (shas.length > CONTEXT_COMMITS_POST_LIMIT) throw badRequest(`Context commits array size should not be more than ${CONTEXT_COMMITS_POST_LIMIT}`);
     const mr = await this.mergeRequests.get(project, iid);
@@ -84,7 +84,7 @@ export class MergeRequestContextCommits {
       if ((error as { code?: string }).code === 'P2002') throw badRequest(`Context commits: ${rubyArray(commits.map((c) => c.sha))} are already created`);
       throw error;
     }
-    return commits.map((c) => ({ ...c, project, parentIds: null }));
+    return { mergeRequest: mr, commits: commits.map((c) => ({ ...c, project, parentIds: null })) };
   }
 
   /** `DELETE …/context_commits`: the given commits are no longer context commits of the merge request. */
@@ -148,8 +148,7 @@ export const contextCommitFields = {
 export const contextCommitMutations = {
   mergeRequestAddContextCommits: async (_: unknown, input: ContextCommitsInput, ctx: Context) => {
     const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
-    const commits = await ctx.services.merge_requests.contextCommits.add(project, iidOf(input.iid), input.commits);
-    return { commits, mergeRequest: await ctx.services.merge_requests.get(project, iidOf(input.iid)) };
+    return ctx.services.merge_requests.contextCommits.add(project, iidOf(input.iid), input.commits);
   },
   mergeRequestRemoveContextCommits: async (_: unknown, input: ContextCommitsInput, ctx: Context) => {
     const project = await ctx.services.projects.get(parseRef(input.projectPath, 'Project', 'projectPath'));
