@@ -140,7 +140,7 @@ export class DraftNotes {
    */
   async create(services: Services, n: Noteable, input: DraftNoteInput): Promise<DraftNoteRow> {
     const viewer = this.base.access.requireViewer();
-    if (!(await noteableKind(n.type)!.canCreateNote({ access: this.base.access, services }, n))) throw forbidden();
+    await this.authorizeNote(services, n);
     let discussionId: string | null = null;
     let thread: { system: boolean; resolvable: boolean } | null = null;
     if (input.inReplyToDiscussionId) {
@@ -192,8 +192,11 @@ export class DraftNotes {
     return draft;
   }
 
-  /** PublishService's own check: `create_note` on the merge request (403 here, where GitLab answers an empty 500). */
-  private async authorizePublish(services: Services, n: Noteable): Promise<void> {
+  /**
+   * `create_note` on the merge request, as CreateService asks it and PublishService asks it again (403; GitLab's
+   * publish answers an empty 500).
+   */
+  private async authorizeNote(services: Services, n: Noteable): Promise<void> {
     if (!(await noteableKind(n.type)!.canCreateNote({ access: this.base.access, services }, n))) throw forbidden();
   }
 
@@ -219,7 +222,7 @@ export class DraftNotes {
   /** `PUT …/draft_notes/:draft_note_id/publish`: that draft alone. */
   async publish(services: Services, n: Noteable, id: number): Promise<void> {
     const draft = await this.get(n, id);
-    await this.authorizePublish(services, n);
+    await this.authorizeNote(services, n);
     await this.publishOne(services, n, draft);
   }
 
@@ -230,7 +233,7 @@ export class DraftNotes {
    */
   async publishAll(services: Services, n: Noteable): Promise<void> {
     const where = this.own(n.id!);
-    await this.authorizePublish(services, n);
+    await this.authorizeNote(services, n);
     const drafts = await this.db.draftNote.findMany({ where, orderBy: { id: 'asc' } });
     if (!drafts.length) return;
     for (const draft of drafts) await this.publishOne(services, n, draft);
